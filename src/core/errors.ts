@@ -1,0 +1,41 @@
+// Expected failures carry a typed reason and a message that tells the caller how to recover.
+
+/** Reasons for expected failures; each maps to a recovery an agent or person can act on. */
+export type ErrorReason =
+  | 'invalid_input'
+  | 'not_found'
+  | 'template_not_found'
+  | 'execution_not_found'
+  | 'step_not_found'
+  | 'token_malformed'
+  | 'token_forged'
+  | 'token_expired'
+  | 'token_replayed'
+  | 'token_wrong_execution'
+  | 'token_out_of_order'
+  | 'invalid_state'
+  | 'rate_limited'
+  | 'content_invalid'
+  | 'store_locked'
+  | 'store_newer_version'
+  | 'store_corrupt'
+  | 'store_failed'
+  | 'unauthorized'
+  | 'owner_unreachable';
+
+/** An expected failure with a typed reason. */
+export class BatonError extends Error {
+  override readonly name = 'BatonError';
+  constructor(
+    readonly reason: ErrorReason,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  /** Whether `ex` is a BatonError (with the given reason, if one is given). */
+  static is(ex: unknown, reason?: ErrorReason): ex is BatonError {
+    return ex instanceof BatonError && (reason === undefined || ex.reason === reason);
+  }
+}

@@ -1,0 +1,86 @@
+// The small interfaces through which every side effect reaches the pure core.
+
+/** A value that can be bound to a SQL parameter. */
+export type SqlValue = string | number | null | Uint8Array;
+/** Positional (`?`) or named (`$name`) parameters. */
+export type SqlParams = readonly SqlValue[] | Readonly<Record<string, SqlValue>>;
+/** A row as returned by a query. */
+export type Row = Record<string, SqlValue>;
+
+/** The database. Reads are synchronous; writes happen inside `transaction`. */
+export interface Store {
+  /** All rows of a read-only query. */
+  all<T = Row>(sql: string, params?: SqlParams): T[];
+  /** The first row of a read-only query, if any. */
+  get<T = Row>(sql: string, params?: SqlParams): T | undefined;
+  /** Runs one write statement; only valid inside `transaction`. Returns the number of changed rows. */
+  run(sql: string, params?: SqlParams): number;
+  /**
+   * Runs `fn` atomically (all its writes or none) and journals its writes. The in-memory state
+   * changes synchronously; the promise resolves once the writes are durable on disk.
+   */
+  transaction<T>(fn: () => T): Promise<T>;
+}
+
+/** Time, injected so tests can move it by hand. */
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+/** Identifier source (UUIDs), injected so replay and tests are deterministic. */
+export interface Ids {
+  /** A new random UUID. */
+  uuid(): string;
+}
+
+/** Cryptographic primitives. */
+export interface Crypto {
+  /** HMAC-SHA256 of `data` under `key`, base64url encoded. */
+  hmacSha256(key: string, data: string): string;
+  /** `n` random bytes, hex encoded. */
+  randomHex(n: number): string;
+  /** Constant-time comparison of two strings. */
+  timingSafeEqual(a: string, b: string): boolean;
+  /** SHA-256 of `data`, hex encoded. */
+  sha256(data: string): string;
+}
+
+/** Diagnostics; never stdout (stdout belongs to JSON-RPC). */
+export interface Log {
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+/** A file found under a content directory. */
+export interface FileEntry {
+  /** Path relative to the listed directory, with `/` separators. */
+  relativePath: string;
+  /** Absolute path, for messages. */
+  absolutePath: string;
+}
+
+/** Read-only file access for content loading. */
+export interface FileSystem {
+  /** Files (recursively) under `dir`; empty when `dir` does not exist. */
+  list(dir: string): Promise<FileEntry[]>;
+  /** The UTF-8 text of a file. */
+  readText(path: string): Promise<string>;
+  /** Whether a path exists. */
+  exists(path: string): Promise<boolean>;
+}
+
+/** Everything the core needs from its host. */
+export interface CorePorts {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  crypto: Crypto;
+  log: Log;
+  fs: FileSystem;
+}
+
+/** A log that drops everything, for tests. */
+export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };

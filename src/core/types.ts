@@ -1,0 +1,212 @@
+// Domain types shared by the broker, content, store and faces.
+
+/** Artifact types of the broker spec. */
+export const ARTIFACT_TYPES = [
+  'design_doc', 'implementation_plan', 'code_review', 'api_contract', 'adr', 'test_plan',
+  'security_analysis', 'performance_analysis', 'data_model', 'diagram', 'markdown', 'yaml', 'json',
+] as const;
+/** One of the broker spec's artifact types. */
+export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+
+/** Finding severities. */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+/** A finding severity. */
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Execution states: one machine for every kind of run. */
+export type ExecutionStatus =
+  | 'pending' | 'running' | 'paused' | 'timeout' | 'escalated' | 'awaiting_approval' | 'completed' | 'failed';
+/** What drives an execution. */
+export type ExecutionKind = 'template' | 'spec' | 'pipeline' | 'worker';
+/** Step states. */
+export type StepStatus = 'pending' | 'ready' | 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'skipped';
+
+/** A step of a workflow template. */
+export interface StepDefinition {
+  name: string;
+  agent: string;
+  description: string;
+  dependencies: string[];
+  allowed_actions: string[];
+  required_output_format: string;
+  human_gate: boolean;
+  path_patterns: string[];
+  tags: string[];
+}
+
+/** A workflow template (`content/workflows/*.yaml`). */
+export interface WorkflowTemplate {
+  name: string;
+  description: string;
+  type: 'sequential' | 'parallel' | 'hybrid';
+  tags: string[];
+  estimated_duration_minutes: number | null;
+  steps: StepDefinition[];
+}
+
+/** An agent persona (`content/agents/*.md`). */
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  /** Full markdown (frontmatter removed). */
+  content: string;
+}
+
+/** A rule (`content/rules/*.md`). */
+export interface RuleDefinition {
+  name: string;
+  description: string;
+  tags: string[];
+  always_apply: boolean;
+  globs: string[];
+  content: string;
+}
+
+/** Where a content item came from. */
+export type ContentSource = 'bundled' | 'workspace';
+
+/** An artifact as an agent submits it. */
+export interface ArtifactInput {
+  type: ArtifactType;
+  title: string;
+  content: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** A decision recorded in step output. */
+export interface DecisionInput {
+  decision: string;
+  rationale: string;
+  alternatives_rejected: string[];
+  trade_offs: string;
+  context?: string;
+}
+
+/** A finding recorded in step output. */
+export interface FindingInput {
+  severity: Severity;
+  category: string;
+  description: string;
+  location?: string;
+  recommendation: string;
+  impact?: string;
+}
+
+/** The output an agent submits for its step (`model_output_so_far`). */
+export interface ModelOutput {
+  summary: string;
+  artifacts: ArtifactInput[];
+  references: string[];
+  confidence: number;
+  decisions?: DecisionInput[];
+  findings?: FindingInput[];
+  next_steps?: string[];
+  blockers?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** What `workflow.next_step` may be asked to do besides `continue`. */
+export type NextStepRequestKind = 'continue' | 'refresh_token';
+
+/** The request of `workflow.next_step` (spec names). */
+export interface NextStepRequest {
+  template_name?: string;
+  step_token?: string | null;
+  request?: NextStepRequestKind;
+  model_output_so_far?: ModelOutput;
+  requested_step_name?: string;
+  intent_tags?: string[];
+  referenced_paths?: string[];
+  rationale?: string;
+  /** An execution id or task id; with no token it joins that execution and claims a ready step. */
+  task_id?: string;
+  /** Optional description of the task when creating a workflow. */
+  task_description?: string;
+}
+
+/** A step contract. */
+export interface StepContract {
+  step_name: string;
+  allowed_actions: string[];
+  forbidden_actions: string[];
+  required_output_format: string;
+  human_gate_required: boolean;
+}
+
+/** Statuses of a `workflow.next_step` response. */
+export type NextStepStatus = 'ok' | 'no_op' | 'task_closed' | 'error' | 'awaiting_approval';
+
+/** An artifact carried inline in a response. */
+export interface InlineArtifact {
+  artifact_id: string;
+  step_name: string | null;
+  type: string;
+  title: string | null;
+  /** Content, possibly truncated to the size budget. */
+  content: string;
+  truncated: boolean;
+  /** Where the whole artifact can be read. */
+  uri: string;
+}
+
+/** Everything an agent needs for its step, inline. */
+export interface StepContext {
+  persona_summary: string;
+  persona_uri: string;
+  guardrails: string[];
+  guardrails_uri: string;
+  dependency_artifacts: InlineArtifact[];
+  /** Resources holding what did not fit the size budget. */
+  more: string[];
+}
+
+/** How the broker chose the step. */
+export interface SelectionInfo {
+  scores: Record<string, number>;
+  reason: string;
+  all_candidates: string[];
+  parallel_opportunities: string[];
+  tie_broken_by: 'alphabetical' | 'none';
+}
+
+/** An error inside a response (`status: 'error'`). */
+export interface NextStepError {
+  code: string;
+  message: string;
+  /** What to call to recover. */
+  recovery: string;
+  retry_after_ms?: number;
+}
+
+/** The response of `workflow.next_step`. */
+export interface NextStepResponse {
+  status: NextStepStatus;
+  execution_id?: string;
+  task_id?: string;
+  next_step_contract?: StepContract;
+  new_step_token?: string;
+  token_expires_at?: string;
+  human_message?: string;
+  context?: StepContext;
+  selection?: SelectionInfo;
+  progress?: number;
+  synthesis?: { outcome_summary?: string; model_output?: unknown; artifact_id?: string };
+  error?: NextStepError;
+}
+
+/** Who is calling, for rate limits, affinity and the call log. */
+export interface CallContext {
+  agent_name?: string;
+  client_name?: string;
+  correlation_id?: string;
+}
+
+/** A domain event, emitted after the write that caused it is durable. */
+export type BatonEvent =
+  | { type: 'execution'; execution_id: string; task_id: string | null; status: ExecutionStatus }
+  | { type: 'step'; execution_id: string; step_name: string; status: StepStatus }
+  | { type: 'artifact'; execution_id: string; artifact_id: string; is_final: boolean }
+  | { type: 'content'; kinds: Array<'agents' | 'rules' | 'workflows'> }
+  | { type: 'project'; project_id: number }
+  | { type: 'stall'; execution_id: string; elapsed_minutes: number };
