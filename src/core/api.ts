@@ -1,0 +1,205 @@
+// The facade contract that the MCP server, the CLI and the editor call; implemented by `Baton`.
+import type {
+  BatonEvent, CallContext, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract, StepStatus,
+  WorkflowTemplate,
+} from './types.js';
+
+/** A stored artifact as resources return it. */
+export interface ArtifactRecord {
+  id: number;
+  artifact_id: string;
+  execution_id: string;
+  step_name: string | null;
+  agent_name: string | null;
+  type: string;
+  title: string | null;
+  content: string;
+  description: string | null;
+  is_final: boolean;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  content_size_bytes: number;
+}
+
+/** `current-step://{task_id}`. */
+export interface CurrentStepResource {
+  execution_id: string;
+  task_id: string | null;
+  workflow: string | null;
+  status: ExecutionStatus;
+  progress: number;
+  current_step: string | null;
+  /** Steps currently claimed or waiting for a person. */
+  active_steps: Array<{ step_name: string; status: StepStatus; agent_name: string; contract: StepContract | null; feedback: string | null }>;
+  artifacts: ArtifactRecord[];
+}
+
+/** One step in `workflow-status://{task_id}`. */
+export interface StepStatusView {
+  step_name: string;
+  status: StepStatus;
+  agent_name: string;
+  dependencies: string[];
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  outcome_summary: string | null;
+  feedback: string | null;
+  attempt: number;
+  artifacts: ArtifactRecord[];
+}
+
+/** `workflow-status://{task_id}`. */
+export interface WorkflowStatusResource {
+  execution_id: string;
+  task_id: string | null;
+  workflow: string | null;
+  status: ExecutionStatus;
+  current_step: string | null;
+  progress: number;
+  started_at: string;
+  completed_at: string | null;
+  steps: StepStatusView[];
+}
+
+/** `project-context://{project_id}`. */
+export interface ProjectContextResource {
+  project: { id: number; name: string; path: string; tech_stack: string[]; architecture_pattern: string | null };
+  active_task: null | {
+    task_id: string;
+    execution_id: string;
+    workflow: string | null;
+    status: string;
+    current_step: string | null;
+    progress: number;
+    last_activity: string;
+  };
+}
+
+/** `available-workflows://all`. */
+export interface AvailableWorkflowsResource {
+  workflows: Array<{
+    name: string;
+    description: string;
+    type: string;
+    steps_count: number;
+    estimated_duration_minutes: number | null;
+    tags: string[];
+  }>;
+}
+
+/** A parsed `workflow-artifacts://` query. */
+export type ArtifactQuery =
+  | { type: 'recent'; limit: number }
+  | { type: 'by_type'; artifact_type: string; limit: number }
+  | { type: 'final'; limit: number }
+  | { type: 'execution'; execution_id: string; is_final?: boolean; limit: number };
+
+/** `workflow-artifacts://…`. */
+export interface ArtifactsResource {
+  artifacts: ArtifactRecord[];
+  total: number;
+  query: Record<string, unknown>;
+}
+
+/** A person's decision on a gated step. */
+export interface GateDecision {
+  /** Execution id or task id. */
+  execution_id: string;
+  /** Defaults to the one step awaiting approval. */
+  step_name?: string;
+  decision: 'approve' | 'reject';
+  feedback?: string;
+  /** Who decided (for the audit trail). */
+  by?: string;
+}
+
+/** What a decision did. */
+export interface GateDecisionResult {
+  execution_id: string;
+  step_name: string;
+  decision: 'approve' | 'reject';
+  step_status: StepStatus;
+  execution_status: ExecutionStatus;
+}
+
+/** One execution in a status listing. */
+export interface ExecutionSummary {
+  execution_id: string;
+  task_id: string | null;
+  workflow: string | null;
+  kind: string;
+  status: ExecutionStatus;
+  progress: number;
+  current_step: string | null;
+  started_at: string;
+  updated_at: string;
+  steps: Array<{ step_name: string; status: StepStatus; agent_name: string }>;
+}
+
+/** One MCP call for the call log (redacted by the core before it is stored). */
+export interface CallLogEntry {
+  call_type: 'tool' | 'resource' | 'prompt';
+  name: string;
+  request: unknown;
+  response: unknown;
+  duration_ms: number;
+  success: boolean;
+  error_message?: string;
+  error_category?: 'validation' | 'rate_limit' | 'stall' | 'token' | 'state' | 'system_error';
+  agent_name?: string;
+  ide_type?: string;
+  parent_call_id?: string;
+}
+
+/** A problem found while loading content. */
+export interface ContentProblem {
+  path: string;
+  line: number | null;
+  message: string;
+}
+
+/** What a content sync did. */
+export interface ContentReport {
+  agents: number;
+  rules: number;
+  workflows: number;
+  changed: Array<'agents' | 'rules' | 'workflows'>;
+  problems: ContentProblem[];
+}
+
+/** The facade. Every method's errors are `BatonError`s with a message saying what to do. */
+export interface BatonApi {
+  /** The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. */
+  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /** Approve or reject a step waiting in `awaiting_approval`. */
+  decide(decision: GateDecision): Promise<GateDecisionResult>;
+  /** Executions, newest first (optionally only those not finished). */
+  listExecutions(filter?: { active_only?: boolean; limit?: number }): ExecutionSummary[];
+  /** `persona://{agent}` markdown; `default` means supervisor. */
+  persona(agent: string): string;
+  /** `guardrails://active` markdown. */
+  guardrails(): string;
+  /** `current-step://{id}`; `id` is a task id, execution id, or `active`. */
+  currentStep(id?: string): CurrentStepResource;
+  /** `workflow-status://{id}`. */
+  workflowStatus(id?: string): WorkflowStatusResource;
+  /** `project-context://{id}`; clears a dangling active task. `current` means the workspace project. */
+  projectContext(projectId?: string): Promise<ProjectContextResource>;
+  /** `available-workflows://all`. */
+  availableWorkflows(): AvailableWorkflowsResource;
+  /** `workflow-artifacts://…`. */
+  artifacts(query: ArtifactQuery): ArtifactsResource;
+  /** Names of agents (for resource listing). */
+  agentNames(): string[];
+  /** Full templates (for MCP prompts). */
+  templates(): WorkflowTemplate[];
+  /** Stores one call-log entry (redacted; bounded retention). Fire and forget. */
+  logCall(entry: CallLogEntry): void;
+  /** Subscribes to domain events; returns the unsubscribe function. */
+  onEvent(listener: (event: BatonEvent) => void): () => void;
+  /** Re-reads content directories into the database. */
+  syncContent(): Promise<ContentReport>;
+  /** Periodic work: stall detection. The host calls it on a timer; tests call it with a fake clock. */
+  tick(): Promise<void>;
+}
