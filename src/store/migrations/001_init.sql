@@ -190,3 +190,16 @@ CREATE TABLE rate_buckets (
   burst_tokens INTEGER NOT NULL,
   PRIMARY KEY (scope, scope_key)
 );
+
+-- Every step token ever issued: single use is enforced by moving a nonce out of 'active'
+-- in the same transaction that completes the step.
+CREATE TABLE step_tokens (
+  nonce TEXT PRIMARY KEY,
+  execution_id TEXT NOT NULL,
+  step_name TEXT NOT NULL,
+  state TEXT NOT NULL,
+  issued_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  closed_at TEXT
+);
+CREATE INDEX idx_step_tokens_step ON step_tokens(execution_id, step_name);
