@@ -1,0 +1,157 @@
+// Step tokens: HMAC-SHA256 signed, expiring, so the server (not the prompt) decides who may act on a step.
+import { BatonError } from '../errors.js';
+import type { Crypto } from '../ports.js';
+
+/** What a step token carries. Times are Unix milliseconds. */
+export interface TokenPayload {
+  execution_id: string;
+  step_name: string;
+  issued_at: number;
+  expires_at: number;
+  nonce: string;
+}
+
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const B64URL_INDEX: Record<string, number> = Object.fromEntries([...B64URL].map((c, i) => [c, i]));
+const B64URL_PART = /^[A-Za-z0-9_-]+$/;
+
+/** Base64url (no padding) of the UTF-8 bytes of `text`. */
+function encodeBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const b0 = bytes[i] ?? 0;
+    const b1 = bytes[i + 1];
+    const b2 = bytes[i + 2];
+    out += B64URL[b0 >> 2];
+    out += B64URL[((b0 & 3) << 4) | ((b1 ?? 0) >> 4)];
+    if (b1 !== undefined) out += B64URL[((b1 & 15) << 2) | ((b2 ?? 0) >> 6)];
+    if (b2 !== undefined) out += B64URL[b2 & 63];
+  }
+  return out;
+}
+
+/** The UTF-8 text of base64url `part`, or null when it is not valid base64url or valid UTF-8. */
+function decodeBase64Url(part: string): string | null {
+  if (!B64URL_PART.test(part) || part.length % 4 === 1) return null;
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const c of part) {
+    buffer = (buffer << 6) | (B64URL_INDEX[c] ?? 0);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+}
+
+const MALFORMED_HELP =
+  "Use the exact new_step_token from the last workflow.next_step response, or read current-step://{execution} to see the current step.";
+
+function recoveryHelp(executionId: string | undefined): string {
+  return MALFORMED_HELP.replace('{execution}', executionId ?? '<execution_id>');
+}
+
+function malformed(why: string, details: Record<string, unknown> = {}): BatonError {
+  return new BatonError('token_malformed', `The step_token is malformed (${why}). ${recoveryHelp(undefined)}`, details);
+}
+
+/** Only the correctly typed fields of a decoded payload object. */
+function pickFields(raw: unknown): Partial<TokenPayload> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const out: Partial<TokenPayload> = {};
+  if (typeof r.execution_id === 'string' && r.execution_id !== '') out.execution_id = r.execution_id;
+  if (typeof r.step_name === 'string' && r.step_name !== '') out.step_name = r.step_name;
+  if (typeof r.issued_at === 'number' && Number.isFinite(r.issued_at)) out.issued_at = r.issued_at;
+  if (typeof r.expires_at === 'number' && Number.isFinite(r.expires_at)) out.expires_at = r.expires_at;
+  if (typeof r.nonce === 'string' && r.nonce !== '') out.nonce = r.nonce;
+  return out;
+}
+
+function splitToken(token: unknown): [string, string] | null {
+  if (typeof token !== 'string') return null;
+  const parts = token.split('.');
+  if (parts.length !== 2) return null;
+  const [body, sig] = parts as [string, string];
+  if (!B64URL_PART.test(body) || !B64URL_PART.test(sig)) return null;
+  return [body, sig];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Signs `payload`: base64url(JSON) + '.' + base64url(HMAC-SHA256(secret, first part)). */
+export function signToken(crypto: Crypto, secret: string, payload: TokenPayload): string {
+  const body = encodeBase64Url(
+    JSON.stringify({
+      execution_id: payload.execution_id,
+      step_name: payload.step_name,
+      issued_at: payload.issued_at,
+      expires_at: payload.expires_at,
+      nonce: payload.nonce,
+    }),
+  );
+  return `${body}.${crypto.hmacSha256(secret, body)}`;
+}
+
+/** Checks shape, signature and expiry of `token`; throws `token_malformed`, `token_forged` or `token_expired`. */
+export function verifyToken(
+  crypto: Crypto,
+  secret: string,
+  token: string,
+  now: number,
+  options: { allowExpired?: boolean } = {},
+): TokenPayload {
+  const parts = splitToken(token);
+  if (!parts) throw malformed('expected two base64url parts joined by a dot');
+  const [body, sig] = parts;
+  const json = decodeBase64Url(body);
+  const raw = json === null ? undefined : parseJson(json);
+  if (raw === undefined) throw malformed('the payload is not base64url-encoded JSON');
+  const fields = pickFields(raw);
+  const { execution_id, step_name, issued_at, expires_at, nonce } = fields;
+  const known = { ...(execution_id ? { execution_id } : {}), ...(step_name ? { step_name } : {}) };
+  if (execution_id === undefined || step_name === undefined || issued_at === undefined
+    || expires_at === undefined || nonce === undefined) {
+    throw malformed('the payload is missing fields or has fields of the wrong type', known);
+  }
+  if (!crypto.timingSafeEqual(sig, crypto.hmacSha256(secret, body))) {
+    throw new BatonError(
+      'token_forged',
+      `The step_token's signature does not match: it was altered or was not issued by this server. ${recoveryHelp(execution_id)}`,
+      known,
+    );
+  }
+  if (now >= expires_at && !options.allowExpired) {
+    throw new BatonError(
+      'token_expired',
+      `The step_token for step '${step_name}' expired at ${new Date(expires_at).toISOString()}. `
+        + "Call workflow.next_step with request: 'refresh_token' and this step_token to get a fresh token for the same step.",
+      { ...known, expires_at },
+    );
+  }
+  return { execution_id, step_name, issued_at, expires_at, nonce };
+}
+
+/** The typed fields of a token's payload without checking its signature; for rate-limit keys and messages only. */
+export function decodeTokenUnverified(token: string): Partial<TokenPayload> | null {
+  const parts = splitToken(token);
+  if (!parts) return null;
+  const json = decodeBase64Url(parts[0]);
+  const raw = json === null ? undefined : parseJson(json);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  return pickFields(raw);
+}

@@ -1,0 +1,138 @@
+// Rule: only a step token this server signed, unaltered and unexpired, is accepted; every rejection names its reason and how to recover.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { decodeTokenUnverified, signToken, verifyToken, type TokenPayload } from '../../src/core/broker/tokens.js';
+import { BatonError, type ErrorReason } from '../../src/core/errors.js';
+import { nodeCrypto } from '../../src/host/nodePorts.js';
+
+const SECRET = 'test-secret';
+const payload: TokenPayload = {
+  execution_id: 'exec-1',
+  step_name: 'implement-fix',
+  issued_at: 1_000,
+  expires_at: 601_000,
+  nonce: 'nonce-1',
+};
+
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('base64url');
+/** A correctly signed token over an arbitrary body. */
+const signedBody = (json: string) => `${b64(json)}.${sign(b64(json))}`;
+
+function throwsReason(fn: () => unknown, reason: ErrorReason, messagePart?: RegExp): BatonError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (ex) {
+    caught = ex;
+  }
+  assert.ok(BatonError.is(caught, reason), `expected BatonError(${reason}), got ${String(caught)}`);
+  if (messagePart) assert.match(caught.message, messagePart);
+  return caught;
+}
+
+test('round trip returns the signed payload', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  assert.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 1_000), payload);
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 600_999), payload);
+});
+
+test('token format is base64url(JSON) + "." + HMAC-SHA256 of the first part', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  const [body, sig] = token.split('.') as [string, string];
+  assert.deepEqual(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')), payload);
+  assert.equal(sig, sign(body));
+});
+
+test('non-ASCII fields survive the round trip (UTF-8 base64url without Buffer)', () => {
+  const p = { ...payload, step_name: 'überprüfen-✓-步骤', nonce: 'n🙂' };
+  const token = signToken(nodeCrypto, SECRET, p);
+  assert.equal(token.split('.')[0], b64(JSON.stringify(p)));
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 0), p);
+});
+
+test('expired exactly at expires_at, with a refresh_token hint and details', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 601_000), 'token_expired', /request: 'refresh_token'/);
+  assert.equal(err.details.execution_id, 'exec-1');
+  assert.equal(err.details.step_name, 'implement-fix');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 9_999_999), 'token_expired');
+});
+
+test('allowExpired accepts an expired but genuine token', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 9_999_999, { allowExpired: true }), payload);
+});
+
+test('allowExpired does not excuse a forged token', () => {
+  const token = signToken(nodeCrypto, 'other-secret', payload);
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 9_999_999, { allowExpired: true }), 'token_forged');
+});
+
+test('wrong secret is forged, with current-step recovery naming the execution', () => {
+  const token = signToken(nodeCrypto, 'other-secret', payload);
+  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 1_000), 'token_forged', /current-step:\/\/exec-1/);
+  assert.match(err.message, /new_step_token/);
+  assert.equal(err.details.step_name, 'implement-fix');
+});
+
+test('tampered payload (signature kept) is forged', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  const sig = token.split('.')[1];
+  const body = b64(JSON.stringify({ ...payload, step_name: 'deploy-production' }));
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${body}.${sig}`, 1_000), 'token_forged');
+  const later = b64(JSON.stringify({ ...payload, expires_at: 99_999_999 }));
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${later}.${sig}`, 1_000), 'token_forged');
+});
+
+test('tampered signature is forged', () => {
+  const token = signToken(nodeCrypto, SECRET, payload);
+  const [body, sig] = token.split('.') as [string, string];
+  const flipped = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${body}.${flipped}`, 1_000), 'token_forged');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${body}.${sig.slice(0, -1)}`, 1_000), 'token_forged');
+});
+
+const malformedCases: Array<[string, unknown]> = [
+  ['empty string', ''],
+  ['not a string', 42],
+  ['null', null],
+  ['one part', b64(JSON.stringify(payload))],
+  ['three parts', `${b64(JSON.stringify(payload))}.abc.def`],
+  ['empty signature', `${b64(JSON.stringify(payload))}.`],
+  ['non-base64url characters', `${b64(JSON.stringify(payload))}+/.abc`],
+  ['padding characters', `${b64(JSON.stringify(payload))}==.abc`],
+  ['base64url but not JSON', signedBody('not json')],
+  ['JSON array', signedBody('[1,2]')],
+  ['JSON null', signedBody('null')],
+  ['missing nonce', signedBody(JSON.stringify({ ...payload, nonce: undefined }))],
+  ['missing expires_at', signedBody(JSON.stringify({ ...payload, expires_at: undefined }))],
+  ['issued_at as string', signedBody(JSON.stringify({ ...payload, issued_at: '1000' }))],
+  ['expires_at as string', signedBody(JSON.stringify({ ...payload, expires_at: '601000' }))],
+  ['execution_id as number', signedBody(JSON.stringify({ ...payload, execution_id: 7 }))],
+  ['empty step_name', signedBody(JSON.stringify({ ...payload, step_name: '' }))],
+  ['invalid UTF-8', `${Buffer.from([0xff, 0xfe, 0xfd]).toString('base64url')}.abc`],
+];
+
+for (const [name, token] of malformedCases) {
+  test(`malformed: ${name}`, () => {
+    throwsReason(() => verifyToken(nodeCrypto, SECRET, token as string, 1_000), 'token_malformed', /new_step_token.*current-step:\/\//);
+  });
+}
+
+test('malformed with known ids carries them in details', () => {
+  const token = signedBody(JSON.stringify({ execution_id: 'exec-9', step_name: 's' }));
+  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 1_000), 'token_malformed');
+  assert.deepEqual(err.details, { execution_id: 'exec-9', step_name: 's' });
+});
+
+test('decodeTokenUnverified reads fields without checking the signature', () => {
+  const forged = signToken(nodeCrypto, 'other-secret', payload);
+  assert.deepEqual(decodeTokenUnverified(forged), payload);
+  assert.deepEqual(decodeTokenUnverified(signedBody(JSON.stringify({ execution_id: 'e', issued_at: 'x' }))), { execution_id: 'e' });
+  assert.equal(decodeTokenUnverified('garbage'), null);
+  assert.equal(decodeTokenUnverified(signedBody('"str"')), null);
+  assert.equal(decodeTokenUnverified(signedBody('{bad')), null);
+});
