@@ -1,0 +1,133 @@
+// Typed field reads over parsed YAML values that record a precise problem for every bad field.
+import type { ContentProblem } from '../api.js';
+
+/** A location inside a parsed document: keys and list indexes from the root. */
+export type FieldPath = ReadonlyArray<string | number>;
+
+/** Names accepted for agents, rules and workflows: they appear in URIs such as `persona://NAME`. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Collects the problems of one file; `fatal` ones mean the file is skipped. */
+export class FieldReader {
+  readonly problems: ContentProblem[] = [];
+  /** How many problems so far make the file unusable. */
+  errors = 0;
+
+  constructor(
+    private readonly path: string,
+    readonly lineOf: (at: FieldPath) => number | null,
+  ) {}
+
+  /** Whether any problem so far makes the file unusable. */
+  get fatal(): boolean {
+    return this.errors > 0;
+  }
+
+  /** Records a problem that makes the file unusable. */
+  error(at: FieldPath, message: string): void {
+    this.errors++;
+    this.problems.push({ path: this.path, line: this.lineOf(at), message });
+  }
+
+  /** Records a problem the file can be loaded despite. */
+  warn(at: FieldPath, message: string): void {
+    this.problems.push({ path: this.path, line: this.lineOf(at), message });
+  }
+
+  /** Records a problem at a known line that the file can be loaded despite. */
+  warnAtLine(line: number | null, message: string): void {
+    this.problems.push({ path: this.path, line, message });
+  }
+
+  /** A non-empty string field; reports it when required and missing, or of the wrong type. */
+  string(obj: Record<string, unknown>, at: FieldPath, key: string, where: string, expected: string, required: boolean): string | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) {
+      if (required) this.error(at, `${where}: missing required field '${key}' (expected ${expected})`);
+      return undefined;
+    }
+    if (typeof v !== 'string' || v.trim() === '') {
+      this.error([...at, key], `${where}: field '${key}' must be ${expected}, got ${describe(v)}`);
+      return undefined;
+    }
+    return v.trim();
+  }
+
+  /** A name field (or the fallback), checked against NAME_PATTERN. */
+  name(obj: Record<string, unknown>, at: FieldPath, where: string, fallback: string): string | undefined {
+    const expected = "a name of letters, digits, '.', '_' or '-'";
+    const explicit = this.string(obj, at, 'name', where, expected, false);
+    if (explicit === undefined && obj['name'] !== undefined && obj['name'] !== null) return undefined;
+    const name = explicit ?? fallback;
+    if (!NAME_PATTERN.test(name)) {
+      const origin = explicit === undefined ? `the file name '${name}' (used because there is no 'name' field)` : `'${name}'`;
+      this.error(explicit === undefined ? at : [...at, 'name'], `${where}: name ${origin} is not valid; expected ${expected}, since it is used in URIs such as persona://NAME`);
+      return undefined;
+    }
+    return name;
+  }
+
+  /** A list of non-empty strings; missing means `[]`. A lone string is accepted when `splitString` says how to split it. */
+  stringList(obj: Record<string, unknown>, at: FieldPath, key: string, where: string, splitString?: RegExp): string[] {
+    const v = obj[key];
+    if (v === undefined || v === null) return [];
+    if (typeof v === 'string' && splitString) return v.split(splitString).map((s) => s.trim()).filter((s) => s !== '');
+    if (!Array.isArray(v)) {
+      this.error([...at, key], `${where}: field '${key}' must be a list of strings, got ${describe(v)}`);
+      return [];
+    }
+    const out: string[] = [];
+    v.forEach((item, i) => {
+      if (typeof item === 'string' && item.trim() !== '') out.push(item.trim());
+      else this.error([...at, key, i], `${where}: ${key}[${i}] must be a non-empty string, got ${describe(item)}`);
+    });
+    return out;
+  }
+
+  /** A boolean field; missing means `fallback`. */
+  boolean(obj: Record<string, unknown>, at: FieldPath, key: string, where: string, fallback: boolean): boolean {
+    const v = obj[key];
+    if (v === undefined || v === null) return fallback;
+    if (typeof v !== 'boolean') {
+      this.error([...at, key], `${where}: field '${key}' must be true or false, got ${describe(v)}`);
+      return fallback;
+    }
+    return v;
+  }
+
+  /** Reports keys outside `known` without rejecting the file (a typo there silently changes behaviour). */
+  unknownKeys(obj: Record<string, unknown>, at: FieldPath, where: string, known: readonly string[]): void {
+    for (const key of Object.keys(obj)) {
+      if (known.includes(key)) continue;
+      this.warn([...at, key], `${where}: unknown field '${key}' is ignored (known fields: ${known.join(', ')})`);
+    }
+  }
+}
+
+/** Text with a BOM removed and CRLF/CR line ends made LF, so parsers and line numbers agree. */
+export function normalizeText(text: string): string {
+  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+}
+
+/** A short description of a value's type for messages. */
+export function describe(v: unknown): string {
+  if (v === null || v === undefined) return 'nothing';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'string') return v.trim() === '' ? 'an empty string' : `the string "${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
+  if (typeof v === 'number') return `the number ${v}`;
+  if (typeof v === 'boolean') return `${v}`;
+  if (v instanceof Date) return 'a date';
+  return 'a mapping';
+}
+
+/** Whether `v` is a plain mapping (not a list, scalar or date). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** The file name without directories or extension, used as the default name. */
+export function baseName(relativePath: string): string {
+  const file = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+  const dot = file.lastIndexOf('.');
+  return dot > 0 ? file.slice(0, dot) : file;
+}

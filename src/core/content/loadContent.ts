@@ -1,0 +1,122 @@
+// Loads agents, rules and workflow templates from content directories; later directories win by name.
+import type { ContentProblem } from '../api.js';
+import type { Crypto, FileEntry, FileSystem } from '../ports.js';
+import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
+import { baseName } from './fieldReader.js';
+import { parseAgentFile, parseRuleFile } from './markdownFile.js';
+import { parseWorkflowFile } from './workflowFile.js';
+
+/** Where a loaded item came from, and the SHA-256 of its file (its ETag). */
+export interface ContentOrigin {
+  source: ContentSource;
+  /** Absolute path of the file. */
+  path: string;
+  hash: string;
+}
+
+/** A loaded agent persona. */
+export type LoadedAgent = AgentDefinition & ContentOrigin;
+/** A loaded rule. */
+export type LoadedRule = RuleDefinition & ContentOrigin;
+/** A loaded workflow template. */
+export type LoadedWorkflow = WorkflowTemplate & ContentOrigin;
+
+/** Everything loaded, each list sorted by name, plus every problem found. */
+export interface LoadedContent {
+  agents: LoadedAgent[];
+  rules: LoadedRule[];
+  workflows: LoadedWorkflow[];
+  problems: ContentProblem[];
+}
+
+/** The kinds of content, in the order they are reported. */
+export type ContentKind = 'agents' | 'rules' | 'workflows';
+
+const PATTERNS: Record<ContentKind, RegExp> = {
+  agents: /^agents\/[^/]+\.md$/,
+  rules: /^rules\/[^/]+\.md$/,
+  workflows: /^workflows\/[^/]+\.ya?ml$/,
+};
+
+interface Parsed {
+  item: (AgentDefinition | RuleDefinition | WorkflowTemplate) | undefined;
+  problems: ContentProblem[];
+  agentLines?: Map<string, number | null>;
+}
+
+/**
+ * Loads `dirs` in increasing precedence: the first is the bundled content, the rest are
+ * workspace folders (`.baton`) whose items replace bundled ones of the same name. Each dir holds
+ * `agents/*.md`, `rules/*.md` and `workflows/*.yaml|yml`. Invalid files are reported in
+ * `problems` and skipped; this never throws.
+ */
+export async function loadContent(fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>): Promise<LoadedContent> {
+  const problems: ContentProblem[] = [];
+  const maps = { agents: new Map<string, LoadedAgent>(), rules: new Map<string, LoadedRule>(), workflows: new Map<string, LoadedWorkflow>() };
+  const agentLines = new Map<string, Map<string, number | null>>();
+
+  for (const [d, dir] of dirs.entries()) {
+    const source: ContentSource = d === 0 ? 'bundled' : 'workspace';
+    let entries: FileEntry[];
+    try {
+      entries = await fs.list(dir);
+    } catch (ex) {
+      problems.push({ path: dir, line: null, message: `cannot list the content directory: ${errorText(ex)}` });
+      continue;
+    }
+    const sorted = [...entries].sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
+    const inThisDir = new Map<string, string>();
+    for (const entry of sorted) {
+      const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
+      if (!kind) continue;
+      const parsed = await loadFile(fs, crypto, kind, entry);
+      problems.push(...parsed.problems);
+      if (!parsed.item) continue;
+      const key = `${kind}:${parsed.item.name}`;
+      const clash = inThisDir.get(key);
+      if (clash !== undefined) {
+        problems.push({ path: entry.absolutePath, line: null, message: `${kind.slice(0, -1)} '${parsed.item.name}' is already defined by ${clash} in the same directory; this file is ignored` });
+        continue;
+      }
+      inThisDir.set(key, entry.absolutePath);
+      const item = { ...parsed.item, source, path: entry.absolutePath, hash: parsed.hash };
+      (maps[kind] as Map<string, typeof item>).set(parsed.item.name, item);
+      if (parsed.agentLines) agentLines.set(entry.absolutePath, parsed.agentLines);
+    }
+  }
+
+  const workflows = sortByName([...maps.workflows.values()]);
+  for (const wf of workflows) {
+    for (const step of wf.steps) {
+      if (maps.agents.has(step.agent)) continue;
+      const line = agentLines.get(wf.path)?.get(step.name) ?? null;
+      problems.push({ path: wf.path, line, message: `step '${step.name}': agent '${step.agent}' is not defined in any agents/ directory, so the step has no persona` });
+    }
+  }
+  problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
+  return { agents: sortByName([...maps.agents.values()]), rules: sortByName([...maps.rules.values()]), workflows, problems };
+}
+
+async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry): Promise<Parsed & { hash: string }> {
+  let text: string;
+  try {
+    text = await fs.readText(entry.absolutePath);
+  } catch (ex) {
+    return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorText(ex)}` }] };
+  }
+  const fallback = baseName(entry.relativePath);
+  const parsed: Parsed = kind === 'agents'
+    ? parseAgentFile(text, entry.absolutePath, fallback)
+    : kind === 'rules'
+      ? parseRuleFile(text, entry.absolutePath, fallback)
+      : (({ template, problems, agentLines }) => ({ item: template, problems, agentLines }))(parseWorkflowFile(text, entry.absolutePath, fallback));
+  return { ...parsed, hash: crypto.sha256(text) };
+}
+
+function sortByName<T extends { name: string }>(items: T[]): T[] {
+  return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function errorText(ex: unknown): string {
+  return ex instanceof Error ? ex.message : String(ex);
+}

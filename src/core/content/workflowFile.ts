@@ -1,0 +1,158 @@
+// Parses and validates one workflow template file (YAML), with a 1-based line for every problem.
+import { LineCounter, parseDocument } from 'yaml';
+import type { ContentProblem } from '../api.js';
+import type { StepDefinition, WorkflowTemplate } from '../types.js';
+import { FieldReader, describe, isRecord, normalizeText, type FieldPath } from './fieldReader.js';
+import { findCycles } from './stepGraph.js';
+
+/** The output format a step gets when its template does not say. */
+export const DEFAULT_OUTPUT_FORMAT =
+  'A summary of what you did and why, the artifacts you produced (with their types), the files you read or changed, ' +
+  'a confidence score between 0 and 1, and any blockers or open questions for the next step.';
+
+/** Workflow `type` values. */
+export const WORKFLOW_TYPES = ['sequential', 'parallel', 'hybrid'] as const;
+
+const TEMPLATE_FIELDS = ['name', 'description', 'type', 'tags', 'estimated_duration_minutes', 'steps'] as const;
+const STEP_FIELDS = [
+  'name', 'agent', 'description', 'dependencies', 'allowed_actions', 'required_output_format', 'human_gate',
+  'path_patterns', 'tags',
+] as const;
+
+/** A parsed workflow file: the template when valid, every problem, and where each step names its agent. */
+export interface ParsedWorkflow {
+  template: WorkflowTemplate | undefined;
+  problems: ContentProblem[];
+  /** Line of each step's `agent` field, for cross-file checks. */
+  agentLines: Map<string, number | null>;
+}
+
+/** Parses `text` (the file at `path`); `fallbackName` is used when the file has no `name`. */
+export function parseWorkflowFile(raw: string, path: string, fallbackName: string): ParsedWorkflow {
+  const text = normalizeText(raw);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const lineOf = (at: FieldPath): number | null => {
+    for (let n = at.length; n >= 0; n--) {
+      const node: unknown = n === 0 ? doc.contents : doc.getIn(at.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+    return null;
+  };
+  const r = new FieldReader(path, lineOf);
+  const agentLines = new Map<string, number | null>();
+  const fail = (): ParsedWorkflow => ({ template: undefined, problems: r.problems, agentLines });
+
+  if (doc.errors.length > 0) {
+    for (const e of doc.errors) {
+      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      r.problems.push({ path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${first}` });
+    }
+    return fail();
+  }
+  const root: unknown = doc.toJS();
+  if (!isRecord(root)) {
+    r.error([], `expected a mapping with the fields name, description, type and steps, got ${describe(root)}`);
+    return fail();
+  }
+
+  const where = 'workflow';
+  r.unknownKeys(root, [], where, TEMPLATE_FIELDS);
+  const name = r.name(root, [], where, fallbackName);
+  const description = r.string(root, [], 'description', where, 'a one-line description of what the workflow is for', true);
+  const type = readType(r, root);
+  const tags = r.stringList(root, [], 'tags', where);
+  const duration = readDuration(r, root);
+  const steps = readSteps(r, root, agentLines);
+  if (r.fatal || name === undefined || description === undefined || type === undefined) return fail();
+  return { template: { name, description, type, tags, estimated_duration_minutes: duration, steps }, problems: r.problems, agentLines };
+}
+
+function readType(r: FieldReader, root: Record<string, unknown>): WorkflowTemplate['type'] | undefined {
+  const expected = `one of ${WORKFLOW_TYPES.join(', ')}`;
+  const type = r.string(root, [], 'type', 'workflow', expected, true);
+  if (type === undefined) return undefined;
+  if (!(WORKFLOW_TYPES as readonly string[]).includes(type)) {
+    r.error(['type'], `workflow: unknown type '${type}' (expected ${expected})`);
+    return undefined;
+  }
+  return type as WorkflowTemplate['type'];
+}
+
+function readDuration(r: FieldReader, root: Record<string, unknown>): number | null {
+  const v = root['estimated_duration_minutes'];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+    r.error(['estimated_duration_minutes'], `workflow: field 'estimated_duration_minutes' must be a positive whole number of minutes, got ${describe(v)}`);
+    return null;
+  }
+  return v;
+}
+
+function readSteps(r: FieldReader, root: Record<string, unknown>, agentLines: Map<string, number | null>): StepDefinition[] {
+  const raw = root['steps'];
+  if (raw === undefined || raw === null) {
+    r.error([], "workflow: missing required field 'steps' (expected a list of steps, each with name, agent and description)");
+    return [];
+  }
+  if (!Array.isArray(raw) || raw.length === 0) {
+    r.error(['steps'], `workflow: field 'steps' must be a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describe(raw)}`);
+    return [];
+  }
+  const steps: Array<{ step: StepDefinition; index: number }> = [];
+  const firstIndex = new Map<string, number>();
+  raw.forEach((item, i) => {
+    const step = readStep(r, item, i);
+    if (!step) return;
+    const earlier = firstIndex.get(step.name);
+    if (earlier !== undefined) {
+      r.error(['steps', i, 'name'], `step '${step.name}' (steps[${i}]): duplicate step name; steps[${earlier}] already uses it, and step names must be unique`);
+      return;
+    }
+    firstIndex.set(step.name, i);
+    agentLines.set(step.name, r.lineOf(['steps', i, 'agent']));
+    steps.push({ step, index: i });
+  });
+  for (const { step, index } of steps) {
+    step.dependencies.forEach((dep, j) => {
+      if (firstIndex.has(dep)) return;
+      r.error(['steps', index, 'dependencies', j], `step '${step.name}': dependency '${dep}' names no step in this workflow (steps: ${[...firstIndex.keys()].join(', ')})`);
+    });
+  }
+  for (const cycle of findCycles(steps.map((s) => s.step))) {
+    const index = firstIndex.get(cycle[0]!)!;
+    r.error(['steps', index, 'dependencies'], `dependency cycle: ${cycle.join(' → ')} (→ means "depends on"); no step in a cycle can ever become ready`);
+  }
+  return steps.map((s) => s.step);
+}
+
+function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | undefined {
+  const at: FieldPath = ['steps', i];
+  if (!isRecord(item)) {
+    r.error(at, `steps[${i}]: expected a mapping with name, agent and description, got ${describe(item)}`);
+    return undefined;
+  }
+  const rawName = typeof item['name'] === 'string' ? item['name'].trim() : '';
+  const where = rawName ? `step '${rawName}'` : `steps[${i}]`;
+  r.unknownKeys(item, at, where, STEP_FIELDS);
+  const before = r.errors;
+  const name = r.string(item, at, 'name', where, 'a step name such as implement-fix', true);
+  const agent = r.string(item, at, 'agent', where, 'the name of the agent that runs the step, such as implementer', true);
+  const description = r.string(item, at, 'description', where, 'the task text the agent reads', true);
+  const dependencies = dedupe(r.stringList(item, at, 'dependencies', where));
+  const allowed = r.stringList(item, at, 'allowed_actions', where);
+  const format = r.string(item, at, 'required_output_format', where, 'a description of the output the step must submit', false);
+  const gate = r.boolean(item, at, 'human_gate', where, false);
+  const paths = r.stringList(item, at, 'path_patterns', where);
+  const tags = r.stringList(item, at, 'tags', where);
+  if (r.errors > before || name === undefined || agent === undefined || description === undefined) return undefined;
+  return {
+    name, agent, description, dependencies, allowed_actions: allowed,
+    required_output_format: format ?? DEFAULT_OUTPUT_FORMAT, human_gate: gate, path_patterns: paths, tags,
+  };
+}
+
+function dedupe(list: string[]): string[] {
+  return list.filter((x, i) => list.indexOf(x) === i);
+}
