@@ -1,0 +1,47 @@
+// Calls a live owner's POST /control, for `baton approve|reject|status` run in another process.
+import type { ExecutionSummary, GateDecisionResult } from '../core/api.js';
+import { BatonError, type ErrorReason } from '../core/errors.js';
+import type { DiscoveryInfo } from './discovery.js';
+import type { ControlRequest } from './ownerServer.js';
+
+/** The control URL of an owner whose MCP URL is `…/mcp`. */
+function controlUrl(mcpUrl: string): string {
+  return new URL('/control', mcpUrl).href;
+}
+
+/** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
+export async function callControl(owner: DiscoveryInfo, request: ControlRequest): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(controlUrl(owner.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (ex) {
+    throw new BatonError(
+      'owner_unreachable',
+      `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer (${(ex as Error).message})`,
+      { ownerPid: owner.pid },
+    );
+  }
+  const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
+  if (!res.ok) {
+    const reason = (body.error?.reason ?? 'store_failed') as ErrorReason;
+    throw new BatonError(reason, body.error?.message ?? `owner answered HTTP ${res.status}`);
+  }
+  return body;
+}
+
+/** Approves or rejects through the owner. */
+export async function decideViaOwner(owner: DiscoveryInfo, decision: Omit<Extract<ControlRequest, { op: 'decide' }>, 'op'>): Promise<GateDecisionResult> {
+  const body = (await callControl(owner, { op: 'decide', ...decision })) as { result: GateDecisionResult };
+  return body.result;
+}
+
+/** Lists executions through the owner. */
+export async function statusViaOwner(owner: DiscoveryInfo, activeOnly: boolean): Promise<ExecutionSummary[]> {
+  const body = (await callControl(owner, { op: 'status', active_only: activeOnly })) as { executions: ExecutionSummary[] };
+  return body.executions;
+}

@@ -1,0 +1,64 @@
+// The discovery file beside a database: how other Baton processes find the owner's endpoint (mode 0600).
+import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** What `server.json` holds. */
+export interface DiscoveryInfo {
+  url: string;
+  token: string;
+  pid: number;
+}
+
+/** `server.json` beside the database. */
+export function discoveryPath(dbPath: string): string {
+  return join(dirname(dbPath), 'server.json');
+}
+
+/** Whether a process with this pid exists (EPERM means it exists but is not ours). */
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (ex) {
+    return (ex as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes the discovery file atomically (temp file + rename) with mode 0600; returns its path. */
+export function writeDiscovery(dbPath: string, info: DiscoveryInfo): string {
+  const path = discoveryPath(dbPath);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(info) + '\n', { mode: 0o600 });
+  chmodSync(temp, 0o600); // the umask may have widened nothing, but an existing temp file keeps its old mode
+  renameSync(temp, path);
+  return path;
+}
+
+/** The owner's endpoint, or null when there is no file, it is unreadable, or its pid is dead. */
+export function readDiscovery(dbPath: string): DiscoveryInfo | null {
+  let raw: string;
+  try {
+    raw = readFileSync(discoveryPath(dbPath), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const info = JSON.parse(raw) as Partial<DiscoveryInfo>;
+    if (typeof info.url !== 'string' || typeof info.token !== 'string' || typeof info.pid !== 'number') return null;
+    return isPidAlive(info.pid) ? { url: info.url, token: info.token, pid: info.pid } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Removes the discovery file if it names `pid` (never another owner's file). */
+export function removeDiscovery(dbPath: string, pid: number): void {
+  const path = discoveryPath(dbPath);
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<DiscoveryInfo>;
+    if (info.pid === pid) unlinkSync(path);
+  } catch {
+    // missing or unreadable: nothing of ours to remove
+  }
+}

@@ -1,0 +1,215 @@
+// The owner's endpoint on 127.0.0.1: Streamable HTTP MCP at /mcp, /control for the CLI, /healthz. Bearer token + Host/Origin checks.
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { BatonApi, GateDecision } from '../core/api.js';
+import { BatonError, type ErrorReason } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+
+/** Options of `startOwnerServer`. */
+export interface OwnerServerOptions {
+  baton: BatonApi;
+  /** A fresh McpServer per session. */
+  createServer: () => McpServer;
+  log: Log;
+  host?: string;
+  port?: number;
+  /** Largest request body; 4 MB unless set. */
+  maxBodyBytes?: number;
+}
+
+/** A running owner endpoint. */
+export interface OwnerServer {
+  url: string;
+  token: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+/** A JSON reply. */
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** A JSON error reply in the control format. */
+function refuse(res: ServerResponse, status: number, reason: string, message: string): void {
+  reply(res, status, { error: { reason, message } });
+}
+
+/** Reads the body up to `limit` bytes; null when it is larger (the caller answers 413). */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Starts the endpoint on a random port with a random token. */
+export async function startOwnerServer(options: OwnerServerOptions): Promise<OwnerServer> {
+  const { baton, log } = options;
+  const host = options.host ?? '127.0.0.1';
+  const limit = options.maxBodyBytes ?? MAX_BODY;
+  const token = randomBytes(32).toString('hex');
+  const expected = Buffer.from(`Bearer ${token}`);
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  const authorized = (req: IncomingMessage): boolean => {
+    const got = Buffer.from(req.headers.authorization ?? '');
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  };
+
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, limit);
+      if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: body is not JSON' }, id: null });
+      }
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (existing) return existing.transport.handleRequest(req, res, body);
+    if (sessionId !== undefined) {
+      return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
+    }
+    const server = options.createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', 'Host header not allowed');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
+    if (!authorized(req)) return refuse(res, 401, 'unauthorized', 'missing or wrong bearer token (see server.json beside the database)');
+    if (path === '/mcp') return handleMcp(req, res);
+    if (path === '/control' && req.method === 'POST') {
+      const raw = await readBody(req, limit);
+      if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
+      const { status, body } = await handleControl(baton, raw.toString('utf8'), log);
+      return reply(res, status, body);
+    }
+    return refuse(res, 404, 'not_found', `no route ${req.method} ${path}`);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((ex: unknown) => {
+      log.error('owner endpoint request failed', ex);
+      if (BatonError.is(ex)) refuse(res, 400, ex.reason, ex.message);
+      else refuse(res, 500, 'internal', "internal error; see Baton's log");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  log.info(`owner endpoint listening on ${url}`);
+
+  return {
+    url,
+    token,
+    port,
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map(async (s) => {
+        await s.transport.close();
+        await s.server.close();
+      }));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** A control request. */
+export type ControlRequest =
+  | ({ op: 'decide' } & GateDecision)
+  | { op: 'status'; active_only?: boolean; limit?: number };
+
+/** HTTP status of a domain error. */
+function statusOf(reason: ErrorReason): number {
+  if (reason === 'invalid_input') return 400;
+  if (reason === 'unauthorized') return 401;
+  if (reason.endsWith('not_found')) return 404;
+  if (reason === 'invalid_state') return 409;
+  if (reason === 'rate_limited') return 429;
+  return 500;
+}
+
+/** Checks and runs one control request; never throws. */
+export async function handleControl(baton: BatonApi, raw: string, log: Log): Promise<{ status: number; body: unknown }> {
+  try {
+    const req = parseControl(raw);
+    if (req.op === 'status') return { status: 200, body: { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) } };
+    const { op: _op, ...decision } = req;
+    return { status: 200, body: { result: await baton.decide(decision) } };
+  } catch (ex) {
+    if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message } } };
+    log.error('control request failed', ex);
+    return { status: 500, body: { error: { reason: 'internal', message: "internal error; see Baton's log" } } };
+  }
+}
+
+/** Parses and validates a control body. */
+function parseControl(raw: string): ControlRequest {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    throw new BatonError('invalid_input', 'control body must be JSON');
+  }
+  if (body === null || typeof body !== 'object') throw new BatonError('invalid_input', 'control body must be a JSON object');
+  if (body.op === 'status') {
+    return { op: 'status', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
+  }
+  if (body.op !== 'decide') throw new BatonError('invalid_input', 'op must be "decide" or "status"');
+  if (typeof body.execution_id !== 'string' || !body.execution_id) throw new BatonError('invalid_input', 'execution_id must be a non-empty string');
+  if (body.decision !== 'approve' && body.decision !== 'reject') throw new BatonError('invalid_input', 'decision must be "approve" or "reject"');
+  for (const key of ['step_name', 'feedback', 'by'] as const) {
+    if (body[key] !== undefined && typeof body[key] !== 'string') throw new BatonError('invalid_input', `${key} must be a string`);
+  }
+  return {
+    op: 'decide',
+    execution_id: body.execution_id,
+    decision: body.decision,
+    step_name: body.step_name as string | undefined,
+    feedback: body.feedback as string | undefined,
+    by: body.by as string | undefined,
+  };
+}

@@ -1,0 +1,164 @@
+// Builds Baton's McpServer from the core facade: tools by group, resources, prompts, subscriptions, call log. No transport.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  CallToolRequestSchema, ErrorCode, McpError, ReadResourceRequestSchema,
+  type CallToolRequest, type CallToolResult, type ReadResourceRequest, type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { BatonApi, CallLogEntry } from '../core/api.js';
+import { BatonError } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import { formatInputIssues } from './inputErrors.js';
+import { WorkflowPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { installSubscriptions } from './subscriptions.js';
+import { assertToolGroups, type ToolGroup } from './toolGroups.js';
+import type { ToolSpec } from './toolSpec.js';
+import { registerBrokerTools } from './tools/brokerTools.js';
+
+/** Options of `createMcpServer`. */
+export interface CreateMcpServerOptions {
+  toolGroups: readonly ToolGroup[];
+  version: string;
+  log: Log;
+}
+
+/** A request handler as the SDK stores it. */
+type RawHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/** The call-log category of an error code (a BatonError reason or a NextStepError code). */
+export function errorCategory(code: string | undefined): NonNullable<CallLogEntry['error_category']> {
+  if (!code) return 'system_error';
+  if (code === 'rate_limited') return 'rate_limit';
+  if (code.startsWith('token_')) return 'token';
+  if (code === 'invalid_input' || code === 'template_not_found' || code === 'content_invalid') return 'validation';
+  if (code === 'invalid_state' || code.endsWith('not_found')) return 'state';
+  if (code === 'stall') return 'stall';
+  return 'system_error';
+}
+
+/** Builds the server; one per client session (they may share one BatonApi). */
+export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions): McpServer {
+  const groups = assertToolGroups(options.toolGroups);
+  const { log } = options;
+  const server = new McpServer(
+    { name: 'baton', title: 'Baton', version: options.version },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+      },
+      instructions:
+        'Baton runs multi-step workflows. Start one with workflow_next_step {"template_name": …} ' +
+        '(templates: available-workflows://all), then follow each step contract and submit with the step token.',
+    },
+  );
+  const clientName = () => server.server.getClientVersion()?.name;
+  const specs: ToolSpec[] = [];
+  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
+  // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.
+  registerResources(server, baton);
+  const prompts = new WorkflowPrompts(server, baton);
+  prompts.refresh();
+
+  wrapToolCalls(server, baton, log, specs, clientName);
+  wrapResourceReads(server, baton, log, clientName);
+  const unsubscribe = installSubscriptions(server, baton, log, () => {
+    prompts.refresh();
+    if (server.isConnected()) {
+      server.sendResourceListChanged();
+      server.sendPromptListChanged();
+    }
+  });
+  const previousOnClose = server.server.onclose;
+  server.server.onclose = () => {
+    unsubscribe();
+    previousOnClose?.();
+  };
+  return server;
+}
+
+/** The SDK's own handler for `method`, so ours can wrap it. */
+function sdkHandler(server: McpServer, method: string): RawHandler {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RawHandler> })._requestHandlers;
+  const handler = handlers.get(method);
+  if (!handler) throw new Error(`the MCP SDK registered no ${method} handler`);
+  return handler;
+}
+
+/** Accepts aliases (`workflow.next_step`), validates input with field-naming messages, logs every call. */
+function wrapToolCalls(server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], clientName: () => string | undefined): void {
+  const original = sdkHandler(server, 'tools/call');
+  const byName = new Map<string, ToolSpec>();
+  for (const spec of specs) {
+    byName.set(spec.name, spec);
+    for (const alias of spec.aliases) byName.set(alias, spec);
+  }
+  server.server.setRequestHandler(CallToolRequestSchema, async (request: CallToolRequest, extra) => {
+    const started = performance.now();
+    const spec = byName.get(request.params.name);
+    const name = spec?.name ?? request.params.name;
+    const args = request.params.arguments ?? {};
+    let result: CallToolResult;
+    let category: CallLogEntry['error_category'];
+    const parsed = spec?.inputSchema.safeParse(args);
+    if (spec && parsed && !parsed.success) {
+      const text = formatInputIssues(spec.name, parsed.error, args, spec.hints, Object.keys(spec.inputSchema.shape));
+      result = { isError: true, content: [{ type: 'text', text }] };
+      category = 'validation';
+    } else {
+      const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
+      result = (await original(forwarded, extra)) as CallToolResult;
+      const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+      if (result.isError) category = errorCategory(code);
+    }
+    const message = result.isError ? result.content.find((c) => c.type === 'text')?.text : undefined;
+    baton.logCall({
+      call_type: 'tool',
+      name,
+      request: args,
+      response: result.structuredContent ?? result.content,
+      duration_ms: performance.now() - started,
+      success: !result.isError,
+      error_message: message,
+      error_category: category,
+      ide_type: clientName(),
+    });
+    if (result.isError && category === 'system_error') log.debug(`tool ${name} failed: ${message ?? ''}`);
+    return result;
+  });
+}
+
+/** Logs every resource read and turns domain errors into MCP errors carrying the BatonError message. */
+function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined): void {
+  const original = sdkHandler(server, 'resources/read');
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (request: ReadResourceRequest, extra) => {
+    const started = performance.now();
+    const entry = { call_type: 'resource' as const, name: request.params.uri, request: request.params, ide_type: clientName() };
+    try {
+      const result = (await original(request, extra)) as ReadResourceResult;
+      baton.logCall({ ...entry, response: { contents: result.contents.length }, duration_ms: performance.now() - started, success: true });
+      return result;
+    } catch (ex) {
+      const error = toMcpError(ex, log, request.params.uri);
+      baton.logCall({
+        ...entry,
+        response: null,
+        duration_ms: performance.now() - started,
+        success: false,
+        error_message: error.message,
+        error_category: BatonError.is(ex) ? errorCategory(ex.reason) : ex instanceof McpError ? 'validation' : 'system_error',
+      });
+      throw error;
+    }
+  });
+}
+
+/** A BatonError keeps its message; an unexpected failure is logged and hidden. */
+function toMcpError(ex: unknown, log: Log, uri: string): McpError {
+  if (ex instanceof McpError) return ex;
+  if (BatonError.is(ex)) return new McpError(ErrorCode.InvalidParams, ex.message, { reason: ex.reason, uri });
+  log.error(`reading ${uri} failed`, ex);
+  return new McpError(ErrorCode.InternalError, "internal error; see Baton's log");
+}

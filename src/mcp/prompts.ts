@@ -1,0 +1,63 @@
+// Workflow templates offered as MCP prompts, so they show up as slash commands in chat.
+import type { McpServer, RegisteredPrompt } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import type { BatonApi } from '../core/api.js';
+import type { WorkflowTemplate } from '../core/types.js';
+import { NEXT_STEP_TOOL } from './tools/brokerTools.js';
+
+/** The user message of a template's prompt. */
+export function promptText(template: WorkflowTemplate, task: string | undefined): string {
+  const args = JSON.stringify(task ? { template_name: template.name, task_description: task } : { template_name: template.name });
+  return [
+    `Run Baton's "${template.name}" workflow${task ? ` for this task: ${task}` : ''}.`,
+    '',
+    `1. Call the ${NEXT_STEP_TOOL} tool with ${args}.`,
+    '2. Do only the step its next_step_contract names: use allowed_actions, never forbidden_actions, and produce required_output_format.',
+    `3. Call ${NEXT_STEP_TOOL} again with {"step_token": <new_step_token>, "model_output_so_far": {summary, artifacts, references, confidence}}.`,
+    '4. If the status is awaiting_approval, stop and ask me to approve the step; continue only after it is approved.',
+    '5. Repeat until the status is task_closed, then report the synthesis.',
+    '',
+    `Steps: ${template.steps.map((s) => `${s.name}${s.human_gate ? ' (needs approval)' : ''}`).join(' → ')}.`,
+  ].join('\n');
+}
+
+/** Keeps one prompt per workflow template; `refresh()` re-reads the templates after a content change. */
+export class WorkflowPrompts {
+  private registered = new Map<string, RegisteredPrompt>();
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly baton: BatonApi,
+  ) {}
+
+  /** Registers prompts for the current templates, removing those that no longer exist. */
+  refresh(): void {
+    const templates = this.baton.templates();
+    const names = new Set(templates.map((t) => t.name));
+    for (const [name, prompt] of this.registered) {
+      if (!names.has(name)) {
+        prompt.remove();
+        this.registered.delete(name);
+      }
+    }
+    for (const template of templates) {
+      this.registered.get(template.name)?.remove();
+      this.registered.set(template.name, this.register(template));
+    }
+  }
+
+  private register(template: WorkflowTemplate): RegisteredPrompt {
+    return this.server.registerPrompt(
+      template.name,
+      {
+        title: `Workflow: ${template.name}`,
+        description: template.description,
+        argsSchema: { task: z.string().optional().describe('What to work on') },
+      },
+      ({ task }) => ({
+        description: template.description,
+        messages: [{ role: 'user', content: { type: 'text', text: promptText(template, task) } }],
+      }),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+// The read-only resources of the broker spec, with DESIGN.md's hyphenated schemes.
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { BatonApi } from '../core/api.js';
+import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
+
+const MD = 'text/markdown';
+const JSON_MIME = 'application/json';
+
+/** A markdown resource body. */
+function markdown(uri: URL, text: string): ReadResourceResult {
+  return { contents: [{ uri: uri.href, mimeType: MD, text }] };
+}
+
+/** A JSON resource body. */
+function json(uri: URL, value: unknown): ReadResourceResult {
+  return { contents: [{ uri: uri.href, mimeType: JSON_MIME, text: JSON.stringify(value) }] };
+}
+
+/** The one variable of a template match, decoded. */
+function variable(vars: Record<string, string | string[]>, name: string): string {
+  const v = vars[name];
+  return decodeURIComponent(Array.isArray(v) ? v.join(',') : v ?? '');
+}
+
+/** `active` plus one entry per unfinished execution, for the list callbacks of the per-task resources. */
+function executionEntries(baton: BatonApi, scheme: string, label: string) {
+  const list = [{ uri: `${scheme}://active`, name: `${label}: active task`, mimeType: JSON_MIME }];
+  for (const e of baton.listExecutions({ active_only: true, limit: 50 })) {
+    const id = e.task_id ?? e.execution_id;
+    list.push({ uri: `${scheme}://${encodeURIComponent(id)}`, name: `${label}: ${e.workflow ?? e.kind} ${id}`, mimeType: JSON_MIME });
+  }
+  return list;
+}
+
+/** Registers every resource; errors thrown here are BatonErrors that the read wrapper turns into MCP errors. */
+export function registerResources(server: McpServer, baton: BatonApi): void {
+  server.registerResource(
+    'persona',
+    new ResourceTemplate('persona://{agent}', {
+      list: () => ({
+        resources: ['default', ...baton.agentNames()].map((a) => ({ uri: `persona://${encodeURIComponent(a)}`, name: `persona: ${a}`, mimeType: MD })),
+      }),
+    }),
+    { title: 'Agent persona', description: 'The full persona of an agent (markdown); persona://default is the supervisor.', mimeType: MD },
+    (uri, vars) => markdown(uri, baton.persona(variable(vars, 'agent'))),
+  );
+  server.registerResource(
+    'guardrails',
+    'guardrails://active',
+    { title: 'Active guardrails', description: 'Rules in force and forbidden actions (markdown).', mimeType: MD },
+    (uri) => markdown(uri, baton.guardrails()),
+  );
+  server.registerResource(
+    'current-step',
+    new ResourceTemplate('current-step://{task_id}', { list: () => ({ resources: executionEntries(baton, 'current-step', 'current step') }) }),
+    { title: 'Current step', description: 'The step in progress of a task (task id, execution id or "active"), its contract and artifacts.', mimeType: JSON_MIME },
+    (uri, vars) => json(uri, baton.currentStep(variable(vars, 'task_id'))),
+  );
+  server.registerResource(
+    'workflow-status',
+    new ResourceTemplate('workflow-status://{task_id}', { list: () => ({ resources: executionEntries(baton, 'workflow-status', 'workflow status') }) }),
+    { title: 'Workflow status', description: 'Full history of an execution: every step with its artifacts.', mimeType: JSON_MIME },
+    (uri, vars) => json(uri, baton.workflowStatus(variable(vars, 'task_id'))),
+  );
+  server.registerResource(
+    'project-context',
+    new ResourceTemplate('project-context://{project_id}', {
+      list: () => ({ resources: [{ uri: 'project-context://current', name: 'project context: workspace project', mimeType: JSON_MIME }] }),
+    }),
+    { title: 'Project context', description: 'The project and its active task ("current" = the workspace project).', mimeType: JSON_MIME },
+    async (uri, vars) => json(uri, await baton.projectContext(variable(vars, 'project_id'))),
+  );
+  server.registerResource(
+    'available-workflows',
+    'available-workflows://all',
+    { title: 'Available workflows', description: 'Every workflow template with its metadata.', mimeType: JSON_MIME },
+    (uri) => json(uri, baton.availableWorkflows()),
+  );
+  server.registerResource(
+    'workflow-artifacts',
+    // `{+query}` matches every form: recent?limit=N, type/T?limit=N, final, final/ID, ID, ID?final=true.
+    new ResourceTemplate('workflow-artifacts://{+query}', {
+      list: () => ({
+        resources: [
+          { uri: 'workflow-artifacts://recent?limit=50', name: 'artifacts: recent', mimeType: JSON_MIME },
+          { uri: 'workflow-artifacts://final', name: 'artifacts: final', mimeType: JSON_MIME },
+        ],
+      }),
+    }),
+    {
+      title: 'Workflow artifacts',
+      description:
+        'Artifacts by query: recent?limit=N, type/{type}?limit=N, final, final/{execution_id}, {execution_id}, {execution_id}?final=true.',
+      mimeType: JSON_MIME,
+    },
+    (uri) => json(uri, baton.artifacts(parseArtifactsUri(uri.href))),
+  );
+}

@@ -1,0 +1,75 @@
+// Resource subscriptions: which subscribed URIs a domain event touches, and the notifications it sends.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { BatonApi } from '../core/api.js';
+import type { Log } from '../core/ports.js';
+import type { BatonEvent } from '../core/types.js';
+
+/** Forms of a per-task URI that follow whatever is active or recent rather than one execution. */
+const FLOATING = new Set(['active', 'recent', 'final', 'all', 'current']);
+
+/** A subscribed URI split into what matching needs. */
+interface Subscription {
+  scheme: string;
+  /** First path segment after `//` (task id, execution id, `active`, `recent`, `type`, `final`, …). */
+  head: string;
+  /** Second segment (`final/{id}`), if any. */
+  second: string | null;
+  /** The execution a task-id subscription resolved to when it was made. */
+  executionId: string | null;
+}
+
+/** Splits `scheme://head/second?query`. */
+function parse(uri: string): Omit<Subscription, 'executionId'> | null {
+  const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(?:\/([^?#]*))?/i.exec(uri);
+  if (!m) return null;
+  return { scheme: m[1]!.toLowerCase(), head: decodeURIComponent(m[2] ?? ''), second: m[3] ? decodeURIComponent(m[3]) : null };
+}
+
+/** Whether `event` changes what `sub` returns. */
+export function eventTouches(sub: Subscription, event: BatonEvent): boolean {
+  if (event.type === 'content') return sub.scheme === 'persona' || sub.scheme === 'guardrails' || sub.scheme === 'available-workflows';
+  if (event.type === 'project') return sub.scheme === 'project-context' || sub.head === 'active';
+  if (event.type === 'stall') return false;
+  if (sub.scheme === 'project-context') return true;
+  if (sub.scheme !== 'current-step' && sub.scheme !== 'workflow-status' && sub.scheme !== 'workflow-artifacts') return false;
+  if (FLOATING.has(sub.head) && !(sub.head === 'final' && sub.second)) return true;
+  if (sub.scheme === 'workflow-artifacts' && sub.head === 'type') return true;
+  const id = sub.head === 'final' && sub.second ? sub.second : sub.head;
+  const taskId = event.type === 'execution' ? event.task_id : null;
+  return id === event.execution_id || (taskId !== null && id === taskId) || sub.executionId === event.execution_id;
+}
+
+/** Tracks one server's subscriptions and sends `notifications/resources/updated`; returns a disposer. */
+export function installSubscriptions(server: McpServer, baton: BatonApi, log: Log, onContent: () => void): () => void {
+  const subs = new Map<string, Subscription>();
+  server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
+    const parsed = parse(req.params.uri);
+    if (parsed) subs.set(req.params.uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+    subs.delete(req.params.uri);
+    return {};
+  });
+  return baton.onEvent((event) => {
+    if (event.type === 'content') onContent();
+    if (!server.isConnected()) return;
+    for (const [uri, sub] of subs) {
+      if (!eventTouches(sub, event)) continue;
+      server.server.sendResourceUpdated({ uri }).catch((ex: unknown) => log.debug(`resources/updated for ${uri} not sent`, ex));
+    }
+  });
+}
+
+/** The execution a task-id subscription names now, so step events (which carry no task id) match it. */
+function resolveExecution(baton: BatonApi, sub: Omit<Subscription, 'executionId'>): string | null {
+  if (sub.scheme !== 'current-step' && sub.scheme !== 'workflow-status' && sub.scheme !== 'workflow-artifacts') return null;
+  const id = sub.head === 'final' && sub.second ? sub.second : sub.head;
+  if (!id || FLOATING.has(id) || id === 'type') return null;
+  try {
+    return baton.currentStep(id).execution_id;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,13 @@
+// What createMcpServer needs to know about a registered tool to pre-validate calls and accept aliases.
+import type * as z from 'zod';
+
+/** A registered tool's validation data. */
+export interface ToolSpec {
+  /** The listed name. */
+  name: string;
+  /** Other names `tools/call` accepts (e.g. the spec's dotted spelling). */
+  aliases: string[];
+  inputSchema: z.ZodObject;
+  /** Path → what the field must be, for error messages. */
+  hints: Record<string, string>;
+}

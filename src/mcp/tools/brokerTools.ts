@@ -1,0 +1,74 @@
+// The `broker` group: `workflow.next_step`, listed as `workflow_next_step` because clients refuse dots in tool names.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { BatonApi } from '../../core/api.js';
+import { BatonError } from '../../core/errors.js';
+import type { Log } from '../../core/ports.js';
+import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
+import type { ToolSpec } from '../toolSpec.js';
+import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
+
+/** The listed name (OpenAI-compatible: `^[a-zA-Z0-9_-]+$`). */
+export const NEXT_STEP_TOOL = 'workflow_next_step';
+/** The spec's spelling, still accepted by `tools/call`. */
+export const NEXT_STEP_TOOL_SPEC_NAME = 'workflow.next_step';
+
+const DESCRIPTION = `Baton's workflow broker: it hands you one step at a time, with a contract saying what you may and may not do, and records what you submit. Always do exactly one step per token.
+
+How to call it:
+- Start a workflow: {"template_name": "bug-fix", "task_description": "what to fix"} (names: resource available-workflows://all).
+- Finish your step and get the next one: {"step_token": "<new_step_token from your last result>", "model_output_so_far": {"summary": "...", "artifacts": [{"type": "markdown", "title": "...", "content": "..."}], "references": ["path/file.ts"], "confidence": 0.8}}.
+- Claim a parallel ready step of a running workflow: {"task_id": "<task_id or execution_id>"}.
+- Your token expired but the step is still yours: {"request": "refresh_token", "step_token": "<old token>"}.
+
+What the result's status means:
+- ok: do the step in next_step_contract (allowed_actions only, never forbidden_actions), produce required_output_format, then call again with new_step_token and your model_output_so_far. context carries your persona, guardrails and the artifacts you depend on.
+- awaiting_approval: a person must approve the step before the workflow goes on. Stop and tell the user; call again later with the same token (or read current-step://<task_id>). If they reject it, the step comes back with their feedback.
+- no_op: nothing to do right now (e.g. other agents hold the ready steps); wait and retry later.
+- task_closed: the workflow is finished; synthesis holds the outcome.
+- error: error.message says what went wrong and error.recovery what to call next.`;
+
+/** Registers the broker tools; returns their specs for input pre-validation and aliases. */
+export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined): ToolSpec[] {
+  server.registerTool(
+    NEXT_STEP_TOOL,
+    {
+      title: 'Workflow: next step',
+      description: DESCRIPTION,
+      inputSchema: nextStepInputSchema,
+      outputSchema: nextStepOutputSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (args): Promise<CallToolResult> => {
+      try {
+        const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() });
+        return toResult(res);
+      } catch (ex) {
+        if (BatonError.is(ex)) {
+          return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: '' } });
+        }
+        log.error(`${NEXT_STEP_TOOL} failed`, ex);
+        return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
+      }
+    },
+  );
+  return [
+    {
+      name: NEXT_STEP_TOOL,
+      aliases: [NEXT_STEP_TOOL_SPEC_NAME],
+      inputSchema: nextStepInputSchema,
+      hints: NEXT_STEP_FIELD_HINTS,
+    },
+  ];
+}
+
+/** A core response as a tool result: structured content plus a short text. */
+function toResult(res: NextStepResponse): CallToolResult {
+  const structuredContent = res as unknown as Record<string, unknown>;
+  if (res.status === 'error') {
+    const e = res.error;
+    const text = e ? `${e.message}${e.recovery ? ` ${e.recovery}` : ''}` : 'error';
+    return { isError: true, structuredContent, content: [{ type: 'text', text }] };
+  }
+  return { structuredContent, content: [{ type: 'text', text: res.human_message ?? res.status }] };
+}

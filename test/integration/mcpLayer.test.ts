@@ -1,0 +1,192 @@
+// Rule: the MCP layer itself — tool names clients accept, input errors that name the field and the fix, hidden
+// internal errors, a call log entry per call, and notifications routed by the event's execution. (Scripted core.)
+import assert from 'node:assert/strict';
+import { describe, it, before, after } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { silentLog } from '../../src/core/ports.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { parseToolGroups } from '../../src/mcp/toolGroups.js';
+import { FakeBaton } from '../fixtures/mcp/fakeBaton.js';
+
+const validOutput = { summary: 's', artifacts: [{ type: 'markdown', title: 't', content: 'c' }], references: [], confidence: 0.5 };
+
+async function connect(baton: FakeBaton) {
+  const server = createMcpServer(baton, { toolGroups: ['broker'], version: '0.0.0-test', log: silentLog });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'layer-test', version: '1' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  return { server, client };
+}
+
+/** A field's bad value and the text the error must contain. */
+const BAD_INPUT: Array<[string, Record<string, unknown>, string]> = [
+  ['template_name', { template_name: 42 }, 'template_name must be'],
+  ['template_name empty', { template_name: '' }, 'template_name must be'],
+  ['task_description', { template_name: 'demo', task_description: 7 }, 'task_description must be'],
+  ['step_token', { step_token: 5 }, 'step_token must be'],
+  ['request', { step_token: 't', request: 'go' }, 'request must be either "continue" or "refresh_token" (got "go")'],
+  ['model_output_so_far', { step_token: 't', model_output_so_far: 'done' }, 'model_output_so_far must be an object'],
+  ['summary', { step_token: 't', model_output_so_far: { ...validOutput, summary: undefined } }, 'model_output_so_far.summary is required'],
+  ['artifacts', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: 'x' } }, 'model_output_so_far.artifacts must be an array'],
+  ['artifact item', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: ['x'] } }, 'model_output_so_far.artifacts[0] must be an object'],
+  ['artifact type', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'pdf', title: 't', content: 'c' }] } }, 'model_output_so_far.artifacts[0].type must be one of design_doc'],
+  ['artifact title', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 3, content: 'c' }] } }, 'model_output_so_far.artifacts[0].title must be'],
+  ['artifact content', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't' }] } }, 'model_output_so_far.artifacts[0].content is required'],
+  ['artifact description', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't', content: 'c', description: 1 }] } }, 'model_output_so_far.artifacts[0].description must be'],
+  ['artifact metadata', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't', content: 'c', metadata: 'm' }] } }, 'model_output_so_far.artifacts[0].metadata must be an object'],
+  ['references', { step_token: 't', model_output_so_far: { ...validOutput, references: 'a.ts' } }, 'model_output_so_far.references must be an array of strings'],
+  ['references item', { step_token: 't', model_output_so_far: { ...validOutput, references: [1] } }, 'model_output_so_far.references[0] must be a string'],
+  ['confidence', { step_token: 't', model_output_so_far: { ...validOutput, confidence: 5 } }, 'model_output_so_far.confidence must be a number between 0 and 1 (got 5)'],
+  ['confidence type', { step_token: 't', model_output_so_far: { ...validOutput, confidence: 'high' } }, 'model_output_so_far.confidence must be a number between 0 and 1 (got "high")'],
+  ['decisions', { step_token: 't', model_output_so_far: { ...validOutput, decisions: {} } }, 'model_output_so_far.decisions must be an array'],
+  ['decision.decision', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ rationale: 'r', alternatives_rejected: [], trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].decision is required'],
+  ['decision.rationale', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 1, alternatives_rejected: [], trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].rationale must be'],
+  ['decision.alternatives_rejected', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: 'none', trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].alternatives_rejected must be an array'],
+  ['decision.trade_offs', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: [] }] } }, 'model_output_so_far.decisions[0].trade_offs is required'],
+  ['decision.context', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: [], trade_offs: 't', context: 2 }] } }, 'model_output_so_far.decisions[0].context must be'],
+  ['findings', { step_token: 't', model_output_so_far: { ...validOutput, findings: 'bad' } }, 'model_output_so_far.findings must be an array'],
+  ['finding.severity', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'urgent', category: 'c', description: 'd', recommendation: 'r' }] } }, 'model_output_so_far.findings[0].severity must be one of critical, high, medium, low (got "urgent")'],
+  ['finding.category', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', description: 'd', recommendation: 'r' }] } }, 'model_output_so_far.findings[0].category is required'],
+  ['finding.description', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 9, recommendation: 'r' }] } }, 'model_output_so_far.findings[0].description must be'],
+  ['finding.location', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd', recommendation: 'r', location: 1 }] } }, 'model_output_so_far.findings[0].location must be'],
+  ['finding.recommendation', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd' }] } }, 'model_output_so_far.findings[0].recommendation is required'],
+  ['finding.impact', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd', recommendation: 'r', impact: [] }] } }, 'model_output_so_far.findings[0].impact must be'],
+  ['next_steps', { step_token: 't', model_output_so_far: { ...validOutput, next_steps: 'x' } }, 'model_output_so_far.next_steps must be an array of strings'],
+  ['blockers', { step_token: 't', model_output_so_far: { ...validOutput, blockers: [false] } }, 'model_output_so_far.blockers[0] must be a string'],
+  ['output metadata', { step_token: 't', model_output_so_far: { ...validOutput, metadata: 3 } }, 'model_output_so_far.metadata must be an object'],
+  ['requested_step_name', { template_name: 'demo', requested_step_name: 1 }, 'requested_step_name must be'],
+  ['intent_tags', { template_name: 'demo', intent_tags: 'security' }, 'intent_tags must be an array of strings'],
+  ['referenced_paths', { template_name: 'demo', referenced_paths: [1] }, 'referenced_paths[0] must be a string'],
+  ['rationale', { template_name: 'demo', rationale: {} }, 'rationale must be a string'],
+  ['task_id', { task_id: 12 }, 'task_id must be'],
+  ['unknown field', { step_tokn: 'x' }, 'unknown field "step_tokn"; valid fields: template_name'],
+];
+
+describe('MCP layer (scripted core)', () => {
+  let baton: FakeBaton;
+  let client: Client;
+  before(async () => {
+    baton = new FakeBaton();
+    ({ client } = await connect(baton));
+  });
+  after(async () => client.close());
+
+  for (const [field, args, expected] of BAD_INPUT) {
+    it(`bad ${field} → isError naming the field, and the server stays up`, async () => {
+      const before = baton.calls.length;
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+      assert.equal(res.isError, true);
+      const text = (res.content as Array<{ text: string }>)[0]!.text;
+      assert.ok(text.includes(expected), `expected ${JSON.stringify(expected)} in: ${text}`);
+      assert.equal(baton.calls.length, before, 'the core is not called with bad input');
+      const ok = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'demo' } });
+      assert.equal(ok.isError, undefined);
+    });
+  }
+
+  it('accepts the spec spelling workflow.next_step and logs it under the listed name', async () => {
+    const res = await client.callTool({ name: 'workflow.next_step', arguments: { template_name: 'demo' } });
+    assert.equal((res.structuredContent as { status: string }).status, 'ok');
+    assert.equal(baton.logged.at(-1)!.name, 'workflow_next_step');
+    assert.equal(baton.logged.at(-1)!.ide_type, 'layer-test');
+    assert.equal(baton.logged.at(-1)!.success, true);
+  });
+
+  it('an unknown tool is still refused', async () => {
+    const res = await client.callTool({ name: 'workflow.nope', arguments: {} });
+    assert.equal(res.isError, true);
+  });
+
+  it('a core error result becomes isError with the same structuredContent and a token category in the log', async () => {
+    const err = { status: 'error' as const, error: { code: 'token_expired', message: 'The step token expired.', recovery: 'Call with request "refresh_token".' } };
+    baton.nextStepImpl = async () => err;
+    try {
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'old' } });
+      assert.equal(res.isError, true);
+      assert.deepEqual(res.structuredContent, err);
+      assert.match((res.content as Array<{ text: string }>)[0]!.text, /expired.*refresh_token/);
+      assert.equal(baton.logged.at(-1)!.error_category, 'token');
+    } finally {
+      baton.nextStepImpl = null;
+    }
+  });
+
+  it('an unexpected exception is hidden from the agent', async () => {
+    baton.nextStepImpl = async () => {
+      throw new Error('db file /secret/path exploded');
+    };
+    try {
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'demo' } });
+      assert.equal(res.isError, true);
+      const text = (res.content as Array<{ text: string }>)[0]!.text;
+      assert.equal(text, "internal error; see Baton's log");
+    } finally {
+      baton.nextStepImpl = null;
+    }
+  });
+
+  it('resource domain errors carry the BatonError message; internal ones do not leak', async () => {
+    await assert.rejects(client.readResource({ uri: 'persona://nobody' }), /agent "nobody" not found; read persona:\/\/default/);
+    await assert.rejects(client.readResource({ uri: 'persona://crash' }), (ex: Error) => !ex.message.includes('secret') && /internal error/.test(ex.message));
+    assert.equal(baton.logged.at(-1)!.call_type, 'resource');
+    assert.equal(baton.logged.at(-1)!.success, false);
+  });
+
+  it('routes updates by execution id, task id and floating forms; not to other executions', async () => {
+    const got: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void got.push(n.params.uri));
+    for (const uri of ['current-step://task-1', 'workflow-status://exec-1', 'workflow-artifacts://recent?limit=5', 'current-step://other']) {
+      await client.subscribeResource({ uri });
+    }
+    baton.emit({ type: 'step', execution_id: 'exec-1', step_name: 'only', status: 'completed' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(got.sort(), ['current-step://task-1', 'workflow-artifacts://recent?limit=5', 'workflow-status://exec-1']);
+    await client.unsubscribeResource({ uri: 'current-step://task-1' });
+    got.length = 0;
+    baton.emit({ type: 'artifact', execution_id: 'exec-1', artifact_id: 'a', is_final: false });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(!got.includes('current-step://task-1'));
+  });
+
+  it('a content event refreshes the prompts', async () => {
+    baton.templateList = [...baton.templateList, { ...baton.templateList[0]!, name: 'second', description: 'another' }];
+    baton.emit({ type: 'content', kinds: ['workflows'] });
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['demo', 'second']);
+  });
+
+  it('closing the server releases the core listener', async () => {
+    const fresh = new FakeBaton();
+    const { client: c } = await connect(fresh);
+    assert.equal(fresh.listenerCount, 1);
+    await c.close();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(fresh.listenerCount, 0);
+  });
+});
+
+describe('tool groups', () => {
+  it('parses broker, lists and all', () => {
+    assert.deepEqual(parseToolGroups(undefined), ['broker']);
+    assert.deepEqual(parseToolGroups('broker,lifecycle'), ['broker', 'lifecycle']);
+    assert.equal(parseToolGroups('all').length, 6);
+  });
+  it('an unknown group is a clear error listing the valid ones', () => {
+    assert.throws(() => parseToolGroups('broker,lifecyle'), /unknown tool group "lifecyle"; valid groups: broker, specs, lifecycle, content, memory, context/);
+    assert.throws(
+      () => createMcpServer(new FakeBaton(), { toolGroups: ['nope' as never], version: '0', log: silentLog }),
+      /unknown tool group "nope"/,
+    );
+  });
+  it('without the broker group there is no workflow_next_step', async () => {
+    const server = createMcpServer(new FakeBaton(), { toolGroups: ['lifecycle'], version: '0', log: silentLog });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '1' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 0);
+    await client.close();
+  });
+});
