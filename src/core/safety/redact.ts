@@ -1,0 +1,101 @@
+// Removes secrets from what the call log stores: step tokens, API keys, passwords, private keys.
+
+const REDACTED = '[REDACTED]';
+const tag = (kind: string) => `[REDACTED:${kind}]`;
+
+/** Splits `fooBar_baz-qux.x` into lower-case words. */
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+const SECRET_WORDS = new Set(['token', 'password', 'passwd', 'pwd', 'secret', 'apikey', 'authorization', 'cookie', 'credential', 'credentials']);
+const KEY_QUALIFIERS = new Set(['api', 'private', 'secret', 'access', 'signing']);
+
+/** Object keys whose string values are secrets: the name ends in token/password/secret/…, or in api_key/private_key. */
+function isSecretKeyName(name: string): boolean {
+  const words = nameWords(name);
+  const last = words.at(-1);
+  if (last === undefined) return false;
+  if (SECRET_WORDS.has(last)) return true;
+  return last === 'key' && KEY_QUALIFIERS.has(words.at(-2) ?? '');
+}
+
+/** `.env`-style names: containing the word SECRET/TOKEN/PASSWORD or API_KEY/PRIVATE_KEY (not `MAX_TOKENS`). */
+function isSecretEnvName(name: string): boolean {
+  const words = nameWords(name);
+  return words.some((w, i) => ['secret', 'token', 'password', 'passwd', 'apikey'].includes(w)
+    || (w === 'key' && (words[i - 1] === 'api' || words[i - 1] === 'private')));
+}
+
+/** Pattern replacements applied to every string, in order (multi-line and structured forms first). */
+const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
+  // PEM private keys, also when truncated before the END line.
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, tag('private_key')],
+  // scheme://user:password@host → keep the user.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]+):([^\s/?#@]+)@/gi, (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`],
+  [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, tag('jwt')],
+  // Baton step tokens: base64url JSON object + '.' + 43-char HMAC-SHA256.
+  [/\beyJ[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, tag('step_token')],
+  [/\bsk-ant-[A-Za-z0-9_-]{20,}/g, tag('anthropic_key')],
+  [/\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, tag('openai_key')],
+  [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/g, tag('github_token')],
+  [/\bgithub_pat_[A-Za-z0-9_]{22,}/g, tag('github_token')],
+  [/\bxox[abposr]-[A-Za-z0-9-]{10,}/g, tag('slack_token')],
+  [/\bAIza[0-9A-Za-z_-]{35}/g, tag('google_api_key')],
+  [/\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}/g, tag('stripe_key')],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, tag('aws_access_key_id')],
+  [/\b(aws_secret_access_key["']?\s*[=:]\s*["']?)[A-Za-z0-9/+=]{16,}/gi, (_m, prefix: string) => `${prefix}${tag('aws_secret')}`],
+  [/\b(Bearer\s+)[A-Za-z0-9\-._~+/]{16,}=*/gi, (_m, prefix: string) => `${prefix}${tag('bearer')}`],
+  // HTTP header lines.
+  [/^(\s*(?:proxy-)?(?:authorization|cookie|set-cookie|x-api-key)\s*:\s*)(?!\[REDACTED)\S[^\r\n]*/gim, (_m, prefix: string) => `${prefix}${REDACTED}`],
+  // "name": "value" inside JSON text.
+  [/("([A-Za-z_][A-Za-z0-9_.-]*)"\s*:\s*)"((?:[^"\\\r\n]|\\.)*)"/g,
+    (m, prefix: string, name: string, value: string) => (isSecretKeyName(name) && value !== '' && !value.startsWith('[REDACTED') ? `${prefix}"${REDACTED}"` : m)],
+  // NAME=value (.env files, shell, query strings).
+  [/(^|[^A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*)("[^"\r\n]*"|'[^'\r\n]*'|[^\s&"'`,;=][^\s&"'`,;]*)/gm,
+    (m, lead: string, name: string, eq: string, value: string) => {
+      const bare = value.replace(/^["']|["']$/g, '');
+      return isSecretEnvName(name) && bare !== '' && !bare.startsWith('[REDACTED') ? `${lead}${name}${eq}${REDACTED}` : m;
+    }],
+];
+
+/** `text` with secrets replaced by `[REDACTED]` or `[REDACTED:kind]`. */
+export function redactText(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of TEXT_RULES) {
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement as (m: string, ...g: string[]) => string);
+  }
+  return out;
+}
+
+function redactValue(value: unknown, ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (ancestors.has(value)) return '[Circular]';
+  if (value instanceof Date) return new Date(value.getTime());
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((item) => redactValue(item, ancestors));
+    if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
+    if (value instanceof Map) return redactValue(Object.fromEntries(value), ancestors);
+    if (value instanceof Set) return redactValue([...value], ancestors);
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = typeof item === 'string' && isSecretKeyName(key) ? REDACTED : redactValue(item, ancestors);
+    }
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** A deep copy of `value` with secrets redacted (secret-named keys wholesale, patterns in every string); cycles become '[Circular]'. */
+export function redactSecrets(value: unknown): unknown {
+  return redactValue(value, new Set());
+}
