@@ -60,8 +60,8 @@ export class FieldReader {
     if (explicit === undefined && obj['name'] !== undefined && obj['name'] !== null) return undefined;
     const name = explicit ?? fallback;
     if (!NAME_PATTERN.test(name)) {
-      const origin = explicit === undefined ? `the file name '${name}' (used because there is no 'name' field)` : `'${name}'`;
-      this.error(explicit === undefined ? at : [...at, 'name'], `${where}: name ${origin} is not valid; expected ${expected}, since it is used in URIs such as persona://NAME`);
+      const origin = explicit === undefined ? `the file name '${name}' (the name, as there is no 'name' field)` : `name '${name}'`;
+      this.error(explicit === undefined ? at : [...at, 'name'], `${where}: ${origin} is not valid; expected ${expected}, since names appear in URIs such as persona://NAME`);
       return undefined;
     }
     return name;

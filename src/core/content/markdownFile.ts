@@ -45,7 +45,7 @@ function split(raw: string, path: string): Split | ContentProblem {
     const e = ex as { mark?: { line?: number }; reason?: string; message?: string };
     // js-yaml counts from 0 within the frontmatter, which front-matter trims of leading blank lines.
     const firstField = lines.findIndex((l, i) => i > 0 && l.trim() !== '');
-    const line = e.mark?.line !== undefined ? e.mark.line + firstField + 1 : null;
+    const line = e.mark?.line !== undefined ? Math.min(e.mark.line + firstField + 1, fmEnd) : null;
     const reason = e.reason ?? String(e.message ?? ex).split('\n')[0];
     return { path, line, message: `frontmatter YAML error: ${reason}` };
   }

@@ -104,7 +104,7 @@ function readSteps(r: FieldReader, root: Record<string, unknown>, agentLines: Ma
   const firstIndex = new Map<string, number>();
   raw.forEach((item, i) => {
     const step = readStep(r, item, i);
-    if (!step) return;
+    if (step === undefined) return;
     const earlier = firstIndex.get(step.name);
     if (earlier !== undefined) {
       r.error(['steps', i, 'name'], `step '${step.name}' (steps[${i}]): duplicate step name; steps[${earlier}] already uses it, and step names must be unique`);
@@ -114,6 +114,7 @@ function readSteps(r: FieldReader, root: Record<string, unknown>, agentLines: Ma
     agentLines.set(step.name, r.lineOf(['steps', i, 'agent']));
     steps.push({ step, index: i });
   });
+  // Graph checks run over every named step, even ones with other errors, so one run shows everything.
   for (const { step, index } of steps) {
     step.dependencies.forEach((dep, j) => {
       if (firstIndex.has(dep)) return;
@@ -136,7 +137,6 @@ function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | un
   const rawName = typeof item['name'] === 'string' ? item['name'].trim() : '';
   const where = rawName ? `step '${rawName}'` : `steps[${i}]`;
   r.unknownKeys(item, at, where, STEP_FIELDS);
-  const before = r.errors;
   const name = r.string(item, at, 'name', where, 'a step name such as implement-fix', true);
   const agent = r.string(item, at, 'agent', where, 'the name of the agent that runs the step, such as implementer', true);
   const description = r.string(item, at, 'description', where, 'the task text the agent reads', true);
@@ -146,9 +146,10 @@ function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | un
   const gate = r.boolean(item, at, 'human_gate', where, false);
   const paths = r.stringList(item, at, 'path_patterns', where);
   const tags = r.stringList(item, at, 'tags', where);
-  if (r.errors > before || name === undefined || agent === undefined || description === undefined) return undefined;
+  // A step with other errors keeps its name and dependencies for the graph checks; the file is rejected anyway.
+  if (name === undefined) return undefined;
   return {
-    name, agent, description, dependencies, allowed_actions: allowed,
+    name, agent: agent ?? '', description: description ?? '', dependencies, allowed_actions: allowed,
     required_output_format: format ?? DEFAULT_OUTPUT_FORMAT, human_gate: gate, path_patterns: paths, tags,
   };
 }
