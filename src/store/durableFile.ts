@@ -1,0 +1,82 @@
+// Crash-safe file replacement: write a temp file in the same folder, fsync it, rename it over the
+// target, fsync the folder.
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+// Windows cannot open or fsync a directory; its renames are durable enough once the file is flushed.
+const dirSyncUnsupported = (code: string | undefined) =>
+  process.platform === 'win32' || code === 'EISDIR' || code === 'EINVAL' || code === 'EPERM';
+
+/** fsyncs a directory so a rename inside it survives power loss. */
+export function fsyncDirSync(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch (ex) {
+    if (dirSyncUnsupported((ex as NodeJS.ErrnoException).code)) return;
+    throw ex;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (ex) {
+    if (!dirSyncUnsupported((ex as NodeJS.ErrnoException).code)) throw ex;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+let tempCounter = 0;
+const tempPathOf = (path: string) => `${path}.tmp-${process.pid}-${++tempCounter}`;
+
+/** Atomically and durably replaces `path` with `data` (async: used for multi-MB snapshots). */
+export async function replaceFileDurable(path: string, data: Uint8Array): Promise<void> {
+  const temp = tempPathOf(path);
+  try {
+    const fh = await open(temp, 'w', 0o600);
+    try {
+      let done = 0;
+      while (done < data.length) {
+        const { bytesWritten } = await fh.write(data, done, data.length - done);
+        done += bytesWritten;
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+  } catch (ex) {
+    await unlink(temp).catch(() => undefined);
+    throw ex;
+  }
+  fsyncDirSync(dirname(path));
+}
+
+/** Writes `data` to a synced temp file beside `path`; returns the temp path for `commitReplace`. */
+export function writeTempSync(path: string, data: Uint8Array): string {
+  const temp = tempPathOf(path);
+  try {
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      let done = 0;
+      while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (ex) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file may not exist; the original error is what matters
+    }
+    throw ex;
+  }
+  return temp;
+}
+
+/** Renames a temp file from `writeTempSync` over `path` and syncs the folder. */
+export function commitReplaceSync(temp: string, path: string): void {
+  renameSync(temp, path);
+  fsyncDirSync(dirname(path));
+}

@@ -1,0 +1,181 @@
+// The write-ahead journal: one checksummed, length-prefixed record per committed write transaction.
+//
+// Frame: magic u32 'BJR1' | payload length u32 | crc32(payload) u32 | payload (UTF-8 JSON).
+// Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}.
+// Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { SqlParams, SqlValue } from '../core/ports.js';
+
+export const FRAME_MAGIC = 0x314a5242; // 'BJR1' little-endian
+export const FRAME_HEADER = 12;
+const MAX_PAYLOAD = 0x7fff_ffff;
+
+/** One journaled statement: SQL and its (encoded) parameters. */
+export type JournalStatement = [sql: string, params: unknown];
+
+/** A decoded journal record. */
+export interface JournalRecord {
+  seq: number;
+  group: number;
+  statements: JournalStatement[];
+  /** Byte offset of the frame in the file. */
+  offset: number;
+  /** Byte length of the whole frame. */
+  length: number;
+}
+
+/** The journal file as the store writes it; injectable so tests can simulate a full disk. */
+export interface JournalFile {
+  /** Current size in bytes. */
+  size(): number;
+  /** Appends all of `data` at the end. */
+  append(data: Uint8Array): void;
+  /** fdatasync. */
+  sync(): void;
+  truncate(length: number): void;
+  read(offset: number, length: number): Buffer;
+  close(): void;
+}
+
+/** Opens (creating if needed) a journal file for appending. */
+export function openNodeJournalFile(path: string): JournalFile {
+  const fd = openSync(path, 'a+', 0o600);
+  let size = fstatSync(fd).size;
+  return {
+    size: () => size,
+    append(data) {
+      let done = 0;
+      while (done < data.length) done += writeSync(fd, data, done, data.length - done, null);
+      size += data.length;
+    },
+    sync: () => fdatasyncSync(fd),
+    truncate(length) {
+      ftruncateSync(fd, length);
+      size = length;
+    },
+    read(offset, length) {
+      const buf = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const n = readSync(fd, buf, done, length - done, offset + done);
+        if (n === 0) throw new Error(`journal ${path}: unexpected end of file at ${offset + done}`);
+        done += n;
+      }
+      return buf;
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+function encodeValue(v: SqlValue): unknown {
+  if (v instanceof Uint8Array) return { $b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
+  if (typeof v === 'number' && !Number.isFinite(v)) return { $n: String(v) };
+  return v;
+}
+
+function decodeValue(v: unknown): SqlValue {
+  if (v !== null && typeof v === 'object') {
+    const o = v as { $b?: string; $n?: string };
+    if (typeof o.$b === 'string') return new Uint8Array(Buffer.from(o.$b, 'base64'));
+    if (typeof o.$n === 'string') return Number(o.$n);
+  }
+  return v as SqlValue;
+}
+
+/** Encodes one statement as a JSON fragment; done at run() time so later mutation of params can't diverge. */
+export function encodeStatement(sql: string, params: SqlParams | undefined): string {
+  let p: unknown = null;
+  if (Array.isArray(params)) {
+    p = params.map(encodeValue);
+  } else if (params) {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params as Record<string, SqlValue>)) o[k] = encodeValue(v);
+    p = o;
+  }
+  return JSON.stringify([sql, p]);
+}
+
+/** Decodes a statement's parameters back to bindable values. */
+export function decodeParams(p: unknown): SqlValue[] | Record<string, SqlValue> | undefined {
+  if (p === null || p === undefined) return undefined;
+  if (Array.isArray(p)) return p.map(decodeValue);
+  const o: Record<string, SqlValue> = {};
+  for (const [k, v] of Object.entries(p as Record<string, unknown>)) o[k] = decodeValue(v);
+  return o;
+}
+
+/** Frames one record whose statements are already-encoded JSON fragments. */
+export function encodeFrame(seq: number, group: number, statements: readonly string[]): Buffer {
+  const payload = `{"s":${seq},"g":${group},"q":[${statements.join(',')}]}`;
+  const len = Buffer.byteLength(payload, 'utf8');
+  const frame = Buffer.allocUnsafe(FRAME_HEADER + len);
+  frame.write(payload, FRAME_HEADER, 'utf8');
+  frame.writeUInt32LE(FRAME_MAGIC, 0);
+  frame.writeUInt32LE(len, 4);
+  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER)), 8);
+  return frame;
+}
+
+/** Decodes the frame at `offset`, or null if it is incomplete, mis-framed or fails its checksum. */
+export function decodeFrameAt(buf: Buffer, offset: number): JournalRecord | null {
+  if (offset + FRAME_HEADER > buf.length) return null;
+  if (buf.readUInt32LE(offset) !== FRAME_MAGIC) return null;
+  const len = buf.readUInt32LE(offset + 4);
+  if (len < 2 || len > MAX_PAYLOAD || offset + FRAME_HEADER + len > buf.length) return null;
+  const payload = buf.subarray(offset + FRAME_HEADER, offset + FRAME_HEADER + len);
+  if (crc32(payload) !== buf.readUInt32LE(offset + 8)) return null;
+  let parsed: { s?: unknown; g?: unknown; q?: unknown };
+  try {
+    parsed = JSON.parse(payload.toString('utf8')) as typeof parsed;
+  } catch {
+    return null;
+  }
+  if (typeof parsed.s !== 'number' || typeof parsed.g !== 'number' || !Array.isArray(parsed.q)) return null;
+  return { seq: parsed.s, group: parsed.g, statements: parsed.q as JournalStatement[], offset, length: FRAME_HEADER + len };
+}
+
+/** What a scan of the journal found. */
+export type JournalScan =
+  | { ok: true; records: JournalRecord[]; validEnd: number; torn: boolean }
+  | { ok: false; records: JournalRecord[]; badOffset: number; laterSeq: number };
+
+/**
+ * Reads every valid record. A bad record is a torn write when every valid record after it belongs
+ * to its own flush group (only the last group can be torn: each flush is synced before the next
+ * is written); a bad record followed by a record of a later group was once durable: corruption.
+ */
+export function scanJournal(buf: Buffer): JournalScan {
+  const records: JournalRecord[] = [];
+  let offset = 0;
+  while (offset < buf.length) {
+    const rec = decodeFrameAt(buf, offset);
+    if (!rec) break;
+    records.push(rec);
+    offset += rec.length;
+  }
+  if (offset >= buf.length) return { ok: true, records, validEnd: offset, torn: false };
+  const later = framesAfter(buf, offset);
+  const first = later[0];
+  if (first) {
+    const lastGood = records.at(-1)?.seq;
+    const g = first.group;
+    const sameGroup =
+      later.every((r) => r.group === g && r.seq > g) && (lastGood === undefined || g <= lastGood + 1);
+    if (!sameGroup) return { ok: false, records, badOffset: offset, laterSeq: first.seq };
+  }
+  return { ok: true, records, validEnd: offset, torn: true };
+}
+
+function framesAfter(buf: Buffer, offset: number): JournalRecord[] {
+  const magic = Buffer.alloc(4);
+  magic.writeUInt32LE(FRAME_MAGIC, 0);
+  const out: JournalRecord[] = [];
+  let at = buf.indexOf(magic, offset + 1);
+  while (at !== -1) {
+    const rec = decodeFrameAt(buf, at);
+    if (rec) out.push(rec);
+    at = buf.indexOf(magic, rec ? at + rec.length : at + 1);
+  }
+  return out;
+}

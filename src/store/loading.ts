@@ -1,0 +1,99 @@
+// Loading what is on disk at open: the sql.js runtime, the snapshot, and the journal to replay.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import initSqlJs from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { BatonError } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import { scanJournal, type JournalRecord } from './journal.js';
+
+const runtimes = new Map<string, Promise<SqlJsStatic>>();
+
+/** sql-wasm.wasm next to the bundle if the build put it there, else the one in node_modules. */
+export function defaultWasmPath(): string {
+  const beside = join(__dirname, 'sql-wasm.wasm');
+  return existsSync(beside) ? beside : require.resolve('sql.js/dist/sql-wasm.wasm');
+}
+
+/** The sql.js runtime, instantiated once per wasm file. */
+export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
+  let runtime = runtimes.get(wasmPath);
+  if (!runtime) {
+    runtime = initSqlJs({ locateFile: () => wasmPath });
+    runtimes.set(wasmPath, runtime);
+    runtime.catch(() => runtimes.delete(wasmPath));
+  }
+  return runtime;
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+function corruptDb(path: string, why: string): BatonError {
+  return new BatonError(
+    'store_corrupt',
+    `${path} is not a readable Baton database (${why}). Baton left it untouched: move it aside or restore a backup, then start Baton again.`,
+    { path },
+  );
+}
+
+/** Opens the snapshot at `path` (never modifying the file), or a new empty database if there is none. */
+export function loadSnapshot(SQL: SqlJsStatic, path: string): { db: Database; existed: boolean } {
+  if (!existsSync(path)) return { db: new SQL.Database(), existed: false };
+  const bytes = readFileSync(path);
+  if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) {
+    throw corruptDb(path, bytes.length === 0 ? 'the file is empty' : 'no SQLite header');
+  }
+  const db = new SQL.Database(bytes);
+  try {
+    db.exec('SELECT count(*) FROM sqlite_master');
+  } catch (ex) {
+    db.close();
+    throw corruptDb(path, ex instanceof Error ? ex.message : String(ex));
+  }
+  return { db, existed: true };
+}
+
+/** The snapshot's journal position: records up to this seq are already in it. */
+export function snapshotSeq(db: Database): number {
+  const hasMeta = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (hasMeta.length === 0) return 0;
+  const v = db.exec("SELECT value FROM meta WHERE key = 'journal_seq'")[0]?.values[0]?.[0];
+  return v === undefined || v === null ? 0 : Number(v);
+}
+
+/** The journal's valid records and where its valid bytes end (a torn tail is reported, not removed). */
+export interface JournalOnDisk {
+  records: JournalRecord[];
+  validEnd: number;
+  fileSize: number;
+}
+
+/** Reads and checks the journal; a corrupt (not merely torn) journal is refused. */
+export function readJournal(journalPath: string, baseSeq: number, log: Log): JournalOnDisk {
+  if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0 };
+  const buf = readFileSync(journalPath);
+  const scan = scanJournal(buf);
+  if (!scan.ok) {
+    throw new BatonError(
+      'store_corrupt',
+      `${journalPath} is damaged at byte ${scan.badOffset} (valid records follow it, up to seq ${scan.laterSeq}). Baton left it untouched: move the journal aside (losing the writes since the last checkpoint) or restore a backup, then start Baton again.`,
+      { path: journalPath, offset: scan.badOffset },
+    );
+  }
+  if (scan.torn) {
+    log.warn(`store: dropping a torn last write of ${buf.length - scan.validEnd} bytes at the end of ${journalPath} (it was never acknowledged)`);
+  }
+  let expected = baseSeq + 1;
+  for (const r of scan.records) {
+    if (r.seq <= baseSeq) continue;
+    if (r.seq !== expected) {
+      throw new BatonError(
+        'store_corrupt',
+        `${journalPath} does not continue its database: expected record seq ${expected}, found ${r.seq}. Baton left both files untouched: restore a backup or move the journal aside, then start Baton again.`,
+        { path: journalPath },
+      );
+    }
+    expected++;
+  }
+  return { records: scan.records, validEnd: scan.validEnd, fileSize: buf.length };
+}
