@@ -147,12 +147,12 @@ for (const c of weightCases) {
   });
 }
 
-test('all_candidates in rank order; parallel_opportunities are the others', () => {
+test('all_candidates and parallel_opportunities list every ready step in rank order (spec)', () => {
   const steps = [step('c'), step('a'), step('b', { tags: ['t'] })];
   const result = scoreParallelCandidates(steps, { intent_tags: ['t'] });
   assert.deepEqual(result.all_candidates, ['b', 'a', 'c']);
-  assert.deepEqual(result.parallel_opportunities, ['a', 'c']);
-  assert.deepEqual(scoreParallelCandidates([step('only')]).parallel_opportunities, []);
+  assert.deepEqual(result.parallel_opportunities, ['b', 'a', 'c']);
+  assert.deepEqual(scoreParallelCandidates([step('only')]).parallel_opportunities, ['only']);
 });
 
 test("does not mutate the caller's array", () => {

@@ -70,7 +70,7 @@ function scoreStep(step: SelectableStep, hints: SteeringHints, context: Selectio
 /**
  * Scores ready steps by the spec's weights (999 request, 2 per path, 1 per tag, 1 per focus path,
  * 1 agent affinity, 3 last user choice) and picks the best; ties go to the alphabetically first name.
- * `all_candidates` is in rank order; `parallel_opportunities` are the other ready steps.
+ * `all_candidates` and `parallel_opportunities` both list every ready step in rank order, as the spec does.
  */
 export function scoreParallelCandidates<T extends SelectableStep>(
   candidates: T[],
@@ -96,7 +96,8 @@ export function scoreParallelCandidates<T extends SelectableStep>(
     reason: explain(chosen, scoreOf(chosen), factors.get(chosen.name) ?? [], sorted.length,
       tied ? sorted.slice(1).filter((s) => scoreOf(s) === scoreOf(chosen)).map((s) => s.name) : []),
     all_candidates: sorted.map((s) => s.name),
-    parallel_opportunities: sorted.slice(1).map((s) => s.name),
+    // As in the spec (whose sort reorders `candidates` in place): every ready step, in rank order.
+    parallel_opportunities: sorted.map((s) => s.name),
     tie_broken_by: tied ? 'alphabetical' : 'none',
   };
 }

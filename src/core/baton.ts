@@ -1,0 +1,397 @@
+// The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
+import type {
+  ArtifactQuery, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentReport, CurrentStepResource,
+  ExecutionSummary, GateDecision, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
+} from './api.js';
+import { Broker, type BrokerOptions } from './broker/broker.js';
+import { ContentCache } from './broker/contentCache.js';
+import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
+import { GateWaiters } from './broker/gateWaiters.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
+import { loadContent, syncContent } from './content/index.js';
+import { BatonError } from './errors.js';
+import type { CorePorts } from './ports.js';
+import { redactSecrets } from './safety/redact.js';
+import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
+
+/** Settings of a Baton instance. */
+export interface BatonOptions {
+  /** The workspace folder this instance serves (its project). */
+  workspacePath: string;
+  /** Content folders in increasing precedence: bundled first, then the workspace's `.baton/`. */
+  contentDirs: string[];
+  tokenTtlMs: number;
+  rateLimits: RateLimitConfig;
+  /** Minutes without activity after which a running workflow is reported as stalled. */
+  stallMinutes: number;
+  /** Byte budget of the inline step context. */
+  inlineBudgetBytes: number;
+  /** How long a call waiting on a gate blocks before answering `awaiting_approval` again. */
+  approvalWaitMs: number;
+  /** Call-log rows kept. */
+  callLogRetention: number;
+}
+
+/** Defaults for everything but the paths. */
+export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'> = {
+  tokenTtlMs: 10 * 60_000,
+  rateLimits: DEFAULT_RATE_LIMITS,
+  stallMinutes: 30,
+  inlineBudgetBytes: 4096,
+  approvalWaitMs: 25_000,
+  callLogRetention: 10_000,
+};
+
+const TECH_MARKERS: Array<[string, string]> = [
+  ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
+  ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
+];
+
+/** The Baton core. Build it with `Baton.create`. */
+export class Baton implements BatonApi {
+  readonly options: BatonOptions;
+  private readonly repo: ExecutionRepo;
+  private readonly content: ContentCache;
+  private readonly waiters = new GateWaiters();
+  private readonly broker: Broker;
+  private readonly listeners = new Set<(e: BatonEvent) => void>();
+  private secret = '';
+  private projectId = 0;
+  private callsSincePrune = 0;
+
+  private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
+    this.options = { ...DEFAULT_OPTIONS, ...options };
+    this.repo = new ExecutionRepo(ports.store);
+    this.content = new ContentCache(ports.store);
+    const brokerOptions: BrokerOptions = {
+      tokenTtlMs: this.options.tokenTtlMs, rateLimits: this.options.rateLimits,
+      inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
+    };
+    this.broker = new Broker({
+      ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,
+      emit: (events) => this.emit(events), waiters: this.waiters,
+    }, brokerOptions);
+  }
+
+  /** Opens the core on a migrated store: token secret, workspace project, content sync. */
+  static async create(ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>): Promise<Baton> {
+    const baton = new Baton(ports, options);
+    await baton.init();
+    return baton;
+  }
+
+  private async init(): Promise<void> {
+    const { store, crypto, clock } = this.ports;
+    const existing = store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'token_secret'");
+    if (existing) this.secret = existing.value;
+    else {
+      const secret = crypto.randomHex(32);
+      await store.transaction(() => store.run("INSERT INTO meta (key, value) VALUES ('token_secret', ?)", [secret]));
+      this.secret = secret;
+    }
+    const path = this.options.workspacePath;
+    const techStack: string[] = [];
+    for (const [file, tech] of TECH_MARKERS) {
+      if (!techStack.includes(tech) && (await this.ports.fs.exists(`${path}/${file}`))) techStack.push(tech);
+    }
+    const iso = new Date(clock.now()).toISOString();
+    const name = path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+    await store.transaction(() => {
+      store.run(
+        `INSERT INTO projects (name, path, tech_stack, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (path) DO UPDATE SET tech_stack = excluded.tech_stack`,
+        [name, path, JSON.stringify(techStack), iso, iso],
+      );
+    });
+    this.projectId = store.get<{ id: number }>('SELECT id FROM projects WHERE path = ?', [path])!.id;
+    await this.syncContent();
+  }
+
+  // ---- broker and gates ----
+
+  /** @inheritdoc */
+  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
+    return this.broker.nextStep(req, ctx);
+  }
+
+  /** @inheritdoc */
+  async decide(d: GateDecision): Promise<GateDecisionResult> {
+    if (d.decision !== 'approve' && d.decision !== 'reject') throw new BatonError('invalid_input', `decision must be "approve" or "reject" (got "${String(d.decision)}").`);
+    const feedback = d.feedback?.trim();
+    if (d.decision === 'reject' && !feedback) {
+      throw new BatonError('invalid_input', 'Rejecting needs feedback: say what the agent must change (it redoes the step with your words).');
+    }
+    const events: BatonEvent[] = [];
+    const result = await this.ports.store.transaction(() => {
+      const exec = this.broker.resolve(d.execution_id);
+      if (!exec) throw new BatonError('execution_not_found', `No execution or task "${d.execution_id}"; list them with \`baton status\`.`);
+      const steps = this.repo.steps(exec.execution_id);
+      const waiting = steps.filter((s) => s.status === 'awaiting_approval');
+      const step = d.step_name ? steps.find((s) => s.step_name === d.step_name) : waiting.length === 1 ? waiting[0] : undefined;
+      if (!step) {
+        if (d.step_name) throw new BatonError('step_not_found', `Execution ${exec.execution_id} has no step "${d.step_name}"; its steps: ${steps.map((s) => s.step_name).join(', ')}.`);
+        if (waiting.length > 1) throw new BatonError('invalid_input', `Several steps wait for approval (${waiting.map((s) => s.step_name).join(', ')}); name one with step_name.`);
+        throw new BatonError('invalid_state', `No step of execution ${exec.execution_id} is waiting for approval (${steps.map((s) => `${s.step_name}: ${s.status}`).join(', ')}).`);
+      }
+      if (step.status !== 'awaiting_approval') {
+        throw new BatonError('invalid_state', `Step "${step.step_name}" is ${step.status}, not awaiting approval; only a submitted gated step can be approved or rejected.`);
+      }
+      const now = this.ports.clock.now();
+      const iso = new Date(now).toISOString();
+      if (d.decision === 'approve') {
+        this.repo.updateStep(exec.execution_id, step.step_name, {
+          status: 'completed', completed_at: iso, duration_ms: step.started_at ? now - Date.parse(step.started_at) : null, feedback: null,
+        });
+        this.broker.event(exec.execution_id, 'gate_approved', { step_name: step.step_name, by: d.by ?? null, feedback: feedback ?? null });
+        events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });
+      } else {
+        this.repo.updateStep(exec.execution_id, step.step_name, { status: 'running', attempt: step.attempt + 1, feedback: feedback! });
+        this.broker.event(exec.execution_id, 'gate_rejected', { step_name: step.step_name, by: d.by ?? null, feedback });
+        events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'running' });
+      }
+      this.broker.settle(exec, events);
+      const after = this.repo.execution(exec.execution_id)!;
+      return {
+        execution_id: exec.execution_id, step_name: step.step_name, decision: d.decision,
+        step_status: this.repo.step(exec.execution_id, step.step_name)!.status, execution_status: after.status,
+      };
+    });
+    this.emit(events);
+    this.waiters.wake(result.execution_id, result.step_name);
+    return result;
+  }
+
+  /** @inheritdoc */
+  listExecutions(filter: { active_only?: boolean; limit?: number } = {}): ExecutionSummary[] {
+    return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50 }).map((e) => ({
+      execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
+      progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at,
+      steps: this.repo.steps(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
+    }));
+  }
+
+  // ---- resources ----
+
+  /** @inheritdoc */
+  persona(agent: string): string {
+    const name = agent === 'default' ? 'supervisor' : agent;
+    const found = this.content.agent(name) ?? (agent === 'default' ? this.content.agent(this.content.agentNames()[0] ?? '') : undefined);
+    if (!found) throw new BatonError('not_found', `No agent "${agent}". Agents: ${this.content.agentNames().join(', ') || '(none)'}.`);
+    return found.content;
+  }
+
+  /** @inheritdoc */
+  guardrails(): string {
+    return this.content.guardrailsMarkdown();
+  }
+
+  /** @inheritdoc */
+  currentStep(id?: string): CurrentStepResource {
+    const exec = this.resolveForRead(id);
+    const steps = this.repo.steps(exec.execution_id);
+    return {
+      execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
+      progress: exec.progress, current_step: exec.current_step,
+      active_steps: steps
+        .filter((s) => s.status === 'running' || s.status === 'awaiting_approval')
+        .map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name, contract: s.contract, feedback: s.feedback })),
+      artifacts: this.repo.artifactsOf(exec.execution_id),
+    };
+  }
+
+  /** @inheritdoc */
+  workflowStatus(id?: string): WorkflowStatusResource {
+    const exec = this.resolveForRead(id);
+    const artifacts = this.repo.artifactsOf(exec.execution_id);
+    return {
+      execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
+      current_step: exec.current_step, progress: exec.progress, started_at: exec.started_at, completed_at: exec.completed_at,
+      steps: this.repo.steps(exec.execution_id).map((s) => ({
+        step_name: s.step_name, status: s.status, agent_name: s.agent_name, dependencies: s.dependencies,
+        started_at: s.started_at, completed_at: s.completed_at, duration_ms: s.duration_ms, outcome_summary: s.outcome_summary,
+        feedback: s.feedback, attempt: s.attempt, artifacts: artifacts.filter((a) => a.step_name === s.step_name),
+      })),
+    };
+  }
+
+  /** @inheritdoc */
+  async projectContext(projectId?: string): Promise<ProjectContextResource> {
+    const store = this.ports.store;
+    const id = !projectId || projectId === 'current' ? this.projectId : Number(projectId);
+    const project = Number.isInteger(id) ? store.get<Record<string, string | number | null>>('SELECT * FROM projects WHERE id = ?', [id]) : undefined;
+    if (!project) throw new BatonError('not_found', `No project "${projectId}"; read project-context://current for the workspace project.`);
+    let activeTask = project.active_task_id as string | null;
+    const exec = activeTask ? this.repo.executionByTask(activeTask) : undefined;
+    if (activeTask && (!exec || exec.status === 'completed' || exec.status === 'failed')) {
+      // Auto-cleanup: a task that is gone or finished is no longer active.
+      const iso = new Date(this.ports.clock.now()).toISOString();
+      await store.transaction(() => store.run('UPDATE projects SET active_task_id = NULL, updated_at = ? WHERE id = ? AND active_task_id = ?', [iso, id, activeTask]));
+      this.emit([{ type: 'project', project_id: id }]);
+      activeTask = null;
+    }
+    return {
+      project: {
+        id, name: String(project.name), path: String(project.path), tech_stack: JSON.parse(String(project.tech_stack ?? '[]')) as string[],
+        architecture_pattern: (project.architecture_pattern as string | null) ?? null,
+      },
+      active_task: activeTask && exec ? {
+        task_id: activeTask, execution_id: exec.execution_id, workflow: exec.template_name,
+        status: exec.status === 'running' || exec.status === 'awaiting_approval' ? 'active' : exec.status,
+        current_step: exec.current_step, progress: exec.progress, last_activity: exec.updated_at,
+      } : null,
+    };
+  }
+
+  /** @inheritdoc */
+  availableWorkflows(): AvailableWorkflowsResource {
+    return {
+      workflows: this.content.templates().map((t) => ({
+        name: t.name, description: t.description, type: t.type, steps_count: t.steps.length,
+        estimated_duration_minutes: t.estimated_duration_minutes, tags: t.tags,
+      })),
+    };
+  }
+
+  /** @inheritdoc */
+  artifacts(q: ArtifactQuery): ArtifactsResource {
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (q.type === 'by_type') { where.push('artifact_type = ?'); params.push(q.artifact_type); }
+    if (q.type === 'final') where.push('is_final = 1');
+    if (q.type === 'execution') {
+      where.push('execution_id = ?');
+      params.push(q.execution_id);
+      if (q.is_final !== undefined) { where.push('is_final = ?'); params.push(q.is_final ? 1 : 0); }
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const store = this.ports.store;
+    const total = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM artifacts ${clause}`, params)!.n;
+    const order = q.type === 'execution' ? 'id ASC' : 'id DESC';
+    const rows = store.all<Record<string, string | number | null>>(`SELECT * FROM artifacts ${clause} ORDER BY ${order} LIMIT ?`, [...params, q.limit]);
+    return { artifacts: rows.map(toArtifact), total, query: { ...q } };
+  }
+
+  /** @inheritdoc */
+  agentNames(): string[] {
+    return this.content.agentNames();
+  }
+
+  /** @inheritdoc */
+  templates(): WorkflowTemplate[] {
+    return this.content.templates();
+  }
+
+  // ---- content, events, housekeeping ----
+
+  /** @inheritdoc */
+  async syncContent(): Promise<ContentReport> {
+    const loaded = await loadContent(this.ports.fs, this.options.contentDirs, this.ports.crypto);
+    const { changed } = await syncContent(this.ports.store, this.ports.clock, loaded);
+    for (const p of loaded.problems) this.ports.log.warn(`content: ${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+    if (changed.length) {
+      this.content.invalidate();
+      this.emit([{ type: 'content', kinds: changed }]);
+    }
+    return { agents: loaded.agents.length, rules: loaded.rules.length, workflows: loaded.workflows.length, changed, problems: loaded.problems };
+  }
+
+  /** @inheritdoc */
+  onEvent(listener: (event: BatonEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(events: BatonEvent[]): void {
+    for (const e of events) {
+      for (const l of this.listeners) {
+        try {
+          l(e);
+        } catch (ex) {
+          this.ports.log.error('event listener failed', ex);
+        }
+      }
+    }
+  }
+
+  /** @inheritdoc */
+  logCall(entry: CallLogEntry): void {
+    const store = this.ports.store;
+    const request = JSON.stringify(redactSecrets(entry.request) ?? null);
+    const response = JSON.stringify(redactSecrets(entry.response) ?? null);
+    const iso = new Date(this.ports.clock.now()).toISOString();
+    const prune = ++this.callsSincePrune >= 200;
+    if (prune) this.callsSincePrune = 0;
+    void store.transaction(() => {
+      store.run(
+        `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
+           response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name, ide_type, parent_call_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [this.ports.ids.uuid(), entry.call_type, entry.name, request, response, request.length, response.length,
+          Math.round(entry.duration_ms), entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, iso,
+          this.projectId, entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null],
+      );
+      if (prune) store.run('DELETE FROM call_log WHERE id <= (SELECT MAX(id) FROM call_log) - ?', [this.options.callLogRetention]);
+    }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
+  }
+
+  /** Call-log rows, newest first (for diagnostics and tests). */
+  recentCalls(limit = 50): Array<Record<string, unknown>> {
+    return this.ports.store.all('SELECT * FROM call_log ORDER BY id DESC LIMIT ?', [limit]);
+  }
+
+  /** Audit events of an execution, oldest first. */
+  events(executionId: string): Array<{ event_type: string; event_data: unknown; created_at: string }> {
+    return this.ports.store
+      .all<{ event_type: string; event_data: string; created_at: string }>('SELECT event_type, event_data, created_at FROM events WHERE execution_id = ? ORDER BY id', [executionId])
+      .map((e) => ({ ...e, event_data: JSON.parse(e.event_data) as unknown }));
+  }
+
+  /** @inheritdoc Stall detection: informational events for running workflows idle past the threshold. */
+  async tick(): Promise<void> {
+    const now = this.ports.clock.now();
+    const stalled: Array<{ exec: ExecutionRow; elapsed: number }> = [];
+    for (const exec of this.repo.executionsWithStatus(['running'])) {
+      const last = this.ports.store.get<{ t: string | null }>(
+        "SELECT MAX(created_at) AS t FROM events WHERE execution_id = ? AND event_type != 'error_occurred'",
+        [exec.execution_id],
+      )?.t ?? exec.started_at;
+      const elapsed = (now - Date.parse(last)) / 60_000;
+      const lastStall = typeof exec.metadata.last_stall_at === 'number' ? exec.metadata.last_stall_at : 0;
+      const thresholdMs = this.options.stallMinutes * 60_000;
+      if (elapsed > this.options.stallMinutes && now - lastStall >= thresholdMs) stalled.push({ exec, elapsed });
+    }
+    if (!stalled.length) return;
+    await this.ports.store.transaction(() => {
+      for (const { exec, elapsed } of stalled) {
+        const minutes = Math.floor(elapsed);
+        this.broker.event(exec.execution_id, 'error_occurred', {
+          message: `Workflow appears stalled (>${this.options.stallMinutes} min). Options: summarize findings, request review, or skip this step.`,
+          elapsed_minutes: minutes,
+        });
+        const metadata = { ...exec.metadata, stall_count: Number(exec.metadata.stall_count ?? 0) + 1, last_stall_at: now };
+        // Not an update of the workflow's own activity: keep updated_at as it was.
+        this.ports.store.run('UPDATE executions SET metadata = ? WHERE execution_id = ?', [JSON.stringify(metadata), exec.execution_id]);
+      }
+    });
+    this.emit(stalled.map(({ exec, elapsed }) => ({ type: 'stall', execution_id: exec.execution_id, elapsed_minutes: Math.floor(elapsed) })));
+  }
+
+  /** Releases waiters; the host closes the store. */
+  close(): void {
+    this.waiters.wakeAll();
+    this.listeners.clear();
+  }
+
+  /** Resolves `active` (or nothing) to the project's active or latest execution; otherwise an execution or task id. */
+  private resolveForRead(id?: string): ExecutionRow {
+    if (!id || id === 'active') {
+      const active = this.ports.store.get<{ active_task_id: string | null }>('SELECT active_task_id FROM projects WHERE id = ?', [this.projectId])?.active_task_id;
+      const exec = (active ? this.repo.executionByTask(active) : undefined) ?? this.repo.latestExecution(this.projectId);
+      if (!exec) throw new BatonError('execution_not_found', 'No workflow has run in this project yet; start one with workflow_next_step({ template_name }) (see available-workflows://all).');
+      return exec;
+    }
+    const exec = this.broker.resolve(id);
+    if (!exec) throw new BatonError('execution_not_found', `No execution or task "${id}"; read current-step://active or workflow-status://active.`);
+    return exec;
+  }
+}

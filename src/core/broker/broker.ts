@@ -1,0 +1,601 @@
+// The `workflow.next_step` broker: create, continue, claim and refresh, each one atomic transaction.
+import { BatonError } from '../errors.js';
+import type { CorePorts } from '../ports.js';
+import type {
+  BatonEvent, CallContext, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
+} from '../types.js';
+import { buildContract, renderHumanMessage } from './contract.js';
+import type { ContentCache } from './contentCache.js';
+import { ExecutionRepo, type ExecutionRow, type StepRow, type TokenRow } from './executionRepo.js';
+import type { GateWaiters } from './gateWaiters.js';
+import { takeToken, type Bucket, type RateLimitConfig } from './rateLimiter.js';
+import { computeReadySet, scoreParallelCandidates, type SelectableStep } from './selection.js';
+import { buildStepContext } from './stepContext.js';
+import { buildSynthesis } from './synthesis.js';
+import { decodeTokenUnverified, signToken, verifyToken, type TokenPayload } from './tokens.js';
+
+/** Broker settings. */
+export interface BrokerOptions {
+  tokenTtlMs: number;
+  rateLimits: RateLimitConfig;
+  inlineBudgetBytes: number;
+  /** How long a call waiting on a gate blocks for the decision before answering `awaiting_approval`. */
+  approvalWaitMs: number;
+}
+
+/** What the broker needs from the facade. */
+export interface BrokerDeps {
+  ports: CorePorts;
+  repo: ExecutionRepo;
+  content: ContentCache;
+  secret: () => string;
+  projectId: () => number;
+  emit: (events: BatonEvent[]) => void;
+  waiters: GateWaiters;
+}
+
+/** The work of one transaction: its response and the events to emit once it is durable. */
+interface TxResult {
+  response: NextStepResponse;
+  events: BatonEvent[];
+}
+
+const FINISHED = new Set(['completed', 'failed']);
+const DONE_STEP = new Set(['completed', 'skipped']);
+const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
+
+/** Recovery hint for a step that cannot take this token. */
+const readCurrent = (executionId: string) =>
+  `read current-step://${executionId} to see the current state, or call workflow_next_step({ task_id: "${executionId}" }) to claim the next ready step`;
+
+/** The broker. */
+export class Broker {
+  constructor(private readonly deps: BrokerDeps, private readonly options: BrokerOptions) {}
+
+  private get repo() {
+    return this.deps.repo;
+  }
+
+  private now(): { ms: number; iso: string } {
+    const ms = this.deps.ports.clock.now();
+    return { ms, iso: new Date(ms).toISOString() };
+  }
+
+  /** Handles one `workflow.next_step` call; domain failures come back as `status: 'error'`. */
+  async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
+    let buckets: Array<{ scope: string; key: string; bucket: Bucket }> = [];
+    try {
+      const mode = this.mode(req);
+      buckets = this.rateLimit(req, ctx, mode);
+      if (mode === 'continue' || mode === 'refresh') {
+        const payload = verifyToken(this.deps.ports.crypto, this.deps.secret(), req.step_token!, this.now().ms, {
+          allowExpired: mode === 'refresh',
+        });
+        if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
+        return await this.run(buckets, () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
+      }
+      if (mode === 'create') return await this.run(buckets, () => this.createInTx(req, ctx));
+      return await this.run(buckets, () => this.claimInTx(req.task_id!, req, ctx));
+    } catch (ex) {
+      if (!BatonError.is(ex)) throw ex;
+      if (buckets.length) await this.deps.ports.store.transaction(() => this.saveBuckets(buckets)).catch(() => undefined);
+      return errorResponse(ex);
+    }
+  }
+
+  /** Which of the four operations the request asks for. */
+  private mode(req: NextStepRequest): 'create' | 'continue' | 'refresh' | 'claim' {
+    if (req.request === 'refresh_token') {
+      if (!req.step_token) throw new BatonError('invalid_input', "request 'refresh_token' needs the step_token to refresh (an expired one is fine).");
+      return 'refresh';
+    }
+    if (req.step_token) {
+      if (req.template_name) throw new BatonError('invalid_input', 'Pass either template_name (to start a new workflow) or step_token (to continue one), not both.');
+      return 'continue';
+    }
+    if (req.model_output_so_far) {
+      throw new BatonError('invalid_input', 'model_output_so_far was sent without step_token: include the new_step_token from the response that gave you this step.');
+    }
+    if (req.template_name) return 'create';
+    if (req.task_id) return 'claim';
+    throw new BatonError(
+      'invalid_input',
+      'Nothing to do: pass template_name to start a workflow (see available-workflows://all), step_token with model_output_so_far to submit a step, or task_id to claim a ready step of a running workflow.',
+    );
+  }
+
+  /** Runs `fn` in a transaction, persists rate buckets with it, and emits its events once durable. */
+  private async run(buckets: Array<{ scope: string; key: string; bucket: Bucket }>, fn: () => TxResult): Promise<NextStepResponse> {
+    const result = await this.deps.ports.store.transaction(() => {
+      this.saveBuckets(buckets);
+      return fn();
+    });
+    this.deps.emit(result.events);
+    return result.response;
+  }
+
+  // ---- rate limiting ----
+
+  private rateLimit(req: NextStepRequest, ctx: CallContext, mode: string): Array<{ scope: string; key: string; bucket: Bucket }> {
+    const cfg = this.options.rateLimits;
+    if (!cfg.enabled) return [];
+    const keys: Array<{ scope: 'task' | 'agent'; key: string }> = [];
+    let agent = ctx.agent_name ?? 'supervisor';
+    if (mode === 'continue' || mode === 'refresh') {
+      const p = decodeTokenUnverified(req.step_token!);
+      if (p?.execution_id) {
+        keys.push({ scope: 'task', key: this.repo.execution(p.execution_id)?.task_id ?? p.execution_id });
+        if (!ctx.agent_name && p.step_name) agent = this.repo.step(p.execution_id, p.step_name)?.agent_name ?? agent;
+      }
+    } else if (mode === 'claim') {
+      const exec = this.resolve(req.task_id!);
+      if (exec) keys.push({ scope: 'task', key: exec.task_id ?? exec.execution_id });
+    }
+    keys.push({ scope: 'agent', key: agent });
+    const now = this.now().ms;
+    return keys.map(({ scope, key }) => {
+      const stored = this.deps.ports.store.get<Bucket>(
+        'SELECT tokens, last_refill, steady_rps, burst_tokens FROM rate_buckets WHERE scope = ? AND scope_key = ?',
+        [scope, key],
+      );
+      const r = takeToken(stored, now, cfg[scope]);
+      if (!r.allowed) {
+        throw new BatonError('rate_limited', `Rate limit exceeded for ${scope}:${key}; retry after ${r.retry_after_ms} ms.`, {
+          retry_after_ms: r.retry_after_ms,
+        });
+      }
+      return { scope, key, bucket: r.bucket };
+    });
+  }
+
+  private saveBuckets(buckets: Array<{ scope: string; key: string; bucket: Bucket }>): void {
+    for (const { scope, key, bucket } of buckets) {
+      this.deps.ports.store.run(
+        `INSERT INTO rate_buckets (scope, scope_key, tokens, last_refill, steady_rps, burst_tokens) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (scope, scope_key) DO UPDATE SET tokens = excluded.tokens, last_refill = excluded.last_refill,
+           steady_rps = excluded.steady_rps, burst_tokens = excluded.burst_tokens`,
+        [scope, key, bucket.tokens, bucket.last_refill, bucket.steady_rps, bucket.burst_tokens],
+      );
+    }
+  }
+
+  // ---- the four operations ----
+
+  private createInTx(req: NextStepRequest, ctx: CallContext): TxResult {
+    const name = req.template_name!;
+    const template = this.deps.content.template(name);
+    if (!template) {
+      const names = this.deps.content.templates().map((t) => t.name);
+      throw new BatonError('template_not_found', `No workflow template "${name}". Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`);
+    }
+    const { iso } = this.now();
+    const ids = this.deps.ports.ids;
+    const executionId = ids.uuid();
+    const taskId = ids.uuid();
+    const projectId = this.deps.projectId();
+    const description = req.task_description ?? req.rationale ?? `Run the ${name} workflow`;
+    this.repo.insertTask({
+      task_id: taskId, agent_name: 'supervisor', project_id: projectId, description, now: iso,
+      metadata: { template_name: name, referenced_paths: req.referenced_paths ?? [], intent_tags: req.intent_tags ?? [] },
+    });
+    this.repo.insertExecution({
+      execution_id: executionId, kind: 'template', template_id: template.id, template_name: name, task_id: taskId,
+      project_id: projectId, status: 'running', now: iso,
+      metadata: { stall_count: 0, parallel_decision_count: 0, task_description: description, client: ctx.client_name ?? null },
+    });
+    template.steps.forEach((def, position) => {
+      this.repo.insertStep({ execution_id: executionId, def, position, status: def.dependencies.length ? 'pending' : 'ready' });
+    });
+    this.deps.ports.store.run('UPDATE projects SET active_task_id = ?, updated_at = ? WHERE id = ?', [taskId, iso, projectId]);
+    const events: BatonEvent[] = [{ type: 'execution', execution_id: executionId, task_id: taskId, status: 'running' }];
+    this.event(executionId, 'workflow_started', { template: name, task_id: taskId, task_description: description });
+    const exec = this.repo.execution(executionId)!;
+    return this.advance(exec, req, ctx, events);
+  }
+
+  private claimInTx(id: string, req: NextStepRequest, ctx: CallContext): TxResult {
+    const exec = this.resolve(id);
+    if (!exec) throw new BatonError('execution_not_found', `No execution or task "${id}". Start one with template_name, or read project-context://current for the active task.`);
+    if (exec.status === 'completed') return this.closedResponse(exec, []);
+    this.assertWorkable(exec);
+    return this.advance(exec, req, ctx, []);
+  }
+
+  private continueInTx(p: TokenPayload, req: NextStepRequest, ctx: CallContext, refresh: boolean): TxResult {
+    const exec = this.repo.execution(p.execution_id);
+    if (!exec) throw new BatonError('execution_not_found', `The execution ${p.execution_id} of this token no longer exists; start a new workflow with template_name.`);
+    if (req.task_id && req.task_id !== exec.execution_id && req.task_id !== exec.task_id) {
+      throw new BatonError(
+        'token_wrong_execution',
+        `This step_token belongs to execution ${exec.execution_id}, not "${req.task_id}". Use the token from the last response for that workflow, or drop task_id.`,
+        { execution_id: exec.execution_id },
+      );
+    }
+    const tok = this.checkToken(p, exec);
+    const step = this.repo.step(p.execution_id, p.step_name)!;
+    const { iso } = this.now();
+    const output = req.model_output_so_far;
+    if (exec.status === 'completed' && step.status === 'completed') {
+      this.repo.closeToken(tok.nonce, 'consumed', iso);
+      return this.closedResponse(exec, []);
+    }
+    this.assertWorkable(exec);
+    switch (step.status) {
+      case 'running':
+        if (output && !refresh) return this.submit(exec, step, tok, output, req, ctx);
+        this.repo.closeToken(tok.nonce, 'superseded', iso);
+        if (refresh) this.event(exec.execution_id, 'token_refreshed', { step_name: step.step_name });
+        return this.offer(exec, step, undefined, ctx, []);
+      case 'awaiting_approval':
+        if (output && !refresh) {
+          throw new BatonError(
+            'invalid_state',
+            `Step "${step.step_name}" was already submitted and is waiting for a person's approval. Call workflow_next_step with this step_token and no model_output_so_far to wait for the decision.`,
+          );
+        }
+        if (!refresh) return { response: this.awaitingResponse(exec, step, req.step_token!, p.expires_at), events: [] };
+        this.repo.closeToken(tok.nonce, 'superseded', iso);
+        return { response: this.issueWaitToken(exec, step), events: [] };
+      case 'completed':
+        // Approved while the agent waited: the wait token now moves the workflow on.
+        this.repo.closeToken(tok.nonce, 'consumed', iso);
+        return this.advance(exec, req, ctx, []);
+      default:
+        throw new BatonError('token_out_of_order', `Step "${step.step_name}" is ${step.status}; this token no longer applies. ${readCurrent(exec.execution_id)}.`);
+    }
+  }
+
+  /** Checks the token against the ledger: issued here, still active. */
+  private checkToken(p: TokenPayload, exec: ExecutionRow): TokenRow {
+    const tok = this.repo.token(p.nonce);
+    if (!tok || tok.execution_id !== p.execution_id || tok.step_name !== p.step_name) {
+      throw new BatonError('token_forged', `This step_token was not issued by this Baton database. ${readCurrent(exec.execution_id)}.`);
+    }
+    if (tok.state === 'consumed') {
+      throw new BatonError(
+        'token_replayed',
+        `This step_token was already used (at ${tok.closed_at}) for step "${tok.step_name}"; tokens are single-use. Use the new_step_token from that call's response, or ${readCurrent(exec.execution_id)}.`,
+        { execution_id: exec.execution_id, step_name: tok.step_name },
+      );
+    }
+    if (tok.state === 'superseded') {
+      throw new BatonError(
+        'token_out_of_order',
+        `A newer token was issued for step "${tok.step_name}" after this one; use the latest new_step_token, or call workflow_next_step({ request: "refresh_token", step_token: <latest> }).`,
+        { execution_id: exec.execution_id, step_name: tok.step_name },
+      );
+    }
+    return tok;
+  }
+
+  /** Refuses executions that are not in a state where steps move. */
+  private assertWorkable(exec: ExecutionRow): void {
+    if (exec.status === 'running' || exec.status === 'awaiting_approval') return;
+    if (FINISHED.has(exec.status)) {
+      throw new BatonError('token_out_of_order', `Execution ${exec.execution_id} is ${exec.status}; read workflow-status://${exec.execution_id} for its outcome or start a new workflow.`);
+    }
+    throw new BatonError('invalid_state', `Execution ${exec.execution_id} is ${exec.status}; it must be resumed before steps can move.`);
+  }
+
+  // ---- step transitions ----
+
+  private submit(exec: ExecutionRow, step: StepRow, tok: TokenRow, output: ModelOutput, req: NextStepRequest, ctx: CallContext): TxResult {
+    const { iso, ms } = this.now();
+    if (!this.repo.closeToken(tok.nonce, 'consumed', iso)) {
+      throw new BatonError('token_replayed', `This step_token was already used. ${readCurrent(exec.execution_id)}.`);
+    }
+    const ids = this.deps.ports.ids;
+    for (const a of output.artifacts) {
+      this.repo.insertArtifact({
+        artifact_id: ids.uuid(), execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,
+        type: a.type, title: a.title, content: a.content, description: a.description ?? null, is_final: false,
+        metadata: { ...(a.metadata ?? {}), attempt: step.attempt }, now: iso,
+      });
+    }
+    for (const f of output.findings ?? []) {
+      this.repo.insertFinding({ ...f, finding_id: ids.uuid(), execution_id: exec.execution_id, step_name: step.step_name, project_id: exec.project_id, now: iso });
+    }
+    const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
+    const events: BatonEvent[] = [];
+    if (output.artifacts.length) events.push({ type: 'artifact', execution_id: exec.execution_id, artifact_id: '*', is_final: false });
+    const duration = step.started_at ? ms - Date.parse(step.started_at) : null;
+    if (gated) {
+      this.repo.updateStep(exec.execution_id, step.step_name, {
+        status: 'awaiting_approval', output, outcome_summary: output.summary, feedback: null, token_nonce: null,
+      });
+      this.event(exec.execution_id, 'step_submitted_for_approval', { step_name: step.step_name, artifacts: output.artifacts.length });
+      events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'awaiting_approval' });
+      const fresh = this.repo.step(exec.execution_id, step.step_name)!;
+      const response = this.issueWaitToken(exec, fresh);
+      const status = this.syncExecution(exec, ctx);
+      events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
+      return { response: { ...response, progress: this.repo.execution(exec.execution_id)!.progress }, events };
+    }
+    this.repo.updateStep(exec.execution_id, step.step_name, {
+      status: 'completed', output, outcome_summary: output.summary, token_nonce: null, completed_at: iso, duration_ms: duration,
+    });
+    this.event(exec.execution_id, 'step_completed', { step_name: step.step_name, artifacts: output.artifacts.length, confidence: output.confidence });
+    events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });
+    return this.advance(exec, { ...req, last_agent: step.agent_name }, ctx, events);
+  }
+
+  /** Picks the next ready step and hands it out, or closes, waits or fails the workflow. */
+  private advance(
+    exec: ExecutionRow,
+    hints: NextStepRequest & { last_agent?: string },
+    ctx: CallContext,
+    events: BatonEvent[],
+  ): TxResult {
+    const steps = this.refreshReady(exec, events);
+    const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
+    const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
+    const selectable = steps.map(toSelectable);
+    const ready = computeReadySet(selectable, completed, busy);
+    if (ready.length > 0) {
+      const scored = scoreParallelCandidates(
+        ready,
+        { requested_step_name: hints.requested_step_name, referenced_paths: hints.referenced_paths, intent_tags: hints.intent_tags },
+        { current_agent: hints.last_agent ?? ctx.agent_name, focus_paths: this.focusPaths(exec) },
+      );
+      const selection: SelectionInfo = {
+        scores: scored.scores, reason: scored.reason, all_candidates: scored.all_candidates,
+        parallel_opportunities: scored.parallel_opportunities, tie_broken_by: scored.tie_broken_by,
+      };
+      if (ready.length > 1) {
+        const meta = this.repo.execution(exec.execution_id)!.metadata;
+        this.repo.updateExecution(exec.execution_id, { metadata: { ...meta, parallel_decision_count: Number(meta.parallel_decision_count ?? 0) + 1 } }, this.now().iso);
+      }
+      const step = steps.find((s) => s.step_name === scored.chosen.name)!;
+      return this.offer(exec, step, selection, ctx, events);
+    }
+    if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, steps, events);
+    const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
+    if (inFlight.length > 0) {
+      const status = this.syncExecution(exec, ctx);
+      events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
+      const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? `being worked on by ${s.agent_name}` : 'waiting for approval'})`).join(', ');
+      return {
+        response: {
+          status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: this.repo.execution(exec.execution_id)!.progress,
+          human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.`,
+        },
+        events,
+      };
+    }
+    return this.fail(exec, steps, events);
+  }
+
+  /** Claims `step` (if not yet running), issues a fresh token and builds the `ok` response. */
+  private offer(exec: ExecutionRow, step: StepRow, selection: SelectionInfo | undefined, ctx: CallContext, events: BatonEvent[]): TxResult {
+    const { iso } = this.now();
+    const def = step.metadata.definition ?? fallbackDefinition(step);
+    const contract = buildContract(def, this.deps.content.topForbiddenActions());
+    const { token, nonce, expiresAt } = this.issueToken(exec.execution_id, step.step_name);
+    if (step.status !== 'running') {
+      this.repo.updateStep(exec.execution_id, step.step_name, {
+        status: 'running', started_at: step.started_at ?? iso, claimed_by: ctx.agent_name ?? ctx.client_name ?? step.agent_name,
+        contract, token_nonce: nonce, attempt: Math.max(step.attempt, 1),
+      });
+      this.event(exec.execution_id, 'step_started', { step_name: step.step_name, agent_name: step.agent_name, claimed_by: ctx.agent_name ?? ctx.client_name ?? null });
+      events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'running' });
+    } else {
+      this.repo.updateStep(exec.execution_id, step.step_name, { contract, token_nonce: nonce });
+    }
+    this.repo.updateExecution(exec.execution_id, { current_step: step.step_name }, iso);
+    const status = this.syncExecution(exec, ctx);
+    events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
+    const fresh = this.repo.execution(exec.execution_id)!;
+    const guardrails = this.deps.content.guardrails();
+    const agent = this.deps.content.agent(step.agent_name);
+    const context = buildStepContext({
+      agentName: step.agent_name, agent, forbidden: contract.forbidden_actions, required: guardrails.required_actions,
+      dependencyArtifacts: this.repo.artifactsOf(exec.execution_id, step.dependencies), executionId: exec.execution_id,
+      budgetBytes: this.options.inlineBudgetBytes,
+    });
+    const human_message = renderHumanMessage({
+      template_name: exec.template_name ?? exec.kind, agent_name: step.agent_name,
+      task_description: `${String(fresh.metadata.task_description ?? '')}\n\n${def.description}`.trim(),
+      contract, execution_id: exec.execution_id, attempt: Math.max(step.attempt, 1), feedback: step.feedback,
+      required_actions: guardrails.required_actions.slice(0, 5),
+      parallel_opportunities: selection?.parallel_opportunities.filter((n) => n !== step.step_name),
+    });
+    return {
+      response: {
+        status: 'ok', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, next_step_contract: contract,
+        new_step_token: token, token_expires_at: expiresAt, human_message, context, selection, progress: fresh.progress,
+      },
+      events,
+    };
+  }
+
+  /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
+  private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
+    const { token, nonce, expiresAt } = this.issueToken(exec.execution_id, step.step_name);
+    this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
+    return this.awaitingResponse(exec, step, token, Date.parse(expiresAt));
+  }
+
+  private awaitingResponse(exec: ExecutionRow, step: StepRow, token: string, expiresAt: number): NextStepResponse {
+    return {
+      status: 'awaiting_approval', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, new_step_token: token,
+      token_expires_at: new Date(expiresAt).toISOString(), progress: exec.progress,
+      human_message:
+        `Step "${step.step_name}" is waiting for a person to approve or reject it (in the Baton panel, or \`baton approve ${exec.execution_id}\`). ` +
+        `Call workflow_next_step({ step_token: <new_step_token> }) with no model_output_so_far to wait for the decision: ` +
+        `on approval you get the next step; on rejection you get this step again with the reviewer's feedback.`,
+    };
+  }
+
+  private issueToken(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
+    const { ms, iso } = this.now();
+    const nonce = this.deps.ports.ids.uuid();
+    const expires = ms + this.options.tokenTtlMs;
+    const token = signToken(this.deps.ports.crypto, this.deps.secret(), {
+      execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce,
+    });
+    const expiresAt = new Date(expires).toISOString();
+    this.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: iso, expires_at: expiresAt });
+    return { token, nonce, expiresAt };
+  }
+
+  /** Marks pending steps whose dependencies are done as ready; returns the fresh steps. */
+  private refreshReady(exec: ExecutionRow, events: BatonEvent[]): StepRow[] {
+    const steps = this.repo.steps(exec.execution_id);
+    const done = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
+    for (const s of steps) {
+      if (s.status === 'pending' && s.dependencies.every((d) => done.has(d))) {
+        this.repo.updateStep(exec.execution_id, s.step_name, { status: 'ready' });
+        s.status = 'ready';
+        events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'ready' });
+      }
+    }
+    return steps;
+  }
+
+  /** Recomputes an execution's status and progress from its steps; returns the status. */
+  syncExecution(exec: ExecutionRow, _ctx?: CallContext) {
+    const steps = this.repo.steps(exec.execution_id);
+    const done = steps.filter((s) => DONE_STEP.has(s.status)).length;
+    const progress = steps.length ? Math.round((done * 100) / steps.length) : 100;
+    const running = steps.some((s) => s.status === 'running');
+    const waiting = steps.some((s) => s.status === 'awaiting_approval');
+    const status = !running && waiting ? 'awaiting_approval' : 'running';
+    this.repo.updateExecution(exec.execution_id, { status, progress }, this.now().iso);
+    return status;
+  }
+
+  /** After a person's decision: closes the workflow if every step is done, else recomputes what is ready. */
+  settle(exec: ExecutionRow, events: BatonEvent[]): void {
+    const steps = this.refreshReady(exec, events);
+    if (steps.every((s) => DONE_STEP.has(s.status))) {
+      this.close(exec, steps, events);
+      return;
+    }
+    const status = this.syncExecution(exec);
+    events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
+  }
+
+  /** Closes a workflow whose steps are all done: finalizes artifacts and stores the synthesis. */
+  close(exec: ExecutionRow, steps: StepRow[], events: BatonEvent[]): TxResult {
+    const { iso, ms } = this.now();
+    const task = exec.task_id
+      ? this.deps.ports.store.get<{ task_description: string }>('SELECT task_description FROM agent_tasks WHERE task_id = ?', [exec.task_id])
+      : undefined;
+    this.repo.finalizeArtifacts(exec.execution_id);
+    const synthesis = buildSynthesis(exec, task?.task_description ?? '', steps, this.repo.artifactsOf(exec.execution_id));
+    const artifactId = this.deps.ports.ids.uuid();
+    this.repo.insertArtifact({
+      artifact_id: artifactId, execution_id: exec.execution_id, step_name: null, agent_name: 'supervisor', type: 'design_doc',
+      title: 'Workflow Synthesis', content: synthesis.outcome_summary, description: 'Final synthesis of workflow execution',
+      is_final: true, metadata: synthesis.model_output, now: iso,
+    });
+    this.repo.updateExecution(exec.execution_id, {
+      status: 'completed', progress: 100, current_step: null, completed_at: iso, duration_ms: ms - Date.parse(exec.started_at),
+      synthesis_output: JSON.stringify({ ...synthesis, artifact_id: artifactId }),
+    }, iso);
+    if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'completed', iso);
+    this.event(exec.execution_id, 'workflow_completed', { synthesis_artifact_id: artifactId });
+    events.push(
+      { type: 'artifact', execution_id: exec.execution_id, artifact_id: artifactId, is_final: true },
+      { type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'completed' },
+    );
+    return this.closedResponse(this.repo.execution(exec.execution_id)!, events);
+  }
+
+  private closedResponse(exec: ExecutionRow, events: BatonEvent[]): TxResult {
+    const stored = exec.synthesis_output ? (JSON.parse(exec.synthesis_output) as { outcome_summary: string; model_output: unknown; artifact_id: string }) : undefined;
+    return {
+      response: {
+        status: 'task_closed', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: 100,
+        synthesis: stored,
+        human_message: `The workflow is complete. The synthesis and every final artifact are at workflow-artifacts://final/${exec.execution_id}.`,
+      },
+      events,
+    };
+  }
+
+  private fail(exec: ExecutionRow, steps: StepRow[], events: BatonEvent[]): TxResult {
+    const { iso, ms } = this.now();
+    const stuck = steps.filter((s) => !DONE_STEP.has(s.status)).map((s) => `${s.step_name} (${s.status})`);
+    this.repo.updateExecution(exec.execution_id, { status: 'failed', completed_at: iso, duration_ms: ms - Date.parse(exec.started_at), current_step: null }, iso);
+    if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
+    this.event(exec.execution_id, 'workflow_failed', { reason: 'no ready steps', incomplete: stuck });
+    events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
+    return {
+      response: {
+        status: 'error', execution_id: exec.execution_id,
+        error: {
+          code: 'workflow_failed', message: `No step can run any more: ${stuck.join(', ')} cannot complete, so execution ${exec.execution_id} failed.`,
+          recovery: `read workflow-status://${exec.execution_id} for details and start a new workflow`,
+        },
+      },
+      events,
+    };
+  }
+
+  /** Paths named by earlier steps' outputs: the focus of the work so far. */
+  private focusPaths(exec: ExecutionRow): string[] {
+    const rows = this.deps.ports.store.all<{ output: string | null }>(
+      "SELECT output FROM steps WHERE execution_id = ? AND status = 'completed'",
+      [exec.execution_id],
+    );
+    return rows.flatMap((r) => (r.output ? ((JSON.parse(r.output) as ModelOutput).references ?? []) : []));
+  }
+
+  /** Resolves an execution id or task id. */
+  resolve(id: string): ExecutionRow | undefined {
+    return this.repo.execution(id) ?? this.repo.executionByTask(id);
+  }
+
+  /** Appends to the audit timeline (inside the current transaction). */
+  event(executionId: string | null, type: string, data: unknown): void {
+    this.repo.insertEvent({ event_id: this.deps.ports.ids.uuid(), execution_id: executionId, event_type: type, data, now: this.now().iso });
+  }
+
+  /** Blocks until a gated step is decided or the wait elapses (outside any transaction). */
+  private async waitForGate(p: TokenPayload): Promise<void> {
+    if (this.options.approvalWaitMs <= 0) return;
+    const step = this.repo.step(p.execution_id, p.step_name);
+    if (step?.status !== 'awaiting_approval' || step.token_nonce !== p.nonce) return;
+    await this.deps.waiters.wait(p.execution_id, p.step_name, this.options.approvalWaitMs);
+  }
+}
+
+function toSelectable(s: StepRow): SelectableStep & { row: StepRow } {
+  const def = s.metadata.definition;
+  return { name: s.step_name, dependencies: s.dependencies, agent_name: s.agent_name, path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [], row: s };
+}
+
+function fallbackDefinition(step: StepRow): StepDefinition {
+  return {
+    name: step.step_name, agent: step.agent_name, description: '', dependencies: step.dependencies, allowed_actions: [],
+    required_output_format: 'A summary, artifacts, references and a confidence score.', human_gate: false, path_patterns: [], tags: [],
+  };
+}
+
+const RECOVERY: Partial<Record<string, string>> = {
+  token_expired: "call workflow_next_step({ request: 'refresh_token', step_token }) to get a fresh token for the same step",
+  token_malformed: 'pass the exact new_step_token string from the last response',
+  token_forged: 'pass the exact new_step_token string from the last response, or read current-step://active',
+  token_replayed: 'use the new_step_token from the response to the call that used this token, or read current-step://active',
+  token_out_of_order: 'read current-step://active, then claim the next ready step with workflow_next_step({ task_id })',
+  token_wrong_execution: 'use the token that belongs to that execution, or drop task_id',
+  rate_limited: 'wait retry_after_ms milliseconds, then repeat the same call',
+  template_not_found: 'read available-workflows://all and pass one of its names as template_name',
+  execution_not_found: 'read project-context://current for the active task, or start a workflow with template_name',
+  invalid_state: 'read current-step://active to see what the workflow is waiting for',
+  invalid_input: 'fix the request as the message says and call again',
+};
+
+/** Turns a domain error into the spec's `status: 'error'` response. */
+export function errorResponse(ex: BatonError): NextStepResponse {
+  const retry = ex.details.retry_after_ms;
+  return {
+    status: 'error',
+    execution_id: typeof ex.details.execution_id === 'string' ? ex.details.execution_id : undefined,
+    error: {
+      code: ex.reason, message: ex.message, recovery: RECOVERY[ex.reason] ?? 'see the message',
+      ...(typeof retry === 'number' ? { retry_after_ms: retry } : {}),
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// In-memory view of synced content: templates, personas and parsed guardrails, rebuilt after each sync.
+import { getAgent, getTemplate, getTemplateById, listAgents, listRules, listTemplates } from '../content/contentRepo.js';
+import type { Store } from '../ports.js';
+import type { AgentDefinition, RuleDefinition, WorkflowTemplate } from '../types.js';
+import { getTopForbiddenActions, parseGuardrails, renderGuardrailsMarkdown, type ParsedGuardrails } from './guardrails.js';
+
+/** Cached reads of content; call `invalidate()` after a sync. */
+export class ContentCache {
+  private rules?: RuleDefinition[];
+  private parsed?: ParsedGuardrails;
+  private topForbidden?: string[];
+  private markdown?: string;
+  private readonly agents = new Map<string, AgentDefinition | null>();
+  private readonly templatesById = new Map<number, (WorkflowTemplate & { id: number }) | null>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Drops every cached value. */
+  invalidate(): void {
+    this.rules = this.parsed = this.topForbidden = this.markdown = undefined;
+    this.agents.clear();
+    this.templatesById.clear();
+  }
+
+  /** An active template by name. */
+  template(name: string): (WorkflowTemplate & { id: number }) | undefined {
+    return getTemplate(this.store, name);
+  }
+
+  /** A template by id, active or not (executions keep theirs). */
+  templateById(id: number): (WorkflowTemplate & { id: number }) | undefined {
+    if (!this.templatesById.has(id)) this.templatesById.set(id, getTemplateById(this.store, id) ?? null);
+    return this.templatesById.get(id) ?? undefined;
+  }
+
+  /** Active templates by name. */
+  templates(): Array<WorkflowTemplate & { id: number }> {
+    return listTemplates(this.store);
+  }
+
+  /** An agent persona. */
+  agent(name: string): AgentDefinition | undefined {
+    if (!this.agents.has(name)) this.agents.set(name, getAgent(this.store, name) ?? null);
+    return this.agents.get(name) ?? undefined;
+  }
+
+  /** Names of all agents. */
+  agentNames(): string[] {
+    return listAgents(this.store).map((a) => a.name);
+  }
+
+  /** Rules, universal ones first. */
+  allRules(): RuleDefinition[] {
+    return (this.rules ??= listRules(this.store));
+  }
+
+  /** Guardrails parsed from every rule. */
+  guardrails(): ParsedGuardrails {
+    return (this.parsed ??= parseGuardrails(this.allRules()));
+  }
+
+  /** The five most critical forbidden actions. */
+  topForbiddenActions(): string[] {
+    return (this.topForbidden ??= getTopForbiddenActions(this.guardrails(), 5));
+  }
+
+  /** `guardrails://active` markdown. */
+  guardrailsMarkdown(): string {
+    return (this.markdown ??= renderGuardrailsMarkdown(this.allRules()));
+  }
+}

@@ -1,0 +1,277 @@
+// SQL access for executions, steps, artifacts, tokens and events; the broker's only way to the store.
+import type { ArtifactRecord } from '../api.js';
+import type { Store } from '../ports.js';
+import type { ExecutionKind, ExecutionStatus, FindingInput, StepContract, StepDefinition, StepStatus } from '../types.js';
+
+/** An execution row. */
+export interface ExecutionRow {
+  execution_id: string;
+  kind: ExecutionKind;
+  template_id: number | null;
+  template_name: string | null;
+  task_id: string | null;
+  project_id: number | null;
+  status: ExecutionStatus;
+  current_step: string | null;
+  progress: number;
+  started_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  duration_ms: number | null;
+  synthesis_output: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** A step row with its definition fields decoded. */
+export interface StepRow {
+  id: number;
+  execution_id: string;
+  step_name: string;
+  agent_name: string;
+  position: number;
+  dependencies: string[];
+  status: StepStatus;
+  contract: StepContract | null;
+  output: unknown;
+  outcome_summary: string | null;
+  token_nonce: string | null;
+  claimed_by: string | null;
+  attempt: number;
+  feedback: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  metadata: { definition?: StepDefinition } & Record<string, unknown>;
+}
+
+/** A ledger entry for an issued token. */
+export interface TokenRow {
+  nonce: string;
+  execution_id: string;
+  step_name: string;
+  state: 'active' | 'consumed' | 'superseded';
+  issued_at: string;
+  expires_at: string;
+  closed_at: string | null;
+}
+
+type Raw = Record<string, unknown>;
+
+const json = (v: unknown): string => JSON.stringify(v ?? null);
+const parse = <T>(v: unknown, fallback: T): T => {
+  if (typeof v !== 'string' || v === '') return fallback;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+function toExecution(r: Raw): ExecutionRow {
+  return { ...(r as unknown as ExecutionRow), metadata: parse(r.metadata, {}) };
+}
+
+function toStep(r: Raw): StepRow {
+  return {
+    ...(r as unknown as StepRow),
+    dependencies: parse(r.dependencies, []),
+    contract: parse(r.contract, null),
+    output: parse(r.output, null),
+    metadata: parse(r.metadata, {}),
+  };
+}
+
+/** Decodes an artifact row for resources. */
+export function toArtifact(r: Raw): ArtifactRecord {
+  return {
+    id: r.id as number,
+    artifact_id: r.artifact_id as string,
+    execution_id: r.execution_id as string,
+    step_name: (r.step_name as string | null) ?? null,
+    agent_name: (r.agent_name as string | null) ?? null,
+    type: r.artifact_type as string,
+    title: (r.title as string | null) ?? null,
+    content: r.content as string,
+    description: (r.description as string | null) ?? null,
+    is_final: r.is_final === 1,
+    metadata: parse(r.metadata, {}),
+    created_at: r.created_at as string,
+    content_size_bytes: r.content_size_bytes as number,
+  };
+}
+
+/** UTF-8 byte length without node:buffer. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
+export class ExecutionRepo {
+  constructor(private readonly store: Store) {}
+
+  execution(id: string): ExecutionRow | undefined {
+    const r = this.store.get<Raw>('SELECT * FROM executions WHERE execution_id = ?', [id]);
+    return r && toExecution(r);
+  }
+
+  executionByTask(taskId: string): ExecutionRow | undefined {
+    const r = this.store.get<Raw>('SELECT * FROM executions WHERE task_id = ? ORDER BY started_at DESC LIMIT 1', [taskId]);
+    return r && toExecution(r);
+  }
+
+  latestExecution(projectId: number): ExecutionRow | undefined {
+    const r = this.store.get<Raw>(
+      'SELECT * FROM executions WHERE project_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
+      [projectId],
+    );
+    return r && toExecution(r);
+  }
+
+  executions(filter: { activeOnly?: boolean; limit: number }): ExecutionRow[] {
+    const where = filter.activeOnly ? "WHERE status NOT IN ('completed','failed')" : '';
+    return this.store
+      .all<Raw>(`SELECT * FROM executions ${where} ORDER BY started_at DESC, rowid DESC LIMIT ?`, [filter.limit])
+      .map(toExecution);
+  }
+
+  executionsWithStatus(statuses: ExecutionStatus[]): ExecutionRow[] {
+    const marks = statuses.map(() => '?').join(',');
+    return this.store.all<Raw>(`SELECT * FROM executions WHERE status IN (${marks})`, statuses).map(toExecution);
+  }
+
+  steps(executionId: string): StepRow[] {
+    return this.store.all<Raw>('SELECT * FROM steps WHERE execution_id = ? ORDER BY position', [executionId]).map(toStep);
+  }
+
+  step(executionId: string, stepName: string): StepRow | undefined {
+    const r = this.store.get<Raw>('SELECT * FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, stepName]);
+    return r && toStep(r);
+  }
+
+  token(nonce: string): TokenRow | undefined {
+    return this.store.get<TokenRow>('SELECT * FROM step_tokens WHERE nonce = ?', [nonce]);
+  }
+
+  insertTask(t: { task_id: string; agent_name: string; project_id: number; description: string; now: string; metadata: unknown }): void {
+    this.store.run(
+      `INSERT INTO agent_tasks (task_id, agent_name, project_id, task_description, status, created_at, updated_at, metadata)
+       VALUES (?, ?, ?, ?, 'active', ?, ?, ?)`,
+      [t.task_id, t.agent_name, t.project_id, t.description, t.now, t.now, json(t.metadata)],
+    );
+  }
+
+  setTaskStatus(taskId: string, status: string, now: string): void {
+    this.store.run('UPDATE agent_tasks SET status = ?, updated_at = ? WHERE task_id = ?', [status, now, taskId]);
+  }
+
+  insertExecution(e: {
+    execution_id: string; kind: ExecutionKind; template_id: number | null; template_name: string | null;
+    task_id: string | null; project_id: number | null; status: ExecutionStatus; now: string; metadata: unknown;
+  }): void {
+    this.store.run(
+      `INSERT INTO executions (execution_id, kind, template_id, template_name, task_id, project_id, status, progress,
+         started_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+      [e.execution_id, e.kind, e.template_id, e.template_name, e.task_id, e.project_id, e.status, e.now, e.now, json(e.metadata)],
+    );
+  }
+
+  updateExecution(id: string, fields: Partial<Omit<ExecutionRow, 'execution_id'>>, now: string): void {
+    const sets: string[] = ['updated_at = ?'];
+    const params: Array<string | number | null> = [now];
+    for (const [k, v] of Object.entries(fields)) {
+      sets.push(`${k} = ?`);
+      params.push(k === 'metadata' ? json(v) : (v as string | number | null));
+    }
+    params.push(id);
+    this.store.run(`UPDATE executions SET ${sets.join(', ')} WHERE execution_id = ?`, params);
+  }
+
+  insertStep(s: { execution_id: string; def: StepDefinition; position: number; status: StepStatus }): void {
+    this.store.run(
+      `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [s.execution_id, s.def.name, s.def.agent, s.position, json(s.def.dependencies), s.status, json({ definition: s.def })],
+    );
+  }
+
+  updateStep(executionId: string, stepName: string, fields: Partial<Omit<StepRow, 'id' | 'execution_id' | 'step_name'>>): void {
+    const sets: string[] = [];
+    const params: Array<string | number | null> = [];
+    for (const [k, v] of Object.entries(fields)) {
+      sets.push(`${k} = ?`);
+      const encoded = k === 'contract' || k === 'output' || k === 'metadata' || k === 'dependencies' ? json(v) : v;
+      params.push(encoded as string | number | null);
+    }
+    params.push(executionId, stepName);
+    this.store.run(`UPDATE steps SET ${sets.join(', ')} WHERE execution_id = ? AND step_name = ?`, params);
+  }
+
+  insertToken(t: Omit<TokenRow, 'closed_at' | 'state'>): void {
+    this.store.run(
+      `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at) VALUES (?, ?, ?, 'active', ?, ?)`,
+      [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at],
+    );
+  }
+
+  /** Closes a token; returns false if it was no longer active (lost a race). */
+  closeToken(nonce: string, state: 'consumed' | 'superseded', now: string): boolean {
+    return this.store.run(
+      `UPDATE step_tokens SET state = ?, closed_at = ? WHERE nonce = ? AND state = 'active'`,
+      [state, now, nonce],
+    ) === 1;
+  }
+
+  insertArtifact(a: {
+    artifact_id: string; execution_id: string; step_name: string | null; agent_name: string | null; type: string;
+    title: string | null; content: string; description: string | null; is_final: boolean; metadata: unknown; now: string;
+  }): void {
+    this.store.run(
+      `INSERT INTO artifacts (artifact_id, execution_id, step_name, agent_name, artifact_type, title, content, description,
+         is_final, metadata, created_at, content_size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [a.artifact_id, a.execution_id, a.step_name, a.agent_name, a.type, a.title, a.content, a.description,
+        a.is_final ? 1 : 0, json(a.metadata ?? {}), a.now, utf8Length(a.content)],
+    );
+  }
+
+  finalizeArtifacts(executionId: string): void {
+    this.store.run('UPDATE artifacts SET is_final = 1 WHERE execution_id = ?', [executionId]);
+  }
+
+  artifactsOf(executionId: string, stepNames?: string[]): ArtifactRecord[] {
+    if (stepNames && stepNames.length === 0) return [];
+    const filter = stepNames ? ` AND step_name IN (${stepNames.map(() => '?').join(',')})` : '';
+    return this.store
+      .all<Raw>(`SELECT * FROM artifacts WHERE execution_id = ?${filter} ORDER BY id`, [executionId, ...(stepNames ?? [])])
+      .map(toArtifact);
+  }
+
+  insertFinding(f: FindingInput & { finding_id: string; execution_id: string; step_name: string; project_id: number | null; now: string }): void {
+    this.store.run(
+      `INSERT INTO findings (finding_id, execution_id, step_name, project_id, scope, severity, category, description, location,
+         recommendation, impact, created_at) VALUES (?, ?, ?, ?, 'project', ?, ?, ?, ?, ?, ?, ?)`,
+      [f.finding_id, f.execution_id, f.step_name, f.project_id, f.severity, f.category, f.description, f.location ?? null,
+        f.recommendation, f.impact ?? null, f.now],
+    );
+  }
+
+  insertEvent(e: { event_id: string; execution_id: string | null; event_type: string; data: unknown; now: string }): void {
+    this.store.run(
+      'INSERT INTO events (event_id, execution_id, event_type, event_data, created_at) VALUES (?, ?, ?, ?, ?)',
+      [e.event_id, e.execution_id, e.event_type, json(e.data), e.now],
+    );
+  }
+
+  lastEventAt(executionId: string): string | undefined {
+    return this.store.get<{ t: string | null }>('SELECT MAX(created_at) AS t FROM events WHERE execution_id = ?', [executionId])?.t ?? undefined;
+  }
+}

@@ -1,0 +1,82 @@
+// Composes the core on the durable store with node ports: what `baton mcp`, `baton serve` and the editor open.
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
+import { DEFAULT_RATE_LIMITS } from '../core/broker/rateLimiter.js';
+import type { Clock, Log } from '../core/ports.js';
+import { openStore, type SqlJsStore } from '../store/sqlJsStore.js';
+import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
+
+/** How to open Baton. */
+export interface OpenBatonOptions {
+  /** Database file; null for an in-memory database (tests). */
+  dbPath: string | null;
+  /** Bundled content folder; defaults to the `content/` shipped beside the bundle. */
+  contentDir?: string;
+  /** Workspace folder (the project); its `.baton/` content overrides the bundled content. Defaults to cwd. */
+  workspace?: string;
+  rateLimits?: boolean;
+  tokenTtlMs?: number;
+  stallMinutes?: number;
+  approvalWaitMs?: number;
+  inlineBudgetBytes?: number;
+  /** Journal flush mode; 'fsync' unless a benchmark asks otherwise. */
+  durability?: 'fsync' | 'write';
+  log?: Log;
+  clock?: Clock;
+}
+
+/** An open Baton and what to close. */
+export interface OpenedBaton {
+  baton: Baton;
+  store: SqlJsStore;
+  /** Stops timers, wakes waiters, checkpoints and releases the database. */
+  close(): Promise<void>;
+}
+
+/** The content folder shipped with Baton (beside `dist/`, or at the repository root when run from source). */
+export function bundledContentDir(): string {
+  const candidates = [join(__dirname, '..', 'content'), join(__dirname, '..', '..', 'content')];
+  return candidates.find((c) => existsSync(join(c, 'workflows'))) ?? candidates[0]!;
+}
+
+/** Opens the store (taking ownership of the database) and the core on it. */
+export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton> {
+  const log = options.log ?? stderrLog();
+  const workspace = resolve(options.workspace ?? process.cwd());
+  const store = await openStore({ path: options.dbPath, log, durability: options.durability });
+  let baton: Baton;
+  try {
+    const overrides: Partial<BatonOptions> = {};
+    if (options.tokenTtlMs !== undefined) overrides.tokenTtlMs = options.tokenTtlMs;
+    if (options.stallMinutes !== undefined) overrides.stallMinutes = options.stallMinutes;
+    if (options.approvalWaitMs !== undefined) overrides.approvalWaitMs = options.approvalWaitMs;
+    if (options.inlineBudgetBytes !== undefined) overrides.inlineBudgetBytes = options.inlineBudgetBytes;
+    baton = await Baton.create(
+      { store, clock: options.clock ?? systemClock, ids: randomIds, crypto: nodeCrypto, log, fs: nodeFileSystem },
+      {
+        ...overrides,
+        workspacePath: workspace,
+        contentDirs: [options.contentDir ?? bundledContentDir(), join(workspace, '.baton')],
+        rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: options.rateLimits ?? DEFAULT_OPTIONS.rateLimits.enabled },
+      },
+    );
+  } catch (ex) {
+    await store.close();
+    throw ex;
+  }
+  const timer = setInterval(() => {
+    baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
+  }, 60_000);
+  timer.unref();
+  let closed: Promise<void> | undefined;
+  return {
+    baton,
+    store,
+    close: () => (closed ??= (async () => {
+      clearInterval(timer);
+      baton.close();
+      await store.close();
+    })()),
+  };
+}

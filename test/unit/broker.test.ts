@@ -1,0 +1,315 @@
+// Rule: the broker moves a workflow only through valid, single-use tokens, in the spec's dependency and
+// scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { makeBaton, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+
+describe('broker: the bug-fix workflow end to end', () => {
+  it('runs every step with artifacts, stops at the gate, and closes with final artifacts and a synthesis', async () => {
+    const { baton } = await makeBaton();
+    const events: string[] = [];
+    baton.onEvent((e) => events.push(e.type));
+    const first = await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails with 500' });
+    let { step, token } = okStep(first);
+    assert.equal(step, 'analyze-root-cause');
+    assert.ok(first.human_message?.includes('# Workflow Step: analyze-root-cause'));
+    assert.ok(first.context?.persona_summary.length);
+    assert.equal(first.next_step_contract?.forbidden_actions.length, 5);
+    const executionId = first.execution_id!;
+    const order = [step];
+    let r = first;
+    for (;;) {
+      r = await baton.nextStep({ step_token: token, model_output_so_far: output(`did ${step}`) });
+      if (r.status !== 'ok') break;
+      ({ step, token } = okStep(r));
+      order.push(step);
+      // Every later step sees its dependencies' artifacts inline.
+      assert.ok(r.context!.dependency_artifacts.length >= 1, `${step} has dependency artifacts inline`);
+    }
+    assert.deepEqual(order, ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code']);
+    assert.equal(r.status, 'awaiting_approval');
+    assert.equal(baton.currentStep(executionId).status, 'awaiting_approval');
+    await baton.decide({ execution_id: executionId, decision: 'approve', by: 'test' });
+    const closed = await baton.nextStep({ step_token: r.new_step_token! });
+    assert.equal(closed.status, 'task_closed');
+    assert.ok(closed.synthesis?.outcome_summary?.includes('# Workflow Synthesis: bug-fix'));
+    const finals = baton.artifacts({ type: 'execution', execution_id: executionId, is_final: true, limit: 100 });
+    assert.equal(finals.total, 5, 'four step artifacts plus the synthesis');
+    assert.ok(finals.artifacts.every((a) => a.is_final));
+    assert.equal(finals.artifacts.at(-1)!.title, 'Workflow Synthesis');
+    assert.equal(baton.workflowStatus(executionId).status, 'completed');
+    assert.equal(baton.workflowStatus(executionId).progress, 100);
+    assert.ok(events.includes('artifact') && events.includes('step') && events.includes('execution'));
+    const timeline = baton.events(executionId).map((e) => e.event_type);
+    assert.deepEqual(timeline.slice(0, 2), ['workflow_started', 'step_started']);
+    assert.ok(timeline.includes('gate_approved') && timeline.at(-1) === 'workflow_completed');
+  });
+
+  it('answers an unknown template with the available names', async () => {
+    const { baton } = await makeBaton();
+    const r = await baton.nextStep({ template_name: 'nope' });
+    assert.equal(r.status, 'error');
+    assert.equal(r.error?.code, 'template_not_found');
+    assert.match(r.error!.message, /bug-fix/);
+  });
+
+  it('refuses a request that asks for nothing, naming the three ways in', async () => {
+    const { baton } = await makeBaton();
+    const r = await baton.nextStep({});
+    assert.equal(r.error?.code, 'invalid_input');
+    assert.match(r.error!.message, /template_name.*step_token.*task_id/s);
+  });
+});
+
+describe('broker: the spec ready-set example', () => {
+  it('comes out as written: analyze, design-refactor (alphabetical), implement-fix, review-code, complete', async () => {
+    const { baton } = await makeBaton({ workflows: { 'spec-example': SPEC_EXAMPLE_YAML } });
+    let r = await baton.nextStep({ template_name: 'spec-example' });
+    const order: string[] = [];
+    const ties: string[] = [];
+    while (r.status === 'ok') {
+      const { step, token } = okStep(r);
+      order.push(step);
+      ties.push(r.selection!.tie_broken_by);
+      if (step === 'design-refactor') assert.deepEqual([...r.selection!.parallel_opportunities].sort(), ['design-refactor', 'implement-fix']);
+      r = await baton.nextStep({ step_token: token, model_output_so_far: output(step) });
+    }
+    assert.deepEqual(order, ['analyze-root-cause', 'design-refactor', 'implement-fix', 'review-code']);
+    assert.deepEqual(ties, ['none', 'alphabetical', 'none', 'none']);
+    assert.equal(r.status, 'task_closed');
+  });
+
+  it('lets an explicit requested_step_name beat the alphabetical choice', async () => {
+    const { baton } = await makeBaton({ workflows: { 'spec-example': SPEC_EXAMPLE_YAML } });
+    const first = okStep(await baton.nextStep({ template_name: 'spec-example' }));
+    const r = await baton.nextStep({ step_token: first.token, model_output_so_far: output('a'), requested_step_name: 'implement-fix' });
+    assert.equal(okStep(r).step, 'implement-fix');
+    assert.equal(r.selection!.scores['implement-fix'], 999 + 0);
+  });
+});
+
+describe('broker: tokens', () => {
+  it('refuses a replayed token and says how to recover', async () => {
+    const { baton } = await makeBaton();
+    const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    okStep(await baton.nextStep({ step_token: token, model_output_so_far: output('x') }));
+    const again = await baton.nextStep({ step_token: token, model_output_so_far: output('x') });
+    assert.equal(again.error?.code, 'token_replayed');
+    assert.match(again.error!.message, /single-use/);
+    assert.match(again.error!.recovery, /current-step/);
+  });
+
+  it('refuses a tampered, a malformed and a foreign-secret token', async () => {
+    const { baton } = await makeBaton();
+    const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    const [body, sig] = token.split('.');
+    const payload = JSON.parse(Buffer.from(body!, 'base64url').toString());
+    payload.step_name = 'review-code';
+    const tampered = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`;
+    assert.equal((await baton.nextStep({ step_token: tampered, model_output_so_far: output('x') })).error?.code, 'token_forged');
+    assert.equal((await baton.nextStep({ step_token: 'not-a-token', model_output_so_far: output('x') })).error?.code, 'token_malformed');
+    const other = await makeBaton();
+    const foreign = okStep(await other.baton.nextStep({ template_name: 'bug-fix' })).token;
+    assert.equal((await baton.nextStep({ step_token: foreign, model_output_so_far: output('x') })).error?.code, 'token_forged');
+    // The real token still works after all that.
+    okStep(await baton.nextStep({ step_token: token, model_output_so_far: output('x') }));
+  });
+
+  it('expires tokens, and refresh_token re-issues one for a step that is still running', async () => {
+    const { baton, clock } = await makeBaton({ tokenTtlMs: 60_000 });
+    const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    clock.advance(60_000);
+    const expired = await baton.nextStep({ step_token: token, model_output_so_far: output('late') });
+    assert.equal(expired.error?.code, 'token_expired');
+    assert.match(expired.error!.recovery, /refresh_token/);
+    const refreshed = await baton.nextStep({ request: 'refresh_token', step_token: token });
+    const fresh = okStep(refreshed);
+    assert.equal(fresh.step, 'analyze-root-cause');
+    // The old token is superseded: it can no longer be refreshed or used.
+    assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: token })).error?.code, 'token_out_of_order');
+    okStep(await baton.nextStep({ step_token: fresh.token, model_output_so_far: output('done') }));
+  });
+
+  it('refuses a token presented for another execution', async () => {
+    const { baton } = await makeBaton();
+    const a = await baton.nextStep({ template_name: 'bug-fix' });
+    const b = await baton.nextStep({ template_name: 'bug-fix' });
+    const r = await baton.nextStep({ step_token: a.new_step_token!, task_id: b.execution_id!, model_output_so_far: output('x') });
+    assert.equal(r.error?.code, 'token_wrong_execution');
+    assert.match(r.error!.message, new RegExp(a.execution_id!));
+  });
+
+  it('refuses a token for a finished step (out of order) after the workflow moved on', async () => {
+    const { baton } = await makeBaton({ workflows: { 'spec-example': SPEC_EXAMPLE_YAML } });
+    const first = okStep(await baton.nextStep({ template_name: 'spec-example' }));
+    const second = okStep(await baton.nextStep({ step_token: first.token, model_output_so_far: output('a') }));
+    // Re-deliver the running step: the earlier token for it is superseded.
+    const again = okStep(await baton.nextStep({ step_token: second.token }));
+    const stale = await baton.nextStep({ step_token: second.token, model_output_so_far: output('b') });
+    assert.equal(stale.error?.code, 'token_out_of_order');
+    okStep(await baton.nextStep({ step_token: again.token, model_output_so_far: output('b') }));
+  });
+});
+
+describe('broker: parallel claims', () => {
+  it('hands parallel ready steps to different agents, never one step twice', async () => {
+    const { baton } = await makeBaton({ workflows: { 'spec-example': SPEC_EXAMPLE_YAML } });
+    const first = await baton.nextStep({ template_name: 'spec-example' });
+    const exec = first.execution_id!;
+    const a = okStep(await baton.nextStep({ step_token: first.new_step_token!, model_output_so_far: output('root') }, { agent_name: 'agent-a' }));
+    const claims = await Promise.all([
+      baton.nextStep({ task_id: exec }, { agent_name: 'agent-b' }),
+      baton.nextStep({ task_id: exec }, { agent_name: 'agent-c' }),
+    ]);
+    const b = okStep(claims[0]!);
+    assert.equal(claims[1]!.status, 'no_op', 'only two steps are ready and both are now taken');
+    assert.notEqual(a.step, b.step);
+    assert.deepEqual([a.step, b.step].sort(), ['design-refactor', 'implement-fix']);
+    // Finishing one while the other still runs: nothing ready yet.
+    const wait = await baton.nextStep({ step_token: a.token, model_output_so_far: output('a') });
+    assert.equal(wait.status, 'no_op');
+    assert.match(wait.human_message!, new RegExp(b.step));
+    const last = okStep(await baton.nextStep({ step_token: b.token, model_output_so_far: output('b') }));
+    assert.equal(last.step, 'review-code');
+  });
+});
+
+describe('broker: human gates', () => {
+  async function toGate() {
+    const h = await makeBaton();
+    let r = await h.baton.nextStep({ template_name: 'bug-fix' });
+    while (r.status === 'ok') r = await h.baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(r.next_step_contract!.step_name) });
+    assert.equal(r.status, 'awaiting_approval');
+    return { ...h, waitToken: r.new_step_token!, exec: r.execution_id! };
+  }
+
+  it('keeps a gated step waiting until a person decides; polling does not consume the token', async () => {
+    const { baton, waitToken } = await toGate();
+    const poll = await baton.nextStep({ step_token: waitToken });
+    assert.equal(poll.status, 'awaiting_approval');
+    assert.equal(poll.new_step_token, waitToken);
+    const resubmit = await baton.nextStep({ step_token: waitToken, model_output_so_far: output('again') });
+    assert.equal(resubmit.error?.code, 'invalid_state');
+  });
+
+  it('sends a rejected step back to the agent with the feedback, then closes after approval', async () => {
+    const { baton, waitToken, exec } = await toGate();
+    const noFeedback = await baton.decide({ execution_id: exec, decision: 'reject', feedback: '  ' }).catch((e: Error) => e);
+    assert.match(String(noFeedback), /feedback/);
+    const rejected = await baton.decide({ execution_id: exec, decision: 'reject', feedback: 'Add a test for the null session case.' });
+    assert.equal(rejected.step_status, 'running');
+    const redo = await baton.nextStep({ step_token: waitToken });
+    const { step, token } = okStep(redo);
+    assert.equal(step, 'review-code');
+    assert.match(redo.human_message!, /Add a test for the null session case\./);
+    const again = await baton.nextStep({ step_token: token, model_output_so_far: output('reviewed again') });
+    assert.equal(again.status, 'awaiting_approval');
+    await baton.decide({ execution_id: exec, decision: 'approve' });
+    assert.equal((await baton.nextStep({ step_token: again.new_step_token! })).status, 'task_closed');
+    assert.equal(baton.workflowStatus(exec).steps.find((s) => s.step_name === 'review-code')!.attempt, 2);
+  });
+
+  it('wakes a waiting call as soon as the person approves', async () => {
+    const h = await makeBaton({ approvalWaitMs: 10_000 });
+    let r = await h.baton.nextStep({ template_name: 'bug-fix' });
+    while (r.status === 'ok') r = await h.baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output('s') });
+    const started = Date.now();
+    const waiting = h.baton.nextStep({ step_token: r.new_step_token! });
+    setTimeout(() => void h.baton.decide({ execution_id: r.execution_id!, decision: 'approve' }), 50);
+    assert.equal((await waiting).status, 'task_closed');
+    assert.ok(Date.now() - started < 5_000);
+  });
+
+  it('refuses to approve a step that is not waiting', async () => {
+    const { baton } = await makeBaton();
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    await assert.rejects(baton.decide({ execution_id: r.execution_id!, decision: 'approve' }), /No step .* is waiting for approval/);
+    await assert.rejects(baton.decide({ execution_id: 'missing', decision: 'approve' }), /No execution or task "missing"/);
+  });
+});
+
+describe('broker: rate limits, stalls and the call log', () => {
+  it('limits a task to the spec burst and tells when to retry', async () => {
+    const { baton, clock } = await makeBaton({ rateLimits: { enabled: true, task: { steady_rps: 0.5, burst_tokens: 3 }, agent: { steady_rps: 2, burst_tokens: 10 } } });
+    const first = await baton.nextStep({ template_name: 'bug-fix' });
+    let token = first.new_step_token!;
+    const results = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await baton.nextStep({ step_token: token });
+      results.push(r.status);
+      if (r.status === 'ok') token = r.new_step_token!;
+      else {
+        assert.equal(r.error?.code, 'rate_limited');
+        assert.equal(r.error?.retry_after_ms, 2000);
+      }
+    }
+    assert.deepEqual(results, ['ok', 'ok', 'ok', 'error']);
+    clock.advance(2000);
+    assert.equal((await baton.nextStep({ step_token: token })).status, 'ok');
+  });
+
+  it('reports a stalled workflow once per threshold, as an informational event', async () => {
+    const { baton, clock } = await makeBaton({ stallMinutes: 30 });
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    const stalls: number[] = [];
+    baton.onEvent((e) => e.type === 'stall' && stalls.push(e.elapsed_minutes));
+    clock.advance(29 * 60_000);
+    await baton.tick();
+    assert.deepEqual(stalls, []);
+    clock.advance(6 * 60_000);
+    await baton.tick();
+    await baton.tick();
+    assert.deepEqual(stalls, [35]);
+    clock.advance(31 * 60_000);
+    await baton.tick();
+    assert.deepEqual(stalls, [35, 66]);
+    const stallEvents = baton.events(r.execution_id!).filter((e) => e.event_type === 'error_occurred');
+    assert.equal(stallEvents.length, 2);
+    assert.match(JSON.stringify(stallEvents[0]!.event_data), /appears stalled/);
+    assert.equal(baton.workflowStatus(r.execution_id!).status, 'running', 'informational only');
+  });
+
+  it('stores calls with secrets redacted', async () => {
+    const { baton, store } = await makeBaton();
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request: { step_token: r.new_step_token }, response: r, duration_ms: 1.2, success: true });
+    await store.transaction(() => undefined);
+    const [row] = baton.recentCalls(1);
+    assert.ok(row);
+    assert.ok(!String(row.request_full).includes(r.new_step_token!));
+    assert.ok(!String(row.response_full).includes(r.new_step_token!));
+    assert.match(String(row.request_full), /REDACTED/);
+  });
+});
+
+describe('broker: inline context budget', () => {
+  it('keeps the inline context within the budget and points at the rest', async () => {
+    const { baton } = await makeBaton({ inlineBudgetBytes: 2048 });
+    const first = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    const big = output('root cause', 'Root cause', {
+      artifacts: [{ type: 'design_doc', title: 'Root cause', content: 'x'.repeat(20_000) }],
+    });
+    const r = await baton.nextStep({ step_token: first.token, model_output_so_far: big });
+    const size = Buffer.byteLength(JSON.stringify(r.context));
+    assert.ok(size <= 2048, `context is ${size} bytes`);
+    assert.equal(r.context!.dependency_artifacts[0]!.truncated, true);
+    assert.ok(r.context!.more.includes(`workflow-artifacts://${r.execution_id}`));
+  });
+});
+
+describe('broker: resources', () => {
+  it('resolves active, clears a finished active task, and lists workflows', async () => {
+    const { baton } = await makeBaton();
+    assert.throws(() => baton.currentStep(), /No workflow has run/);
+    const names = baton.availableWorkflows().workflows.map((w) => w.name);
+    assert.deepEqual(names, ['bug-fix', 'feature-implementation', 'security-audit']);
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    assert.equal(baton.currentStep('active').execution_id, r.execution_id);
+    assert.equal(baton.currentStep(r.task_id!).execution_id, r.execution_id);
+    const ctx = await baton.projectContext('current');
+    assert.equal(ctx.active_task?.execution_id, r.execution_id);
+    assert.equal(ctx.active_task?.status, 'active');
+    assert.match(baton.persona('default'), /Supervisor/);
+    assert.match(baton.guardrails(), /^# Active Guardrails/);
+  });
+});
