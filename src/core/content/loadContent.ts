@@ -104,13 +104,21 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorText(ex)}` }] };
   }
+  return { ...parseFile(kind, text, entry), hash: crypto.sha256(text) };
+}
+
+function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
   const fallback = baseName(entry.relativePath);
-  const parsed: Parsed = kind === 'agents'
-    ? parseAgentFile(text, entry.absolutePath, fallback)
-    : kind === 'rules'
-      ? parseRuleFile(text, entry.absolutePath, fallback)
-      : (({ template, problems, agentLines }) => ({ item: template, problems, agentLines }))(parseWorkflowFile(text, entry.absolutePath, fallback));
-  return { ...parsed, hash: crypto.sha256(text) };
+  switch (kind) {
+    case 'agents':
+      return parseAgentFile(text, entry.absolutePath, fallback);
+    case 'rules':
+      return parseRuleFile(text, entry.absolutePath, fallback);
+    case 'workflows': {
+      const { template, problems, agentLines } = parseWorkflowFile(text, entry.absolutePath, fallback);
+      return { item: template, problems, agentLines };
+    }
+  }
 }
 
 function sortByName<T extends { name: string }>(items: T[]): T[] {

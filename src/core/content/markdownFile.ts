@@ -30,9 +30,9 @@ function split(raw: string, path: string): Split | ContentProblem {
   // Frontmatter keys are located by their line so field problems point at them.
   const fmEnd = lines[0]?.trim() === '---' ? lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...')) : -1;
   const lineOf = (at: FieldPath): number | null => {
+    if (fmEnd < 0) return null;
     const key = at[0];
-    if (typeof key !== 'string' || fmEnd < 0) return fmEnd < 0 ? null : 1;
-    const i = lines.findIndex((l, n) => n > 0 && n < fmEnd && l.startsWith(`${key}:`));
+    const i = typeof key === 'string' ? lines.findIndex((l, n) => n > 0 && n < fmEnd && l.startsWith(`${key}:`)) : -1;
     return i < 0 ? 1 : i + 1;
   };
   if (lines[0]?.trim() === '---' && fmEnd < 0) {
@@ -66,7 +66,7 @@ export function parseAgentFile(text: string, path: string, fallbackName: string)
   const { attributes: a, body, reader: r } = s;
   const name = r.name(a, [], 'agent', fallbackName);
   let description = r.string(a, [], 'description', 'agent', 'a one-line summary of the role', false);
-  if (body === '') r.error(['description'], 'agent: the persona has no body; write it below the frontmatter (# Name Agent, **Role**:, ## Capabilities, ## Guidelines)');
+  if (body === '') r.error([], 'agent: the persona has no body; write it below the frontmatter (# Name Agent, **Role**:, ## Capabilities, ## Guidelines)');
   if (description === undefined && !r.fatal) {
     description = /^\*\*Role\*\*:\s*(.+)$/m.exec(body)?.[1]?.trim();
     if (description === undefined) r.warn([], "agent: no 'description' in the frontmatter and no '**Role**:' line to take one from; agents see an empty summary");
