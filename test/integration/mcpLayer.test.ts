@@ -8,9 +8,8 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { silentLog } from '../../src/core/ports.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { parseToolGroups } from '../../src/mcp/toolGroups.js';
+import { BAD_INPUT } from '../fixtures/mcp/badInput.js';
 import { FakeBaton } from '../fixtures/mcp/fakeBaton.js';
-
-const validOutput = { summary: 's', artifacts: [{ type: 'markdown', title: 't', content: 'c' }], references: [], confidence: 0.5 };
 
 async function connect(baton: FakeBaton) {
   const server = createMcpServer(baton, { toolGroups: ['broker'], version: '0.0.0-test', log: silentLog });
@@ -19,50 +18,6 @@ async function connect(baton: FakeBaton) {
   await Promise.all([server.connect(a), client.connect(b)]);
   return { server, client };
 }
-
-/** A field's bad value and the text the error must contain. */
-const BAD_INPUT: Array<[string, Record<string, unknown>, string]> = [
-  ['template_name', { template_name: 42 }, 'template_name must be'],
-  ['template_name empty', { template_name: '' }, 'template_name must be'],
-  ['task_description', { template_name: 'demo', task_description: 7 }, 'task_description must be'],
-  ['step_token', { step_token: 5 }, 'step_token must be'],
-  ['request', { step_token: 't', request: 'go' }, 'request must be either "continue" or "refresh_token" (got "go")'],
-  ['model_output_so_far', { step_token: 't', model_output_so_far: 'done' }, 'model_output_so_far must be an object'],
-  ['summary', { step_token: 't', model_output_so_far: { ...validOutput, summary: undefined } }, 'model_output_so_far.summary is required'],
-  ['artifacts', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: 'x' } }, 'model_output_so_far.artifacts must be an array'],
-  ['artifact item', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: ['x'] } }, 'model_output_so_far.artifacts[0] must be an object'],
-  ['artifact type', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'pdf', title: 't', content: 'c' }] } }, 'model_output_so_far.artifacts[0].type must be one of design_doc'],
-  ['artifact title', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 3, content: 'c' }] } }, 'model_output_so_far.artifacts[0].title must be'],
-  ['artifact content', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't' }] } }, 'model_output_so_far.artifacts[0].content is required'],
-  ['artifact description', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't', content: 'c', description: 1 }] } }, 'model_output_so_far.artifacts[0].description must be'],
-  ['artifact metadata', { step_token: 't', model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown', title: 't', content: 'c', metadata: 'm' }] } }, 'model_output_so_far.artifacts[0].metadata must be an object'],
-  ['references', { step_token: 't', model_output_so_far: { ...validOutput, references: 'a.ts' } }, 'model_output_so_far.references must be an array of strings'],
-  ['references item', { step_token: 't', model_output_so_far: { ...validOutput, references: [1] } }, 'model_output_so_far.references[0] must be a string'],
-  ['confidence', { step_token: 't', model_output_so_far: { ...validOutput, confidence: 5 } }, 'model_output_so_far.confidence must be a number between 0 and 1 (got 5)'],
-  ['confidence type', { step_token: 't', model_output_so_far: { ...validOutput, confidence: 'high' } }, 'model_output_so_far.confidence must be a number between 0 and 1 (got "high")'],
-  ['decisions', { step_token: 't', model_output_so_far: { ...validOutput, decisions: {} } }, 'model_output_so_far.decisions must be an array'],
-  ['decision.decision', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ rationale: 'r', alternatives_rejected: [], trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].decision is required'],
-  ['decision.rationale', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 1, alternatives_rejected: [], trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].rationale must be'],
-  ['decision.alternatives_rejected', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: 'none', trade_offs: 't' }] } }, 'model_output_so_far.decisions[0].alternatives_rejected must be an array'],
-  ['decision.trade_offs', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: [] }] } }, 'model_output_so_far.decisions[0].trade_offs is required'],
-  ['decision.context', { step_token: 't', model_output_so_far: { ...validOutput, decisions: [{ decision: 'd', rationale: 'r', alternatives_rejected: [], trade_offs: 't', context: 2 }] } }, 'model_output_so_far.decisions[0].context must be'],
-  ['findings', { step_token: 't', model_output_so_far: { ...validOutput, findings: 'bad' } }, 'model_output_so_far.findings must be an array'],
-  ['finding.severity', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'urgent', category: 'c', description: 'd', recommendation: 'r' }] } }, 'model_output_so_far.findings[0].severity must be one of critical, high, medium, low (got "urgent")'],
-  ['finding.category', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', description: 'd', recommendation: 'r' }] } }, 'model_output_so_far.findings[0].category is required'],
-  ['finding.description', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 9, recommendation: 'r' }] } }, 'model_output_so_far.findings[0].description must be'],
-  ['finding.location', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd', recommendation: 'r', location: 1 }] } }, 'model_output_so_far.findings[0].location must be'],
-  ['finding.recommendation', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd' }] } }, 'model_output_so_far.findings[0].recommendation is required'],
-  ['finding.impact', { step_token: 't', model_output_so_far: { ...validOutput, findings: [{ severity: 'low', category: 'c', description: 'd', recommendation: 'r', impact: [] }] } }, 'model_output_so_far.findings[0].impact must be'],
-  ['next_steps', { step_token: 't', model_output_so_far: { ...validOutput, next_steps: 'x' } }, 'model_output_so_far.next_steps must be an array of strings'],
-  ['blockers', { step_token: 't', model_output_so_far: { ...validOutput, blockers: [false] } }, 'model_output_so_far.blockers[0] must be a string'],
-  ['output metadata', { step_token: 't', model_output_so_far: { ...validOutput, metadata: 3 } }, 'model_output_so_far.metadata must be an object'],
-  ['requested_step_name', { template_name: 'demo', requested_step_name: 1 }, 'requested_step_name must be'],
-  ['intent_tags', { template_name: 'demo', intent_tags: 'security' }, 'intent_tags must be an array of strings'],
-  ['referenced_paths', { template_name: 'demo', referenced_paths: [1] }, 'referenced_paths[0] must be a string'],
-  ['rationale', { template_name: 'demo', rationale: {} }, 'rationale must be a string'],
-  ['task_id', { task_id: 12 }, 'task_id must be'],
-  ['unknown field', { step_tokn: 'x' }, 'unknown field "step_tokn"; valid fields: template_name'],
-];
 
 describe('MCP layer (scripted core)', () => {
   let baton: FakeBaton;

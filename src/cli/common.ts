@@ -1,0 +1,70 @@
+// What the subcommands share: option definitions, usage errors, the database path, finding or becoming the owner.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import packageJson from '../../package.json';
+import { BatonError } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { stderrLog } from '../host/nodePorts.js';
+import { resolveDbPath } from '../store/dbPath.js';
+
+/** Baton's version (package.json). */
+export const VERSION: string = packageJson.version;
+
+/** A failure that ends the command with an exit code and a message on stderr. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Options every database command takes. */
+export const DB_OPTIONS = {
+  db: { type: 'string' },
+  content: { type: 'string' },
+  workspace: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** parseArgs with strict checking; a bad flag becomes a usage error (exit 2). */
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, usage: string) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (ex) {
+    throw new CliError(`${(ex as Error).message}\n\n${usage}`, 2);
+  }
+}
+
+/** The database path the flags and environment name (absolute). */
+export function dbPathOf(values: { db?: string; workspace?: string }): string {
+  return resolveDbPath({ db: values.db, workspace: values.workspace });
+}
+
+/** Stderr log; BATON_LOG_LEVEL picks the level. */
+export function cliLog(defaultLevel: 'debug' | 'info' | 'warn' | 'error' = 'info'): Log {
+  const level = process.env.BATON_LOG_LEVEL;
+  return stderrLog(level === 'debug' || level === 'info' || level === 'warn' || level === 'error' ? level : defaultLevel);
+}
+
+/** Waits up to `ms` for the owner of `dbPath` to publish its endpoint (it may be starting). */
+export async function waitForDiscovery(dbPath: string, ms = 5000): Promise<DiscoveryInfo | null> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const info = readDiscovery(dbPath);
+    if (info || Date.now() >= deadline) return info;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The message when another process owns the database but cannot be reached. */
+export function unreachableOwner(dbPath: string, ownerPid: unknown, url: string | null): CliError {
+  const where = url ? `its endpoint ${url} does not answer` : 'it publishes no endpoint (no server.json beside the database)';
+  return new CliError(`database ${dbPath} is owned by Baton process ${String(ownerPid)} but ${where}; stop that process or use --db elsewhere`, 1);
+}
+
+/** The owner pid a store_locked error names. */
+export function lockedBy(ex: unknown): number | null {
+  return BatonError.is(ex, 'store_locked') ? Number(ex.details.ownerPid) : null;
+}

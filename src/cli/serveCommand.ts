@@ -1,0 +1,48 @@
+// `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
+import { TOOL_GROUPS } from '../mcp/toolGroups.js';
+import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse } from './common.js';
+import { onOff } from './mcpCommand.js';
+import { becomeOwner, onShutdown } from './owner.js';
+import { readDiscovery } from '../host/discovery.js';
+import { parseToolGroups } from '../mcp/toolGroups.js';
+
+/** Usage of `baton serve`. */
+export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS] [--rate-limits on|off]
+
+Owns the database and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in server.json beside
+the database, mode 0600). Runs until SIGINT/SIGTERM.`;
+
+/** Runs `baton serve`. */
+export async function serveCommand(args: string[]): Promise<void> {
+  const { values } = parse(args, { ...DB_OPTIONS, port: { type: 'string' }, tools: { type: 'string' }, 'rate-limits': { type: 'string' } }, SERVE_USAGE);
+  if (values.help) {
+    process.stderr.write(SERVE_USAGE + '\n');
+    return;
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
+  let toolGroups;
+  try {
+    toolGroups = values.tools ? parseToolGroups(values.tools) : [...TOOL_GROUPS].filter((g) => g === 'broker');
+  } catch (ex) {
+    throw new CliError(`${(ex as Error).message}\n\n${SERVE_USAGE}`, 2);
+  }
+  const log = cliLog();
+  const dbPath = dbPathOf(values);
+  try {
+    const owner = await becomeOwner({
+      dbPath, contentDir: values.content, workspace: values.workspace, toolGroups, port,
+      rateLimits: onOff(values['rate-limits'], '--rate-limits', SERVE_USAGE), log,
+    });
+    onShutdown(async (why) => {
+      log.info(`stopping (${why})`);
+      await owner.close();
+    }, log, false);
+    process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
+  } catch (ex) {
+    const ownerPid = lockedBy(ex);
+    if (ownerPid === null) throw ex;
+    const info = readDiscovery(dbPath);
+    throw new CliError(`database ${dbPath} is already owned by Baton process ${ownerPid}${info ? ` (endpoint ${info.url})` : ''}`, 1);
+  }
+}

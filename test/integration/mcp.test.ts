@@ -1,0 +1,197 @@
+// Rule: an agent on Baton's MCP server (real core, in memory) finds a listable, annotated workflow_next_step that
+// also answers to the spec's dotted name, reads every resource and every workflow-artifacts form, gets templates as
+// prompts, is told which field is wrong and how to fix it, and hears about changes to what it subscribed to.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { silentLog } from '../../src/core/ports.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { BAD_INPUT, validOutput } from '../fixtures/mcp/badInput.js';
+
+type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string }; error?: { code: string; message: string; retry_after_ms?: number } };
+
+async function connect(opened: OpenedBaton, name = 'mcp-test') {
+  const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: '0.0.0-test', log: silentLog });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name, version: '1' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  return client;
+}
+
+async function call(client: Client, args: Record<string, unknown>, name = 'workflow_next_step') {
+  const res = await client.callTool({ name, arguments: args });
+  return { res, sc: res.structuredContent as Structured };
+}
+
+function text(res: { contents: Array<{ text?: unknown }> }): string {
+  return String(res.contents[0]!.text);
+}
+
+describe('MCP server on the real core (in memory)', () => {
+  let workspace: string;
+  let opened: OpenedBaton;
+  let client: Client;
+  let executionId: string;
+  let taskId: string;
+
+  before(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'baton-mcp-'));
+    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
+    client = await connect(opened);
+  });
+  after(async () => {
+    await client.close();
+    await opened.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('lists workflow_next_step with title, annotations, input and output schemas', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+    const tool = tools[0]!;
+    assert.match(tool.name, /^[a-zA-Z0-9_-]+$/);
+    assert.equal(tool.title, 'Workflow: next step');
+    assert.deepEqual(tool.annotations, { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    assert.match(tool.description!, /template_name/);
+    assert.match(tool.description!, /refresh_token/);
+    assert.match(tool.description!, /awaiting_approval/);
+    const props = Object.keys(tool.inputSchema.properties ?? {});
+    for (const f of ['template_name', 'step_token', 'request', 'model_output_so_far', 'requested_step_name', 'intent_tags', 'referenced_paths', 'rationale', 'task_id']) {
+      assert.ok(props.includes(f), `input schema has ${f}`);
+    }
+    assert.ok(tool.outputSchema && Object.keys(tool.outputSchema.properties ?? {}).includes('new_step_token'));
+  });
+
+  it('runs bug-fix to its gate through the dotted spelling, then closes after approval', async () => {
+    let { res, sc } = await call(client, { template_name: 'bug-fix', task_description: 'login fails' }, 'workflow.next_step');
+    assert.equal(res.isError, undefined);
+    assert.equal(sc.status, 'ok');
+    assert.equal(sc.next_step_contract?.step_name, 'analyze-root-cause');
+    assert.ok((res.content as Array<{ text: string }>)[0]!.text.length > 0, 'a short text accompanies the structured result');
+    executionId = sc.execution_id!;
+    taskId = sc.task_id!;
+    const seen = [sc.next_step_contract!.step_name];
+    while (sc.status === 'ok') {
+      ({ res, sc } = await call(client, { step_token: sc.new_step_token, model_output_so_far: validOutput }));
+      if (sc.next_step_contract) seen.push(sc.next_step_contract.step_name);
+    }
+    assert.deepEqual(seen, ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code']);
+    assert.equal(sc.status, 'awaiting_approval');
+    const gateToken = sc.new_step_token;
+    await opened.baton.decide({ execution_id: executionId, decision: 'approve', by: 'test' });
+    ({ sc } = await call(client, { step_token: gateToken }));
+    assert.equal(sc.status, 'task_closed');
+  });
+
+  it('reads every resource', async () => {
+    assert.match(text(await client.readResource({ uri: 'persona://default' })), /Supervisor/);
+    assert.match(text(await client.readResource({ uri: 'persona://debugger' })), /\S/);
+    assert.match(text(await client.readResource({ uri: 'guardrails://active' })), /Guardrails/);
+    const current = JSON.parse(text(await client.readResource({ uri: `current-step://${taskId}` })));
+    assert.equal(current.execution_id, executionId);
+    const byExec = JSON.parse(text(await client.readResource({ uri: `workflow-status://${executionId}` })));
+    assert.equal(byExec.steps.length, 4);
+    assert.equal(byExec.status, 'completed');
+    const project = JSON.parse(text(await client.readResource({ uri: 'project-context://current' })));
+    assert.equal(typeof project.project.name, 'string');
+    const workflows = JSON.parse(text(await client.readResource({ uri: 'available-workflows://all' })));
+    assert.ok(workflows.workflows.some((w: { name: string }) => w.name === 'bug-fix'));
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    for (const uri of ['persona://default', 'guardrails://active', 'current-step://active', 'workflow-status://active', 'project-context://current', 'available-workflows://all']) {
+      assert.ok(listed.includes(uri), `${uri} is listed`);
+    }
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    assert.ok(templates.includes('workflow-artifacts://{+query}'));
+  });
+
+  it('resolves every workflow-artifacts form', async () => {
+    const read = async (q: string) => JSON.parse(text(await client.readResource({ uri: `workflow-artifacts://${q}` }))) as { artifacts: Array<{ execution_id: string; is_final: boolean; type: string }>; total: number };
+    const recent = await read('recent?limit=2');
+    assert.equal(recent.artifacts.length, 2);
+    const byType = await read('type/markdown?limit=100');
+    assert.ok(byType.artifacts.length >= 4 && byType.artifacts.every((a) => a.type === 'markdown'));
+    const final = await read('final');
+    assert.ok(final.artifacts.length >= 1 && final.artifacts.every((a) => a.is_final));
+    const finalOfExec = await read(`final/${executionId}`);
+    assert.ok(finalOfExec.artifacts.length >= 1 && finalOfExec.artifacts.every((a) => a.is_final && a.execution_id === executionId));
+    const all = await read(executionId);
+    assert.ok(all.artifacts.length >= 4 && all.artifacts.every((a) => a.execution_id === executionId));
+    const finalParam = await read(`${executionId}?final=true`);
+    assert.deepEqual(finalParam.artifacts, finalOfExec.artifacts);
+    // A running execution's artifacts are not final yet: the final forms must filter them out.
+    const { sc } = await call(client, { template_name: 'bug-fix' });
+    await call(client, { step_token: sc.new_step_token, model_output_so_far: validOutput });
+    assert.equal((await read(sc.execution_id!)).artifacts.length, 1);
+    assert.equal((await read(`${sc.execution_id}?final=true`)).artifacts.length, 0);
+    assert.equal((await read(`final/${sc.execution_id}`)).artifacts.length, 0);
+    assert.ok((await read('final')).artifacts.every((a) => a.execution_id !== sc.execution_id));
+    await assert.rejects(client.readResource({ uri: 'workflow-artifacts://recent?limit=abc' }), /Valid forms/);
+  });
+
+  it('offers each template as a prompt that tells the agent to call workflow_next_step', async () => {
+    const { prompts } = await client.listPrompts();
+    assert.ok(prompts.some((p) => p.name === 'bug-fix' && p.arguments?.some((a) => a.name === 'task')));
+    const got = await client.getPrompt({ name: 'bug-fix', arguments: { task: 'crash on save' } });
+    const body = (got.messages[0]!.content as { text: string }).text;
+    assert.match(body, /workflow_next_step/);
+    assert.match(body, /"template_name":"bug-fix"/);
+    assert.match(body, /crash on save/);
+  });
+
+  for (const [field, args, expected] of BAD_INPUT) {
+    it(`bad ${field}: isError naming the field, then a valid call still works`, async () => {
+      const { res } = await call(client, args);
+      assert.equal(res.isError, true);
+      const msg = (res.content as Array<{ text: string }>)[0]!.text;
+      assert.ok(msg.includes(expected), `expected ${JSON.stringify(expected)} in: ${msg}`);
+      const ok = await call(client, { template_name: 'bug-fix' });
+      assert.equal(ok.sc.status, 'ok');
+    });
+  }
+
+  it('sends resources/updated for a subscribed task after a step', async () => {
+    const { sc } = await call(client, { template_name: 'bug-fix' });
+    const got: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void got.push(n.params.uri));
+    await client.subscribeResource({ uri: `current-step://${sc.task_id}` });
+    await client.subscribeResource({ uri: 'workflow-status://active' });
+    await client.subscribeResource({ uri: `workflow-status://${executionId}` }); // another execution: not touched
+    await call(client, { step_token: sc.new_step_token, model_output_so_far: validOutput });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(got.includes(`current-step://${sc.task_id}`));
+    assert.ok(got.includes('workflow-status://active'));
+    assert.ok(!got.includes(`workflow-status://${executionId}`));
+  });
+});
+
+describe('rate limits (on)', () => {
+  it('a burst past the per-task limit gets a rate_limited error with retry_after_ms', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'baton-mcp-rl-'));
+    const opened = await openBaton({ dbPath: null, workspace, rateLimits: true, log: silentLog });
+    const client = await connect(opened);
+    try {
+      let { sc } = await call(client, { template_name: 'bug-fix' });
+      let limited: Structured | undefined;
+      for (let i = 0; i < 10 && !limited; i++) {
+        const r = await call(client, { request: 'refresh_token', step_token: sc.new_step_token });
+        if (r.sc.status === 'error') {
+          assert.equal(r.res.isError, true);
+          limited = r.sc;
+        } else sc = r.sc;
+      }
+      assert.ok(limited, 'some call was rate limited');
+      assert.equal(limited.error!.code, 'rate_limited');
+      assert.ok(limited.error!.retry_after_ms! > 0);
+    } finally {
+      await client.close();
+      await opened.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
