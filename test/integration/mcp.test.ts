@@ -29,7 +29,7 @@ async function call(client: Client, args: Record<string, unknown>, name = 'workf
   return { res, sc: res.structuredContent as Structured };
 }
 
-function text(res: { contents: Array<{ text?: unknown }> }): string {
+function text(res: { contents: Array<Record<string, unknown>> }): string {
   return String(res.contents[0]!.text);
 }
 
