@@ -1,6 +1,6 @@
-// Builds dist/cli.js and dist/extension.js with esbuild and copies sql.js's wasm beside them.
+// Builds dist/cli.js and dist/extension.js with esbuild and copies sql.js's wasm and the migrations beside them.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -25,3 +25,7 @@ await Promise.all([
 ]);
 chmodSync(join(dist, 'cli.js'), 0o755);
 copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
+mkdirSync(join(dist, 'migrations'), { recursive: true });
+for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {
+  if (f.endsWith('.sql')) copyFileSync(join(root, 'src', 'store', 'migrations', f), join(dist, 'migrations', f));
+}
