@@ -1,0 +1,114 @@
+// Rule: `baton mcp` over real stdio speaks only JSON-RPC on stdout (logs on stderr), runs bug-fix to its human gate,
+// and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2.
+import assert from 'node:assert/strict';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { readDiscovery } from '../../src/host/discovery.js';
+import { validOutput } from '../fixtures/mcp/badInput.js';
+import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+
+type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+
+describe('baton mcp over stdio (built dist/cli.js, real core, durable store)', () => {
+  const setup = tempSetup('baton-cli-');
+  let session: CliSession;
+  let executionId = '';
+
+  before(async () => {
+    ensureBuilt();
+    session = await startMcp(['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off']);
+  });
+  after(async () => {
+    await session?.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('initializes and lists workflow_next_step', async () => {
+    assert.equal(session.client.getServerVersion()?.name, 'baton');
+    const { tools } = await session.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+  });
+
+  it('publishes a 0600 discovery file beside the database while it owns it', () => {
+    const info = readDiscovery(setup.db);
+    assert.ok(info);
+    assert.equal(info.pid, session.pid);
+    assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.equal(statSync(join(dirname(setup.db), 'server.json')).mode & 0o777, 0o600);
+  });
+
+  it('runs bug-fix to the gate; `baton approve` in another process releases the waiting agent; task_closed', async () => {
+    const call = async (args: Record<string, unknown>) =>
+      (await session.client.callTool({ name: 'workflow_next_step', arguments: args }, undefined, { timeout: 60_000 })).structuredContent as Structured;
+    let sc = await call({ template_name: 'bug-fix', task_description: 'the login page returns 500' });
+    executionId = sc.execution_id!;
+    const steps: string[] = [];
+    while (sc.status === 'ok') {
+      steps.push(sc.next_step_contract!.step_name);
+      sc = await call({ step_token: sc.new_step_token, model_output_so_far: validOutput });
+    }
+    assert.deepEqual(steps, ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code']);
+    assert.equal(sc.status, 'awaiting_approval');
+
+    const status = await runCli(['status', '--db', setup.db, '--json']);
+    assert.equal(status.code, 0, status.stderr);
+    const listed = JSON.parse(status.stdout) as { executions: Array<{ execution_id: string; status: string }> };
+    assert.equal(listed.executions.find((e) => e.execution_id === executionId)?.status, 'awaiting_approval');
+
+    // The agent waits on the gate; the person approves from a terminal while it waits.
+    const waiting = call({ step_token: sc.new_step_token });
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'the agent is still waiting for the person');
+    const approve = await runCli(['approve', executionId, '--db', setup.db]);
+    assert.equal(approve.code, 0, approve.stderr);
+    assert.match(approve.stdout, /Approved review-code of /);
+    const closed = await waiting;
+    assert.equal(closed.status, 'task_closed');
+  });
+
+  it('stdout carried only JSON-RPC and stderr got the logs', () => {
+    assert.deepEqual(session.protocolErrors.map((e) => e.message), []);
+    assert.match(session.stderr(), /\[baton\] info: .*owner endpoint listening/);
+  });
+
+  it('on stdin end it removes the discovery file and releases the database; status then opens it directly', async () => {
+    await session.client.close();
+    await waitFor(() => !existsSync(join(dirname(setup.db), 'server.json')), 10_000, 'discovery file removal');
+    const direct = await runCli(['status', '--db', setup.db, '--all', '--workspace', setup.workspace]);
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.match(direct.stdout, new RegExp(`${executionId}  bug-fix  completed  100%`));
+  });
+});
+
+describe('baton command line usage', () => {
+  before(() => ensureBuilt());
+
+  it('--help and --version exit 0', async () => {
+    assert.match((await runCli(['--help'])).stdout, /Usage: baton <command>/);
+    const v = await runCli(['--version']);
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+/);
+  });
+
+  it('an unknown command exits 2 with usage on stderr', async () => {
+    const r = await runCli(['frobnicate']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown command "frobnicate"[\s\S]*Usage: baton/);
+    assert.equal(r.stdout, '');
+  });
+
+  it('reject without feedback exits 2 and says what to do', async () => {
+    const r = await runCli(['reject', 'some-execution']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /reject needs --feedback TEXT: tell the agent what to change/);
+  });
+
+  it('an unknown tool group exits 2 naming the valid groups', async () => {
+    const r = await runCli(['mcp', '--tools', 'brokr']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown tool group "brokr"; valid groups: broker, specs, lifecycle, content, memory, context/);
+  });
+});
