@@ -51,50 +51,65 @@ interface Parsed {
  * `problems` and skipped; this never throws.
  */
 export async function loadContent(fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>): Promise<LoadedContent> {
-  const problems: ContentProblem[] = [];
-  const maps = { agents: new Map<string, LoadedAgent>(), rules: new Map<string, LoadedRule>(), workflows: new Map<string, LoadedWorkflow>() };
-  const agentLines = new Map<string, Map<string, number | null>>();
+  const acc: Accumulator = {
+    problems: [],
+    maps: { agents: new Map(), rules: new Map(), workflows: new Map() },
+    agentLines: new Map(),
+  };
+  for (const [d, dir] of dirs.entries()) await loadDir(fs, crypto, dir, d === 0 ? 'bundled' : 'workspace', acc);
 
-  for (const [d, dir] of dirs.entries()) {
-    const source: ContentSource = d === 0 ? 'bundled' : 'workspace';
-    let entries: FileEntry[];
-    try {
-      entries = await fs.list(dir);
-    } catch (ex) {
-      problems.push({ path: dir, line: null, message: `cannot list the content directory: ${errorText(ex)}` });
-      continue;
-    }
-    const sorted = [...entries].sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
-    const inThisDir = new Map<string, string>();
-    for (const entry of sorted) {
-      const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
-      if (!kind) continue;
-      const parsed = await loadFile(fs, crypto, kind, entry);
-      problems.push(...parsed.problems);
-      if (!parsed.item) continue;
-      const key = `${kind}:${parsed.item.name}`;
-      const clash = inThisDir.get(key);
-      if (clash !== undefined) {
-        problems.push({ path: entry.absolutePath, line: null, message: `${kind.slice(0, -1)} '${parsed.item.name}' is already defined by ${clash} in the same directory; this file is ignored` });
-        continue;
-      }
-      inThisDir.set(key, entry.absolutePath);
-      const item = { ...parsed.item, source, path: entry.absolutePath, hash: parsed.hash };
-      (maps[kind] as Map<string, typeof item>).set(parsed.item.name, item);
-      if (parsed.agentLines) agentLines.set(entry.absolutePath, parsed.agentLines);
-    }
-  }
-
-  const workflows = sortByName([...maps.workflows.values()]);
+  const { maps, problems } = acc;
+  const workflows = sortByName([...maps.workflows.values()]) as LoadedWorkflow[];
   for (const wf of workflows) {
     for (const step of wf.steps) {
       if (maps.agents.has(step.agent)) continue;
-      const line = agentLines.get(wf.path)?.get(step.name) ?? null;
+      const line = acc.agentLines.get(wf.path)?.get(step.name) ?? null;
       problems.push({ path: wf.path, line, message: `step '${step.name}': agent '${step.agent}' is not defined in any agents/ directory, so the step has no persona` });
     }
   }
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
-  return { agents: sortByName([...maps.agents.values()]), rules: sortByName([...maps.rules.values()]), workflows, problems };
+  return {
+    agents: sortByName([...maps.agents.values()]) as LoadedAgent[],
+    rules: sortByName([...maps.rules.values()]) as LoadedRule[],
+    workflows,
+    problems,
+  };
+}
+
+interface Accumulator {
+  problems: ContentProblem[];
+  /** Items by kind and name; a later directory's item replaces an earlier one's. */
+  maps: Record<ContentKind, Map<string, LoadedAgent | LoadedRule | LoadedWorkflow>>;
+  /** Per workflow file, the line of each step's agent field. */
+  agentLines: Map<string, Map<string, number | null>>;
+}
+
+async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: string, source: ContentSource, acc: Accumulator): Promise<void> {
+  let entries: FileEntry[];
+  try {
+    entries = await fs.list(dir);
+  } catch (ex) {
+    acc.problems.push({ path: dir, line: null, message: `cannot list the content directory: ${errorText(ex)}` });
+    return;
+  }
+  const sorted = [...entries].sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
+  const inThisDir = new Map<string, string>();
+  for (const entry of sorted) {
+    const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
+    if (!kind) continue;
+    const parsed = await loadFile(fs, crypto, kind, entry);
+    acc.problems.push(...parsed.problems);
+    if (!parsed.item) continue;
+    const key = `${kind}:${parsed.item.name}`;
+    const clash = inThisDir.get(key);
+    if (clash !== undefined) {
+      acc.problems.push({ path: entry.absolutePath, line: null, message: `${kind.slice(0, -1)} '${parsed.item.name}' is already defined by ${clash} in the same directory; this file is ignored` });
+      continue;
+    }
+    inThisDir.set(key, entry.absolutePath);
+    acc.maps[kind].set(parsed.item.name, { ...parsed.item, source, path: entry.absolutePath, hash: parsed.hash } as LoadedAgent | LoadedRule | LoadedWorkflow);
+    if (parsed.agentLines) acc.agentLines.set(entry.absolutePath, parsed.agentLines);
+  }
 }
 
 async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry): Promise<Parsed & { hash: string }> {
