@@ -1,0 +1,85 @@
+// Rule: every write the broker acknowledged survives SIGKILL at any instant, and the reopened
+// database is consistent (integrity check, one active token per running step, artifacts with their steps).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { openStore } from '../../src/store/sqlJsStore.js';
+import { makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+
+const ROUNDS = 20;
+const writer = join(__dirname, '..', 'fixtures', 'durability', 'brokerWriter.ts');
+
+interface Ack { op?: string; execution_id?: string; step?: string; status?: string; ready?: boolean }
+
+function runAndKill(dbPath: string, workspace: string, killAfterMs: number): Promise<Ack[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, dbPath, workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const acks: Ack[] = [];
+    let buffer = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      let nl;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        const ack = JSON.parse(line) as Ack;
+        // Start the kill timer once the writer is up, so every round kills mid-work.
+        if (ack.ready) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        else acks.push(ack);
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') reject(new Error(`writer exited ${code} ${signal}: ${stderr}`));
+      else resolve(acks);
+    });
+  });
+}
+
+describe('broker durability under SIGKILL', () => {
+  it(`keeps every acknowledged step across ${ROUNDS} random kills`, { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-dur-'));
+    const dbPath = join(dir, 'baton.db');
+    const workspace = makeWorkspace({ 'spec-example': SPEC_EXAMPLE_YAML });
+    const acked: Ack[] = [];
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        acked.push(...(await runAndKill(dbPath, workspace, 20 + Math.floor(Math.random() * 400))));
+        const store = await openStore({ path: dbPath });
+        try {
+          assert.equal(store.get<{ r: string }>('PRAGMA integrity_check')?.r ?? Object.values(store.get('PRAGMA integrity_check')!)[0], 'ok');
+          for (const a of acked) {
+            if (a.op === 'create') {
+              assert.ok(store.get('SELECT 1 FROM executions WHERE execution_id = ?', [a.execution_id!]), `round ${round}: execution ${a.execution_id} lost`);
+            } else if (a.op === 'complete') {
+              const s = store.get<{ status: string }>('SELECT status FROM steps WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.step!]);
+              assert.equal(s?.status, 'completed', `round ${round}: acknowledged step ${a.step} of ${a.execution_id} is ${s?.status}`);
+              assert.ok(store.get('SELECT 1 FROM artifacts WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.step!]), 'its artifact survived');
+              if (a.status === 'task_closed') {
+                assert.equal(store.get<{ status: string }>('SELECT status FROM executions WHERE execution_id = ?', [a.execution_id!])?.status, 'completed');
+              }
+            }
+          }
+          // Consistency: a running step holds exactly one active token, a finished one none.
+          const bad = store.all(
+            `SELECT s.execution_id, s.step_name, s.status, (SELECT COUNT(*) FROM step_tokens t WHERE t.execution_id = s.execution_id
+               AND t.step_name = s.step_name AND t.state = 'active') AS active FROM steps s
+             WHERE (s.status = 'running' AND active != 1) OR (s.status IN ('completed','pending','ready') AND active != 0)`,
+          );
+          assert.deepEqual(bad, [], `round ${round}: token ledger consistent`);
+        } finally {
+          await store.close();
+        }
+      }
+      assert.ok(acked.filter((a) => a.op === 'complete').length > ROUNDS, 'the writers made progress');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
