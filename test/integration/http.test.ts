@@ -1,0 +1,125 @@
+// Rule: the owner's 127.0.0.1 endpoint serves only callers holding the bearer token, on a loopback Host, from no
+// foreign Origin (DNS rebinding), within a 4 MB body; /control decides gates and lists executions for the CLI.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { silentLog } from '../../src/core/ports.js';
+import { decideViaOwner, statusViaOwner } from '../../src/host/controlClient.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { validOutput } from '../fixtures/mcp/badInput.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+/** A raw HTTP request, so tests can set Host and Origin freely. */
+function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', (ex: NodeJS.ErrnoException) => (ex.code === 'EPIPE' || ex.code === 'ECONNRESET' ? undefined : reject(ex)));
+    if (opts.body !== undefined) req.end(opts.body);
+    else req.end();
+  });
+}
+
+describe('owner HTTP endpoint (real core)', () => {
+  let workspace: string;
+  let opened: OpenedBaton;
+  let owner: OwnerServer;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'baton-http-'));
+    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
+    owner = await startOwnerServer({
+      baton: opened.baton,
+      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+      log: silentLog,
+    });
+    headers = {
+      host: `127.0.0.1:${owner.port}`,
+      authorization: `Bearer ${owner.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+  });
+  after(async () => {
+    await owner.close();
+    await opened.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('listens on 127.0.0.1 with a 64-hex-digit token', () => {
+    assert.match(owner.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    assert.match(owner.token, /^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a missing token and a wrong token with 401', async () => {
+    const { authorization: _a, ...noAuth } = headers;
+    assert.equal((await raw(owner.port, { headers: noAuth, body: JSON.stringify(INIT) })).status, 401);
+    const wrong = { ...headers, authorization: `Bearer ${'0'.repeat(64)}` };
+    assert.equal((await raw(owner.port, { headers: wrong, body: JSON.stringify(INIT) })).status, 401);
+    assert.equal((await raw(owner.port, { headers: { ...headers, authorization: owner.token }, body: JSON.stringify(INIT) })).status, 401);
+  });
+
+  it('refuses a foreign Host with 403 (DNS rebinding), even with the token', async () => {
+    for (const host of ['evil.example:80', `evil.example:${owner.port}`, '127.0.0.1:1']) {
+      assert.equal((await raw(owner.port, { headers: { ...headers, host }, body: JSON.stringify(INIT) })).status, 403, host);
+    }
+  });
+
+  it('refuses a foreign Origin with 403; a loopback Origin is fine', async () => {
+    const evil = await raw(owner.port, { headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify(INIT) });
+    assert.equal(evil.status, 403);
+    const local = await raw(owner.port, { headers: { ...headers, origin: `http://localhost:${owner.port}`, host: `localhost:${owner.port}` }, body: JSON.stringify(INIT) });
+    assert.equal(local.status, 200);
+  });
+
+  it('refuses a body over 4 MB with 413', async () => {
+    const big = Buffer.alloc(4 * 1024 * 1024 + 10, 0x20);
+    assert.equal((await raw(owner.port, { headers, body: big })).status, 413);
+  });
+
+  it('answers /healthz without a token', async () => {
+    const res = await raw(owner.port, { method: 'GET', path: '/healthz', headers: { host: `127.0.0.1:${owner.port}` } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(JSON.parse(res.body), { ok: true, pid: process.pid });
+  });
+
+  it('with the token, a real SDK client works over Streamable HTTP', async () => {
+    const client = new Client({ name: 'http-test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(owner.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }));
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+    assert.equal((res.structuredContent as { status: string }).status, 'ok');
+    await client.close();
+  });
+
+  it('/control lists executions and decides a gate; errors are 4xx JSON with reason and message', async () => {
+    const info = { url: owner.url, token: owner.token, pid: process.pid };
+    let r = await opened.baton.nextStep({ template_name: 'bug-fix' });
+    while (r.status === 'ok') r = await opened.baton.nextStep({ step_token: r.new_step_token, model_output_so_far: validOutput as never });
+    assert.equal(r.status, 'awaiting_approval');
+    const listed = await statusViaOwner(info, true);
+    assert.ok(listed.some((e) => e.execution_id === r.execution_id && e.status === 'awaiting_approval'));
+    await assert.rejects(decideViaOwner(info, { execution_id: 'no-such-execution', decision: 'approve' }), (ex: Error & { reason?: string }) => ex.reason !== undefined && /no-such-execution|not found/i.test(ex.message));
+    const bad = await raw(owner.port, { path: '/control', headers, body: JSON.stringify({ op: 'decide', execution_id: r.execution_id, decision: 'maybe' }) });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(JSON.parse(bad.body), { error: { reason: 'invalid_input', message: 'decision must be "approve" or "reject"' } });
+    const rejected = await decideViaOwner(info, { execution_id: r.execution_id!, decision: 'reject', feedback: 'cover the null case' });
+    assert.equal(rejected.step_name, 'review-code');
+    assert.equal(rejected.decision, 'reject');
+    const noAuth = await raw(owner.port, { path: '/control', headers: { ...headers, authorization: '' }, body: '{"op":"status"}' });
+    assert.equal(noAuth.status, 401);
+  });
+});
