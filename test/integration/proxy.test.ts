@@ -1,0 +1,73 @@
+// Rule: exactly one process owns a database; a second `baton mcp` on it forwards to the owner, so both agents see
+// one live state (same executions, resource-updated notifications through the proxy), and an owner that does not
+// answer is reported with its pid instead of a hang.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { readDiscovery } from '../../src/host/discovery.js';
+import { validOutput } from '../fixtures/mcp/badInput.js';
+import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+
+type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+
+describe('second baton mcp on the same --db proxies to the owner', () => {
+  const setup = tempSetup('baton-proxy-');
+  let owner: CliSession;
+  let proxied: CliSession;
+
+  before(async () => {
+    ensureBuilt();
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    owner = await startMcp(args, 'agent-a');
+    await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+    proxied = await startMcp(args, 'agent-b');
+  });
+  after(async () => {
+    await proxied?.client.close().catch(() => undefined);
+    await owner?.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('the second process forwards instead of opening the database', async () => {
+    await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied.stderr()), 5000, 'proxy log line');
+    assert.equal(readDiscovery(setup.db)?.pid, owner.pid);
+    const { tools } = await proxied.client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+  });
+
+  it('a client on the proxy sees the execution the owner created and hears about its steps', async () => {
+    const a = (args: Record<string, unknown>) => owner.client.callTool({ name: 'workflow_next_step', arguments: args }).then((r) => r.structuredContent as Structured);
+    const first = await a({ template_name: 'bug-fix', task_description: 'shared state' });
+    const status = await proxied.client.readResource({ uri: `workflow-status://${first.task_id}` });
+    const parsed = JSON.parse(String((status.contents[0] as { text: string }).text)) as { execution_id: string; current_step: string };
+    assert.equal(parsed.execution_id, first.execution_id);
+    assert.equal(parsed.current_step, 'analyze-root-cause');
+
+    const updates: string[] = [];
+    proxied.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await proxied.client.subscribeResource({ uri: `current-step://${first.task_id}` });
+    await a({ step_token: first.new_step_token, model_output_so_far: validOutput });
+    await waitFor(() => updates.includes(`current-step://${first.task_id}`), 5000, 'resources/updated through the proxy');
+
+    // And the proxied agent can drive the same execution.
+    const current = JSON.parse(String(((await proxied.client.readResource({ uri: `current-step://${first.task_id}` })).contents[0] as { text: string }).text)) as { current_step: string };
+    assert.equal(current.current_step, 'implement-fix');
+    assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
+  });
+
+  it('an owner that does not answer: exit 1 naming its pid and URL', { skip: process.platform === 'win32' }, async () => {
+    const info = readDiscovery(setup.db)!;
+    process.kill(info.pid, 'SIGSTOP');
+    try {
+      const r = await runCli(['mcp', '--db', setup.db, '--workspace', setup.workspace]);
+      assert.equal(r.code, 1);
+      assert.ok(
+        r.stderr.includes(`database ${setup.db} is owned by Baton process ${info.pid} but its endpoint ${info.url} does not answer; stop that process or use --db elsewhere`),
+        r.stderr,
+      );
+    } finally {
+      process.kill(info.pid, 'SIGCONT');
+    }
+  });
+});
