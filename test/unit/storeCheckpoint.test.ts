@@ -1,0 +1,112 @@
+// Rule: a checkpoint moves the journal into the snapshot without losing a write — including
+// writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { crashImage, tempDir } from '../fixtures/store/helpers.js';
+
+const put = (s: SqlJsStore, key: string, value: string) =>
+  s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
+/** Waits (up to 5 s) for a condition that background work makes true. */
+async function until(cond: () => boolean, what: () => string): Promise<void> {
+  for (const start = Date.now(); !cond(); await sleep(10)) {
+    if (Date.now() - start > 5000) assert.fail(`timed out waiting: ${what()}`);
+  }
+}
+const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
+
+test('checkpoint() empties the journal and the snapshot alone holds the data', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    for (let i = 0; i < 20; i++) await put(s, `k${String(i).padStart(2, '0')}`, String(i));
+    assert.ok(statSync(t.journal).size > 0);
+    await s.checkpoint();
+    assert.equal(statSync(t.journal).size, 0);
+    assert.deepEqual({ ...s.stats(), checkpoints: undefined }, { journalRecords: 0, journalBytes: 0, lastSeq: 20, checkpoints: undefined });
+    const crash = crashImage(t.dir);
+    rmSync(crash.journal);
+    await s.close();
+    const r = await openStore({ path: crash.db });
+    assert.equal(keys(r).length, 20);
+    await r.close();
+    crash.cleanup();
+    assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp files left behind');
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('writes that arrive during a checkpoint stay in the journal and survive a crash', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    // Make the snapshot big enough that its write takes a while.
+    await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
+    const checkpoint = s.checkpoint();
+    const during: Promise<unknown>[] = [];
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setImmediate(r));
+      during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
+    }
+    await checkpoint;
+    await Promise.all(during);
+    assert.ok(s.stats().journalRecords > 0, 'some writes landed after the snapshot was taken');
+    const crash = crashImage(t.dir);
+    await s.close();
+    const r = await openStore({ path: crash.db });
+    assert.equal(keys(r).length, 30);
+    await r.close();
+    crash.cleanup();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a checkpoint runs by itself after checkpointRecords records and when idle', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, checkpointRecords: 10, idleCheckpointMs: 100 });
+    const before = s.stats().checkpoints;
+    for (let i = 0; i < 25; i++) await put(s, `k${i}`, String(i));
+    await until(() => s.stats().checkpoints >= before + 2, () => `checkpoints: ${JSON.stringify(s.stats())}`);
+    await until(() => s.stats().journalRecords === 0, () => 'the idle checkpoint empties the journal');
+    assert.equal(statSync(t.journal).size, 0);
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a checkpoint runs after checkpointBytes bytes of journal', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, checkpointBytes: 50_000, idleCheckpointMs: 60_000 });
+    const before = s.stats().checkpoints;
+    await put(s, 'k-big', 'y'.repeat(60_000));
+    await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
+    assert.equal(s.stats().journalBytes, 0);
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('close() checkpoints, so a closed database has an empty journal', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    await put(s, 'k1', '1');
+    await s.close();
+    assert.equal(statSync(t.journal).size, 0);
+    assert.equal(existsSync(`${t.db}.lock`), false, 'close() released the lock');
+    await assert.rejects(put(s, 'k2', '2'), /closed/);
+    const r = await openStore({ path: t.db });
+    assert.deepEqual(keys(r), ['k1']);
+    await r.close();
+  } finally {
+    t.cleanup();
+  }
+});

@@ -1,0 +1,256 @@
+// Rule: every acknowledged write survives a crash (journal replay), a torn last record is dropped,
+// a damaged middle record is refused, and a failed journal write stops the store instead of lying.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { BatonError } from '../../src/core/errors.js';
+import type { Log } from '../../src/core/ports.js';
+import { openNodeJournalFile, scanJournal, type JournalFile } from '../../src/store/journal.js';
+import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { crashImage, runToEnd, spawnTs, storeChildScript, tempDir } from '../fixtures/store/helpers.js';
+
+const noCheckpoints = { idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 };
+const put = (s: SqlJsStore, key: string, value: string) =>
+  s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
+const value = (s: SqlJsStore, key: string) => s.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])?.value;
+
+function recordingLog(): Log & { warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error() {} };
+}
+
+test('a child that exits without close() loses no acknowledged write', async () => {
+  const t = tempDir();
+  try {
+    const child = spawnTs(storeChildScript, ['crash', t.db, '25']);
+    const result = await runToEnd(child);
+    assert.match(result.stdout, /acked 25/, result.stderr);
+    assert.ok(statSync(t.journal).size > 0, 'the writes are in the journal, not yet in a snapshot');
+    const s = await openStore({ path: t.db });
+    for (let i = 1; i <= 25; i++) assert.equal(value(s, `child-${i}`), String(i));
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('replay restores blobs, named parameters and non-finite numbers exactly', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    const blob = new Uint8Array(70_000).map((_, i) => (i * 7) % 256);
+    await s.transaction(() => s.run('CREATE TABLE b (k TEXT PRIMARY KEY, v BLOB, r REAL)'));
+    await s.transaction(() => {
+      s.run('INSERT INTO b VALUES ($k, $v, $r)', { $k: 'blob', $v: blob, $r: 1.5 });
+      s.run('INSERT INTO b VALUES (?, ?, ?)', ['inf', null, Number.POSITIVE_INFINITY]);
+    });
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const r = await openStore({ path: crash.db });
+      assert.deepEqual(r.get('SELECT v, r FROM b WHERE k = ?', ['blob']), { v: blob, r: 1.5 });
+      assert.equal(r.get<{ r: number }>("SELECT r FROM b WHERE k = 'inf'")!.r, Number.POSITIVE_INFINITY);
+      await r.close();
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('one record per write transaction; read-only transactions append nothing', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    const before = s.stats().lastSeq;
+    await s.transaction(() => s.get('SELECT 1'));
+    assert.equal(s.stats().lastSeq, before);
+    await put(s, 'a', '1');
+    await s.transaction(() => {
+      s.run("INSERT INTO meta (key, value) VALUES ('b', '2')");
+      s.run("INSERT INTO meta (key, value) VALUES ('c', '3')");
+    });
+    const scan = scanJournal(readFileSync(t.journal));
+    assert.ok(scan.ok);
+    assert.deepEqual(scan.records.map((r) => r.statements.length), [1, 2]);
+    assert.deepEqual(scan.records.map((r) => r.seq), [before + 1, before + 2]);
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('transactions committed in the same tick share one write and one fdatasync', async () => {
+  const t = tempDir();
+  try {
+    const calls = { append: 0, sync: 0 };
+    const openJournalFile = (path: string): JournalFile => {
+      const f = openNodeJournalFile(path);
+      return { ...f, append: (d) => (calls.append++, f.append(d)), sync: () => (calls.sync++, f.sync()) };
+    };
+    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    Object.assign(calls, { append: 0, sync: 0 });
+    const acks = [1, 2, 3, 4, 5].map((i) => put(s, `k${i}`, String(i)));
+    await Promise.all(acks);
+    assert.deepEqual(calls, { append: 1, sync: 1 });
+    const scan = scanJournal(readFileSync(t.journal));
+    assert.ok(scan.ok);
+    assert.equal(scan.records.length, 5);
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a torn last record is dropped with a warning and the journal truncated there', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const size = statSync(crash.journal).size;
+      const lastStart = scanJournal(readFileSync(crash.journal)).records.at(-1)!.offset;
+      truncateSync(crash.journal, size - 3);
+      const log = recordingLog();
+      const r = await openStore({ path: crash.db, log, ...noCheckpoints });
+      assert.equal(value(r, 'k3'), '3');
+      assert.equal(value(r, 'k4'), undefined);
+      assert.equal(statSync(crash.journal).size, lastStart);
+      assert.equal(log.warnings.length, 1);
+      assert.match(log.warnings[0]!, /torn/);
+      // Writes continue after the truncated tail and survive another crash.
+      await put(r, 'after', 'yes');
+      const again = crashImage(crash.dir);
+      await r.close();
+      const r2 = await openStore({ path: again.db });
+      assert.equal(value(r2, 'after'), 'yes');
+      assert.equal(value(r2, 'k3'), '3');
+      await r2.close();
+      again.cleanup();
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a last record with a bad checksum is torn too', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    for (let i = 0; i < 3; i++) await put(s, `k${i}`, String(i));
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const bytes = readFileSync(crash.journal);
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 2) ^ 0xff, bytes.length - 2);
+      writeFileSync(crash.journal, bytes);
+      const r = await openStore({ path: crash.db, log: recordingLog() });
+      assert.equal(value(r, 'k1'), '1');
+      assert.equal(value(r, 'k2'), undefined);
+      await r.close();
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a damaged record followed by valid ones is corruption: refused, files untouched', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const bytes = readFileSync(crash.journal);
+      const middle = scanJournal(bytes).records[2]!;
+      const at = middle.offset + middle.length - 2;
+      bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+      writeFileSync(crash.journal, bytes);
+      const dbBefore = readFileSync(crash.db);
+      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+        assert.ok(ex.message.includes(crash.journal));
+        return true;
+      });
+      assert.deepEqual(readFileSync(crash.journal), bytes);
+      assert.deepEqual(readFileSync(crash.db), dbBefore);
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a journal write failure puts the store in store_failed; acknowledged writes survive', async () => {
+  const t = tempDir();
+  try {
+    let failing = false;
+    const openJournalFile = (path: string): JournalFile => {
+      const f = openNodeJournalFile(path);
+      return {
+        ...f,
+        append(d) {
+          if (failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          f.append(d);
+        },
+      };
+    };
+    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    await put(s, 'acked', '1');
+    failing = true;
+    const a = put(s, 'lost-a', '1');
+    const b = put(s, 'lost-b', '1');
+    for (const p of [a, b]) {
+      await assert.rejects(p, (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_failed'), String(ex));
+        assert.match(ex.message, /restart Baton/);
+        assert.match(ex.message, /intact up to the last acknowledged write/);
+        return true;
+      });
+    }
+    failing = false;
+    await assert.rejects(put(s, 'later', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed'));
+    await assert.rejects(s.checkpoint(), (ex: unknown) => BatonError.is(ex, 'store_failed'));
+    const dbBefore = readFileSync(t.db);
+    await s.close();
+    assert.deepEqual(readFileSync(t.db), dbBefore, 'a failed store writes no snapshot');
+    const r = await openStore({ path: t.db });
+    assert.equal(value(r, 'acked'), '1');
+    assert.equal(value(r, 'lost-a'), undefined);
+    await r.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('an fdatasync failure is a store failure too', async () => {
+  const t = tempDir();
+  try {
+    let failing = false;
+    const openJournalFile = (path: string): JournalFile => {
+      const f = openNodeJournalFile(path);
+      return {
+        ...f,
+        sync() {
+          if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+          f.sync();
+        },
+      };
+    };
+    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    failing = true;
+    await assert.rejects(put(s, 'x', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed') && ex.details.code === 'EIO');
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});

@@ -1,0 +1,129 @@
+// Rule: opening never damages what is on disk — a file that is not a database, or one from a newer
+// Baton, is refused and left byte-for-byte untouched — and migrations bring older files up to date.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatonError } from '../../src/core/errors.js';
+import { openStore, resolveDbPath } from '../../src/store/sqlJsStore.js';
+import { crashImage, tempDir } from '../fixtures/store/helpers.js';
+
+const realMigrations = join(__dirname, '..', '..', 'src', 'store', 'migrations');
+
+test('a file that is not a SQLite database is refused as store_corrupt and left untouched', async () => {
+  const t = tempDir();
+  try {
+    for (const content of [Buffer.from('{"not": "a database"}\n'.repeat(20)), Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 0xab)])]) {
+      writeFileSync(t.db, content);
+      await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+        assert.ok(ex.message.includes(t.db));
+        assert.match(ex.message, /move it aside or restore a backup/);
+        return true;
+      });
+      assert.deepEqual(readFileSync(t.db), content);
+      assert.equal(existsSync(`${t.db}.lock`), false, 'the lock is released after a refused open');
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a database from a newer Baton is refused as store_newer_version and left untouched', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    await s.transaction(() => s.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'"));
+    await s.checkpoint();
+    await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('pending', 'in the journal')"));
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const dbBytes = readFileSync(crash.db);
+      const journalBytes = readFileSync(crash.journal);
+      assert.ok(journalBytes.length > 0);
+      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_newer_version'), String(ex));
+        assert.match(ex.message, /newer Baton \(schema v99, this build knows v1\); upgrade Baton or use another --db path/);
+        return true;
+      });
+      assert.deepEqual(readFileSync(crash.db), dbBytes);
+      assert.deepEqual(readFileSync(crash.journal), journalBytes);
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('migrations apply in order, record schema_version, and are durable without a journal', async () => {
+  const t = tempDir();
+  const dir = mkdtempSync(join(tmpdir(), 'baton-migrations-'));
+  try {
+    copyFileSync(join(realMigrations, '001_init.sql'), join(dir, '001_init.sql'));
+    const s1 = await openStore({ path: t.db, migrationsDir: dir });
+    assert.equal(s1.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '1');
+    await s1.close();
+
+    writeFileSync(join(dir, '002_extra.sql'), 'CREATE TABLE extra (id INTEGER PRIMARY KEY, note TEXT NOT NULL);\n');
+    writeFileSync(join(dir, '010_more.sql'), "INSERT INTO extra (note) VALUES ('seeded');\n");
+    writeFileSync(join(dir, 'README.md'), 'not a migration');
+    const s2 = await openStore({ path: t.db, migrationsDir: dir });
+    assert.equal(s2.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '10');
+    s2.dispose(); // no close(): the migration must already be on disk
+
+    const s3 = await openStore({ path: t.db, migrationsDir: dir });
+    assert.deepEqual(s3.all('SELECT note FROM extra'), [{ note: 'seeded' }]);
+    await s3.close();
+
+    await assert.rejects(openStore({ path: t.db, migrationsDir: realMigrations }), (ex: unknown) => BatonError.is(ex, 'store_newer_version'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    t.cleanup();
+  }
+});
+
+test('a failing migration leaves the database at the previous version', async () => {
+  const t = tempDir();
+  const dir = mkdtempSync(join(tmpdir(), 'baton-migrations-'));
+  try {
+    copyFileSync(join(realMigrations, '001_init.sql'), join(dir, '001_init.sql'));
+    await (await openStore({ path: t.db, migrationsDir: dir })).close();
+    writeFileSync(join(dir, '002_bad.sql'), 'CREATE TABLE half (id INTEGER);\nINSERT INTO no_such_table VALUES (1);\n');
+    await assert.rejects(openStore({ path: t.db, migrationsDir: dir }), /002_bad\.sql failed/);
+    rmSync(join(dir, '002_bad.sql'));
+    const s = await openStore({ path: t.db, migrationsDir: dir });
+    assert.equal(s.get("SELECT name FROM sqlite_master WHERE name = 'half'"), undefined);
+    await s.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    t.cleanup();
+  }
+});
+
+test('the default migrations folder is found from source', async () => {
+  const s = await openStore({ path: null });
+  assert.ok(s.get("SELECT name FROM sqlite_master WHERE name = 'executions'"));
+  await s.close();
+});
+
+test('resolveDbPath: --db, then BATON_DB_PATH, then <workspace>/.baton/baton.db', () => {
+  assert.equal(resolveDbPath({ db: '/x/y.db', env: { BATON_DB_PATH: '/env.db' } }), '/x/y.db');
+  assert.equal(resolveDbPath({ env: { BATON_DB_PATH: '/env/baton.db' }, workspace: '/ws' }), '/env/baton.db');
+  assert.equal(resolveDbPath({ env: {}, workspace: '/ws' }), join('/ws', '.baton', 'baton.db'));
+  assert.equal(resolveDbPath({ env: {} }), join(process.cwd(), '.baton', 'baton.db'));
+});
+
+test('opening creates the folder of a new database', async () => {
+  const t = tempDir();
+  try {
+    const path = resolveDbPath({ env: {}, workspace: t.dir });
+    const s = await openStore({ path });
+    assert.ok(existsSync(path));
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
