@@ -8,7 +8,9 @@ import { buildContract, renderHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
 import { ExecutionRepo, type ExecutionRow, type StepRow, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
-import { takeToken, type Bucket, type RateLimitConfig } from './rateLimiter.js';
+import { errorResponse } from './brokerErrors.js';
+import { RateBuckets, type DrawnBucket } from './rateBuckets.js';
+import type { RateLimitConfig } from './rateLimiter.js';
 import { computeReadySet, scoreParallelCandidates, type SelectableStep } from './selection.js';
 import { buildStepContext } from './stepContext.js';
 import { buildSynthesis } from './synthesis.js';
@@ -50,7 +52,11 @@ const readCurrent = (executionId: string) =>
 
 /** The broker. */
 export class Broker {
-  constructor(private readonly deps: BrokerDeps, private readonly options: BrokerOptions) {}
+  private readonly buckets: RateBuckets;
+
+  constructor(private readonly deps: BrokerDeps, private readonly options: BrokerOptions) {
+    this.buckets = new RateBuckets(deps.ports.store, options.rateLimits);
+  }
 
   private get repo() {
     return this.deps.repo;
@@ -63,10 +69,10 @@ export class Broker {
 
   /** Handles one `workflow.next_step` call; domain failures come back as `status: 'error'`. */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
-    let buckets: Array<{ scope: string; key: string; bucket: Bucket }> = [];
+    let buckets: DrawnBucket[] = [];
     try {
       const mode = this.mode(req);
-      buckets = this.rateLimit(req, ctx, mode);
+      buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
       if (mode === 'continue' || mode === 'refresh') {
         const payload = verifyToken(this.deps.ports.crypto, this.deps.secret(), req.step_token!, this.now().ms, {
           allowExpired: mode === 'refresh',
@@ -78,7 +84,8 @@ export class Broker {
       return await this.run(buckets, () => this.claimInTx(req.task_id!, req, ctx));
     } catch (ex) {
       if (!BatonError.is(ex)) throw ex;
-      if (buckets.length) await this.deps.ports.store.transaction(() => this.saveBuckets(buckets)).catch(() => undefined);
+      // A refused call still spends its rate token, so a client hammering with bad tokens is slowed down too.
+      if (buckets.length) await this.deps.ports.store.transaction(() => this.buckets.save(buckets)).catch(() => undefined);
       return errorResponse(ex);
     }
   }
@@ -105,20 +112,18 @@ export class Broker {
   }
 
   /** Runs `fn` in a transaction, persists rate buckets with it, and emits its events once durable. */
-  private async run(buckets: Array<{ scope: string; key: string; bucket: Bucket }>, fn: () => TxResult): Promise<NextStepResponse> {
+  private async run(buckets: DrawnBucket[], fn: () => TxResult): Promise<NextStepResponse> {
     const result = await this.deps.ports.store.transaction(() => {
-      this.saveBuckets(buckets);
+      this.buckets.save(buckets);
       return fn();
     });
     this.deps.emit(result.events);
     return result.response;
   }
 
-  // ---- rate limiting ----
-
-  private rateLimit(req: NextStepRequest, ctx: CallContext, mode: string): Array<{ scope: string; key: string; bucket: Bucket }> {
-    const cfg = this.options.rateLimits;
-    if (!cfg.enabled) return [];
+  /** The task and agent buckets a call draws from. */
+  private rateKeys(req: NextStepRequest, ctx: CallContext, mode: string): Array<{ scope: 'task' | 'agent'; key: string }> {
+    if (!this.buckets.enabled) return [];
     const keys: Array<{ scope: 'task' | 'agent'; key: string }> = [];
     let agent = ctx.agent_name ?? 'supervisor';
     if (mode === 'continue' || mode === 'refresh') {
@@ -132,31 +137,7 @@ export class Broker {
       if (exec) keys.push({ scope: 'task', key: exec.task_id ?? exec.execution_id });
     }
     keys.push({ scope: 'agent', key: agent });
-    const now = this.now().ms;
-    return keys.map(({ scope, key }) => {
-      const stored = this.deps.ports.store.get<Bucket>(
-        'SELECT tokens, last_refill, steady_rps, burst_tokens FROM rate_buckets WHERE scope = ? AND scope_key = ?',
-        [scope, key],
-      );
-      const r = takeToken(stored, now, cfg[scope]);
-      if (!r.allowed) {
-        throw new BatonError('rate_limited', `Rate limit exceeded for ${scope}:${key}; retry after ${r.retry_after_ms} ms.`, {
-          retry_after_ms: r.retry_after_ms,
-        });
-      }
-      return { scope, key, bucket: r.bucket };
-    });
-  }
-
-  private saveBuckets(buckets: Array<{ scope: string; key: string; bucket: Bucket }>): void {
-    for (const { scope, key, bucket } of buckets) {
-      this.deps.ports.store.run(
-        `INSERT INTO rate_buckets (scope, scope_key, tokens, last_refill, steady_rps, burst_tokens) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (scope, scope_key) DO UPDATE SET tokens = excluded.tokens, last_refill = excluded.last_refill,
-           steady_rps = excluded.steady_rps, burst_tokens = excluded.burst_tokens`,
-        [scope, key, bucket.tokens, bucket.last_refill, bucket.steady_rps, bucket.burst_tokens],
-      );
-    }
+    return keys;
   }
 
   // ---- the four operations ----
@@ -570,32 +551,5 @@ function fallbackDefinition(step: StepRow): StepDefinition {
   return {
     name: step.step_name, agent: step.agent_name, description: '', dependencies: step.dependencies, allowed_actions: [],
     required_output_format: 'A summary, artifacts, references and a confidence score.', human_gate: false, path_patterns: [], tags: [],
-  };
-}
-
-const RECOVERY: Partial<Record<string, string>> = {
-  token_expired: "call workflow_next_step({ request: 'refresh_token', step_token }) to get a fresh token for the same step",
-  token_malformed: 'pass the exact new_step_token string from the last response',
-  token_forged: 'pass the exact new_step_token string from the last response, or read current-step://active',
-  token_replayed: 'use the new_step_token from the response to the call that used this token, or read current-step://active',
-  token_out_of_order: 'read current-step://active, then claim the next ready step with workflow_next_step({ task_id })',
-  token_wrong_execution: 'use the token that belongs to that execution, or drop task_id',
-  rate_limited: 'wait retry_after_ms milliseconds, then repeat the same call',
-  template_not_found: 'read available-workflows://all and pass one of its names as template_name',
-  execution_not_found: 'read project-context://current for the active task, or start a workflow with template_name',
-  invalid_state: 'read current-step://active to see what the workflow is waiting for',
-  invalid_input: 'fix the request as the message says and call again',
-};
-
-/** Turns a domain error into the spec's `status: 'error'` response. */
-export function errorResponse(ex: BatonError): NextStepResponse {
-  const retry = ex.details.retry_after_ms;
-  return {
-    status: 'error',
-    execution_id: typeof ex.details.execution_id === 'string' ? ex.details.execution_id : undefined,
-    error: {
-      code: ex.reason, message: ex.message, recovery: RECOVERY[ex.reason] ?? 'see the message',
-      ...(typeof retry === 'number' ? { retry_after_ms: retry } : {}),
-    },
   };
 }
