@@ -155,10 +155,15 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
   });
 }
 
+/** A JSON-RPC error the SDK forwards as is (an McpError's message would gain a second "MCP error" prefix on the client). */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data });
+}
+
 /** A BatonError keeps its message; an unexpected failure is logged and hidden. */
-function toMcpError(ex: unknown, log: Log, uri: string): McpError {
-  if (ex instanceof McpError) return ex;
-  if (BatonError.is(ex)) return new McpError(ErrorCode.InvalidParams, ex.message, { reason: ex.reason, uri });
+function toMcpError(ex: unknown, log: Log, uri: string): Error {
+  if (ex instanceof McpError) return rpcError(ex.code, ex.message.replace(/^MCP error -?\d+: /, ''), ex.data);
+  if (BatonError.is(ex)) return rpcError(ErrorCode.InvalidParams, ex.message, { reason: ex.reason, uri });
   log.error(`reading ${uri} failed`, ex);
-  return new McpError(ErrorCode.InternalError, "internal error; see Baton's log");
+  return rpcError(ErrorCode.InternalError, "internal error; see Baton's log");
 }
