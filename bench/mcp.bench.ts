@@ -1,0 +1,163 @@
+// workflow_next_step create/continue latency in process (InMemoryTransport, real core, durable temp DB) and over
+// stdio (dist/cli.js mcp), plus current-step:// read latency; prints one JSON object.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { silentLog } from '../src/core/ports.js';
+import { openBaton } from '../src/host/openBaton.js';
+import { createMcpServer } from '../src/mcp/createMcpServer.js';
+import { FakeBaton } from '../test/fixtures/mcp/fakeBaton.js';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const STEPS = Number(process.env.BENCH_STEPS ?? 400);
+const CREATES = Number(process.env.BENCH_CREATES ?? 200);
+const READS = Number(process.env.BENCH_READS ?? 1000);
+const TEMPLATE = 'bench-long';
+const SHORT = 'bench-short';
+const OUTPUT = { summary: 'done', artifacts: [], references: [], confidence: 0.9 };
+
+/** A sequential template of `count` tiny steps. */
+function templateYaml(name: string, count: number): string {
+  const steps = Array.from({ length: count }, (_, i) => {
+    const name = `s${String(i).padStart(4, '0')}`;
+    const dep = i === 0 ? '[]' : `[s${String(i - 1).padStart(4, '0')}]`;
+    return `  - name: ${name}\n    agent: implementer\n    description: Step ${i}.\n    dependencies: ${dep}\n    allowed_actions: [Edit files]\n    required_output_format: A summary.\n    human_gate: false\n`;
+  });
+  return `name: ${name}\ndescription: Synthetic benchmark workflow\ntype: sequential\ntags: [bench]\nsteps:\n${steps.join('')}`;
+}
+
+/** A workspace with a long template (continue measured hundreds of times in one execution) and a 4-step one (create). */
+function writeWorkspace(dir: string): string {
+  const ws = join(dir, 'ws');
+  mkdirSync(join(ws, '.baton', 'workflows'), { recursive: true });
+  writeFileSync(join(ws, '.baton', 'workflows', `${TEMPLATE}.yaml`), templateYaml(TEMPLATE, STEPS));
+  writeFileSync(join(ws, '.baton', 'workflows', `${SHORT}.yaml`), templateYaml(SHORT, 4));
+  return ws;
+}
+
+/** p50/p95/mean of samples in milliseconds, rounded to microseconds. */
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
+}
+
+type Sc = { status: string; new_step_token?: string; task_id?: string };
+
+/** Measures create and continue through `client`. */
+async function measureBroker(client: Client) {
+  const call = async (args: Record<string, unknown>) => {
+    const t0 = performance.now();
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+    const ms = performance.now() - t0;
+    const sc = res.structuredContent as Sc;
+    if (sc.status !== 'ok') throw new Error(`unexpected ${JSON.stringify(res).slice(0, 400)}`);
+    return { ms, sc };
+  };
+  for (let i = 0; i < 10; i++) await call({ template_name: SHORT }); // warm-up
+  const create: number[] = [];
+  for (let i = 0; i < CREATES; i++) create.push((await call({ template_name: SHORT })).ms);
+  const createLong: number[] = [];
+  for (let i = 0; i < 20; i++) createLong.push((await call({ template_name: TEMPLATE })).ms);
+  let { sc } = await call({ template_name: TEMPLATE });
+  const taskId = sc.task_id!;
+  const cont: number[] = [];
+  for (let i = 0; i < STEPS - 2; i++) {
+    const r = await call({ step_token: sc.new_step_token, model_output_so_far: OUTPUT });
+    if (i >= 10) cont.push(r.ms); // the first few are warm-up
+    sc = r.sc;
+  }
+  return { create: stats(create), [`create_${STEPS}_steps`]: stats(createLong), continue: stats(cont), taskId };
+}
+
+async function inProcess(dir: string, ws: string) {
+  const opened = await openBaton({ dbPath: join(dir, 'inproc', 'baton.db'), workspace: ws, rateLimits: false, log: silentLog });
+  const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: 'bench', log: silentLog });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench', version: '1' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  const broker = await measureBroker(client);
+  const reads: number[] = [];
+  const uri = `current-step://${broker.taskId}`;
+  for (let i = 0; i < 50; i++) await client.readResource({ uri });
+  for (let i = 0; i < READS; i++) {
+    const t0 = performance.now();
+    await client.readResource({ uri });
+    reads.push(performance.now() - t0);
+  }
+  await client.close();
+  await opened.close();
+  const { taskId: _t, ...figures } = broker;
+  return { ...figures, resource_read_current_step: stats(reads) };
+}
+
+async function overStdio(dir: string, ws: string) {
+  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--db', join(dir, 'stdio', 'baton.db'), '--workspace', ws, '--rate-limits', 'off'],
+    stderr: 'ignore',
+    env: { ...(process.env as Record<string, string>), BATON_LOG_LEVEL: 'warn' },
+  });
+  const client = new Client({ name: 'bench-stdio', version: '1' });
+  await client.connect(transport);
+  const broker = await measureBroker(client);
+  await client.close();
+  const { taskId: _t, ...figures } = broker;
+  return figures;
+}
+
+/** The MCP layer alone (validation, aliasing, call log, SDK) over a core that answers instantly. */
+async function layerOnly() {
+  const baton = new FakeBaton();
+  baton.nextStepImpl = async () => ({ status: 'ok', execution_id: 'e', task_id: 't', new_step_token: 'tok', human_message: 'go' });
+  const server = createMcpServer(baton, { toolGroups: ['broker'], version: 'bench', log: silentLog });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench-layer', version: '1' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  const time = async (n: number, fn: () => Promise<unknown>) => {
+    const out: number[] = [];
+    for (let i = 0; i < n + 50; i++) {
+      const t0 = performance.now();
+      await fn();
+      if (i >= 50) out.push(performance.now() - t0);
+    }
+    return stats(out);
+  };
+  const cont = await time(1000, () => client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'tok', model_output_so_far: OUTPUT } }));
+  const read = await time(1000, () => client.readResource({ uri: 'current-step://task-1' }));
+  await client.close();
+  return { continue: cont, resource_read: read };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-mcp-'));
+  try {
+    const ws = writeWorkspace(dir);
+    const mcp_layer_only = await layerOnly();
+    const in_process = await inProcess(dir, ws);
+    const stdio = await overStdio(dir, ws);
+    const targets = { stdio_continue_p50_ms: 1, stdio_continue_p95_ms: 3, create_p50_ms: 1.5, resource_read_p50_ms: 0.3 };
+    const met = {
+      stdio_continue_p50: stdio.continue.p50_ms <= targets.stdio_continue_p50_ms,
+      stdio_continue_p95: stdio.continue.p95_ms <= targets.stdio_continue_p95_ms,
+      stdio_create_p50: stdio.create.p50_ms <= targets.create_p50_ms,
+      in_process_create_p50: in_process.create.p50_ms <= targets.create_p50_ms,
+      resource_read_p50: in_process.resource_read_current_step.p50_ms <= targets.resource_read_p50_ms,
+    };
+    process.stdout.write(JSON.stringify({ steps_in_long_template: STEPS, in_process, stdio, mcp_layer_only, targets, met }) + '\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((ex: unknown) => {
+  process.stderr.write(`${(ex as Error).stack ?? String(ex)}\n`);
+  process.exit(1);
+});
