@@ -3,7 +3,7 @@
 // Frame: magic u32 'BJR1' | payload length u32 | crc32(payload) u32 | payload (UTF-8 JSON).
 // Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}.
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
 
@@ -38,21 +38,35 @@ export interface JournalFile {
   close(): void;
 }
 
-/** Opens (creating if needed) a journal file for appending. */
+// The file is grown in zero-filled chunks ahead of the records: an fdatasync that does not change
+// the file's size needs no metadata commit, which makes each flush about a third cheaper.
+const PREALLOCATE = 1024 * 1024;
+let zeros: Buffer | null = null;
+
+/** Opens (creating if needed) a journal file; records are written at its logical end. */
 export function openNodeJournalFile(path: string): JournalFile {
-  const fd = openSync(path, 'a+', 0o600);
-  let size = fstatSync(fd).size;
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+  let end = fstatSync(fd).size;
+  let allocated = end;
+  const writeAll = (data: Uint8Array, at: number) => {
+    let done = 0;
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done, at + done);
+  };
   return {
-    size: () => size,
+    size: () => end,
     append(data) {
-      let done = 0;
-      while (done < data.length) done += writeSync(fd, data, done, data.length - done, null);
-      size += data.length;
+      writeAll(data, end);
+      end += data.length;
+      if (end > allocated) {
+        zeros ??= Buffer.alloc(PREALLOCATE);
+        writeAll(zeros, end);
+        allocated = end + zeros.length;
+      }
     },
     sync: () => fdatasyncSync(fd),
     truncate(length) {
       ftruncateSync(fd, length);
-      size = length;
+      end = allocated = length;
     },
     read(offset, length) {
       const buf = Buffer.allocUnsafe(length);
@@ -154,7 +168,8 @@ export function scanJournal(buf: Buffer): JournalScan {
     records.push(rec);
     offset += rec.length;
   }
-  if (offset >= buf.length) return { ok: true, records, validEnd: offset, torn: false };
+  // Only zeros after the last record: the preallocated, never-written part of the file.
+  if (offset >= buf.length || isZero(buf, offset)) return { ok: true, records, validEnd: offset, torn: false };
   const later = framesAfter(buf, offset);
   const first = later[0];
   if (first) {
@@ -165,6 +180,11 @@ export function scanJournal(buf: Buffer): JournalScan {
     if (!sameGroup) return { ok: false, records, badOffset: offset, laterSeq: first.seq };
   }
   return { ok: true, records, validEnd: offset, torn: true };
+}
+
+function isZero(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) if (buf[i] !== 0) return false;
+  return true;
 }
 
 function framesAfter(buf: Buffer, offset: number): JournalRecord[] {

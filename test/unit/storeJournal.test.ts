@@ -81,6 +81,30 @@ test('one record per write transaction; read-only transactions append nothing', 
   }
 });
 
+test('the preallocated zeros after the last record are not a torn write', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    await put(s, 'a', '1');
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const bytes = readFileSync(crash.journal);
+      const end = scanJournal(bytes).records.at(-1)!;
+      assert.ok(bytes.length > end.offset + end.length, 'the journal is grown ahead of its records');
+      const log = recordingLog();
+      const r = await openStore({ path: crash.db, log });
+      assert.equal(value(r, 'a'), '1');
+      assert.deepEqual(log.warnings, []);
+      await r.close();
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('transactions committed in the same tick share one write and one fdatasync', async () => {
   const t = tempDir();
   try {
@@ -111,9 +135,9 @@ test('a torn last record is dropped with a warning and the journal truncated the
     const crash = crashImage(t.dir);
     await s.close();
     try {
-      const size = statSync(crash.journal).size;
-      const lastStart = scanJournal(readFileSync(crash.journal)).records.at(-1)!.offset;
-      truncateSync(crash.journal, size - 3);
+      const last = scanJournal(readFileSync(crash.journal)).records.at(-1)!;
+      const lastStart = last.offset;
+      truncateSync(crash.journal, last.offset + last.length - 3);
       const log = recordingLog();
       const r = await openStore({ path: crash.db, log, ...noCheckpoints });
       assert.equal(value(r, 'k3'), '3');
@@ -147,7 +171,9 @@ test('a last record with a bad checksum is torn too', async () => {
     await s.close();
     try {
       const bytes = readFileSync(crash.journal);
-      bytes.writeUInt8(bytes.readUInt8(bytes.length - 2) ^ 0xff, bytes.length - 2);
+      const last = scanJournal(bytes).records.at(-1)!;
+      const at = last.offset + last.length - 2;
+      bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
       writeFileSync(crash.journal, bytes);
       const r = await openStore({ path: crash.db, log: recordingLog() });
       assert.equal(value(r, 'k1'), '1');

@@ -1,0 +1,131 @@
+// Store benchmark: the cost of a small durable write at 1 MB and at 100 MB (it must not grow with
+// the database), and the time to open a 100 MB database and replay ~1000 journal records.
+// Prints one JSON object. Run: node --import tsx bench/store.bench.ts
+import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
+
+const MB = 1024 * 1024;
+const noAutoCheckpoint = { checkpointRecords: 1e9, checkpointBytes: 1e12, idleCheckpointMs: 3_600_000 };
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+/** Fills the database with ~`bytes` of text rows in big transactions, then checkpoints. */
+async function fill(store: SqlJsStore, bytes: number): Promise<void> {
+  await store.transaction(() => store.run('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
+  const row = 512 * 1024;
+  const perTx = 16;
+  for (let written = 0; written < bytes; written += row * perTx) {
+    await store.transaction(() => {
+      for (let i = 0; i < perTx; i++) store.run('INSERT INTO filler (body) VALUES (?)', [`${written}-${i}:`.padEnd(row, 'z')]);
+    });
+  }
+  await store.checkpoint();
+}
+
+let counter = 0;
+/** One broker-sized write: 3 statements, awaited until durable. */
+async function smallWrite(store: SqlJsStore): Promise<number> {
+  const n = ++counter;
+  const start = performance.now();
+  await store.transaction(() => {
+    store.run("INSERT INTO events (event_id, execution_id, event_type, event_data, created_at) VALUES (?, 'exec-1', 'step_completed', ?, ?)", [`ev-${n}`, `{"n":${n}}`, '2026-01-01T00:00:00Z']);
+    store.run("INSERT OR REPLACE INTO rate_buckets (scope, scope_key, tokens, last_refill, steady_rps, burst_tokens) VALUES ('agent', ?, ?, ?, 5, 10)", [`a${n % 7}`, n % 10, n]);
+    store.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('bench_last', ?)", [String(n)]);
+  });
+  return (performance.now() - start) * 1000;
+}
+
+function rawFdatasyncUs(dir: string): number {
+  const fd = openSync(join(dir, 'raw-fsync'), 'a');
+  const buf = Buffer.alloc(200, 1);
+  const times: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const start = performance.now();
+    writeSync(fd, buf);
+    fdatasyncSync(fd);
+    times.push((performance.now() - start) * 1000);
+  }
+  closeSync(fd);
+  return percentile(times.sort((a, b) => a - b), 0.5);
+}
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'baton-bench-store-'));
+  try {
+    const smallDb = join(root, 'small', 'baton.db');
+    const bigDb = join(root, 'big', 'baton.db');
+    const small = await openStore({ path: smallDb, ...noAutoCheckpoint });
+    const big = await openStore({ path: bigDb, ...noAutoCheckpoint });
+    const fillStart = performance.now();
+    await fill(small, 1 * MB);
+    await fill(big, 100 * MB);
+    const fillMs = performance.now() - fillStart;
+    // Let the kernel write back the ~200 MB the fill produced, or its writeback slows every fsync.
+    await new Promise((r) => setTimeout(r, 3000));
+
+    for (let i = 0; i < 300; i++) {
+      await smallWrite(small);
+      await smallWrite(big);
+    }
+    // Alternate batches so drift in the disk's fsync latency hits both sizes alike.
+    const smallTimes: number[] = [];
+    const bigTimes: number[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      for (let i = 0; i < 100; i++) smallTimes.push(await smallWrite(small));
+      for (let i = 0; i < 100; i++) bigTimes.push(await smallWrite(big));
+    }
+    smallTimes.sort((a, b) => a - b);
+    bigTimes.sort((a, b) => a - b);
+
+    const checkpointStart = performance.now();
+    await big.checkpoint();
+    const checkpointMs = performance.now() - checkpointStart;
+
+    // Leave ~1000 records in the journal and "crash" (no close, no checkpoint), then reopen.
+    for (let i = 0; i < 1000; i++) await smallWrite(big);
+    const journalRecords = big.stats().journalRecords;
+    big.dispose();
+    const dbBytes = statSync(bigDb).size;
+    const openStart = performance.now();
+    const reopened = await openStore({ path: bigDb, ...noAutoCheckpoint });
+    const openMs = performance.now() - openStart;
+    const replayed = reopened.stats().lastSeq;
+    reopened.dispose();
+    await small.close();
+
+    const p50Small = percentile(smallTimes, 0.5);
+    const p50Big = percentile(bigTimes, 0.5);
+    const result = {
+      bench: 'store',
+      durability: 'fsync',
+      write_statements_per_tx: 3,
+      write_samples: smallTimes.length,
+      write_1mb_p50_us: Math.round(p50Small),
+      write_1mb_p95_us: Math.round(percentile(smallTimes, 0.95)),
+      write_100mb_p50_us: Math.round(p50Big),
+      write_100mb_p95_us: Math.round(percentile(bigTimes, 0.95)),
+      write_cost_ratio_100mb_vs_1mb: Number((p50Big / p50Small).toFixed(2)),
+      write_cost_ratio_100mb_vs_1mb_p95: Number((percentile(bigTimes, 0.95) / percentile(smallTimes, 0.95)).toFixed(2)),
+      raw_fdatasync_p50_us: Math.round(rawFdatasyncUs(root)),
+      db_100mb_bytes: dbBytes,
+      open_replay_100mb_ms: Math.round(openMs),
+      open_replay_journal_records: journalRecords,
+      open_replay_last_seq: replayed,
+      checkpoint_100mb_ms: Math.round(checkpointMs),
+      fill_ms: Math.round(fillMs),
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+main().catch((ex: unknown) => {
+  process.stderr.write(`${ex instanceof Error ? ex.stack : String(ex)}\n`);
+  process.exit(1);
+});
