@@ -48,12 +48,25 @@ export function cliLog(defaultLevel: 'debug' | 'info' | 'warn' | 'error' = 'info
   return stderrLog(level === 'debug' || level === 'info' || level === 'warn' || level === 'error' ? level : defaultLevel);
 }
 
-/** Waits up to `ms` for the owner of `dbPath` to publish its endpoint (it may be starting). */
-export async function waitForDiscovery(dbPath: string, ms = 5000): Promise<DiscoveryInfo | null> {
+/** What `openOrFindOwner` found. */
+export type Ownership<T> = { opened: T } | { owner: DiscoveryInfo } | { lockedBy: number };
+
+/**
+ * Opens the database, or finds the live owner's endpoint. For up to `ms` it retries: an owner that is starting has
+ * not published its endpoint yet, and one that is exiting has removed it but not yet released the lock.
+ */
+export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>, ms = 5000): Promise<Ownership<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const info = readDiscovery(dbPath);
-    if (info || Date.now() >= deadline) return info;
+    try {
+      return { opened: await open() };
+    } catch (ex) {
+      const ownerPid = lockedBy(ex);
+      if (ownerPid === null) throw ex;
+      const owner = readDiscovery(dbPath);
+      if (owner) return { owner };
+      if (Date.now() >= deadline) return { lockedBy: ownerPid };
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }

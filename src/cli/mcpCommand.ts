@@ -4,7 +4,7 @@ import { BatonError } from '../core/errors.js';
 import { runProxy } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { parseToolGroups } from '../mcp/toolGroups.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse, unreachableOwner, VERSION, waitForDiscovery } from './common.js';
+import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
 import { becomeOwner, onShutdown } from './owner.js';
 
 /** Usage of `baton mcp`. */
@@ -38,30 +38,29 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const rateLimits = onOff(values['rate-limits'], '--rate-limits', MCP_USAGE);
   const log = cliLog();
   const dbPath = dbPathOf(values);
-  try {
-    const owner = await becomeOwner({ dbPath, contentDir: values.content, workspace: values.workspace, rateLimits, toolGroups, log });
+  const found = await openOrFindOwner(dbPath, () =>
+    becomeOwner({ dbPath, contentDir: values.content, workspace: values.workspace, rateLimits, toolGroups, log }),
+  );
+  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+  if ('opened' in found) {
+    const owner = found.opened;
     const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-    const transport = new StdioServerTransport();
     onShutdown(async (why) => {
       log.info(`stopping (${why})`);
       await server.close().catch(() => undefined);
       await owner.close();
     }, log, true);
-    await server.connect(transport);
+    await server.connect(new StdioServerTransport());
     log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
     return;
-  } catch (ex) {
-    const ownerPid = lockedBy(ex);
-    if (ownerPid === null) throw ex;
-    const info = await waitForDiscovery(dbPath);
-    if (!info) throw unreachableOwner(dbPath, ownerPid, null);
-    log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
-    try {
-      await runProxy({ owner: info, log });
-    } catch (proxyEx) {
-      if (BatonError.is(proxyEx, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
-      throw proxyEx;
-    }
-    process.exit(0);
   }
+  const info = found.owner;
+  log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
+  try {
+    await runProxy({ owner: info, log });
+  } catch (ex) {
+    if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
+    throw ex;
+  }
+  process.exit(0);
 }

@@ -4,7 +4,7 @@ import type { Log } from '../core/ports.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { openBaton } from '../host/openBaton.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { lockedBy, unreachableOwner, waitForDiscovery } from './common.js';
+import { openOrFindOwner, unreachableOwner } from './common.js';
 
 /** Where and how to open the database if nobody owns it. */
 export interface CoreTarget {
@@ -22,16 +22,15 @@ export async function withCore<T>(
 ): Promise<T> {
   const live = readDiscovery(target.dbPath);
   if (live && (await ownerAnswers(live))) return viaOwner(live);
-  let opened;
-  try {
-    opened = await openBaton({ dbPath: target.dbPath, contentDir: target.contentDir, workspace: target.workspace, log: target.log });
-  } catch (ex) {
-    const ownerPid = lockedBy(ex);
-    if (ownerPid === null) throw ex;
-    const info = await waitForDiscovery(target.dbPath);
-    if (info && (await ownerAnswers(info))) return viaOwner(info);
-    throw unreachableOwner(target.dbPath, ownerPid, info?.url ?? null);
+  const found = await openOrFindOwner(target.dbPath, () =>
+    openBaton({ dbPath: target.dbPath, contentDir: target.contentDir, workspace: target.workspace, log: target.log }),
+  );
+  if ('lockedBy' in found) throw unreachableOwner(target.dbPath, found.lockedBy, null);
+  if ('owner' in found) {
+    if (await ownerAnswers(found.owner)) return viaOwner(found.owner);
+    throw unreachableOwner(target.dbPath, found.owner.pid, found.owner.url);
   }
+  const opened = found.opened;
   try {
     return await direct(opened.baton);
   } finally {

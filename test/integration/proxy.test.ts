@@ -71,3 +71,25 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     }
   });
 });
+
+describe('a new baton mcp while the owner is exiting', () => {
+  const setup = tempSetup('baton-handover-');
+  before(() => ensureBuilt());
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  it('waits for the lock to be released and becomes the owner', async () => {
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    const first = await startMcp(args, 'first');
+    await waitFor(() => readDiscovery(setup.db), 10_000, 'first discovery file');
+    const closing = first.client.close();
+    const second = await startMcp(args, 'second');
+    try {
+      await closing;
+      const { tools } = await second.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+      await waitFor(() => readDiscovery(setup.db)?.pid === second.pid, 10_000, 'second process owning the database');
+    } finally {
+      await second.client.close();
+    }
+  });
+});
