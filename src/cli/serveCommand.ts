@@ -1,10 +1,9 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
-import { TOOL_GROUPS } from '../mcp/toolGroups.js';
+import { readDiscovery } from '../host/discovery.js';
+import { parseToolGroups } from '../mcp/toolGroups.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse } from './common.js';
 import { onOff } from './mcpCommand.js';
 import { becomeOwner, onShutdown } from './owner.js';
-import { readDiscovery } from '../host/discovery.js';
-import { parseToolGroups } from '../mcp/toolGroups.js';
 
 /** Usage of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS] [--rate-limits on|off]
@@ -23,7 +22,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
   let toolGroups;
   try {
-    toolGroups = values.tools ? parseToolGroups(values.tools) : [...TOOL_GROUPS].filter((g) => g === 'broker');
+    toolGroups = parseToolGroups(values.tools);
   } catch (ex) {
     throw new CliError(`${(ex as Error).message}\n\n${SERVE_USAGE}`, 2);
   }
