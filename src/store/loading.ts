@@ -1,5 +1,6 @@
 // Loading what is on disk at open: the sql.js runtime, the snapshot, and the journal to replay.
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -12,7 +13,8 @@ const runtimes = new Map<string, Promise<SqlJsStatic>>();
 /** sql-wasm.wasm next to the bundle if the build put it there, else the one in node_modules. */
 export function defaultWasmPath(): string {
   const beside = join(__dirname, 'sql-wasm.wasm');
-  return existsSync(beside) ? beside : require.resolve('sql.js/dist/sql-wasm.wasm');
+  // createRequire keeps bundlers from trying to resolve (and warning about) a non-JS asset.
+  return existsSync(beside) ? beside : createRequire(__filename).resolve('sql.js/dist/sql-wasm.wasm');
 }
 
 /** The sql.js runtime, instantiated once per wasm file. */

@@ -6,8 +6,9 @@ import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import { silentLog, type Log, type Row, type SqlParams, type Store } from '../core/ports.js';
 import { journalPathOf } from './dbPath.js';
-import { commitReplaceSync, replaceFileDurable, writeTempSync } from './durableFile.js';
-import { decodeParams, encodeFrame, encodeStatement, openNodeJournalFile, type JournalFile, type JournalRecord } from './journal.js';
+import { replaceFileDurable } from './durableFile.js';
+import { decodeParams, encodeStatement, openNodeJournalFile, type JournalFile, type JournalRecord } from './journal.js';
+import { JournalWriter, deferred, type Deferred } from './journalWriter.js';
 import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
 import { acquireLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
@@ -37,28 +38,14 @@ export interface OpenStoreOptions {
   openJournalFile?: (path: string) => JournalFile;
 }
 
+type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>;
+
 /** Journal and checkpoint counters. */
 export interface StoreStats {
   journalRecords: number;
   journalBytes: number;
   lastSeq: number;
   checkpoints: number;
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(ex: unknown): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (ex: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 const noop = () => undefined;
@@ -70,11 +57,12 @@ interface Cached {
 
 interface Durable {
   path: string;
-  journalPath: string;
-  journal: JournalFile;
-  openJournal: (path: string) => JournalFile;
+  journal: JournalWriter;
   release: () => void;
 }
+
+// Dynamic SQL (e.g. IN lists of varying length) must not grow the cache without bound.
+const STATEMENT_CACHE_LIMIT = 500;
 
 /** The sql.js Store. Reads are synchronous; a transaction's promise resolves once its journal record is on disk. */
 export class SqlJsStore implements Store {
@@ -84,30 +72,44 @@ export class SqlJsStore implements Store {
   private depth = 0;
   private pending: string[] = [];
   private nestedDone: Deferred | null = null;
-  private queue: { seq: number; statements: string[] }[] = [];
-  private group: Deferred | null = null;
-  private failure: BatonError | null = null;
   private closing = false;
   private closed = false;
   private dirty = false;
-  private lastSeq = 0;
-  private journalRecords = 0;
-  private journalBytes = 0;
   private checkpoints = 0;
-  private checkpointRunning = false;
+  private checkpointScheduled = false;
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
-  private readonly flushBound = () => this.flush();
 
   /** Use `openStore`. */
   constructor(
     private readonly db: Database,
     private readonly durable: Durable | null,
-    private readonly settings: Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>,
+    private readonly settings: StoreSettings,
   ) {
     this.path = durable?.path ?? null;
     this.applyConnectionSettings();
+  }
+
+  /** @internal Called by the journal after each flush: schedules size and idle checkpoints. */
+  afterFlush(): void {
+    const s = this.settings;
+    const j = this.durable!.journal;
+    if ((j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && !this.checkpointScheduled) {
+      this.checkpointScheduled = true;
+      // Never inside the caller's transaction or flush: on the next turn of the event loop.
+      setImmediate(() => {
+        if (!this.closing) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
+      });
+    }
+    if (!this.idleTimer) {
+      this.idleTimer = setTimeout(() => {
+        if (j.records > 0 && !this.closing && !j.failure) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
+      }, s.idleCheckpointMs);
+      this.idleTimer.unref();
+    } else {
+      this.idleTimer.refresh();
+    }
   }
 
   all<T = Row>(sql: string, params?: SqlParams): T[] {
@@ -141,7 +143,8 @@ export class SqlJsStore implements Store {
 
   transaction<T>(fn: () => T): Promise<T> {
     if (this.closing) return Promise.reject(new Error('store is closed'));
-    if (this.failure) return Promise.reject(this.failure);
+    const journal = this.durable?.journal;
+    if (journal?.failure) return Promise.reject(journal.failure);
     if (this.depth > 0) return this.nested(fn);
     this.exec('BEGIN');
     this.depth = 1;
@@ -157,7 +160,8 @@ export class SqlJsStore implements Store {
     this.depth = 0;
     const statements = this.pending;
     this.pending = [];
-    const done = statements.length > 0 ? this.enqueue(statements) : this.group ? this.group.promise : null;
+    // A read-only transaction still waits for queued writes it may have read.
+    const done = !journal ? null : statements.length > 0 ? journal.append(statements) : journal.pending();
     this.settleNested(done);
     return done ? done.then(() => result) : Promise.resolve(result);
   }
@@ -185,7 +189,7 @@ export class SqlJsStore implements Store {
     this.closing = true;
     try {
       await this.checkpointChain;
-      if (!this.failure && this.durable) await this.checkpoint();
+      if (this.durable && !this.durable.journal.failure) await this.checkpoint();
     } finally {
       this.dispose();
     }
@@ -209,36 +213,31 @@ export class SqlJsStore implements Store {
   }
 
   stats(): StoreStats {
-    return { journalRecords: this.journalRecords, journalBytes: this.journalBytes, lastSeq: this.lastSeq, checkpoints: this.checkpoints };
+    const j = this.durable?.journal;
+    return { journalRecords: j?.records ?? 0, journalBytes: j?.bytes ?? 0, lastSeq: j?.lastSeq ?? 0, checkpoints: this.checkpoints };
   }
 
-  /** @internal Replays journal records at open (before any caller can see the store). */
-  replay(records: readonly JournalRecord[], baseSeq: number, journalPath: string): void {
-    this.lastSeq = baseSeq;
+  /** @internal Replays journal records at open (before any caller can see the store); returns the last seq. */
+  replay(records: readonly JournalRecord[], baseSeq: number, journalPath: string): number {
+    let last = baseSeq;
     const todo = records.filter((r) => r.seq > baseSeq);
-    if (todo.length === 0) return;
+    if (todo.length === 0) return last;
     this.exec('BEGIN');
     try {
       for (const r of todo) {
         for (const [sql, params] of r.statements) this.exec(sql, decodeParams(params));
-        this.lastSeq = r.seq;
+        last = r.seq;
       }
       this.exec('COMMIT');
     } catch (ex) {
       this.rollbackQuietly();
       throw new BatonError(
         'store_corrupt',
-        `${journalPath}: record seq ${this.lastSeq + 1} cannot be replayed onto ${this.path} (${ex instanceof Error ? ex.message : String(ex)}). Baton left both files untouched: restore a backup or move the journal aside.`,
+        `${journalPath}: record seq ${last + 1} cannot be replayed onto ${this.path} (${ex instanceof Error ? ex.message : String(ex)}). Baton left both files untouched: restore a backup or move the journal aside.`,
         { path: journalPath },
       );
     }
-  }
-
-  /** @internal Sets the journal counters found at open. */
-  setJournalState(records: number, bytes: number, lastSeq: number): void {
-    this.journalRecords = records;
-    this.journalBytes = bytes;
-    this.lastSeq = Math.max(this.lastSeq, lastSeq);
+    return last;
   }
 
   /** @internal Marks the database as changed outside the journal (migrations), so the next checkpoint writes it. */
@@ -255,10 +254,17 @@ export class SqlJsStore implements Store {
     let c = this.cache.get(sql);
     if (!c) {
       if (this.closed) throw new Error('store is closed');
+      if (this.cache.size >= STATEMENT_CACHE_LIMIT) this.evictOldestStatement();
       c = { stmt: this.db.prepare(sql), columns: null };
       this.cache.set(sql, c);
     }
     return c;
+  }
+
+  private evictOldestStatement(): void {
+    const [oldest, c] = this.cache.entries().next().value as [string, Cached];
+    c.stmt.free();
+    this.cache.delete(oldest);
   }
 
   private rowOf(c: Cached): Row {
@@ -303,11 +309,11 @@ export class SqlJsStore implements Store {
     return p;
   }
 
-  private settleNested(done: Promise<void> | null, error?: unknown): void {
+  private settleNested(done: Promise<void> | null, failed?: { error: unknown }): void {
     const nd = this.nestedDone;
     if (!nd) return;
     this.nestedDone = null;
-    if (error !== undefined) nd.reject(error);
+    if (failed) nd.reject(failed.error);
     else if (done) done.then(nd.resolve, nd.reject);
     else nd.resolve();
   }
@@ -316,7 +322,7 @@ export class SqlJsStore implements Store {
     this.rollbackQuietly();
     this.depth = 0;
     this.pending = [];
-    this.settleNested(null, ex);
+    this.settleNested(null, { error: ex });
   }
 
   private rollbackQuietly(): void {
@@ -327,133 +333,38 @@ export class SqlJsStore implements Store {
     }
   }
 
-  private enqueue(statements: string[]): Promise<void> {
-    if (!this.durable) return Promise.resolve();
-    this.lastSeq++;
-    this.queue.push({ seq: this.lastSeq, statements });
-    if (!this.group) {
-      this.group = deferred();
-      setImmediate(this.flushBound);
-    }
-    return this.group.promise;
-  }
-
-  /** Group commit: every record queued since the last flush goes out in one write + one fdatasync. */
-  private flush(): void {
-    const group = this.group;
-    const items = this.queue;
-    if (!group || !this.durable) return;
-    this.group = null;
-    this.queue = [];
-    const first = items[0]!.seq;
-    const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
-    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
-    try {
-      this.durable.journal.append(data);
-      if (this.settings.durability === 'fsync') this.durable.journal.sync();
-    } catch (ex) {
-      this.fail(ex);
-      group.reject(this.failure);
-      return;
-    }
-    this.journalRecords += items.length;
-    this.journalBytes += data.length;
-    group.resolve();
-    this.afterFlush();
-  }
-
-  private afterFlush(): void {
-    const s = this.settings;
-    if (this.journalRecords >= s.checkpointRecords || this.journalBytes >= s.checkpointBytes) {
-      if (!this.checkpointRunning) {
-        this.checkpointRunning = true;
-        setImmediate(() => {
-          if (this.closing) return;
-          void this.checkpoint().catch((ex) => this.checkpointFailed(ex));
-        });
-      }
-    }
-    if (!this.idleTimer) {
-      this.idleTimer = setTimeout(() => {
-        if (this.journalRecords > 0 && !this.closing) void this.checkpoint().catch((ex) => this.checkpointFailed(ex));
-      }, s.idleCheckpointMs);
-      this.idleTimer.unref();
-    } else {
-      this.idleTimer.refresh();
-    }
-  }
-
   private checkpointFailed(ex: unknown): void {
     if (BatonError.is(ex, 'store_failed')) return; // already reported to every writer
     this.settings.log.error(`store: checkpoint of ${this.path} failed; the journal still holds every write: ${String(ex)}`);
   }
 
-  private fail(ex: unknown): void {
-    const why = ex instanceof Error ? ex.message : String(ex);
-    this.failure = new BatonError(
-      'store_failed',
-      `Baton could not write its journal ${this.durable?.journalPath} (${why}), so the database in memory is ahead of the disk and Baton accepts no more writes. Free disk space if needed, then restart Baton (or reopen the store): the journal on disk is intact up to the last acknowledged write.`,
-      { path: this.durable?.journalPath, code: (ex as NodeJS.ErrnoException).code },
-    );
-    this.settings.log.error(`store: ${this.failure.message}`);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-  }
-
   private async checkpointNow(): Promise<void> {
+    this.checkpointScheduled = false;
     const d = this.durable;
+    if (!d || this.closed) return;
+    const j = d.journal;
+    if (j.failure) throw j.failure;
+    if (this.depth > 0) throw new Error('checkpoint() cannot run inside a transaction');
+    j.flush();
+    if (j.failure) throw j.failure;
+    if (j.records === 0 && !this.dirty) return;
+    // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
+    const seq = j.lastSeq;
+    const journalOffset = j.size();
+    this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
+    const bytes = this.exportDb();
+    this.dirty = false;
     try {
-      if (!d || this.closed) return;
-      if (this.failure) throw this.failure;
-      if (this.depth > 0) throw new Error('checkpoint() cannot run inside a transaction');
-      this.flush();
-      if (this.failure) throw this.failure;
-      if (this.journalRecords === 0 && !this.dirty) return;
-      // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
-      const seq = this.lastSeq;
-      const journalOffset = d.journal.size();
-      this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
-      const bytes = this.exportDb();
-      this.dirty = false;
-      try {
-        await replaceFileDurable(d.path, bytes);
-      } catch (ex) {
-        this.dirty = true;
-        throw ex;
-      }
-      if (this.failure) return; // the journal must stay exactly as it was acknowledged
-      this.flush();
-      if (this.failure) return;
-      this.compactJournal(d, journalOffset, seq);
-      this.checkpoints++;
-    } finally {
-      this.checkpointRunning = false;
+      await replaceFileDurable(d.path, bytes);
+    } catch (ex) {
+      this.dirty = true;
+      throw ex;
     }
-  }
-
-  /** Drops the records now in the snapshot (up to `seq`, before `offset`), keeping any written since. */
-  private compactJournal(d: Durable, offset: number, seq: number): void {
-    const tailLength = d.journal.size() - offset;
-    if (tailLength === 0) {
-      try {
-        d.journal.truncate(0);
-        d.journal.sync();
-      } catch (ex) {
-        this.fail(ex);
-        throw this.failure;
-      }
-    } else {
-      const temp = writeTempSync(d.journalPath, d.journal.read(offset, tailLength));
-      try {
-        d.journal.close();
-        commitReplaceSync(temp, d.journalPath);
-        d.journal = d.openJournal(d.journalPath);
-      } catch (ex) {
-        this.fail(ex);
-        throw this.failure;
-      }
-    }
-    this.journalRecords = this.lastSeq - seq;
-    this.journalBytes = tailLength;
+    // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
+    j.flush();
+    if (j.failure) throw j.failure; // the journal must stay exactly as it was acknowledged
+    j.compact(journalOffset, seq);
+    this.checkpoints++;
   }
 
   /** db.export(), then restore what older sql.js versions lose in it (statements, functions, pragmas). */
@@ -507,7 +418,7 @@ async function openFileStore(
   path: string,
   newest: number,
   options: OpenStoreOptions,
-  settings: ConstructorParameters<typeof SqlJsStore>[2],
+  settings: StoreSettings,
   migrations: ReturnType<typeof loadMigrations>,
 ): Promise<SqlJsStore> {
   mkdirSync(dirname(path), { recursive: true });
@@ -536,16 +447,17 @@ async function openFileStore(
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log);
     const openJournal = options.openJournalFile ?? openNodeJournalFile;
-    const journal = openJournal(journalPath);
-    const durable: Durable = { path, journalPath, journal, openJournal, release: lock.release };
-    store = new SqlJsStore(db, durable, settings);
+    const file = openJournal(journalPath);
+    let onFlushed: () => void = noop;
+    const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
+    store = new SqlJsStore(db, { path, journal, release: lock.release }, settings);
+    const opened = store;
+    onFlushed = () => opened.afterFlush();
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
-    if (onDisk.validEnd < onDisk.fileSize) {
-      journal.truncate(onDisk.validEnd);
-      journal.sync();
-    }
-    store.replay(onDisk.records, baseSeq, journalPath);
-    store.setJournalState(onDisk.records.length, onDisk.validEnd, onDisk.records.at(-1)?.seq ?? baseSeq);
+    if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
+    journal.lastSeq = store.replay(onDisk.records, baseSeq, journalPath);
+    journal.records = onDisk.records.length;
+    journal.bytes = onDisk.validEnd;
     // Migrations are not journaled: a checkpoint makes them (and a brand-new file) durable before any write.
     if (applyMigrations(db, migrations) > 0 || !snapshot.existed) {
       store.markDirty();
