@@ -1,6 +1,7 @@
 // Rule: the owner's 127.0.0.1 endpoint serves only callers holding the bearer token, on a loopback Host, from no
 // foreign Origin (DNS rebinding), within a 4 MB body; /control decides gates and lists executions for the CLI.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,9 @@ import { decideViaOwner, statusViaOwner } from '../../src/host/controlClient.js'
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
+import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
@@ -121,5 +124,36 @@ describe('owner HTTP endpoint (real core)', () => {
     assert.equal(rejected.decision, 'reject');
     const noAuth = await raw(owner.port, { path: '/control', headers: { ...headers, authorization: '' }, body: '{"op":"status"}' });
     assert.equal(noAuth.status, 401);
+  });
+});
+
+describe('baton serve (built dist/cli.js)', () => {
+  before(() => ensureBuilt());
+
+  it('owns the database, serves HTTP MCP to a token holder, never prints the token, and cleans up on SIGTERM', async () => {
+    const setup = tempSetup('baton-serve-');
+    const child = spawn(process.execPath, [CLI, 'serve', '--db', setup.db, '--workspace', setup.workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    try {
+      const info = await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+      assert.equal(info.pid, child.pid);
+      const client = new Client({ name: 'serve-test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(info.url), { requestInit: { headers: { authorization: `Bearer ${info.token}` } } }));
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+      assert.equal((res.structuredContent as { status: string }).status, 'ok');
+      await client.close();
+      await waitFor(() => out.includes('discovery'), 5000, 'serve banner');
+      assert.ok(out.includes(info.url), 'the URL is printed');
+      assert.ok(!out.includes(info.token), 'the token is not printed');
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.equal(readDiscovery(setup.db), null);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
   });
 });
