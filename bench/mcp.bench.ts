@@ -113,6 +113,26 @@ async function overStdio(dir: string, ws: string) {
   return figures;
 }
 
+/** stdio transport plus the MCP layer over a core that answers instantly (tsx-run fixture, so a little slower than the bundle). */
+async function stdioLayerOnly() {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(ROOT, 'test', 'fixtures', 'mcp', 'fakeStdioServer.ts')],
+    stderr: 'ignore',
+    cwd: ROOT,
+  });
+  const client = new Client({ name: 'bench-stdio-layer', version: '1' });
+  await client.connect(transport);
+  const out: number[] = [];
+  for (let i = 0; i < 1050; i++) {
+    const t0 = performance.now();
+    await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'tok', model_output_so_far: OUTPUT } });
+    if (i >= 50) out.push(performance.now() - t0);
+  }
+  await client.close();
+  return { continue: stats(out) };
+}
+
 /** The MCP layer alone (validation, aliasing, call log, SDK) over a core that answers instantly. */
 async function layerOnly() {
   const baton = new FakeBaton();
@@ -141,6 +161,7 @@ async function main() {
   try {
     const ws = writeWorkspace(dir);
     const mcp_layer_only = await layerOnly();
+    const stdio_layer_only = await stdioLayerOnly();
     const in_process = await inProcess(dir, ws);
     const stdio = await overStdio(dir, ws);
     const targets = { stdio_continue_p50_ms: 1, stdio_continue_p95_ms: 3, create_p50_ms: 1.5, resource_read_p50_ms: 0.3 };
@@ -151,7 +172,7 @@ async function main() {
       in_process_create_p50: in_process.create.p50_ms <= targets.create_p50_ms,
       resource_read_p50: in_process.resource_read_current_step.p50_ms <= targets.resource_read_p50_ms,
     };
-    process.stdout.write(JSON.stringify({ steps_in_long_template: STEPS, in_process, stdio, mcp_layer_only, targets, met }) + '\n');
+    process.stdout.write(JSON.stringify({ steps_in_long_template: STEPS, in_process, stdio, mcp_layer_only, stdio_layer_only, targets, met }) + '\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
