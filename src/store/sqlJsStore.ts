@@ -142,10 +142,10 @@ export class SqlJsStore implements Store {
   }
 
   transaction<T>(fn: () => T): Promise<T> {
+    if (this.depth > 0) return this.nested(fn);
     if (this.closing) return Promise.reject(new Error('store is closed'));
     const journal = this.durable?.journal;
     if (journal?.failure) return Promise.reject(journal.failure);
-    if (this.depth > 0) return this.nested(fn);
     this.exec('BEGIN');
     this.depth = 1;
     let result: T;
@@ -454,8 +454,9 @@ async function openFileStore(
     const opened = store;
     onFlushed = () => opened.afterFlush();
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
-    if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
     journal.lastSeq = store.replay(onDisk.records, baseSeq, journalPath);
+    // Only once the replay succeeded: cut the torn (or preallocated) tail so appends continue there.
+    if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
     journal.records = onDisk.records.length;
     journal.bytes = onDisk.validEnd;
     // Migrations are not journaled: a checkpoint makes them (and a brand-new file) durable before any write.

@@ -216,6 +216,26 @@ test('a damaged record followed by valid ones is corruption: refused, files unto
   }
 });
 
+test('a journal with a missing record is refused rather than replayed with a gap', async () => {
+  const t = tempDir();
+  try {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    for (let i = 0; i < 4; i++) await put(s, `k${i}`, String(i));
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const bytes = readFileSync(crash.journal);
+      const gone = scanJournal(bytes).records[1]!;
+      writeFileSync(crash.journal, Buffer.concat([bytes.subarray(0, gone.offset), bytes.subarray(gone.offset + gone.length)]));
+      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => BatonError.is(ex, 'store_corrupt') && /expected record seq 2, found 3/.test(ex.message));
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('a journal write failure puts the store in store_failed; acknowledged writes survive', async () => {
   const t = tempDir();
   try {

@@ -52,6 +52,22 @@ test('the same process cannot own a database twice', async () => {
   }
 });
 
+test('processes racing for a stale lock: exactly one wins, the others name it', async () => {
+  const t = tempDir();
+  try {
+    writeFileSync(`${t.db}.lock`, `${deadPid()}\n`);
+    const at = Date.now() + 1500;
+    const racers = [0, 1, 2, 3].map(() => spawnTs(storeChildScript, ['lock', t.db, String(at)]));
+    const results = await Promise.all(racers.map(runToEnd));
+    const lines = results.map((r) => r.stdout.trim());
+    const winners = racers.filter((_, i) => lines[i] === 'acquired');
+    assert.equal(winners.length, 1, `${lines.join(' | ')} ${results.map((r) => r.stderr).join('')}`);
+    for (const line of lines.filter((l) => l !== 'acquired')) assert.equal(line, `refused ${winners[0]!.pid}`);
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('the lock of a dead process is taken over', async () => {
   const t = tempDir();
   try {
