@@ -19,6 +19,8 @@ export interface OwnerServerOptions {
   port?: number;
   /** Largest request body; 4 MB unless set. */
   maxBodyBytes?: number;
+  /** A session with no open stream and no request for this long is closed (its client vanished without DELETE). */
+  idleSessionMs?: number;
 }
 
 /** A running owner endpoint. */
@@ -30,6 +32,16 @@ export interface OwnerServer {
 }
 
 const MAX_BODY = 4 * 1024 * 1024;
+const IDLE_SESSION_MS = 30 * 60_000;
+
+/** One MCP session on the endpoint. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  /** Open GET streams (a live client keeps one for notifications). */
+  streams: number;
+  lastSeen: number;
+}
 
 /** A JSON reply. */
 function reply(res: ServerResponse, status: number, body: unknown): void {
@@ -63,7 +75,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const limit = options.maxBodyBytes ?? MAX_BODY;
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, Session>();
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -85,7 +97,17 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     }
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.transport.handleRequest(req, res, body);
+    if (existing) {
+      existing.lastSeen = Date.now();
+      if (req.method === 'GET') {
+        existing.streams++;
+        res.once('close', () => {
+          existing.streams--;
+          existing.lastSeen = Date.now();
+        });
+      }
+      return existing.transport.handleRequest(req, res, body);
+    }
     if (sessionId !== undefined) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
     }
@@ -95,7 +117,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const server = options.createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, streams: 0, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -136,6 +158,16 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
   const url = `http://127.0.0.1:${port}/mcp`;
+  const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
+  const sweeper = setInterval(() => {
+    for (const [id, s] of sessions) {
+      if (s.streams > 0 || Date.now() - s.lastSeen < idleMs) continue;
+      log.info(`closing idle MCP session ${id}`);
+      sessions.delete(id);
+      void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+    }
+  }, Math.min(60_000, Math.max(50, idleMs / 2)));
+  sweeper.unref();
   log.info(`owner endpoint listening on ${url}`);
 
   return {
@@ -143,6 +175,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     token,
     port,
     async close() {
+      clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map(async (s) => {

@@ -127,6 +127,42 @@ describe('owner HTTP endpoint (real core)', () => {
   });
 });
 
+describe('owner endpoint session cleanup', () => {
+  it('closes a session whose client vanished without DELETE, and keeps one that holds its stream open', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'baton-idle-'));
+    const opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog });
+    const owner = await startOwnerServer({
+      baton: opened.baton,
+      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+      log: silentLog,
+      idleSessionMs: 200,
+    });
+    const headers = { host: `127.0.0.1:${owner.port}`, authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const live = new Client({ name: 'live', version: '1' });
+    try {
+      const sessionId = await new Promise<string>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: owner.port, method: 'POST', path: '/mcp', headers }, (res) => {
+          res.resume();
+          resolve(String(res.headers['mcp-session-id']));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
+      });
+      await live.connect(new StreamableHTTPClientTransport(new URL(owner.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }));
+      await new Promise((r) => setTimeout(r, 700));
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      const gone = await raw(owner.port, { headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, body: ping });
+      assert.equal(gone.status, 404, 'the abandoned session was closed');
+      assert.deepEqual((await live.listTools()).tools.map((t) => t.name), ['workflow_next_step'], 'the live client still works');
+    } finally {
+      await live.close();
+      await owner.close();
+      await opened.close();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('baton serve (built dist/cli.js)', () => {
   before(() => ensureBuilt());
 
