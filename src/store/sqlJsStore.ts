@@ -1,7 +1,7 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal").
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import { silentLog, type Log, type Row, type SqlParams, type Store } from '../core/ports.js';
@@ -387,6 +387,15 @@ export class SqlJsStore implements Store {
   }
 }
 
+/** Temp files a killed owner left mid-checkpoint; only the lock holder writes them, so they are dead. */
+function removeStaleTemps(path: string): void {
+  const dir = dirname(path);
+  const prefixes = [`${basename(path)}.tmp-`, `${basename(journalPathOf(path))}.tmp-`];
+  for (const name of readdirSync(dir)) {
+    if (prefixes.some((p) => name.startsWith(p))) rmSync(join(dir, name), { force: true });
+  }
+}
+
 function isThenable(v: unknown): boolean {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 }
@@ -433,6 +442,7 @@ async function openFileStore(
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
   try {
+    removeStaleTemps(path);
     const snapshot = loadSnapshot(SQL, path);
     db = snapshot.db;
     const version = schemaVersion(db);

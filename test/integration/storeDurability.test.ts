@@ -2,6 +2,7 @@
 // counter is present, rows have no gaps or duplicates, and SQLite's integrity check passes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { spawnTs, tempDir, waitForLine, writerScript } from '../fixtures/store/helpers.js';
 
@@ -46,6 +47,7 @@ test(`store survives ${ROUNDS} SIGKILLs at random moments without losing an ackn
       if (rows.n > 0) assert.equal(rows.lo, 1);
       for (const n of acked) assert.ok(store.get('SELECT 1 FROM counter_rows WHERE n = ?', [n]), `acked row ${n} missing`);
       assert.deepEqual(store.all('PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+      assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'temp files of a killed checkpoint are cleaned up');
       checkpointsSeen += Number(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'journal_seq'")?.value ?? 0) > 0 ? 1 : 0;
       ctx.diagnostic(`round ${round}: ${acked.length} acks, rows 1..${rows.hi}, journal seq ${store.stats().lastSeq}`);
       lastRow = rows.hi ?? 0;

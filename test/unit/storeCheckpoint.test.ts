@@ -2,7 +2,7 @@
 // writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, tempDir } from '../fixtures/store/helpers.js';
@@ -88,6 +88,21 @@ test('a checkpoint runs after checkpointBytes bytes of journal', async () => {
     await put(s, 'k-big', 'y'.repeat(60_000));
     await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
     assert.equal(s.stats().journalBytes, 0);
+    await s.close();
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('temp files left by a checkpoint that was killed are removed at open', async () => {
+  const t = tempDir();
+  try {
+    await (await openStore({ path: t.db })).close();
+    writeFileSync(`${t.db}.tmp-99999-1`, 'half a snapshot');
+    writeFileSync(`${t.journal}.tmp-99999-2`, 'half a journal');
+    writeFileSync(`${t.dir}/unrelated.tmp-1`, 'not ours');
+    const s = await openStore({ path: t.db });
+    assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')).sort(), ['unrelated.tmp-1']);
     await s.close();
   } finally {
     t.cleanup();
