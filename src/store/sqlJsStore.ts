@@ -136,8 +136,10 @@ export class SqlJsStore implements Store {
 
   run(sql: string, params?: SqlParams): number {
     if (this.depth === 0) throw new Error(`Store.run() called outside transaction(): ${sql}`);
+    // Encode first: a parameter the journal cannot hold must fail before the write happens.
+    const record = encodeStatement(sql, params);
     this.exec(sql, params);
-    this.pending.push(encodeStatement(sql, params));
+    this.pending.push(record);
     return this.db.getRowsModified();
   }
 
