@@ -127,6 +127,32 @@ test('transactions committed in the same tick share one write and one fdatasync'
   }
 });
 
+test("durability 'write' skips the fdatasync but still writes every record before acknowledging it", async () => {
+  const t = tempDir();
+  try {
+    let syncs = 0;
+    const openJournalFile = (path: string): JournalFile => {
+      const f = openNodeJournalFile(path);
+      return { ...f, sync: () => (syncs++, f.sync()) };
+    };
+    const s = await openStore({ path: t.db, durability: 'write', openJournalFile, ...noCheckpoints });
+    syncs = 0;
+    for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
+    assert.equal(syncs, 0);
+    const crash = crashImage(t.dir);
+    await s.close();
+    try {
+      const r = await openStore({ path: crash.db });
+      assert.equal(value(r, 'k4'), '4');
+      await r.close();
+    } finally {
+      crash.cleanup();
+    }
+  } finally {
+    t.cleanup();
+  }
+});
+
 test('a torn last record is dropped with a warning and the journal truncated there', async () => {
   const t = tempDir();
   try {
