@@ -42,6 +42,9 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   callLogRetention: 10_000,
 };
 
+/** How long call-log entries wait to be written together. */
+const CALL_LOG_FLUSH_MS = 250;
+
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
   ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
@@ -58,6 +61,8 @@ export class Baton implements BatonApi {
   private secret = '';
   private projectId = 0;
   private callsSincePrune = 0;
+  private readonly pendingCalls: Array<Array<string | number | null>> = [];
+  private callFlush: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
@@ -125,7 +130,7 @@ export class Baton implements BatonApi {
     const result = await this.ports.store.transaction(() => {
       const exec = this.broker.resolve(d.execution_id);
       if (!exec) throw new BatonError('execution_not_found', `No execution or task "${d.execution_id}"; list them with \`baton status\`.`);
-      const steps = this.repo.steps(exec.execution_id);
+      const steps = this.repo.stepStates(exec.execution_id);
       const waiting = steps.filter((s) => s.status === 'awaiting_approval');
       const step = d.step_name ? steps.find((s) => s.step_name === d.step_name) : waiting.length === 1 ? waiting[0] : undefined;
       if (!step) {
@@ -136,16 +141,17 @@ export class Baton implements BatonApi {
       if (step.status !== 'awaiting_approval') {
         throw new BatonError('invalid_state', `Step "${step.step_name}" is ${step.status}, not awaiting approval; only a submitted gated step can be approved or rejected.`);
       }
+      const row = this.repo.step(exec.execution_id, step.step_name)!;
       const now = this.ports.clock.now();
       const iso = new Date(now).toISOString();
       if (d.decision === 'approve') {
         this.repo.updateStep(exec.execution_id, step.step_name, {
-          status: 'completed', completed_at: iso, duration_ms: step.started_at ? now - Date.parse(step.started_at) : null, feedback: null,
+          status: 'completed', completed_at: iso, duration_ms: row.started_at ? now - Date.parse(row.started_at) : null, feedback: null,
         });
         this.broker.event(exec.execution_id, 'gate_approved', { step_name: step.step_name, by: d.by ?? null, feedback: feedback ?? null });
         events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });
       } else {
-        this.repo.updateStep(exec.execution_id, step.step_name, { status: 'running', attempt: step.attempt + 1, feedback: feedback! });
+        this.repo.updateStep(exec.execution_id, step.step_name, { status: 'running', attempt: row.attempt + 1, feedback: feedback! });
         this.broker.event(exec.execution_id, 'gate_rejected', { step_name: step.step_name, by: d.by ?? null, feedback });
         events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'running' });
       }
@@ -166,7 +172,7 @@ export class Baton implements BatonApi {
     return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50 }).map((e) => ({
       execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
       progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at,
-      steps: this.repo.steps(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
+      steps: this.repo.stepStates(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
     }));
   }
 
@@ -185,17 +191,16 @@ export class Baton implements BatonApi {
     return this.content.guardrailsMarkdown();
   }
 
-  /** @inheritdoc */
+  /** @inheritdoc The active steps with their contracts, plus the artifacts they and their dependencies produced. */
   currentStep(id?: string): CurrentStepResource {
     const exec = this.resolveForRead(id);
-    const steps = this.repo.steps(exec.execution_id);
+    const active = this.repo.stepsWithStatus(exec.execution_id, ['running', 'awaiting_approval']);
+    const names = [...new Set(active.flatMap((s) => [s.step_name, ...s.dependencies]))];
     return {
       execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
       progress: exec.progress, current_step: exec.current_step,
-      active_steps: steps
-        .filter((s) => s.status === 'running' || s.status === 'awaiting_approval')
-        .map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name, contract: s.contract, feedback: s.feedback })),
-      artifacts: this.repo.artifactsOf(exec.execution_id),
+      active_steps: active.map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name, contract: s.contract, feedback: s.feedback })),
+      artifacts: this.repo.artifactsOf(exec.execution_id, names),
     };
   }
 
@@ -313,23 +318,41 @@ export class Baton implements BatonApi {
     }
   }
 
-  /** @inheritdoc */
+  /** @inheritdoc Entries are batched: one write every CALL_LOG_FLUSH_MS, so logging never adds a flush to a call. */
   logCall(entry: CallLogEntry): void {
-    const store = this.ports.store;
     const request = JSON.stringify(redactSecrets(entry.request) ?? null);
     const response = JSON.stringify(redactSecrets(entry.response) ?? null);
-    const iso = new Date(this.ports.clock.now()).toISOString();
-    const prune = ++this.callsSincePrune >= 200;
+    this.pendingCalls.push([
+      this.ports.ids.uuid(), entry.call_type, entry.name, request, response, request.length, response.length,
+      Math.round(entry.duration_ms), entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null,
+      new Date(this.ports.clock.now()).toISOString(), this.projectId, entry.agent_name ?? null, entry.ide_type ?? null,
+      entry.parent_call_id ?? null,
+    ]);
+    if (!this.callFlush) {
+      this.callFlush = setTimeout(() => void this.flushCalls(), CALL_LOG_FLUSH_MS);
+      (this.callFlush as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Writes the batched call-log entries (and prunes past the retention) in one transaction. */
+  async flushCalls(): Promise<void> {
+    if (this.callFlush) clearTimeout(this.callFlush);
+    this.callFlush = undefined;
+    const batch = this.pendingCalls.splice(0);
+    if (!batch.length) return;
+    const store = this.ports.store;
+    this.callsSincePrune += batch.length;
+    const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
-    void store.transaction(() => {
-      store.run(
-        `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
-           response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name, ide_type, parent_call_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [this.ports.ids.uuid(), entry.call_type, entry.name, request, response, request.length, response.length,
-          Math.round(entry.duration_ms), entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, iso,
-          this.projectId, entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null],
-      );
+    await store.transaction(() => {
+      for (const row of batch) {
+        store.run(
+          `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
+             response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name, ide_type, parent_call_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          row,
+        );
+      }
       if (prune) store.run('DELETE FROM call_log WHERE id <= (SELECT MAX(id) FROM call_log) - ?', [this.options.callLogRetention]);
     }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
   }
@@ -376,10 +399,11 @@ export class Baton implements BatonApi {
     this.emit(stalled.map(({ exec, elapsed }) => ({ type: 'stall', execution_id: exec.execution_id, elapsed_minutes: Math.floor(elapsed) })));
   }
 
-  /** Releases waiters; the host closes the store. */
-  close(): void {
+  /** Writes pending call-log entries and releases waiters; the host closes the store after. */
+  async close(): Promise<void> {
     this.waiters.wakeAll();
     this.listeners.clear();
+    await this.flushCalls();
   }
 
   /** Resolves `active` (or nothing) to the project's active or latest execution; otherwise an execution or task id. */

@@ -75,7 +75,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     store,
     close: () => (closed ??= (async () => {
       clearInterval(timer);
-      baton.close();
+      await baton.close();
       await store.close();
     })()),
   };

@@ -270,10 +270,10 @@ describe('broker: rate limits, stalls and the call log', () => {
   });
 
   it('stores calls with secrets redacted', async () => {
-    const { baton, store } = await makeBaton();
+    const { baton } = await makeBaton();
     const r = await baton.nextStep({ template_name: 'bug-fix' });
     baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request: { step_token: r.new_step_token }, response: r, duration_ms: 1.2, success: true });
-    await store.transaction(() => undefined);
+    await baton.flushCalls();
     const [row] = baton.recentCalls(1);
     assert.ok(row);
     assert.ok(!String(row.request_full).includes(r.new_step_token!));

@@ -6,7 +6,7 @@ import type {
 } from '../types.js';
 import { buildContract, renderHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
-import { ExecutionRepo, type ExecutionRow, type StepRow, type TokenRow } from './executionRepo.js';
+import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
 import { errorResponse } from './brokerErrors.js';
 import { RateBuckets, type DrawnBucket } from './rateBuckets.js';
@@ -310,13 +310,14 @@ export class Broker {
     const steps = this.refreshReady(exec, events);
     const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
     const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
-    const selectable = steps.map(toSelectable);
-    const ready = computeReadySet(selectable, completed, busy);
+    const ready = computeReadySet(steps.map(toSelectable), completed, busy);
     if (ready.length > 0) {
+      // Focus paths only matter when several candidates compete and one of them has path patterns.
+      const needsFocus = ready.length > 1 && ready.some((r) => r.path_patterns.length > 0);
       const scored = scoreParallelCandidates(
         ready,
         { requested_step_name: hints.requested_step_name, referenced_paths: hints.referenced_paths, intent_tags: hints.intent_tags },
-        { current_agent: hints.last_agent ?? ctx.agent_name, focus_paths: this.focusPaths(exec) },
+        { current_agent: hints.last_agent ?? ctx.agent_name, focus_paths: needsFocus ? this.focusPaths(exec) : [] },
       );
       const selection: SelectionInfo = {
         scores: scored.scores, reason: scored.reason, all_candidates: scored.all_candidates,
@@ -326,10 +327,9 @@ export class Broker {
         const meta = this.repo.execution(exec.execution_id)!.metadata;
         this.repo.updateExecution(exec.execution_id, { metadata: { ...meta, parallel_decision_count: Number(meta.parallel_decision_count ?? 0) + 1 } }, this.now().iso);
       }
-      const step = steps.find((s) => s.step_name === scored.chosen.name)!;
-      return this.offer(exec, step, selection, ctx, events);
+      return this.offer(exec, this.repo.step(exec.execution_id, scored.chosen.name)!, selection, ctx, events);
     }
-    if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, steps, events);
+    if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
     if (inFlight.length > 0) {
       const status = this.syncExecution(exec, ctx);
@@ -370,7 +370,8 @@ export class Broker {
     const agent = this.deps.content.agent(step.agent_name);
     const context = buildStepContext({
       agentName: step.agent_name, agent, forbidden: contract.forbidden_actions, required: guardrails.required_actions,
-      dependencyArtifacts: this.repo.artifactsOf(exec.execution_id, step.dependencies), executionId: exec.execution_id,
+      dependencyArtifacts: this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes),
+      executionId: exec.execution_id,
       budgetBytes: this.options.inlineBudgetBytes,
     });
     const human_message = renderHumanMessage({
@@ -419,9 +420,9 @@ export class Broker {
     return { token, nonce, expiresAt };
   }
 
-  /** Marks pending steps whose dependencies are done as ready; returns the fresh steps. */
-  private refreshReady(exec: ExecutionRow, events: BatonEvent[]): StepRow[] {
-    const steps = this.repo.steps(exec.execution_id);
+  /** Marks pending steps whose dependencies are done as ready; returns the fresh step states. */
+  private refreshReady(exec: ExecutionRow, events: BatonEvent[]): StepState[] {
+    const steps = this.repo.stepStates(exec.execution_id);
     const done = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
     for (const s of steps) {
       if (s.status === 'pending' && s.dependencies.every((d) => done.has(d))) {
@@ -435,12 +436,11 @@ export class Broker {
 
   /** Recomputes an execution's status and progress from its steps; returns the status. */
   syncExecution(exec: ExecutionRow, _ctx?: CallContext) {
-    const steps = this.repo.steps(exec.execution_id);
-    const done = steps.filter((s) => DONE_STEP.has(s.status)).length;
-    const progress = steps.length ? Math.round((done * 100) / steps.length) : 100;
-    const running = steps.some((s) => s.status === 'running');
-    const waiting = steps.some((s) => s.status === 'awaiting_approval');
-    const status = !running && waiting ? 'awaiting_approval' : 'running';
+    const counts = this.repo.statusCounts(exec.execution_id);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const done = (counts.completed ?? 0) + (counts.skipped ?? 0);
+    const progress = total ? Math.round((done * 100) / total) : 100;
+    const status = !counts.running && counts.awaiting_approval ? 'awaiting_approval' : 'running';
     this.repo.updateExecution(exec.execution_id, { status, progress }, this.now().iso);
     return status;
   }
@@ -449,7 +449,7 @@ export class Broker {
   settle(exec: ExecutionRow, events: BatonEvent[]): void {
     const steps = this.refreshReady(exec, events);
     if (steps.every((s) => DONE_STEP.has(s.status))) {
-      this.close(exec, steps, events);
+      this.close(exec, events);
       return;
     }
     const status = this.syncExecution(exec);
@@ -457,8 +457,9 @@ export class Broker {
   }
 
   /** Closes a workflow whose steps are all done: finalizes artifacts and stores the synthesis. */
-  close(exec: ExecutionRow, steps: StepRow[], events: BatonEvent[]): TxResult {
+  close(exec: ExecutionRow, events: BatonEvent[]): TxResult {
     const { iso, ms } = this.now();
+    const steps = this.repo.steps(exec.execution_id);
     const task = exec.task_id
       ? this.deps.ports.store.get<{ task_description: string }>('SELECT task_description FROM agent_tasks WHERE task_id = ?', [exec.task_id])
       : undefined;
@@ -495,7 +496,7 @@ export class Broker {
     };
   }
 
-  private fail(exec: ExecutionRow, steps: StepRow[], events: BatonEvent[]): TxResult {
+  private fail(exec: ExecutionRow, steps: StepState[], events: BatonEvent[]): TxResult {
     const { iso, ms } = this.now();
     const stuck = steps.filter((s) => !DONE_STEP.has(s.status)).map((s) => `${s.step_name} (${s.status})`);
     this.repo.updateExecution(exec.execution_id, { status: 'failed', completed_at: iso, duration_ms: ms - Date.parse(exec.started_at), current_step: null }, iso);
@@ -542,9 +543,8 @@ export class Broker {
   }
 }
 
-function toSelectable(s: StepRow): SelectableStep & { row: StepRow } {
-  const def = s.metadata.definition;
-  return { name: s.step_name, dependencies: s.dependencies, agent_name: s.agent_name, path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [], row: s };
+function toSelectable(s: StepState): SelectableStep {
+  return { name: s.step_name, dependencies: s.dependencies, agent_name: s.agent_name, path_patterns: s.path_patterns, tags: s.tags };
 }
 
 function fallbackDefinition(step: StepRow): StepDefinition {

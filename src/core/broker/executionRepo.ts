@@ -44,6 +44,16 @@ export interface StepRow {
   metadata: { definition?: StepDefinition } & Record<string, unknown>;
 }
 
+/** What the ready set needs of a step: its state plus the template fields that never change. */
+export interface StepState {
+  step_name: string;
+  status: StepStatus;
+  agent_name: string;
+  dependencies: string[];
+  path_patterns: string[];
+  tags: string[];
+}
+
 /** A ledger entry for an issued token. */
 export interface TokenRow {
   nonce: string;
@@ -117,7 +127,47 @@ export function utf8Length(s: string): number {
 
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
 export class ExecutionRepo {
+  /** Step definitions are immutable once an execution exists, so their decoded form is cached. */
+  private readonly shapes = new Map<string, Map<string, Omit<StepState, 'status' | 'step_name' | 'agent_name'>>>();
+
   constructor(private readonly store: Store) {}
+
+  /** Steps' states in template order, without decoding outputs or contracts (the broker's hot path). */
+  stepStates(executionId: string): StepState[] {
+    let shapes = this.shapes.get(executionId);
+    if (!shapes) {
+      shapes = new Map();
+      for (const r of this.store.all<{ step_name: string; dependencies: string; metadata: string }>(
+        'SELECT step_name, dependencies, metadata FROM steps WHERE execution_id = ?', [executionId],
+      )) {
+        const def = parse<{ definition?: StepDefinition }>(r.metadata, {}).definition;
+        shapes.set(r.step_name, { dependencies: parse(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
+      }
+      if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
+      this.shapes.set(executionId, shapes);
+    }
+    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string }>(
+      'SELECT step_name, status, agent_name FROM steps WHERE execution_id = ? ORDER BY position', [executionId],
+    );
+    return rows.map((r) => ({ ...r, ...(shapes.get(r.step_name) ?? { dependencies: [], path_patterns: [], tags: [] }) }));
+  }
+
+  /** How many steps are in each status. */
+  statusCounts(executionId: string): Partial<Record<StepStatus, number>> {
+    const out: Partial<Record<StepStatus, number>> = {};
+    for (const r of this.store.all<{ status: StepStatus; n: number }>('SELECT status, COUNT(*) AS n FROM steps WHERE execution_id = ? GROUP BY status', [executionId])) {
+      out[r.status] = r.n;
+    }
+    return out;
+  }
+
+  /** Steps in the given statuses, fully decoded. */
+  stepsWithStatus(executionId: string, statuses: StepStatus[]): StepRow[] {
+    const marks = statuses.map(() => '?').join(',');
+    return this.store
+      .all<Raw>(`SELECT * FROM steps WHERE execution_id = ? AND status IN (${marks}) ORDER BY position`, [executionId, ...statuses])
+      .map(toStep);
+  }
 
   execution(id: string): ExecutionRow | undefined {
     const r = this.store.get<Raw>('SELECT * FROM executions WHERE execution_id = ?', [id]);
@@ -241,6 +291,19 @@ export class ExecutionRepo {
       [a.artifact_id, a.execution_id, a.step_name, a.agent_name, a.type, a.title, a.content, a.description,
         a.is_final ? 1 : 0, json(a.metadata ?? {}), a.now, utf8Length(a.content)],
     );
+  }
+
+  /** Artifacts of some steps with content cut to `maxChars` characters in SQL (`content_size_bytes` stays the full size). */
+  artifactHeads(executionId: string, stepNames: string[], maxChars: number): ArtifactRecord[] {
+    if (stepNames.length === 0) return [];
+    const marks = stepNames.map(() => '?').join(',');
+    return this.store
+      .all<Raw>(
+        `SELECT id, artifact_id, execution_id, step_name, agent_name, artifact_type, title, substr(content, 1, ?) AS content, description,
+           is_final, metadata, created_at, content_size_bytes FROM artifacts WHERE execution_id = ? AND step_name IN (${marks}) ORDER BY id`,
+        [maxChars, executionId, ...stepNames],
+      )
+      .map(toArtifact);
   }
 
   finalizeArtifacts(executionId: string): void {

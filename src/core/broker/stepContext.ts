@@ -68,7 +68,8 @@ export function buildStepContext(input: StepContextInput): StepContext {
     if (share >= MIN_ARTIFACT_BYTES || candidates.length === 1) {
       context.dependency_artifacts = candidates.map((a, i) => {
         const content = share > 0 ? truncateUtf8(a.content, share) : '';
-        return { ...shells[i]!, content, truncated: content.length < a.content.length };
+        // `a.content` may arrive cut already (artifactHeads); its full size is content_size_bytes.
+        return { ...shells[i]!, content, truncated: utf8Length(content) < a.content_size_bytes };
       });
       break;
     }
