@@ -61,7 +61,7 @@ export class Baton implements BatonApi {
   private secret = '';
   private projectId = 0;
   private callsSincePrune = 0;
-  private readonly pendingCalls: Array<Array<string | number | null>> = [];
+  private readonly pendingCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
   private callFlush: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
@@ -318,16 +318,9 @@ export class Baton implements BatonApi {
     }
   }
 
-  /** @inheritdoc Entries are batched: one write every CALL_LOG_FLUSH_MS, so logging never adds a flush to a call. */
+  /** @inheritdoc Entries are batched and redacted off the request path: one write every CALL_LOG_FLUSH_MS. */
   logCall(entry: CallLogEntry): void {
-    const request = JSON.stringify(redactSecrets(entry.request) ?? null);
-    const response = JSON.stringify(redactSecrets(entry.response) ?? null);
-    this.pendingCalls.push([
-      this.ports.ids.uuid(), entry.call_type, entry.name, request, response, request.length, response.length,
-      Math.round(entry.duration_ms), entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null,
-      new Date(this.ports.clock.now()).toISOString(), this.projectId, entry.agent_name ?? null, entry.ide_type ?? null,
-      entry.parent_call_id ?? null,
-    ]);
+    this.pendingCalls.push({ entry, id: this.ports.ids.uuid(), at: new Date(this.ports.clock.now()).toISOString() });
     if (!this.callFlush) {
       this.callFlush = setTimeout(() => void this.flushCalls(), CALL_LOG_FLUSH_MS);
       (this.callFlush as { unref?: () => void }).unref?.();
@@ -344,8 +337,17 @@ export class Baton implements BatonApi {
     this.callsSincePrune += batch.length;
     const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
+    const rows = batch.map(({ entry, id, at }) => {
+      const request = JSON.stringify(redactSecrets(entry.request) ?? null);
+      const response = JSON.stringify(redactSecrets(entry.response) ?? null);
+      return [
+        id, entry.call_type, entry.name, request, response, request.length, response.length, Math.round(entry.duration_ms),
+        entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,
+        entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null,
+      ];
+    });
     await store.transaction(() => {
-      for (const row of batch) {
+      for (const row of rows) {
         store.run(
           `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
              response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name, ide_type, parent_call_id)

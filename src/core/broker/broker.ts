@@ -288,9 +288,9 @@ export class Broker {
       events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'awaiting_approval' });
       const fresh = this.repo.step(exec.execution_id, step.step_name)!;
       const response = this.issueWaitToken(exec, fresh);
-      const status = this.syncExecution(exec, ctx);
+      const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
-      return { response: { ...response, progress: this.repo.execution(exec.execution_id)!.progress }, events };
+      return { response: { ...response, progress }, events };
     }
     this.repo.updateStep(exec.execution_id, step.step_name, {
       status: 'completed', output, outcome_summary: output.summary, token_nonce: null, completed_at: iso, duration_ms: duration,
@@ -307,10 +307,11 @@ export class Broker {
     ctx: CallContext,
     events: BatonEvent[],
   ): TxResult {
-    const steps = this.refreshReady(exec, events);
+    const steps = this.repo.stepStates(exec.execution_id);
     const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
     const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
     const ready = computeReadySet(steps.map(toSelectable), completed, busy);
+    if (ready.length === 0) this.refreshReady(exec, events, steps);
     if (ready.length > 0) {
       // Focus paths only matter when several candidates compete and one of them has path patterns.
       const needsFocus = ready.length > 1 && ready.some((r) => r.path_patterns.length > 0);
@@ -327,17 +328,20 @@ export class Broker {
         const meta = this.repo.execution(exec.execution_id)!.metadata;
         this.repo.updateExecution(exec.execution_id, { metadata: { ...meta, parallel_decision_count: Number(meta.parallel_decision_count ?? 0) + 1 } }, this.now().iso);
       }
-      return this.offer(exec, this.repo.step(exec.execution_id, scored.chosen.name)!, selection, ctx, events);
+      this.refreshReady(exec, events, steps, scored.chosen.name);
+      const chosen = steps.find((st) => st.step_name === scored.chosen.name)!;
+      chosen.status = 'running';
+      return this.offer(exec, this.repo.step(exec.execution_id, scored.chosen.name)!, selection, ctx, events, steps);
     }
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
     if (inFlight.length > 0) {
-      const status = this.syncExecution(exec, ctx);
+      const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
       const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? `being worked on by ${s.agent_name}` : 'waiting for approval'})`).join(', ');
       return {
         response: {
-          status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: this.repo.execution(exec.execution_id)!.progress,
+          status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress,
           human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.`,
         },
         events,
@@ -347,7 +351,9 @@ export class Broker {
   }
 
   /** Claims `step` (if not yet running), issues a fresh token and builds the `ok` response. */
-  private offer(exec: ExecutionRow, step: StepRow, selection: SelectionInfo | undefined, ctx: CallContext, events: BatonEvent[]): TxResult {
+  private offer(
+    exec: ExecutionRow, step: StepRow, selection: SelectionInfo | undefined, ctx: CallContext, events: BatonEvent[], states?: StepState[],
+  ): TxResult {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
     const contract = buildContract(def, this.deps.content.topForbiddenActions());
@@ -362,10 +368,8 @@ export class Broker {
     } else {
       this.repo.updateStep(exec.execution_id, step.step_name, { contract, token_nonce: nonce });
     }
-    this.repo.updateExecution(exec.execution_id, { current_step: step.step_name }, iso);
-    const status = this.syncExecution(exec, ctx);
+    const { status, progress } = this.syncExecution(exec, { current_step: step.step_name }, states);
     events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
-    const fresh = this.repo.execution(exec.execution_id)!;
     const guardrails = this.deps.content.guardrails();
     const agent = this.deps.content.agent(step.agent_name);
     const context = buildStepContext({
@@ -376,7 +380,7 @@ export class Broker {
     });
     const human_message = renderHumanMessage({
       template_name: exec.template_name ?? exec.kind, agent_name: step.agent_name,
-      task_description: `${String(fresh.metadata.task_description ?? '')}\n\n${def.description}`.trim(),
+      task_description: `${String(exec.metadata.task_description ?? '')}\n\n${def.description}`.trim(),
       contract, execution_id: exec.execution_id, attempt: Math.max(step.attempt, 1), feedback: step.feedback,
       required_actions: guardrails.required_actions.slice(0, 5),
       parallel_opportunities: selection?.parallel_opportunities.filter((n) => n !== step.step_name),
@@ -384,7 +388,7 @@ export class Broker {
     return {
       response: {
         status: 'ok', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, next_step_contract: contract,
-        new_step_token: token, token_expires_at: expiresAt, human_message, context, selection, progress: fresh.progress,
+        new_step_token: token, token_expires_at: expiresAt, human_message, context, selection, progress,
       },
       events,
     };
@@ -420,14 +424,17 @@ export class Broker {
     return { token, nonce, expiresAt };
   }
 
-  /** Marks pending steps whose dependencies are done as ready; returns the fresh step states. */
-  private refreshReady(exec: ExecutionRow, events: BatonEvent[]): StepState[] {
-    const steps = this.repo.stepStates(exec.execution_id);
+  /**
+   * Marks pending steps whose dependencies are done as ready; returns the fresh step states.
+   * `except` names a step about to be handed out: it goes straight to running, so its 'ready' write is skipped.
+   */
+  private refreshReady(exec: ExecutionRow, events: BatonEvent[], steps = this.repo.stepStates(exec.execution_id), except?: string): StepState[] {
     const done = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
     for (const s of steps) {
       if (s.status === 'pending' && s.dependencies.every((d) => done.has(d))) {
-        this.repo.updateStep(exec.execution_id, s.step_name, { status: 'ready' });
         s.status = 'ready';
+        if (s.step_name === except) continue;
+        this.repo.updateStep(exec.execution_id, s.step_name, { status: 'ready' });
         events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'ready' });
       }
     }
@@ -435,14 +442,17 @@ export class Broker {
   }
 
   /** Recomputes an execution's status and progress from its steps; returns the status. */
-  syncExecution(exec: ExecutionRow, _ctx?: CallContext) {
-    const counts = this.repo.statusCounts(exec.execution_id);
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  syncExecution(
+    exec: ExecutionRow, also: Partial<Pick<ExecutionRow, 'current_step'>> = {}, states?: StepState[],
+  ): { status: 'running' | 'awaiting_approval'; progress: number } {
+    const counts: Partial<Record<string, number>> = states ? {} : this.repo.statusCounts(exec.execution_id);
+    for (const st of states ?? []) counts[st.status] = (counts[st.status] ?? 0) + 1;
+    const total = Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
     const done = (counts.completed ?? 0) + (counts.skipped ?? 0);
     const progress = total ? Math.round((done * 100) / total) : 100;
     const status = !counts.running && counts.awaiting_approval ? 'awaiting_approval' : 'running';
-    this.repo.updateExecution(exec.execution_id, { status, progress }, this.now().iso);
-    return status;
+    this.repo.updateExecution(exec.execution_id, { ...also, status, progress }, this.now().iso);
+    return { status, progress };
   }
 
   /** After a person's decision: closes the workflow if every step is done, else recomputes what is ready. */
@@ -452,7 +462,7 @@ export class Broker {
       this.close(exec, events);
       return;
     }
-    const status = this.syncExecution(exec);
+    const { status } = this.syncExecution(exec);
     events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
   }
 

@@ -110,19 +110,13 @@ export function toArtifact(r: Raw): ArtifactRecord {
   };
 }
 
-/** UTF-8 byte length without node:buffer. */
+const encoder = new TextEncoder();
+
+/** UTF-8 byte length (TextEncoder is a global on every platform the core runs on). */
 export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
+  // Pure ASCII is common and needs no encoding pass.
+  // eslint-disable-next-line no-control-regex
+  return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).length;
 }
 
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
