@@ -1,6 +1,7 @@
 // The discovery file beside a database: how other Baton processes find the owner's endpoint (mode 0600).
 import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isPidAlive } from '../store/lock.js';
 
 /** What `server.json` holds. */
 export interface DiscoveryInfo {
@@ -14,15 +15,7 @@ export function discoveryPath(dbPath: string): string {
   return join(dirname(dbPath), 'server.json');
 }
 
-/** Whether a process with this pid exists (EPERM means it exists but is not ours). */
-export function isPidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (ex) {
-    return (ex as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export { isPidAlive };
 }
 
 /** Writes the discovery file atomically (temp file + rename) with mode 0600; returns its path. */
