@@ -16,7 +16,6 @@ export function discoveryPath(dbPath: string): string {
 }
 
 export { isPidAlive };
-}
 
 /** Writes the discovery file atomically (temp file + rename) with mode 0600; returns its path. */
 export function writeDiscovery(dbPath: string, info: DiscoveryInfo): string {
