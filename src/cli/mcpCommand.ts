@@ -3,43 +3,31 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { BatonError } from '../core/errors.js';
 import { runProxy } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import { parseToolGroups } from '../mcp/toolGroups.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
+import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner, onShutdown } from './owner.js';
 
 /** Usage of `baton mcp`. */
-export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits on|off]
+export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
+                 [--token-ttl MINUTES] [--stall-minutes N]
 
 Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first process on a database
-owns it and also serves 127.0.0.1 HTTP for others; later ones forward to the owner.
-  --tools GROUPS        comma-separated tool groups: broker, specs, lifecycle, content, memory, context, or all (default broker)
-  --rate-limits on|off  per-task and per-agent rate limits (default on)`;
-
-/** Parses `on|off`. */
-export function onOff(value: string | undefined, flag: string, usage: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'on' || value === 'off') return value === 'on';
-  throw new CliError(`${flag} must be "on" or "off" (got "${value}")\n\n${usage}`, 2);
-}
+owns it and also serves 127.0.0.1 HTTP for others; later ones forward to the owner (whose settings apply).
+${ENGINE_USAGE}`;
 
 /** Runs `baton mcp`; resolves when the session ends. */
 export async function mcpCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB_OPTIONS, tools: { type: 'string' }, 'rate-limits': { type: 'string' } }, MCP_USAGE);
+  const { values } = parse(args, { ...DB_OPTIONS, ...ENGINE_OPTIONS }, MCP_USAGE);
   if (values.help) {
     process.stderr.write(MCP_USAGE + '\n');
     return;
   }
-  let toolGroups;
-  try {
-    toolGroups = parseToolGroups(values.tools);
-  } catch (ex) {
-    throw new CliError(`${(ex as Error).message}\n\n${MCP_USAGE}`, 2);
-  }
-  const rateLimits = onOff(values['rate-limits'], '--rate-limits', MCP_USAGE);
+  const settings = engineSettings(values, MCP_USAGE);
+  const { toolGroups } = settings;
   const log = cliLog();
   const dbPath = dbPathOf(values);
   const found = await openOrFindOwner(dbPath, () =>
-    becomeOwner({ dbPath, contentDir: values.content, workspace: values.workspace, rateLimits, toolGroups, log }),
+    becomeOwner({ ...settings, dbPath, contentDir: values.content, workspace: values.workspace, log }),
   );
   if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
   if ('opened' in found) {

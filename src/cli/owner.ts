@@ -4,16 +4,14 @@ import { removeDiscovery, writeDiscovery } from '../host/discovery.js';
 import { openBaton, type OpenedBaton } from '../host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../host/ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import type { ToolGroup } from '../mcp/toolGroups.js';
 import { VERSION } from './common.js';
+import type { EngineSettings } from './engineOptions.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
-export interface OwnerOptions {
+export interface OwnerOptions extends EngineSettings {
   dbPath: string;
   contentDir?: string;
   workspace?: string;
-  rateLimits?: boolean;
-  toolGroups: ToolGroup[];
   port?: number;
   log: Log;
 }
@@ -35,6 +33,9 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     contentDir: options.contentDir,
     workspace: options.workspace,
     rateLimits: options.rateLimits,
+    tokenTtlMs: options.tokenTtlMs,
+    stallMinutes: options.stallMinutes,
+    watchContent: true,
     log,
   });
   let endpoint: OwnerServer;

@@ -1,37 +1,33 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { readDiscovery } from '../host/discovery.js';
-import { parseToolGroups } from '../mcp/toolGroups.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse } from './common.js';
-import { onOff } from './mcpCommand.js';
+import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner, onShutdown } from './owner.js';
 
 /** Usage of `baton serve`. */
-export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS] [--rate-limits on|off]
+export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS]
+                   [--rate-limits SPEC] [--token-ttl MINUTES] [--stall-minutes N]
 
 Owns the database and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in server.json beside
-the database, mode 0600). Runs until SIGINT/SIGTERM.`;
+the database, mode 0600). Runs until SIGINT/SIGTERM.
+  --port N                the port (default: a random free one)
+${ENGINE_USAGE}`;
 
 /** Runs `baton serve`. */
 export async function serveCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB_OPTIONS, port: { type: 'string' }, tools: { type: 'string' }, 'rate-limits': { type: 'string' } }, SERVE_USAGE);
+  const { values } = parse(args, { ...DB_OPTIONS, ...ENGINE_OPTIONS, port: { type: 'string' } }, SERVE_USAGE);
   if (values.help) {
     process.stderr.write(SERVE_USAGE + '\n');
     return;
   }
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
-  let toolGroups;
-  try {
-    toolGroups = parseToolGroups(values.tools);
-  } catch (ex) {
-    throw new CliError(`${(ex as Error).message}\n\n${SERVE_USAGE}`, 2);
-  }
+  const settings = engineSettings(values, SERVE_USAGE);
   const log = cliLog();
   const dbPath = dbPathOf(values);
   try {
     const owner = await becomeOwner({
-      dbPath, contentDir: values.content, workspace: values.workspace, toolGroups, port,
-      rateLimits: onOff(values['rate-limits'], '--rate-limits', SERVE_USAGE), log,
+      ...settings, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
     });
     onShutdown(async (why) => {
       log.info(`stopping (${why})`);

@@ -1,8 +1,8 @@
 // Composes the core on the durable store with node ports: what `baton mcp`, `baton serve` and the editor open.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
-import { DEFAULT_RATE_LIMITS } from '../core/broker/rateLimiter.js';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
 import { openStore, type SqlJsStore } from '../store/sqlJsStore.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
@@ -15,13 +15,16 @@ export interface OpenBatonOptions {
   contentDir?: string;
   /** Workspace folder (the project); its `.baton/` content overrides the bundled content. Defaults to cwd. */
   workspace?: string;
-  rateLimits?: boolean;
+  /** On/off, or the spec's buckets with other rates. */
+  rateLimits?: boolean | RateLimitConfig;
   tokenTtlMs?: number;
   stallMinutes?: number;
   approvalWaitMs?: number;
   inlineBudgetBytes?: number;
   /** Journal flush mode; 'fsync' unless a benchmark asks otherwise. */
   durability?: 'fsync' | 'write';
+  /** Re-sync content when files under the content folders change (sends list_changed to clients). */
+  watchContent?: boolean;
   log?: Log;
   clock?: Clock;
 }
@@ -58,7 +61,9 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
         ...overrides,
         workspacePath: workspace,
         contentDirs: [options.contentDir ?? bundledContentDir(), join(workspace, '.baton')],
-        rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: options.rateLimits ?? DEFAULT_OPTIONS.rateLimits.enabled },
+        rateLimits: typeof options.rateLimits === 'object'
+          ? options.rateLimits
+          : { ...DEFAULT_RATE_LIMITS, enabled: options.rateLimits ?? DEFAULT_OPTIONS.rateLimits.enabled },
       },
     );
   } catch (ex) {
@@ -69,14 +74,49 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
   }, 60_000);
   timer.unref();
+  const watchers = options.watchContent ? watchContent(baton, baton.options.contentDirs, log) : [];
   let closed: Promise<void> | undefined;
   return {
     baton,
     store,
     close: () => (closed ??= (async () => {
       clearInterval(timer);
+      for (const w of watchers) w.close();
       await baton.close();
       await store.close();
     })()),
   };
+}
+
+const CONTENT_FOLDERS = ['agents/', 'rules/', 'workflows/'];
+
+/** Watches content folders and re-syncs (debounced) when a content file changes; the database files beside them are ignored. */
+function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const resync = () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => {
+      baton.syncContent().then(
+        (r) => r.changed.length && log.info(`content changed: ${r.changed.join(', ')}`),
+        (ex: unknown) => log.error('content sync failed', ex),
+      );
+    }, 200);
+    pending.unref();
+  };
+  const watchers: FSWatcher[] = [];
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      const w = watch(dir, { recursive: true }, (_event, file) => {
+        const name = String(file ?? '').split('\\').join('/');
+        if (CONTENT_FOLDERS.some((f) => name.startsWith(f) || `${name}/` === f)) resync();
+      });
+      w.on('error', (ex) => log.warn(`watching ${dir} failed; content changes need a restart`, ex));
+      w.unref();
+      watchers.push(w);
+    } catch (ex) {
+      log.warn(`cannot watch ${dir}; content changes need a restart`, ex);
+    }
+  }
+  return watchers;
 }

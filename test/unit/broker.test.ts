@@ -313,3 +313,23 @@ describe('broker: resources', () => {
     assert.match(baton.guardrails(), /^# Active Guardrails/);
   });
 });
+
+describe('broker: auto-cleanup of the active task', () => {
+  it('clears a finished task and a dangling one from project-context', async () => {
+    const { baton, store } = await makeBaton({ workflows: { 'spec-example': SPEC_EXAMPLE_YAML } });
+    let r = await baton.nextStep({ template_name: 'spec-example' });
+    while (r.status === 'ok') r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output('s') });
+    assert.equal(r.status, 'task_closed');
+    const active = () => store.get<{ active_task_id: string | null }>('SELECT active_task_id FROM projects')!.active_task_id;
+    assert.equal(active(), r.task_id, 'still pointed at until someone reads the context');
+    assert.equal((await baton.projectContext('current')).active_task, null);
+    assert.equal(active(), null, 'finished task cleared');
+    // A task whose execution is gone (e.g. a database edited by hand) is dangling.
+    await store.transaction(() => store.run("UPDATE projects SET active_task_id = 'no-such-task'"));
+    assert.equal((await baton.projectContext('current')).active_task, null);
+    assert.equal(active(), null, 'dangling task cleared');
+    // current-step://active still answers with the latest execution after cleanup.
+    assert.equal(baton.currentStep('active').execution_id, r.execution_id);
+    await assert.rejects(baton.projectContext('999'), /No project "999"/);
+  });
+});

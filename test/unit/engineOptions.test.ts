@@ -1,0 +1,33 @@
+// Rule: the engine flags of `baton mcp` / `baton serve` accept only meaningful values and say how to fix the rest.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { engineSettings, parseRateLimits } from '../../src/cli/engineOptions.js';
+
+describe('engine flags', () => {
+  it('reads on, off and explicit rates', () => {
+    assert.deepEqual(parseRateLimits('on', ''), { enabled: true, task: { steady_rps: 0.5, burst_tokens: 3 }, agent: { steady_rps: 2, burst_tokens: 10 } });
+    assert.equal(parseRateLimits('off', '')?.enabled, false);
+    assert.deepEqual(parseRateLimits('task=1/5', '')?.task, { steady_rps: 1, burst_tokens: 5 });
+    assert.deepEqual(parseRateLimits('task=1/5', '')?.agent, { steady_rps: 2, burst_tokens: 10 }, 'the other bucket keeps the spec default');
+    assert.deepEqual(parseRateLimits('agent=4/20,task=0.25/2', '')?.agent, { steady_rps: 4, burst_tokens: 20 });
+    assert.equal(parseRateLimits(undefined, ''), undefined);
+  });
+
+  for (const bad of ['yes', 'task=0/3', 'task=1/0', 'tasks=1/2', 'task=1', 'task=-1/3']) {
+    it(`refuses --rate-limits ${bad} naming the accepted forms`, () => {
+      assert.throws(() => parseRateLimits(bad, 'USAGE'), (ex: Error & { exitCode?: number }) => {
+        assert.match(ex.message, /on, off, or rates like task=0\.5\/3/);
+        assert.equal(ex.exitCode, 2);
+        return true;
+      });
+    });
+  }
+
+  it('converts --token-ttl minutes and refuses non-positive numbers', () => {
+    assert.equal(engineSettings({ 'token-ttl': '1.5' }, '').tokenTtlMs, 90_000);
+    assert.equal(engineSettings({ 'stall-minutes': '45' }, '').stallMinutes, 45);
+    assert.throws(() => engineSettings({ 'token-ttl': '0' }, ''), /--token-ttl must be a positive number/);
+    assert.throws(() => engineSettings({ 'stall-minutes': 'soon' }, ''), /--stall-minutes must be a positive number \(got "soon"\)/);
+    assert.throws(() => engineSettings({ tools: 'brokers' }, ''), /brokers/);
+  });
+});
