@@ -1,0 +1,89 @@
+// Rule: through a real MCP client, every token failure is an error result with its reason code and the
+// recovery call, the spec's ready-set example and tie-break hold, and a rejected gate comes back with feedback.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { silentLog } from '../../src/core/ports.js';
+import type { NextStepResponse } from '../../src/core/types.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { FakeClock, makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+
+const out = (s: string) => ({ summary: s, artifacts: [{ type: 'markdown', title: s, content: `# ${s}` }], references: [], confidence: 0.9 });
+
+describe('broker through an MCP client', () => {
+  let opened: OpenedBaton;
+  let client: Client;
+  const clock = new FakeClock();
+  const call = async (args: Record<string, unknown>) => {
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+    return { isError: res.isError === true, sc: res.structuredContent as unknown as NextStepResponse, text: (res.content as Array<{ text?: string }>)[0]?.text ?? '' };
+  };
+  const expectError = async (args: Record<string, unknown>, code: string, recovery: RegExp) => {
+    const r = await call(args);
+    assert.equal(r.isError, true, `${code}: isError`);
+    assert.equal(r.sc.status, 'error');
+    assert.equal(r.sc.error?.code, code);
+    assert.match(r.sc.error!.recovery, recovery);
+    assert.ok(r.text.length > 0, 'a text an agent can read');
+  };
+
+  before(async () => {
+    opened = await openBaton({ dbPath: null, workspace: makeWorkspace({ 'spec-example': SPEC_EXAMPLE_YAML }), rateLimits: false, clock, approvalWaitMs: 0, log: silentLog, tokenTtlMs: 60_000 });
+    const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog });
+    client = new Client({ name: 'agent', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+  });
+  after(async () => {
+    await client.close();
+    await opened.close();
+  });
+
+  it('reports every token failure with its reason and recovery', async () => {
+    const a = (await call({ template_name: 'spec-example' })).sc;
+    const b = (await call({ template_name: 'spec-example' })).sc;
+    await expectError({ step_token: 'garbage', model_output_so_far: out('x') }, 'token_malformed', /new_step_token/);
+    const [body, sig] = a.new_step_token!.split('.');
+    const tampered = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), step_name: 'review-code' })).toString('base64url')}.${sig}`;
+    await expectError({ step_token: tampered, model_output_so_far: out('x') }, 'token_forged', /new_step_token|current-step/);
+    await expectError({ step_token: a.new_step_token, task_id: b.execution_id, model_output_so_far: out('x') }, 'token_wrong_execution', /drop task_id|belongs/);
+    const next = (await call({ step_token: a.new_step_token, model_output_so_far: out('a') })).sc;
+    assert.equal(next.status, 'ok');
+    await expectError({ step_token: a.new_step_token, model_output_so_far: out('a') }, 'token_replayed', /current-step/);
+    const redelivered = (await call({ step_token: next.new_step_token })).sc;
+    await expectError({ step_token: next.new_step_token, model_output_so_far: out('b') }, 'token_out_of_order', /current-step|task_id/);
+    clock.advance(60_000);
+    await expectError({ step_token: redelivered.new_step_token, model_output_so_far: out('b') }, 'token_expired', /refresh_token/);
+    const refreshed = (await call({ request: 'refresh_token', step_token: redelivered.new_step_token })).sc;
+    assert.equal(refreshed.status, 'ok');
+    assert.equal((await call({ step_token: refreshed.new_step_token, model_output_so_far: out('b') })).sc.status, 'ok');
+  });
+
+  it('hands out the spec example in its order, with the tie broken alphabetically', async () => {
+    let r = (await call({ template_name: 'spec-example' })).sc;
+    const seen: Array<[string, string]> = [];
+    while (r.status === 'ok') {
+      seen.push([r.next_step_contract!.step_name, r.selection!.tie_broken_by]);
+      r = (await call({ step_token: r.new_step_token, model_output_so_far: out(r.next_step_contract!.step_name) })).sc;
+    }
+    assert.deepEqual(seen, [['analyze-root-cause', 'none'], ['design-refactor', 'alphabetical'], ['implement-fix', 'none'], ['review-code', 'none']]);
+    assert.equal(r.status, 'task_closed');
+  });
+
+  it('sends a rejected gate back with the feedback and closes after approval', async () => {
+    let r = (await call({ template_name: 'bug-fix' })).sc;
+    while (r.status === 'ok') r = (await call({ step_token: r.new_step_token, model_output_so_far: out(r.next_step_contract!.step_name) })).sc;
+    assert.equal(r.status, 'awaiting_approval');
+    await opened.baton.decide({ execution_id: r.execution_id!, decision: 'reject', feedback: 'Cover the expired-session path too.' });
+    const redo = await call({ step_token: r.new_step_token });
+    assert.equal(redo.sc.status, 'ok');
+    assert.match(redo.text, /Cover the expired-session path too\./);
+    const again = (await call({ step_token: redo.sc.new_step_token, model_output_so_far: out('review 2') })).sc;
+    await opened.baton.decide({ execution_id: again.execution_id!, decision: 'approve' });
+    const closed = (await call({ step_token: again.new_step_token })).sc;
+    assert.equal(closed.status, 'task_closed');
+    assert.match(closed.synthesis!.outcome_summary!, /2 attempts/);
+  });
+});
