@@ -5,7 +5,8 @@ import { runProxy } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
-import { becomeOwner, onShutdown } from './owner.js';
+import { becomeOwner } from '../host/owner.js';
+import { onShutdown } from './shutdown.js';
 
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
@@ -27,7 +28,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const log = cliLog();
   const dbPath = dbPathOf(values);
   const found = await openOrFindOwner(dbPath, () =>
-    becomeOwner({ ...settings, dbPath, contentDir: values.content, workspace: values.workspace, log }),
+    becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, log }),
   );
   if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
   if ('opened' in found) {

@@ -1,8 +1,9 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { readDiscovery } from '../host/discovery.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse } from './common.js';
+import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse, VERSION } from './common.js';
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
-import { becomeOwner, onShutdown } from './owner.js';
+import { becomeOwner } from '../host/owner.js';
+import { onShutdown } from './shutdown.js';
 
 /** Usage of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS]
@@ -27,7 +28,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   const dbPath = dbPathOf(values);
   try {
     const owner = await becomeOwner({
-      ...settings, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
+      ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
     });
     onShutdown(async (why) => {
       log.info(`stopping (${why})`);

@@ -1,15 +1,21 @@
 // Becoming the owner of a database: the core, the HTTP endpoint, the discovery file, and an orderly shutdown.
 import type { Log } from '../core/ports.js';
-import { removeDiscovery, writeDiscovery } from '../host/discovery.js';
-import { openBaton, type OpenedBaton } from '../host/openBaton.js';
-import { startOwnerServer, type OwnerServer } from '../host/ownerServer.js';
+import { removeDiscovery, writeDiscovery } from './discovery.js';
+import { openBaton, type OpenedBaton } from './openBaton.js';
+import { startOwnerServer, type OwnerServer } from './ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import { VERSION } from './common.js';
-import type { EngineSettings } from './engineOptions.js';
+import type { ToolGroup } from '../mcp/toolGroups.js';
+import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
-export interface OwnerOptions extends EngineSettings {
+export interface OwnerOptions {
   dbPath: string;
+  toolGroups: ToolGroup[];
+  rateLimits?: RateLimitConfig;
+  tokenTtlMs?: number;
+  stallMinutes?: number;
+  /** Baton's version, announced to MCP clients. */
+  version: string;
   contentDir?: string;
   workspace?: string;
   port?: number;
@@ -42,7 +48,7 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
   try {
     endpoint = await startOwnerServer({
       baton: opened.baton,
-      createServer: () => createMcpServer(opened.baton, { toolGroups: options.toolGroups, version: VERSION, log }),
+      createServer: () => createMcpServer(opened.baton, { toolGroups: options.toolGroups, version: options.version, log }),
       log,
       port: options.port,
     });
@@ -63,25 +69,4 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
         await opened.close();
       })()),
   };
-}
-
-/** Runs `stop` once on SIGINT, SIGTERM or stdin end (if asked), then exits. */
-export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): void {
-  let stopping = false;
-  const handler = (why: string) => {
-    if (stopping) return;
-    stopping = true;
-    stop(why)
-      .then(() => process.exit(0))
-      .catch((ex: unknown) => {
-        log.error('shutdown failed', ex);
-        process.exit(1);
-      });
-  };
-  process.once('SIGINT', () => handler('SIGINT'));
-  process.once('SIGTERM', () => handler('SIGTERM'));
-  if (watchStdin) {
-    process.stdin.once('end', () => handler('stdin ended'));
-    process.stdin.once('close', () => handler('stdin closed'));
-  }
 }

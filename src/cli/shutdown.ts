@@ -1,0 +1,23 @@
+// Orderly shutdown of a CLI process on signals or the end of stdin.
+import type { Log } from '../core/ports.js';
+
+/** Runs `stop` once on SIGINT, SIGTERM or stdin end (if asked), then exits. */
+export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): void {
+  let stopping = false;
+  const handler = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    stop(why)
+      .then(() => process.exit(0))
+      .catch((ex: unknown) => {
+        log.error('shutdown failed', ex);
+        process.exit(1);
+      });
+  };
+  process.once('SIGINT', () => handler('SIGINT'));
+  process.once('SIGTERM', () => handler('SIGTERM'));
+  if (watchStdin) {
+    process.stdin.once('end', () => handler('stdin ended'));
+    process.stdin.once('close', () => handler('stdin closed'));
+  }
+}

@@ -1,0 +1,2 @@
+// The execution panel's browser code (built to dist/webview/main.js); the editor issue fills it in.
+export {};
