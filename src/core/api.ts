@@ -168,12 +168,23 @@ export interface ContentReport {
   problems: ContentProblem[];
 }
 
+/** One entry of an execution's audit timeline. */
+export interface TimelineEvent {
+  event_type: string;
+  event_data: unknown;
+  created_at: string;
+}
+
 /** The facade. Every method's errors are `BatonError`s with a message saying what to do. */
 export interface BatonApi {
   /** The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. */
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
   /** Approve or reject a step waiting in `awaiting_approval`. */
   decide(decision: GateDecision): Promise<GateDecisionResult>;
+  /** Stops an execution that is not finished: it becomes `failed` (reason `cancelled`); its tokens stop working. */
+  cancel(executionId: string, reason?: string, by?: string): Promise<ExecutionSummary>;
+  /** An execution's audit timeline, oldest first. */
+  events(executionId: string): TimelineEvent[];
   /** Executions, newest first (optionally only those not finished). */
   listExecutions(filter?: { active_only?: boolean; limit?: number }): ExecutionSummary[];
   /** `persona://{agent}` markdown; `default` means supervisor. */

@@ -1,7 +1,7 @@
 // The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
 import type {
   ArtifactQuery, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentReport, CurrentStepResource,
-  ExecutionSummary, GateDecision, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
+  ExecutionSummary, GateDecision, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
 } from './api.js';
 import { Broker, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
@@ -165,6 +165,33 @@ export class Baton implements BatonApi {
     this.emit(events);
     this.waiters.wake(result.execution_id, result.step_name);
     return result;
+  }
+
+  /** @inheritdoc */
+  async cancel(executionId: string, reason = 'cancelled', by?: string): Promise<ExecutionSummary> {
+    const events: BatonEvent[] = [];
+    const id = await this.ports.store.transaction(() => {
+      const exec = this.broker.resolve(executionId);
+      if (!exec) throw new BatonError('execution_not_found', `No execution or task "${executionId}"; list them with \`baton status\`.`);
+      if (exec.status === 'completed' || exec.status === 'failed') {
+        throw new BatonError('invalid_state', `Execution ${exec.execution_id} is already ${exec.status}; only an unfinished execution can be cancelled.`);
+      }
+      const now = this.ports.clock.now();
+      const iso = new Date(now).toISOString();
+      for (const s of this.repo.stepsWithStatus(exec.execution_id, ['running', 'awaiting_approval'])) {
+        if (s.token_nonce) this.repo.closeToken(s.token_nonce, 'superseded', iso);
+        this.repo.updateStep(exec.execution_id, s.step_name, { status: 'failed', token_nonce: null, completed_at: iso });
+        events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'failed' });
+      }
+      this.repo.updateExecution(exec.execution_id, { status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null }, iso);
+      if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
+      this.broker.event(exec.execution_id, 'workflow_cancelled', { reason, by: by ?? null });
+      events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
+      return exec.execution_id;
+    });
+    this.emit(events);
+    for (const e of events) if (e.type === 'step') this.waiters.wake(e.execution_id, e.step_name);
+    return this.listExecutions({ limit: 500 }).find((e) => e.execution_id === id)!;
   }
 
   /** @inheritdoc */
@@ -364,8 +391,8 @@ export class Baton implements BatonApi {
     return this.ports.store.all('SELECT * FROM call_log ORDER BY id DESC LIMIT ?', [limit]);
   }
 
-  /** Audit events of an execution, oldest first. */
-  events(executionId: string): Array<{ event_type: string; event_data: unknown; created_at: string }> {
+  /** @inheritdoc */
+  events(executionId: string): TimelineEvent[] {
     return this.ports.store
       .all<{ event_type: string; event_data: string; created_at: string }>('SELECT event_type, event_data, created_at FROM events WHERE execution_id = ? ORDER BY id', [executionId])
       .map((e) => ({ ...e, event_data: JSON.parse(e.event_data) as unknown }));

@@ -333,3 +333,19 @@ describe('broker: auto-cleanup of the active task', () => {
     await assert.rejects(baton.projectContext('999'), /No project "999"/);
   });
 });
+
+describe('broker: cancelling an execution', () => {
+  it('fails the execution, stops its tokens and wakes a waiting agent', async () => {
+    const { baton } = await makeBaton({ approvalWaitMs: 10_000 });
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    const summary = await baton.cancel(r.execution_id!, 'not needed', 'tester');
+    assert.equal(summary.status, 'failed');
+    assert.equal(summary.steps.find((s) => s.step_name === 'analyze-root-cause')!.status, 'failed');
+    const late = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output('late') });
+    assert.equal(late.status, 'error');
+    assert.match(late.error!.message, /newer token|failed/);
+    assert.equal(baton.events(r.execution_id!).at(-1)!.event_type, 'workflow_cancelled');
+    await assert.rejects(baton.cancel(r.execution_id!), /already failed/);
+    await assert.rejects(baton.cancel('nope'), /No execution or task "nope"/);
+  });
+});
