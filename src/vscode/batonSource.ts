@@ -1,0 +1,124 @@
+// What the editor's views need from Baton, all async so the same UI runs on the in-process core (owner) or on a
+// terminal owner's /control endpoint (client). No 'vscode' import: the panel protocol and unit tests use it too.
+import type {
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
+  ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
+} from '../core/api.js';
+import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+
+/** Something to stop (structurally a `vscode.Disposable`). */
+export interface SourceDisposable {
+  dispose(): void;
+}
+
+/** Where the MCP endpoint of the database's owner is. */
+export interface SourceEndpoint {
+  url: string;
+  token: string;
+}
+
+/** The editor's view of Baton: reads, decisions and the broker, plus a live event feed. */
+export interface BatonSource {
+  /** `owner`: this editor holds the database; `client`: a terminal `baton mcp`/`baton serve` does. */
+  readonly mode: 'owner' | 'client';
+  /** The owner's MCP endpoint (the URL and bearer token registered with the editor). */
+  endpoint(): SourceEndpoint;
+  listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]>;
+  workflowStatus(id: string): Promise<WorkflowStatusResource>;
+  currentStep(id: string): Promise<CurrentStepResource>;
+  events(executionId: string): Promise<TimelineEvent[]>;
+  availableWorkflows(): Promise<AvailableWorkflowsResource>;
+  templates(): Promise<WorkflowTemplate[]>;
+  /** One artifact by its id; `executionId` narrows the search when known. */
+  artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined>;
+  artifacts(query: ArtifactQuery): Promise<ArtifactsResource>;
+  decide(decision: GateDecision): Promise<GateDecisionResult>;
+  cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
+  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /** `guardrails://active` markdown. */
+  guardrails(): Promise<string>;
+  /** Domain events as they happen (after the write is durable). */
+  onEvent(listener: (event: BatonEvent) => void): SourceDisposable;
+}
+
+/** Who the editor says it is in decisions and calls. */
+export const EDITOR_ACTOR = 'vscode';
+
+/** Finds an artifact by id with the facade's queries (by execution when known, else the most recent ones). */
+export function findArtifact(
+  query: (q: ArtifactQuery) => ArtifactsResource,
+  artifactId: string,
+  executionId?: string,
+): ArtifactRecord | undefined {
+  if (executionId) {
+    const hit = query({ type: 'execution', execution_id: executionId, limit: 100_000 }).artifacts.find((a) => a.artifact_id === artifactId);
+    if (hit) return hit;
+  }
+  return query({ type: 'recent', limit: 100_000 }).artifacts.find((a) => a.artifact_id === artifactId);
+}
+
+/** The in-process core: this editor owns the database. */
+export class LocalSource implements BatonSource {
+  readonly mode = 'owner' as const;
+
+  constructor(
+    private readonly baton: BatonApi,
+    private readonly ownerEndpoint: SourceEndpoint,
+  ) {}
+
+  endpoint(): SourceEndpoint {
+    return { ...this.ownerEndpoint };
+  }
+
+  async listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]> {
+    return this.baton.listExecutions(filter);
+  }
+
+  async workflowStatus(id: string): Promise<WorkflowStatusResource> {
+    return this.baton.workflowStatus(id);
+  }
+
+  async currentStep(id: string): Promise<CurrentStepResource> {
+    return this.baton.currentStep(id);
+  }
+
+  async events(executionId: string): Promise<TimelineEvent[]> {
+    return this.baton.events(executionId);
+  }
+
+  async availableWorkflows(): Promise<AvailableWorkflowsResource> {
+    return this.baton.availableWorkflows();
+  }
+
+  async templates(): Promise<WorkflowTemplate[]> {
+    return this.baton.templates();
+  }
+
+  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
+    return findArtifact((q) => this.baton.artifacts(q), artifactId, executionId);
+  }
+
+  async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
+    return this.baton.artifacts(query);
+  }
+
+  decide(decision: GateDecision): Promise<GateDecisionResult> {
+    return this.baton.decide({ by: EDITOR_ACTOR, ...decision });
+  }
+
+  cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
+    return this.baton.cancel(executionId, reason, EDITOR_ACTOR);
+  }
+
+  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
+    return this.baton.nextStep(req, { client_name: EDITOR_ACTOR, ...ctx });
+  }
+
+  async guardrails(): Promise<string> {
+    return this.baton.guardrails();
+  }
+
+  onEvent(listener: (event: BatonEvent) => void): SourceDisposable {
+    return { dispose: this.baton.onEvent(listener) };
+  }
+}
