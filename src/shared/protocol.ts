@@ -1,0 +1,171 @@
+// The execution panel's message protocol: one union per direction, only plain JSON, and a validator for what the
+// webview sends (the extension trusts nothing that crosses the boundary). No 'vscode' import: the webview uses it too.
+import type { ExecutionStatus, StepStatus } from '../core/types.js';
+
+/** One step as the panel shows it. */
+export interface PanelStep {
+  name: string;
+  status: StepStatus;
+  agent: string;
+  dependencies: string[];
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  attempt: number;
+  /** The person's feedback from the last rejection, if any. */
+  feedback: string | null;
+  /** The agent's summary of its output, shortened. */
+  summary: string | null;
+}
+
+/** The contract of an active step (running or waiting for a person). */
+export interface PanelContract {
+  stepName: string;
+  status: StepStatus;
+  agent: string;
+  allowed: string[];
+  forbidden: string[];
+  outputFormat: string;
+  gate: boolean;
+  feedback: string | null;
+}
+
+/** One rule of the active guardrails with its bullet lines. */
+export interface PanelGuardrail {
+  rule: string;
+  items: string[];
+}
+
+/** An artifact's description, never its content. */
+export interface PanelArtifact {
+  id: string;
+  step: string | null;
+  type: string;
+  title: string;
+  sizeBytes: number;
+  isFinal: boolean;
+  createdAt: string;
+}
+
+/** A finding reported by a step. */
+export interface PanelFinding {
+  severity: string;
+  category: string;
+  description: string;
+  location: string | null;
+  recommendation: string;
+}
+
+/** One entry of the audit timeline. */
+export interface PanelTimelineEntry {
+  type: string;
+  at: string;
+  step: string | null;
+  /** A short, human-readable rendering of the event's data. */
+  detail: string;
+}
+
+/** Everything the panel renders for one execution; plain JSON. */
+export interface PanelState {
+  executionId: string;
+  taskId: string | null;
+  workflow: string | null;
+  status: ExecutionStatus;
+  /** 0–100. */
+  progress: number;
+  currentStep: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  steps: PanelStep[];
+  /** Contracts of the active steps. */
+  contracts: PanelContract[];
+  guardrails: PanelGuardrail[];
+  artifacts: PanelArtifact[];
+  findings: PanelFinding[];
+  /** The last events, oldest first. */
+  timeline: PanelTimelineEntry[];
+  /** Steps waiting for a person's decision. */
+  awaiting: string[];
+  /** The step the person last selected in this panel, if any. */
+  selectedStep: string | null;
+}
+
+/** Extension → webview. */
+export type ToWebview =
+  | { type: 'panel/init'; executionId: string; state: PanelState }
+  | { type: 'panel/update'; state: PanelState }
+  | { type: 'panel/error'; message: string };
+
+/** Webview → extension. */
+export type FromWebview =
+  | { type: 'panel/ready' }
+  | { type: 'panel/approve'; stepName: string }
+  | { type: 'panel/reject'; stepName: string; feedback: string }
+  | { type: 'panel/openArtifact'; artifactId: string }
+  | { type: 'panel/selectStep'; stepName: string }
+  | { type: 'panel/refresh' };
+
+/** What the webview keeps with `vscode.setState` so the serializer can restore the panel after a reload. */
+export interface PanelPersistedState {
+  executionId: string;
+  selectedStep?: string | null;
+}
+
+/** Step names and ids: word characters, dots and dashes. */
+export const NAME_PATTERN = /^[\w.-]{1,100}$/;
+/** Longest feedback a person may send with a rejection. */
+export const MAX_FEEDBACK_CHARS = 10_000;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` is a step name or artifact id the panel may send. */
+export function isName(value: unknown): value is string {
+  return typeof value === 'string' && NAME_PATTERN.test(value);
+}
+
+/** Only the listed keys (besides `type`) may be present. */
+function onlyKeys(msg: Record<string, unknown>, keys: string[]): boolean {
+  return Object.keys(msg).every((k) => k === 'type' || keys.includes(k));
+}
+
+/** Validates a message from the webview; null for anything malformed, unknown or carrying extra fields. */
+export function parseFromWebview(raw: unknown): FromWebview | null {
+  if (!isRecord(raw) || typeof raw.type !== 'string') return null;
+  switch (raw.type) {
+    case 'panel/ready':
+    case 'panel/refresh':
+      return onlyKeys(raw, []) ? { type: raw.type } : null;
+    case 'panel/approve':
+    case 'panel/selectStep':
+      return onlyKeys(raw, ['stepName']) && isName(raw.stepName) ? { type: raw.type, stepName: raw.stepName } : null;
+    case 'panel/reject': {
+      if (!onlyKeys(raw, ['stepName', 'feedback']) || !isName(raw.stepName) || typeof raw.feedback !== 'string') return null;
+      const feedback = raw.feedback.trim();
+      if (feedback === '' || raw.feedback.length > MAX_FEEDBACK_CHARS) return null;
+      return { type: 'panel/reject', stepName: raw.stepName, feedback };
+    }
+    case 'panel/openArtifact':
+      return onlyKeys(raw, ['artifactId']) && isName(raw.artifactId) ? { type: 'panel/openArtifact', artifactId: raw.artifactId } : null;
+    default:
+      return null;
+  }
+}
+
+/** A light shape check of a message from the extension (the webview's side of "validate what crosses"). */
+export function parseToWebview(raw: unknown): ToWebview | null {
+  if (!isRecord(raw)) return null;
+  const stateOk = (s: unknown): s is PanelState =>
+    isRecord(s) && typeof s.executionId === 'string' && Array.isArray(s.steps) && Array.isArray(s.timeline);
+  switch (raw.type) {
+    case 'panel/init':
+      return typeof raw.executionId === 'string' && stateOk(raw.state) ? { type: 'panel/init', executionId: raw.executionId, state: raw.state } : null;
+    case 'panel/update':
+      return stateOk(raw.state) ? { type: 'panel/update', state: raw.state } : null;
+    case 'panel/error':
+      return typeof raw.message === 'string' ? { type: 'panel/error', message: raw.message } : null;
+    default:
+      return null;
+  }
+}
