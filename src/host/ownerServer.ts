@@ -1,11 +1,13 @@
-// The owner's endpoint on 127.0.0.1: Streamable HTTP MCP at /mcp, /control for the CLI, /healthz. Bearer token + Host/Origin checks.
+// The owner's endpoint on 127.0.0.1: Streamable HTTP MCP at /mcp, /control for the CLI and editor clients, /events
+// (Server-Sent Events), /healthz. Bearer token + Host/Origin checks.
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { BatonApi, GateDecision } from '../core/api.js';
+import type { ArtifactQuery, BatonApi, GateDecision } from '../core/api.js';
+import type { CallContext, NextStepRequest } from '../core/types.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 
@@ -21,6 +23,8 @@ export interface OwnerServerOptions {
   maxBodyBytes?: number;
   /** A session with no open stream and no request for this long is closed (its client vanished without DELETE). */
   idleSessionMs?: number;
+  /** How often /events sends a comment line so a dead peer is noticed; 15 s unless set. */
+  heartbeatMs?: number;
 }
 
 /** A running owner endpoint. */
@@ -76,6 +80,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
   const sessions = new Map<string, Session>();
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -134,6 +139,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
     if (!authorized(req)) return refuse(res, 401, 'unauthorized', 'missing or wrong bearer token (see server.json beside the database)');
     if (path === '/mcp') return handleMcp(req, res);
+    if (path === '/events' && req.method === 'GET') return streamEvents(baton, req, res, heartbeatMs);
     if (path === '/control' && req.method === 'POST') {
       const raw = await readBody(req, limit);
       if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
@@ -190,10 +196,30 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   };
 }
 
-/** A control request. */
+/** Streams the core's events as Server-Sent Events (`data: <BatonEvent JSON>`) until the caller or the server hangs up. */
+function streamEvents(baton: BatonApi, req: IncomingMessage, res: ServerResponse, heartbeatMs: number): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.write(': baton events\n\n');
+  const unsubscribe = baton.onEvent((event) => void res.write(`data: ${JSON.stringify(event)}\n\n`));
+  const heartbeat = setInterval(() => void res.write(': ping\n\n'), heartbeatMs);
+  heartbeat.unref();
+  req.socket.setTimeout(0);
+  res.once('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
+}
+
+/** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
 export type ControlRequest =
   | ({ op: 'decide' } & GateDecision)
-  | { op: 'status'; active_only?: boolean; limit?: number };
+  | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
+  | { op: 'workflow_status' | 'current_step'; id?: string }
+  | { op: 'events'; execution_id: string }
+  | { op: 'workflows' | 'templates' | 'guardrails' }
+  | { op: 'artifacts'; query: ArtifactQuery }
+  | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
+  | { op: 'next_step'; request: NextStepRequest; context?: CallContext };
 
 /** HTTP status of a domain error. */
 function statusOf(reason: ErrorReason): number {
@@ -208,16 +234,101 @@ function statusOf(reason: ErrorReason): number {
 /** Checks and runs one control request; never throws. */
 export async function handleControl(baton: BatonApi, raw: string, log: Log): Promise<{ status: number; body: unknown }> {
   try {
-    const req = parseControl(raw);
-    if (req.op === 'status') return { status: 200, body: { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) } };
-    const { op: _op, ...decision } = req;
-    return { status: 200, body: { result: await baton.decide(decision) } };
+    return { status: 200, body: await runControl(baton, parseControl(raw)) };
   } catch (ex) {
     if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message } } };
     log.error('control request failed', ex);
     return { status: 500, body: { error: { reason: 'internal', message: "internal error; see Baton's log" } } };
   }
 }
+
+/** Runs a parsed control request; the body of the 200 answer. */
+async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown> {
+  switch (req.op) {
+    case 'status':
+    case 'executions':
+      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) };
+    case 'workflow_status':
+      return { result: baton.workflowStatus(req.id) };
+    case 'current_step':
+      return { result: baton.currentStep(req.id) };
+    case 'events':
+      return { result: baton.events(req.execution_id) };
+    case 'workflows':
+      return { result: baton.availableWorkflows() };
+    case 'templates':
+      return { result: baton.templates() };
+    case 'guardrails':
+      return { result: baton.guardrails() };
+    case 'artifacts':
+      return { result: baton.artifacts(req.query) };
+    case 'cancel':
+      return { result: await baton.cancel(req.execution_id, req.reason, req.by) };
+    case 'next_step':
+      return { result: await baton.nextStep(req.request, req.context) };
+    case 'decide': {
+      const { op: _op, ...decision } = req;
+      return { result: await baton.decide(decision) };
+    }
+  }
+}
+
+/** An optional string field, or a BatonError naming it. */
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  if (body[key] !== undefined && typeof body[key] !== 'string') throw new BatonError('invalid_input', `${key} must be a string`);
+  return body[key] as string | undefined;
+}
+
+/** A required non-empty string field, or a BatonError naming it. */
+function requiredString(body: Record<string, unknown>, key: string): string {
+  if (typeof body[key] !== 'string' || !body[key]) throw new BatonError('invalid_input', `${key} must be a non-empty string`);
+  return body[key] as string;
+}
+
+/** A JSON object field (the broker and the artifact query check their own shapes). */
+function objectField<T>(body: Record<string, unknown>, key: string): T {
+  const v = body[key];
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new BatonError('invalid_input', `${key} must be a JSON object`);
+  return v as T;
+}
+
+const ARTIFACT_QUERY_TYPES = new Set(['recent', 'by_type', 'final', 'execution']);
+
+/** Parses the ops other than decide and status. */
+function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
+  switch (body.op) {
+    case 'executions':
+      return { op: 'executions', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
+    case 'workflow_status':
+    case 'current_step':
+      return { op: body.op, id: optionalString(body, 'id') };
+    case 'events':
+      return { op: 'events', execution_id: requiredString(body, 'execution_id') };
+    case 'workflows':
+    case 'templates':
+    case 'guardrails':
+      return { op: body.op };
+    case 'artifacts': {
+      const query = objectField<ArtifactQuery>(body, 'query');
+      if (!ARTIFACT_QUERY_TYPES.has(query.type) || typeof query.limit !== 'number' || query.limit < 1) {
+        throw new BatonError('invalid_input', 'query must be an artifact query: { type: recent|by_type|final|execution, limit ≥ 1, … }');
+      }
+      return { op: 'artifacts', query };
+    }
+    case 'cancel':
+      return { op: 'cancel', execution_id: requiredString(body, 'execution_id'), reason: optionalString(body, 'reason'), by: optionalString(body, 'by') };
+    case 'next_step':
+      return {
+        op: 'next_step',
+        request: objectField<NextStepRequest>(body, 'request'),
+        context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
+      };
+    default:
+      return null;
+  }
+}
+
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, workflows, templates, guardrails, artifacts, cancel, next_step';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {
@@ -231,7 +342,9 @@ function parseControl(raw: string): ControlRequest {
   if (body.op === 'status') {
     return { op: 'status', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
   }
-  if (body.op !== 'decide') throw new BatonError('invalid_input', 'op must be "decide" or "status"');
+  const other = parseReadOp(body);
+  if (other) return other;
+  if (body.op !== 'decide') throw new BatonError('invalid_input', `op must be one of ${CONTROL_OPS}`);
   if (typeof body.execution_id !== 'string' || !body.execution_id) throw new BatonError('invalid_input', 'execution_id must be a non-empty string');
   if (body.decision !== 'approve' && body.decision !== 'reject') throw new BatonError('invalid_input', 'decision must be "approve" or "reject"');
   for (const key of ['step_name', 'feedback', 'by'] as const) {

@@ -1,0 +1,167 @@
+// The editor as a client of a terminal owner (`baton mcp` / `baton serve`): reads and calls go to its /control
+// endpoint, events arrive over its /events Server-Sent Events stream. No 'vscode' import (tested over real HTTP).
+import type {
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary,
+  GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
+} from '../core/api.js';
+import { BatonError, type ErrorReason } from '../core/errors.js';
+import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+import type { DiscoveryInfo } from '../host/discovery.js';
+import type { ControlRequest } from '../host/ownerServer.js';
+import { EDITOR_ACTOR, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
+
+/** Reads and calls time out after this long, except next_step, which may wait on a gate. */
+const CALL_TIMEOUT_MS = 15_000;
+const NEXT_STEP_TIMEOUT_MS = 10 * 60_000;
+
+/** Splits a Server-Sent Events buffer into complete `data:` payloads and the unfinished rest. */
+export function parseSse(buffer: string): { data: string[]; rest: string } {
+  const blocks = buffer.split(/\r?\n\r?\n/);
+  const rest = blocks.pop() ?? '';
+  const data: string[] = [];
+  for (const block of blocks) {
+    const lines = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
+    if (lines.length) data.push(lines.join('\n'));
+  }
+  return { data, rest };
+}
+
+/** A BatonSource over a live owner's HTTP endpoint. */
+export class RemoteSource implements BatonSource {
+  readonly mode = 'client' as const;
+  private readonly listeners = new Set<(event: BatonEvent) => void>();
+  private readonly abort = new AbortController();
+  /** Settles when the owner's event stream ends (it stopped, or the connection broke). */
+  readonly closed: Promise<void>;
+  private disposed = false;
+
+  constructor(private readonly owner: DiscoveryInfo, private readonly onStreamError: (ex: unknown) => void = () => undefined) {
+    this.closed = this.stream();
+  }
+
+  /** Stops the event stream. */
+  dispose(): void {
+    this.disposed = true;
+    this.listeners.clear();
+    this.abort.abort();
+  }
+
+  endpoint(): SourceEndpoint {
+    return { url: this.owner.url, token: this.owner.token };
+  }
+
+  /** The owner's process id. */
+  get pid(): number {
+    return this.owner.pid;
+  }
+
+  async listExecutions(filter: { active_only?: boolean; limit?: number } = {}): Promise<ExecutionSummary[]> {
+    const body = (await this.call({ op: 'executions', ...filter })) as { executions: ExecutionSummary[] };
+    return body.executions;
+  }
+
+  workflowStatus(id: string): Promise<WorkflowStatusResource> {
+    return this.result({ op: 'workflow_status', id });
+  }
+
+  currentStep(id: string): Promise<CurrentStepResource> {
+    return this.result({ op: 'current_step', id });
+  }
+
+  events(executionId: string): Promise<TimelineEvent[]> {
+    return this.result({ op: 'events', execution_id: executionId });
+  }
+
+  availableWorkflows(): Promise<AvailableWorkflowsResource> {
+    return this.result({ op: 'workflows' });
+  }
+
+  templates(): Promise<WorkflowTemplate[]> {
+    return this.result({ op: 'templates' });
+  }
+
+  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
+    if (executionId) {
+      const hit = (await this.artifacts({ type: 'execution', execution_id: executionId, limit: 100_000 })).artifacts.find((a) => a.artifact_id === artifactId);
+      if (hit) return hit;
+    }
+    return (await this.artifacts({ type: 'recent', limit: 100_000 })).artifacts.find((a) => a.artifact_id === artifactId);
+  }
+
+  artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
+    return this.result({ op: 'artifacts', query });
+  }
+
+  decide(decision: GateDecision): Promise<GateDecisionResult> {
+    return this.result({ op: 'decide', by: EDITOR_ACTOR, ...decision });
+  }
+
+  cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
+    return this.result({ op: 'cancel', execution_id: executionId, reason, by: EDITOR_ACTOR });
+  }
+
+  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
+    return this.result({ op: 'next_step', request: req, context: { client_name: EDITOR_ACTOR, ...ctx } }, NEXT_STEP_TIMEOUT_MS);
+  }
+
+  guardrails(): Promise<string> {
+    return this.result({ op: 'guardrails' });
+  }
+
+  onEvent(listener: (event: BatonEvent) => void): SourceDisposable {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  private async result<T>(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
+    return ((await this.call(request, timeoutMs)) as { result: T }).result;
+  }
+
+  /** One POST /control; domain errors come back as BatonErrors with the owner's reason and message. */
+  private async call(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
+    let res: Response;
+    try {
+      res = await fetch(new URL('/control', this.owner.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.owner.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(request),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (ex) {
+      throw new BatonError('owner_unreachable', `Baton process ${this.owner.pid} (${this.owner.url}) does not answer: ${(ex as Error).message}`, { ownerPid: this.owner.pid });
+    }
+    const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
+    if (!res.ok) throw new BatonError((body.error?.reason ?? 'store_failed') as ErrorReason, body.error?.message ?? `owner answered HTTP ${res.status}`);
+    return body;
+  }
+
+  /** Reads /events until it ends; each event goes to every listener. */
+  private async stream(): Promise<void> {
+    try {
+      const res = await fetch(new URL('/events', this.owner.url), {
+        headers: { authorization: `Bearer ${this.owner.token}`, accept: 'text/event-stream' },
+        signal: this.abort.signal,
+      });
+      if (!res.ok || !res.body) throw new Error(`owner answered HTTP ${res.status} to GET /events`);
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const parsed = parseSse(buffer + decoder.decode(chunk, { stream: true }));
+        buffer = parsed.rest;
+        for (const data of parsed.data) this.emit(JSON.parse(data) as BatonEvent);
+      }
+    } catch (ex) {
+      if (!this.disposed) this.onStreamError(ex);
+    }
+  }
+
+  private emit(event: BatonEvent): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l(event);
+      } catch (ex) {
+        this.onStreamError(ex);
+      }
+    }
+  }
+}
