@@ -1,2 +1,154 @@
-// The execution panel's browser code (built to dist/webview/main.js); the editor issue fills it in.
-export {};
+// The execution panel's browser code (built to dist/webview/main.js): waits for nothing but the page, says
+// `panel/ready`, then renders every `panel/init` / `panel/update` the extension sends.
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
+import { parseToWebview } from '../src/shared/protocol.js';
+import type { FromWebview, PanelPersistedState, PanelState, ToWebview } from '../src/shared/protocol.js';
+import { h } from './dom.js';
+import { renderGate } from './gateView.js';
+import type { GateHandlers } from './gateView.js';
+import { renderGraph } from './graphView.js';
+import css from './panel.css';
+import { renderArtifacts, renderFindings, renderGuardrails, renderHeader, renderStep, renderTimeline } from './sections.js';
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root') ?? document.body;
+
+let state: PanelState | null = null;
+let selected: string | null = readSaved()?.selectedStep ?? null;
+let error: string | null = null;
+
+const gate: GateHandlers = {
+  drafts: new Map(),
+  pending: false,
+  approve: (stepName) => decide({ type: 'panel/approve', stepName }),
+  reject: (stepName, feedback) => decide({ type: 'panel/reject', stepName, feedback }),
+};
+
+function post(message: FromWebview): void {
+  vscode.postMessage(message);
+}
+
+function readSaved(): PanelPersistedState | null {
+  const saved = vscode.getState() as Partial<PanelPersistedState> | undefined;
+  return saved && typeof saved.executionId === 'string' ? { executionId: saved.executionId, selectedStep: saved.selectedStep ?? null } : null;
+}
+
+function save(): void {
+  if (state) vscode.setState({ executionId: state.executionId, selectedStep: selected } satisfies PanelPersistedState);
+}
+
+function decide(message: FromWebview): void {
+  gate.pending = true;
+  error = null;
+  if (message.type === 'panel/reject') gate.drafts.delete(message.stepName);
+  post(message);
+  render();
+}
+
+/** The step whose details are shown: the person's choice, else the one that needs attention most. */
+function shownStep(s: PanelState): string | null {
+  const has = (n: string | null | undefined): n is string => !!n && s.steps.some((x) => x.name === n);
+  if (has(selected)) return selected;
+  if (has(s.selectedStep)) return s.selectedStep;
+  const candidates = [s.awaiting[0], s.contracts.find((c) => c.active)?.stepName, s.currentStep,
+    s.steps.find((x) => x.status === 'running' || x.status === 'ready')?.name, s.steps.find((x) => x.status !== 'completed')?.name,
+    s.steps[s.steps.length - 1]?.name];
+  return candidates.find(has) ?? null;
+}
+
+function select(name: string): void {
+  selected = name;
+  error = null;
+  save();
+  post({ type: 'panel/selectStep', stepName: name });
+  render();
+}
+
+function openArtifact(artifactId: string): void {
+  post({ type: 'panel/openArtifact', artifactId });
+}
+
+function renderError(): HTMLElement | null {
+  if (!error) return null;
+  const dismiss = h('vscode-button', { secondary: true, 'data-testid': 'dismiss-error' }, 'Dismiss');
+  dismiss.addEventListener('click', () => {
+    error = null;
+    render();
+  });
+  return h('div', { class: 'error', role: 'alert', 'data-testid': 'error' },
+    h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ` ${error} `, dismiss);
+}
+
+function render(): void {
+  if (!state) {
+    root.replaceChildren(h('p', { class: 'loading' }, 'Loading…'), ...[renderError()].filter((x): x is HTMLElement => x !== null));
+    return;
+  }
+  // Re-rendering replaces the nodes: keep focus (and the caret in the feedback box) where the person left it.
+  const active = document.activeElement as HTMLElement | null;
+  const focusId = active?.getAttribute('data-testid') ?? null;
+  const caret = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] as const : null;
+  const s = state;
+  const shown = shownStep(s);
+  const gateStep = shown !== null && s.awaiting.includes(shown) ? shown : s.awaiting[0] ?? null;
+  root.setAttribute('aria-busy', 'false');
+  const refresh = h('vscode-button', { 'data-testid': 'refresh', icon: 'refresh', secondary: true, title: 'Read the execution again' }, 'Refresh');
+  refresh.addEventListener('click', () => post({ type: 'panel/refresh' }));
+  const header = renderHeader(s);
+  header.append(h('div', { class: 'toolbar' }, refresh));
+  root.replaceChildren(
+    header,
+    ...[renderError()].filter((x): x is HTMLElement => x !== null),
+    h('div', { class: 'columns' },
+      h('div', { class: 'column' },
+        h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
+          h('h2', { id: 'graph-heading' }, 'Steps'),
+          h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),
+        gateStep ? renderGate(gateStep, s.awaiting, gate) : null,
+        renderStep(s, shown)),
+      h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), renderGuardrails(s), renderTimeline(s))),
+  );
+  if (focusId) {
+    const again = root.querySelector<HTMLElement>(`[data-testid="${CSS.escape(focusId)}"]`);
+    again?.focus();
+    if (caret && again instanceof HTMLTextAreaElement) again.setSelectionRange(caret[0], caret[1]);
+  }
+}
+
+function receive(message: ToWebview): void {
+  switch (message.type) {
+    case 'panel/init':
+    case 'panel/update':
+      state = message.state;
+      gate.pending = false;
+      save();
+      render();
+      return;
+    case 'panel/error':
+      error = message.message;
+      gate.pending = false;
+      render();
+      return;
+    default: {
+      const never: never = message;
+      console.warn('unhandled message', never);
+    }
+  }
+}
+
+function applyStyles(): void {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}
+
+applyStyles();
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const message = parseToWebview(event.data);
+  if (message) receive(message);
+  else console.warn('ignored a malformed message from the extension');
+});
+render();
+post({ type: 'panel/ready' });

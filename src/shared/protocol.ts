@@ -7,6 +7,8 @@ export interface PanelStep {
   name: string;
   status: StepStatus;
   agent: string;
+  /** What the workflow template says the step is for. */
+  description: string | null;
   dependencies: string[];
   startedAt: string | null;
   completedAt: string | null;
@@ -18,9 +20,11 @@ export interface PanelStep {
   summary: string | null;
 }
 
-/** The contract of an active step (running or waiting for a person). */
+/** A step's contract: the live one of an active step, else what its template defines (no guardrail actions yet). */
 export interface PanelContract {
   stepName: string;
+  /** True for the contract issued to a running or waiting step. */
+  active: boolean;
   status: StepStatus;
   agent: string;
   allowed: string[];
@@ -77,7 +81,7 @@ export interface PanelState {
   startedAt: string;
   completedAt: string | null;
   steps: PanelStep[];
-  /** Contracts of the active steps. */
+  /** Contracts: the active steps' issued ones, then the template's definitions of the others. */
   contracts: PanelContract[];
   guardrails: PanelGuardrail[];
   artifacts: PanelArtifact[];

@@ -21,17 +21,19 @@ export interface PanelLog {
   error(message: string): void;
 }
 
-/** Reads everything the panel shows, in parallel; the current step is optional (a finished run may have none). */
+/** Reads everything the panel shows, in parallel; the current step, guardrails and templates are optional extras. */
 export async function loadPanelState(source: BatonSource, executionId: string, selectedStep: string | null): Promise<PanelState> {
   const status = await source.workflowStatus(executionId);
   const id = status.execution_id;
-  const [current, events, artifacts, guardrails] = await Promise.all([
+  const [current, events, artifacts, guardrails, templates] = await Promise.all([
     source.currentStep(id).catch(() => null),
     source.events(id),
     source.artifacts({ type: 'execution', execution_id: id, limit: ARTIFACT_LIMIT }).then((r) => r.artifacts),
     source.guardrails().catch(() => ''),
+    source.templates().catch(() => []),
   ]);
-  return buildPanelState(status, current, events, artifacts, guardrails, selectedStep);
+  const definitions = templates.find((t) => t.name === status.workflow)?.steps ?? [];
+  return buildPanelState(status, current, events, artifacts, guardrails, selectedStep, definitions);
 }
 
 function messageOf(ex: unknown): string {

@@ -1,5 +1,6 @@
 // Turns the engine's resources into the panel's plain-JSON state: bounded, content-free, and the same for owner and
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
+import type { StepDefinition } from '../../core/types.js';
 import type { ArtifactRecord, CurrentStepResource, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
 import type {
   PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelTimelineEntry,
@@ -16,11 +17,12 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-function steps(status: WorkflowStatusResource): PanelStep[] {
+function steps(status: WorkflowStatusResource, definitions: StepDefinition[]): PanelStep[] {
   return status.steps.map((s) => ({
     name: s.step_name,
     status: s.status,
     agent: s.agent_name,
+    description: definitions.find((d) => d.name === s.step_name)?.description ?? null,
     dependencies: [...s.dependencies],
     startedAt: s.started_at,
     completedAt: s.completed_at,
@@ -31,9 +33,10 @@ function steps(status: WorkflowStatusResource): PanelStep[] {
   }));
 }
 
-function contracts(current: CurrentStepResource | null): PanelContract[] {
-  return (current?.active_steps ?? []).map((a) => ({
+function contracts(status: WorkflowStatusResource, current: CurrentStepResource | null, definitions: StepDefinition[]): PanelContract[] {
+  const active: PanelContract[] = (current?.active_steps ?? []).map((a) => ({
     stepName: a.step_name,
+    active: true,
     status: a.status,
     agent: a.agent_name,
     allowed: [...(a.contract?.allowed_actions ?? [])],
@@ -42,6 +45,16 @@ function contracts(current: CurrentStepResource | null): PanelContract[] {
     gate: a.contract?.human_gate_required ?? false,
     feedback: a.feedback,
   }));
+  const defined: PanelContract[] = [];
+  for (const s of status.steps) {
+    const d = definitions.find((x) => x.name === s.step_name);
+    if (!d || active.some((c) => c.stepName === s.step_name)) continue;
+    defined.push({
+      stepName: s.step_name, active: false, status: s.status, agent: s.agent_name, allowed: [...d.allowed_actions], forbidden: [],
+      outputFormat: d.required_output_format, gate: d.human_gate, feedback: s.feedback,
+    });
+  }
+  return [...active, ...defined];
 }
 
 /** `guardrails://active` markdown → one entry per "## Rule: …" section with its bullet lines (bold marks removed). */
@@ -128,7 +141,10 @@ function timeline(events: TimelineEvent[]): PanelTimelineEntry[] {
   });
 }
 
-/** Builds the panel state from the execution's status, active steps, timeline, artifacts and guardrails markdown. */
+/**
+ * Builds the panel state from the execution's status, active steps, timeline, artifacts and guardrails markdown;
+ * the template's step definitions (optional) describe the steps that are not active.
+ */
 export function buildPanelState(
   status: WorkflowStatusResource,
   current: CurrentStepResource | null,
@@ -136,8 +152,9 @@ export function buildPanelState(
   artifactRecords: ArtifactRecord[],
   guardrailsMarkdown: string,
   selectedStep: string | null = null,
+  definitions: StepDefinition[] = [],
 ): PanelState {
-  const panelSteps = steps(status);
+  const panelSteps = steps(status, definitions);
   const records = [...artifactRecords, ...status.steps.flatMap((s) => s.artifacts)];
   return {
     executionId: status.execution_id,
@@ -149,7 +166,7 @@ export function buildPanelState(
     startedAt: status.started_at,
     completedAt: status.completed_at,
     steps: panelSteps,
-    contracts: contracts(current),
+    contracts: contracts(status, current, definitions),
     guardrails: parseGuardrailsMarkdown(guardrailsMarkdown),
     artifacts: artifacts(records),
     findings: findings(records),

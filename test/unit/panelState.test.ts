@@ -1,0 +1,125 @@
+// Rule: the panel state is plain, bounded JSON built from the engine's resources — steps with status, dependencies,
+// timings, attempts and feedback; live contracts first, template definitions for the rest; guardrails by rule;
+// artifacts without content; findings from artifact metadata; the last 200 events; awaiting steps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ArtifactRecord, CurrentStepResource, StepStatusView, TimelineEvent, WorkflowStatusResource } from '../../src/core/api.js';
+import type { StepDefinition } from '../../src/core/types.js';
+import { TIMELINE_LIMIT, buildPanelState, eventDetail, parseGuardrailsMarkdown } from '../../src/vscode/panels/panelState.js';
+
+function artifact(id: string, step: string | null, extra: Partial<ArtifactRecord> = {}): ArtifactRecord {
+  return {
+    id: 1, artifact_id: id, execution_id: 'e1', step_name: step, agent_name: 'architect', type: 'markdown', title: `T ${id}`,
+    content: 'x'.repeat(5000), description: null, is_final: false, metadata: {}, created_at: `2026-01-01T00:00:0${id.length % 10}Z`,
+    content_size_bytes: 5000, ...extra,
+  };
+}
+
+function step(name: string, status: StepStatusView['status'], deps: string[], extra: Partial<StepStatusView> = {}): StepStatusView {
+  return {
+    step_name: name, status, agent_name: 'implementer', dependencies: deps, started_at: null, completed_at: null, duration_ms: null,
+    outcome_summary: null, feedback: null, attempt: 1, artifacts: [], ...extra,
+  };
+}
+
+const status: WorkflowStatusResource = {
+  execution_id: 'e1', task_id: 't1', workflow: 'bug-fix', status: 'awaiting_approval', current_step: 'fix', progress: 49.6,
+  started_at: '2026-01-01T00:00:00Z', completed_at: null,
+  steps: [
+    step('analyze', 'completed', [], { duration_ms: 1200, outcome_summary: 's'.repeat(2000), artifacts: [artifact('a1', 'analyze')] }),
+    step('fix', 'awaiting_approval', ['analyze'], { attempt: 2, feedback: 'add a test' }),
+    step('review', 'pending', ['fix']),
+  ],
+};
+
+const current: CurrentStepResource = {
+  execution_id: 'e1', task_id: 't1', workflow: 'bug-fix', status: 'awaiting_approval', progress: 50, current_step: 'fix',
+  active_steps: [{
+    step_name: 'fix', status: 'awaiting_approval', agent_name: 'implementer', feedback: 'add a test',
+    contract: { step_name: 'fix', allowed_actions: ['edit code'], forbidden_actions: ['NEVER push to main'], required_output_format: 'diff', human_gate_required: true },
+  }],
+  artifacts: [],
+};
+
+const definitions: StepDefinition[] = [
+  { name: 'analyze', agent: 'debugger', description: 'Find the cause', dependencies: [], allowed_actions: ['read'], required_output_format: 'report', human_gate: false, path_patterns: [], tags: [] },
+  { name: 'review', agent: 'reviewer', description: 'Review it', dependencies: ['fix'], allowed_actions: ['comment'], required_output_format: 'review', human_gate: false, path_patterns: [], tags: [] },
+];
+
+const guardrails = '# Active Guardrails\n\n## Rule: Security\n\n- **NEVER** commit secrets\n- **ALWAYS** validate inputs\n\n## Rule: Quality\n\n- **MUST** write tests\n';
+
+test('steps keep status, dependencies, timings, attempts, feedback; summaries are shortened', () => {
+  const s = buildPanelState(status, current, [], [], guardrails, null, definitions);
+  assert.deepEqual(s.steps.map((x) => [x.name, x.status, x.dependencies, x.attempt]), [
+    ['analyze', 'completed', [], 1], ['fix', 'awaiting_approval', ['analyze'], 2], ['review', 'pending', ['fix'], 1],
+  ]);
+  assert.equal(s.steps[0]?.durationMs, 1200);
+  assert.equal(s.steps[0]?.description, 'Find the cause');
+  assert.equal(s.steps[1]?.feedback, 'add a test');
+  assert.ok((s.steps[0]?.summary?.length ?? 0) <= 600);
+  assert.equal(s.progress, 50);
+  assert.deepEqual(s.awaiting, ['fix']);
+  assert.equal(s.workflow, 'bug-fix');
+  assert.equal(s.status, 'awaiting_approval');
+});
+
+test('the live contract comes first; template definitions describe the steps that are not active', () => {
+  const s = buildPanelState(status, current, [], [], guardrails, null, definitions);
+  assert.deepEqual(s.contracts[0], {
+    stepName: 'fix', active: true, status: 'awaiting_approval', agent: 'implementer', allowed: ['edit code'],
+    forbidden: ['NEVER push to main'], outputFormat: 'diff', gate: true, feedback: 'add a test',
+  });
+  assert.deepEqual(s.contracts.slice(1).map((c) => [c.stepName, c.active, c.allowed, c.outputFormat]), [
+    ['analyze', false, ['read'], 'report'], ['review', false, ['comment'], 'review'],
+  ]);
+  assert.deepEqual(buildPanelState(status, null, [], [], '').contracts, []);
+});
+
+test('guardrails are grouped by rule with their bullets, bold marks removed', () => {
+  assert.deepEqual(parseGuardrailsMarkdown(guardrails), [
+    { rule: 'Security', items: ['NEVER commit secrets', 'ALWAYS validate inputs'] },
+    { rule: 'Quality', items: ['MUST write tests'] },
+  ]);
+  assert.deepEqual(parseGuardrailsMarkdown('# Active Guardrails\n\nNo active rules.\n'), []);
+});
+
+test('artifacts carry no content, are deduplicated across sources, and findings come from metadata', () => {
+  const synthesis = artifact('syn', null, {
+    is_final: true, title: null,
+    metadata: { findings: [
+      { severity: 'high', category: 'security', description: 'SQL built by concatenation', location: 'db.ts:10', recommendation: 'bind parameters' },
+      { severity: 'low', category: 'style' },
+      'not a finding',
+    ] },
+  });
+  const s = buildPanelState(status, current, [], [artifact('a1', 'analyze'), synthesis], '');
+  assert.deepEqual(s.artifacts.map((a) => a.id).sort(), ['a1', 'syn']);
+  const syn = s.artifacts.find((a) => a.id === 'syn');
+  assert.deepEqual(syn, { id: 'syn', step: null, type: 'markdown', title: 'syn', sizeBytes: 5000, isFinal: true, createdAt: syn?.createdAt });
+  assert.ok(!JSON.stringify(s).includes('x'.repeat(100)), 'no artifact content in the state');
+  assert.deepEqual(s.findings, [
+    { severity: 'high', category: 'security', description: 'SQL built by concatenation', location: 'db.ts:10', recommendation: 'bind parameters' },
+  ]);
+});
+
+test('the timeline keeps the last 200 events with their step and a one-line detail', () => {
+  const events: TimelineEvent[] = Array.from({ length: 250 }, (_, i) => ({
+    event_type: i % 2 ? 'step_started' : 'step_completed', event_data: { step_name: `s${i}`, artifacts: i, extra: { a: 1 } },
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+  }));
+  const s = buildPanelState(status, current, events, [], '');
+  assert.equal(s.timeline.length, TIMELINE_LIMIT);
+  assert.equal(s.timeline[0]?.step, 's50');
+  assert.equal(s.timeline.at(-1)?.step, 's249');
+  assert.equal(s.timeline.at(-1)?.detail, 'artifacts: 249, extra: {"a":1}');
+  assert.equal(eventDetail(null), '');
+  assert.equal(eventDetail('plain'), 'plain');
+  assert.ok(eventDetail({ text: 'y'.repeat(1000) }).length <= 240);
+});
+
+test('a selected step survives only if the execution has it; the state is plain JSON', () => {
+  assert.equal(buildPanelState(status, current, [], [], '', 'review').selectedStep, 'review');
+  assert.equal(buildPanelState(status, current, [], [], '', 'gone').selectedStep, null);
+  const s = buildPanelState(status, current, [], [artifact('a1', 'analyze')], guardrails, 'fix', definitions);
+  assert.deepEqual(JSON.parse(JSON.stringify(s)), s);
+});

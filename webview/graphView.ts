@@ -1,0 +1,52 @@
+// Draws the step graph as an SVG from the DOM-free layout: nodes coloured by status (CSS classes on theme variables),
+// dependency edges with arrowheads, nodes focusable and selectable with click, Enter or Space.
+import type { PanelStep } from '../src/shared/protocol.js';
+import { onActivate, s } from './dom.js';
+import { layoutGraph } from './graphLayout.js';
+import type { GraphPoint } from './graphLayout.js';
+
+/** "awaiting_approval" → "awaiting approval". */
+export function statusLabel(status: string): string {
+  return status.replace(/_/g, ' ');
+}
+
+function pathOf(points: GraphPoint[]): string {
+  return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
+}
+
+/** The graph's SVG; `onSelect` is called with the chosen step's name. */
+export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void): SVGElement {
+  const layout = layoutGraph(steps);
+  const byName = new Map(steps.map((st) => [st.name, st]));
+  const svg = s('svg', {
+    'data-testid': 'graph', class: 'graph', role: 'group', 'aria-label': `Step graph: ${steps.length} steps`,
+    width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}`,
+  });
+  svg.append(
+    s('defs', {},
+      s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        s('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }))),
+  );
+  const edges = s('g', { class: 'edges', 'aria-hidden': 'true' });
+  for (const e of layout.edges) {
+    edges.append(s('path', { class: 'edge', d: pathOf(e.points), 'marker-end': 'url(#arrow)', 'data-from': e.from, 'data-to': e.to }));
+  }
+  svg.append(edges);
+  for (const n of layout.nodes) {
+    const step = byName.get(n.name);
+    const status = step?.status ?? 'pending';
+    const g = s('g', {
+      class: `node${n.name === selected ? ' selected' : ''}`, 'data-testid': `node-${n.name}`, 'data-status': status,
+      tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${statusLabel(status)}`, 'aria-pressed': n.name === selected ? 'true' : 'false',
+      transform: `translate(${n.x},${n.y})`,
+    },
+    s('title', {}, `${n.name}: ${statusLabel(status)}${step?.agent ? ` (${step.agent})` : ''}`),
+    s('rect', { width: n.width, height: n.height, rx: 6, ry: 6 }),
+    s('text', { class: 'node-name', x: n.width / 2, y: 19, 'text-anchor': 'middle' }, n.name),
+    s('text', { class: 'node-status', x: n.width / 2, y: 36, 'text-anchor': 'middle' },
+      `${statusLabel(status)}${step && step.attempt > 1 ? ` · try ${step.attempt}` : ''}`));
+    onActivate(g, () => onSelect(n.name));
+    svg.append(g);
+  }
+  return svg;
+}

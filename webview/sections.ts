@@ -1,0 +1,125 @@
+// The panel's sections, each a pure function of the state to DOM (text only, no HTML strings), with the stable
+// data-testids the end-to-end tests use.
+import type { PanelContract, PanelState, PanelStep } from '../src/shared/protocol.js';
+import { h } from './dom.js';
+import { statusLabel } from './graphView.js';
+
+function time(iso: string | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
+}
+
+function duration(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  const sec = Math.round(ms / 1000);
+  return sec < 60 ? `${sec} s` : `${Math.floor(sec / 60)} min ${sec % 60} s`;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function list(testid: string, items: string[], empty: string): HTMLElement {
+  if (items.length === 0) return h('p', { 'data-testid': testid, class: 'empty' }, empty);
+  return h('ul', { 'data-testid': testid }, ...items.map((i) => h('li', {}, i)));
+}
+
+/** Workflow name, status badge and progress. */
+export function renderHeader(state: PanelState): HTMLElement {
+  return h('header', { class: 'header' },
+    h('h1', {}, state.workflow ?? 'Workflow'),
+    h('vscode-badge', { 'data-testid': 'status', class: `status status-${state.status}`, title: `Execution ${statusLabel(state.status)}` }, state.status),
+    h('div', { class: 'progress' },
+      h('vscode-progress-bar', { value: state.progress, max: 100, 'aria-label': 'Workflow progress' }),
+      h('span', { 'data-testid': 'progress', class: 'percent', 'aria-live': 'polite' }, `${state.progress}%`)),
+    h('p', { class: 'meta' },
+      `Execution ${state.executionId}${state.taskId ? ` · task ${state.taskId}` : ''} · started ${time(state.startedAt)}`,
+      state.completedAt ? ` · finished ${time(state.completedAt)}` : ''));
+}
+
+function contractBody(step: PanelStep, contract: PanelContract | undefined): HTMLElement {
+  const note = contract === undefined
+    ? 'No contract is known for this step.'
+    : contract.active ? 'Contract issued to the agent working on this step.' : 'As the workflow defines it; guardrail actions are added when the step starts.';
+  return h('section', { 'data-testid': 'contract', class: 'contract', 'aria-labelledby': 'contract-heading' },
+    h('h3', { id: 'contract-heading' }, 'Contract'),
+    h('p', { class: 'note' }, note),
+    h('h4', {}, 'Allowed'),
+    list('allowed', contract?.allowed ?? [], 'Nothing listed.'),
+    h('h4', {}, 'Forbidden'),
+    list('forbidden', contract?.forbidden ?? [], 'Nothing listed.'),
+    h('h4', {}, 'Output format'),
+    h('pre', { 'data-testid': 'output-format', class: 'output-format' }, contract?.outputFormat || '—'),
+    h('h4', {}, 'Gate'),
+    h('p', { 'data-testid': 'gate', 'data-gate': contract?.gate ? 'true' : 'false' },
+      contract?.gate ? 'A person approves this step before the workflow goes on.' : 'No approval needed.'),
+    step.feedback ? h('div', { class: 'feedback-note' }, h('h4', {}, 'Feedback from the last review'), h('p', {}, step.feedback)) : null);
+}
+
+/** The shown step's details and contract. */
+export function renderStep(state: PanelState, stepName: string | null): HTMLElement {
+  const step = state.steps.find((x) => x.name === stepName);
+  if (!step) return h('section', { class: 'step' }, h('h2', { 'data-testid': 'selected-step', tabindex: -1 }, 'No step'));
+  const contract = state.contracts.find((c) => c.stepName === step.name);
+  return h('section', { class: 'step', 'aria-labelledby': 'selected-step' },
+    h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, step.name),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'Status'), h('dd', { 'data-testid': 'selected-status' }, statusLabel(step.status)),
+      h('dt', {}, 'Agent'), h('dd', {}, step.agent),
+      h('dt', {}, 'Depends on'), h('dd', {}, step.dependencies.join(', ') || '—'),
+      h('dt', {}, 'Attempt'), h('dd', {}, String(step.attempt)),
+      h('dt', {}, 'Started'), h('dd', {}, time(step.startedAt)),
+      h('dt', {}, 'Took'), h('dd', {}, duration(step.durationMs))),
+    step.description ? h('p', { class: 'description' }, step.description) : null,
+    step.summary ? h('blockquote', { class: 'summary' }, step.summary) : null,
+    contractBody(step, contract));
+}
+
+/** The active guardrails, one group per rule. */
+export function renderGuardrails(state: PanelState): HTMLElement {
+  return h('section', { 'data-testid': 'guardrails', class: 'guardrails', 'aria-labelledby': 'guardrails-heading' },
+    h('h2', { id: 'guardrails-heading' }, 'Guardrails'),
+    state.guardrails.length === 0 ? h('p', { class: 'empty' }, 'No active rules.') : null,
+    ...state.guardrails.map((g) => h('div', { class: 'rule' }, h('h3', {}, g.rule), h('ul', {}, ...g.items.map((i) => h('li', {}, i))))));
+}
+
+/** Artifacts; each opens in an editor tab. */
+export function renderArtifacts(state: PanelState, open: (id: string) => void): HTMLElement {
+  const items = state.artifacts.map((a) => {
+    const button = h('button', {
+      type: 'button', class: 'link', 'data-testid': `artifact-${a.id}`, 'data-type': a.type,
+      title: `Open ${a.title} in an editor tab`,
+    }, h('span', { class: 'codicon codicon-file', 'aria-hidden': 'true' }), ` ${a.title}`);
+    button.addEventListener('click', () => open(a.id));
+    return h('li', {}, button, h('span', { class: 'dim' }, ` ${a.type} · ${a.step ?? 'workflow'} · ${size(a.sizeBytes)}${a.isFinal ? ' · final' : ''}`));
+  });
+  return h('section', { class: 'artifacts', 'aria-labelledby': 'artifacts-heading' },
+    h('h2', { id: 'artifacts-heading' }, `Artifacts (${state.artifacts.length})`),
+    items.length ? h('ul', { 'data-testid': 'artifacts' }, ...items) : h('p', { 'data-testid': 'artifacts', class: 'empty' }, 'No artifacts yet.'));
+}
+
+/** Findings reported by the steps. */
+export function renderFindings(state: PanelState): HTMLElement {
+  const items = state.findings.map((f) =>
+    h('li', { 'data-severity': f.severity },
+      h('span', { class: `severity severity-${f.severity}` }, f.severity), ` [${f.category}] ${f.description}`,
+      f.location ? h('span', { class: 'dim' }, ` (${f.location})`) : null,
+      f.recommendation ? h('div', { class: 'dim' }, `→ ${f.recommendation}`) : null));
+  return h('section', { class: 'findings', 'aria-labelledby': 'findings-heading' },
+    h('h2', { id: 'findings-heading' }, `Findings (${state.findings.length})`),
+    items.length ? h('ul', { 'data-testid': 'findings' }, ...items) : h('p', { 'data-testid': 'findings', class: 'empty' }, 'No findings yet.'));
+}
+
+/** The audit timeline, newest first. */
+export function renderTimeline(state: PanelState): HTMLElement {
+  const items = [...state.timeline].reverse().map((e) =>
+    h('li', { 'data-event': e.type },
+      h('time', { datetime: e.at }, time(e.at)), ' ', h('strong', {}, statusLabel(e.type)),
+      e.step ? ` · ${e.step}` : '', e.detail ? h('span', { class: 'dim' }, ` — ${e.detail}`) : null));
+  return h('section', { class: 'timeline', 'aria-labelledby': 'timeline-heading' },
+    h('h2', { id: 'timeline-heading' }, 'Timeline'),
+    h('ol', { 'data-testid': 'timeline', reversed: true }, ...items));
+}
