@@ -26,8 +26,15 @@ if (files.length === 0) {
   console.error(`no test files under ${folders.join(', ')}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  cwd: root,
-  stdio: 'inherit',
-});
-process.exit(result.status ?? 1);
+// Editor tests each start a real editor and browser: they run after the rest, one file at a time.
+const isEditorTest = (f) => f.startsWith(join('test', 'e2e') + '/');
+let status = 0;
+for (const [group, concurrency] of [[files.filter((f) => !isEditorTest(f)), 2], [files.filter(isEditorTest), 1]]) {
+  if (group.length === 0) continue;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...group], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  status ||= result.status ?? 1;
+}
+process.exit(status);

@@ -1,0 +1,120 @@
+// Runs inside the real extension host (loaded by the VS Code server's smoke-test driver; see
+// test/e2e/harness/inHost.ts). Plain CommonJS: `vscode` exists only here. Each check is recorded by name in the
+// file named by BATON_INHOST_RESULTS; run() throws if any failed, which makes the exit code 1.
+const vscode = require('vscode');
+const http = require('node:http');
+const { writeFileSync } = require('node:fs');
+
+const EXTENSION_ID = 'baton-dev.baton';
+
+/** The checks, in order; each returns a detail (recorded) or throws. */
+const checks = [
+  ['activates', async (ctx) => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
+    const started = Date.now();
+    await ext.activate();
+    if (!ext.isActive) throw new Error('not active after activate()');
+    ctx.ext = ext;
+    return { activateCallMs: Date.now() - started, vscodeVersion: vscode.version };
+  }],
+  ['every contributed command is registered, every baton.* command is declared', async (ctx) => {
+    const declared = (ctx.ext.packageJSON.contributes?.commands ?? []).map((c) => c.command);
+    if (declared.length === 0) throw new Error('package.json contributes no commands');
+    const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('baton.'));
+    const missing = declared.filter((c) => !registered.includes(c));
+    const undeclared = registered.filter((c) => !declared.includes(c) && !c.startsWith('baton.test.') && !isViewCommand(c));
+    if (missing.length || undeclared.length) throw new Error(`not registered: [${missing}]; registered but not declared: [${undeclared}]`);
+    return { declared: declared.length };
+  }],
+  ['baton.test.state reports an owner endpoint', async (ctx) => {
+    const state = await vscode.commands.executeCommand('baton.test.state');
+    if (!state || state.mode !== 'owner') throw new Error(`state: ${JSON.stringify(state)}`);
+    const { url, token } = state.endpoint ?? {};
+    if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(url ?? '') || typeof token !== 'string' || token.length < 16) {
+      throw new Error(`endpoint: ${JSON.stringify(state.endpoint && { url, tokenLength: token?.length })}`);
+    }
+    ctx.endpoint = { url, token };
+    return { mode: state.mode, url, activationMs: state.activationMs };
+  }],
+  ["the editor's own MCP client starts Baton's registered server and lists its tools", async () => {
+    await vscode.commands.executeCommand('workbench.mcp.startServer', '*', { autoTrustChanges: true, waitForLiveTools: true });
+    const deadline = Date.now() + 30_000;
+    let names = [];
+    while (Date.now() < deadline) {
+      names = vscode.lm.tools.map((t) => t.name).filter((n) => /baton/i.test(n));
+      if (names.some((n) => n.endsWith('next_step'))) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    if (!names.some((n) => n.endsWith('next_step'))) {
+      throw new Error(`no Baton tool ending in next_step among the editor's tools: ${vscode.lm.tools.map((t) => t.name).join(', ')}`);
+    }
+    return { tools: names.length, sample: names.slice(0, 5) };
+  }],
+  ['the endpoint answers the token holder', async (ctx) => {
+    const res = await post(ctx.endpoint.url, { authorization: `Bearer ${ctx.endpoint.token}` });
+    if (res.status !== 200) throw new Error(`initialize with the token: ${res.status} ${res.body.slice(0, 200)}`);
+    return { status: res.status };
+  }],
+  ['the endpoint refuses no token, a wrong token, a foreign Host, a foreign Origin', async (ctx) => {
+    const { url, token } = ctx.endpoint;
+    const good = `Bearer ${token}`;
+    const port = new URL(url).port;
+    const cases = {
+      noToken: await post(url, {}),
+      wrongToken: await post(url, { authorization: `Bearer ${'x'.repeat(token.length)}` }),
+      foreignHost: await post(url, { authorization: good, host: `evil.example:${port}` }),
+      foreignOrigin: await post(url, { authorization: good, origin: 'https://evil.example' }),
+    };
+    const statuses = Object.fromEntries(Object.entries(cases).map(([k, v]) => [k, v.status]));
+    const bad = Object.entries(statuses).filter(([, s]) => s !== 401 && s !== 403);
+    if (bad.length) throw new Error(`not refused: ${JSON.stringify(statuses)}`);
+    return statuses;
+  }],
+];
+
+// Commands the workbench registers for a contributed view (focus, refresh…) also start with the view's id.
+function isViewCommand(id) {
+  return /^baton\.[\w.-]+\.(focus|resetViewLocation|removeView|toggleVisibility|open)$/.test(id) || id.startsWith('baton.workflows.');
+}
+
+function post(url, headers) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'inhost-test', version: '1' } },
+  });
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: u.hostname, port: u.port, path: u.pathname, method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: u.host, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode, body: text }));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function run() {
+  const ctx = {};
+  const results = [];
+  for (const [name, fn] of checks) {
+    try {
+      results.push({ name, ok: true, detail: await fn(ctx) });
+    } catch (err) {
+      results.push({ name, ok: false, error: String(err && err.stack ? err.stack : err) });
+    }
+  }
+  if (process.env.BATON_INHOST_RESULTS) writeFileSync(process.env.BATON_INHOST_RESULTS, JSON.stringify(results, null, 2));
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) throw new Error(`${failed.length} in-host check(s) failed: ${failed.map((f) => f.name).join('; ')}`);
+}
+
+module.exports = { run };
