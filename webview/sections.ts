@@ -54,8 +54,8 @@ function contractBody(step: PanelStep, contract: PanelContract | undefined): HTM
     h('h4', {}, 'Output format'),
     h('pre', { 'data-testid': 'output-format', class: 'output-format' }, contract?.outputFormat || '—'),
     h('h4', {}, 'Gate'),
-    h('p', { 'data-testid': 'gate', 'data-gate': contract?.gate ? 'true' : 'false' },
-      contract?.gate ? 'A person approves this step before the workflow goes on.' : 'No approval needed.'),
+    h('p', { 'data-testid': 'gate', 'data-gate': contract === undefined ? 'unknown' : String(contract.gate) },
+      contract === undefined ? '—' : contract.gate ? 'A person approves this step before the workflow goes on.' : 'No approval needed.'),
     step.feedback ? h('div', { class: 'feedback-note' }, h('h4', {}, 'Feedback from the last review'), h('p', {}, step.feedback)) : null);
 }
 

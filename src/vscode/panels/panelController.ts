@@ -1,0 +1,170 @@
+// The panel's behaviour without the editor: validates what the webview sends, answers `panel/ready` with the state,
+// decides gates, pushes debounced updates on the source's events. No 'vscode' import, so it is unit-tested with fakes;
+// ExecutionPanel wires it to a real WebviewPanel.
+import type { BatonEvent } from '../../core/types.js';
+import { parseFromWebview } from '../../shared/protocol.js';
+import type { FromWebview, PanelState, ToWebview } from '../../shared/protocol.js';
+import type { BatonSource, SourceDisposable } from '../batonSource.js';
+import { buildPanelState } from './panelState.js';
+
+/** How long source events are gathered before the panel is refreshed. */
+export const UPDATE_DEBOUNCE_MS = 100;
+const ARTIFACT_LIMIT = 500;
+
+/** Where the panel reports what it ignored or failed at (structurally a `LogOutputChannel`). */
+export interface PanelLog {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** What the controller needs from its host (the webview panel, the editor's commands). */
+export interface PanelHost {
+  post(message: ToWebview): void;
+  openArtifact(artifactId: string): Promise<unknown>;
+  /** Called with every state posted (the panel's title follows the workflow name). */
+  onState?(state: PanelState): void;
+  log: PanelLog;
+}
+
+/** Reads everything the panel shows, in parallel; the current step, guardrails and templates are optional extras. */
+export async function loadPanelState(source: BatonSource, executionId: string, selectedStep: string | null): Promise<PanelState> {
+  const status = await source.workflowStatus(executionId);
+  const id = status.execution_id;
+  const [current, events, artifacts, guardrails, templates] = await Promise.all([
+    source.currentStep(id).catch(() => null),
+    source.events(id),
+    source.artifacts({ type: 'execution', execution_id: id, limit: ARTIFACT_LIMIT }).then((r) => r.artifacts),
+    source.guardrails().catch(() => ''),
+    source.templates().catch(() => []),
+  ]);
+  const definitions = templates.find((t) => t.name === status.workflow)?.steps ?? [];
+  return buildPanelState(status, current, events, artifacts, guardrails, selectedStep, definitions);
+}
+
+function messageOf(ex: unknown): string {
+  return ex instanceof Error ? ex.message : String(ex);
+}
+
+/** One execution's panel logic. */
+export class PanelController {
+  private ready = false;
+  private selectedStep: string | null;
+  /** The canonical execution id once the first state is read (the panel may be opened with a task id). */
+  private resolvedId: string | null = null;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private loadSeq = 0;
+  private readonly subscription: SourceDisposable;
+
+  constructor(
+    private readonly source: BatonSource,
+    private readonly executionId: string,
+    private readonly host: PanelHost,
+    selectedStep: string | null = null,
+    private readonly debounceMs = UPDATE_DEBOUNCE_MS,
+  ) {
+    this.selectedStep = selectedStep;
+    this.subscription = source.onEvent((e) => this.onSourceEvent(e));
+  }
+
+  /** The execution shown (as opened, then canonical once read). */
+  get id(): string {
+    return this.resolvedId ?? this.executionId;
+  }
+
+  /** Whether `id` (execution or task id) names this panel's execution. */
+  matches(id: string): boolean {
+    return id === this.executionId || id === this.resolvedId;
+  }
+
+  /** The webview went away (hidden with retainContextWhenHidden off); it says `panel/ready` again when shown. */
+  detach(): void {
+    this.ready = false;
+  }
+
+  /** A raw message from the webview: validated, then handled; invalid ones are logged and dropped. */
+  receive(raw: unknown): Promise<void> {
+    const msg = parseFromWebview(raw);
+    if (!msg) {
+      this.host.log.warn(`ignored an invalid message from the panel of ${this.id}: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return Promise.resolve();
+    }
+    return this.handle(msg);
+  }
+
+  private async handle(msg: FromWebview): Promise<void> {
+    switch (msg.type) {
+      case 'panel/ready':
+        this.ready = true;
+        return this.push('init');
+      case 'panel/refresh':
+        return this.push('update');
+      case 'panel/selectStep':
+        this.selectedStep = msg.stepName;
+        return;
+      case 'panel/openArtifact':
+        await this.host.openArtifact(msg.artifactId).then(undefined, (ex: unknown) => {
+          this.host.post({ type: 'panel/error', message: `Could not open artifact ${msg.artifactId}: ${messageOf(ex)}` });
+        });
+        return;
+      case 'panel/approve':
+        return this.decide(msg.stepName, 'approve');
+      case 'panel/reject':
+        return this.decide(msg.stepName, 'reject', msg.feedback);
+      default: {
+        const never: never = msg;
+        this.host.log.warn(`unhandled panel message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Decides a gate; if it was already decided elsewhere (CLI, notification, another window) just refresh. */
+  private async decide(stepName: string, decision: 'approve' | 'reject', feedback?: string): Promise<void> {
+    try {
+      await this.source.decide({ execution_id: this.id, step_name: stepName, decision, ...(feedback === undefined ? {} : { feedback }) });
+    } catch (ex) {
+      const stillWaiting = await this.source.workflowStatus(this.id).then(
+        (s) => s.steps.some((st) => st.step_name === stepName && st.status === 'awaiting_approval'),
+        () => true,
+      );
+      if (stillWaiting) this.host.post({ type: 'panel/error', message: messageOf(ex) });
+      else this.host.log.warn(`${decision} of ${stepName} skipped: already decided (${messageOf(ex)})`);
+    }
+    await this.push('update');
+  }
+
+  private onSourceEvent(e: BatonEvent): void {
+    const relevant =
+      e.type === 'content' ||
+      ('execution_id' in e && this.matches(e.execution_id)) ||
+      (e.type === 'execution' && e.task_id !== null && this.matches(e.task_id));
+    if (!relevant) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.push('update');
+    }, this.debounceMs);
+  }
+
+  /** Reads the state and posts it; only the newest read is posted, and only to a live webview. */
+  private async push(kind: 'init' | 'update'): Promise<void> {
+    if (!this.ready) return;
+    const seq = ++this.loadSeq;
+    try {
+      const state = await loadPanelState(this.source, this.id, this.selectedStep);
+      if (seq !== this.loadSeq || !this.ready) return;
+      this.resolvedId = state.executionId;
+      this.host.onState?.(state);
+      this.host.post(kind === 'init' ? { type: 'panel/init', executionId: state.executionId, state } : { type: 'panel/update', state });
+    } catch (ex) {
+      if (seq !== this.loadSeq) return;
+      this.host.log.error(`could not read execution ${this.id}: ${messageOf(ex)}`);
+      this.host.post({ type: 'panel/error', message: `Could not read execution ${this.id}: ${messageOf(ex)}` });
+    }
+  }
+
+  /** Stops listening to the source. */
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.subscription.dispose();
+  }
+}
