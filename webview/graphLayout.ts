@@ -6,6 +6,8 @@ import dagre from '@dagrejs/dagre';
 export interface GraphStepInput {
   name: string;
   dependencies: string[];
+  /** A second, smaller line under the name (the status); the node is made wide enough for it too. */
+  subtitle?: string;
 }
 
 /** A node's box (top-left corner and size, in SVG units). */
@@ -51,9 +53,10 @@ export interface GraphLayoutOptions {
 
 const DEFAULTS: GraphLayoutOptions = { nodeHeight: 46, minNodeWidth: 120, charWidth: 7.5, margin: 12 };
 
-/** A node wide enough for its label (estimated: the layout runs without a DOM to measure text). */
-export function nodeWidth(name: string, options: GraphLayoutOptions = DEFAULTS): number {
-  return Math.max(options.minNodeWidth, Math.ceil(name.length * options.charWidth + 32));
+/** A node wide enough for its label and subtitle (estimated: the layout runs without a DOM to measure text). */
+export function nodeWidth(name: string, options: GraphLayoutOptions = DEFAULTS, subtitle = ''): number {
+  const text = Math.max(name.length * options.charWidth, subtitle.length * options.charWidth * 0.9);
+  return Math.max(options.minNodeWidth, Math.ceil(text + 32));
 }
 
 function round(n: number): number {
@@ -70,7 +73,7 @@ export function layoutGraph(steps: GraphStepInput[], overrides: Partial<GraphLay
   for (const s of steps) {
     if (g.hasNode(s.name)) continue;
     names.push(s.name);
-    g.setNode(s.name, { width: nodeWidth(s.name, options), height: options.nodeHeight });
+    g.setNode(s.name, { width: nodeWidth(s.name, options, s.subtitle), height: options.nodeHeight });
   }
   const edgeKeys: Array<{ from: string; to: string }> = [];
   for (const s of steps) {

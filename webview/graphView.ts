@@ -16,7 +16,8 @@ function pathOf(points: GraphPoint[]): string {
 
 /** The graph's SVG; `onSelect` is called with the chosen step's name. */
 export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void): SVGElement {
-  const layout = layoutGraph(steps);
+  const subtitle = (st: PanelStep): string => `${statusLabel(st.status)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
+  const layout = layoutGraph(steps.map((st) => ({ name: st.name, dependencies: st.dependencies, subtitle: subtitle(st) })));
   const byName = new Map(steps.map((st) => [st.name, st]));
   const svg = s('svg', {
     'data-testid': 'graph', class: 'graph', role: 'group', 'aria-label': `Step graph: ${steps.length} steps`,
@@ -43,8 +44,7 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     s('title', {}, `${n.name}: ${statusLabel(status)}${step?.agent ? ` (${step.agent})` : ''}`),
     s('rect', { width: n.width, height: n.height, rx: 6, ry: 6 }),
     s('text', { class: 'node-name', x: n.width / 2, y: 19, 'text-anchor': 'middle' }, n.name),
-    s('text', { class: 'node-status', x: n.width / 2, y: 36, 'text-anchor': 'middle' },
-      `${statusLabel(status)}${step && step.attempt > 1 ? ` · try ${step.attempt}` : ''}`));
+    s('text', { class: 'node-status', x: n.width / 2, y: 36, 'text-anchor': 'middle' }, step ? subtitle(step) : statusLabel(status)));
     onActivate(g, () => onSelect(n.name));
     svg.append(g);
   }

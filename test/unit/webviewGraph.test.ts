@@ -62,4 +62,6 @@ test('empty, duplicate and self-dependent input is handled', () => {
   assert.deepEqual(layout.nodes.map((n) => n.name), ['a', 'b']);
   assert.deepEqual(layout.edges.map((e) => `${e.from}->${e.to}`), ['a->b']);
   assert.ok(nodeWidth('a_very_long_step_name_indeed_yes') > nodeWidth('x'));
+  const wide = layoutGraph([{ name: 'fix', dependencies: [], subtitle: 'awaiting approval · try 12 of many' }]);
+  assert.ok(wide.nodes[0]!.width > nodeWidth('fix'), 'a long subtitle widens its node');
 });
