@@ -15,6 +15,8 @@ export interface OpenBatonOptions {
   contentDir?: string;
   /** Workspace folder (the project); its `.baton/` content overrides the bundled content. Defaults to cwd. */
   workspace?: string;
+  /** Whether the workspace's `.baton/` content is loaded (false in an untrusted editor workspace); true unless set. */
+  workspaceContent?: boolean;
   /** On/off, or the spec's buckets with other rates. */
   rateLimits?: boolean | RateLimitConfig;
   tokenTtlMs?: number;
@@ -60,7 +62,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
       {
         ...overrides,
         workspacePath: workspace,
-        contentDirs: [options.contentDir ?? bundledContentDir(), join(workspace, '.baton')],
+        contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
         rateLimits: typeof options.rateLimits === 'object'
           ? options.rateLimits
           : { ...DEFAULT_RATE_LIMITS, enabled: options.rateLimits ?? DEFAULT_OPTIONS.rateLimits.enabled },

@@ -18,6 +18,8 @@ export interface OwnerOptions {
   version: string;
   contentDir?: string;
   workspace?: string;
+  /** False: skip the workspace's `.baton/` content (untrusted workspace). */
+  workspaceContent?: boolean;
   port?: number;
   log: Log;
 }
@@ -38,6 +40,7 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     dbPath: options.dbPath,
     contentDir: options.contentDir,
     workspace: options.workspace,
+    workspaceContent: options.workspaceContent,
     rateLimits: options.rateLimits,
     tokenTtlMs: options.tokenTtlMs,
     stallMinutes: options.stallMinutes,

@@ -1,10 +1,56 @@
-// The editor face's entry point. The editor issue builds the real face; for now activation only logs.
-import type * as vscode from 'vscode';
+// The editor face's entry point: activate() only wires the parts; the database opens in the background.
+import { performance } from 'node:perf_hooks';
+import * as vscode from 'vscode';
+import { registerApprovalNotifications } from './approvals.js';
+import { registerArtifactDocuments } from './artifactDocuments.js';
+import { registerCommands } from './commands.js';
+import { HeldSteps } from './heldSteps.js';
+import { createBatonLog } from './log.js';
+import { registerMcpProvider } from './mcpProvider.js';
+import { BatonConnection } from './ownership.js';
+import { ExecutionPanel } from './panels/executionPanel.js';
+import type { Services } from './services.js';
+import { registerStatusBar } from './statusBar.js';
+import { registerWorkflowsTree } from './views/workflowsTreeProvider.js';
 
-/** Called by the editor when Baton activates. */
+let connection: BatonConnection | undefined;
+
+/** Called by the editor when Baton activates. Does not wait for the database: the tree shows "Starting Baton…". */
 export function activate(context: vscode.ExtensionContext): void {
-  context.subscriptions.push({ dispose() {} });
+  const t0 = performance.now();
+  const log = createBatonLog(context);
+  const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
+  connection = new BatonConnection(context, log, version);
+  const { provider: tree, disposable: treeView } = registerWorkflowsTree(connection);
+  const services: Services = { context, connection, log, held: new HeldSteps(), tree, timings: { activationMs: 0, firstRenderMs: null } };
+  tree.onFirstRender = (state) => {
+    services.timings.firstRenderMs = Math.round(performance.now() - t0);
+    log.info(`Baton: first view rendered in ${services.timings.firstRenderMs} ms (${state})`);
+  };
+  ExecutionPanel.log = { warn: (m) => log.warn(m), error: (m) => log.error(m) };
+  const c = connection;
+  context.subscriptions.push(
+    c,
+    treeView,
+    registerMcpProvider(c, version),
+    registerArtifactDocuments(c),
+    registerStatusBar(c),
+    registerApprovalNotifications(services),
+    registerCommands(services),
+    ExecutionPanel.registerSerializer(context, () => c),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void c.restart()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('baton')) return;
+      log.info('Baton settings changed; reopening the database with them');
+      void c.restart();
+    }),
+  );
+  c.start();
+  services.timings.activationMs = Math.round(performance.now() - t0);
+  log.info(`Baton: activated in ${services.timings.activationMs} ms`);
 }
 
-/** Called by the editor when Baton deactivates. */
-export function deactivate(): void {}
+/** Called by the editor when Baton deactivates: releases the database (checkpoint, discovery file). */
+export function deactivate(): Promise<void> | undefined {
+  return connection?.close();
+}

@@ -1,0 +1,47 @@
+// The one command table: every id of commandIds.ts with its handler (the type makes the table exactly those ids).
+import * as vscode from 'vscode';
+import { approveStep, rejectStep } from './approvals.js';
+import { openArtifact } from './artifactDocuments.js';
+import type { CommandId } from './commandIds.js';
+import { copyMcpConfig } from './mcpConfigCommands.js';
+import type { Services } from './services.js';
+import { testState } from './testHooks.js';
+import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
+
+/** A command handler: the services, then the arguments the editor passes (a tree node, an id, nothing). */
+type Handler = (s: Services, ...args: unknown[]) => unknown;
+
+/** Command id → handler. */
+export const COMMANDS: { readonly [K in CommandId]: Handler } = {
+  'baton.startWorkflow': startWorkflow,
+  'baton.advanceStep': advanceStep,
+  'baton.approveStep': approveStep,
+  'baton.rejectStep': rejectStep,
+  'baton.showExecution': showExecution,
+  'baton.openArtifact': openArtifact,
+  'baton.cancelExecution': cancelExecution,
+  'baton.copyMcpConfigClaude': (s) => copyMcpConfig(s, 'claude'),
+  'baton.copyMcpConfigCursor': (s) => copyMcpConfig(s, 'cursor'),
+  'baton.copyMcpConfigCodex': (s) => copyMcpConfig(s, 'codex'),
+  'baton.copyHandoffPrompt': copyHandoffPrompt,
+  'baton.showLog': (s) => s.log.channel.show(),
+  'baton.refresh': (s) => s.tree.refresh(),
+  'baton.test.state': testState,
+};
+
+/** Registers every command; a failing handler is logged and shown, never thrown into the editor. */
+export function registerCommands(s: Services): vscode.Disposable {
+  return vscode.Disposable.from(
+    ...Object.entries(COMMANDS).map(([id, handler]) =>
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await handler(s, ...args);
+        } catch (ex) {
+          s.log.error(`${id} failed`, ex);
+          void vscode.window.showErrorMessage(`Baton: ${(ex as Error).message ?? String(ex)}`);
+          return undefined;
+        }
+      }),
+    ),
+  );
+}

@@ -1,0 +1,233 @@
+// Who owns the workspace database: this editor (in-process core + HTTP endpoint) or a terminal Baton (the editor is its
+// client, and takes over when that process ends). The UI holds one BatonConnection, which delegates to whichever
+// source is current and re-subscribes its listeners when ownership changes.
+import * as vscode from 'vscode';
+import type {
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary,
+  GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
+} from '../core/api.js';
+import { BatonError } from '../core/errors.js';
+import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+import type { Owner } from '../host/owner.js';
+import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
+import type { BatonLog } from './log.js';
+import { RemoteSource } from './remoteSource.js';
+import { readSettings } from './settings.js';
+
+/** Where the connection stands. */
+export type ConnectionState = 'starting' | 'ready' | 'failed';
+
+/** How long to keep trying to take over after the owner's stream ends (it releases its lock on the way out). */
+const TAKEOVER_MS = 10_000;
+
+/** The editor's one BatonSource; see the file comment. */
+export class BatonConnection implements BatonSource, vscode.Disposable {
+  private source: BatonSource | undefined;
+  private owner: Owner | undefined;
+  private remote: RemoteSource | undefined;
+  private forward: SourceDisposable | undefined;
+  private readonly listeners = new Set<(event: BatonEvent) => void>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readyWaiters: Array<{ resolve: (s: BatonSource) => void; reject: (ex: unknown) => void }> = [];
+  private stopped = false;
+  private failure: unknown;
+  /** Fires when the state, the mode or the endpoint changes (the tree re-reads, the MCP provider re-announces). */
+  readonly onDidChange = this.changed.event;
+  state: ConnectionState = 'starting';
+  /** The database this editor uses. */
+  dbPath = '';
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: BatonLog,
+    private readonly version: string,
+  ) {}
+
+  get mode(): 'owner' | 'client' {
+    return this.source?.mode ?? 'owner';
+  }
+
+  /** Why starting failed (shown in the tree). */
+  get error(): string | undefined {
+    return this.failure === undefined ? undefined : (this.failure as Error).message ?? String(this.failure);
+  }
+
+  endpoint(): SourceEndpoint {
+    return this.source?.endpoint() ?? { url: '', token: '' };
+  }
+
+  /** Opens or finds the owner in the background; the UI shows "Starting Baton…" until it is ready. */
+  start(): void {
+    this.stopped = false;
+    this.state = 'starting';
+    this.failure = undefined;
+    this.changed.fire();
+    void this.connect().catch((ex: unknown) => this.fail(ex));
+  }
+
+  /** Closes and starts again (settings or workspace trust changed). */
+  async restart(): Promise<void> {
+    await this.close();
+    this.start();
+  }
+
+  /** Releases the database (checkpoint, discovery file, endpoint) or the client stream. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.forward?.dispose();
+    this.forward = undefined;
+    this.remote?.dispose();
+    this.remote = undefined;
+    const owner = this.owner;
+    this.owner = undefined;
+    this.source = undefined;
+    if (owner) await owner.close();
+  }
+
+  dispose(): void {
+    void this.close();
+    this.changed.dispose();
+  }
+
+  /** The current source, once there is one. */
+  ready(): Promise<BatonSource> {
+    if (this.source) return Promise.resolve(this.source);
+    if (this.state === 'failed') return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  private async connect(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
+    const settings = readSettings((key) => vscode.workspace.getConfiguration('baton').get(key), folder);
+    for (const p of settings.problems) this.log.warn(p);
+    this.dbPath = settings.dbPath;
+    const trusted = vscode.workspace.isTrusted;
+    if (!trusted) this.log.info("workspace not trusted: the workspace's .baton/ agents, rules and workflows are not loaded");
+    const { becomeOwner } = await import('../host/owner.js');
+    const { readDiscovery } = await import('../host/discovery.js');
+    const deadline = Date.now() + TAKEOVER_MS;
+    for (;;) {
+      if (this.stopped) return;
+      try {
+        const owner = await becomeOwner({
+          dbPath: settings.dbPath,
+          toolGroups: settings.toolGroups,
+          rateLimits: settings.rateLimits,
+          tokenTtlMs: settings.tokenTtlMs,
+          stallMinutes: settings.stallMinutes,
+          version: this.version,
+          workspace: folder,
+          workspaceContent: trusted,
+          log: this.log,
+        });
+        if (this.stopped) return void (await owner.close());
+        this.owner = owner;
+        this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
+        return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
+      } catch (ex) {
+        if (!BatonError.is(ex, 'store_locked')) throw ex;
+        const info = readDiscovery(settings.dbPath);
+        if (info) {
+          this.log.info(`database ${settings.dbPath} is owned by Baton process ${info.pid}; using its endpoint ${info.url}`);
+          const remote = new RemoteSource(info, (err) => this.log.warn('the owner’s event stream broke', err));
+          this.remote = remote;
+          void remote.closed.then(() => this.ownerEnded(remote));
+          return this.use(remote);
+        }
+        if (Date.now() > deadline) throw ex;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /** The owner's stream ended: take over (or follow a new owner). */
+  private ownerEnded(remote: RemoteSource): void {
+    if (this.stopped || this.remote !== remote) return;
+    this.log.info(`Baton process ${remote.pid} stopped serving the database; taking over`);
+    remote.dispose();
+    this.remote = undefined;
+    this.forward?.dispose();
+    this.forward = undefined;
+    this.source = undefined;
+    this.state = 'starting';
+    this.changed.fire();
+    void this.connect().catch((ex: unknown) => this.fail(ex));
+  }
+
+  private use(source: BatonSource): void {
+    this.source = source;
+    this.forward = source.onEvent((e) => {
+      for (const l of [...this.listeners]) l(e);
+    });
+    this.state = 'ready';
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w.resolve(source);
+    this.changed.fire();
+  }
+
+  private fail(ex: unknown): void {
+    this.failure = ex;
+    this.state = 'failed';
+    this.log.error('Baton could not open its database', ex);
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w.reject(ex);
+    this.changed.fire();
+  }
+
+  // ---- BatonSource, delegated to the current source ----
+
+  async listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]> {
+    return (await this.ready()).listExecutions(filter);
+  }
+
+  async workflowStatus(id: string): Promise<WorkflowStatusResource> {
+    return (await this.ready()).workflowStatus(id);
+  }
+
+  async currentStep(id: string): Promise<CurrentStepResource> {
+    return (await this.ready()).currentStep(id);
+  }
+
+  async events(executionId: string): Promise<TimelineEvent[]> {
+    return (await this.ready()).events(executionId);
+  }
+
+  async availableWorkflows(): Promise<AvailableWorkflowsResource> {
+    return (await this.ready()).availableWorkflows();
+  }
+
+  async templates(): Promise<WorkflowTemplate[]> {
+    return (await this.ready()).templates();
+  }
+
+  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
+    return (await this.ready()).artifact(artifactId, executionId);
+  }
+
+  async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
+    return (await this.ready()).artifacts(query);
+  }
+
+  async decide(decision: GateDecision): Promise<GateDecisionResult> {
+    return (await this.ready()).decide(decision);
+  }
+
+  async cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
+    return (await this.ready()).cancel(executionId, reason);
+  }
+
+  async nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
+    return (await this.ready()).nextStep(req, ctx);
+  }
+
+  async guardrails(): Promise<string> {
+    return (await this.ready()).guardrails();
+  }
+
+  onEvent(listener: (event: BatonEvent) => void): SourceDisposable {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+}

@@ -1,0 +1,72 @@
+// Turning a command argument (a tree node, an id from the panel, nothing from the palette) into an execution or step,
+// asking with a QuickPick when the argument does not say.
+import * as vscode from 'vscode';
+import type { ExecutionSummary } from '../core/api.js';
+import type { StepStatus } from '../core/types.js';
+import type { BatonSource } from './batonSource.js';
+import { executionLabel, statusText, type TreeNode } from './views/treeModel.js';
+
+/** What a command argument names. */
+export interface Target {
+  executionId?: string;
+  stepName?: string;
+  artifactId?: string;
+}
+
+/** Reads a tree node, an execution id string, or `{ executionId, stepName }` (the panel's shape). */
+export function targetOf(arg: unknown): Target {
+  if (typeof arg === 'string' && arg) return { executionId: arg };
+  if (arg && typeof arg === 'object') {
+    const ref = (arg as Partial<TreeNode>).ref;
+    if (ref) {
+      if (ref.kind === 'execution') return { executionId: ref.execution_id };
+      if (ref.kind === 'step') return { executionId: ref.execution_id, stepName: ref.step_name };
+      if (ref.kind === 'artifact') return { executionId: ref.execution_id, artifactId: ref.artifact_id };
+      return {};
+    }
+    const o = arg as Record<string, unknown>;
+    const str = (k: string) => (typeof o[k] === 'string' && o[k] ? (o[k] as string) : undefined);
+    return { executionId: str('executionId') ?? str('execution_id'), stepName: str('stepName') ?? str('step_name'), artifactId: str('artifactId') ?? str('artifact_id') };
+  }
+  return {};
+}
+
+/** Asks for an execution among those `filter` keeps; undefined when there is none or the person escapes. */
+export async function pickExecution(source: BatonSource, title: string, filter: (e: ExecutionSummary) => boolean = () => true): Promise<string | undefined> {
+  const executions = (await source.listExecutions({ limit: 200 })).filter(filter);
+  if (executions.length === 0) {
+    void vscode.window.showInformationMessage('Baton: no execution to choose from. Start one with "Baton: Start Workflow…".');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    executions.map((e) => ({
+      label: executionLabel(e),
+      description: e.current_step ?? undefined,
+      detail: `${e.execution_id} · started ${e.started_at.slice(0, 16).replace('T', ' ')}`,
+      id: e.execution_id,
+    })),
+    { title, placeHolder: 'Choose an execution', matchOnDetail: true },
+  );
+  return picked?.id;
+}
+
+/** Asks for a step in `status` across active executions; the only one is taken without asking. */
+export async function pickStep(source: BatonSource, title: string, statuses: StepStatus[], executionId?: string): Promise<{ executionId: string; stepName: string } | undefined> {
+  const executions = (await source.listExecutions({ active_only: true, limit: 200 })).filter((e) => !executionId || e.execution_id === executionId);
+  const steps = executions.flatMap((e) => e.steps.filter((s) => statuses.includes(s.status)).map((s) => ({ e, s })));
+  if (steps.length === 0) {
+    void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map(statusText).join(' or ')} right now.`);
+    return undefined;
+  }
+  if (steps.length === 1) return { executionId: steps[0]!.e.execution_id, stepName: steps[0]!.s.step_name };
+  const picked = await vscode.window.showQuickPick(
+    steps.map(({ e, s }) => ({ label: s.step_name, description: `${e.workflow ?? e.kind} · ${statusText(s.status)}`, detail: e.execution_id, e, s })),
+    { title, placeHolder: 'Choose a step' },
+  );
+  return picked && { executionId: picked.e.execution_id, stepName: picked.s.step_name };
+}
+
+/** Whether an execution can still change. */
+export function isActive(e: ExecutionSummary): boolean {
+  return e.status !== 'completed' && e.status !== 'failed';
+}

@@ -1,0 +1,56 @@
+// The `baton.*` settings turned into owner options. No 'vscode' import: it reads through a getter (unit-tested).
+import { isAbsolute, join, resolve } from 'node:path';
+import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
+import { assertToolGroups, DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
+
+/** Reads one setting under `baton.` (like `WorkspaceConfiguration.get`). */
+export type SettingReader = <T>(key: string) => T | undefined;
+
+/** What the owner is opened with. */
+export interface BatonSettings {
+  dbPath: string;
+  toolGroups: ToolGroup[];
+  tokenTtlMs: number;
+  rateLimits: RateLimitConfig;
+  stallMinutes: number;
+  /** Problems with the settings, reported in the log; defaults were used instead. */
+  problems: string[];
+}
+
+/** A positive number setting, or its default with a problem noted. */
+function positive(get: SettingReader, key: string, fallback: number, problems: string[]): number {
+  const v = get<number>(key);
+  if (v === undefined || v === null) return fallback;
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
+  problems.push(`baton.${key} must be a positive number (got ${JSON.stringify(v)}); using ${fallback}`);
+  return fallback;
+}
+
+/** The database path: the setting (absolute, or relative to the folder), else `<folder>/.baton/baton.db`. */
+export function databasePath(setting: string | undefined, folder: string): string {
+  const s = setting?.trim();
+  if (!s) return join(folder, '.baton', 'baton.db');
+  return isAbsolute(s) ? s : resolve(folder, s);
+}
+
+/** Reads every `baton.*` setting; a bad value falls back to its default and is reported. */
+export function readSettings(get: SettingReader, folder: string): BatonSettings {
+  const problems: string[] = [];
+  let toolGroups: ToolGroup[] = [...DEFAULT_TOOL_GROUPS];
+  const groups = get<string[]>('mcp.toolGroups');
+  if (Array.isArray(groups) && groups.length > 0) {
+    try {
+      toolGroups = groups.includes('all') ? assertToolGroups(['broker', 'specs', 'lifecycle', 'content', 'memory', 'context']) : assertToolGroups(groups);
+    } catch (ex) {
+      problems.push(`baton.mcp.toolGroups: ${(ex as Error).message}; using ${toolGroups.join(', ')}`);
+    }
+  }
+  return {
+    dbPath: databasePath(get<string>('database.path'), folder),
+    toolGroups,
+    tokenTtlMs: Math.round(positive(get, 'tokens.lifetimeMinutes', 10, problems) * 60_000),
+    rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: get<boolean>('rateLimits.enabled') !== false },
+    stallMinutes: positive(get, 'stall.thresholdMinutes', 30, problems),
+    problems,
+  };
+}

@@ -1,0 +1,34 @@
+// The status-bar item: the active execution's step and progress; click opens its panel; hidden when nothing is active.
+import * as vscode from 'vscode';
+import type { BatonConnection } from './ownership.js';
+import { statusBarView } from './statusBarText.js';
+
+/** Shows the item and keeps it current from core events. */
+export function registerStatusBar(connection: BatonConnection): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'Baton';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let seq = 0;
+  const update = async () => {
+    const mine = ++seq;
+    const view = connection.state === 'ready' ? statusBarView(await connection.listExecutions({ active_only: true, limit: 50 })) : undefined;
+    if (mine !== seq) return;
+    if (!view) return item.hide();
+    item.text = view.text;
+    item.tooltip = view.tooltip;
+    item.command = { command: 'baton.showExecution', title: 'Show Execution', arguments: [view.executionId] };
+    item.show();
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void update().catch(() => item.hide()), 100);
+  };
+  const events = connection.onEvent(soon);
+  const changes = connection.onDidChange(soon);
+  return new vscode.Disposable(() => {
+    clearTimeout(timer);
+    events.dispose();
+    changes.dispose();
+    item.dispose();
+  });
+}

@@ -1,0 +1,171 @@
+// The Baton tree as plain data: Workflows (templates) › Executions › Steps › Artifacts. No 'vscode' import, so the
+// shape, ids, labels, icons and context values are unit-tested; workflowsTreeProvider.ts turns nodes into TreeItems.
+import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
+import type { ExecutionStatus, StepStatus } from '../../core/types.js';
+
+/** A codicon and an optional theme colour id. */
+export interface NodeIcon {
+  id: string;
+  color?: string;
+}
+
+/** What a node stands for (command handlers read it from the tree item argument). */
+export type NodeRef =
+  | { kind: 'folder'; name: string }
+  | { kind: 'template'; template: string }
+  | { kind: 'group'; group: 'other' }
+  | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
+  | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus }
+  | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
+  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' };
+
+/** One tree node. */
+export interface TreeNode {
+  /** Stable across refreshes (e2e tests and expansion state rely on it). */
+  id: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: NodeIcon;
+  /** For `view/item/context` menus: `template`, `execution:<status>`, `step:<status>`, `artifact`, `message`. */
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  ref: NodeRef;
+  /** A command run on click. */
+  command?: { id: string; title: string };
+}
+
+const DONE = new Set<ExecutionStatus>(['completed', 'failed']);
+
+/** The codicon of an execution or step status (colours are theme colour ids). */
+export function statusIcon(status: ExecutionStatus | StepStatus): NodeIcon {
+  switch (status) {
+    case 'running': return { id: 'sync~spin', color: 'charts.blue' };
+    case 'awaiting_approval': return { id: 'bell', color: 'list.warningForeground' };
+    case 'completed': return { id: 'pass', color: 'testing.iconPassed' };
+    case 'failed': return { id: 'error', color: 'testing.iconFailed' };
+    case 'pending': return { id: 'circle-outline' };
+    case 'ready': return { id: 'circle-large-outline' };
+    case 'skipped': return { id: 'debug-step-over', color: 'disabledForeground' };
+    case 'paused': return { id: 'debug-pause', color: 'list.warningForeground' };
+    case 'timeout': return { id: 'watch', color: 'list.warningForeground' };
+    case 'escalated': return { id: 'warning', color: 'list.warningForeground' };
+  }
+}
+
+/** "awaiting_approval" → "awaiting approval". */
+export function statusText(status: string): string {
+  return status.replace(/_/g, ' ');
+}
+
+/** The label of an execution: "<workflow> · <status> · <progress>%". */
+export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress'>): string {
+  return `${e.workflow ?? e.kind} · ${statusText(e.status)} · ${Math.round(e.progress)}%`;
+}
+
+/** A message node (starting, failed, empty). */
+export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['message'], label: string, detail?: string, scope?: string): TreeNode {
+  const icons = { starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info' } as const;
+  const commands = {
+    failed: { id: 'baton.showLog', title: 'Show Log' },
+    empty: { id: 'baton.startWorkflow', title: 'Start Workflow…' },
+  } as const;
+  const command = message === 'failed' || message === 'empty' ? commands[message] : undefined;
+  return {
+    id: scope ? `message:${message}:${scope}` : `message:${message}`, label, tooltip: detail, description: detail, icon: { id: icons[message] }, contextValue: 'message',
+    collapsible: 'none', ref: { kind: 'message', message }, command,
+  };
+}
+
+/** The root nodes when Baton is ready: one node per template, then other executions (not from a template). */
+export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[]): TreeNode[] {
+  const names = new Set(workflows.map((w) => w.name));
+  const nodes: TreeNode[] = [];
+  if (executions.length === 0) nodes.push(messageNode('empty', 'Start a workflow…'));
+  for (const w of [...workflows].sort((a, b) => a.name.localeCompare(b.name))) {
+    const runs = executions.filter((e) => e.workflow === w.name);
+    const active = runs.filter((e) => !DONE.has(e.status)).length;
+    nodes.push({
+      id: `template:${w.name}`,
+      label: w.name,
+      description: runs.length ? `${active} active · ${runs.length} run${runs.length === 1 ? '' : 's'}` : `${w.steps_count} steps`,
+      tooltip: w.description,
+      icon: { id: 'list-ordered' },
+      contextValue: 'template',
+      collapsible: runs.length === 0 ? 'none' : active > 0 ? 'expanded' : 'collapsed',
+      ref: { kind: 'template', template: w.name },
+    });
+  }
+  if (executions.some((e) => e.workflow === null || !names.has(e.workflow))) {
+    nodes.push({
+      id: 'group:other', label: 'Other executions', icon: { id: 'folder' }, contextValue: 'group', collapsible: 'expanded',
+      ref: { kind: 'group', group: 'other' },
+    });
+  }
+  return nodes;
+}
+
+/** The executions under a template node (or under "Other executions"), newest first as listed. */
+export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>): TreeNode[] {
+  const mine = parent.kind === 'template'
+    ? executions.filter((e) => e.workflow === parent.template)
+    : executions.filter((e) => e.workflow === null || !templateNames.has(e.workflow));
+  return mine.map((e) => ({
+    id: `execution:${e.execution_id}`,
+    label: executionLabel(e),
+    description: e.current_step && !DONE.has(e.status) ? e.current_step : e.started_at.slice(0, 16).replace('T', ' '),
+    tooltip: `Execution ${e.execution_id}${e.task_id ? `\nTask ${e.task_id}` : ''}\nStarted ${e.started_at}\nUpdated ${e.updated_at}`,
+    icon: statusIcon(e.status),
+    contextValue: `execution:${e.status}`,
+    collapsible: DONE.has(e.status) ? 'collapsed' : 'expanded',
+    ref: { kind: 'execution', execution_id: e.execution_id, workflow: e.workflow, status: e.status },
+    command: { id: 'baton.showExecution', title: 'Show Execution' },
+  }));
+}
+
+/** The steps of an execution, in the template's order. */
+export function stepNodes(status: WorkflowStatusResource): TreeNode[] {
+  if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
+  return status.steps.map((s) => ({
+    id: `step:${status.execution_id}:${s.step_name}`,
+    label: s.step_name,
+    description: statusText(s.status) + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
+    tooltip: stepTooltip(s),
+    icon: statusIcon(s.status),
+    contextValue: `step:${s.status}`,
+    collapsible: s.artifacts.length > 0 ? 'collapsed' : 'none',
+    ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
+  }));
+}
+
+function stepTooltip(s: StepStatusView): string {
+  const lines = [`${s.step_name} (${s.agent_name}): ${statusText(s.status)}`];
+  if (s.dependencies.length) lines.push(`after ${s.dependencies.join(', ')}`);
+  if (s.outcome_summary) lines.push(s.outcome_summary);
+  if (s.feedback) lines.push(`Feedback: ${s.feedback}`);
+  return lines.join('\n');
+}
+
+/** The artifacts of a step; clicking one opens it read-only. */
+export function artifactNodes(executionId: string, artifacts: ArtifactRecord[]): TreeNode[] {
+  return artifacts.map((a) => ({
+    id: `artifact:${a.artifact_id}`,
+    label: a.title ?? a.type,
+    description: a.type + (a.is_final ? ' · final' : ''),
+    tooltip: a.description ?? undefined,
+    icon: { id: a.type === 'diagram' ? 'type-hierarchy' : 'file-text' },
+    contextValue: 'artifact',
+    collapsible: 'none',
+    ref: { kind: 'artifact', execution_id: executionId, artifact_id: a.artifact_id, title: a.title, type: a.type },
+    command: { id: 'baton.openArtifact', title: 'Open Artifact' },
+  }));
+}
+
+/** Folder groups in a multi-root workspace: Baton serves the first folder; the others say so. */
+export function folderNodes(folders: string[]): TreeNode[] {
+  return folders.map((name, i) => ({
+    id: `folder:${name}`, label: name, icon: { id: 'root-folder' }, contextValue: 'folder',
+    description: i === 0 ? undefined : 'not served', collapsible: i === 0 ? 'expanded' : 'collapsed',
+    ref: { kind: 'folder', name },
+  }));
+}

@@ -1,0 +1,128 @@
+// The `baton.workflows` tree: nodes from treeModel.ts, refreshed (debounced) by core events, never by polling.
+import * as vscode from 'vscode';
+import type { ExecutionSummary } from '../../core/api.js';
+import type { BatonConnection } from '../ownership.js';
+import {
+  artifactNodes, executionNodes, folderNodes, messageNode, rootNodes, stepNodes, type TreeNode,
+} from './treeModel.js';
+
+/** The view id (package.json `contributes.views.baton`). */
+export const WORKFLOWS_VIEW_ID = 'baton.workflows';
+const REFRESH_DEBOUNCE_MS = 100;
+
+/** Supplies the tree from the connection's current source. */
+export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TreeNode | undefined | void>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** One listing per refresh, shared by the root and the template nodes. */
+  private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> | undefined;
+  /** Called once, when the root is first produced (activation timing). */
+  onFirstRender: ((state: string) => void) | undefined;
+
+  constructor(private readonly connection: BatonConnection) {
+    const events = connection.onEvent(() => this.refreshSoon());
+    this.subscriptions.push(connection.onDidChange(() => this.refresh()), { dispose: () => events.dispose() }, this.changed);
+  }
+
+  /** Re-reads everything now. */
+  refresh(): void {
+    clearTimeout(this.timer);
+    this.listing = undefined;
+    this.changed.fire();
+  }
+
+  /** Coalesces a burst of events into one refresh. */
+  refreshSoon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), REFRESH_DEBOUNCE_MS);
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    const state = {
+      none: vscode.TreeItemCollapsibleState.None,
+      collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+      expanded: vscode.TreeItemCollapsibleState.Expanded,
+    }[node.collapsible];
+    const item = new vscode.TreeItem(node.label, state);
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.contextValue = node.contextValue;
+    item.iconPath = new vscode.ThemeIcon(node.icon.id, node.icon.color ? new vscode.ThemeColor(node.icon.color) : undefined);
+    if (node.command) item.command = { command: node.command.id, title: node.command.title, arguments: [node] };
+    return item;
+  }
+
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    try {
+      return await this.children(node);
+    } catch (ex) {
+      return [messageNode('failed', 'Baton could not read this', (ex as Error).message, node?.id ?? 'root')];
+    }
+  }
+
+  private async children(node?: TreeNode): Promise<TreeNode[]> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (!node && folders.length > 1) return folderNodes(folders.map((f) => f.name));
+    if (!node || node.ref.kind === 'folder') {
+      if (node && node.ref.kind === 'folder' && node.ref.name !== folders[0]?.name) {
+        return [messageNode('other-folder', 'Baton serves the first folder of the workspace', folders[0]?.name, node.id)];
+      }
+      return this.root();
+    }
+    switch (node.ref.kind) {
+      case 'template':
+      case 'group': {
+        const { executions, templates } = await this.list();
+        return executionNodes(executions, node.ref, templates);
+      }
+      case 'execution':
+        return stepNodes(await this.connection.workflowStatus(node.ref.execution_id));
+      case 'step': {
+        const { execution_id, step_name } = node.ref;
+        const status = await this.connection.workflowStatus(execution_id);
+        return artifactNodes(execution_id, status.steps.find((s) => s.step_name === step_name)?.artifacts ?? []);
+      }
+      default:
+        return [];
+    }
+  }
+
+  private async root(): Promise<TreeNode[]> {
+    const c = this.connection;
+    if (c.state === 'starting') {
+      this.onFirstRender?.('starting');
+      this.onFirstRender = undefined;
+      return [messageNode('starting', 'Starting Baton…')];
+    }
+    if (c.state === 'failed') return [];
+    const [{ executions }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
+    this.onFirstRender?.('ready');
+    this.onFirstRender = undefined;
+    return rootNodes(workflows.workflows, executions);
+  }
+
+  private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> {
+    this.listing ??= Promise.all([this.connection.listExecutions({ limit: 200 }), this.connection.availableWorkflows()]).then(
+      ([executions, w]) => ({ executions, templates: new Set(w.workflows.map((t) => t.name)) }),
+    );
+    return this.listing;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const d of this.subscriptions) d.dispose();
+  }
+}
+
+/** Registers the tree view; returns the provider (for refresh and timing) with its disposable. */
+export function registerWorkflowsTree(connection: BatonConnection): { provider: WorkflowsTreeProvider; disposable: vscode.Disposable } {
+  const provider = new WorkflowsTreeProvider(connection);
+  const view = vscode.window.createTreeView(WORKFLOWS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const setState = () => void vscode.commands.executeCommand('setContext', 'baton.state', connection.state);
+  setState();
+  const watch = connection.onDidChange(setState);
+  return { provider, disposable: vscode.Disposable.from(view, provider, watch) };
+}

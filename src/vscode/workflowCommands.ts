@@ -1,0 +1,164 @@
+// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Copy Hand-off Prompt.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { BatonError } from '../core/errors.js';
+import type { ArtifactInput, NextStepResponse } from '../core/types.js';
+import { ExecutionPanel } from './panels/executionPanel.js';
+import { isActive, pickExecution, targetOf } from './pickers.js';
+import type { Services } from './services.js';
+import { executionLabel } from './views/treeModel.js';
+
+/** The text an agent needs to take over a step the editor holds (the token is the capability). */
+export function handoffPrompt(workflow: string, step: string, token: string): string {
+  return `Continue the Baton workflow "${workflow}": call the Baton MCP tool workflow_next_step with ` +
+    `{ "step_token": "${token}" } to receive step "${step}" with its contract and context, do the work, then submit it with ` +
+    '{ "step_token": <new_step_token>, "model_output_so_far": { "summary", "artifacts", "references", "confidence" } }.';
+}
+
+/** Tells the person what a broker answer means (and remembers a step handed to the editor). */
+function report(s: Services, r: NextStepResponse, what: string): void {
+  s.held.keep(r);
+  if (r.status === 'error') {
+    void vscode.window.showErrorMessage(`Baton: ${r.error?.message ?? 'the step was refused'} ${r.error?.recovery ?? ''}`.trim());
+  } else if (r.status === 'ok' && r.next_step_contract) {
+    const step = r.next_step_contract.step_name;
+    void vscode.window
+      .showInformationMessage(`Baton: ${what}. Step "${step}" is yours: submit it with "Advance Step…" or hand it to an agent.`, 'Copy Hand-off Prompt')
+      .then((pick) => pick && vscode.commands.executeCommand('baton.copyHandoffPrompt', { executionId: r.execution_id, stepName: step }));
+  } else if (r.status === 'task_closed') {
+    void vscode.window.showInformationMessage(`Baton: ${what}. The workflow is complete.`);
+  } else if (r.human_message) {
+    void vscode.window.showInformationMessage(`Baton: ${what}. ${r.human_message}`);
+  }
+}
+
+/** `baton.startWorkflow`: pick a template, describe the task, start it and open its panel. */
+export async function startWorkflow(s: Services, arg?: unknown): Promise<string | undefined> {
+  const templates = await s.connection.templates();
+  let name = arg && typeof arg === 'object' && (arg as { ref?: { kind?: string; template?: string } }).ref?.kind === 'template'
+    ? (arg as { ref: { template: string } }).ref.template
+    : typeof arg === 'string' ? arg : undefined;
+  if (!name) {
+    const picked = await vscode.window.showQuickPick(
+      templates.map((t) => ({
+        label: t.name,
+        description: `${t.steps.length} steps · ${t.type}${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
+        detail: t.description,
+      })),
+      { title: 'Baton: Start Workflow', placeHolder: 'Choose a workflow', matchOnDescription: true, matchOnDetail: true },
+    );
+    name = picked?.label;
+  }
+  if (!name) return undefined;
+  const description = await vscode.window.showInputBox({
+    title: `Baton: Start ${name}`,
+    prompt: 'Describe the task (what the agents should do)',
+    placeHolder: 'e.g. Fix the crash when saving an empty file',
+    ignoreFocusOut: true,
+  });
+  if (description === undefined) return undefined;
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Baton: starting ${name}…` },
+    () => s.connection.nextStep({ template_name: name, task_description: description.trim() || undefined }),
+  );
+  report(s, r, `started ${name}`);
+  if (!r.execution_id) return undefined;
+  ExecutionPanel.show(s.context, s.connection, r.execution_id);
+  s.tree.refresh();
+  return r.execution_id;
+}
+
+/** An artifact from the active editor (its selection when there is one), or undefined. */
+async function editorArtifact(): Promise<{ artifact: ArtifactInput; reference: string } | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme === 'baton') return undefined;
+  const sel = editor.selection;
+  const items = [{ label: 'No artifact', id: 'none' }, { label: 'Attach the active editor as an artifact', description: basename(editor.document.fileName), id: 'file' }];
+  if (!sel.isEmpty) items.push({ label: 'Attach the selection as an artifact', description: `${sel.end.line - sel.start.line + 1} lines`, id: 'selection' });
+  const picked = await vscode.window.showQuickPick(items, { title: 'Baton: Advance Step', placeHolder: 'Attach an artifact?' });
+  if (!picked || picked.id === 'none') return undefined;
+  const doc = editor.document;
+  const lang = doc.languageId;
+  const type = lang === 'yaml' || lang === 'json' ? lang : 'markdown';
+  const text = picked.id === 'selection' ? doc.getText(sel) : doc.getText();
+  const name = basename(doc.fileName);
+  const body = type === 'markdown' && lang !== 'markdown' ? `\`\`\`${lang}\n${text}\n\`\`\`\n` : text;
+  return {
+    artifact: { type, title: picked.id === 'selection' ? `${name} (lines ${sel.start.line + 1}-${sel.end.line + 1})` : name, content: body },
+    reference: vscode.workspace.asRelativePath(doc.uri),
+  };
+}
+
+/** `baton.advanceStep`: a person submits a step (claiming the next ready one if the editor holds none). */
+export async function advanceStep(s: Services, arg?: unknown): Promise<void> {
+  const t = targetOf(arg);
+  const executionId = t.executionId ?? (await pickExecution(s.connection, 'Baton: Advance Step', isActive));
+  if (!executionId) return;
+  let held = s.held.get(executionId, t.stepName);
+  if (!held) {
+    const claimed = await s.connection.nextStep({ task_id: executionId, requested_step_name: t.stepName });
+    s.held.keep(claimed);
+    held = s.held.get(executionId, claimed.next_step_contract?.step_name);
+    if (!held) return report(s, claimed, 'nothing to advance');
+  }
+  const summary = await vscode.window.showInputBox({
+    title: `Baton: Advance "${held.step_name}"`,
+    prompt: 'Summarize what was done for this step',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'A summary is required'),
+  });
+  if (summary === undefined) return;
+  const attached = await editorArtifact();
+  const step = held;
+  const r = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Baton: submitting ${step.step_name}…` },
+    () => s.connection.nextStep({
+      step_token: step.token,
+      model_output_so_far: {
+        summary: summary.trim(), artifacts: attached ? [attached.artifact] : [], references: attached ? [attached.reference] : [], confidence: 1,
+      },
+    }),
+  );
+  if (r.status !== 'error' || r.error?.code.startsWith('token_')) s.held.drop(step.execution_id, step.step_name);
+  report(s, r, `submitted ${step.step_name}`);
+}
+
+/** `baton.showExecution`: the panel of an execution (asks which when no argument says). */
+export async function showExecution(s: Services, arg?: unknown): Promise<void> {
+  const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Show Execution'));
+  if (id) ExecutionPanel.show(s.context, s.connection, id);
+}
+
+/** `baton.cancelExecution`: after a modal confirmation, the execution fails with reason "cancelled". */
+export async function cancelExecution(s: Services, arg?: unknown): Promise<void> {
+  const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Cancel Execution', isActive));
+  if (!id) return;
+  const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === id);
+  const confirm = await vscode.window.showWarningMessage(
+    `Cancel ${e ? executionLabel(e) : id}?`,
+    { modal: true, detail: 'The execution stops as failed (cancelled); agents working on it lose their step tokens.' },
+    'Cancel Execution',
+  );
+  if (confirm !== 'Cancel Execution') return;
+  try {
+    await s.connection.cancel(id, 'cancelled from the editor');
+    void vscode.window.showInformationMessage('Baton: execution cancelled.');
+  } catch (ex) {
+    if (!BatonError.is(ex, 'invalid_state')) throw ex;
+    void vscode.window.showInformationMessage(`Baton: ${ex.message}`);
+  }
+}
+
+/** `baton.copyHandoffPrompt`: copies a prompt that gives a step the editor holds to an agent. */
+export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<void> {
+  const t = targetOf(arg);
+  const held = t.executionId ? s.held.get(t.executionId, t.stepName) : s.held.all()[0];
+  if (!held) {
+    void vscode.window.showInformationMessage('Baton: the editor holds no step to hand off. An agent can claim a ready step with workflow_next_step({ task_id }).');
+    return;
+  }
+  const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === held.execution_id);
+  await vscode.env.clipboard.writeText(handoffPrompt(e?.workflow ?? 'workflow', held.step_name, held.token));
+  s.held.drop(held.execution_id, held.step_name);
+  void vscode.window.showInformationMessage(`Baton: hand-off prompt for "${held.step_name}" copied; paste it into your agent's chat.`);
+}

@@ -1,0 +1,100 @@
+// Rule: package.json declares exactly the commands the extension registers (same ids, exact titles, category Baton),
+// every menu and activation entry names a declared command, the hidden test hook stays out of the palette, and the
+// view, container and MCP provider ids are the ones the code and the end-to-end tests use.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { COMMAND_TITLES, HIDDEN_COMMANDS } from '../../src/vscode/commandIds.js';
+
+const root = join(__dirname, '..', '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const declared: Array<{ command: string; title: string; category: string }> = pkg.contributes.commands;
+const declaredIds = new Set(declared.map((c) => c.command));
+
+/** The keys of the COMMANDS table in commands.ts (the table the extension registers). */
+function tableIds(): string[] {
+  const src = readFileSync(join(root, 'src', 'vscode', 'commands.ts'), 'utf8');
+  const table = src.slice(src.indexOf('export const COMMANDS'), src.indexOf('};', src.indexOf('export const COMMANDS')));
+  return [...table.matchAll(/^\s*'(baton\.[\w.]+)':/gm)].map((m) => m[1]!);
+}
+
+describe('commands: package.json ⇄ the command table', () => {
+  it('declares every registered command and registers every declared one', () => {
+    const ids = tableIds();
+    assert.ok(ids.length >= 13, `found ${ids.length} table entries`);
+    assert.deepEqual([...ids].sort(), Object.keys(COMMAND_TITLES).sort(), 'commands.ts table = commandIds.ts');
+    assert.deepEqual([...declaredIds].sort(), [...ids].sort(), 'package.json = commands.ts table');
+    assert.equal(declared.length, declaredIds.size, 'no command declared twice');
+  });
+
+  it('uses the exact titles under category "Baton"', () => {
+    for (const c of declared) {
+      assert.equal(c.category, 'Baton', c.command);
+      assert.equal(c.title, COMMAND_TITLES[c.command as keyof typeof COMMAND_TITLES], c.command);
+    }
+    const required: Record<string, string> = {
+      'baton.startWorkflow': 'Start Workflow…', 'baton.advanceStep': 'Advance Step…', 'baton.approveStep': 'Approve Step',
+      'baton.rejectStep': 'Reject Step…', 'baton.showExecution': 'Show Execution', 'baton.openArtifact': 'Open Artifact',
+      'baton.cancelExecution': 'Cancel Execution', 'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
+      'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor', 'baton.copyMcpConfigCodex': 'Copy MCP Config for Codex',
+      'baton.showLog': 'Show Log', 'baton.refresh': 'Refresh',
+    };
+    for (const [id, title] of Object.entries(required)) assert.equal(declared.find((c) => c.command === id)?.title, title, id);
+  });
+
+  it('names only declared commands in menus, and hides the test hook from the palette', () => {
+    const menus: Record<string, Array<{ command: string; when?: string }>> = pkg.contributes.menus;
+    let entries = 0;
+    for (const [menu, items] of Object.entries(menus)) {
+      for (const item of items) {
+        entries++;
+        assert.ok(declaredIds.has(item.command), `${menu} names undeclared ${item.command}`);
+      }
+    }
+    assert.ok(entries > 10);
+    for (const id of HIDDEN_COMMANDS) {
+      assert.ok(menus.commandPalette!.some((m) => m.command === id && m.when === 'false'), `${id} hidden`);
+    }
+  });
+
+  it('puts approve/reject only on awaiting steps and cancel only on unfinished executions', () => {
+    const items: Array<{ command: string; when: string }> = pkg.contributes.menus['view/item/context'];
+    for (const i of items.filter((x) => x.command === 'baton.approveStep' || x.command === 'baton.rejectStep')) {
+      assert.match(i.when, /viewItem == step:awaiting_approval/);
+    }
+    const cancel = items.find((x) => x.command === 'baton.cancelExecution')!;
+    const re = new RegExp(/viewItem =~ \/(.+)\//.exec(cancel.when)![1]!);
+    assert.ok(re.test('execution:running') && re.test('execution:awaiting_approval'));
+    assert.ok(!re.test('execution:completed') && !re.test('execution:failed'));
+  });
+
+  it('activates on the view, every command, the MCP provider and startup', () => {
+    const events: string[] = pkg.activationEvents;
+    for (const id of declaredIds) assert.ok(events.includes(`onCommand:${id}`), id);
+    for (const e of ['onView:baton.workflows', 'onStartupFinished', 'onMcpServerDefinitionProvider:baton']) assert.ok(events.includes(e), e);
+  });
+
+  it('keeps the ids the code and the e2e tests rely on', () => {
+    assert.equal(pkg.main, './dist/extension.js');
+    assert.deepEqual(pkg.contributes.viewsContainers.activitybar.map((c: { id: string }) => c.id), ['baton']);
+    assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, 'Baton');
+    assert.ok(existsSync(join(root, pkg.contributes.viewsContainers.activitybar[0].icon)));
+    assert.deepEqual(pkg.contributes.views.baton.map((v: { id: string }) => v.id), ['baton.workflows']);
+    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: 'baton', label: 'Baton' }]);
+    assert.ok(pkg.contributes.viewsWelcome.some((w: { contents: string }) => w.contents.includes('(command:baton.startWorkflow)')));
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+  });
+
+  it('declares the baton.* settings with their defaults, and a walkthrough whose media exist', () => {
+    const props = pkg.contributes.configuration.properties;
+    assert.equal(props['baton.database.path'].type, 'string');
+    assert.deepEqual(props['baton.mcp.toolGroups'].default, ['broker']);
+    assert.equal(props['baton.tokens.lifetimeMinutes'].default, 10);
+    assert.equal(props['baton.rateLimits.enabled'].default, true);
+    assert.equal(props['baton.stall.thresholdMinutes'].default, 30);
+    const [walk] = pkg.contributes.walkthroughs;
+    assert.ok(walk.steps.length >= 3 && walk.steps.length <= 4);
+    for (const step of walk.steps) assert.ok(existsSync(join(root, step.media.markdown)), step.media.markdown);
+  });
+});

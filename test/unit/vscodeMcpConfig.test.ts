@@ -1,0 +1,71 @@
+// Rule: "Copy MCP Config" produces configs the clients parse — JSON `mcpServers.baton` for Claude Code (stdio) and
+// Cursor, TOML `[mcp_servers.baton]` for Codex — running `node <extension>/dist/cli.js mcp --workspace <folder>`;
+// artifact document URIs round-trip and pick the language; settings fall back to defaults when invalid.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { artifactExtension, artifactLanguage, artifactUriParts, fileNameOf, parseArtifactUri } from '../../src/vscode/artifactUri.js';
+import { mcpConfigText } from '../../src/vscode/mcpConfig.js';
+import { databasePath, readSettings } from '../../src/vscode/settings.js';
+
+const target = { cliPath: '/ext/dist/cli.js', workspace: '/home/me/my "app"' };
+
+describe('MCP config text', () => {
+  it('gives Claude Code a stdio server in mcpServers', () => {
+    const cfg = JSON.parse(mcpConfigText('claude', target));
+    assert.deepEqual(cfg, { mcpServers: { baton: { type: 'stdio', command: 'node', args: ['/ext/dist/cli.js', 'mcp', '--workspace', '/home/me/my "app"'] } } });
+  });
+
+  it('gives Cursor the same server without a type, and passes --db when the database was moved', () => {
+    const cfg = JSON.parse(mcpConfigText('cursor', { ...target, dbPath: '/data/b.db' }));
+    assert.deepEqual(cfg.mcpServers.baton, { command: 'node', args: ['/ext/dist/cli.js', 'mcp', '--workspace', '/home/me/my "app"', '--db', '/data/b.db'] });
+  });
+
+  it('gives Codex a TOML table with escaped strings', () => {
+    const text = mcpConfigText('codex', target);
+    assert.equal(text, '[mcp_servers.baton]\ncommand = "node"\nargs = ["/ext/dist/cli.js", "mcp", "--workspace", "/home/me/my \\"app\\""]\n');
+  });
+});
+
+describe('artifact document URIs', () => {
+  it('round-trips the artifact and execution ids', () => {
+    const parts = artifactUriParts({ artifact_id: 'a-1', execution_id: 'e 1', title: 'Root cause: the/slash', type: 'design_doc' });
+    assert.equal(parts.path, '/artifact/a-1/Root cause- the-slash.md');
+    assert.deepEqual(parseArtifactUri(parts.path, parts.query), { artifactId: 'a-1', executionId: 'e 1' });
+    assert.equal(parseArtifactUri('/other/x', ''), null);
+  });
+
+  it('opens yaml and json as themselves and every other type as markdown', () => {
+    assert.equal(artifactLanguage('yaml'), 'yaml');
+    assert.equal(artifactLanguage('json'), 'json');
+    for (const t of ['code_review', 'design_doc', 'markdown', 'diagram']) assert.equal(artifactLanguage(t), 'markdown', t);
+    assert.equal(artifactExtension('json'), 'json');
+    assert.equal(fileNameOf(null, 'yaml'), 'yaml.yaml');
+  });
+});
+
+describe('settings', () => {
+  it('uses the defaults when nothing is set', () => {
+    const s = readSettings(() => undefined, '/ws');
+    assert.equal(s.dbPath, '/ws/.baton/baton.db');
+    assert.deepEqual(s.toolGroups, ['broker']);
+    assert.equal(s.tokenTtlMs, 600_000);
+    assert.equal(s.rateLimits.enabled, true);
+    assert.equal(s.stallMinutes, 30);
+    assert.deepEqual(s.problems, []);
+  });
+
+  it('reads every setting and reports bad values instead of failing', () => {
+    const values: Record<string, unknown> = {
+      'database.path': 'data/b.db', 'mcp.toolGroups': ['broker', 'nope'], 'tokens.lifetimeMinutes': 5, 'rateLimits.enabled': false, 'stall.thresholdMinutes': -1,
+    };
+    const s = readSettings(<T>(k: string) => values[k] as T, '/ws');
+    assert.equal(s.dbPath, '/ws/data/b.db');
+    assert.deepEqual(s.toolGroups, ['broker']);
+    assert.equal(s.tokenTtlMs, 300_000);
+    assert.equal(s.rateLimits.enabled, false);
+    assert.equal(s.stallMinutes, 30);
+    assert.equal(s.problems.length, 2);
+    assert.deepEqual(readSettings(<T>(k: string) => (k === 'mcp.toolGroups' ? ['all'] : undefined) as T, '/ws').toolGroups.length, 6);
+    assert.equal(databasePath('/abs/x.db', '/ws'), '/abs/x.db');
+  });
+});

@@ -1,0 +1,43 @@
+// Rule: the status bar names the step a person must act on first (a gate), else the latest running step with its
+// progress, and disappears when no execution is active.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ExecutionSummary } from '../../src/core/api.js';
+import { statusBarView } from '../../src/vscode/statusBarText.js';
+
+function exec(id: string, over: Partial<ExecutionSummary>): ExecutionSummary {
+  return {
+    execution_id: id, task_id: null, workflow: 'bug-fix', kind: 'template', status: 'running', progress: 50, current_step: 'implement-fix',
+    started_at: '2026-11-22T07:00:00.000Z', updated_at: '2026-11-22T07:00:00.000Z',
+    steps: [{ step_name: 'implement-fix', status: 'running', agent_name: 'implementer' }], ...over,
+  };
+}
+
+describe('status bar text', () => {
+  it('is hidden with no active execution', () => {
+    assert.equal(statusBarView([]), undefined);
+    assert.equal(statusBarView([exec('e1', { status: 'completed' }), exec('e2', { status: 'failed' })]), undefined);
+  });
+
+  it('shows the running step and progress, spinning', () => {
+    const v = statusBarView([exec('e1', {})])!;
+    assert.equal(v.text, '$(sync~spin) Baton: implement-fix · 50%');
+    assert.equal(v.executionId, 'e1');
+  });
+
+  it('prefers the most recently updated running execution', () => {
+    const v = statusBarView([exec('old', {}), exec('new', { updated_at: '2026-11-22T08:00:00.000Z', current_step: 'write-tests', progress: 75 })])!;
+    assert.equal(v.text, '$(sync~spin) Baton: write-tests · 75%');
+    assert.match(v.tooltip, /2 active executions/);
+  });
+
+  it('puts a gate waiting for a person first, with a bell', () => {
+    const gated = exec('g', {
+      status: 'awaiting_approval', updated_at: '2026-11-22T06:00:00.000Z',
+      steps: [{ step_name: 'review-code', status: 'awaiting_approval', agent_name: 'reviewer' }],
+    });
+    const v = statusBarView([exec('r', { updated_at: '2026-11-22T09:00:00.000Z' }), gated])!;
+    assert.equal(v.text, '$(bell) Baton: review-code awaiting approval');
+    assert.equal(v.executionId, 'g');
+  });
+});

@@ -1,0 +1,119 @@
+// Rule: the Baton tree is built from the core's listings into nodes with stable, unique ids, the documented labels
+// ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
+import {
+  artifactNodes, executionLabel, executionNodes, folderNodes, rootNodes, statusIcon, stepNodes,
+} from '../../src/vscode/views/treeModel.js';
+
+const workflows = [
+  { name: 'security-audit', description: 'Audit', type: 'sequential', steps_count: 3, estimated_duration_minutes: null, tags: [] },
+  { name: 'bug-fix', description: 'Fix a bug', type: 'sequential', steps_count: 4, estimated_duration_minutes: 30, tags: [] },
+];
+
+function exec(id: string, over: Partial<ExecutionSummary> = {}): ExecutionSummary {
+  return {
+    execution_id: id, task_id: `t-${id}`, workflow: 'bug-fix', kind: 'template', status: 'running', progress: 50,
+    current_step: 'implement-fix', started_at: '2026-11-22T07:00:00.000Z', updated_at: '2026-11-22T07:05:00.000Z',
+    steps: [{ step_name: 'implement-fix', status: 'running', agent_name: 'implementer' }], ...over,
+  };
+}
+
+function artifact(id: string, over: Partial<ArtifactRecord> = {}): ArtifactRecord {
+  return {
+    id: 1, artifact_id: id, execution_id: 'e1', step_name: 'analyze', agent_name: 'debugger', type: 'design_doc', title: 'Root cause',
+    content: '# x', description: null, is_final: false, metadata: {}, created_at: '2026-11-22T07:00:00.000Z', content_size_bytes: 3, ...over,
+  };
+}
+
+describe('tree model', () => {
+  it('lists templates sorted by name, with a "Start a workflow…" entry while nothing has run', () => {
+    const nodes = rootNodes(workflows, []);
+    assert.deepEqual(nodes.map((n) => n.id), ['message:empty', 'template:bug-fix', 'template:security-audit']);
+    assert.equal(nodes[0]!.command?.id, 'baton.startWorkflow');
+    assert.equal(nodes[1]!.description, '4 steps');
+    assert.equal(nodes[1]!.collapsible, 'none');
+    assert.equal(nodes[1]!.contextValue, 'template');
+  });
+
+  it('expands a template with active runs and groups executions of no known template under "Other executions"', () => {
+    const list = [exec('e1'), exec('e2', { status: 'completed', progress: 100 }), exec('e3', { workflow: null, kind: 'pipeline' })];
+    const nodes = rootNodes(workflows, list);
+    assert.deepEqual(nodes.map((n) => n.id), ['template:bug-fix', 'template:security-audit', 'group:other']);
+    assert.equal(nodes[0]!.collapsible, 'expanded');
+    assert.equal(nodes[0]!.description, '1 active · 2 runs');
+    const names = new Set(workflows.map((w) => w.name));
+    assert.deepEqual(executionNodes(list, nodes[0]!.ref, names).map((n) => n.id), ['execution:e1', 'execution:e2']);
+    assert.deepEqual(executionNodes(list, nodes[2]!.ref, names).map((n) => n.label), ['pipeline · running · 50%']);
+  });
+
+  it('labels an execution "<workflow> · <status> · <progress>%" with its status icon and context value', () => {
+    const [running, gated, done] = executionNodes(
+      [exec('e1'), exec('e2', { status: 'awaiting_approval', progress: 66.6 }), exec('e3', { status: 'completed', progress: 100 })],
+      { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']),
+    );
+    assert.equal(running!.label, 'bug-fix · running · 50%');
+    assert.equal(running!.description, 'implement-fix');
+    assert.deepEqual(running!.icon, { id: 'sync~spin', color: 'charts.blue' });
+    assert.equal(running!.contextValue, 'execution:running');
+    assert.equal(running!.collapsible, 'expanded');
+    assert.equal(running!.command?.id, 'baton.showExecution');
+    assert.equal(gated!.label, 'bug-fix · awaiting approval · 67%');
+    assert.equal(gated!.icon.id, 'bell');
+    assert.equal(done!.collapsible, 'collapsed');
+    assert.equal(done!.icon.id, 'pass');
+  });
+
+  it('maps every status to its codicon', () => {
+    const expected = {
+      running: 'sync~spin', awaiting_approval: 'bell', completed: 'pass', failed: 'error', pending: 'circle-outline',
+      ready: 'circle-large-outline', skipped: 'debug-step-over', paused: 'debug-pause', timeout: 'watch', escalated: 'warning',
+    } as const;
+    for (const [status, icon] of Object.entries(expected)) assert.equal(statusIcon(status as keyof typeof expected).id, icon, status);
+    assert.equal(statusIcon('completed').color, 'testing.iconPassed');
+    assert.equal(statusIcon('failed').color, 'testing.iconFailed');
+  });
+
+  it('builds steps in order with status descriptions, and artifacts under them', () => {
+    const status: WorkflowStatusResource = {
+      execution_id: 'e1', task_id: 't', workflow: 'bug-fix', status: 'awaiting_approval', current_step: 'review', progress: 50,
+      started_at: '2026-11-22T07:00:00.000Z', completed_at: null,
+      steps: [
+        { step_name: 'analyze', status: 'completed', agent_name: 'debugger', dependencies: [], started_at: null, completed_at: null, duration_ms: 5, outcome_summary: 'found it', feedback: null, attempt: 1, artifacts: [artifact('a1')] },
+        { step_name: 'review', status: 'awaiting_approval', agent_name: 'reviewer', dependencies: ['analyze'], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null, feedback: 'tighten', attempt: 2, artifacts: [] },
+      ],
+    };
+    const [analyze, review] = stepNodes(status);
+    assert.equal(analyze!.id, 'step:e1:analyze');
+    assert.equal(analyze!.description, 'completed');
+    assert.equal(analyze!.collapsible, 'collapsed');
+    assert.equal(review!.description, 'awaiting approval · attempt 2');
+    assert.equal(review!.contextValue, 'step:awaiting_approval');
+    assert.match(review!.tooltip!, /after analyze/);
+    assert.match(review!.tooltip!, /Feedback: tighten/);
+    assert.equal(review!.collapsible, 'none');
+    const [a] = artifactNodes('e1', status.steps[0]!.artifacts);
+    assert.equal(a!.id, 'artifact:a1');
+    assert.equal(a!.label, 'Root cause');
+    assert.equal(a!.contextValue, 'artifact');
+    assert.equal(a!.command?.id, 'baton.openArtifact');
+    assert.deepEqual(a!.ref, { kind: 'artifact', execution_id: 'e1', artifact_id: 'a1', title: 'Root cause', type: 'design_doc' });
+    assert.equal(artifactNodes('e1', [artifact('a2', { title: null, type: 'yaml', is_final: true })])[0]!.label, 'yaml');
+  });
+
+  it('keeps ids unique across a whole tree, including "no steps" messages of different executions', () => {
+    const empty = (id: string): WorkflowStatusResource => ({
+      execution_id: id, task_id: null, workflow: 'x', status: 'pending', current_step: null, progress: 0, started_at: '', completed_at: null, steps: [],
+    });
+    const ids = [...stepNodes(empty('e1')), ...stepNodes(empty('e2')), ...rootNodes(workflows, [exec('e1')])].map((n) => n.id);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
+  it('shows folders as groups in a multi-root workspace, the first one served', () => {
+    const [a, b] = folderNodes(['app', 'lib']);
+    assert.equal(a!.collapsible, 'expanded');
+    assert.equal(b!.description, 'not served');
+    assert.equal(executionLabel({ workflow: null, kind: 'spec', status: 'paused', progress: 0 }), 'spec · paused · 0%');
+  });
+});
