@@ -2,7 +2,7 @@
 // with the smoke-test driver (for tests that run inside the extension host). Each gets scratch user data,
 // extensions, HOME, XDG and TMP folders, runs in its own process group, and is stopped with the whole group.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -198,4 +198,15 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // the group is already gone
   }
+}
+
+/** The text of the server's log files whose path ends with `suffix` (e.g. 'exthost1/remoteexthost.log', 'Baton.log'). */
+export function serverLogFile(server: EditorServer, suffix: string): string {
+  const logs = join(server.scratch, 'user-data');
+  if (!existsSync(logs)) return '';
+  return readdirSync(logs, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith(suffix))
+    .map((f) => readFileSync(join(logs, f), 'utf8'))
+    .join('\n');
 }
