@@ -1,0 +1,184 @@
+// Rule: the panel page works under its own strict CSP in a real browser — no violations, says `panel/ready` first,
+// renders every data-testid the editor tests use, keeps Reject disabled until feedback is typed, sends only protocol
+// messages, selects steps by click and keyboard, and drops malformed messages. (Skipped without Chromium and
+// playwright-core, which `npm start` / the editor host installs; the real-editor tests cover the rest.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
+import type { PanelState } from '../../src/shared/protocol.js';
+import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
+import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+
+const root = join(__dirname, '..', '..');
+const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
+const playwrightDir = join(root, 'editor-host', 'node_modules', 'playwright-core');
+const skip = !chromium ? 'no Chromium (set BATON_CHROMIUM or run npm start once)' : !existsSync(playwrightDir) ? 'editor host not installed' : false;
+
+interface Loc {
+  click(opts?: { force?: boolean }): Promise<void>;
+  fill(text: string): Promise<void>;
+  focus(): Promise<void>;
+  press(key: string): Promise<void>;
+  count(): Promise<number>;
+  textContent(): Promise<string | null>;
+  getAttribute(name: string): Promise<string | null>;
+  waitFor(opts?: { state?: string; timeout?: number }): Promise<void>;
+}
+interface Page {
+  goto(url: string): Promise<unknown>;
+  locator(selector: string): Loc;
+  exposeFunction(name: string, fn: (arg: unknown) => void): Promise<void>;
+  evaluate<A>(fn: (arg: A) => unknown, arg: A): Promise<unknown>;
+  on(event: 'pageerror', fn: (e: Error) => void): void;
+}
+/** The part of the page's window the test touches (this tsconfig has no DOM lib). */
+interface BrowserWindow {
+  postMessage(message: unknown, target: string): void;
+  document: { activeElement: { getAttribute(name: string): string | null } | null };
+}
+interface Browser {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+function step(name: string, status: StepStatusView['status'], deps: string[], extra: Partial<StepStatusView> = {}): StepStatusView {
+  return {
+    step_name: name, status, agent_name: 'implementer', dependencies: deps, started_at: '2026-01-01T00:00:00Z', completed_at: null,
+    duration_ms: 1500, outcome_summary: null, feedback: null, attempt: 1, artifacts: [], ...extra,
+  };
+}
+
+function fixture(fixStatus: StepStatusView['status']): PanelState {
+  const status: WorkflowStatusResource = {
+    execution_id: 'e1', task_id: 't1', workflow: 'bug-fix', status: fixStatus === 'awaiting_approval' ? 'awaiting_approval' : 'running',
+    current_step: 'implement_fix', progress: 50, started_at: '2026-01-01T00:00:00Z', completed_at: null,
+    steps: [step('analyze', 'completed', []), step('implement_fix', fixStatus, ['analyze']), step('review', 'pending', ['implement_fix'])],
+  };
+  const current = {
+    execution_id: 'e1', task_id: 't1', workflow: 'bug-fix', status: status.status, progress: 50, current_step: 'implement_fix', artifacts: [],
+    active_steps: [{
+      step_name: 'implement_fix', status: fixStatus, agent_name: 'implementer', feedback: null,
+      contract: { step_name: 'implement_fix', allowed_actions: ['edit source files'], forbidden_actions: ['NEVER commit secrets'], required_output_format: 'a diff', human_gate_required: true },
+    }],
+  };
+  const artifact = {
+    id: 1, artifact_id: 'a1', execution_id: 'e1', step_name: 'analyze', agent_name: 'debugger', type: 'markdown', title: 'Root cause',
+    content: '', description: null, is_final: false, created_at: '2026-01-01T00:00:01Z', content_size_bytes: 10,
+    metadata: { findings: [{ severity: 'high', category: 'security', description: 'SQL by concatenation', recommendation: 'bind' }] },
+  };
+  const events = [{ event_type: 'workflow_started', event_data: { template: 'bug-fix' }, created_at: '2026-01-01T00:00:00Z' }];
+  return buildPanelState(status, current, events, [artifact], '# Active Guardrails\n\n## Rule: Security\n\n- **NEVER** commit secrets\n');
+}
+
+// The stand-in for the editor's webview host: acquireVsCodeApi forwards to the test, CSP violations are reported.
+const STUB = `
+window.acquireVsCodeApi = () => ({
+  postMessage: (m) => window.__toHost(m),
+  getState: () => window.__saved,
+  setState: (s) => { window.__saved = s; window.__toHost({ saved: s }); },
+});
+document.addEventListener('securitypolicyviolation', (e) => window.__toHost({ csp: e.violatedDirective + ' ' + e.blockedURI }));
+`;
+
+test('the panel page renders and talks the protocol under its CSP', { skip, timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-'));
+  await build({
+    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
+    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
+  });
+  const server = createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (url === '/') {
+      const html = panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton: bug-fix' });
+      res.setHeader('content-type', 'text/html');
+      res.end(html.replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce'));
+      return;
+    }
+    const files: Record<string, [string, string]> = {
+      '/stub.js': ['text/javascript', STUB], '/main.js': ['text/javascript', readFileSync(join(dir, 'main.js'), 'utf8')],
+      '/codicon.css': ['text/css', readFileSync(join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css'), 'utf8')],
+    };
+    const file = files[url ?? ''];
+    res.statusCode = file ? 200 : 404;
+    if (file) res.setHeader('content-type', file[0]);
+    res.end(file?.[1] ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const require = createRequire(join(root, 'editor-host', 'package.json'));
+  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
+  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage();
+    const posted: Array<Record<string, unknown>> = [];
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
+    const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
+    const messages = () => posted.filter((m) => typeof m.type === 'string');
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const deadline = Date.now() + 10_000;
+    while (!posted.some((m) => m.type === 'panel/ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(messages()[0], { type: 'panel/ready' });
+
+    await send({ type: 'bogus' });
+    await send({ type: 'panel/init', executionId: 'e1', state: fixture('awaiting_approval') });
+    const $ = (id: string) => page.locator(`[data-testid="${id}"]`);
+    await $('graph').waitFor({ timeout: 10_000 });
+    assert.equal(await $('status').textContent(), 'awaiting_approval');
+    assert.equal(await $('progress').textContent(), '50%');
+    assert.equal(await $('node-implement_fix').getAttribute('data-status'), 'awaiting_approval');
+    assert.equal(await $('node-implement_fix').getAttribute('aria-label'), 'implement_fix: awaiting approval');
+    assert.equal(await $('selected-step').textContent(), 'implement_fix');
+    assert.equal(await $('allowed').textContent(), 'edit source files');
+    assert.equal(await $('forbidden').textContent(), 'NEVER commit secrets');
+    assert.equal(await $('output-format').textContent(), 'a diff');
+    assert.equal(await $('gate').getAttribute('data-gate'), 'true');
+    assert.match((await $('guardrails').textContent()) ?? '', /NEVER commit secrets/);
+    assert.match((await $('findings').textContent()) ?? '', /SQL by concatenation/);
+    assert.match((await $('timeline').textContent()) ?? '', /workflow started/);
+    for (const id of ['contract', 'artifacts', 'approve', 'reject', 'feedback']) assert.equal(await $(id).count(), 1, id);
+
+    assert.equal(await $('reject').getAttribute('aria-disabled'), 'true');
+    await $('reject').click({ force: true }); // a disabled Reject sends nothing
+    await $('feedback').fill('  cover the null case  ');
+    assert.equal(await $('reject').getAttribute('aria-disabled'), 'false');
+    await $('reject').click();
+    await $('artifact-a1').click();
+    await $('node-review').click();
+    assert.equal(await $('selected-step').textContent(), 'review');
+    await $('node-analyze').focus();
+    await $('node-analyze').press('Enter');
+    assert.equal(await $('selected-step').textContent(), 'analyze');
+    const focused = await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('data-testid'), null);
+    assert.equal(focused, 'node-analyze', 'focus stays on the node');
+
+    await send({ type: 'panel/update', state: fixture('completed') });
+    await page.locator('[data-testid="node-implement_fix"][data-status="completed"]').waitFor({ timeout: 5_000 });
+    assert.equal(await $('approve').count(), 0, 'no gate once decided');
+    await send({ type: 'panel/error', message: 'Step was already decided' });
+    assert.match((await $('error').textContent()) ?? '', /already decided/);
+
+    assert.deepEqual(messages(), [
+      { type: 'panel/ready' },
+      { type: 'panel/reject', stepName: 'implement_fix', feedback: 'cover the null case' },
+      { type: 'panel/openArtifact', artifactId: 'a1' },
+      { type: 'panel/selectStep', stepName: 'review' },
+      { type: 'panel/selectStep', stepName: 'analyze' },
+    ]);
+    assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'analyze' } });
+    assert.deepEqual(posted.filter((m) => 'csp' in m), [], 'no CSP violations');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
