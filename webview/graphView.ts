@@ -33,7 +33,9 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     edges.append(s('path', { class: 'edge', d: pathOf(e.points), 'marker-end': 'url(#arrow)', 'data-from': e.from, 'data-to': e.to }));
   }
   svg.append(edges);
-  for (const n of layout.nodes) {
+  // Reading order (layer by layer, left to right) is also the Tab and arrow-key order.
+  const ordered = [...layout.nodes].sort((a, b) => a.rank - b.rank || a.x - b.x);
+  for (const n of ordered) {
     const step = byName.get(n.name);
     const status = step?.status ?? 'pending';
     const g = s('g', {
@@ -48,5 +50,17 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     onActivate(g, () => onSelect(n.name));
     svg.append(g);
   }
+  svg.addEventListener('keydown', (e) => moveFocus(svg, e));
   return svg;
+}
+
+/** Arrow keys walk the nodes in reading order, Home and End jump to the first and last. */
+function moveFocus(svg: SVGElement, e: KeyboardEvent): void {
+  const nodes = [...svg.querySelectorAll<SVGGElement>('g.node')];
+  const at = nodes.indexOf(e.target as SVGGElement);
+  if (at < 0) return;
+  const next = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: nodes.length - 1 }[e.key];
+  if (next === undefined) return;
+  e.preventDefault();
+  nodes[Math.max(0, Math.min(nodes.length - 1, next))]?.focus();
 }

@@ -159,6 +159,9 @@ test('the panel page renders and talks the protocol under its CSP', { skip, time
     assert.equal(await $('selected-step').textContent(), 'analyze');
     const focused = await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('data-testid'), null);
     assert.equal(focused, 'node-analyze', 'focus stays on the node');
+    await $('node-analyze').press('ArrowDown');
+    const next = await page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('data-testid'), null);
+    assert.equal(next, 'node-implement_fix', 'arrow keys walk the graph');
 
     await send({ type: 'panel/update', state: fixture('completed') });
     await page.locator('[data-testid="node-implement_fix"][data-status="completed"]').waitFor({ timeout: 5_000 });
