@@ -22,7 +22,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   connection = new BatonConnection(context, log, version);
   const { provider: tree, disposable: treeView } = registerWorkflowsTree(connection);
-  const services: Services = { context, connection, log, held: new HeldSteps(), tree, timings: { activationMs: 0, firstRenderMs: null } };
+  const services: Services = { context, connection, log, held: new HeldSteps(), tree, timings: { activationMs: 0, firstRenderMs: null, mcpProvidedUrl: null } };
   tree.onFirstRender = (state) => {
     services.timings.firstRenderMs = Math.round(performance.now() - t0);
     log.info(`Baton: first view rendered in ${services.timings.firstRenderMs} ms (${state})`);
@@ -32,7 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     c,
     treeView,
-    registerMcpProvider(c, version),
+    registerMcpProvider(c, version, log, (url) => void (services.timings.mcpProvidedUrl = url)),
     registerArtifactDocuments(c),
     registerStatusBar(c),
     registerApprovalNotifications(services),

@@ -13,5 +13,5 @@ export interface Services {
   held: HeldSteps;
   tree: WorkflowsTreeProvider;
   /** Activation timings for the log and the test hook. */
-  timings: { activationMs: number; firstRenderMs: number | null };
+  timings: { activationMs: number; firstRenderMs: number | null; mcpProvidedUrl: string | null };
 }

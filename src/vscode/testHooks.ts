@@ -11,6 +11,8 @@ export interface TestState {
   dbPath: string;
   activationMs: number;
   firstRenderMs: number | null;
+  /** The URL last handed to the editor's MCP registry (null until the editor asked); the registry applies it shortly after. */
+  mcpProvidedUrl: string | null;
   executions: ExecutionSummary[];
   /** Steps the editor claimed (Start Workflow claims the first step); their tokens let a test client take them over. */
   heldSteps: HeldStep[];
@@ -27,6 +29,7 @@ export async function testState(s: Services): Promise<TestState> {
     dbPath: c.dbPath,
     activationMs: s.timings.activationMs,
     firstRenderMs: s.timings.firstRenderMs,
+    mcpProvidedUrl: s.timings.mcpProvidedUrl,
     executions,
     heldSteps: s.held.all(),
   };

@@ -25,6 +25,8 @@ function report(s: Services, r: NextStepResponse, what: string): void {
     void vscode.window
       .showInformationMessage(`Baton: ${what}. Step "${step}" is yours: submit it with "Advance Step…" or hand it to an agent.`, 'Copy Hand-off Prompt')
       .then((pick) => pick && vscode.commands.executeCommand('baton.copyHandoffPrompt', { executionId: r.execution_id, stepName: step }));
+  } else if (r.status === 'awaiting_approval') {
+    void vscode.window.showInformationMessage(`Baton: ${what}; it now waits for a person's approval.`);
   } else if (r.status === 'task_closed') {
     void vscode.window.showInformationMessage(`Baton: ${what}. The workflow is complete.`);
   } else if (r.human_message) {

@@ -33,7 +33,7 @@ describe('tree model', () => {
     assert.deepEqual(nodes.map((n) => n.id), ['message:empty', 'template:bug-fix', 'template:security-audit']);
     assert.equal(nodes[0]!.command?.id, 'baton.startWorkflow');
     assert.equal(nodes[1]!.description, '4 steps');
-    assert.equal(nodes[1]!.collapsible, 'none');
+    assert.equal(nodes[1]!.collapsible, 'expanded', 'expandable from the start, so its first run shows without a click');
     assert.equal(nodes[1]!.contextValue, 'template');
   });
 

@@ -92,7 +92,9 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       tooltip: w.description,
       icon: { id: 'list-ordered' },
       contextValue: 'template',
-      collapsible: runs.length === 0 ? 'none' : active > 0 ? 'expanded' : 'collapsed',
+      // Always expandable: the editor keeps the first collapsible state of an id, so a template that starts without
+      // runs must not begin as a leaf or its first execution would appear folded away.
+      collapsible: 'expanded',
       ref: { kind: 'template', template: w.name },
     });
   }

@@ -49,6 +49,8 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     item.id = node.id;
     item.description = node.description;
     item.tooltip = node.tooltip;
+    // The screen-reader label (and what UI tests read): the label and description, not the tooltip.
+    item.accessibilityInformation = { label: node.description ? `${node.label}, ${node.description}` : node.label };
     item.contextValue = node.contextValue;
     item.iconPath = new vscode.ThemeIcon(node.icon.id, node.icon.color ? new vscode.ThemeColor(node.icon.color) : undefined);
     if (node.command) item.command = { command: node.command.id, title: node.command.title, arguments: [node] };
