@@ -22,6 +22,7 @@ export interface Locator {
   waitFor(opts?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
   evaluateAll<R>(fn: (els: Element[]) => R): Promise<R>;
   screenshot(opts: { path: string }): Promise<Buffer>;
+  boundingBox(): Promise<{ x: number; y: number; width: number; height: number } | null>;
 }
 /** The `Element` the page's functions receive (no DOM lib in this tsconfig). */
 export interface Element {
@@ -40,15 +41,21 @@ export interface Page extends Frame {
   frames(): Frame[];
   mainFrame(): Frame;
   keyboard: { press(key: string): Promise<void>; type(text: string, opts?: { delay?: number }): Promise<void> };
-  screenshot(opts: { path: string; fullPage?: boolean }): Promise<Buffer>;
+  screenshot(opts: { path: string; fullPage?: boolean; clip?: { x: number; y: number; width: number; height: number } }): Promise<Buffer>;
   exposeFunction(name: string, fn: (...args: never[]) => unknown): Promise<void>;
   on(event: 'console', fn: (msg: { type(): string; text(): string }) => void): void;
   on(event: 'pageerror', fn: (err: Error) => void): void;
   setViewportSize(size: { width: number; height: number }): Promise<void>;
   waitForTimeout(ms: number): Promise<void>;
+  evaluate<R>(fn: () => R | Promise<R>): Promise<R>;
+}
+export interface BrowserContext {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
 }
 export interface Browser {
   newPage(opts?: { viewport?: { width: number; height: number } }): Promise<Page>;
+  newContext(opts?: { viewport?: { width: number; height: number }; permissions?: string[] }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 

@@ -156,7 +156,8 @@ function baseSettings(extra: Record<string, unknown> = {}): Record<string, unkno
     'extensions.autoUpdate': false,
     'security.workspace.trust.enabled': false,
     'window.restoreWindows': 'none',
-    'chat.disableAIFeatures': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'workbench.layoutControl.enabled': false,
     ...extra,
   };
 }

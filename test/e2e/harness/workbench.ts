@@ -1,11 +1,13 @@
 // Drives the VS Code workbench in the browser the way a person does: the command palette, the activity bar, the
 // side-bar tree, the webview panel, the status bar, screenshots.
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Frame, Locator, Page } from './browser.js';
 import { repoRoot } from './editorServer.js';
 
-export const screenshotsDir = join(repoRoot, 'media', 'screenshots');
+/** Where screenshots go: media/screenshots with BATON_SCREENSHOTS=1 (`npm run screenshots`), else a temp folder. */
+export const screenshotsDir = process.env.BATON_SCREENSHOTS === '1' ? join(repoRoot, 'media', 'screenshots') : join(tmpdir(), 'baton-e2e-screenshots');
 
 /** Polls `fn` until it returns a truthy value (returned) or the timeout passes (throws with `what`). */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
@@ -128,12 +130,21 @@ export class Workbench {
     }, timeoutMs);
   }
 
-  /** Saves a screenshot of the page (or of `locator`) as media/screenshots/<name>.png. */
-  async screenshot(name: string, locator?: Locator): Promise<string> {
+  /** Saves a screenshot of the page (or of `locator`, at most `maxHeight` px of it) as <screenshotsDir>/<name>.png. */
+  async screenshot(name: string, locator?: Locator, maxHeight?: number): Promise<string> {
     mkdirSync(screenshotsDir, { recursive: true });
     const path = join(screenshotsDir, `${name}.png`);
-    if (locator) await locator.screenshot({ path });
+    const box = locator ? await locator.boundingBox() : null;
+    if (box) await this.page.screenshot({ path, clip: { ...box, height: Math.min(box.height, maxHeight ?? box.height) } });
     else await this.page.screenshot({ path });
     return path;
+  }
+
+  /** Dismisses every notification toast (for a clean screenshot). */
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications');
+    await waitFor('the toasts to go', async () => (await this.notifications()).length === 0, 5000).catch(() => undefined);
+    await this.page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+    await this.page.waitForTimeout(400); // the palette fades out
   }
 }

@@ -1,0 +1,124 @@
+// Rule: a person can work with Baton in a real editor (code-server in headless Chromium): the Baton icon in the
+// activity bar, the tree of bundled workflows, a workflow started from the command palette, its first step handed to
+// an agent (an MCP SDK client on the registered endpoint with the token), the tree, panel and status bar following
+// the agent live, the gate approved with the panel's button, and the synthesis opened in a tab.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { connectAgent, stepOutput, type Agent } from './harness/agent.js';
+import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import { startEditorServer, type EditorServer } from './harness/editorServer.js';
+import { waitFor, Workbench } from './harness/workbench.js';
+
+const TASK = 'Fix cart total ignoring quantities';
+
+describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => {
+  let server: EditorServer;
+  let browser: Browser;
+  let page: Page;
+  let wb: Workbench;
+  let agent: Agent | undefined;
+  let panel: Frame;
+  let executionId = '';
+  let token = '';
+  let synthesisId = '';
+
+  before(async () => {
+    server = await startEditorServer({ kind: 'code-server' });
+    browser = await launchBrowser(server.host.chromium!);
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    page = await context.newPage();
+    wb = new Workbench(page);
+    const started = Date.now();
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+    await wb.ready();
+    process.stderr.write(`code-server answered in ${server.readyMs} ms; workbench shown ${Date.now() - started} ms after opening the page\n`);
+  });
+  after(async () => {
+    await agent?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('shows the Baton icon in the activity bar and the bundled workflows in its tree', async () => {
+    await wb.openActivity('Baton');
+    const rows = await waitFor('the three bundled workflows in the tree', async () => {
+      const labels = (await wb.treeRows()).map((r) => r.label);
+      return ['bug-fix', 'feature-implementation', 'security-audit'].every((w) => labels.some((l) => l.startsWith(w))) && labels;
+    });
+    assert.ok(rows.some((l) => l.startsWith('bug-fix')));
+  });
+
+  it('starts bug-fix from the command palette and opens its panel', async () => {
+    await wb.runCommand('Baton: Start Workflow');
+    await wb.waitForQuickInput('bug-fix');
+    await wb.answerQuickInput('bug-fix');
+    await waitFor('the task input box', async () => (await page.locator('.quick-input-widget .quick-input-title').first().innerText({ timeout: 1000 })).includes('bug-fix'));
+    await wb.answerQuickInput(TASK);
+    panel = await wb.webviewFrame('status');
+    await waitFor('the graph with the first step', async () => (await panel.locator('[data-testid="node-analyze-root-cause"]').count()) > 0);
+    await waitFor('an execution row in the tree', async () => (await wb.treeRows()).some((r) => /running|analyze-root-cause/i.test(r.label) && r.level === '2'));
+  });
+
+  it('hands the first step to an agent, who takes it with the copied token', async () => {
+    const button = page.locator('.notifications-toasts .monaco-button').filter({ hasText: 'Copy Hand-off Prompt' }).first();
+    await button.waitFor({ state: 'visible', timeout: 20_000 });
+    await button.click();
+    const prompt = await waitFor('the hand-off prompt on the clipboard', async () => {
+      const text = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+      return text.includes('step_token') && text;
+    });
+    const handed = /"step_token": "([^"]+)"/.exec(prompt)?.[1];
+    assert.ok(handed, prompt);
+    agent = await connectAgent(server.workspace);
+    const taken = await agent.nextStep({ step_token: handed });
+    assert.equal(taken.status, 'ok', JSON.stringify(taken));
+    assert.equal(taken.next_step_contract.step_name, 'analyze-root-cause');
+    executionId = taken.execution_id;
+    token = taken.new_step_token;
+  });
+
+  it('follows the agent live: tree, panel and status bar update without a reload', async () => {
+    const r = await agent!.nextStep({ step_token: token, model_output_so_far: stepOutput('analyze-root-cause') });
+    assert.equal(r.status, 'ok', JSON.stringify(r));
+    assert.equal(r.next_step_contract.step_name, 'implement-fix');
+    token = r.new_step_token;
+    await waitFor('the panel to show the first step done', async () =>
+      /complete|done/i.test(`${await panel.locator('[data-testid="node-analyze-root-cause"]').first().getAttribute('class', { timeout: 1000 })} ${await panel.locator('[data-testid="node-analyze-root-cause"]').first().getAttribute('aria-label', { timeout: 1000 })}`),
+    );
+    await waitFor('the panel header to show progress', async () => /1\s*\/\s*4|25\s*%/.test(await panel.locator('[data-testid="progress"]').first().innerText({ timeout: 1000 })));
+    await waitFor('the status bar to name the active step', async () => (await wb.statusBarEntries()).some((e) => e.includes('implement-fix')));
+    await waitFor('the tree to show the execution with its steps', async () => (await wb.treeRows()).some((r) => r.label.includes('implement-fix')));
+  });
+
+  it('approves the gate with the panel button while the agent waits, and the workflow closes', async () => {
+    for (const step of ['implement-fix', 'write-tests']) {
+      const r = await agent!.nextStep({ step_token: token, model_output_so_far: stepOutput(step) });
+      assert.equal(r.status, 'ok', JSON.stringify(r));
+      token = r.new_step_token;
+    }
+    const gated = await agent!.nextStep({ step_token: token, model_output_so_far: stepOutput('review-code') });
+    assert.equal(gated.status, 'awaiting_approval', JSON.stringify(gated));
+    const waiting = agent!.nextStep({ step_token: gated.new_step_token ?? token });
+    const approve = panel.locator('[data-testid="approve"]').first();
+    await approve.waitFor({ state: 'visible', timeout: 20_000 });
+    await waitFor('the tree to show the step awaiting approval', async () => (await wb.treeRows()).some((r) => /review-code/.test(r.label) && r.level === '3'));
+    await wb.clearNotifications();
+    await wb.screenshot('panel');
+    await wb.screenshot('tree', page.locator('.part.sidebar').first(), 260);
+    await approve.click();
+    const closed = await waiting;
+    assert.equal(closed.status, 'task_closed', JSON.stringify(closed));
+    synthesisId = closed.synthesis?.artifact_id;
+    assert.ok(synthesisId, JSON.stringify(closed.synthesis));
+    await waitFor('the panel to show the workflow completed', async () => /complet/i.test(await panel.locator('[data-testid="status"]').first().innerText({ timeout: 1000 })));
+  });
+
+  it('opens the synthesis artifact in an editor tab', async () => {
+    const item = panel.locator(`[data-testid="artifact-${synthesisId}"]`).first();
+    await item.waitFor({ state: 'visible', timeout: 20_000 });
+    await item.click();
+    await waitFor('a tab with the synthesis', async () => (await wb.tabTitles()).some((t) => /synthesis/i.test(t)));
+    await waitFor('the synthesis text in the editor', async () => /synthesis|bug-fix/i.test(await page.locator('.part.editor .monaco-editor .view-lines').first().innerText({ timeout: 1000 })));
+    assert.ok(executionId);
+  });
+});
