@@ -3,6 +3,16 @@ import type {
   BatonEvent, CallContext, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract, StepStatus,
   WorkflowTemplate,
 } from './types.js';
+import type {
+  ContentOptions, ContentResponse, NotModified, RelevantRulesInput, SearchWorkflowsInput,
+} from './lifecycle/contentQueries.js';
+import type { TransitionResult } from './lifecycle/lifecycle.js';
+import type { FindingsPage } from './lifecycle/records.js';
+import type {
+  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
+  LogExecutionInput, Project, QueryFindingsInput, StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput,
+  WorkflowExecution, WorkflowStep,
+} from './lifecycle/types.js';
 
 /** A stored artifact as resources return it. */
 export interface ArtifactRecord {
@@ -211,6 +221,59 @@ export interface BatonApi {
   onEvent(listener: (event: BatonEvent) => void): () => void;
   /** Re-reads content directories into the database. */
   syncContent(): Promise<ContentReport>;
-  /** Periodic work: stall detection. The host calls it on a timer; tests call it with a fake clock. */
+  /** Periodic work: stall detection and the timeout sweep. The host calls it on a timer; tests call it with a fake clock. */
   tick(): Promise<void>;
+  /** Lifecycle, logging and query operations (the `lifecycle` tool group). */
+  readonly lifecycle: LifecycleApi;
+  /** Content and project queries (the `content` tool group). */
+  readonly catalog: ContentApi;
+}
+
+/** The lifecycle, logging and query tools of specs/lifecycle-tools.md (the `lifecycle` tool group). */
+export interface LifecycleApi {
+  /** Creates a `pending` template execution with the template's steps as phases. */
+  startExecution(input: StartExecutionInput): Promise<WorkflowExecution>;
+  /** Moves an execution through the one state machine; an illegal move names the allowed ones. */
+  transition(executionId: string, newState: ExecutionStatus, error?: string): Promise<TransitionResult>;
+  /** Starts a step once its dependencies are completed (it is kept pending otherwise). */
+  startStep(input: StartStepInput): Promise<WorkflowStep>;
+  /** Completes a running step (output checked against StepOutput) or fails it with `error`. */
+  completeStep(stepId: string, output?: Record<string, unknown>, error?: string): Promise<WorkflowStep & { contract?: ContractCheck }>;
+  /** Moves running executions past their deadline (injected clock) to `timeout`; returns them. */
+  checkTimeouts(): Promise<WorkflowExecution[]>;
+  /** Brings a `timeout`, `escalated` or `paused` execution back to `running`. */
+  resume(executionId: string): Promise<TransitionResult>;
+  /** Completes (output checked against WorkflowOutput) or fails an execution. */
+  completeExecution(executionId: string, output?: Record<string, unknown>, error?: string): Promise<TransitionResult & { contract?: ContractCheck }>;
+  /** Unfinished executions, oldest first. */
+  incomplete(workflowName?: string): WorkflowExecution[];
+  /** Pending steps whose dependencies are all completed. */
+  readySteps(executionId: string): WorkflowStep[];
+  /** An execution in the spec's shape (execution id or task id). */
+  execution(executionId: string): WorkflowExecution;
+  /** Logs once per (execution, layer, layerId); a repeat returns the stored entry. */
+  log(input: LogExecutionInput): Promise<{ log: ExecutionLog; duplicate: boolean; contracts: ContractCheck[] }>;
+  /** Stores an immutable artifact (binary as base64 with its decoded size). */
+  storeArtifact(input: StoreArtifactInput): Promise<LifecycleArtifact>;
+  /** An artifact's bytes, base64 decoded for binary content. */
+  artifactBytes(artifactId: string): Uint8Array;
+  /** Stores a project-scoped or global finding, indexed for full-text search. */
+  storeFinding(input: StoreFindingInput): Promise<Finding>;
+  /** Findings by filters and ranked full-text search, paginated. */
+  queryFindings(query: QueryFindingsInput): FindingsPage;
+  /** Executions by workflow, project and state, newest first, paginated. */
+  history(query: ExecutionHistoryInput): { executions: WorkflowExecution[]; total: number; limit: number; offset: number };
+  /** An execution with its steps, logs, artifacts and findings (by flags). */
+  details(query: ExecutionDetailsInput): ExecutionDetails;
+}
+
+/** The content provider tools of specs/lifecycle-tools.md (the `content` tool group). */
+export interface ContentApi {
+  searchWorkflows(query: SearchWorkflowsInput): { workflows: ContentResponse[]; total: number; page: number; limit: number };
+  getWorkflow(name: string, options: ContentOptions): Promise<ContentResponse | NotModified>;
+  getAgentPersona(name: string, options: ContentOptions): Promise<ContentResponse | NotModified>;
+  getRelevantRules(query: RelevantRulesInput): Promise<{ rules: ContentResponse[]; total: number; page: number; limit: number; listHash?: string } | NotModified>;
+  listProjects(page?: number, limit?: number): { projects: Project[]; total: number; page: number; limit: number };
+  /** The project at a path (discovered: git detection up the tree), or the workspace project. */
+  projectContext(path?: string): Promise<Project>;
 }

@@ -1,7 +1,7 @@
 // The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
 import type {
-  ArtifactQuery, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentReport, CurrentStepResource,
-  ExecutionSummary, GateDecision, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
+  ArtifactQuery, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
+  ExecutionSummary, GateDecision, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
 } from './api.js';
 import { Broker, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
@@ -10,6 +10,7 @@ import { GateWaiters } from './broker/gateWaiters.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { loadContent, syncContent } from './content/index.js';
 import { BatonError } from './errors.js';
+import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts } from './ports.js';
 import { redactSecrets } from './safety/redact.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
@@ -30,6 +31,10 @@ export interface BatonOptions {
   approvalWaitMs: number;
   /** Call-log rows kept. */
   callLogRetention: number;
+  /** How often `tick()` sweeps for timed-out executions (by the injected clock); 0 turns the sweep off. */
+  timeoutSweepMs: number;
+  /** Every workspace folder (multi-root): each becomes a project at start-up. Defaults to `[workspacePath]`. */
+  workspaceFolders?: string[];
 }
 
 /** Defaults for everything but the paths. */
@@ -40,6 +45,7 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   inlineBudgetBytes: 4096,
   approvalWaitMs: 25_000,
   callLogRetention: 10_000,
+  timeoutSweepMs: 60_000,
 };
 
 /** How long call-log entries wait to be written together. */
@@ -63,6 +69,12 @@ export class Baton implements BatonApi {
   private callsSincePrune = 0;
   private readonly pendingCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
   private callFlush: ReturnType<typeof setTimeout> | undefined;
+  private lastTimeoutSweep = Number.NEGATIVE_INFINITY;
+  private readonly projects: Projects;
+  /** @inheritdoc */
+  readonly lifecycle: LifecycleApi;
+  /** @inheritdoc */
+  readonly catalog: ContentApi;
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
@@ -76,6 +88,13 @@ export class Baton implements BatonApi {
       ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,
       emit: (events) => this.emit(events), waiters: this.waiters,
     }, brokerOptions);
+    this.projects = new Projects(ports);
+    const contracts = new ContractValidator(ports.fs, () => this.options.contentDirs.map((d) => `${d}/contracts`), ports.log);
+    this.lifecycle = createLifecycle({
+      ports, repo: this.repo, content: this.content, contracts, projects: this.projects, projectId: () => this.projectId,
+      emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
+    });
+    this.catalog = new ContentQueries(ports, this.projects, () => this.projectId);
   }
 
   /** Opens the core on a migrated store: token secret, workspace project, content sync. */
@@ -109,6 +128,10 @@ export class Baton implements BatonApi {
       );
     });
     this.projectId = store.get<{ id: number }>('SELECT id FROM projects WHERE path = ?', [path])!.id;
+    for (const folder of this.options.workspaceFolders ?? [path]) {
+      // Git detection and last use for each workspace folder; a folder that is gone is reported, not fatal.
+      await this.projects.discover(folder).catch((ex: unknown) => this.ports.log.warn(`project ${folder}: ${ex instanceof Error ? ex.message : String(ex)}`));
+    }
     await this.syncContent();
   }
 
@@ -398,8 +421,17 @@ export class Baton implements BatonApi {
       .map((e) => ({ ...e, event_data: JSON.parse(e.event_data) as unknown }));
   }
 
-  /** @inheritdoc Stall detection: informational events for running workflows idle past the threshold. */
+  /** @inheritdoc Stall detection (informational events for running workflows idle past the threshold), then the timeout sweep. */
   async tick(): Promise<void> {
+    await this.detectStalls();
+    const now = this.ports.clock.now();
+    if (this.options.timeoutSweepMs > 0 && now - this.lastTimeoutSweep >= this.options.timeoutSweepMs) {
+      this.lastTimeoutSweep = now;
+      await this.lifecycle.checkTimeouts();
+    }
+  }
+
+  private async detectStalls(): Promise<void> {
     const now = this.ports.clock.now();
     const stalled: Array<{ exec: ExecutionRow; elapsed: number }> = [];
     for (const exec of this.repo.executionsWithStatus(['running'])) {

@@ -14,6 +14,8 @@ import { installSubscriptions } from './subscriptions.js';
 import { assertToolGroups, type ToolGroup } from './toolGroups.js';
 import type { ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
+import { registerContentTools } from './tools/contentTools.js';
+import { registerLifecycleTools } from './tools/lifecycleTools.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
@@ -57,6 +59,8 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const clientName = () => server.server.getClientVersion()?.name;
   const specs: ToolSpec[] = [];
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
+  if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
+  if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
   // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.
   registerResources(server, baton);
   const prompts = new WorkflowPrompts(server, baton);
@@ -110,7 +114,8 @@ function wrapToolCalls(server: McpServer, baton: BatonApi, log: Log, specs: Tool
     } else {
       const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
       result = (await original(forwarded, extra)) as CallToolResult;
-      const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+      const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
+        ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);
     }
     const message = result.isError ? result.content.find((c) => c.type === 'text')?.text : undefined;

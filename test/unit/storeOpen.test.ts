@@ -45,7 +45,7 @@ test('a database from a newer Baton is refused as store_newer_version and left u
       assert.ok(journalBytes.length > 0);
       await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
         assert.ok(BatonError.is(ex, 'store_newer_version'), String(ex));
-        assert.match(ex.message, /newer Baton \(schema v99, this build knows v1\); upgrade Baton or use another --db path/);
+        assert.match(ex.message, /newer Baton \(schema v99, this build knows v2\); upgrade Baton or use another --db path/);
         return true;
       });
       assert.deepEqual(readFileSync(crash.db), dbBytes);

@@ -1,6 +1,7 @@
 // SQL access for executions, steps, artifacts, tokens and events; the broker's only way to the store.
 import type { ArtifactRecord } from '../api.js';
 import type { Store } from '../ports.js';
+import { assertTransition } from '../lifecycle/stateMachine.js';
 import type { ExecutionKind, ExecutionStatus, FindingInput, StepContract, StepDefinition, StepStatus } from '../types.js';
 
 /** An execution row. */
@@ -146,6 +147,11 @@ export class ExecutionRepo {
     return rows.map((r) => ({ ...r, ...(shapes.get(r.step_name) ?? { dependencies: [], path_patterns: [], tags: [] }) }));
   }
 
+  /** Forgets the cached step shapes of an execution (after steps were added to it, e.g. by `start_step`). */
+  forgetShapes(executionId: string): void {
+    this.shapes.delete(executionId);
+  }
+
   /** How many steps are in each status. */
   statusCounts(executionId: string): Partial<Record<StepStatus, number>> {
     const out: Partial<Record<StepStatus, number>> = {};
@@ -229,7 +235,12 @@ export class ExecutionRepo {
     );
   }
 
+  /** Updates an execution; a status change must be allowed by the one state machine (`assertTransition`). */
   updateExecution(id: string, fields: Partial<Omit<ExecutionRow, 'execution_id'>>, now: string): void {
+    if (fields.status !== undefined) {
+      const current = this.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [id]);
+      if (current) assertTransition(id, current.status, fields.status);
+    }
     const sets: string[] = ['updated_at = ?'];
     const params: Array<string | number | null> = [now];
     for (const [k, v] of Object.entries(fields)) {

@@ -1,4 +1,5 @@
-// Removes secrets from what the call log stores: step tokens, API keys, passwords, private keys.
+// Removes secrets (step tokens, API keys, passwords, private keys) from what the call log stores, and secrets
+// and/or personal data (e-mail addresses, phone numbers, IP addresses) from content by a redaction policy.
 
 const REDACTED = '[REDACTED]';
 const tag = (kind: string) => `[REDACTED:${kind}]`;
@@ -64,30 +65,59 @@ const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) 
     }],
 ];
 
-/** `text` with secrets replaced by `[REDACTED]` or `[REDACTED:kind]`. */
-export function redactText(text: string): string {
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+
+/** Personal data: e-mail addresses, phone numbers, IPv4 and IPv6 addresses. */
+const PII_RULES: Array<[RegExp, string]> = [
+  [/(?<![\w.%+\-:/])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g, tag('email')],
+  [new RegExp(`(?<![\\w.:])(?:${OCTET}\\.){3}${OCTET}(?![\\w]|\\.\\d)`, 'g'), tag('ip')],
+  [/(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![\w:])/g, tag('ip')],
+  [/(?<![\w:])(?=[0-9A-Fa-f:]*\d)(?:[0-9A-Fa-f]{1,4}:){1,6}:(?:[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){0,5})?(?![\w:])/g, tag('ip')],
+  // +1 (555) 123-4567, 555-123-4567, +44 20 7946 0958, 555.123.4567: at least three groups with separators.
+  [/(?<![\w.+\-/])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?|\d{2,4}[\s.-])\d{3,4}[\s.-]\d{3,4}(?![\w\-/]|\.\d)/g, tag('phone')],
+];
+
+/** Redaction policies of the content tools. */
+export const REDACT_POLICIES = ['none', 'pii', 'secrets', 'pii+secrets'] as const;
+/** What to redact: nothing, personal data, secrets, or both. */
+export type RedactPolicy = (typeof REDACT_POLICIES)[number];
+
+function applyRules(text: string, rules: ReadonlyArray<[RegExp, string | ((match: string, ...groups: string[]) => string)]>): string {
   let out = text;
-  for (const [pattern, replacement] of TEXT_RULES) {
+  for (const [pattern, replacement] of rules) {
     out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement as (m: string, ...g: string[]) => string);
   }
   return out;
 }
 
-function redactValue(value: unknown, ancestors: Set<object>): unknown {
-  if (typeof value === 'string') return redactText(value);
+/** `text` with what `policy` covers (default: secrets) replaced by `[REDACTED]` or `[REDACTED:kind]`. */
+export function redactText(text: string, policy: RedactPolicy = 'secrets'): string {
+  if (policy === 'none') return text;
+  const secrets = policy === 'pii' ? text : applyRules(text, TEXT_RULES);
+  return policy === 'secrets' ? secrets : applyRules(secrets, PII_RULES);
+}
+
+/** A deep copy of `value` redacted by `policy` (with secrets, secret-named keys are redacted wholesale). */
+export function redactWithPolicy(value: unknown, policy: RedactPolicy): unknown {
+  return policy === 'none' ? value : redactValue(value, new Set(), policy);
+}
+
+function redactValue(value: unknown, ancestors: Set<object>, policy: RedactPolicy = 'secrets'): unknown {
+  if (typeof value === 'string') return redactText(value, policy);
   if (typeof value !== 'object' || value === null) return value;
   if (ancestors.has(value)) return '[Circular]';
   if (value instanceof Date) return new Date(value.getTime());
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
   ancestors.add(value);
   try {
-    if (Array.isArray(value)) return value.map((item) => redactValue(item, ancestors));
-    if (value instanceof Error) return { name: value.name, message: redactText(value.message) };
-    if (value instanceof Map) return redactValue(Object.fromEntries(value), ancestors);
-    if (value instanceof Set) return redactValue([...value], ancestors);
+    if (Array.isArray(value)) return value.map((item) => redactValue(item, ancestors, policy));
+    if (value instanceof Error) return { name: value.name, message: redactText(value.message, policy) };
+    if (value instanceof Map) return redactValue(Object.fromEntries(value), ancestors, policy);
+    if (value instanceof Set) return redactValue([...value], ancestors, policy);
     const out: Record<string, unknown> = {};
+    const byName = policy !== 'pii';
     for (const [key, item] of Object.entries(value)) {
-      out[key] = typeof item === 'string' && isSecretKeyName(key) ? REDACTED : redactValue(item, ancestors);
+      out[key] = byName && typeof item === 'string' && isSecretKeyName(key) ? REDACTED : redactValue(item, ancestors, policy);
     }
     return out;
   } finally {

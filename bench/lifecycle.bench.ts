@@ -1,0 +1,187 @@
+// query_findings full-text search at 100k findings and get_execution_details with 1k steps and 10k logs, through the
+// core and through a real MCP client (InMemoryTransport); prints one JSON object with p50/p95 against the targets.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Baton } from '../src/core/baton.js';
+import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
+import { silentLog } from '../src/core/ports.js';
+import { bundledContentDir } from '../src/host/openBaton.js';
+import { nodeCrypto, nodeFileSystem, randomIds, systemClock } from '../src/host/nodePorts.js';
+import { createMcpServer } from '../src/mcp/createMcpServer.js';
+import { openStore } from '../src/store/sqlJsStore.js';
+
+const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 100_000);
+const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
+const LOGS = Number(process.env.BENCH_LOGS ?? 10_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const BATCH = 5000;
+
+/** A small deterministic PRNG (mulberry32), so every run builds the same data. */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rand = rng(42);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+const letters = 'abcdefghijklmnopqrstuvwxyz';
+/** 5,000 pseudo-words: each appears in roughly 0.5% of findings. */
+const VOCAB = Array.from({ length: 5000 }, () => Array.from({ length: 7 }, () => pick([...letters])).join(''));
+const TAGS = ['security', 'sql', 'xss', 'auth', 'perf', 'db', 'api', 'ui', 'docs', 'infra', 'deps', 'tests'];
+const CATEGORIES = ['security', 'performance', 'reliability', 'docs', 'style', 'testing', 'architecture', 'accessibility'];
+const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
+const words = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
+/** Descriptions kept to draw real two-word phrases from. */
+const SAMPLES: string[] = [];
+
+/** p50/p95/mean of samples in milliseconds. */
+function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
+}
+
+async function time(runs: number, fn: (i: number) => unknown): Promise<number[]> {
+  for (let i = 0; i < Math.min(10, runs); i++) await fn(i); // warm-up
+  const out: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+function description(i: number): string {
+  const d = words(25);
+  if (i % 1000 === 0) SAMPLES.push(d);
+  return d;
+}
+
+/** Two adjacent words of a stored description. */
+function phrase(): string {
+  const w = pick(SAMPLES).split(' ');
+  const at = Math.floor(rand() * (w.length - 1));
+  return `"${w[at]} ${w[at + 1]}"`;
+}
+
+async function main(): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), 'baton-bench-lc-'));
+  const store = await openStore({ path: null });
+  const baton = await Baton.create(
+    { store, clock: systemClock, ids: randomIds, crypto: nodeCrypto, log: silentLog, fs: nodeFileSystem },
+    { workspacePath: workspace, contentDirs: [bundledContentDir(), join(workspace, '.baton')], rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: false } },
+  );
+  const server = createMcpServer(baton, { toolGroups: ['lifecycle', 'content'], version: 'bench', log: silentLog });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench', version: '1' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+
+  // ---- data: 100k findings (indexed by the triggers, in the same transactions) ----
+  const exec = await baton.lifecycle.startExecution({ workflowName: 'bug-fix' });
+  await baton.lifecycle.transition(exec.id, 'running');
+  const now = new Date().toISOString();
+  let t0 = performance.now();
+  for (let done = 0; done < FINDINGS; done += BATCH) {
+    await store.transaction(() => {
+      for (let i = done; i < Math.min(FINDINGS, done + BATCH); i++) {
+        store.run(
+          `INSERT INTO findings (finding_id, execution_id, project_id, scope, severity, category, title, description, tags, created_at, is_global, metadata)
+           VALUES (?, ?, 1, 'project', ?, ?, ?, ?, ?, ?, ?, '{}')`,
+          [`f${i}`, exec.id, pick(SEVERITIES), pick(CATEGORIES), words(5), description(i), JSON.stringify([pick(TAGS), pick(TAGS)]), now, i % 50 === 0 ? 1 : 0],
+        );
+      }
+    });
+  }
+  const buildFindingsMs = performance.now() - t0;
+
+  // ---- data: one execution with 1k steps and 10k logs ----
+  const big = await baton.lifecycle.startExecution({ workflowName: 'feature-implementation' });
+  await baton.lifecycle.transition(big.id, 'running');
+  t0 = performance.now();
+  await store.transaction(() => {
+    for (let i = 0; i < STEPS; i++) {
+      store.run(
+        `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, output, started_at, completed_at, duration_ms, metadata)
+         VALUES (?, ?, 'implementer', ?, ?, 'completed', ?, ?, ?, 1000, '{}')`,
+        [big.id, `step-${i}`, i, JSON.stringify(i ? [`step-${i - 1}`] : []), JSON.stringify({ summary: words(12), confidence: 0.9 }), now, now],
+      );
+    }
+    for (let i = 0; i < LOGS; i++) {
+      store.run(
+        `INSERT INTO execution_logs (execution_id, layer, layer_id, log_level, message, context, created_at) VALUES (?, 'step', ?, 'info', ?, ?, ?)`,
+        [big.id, `l${i}`, words(10), JSON.stringify({ step: `step-${i % STEPS}`, n: i }), now],
+      );
+    }
+  });
+  const buildDetailsMs = performance.now() - t0;
+
+  // ---- full-text search ----
+  const queries: Record<string, (i: number) => string> = {
+    term: () => pick(VOCAB),
+    and_two_terms: () => `${pick(VOCAB)} ${pick(VOCAB)}`,
+    or_two_terms: () => `${pick(VOCAB)} OR ${pick(VOCAB)}`,
+    not: () => `${pick(VOCAB)} NOT ${pick(VOCAB)}`,
+    prefix: () => `${pick(VOCAB).slice(0, 4)}*`,
+    phrase: () => phrase(),
+  };
+  const search: Record<string, unknown> = {};
+  const all: number[] = [];
+  for (const [name, q] of Object.entries(queries)) {
+    let hits = 0;
+    const samples = await time(RUNS, (i) => {
+      hits += baton.lifecycle.queryFindings({ searchText: q(i), limit: 50 }).total;
+    });
+    all.push(...samples);
+    search[name] = { ...stats(samples), mean_hits: Math.round(hits / (RUNS + Math.min(10, RUNS))) };
+  }
+  const filtered = await time(RUNS, () => baton.lifecycle.queryFindings({ searchText: pick(VOCAB), severity: ['high', 'critical'], projectId: 1, limit: 20 }));
+  search.term_with_filters = stats(filtered);
+  const viaMcp = await time(RUNS, () => client.callTool({ name: 'query_findings', arguments: { searchText: `${pick(VOCAB)} OR ${pick(VOCAB)}`, limit: 50 } }));
+  search.mcp_or_two_terms = stats(viaMcp);
+  // A term in ~1/8 of the rows (a category word): the worst case, every match is ranked.
+  const common = await time(Math.min(RUNS, 50), () => baton.lifecycle.queryFindings({ searchText: 'performance', limit: 50 }));
+  search.common_term_12k_hits = stats(common);
+  const allStats = stats(all);
+
+  // ---- execution details: the spec's default (steps) and with every log ----
+  const n = Math.min(RUNS, 100);
+  const stepsCore = stats(await time(n, () => baton.lifecycle.details({ executionId: big.id })));
+  const stepsMcp = stats(await time(n, () => client.callTool({ name: 'get_execution_details', arguments: { executionId: big.id } })));
+  const coreStats = stats(await time(n, () => baton.lifecycle.details({ executionId: big.id, includeSteps: true, includeLogs: true })));
+  const mcpStats = stats(await time(n, () => client.callTool({ name: 'get_execution_details', arguments: { executionId: big.id, includeLogs: true } })));
+
+  await client.close();
+  await baton.close();
+  await store.close();
+  rmSync(workspace, { recursive: true, force: true });
+
+  process.stdout.write(`${JSON.stringify({
+    findings: FINDINGS,
+    build_findings_ms: Math.round(buildFindingsMs),
+    full_text_search: { all_typical_queries: allStats, ...search },
+    target_search_p95_ms: 20,
+    search_meets_target: allStats.p95_ms <= 20 && (search.mcp_or_two_terms as { p95_ms: number }).p95_ms <= 20,
+    details: {
+      steps: STEPS, logs: LOGS, build_ms: Math.round(buildDetailsMs),
+      default_flags: { core: stepsCore, mcp: stepsMcp },
+      with_all_logs: { core: coreStats, mcp: mcpStats },
+    },
+    target_details_ms: 50,
+    details_meets_target: { default_flags_p95: stepsMcp.p95_ms <= 50, with_all_logs_p50: mcpStats.p50_ms <= 50, with_all_logs_p95: mcpStats.p95_ms <= 50 },
+  })}\n`);
+}
+
+void main().catch((ex: unknown) => {
+  process.stderr.write(`${ex instanceof Error ? ex.stack : String(ex)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+// Base64 without platform globals (the core bundles for a neutral platform): validation, decoded size, decoding.
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const LOOKUP = new Map<string, number>([...ALPHABET].map((c, i) => [c, i]));
+const VALID = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** `text` without whitespace if it is standard, padded base64; undefined otherwise. */
+export function normalizeBase64(text: string): string | undefined {
+  const s = text.replace(/\s+/g, '');
+  return VALID.test(s) ? s : undefined;
+}
+
+/** Bytes a (normalized) base64 string decodes to. */
+export function base64Size(b64: string): number {
+  const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
+  return (b64.length / 4) * 3 - pad;
+}
+
+/** Decodes a (normalized) base64 string. */
+export function decodeBase64(b64: string): Uint8Array {
+  const out = new Uint8Array(base64Size(b64));
+  let o = 0;
+  for (let i = 0; i < b64.length; i += 4) {
+    const a = LOOKUP.get(b64[i]!)!;
+    const b = LOOKUP.get(b64[i + 1]!)!;
+    const c = LOOKUP.get(b64[i + 2]!) ?? 0;
+    const d = LOOKUP.get(b64[i + 3]!) ?? 0;
+    const n = (a << 18) | (b << 12) | (c << 6) | d;
+    if (o < out.length) out[o++] = (n >> 16) & 255;
+    if (o < out.length) out[o++] = (n >> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
+  }
+  return out;
+}
+
+/** Encodes bytes as standard, padded base64. */
+export function encodeBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    s += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]!;
+    s += i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63]! : '=';
+    s += i + 2 < bytes.length ? ALPHABET[n & 63]! : '=';
+  }
+  return s;
+}

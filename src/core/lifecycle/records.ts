@@ -1,0 +1,238 @@
+// Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
+// project/global scope and ranked full-text search, execution history and details.
+import { utf8Length } from '../broker/executionRepo.js';
+import { BatonError } from '../errors.js';
+import type { SqlValue } from '../ports.js';
+import { bm25, toFtsQuery } from './ftsQuery.js';
+import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
+import { base64Size, decodeBase64, normalizeBase64 } from './base64.js';
+import type {
+  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
+  LogExecutionInput, LogLayer, QueryFindingsInput, StoreArtifactInput, StoreFindingInput, WorkflowExecution,
+} from './types.js';
+import { toArtifactView, toExecutionView, toFindingView, toLogView } from './views.js';
+
+type Raw = Record<string, unknown>;
+
+/** Contract names per log layer: `<Layer>Input` / `<Layer>Output`. */
+const LAYER_CONTRACTS: Record<LogLayer, string> = { orchestrator: 'Orchestrator', workflow: 'Workflow', step: 'Step', agent_task: 'AgentTask' };
+
+const MIME: Record<string, string> = { text: 'text/plain', markdown: 'text/markdown', json: 'application/json', binary: 'application/octet-stream' };
+
+const ARTIFACT_SELECT = 'SELECT a.*, s.id AS step_id FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name';
+const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN steps s ON s.execution_id = f.execution_id AND s.step_name = f.step_name';
+
+/** A page of findings. */
+export interface FindingsPage {
+  findings: Finding[];
+  total: number;
+  limit: number;
+  offset: number;
+  /** The FTS4 expression that ran, when searchText was given. */
+  ftsQuery?: string;
+}
+
+/** Logs, artifacts, findings and queries over executions. */
+export class Records {
+  constructor(private readonly deps: LifecycleDeps, private readonly lifecycle: Lifecycle) {}
+
+  private get store() {
+    return this.deps.ports.store;
+  }
+
+  private iso(): string {
+    return new Date(this.deps.ports.clock.now()).toISOString();
+  }
+
+  /** Resolves an optional step id to its step name, checking it belongs to the execution. */
+  private stepName(executionId: string, stepId: string | undefined): { name: string; agent: string } | null {
+    if (stepId === undefined) return null;
+    const s = /^\d+$/.test(stepId) ? this.store.get<{ step_name: string; agent_name: string; execution_id: string }>('SELECT step_name, agent_name, execution_id FROM steps WHERE id = ?', [Number(stepId)]) : undefined;
+    if (!s || s.execution_id !== executionId) {
+      throw new BatonError('step_not_found', `No step "${stepId}" in execution ${executionId}; step ids are listed by get_execution_details.`);
+    }
+    return { name: s.step_name, agent: s.agent_name };
+  }
+
+  /**
+   * Logs once per (executionId, layer, layerId): a repeat returns the stored entry (`duplicate: true`) and writes
+   * nothing. Contracts are validated against `<Layer>Input` / `<Layer>Output` schemas when given.
+   */
+  async log(input: LogExecutionInput): Promise<{ log: ExecutionLog; duplicate: boolean; contracts: ContractCheck[] }> {
+    const executionId = String(this.lifecycle.row(input.executionId).execution_id);
+    const find = () => this.store.get<Raw>('SELECT * FROM execution_logs WHERE execution_id = ? AND layer = ? AND layer_id = ?', [executionId, input.layer, input.layerId]);
+    const existing = find();
+    if (existing) return { log: toLogView(existing), duplicate: true, contracts: [] };
+    const contracts: ContractCheck[] = [];
+    const base = LAYER_CONTRACTS[input.layer];
+    if (input.contractInput !== undefined) contracts.push(await this.deps.contracts.check(`${base}Input`, input.contractInput, 'contractInput'));
+    if (input.contractOutput !== undefined) contracts.push(await this.deps.contracts.check(`${base}Output`, input.contractOutput, 'contractOutput'));
+    const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+    const inserted = await this.store.transaction(() => this.store.run(
+      `INSERT INTO execution_logs (execution_id, layer, layer_id, log_level, message, context, contract_input, contract_output, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (execution_id, layer, layer_id) DO NOTHING`,
+      [executionId, input.layer, input.layerId, input.logLevel, input.message, json(input.context), json(input.contractInput), json(input.contractOutput), this.iso()],
+    ));
+    return { log: toLogView(find()!), duplicate: inserted === 0, contracts };
+  }
+
+  /** Stores an immutable artifact; binary content must be base64 and is kept so, with its decoded size. */
+  async storeArtifact(input: StoreArtifactInput): Promise<LifecycleArtifact> {
+    const executionId = String(this.lifecycle.row(input.executionId).execution_id);
+    const step = this.stepName(executionId, input.stepId);
+    let content = input.content;
+    let size: number;
+    let encoding = 'utf8';
+    if (input.contentType === 'binary') {
+      const b64 = normalizeBase64(content);
+      if (b64 === undefined) throw new BatonError('invalid_input', 'content must be standard base64 (A-Z a-z 0-9 + /, padded with =) when contentType is "binary".');
+      content = b64;
+      size = base64Size(b64);
+      encoding = 'base64';
+    } else {
+      if (input.contentType === 'json') {
+        try {
+          JSON.parse(content);
+        } catch (ex) {
+          throw new BatonError('invalid_input', `content is not valid JSON (${ex instanceof Error ? ex.message : String(ex)}); send JSON text, or use contentType "text".`);
+        }
+      }
+      size = utf8Length(content);
+    }
+    const id = this.deps.ports.ids.uuid();
+    const mime = typeof input.metadata?.mimeType === 'string' ? input.metadata.mimeType : MIME[input.contentType] ?? null;
+    await this.store.transaction(() => {
+      this.store.run(
+        `INSERT INTO artifacts (artifact_id, execution_id, step_name, agent_name, artifact_type, title, content, content_encoding, mime_type,
+           description, is_final, metadata, created_at, content_size_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, ?, ?)`,
+        [id, executionId, step?.name ?? null, step?.agent ?? null, input.contentType, input.name, content, encoding, mime,
+          JSON.stringify(input.metadata ?? {}), this.iso(), size],
+      );
+      this.deps.event(executionId, 'artifact_stored', { artifact_id: id, name: input.name, content_type: input.contentType, size_bytes: size });
+    });
+    this.deps.emit([{ type: 'artifact', execution_id: executionId, artifact_id: id, is_final: false }]);
+    return this.artifact(id);
+  }
+
+  /** An artifact by id. */
+  artifact(artifactId: string): LifecycleArtifact {
+    const r = this.store.get<Raw>(`${ARTIFACT_SELECT} WHERE a.artifact_id = ?`, [artifactId]);
+    if (!r) throw new BatonError('not_found', `No artifact "${artifactId}"; list an execution's artifacts with get_execution_details({ includeArtifacts: true }).`);
+    return toArtifactView(r);
+  }
+
+  /** An artifact's bytes: base64 decoded for binary, UTF-8 encoded for text. */
+  artifactBytes(artifactId: string): Uint8Array {
+    const a = this.artifact(artifactId);
+    return a.encoding === 'base64' ? decodeBase64(a.content) : new TextEncoder().encode(a.content);
+  }
+
+  /** Stores a finding, scoped to a project (the execution's, by default) or global; it is indexed for search at once. */
+  async storeFinding(input: StoreFindingInput): Promise<Finding> {
+    const exec = this.lifecycle.row(input.executionId);
+    const executionId = String(exec.execution_id);
+    const step = this.stepName(executionId, input.stepId);
+    const projectId = input.projectId ?? (exec.project_id as number | null) ?? null;
+    const id = this.deps.ports.ids.uuid();
+    const global = input.isGlobal === true;
+    await this.store.transaction(() => {
+      this.store.run(
+        `INSERT INTO findings (finding_id, execution_id, step_name, project_id, scope, severity, category, title, description, location,
+           tags, created_at, is_global, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [id, executionId, step?.name ?? null, projectId, global ? 'global' : 'project', input.severity, input.category, input.title,
+          input.description, input.location === undefined ? null : JSON.stringify(input.location), JSON.stringify(input.tags ?? []),
+          this.iso(), global ? 1 : 0, JSON.stringify(input.metadata ?? {})],
+      );
+      this.deps.event(executionId, 'finding_stored', { finding_id: id, severity: input.severity, category: input.category, title: input.title });
+    });
+    return toFindingView(this.store.get<Raw>(`${FINDING_SELECT} WHERE f.finding_id = ?`, [id])!);
+  }
+
+  /**
+   * Findings by filters; with `projectId`, that project's findings plus global ones. With `searchText`, full-text
+   * matches (FTS4) ranked by BM25, best first; otherwise newest first.
+   */
+  queryFindings(q: QueryFindingsInput): FindingsPage {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (q.executionId !== undefined) { where.push('f.execution_id = ?'); params.push(q.executionId); }
+    if (q.projectId !== undefined) { where.push('(f.project_id = ? OR f.is_global = 1)'); params.push(q.projectId); }
+    const severities = q.severity === undefined ? [] : Array.isArray(q.severity) ? q.severity : [q.severity];
+    if (severities.length) { where.push(`f.severity IN (${severities.map(() => '?').join(',')})`); params.push(...severities); }
+    if (q.category !== undefined) { where.push('f.category = ? COLLATE NOCASE'); params.push(q.category); }
+    if (q.tags?.length) {
+      where.push(`EXISTS (SELECT 1 FROM json_each(f.tags) WHERE value IN (${q.tags.map(() => '?').join(',')}))`);
+      params.push(...q.tags);
+    }
+    if (q.isGlobal !== undefined) { where.push('f.is_global = ?'); params.push(q.isGlobal ? 1 : 0); }
+    const limit = q.limit ?? 50;
+    const offset = q.offset ?? 0;
+    const search = q.searchText?.trim();
+    if (!search) {
+      const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+      const total = this.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM findings f ${clause}`, params)!.n;
+      const rows = this.store.all<Raw>(`${FINDING_SELECT} ${clause} ORDER BY f.id DESC LIMIT ? OFFSET ?`, [...params, limit, offset]);
+      return { findings: rows.map(toFindingView), total, limit, offset };
+    }
+    const fts = toFtsQuery(search);
+    let hits: Array<{ id: number; mi: Uint8Array }>;
+    // CROSS JOIN keeps the full-text index as the outer loop: driven from findings, SQLite would run the MATCH once per row.
+    try {
+      hits = this.store.all<{ id: number; mi: Uint8Array }>(
+        `SELECT f.id AS id, matchinfo(findings_fts, 'pcnalx') AS mi FROM findings_fts CROSS JOIN findings f ON f.id = findings_fts.docid
+         WHERE findings_fts MATCH ?${where.length ? ` AND ${where.join(' AND ')}` : ''}`,
+        [fts, ...params],
+      );
+    } catch (ex) {
+      throw new BatonError('invalid_input', `searchText ${JSON.stringify(search)} is not a valid search (${ex instanceof Error ? ex.message : String(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
+    }
+    const ranked = hits.map((h) => ({ id: h.id, score: bm25(h.mi) })).sort((a, b) => b.score - a.score || b.id - a.id);
+    const page = ranked.slice(offset, offset + limit);
+    const scores = new Map(page.map((h) => [h.id, h.score]));
+    const rows = page.length ? this.store.all<Raw>(`${FINDING_SELECT} WHERE f.id IN (${page.map(() => '?').join(',')})`, page.map((h) => h.id)) : [];
+    const findings = rows
+      .map((r) => ({ ...toFindingView(r), score: Math.round(scores.get(Number(r.id))! * 1000) / 1000 }))
+      .sort((a, b) => b.score - a.score);
+    return { findings, total: ranked.length, limit, offset, ftsQuery: fts };
+  }
+
+  /** Executions by workflow, project and state, newest first. */
+  history(q: ExecutionHistoryInput): { executions: WorkflowExecution[]; total: number; limit: number; offset: number } {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (q.workflowName !== undefined) { where.push('template_name = ?'); params.push(q.workflowName); }
+    if (q.projectId !== undefined) { where.push('project_id = ?'); params.push(q.projectId); }
+    if (q.state !== undefined) { where.push('status = ?'); params.push(q.state); }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const limit = q.limit ?? 50;
+    const offset = q.offset ?? 0;
+    const total = this.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions ${clause}`, params)!.n;
+    const rows = this.store.all<Raw>(`SELECT * FROM executions ${clause} ORDER BY COALESCE(created_at, started_at) DESC, rowid DESC LIMIT ? OFFSET ?`, [...params, limit, offset]);
+    return { executions: rows.map((r) => toExecutionView(r)), total, limit, offset };
+  }
+
+  /** One execution with (by flags) its steps, logs, artifacts and findings. */
+  details(q: ExecutionDetailsInput): ExecutionDetails {
+    const r = this.lifecycle.row(q.executionId);
+    const id = String(r.execution_id);
+    const out: ExecutionDetails = { execution: toExecutionView(r, true) };
+    if (q.includeSteps ?? true) {
+      out.steps = this.lifecycle.steps(id);
+      const byId = new Map(out.steps.map((s) => [s.id, s.state]));
+      out.readyStepIds = out.steps
+        .filter((s) => (s.state === 'pending' || s.state === 'ready') && s.dependsOn.every((d) => byId.get(d) === 'completed' || byId.get(d) === 'skipped'))
+        .map((s) => s.id);
+    }
+    if (q.includeLogs) {
+      // Only the columns the view needs (every value read out of sql.js costs about a microsecond).
+      out.logs = this.store.all<Raw>(
+        `SELECT id, layer, layer_id, log_level, message, context, contract_input, contract_output, created_at FROM execution_logs
+         WHERE execution_id = ? ORDER BY id`,
+        [id],
+      ).map((r) => toLogView(r, id));
+    }
+    if (q.includeArtifacts) out.artifacts = this.store.all<Raw>(`${ARTIFACT_SELECT} WHERE a.execution_id = ? ORDER BY a.id`, [id]).map(toArtifactView);
+    if (q.includeFindings) out.findings = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.execution_id = ? ORDER BY f.id`, [id]).map(toFindingView);
+    return out;
+  }
+}

@@ -1,0 +1,243 @@
+// Shapes of the lifecycle, logging, query and content tools (specs/lifecycle-tools.md names, camelCase).
+import type { ExecutionStatus, StepStatus } from '../types.js';
+
+/** A phase of a workflow, as `start_execution` returns it. */
+export interface WorkflowPhase {
+  phase: string;
+  agent: string;
+  description: string;
+  dependsOn: string[];
+  allowParallel: boolean;
+}
+
+/** An execution (any kind) in the spec's shape. */
+export interface WorkflowExecution {
+  id: string;
+  workflowName: string | null;
+  kind: string;
+  taskId: string | null;
+  projectId: number | null;
+  state: ExecutionStatus;
+  metadata: Record<string, unknown> | null;
+  timeoutMs: number | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  error: string | null;
+  output: unknown;
+  progress: number;
+  createdAt: string;
+  updatedAt: string;
+  phases?: WorkflowPhase[];
+}
+
+/** A step in the spec's shape; `id` is the step row id as a string. */
+export interface WorkflowStep {
+  id: string;
+  executionId: string;
+  stepName: string;
+  phaseName: string | null;
+  agentName: string;
+  state: StepStatus;
+  dependsOn: string[];
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  output: unknown;
+  error: string | null;
+}
+
+/** Log layers. */
+export const LOG_LAYERS = ['orchestrator', 'workflow', 'step', 'agent_task'] as const;
+/** A log layer. */
+export type LogLayer = (typeof LOG_LAYERS)[number];
+/** Log levels. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** An execution log entry. */
+export interface ExecutionLog {
+  id: string;
+  executionId: string;
+  layer: LogLayer;
+  layerId: string;
+  logLevel: LogLevel;
+  message: string;
+  context: Record<string, unknown> | null;
+  contractInput: Record<string, unknown> | null;
+  contractOutput: Record<string, unknown> | null;
+  timestamp: string;
+}
+
+/** Artifact content types of the lifecycle spec. */
+export const CONTENT_TYPES = ['text', 'markdown', 'json', 'binary'] as const;
+/** An artifact content type. */
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+/** A stored artifact; binary content is base64 in `content`, `sizeBytes` is the decoded size. */
+export interface LifecycleArtifact {
+  id: string;
+  executionId: string;
+  stepId: string | null;
+  stepName: string | null;
+  name: string;
+  contentType: string;
+  mimeType: string | null;
+  encoding: 'utf8' | 'base64';
+  content: string;
+  sizeBytes: number;
+  isFinal: boolean;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Finding severities of the lifecycle spec (the broker's plus `info`). */
+export const FINDING_SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+/** A finding severity. */
+export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+
+/** A stored finding. */
+export interface Finding {
+  id: string;
+  executionId: string | null;
+  stepId: string | null;
+  stepName: string | null;
+  projectId: number | null;
+  isGlobal: boolean;
+  severity: string;
+  category: string;
+  title: string | null;
+  description: string;
+  tags: string[];
+  location: unknown;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  /** Relevance when the query had `searchText` (higher is better). */
+  score?: number;
+}
+
+/** A project. */
+export interface Project {
+  id: number;
+  name: string;
+  path: string;
+  isGitRepo: boolean;
+  metadata: Record<string, unknown> | null;
+  discoveredAt: string;
+  lastUsedAt: string;
+}
+
+/** Whether a contract check ran, and why not. */
+export interface ContractCheck {
+  schema: string;
+  validated: boolean;
+  /** Why validation was skipped (no schema file). */
+  notice?: string;
+}
+
+// ---- inputs ----
+
+/** `start_execution`. */
+export interface StartExecutionInput {
+  workflowName: string;
+  projectPath?: string;
+  projectId?: number;
+  metadata?: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+/** `start_step`. */
+export interface StartStepInput {
+  executionId: string;
+  stepName: string;
+  phaseName?: string;
+  dependsOn?: string[];
+  agentName?: string;
+}
+
+/** `log_execution`. */
+export interface LogExecutionInput {
+  executionId: string;
+  layer: LogLayer;
+  layerId: string;
+  logLevel: LogLevel;
+  message: string;
+  context?: Record<string, unknown>;
+  contractInput?: Record<string, unknown>;
+  contractOutput?: Record<string, unknown>;
+}
+
+/** `store_artifact`. */
+export interface StoreArtifactInput {
+  executionId: string;
+  stepId?: string;
+  name: string;
+  contentType: ContentType;
+  content: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** `store_finding`. */
+export interface StoreFindingInput {
+  executionId: string;
+  stepId?: string;
+  severity: FindingSeverity;
+  category: string;
+  title: string;
+  description: string;
+  tags?: string[];
+  isGlobal?: boolean;
+  projectId?: number;
+  location?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+}
+
+/** `query_findings`. */
+export interface QueryFindingsInput {
+  executionId?: string;
+  projectId?: number;
+  severity?: FindingSeverity | FindingSeverity[];
+  category?: string;
+  tags?: string[];
+  isGlobal?: boolean;
+  searchText?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** `get_execution_history`. */
+export interface ExecutionHistoryInput {
+  workflowName?: string;
+  projectId?: number;
+  state?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** `get_execution_details`. */
+export interface ExecutionDetailsInput {
+  executionId: string;
+  includeSteps?: boolean;
+  includeLogs?: boolean;
+  includeArtifacts?: boolean;
+  includeFindings?: boolean;
+}
+
+/** What `get_execution_details` returns. */
+export interface ExecutionDetails {
+  execution: WorkflowExecution;
+  steps?: WorkflowStep[];
+  /** Ids of pending steps whose dependencies are all completed. */
+  readyStepIds?: string[];
+  logs?: ExecutionLog[];
+  artifacts?: LifecycleArtifact[];
+  findings?: Finding[];
+}
+
+/** A page of results. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+}
