@@ -129,7 +129,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         const info = readDiscovery(settings.dbPath);
         if (info) {
           this.log.info(`database ${settings.dbPath} is owned by Baton process ${info.pid}; using its endpoint ${info.url}`);
-          const remote = new RemoteSource(info, (err) => this.log.warn('the owner’s event stream broke', err));
+          const remote = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err));
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
           return this.use(remote);

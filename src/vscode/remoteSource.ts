@@ -135,23 +135,29 @@ export class RemoteSource implements BatonSource {
     return body;
   }
 
-  /** Reads /events until it ends; each event goes to every listener. */
+  /** Reads /events until it ends (the owner stopped or the connection broke: both mean the owner is gone). */
   private async stream(): Promise<void> {
+    let res: Response;
     try {
-      const res = await fetch(new URL('/events', this.owner.url), {
+      res = await fetch(new URL('/events', this.owner.url), {
         headers: { authorization: `Bearer ${this.owner.token}`, accept: 'text/event-stream' },
         signal: this.abort.signal,
       });
       if (!res.ok || !res.body) throw new Error(`owner answered HTTP ${res.status} to GET /events`);
-      const decoder = new TextDecoder();
-      let buffer = '';
+    } catch (ex) {
+      if (!this.disposed) this.onStreamError(ex);
+      return;
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         const parsed = parseSse(buffer + decoder.decode(chunk, { stream: true }));
         buffer = parsed.rest;
         for (const data of parsed.data) this.emit(JSON.parse(data) as BatonEvent);
       }
-    } catch (ex) {
-      if (!this.disposed) this.onStreamError(ex);
+    } catch {
+      // The connection closed under the read ("terminated"): the owner went away, which `closed` reports.
     }
   }
 
