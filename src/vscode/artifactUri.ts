@@ -18,7 +18,8 @@ export function artifactExtension(type: string): string {
 /** A title usable as a file name (no slashes or control characters; never empty). */
 export function fileNameOf(title: string | null, type: string): string {
   const base = (title ?? '').replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '-').replace(/\s+/g, ' ').trim().slice(0, 80) || type;
-  return `${base}.${artifactExtension(type)}`;
+  const ext = artifactExtension(type);
+  return base.toLowerCase().endsWith(`.${ext}`) ? base : `${base}.${ext}`;
 }
 
 /** The path and query of an artifact's document URI. */

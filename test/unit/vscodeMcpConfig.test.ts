@@ -40,6 +40,8 @@ describe('artifact document URIs', () => {
     for (const t of ['code_review', 'design_doc', 'markdown', 'diagram']) assert.equal(artifactLanguage(t), 'markdown', t);
     assert.equal(artifactExtension('json'), 'json');
     assert.equal(fileNameOf(null, 'yaml'), 'yaml.yaml');
+    assert.equal(fileNameOf('README.md', 'markdown'), 'README.md', 'no doubled extension');
+    assert.equal(fileNameOf('config.json', 'markdown'), 'config.json.md');
   });
 });
 
