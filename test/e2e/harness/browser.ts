@@ -6,6 +6,7 @@ import { repoRoot } from './editorServer.js';
 
 export interface Locator {
   first(): Locator;
+  last(): Locator;
   nth(i: number): Locator;
   locator(selector: string): Locator;
   filter(opts: { hasText?: string | RegExp }): Locator;
