@@ -93,10 +93,20 @@ function ensureAptPackages(log) {
   if (install.status !== 0) throw new Error(`editor host: apt-get failed (exit ${install.status}).\n${missingSystemPackages()}`);
 }
 
+// The environment without what an enclosing `npm run` leaves behind: its npm_config_* variables are config for the
+// child npm too (npm_config_user_agent would tell code-server's postinstall it runs on the outer Node).
+function cleanEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE') delete env[key];
+  }
+  return env;
+}
+
 async function installNode24(log) {
   log('editor host: installing Node 24 into editor-host/node24 (once, ~10 s)…');
   const started = Date.now();
-  await npmInstall(node24Dir, process.env, log, 'node24');
+  await npmInstall(node24Dir, cleanEnv(), log, 'node24');
   log(`editor host: Node 24 installed in ${seconds(started)}`);
 }
 
@@ -106,7 +116,7 @@ async function installCodeServer(paths, log) {
   const started = Date.now();
   rmSync(marker, { force: true });
   const env = {
-    ...process.env,
+    ...cleanEnv(),
     PATH: `${join(paths.nodeDir, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
     npm_config_nodedir: paths.nodeDir,
   };
