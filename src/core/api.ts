@@ -269,10 +269,15 @@ export interface LifecycleApi {
 
 /** The content provider tools of specs/lifecycle-tools.md (the `content` tool group). */
 export interface ContentApi {
+  /** Workflows by tags (any), keywords (all) and complexity, a page at a time. */
   searchWorkflows(query: SearchWorkflowsInput): { workflows: ContentResponse[]; total: number; page: number; limit: number };
+  /** One workflow at the asked detail; `{ notModified }` when `ifNoneMatch` is its hash. */
   getWorkflow(name: string, options: ContentOptions): Promise<ContentResponse | NotModified>;
+  /** One agent persona at the asked detail; `{ notModified }` when `ifNoneMatch` is its hash. */
   getAgentPersona(name: string, options: ContentOptions): Promise<ContentResponse | NotModified>;
+  /** Rules by tags, file types and alwaysApply, a page at a time, with a list hash. */
   getRelevantRules(query: RelevantRulesInput): Promise<{ rules: ContentResponse[]; total: number; page: number; limit: number; listHash?: string } | NotModified>;
+  /** Projects, most recently used first, a page at a time. */
   listProjects(page?: number, limit?: number): { projects: Project[]; total: number; page: number; limit: number };
   /** The project at a path (discovered: git detection up the tree), or the workspace project. */
   projectContext(path?: string): Promise<Project>;

@@ -12,7 +12,7 @@ import { loadContent, syncContent } from './content/index.js';
 import { BatonError } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts } from './ports.js';
-import { redactSecrets } from './safety/redact.js';
+import { redactSecrets, redactText } from './safety/redact.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
@@ -50,6 +50,15 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
 
 /** How long call-log entries wait to be written together. */
 const CALL_LOG_FLUSH_MS = 250;
+/** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
+const CALL_LOG_MAX_CHARS = 64 * 1024;
+
+/** A call-log value as stored text (redacted) and its full serialized size; huge values are cut rather than walked (the cut word is dropped: it may be half a secret). */
+function logText(value: unknown): { text: string; size: number } {
+  const raw = JSON.stringify(value ?? null);
+  if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size: raw.length };
+  return { text: JSON.stringify({ truncated: true, size: raw.length, head: redactText(raw.slice(0, CALL_LOG_MAX_CHARS)).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '') }), size: raw.length };
+}
 
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
@@ -388,10 +397,10 @@ export class Baton implements BatonApi {
     const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
     const rows = batch.map(({ entry, id, at }) => {
-      const request = JSON.stringify(redactSecrets(entry.request) ?? null);
-      const response = JSON.stringify(redactSecrets(entry.response) ?? null);
+      const request = logText(entry.request);
+      const response = logText(entry.response);
       return [
-        id, entry.call_type, entry.name, request, response, request.length, response.length, Math.round(entry.duration_ms),
+        id, entry.call_type, entry.name, request.text, response.text, request.size, response.size, Math.round(entry.duration_ms),
         entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,
         entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null,
       ];

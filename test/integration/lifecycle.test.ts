@@ -482,6 +482,18 @@ describe('logging tools: idempotent logs and immutable artifacts', () => {
     assert.equal(rig.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM execution_logs WHERE execution_id = ?', [id])!.n, 1);
   });
 
+  it('lists logs oldest first in details, including ones written after an earlier read', async () => {
+    const other = await running(rig);
+    await rig.ok('log_execution', { executionId: other, layer: 'step', layerId: 'a', logLevel: 'info', message: 'one' });
+    const first = await rig.ok('get_execution_details', { executionId: other, includeLogs: true, includeSteps: false });
+    assert.deepEqual(first.logs.map((l: { message: string }) => l.message), ['one']);
+    await rig.ok('log_execution', { executionId: other, layer: 'step', layerId: 'b', logLevel: 'warn', message: 'two' });
+    await rig.ok('log_execution', { executionId: id, layer: 'step', layerId: 'elsewhere', logLevel: 'info', message: 'not this execution' });
+    const second = await rig.ok('get_execution_details', { executionId: other, includeLogs: true, includeSteps: false });
+    assert.deepEqual(second.logs.map((l: { message: string; logLevel: string }) => `${l.message}:${l.logLevel}`), ['one:info', 'two:warn']);
+    assert.equal(second.steps, undefined);
+  });
+
   it('logs separately per layer and layerId, and refuses an unknown execution', async () => {
     const a = await rig.ok('log_execution', { executionId: id, layer: 'step', layerId: '1', logLevel: 'debug', message: 'a' });
     const b = await rig.ok('log_execution', { executionId: id, layer: 'agent_task', layerId: '1', logLevel: 'debug', message: 'b' });
@@ -511,6 +523,18 @@ describe('logging tools: idempotent logs and immutable artifacts', () => {
     assert.match((await rig.call('store_artifact', { executionId: id, name: 'x.json', contentType: 'json', content: '{nope' })).text, /content is not valid JSON/);
     assert.match((await rig.call('store_artifact', { executionId: id, name: 'x.bin', contentType: 'binary', content: 'not base64!' })).text, /content must be standard base64/);
     assert.match((await rig.call('store_artifact', { executionId: id, stepId: '424242', name: 'x', contentType: 'text', content: 'x' })).text, /No step "424242" in execution/);
+  });
+
+  it('keeps a huge call in the call log as a redacted head with its full size', async () => {
+    const content = `AKIAIOSFODNN7EXAMPLE ${'x'.repeat(100_000)}`;
+    await rig.ok('store_artifact', { executionId: id, name: 'huge.txt', contentType: 'text', content });
+    await rig.baton.flushCalls();
+    const row = rig.baton.recentCalls(20).find((r) => r.tool_or_resource_name === 'store_artifact' && Number(r.request_size_bytes) > 100_000)!;
+    const stored = JSON.parse(String(row.request_full)) as { truncated: boolean; size: number; head: string };
+    assert.equal(stored.truncated, true);
+    assert.equal(stored.size, Number(row.request_size_bytes));
+    assert.ok(stored.head.length <= 64 * 1024);
+    assert.ok(!stored.head.includes('AKIAIOSFODNN7EXAMPLE') && stored.head.includes('[REDACTED:aws_access_key_id]'));
   });
 
   it('keeps artifacts immutable: the database refuses to change their content', async () => {

@@ -184,7 +184,8 @@ function pick(out: ContentResponse, fields: string[] | undefined): ContentRespon
 /** Whether a file type (`ts`, `.ts`, `*.ts`, `src/a.ts`) falls under any of a rule's globs. */
 export function matchesFileType(fileType: string, globs: readonly string[]): boolean {
   const t = fileType.trim();
-  const sample = t.includes('/') || /[^*.]\.[^.]+$/.test(t) && !t.startsWith('*') ? t : `file.${t.replace(/^\*?\.?/, '')}`;
+  const isPath = t.includes('/') || (/[^*.]\.[^.]+$/.test(t) && !t.startsWith('*'));
+  const sample = isPath ? t : `file.${t.replace(/^\*?\.?/, '')}`;
   const base = sample.split('/').pop()!;
   return globs.some((g) => minimatch(sample, g, { dot: true, matchBase: true }) || minimatch(base, g.split('/').pop()!, { dot: true }));
 }

@@ -22,6 +22,9 @@ const MIME: Record<string, string> = { text: 'text/plain', markdown: 'text/markd
 const ARTIFACT_SELECT = 'SELECT a.*, s.id AS step_id FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name';
 const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN steps s ON s.execution_id = f.execution_id AND s.step_name = f.step_name';
 
+/** Decoded logs kept in memory across executions (least recently read dropped first). */
+const LOG_CACHE_LIMIT = 50_000;
+
 /** A page of findings. */
 export interface FindingsPage {
   findings: Finding[];
@@ -34,6 +37,8 @@ export interface FindingsPage {
 
 /** Logs, artifacts, findings and queries over executions. */
 export class Records {
+  private readonly logCache = new Map<string, { lastId: number; logs: ExecutionLog[] }>();
+
   constructor(private readonly deps: LifecycleDeps, private readonly lifecycle: Lifecycle) {}
 
   private get store() {
@@ -196,6 +201,31 @@ export class Records {
     return { findings, total: ranked.length, limit, offset, ftsQuery: fts };
   }
 
+  /**
+   * An execution's logs, oldest first. Logs are append-only and never change, so decoded logs are kept per
+   * execution (a bounded number of them) and only rows past the last one seen are read again.
+   */
+  private logsOf(executionId: string): ExecutionLog[] {
+    const cached = this.logCache.get(executionId);
+    // Only the columns the view needs: every value read out of sql.js costs about a microsecond.
+    const fresh = this.store.all<Raw>(
+      `SELECT id, layer, layer_id, log_level, message, context, contract_input, contract_output, created_at FROM execution_logs
+       WHERE execution_id = ? AND id > ? ORDER BY id`,
+      [executionId, cached?.lastId ?? 0],
+    ).map((r) => toLogView(r, executionId));
+    const logs = cached ? (fresh.length ? [...cached.logs, ...fresh] : cached.logs) : fresh;
+    this.logCache.delete(executionId);
+    this.logCache.set(executionId, { lastId: fresh.length ? Number(fresh.at(-1)!.id) : cached?.lastId ?? 0, logs });
+    let total = 0;
+    for (const entry of this.logCache.values()) total += entry.logs.length;
+    for (const [key, entry] of this.logCache) {
+      if (total <= LOG_CACHE_LIMIT || key === executionId) break;
+      total -= entry.logs.length;
+      this.logCache.delete(key);
+    }
+    return logs.slice();
+  }
+
   /** Executions by workflow, project and state, newest first. */
   history(q: ExecutionHistoryInput): { executions: WorkflowExecution[]; total: number; limit: number; offset: number } {
     const where: string[] = [];
@@ -223,14 +253,7 @@ export class Records {
         .filter((s) => (s.state === 'pending' || s.state === 'ready') && s.dependsOn.every((d) => byId.get(d) === 'completed' || byId.get(d) === 'skipped'))
         .map((s) => s.id);
     }
-    if (q.includeLogs) {
-      // Only the columns the view needs (every value read out of sql.js costs about a microsecond).
-      out.logs = this.store.all<Raw>(
-        `SELECT id, layer, layer_id, log_level, message, context, contract_input, contract_output, created_at FROM execution_logs
-         WHERE execution_id = ? ORDER BY id`,
-        [id],
-      ).map((r) => toLogView(r, id));
-    }
+    if (q.includeLogs) out.logs = this.logsOf(id);
     if (q.includeArtifacts) out.artifacts = this.store.all<Raw>(`${ARTIFACT_SELECT} WHERE a.execution_id = ? ORDER BY a.id`, [id]).map(toArtifactView);
     if (q.includeFindings) out.findings = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.execution_id = ? ORDER BY f.id`, [id]).map(toFindingView);
     return out;

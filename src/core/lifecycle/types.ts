@@ -233,11 +233,3 @@ export interface ExecutionDetails {
   artifacts?: LifecycleArtifact[];
   findings?: Finding[];
 }
-
-/** A page of results. */
-export interface Page<T> {
-  items: T[];
-  total: number;
-  limit: number;
-  offset: number;
-}
