@@ -30,6 +30,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readyWaiters: Array<{ resolve: (s: BatonSource) => void; reject: (ex: unknown) => void }> = [];
   private stopped = false;
+  /** Bumped by every start and close, so a connect still in flight from before a restart gives up. */
+  private generation = 0;
   private failure: unknown;
   /** Fires when the state, the mode or the endpoint changes (the tree re-reads, the MCP provider re-announces). */
   readonly onDidChange = this.changed.event;
@@ -59,10 +61,11 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   /** Opens or finds the owner in the background; the UI shows "Starting Baton…" until it is ready. */
   start(): void {
     this.stopped = false;
+    const gen = ++this.generation;
     this.state = 'starting';
     this.failure = undefined;
     this.changed.fire();
-    void this.connect().catch((ex: unknown) => this.fail(ex));
+    void this.connect(gen).catch((ex: unknown) => gen === this.generation && this.fail(ex));
   }
 
   /** Closes and starts again (settings or workspace trust changed). */
@@ -74,6 +77,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   /** Releases the database (checkpoint, discovery file, endpoint) or the client stream. */
   async close(): Promise<void> {
     this.stopped = true;
+    this.generation++;
     this.forward?.dispose();
     this.forward = undefined;
     this.remote?.dispose();
@@ -96,7 +100,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
-  private async connect(): Promise<void> {
+  private async connect(gen: number): Promise<void> {
+    const stale = () => this.stopped || gen !== this.generation;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
     const settings = readSettings((key) => vscode.workspace.getConfiguration('baton').get(key), folder);
     for (const p of settings.problems) this.log.warn(p);
@@ -107,7 +112,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     const { readDiscovery } = await import('../host/discovery.js');
     const deadline = Date.now() + TAKEOVER_MS;
     for (;;) {
-      if (this.stopped) return;
+      if (stale()) return;
       try {
         const owner = await becomeOwner({
           dbPath: settings.dbPath,
@@ -120,7 +125,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           workspaceContent: trusted,
           log: this.log,
         });
-        if (this.stopped) return void (await owner.close());
+        if (stale()) return void (await owner.close());
         this.owner = owner;
         this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
         return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
@@ -128,6 +133,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         if (!BatonError.is(ex, 'store_locked')) throw ex;
         const info = readDiscovery(settings.dbPath);
         if (info) {
+          if (stale()) return;
           this.log.info(`database ${settings.dbPath} is owned by Baton process ${info.pid}; using its endpoint ${info.url}`);
           const remote = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err));
           this.remote = remote;
@@ -151,7 +157,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.source = undefined;
     this.state = 'starting';
     this.changed.fire();
-    void this.connect().catch((ex: unknown) => this.fail(ex));
+    const gen = this.generation;
+    void this.connect(gen).catch((ex: unknown) => gen === this.generation && this.fail(ex));
   }
 
   private use(source: BatonSource): void {
