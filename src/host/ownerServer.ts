@@ -215,7 +215,7 @@ export type ControlRequest =
   | ({ op: 'decide' } & GateDecision)
   | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
   | { op: 'workflow_status' | 'current_step'; id?: string }
-  | { op: 'events'; execution_id: string }
+  | { op: 'events' | 'findings'; execution_id: string }
   | { op: 'workflows' | 'templates' | 'guardrails' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
@@ -254,6 +254,8 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: baton.currentStep(req.id) };
     case 'events':
       return { result: baton.events(req.execution_id) };
+    case 'findings':
+      return { result: baton.lifecycle.queryFindings({ executionId: req.execution_id, limit: 500 }).findings };
     case 'workflows':
       return { result: baton.availableWorkflows() };
     case 'templates':
@@ -303,7 +305,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'current_step':
       return { op: body.op, id: optionalString(body, 'id') };
     case 'events':
-      return { op: 'events', execution_id: requiredString(body, 'execution_id') };
+    case 'findings':
+      return { op: body.op, execution_id: requiredString(body, 'execution_id') };
     case 'workflows':
     case 'templates':
     case 'guardrails':
@@ -328,7 +331,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, workflows, templates, guardrails, artifacts, cancel, next_step';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifacts, cancel, next_step';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -4,6 +4,7 @@ import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
   ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
+import type { Finding } from '../core/lifecycle/types.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 
 /** Something to stop (structurally a `vscode.Disposable`). */
@@ -32,6 +33,8 @@ export interface BatonSource {
   /** One artifact by its id; `executionId` narrows the search when known. */
   artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined>;
   artifacts(query: ArtifactQuery): Promise<ArtifactsResource>;
+  /** The findings recorded in an execution's steps, newest first. */
+  findings(executionId: string): Promise<Finding[]>;
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
@@ -40,6 +43,9 @@ export interface BatonSource {
   /** Domain events as they happen (after the write is durable). */
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable;
 }
+
+/** How many findings of one execution the editor shows. */
+export const FINDINGS_LIMIT = 500;
 
 /** Who the editor says it is in decisions and calls. */
 export const EDITOR_ACTOR = 'vscode';
@@ -100,6 +106,10 @@ export class LocalSource implements BatonSource {
 
   async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
     return this.baton.artifacts(query);
+  }
+
+  async findings(executionId: string): Promise<Finding[]> {
+    return this.baton.lifecycle.queryFindings({ executionId, limit: FINDINGS_LIMIT }).findings;
   }
 
   decide(decision: GateDecision): Promise<GateDecisionResult> {

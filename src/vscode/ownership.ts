@@ -7,6 +7,7 @@ import type {
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
+import type { Finding } from '../core/lifecycle/types.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { Owner } from '../host/owner.js';
 import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
@@ -215,6 +216,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
     return (await this.ready()).artifacts(query);
+  }
+
+  async findings(executionId: string): Promise<Finding[]> {
+    return (await this.ready()).findings(executionId);
   }
 
   async decide(decision: GateDecision): Promise<GateDecisionResult> {

@@ -5,6 +5,7 @@ import type {
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
+import type { Finding } from '../core/lifecycle/types.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
@@ -90,6 +91,10 @@ export class RemoteSource implements BatonSource {
 
   artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {
     return this.result({ op: 'artifacts', query });
+  }
+
+  findings(executionId: string): Promise<Finding[]> {
+    return this.result({ op: 'findings', execution_id: executionId });
   }
 
   decide(decision: GateDecision): Promise<GateDecisionResult> {

@@ -101,13 +101,21 @@ describe('owner /control read ops and /events for editor clients', () => {
     const claimedToken = (await remote.nextStep({ task_id: exec!.execution_id })).status;
     assert.equal(claimedToken, 'no_op', 'the running step is not handed out twice');
     const first = await opened.baton.nextStep({ template_name: 'bug-fix' });
-    const done = await remote.nextStep({ step_token: first.new_step_token, model_output_so_far: { ...validOutput, artifacts: [{ type: 'markdown' as const, title: 'remote', content: 'from the client' }] } });
+    const done = await remote.nextStep({ step_token: first.new_step_token, model_output_so_far: {
+      ...validOutput,
+      artifacts: [{ type: 'markdown' as const, title: 'remote', content: 'from the client' }],
+      findings: [{ severity: 'high' as const, category: 'bug', description: 'off by one', recommendation: 'count from zero', location: 'src/a.ts:3' }],
+    } });
     assert.notEqual(done.status, 'error', JSON.stringify(done.error));
     const [art] = (await remote.artifacts({ type: 'execution', execution_id: first.execution_id!, limit: 10 })).artifacts;
     assert.ok(art, 'the submitted artifact is stored');
     assert.equal((await remote.artifact(art.artifact_id, first.execution_id))?.content, art.content);
     assert.equal((await remote.artifact(art.artifact_id))?.artifact_id, art.artifact_id);
     assert.equal(await remote.artifact('no-such-artifact'), undefined);
+    const found = await remote.findings(first.execution_id!);
+    assert.equal(found.length, 1);
+    assert.equal(found[0]!.description, 'off by one');
+    assert.deepEqual(found, opened.baton.lifecycle.queryFindings({ executionId: first.execution_id!, limit: 500 }).findings);
     await assert.rejects(remote.decide({ execution_id: first.execution_id!, decision: 'approve' }), (ex) => BatonError.is(ex, 'invalid_state'));
     await assert.rejects(remote.workflowStatus('missing'), (ex) => BatonError.is(ex) && ex.reason.endsWith('not_found'));
   });

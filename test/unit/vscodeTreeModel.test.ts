@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
 import {
-  artifactNodes, executionLabel, executionNodes, folderNodes, rootNodes, statusIcon, stepNodes,
+  artifactNodes, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes,
 } from '../../src/vscode/views/treeModel.js';
 
 const workflows = [
@@ -100,6 +100,25 @@ describe('tree model', () => {
     assert.equal(a!.command?.id, 'baton.openArtifact');
     assert.deepEqual(a!.ref, { kind: 'artifact', execution_id: 'e1', artifact_id: 'a1', title: 'Root cause', type: 'design_doc' });
     assert.equal(artifactNodes('e1', [artifact('a2', { title: null, type: 'yaml', is_final: true })])[0]!.label, 'yaml');
+  });
+
+  it('puts a step\'s findings under it with a severity icon, and makes the step expandable', () => {
+    const f = {
+      id: 'f1', executionId: 'e1', stepId: null, stepName: 'review', projectId: 1, isGlobal: false, severity: 'high', category: 'bug',
+      title: null, description: 'off by one', tags: [], location: 'src/a.ts:3', metadata: {}, createdAt: '2026-11-22T07:00:00.000Z',
+    };
+    const [node] = findingNodes('e1', 'review', [f, { ...f, id: 'f2', stepName: 'other' }]);
+    assert.equal(node!.id, 'finding:f1');
+    assert.equal(node!.label, '[high] off by one');
+    assert.equal(node!.description, 'src/a.ts:3');
+    assert.equal(node!.icon.id, 'error');
+    assert.equal(findingNodes('e1', 'review', [{ ...f, severity: 'medium' }])[0]!.icon.id, 'warning');
+    const status: WorkflowStatusResource = {
+      execution_id: 'e1', task_id: null, workflow: 'x', status: 'running', current_step: null, progress: 0, started_at: '', completed_at: null,
+      steps: [{ step_name: 'review', status: 'completed', agent_name: 'r', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null, feedback: null, attempt: 1, artifacts: [] }],
+    };
+    assert.equal(stepNodes(status)[0]!.collapsible, 'none');
+    assert.equal(stepNodes(status, [f])[0]!.collapsible, 'collapsed');
   });
 
   it('keeps ids unique across a whole tree, including "no steps" messages of different executions', () => {

@@ -1,6 +1,7 @@
 // The Baton tree as plain data: Workflows (templates) › Executions › Steps › Artifacts. No 'vscode' import, so the
 // shape, ids, labels, icons and context values are unit-tested; workflowsTreeProvider.ts turns nodes into TreeItems.
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
+import type { Finding } from '../../core/lifecycle/types.js';
 import type { ExecutionStatus, StepStatus } from '../../core/types.js';
 
 /** A codicon and an optional theme colour id. */
@@ -17,6 +18,7 @@ export type NodeRef =
   | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
   | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus }
   | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
+  | { kind: 'finding'; execution_id: string; finding_id: string }
   | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' };
 
 /** One tree node. */
@@ -27,7 +29,7 @@ export interface TreeNode {
   description?: string;
   tooltip?: string;
   icon: NodeIcon;
-  /** For `view/item/context` menus: `template`, `execution:<status>`, `step:<status>`, `artifact`, `message`. */
+  /** For `view/item/context` menus: `template`, `execution:<status>`, `step:<status>`, `artifact`, `finding`, `message`. */
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';
   ref: NodeRef;
@@ -125,8 +127,8 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
   }));
 }
 
-/** The steps of an execution, in the template's order. */
-export function stepNodes(status: WorkflowStatusResource): TreeNode[] {
+/** The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. */
+export function stepNodes(status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = []): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
   return status.steps.map((s) => ({
     id: `step:${status.execution_id}:${s.step_name}`,
@@ -135,7 +137,7 @@ export function stepNodes(status: WorkflowStatusResource): TreeNode[] {
     tooltip: stepTooltip(s),
     icon: statusIcon(s.status),
     contextValue: `step:${s.status}`,
-    collapsible: s.artifacts.length > 0 ? 'collapsed' : 'none',
+    collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
     ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
   }));
 }
@@ -161,6 +163,32 @@ export function artifactNodes(executionId: string, artifacts: ArtifactRecord[]):
     ref: { kind: 'artifact', execution_id: executionId, artifact_id: a.artifact_id, title: a.title, type: a.type },
     command: { id: 'baton.openArtifact', title: 'Open Artifact' },
   }));
+}
+
+/** The codicon of a finding severity. */
+export function severityIcon(severity: string): NodeIcon {
+  if (severity === 'critical' || severity === 'high') return { id: 'error', color: 'list.errorForeground' };
+  if (severity === 'medium') return { id: 'warning', color: 'list.warningForeground' };
+  return { id: 'info' };
+}
+
+/** The findings a step recorded: "[severity] title or description", location as the description. */
+export function findingNodes(executionId: string, stepName: string, findings: Finding[]): TreeNode[] {
+  return findings
+    .filter((f) => f.stepName === stepName)
+    .map((f) => {
+      const location = typeof f.location === 'string' ? f.location : f.location ? JSON.stringify(f.location) : undefined;
+      return {
+        id: `finding:${f.id}`,
+        label: `[${f.severity}] ${f.title ?? f.description}`,
+        description: location ?? f.category,
+        tooltip: [f.description, f.category && `Category: ${f.category}`, location && `At ${location}`].filter(Boolean).join('\n'),
+        icon: severityIcon(f.severity),
+        contextValue: 'finding',
+        collapsible: 'none',
+        ref: { kind: 'finding', execution_id: executionId, finding_id: f.id },
+      };
+    });
 }
 
 /** Folder groups in a multi-root workspace: Baton serves the first folder; the others say so. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
 import type { BatonConnection } from '../ownership.js';
 import {
-  artifactNodes, executionNodes, folderNodes, messageNode, rootNodes, stepNodes, type TreeNode,
+  artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, type TreeNode,
 } from './treeModel.js';
 
 /** The view id (package.json `contributes.views.baton`). */
@@ -80,12 +80,18 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         const { executions, templates } = await this.list();
         return executionNodes(executions, node.ref, templates);
       }
-      case 'execution':
-        return stepNodes(await this.connection.workflowStatus(node.ref.execution_id));
+      case 'execution': {
+        const id = node.ref.execution_id;
+        const [status, findings] = await Promise.all([this.connection.workflowStatus(id), this.connection.findings(id)]);
+        return stepNodes(status, findings);
+      }
       case 'step': {
         const { execution_id, step_name } = node.ref;
-        const status = await this.connection.workflowStatus(execution_id);
-        return artifactNodes(execution_id, status.steps.find((s) => s.step_name === step_name)?.artifacts ?? []);
+        const [status, findings] = await Promise.all([this.connection.workflowStatus(execution_id), this.connection.findings(execution_id)]);
+        return [
+          ...artifactNodes(execution_id, status.steps.find((s) => s.step_name === step_name)?.artifacts ?? []),
+          ...findingNodes(execution_id, step_name, findings),
+        ];
       }
       default:
         return [];
