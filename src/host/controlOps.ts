@@ -1,0 +1,159 @@
+// The owner's /control operations: the CLI's decide/status and the reads and calls an editor client needs; parsed,
+// checked and run against the core, with domain errors mapped to HTTP statuses.
+import type { ArtifactQuery, BatonApi, GateDecision } from '../core/api.js';
+import { BatonError, type ErrorReason } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import type { CallContext, NextStepRequest } from '../core/types.js';
+
+/** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
+export type ControlRequest =
+  | ({ op: 'decide' } & GateDecision)
+  | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
+  | { op: 'workflow_status' | 'current_step'; id?: string }
+  | { op: 'events' | 'findings'; execution_id: string }
+  | { op: 'workflows' | 'templates' | 'guardrails' }
+  | { op: 'artifacts'; query: ArtifactQuery }
+  | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
+  | { op: 'next_step'; request: NextStepRequest; context?: CallContext };
+
+/** HTTP status of a domain error. */
+function statusOf(reason: ErrorReason): number {
+  if (reason === 'invalid_input') return 400;
+  if (reason === 'unauthorized') return 401;
+  if (reason.endsWith('not_found')) return 404;
+  if (reason === 'invalid_state') return 409;
+  if (reason === 'rate_limited') return 429;
+  return 500;
+}
+
+/** Checks and runs one control request; never throws. */
+export async function handleControl(baton: BatonApi, raw: string, log: Log): Promise<{ status: number; body: unknown }> {
+  try {
+    return { status: 200, body: await runControl(baton, parseControl(raw)) };
+  } catch (ex) {
+    if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message } } };
+    log.error('control request failed', ex);
+    return { status: 500, body: { error: { reason: 'internal', message: "internal error; see Baton's log" } } };
+  }
+}
+
+/** Runs a parsed control request; the body of the 200 answer. */
+async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown> {
+  switch (req.op) {
+    case 'status':
+    case 'executions':
+      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) };
+    case 'workflow_status':
+      return { result: baton.workflowStatus(req.id) };
+    case 'current_step':
+      return { result: baton.currentStep(req.id) };
+    case 'events':
+      return { result: baton.events(req.execution_id) };
+    case 'findings':
+      return { result: baton.lifecycle.queryFindings({ executionId: req.execution_id, limit: 500 }).findings };
+    case 'workflows':
+      return { result: baton.availableWorkflows() };
+    case 'templates':
+      return { result: baton.templates() };
+    case 'guardrails':
+      return { result: baton.guardrails() };
+    case 'artifacts':
+      return { result: baton.artifacts(req.query) };
+    case 'cancel':
+      return { result: await baton.cancel(req.execution_id, req.reason, req.by) };
+    case 'next_step':
+      return { result: await baton.nextStep(req.request, req.context) };
+    case 'decide': {
+      const { op: _op, ...decision } = req;
+      return { result: await baton.decide(decision) };
+    }
+  }
+}
+
+/** An optional string field, or a BatonError naming it. */
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  if (body[key] !== undefined && typeof body[key] !== 'string') throw new BatonError('invalid_input', `${key} must be a string`);
+  return body[key] as string | undefined;
+}
+
+/** A required non-empty string field, or a BatonError naming it. */
+function requiredString(body: Record<string, unknown>, key: string): string {
+  if (typeof body[key] !== 'string' || !body[key]) throw new BatonError('invalid_input', `${key} must be a non-empty string`);
+  return body[key] as string;
+}
+
+/** A JSON object field (the broker and the artifact query check their own shapes). */
+function objectField<T>(body: Record<string, unknown>, key: string): T {
+  const v = body[key];
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new BatonError('invalid_input', `${key} must be a JSON object`);
+  return v as T;
+}
+
+const ARTIFACT_QUERY_TYPES = new Set(['recent', 'by_type', 'final', 'execution']);
+
+/** Parses the ops other than decide and status. */
+function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
+  switch (body.op) {
+    case 'executions':
+      return { op: 'executions', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
+    case 'workflow_status':
+    case 'current_step':
+      return { op: body.op, id: optionalString(body, 'id') };
+    case 'events':
+    case 'findings':
+      return { op: body.op, execution_id: requiredString(body, 'execution_id') };
+    case 'workflows':
+    case 'templates':
+    case 'guardrails':
+      return { op: body.op };
+    case 'artifacts': {
+      const query = objectField<ArtifactQuery>(body, 'query');
+      if (!ARTIFACT_QUERY_TYPES.has(query.type) || typeof query.limit !== 'number' || query.limit < 1) {
+        throw new BatonError('invalid_input', 'query must be an artifact query: { type: recent|by_type|final|execution, limit ≥ 1, … }');
+      }
+      return { op: 'artifacts', query };
+    }
+    case 'cancel':
+      return { op: 'cancel', execution_id: requiredString(body, 'execution_id'), reason: optionalString(body, 'reason'), by: optionalString(body, 'by') };
+    case 'next_step':
+      return {
+        op: 'next_step',
+        request: objectField<NextStepRequest>(body, 'request'),
+        context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
+      };
+    default:
+      return null;
+  }
+}
+
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifacts, cancel, next_step';
+
+/** Parses and validates a control body. */
+function parseControl(raw: string): ControlRequest {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    throw new BatonError('invalid_input', 'control body must be JSON');
+  }
+  if (body === null || typeof body !== 'object') throw new BatonError('invalid_input', 'control body must be a JSON object');
+  if (body.op === 'status') {
+    return { op: 'status', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
+  }
+  const other = parseReadOp(body);
+  if (other) return other;
+  if (body.op !== 'decide') throw new BatonError('invalid_input', `op must be one of ${CONTROL_OPS}`);
+  if (typeof body.execution_id !== 'string' || !body.execution_id) throw new BatonError('invalid_input', 'execution_id must be a non-empty string');
+  if (body.decision !== 'approve' && body.decision !== 'reject') throw new BatonError('invalid_input', 'decision must be "approve" or "reject"');
+  for (const key of ['step_name', 'feedback', 'by'] as const) {
+    if (body[key] !== undefined && typeof body[key] !== 'string') throw new BatonError('invalid_input', `${key} must be a string`);
+  }
+  return {
+    op: 'decide',
+    execution_id: body.execution_id,
+    decision: body.decision,
+    step_name: body.step_name as string | undefined,
+    feedback: body.feedback as string | undefined,
+    by: body.by as string | undefined,
+  };
+}
