@@ -299,6 +299,7 @@ describe('content tools: projects', () => {
       const ws = await rig.ok('get_project_context', {});
       assert.equal(ws.path, rig.workspace);
       assert.match((await rig.call('get_project_context', { projectPath: join(root, 'missing') })).text, /No folder at/);
+      assert.match((await rig.call('get_project_context', { projectPath: 'packages/app' })).text, /is relative; pass the absolute path/);
     } finally {
       await rig.close();
       for (const d of [root, worktree, plain]) rmSync(d, { recursive: true, force: true });

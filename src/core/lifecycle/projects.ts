@@ -36,6 +36,9 @@ export class Projects {
   /** Registers (or refreshes) the project at `path`: one row per folder, git detected up the tree; marks it used. */
   async discover(path: string): Promise<Project> {
     const dir = normalizePath(path);
+    if (!/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(dir)) {
+      throw new BatonError('invalid_input', `projectPath ${JSON.stringify(path)} is relative; pass the absolute path of the project folder.`);
+    }
     if (!(await this.ports.fs.exists(dir))) {
       throw new BatonError('not_found', `No folder at ${JSON.stringify(path)}; pass the absolute path of a project folder (or omit projectPath for the workspace).`);
     }
