@@ -189,6 +189,8 @@ export interface TimelineEvent {
 export interface BatonApi {
   /** The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. */
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /** Starts a workflow without claiming a step (a person starts it; agents pick up its ready steps). */
+  startWorkflow(templateName: string, taskDescription?: string, ctx?: CallContext): Promise<ExecutionSummary>;
   /** Approve or reject a step waiting in `awaiting_approval`. */
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   /** Stops an execution that is not finished: it becomes `failed` (reason `cancelled`); its tokens stop working. */

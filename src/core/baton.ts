@@ -152,6 +152,12 @@ export class Baton implements BatonApi {
   }
 
   /** @inheritdoc */
+  async startWorkflow(templateName: string, taskDescription?: string, ctx?: CallContext): Promise<ExecutionSummary> {
+    const { execution_id } = await this.broker.start({ template_name: templateName, task_description: taskDescription }, ctx);
+    return this.listExecutions({ limit: 500 }).find((e) => e.execution_id === execution_id)!;
+  }
+
+  /** @inheritdoc */
   async decide(d: GateDecision): Promise<GateDecisionResult> {
     if (d.decision !== 'approve' && d.decision !== 'reject') throw new BatonError('invalid_input', `decision must be "approve" or "reject" (got "${String(d.decision)}").`);
     const feedback = d.feedback?.trim();

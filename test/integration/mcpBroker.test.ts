@@ -87,3 +87,25 @@ describe('broker through an MCP client', () => {
     assert.match(closed.synthesis!.outcome_summary!, /2 attempts/);
   });
 });
+
+describe('a workflow started by a person, picked up by an agent', () => {
+  it('a bare workflow_next_step call claims the first ready step', async () => {
+    const opened = await openBaton({ dbPath: null, workspace: makeWorkspace(), rateLimits: false, log: silentLog });
+    const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog });
+    const client = new Client({ name: 'agent', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+    try {
+      const started = await opened.baton.startWorkflow('bug-fix', 'Fix the login crash');
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: {} });
+      const sc = res.structuredContent as unknown as NextStepResponse;
+      assert.notEqual(res.isError, true);
+      assert.equal(sc.status, 'ok');
+      assert.equal(sc.execution_id, started.execution_id);
+      assert.equal(sc.next_step_contract?.step_name, 'analyze-root-cause');
+    } finally {
+      await client.close();
+      await opened.close();
+    }
+  });
+});

@@ -349,3 +349,23 @@ describe('broker: cancelling an execution', () => {
     await assert.rejects(baton.cancel('nope'), /No execution or task "nope"/);
   });
 });
+
+describe('broker: a workflow a person starts', () => {
+  it('starts without claiming; an agent picks up the first step with task_id or a bare call', async () => {
+    const { baton } = await makeBaton();
+    const started = await baton.startWorkflow('bug-fix', 'Login fails');
+    assert.equal(started.status, 'running');
+    assert.deepEqual(started.steps.map((s) => s.status), ['ready', 'pending', 'pending', 'pending']);
+    const bare = await baton.nextStep({});
+    assert.equal(okStep(bare).step, 'analyze-root-cause');
+    assert.equal(bare.execution_id, started.execution_id);
+    // Nothing else is ready: a second bare call waits.
+    assert.equal((await baton.nextStep({})).status, 'no_op');
+    await assert.rejects(baton.startWorkflow('nope'), /No workflow template "nope"/);
+  });
+
+  it('still refuses a bare call when no workflow is active', async () => {
+    const { baton } = await makeBaton();
+    assert.equal((await baton.nextStep({})).error?.code, 'invalid_input');
+  });
+});

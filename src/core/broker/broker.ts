@@ -72,6 +72,7 @@ export class Broker {
     let buckets: DrawnBucket[] = [];
     try {
       const mode = this.mode(req);
+      if (mode === 'claim' && !req.task_id) req = { ...req, task_id: this.activeTaskId() };
       buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
       if (mode === 'continue' || mode === 'refresh') {
         const payload = verifyToken(this.deps.ports.crypto, this.deps.secret(), req.step_token!, this.now().ms, {
@@ -105,6 +106,8 @@ export class Broker {
     }
     if (req.template_name) return 'create';
     if (req.task_id) return 'claim';
+    // A bare call picks up the project's active workflow (one a person started in the editor, say).
+    if (this.activeTaskId()) return 'claim';
     throw new BatonError(
       'invalid_input',
       'Nothing to do: pass template_name to start a workflow (see available-workflows://all), step_token with model_output_so_far to submit a step, or task_id to claim a ready step of a running workflow.',
@@ -142,7 +145,25 @@ export class Broker {
 
   // ---- the four operations ----
 
-  private createInTx(req: NextStepRequest, ctx: CallContext): TxResult {
+  /** The project's active task, if its execution can still move. */
+  private activeTaskId(): string | undefined {
+    const row = this.deps.ports.store.get<{ task_id: string }>(
+      `SELECT e.task_id FROM projects p JOIN executions e ON e.task_id = p.active_task_id
+       WHERE p.id = ? AND e.status IN ('running', 'awaiting_approval')`,
+      [this.deps.projectId()],
+    );
+    return row?.task_id;
+  }
+
+  /** Creates an execution without handing out a step: agents claim its ready steps with `{ task_id }` (or a bare call). */
+  async start(req: NextStepRequest, ctx: CallContext = {}): Promise<{ execution_id: string; task_id: string }> {
+    if (!req.template_name) throw new BatonError('invalid_input', 'template_name is required to start a workflow (see available-workflows://all).');
+    const result = await this.deps.ports.store.transaction(() => this.createInTx(req, ctx, false));
+    this.deps.emit(result.events);
+    return { execution_id: result.response.execution_id!, task_id: result.response.task_id! };
+  }
+
+  private createInTx(req: NextStepRequest, ctx: CallContext, claim = true): TxResult {
     const name = req.template_name!;
     const template = this.deps.content.template(name);
     if (!template) {
@@ -171,7 +192,9 @@ export class Broker {
     const events: BatonEvent[] = [{ type: 'execution', execution_id: executionId, task_id: taskId, status: 'running' }];
     this.event(executionId, 'workflow_started', { template: name, task_id: taskId, task_description: description });
     const exec = this.repo.execution(executionId)!;
-    return this.advance(exec, req, ctx, events);
+    if (claim) return this.advance(exec, req, ctx, events);
+    this.syncExecution(exec);
+    return { response: { status: 'no_op', execution_id: executionId, task_id: taskId, progress: 0 }, events };
   }
 
   private claimInTx(id: string, req: NextStepRequest, ctx: CallContext): TxResult {

@@ -18,7 +18,7 @@ const DESCRIPTION = `Baton's workflow broker: it hands you one step at a time, w
 How to call it:
 - Start a workflow: {"template_name": "bug-fix", "task_description": "what to fix"} (names: resource available-workflows://all).
 - Finish your step and get the next one: {"step_token": "<new_step_token from your last result>", "model_output_so_far": {"summary": "...", "artifacts": [{"type": "markdown", "title": "...", "content": "..."}], "references": ["path/file.ts"], "confidence": 0.8}}.
-- Claim a parallel ready step of a running workflow: {"task_id": "<task_id or execution_id>"}.
+- Claim a parallel ready step of a running workflow: {"task_id": "<task_id or execution_id>"}; {} (no arguments) does the same for the workflow that is active in this project, e.g. one the user started in the editor.
 - Your token expired but the step is still yours: {"request": "refresh_token", "step_token": "<old token>"}.
 
 What the result's status means:
