@@ -14,7 +14,8 @@ export type ControlRequest =
   | { op: 'workflows' | 'templates' | 'guardrails' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
-  | { op: 'next_step'; request: NextStepRequest; context?: CallContext };
+  | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
+  | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext };
 
 /** HTTP status of a domain error. */
 function statusOf(reason: ErrorReason): number {
@@ -63,6 +64,8 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: await baton.cancel(req.execution_id, req.reason, req.by) };
     case 'next_step':
       return { result: await baton.nextStep(req.request, req.context) };
+    case 'start_workflow':
+      return { result: await baton.startWorkflow(req.template_name, req.task_description, req.context) };
     case 'decide': {
       const { op: _op, ...decision } = req;
       return { result: await baton.decide(decision) };
@@ -121,12 +124,19 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
         request: objectField<NextStepRequest>(body, 'request'),
         context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
       };
+    case 'start_workflow':
+      return {
+        op: 'start_workflow',
+        template_name: requiredString(body, 'template_name'),
+        task_description: optionalString(body, 'task_description'),
+        context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
+      };
     default:
       return null;
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifacts, cancel, next_step';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifacts, cancel, next_step, start_workflow';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -38,6 +38,8 @@ export interface BatonSource {
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /** Starts a workflow without claiming a step: an agent picks it up. */
+  startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary>;
   /** `guardrails://active` markdown. */
   guardrails(): Promise<string>;
   /** Domain events as they happen (after the write is durable). */
@@ -122,6 +124,10 @@ export class LocalSource implements BatonSource {
 
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
     return this.baton.nextStep(req, { client_name: EDITOR_ACTOR, ...ctx });
+  }
+
+  startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {
+    return this.baton.startWorkflow(templateName, taskDescription, { client_name: EDITOR_ACTOR });
   }
 
   async guardrails(): Promise<string> {

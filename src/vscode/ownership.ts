@@ -234,6 +234,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     return (await this.ready()).nextStep(req, ctx);
   }
 
+  async startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {
+    return (await this.ready()).startWorkflow(templateName, taskDescription);
+  }
+
   async guardrails(): Promise<string> {
     return (await this.ready()).guardrails();
   }

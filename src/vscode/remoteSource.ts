@@ -109,6 +109,10 @@ export class RemoteSource implements BatonSource {
     return this.result({ op: 'next_step', request: req, context: { client_name: EDITOR_ACTOR, ...ctx } }, NEXT_STEP_TIMEOUT_MS);
   }
 
+  startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {
+    return this.result({ op: 'start_workflow', template_name: templateName, task_description: taskDescription, context: { client_name: EDITOR_ACTOR } });
+  }
+
   guardrails(): Promise<string> {
     return this.result({ op: 'guardrails' });
   }

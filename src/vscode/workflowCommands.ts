@@ -15,6 +15,13 @@ export function handoffPrompt(workflow: string, step: string, token: string): st
     '{ "step_token": <new_step_token>, "model_output_so_far": { "summary", "artifacts", "references", "confidence" } }.';
 }
 
+/** The text that sends an agent to a workflow a person started: it claims the ready steps by task id. */
+export function agentPrompt(workflow: string, taskId: string, task: string): string {
+  return `Work on the Baton workflow "${workflow}" (${task}): call the Baton MCP tool workflow_next_step with ` +
+    `{ "task_id": "${taskId}" } to receive the next ready step with its contract and context, do the work, then submit it with ` +
+    '{ "step_token": <new_step_token>, "model_output_so_far": { "summary", "artifacts", "references", "confidence" } } and keep going until the workflow closes.';
+}
+
 /** Tells the person what a broker answer means (and remembers a step handed to the editor). */
 function report(s: Services, r: NextStepResponse, what: string): void {
   s.held.keep(r);
@@ -59,15 +66,28 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
     ignoreFocusOut: true,
   });
   if (description === undefined) return undefined;
-  const r = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Baton: starting ${name}…` },
-    () => s.connection.nextStep({ template_name: name, task_description: description.trim() || undefined }),
-  );
-  report(s, r, `started ${name}`);
-  if (!r.execution_id) return undefined;
-  ExecutionPanel.show(s.context, s.connection, r.execution_id);
+  const task = description.trim() || undefined;
+  let started;
+  try {
+    started = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Baton: starting ${name}…` },
+      () => s.connection.startWorkflow(name, task),
+    );
+  } catch (ex) {
+    if (!BatonError.is(ex)) throw ex;
+    void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
+    return undefined;
+  }
+  // Nobody holds a step yet: an agent picks up the first one (the editor's agent sees Baton's tools already).
+  void vscode.window
+    .showInformationMessage(
+      `Baton: started ${name}. Ask your agent to take it on, or submit steps yourself with "Advance Step…".`,
+      'Copy Agent Prompt',
+    )
+    .then((pick) => pick && vscode.commands.executeCommand('baton.copyHandoffPrompt', { executionId: started.execution_id }));
+  ExecutionPanel.show(s.context, s.connection, started.execution_id);
   s.tree.refresh();
-  return r.execution_id;
+  return started.execution_id;
 }
 
 /** An artifact from the active editor (its selection when there is one), or undefined. */
@@ -156,7 +176,17 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
   const t = targetOf(arg);
   const held = t.executionId ? s.held.get(t.executionId, t.stepName) : s.held.all()[0];
   if (!held) {
-    void vscode.window.showInformationMessage('Baton: the editor holds no step to hand off. An agent can claim a ready step with workflow_next_step({ task_id }).');
+    // No step held by the editor: send the agent to the workflow itself, to claim its ready steps.
+    const executions = await s.connection.listExecutions({ active_only: true, limit: 500 });
+    const e = executions.find((x) => x.execution_id === t.executionId) ?? (t.executionId ? undefined : executions[0]);
+    if (!e) {
+      void vscode.window.showInformationMessage('Baton: no running workflow to hand to an agent; start one with "Start Workflow…".');
+      return;
+    }
+    const status = await s.connection.workflowStatus(e.execution_id);
+    const task = (await s.connection.events(e.execution_id)).find((x) => x.event_type === 'workflow_started')?.event_data as { task_description?: string } | undefined;
+    await vscode.env.clipboard.writeText(agentPrompt(e.workflow ?? 'workflow', status.task_id ?? e.execution_id, task?.task_description ?? 'the task'));
+    void vscode.window.showInformationMessage(`Baton: agent prompt for ${e.workflow ?? 'the workflow'} copied; paste it into your agent's chat.`);
     return;
   }
   const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === held.execution_id);

@@ -59,18 +59,18 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await waitFor('an execution row in the tree', async () => (await wb.treeRows()).some((r) => /running|analyze-root-cause/i.test(r.label) && r.level === '2'));
   });
 
-  it('hands the first step to an agent, who takes it with the copied token', async () => {
-    const button = page.locator('.notifications-toasts .monaco-button').filter({ hasText: 'Copy Hand-off Prompt' }).first();
+  it('hands the workflow to an agent, who claims the first step with the copied prompt', async () => {
+    const button = page.locator('.notifications-toasts .monaco-button').filter({ hasText: 'Copy Agent Prompt' }).first();
     await button.waitFor({ state: 'visible', timeout: 20_000 });
     await button.click();
-    const prompt = await waitFor('the hand-off prompt on the clipboard', async () => {
+    const prompt = await waitFor('the agent prompt on the clipboard', async () => {
       const text = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
-      return text.includes('step_token') && text;
+      return text.includes('task_id') && text;
     });
-    const handed = /"step_token": "([^"]+)"/.exec(prompt)?.[1];
-    assert.ok(handed, prompt);
+    const taskId = /"task_id": "([^"]+)"/.exec(prompt)?.[1];
+    assert.ok(taskId, prompt);
     agent = await connectAgent(server.workspace);
-    const taken = await agent.nextStep({ step_token: handed });
+    const taken = await agent.nextStep({ task_id: taskId });
     assert.equal(taken.status, 'ok', JSON.stringify(taken));
     assert.equal(taken.next_step_contract.step_name, 'analyze-root-cause');
     executionId = taken.execution_id;
