@@ -13,7 +13,7 @@ export const COMMAND_TITLES = {
   'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
   'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor',
   'baton.copyMcpConfigCodex': 'Copy MCP Config for Codex',
-  'baton.copyHandoffPrompt': 'Copy Hand-off Prompt for an Agent',
+  'baton.copyHandoffPrompt': 'Copy Agent Prompt',
   'baton.showLog': 'Show Log',
   'baton.refresh': 'Refresh',
   'baton.test.state': 'Test State (internal)',

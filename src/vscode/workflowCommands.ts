@@ -1,4 +1,4 @@
-// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Copy Hand-off Prompt.
+// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Copy Agent Prompt.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
@@ -30,7 +30,7 @@ function report(s: Services, r: NextStepResponse, what: string): void {
   } else if (r.status === 'ok' && r.next_step_contract) {
     const step = r.next_step_contract.step_name;
     void vscode.window
-      .showInformationMessage(`Baton: ${what}. Step "${step}" is yours: submit it with "Advance Step…" or hand it to an agent.`, 'Copy Hand-off Prompt')
+      .showInformationMessage(`Baton: ${what}. Step "${step}" is yours: submit it with "Advance Step…" or hand it to an agent.`, 'Copy Agent Prompt')
       .then((pick) => pick && vscode.commands.executeCommand('baton.copyHandoffPrompt', { executionId: r.execution_id, stepName: step }));
   } else if (r.status === 'awaiting_approval') {
     void vscode.window.showInformationMessage(`Baton: ${what}; it now waits for a person's approval.`);
