@@ -17,6 +17,10 @@ export interface OpenBatonOptions {
   workspace?: string;
   /** Whether the workspace's `.baton/` content is loaded (false in an untrusted editor workspace); true unless set. */
   workspaceContent?: boolean;
+  /** Every folder of a multi-root workspace (each becomes a project); `workspace` is the one whose content is used. */
+  workspaceFolders?: string[];
+  /** How often the timeout sweep runs (ms); 0 turns it off. */
+  timeoutSweepMs?: number;
   /** On/off, or the spec's buckets with other rates. */
   rateLimits?: boolean | RateLimitConfig;
   tokenTtlMs?: number;
@@ -57,6 +61,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     if (options.stallMinutes !== undefined) overrides.stallMinutes = options.stallMinutes;
     if (options.approvalWaitMs !== undefined) overrides.approvalWaitMs = options.approvalWaitMs;
     if (options.inlineBudgetBytes !== undefined) overrides.inlineBudgetBytes = options.inlineBudgetBytes;
+    if (options.timeoutSweepMs !== undefined) overrides.timeoutSweepMs = options.timeoutSweepMs;
+    if (options.workspaceFolders?.length) overrides.workspaceFolders = options.workspaceFolders.map((f) => resolve(f));
     baton = await Baton.create(
       { store, clock: options.clock ?? systemClock, ids: randomIds, crypto: nodeCrypto, log, fs: nodeFileSystem },
       {

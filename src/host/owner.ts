@@ -18,6 +18,8 @@ export interface OwnerOptions {
   version: string;
   contentDir?: string;
   workspace?: string;
+  /** Every folder of a multi-root workspace. */
+  workspaceFolders?: string[];
   /** False: skip the workspace's `.baton/` content (untrusted workspace). */
   workspaceContent?: boolean;
   port?: number;
@@ -40,6 +42,7 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     dbPath: options.dbPath,
     contentDir: options.contentDir,
     workspace: options.workspace,
+    workspaceFolders: options.workspaceFolders,
     workspaceContent: options.workspaceContent,
     rateLimits: options.rateLimits,
     tokenTtlMs: options.tokenTtlMs,

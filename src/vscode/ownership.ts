@@ -123,6 +123,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           stallMinutes: settings.stallMinutes,
           version: this.version,
           workspace: folder,
+          workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
           workspaceContent: trusted,
           log: this.log,
         });
