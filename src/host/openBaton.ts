@@ -1,5 +1,5 @@
 // Composes the core on the durable store with node ports: what `baton mcp`, `baton serve` and the editor open.
-import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
@@ -96,9 +96,14 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
   };
 }
 
-const CONTENT_FOLDERS = ['agents/', 'rules/', 'workflows/'];
+const CONTENT_FOLDERS = ['agents', 'rules', 'workflows'];
 
-/** Watches content folders and re-syncs (debounced) when a content file changes; the database files beside them are ignored. */
+/**
+ * Watches the content folders and re-syncs (debounced) when a content file changes. Only the content
+ * subfolders are watched recursively: the workspace's `.baton/` also holds the database and its journal,
+ * written on every call. Where a subfolder does not exist yet, `.baton/` itself is watched (shallowly)
+ * so that creating it is noticed.
+ */
 function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
   let pending: ReturnType<typeof setTimeout> | undefined;
   const resync = () => {
@@ -112,18 +117,31 @@ function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
     pending.unref();
   };
   const watchers: FSWatcher[] = [];
-  for (const dir of dirs) {
+  const add = (path: string, recursive: boolean, onChange: (file: string) => void): boolean => {
     try {
-      mkdirSync(dir, { recursive: true });
-      const w = watch(dir, { recursive: true }, (_event, file) => {
-        const name = String(file ?? '').split('\\').join('/');
-        if (CONTENT_FOLDERS.some((f) => name.startsWith(f) || `${name}/` === f)) resync();
-      });
-      w.on('error', (ex) => log.warn(`watching ${dir} failed; content changes need a restart`, ex));
+      const w = watch(path, { recursive }, (_event, file) => onChange(String(file ?? '')));
+      w.on('error', (ex) => log.warn(`watching ${path} failed; content changes need a restart`, ex));
       w.unref();
       watchers.push(w);
+      return true;
     } catch (ex) {
-      log.warn(`cannot watch ${dir}; content changes need a restart`, ex);
+      log.warn(`cannot watch ${path}; content changes need a restart`, ex);
+      return false;
+    }
+  };
+  for (const dir of dirs) {
+    const watched = new Set<string>();
+    const watchFolder = (name: string) => {
+      if (watched.has(name) || !existsSync(join(dir, name))) return;
+      if (add(join(dir, name), true, resync)) watched.add(name);
+    };
+    CONTENT_FOLDERS.forEach(watchFolder);
+    if (watched.size < CONTENT_FOLDERS.length && existsSync(dir)) {
+      add(dir, false, (file) => {
+        if (!CONTENT_FOLDERS.includes(file) || watched.has(file)) return;
+        watchFolder(file);
+        resync();
+      });
     }
   }
   return watchers;

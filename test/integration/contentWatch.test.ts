@@ -1,7 +1,7 @@
 // Rule: editing the workspace's .baton/ content while Baton runs re-syncs it and tells MCP clients
 // (list_changed); a broken file is reported and never takes the server down.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -44,6 +44,10 @@ describe('content watching', () => {
       writeFileSync(join(workspace, '.baton', 'workflows', 'broken.yaml'), 'name: broken\nsteps: [\n');
       assert.ok(await until(() => warnings.some((w) => w.includes('broken.yaml'))), 'broken file reported with its path');
       assert.ok(opened.baton.availableWorkflows().workflows.some((w) => w.name === 'hotfix'), 'still serving the good content');
+      // A content folder created while Baton runs is watched from then on.
+      mkdirSync(join(workspace, '.baton', 'agents'));
+      writeFileSync(join(workspace, '.baton', 'agents', 'tester.md'), '---\nname: tester\ndescription: Writes tests first\n---\n# Tester Agent\n\n**Role**: testing\n');
+      assert.ok(await until(() => opened.baton.agentNames().includes('tester')), 'agent in a new folder synced');
       // The database files beside the content do not trigger syncs (no endless loop on every write).
       const before = listChanged;
       await opened.baton.nextStep({ template_name: 'hotfix' });
