@@ -5,18 +5,13 @@ import type { BatonApi } from '../../core/api.js';
 import type { Log } from '../../core/ports.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { CONTENT_HINTS, CONTENT_INPUTS, CONTENT_OUTPUTS } from './contentSchema.js';
-import { registerToolDefs, type ToolDef } from './lifecycleTools.js';
+import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const I = CONTENT_INPUTS;
 const O = CONTENT_OUTPUTS;
 
 const OPTIONS_HELP = 'detailLevel name | summary | full; fields keeps only the named fields; contentMode (with full) normalized | raw | synthesized | mixed; contentHash is the ETag: send it back as ifNoneMatch to get {notModified: true} when unchanged; redactPolicy none | pii | secrets | pii+secrets.';
-
-/** A definition with its input type checked against its schema. */
-function tool<T extends ToolDef['input']>(def: ToolDef<T>): ToolDef {
-  return def as unknown as ToolDef;
-}
 
 /** Registers the content provider tools; returns their specs for input pre-validation. */
 export function registerContentTools(server: McpServer, baton: BatonApi, log: Log): ToolSpec[] {

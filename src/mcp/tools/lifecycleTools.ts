@@ -45,7 +45,7 @@ export function registerToolDefs(server: McpServer, log: Log, defs: ReadonlyArra
 }
 
 /** A tool definition with its input type checked against its schema. */
-function tool<I extends z.ZodObject>(def: ToolDef<I>): ToolDef {
+export function tool<I extends z.ZodObject>(def: ToolDef<I>): ToolDef {
   return def as unknown as ToolDef;
 }
 
