@@ -7,6 +7,7 @@ import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
+import { elicitGateDecision } from './gateElicitation.js';
 
 /** The listed name (OpenAI-compatible: `^[a-zA-Z0-9_-]+$`). */
 export const NEXT_STEP_TOOL = 'workflow_next_step';
@@ -42,6 +43,8 @@ export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log
     async (args): Promise<CallToolResult> => {
       try {
         const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() });
+        // Only when the step has just been submitted: polling calls do not ask again.
+        if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
         return toResult(res);
       } catch (ex) {
         if (BatonError.is(ex)) {
