@@ -14,7 +14,8 @@ import type { RateLimitConfig } from './rateLimiter.js';
 import { computeReadySet, scoreParallelCandidates, type SelectableStep } from './selection.js';
 import { buildStepContext } from './stepContext.js';
 import { buildSynthesis } from './synthesis.js';
-import { decodeTokenUnverified, signToken, verifyToken, type TokenPayload } from './tokens.js';
+import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
+import { decodeTokenUnverified, verifyToken, type TokenPayload } from './tokens.js';
 
 /** Broker settings. */
 export interface BrokerOptions {
@@ -46,16 +47,14 @@ const FINISHED = new Set(['completed', 'failed']);
 const DONE_STEP = new Set(['completed', 'skipped']);
 const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 
-/** Recovery hint for a step that cannot take this token. */
-const readCurrent = (executionId: string) =>
-  `read current-step://${executionId} to see the current state, or call workflow_next_step({ task_id: "${executionId}" }) to claim the next ready step`;
-
 /** The broker. */
 export class Broker {
   private readonly buckets: RateBuckets;
+  private readonly tokens: TokenLedger;
 
   constructor(private readonly deps: BrokerDeps, private readonly options: BrokerOptions) {
     this.buckets = new RateBuckets(deps.ports.store, options.rateLimits);
+    this.tokens = new TokenLedger({ repo: deps.repo, ports: deps.ports, secret: deps.secret, ttlMs: options.tokenTtlMs });
   }
 
   private get repo() {
@@ -215,7 +214,7 @@ export class Broker {
         { execution_id: exec.execution_id },
       );
     }
-    const tok = this.checkToken(p, exec);
+    const tok = this.tokens.check(p);
     const step = this.repo.step(p.execution_id, p.step_name)!;
     const { iso } = this.now();
     const output = req.model_output_so_far;
@@ -237,7 +236,7 @@ export class Broker {
             `Step "${step.step_name}" was already submitted and is waiting for a person's approval. Call workflow_next_step with this step_token and no model_output_so_far to wait for the decision.`,
           );
         }
-        if (!refresh) return { response: this.awaitingResponse(exec, step, req.step_token!, p.expires_at), events: [] };
+        if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at), events: [] };
         this.repo.closeToken(tok.nonce, 'superseded', iso);
         return { response: this.issueWaitToken(exec, step), events: [] };
       case 'completed':
@@ -247,29 +246,6 @@ export class Broker {
       default:
         throw new BatonError('token_out_of_order', `Step "${step.step_name}" is ${step.status}; this token no longer applies. ${readCurrent(exec.execution_id)}.`);
     }
-  }
-
-  /** Checks the token against the ledger: issued here, still active. */
-  private checkToken(p: TokenPayload, exec: ExecutionRow): TokenRow {
-    const tok = this.repo.token(p.nonce);
-    if (!tok || tok.execution_id !== p.execution_id || tok.step_name !== p.step_name) {
-      throw new BatonError('token_forged', `This step_token was not issued by this Baton database. ${readCurrent(exec.execution_id)}.`);
-    }
-    if (tok.state === 'consumed') {
-      throw new BatonError(
-        'token_replayed',
-        `This step_token was already used (at ${tok.closed_at}) for step "${tok.step_name}"; tokens are single-use. Use the new_step_token from that call's response, or ${readCurrent(exec.execution_id)}.`,
-        { execution_id: exec.execution_id, step_name: tok.step_name },
-      );
-    }
-    if (tok.state === 'superseded') {
-      throw new BatonError(
-        'token_out_of_order',
-        `A newer token was issued for step "${tok.step_name}" after this one; use the latest new_step_token, or call workflow_next_step({ request: "refresh_token", step_token: <latest> }).`,
-        { execution_id: exec.execution_id, step_name: tok.step_name },
-      );
-    }
-    return tok;
   }
 
   /** Refuses executions that are not in a state where steps move. */
@@ -380,7 +356,7 @@ export class Broker {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
     const contract = buildContract(def, this.deps.content.topForbiddenActions());
-    const { token, nonce, expiresAt } = this.issueToken(exec.execution_id, step.step_name);
+    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name);
     if (step.status !== 'running') {
       this.repo.updateStep(exec.execution_id, step.step_name, {
         status: 'running', started_at: step.started_at ?? iso, claimed_by: ctx.agent_name ?? ctx.client_name ?? step.agent_name,
@@ -419,32 +395,9 @@ export class Broker {
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
   private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
-    const { token, nonce, expiresAt } = this.issueToken(exec.execution_id, step.step_name);
+    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
-    return this.awaitingResponse(exec, step, token, Date.parse(expiresAt));
-  }
-
-  private awaitingResponse(exec: ExecutionRow, step: StepRow, token: string, expiresAt: number): NextStepResponse {
-    return {
-      status: 'awaiting_approval', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, new_step_token: token,
-      token_expires_at: new Date(expiresAt).toISOString(), progress: exec.progress,
-      human_message:
-        `Step "${step.step_name}" is waiting for a person to approve or reject it (in the Baton panel, or \`baton approve ${exec.execution_id}\`). ` +
-        `Call workflow_next_step({ step_token: <new_step_token> }) with no model_output_so_far to wait for the decision: ` +
-        `on approval you get the next step; on rejection you get this step again with the reviewer's feedback.`,
-    };
-  }
-
-  private issueToken(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
-    const { ms, iso } = this.now();
-    const nonce = this.deps.ports.ids.uuid();
-    const expires = ms + this.options.tokenTtlMs;
-    const token = signToken(this.deps.ports.crypto, this.deps.secret(), {
-      execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce,
-    });
-    const expiresAt = new Date(expires).toISOString();
-    this.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: iso, expires_at: expiresAt });
-    return { token, nonce, expiresAt };
+    return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt));
   }
 
   /**

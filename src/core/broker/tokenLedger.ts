@@ -1,0 +1,63 @@
+// The token ledger: issuing signed step tokens and checking a presented one against what was issued.
+import { BatonError } from '../errors.js';
+import type { CorePorts } from '../ports.js';
+import type { NextStepResponse } from '../types.js';
+import type { ExecutionRepo, ExecutionRow, TokenRow } from './executionRepo.js';
+import { signToken, type TokenPayload } from './tokens.js';
+
+/** Recovery hint for a step that cannot take this token. */
+export const readCurrent = (executionId: string) =>
+  `read current-step://${executionId} to see the current state, or call workflow_next_step({ task_id: "${executionId}" }) to claim the next ready step`;
+
+/** Issues tokens into the ledger and tells issued-and-active tokens from replayed, superseded or foreign ones. */
+export class TokenLedger {
+  constructor(private readonly deps: { repo: ExecutionRepo; ports: CorePorts; secret: () => string; ttlMs: number }) {}
+
+  /** A new signed token for a step, recorded as active (inside the caller's transaction). */
+  issue(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
+    const ms = this.deps.ports.clock.now();
+    const nonce = this.deps.ports.ids.uuid();
+    const expires = ms + this.deps.ttlMs;
+    const token = signToken(this.deps.ports.crypto, this.deps.secret(), {
+      execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce,
+    });
+    const expiresAt = new Date(expires).toISOString();
+    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: new Date(ms).toISOString(), expires_at: expiresAt });
+    return { token, nonce, expiresAt };
+  }
+
+  /** Checks the token against the ledger: issued here, still active. */
+  check(p: TokenPayload): TokenRow {
+    const tok = this.deps.repo.token(p.nonce);
+    if (!tok || tok.execution_id !== p.execution_id || tok.step_name !== p.step_name) {
+      throw new BatonError('token_forged', `This step_token was not issued by this Baton database. ${readCurrent(p.execution_id)}.`);
+    }
+    if (tok.state === 'consumed') {
+      throw new BatonError(
+        'token_replayed',
+        `This step_token was already used (at ${tok.closed_at}) for step "${tok.step_name}"; tokens are single-use. Use the new_step_token from that call's response, or ${readCurrent(p.execution_id)}.`,
+        { execution_id: p.execution_id, step_name: tok.step_name },
+      );
+    }
+    if (tok.state === 'superseded') {
+      throw new BatonError(
+        'token_out_of_order',
+        `A newer token was issued for step "${tok.step_name}" after this one; use the latest new_step_token, or call workflow_next_step({ request: "refresh_token", step_token: <latest> }).`,
+        { execution_id: p.execution_id, step_name: tok.step_name },
+      );
+    }
+    return tok;
+  }
+}
+
+/** The answer to a call about a step that waits on a person. */
+export function awaitingResponse(exec: ExecutionRow, stepName: string, token: string, expiresAt: number): NextStepResponse {
+  return {
+    status: 'awaiting_approval', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, new_step_token: token,
+    token_expires_at: new Date(expiresAt).toISOString(), progress: exec.progress,
+    human_message:
+      `Step "${stepName}" is waiting for a person to approve or reject it (in the Baton panel, or \`baton approve ${exec.execution_id}\`). ` +
+      `Call workflow_next_step({ step_token: <new_step_token> }) with no model_output_so_far to wait for the decision: ` +
+      `on approval you get the next step; on rejection you get this step again with the reviewer's feedback.`,
+  };
+}
