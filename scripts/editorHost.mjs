@@ -88,7 +88,7 @@ function ensureAptPackages(log) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
   const install = update.status === 0
-    ? spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...APT_PACKAGES], { stdio: ['ignore', 'ignore', 'inherit'], env })
+    ? spawnSync('apt-get', ['install', '-y', '-qq', ...APT_PACKAGES], { stdio: ['ignore', 'ignore', 'inherit'], env })
     : update;
   if (install.status !== 0) throw new Error(`editor host: apt-get failed (exit ${install.status}).\n${missingSystemPackages()}`);
 }
