@@ -112,8 +112,10 @@ function wrapToolCalls(server: McpServer, baton: BatonApi, log: Log, specs: Tool
       result = { isError: true, content: [{ type: 'text', text }] };
       category = 'validation';
     } else {
+      // A known tool whose input just passed validation runs directly: the SDK's handler would parse the
+      // input a second time and re-validate our own structured output on every call (a hot path).
       const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
-      result = (await original(forwarded, extra)) as CallToolResult;
+      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>) : ((await original(forwarded, extra)) as CallToolResult);
       const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
         ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);

@@ -1,4 +1,5 @@
 // What createMcpServer needs to know about a registered tool to pre-validate calls and accept aliases.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 
 /** A registered tool's validation data. */
@@ -10,4 +11,6 @@ export interface ToolSpec {
   inputSchema: z.ZodObject;
   /** Path → what the field must be, for error messages. */
   hints: Record<string, string>;
+  /** The tool's implementation, called with input already validated against `inputSchema`. */
+  call: (args: Record<string, unknown>) => Promise<CallToolResult>;
 }

@@ -109,3 +109,35 @@ describe('a workflow started by a person, picked up by an agent', () => {
     }
   });
 });
+
+describe('structured results match the declared output schema', () => {
+  it('every kind of broker answer parses against workflow_next_step outputSchema', async () => {
+    const { nextStepOutputSchema } = await import('../../src/mcp/tools/nextStepSchema.js');
+    const opened = await openBaton({ dbPath: null, workspace: makeWorkspace(), rateLimits: false, approvalWaitMs: 0, log: silentLog });
+    const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog });
+    const client = new Client({ name: 'agent', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const seen = new Set<string>();
+    const call = async (args: Record<string, unknown>) => {
+      const sc = (await client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent;
+      const parsed = nextStepOutputSchema.safeParse(sc);
+      assert.ok(parsed.success, `${JSON.stringify(sc).slice(0, 300)}: ${parsed.success ? '' : parsed.error.message}`);
+      const r = sc as unknown as NextStepResponse;
+      seen.add(r.status);
+      return r;
+    };
+    try {
+      await call({ step_token: 'bad', model_output_so_far: out('x') });
+      let r = await call({ template_name: 'bug-fix' });
+      await call({ task_id: r.execution_id });
+      while (r.status === 'ok') r = await call({ step_token: r.new_step_token, model_output_so_far: out(r.next_step_contract!.step_name) });
+      await opened.baton.decide({ execution_id: r.execution_id!, decision: 'approve' });
+      await call({ step_token: r.new_step_token });
+      assert.deepEqual([...seen].sort(), ['awaiting_approval', 'error', 'no_op', 'ok', 'task_closed']);
+    } finally {
+      await client.close();
+      await opened.close();
+    }
+  });
+});

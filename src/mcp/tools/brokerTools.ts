@@ -31,6 +31,20 @@ What the result's status means:
 
 /** Registers the broker tools; returns their specs for input pre-validation and aliases. */
 export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined): ToolSpec[] {
+  const call = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+    try {
+      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() });
+      // Only when the step has just been submitted: polling calls do not ask again.
+      if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
+      return toResult(res);
+    } catch (ex) {
+      if (BatonError.is(ex)) {
+        return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: '' } });
+      }
+      log.error(`${NEXT_STEP_TOOL} failed`, ex);
+      return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
+    }
+  };
   server.registerTool(
     NEXT_STEP_TOOL,
     {
@@ -40,20 +54,7 @@ export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log
       outputSchema: nextStepOutputSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    async (args): Promise<CallToolResult> => {
-      try {
-        const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() });
-        // Only when the step has just been submitted: polling calls do not ask again.
-        if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
-        return toResult(res);
-      } catch (ex) {
-        if (BatonError.is(ex)) {
-          return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: '' } });
-        }
-        log.error(`${NEXT_STEP_TOOL} failed`, ex);
-        return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
-      }
-    },
+    call,
   );
   return [
     {
@@ -61,6 +62,7 @@ export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log
       aliases: [NEXT_STEP_TOOL_SPEC_NAME],
       inputSchema: nextStepInputSchema,
       hints: NEXT_STEP_FIELD_HINTS,
+      call,
     },
   ];
 }

@@ -25,23 +25,24 @@ const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, id
 
 /** Registers tool definitions; domain errors become `isError` results carrying the BatonError message and reason. */
 export function registerToolDefs(server: McpServer, log: Log, defs: ReadonlyArray<ToolDef>, hints: Record<string, string>): ToolSpec[] {
-  for (const def of defs) {
+  return defs.map((def) => {
+    const call = async (args: unknown): Promise<CallToolResult> => {
+      try {
+        const { structured, text } = await def.run(args as z.infer<typeof def.input>);
+        return { structuredContent: structured as Record<string, unknown>, content: [{ type: 'text', text }] };
+      } catch (ex) {
+        if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason } };
+        log.error(`${def.name} failed`, ex);
+        return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
+      }
+    };
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: def.annotations },
-      async (args: unknown): Promise<CallToolResult> => {
-        try {
-          const { structured, text } = await def.run(args as z.infer<typeof def.input>);
-          return { structuredContent: structured as Record<string, unknown>, content: [{ type: 'text', text }] };
-        } catch (ex) {
-          if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason } };
-          log.error(`${def.name} failed`, ex);
-          return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
-        }
-      },
+      call,
     );
-  }
-  return defs.map((d) => ({ name: d.name, aliases: [], inputSchema: d.input, hints }));
+    return { name: def.name, aliases: [], inputSchema: def.input, hints, call };
+  });
 }
 
 /** A tool definition with its input type checked against its schema. */
