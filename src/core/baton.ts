@@ -154,7 +154,7 @@ export class Baton implements BatonApi {
   /** @inheritdoc */
   async startWorkflow(templateName: string, taskDescription?: string, ctx?: CallContext): Promise<ExecutionSummary> {
     const { execution_id } = await this.broker.start({ template_name: templateName, task_description: taskDescription }, ctx);
-    return this.listExecutions({ limit: 500 }).find((e) => e.execution_id === execution_id)!;
+    return this.summaryOf(this.repo.execution(execution_id)!);
   }
 
   /** @inheritdoc */
@@ -229,16 +229,21 @@ export class Baton implements BatonApi {
     });
     this.emit(events);
     for (const e of events) if (e.type === 'step') this.waiters.wake(e.execution_id, e.step_name);
-    return this.listExecutions({ limit: 500 }).find((e) => e.execution_id === id)!;
+    return this.summaryOf(this.repo.execution(id)!);
   }
 
   /** @inheritdoc */
   listExecutions(filter: { active_only?: boolean; limit?: number } = {}): ExecutionSummary[] {
-    return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50 }).map((e) => ({
+    return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50 }).map((e) => this.summaryOf(e));
+  }
+
+  /** One execution as listings show it. */
+  private summaryOf(e: ExecutionRow): ExecutionSummary {
+    return {
       execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
       progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at,
       steps: this.repo.stepStates(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
-    }));
+    };
   }
 
   // ---- resources ----

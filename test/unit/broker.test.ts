@@ -369,3 +369,17 @@ describe('broker: a workflow a person starts', () => {
     assert.equal((await baton.nextStep({})).error?.code, 'invalid_input');
   });
 });
+
+describe('broker: cancelling an old execution', () => {
+  it('returns its summary even when many newer executions exist', async () => {
+    const { baton, clock } = await makeBaton();
+    const old = await baton.startWorkflow('bug-fix', 'the old one');
+    for (let i = 0; i < 501; i++) {
+      clock.advance(1000);
+      await baton.startWorkflow('bug-fix', `newer ${i}`);
+    }
+    const summary = await baton.cancel(old.execution_id);
+    assert.equal(summary.execution_id, old.execution_id);
+    assert.equal(summary.status, 'failed');
+  });
+});
