@@ -213,6 +213,8 @@ export interface BatonApi {
   availableWorkflows(): AvailableWorkflowsResource;
   /** `workflow-artifacts://…`. */
   artifacts(query: ArtifactQuery): ArtifactsResource;
+  /** One artifact by its id, or undefined. */
+  artifact(artifactId: string): ArtifactRecord | undefined;
   /** Names of agents (for resource listing). */
   agentNames(): string[];
   /** Full templates (for MCP prompts). */

@@ -1,6 +1,6 @@
 // The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
 import type {
-  ArtifactQuery, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
   ExecutionSummary, GateDecision, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
 } from './api.js';
 import { Broker, type BrokerOptions } from './broker/broker.js';
@@ -344,6 +344,11 @@ export class Baton implements BatonApi {
     const order = q.type === 'execution' ? 'id ASC' : 'id DESC';
     const rows = store.all<Record<string, string | number | null>>(`SELECT * FROM artifacts ${clause} ORDER BY ${order} LIMIT ?`, [...params, q.limit]);
     return { artifacts: rows.map(toArtifact), total, query: { ...q } };
+  }
+
+  /** @inheritdoc */
+  artifact(artifactId: string): ArtifactRecord | undefined {
+    return this.repo.artifactById(artifactId);
   }
 
   /** @inheritdoc */

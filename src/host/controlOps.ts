@@ -11,6 +11,7 @@ export type ControlRequest =
   | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
   | { op: 'workflow_status' | 'current_step'; id?: string }
   | { op: 'events' | 'findings'; execution_id: string }
+  | { op: 'artifact'; artifact_id: string }
   | { op: 'workflows' | 'templates' | 'guardrails' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
@@ -60,6 +61,8 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: baton.guardrails() };
     case 'artifacts':
       return { result: baton.artifacts(req.query) };
+    case 'artifact':
+      return { result: baton.artifact(req.artifact_id) ?? null };
     case 'cancel':
       return { result: await baton.cancel(req.execution_id, req.reason, req.by) };
     case 'next_step':
@@ -109,6 +112,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'templates':
     case 'guardrails':
       return { op: body.op };
+    case 'artifact':
+      return { op: 'artifact', artifact_id: requiredString(body, 'artifact_id') };
     case 'artifacts': {
       const query = objectField<ArtifactQuery>(body, 'query');
       if (!ARTIFACT_QUERY_TYPES.has(query.type) || typeof query.limit !== 'number' || query.limit < 1) {
@@ -136,7 +141,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifacts, cancel, next_step, start_workflow';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifact, artifacts, cancel, next_step, start_workflow';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -18,7 +18,7 @@ export function registerArtifactDocuments(connection: BatonConnection): vscode.D
     async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
       const ref = parseArtifactUri(uri.path, uri.query);
       if (!ref) return `Not a Baton artifact: ${uri.toString()}`;
-      const a = await connection.artifact(ref.artifactId, ref.executionId);
+      const a = await connection.artifact(ref.artifactId);
       return a ? a.content : `Artifact ${ref.artifactId} was not found in this workspace's Baton database.`;
     },
   });
@@ -30,7 +30,7 @@ export async function openArtifact(s: Services, arg?: unknown): Promise<void> {
   const artifactId = t.artifactId;
   let a: ArtifactRecord | undefined;
   if (artifactId) {
-    a = await s.connection.artifact(artifactId, t.executionId);
+    a = await s.connection.artifact(artifactId);
     if (!a) throw new Error(`artifact ${artifactId} was not found`);
   } else {
     a = await pickArtifact(s.connection);

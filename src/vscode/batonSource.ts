@@ -31,7 +31,7 @@ export interface BatonSource {
   availableWorkflows(): Promise<AvailableWorkflowsResource>;
   templates(): Promise<WorkflowTemplate[]>;
   /** One artifact by its id; `executionId` narrows the search when known. */
-  artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined>;
+  artifact(artifactId: string): Promise<ArtifactRecord | undefined>;
   artifacts(query: ArtifactQuery): Promise<ArtifactsResource>;
   /** The findings recorded in an execution's steps, newest first. */
   findings(executionId: string): Promise<Finding[]>;
@@ -51,19 +51,6 @@ export const FINDINGS_LIMIT = 500;
 
 /** Who the editor says it is in decisions and calls. */
 export const EDITOR_ACTOR = 'vscode';
-
-/** Finds an artifact by id with the facade's queries (by execution when known, else the most recent ones). */
-export function findArtifact(
-  query: (q: ArtifactQuery) => ArtifactsResource,
-  artifactId: string,
-  executionId?: string,
-): ArtifactRecord | undefined {
-  if (executionId) {
-    const hit = query({ type: 'execution', execution_id: executionId, limit: 100_000 }).artifacts.find((a) => a.artifact_id === artifactId);
-    if (hit) return hit;
-  }
-  return query({ type: 'recent', limit: 100_000 }).artifacts.find((a) => a.artifact_id === artifactId);
-}
 
 /** The in-process core: this editor owns the database. */
 export class LocalSource implements BatonSource {
@@ -102,8 +89,8 @@ export class LocalSource implements BatonSource {
     return this.baton.templates();
   }
 
-  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
-    return findArtifact((q) => this.baton.artifacts(q), artifactId, executionId);
+  async artifact(artifactId: string): Promise<ArtifactRecord | undefined> {
+    return this.baton.artifact(artifactId);
   }
 
   async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {

@@ -211,8 +211,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     return (await this.ready()).templates();
   }
 
-  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
-    return (await this.ready()).artifact(artifactId, executionId);
+  async artifact(artifactId: string): Promise<ArtifactRecord | undefined> {
+    return (await this.ready()).artifact(artifactId);
   }
 
   async artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {

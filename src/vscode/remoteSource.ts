@@ -81,12 +81,8 @@ export class RemoteSource implements BatonSource {
     return this.result({ op: 'templates' });
   }
 
-  async artifact(artifactId: string, executionId?: string): Promise<ArtifactRecord | undefined> {
-    if (executionId) {
-      const hit = (await this.artifacts({ type: 'execution', execution_id: executionId, limit: 100_000 })).artifacts.find((a) => a.artifact_id === artifactId);
-      if (hit) return hit;
-    }
-    return (await this.artifacts({ type: 'recent', limit: 100_000 })).artifacts.find((a) => a.artifact_id === artifactId);
+  async artifact(artifactId: string): Promise<ArtifactRecord | undefined> {
+    return (await this.result<ArtifactRecord | null>({ op: 'artifact', artifact_id: artifactId })) ?? undefined;
   }
 
   artifacts(query: ArtifactQuery): Promise<ArtifactsResource> {

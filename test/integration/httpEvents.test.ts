@@ -109,7 +109,7 @@ describe('owner /control read ops and /events for editor clients', () => {
     assert.notEqual(done.status, 'error', JSON.stringify(done.error));
     const [art] = (await remote.artifacts({ type: 'execution', execution_id: first.execution_id!, limit: 10 })).artifacts;
     assert.ok(art, 'the submitted artifact is stored');
-    assert.equal((await remote.artifact(art.artifact_id, first.execution_id))?.content, art.content);
+    assert.equal((await remote.artifact(art.artifact_id))?.content, art.content);
     assert.equal((await remote.artifact(art.artifact_id))?.artifact_id, art.artifact_id);
     assert.equal(await remote.artifact('no-such-artifact'), undefined);
     const found = await remote.findings(first.execution_id!);

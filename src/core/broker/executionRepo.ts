@@ -311,6 +311,11 @@ export class ExecutionRepo {
       .map(toArtifact);
   }
 
+  artifactById(artifactId: string): ArtifactRecord | undefined {
+    const r = this.store.get<Raw>('SELECT * FROM artifacts WHERE artifact_id = ?', [artifactId]);
+    return r && toArtifact(r);
+  }
+
   finalizeArtifacts(executionId: string): void {
     this.store.run('UPDATE artifacts SET is_final = 1 WHERE execution_id = ?', [executionId]);
   }
