@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
-import { base64Size, decodeBase64, encodeBase64, normalizeBase64 } from '../../src/core/lifecycle/base64.js';
+import { base64Size, decodeBase64, encodeBase64, normalizeBase64 } from '../../src/core/base64.js';
 import { bm25, toFtsQuery } from '../../src/core/lifecycle/ftsQuery.js';
 
 const TRANSLATIONS: Array<[string, string]> = [

@@ -1,5 +1,6 @@
 // Step tokens: HMAC-SHA256 signed, expiring, so the server (not the prompt) decides who may act on a step.
 import { BatonError } from '../errors.js';
+import { BASE64URL, decodeBase64Url, encodeBase64Url } from '../base64.js';
 import type { Crypto } from '../ports.js';
 
 /** What a step token carries. Times are Unix milliseconds. */
@@ -9,47 +10,6 @@ export interface TokenPayload {
   issued_at: number;
   expires_at: number;
   nonce: string;
-}
-
-const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const B64URL_INDEX: Record<string, number> = Object.fromEntries([...B64URL].map((c, i) => [c, i]));
-const B64URL_PART = /^[A-Za-z0-9_-]+$/;
-
-/** Base64url (no padding) of the UTF-8 bytes of `text`. */
-function encodeBase64Url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const b0 = bytes[i] ?? 0;
-    const b1 = bytes[i + 1];
-    const b2 = bytes[i + 2];
-    out += B64URL[b0 >> 2];
-    out += B64URL[((b0 & 3) << 4) | ((b1 ?? 0) >> 4)];
-    if (b1 !== undefined) out += B64URL[((b1 & 15) << 2) | ((b2 ?? 0) >> 6)];
-    if (b2 !== undefined) out += B64URL[b2 & 63];
-  }
-  return out;
-}
-
-/** The UTF-8 text of base64url `part`, or null when it is not valid base64url or valid UTF-8. */
-function decodeBase64Url(part: string): string | null {
-  if (!B64URL_PART.test(part) || part.length % 4 === 1) return null;
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const c of part) {
-    buffer = (buffer << 6) | (B64URL_INDEX[c] ?? 0);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes.push((buffer >> bits) & 0xff);
-    }
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
-  } catch {
-    return null;
-  }
 }
 
 const MALFORMED_HELP =
@@ -81,7 +41,7 @@ function splitToken(token: unknown): [string, string] | null {
   const parts = token.split('.');
   if (parts.length !== 2) return null;
   const [body, sig] = parts as [string, string];
-  if (!B64URL_PART.test(body) || !B64URL_PART.test(sig)) return null;
+  if (!BASE64URL.test(body) || !BASE64URL.test(sig)) return null;
   return [body, sig];
 }
 

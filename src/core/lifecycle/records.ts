@@ -5,7 +5,7 @@ import { BatonError } from '../errors.js';
 import type { SqlValue } from '../ports.js';
 import { bm25, toFtsQuery } from './ftsQuery.js';
 import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
-import { base64Size, decodeBase64, normalizeBase64 } from './base64.js';
+import { base64Size, decodeBase64, normalizeBase64 } from '../base64.js';
 import type {
   ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
   LogExecutionInput, LogLayer, QueryFindingsInput, StoreArtifactInput, StoreFindingInput, WorkflowExecution,

@@ -1,4 +1,4 @@
-// Base64 without platform globals (the core bundles for a neutral platform): validation, decoded size, decoding.
+// Base64 and base64url without platform globals (the core bundles for a neutral platform).
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const LOOKUP = new Map<string, number>([...ALPHABET].map((c, i) => [c, i]));
@@ -43,4 +43,23 @@ export function encodeBase64(bytes: Uint8Array): string {
     s += i + 2 < bytes.length ? ALPHABET[n & 63]! : '=';
   }
   return s;
+}
+
+/** Unpadded base64url text. */
+export const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Base64url without padding (RFC 4648 §5) of the UTF-8 bytes of `text`. */
+export function encodeBase64Url(text: string): string {
+  return encodeBase64(new TextEncoder().encode(text)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+/** The UTF-8 text of unpadded base64url `part`, or null when it is not valid base64url or valid UTF-8. */
+export function decodeBase64Url(part: string): string | null {
+  if (!BASE64URL.test(part) || part.length % 4 === 1) return null;
+  const b64 = part.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (part.length % 4)) % 4);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(decodeBase64(b64));
+  } catch {
+    return null;
+  }
 }
