@@ -69,26 +69,27 @@ export interface TokenRow {
 type Raw = Record<string, unknown>;
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
-const parse = <T>(v: unknown, fallback: T): T => {
+/** A JSON column's value, or `fallback` when it is empty or not JSON. */
+export function parseJson<T>(v: unknown, fallback: T): T {
   if (typeof v !== 'string' || v === '') return fallback;
   try {
     return JSON.parse(v) as T;
   } catch {
     return fallback;
   }
-};
+}
 
 function toExecution(r: Raw): ExecutionRow {
-  return { ...(r as unknown as ExecutionRow), metadata: parse(r.metadata, {}) };
+  return { ...(r as unknown as ExecutionRow), metadata: parseJson(r.metadata, {}) };
 }
 
 function toStep(r: Raw): StepRow {
   return {
     ...(r as unknown as StepRow),
-    dependencies: parse(r.dependencies, []),
-    contract: parse(r.contract, null),
-    output: parse(r.output, null),
-    metadata: parse(r.metadata, {}),
+    dependencies: parseJson(r.dependencies, []),
+    contract: parseJson(r.contract, null),
+    output: parseJson(r.output, null),
+    metadata: parseJson(r.metadata, {}),
   };
 }
 
@@ -105,7 +106,7 @@ export function toArtifact(r: Raw): ArtifactRecord {
     content: r.content as string,
     description: (r.description as string | null) ?? null,
     is_final: r.is_final === 1,
-    metadata: parse(r.metadata, {}),
+    metadata: parseJson(r.metadata, {}),
     created_at: r.created_at as string,
     content_size_bytes: r.content_size_bytes as number,
   };
@@ -135,8 +136,8 @@ export class ExecutionRepo {
       for (const r of this.store.all<{ step_name: string; dependencies: string; metadata: string }>(
         'SELECT step_name, dependencies, metadata FROM steps WHERE execution_id = ?', [executionId],
       )) {
-        const def = parse<{ definition?: StepDefinition }>(r.metadata, {}).definition;
-        shapes.set(r.step_name, { dependencies: parse(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
+        const def = parseJson<{ definition?: StepDefinition }>(r.metadata, {}).definition;
+        shapes.set(r.step_name, { dependencies: parseJson(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
       }
       if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
       this.shapes.set(executionId, shapes);

@@ -1,18 +1,9 @@
 // Rows of the shared tables in the lifecycle spec's shapes.
+import { parseJson } from '../broker/executionRepo.js';
 import type { ExecutionStatus, StepStatus } from '../types.js';
 import type { ExecutionLog, Finding, LifecycleArtifact, LogLayer, LogLevel, Project, WorkflowExecution, WorkflowPhase, WorkflowStep } from './types.js';
 
 type Raw = Record<string, unknown>;
-
-/** Parses JSON text, or returns `fallback`. */
-export function parseJson<T>(v: unknown, fallback: T): T {
-  if (typeof v !== 'string' || v === '') return fallback;
-  try {
-    return JSON.parse(v) as T;
-  } catch {
-    return fallback;
-  }
-}
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
