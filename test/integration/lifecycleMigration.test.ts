@@ -10,6 +10,7 @@ import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { silentLog } from '../../src/core/ports.js';
 import { bundledContentDir } from '../../src/host/openBaton.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../../src/host/nodePorts.js';
+import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { FakeClock } from '../helpers/coreHarness.js';
 
@@ -42,7 +43,7 @@ test('a v1 database with data opens at v2 with its data intact, searchable and i
       { workspacePath: dir, contentDirs: [bundledContentDir()], rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: false } },
     );
     try {
-      assert.equal(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '2');
+      assert.equal(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, String(loadMigrations(realMigrations).at(-1)!.version));
       const d = baton.lifecycle.details({ executionId: 'old-task', includeFindings: true, includeArtifacts: true });
       assert.equal(d.execution.id, 'old-exec');
       assert.equal(d.execution.createdAt, t);

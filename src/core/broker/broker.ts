@@ -427,7 +427,8 @@ export class Broker {
     const done = (counts.completed ?? 0) + (counts.skipped ?? 0);
     const progress = total ? Math.round((done * 100) / total) : 100;
     const status = !counts.running && counts.awaiting_approval ? 'awaiting_approval' : 'running';
-    this.repo.updateExecution(exec.execution_id, { ...also, status, progress }, this.now().iso);
+    this.repo.updateExecution(exec.execution_id, { ...also, status, progress }, this.now().iso, exec.status);
+    exec.status = status; // `exec` was read in this transaction and stays its current view
     return { status, progress };
   }
 

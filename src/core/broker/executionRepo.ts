@@ -1,6 +1,7 @@
 // SQL access for executions, steps, artifacts, tokens and events; the broker's only way to the store.
 import type { ArtifactRecord } from '../api.js';
 import type { Store } from '../ports.js';
+import { utf8Length } from '../utf8.js';
 import { assertTransition } from '../lifecycle/stateMachine.js';
 import type { ExecutionKind, ExecutionStatus, FindingInput, StepContract, StepDefinition, StepStatus } from '../types.js';
 
@@ -110,15 +111,6 @@ export function toArtifact(r: Raw): ArtifactRecord {
     created_at: r.created_at as string,
     content_size_bytes: r.content_size_bytes as number,
   };
-}
-
-const encoder = new TextEncoder();
-
-/** UTF-8 byte length (TextEncoder is a global on every platform the core runs on). */
-export function utf8Length(s: string): number {
-  // Pure ASCII is common and needs no encoding pass.
-  // eslint-disable-next-line no-control-regex
-  return /^[\x00-\x7f]*$/.test(s) ? s.length : encoder.encode(s).length;
 }
 
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
@@ -236,11 +228,14 @@ export class ExecutionRepo {
     );
   }
 
-  /** Updates an execution; a status change must be allowed by the one state machine (`assertTransition`). */
-  updateExecution(id: string, fields: Partial<Omit<ExecutionRow, 'execution_id'>>, now: string): void {
+  /**
+   * Updates an execution; a status change must be allowed by the one state machine (`assertTransition`).
+   * `from` is its status as the caller read it in this transaction, which saves reading it again.
+   */
+  updateExecution(id: string, fields: Partial<Omit<ExecutionRow, 'execution_id'>>, now: string, from?: ExecutionStatus): void {
     if (fields.status !== undefined) {
-      const current = this.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [id]);
-      if (current) assertTransition(id, current.status, fields.status);
+      const current = from ?? this.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [id])?.status;
+      if (current) assertTransition(id, current, fields.status);
     }
     const sets: string[] = ['updated_at = ?'];
     const params: Array<string | number | null> = [now];

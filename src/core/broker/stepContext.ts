@@ -1,7 +1,7 @@
 // Builds the inline context an agent gets with its step, within a byte budget; the rest stays reachable by URI.
 import type { ArtifactRecord } from '../api.js';
 import type { AgentDefinition, InlineArtifact, StepContext } from '../types.js';
-import { utf8Length } from './executionRepo.js';
+import { truncateUtf8, utf8Length } from '../utf8.js';
 
 /** Inputs of `buildStepContext`. */
 export interface StepContextInput {
@@ -17,24 +17,18 @@ export interface StepContextInput {
 const PERSONA_BYTES = 700;
 const MIN_ARTIFACT_BYTES = 160;
 
-/** Cuts `s` to at most `bytes` UTF-8 bytes, on a character boundary. */
-export function truncateUtf8(s: string, bytes: number): string {
-  if (utf8Length(s) <= bytes) return s;
-  let lo = 0;
-  let hi = Math.min(s.length, bytes);
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (utf8Length(s.slice(0, mid)) <= bytes) lo = mid;
-    else hi = mid - 1;
-  }
-  // Never split a surrogate pair.
-  const code = s.charCodeAt(lo - 1);
-  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? lo - 1 : lo);
-}
+/** Persona summaries by agent definition: the content cache keeps one object per agent until content changes. */
+const summaries = new WeakMap<AgentDefinition, string>();
 
 /** A short persona: the description, then the body's opening lines. */
 export function personaSummary(agentName: string, agent: AgentDefinition | undefined): string {
   if (!agent) return `Agent "${agentName}" (no persona file found; read persona://${agentName} after adding one).`;
+  let summary = summaries.get(agent);
+  if (summary === undefined) summaries.set(agent, (summary = summarize(agent)));
+  return summary;
+}
+
+function summarize(agent: AgentDefinition): string {
   const body = agent.content.replace(/^#[^\n]*\n+/, '').trim();
   const text = agent.description ? `${agent.description}\n\n${body}` : body;
   if (utf8Length(text) <= PERSONA_BYTES) return text;

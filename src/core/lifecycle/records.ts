@@ -1,6 +1,6 @@
 // Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
 // project/global scope and ranked full-text search, execution history and details.
-import { utf8Length } from '../broker/executionRepo.js';
+import { utf8Length } from '../utf8.js';
 import { BatonError } from '../errors.js';
 import type { SqlValue } from '../ports.js';
 import { bm25, toFtsQuery } from './ftsQuery.js';

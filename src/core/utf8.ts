@@ -1,0 +1,38 @@
+// UTF-8 sizes without encoding: the step context and artifact sizes are measured on every call.
+
+/** UTF-8 byte length of `s`, as TextEncoder would encode it (a lone surrogate becomes U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 UTF-16 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+/** `s` cut to at most `bytes` UTF-8 bytes, on a character boundary (never inside a surrogate pair). */
+export function truncateUtf8(s: string, bytes: number): string {
+  if (s.length <= bytes / 3) return s; // even at 3 bytes per unit it fits
+  let used = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    let size = 1;
+    let units = 1;
+    if (c >= 0x80) {
+      if (c < 0x800) size = 2;
+      else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        size = 4;
+        units = 2;
+      } else size = 3;
+    }
+    if (used + size > bytes) return s.slice(0, i);
+    used += size;
+    i += units - 1;
+  }
+  return s;
+}
