@@ -70,8 +70,8 @@ export class Broker {
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] = [];
     try {
-      const mode = this.mode(req);
-      if (mode === 'claim' && !req.task_id) req = { ...req, task_id: this.activeTaskId() };
+      const { mode, activeTaskId } = this.mode(req);
+      if (activeTaskId) req = { ...req, task_id: activeTaskId };
       buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
       if (mode === 'continue' || mode === 'refresh') {
         const payload = verifyToken(this.deps.ports.crypto, this.deps.secret(), req.step_token!, this.now().ms, {
@@ -90,23 +90,24 @@ export class Broker {
     }
   }
 
-  /** Which of the four operations the request asks for. */
-  private mode(req: NextStepRequest): 'create' | 'continue' | 'refresh' | 'claim' {
+  /** Which of the four operations the request asks for; for a bare call, the active task it picks up. */
+  private mode(req: NextStepRequest): { mode: 'create' | 'continue' | 'refresh' | 'claim'; activeTaskId?: string } {
     if (req.request === 'refresh_token') {
       if (!req.step_token) throw new BatonError('invalid_input', "request 'refresh_token' needs the step_token to refresh (an expired one is fine).");
-      return 'refresh';
+      return { mode: 'refresh' };
     }
     if (req.step_token) {
       if (req.template_name) throw new BatonError('invalid_input', 'Pass either template_name (to start a new workflow) or step_token (to continue one), not both.');
-      return 'continue';
+      return { mode: 'continue' };
     }
     if (req.model_output_so_far) {
       throw new BatonError('invalid_input', 'model_output_so_far was sent without step_token: include the new_step_token from the response that gave you this step.');
     }
-    if (req.template_name) return 'create';
-    if (req.task_id) return 'claim';
+    if (req.template_name) return { mode: 'create' };
+    if (req.task_id) return { mode: 'claim' };
     // A bare call picks up the project's active workflow (one a person started in the editor, say).
-    if (this.activeTaskId()) return 'claim';
+    const activeTaskId = this.activeTaskId();
+    if (activeTaskId) return { mode: 'claim', activeTaskId };
     throw new BatonError(
       'invalid_input',
       'Nothing to do: pass template_name to start a workflow (see available-workflows://all), step_token with model_output_so_far to submit a step, or task_id to claim a ready step of a running workflow.',
