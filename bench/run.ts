@@ -13,6 +13,10 @@ const benches = readdirSync(dir)
 const results: Record<string, unknown> = {};
 let failed = false;
 for (const file of benches) {
+  // The previous bench's files (up to 100 MB) must reach the disk first, or their writeback lands in this
+  // bench's fdatasync timings; then a moment for the machine to settle.
+  spawnSync('sync');
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
   process.stderr.write(`bench: ${file}\n`);
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(dir, file)], {
     cwd: join(dir, '..'),
