@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, tempDir } from '../fixtures/store/helpers.js';
+import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
 
 const put = (s: SqlJsStore, key: string, value: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
@@ -18,8 +18,7 @@ async function until(cond: () => boolean, what: () => string): Promise<void> {
 const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
 
 test('checkpoint() empties the journal and the snapshot alone holds the data', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
     for (let i = 0; i < 20; i++) await put(s, `k${String(i).padStart(2, '0')}`, String(i));
     assert.ok(statSync(t.journal).size > 0);
@@ -34,14 +33,11 @@ test('checkpoint() empties the journal and the snapshot alone holds the data', a
     await r.close();
     crash.cleanup();
     assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp files left behind');
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('writes that arrive during a checkpoint stay in the journal and survive a crash', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
     // Make the snapshot big enough that its write takes a while.
     await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
@@ -60,14 +56,11 @@ test('writes that arrive during a checkpoint stay in the journal and survive a c
     assert.equal(keys(r).length, 30);
     await r.close();
     crash.cleanup();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a checkpoint runs by itself after checkpointRecords records and when idle', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointRecords: 10, idleCheckpointMs: 100 });
     const before = s.stats().checkpoints;
     for (let i = 0; i < 25; i++) await put(s, `k${i}`, String(i));
@@ -75,28 +68,22 @@ test('a checkpoint runs by itself after checkpointRecords records and when idle'
     await until(() => s.stats().journalRecords === 0, () => 'the idle checkpoint empties the journal');
     assert.equal(statSync(t.journal).size, 0);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a checkpoint runs after checkpointBytes bytes of journal', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointBytes: 50_000, idleCheckpointMs: 60_000 });
     const before = s.stats().checkpoints;
     await put(s, 'k-big', 'y'.repeat(60_000));
     await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
     assert.equal(s.stats().journalBytes, 0);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('temp files left by a checkpoint that was killed are removed at open', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     await (await openStore({ path: t.db })).close();
     writeFileSync(`${t.db}.tmp-99999-1`, 'half a snapshot');
     writeFileSync(`${t.journal}.tmp-99999-2`, 'half a journal');
@@ -104,14 +91,11 @@ test('temp files left by a checkpoint that was killed are removed at open', asyn
     const s = await openStore({ path: t.db });
     assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')).sort(), ['unrelated.tmp-1']);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('close() checkpoints, so a closed database has an empty journal', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
     await put(s, 'k1', '1');
     await s.close();
@@ -121,7 +105,5 @@ test('close() checkpoints, so a closed database has an empty journal', async () 
     const r = await openStore({ path: t.db });
     assert.deepEqual(keys(r), ['k1']);
     await r.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });

@@ -4,13 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openStore } from '../../src/store/sqlJsStore.js';
-import { tempDir } from '../fixtures/store/helpers.js';
+import { withTempDir } from '../fixtures/store/helpers.js';
 
 const pragma = (s: Awaited<ReturnType<typeof openStore>>, name: string) => Object.values(s.get<Record<string, unknown>>(`PRAGMA ${name}`)!)[0];
 
 test('connection settings hold after open and after every checkpoint', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, durability: 'write' });
     try {
       for (let round = 0; round < 3; round++) {
@@ -29,9 +28,7 @@ test('connection settings hold after open and after every checkpoint', async () 
     } finally {
       await s.close();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('the hot-path lookups use an index on (execution, step)', async () => {

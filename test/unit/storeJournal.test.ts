@@ -7,7 +7,7 @@ import { BatonError } from '../../src/core/errors.js';
 import type { Log } from '../../src/core/ports.js';
 import { openNodeJournalFile, scanJournal, type JournalFile } from '../../src/store/journal.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, runToEnd, spawnTs, storeChildScript, tempDir } from '../fixtures/store/helpers.js';
+import { crashImage, runToEnd, spawnTs, storeChildScript, withTempDir } from '../fixtures/store/helpers.js';
 
 const noCheckpoints = { idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 };
 const put = (s: SqlJsStore, key: string, value: string) =>
@@ -20,8 +20,7 @@ function recordingLog(): Log & { warnings: string[] } {
 }
 
 test('a child that exits without close() loses no acknowledged write', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const child = spawnTs(storeChildScript, ['crash', t.db, '25']);
     const result = await runToEnd(child);
     assert.match(result.stdout, /acked 25/, result.stderr);
@@ -29,14 +28,11 @@ test('a child that exits without close() loses no acknowledged write', async () 
     const s = await openStore({ path: t.db });
     for (let i = 1; i <= 25; i++) assert.equal(value(s, `child-${i}`), String(i));
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('replay restores blobs, named parameters and non-finite numbers exactly', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     const blob = new Uint8Array(70_000).map((_, i) => (i * 7) % 256);
     await s.transaction(() => s.run('CREATE TABLE b (k TEXT PRIMARY KEY, v BLOB, r REAL)'));
@@ -54,14 +50,11 @@ test('replay restores blobs, named parameters and non-finite numbers exactly', a
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('one record per write transaction; read-only transactions append nothing', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     const before = s.stats().lastSeq;
     await s.transaction(() => s.get('SELECT 1'));
@@ -76,14 +69,11 @@ test('one record per write transaction; read-only transactions append nothing', 
     assert.deepEqual(scan.records.map((r) => r.statements.length), [1, 2]);
     assert.deepEqual(scan.records.map((r) => r.seq), [before + 1, before + 2]);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('the preallocated zeros after the last record are not a torn write', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     await put(s, 'a', '1');
     const crash = crashImage(t.dir);
@@ -100,14 +90,11 @@ test('the preallocated zeros after the last record are not a torn write', async 
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('transactions committed in the same tick share one write and one fdatasync', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const calls = { append: 0, sync: 0 };
     const openJournalFile = (path: string): JournalFile => {
       const f = openNodeJournalFile(path);
@@ -122,14 +109,11 @@ test('transactions committed in the same tick share one write and one fdatasync'
     assert.ok(scan.ok);
     assert.equal(scan.records.length, 5);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test("durability 'write' skips the fdatasync but still writes every record before acknowledging it", async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     let syncs = 0;
     const openJournalFile = (path: string): JournalFile => {
       const f = openNodeJournalFile(path);
@@ -148,14 +132,11 @@ test("durability 'write' skips the fdatasync but still writes every record befor
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a torn last record is dropped with a warning and the journal truncated there', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
@@ -183,14 +164,11 @@ test('a torn last record is dropped with a warning and the journal truncated the
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a last record with a bad checksum is torn too', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     for (let i = 0; i < 3; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
@@ -208,14 +186,11 @@ test('a last record with a bad checksum is torn too', async () => {
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a damaged record followed by valid ones is corruption: refused, files untouched', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
@@ -237,14 +212,11 @@ test('a damaged record followed by valid ones is corruption: refused, files unto
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a journal with a missing record is refused rather than replayed with a gap', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, ...noCheckpoints });
     for (let i = 0; i < 4; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
@@ -257,14 +229,11 @@ test('a journal with a missing record is refused rather than replayed with a gap
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a journal write failure puts the store in store_failed; acknowledged writes survive', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     let failing = false;
     const openJournalFile = (path: string): JournalFile => {
       const f = openNodeJournalFile(path);
@@ -299,14 +268,11 @@ test('a journal write failure puts the store in store_failed; acknowledged write
     assert.equal(value(r, 'acked'), '1');
     assert.equal(value(r, 'lost-a'), undefined);
     await r.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('an fdatasync failure is a store failure too', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     let failing = false;
     const openJournalFile = (path: string): JournalFile => {
       const f = openNodeJournalFile(path);
@@ -322,7 +288,5 @@ test('an fdatasync failure is a store failure too', async () => {
     failing = true;
     await assert.rejects(put(s, 'x', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed') && ex.details.code === 'EIO');
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });

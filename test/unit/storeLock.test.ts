@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { BatonError } from '../../src/core/errors.js';
 import { acquireLock, readLockOwner } from '../../src/store/lock.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
-import { runToEnd, spawnTs, storeChildScript, tempDir, waitForLine } from '../fixtures/store/helpers.js';
+import { runToEnd, spawnTs, storeChildScript, tempDir, withTempDir, waitForLine } from '../fixtures/store/helpers.js';
 
 /** The pid of a process that has already exited. */
 function deadPid(): number {
@@ -17,8 +17,7 @@ function deadPid(): number {
 }
 
 test('a second process cannot open a database another live process owns', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const child = spawnTs(storeChildScript, ['hold', t.db]);
     const ended = runToEnd(child);
     await waitForLine(child, /^ready$/);
@@ -36,25 +35,19 @@ test('a second process cannot open a database another live process owns', async 
     const s = await openStore({ path: t.db });
     assert.equal(readLockOwner(t.db), process.pid);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('the same process cannot own a database twice', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db });
     await assert.rejects(openStore({ path: t.db }), (ex: unknown) => BatonError.is(ex, 'store_locked') && ex.details.ownerPid === process.pid);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('processes racing for a stale lock: exactly one wins, the others name it', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     writeFileSync(`${t.db}.lock`, `${deadPid()}\n`);
     const at = Date.now() + 1500;
     const racers = [0, 1, 2, 3].map(() => spawnTs(storeChildScript, ['lock', t.db, String(at)]));
@@ -63,14 +56,11 @@ test('processes racing for a stale lock: exactly one wins, the others name it', 
     const winners = racers.filter((_, i) => lines[i] === 'acquired');
     assert.equal(winners.length, 1, `${lines.join(' | ')} ${results.map((r) => r.stderr).join('')}`);
     for (const line of lines.filter((l) => l !== 'acquired')) assert.equal(line, `refused ${winners[0]!.pid}`);
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('the lock of a dead process is taken over', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const dead = deadPid();
     writeFileSync(`${t.db}.lock`, `${dead}\n`);
     assert.equal(readLockOwner(t.db), null);
@@ -78,9 +68,7 @@ test('the lock of a dead process is taken over', async () => {
     assert.equal(readFileSync(`${t.db}.lock`, 'utf8').trim(), String(process.pid));
     await s.close();
     assert.equal(existsSync(`${t.db}.lock`), false);
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('an empty or garbage lock file is taken over', () => {

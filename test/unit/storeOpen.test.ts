@@ -8,14 +8,13 @@ import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore, resolveDbPath } from '../../src/store/sqlJsStore.js';
-import { crashImage, tempDir } from '../fixtures/store/helpers.js';
+import { crashImage, tempDir, withTempDir } from '../fixtures/store/helpers.js';
 
 const realMigrations = join(__dirname, '..', '..', 'src', 'store', 'migrations');
 const latest = loadMigrations(realMigrations).at(-1)!.version;
 
 test('a file that is not a SQLite database is refused as store_corrupt and left untouched', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     for (const content of [Buffer.from('{"not": "a database"}\n'.repeat(20)), Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 0xab)])]) {
       writeFileSync(t.db, content);
       await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
@@ -27,14 +26,11 @@ test('a file that is not a SQLite database is refused as store_corrupt and left 
       assert.deepEqual(readFileSync(t.db), content);
       assert.equal(existsSync(`${t.db}.lock`), false, 'the lock is released after a refused open');
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('a database from a newer Baton is refused as store_newer_version and left untouched', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
     await s.transaction(() => s.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'"));
     await s.checkpoint();
@@ -55,9 +51,7 @@ test('a database from a newer Baton is refused as store_newer_version and left u
     } finally {
       crash.cleanup();
     }
-  } finally {
-    t.cleanup();
-  }
+  });
 });
 
 test('migrations apply in order, record schema_version, and are durable without a journal', async () => {
@@ -119,13 +113,10 @@ test('resolveDbPath: --db, then BATON_DB_PATH, then <workspace>/.baton/baton.db'
 });
 
 test('opening creates the folder of a new database', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const path = resolveDbPath({ env: {}, workspace: t.dir });
     const s = await openStore({ path });
     assert.ok(existsSync(path));
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { tempDir } from '../fixtures/store/helpers.js';
+import { withTempDir } from '../fixtures/store/helpers.js';
 
 const count = (s: SqlJsStore) => s.get<{ n: number }>('SELECT count(*) AS n FROM events')!.n;
 const insertEvent = (s: SqlJsStore, id: string) =>
@@ -124,8 +124,7 @@ test('blobs and named parameters round-trip through reads', async () => {
 });
 
 test('registered functions and cached statements keep working after checkpoints', async () => {
-  const t = tempDir();
-  try {
+  await withTempDir(async (t) => {
     const s = await openStore({ path: t.db });
     s.registerFunction('baton_double', (x: number) => x * 2);
     const query = "SELECT baton_double(count(*)) AS d FROM events WHERE event_type = 'test'";
@@ -139,7 +138,5 @@ test('registered functions and cached statements keep working after checkpoints'
     }
     assert.ok(s.stats().checkpoints >= 3);
     await s.close();
-  } finally {
-    t.cleanup();
-  }
+  });
 });
