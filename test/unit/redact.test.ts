@@ -1,7 +1,7 @@
 // Rule: the call log never stores a secret (step tokens, API keys, passwords, private keys), and ordinary text is left alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { redactSecrets, redactText } from '../../src/core/safety/redact.js';
+import { SECRET_HINT, redactSecrets, redactText } from '../../src/core/safety/redact.js';
 import { signToken } from '../../src/core/broker/tokens.js';
 import { nodeCrypto } from '../../src/host/nodePorts.js';
 
@@ -50,6 +50,21 @@ for (const [input, secret, expected] of positives) {
     if (expected !== undefined) assert.equal(out, expected);
   });
 }
+
+test('every secret sample passes the quick pre-check, so no rule is skipped for it', () => {
+  for (const [input] of positives) assert.ok(SECRET_HINT.test(input), input);
+  // Each sample with its surroundings cut to the bare secret, as the rules match it.
+  for (const bare of [stepToken, jwt, pem, 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', 'rk_test_abcdefghijklmnop1234', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789',
+    'xoxp-1234567890', 'Set-Cookie: a', 'proxy-authorization: x', 'x-api-key: k', '"token" : "v"', 'A=1', 'ftp://u:p@h']) {
+    assert.ok(SECRET_HINT.test(bare), bare);
+  }
+});
+
+test('ordinary prose skips the rules after the pre-check and comes back unchanged', () => {
+  const plain = '# Workflow Step: s1\n\n**Agent Role**: implementer\n\n- NEVER commit secrets, API keys, or credentials';
+  assert.ok(!SECRET_HINT.test(plain));
+  assert.equal(redactText(plain), plain);
+});
 
 const negatives = [
   'The token bucket refills at 0.5 tokens per second.',
