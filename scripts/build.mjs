@@ -3,6 +3,7 @@ import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { sqlJsPatchPlugin } from './sqljsPatch.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
@@ -17,6 +18,7 @@ const common = {
   sourcemap: true,
   logLevel: 'warning',
   absWorkingDir: root,
+  plugins: [sqlJsPatchPlugin()],
 };
 
 await Promise.all([

@@ -1,0 +1,3 @@
+// Types for scripts/sqljsPatch.mjs, so the TypeScript tests can import it.
+export function patchSqlJs(source: string): { code: string; applied: boolean };
+export function sqlJsPatchPlugin(): { name: string; setup(build: unknown): void };

@@ -1,0 +1,55 @@
+// A build-time patch of sql.js 1.16's string binding, applied to the bundle only.
+//
+// sql.js copies every bound string into wasm memory with JavaScript loops: one pass to count its UTF-8
+// bytes, one to encode them, and a second count for sqlite3_bind_text's length. The hot path binds a
+// few kilobytes per call (artifacts, step output, contracts), so these loops showed up in every
+// profile. The patch encodes with TextEncoder.encodeInto (native, one pass) and passes the byte count
+// it returns. Results are the same bytes for every well-formed string; a lone surrogate becomes U+FFFD
+// (sql.js would have written bytes that its own TextDecoder turns into U+FFFD when read back).
+//
+// The patterns match sql.js 1.16.0's minified dist/sql-wasm.js exactly. If sql.js changes, the patch
+// reports itself as not applied, the build warns and keeps sql.js as it is, and a unit test fails.
+
+/** sql.js's `allocate a NUL-terminated UTF-8 copy of a string` helper, and its patched form. */
+const ALLOCATE = {
+  from: 'fa=a=>{var b=l(a)+1,d=da(b);d&&L(a,E,d,b);return d}',
+  to: 'fa=a=>{var b=a.length<65536?3*a.length+1:l(a)+1,d=da(b);if(d){var r=batonUtf8.encodeInto(a,E.subarray(d,d+b-1));E[d+r.written]=0;batonUtf8Length=r.written}return d}',
+};
+
+/** Statement.bindString: binds the copy with its byte length, counted a second time. */
+const BIND_TEXT = {
+  from: 'var p=fa(f);this.rb.push(p);this.db.handleError(uc(this.Va,h,p,l(f),0))',
+  to: 'var p=fa(f);this.rb.push(p);this.db.handleError(uc(this.Va,h,p,batonUtf8Length,0))',
+};
+
+const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
+
+/**
+ * The patched source of sql.js's `dist/sql-wasm.js`, or the source unchanged with `applied: false`
+ * when it is not the version the patch was written for.
+ * @param {string} source
+ * @returns {{ code: string, applied: boolean }}
+ */
+export function patchSqlJs(source) {
+  const once = (text, needle) => text.indexOf(needle) !== -1 && text.indexOf(needle) === text.lastIndexOf(needle);
+  if (!once(source, ALLOCATE.from) || !once(source, BIND_TEXT.from)) return { code: source, applied: false };
+  const code = PRELUDE + source.replace(ALLOCATE.from, ALLOCATE.to).replace(BIND_TEXT.from, BIND_TEXT.to);
+  return { code, applied: true };
+}
+
+/** An esbuild plugin that applies `patchSqlJs` to sql.js's node build. */
+export function sqlJsPatchPlugin() {
+  return {
+    name: 'baton-sqljs-patch',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]sql\.js[\\/]dist[\\/]sql-wasm\.js$/ }, async (args) => {
+        const { readFile } = await import('node:fs/promises');
+        const { code, applied } = patchSqlJs(await readFile(args.path, 'utf8'));
+        const warnings = applied
+          ? []
+          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding is left unpatched (slower, still correct). Update the patch's patterns.` }];
+        return { contents: code, loader: 'js', warnings };
+      });
+    },
+  };
+}

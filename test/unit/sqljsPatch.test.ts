@@ -1,0 +1,66 @@
+// Rule: the bundle's patched sql.js binds strings to exactly the bytes the unpatched one does (the patch
+// only changes how they are encoded), and the patch still applies to the sql.js this project installs.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import type { SqlJsStatic } from 'sql.js';
+import { patchSqlJs } from '../../scripts/sqljsPatch.mjs';
+
+const require = createRequire(__filename);
+const sqlJsFile = require.resolve('sql.js');
+const wasm = join(dirname(sqlJsFile), 'sql-wasm.wasm');
+
+async function load(file: string): Promise<SqlJsStatic> {
+  const init = require(file) as (config: { locateFile: () => string }) => Promise<SqlJsStatic>;
+  return init({ locateFile: () => wasm });
+}
+
+const samples = [
+  '',
+  'plain ascii',
+  'é ü ß — “quotes” 中文 日本語',
+  'emoji 🎉👩‍💻 and astral 𝄞',
+  'embedded \u0000 NUL and after',
+  'x'.repeat(70_000), // past the patch's exact-length threshold
+  `mixed ${'é中🎉'.repeat(5_000)}`,
+];
+
+test('the patch applies to the installed sql.js', () => {
+  const { applied, code } = patchSqlJs(readFileSync(sqlJsFile, 'utf8'));
+  assert.ok(applied, 'scripts/sqljsPatch.mjs no longer matches node_modules/sql.js: update its patterns');
+  assert.match(code, /encodeInto/);
+});
+
+test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
+  try {
+    const patchedFile = join(dir, 'sql-wasm.js');
+    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
+    const [plain, patched] = [await load(sqlJsFile), await load(patchedFile)];
+    const roundTrip = (SQL: SqlJsStatic, text: string) => {
+      const db = new SQL.Database();
+      try {
+        db.run('CREATE TABLE t (v TEXT)');
+        db.run('INSERT INTO t VALUES (?)', [text]);
+        const [row] = db.exec('SELECT v, hex(v), length(CAST(v AS BLOB)) FROM t')[0]!.values;
+        return row;
+      } finally {
+        db.close();
+      }
+    };
+    for (const text of samples) {
+      const label = JSON.stringify(text.slice(0, 30));
+      const expected = roundTrip(plain, text);
+      assert.deepEqual(roundTrip(patched, text), expected, label);
+      assert.equal(expected![2], Buffer.byteLength(text), label);
+      assert.equal(expected![0], text, label);
+    }
+    // A lone surrogate is not valid UTF-8: both read back U+FFFD for it.
+    assert.equal(roundTrip(patched, 'a\ud800b')![0], 'a\ufffdb');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
