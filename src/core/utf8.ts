@@ -1,7 +1,11 @@
 // UTF-8 sizes without encoding: the step context and artifact sizes are measured on every call.
 
+// Most text is ASCII, where bytes = UTF-16 units; one native regex scan settles that case.
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** UTF-8 byte length of `s`, as TextEncoder would encode it (a lone surrogate becomes U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {
+  if (!NON_ASCII.test(s)) return s.length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -18,6 +22,7 @@ export function utf8Length(s: string): number {
 /** `s` cut to at most `bytes` UTF-8 bytes, on a character boundary (never inside a surrogate pair). */
 export function truncateUtf8(s: string, bytes: number): string {
   if (s.length <= bytes / 3) return s; // even at 3 bytes per unit it fits
+  if (!NON_ASCII.test(s)) return s.length <= bytes ? s : s.slice(0, Math.max(0, bytes));
   let used = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

@@ -452,16 +452,17 @@ export class Broker {
       ? this.deps.ports.store.get<{ task_description: string }>('SELECT task_description FROM agent_tasks WHERE task_id = ?', [exec.task_id])
       : undefined;
     this.repo.finalizeArtifacts(exec.execution_id);
-    const synthesis = buildSynthesis(exec, task?.task_description ?? '', steps, this.repo.artifactsOf(exec.execution_id));
+    const synthesis = buildSynthesis(exec, task?.task_description ?? '', steps, this.repo.artifactLabels(exec.execution_id));
     const artifactId = this.deps.ports.ids.uuid();
     this.repo.insertArtifact({
       artifact_id: artifactId, execution_id: exec.execution_id, step_name: null, agent_name: 'supervisor', type: 'design_doc',
       title: 'Workflow Synthesis', content: synthesis.outcome_summary, description: 'Final synthesis of workflow execution',
       is_final: true, metadata: synthesis.model_output, now: iso,
     });
+    const stored = { ...synthesis, artifact_id: artifactId };
     this.repo.updateExecution(exec.execution_id, {
       status: 'completed', progress: 100, current_step: null, completed_at: iso, duration_ms: ms - Date.parse(exec.started_at),
-      synthesis_output: JSON.stringify({ ...synthesis, artifact_id: artifactId }),
+      synthesis_output: JSON.stringify(stored),
     }, iso);
     if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'completed', iso);
     this.event(exec.execution_id, 'workflow_completed', { synthesis_artifact_id: artifactId });
@@ -469,11 +470,11 @@ export class Broker {
       { type: 'artifact', execution_id: exec.execution_id, artifact_id: artifactId, is_final: true },
       { type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'completed' },
     );
-    return this.closedResponse(this.repo.execution(exec.execution_id)!, events);
+    return this.closedResponse(exec, events, stored);
   }
 
-  private closedResponse(exec: ExecutionRow, events: BatonEvent[]): TxResult {
-    const stored = exec.synthesis_output ? (JSON.parse(exec.synthesis_output) as { outcome_summary: string; model_output: unknown; artifact_id: string }) : undefined;
+  /** The `task_closed` response; `stored` is the synthesis as saved (read from the execution when not given). */
+  private closedResponse(exec: ExecutionRow, events: BatonEvent[], stored = parseSynthesis(exec.synthesis_output)): TxResult {
     return {
       response: {
         status: 'task_closed', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: 100,
@@ -529,6 +530,10 @@ export class Broker {
     if (step?.status !== 'awaiting_approval' || step.token_nonce !== p.nonce) return;
     await this.deps.waiters.wait(p.execution_id, p.step_name, this.options.approvalWaitMs);
   }
+}
+
+function parseSynthesis(json: string | null): { outcome_summary: string; model_output: unknown; artifact_id: string } | undefined {
+  return json ? (JSON.parse(json) as { outcome_summary: string; model_output: unknown; artifact_id: string }) : undefined;
 }
 
 function toSelectable(s: StepState): SelectableStep {

@@ -56,6 +56,12 @@ export interface StepState {
   tags: string[];
 }
 
+/** An artifact's id, step, type and title. */
+export type ArtifactLabel = Pick<ArtifactRecord, 'artifact_id' | 'step_name' | 'type' | 'title'>;
+
+/** The immutable part of a step's state, cached per execution. */
+type StepShape = Omit<StepState, 'status' | 'step_name' | 'agent_name'> & { position: number };
+
 /** A ledger entry for an issued token. */
 export interface TokenRow {
   nonce: string;
@@ -115,8 +121,8 @@ export function toArtifact(r: Raw): ArtifactRecord {
 
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
 export class ExecutionRepo {
-  /** Step definitions are immutable once an execution exists, so their decoded form is cached. */
-  private readonly shapes = new Map<string, Map<string, Omit<StepState, 'status' | 'step_name' | 'agent_name'>>>();
+  /** Step definitions (and positions) are immutable once an execution exists, so their decoded form is cached. */
+  private readonly shapes = new Map<string, Map<string, StepShape>>();
 
   constructor(private readonly store: Store) {}
 
@@ -125,19 +131,30 @@ export class ExecutionRepo {
     let shapes = this.shapes.get(executionId);
     if (!shapes) {
       shapes = new Map();
-      for (const r of this.store.all<{ step_name: string; dependencies: string; metadata: string }>(
-        'SELECT step_name, dependencies, metadata FROM steps WHERE execution_id = ?', [executionId],
+      for (const r of this.store.all<{ step_name: string; position: number; dependencies: string; metadata: string }>(
+        'SELECT step_name, position, dependencies, metadata FROM steps WHERE execution_id = ?', [executionId],
       )) {
         const def = parseJson<{ definition?: StepDefinition }>(r.metadata, {}).definition;
-        shapes.set(r.step_name, { dependencies: parseJson(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
+        shapes.set(r.step_name, { position: r.position, dependencies: parseJson(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
       }
       if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
       this.shapes.set(executionId, shapes);
     }
+    // Ordered here by the cached position: an ORDER BY would cost SQLite a temp b-tree on every call.
+    const known = shapes;
     const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string }>(
-      'SELECT step_name, status, agent_name FROM steps WHERE execution_id = ? ORDER BY position', [executionId],
+      'SELECT step_name, status, agent_name FROM steps WHERE execution_id = ?', [executionId],
     );
-    return rows.map((r) => ({ ...r, ...(shapes.get(r.step_name) ?? { dependencies: [], path_patterns: [], tags: [] }) }));
+    if (rows.some((r) => !known.has(r.step_name))) {
+      // A step was added since the shapes were cached (start_step forgets them; this is the safety net).
+      this.shapes.delete(executionId);
+      return this.stepStates(executionId);
+    }
+    const states = rows.map((r) => {
+      const { position, ...shape } = known.get(r.step_name)!;
+      return { state: { ...r, ...shape }, position };
+    });
+    return states.sort((a, b) => a.position - b.position).map((s) => s.state);
   }
 
   /** Forgets the cached step shapes of an execution (after steps were added to it, e.g. by `start_step`). */
@@ -322,6 +339,15 @@ export class ExecutionRepo {
     return this.store
       .all<Raw>(`SELECT * FROM artifacts WHERE execution_id = ?${filter} ORDER BY id`, [executionId, ...(stepNames ?? [])])
       .map(toArtifact);
+  }
+
+  /** What names a step's artifacts (no content): the synthesis lists them. */
+  artifactLabels(executionId: string): ArtifactLabel[] {
+    return this.store
+      .all<{ artifact_id: string; step_name: string | null; artifact_type: string; title: string | null }>(
+        'SELECT artifact_id, step_name, artifact_type, title FROM artifacts WHERE execution_id = ? ORDER BY id', [executionId],
+      )
+      .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title }));
   }
 
   insertFinding(f: FindingInput & { finding_id: string; execution_id: string; step_name: string; project_id: number | null; now: string }): void {

@@ -72,9 +72,13 @@ export function buildStepContext(input: StepContextInput): StepContext {
   const omitted = input.dependencyArtifacts.length - context.dependency_artifacts.length;
   if (omitted > 0 || context.dependency_artifacts.some((a) => a.truncated)) context.more.push(artifactsUri);
   // A pathological persona or guardrail list can still overflow: trim the list fields last.
-  while (size(context) > input.budgetBytes && context.guardrails.length > 0) context.guardrails.pop();
-  if (size(context) > input.budgetBytes) {
-    context.persona_summary = truncateUtf8(context.persona_summary, Math.max(0, context.persona_summary.length - (size(context) - input.budgetBytes)));
+  let total = size(context);
+  while (total > input.budgetBytes && context.guardrails.length > 0) {
+    context.guardrails.pop();
+    total = size(context);
+  }
+  if (total > input.budgetBytes) {
+    context.persona_summary = truncateUtf8(context.persona_summary, Math.max(0, context.persona_summary.length - (total - input.budgetBytes)));
   }
   return context;
 }

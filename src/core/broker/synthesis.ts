@@ -1,7 +1,6 @@
 // The synthesis written when a workflow closes: a readable narrative plus structured output.
-import type { ArtifactRecord } from '../api.js';
 import type { ModelOutput } from '../types.js';
-import type { ExecutionRow, StepRow } from './executionRepo.js';
+import type { ArtifactLabel, ExecutionRow, StepRow } from './executionRepo.js';
 
 /** What the synthesis artifact and the `task_closed` response carry. */
 export interface Synthesis {
@@ -18,7 +17,7 @@ export interface Synthesis {
 }
 
 /** Builds the synthesis of a finished execution from its steps' outputs and artifacts. */
-export function buildSynthesis(exec: ExecutionRow, taskDescription: string, steps: StepRow[], artifacts: ArtifactRecord[]): Synthesis {
+export function buildSynthesis(exec: ExecutionRow, taskDescription: string, steps: StepRow[], artifacts: ArtifactLabel[]): Synthesis {
   const outputs = steps.map((s) => (s.output ?? null) as ModelOutput | null);
   const findings = outputs.flatMap((o) => o?.findings ?? []);
   const decisions = outputs.flatMap((o) => o?.decisions ?? []);
