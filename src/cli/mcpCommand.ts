@@ -1,12 +1,15 @@
 // `baton mcp`: stdio MCP for an agent. The owner of the database serves it in process; otherwise it proxies to the owner.
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BatonError } from '../core/errors.js';
-import { runProxy } from '../host/proxy.js';
+import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
 import { onShutdown } from './shutdown.js';
+import type { Log } from '../core/ports.js';
+import type { ToolGroup } from '../mcp/toolGroups.js';
 
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
@@ -14,6 +17,7 @@ export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--worksp
 
 Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first process on a database
 owns it and also serves 127.0.0.1 HTTP for others; later ones forward to the owner (whose settings apply).
+If the owner exits while a forwarding process runs, that process takes over the database and the session goes on.
 ${ENGINE_USAGE}`;
 
 /** Runs `baton mcp`; resolves when the session ends. */
@@ -27,9 +31,8 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const { toolGroups } = settings;
   const log = cliLog();
   const dbPath = dbPathOf(values);
-  const found = await openOrFindOwner(dbPath, () =>
-    becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, log }),
-  );
+  const open = () => becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, log });
+  const found = await openOrFindOwner(dbPath, open);
   if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
   if ('opened' in found) {
     const owner = found.opened;
@@ -46,10 +49,40 @@ export async function mcpCommand(args: string[]): Promise<void> {
   const info = found.owner;
   log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
   try {
-    await runProxy({ owner: info, log });
+    await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, toolGroups, log) });
   } catch (ex) {
     if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
     throw ex;
   }
   process.exit(0);
+}
+
+/** After the owner exited: own the database in this process (or forward to whichever process got there first). */
+async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, toolGroups: ToolGroup[], log: Log): Promise<Upstream> {
+  // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
+  const deadline = Date.now() + 10_000;
+  let found = await openOrFindOwner(dbPath, open);
+  while ('owner' in found && !(await ownerAnswers(found.owner, 1000)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    found = await openOrFindOwner(dbPath, open);
+  }
+  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+  if ('owner' in found) {
+    if (!(await ownerAnswers(found.owner))) throw unreachableOwner(dbPath, found.owner.pid, found.owner.url);
+    return httpUpstream(found.owner);
+  }
+  const owner = found.opened;
+  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+  const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  return {
+    transport: proxySide,
+    name: 'this process',
+    pid: null,
+    close: async () => {
+      await server.close().catch(() => undefined);
+      await owner.close();
+    },
+  };
 }

@@ -1,11 +1,32 @@
 // `baton mcp` when another process owns the database: raw JSON-RPC piped between stdio and the owner's HTTP endpoint.
+// When the owner goes away mid-session (the editor closed, a crash), the proxy takes over: it becomes the owner (or
+// finds the process that did), replays the client's handshake and subscriptions there, and keeps the session alive.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import type { DiscoveryInfo } from './discovery.js';
+import { isPidAlive, type DiscoveryInfo } from './discovery.js';
+
+/** Where the proxy forwards to. */
+export interface Upstream {
+  transport: Transport;
+  /** For logs and error messages: "Baton process 123" or "this process". */
+  name: string;
+  /** The owner's pid, watched so its death is noticed while the agent is idle; null when this process owns the database. */
+  pid: number | null;
+  /** Closes the connection (and, for an owner in this process, the database). */
+  close(): Promise<void>;
+}
 
 /** Options of `runProxy`. */
 export interface ProxyOptions {
@@ -13,6 +34,13 @@ export interface ProxyOptions {
   log: Log;
   /** The agent-facing side; stdio unless a test passes another transport. */
   downstream?: Transport;
+  /**
+   * Called once the owner is gone: opens the database in this process (or finds whoever did) and returns the new
+   * upstream. Without it the proxy ends with the owner.
+   */
+  takeOver?: () => Promise<Upstream>;
+  /** How often the owner's pid is checked, in ms (default 500). */
+  watchMs?: number;
 }
 
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
@@ -26,7 +54,36 @@ export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Prom
   }
 }
 
-/** Forwards messages both ways until either side closes; resolves then. */
+/** An upstream to the owner's Streamable HTTP endpoint. */
+export function httpUpstream(owner: DiscoveryInfo): Upstream {
+  const transport = new StreamableHTTPClientTransport(new URL(owner.url), {
+    requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
+  });
+  return {
+    transport,
+    name: `Baton process ${owner.pid}`,
+    pid: owner.pid,
+    close: async () => {
+      await transport.terminateSession().catch(() => undefined);
+      await transport.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Whether `pid` is gone now or within `ms`. */
+async function exitsWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isPidAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/** Ids of the requests the proxy itself sends when it replays a session on a new owner. */
+const REPLAY_PREFIX = 'baton-proxy-replay-';
+
+/** Forwards messages both ways until the client closes (or the owner goes and cannot be replaced); resolves then. */
 export async function runProxy(options: ProxyOptions): Promise<void> {
   const { owner, log } = options;
   if (!(await ownerAnswers(owner))) {
@@ -35,49 +92,170 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     });
   }
   const down = options.downstream ?? new StdioServerTransport();
-  const up = new StreamableHTTPClientTransport(new URL(owner.url), {
-    requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
-  });
-  const initializeIds = new Set<string | number>();
+  let up = httpUpstream(owner);
+  // What a new owner needs to continue this client's session.
+  let initialize: JSONRPCRequest | null = null;
+  let initialized: JSONRPCMessage | null = null;
+  const subscriptions = new Set<string>();
+  // Client requests forwarded and not yet answered: answered with an error if the owner goes before it answers.
+  const pending = new Set<RequestId>();
+  // Client messages that arrive while the proxy reconnects.
+  let queue: JSONRPCMessage[] | null = null;
+  const replies = new Map<string, (message: JSONRPCMessage) => void>();
+  let replaySeq = 0;
   let closing = false;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
+
   const shutdown = async (why: string) => {
     if (closing) return;
     closing = true;
+    clearInterval(watch);
     log.info(`proxy closing: ${why}`);
-    await up.terminateSession().catch(() => undefined);
     await Promise.allSettled([up.close(), down.close()]);
     finished();
   };
 
-  down.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
-    up.send(message).catch((ex: unknown) => {
-      log.warn(`forwarding to the owner failed: ${(ex as Error).message}`);
-      if (isJSONRPCRequest(message)) {
-        void down.send({
-          jsonrpc: '2.0',
-          id: message.id,
-          error: { code: -32603, message: `Baton owner (pid ${owner.pid}) did not answer: ${(ex as Error).message}` },
-        });
-      }
-    });
-  };
-  up.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
-      // The SDK's Client does this after initialize; a raw pipe must too, or later requests lack the protocol header.
-      const version = (message.result as { protocolVersion?: string }).protocolVersion;
-      if (version) up.setProtocolVersion(version);
-    }
+  const toClient = (message: JSONRPCMessage) => {
     down.send(message).catch((ex: unknown) => log.warn(`writing to the client failed: ${(ex as Error).message}`));
   };
-  up.onerror = (ex) => log.debug(`owner connection: ${ex.message}`);
+
+  const failRequest = (id: RequestId, message: string) => {
+    pending.delete(id);
+    toClient({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+  };
+
+  const forward = (message: JSONRPCMessage) => {
+    if (queue) {
+      queue.push(message);
+      return;
+    }
+    const via = up;
+    if (isJSONRPCRequest(message)) pending.add(message.id);
+    via.transport.send(message).catch(async (ex: unknown) => {
+      // A killed owner drops its connections a moment before its pid is gone (until its parent reaps it).
+      if (via.pid !== null && (await exitsWithin(via.pid, 1000))) {
+        if (via === up) void ownerLost(`${via.name} exited`);
+        return;
+      }
+      if (via !== up || !isJSONRPCRequest(message) || !pending.has(message.id)) return; // already answered by a takeover
+      log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
+      failRequest(message.id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}`);
+    });
+  };
+
+  /** Sends a request of the proxy's own to the current upstream and waits for its answer. */
+  const replay = (method: string, params: unknown): Promise<JSONRPCMessage> => {
+    const id = `${REPLAY_PREFIX}${++replaySeq}`;
+    const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        replies.delete(id);
+        reject(new Error(`${up.name} did not answer ${method}`));
+      }, 10_000);
+      replies.set(id, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+    });
+    return up.transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).then(() => answered);
+  };
+
+  const fromOwner = (message: JSONRPCMessage) => {
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && typeof message.id === 'string' && message.id.startsWith(REPLAY_PREFIX)) {
+      replies.get(message.id)?.(message);
+      replies.delete(message.id);
+      return;
+    }
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      if (message.id !== undefined) pending.delete(message.id);
+      if (isJSONRPCResultResponse(message) && initialize && message.id === initialize.id) setProtocolVersion(message);
+    }
+    toClient(message);
+  };
+
+  // The SDK's Client does this after initialize; a raw pipe must too, or later requests lack the protocol header.
+  const setProtocolVersion = (message: JSONRPCMessage) => {
+    const version = isJSONRPCResultResponse(message) ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
+    const t = up.transport as Partial<StreamableHTTPClientTransport>;
+    if (version && typeof t.setProtocolVersion === 'function') t.setProtocolVersion(version);
+  };
+
+  const attach = async (next: Upstream) => {
+    up = next;
+    next.transport.onmessage = fromOwner;
+    next.transport.onerror = (ex) => {
+      log.debug(`owner connection: ${ex.message}`);
+      if (next === up && next.pid !== null && !isPidAlive(next.pid)) void ownerLost(`${next.name} exited`);
+    };
+    next.transport.onclose = () => {
+      if (next === up && !closing && queue === null) void ownerLost(`the connection to ${next.name} closed`);
+    };
+    await next.transport.start();
+  };
+
+  /** The owner is gone: answer what it left unanswered, take over, and carry the session to the new owner. */
+  const ownerLost = async (why: string) => {
+    if (closing || queue !== null) return;
+    queue = [];
+    const lost = up;
+    log.warn(`${why}; taking over the database`);
+    for (const id of [...pending]) {
+      failRequest(
+        id,
+        `${lost.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again (a step_token that was already used comes back as token_replayed, with the call that recovers).`,
+      );
+    }
+    void lost.close().catch(() => undefined);
+    if (!options.takeOver) {
+      await shutdown(`${why}; no takeover configured`);
+      return;
+    }
+    try {
+      await attach(await options.takeOver());
+      if (initialize) {
+        const reply = await replay('initialize', initialize.params);
+        setProtocolVersion(reply);
+        if (initialized) await up.transport.send(initialized);
+      }
+      for (const uri of subscriptions) await replay('resources/subscribe', { uri });
+      log.info(`took over: now forwarding to ${up.name}`);
+    } catch (ex) {
+      log.error(`taking over after "${why}" failed: ${(ex as Error).message}`);
+      const waiting = queue;
+      queue = null;
+      for (const m of waiting) if (isJSONRPCRequest(m)) failRequest(m.id, `Baton lost the owner of its database and could not take over: ${(ex as Error).message}`);
+      await shutdown('takeover failed');
+      return;
+    }
+    const waiting = queue;
+    queue = null;
+    for (const m of waiting) forward(m);
+  };
+
+  down.onmessage = (message: JSONRPCMessage) => {
+    if (isJSONRPCRequest(message)) {
+      if (message.method === 'initialize') initialize = message;
+      const uri = (message.params as { uri?: unknown } | undefined)?.uri;
+      if (typeof uri === 'string' && message.method === 'resources/subscribe') subscriptions.add(uri);
+      if (typeof uri === 'string' && message.method === 'resources/unsubscribe') subscriptions.delete(uri);
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/initialized') {
+      initialized = message;
+    }
+    forward(message);
+  };
   down.onerror = (ex) => log.warn(`client connection: ${ex.message}`);
   down.onclose = () => void shutdown('client closed');
-  up.onclose = () => void shutdown('owner closed');
-  await up.start();
+
+  const watch = setInterval(() => {
+    if (up.pid !== null && queue === null && !isPidAlive(up.pid)) void ownerLost(`${up.name} exited`);
+  }, options.watchMs ?? 500);
+  watch.unref();
+
+  await attach(up);
   await down.start();
-  if (!options.downstream) process.stdin.once('end', () => void shutdown('stdin ended'));
+  if (!options.downstream) {
+    process.stdin.once('end', () => void shutdown('stdin ended'));
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
+  }
   await done;
 }

@@ -1,11 +1,12 @@
 // Rule: exactly one process owns a database; a second `baton mcp` on it forwards to the owner, so both agents see
 // one live state (same executions, resource-updated notifications through the proxy), and an owner that does not
-// answer is reported with its pid instead of a hang.
+// answer is reported with its pid instead of a hang. When the owner exits mid-session, the forwarding process takes
+// over the database and its client's session goes on.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { readDiscovery } from '../../src/host/discovery.js';
+import { discoveryPath, readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
@@ -90,6 +91,84 @@ describe('a new baton mcp while the owner is exiting', () => {
       await waitFor(() => readDiscovery(setup.db)?.pid === second.pid, 10_000, 'second process owning the database');
     } finally {
       await second.client.close();
+    }
+  });
+});
+
+describe('the owner exits while a proxied agent works: the proxy takes over', () => {
+  before(() => ensureBuilt());
+  const call = (s: CliSession, args: Record<string, unknown>) =>
+    s.client.callTool({ name: 'workflow_next_step', arguments: args }).then((r) => r.structuredContent as Structured);
+
+  for (const [how, signal] of [['killed', 'SIGKILL'], ['stopped in order', 'SIGTERM']] as const) {
+    it(`owner ${how}: the same session goes on, with its subscriptions, and the proxy now owns the database`, async () => {
+      const setup = tempSetup('baton-takeover-');
+      const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+      const owner = await startMcp(args, 'editor');
+      let proxied: CliSession | undefined;
+      let third: CliSession | undefined;
+      try {
+        await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+        proxied = await startMcp(args, 'terminal-agent');
+        const first = await call(proxied, { template_name: 'bug-fix', task_description: 'survive the owner' });
+        assert.equal(first.status, 'ok');
+        const updates: string[] = [];
+        proxied.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+        await proxied.client.subscribeResource({ uri: `current-step://${first.task_id}` });
+
+        process.kill(owner.pid!, signal);
+        await waitFor(() => readDiscovery(setup.db)?.pid === proxied!.pid, 15_000, 'the proxy owning the database');
+        assert.match(proxied.stderr(), /taking over the database/);
+
+        // The acknowledged step survived, the session (no new initialize) goes on, and the subscription was carried over.
+        const second = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
+        assert.equal(second.status, 'ok', JSON.stringify(second));
+        assert.equal(second.next_step_contract?.step_name, 'implement-fix');
+        await waitFor(() => updates.includes(`current-step://${first.task_id}`), 5000, 'resources/updated after the takeover');
+        assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
+
+        // A newcomer finds the new owner and shares its state.
+        third = await startMcp(args, 'newcomer');
+        await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(third!.stderr()), 5000, 'newcomer forwarding');
+        const status = await third.client.readResource({ uri: `workflow-status://${first.task_id}` });
+        assert.match(String((status.contents[0] as { text: string }).text), /"current_step":\s*"implement-fix"/);
+
+        // When its own client leaves, the process that took over closes the database in order.
+        await third.client.close();
+        third = undefined;
+        await proxied.client.close();
+        await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+      } finally {
+        await third?.client.close().catch(() => undefined);
+        await proxied?.client.close().catch(() => undefined);
+        await owner.client.close().catch(() => undefined);
+        rmSync(setup.dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, async () => {
+    const setup = tempSetup('baton-takeover-inflight-');
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    const owner = await startMcp(args, 'editor');
+    let proxied: CliSession | undefined;
+    try {
+      await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+      proxied = await startMcp(args, 'terminal-agent');
+      const first = await call(proxied, { template_name: 'bug-fix', task_description: 'in flight' });
+      // A stopped owner accepts the connection but never answers: the call is in flight when it dies.
+      process.kill(owner.pid!, 'SIGSTOP');
+      const inFlight = proxied.client.callTool({ name: 'workflow_next_step', arguments: { step_token: first.new_step_token, model_output_so_far: validOutput } });
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(owner.pid!, 'SIGKILL');
+      await assert.rejects(inFlight, /stopped before answering this call\. Baton is taking over; call again/);
+      const retry = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
+      assert.equal(retry.status, 'ok', JSON.stringify(retry));
+      assert.equal(retry.next_step_contract?.step_name, 'implement-fix');
+    } finally {
+      await proxied?.client.close().catch(() => undefined);
+      await owner.client.close().catch(() => undefined);
+      rmSync(setup.dir, { recursive: true, force: true });
     }
   });
 });
