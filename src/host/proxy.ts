@@ -80,6 +80,18 @@ async function exitsWithin(pid: number, ms: number): Promise<boolean> {
   return true;
 }
 
+/** Whether a send failed because nothing listened any more (so the message was never received). */
+function connectionRefused(ex: unknown): boolean {
+  for (let e = ex as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+function stoppedBeforeAnswering(owner: Upstream): string {
+  return `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again (a step_token that was already used comes back as token_replayed, with the call that recovers).`;
+}
+
 /** Ids of the requests the proxy itself sends when it replays a session on a new owner. */
 const REPLAY_PREFIX = 'baton-proxy-replay-';
 
@@ -99,6 +111,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const subscriptions = new Set<string>();
   // Client requests forwarded and not yet answered: answered with an error if the owner goes before it answers.
   const pending = new Set<RequestId>();
+  // Of those, the ones whose send has not settled yet.
+  const sending = new Set<RequestId>();
   // Client messages that arrive while the proxy reconnects.
   let queue: JSONRPCMessage[] | null = null;
   const replies = new Map<string, (message: JSONRPCMessage) => void>();
@@ -131,17 +145,40 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       return;
     }
     const via = up;
-    if (isJSONRPCRequest(message)) pending.add(message.id);
-    via.transport.send(message).catch(async (ex: unknown) => {
-      // A killed owner drops its connections a moment before its pid is gone (until its parent reaps it).
-      if (via.pid !== null && (await exitsWithin(via.pid, 1000))) {
-        if (via === up) void ownerLost(`${via.name} exited`);
-        return;
-      }
-      if (via !== up || !isJSONRPCRequest(message) || !pending.has(message.id)) return; // already answered by a takeover
-      log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
-      failRequest(message.id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}`);
-    });
+    const id = isJSONRPCRequest(message) ? message.id : undefined;
+    if (id !== undefined) {
+      pending.add(id);
+      sending.add(id);
+    }
+    const lostSince = () => via !== up || queue !== null;
+    via.transport.send(message).then(
+      () => {
+        if (id === undefined) return;
+        sending.delete(id);
+        // Delivered to an owner that was lost meanwhile: it will never answer.
+        if (lostSince() && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via));
+      },
+      async (ex: unknown) => {
+        if (id !== undefined) sending.delete(id);
+        // A killed owner drops its connections a moment before its pid is gone (until its parent reaps it).
+        if (via.pid !== null && (await exitsWithin(via.pid, 1000))) {
+          if (connectionRefused(ex)) {
+            // Refused outright: it never reached the owner, so it goes to the next one.
+            if (id !== undefined) pending.delete(id);
+            if (via === up) void ownerLost(`${via.name} exited`);
+            if (!closing) forward(message);
+            return;
+          }
+          if (via === up) void ownerLost(`${via.name} exited`);
+          // It may have reached the owner and taken effect: the agent decides whether to call again.
+          if (id !== undefined && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via));
+          return;
+        }
+        if (id === undefined || !pending.has(id)) return;
+        log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
+        failRequest(id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}`);
+      },
+    );
   };
 
   /** Sends a request of the proxy's own to the current upstream and waits for its answer. */
@@ -199,12 +236,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     queue = [];
     const lost = up;
     log.warn(`${why}; taking over the database`);
-    for (const id of [...pending]) {
-      failRequest(
-        id,
-        `${lost.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again (a step_token that was already used comes back as token_replayed, with the call that recovers).`,
-      );
-    }
+    // Requests still being sent are settled by their own send (refused ones go to the next owner).
+    for (const id of [...pending]) if (!sending.has(id)) failRequest(id, stoppedBeforeAnswering(lost));
     void lost.close().catch(() => undefined);
     if (!options.takeOver) {
       await shutdown(`${why}; no takeover configured`);

@@ -147,6 +147,34 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
     });
   }
 
+  it('two forwarding processes: one takes over, the other forwards to it, and both sessions go on', async () => {
+    const setup = tempSetup('baton-takeover-two-');
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    const owner = await startMcp(args, 'editor');
+    const sessions: CliSession[] = [];
+    try {
+      await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+      sessions.push(await startMcp(args, 'agent-a'), await startMcp(args, 'agent-b'));
+      const [a, b] = sessions as [CliSession, CliSession];
+      const first = await call(a, { template_name: 'bug-fix', task_description: 'two survivors' });
+      process.kill(owner.pid!, 'SIGKILL');
+      const newOwner = await waitFor(() => {
+        const pid = readDiscovery(setup.db)?.pid;
+        return pid === a.pid || pid === b.pid ? pid : null;
+      }, 15_000, 'one of the two owning the database');
+      const second = await call(b, { step_token: first.new_step_token, model_output_so_far: validOutput });
+      assert.equal(second.next_step_contract?.step_name, 'implement-fix', JSON.stringify(second));
+      const status = await a.client.readResource({ uri: `workflow-status://${first.task_id}` });
+      assert.match(String((status.contents[0] as { text: string }).text), /"current_step":\s*"implement-fix"/);
+      const follower = newOwner === a.pid ? b : a;
+      await waitFor(() => /took over: now forwarding to Baton process/.test(follower.stderr()), 5000, 'the other one forwarding to the new owner');
+    } finally {
+      for (const s of sessions) await s.client.close().catch(() => undefined);
+      await owner.client.close().catch(() => undefined);
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, async () => {
     const setup = tempSetup('baton-takeover-inflight-');
     const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
