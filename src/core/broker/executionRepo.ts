@@ -59,6 +59,9 @@ export interface StepState {
 /** An artifact's id, step, type and title. */
 export type ArtifactLabel = Pick<ArtifactRecord, 'artifact_id' | 'step_name' | 'type' | 'title'>;
 
+/** What the inline step context shows of an artifact: its labels and the head of its content. */
+export type ArtifactHead = ArtifactLabel & Pick<ArtifactRecord, 'content' | 'content_size_bytes'>;
+
 /** The immutable part of a step's state, cached per execution. */
 type StepShape = Omit<StepState, 'status' | 'step_name' | 'agent_name'> & { position: number };
 
@@ -311,17 +314,21 @@ export class ExecutionRepo {
     );
   }
 
-  /** Artifacts of some steps with content cut to `maxChars` characters in SQL (`content_size_bytes` stays the full size). */
-  artifactHeads(executionId: string, stepNames: string[], maxChars: number): ArtifactRecord[] {
+  /**
+   * The inline view of some steps' artifacts, oldest first: content cut to `maxChars` characters in SQL
+   * (`content_size_bytes` stays the full size). Sorted here: an ORDER BY id costs SQLite about 10 µs more.
+   */
+  artifactHeads(executionId: string, stepNames: string[], maxChars: number): ArtifactHead[] {
     if (stepNames.length === 0) return [];
     const marks = stepNames.map(() => '?').join(',');
     return this.store
-      .all<Raw>(
-        `SELECT id, artifact_id, execution_id, step_name, agent_name, artifact_type, title, substr(content, 1, ?) AS content, description,
-           is_final, metadata, created_at, content_size_bytes FROM artifacts WHERE execution_id = ? AND step_name IN (${marks}) ORDER BY id`,
+      .all<{ id: number; artifact_id: string; step_name: string | null; artifact_type: string; title: string | null; content: string; content_size_bytes: number }>(
+        `SELECT id, artifact_id, step_name, artifact_type, title, substr(content, 1, ?) AS content, content_size_bytes
+         FROM artifacts WHERE execution_id = ? AND step_name IN (${marks})`,
         [maxChars, executionId, ...stepNames],
       )
-      .map(toArtifact);
+      .sort((a, b) => a.id - b.id)
+      .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title, content: r.content, content_size_bytes: r.content_size_bytes }));
   }
 
   artifactById(artifactId: string): ArtifactRecord | undefined {

@@ -1,7 +1,7 @@
 // Builds the inline context an agent gets with its step, within a byte budget; the rest stays reachable by URI.
-import type { ArtifactRecord } from '../api.js';
 import type { AgentDefinition, InlineArtifact, StepContext } from '../types.js';
 import { truncateUtf8, utf8Length } from '../utf8.js';
+import type { ArtifactHead } from './executionRepo.js';
 
 /** Inputs of `buildStepContext`. */
 export interface StepContextInput {
@@ -9,7 +9,7 @@ export interface StepContextInput {
   agent: AgentDefinition | undefined;
   forbidden: string[];
   required: string[];
-  dependencyArtifacts: ArtifactRecord[];
+  dependencyArtifacts: ArtifactHead[];
   executionId: string;
   budgetBytes: number;
 }
@@ -50,7 +50,7 @@ export function buildStepContext(input: StepContextInput): StepContext {
     dependency_artifacts: [],
     more: [],
   };
-  const uriOf = (a: ArtifactRecord) => `workflow-artifacts://${input.executionId}#${a.artifact_id}`;
+  const uriOf = (a: ArtifactHead) => `workflow-artifacts://${input.executionId}#${a.artifact_id}`;
   // Newest first: the most recent dependency usually matters most.
   let candidates = [...input.dependencyArtifacts].reverse();
   while (candidates.length > 0) {
