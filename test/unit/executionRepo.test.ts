@@ -30,3 +30,32 @@ test('stepStates: template order, and a step added after caching is seen with it
     await store.close();
   }
 });
+
+test("the broker's reads of whole rows run without a sorter (ORDER BY would copy every row into one)", async () => {
+  const store = await openStore({ path: null });
+  try {
+    const issued: string[] = [];
+    const recording = {
+      all: (sql: string, params?: unknown[]) => (issued.push(sql), store.all(sql, params as never)),
+      get: (sql: string, params?: unknown[]) => (issued.push(sql), store.get(sql, params as never)),
+      run: (sql: string, params?: unknown[]) => store.run(sql, params as never),
+      transaction: <T>(fn: () => T) => store.transaction(fn),
+    };
+    const repo = new ExecutionRepo(recording as never);
+    repo.stepStates('e1');
+    repo.steps('e1');
+    repo.stepsWithStatus('e1', ['running', 'completed']);
+    repo.artifactHeads('e1', ['a', 'b'], 100);
+    repo.artifactsOf('e1');
+    repo.artifactsOf('e1', ['a']);
+    repo.artifactLabels('e1');
+    assert.equal(issued.length, 8);
+    for (const sql of issued) {
+      const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 'x');
+      const opcodes = store.all<{ opcode: string }>(`EXPLAIN ${sql}`, params).map((r) => r.opcode);
+      assert.ok(!opcodes.includes('SorterOpen'), `a sorter in: ${sql}`);
+    }
+  } finally {
+    await store.close();
+  }
+});

@@ -122,6 +122,9 @@ export function toArtifact(r: Raw): ArtifactRecord {
   };
 }
 
+// Whole step rows are sorted in JS: an ORDER BY makes SQLite copy every row, outputs and contracts included, into a sorter.
+const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
+
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
 export class ExecutionRepo {
   /** Step definitions (and positions) are immutable once an execution exists, so their decoded form is cached. */
@@ -178,8 +181,9 @@ export class ExecutionRepo {
   stepsWithStatus(executionId: string, statuses: StepStatus[]): StepRow[] {
     const marks = statuses.map(() => '?').join(',');
     return this.store
-      .all<Raw>(`SELECT * FROM steps WHERE execution_id = ? AND status IN (${marks}) ORDER BY position`, [executionId, ...statuses])
-      .map(toStep);
+      .all<Raw>(`SELECT * FROM steps WHERE execution_id = ? AND status IN (${marks})`, [executionId, ...statuses])
+      .map(toStep)
+      .sort(byPosition);
   }
 
   execution(id: string): ExecutionRow | undefined {
@@ -213,7 +217,7 @@ export class ExecutionRepo {
   }
 
   steps(executionId: string): StepRow[] {
-    return this.store.all<Raw>('SELECT * FROM steps WHERE execution_id = ? ORDER BY position', [executionId]).map(toStep);
+    return this.store.all<Raw>('SELECT * FROM steps WHERE execution_id = ?', [executionId]).map(toStep).sort(byPosition);
   }
 
   step(executionId: string, stepName: string): StepRow | undefined {
@@ -344,16 +348,18 @@ export class ExecutionRepo {
     if (stepNames && stepNames.length === 0) return [];
     const filter = stepNames ? ` AND step_name IN (${stepNames.map(() => '?').join(',')})` : '';
     return this.store
-      .all<Raw>(`SELECT * FROM artifacts WHERE execution_id = ?${filter} ORDER BY id`, [executionId, ...(stepNames ?? [])])
-      .map(toArtifact);
+      .all<Raw>(`SELECT * FROM artifacts WHERE execution_id = ?${filter}`, [executionId, ...(stepNames ?? [])])
+      .map(toArtifact)
+      .sort((a, b) => a.id - b.id);
   }
 
   /** What names a step's artifacts (no content): the synthesis lists them. */
   artifactLabels(executionId: string): ArtifactLabel[] {
     return this.store
-      .all<{ artifact_id: string; step_name: string | null; artifact_type: string; title: string | null }>(
-        'SELECT artifact_id, step_name, artifact_type, title FROM artifacts WHERE execution_id = ? ORDER BY id', [executionId],
+      .all<{ id: number; artifact_id: string; step_name: string | null; artifact_type: string; title: string | null }>(
+        'SELECT id, artifact_id, step_name, artifact_type, title FROM artifacts WHERE execution_id = ?', [executionId],
       )
+      .sort((a, b) => a.id - b.id)
       .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title }));
   }
 
