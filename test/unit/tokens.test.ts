@@ -136,3 +136,27 @@ test('decodeTokenUnverified reads fields without checking the signature', () => 
   assert.equal(decodeTokenUnverified(signedBody('"str"')), null);
   assert.equal(decodeTokenUnverified(signedBody('{bad')), null);
 });
+
+test('the ledger skips the HMAC only for its own tokens, unaltered; expiry still applies to them', async () => {
+  const { TokenLedger } = await import('../../src/core/broker/tokenLedger.js');
+  let hmacs = 0;
+  let now = 1_000;
+  const crypto = { ...nodeCrypto, hmacSha256: (key: string, data: string) => (hmacs++, nodeCrypto.hmacSha256(key, data)) };
+  const ledger = new TokenLedger({
+    repo: { insertToken: () => undefined } as never,
+    ports: { crypto, clock: { now: () => now }, ids: { uuid: () => 'nonce-x' } } as never,
+    secret: () => SECRET,
+    ttlMs: 60_000,
+  });
+  const { token } = ledger.issue('exec-1', 'implement-fix');
+  assert.equal(hmacs, 1);
+  assert.equal(ledger.verify(token, now).step_name, 'implement-fix');
+  assert.equal(hmacs, 1, 'its own token: no second HMAC');
+  // A copy with one character changed is checked in full, and refused.
+  const tampered = token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A');
+  throwsReason(() => ledger.verify(tampered, now), 'token_forged');
+  assert.equal(hmacs, 2);
+  now += 60_000;
+  throwsReason(() => ledger.verify(token, now), 'token_expired', /refresh_token/);
+  assert.equal(ledger.verify(token, now, { allowExpired: true }).nonce, 'nonce-x');
+});

@@ -15,7 +15,7 @@ import { computeReadySet, scoreParallelCandidates, type SelectableStep } from '.
 import { buildStepContext } from './stepContext.js';
 import { buildSynthesis } from './synthesis.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
-import { decodeTokenUnverified, verifyToken, type TokenPayload } from './tokens.js';
+import { decodeTokenUnverified, type TokenPayload } from './tokens.js';
 
 /** Broker settings. */
 export interface BrokerOptions {
@@ -51,6 +51,7 @@ const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 export class Broker {
   private readonly buckets: RateBuckets;
   private readonly tokens: TokenLedger;
+  private lastNow = { ms: Number.NaN, iso: '' };
 
   constructor(private readonly deps: BrokerDeps, private readonly options: BrokerOptions) {
     this.buckets = new RateBuckets(deps.ports.store, options.rateLimits);
@@ -63,7 +64,9 @@ export class Broker {
 
   private now(): { ms: number; iso: string } {
     const ms = this.deps.ports.clock.now();
-    return { ms, iso: new Date(ms).toISOString() };
+    // A call asks for the time several times within the same millisecond: format it once.
+    if (ms !== this.lastNow.ms) this.lastNow = { ms, iso: new Date(ms).toISOString() };
+    return this.lastNow;
   }
 
   /** Handles one `workflow.next_step` call; domain failures come back as `status: 'error'`. */
@@ -74,9 +77,7 @@ export class Broker {
       if (activeTaskId) req = { ...req, task_id: activeTaskId };
       buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
       if (mode === 'continue' || mode === 'refresh') {
-        const payload = verifyToken(this.deps.ports.crypto, this.deps.secret(), req.step_token!, this.now().ms, {
-          allowExpired: mode === 'refresh',
-        });
+        const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
         return await this.run(buckets, () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }

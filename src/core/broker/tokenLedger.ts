@@ -3,7 +3,10 @@ import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { NextStepResponse } from '../types.js';
 import type { ExecutionRepo, ExecutionRow, TokenRow } from './executionRepo.js';
-import { signToken, type TokenPayload } from './tokens.js';
+import { checkExpiry, signToken, verifyToken, type TokenPayload } from './tokens.js';
+
+/** How many recently signed tokens skip the HMAC when presented (oldest forgotten first). */
+const SIGNED_KEPT = 1024;
 
 /** Recovery hint for a step that cannot take this token. */
 export const readCurrent = (executionId: string) =>
@@ -11,16 +14,31 @@ export const readCurrent = (executionId: string) =>
 
 /** Issues tokens into the ledger and tells issued-and-active tokens from replayed, superseded or foreign ones. */
 export class TokenLedger {
+  /**
+   * Tokens this process signed, by their exact text: one presented again needs no second HMAC (its signature is
+   * ours by construction). Only the signature check is skipped; expiry and the ledger are checked as for any token.
+   */
+  private readonly signed = new Map<string, TokenPayload>();
+
   constructor(private readonly deps: { repo: ExecutionRepo; ports: CorePorts; secret: () => string; ttlMs: number }) {}
+
+  /** Checks shape, signature and expiry of a presented token (see `verifyToken`). */
+  verify(token: string, now: number, options: { allowExpired?: boolean } = {}): TokenPayload {
+    const known = this.signed.get(token);
+    if (!known) return verifyToken(this.deps.ports.crypto, this.deps.secret(), token, now, options);
+    checkExpiry(known, now, options);
+    return known;
+  }
 
   /** A new signed token for a step, recorded as active (inside the caller's transaction). */
   issue(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
     const ms = this.deps.ports.clock.now();
     const nonce = this.deps.ports.ids.uuid();
     const expires = ms + this.deps.ttlMs;
-    const token = signToken(this.deps.ports.crypto, this.deps.secret(), {
-      execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce,
-    });
+    const payload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce };
+    const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);
+    if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
+    this.signed.set(token, payload);
     const expiresAt = new Date(expires).toISOString();
     this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: new Date(ms).toISOString(), expires_at: expiresAt });
     return { token, nonce, expiresAt };

@@ -95,15 +95,22 @@ export function verifyToken(
       known,
     );
   }
+  const payload = { execution_id, step_name, issued_at, expires_at, nonce };
+  checkExpiry(payload, now, options);
+  return payload;
+}
+
+/** Throws `token_expired` for a payload past its expiry (unless expired tokens are allowed, as for a refresh). */
+export function checkExpiry(payload: TokenPayload, now: number, options: { allowExpired?: boolean } = {}): void {
+  const { execution_id, step_name, expires_at } = payload;
   if (now >= expires_at && !options.allowExpired) {
     throw new BatonError(
       'token_expired',
       `The step_token for step '${step_name}' expired at ${new Date(expires_at).toISOString()}. `
         + "Call workflow.next_step with request: 'refresh_token' and this step_token to get a fresh token for the same step.",
-      { ...known, expires_at },
+      { execution_id, step_name, expires_at },
     );
   }
-  return { execution_id, step_name, issued_at, expires_at, nonce };
 }
 
 /** The typed fields of a token's payload without checking its signature; for rate-limit keys and messages only. */
