@@ -160,8 +160,11 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       },
       async (ex: unknown) => {
         if (id !== undefined) sending.delete(id);
-        // A killed owner drops its connections a moment before its pid is gone (until its parent reaps it).
-        if (via.pid !== null && (await exitsWithin(via.pid, 1000))) {
+        // Lost already (a takeover closed this connection), or about to be: a killed owner drops its connections
+        // a moment before its pid is gone (until its parent reaps it). Only a network failure (fetch's TypeError)
+        // can mean the latter; an HTTP error status is answered at once.
+        const lost = lostSince() || (via.pid !== null && ex instanceof TypeError && (await exitsWithin(via.pid, 1000)));
+        if (lost) {
           if (connectionRefused(ex)) {
             // Refused outright: it never reached the owner, so it goes to the next one.
             if (id !== undefined) pending.delete(id);
