@@ -31,7 +31,6 @@ test('checkpoint() empties the journal and the snapshot alone holds the data', a
     const r = await openStore({ path: crash.db });
     assert.equal(keys(r).length, 20);
     await r.close();
-    crash.cleanup();
     assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp files left behind');
   });
 });
@@ -55,7 +54,6 @@ test('writes that arrive during a checkpoint stay in the journal and survive a c
     const r = await openStore({ path: crash.db });
     assert.equal(keys(r).length, 30);
     await r.close();
-    crash.cleanup();
   });
 });
 

@@ -42,14 +42,10 @@ test('replay restores blobs, named parameters and non-finite numbers exactly', a
     });
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const r = await openStore({ path: crash.db });
-      assert.deepEqual(r.get('SELECT v, r FROM b WHERE k = ?', ['blob']), { v: blob, r: 1.5 });
-      assert.equal(r.get<{ r: number }>("SELECT r FROM b WHERE k = 'inf'")!.r, Number.POSITIVE_INFINITY);
-      await r.close();
-    } finally {
-      crash.cleanup();
-    }
+    const r = await openStore({ path: crash.db });
+    assert.deepEqual(r.get('SELECT v, r FROM b WHERE k = ?', ['blob']), { v: blob, r: 1.5 });
+    assert.equal(r.get<{ r: number }>("SELECT r FROM b WHERE k = 'inf'")!.r, Number.POSITIVE_INFINITY);
+    await r.close();
   });
 });
 
@@ -78,18 +74,14 @@ test('the preallocated zeros after the last record are not a torn write', async 
     await put(s, 'a', '1');
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const bytes = readFileSync(crash.journal);
-      const end = scanJournal(bytes).records.at(-1)!;
-      assert.ok(bytes.length > end.offset + end.length, 'the journal is grown ahead of its records');
-      const log = recordingLog();
-      const r = await openStore({ path: crash.db, log });
-      assert.equal(value(r, 'a'), '1');
-      assert.deepEqual(log.warnings, []);
-      await r.close();
-    } finally {
-      crash.cleanup();
-    }
+    const bytes = readFileSync(crash.journal);
+    const end = scanJournal(bytes).records.at(-1)!;
+    assert.ok(bytes.length > end.offset + end.length, 'the journal is grown ahead of its records');
+    const log = recordingLog();
+    const r = await openStore({ path: crash.db, log });
+    assert.equal(value(r, 'a'), '1');
+    assert.deepEqual(log.warnings, []);
+    await r.close();
   });
 });
 
@@ -125,13 +117,9 @@ test("durability 'write' skips the fdatasync but still writes every record befor
     assert.equal(syncs, 0);
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const r = await openStore({ path: crash.db });
-      assert.equal(value(r, 'k4'), '4');
-      await r.close();
-    } finally {
-      crash.cleanup();
-    }
+    const r = await openStore({ path: crash.db });
+    assert.equal(value(r, 'k4'), '4');
+    await r.close();
   });
 });
 
@@ -141,29 +129,24 @@ test('a torn last record is dropped with a warning and the journal truncated the
     for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const last = scanJournal(readFileSync(crash.journal)).records.at(-1)!;
-      const lastStart = last.offset;
-      truncateSync(crash.journal, last.offset + last.length - 3);
-      const log = recordingLog();
-      const r = await openStore({ path: crash.db, log, ...noCheckpoints });
-      assert.equal(value(r, 'k3'), '3');
-      assert.equal(value(r, 'k4'), undefined);
-      assert.equal(statSync(crash.journal).size, lastStart);
-      assert.equal(log.warnings.length, 1);
-      assert.match(log.warnings[0]!, /torn/);
-      // Writes continue after the truncated tail and survive another crash.
-      await put(r, 'after', 'yes');
-      const again = crashImage(crash.dir);
-      await r.close();
-      const r2 = await openStore({ path: again.db });
-      assert.equal(value(r2, 'after'), 'yes');
-      assert.equal(value(r2, 'k3'), '3');
-      await r2.close();
-      again.cleanup();
-    } finally {
-      crash.cleanup();
-    }
+    const last = scanJournal(readFileSync(crash.journal)).records.at(-1)!;
+    const lastStart = last.offset;
+    truncateSync(crash.journal, last.offset + last.length - 3);
+    const log = recordingLog();
+    const r = await openStore({ path: crash.db, log, ...noCheckpoints });
+    assert.equal(value(r, 'k3'), '3');
+    assert.equal(value(r, 'k4'), undefined);
+    assert.equal(statSync(crash.journal).size, lastStart);
+    assert.equal(log.warnings.length, 1);
+    assert.match(log.warnings[0]!, /torn/);
+    // Writes continue after the truncated tail and survive another crash.
+    await put(r, 'after', 'yes');
+    const again = crashImage(crash.dir);
+    await r.close();
+    const r2 = await openStore({ path: again.db });
+    assert.equal(value(r2, 'after'), 'yes');
+    assert.equal(value(r2, 'k3'), '3');
+    await r2.close();
   });
 });
 
@@ -173,19 +156,15 @@ test('a last record with a bad checksum is torn too', async () => {
     for (let i = 0; i < 3; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const bytes = readFileSync(crash.journal);
-      const last = scanJournal(bytes).records.at(-1)!;
-      const at = last.offset + last.length - 2;
-      bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
-      writeFileSync(crash.journal, bytes);
-      const r = await openStore({ path: crash.db, log: recordingLog() });
-      assert.equal(value(r, 'k1'), '1');
-      assert.equal(value(r, 'k2'), undefined);
-      await r.close();
-    } finally {
-      crash.cleanup();
-    }
+    const bytes = readFileSync(crash.journal);
+    const last = scanJournal(bytes).records.at(-1)!;
+    const at = last.offset + last.length - 2;
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+    writeFileSync(crash.journal, bytes);
+    const r = await openStore({ path: crash.db, log: recordingLog() });
+    assert.equal(value(r, 'k1'), '1');
+    assert.equal(value(r, 'k2'), undefined);
+    await r.close();
   });
 });
 
@@ -195,23 +174,19 @@ test('a damaged record followed by valid ones is corruption: refused, files unto
     for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const bytes = readFileSync(crash.journal);
-      const middle = scanJournal(bytes).records[2]!;
-      const at = middle.offset + middle.length - 2;
-      bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
-      writeFileSync(crash.journal, bytes);
-      const dbBefore = readFileSync(crash.db);
-      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
-        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
-        assert.ok(ex.message.includes(crash.journal));
-        return true;
-      });
-      assert.deepEqual(readFileSync(crash.journal), bytes);
-      assert.deepEqual(readFileSync(crash.db), dbBefore);
-    } finally {
-      crash.cleanup();
-    }
+    const bytes = readFileSync(crash.journal);
+    const middle = scanJournal(bytes).records[2]!;
+    const at = middle.offset + middle.length - 2;
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 0xff, at);
+    writeFileSync(crash.journal, bytes);
+    const dbBefore = readFileSync(crash.db);
+    await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+      assert.ok(ex.message.includes(crash.journal));
+      return true;
+    });
+    assert.deepEqual(readFileSync(crash.journal), bytes);
+    assert.deepEqual(readFileSync(crash.db), dbBefore);
   });
 });
 
@@ -221,14 +196,10 @@ test('a journal with a missing record is refused rather than replayed with a gap
     for (let i = 0; i < 4; i++) await put(s, `k${i}`, String(i));
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const bytes = readFileSync(crash.journal);
-      const gone = scanJournal(bytes).records[1]!;
-      writeFileSync(crash.journal, Buffer.concat([bytes.subarray(0, gone.offset), bytes.subarray(gone.offset + gone.length)]));
-      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => BatonError.is(ex, 'store_corrupt') && /expected record seq 2, found 3/.test(ex.message));
-    } finally {
-      crash.cleanup();
-    }
+    const bytes = readFileSync(crash.journal);
+    const gone = scanJournal(bytes).records[1]!;
+    writeFileSync(crash.journal, Buffer.concat([bytes.subarray(0, gone.offset), bytes.subarray(gone.offset + gone.length)]));
+    await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => BatonError.is(ex, 'store_corrupt') && /expected record seq 2, found 3/.test(ex.message));
   });
 });
 

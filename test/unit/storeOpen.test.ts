@@ -37,20 +37,16 @@ test('a database from a newer Baton is refused as store_newer_version and left u
     await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('pending', 'in the journal')"));
     const crash = crashImage(t.dir);
     await s.close();
-    try {
-      const dbBytes = readFileSync(crash.db);
-      const journalBytes = readFileSync(crash.journal);
-      assert.ok(journalBytes.length > 0);
-      await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
-        assert.ok(BatonError.is(ex, 'store_newer_version'), String(ex));
-        assert.ok(ex.message.includes(`newer Baton (schema v99, this build knows v${latest}); upgrade Baton or use another --db path`), ex.message);
-        return true;
-      });
-      assert.deepEqual(readFileSync(crash.db), dbBytes);
-      assert.deepEqual(readFileSync(crash.journal), journalBytes);
-    } finally {
-      crash.cleanup();
-    }
+    const dbBytes = readFileSync(crash.db);
+    const journalBytes = readFileSync(crash.journal);
+    assert.ok(journalBytes.length > 0);
+    await assert.rejects(openStore({ path: crash.db }), (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'store_newer_version'), String(ex));
+      assert.ok(ex.message.includes(`newer Baton (schema v99, this build knows v${latest}); upgrade Baton or use another --db path`), ex.message);
+      return true;
+    });
+    assert.deepEqual(readFileSync(crash.db), dbBytes);
+    assert.deepEqual(readFileSync(crash.journal), journalBytes);
   });
 });
 
