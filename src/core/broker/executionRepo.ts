@@ -122,8 +122,9 @@ export function toArtifact(r: Raw): ArtifactRecord {
   };
 }
 
-// Whole step rows are sorted in JS: an ORDER BY makes SQLite copy every row, outputs and contracts included, into a sorter.
+// Rows are sorted in JS: an ORDER BY makes SQLite copy every row, outputs, contracts and content included, into a sorter.
 const byPosition = (a: { position: number }, b: { position: number }) => a.position - b.position;
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 
 /** Reads and writes of the broker's tables. Writes must run inside a store transaction. */
 export class ExecutionRepo {
@@ -160,7 +161,7 @@ export class ExecutionRepo {
       const { position, ...shape } = known.get(r.step_name)!;
       return { state: { ...r, ...shape }, position };
     });
-    return states.sort((a, b) => a.position - b.position).map((s) => s.state);
+    return states.sort(byPosition).map((s) => s.state);
   }
 
   /** Forgets the cached step shapes of an execution (after steps were added to it, e.g. by `start_step`). */
@@ -331,7 +332,7 @@ export class ExecutionRepo {
          FROM artifacts WHERE execution_id = ? AND step_name IN (${marks})`,
         [maxChars, executionId, ...stepNames],
       )
-      .sort((a, b) => a.id - b.id)
+      .sort(byId)
       .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title, content: r.content, content_size_bytes: r.content_size_bytes }));
   }
 
@@ -350,7 +351,7 @@ export class ExecutionRepo {
     return this.store
       .all<Raw>(`SELECT * FROM artifacts WHERE execution_id = ?${filter}`, [executionId, ...(stepNames ?? [])])
       .map(toArtifact)
-      .sort((a, b) => a.id - b.id);
+      .sort(byId);
   }
 
   /** What names a step's artifacts (no content): the synthesis lists them. */
@@ -359,7 +360,7 @@ export class ExecutionRepo {
       .all<{ id: number; artifact_id: string; step_name: string | null; artifact_type: string; title: string | null }>(
         'SELECT id, artifact_id, step_name, artifact_type, title FROM artifacts WHERE execution_id = ?', [executionId],
       )
-      .sort((a, b) => a.id - b.id)
+      .sort(byId)
       .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title }));
   }
 
