@@ -125,7 +125,7 @@ async function installNode24(log) {
 
 async function installCodeServer(paths, log) {
   const version = JSON.parse(readFileSync(join(hostDir, 'package.json'), 'utf8')).dependencies['code-server'];
-  log(`editor host: installing code-server ${version} into editor-host (once, 2–4 min: it compiles native modules)…`);
+  log(`editor host: installing code-server ${version} into editor-host (once, about 4 min: it compiles native modules)…`);
   const started = Date.now();
   rmSync(marker, { force: true });
   const env = {
