@@ -52,7 +52,8 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
   it("opens a workflow that has not run onto its steps, numbered with their agents, and offers no step actions on them", async () => {
     const row = wb.treeRow('security-audit');
     assert.equal(await row.getAttribute('aria-expanded'), 'false', 'folded until opened');
-    await row.click();
+    const twistie = row.locator('.monaco-tl-twistie');
+    await twistie.click(); // the arrow, as a person opens it
     const steps = await waitFor('the steps of security-audit under it', async () => {
       const rows = await wb.treeRows();
       const at = rows.findIndex((r) => r.label.startsWith('security-audit'));
@@ -72,7 +73,7 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await step.hover();
     const inline = await step.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
     assert.deepEqual(inline, [], 'no inline step actions');
-    await row.click(); // folded again, as a person leaves it
+    await twistie.click(); // folded again, as a person leaves it
   });
 
   it('starts bug-fix from the command palette and opens its panel', async () => {
