@@ -1,13 +1,13 @@
 // Rule: the project's own test command installs what the chosen tests need before any of them runs — the editor host
 // for the editor tests, Chromium alone for a browser test among the others, nothing for the rest — and a failed install
-// stops it with the install's message before any test runs.
+// stops it with the install's message before any test runs; every group runs, and any failure fails the run.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { findTests, main, testNeeds, type TestNeed } from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
-async function record(folders: string[], installError?: Error): Promise<{ calls: string[]; status: number }> {
+async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
   const calls: string[] = [];
   const status = await main(folders, {
     install: async (need: TestNeed) => {
@@ -16,7 +16,7 @@ async function record(folders: string[], installError?: Error): Promise<{ calls:
     },
     run: (files, concurrency) => {
       calls.push(`run ${files.length} files × ${concurrency}${files.some((f) => f.endsWith('webviewPanel.test.ts')) ? ' with webviewPanel' : ''}`);
-      return 0;
+      return groupStatus;
     },
   });
   return { calls, status };
@@ -46,6 +46,12 @@ describe('npm test', () => {
   it('installs only Chromium for the unit tests, and nothing for the integration tests', async () => {
     assert.deepEqual((await record(['test/unit'])).calls.slice(0, 1), ['install chromium']);
     assert.deepEqual((await record(['test/integration'])).calls[0], 'install nothing');
+  });
+
+  it('runs the editor tests even when an earlier group failed, and reports the failure', async () => {
+    const { calls, status } = await record([], undefined, 1);
+    assert.equal(status, 1);
+    assert.equal(calls.length, 3, calls.join('; '));
   });
 
   it('stops before any test when the install fails, with a non-zero status', async () => {
