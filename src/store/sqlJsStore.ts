@@ -1,6 +1,6 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal").
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
@@ -10,7 +10,7 @@ import { replaceFileDurable } from './durableFile.js';
 import { decodeParams, encodeStatement, openNodeJournalFile, type JournalFile, type JournalRecord } from './journal.js';
 import { JournalWriter, deferred, type Deferred } from './journalWriter.js';
 import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, readLockOwner } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
 
 export { resolveDbPath } from './dbPath.js';
@@ -19,6 +19,11 @@ export { resolveDbPath } from './dbPath.js';
 export interface OpenStoreOptions {
   /** The database file; null → in memory, no journal, no lock (unit tests). */
   path: string | null;
+  /**
+   * How to open the file: 'create' (default) owns it, creating it and its folder if missing; 'existing' owns it
+   * but refuses (store_missing) to create one; 'read' reads it without owning it (see `openReadOnly`).
+   */
+  access?: StoreAccess;
   /** Folder of NNN_name.sql files; default `<this code's dir>/migrations`. */
   migrationsDir?: string;
   /** sql-wasm.wasm; default beside the bundle, else from node_modules. */
@@ -37,6 +42,9 @@ export interface OpenStoreOptions {
   /** Test hook: how the journal file is opened (e.g. to simulate a full disk). */
   openJournalFile?: (path: string) => JournalFile;
 }
+
+/** How a store opens its file: own it (creating it or not), or only read it. */
+export type StoreAccess = 'create' | 'existing' | 'read';
 
 type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>;
 
@@ -67,6 +75,8 @@ const STATEMENT_CACHE_LIMIT = 500;
 /** The sql.js Store. Reads are synchronous; a transaction's promise resolves once its journal record is on disk. */
 export class SqlJsStore implements Store {
   readonly path: string | null;
+  /** Opened with access 'read': writes are refused and nothing is ever written to the file. */
+  readonly readOnly: boolean;
   private readonly cache = new Map<string, Cached>();
   private readonly functions = new Map<string, (...args: any[]) => any>();
   private depth = 0;
@@ -86,8 +96,10 @@ export class SqlJsStore implements Store {
     private readonly db: Database,
     private readonly durable: Durable | null,
     private readonly settings: StoreSettings,
+    readOnlyPath: string | null = null,
   ) {
-    this.path = durable?.path ?? null;
+    this.path = durable?.path ?? readOnlyPath;
+    this.readOnly = readOnlyPath !== null;
     this.applyConnectionSettings();
   }
 
@@ -136,6 +148,13 @@ export class SqlJsStore implements Store {
 
   run(sql: string, params?: SqlParams): number {
     if (this.depth === 0) throw new Error(`Store.run() called outside transaction(): ${sql}`);
+    if (this.readOnly) {
+      throw new BatonError(
+        'store_read_only',
+        `${this.path} is open read-only here; a change goes through the process that owns it (baton mcp, baton serve or the editor)`,
+        { path: this.path },
+      );
+    }
     // Encode first: a parameter the journal cannot hold must fail before the write happens.
     const record = encodeStatement(sql, params);
     this.exec(sql, params);
@@ -404,7 +423,10 @@ function isThenable(v: unknown): boolean {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
 }
 
-/** Opens (creating if needed) the database, replays its journal and applies migrations. */
+/**
+ * Opens the database, replays its journal and applies migrations. By default it owns the file (creating it if
+ * needed); with access 'read' it only reads it (see `openReadOnly`).
+ */
 export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> {
   const log = options.log ?? silentLog;
   const settings = {
@@ -423,7 +445,80 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     applyMigrations(store.database, migrations);
     return store;
   }
-  return openFileStore(SQL, resolve(options.path), newest, options, settings, migrations);
+  const path = resolve(options.path);
+  const access = options.access ?? 'create';
+  if (access !== 'create' && !existsSync(path)) {
+    // An owner that is creating the database right now holds its lock: callers ask it instead.
+    const owner = readLockOwner(path);
+    if (owner !== null) throw lockedError(path, owner);
+    throw missingError(path);
+  }
+  if (access === 'read') return openReadOnly(SQL, path, newest, options, settings, migrations);
+  return openFileStore(SQL, path, newest, options, settings, migrations);
+}
+
+function lockedError(path: string, ownerPid: number): BatonError {
+  return new BatonError(
+    'store_locked',
+    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it`,
+    { ownerPid, path },
+  );
+}
+
+function missingError(path: string): BatonError {
+  const folderExists = existsSync(dirname(path));
+  return new BatonError(
+    'store_missing',
+    `no Baton database at ${path} (${folderExists ? 'the folder exists, the file does not' : `the folder ${dirname(path)} does not exist either`})`,
+    { path, folderExists },
+  );
+}
+
+function newerVersionError(path: string, version: number, newest: number): BatonError {
+  return new BatonError(
+    'store_newer_version',
+    `${path} was written by a newer Baton (schema v${version}, this build knows v${newest}); upgrade Baton or use another --db path`,
+    { path, version, known: newest },
+  );
+}
+
+/**
+ * Reads a database without owning it: no folder, lock, temp or journal file is created, nothing is truncated,
+ * migrated or checkpointed on disk; an older schema is migrated in memory only. A live owner is refused
+ * (store_locked) so the caller asks the owner; if one appears mid-read, what was read is still a state the
+ * database was in, unless the owner moved the files under it: then store_locked too, never a false corruption.
+ */
+async function openReadOnly(
+  SQL: SqlJsStatic,
+  path: string,
+  newest: number,
+  options: OpenStoreOptions,
+  settings: StoreSettings,
+  migrations: ReturnType<typeof loadMigrations>,
+): Promise<SqlJsStore> {
+  const owner = readLockOwner(path);
+  if (owner !== null) throw lockedError(path, owner);
+  let db: Database | null = null;
+  let store: SqlJsStore | null = null;
+  try {
+    db = loadSnapshot(SQL, path).db;
+    const version = schemaVersion(db);
+    if (version > newest) throw newerVersionError(path, version, newest);
+    const journalPath = journalPathOf(path);
+    const baseSeq = snapshotSeq(db);
+    const onDisk = readJournal(journalPath, baseSeq, settings.log, 'read');
+    store = new SqlJsStore(db, null, settings, path);
+    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
+    store.replay(onDisk.records, baseSeq, journalPath);
+    applyMigrations(db, migrations);
+    return store;
+  } catch (ex) {
+    if (store) store.dispose();
+    else db?.close();
+    const late = readLockOwner(path);
+    if (late !== null) throw lockedError(path, late);
+    throw ex;
+  }
 }
 
 async function openFileStore(
@@ -436,13 +531,7 @@ async function openFileStore(
 ): Promise<SqlJsStore> {
   mkdirSync(dirname(path), { recursive: true });
   const lock = acquireLock(path);
-  if (!lock.acquired) {
-    throw new BatonError(
-      'store_locked',
-      `${path} is owned by Baton process ${lock.ownerPid}; connect to it (it serves MCP, see server.json) or stop it`,
-      { ownerPid: lock.ownerPid, path },
-    );
-  }
+  if (!lock.acquired) throw lockedError(path, lock.ownerPid);
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
   try {
@@ -450,13 +539,7 @@ async function openFileStore(
     const snapshot = loadSnapshot(SQL, path);
     db = snapshot.db;
     const version = schemaVersion(db);
-    if (version > newest) {
-      throw new BatonError(
-        'store_newer_version',
-        `${path} was written by a newer Baton (schema v${version}, this build knows v${newest}); upgrade Baton or use another --db path`,
-        { path, version, known: newest },
-      );
-    }
+    if (version > newest) throw newerVersionError(path, version, newest);
     const journalPath = journalPathOf(path);
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log);
