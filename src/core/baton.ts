@@ -35,6 +35,8 @@ export interface BatonOptions {
   timeoutSweepMs: number;
   /** Every workspace folder (multi-root): each becomes a project at start-up. Defaults to `[workspacePath]`. */
   workspaceFolders?: string[];
+  /** On a read-only store: start-up only looks up what it would otherwise write (secret, project, content). */
+  readOnly?: boolean;
 }
 
 /** Defaults for everything but the paths. */
@@ -114,6 +116,7 @@ export class Baton implements BatonApi {
   }
 
   private async init(): Promise<void> {
+    if (this.options.readOnly) return this.initReadOnly();
     const { store, crypto, clock } = this.ports;
     const existing = store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'token_secret'");
     if (existing) this.secret = existing.value;
@@ -142,6 +145,13 @@ export class Baton implements BatonApi {
       await this.projects.discover(folder).catch((ex: unknown) => this.ports.log.warn(`project ${folder}: ${ex instanceof Error ? ex.message : String(ex)}`));
     }
     await this.syncContent();
+  }
+
+  /** Start-up on a read-only store: the content is what the owner last synced; an unknown workspace has no project. */
+  private initReadOnly(): void {
+    const { store } = this.ports;
+    this.secret = store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'token_secret'")?.value ?? '';
+    this.projectId = store.get<{ id: number }>('SELECT id FROM projects WHERE path = ?', [this.options.workspacePath])?.id ?? 0;
   }
 
   // ---- broker and gates ----
