@@ -106,10 +106,10 @@ export interface ModelOutput {
   metadata?: Record<string, unknown>;
 }
 
-/** What `workflow.next_step` may be asked to do besides `continue`. */
+/** What `workflow_next_step` may be asked to do besides `continue`. */
 export type NextStepRequestKind = 'continue' | 'refresh_token';
 
-/** The request of `workflow.next_step` (spec names). */
+/** The request of `workflow_next_step` (spec names). */
 export interface NextStepRequest {
   template_name?: string;
   step_token?: string | null;
@@ -134,7 +134,7 @@ export interface StepContract {
   human_gate_required: boolean;
 }
 
-/** Statuses of a `workflow.next_step` response. */
+/** Statuses of a `workflow_next_step` response. */
 export type NextStepStatus = 'ok' | 'no_op' | 'task_closed' | 'error' | 'awaiting_approval';
 
 /** An artifact carried inline in a response. */
@@ -179,7 +179,7 @@ export interface NextStepError {
   retry_after_ms?: number;
 }
 
-/** The response of `workflow.next_step`. */
+/** The response of `workflow_next_step`. */
 export interface NextStepResponse {
   status: NextStepStatus;
   execution_id?: string;

@@ -67,10 +67,10 @@ test("renders the spec's Usage in Instructions markdown", () => {
     '',
     '## Submitting Your Work',
     '',
-    'Call `workflow.next_step` with your model_output_so_far and the step_token provided',
+    'Call `workflow_next_step` with your model_output_so_far and the step_token provided',
   ].join('\n');
   assert.ok(md.startsWith(expectedStart), md);
-  assert.ok(md.includes('workflow.next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })'));
+  assert.ok(md.includes('workflow_next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })'));
   for (const absent of ['## Human Review', '## Feedback From Review', '## Always', '## Parallel Work']) {
     assert.ok(!md.includes(absent), absent);
   }
@@ -78,7 +78,7 @@ test("renders the spec's Usage in Instructions markdown", () => {
 
 test('human gate adds a Human Review section telling the agent to call again with the returned token', () => {
   const md = renderHumanMessage({ ...base, contract: buildContract({ ...stepDef, human_gate: true }, forbidden) });
-  assert.match(md, /## Human Review\n\nAfter you submit, this step waits for a person's approval\. Call `workflow\.next_step` again with the returned step_token to wait for the decision/);
+  assert.match(md, /## Human Review\n\nAfter you submit, this step waits for a person's approval\. Call `workflow_next_step` again with the returned step_token to wait for the decision/);
   assert.ok(md.indexOf('## Human Review') > md.indexOf('## Submitting Your Work'));
 });
 
@@ -101,7 +101,7 @@ test('required actions add an Always section', () => {
 test('parallel opportunities add a Parallel Work note with the claim call', () => {
   const md = renderHumanMessage({ ...base, parallel_opportunities: ['design-refactor', 'write-tests'] });
   assert.match(md, /## Parallel Work\n\nOther steps are ready too: `design-refactor`, `write-tests`\./);
-  assert.ok(md.includes('workflow.next_step({ task_id: "exec-1" })'));
+  assert.ok(md.includes('workflow_next_step({ task_id: "exec-1" })'));
   assert.ok(!renderHumanMessage({ ...base, parallel_opportunities: [] }).includes('## Parallel Work'));
 });
 

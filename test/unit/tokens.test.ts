@@ -55,7 +55,7 @@ test('non-ASCII fields survive the round trip (UTF-8 base64url without Buffer)',
 
 test('expired exactly at expires_at, with a refresh_token hint and details', () => {
   const token = signToken(nodeCrypto, SECRET, payload);
-  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 601_000), 'token_expired', /request: 'refresh_token'/);
+  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 601_000), 'token_expired', /workflow_next_step with \{"request": "refresh_token", "step_token": <this token>\}/);
   assert.equal(err.details.execution_id, 'exec-1');
   assert.equal(err.details.step_name, 'implement-fix');
   throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 9_999_999), 'token_expired');

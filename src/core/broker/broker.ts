@@ -1,4 +1,4 @@
-// The `workflow.next_step` broker: create, continue, claim and refresh, each one atomic transaction.
+// The `workflow_next_step` broker: create, continue, claim and refresh, each one atomic transaction.
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type {
@@ -69,7 +69,7 @@ export class Broker {
     return this.lastNow;
   }
 
-  /** Handles one `workflow.next_step` call; domain failures come back as `status: 'error'`. */
+  /** Handles one `workflow_next_step` call; domain failures come back as `status: 'error'`. */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] = [];
     try {

@@ -29,7 +29,7 @@ export interface HumanMessageInput {
 }
 
 const SUBMIT_CALL =
-  'workflow.next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })';
+  'workflow_next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })';
 
 function bullets(items: string[], whenEmpty: string): string {
   return items.length > 0 ? items.map((item) => `- ${item}`).join('\n') : `- ${whenEmpty}`;
@@ -45,7 +45,7 @@ function submitSection(): string {
   return [
     '## Submitting Your Work',
     '',
-    'Call `workflow.next_step` with your model_output_so_far and the step_token provided:',
+    'Call `workflow_next_step` with your model_output_so_far and the step_token provided:',
     '',
     '```',
     SUBMIT_CALL,
@@ -75,13 +75,13 @@ export function renderHumanMessage(input: HumanMessageInput): string {
   sections.push(submitSection());
   if (contract.human_gate_required) {
     sections.push('## Human Review\n\nAfter you submit, this step waits for a person\'s approval. '
-      + 'Call `workflow.next_step` again with the returned step_token to wait for the decision; '
+      + 'Call `workflow_next_step` again with the returned step_token to wait for the decision; '
       + 'if the step is sent back you will get the reviewer\'s feedback and a new attempt.');
   }
   const others = input.parallel_opportunities ?? [];
   if (others.length > 0) {
     sections.push(`## Parallel Work\n\nOther steps are ready too: ${others.map((s) => `\`${s}\``).join(', ')}. `
-      + `Another agent can claim one with \`workflow.next_step({ task_id: "${input.execution_id}" })\`.`);
+      + `Another agent can claim one with \`workflow_next_step({ task_id: "${input.execution_id}" })\`.`);
   }
   return `${sections.join('\n\n')}\n`;
 }

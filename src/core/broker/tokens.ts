@@ -13,7 +13,7 @@ export interface TokenPayload {
 }
 
 const MALFORMED_HELP =
-  "Use the exact new_step_token from the last workflow.next_step response, or read current-step://{execution} to see the current step.";
+  "Use the exact new_step_token from the last workflow_next_step result, or read current-step://{execution} to see the current step.";
 
 function recoveryHelp(executionId: string | undefined): string {
   return MALFORMED_HELP.replace('{execution}', executionId ?? '<execution_id>');
@@ -107,7 +107,7 @@ export function checkExpiry(payload: TokenPayload, now: number, options: { allow
     throw new BatonError(
       'token_expired',
       `The step_token for step '${step_name}' expired at ${new Date(expires_at).toISOString()}. `
-        + "Call workflow.next_step with request: 'refresh_token' and this step_token to get a fresh token for the same step.",
+        + 'Call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step.',
       { execution_id, step_name, expires_at },
     );
   }

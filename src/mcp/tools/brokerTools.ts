@@ -1,4 +1,4 @@
-// The `broker` group: `workflow.next_step`, listed as `workflow_next_step` because clients refuse dots in tool names.
+// The `broker` group: the spec's broker tool, listed as `workflow_next_step` because clients refuse dots in tool names.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
@@ -11,7 +11,7 @@ import { elicitGateDecision } from './gateElicitation.js';
 
 /** The listed name (OpenAI-compatible: `^[a-zA-Z0-9_-]+$`). */
 export const NEXT_STEP_TOOL = 'workflow_next_step';
-/** The spec's spelling, still accepted by `tools/call`. */
+/** The spec's spelling, still accepted by `tools/call` as an alias. */
 export const NEXT_STEP_TOOL_SPEC_NAME = 'workflow.next_step';
 
 const DESCRIPTION = `Baton's workflow broker: it hands you one step at a time, with a contract saying what you may and may not do, and records what you submit. Always do exactly one step per token.
