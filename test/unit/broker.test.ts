@@ -2,6 +2,7 @@
 // scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { makeBaton, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
@@ -246,6 +247,61 @@ describe('broker: rate limits, stalls and the call log', () => {
     assert.deepEqual(results, ['ok', 'ok', 'ok', 'error']);
     clock.advance(2000);
     assert.equal((await baton.nextStep({ step_token: token })).status, 'ok');
+  });
+
+  it('with the default limits, a fast honest agent is never limited: gate waits and token refreshes draw nothing', async () => {
+    const { baton, clock } = await makeBaton({ rateLimits: DEFAULT_RATE_LIMITS });
+    const refused: string[] = [];
+    const call = async (req: Parameters<typeof baton.nextStep>[0]) => {
+      const r = await baton.nextStep(req);
+      if (r.status === 'error') refused.push(`${r.error!.code} on ${JSON.stringify(Object.keys(req))}`);
+      return r;
+    };
+    let r = await call({ template_name: 'bug-fix', task_description: 'Login fails' });
+    const exec = r.execution_id!;
+    while (r.status === 'ok') {
+      // Refreshing the token, many times at one instant, costs nothing.
+      for (let i = 0; i < 5; i++) r = await call({ request: 'refresh_token', step_token: r.new_step_token! });
+      // One second of work per step, then the submission: the 4th fits the task bucket (3, refilled 0.5/s).
+      clock.advance(1_000);
+      r = await call({ step_token: r.new_step_token!, model_output_so_far: output(r.next_step_contract!.step_name) });
+    }
+    assert.equal(r.status, 'awaiting_approval');
+    // Waiting on the gate right away, again and again, is free too (the harness does not block on the wait).
+    for (let i = 0; i < 10; i++) r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'awaiting_approval');
+    await baton.decide({ execution_id: exec, decision: 'reject', feedback: 'Cover the expired cookie.' });
+    r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'ok', 'the rejected step comes back to the waiting agent');
+    clock.advance(2_000);
+    r = await call({ step_token: r.new_step_token!, model_output_so_far: output('review again') });
+    for (let i = 0; i < 10; i++) r = await call({ step_token: r.new_step_token! });
+    await baton.decide({ execution_id: exec, decision: 'approve' });
+    r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'task_closed');
+    assert.deepEqual(refused, []);
+  });
+
+  it('still limits hammering: creates past the agent burst, submissions past the task burst, refused free calls', async () => {
+    const { baton } = await makeBaton({ rateLimits: DEFAULT_RATE_LIMITS });
+    const creates: string[] = [];
+    for (let i = 0; i < 11; i++) creates.push((await baton.nextStep({ template_name: 'bug-fix' })).error?.code ?? 'ok');
+    assert.deepEqual(creates, [...Array<string>(10).fill('ok'), 'rate_limited']);
+    // Submissions of one task at one instant (another agent: its own bucket is full): the 4th is limited.
+    const other = { agent_name: 'fast-agent' };
+    let r = await baton.nextStep({ template_name: 'feature-implementation' }, other);
+    const submits: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const next = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(`s${i}`) }, other);
+      submits.push(next.error?.code ?? next.status);
+      if (next.status === 'ok') r = next;
+    }
+    assert.deepEqual(submits, ['ok', 'ok', 'ok', 'rate_limited']);
+    // A refresh or wait that is refused spends like any call: garbage tokens still run the agent's bucket dry.
+    const third = { agent_name: 'hammer' };
+    const garbage: string[] = [];
+    for (let i = 0; i < 11; i++) garbage.push((await baton.nextStep({ request: 'refresh_token', step_token: 'garbage' }, third)).error!.code);
+    assert.deepEqual(garbage, [...Array<string>(10).fill('token_malformed'), 'rate_limited']);
   });
 
   it('reports a stalled workflow once per threshold, as an informational event', async () => {

@@ -61,6 +61,15 @@ test('expired exactly at expires_at, with a refresh_token hint and details', () 
   throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 9_999_999), 'token_expired');
 });
 
+test('a wait token carries its signed wait mark; adding the mark to another token breaks the signature', () => {
+  const wait = signToken(nodeCrypto, SECRET, { ...payload, wait: true });
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, wait, 1_000), { ...payload, wait: true });
+  assert.equal(decodeTokenUnverified(wait)?.wait, true);
+  assert.equal('wait' in verifyToken(nodeCrypto, SECRET, signToken(nodeCrypto, SECRET, payload), 1_000), false);
+  const [, sig] = signToken(nodeCrypto, SECRET, payload).split('.');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${b64(JSON.stringify({ ...payload, wait: true }))}.${sig}`, 1_000), 'token_forged');
+});
+
 test('allowExpired accepts an expired but genuine token', () => {
   const token = signToken(nodeCrypto, SECRET, payload);
   assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 9_999_999, { allowExpired: true }), payload);

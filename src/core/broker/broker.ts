@@ -69,24 +69,40 @@ export class Broker {
     return this.lastNow;
   }
 
-  /** Handles one `workflow_next_step` call; domain failures come back as `status: 'error'`. */
+  /**
+   * Handles one `workflow_next_step` call; domain failures come back as `status: 'error'`. Creating, claiming and
+   * submitting draw from the rate buckets; waiting for a gate decision and refreshing a token do not (they hand in
+   * nothing), unless they are refused: a refused call spends its token, so hammering with bad tokens is slowed down.
+   */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
-    let buckets: DrawnBucket[] = [];
+    let buckets: DrawnBucket[] | undefined;
+    let mode: 'create' | 'continue' | 'refresh' | 'claim' | undefined;
+    const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
     try {
-      const { mode, activeTaskId } = this.mode(req);
-      if (activeTaskId) req = { ...req, task_id: activeTaskId };
-      buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
+      const picked = this.mode(req);
+      mode = picked.mode;
+      if (picked.activeTaskId) req = { ...req, task_id: picked.activeTaskId };
       if (mode === 'continue' || mode === 'refresh') {
+        const waiting = mode === 'continue' && !req.model_output_so_far && decodeTokenUnverified(req.step_token!)?.wait === true;
+        if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
-        return await this.run(buckets, () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
+        return await this.run(buckets ?? [], () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }
-      if (mode === 'create') return await this.run(buckets, () => this.createInTx(req, ctx));
-      return await this.run(buckets, () => this.claimInTx(req.task_id!, req, ctx));
+      draw();
+      if (mode === 'create') return await this.run(buckets!, () => this.createInTx(req, ctx));
+      return await this.run(buckets!, () => this.claimInTx(req.task_id!, req, ctx));
     } catch (ex) {
       if (!BatonError.is(ex)) throw ex;
-      // A refused call still spends its rate token, so a client hammering with bad tokens is slowed down too.
-      if (buckets.length) await this.deps.ports.store.transaction(() => this.buckets.save(buckets)).catch(() => undefined);
+      if (mode && !buckets && ex.reason !== 'rate_limited') {
+        try {
+          draw();
+        } catch (limited) {
+          if (!BatonError.is(limited, 'rate_limited')) throw limited;
+          return errorResponse(limited);
+        }
+      }
+      if (buckets?.length) await this.deps.ports.store.transaction(() => this.buckets.save(buckets!)).catch(() => undefined);
       return errorResponse(ex);
     }
   }
@@ -397,7 +413,7 @@ export class Broker {
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
   private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
-    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name);
+    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
     return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt));
   }

@@ -30,12 +30,12 @@ export class TokenLedger {
     return known;
   }
 
-  /** A new signed token for a step, recorded as active (inside the caller's transaction). */
-  issue(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
+  /** A new signed token for a step, recorded as active (inside the caller's transaction); `wait` marks one for waiting on a gate. */
+  issue(executionId: string, stepName: string, wait = false): { token: string; nonce: string; expiresAt: string } {
     const ms = this.deps.ports.clock.now();
     const nonce = this.deps.ports.ids.uuid();
     const expires = ms + this.deps.ttlMs;
-    const payload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce };
+    const payload: TokenPayload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce, ...(wait ? { wait: true as const } : {}) };
     const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);

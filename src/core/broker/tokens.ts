@@ -10,6 +10,8 @@ export interface TokenPayload {
   issued_at: number;
   expires_at: number;
   nonce: string;
+  /** Set on a token handed out for waiting on a person's decision (signed, so it cannot be claimed falsely). */
+  wait?: true;
 }
 
 const MALFORMED_HELP =
@@ -33,6 +35,7 @@ function pickFields(raw: unknown): Partial<TokenPayload> {
   if (typeof r.issued_at === 'number' && Number.isFinite(r.issued_at)) out.issued_at = r.issued_at;
   if (typeof r.expires_at === 'number' && Number.isFinite(r.expires_at)) out.expires_at = r.expires_at;
   if (typeof r.nonce === 'string' && r.nonce !== '') out.nonce = r.nonce;
+  if (r.wait === true) out.wait = true;
   return out;
 }
 
@@ -62,6 +65,7 @@ export function signToken(crypto: Crypto, secret: string, payload: TokenPayload)
       issued_at: payload.issued_at,
       expires_at: payload.expires_at,
       nonce: payload.nonce,
+      ...(payload.wait ? { wait: true } : {}),
     }),
   );
   return `${body}.${crypto.hmacSha256(secret, body)}`;
@@ -95,7 +99,7 @@ export function verifyToken(
       known,
     );
   }
-  const payload = { execution_id, step_name, issued_at, expires_at, nonce };
+  const payload: TokenPayload = { execution_id, step_name, issued_at, expires_at, nonce, ...(fields.wait ? { wait: true as const } : {}) };
   checkExpiry(payload, now, options);
   return payload;
 }
