@@ -25,7 +25,7 @@ export interface BatonOptions {
   rateLimits: RateLimitConfig;
   /** Minutes without activity after which a running workflow is reported as stalled. */
   stallMinutes: number;
-  /** Byte budget of the inline step context. */
+  /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
   /** How long a call waiting on a gate blocks before answering `awaiting_approval` again. */
   approvalWaitMs: number;

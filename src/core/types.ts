@@ -150,10 +150,22 @@ export interface InlineArtifact {
   uri: string;
 }
 
-/** Everything an agent needs for its step, inline. */
+/** Everything an agent needs for its step besides the contract, inline. */
 export interface StepContext {
+  /** The workflow template the step belongs to. */
+  workflow: string;
+  agent_name: string;
+  /** What the whole workflow is for (given when it was started). */
+  task_description: string;
+  /** What this step is for. */
+  step_description: string;
+  /** A reviewer's feedback when the step was sent back; address it in this attempt. */
+  feedback?: string;
+  /** The attempt number, from 2 on (a step sent back by a reviewer). */
+  attempt?: number;
   persona_summary: string;
   persona_uri: string;
+  /** Actions the active rules require (the forbidden ones are in the contract's forbidden_actions). */
   guardrails: string[];
   guardrails_uri: string;
   dependency_artifacts: InlineArtifact[];
@@ -177,9 +189,13 @@ export interface NextStepError {
   /** What to call to recover. */
   recovery: string;
   retry_after_ms?: number;
+  /** Where the execution stands, e.g. `review-code (awaiting_approval)`, when the error concerns a known execution. */
+  current_step?: string;
+  /** The arguments of the `workflow_next_step` call that recovers, when one call does. */
+  next_call?: Record<string, unknown>;
 }
 
-/** The response of `workflow_next_step`. */
+/** The response of `workflow_next_step` (its structured form; the text form is rendered from it). */
 export interface NextStepResponse {
   status: NextStepStatus;
   execution_id?: string;

@@ -83,6 +83,12 @@ export const nextStepOutputSchema = z.looseObject({
   human_message: z.string().optional(),
   context: z
     .looseObject({
+      workflow: z.string(),
+      agent_name: z.string(),
+      task_description: z.string(),
+      step_description: z.string(),
+      feedback: z.string().optional(),
+      attempt: z.number().optional(),
       persona_summary: z.string(),
       persona_uri: z.string(),
       guardrails: z.array(z.string()),
@@ -95,7 +101,14 @@ export const nextStepOutputSchema = z.looseObject({
   progress: z.number().optional(),
   synthesis: z.looseObject({}).optional(),
   error: z
-    .looseObject({ code: z.string(), message: z.string(), recovery: z.string(), retry_after_ms: z.number().optional() })
+    .looseObject({
+      code: z.string(),
+      message: z.string(),
+      recovery: z.string(),
+      retry_after_ms: z.number().optional(),
+      current_step: z.string().optional(),
+      next_call: z.record(z.string(), z.unknown()).optional(),
+    })
     .optional(),
 });
 
