@@ -1,9 +1,10 @@
 // Rule: an agent whose client forwards only the text of each tool result (never structuredContent) finishes the bundled
 // bug-fix workflow over real stdio from the text alone — token, ids, status and next call, rate-limit retries, the gate
-// wait and the person's `baton approve` included.
+// wait and the person's `baton approve` included — and the approval hint names the database whenever `baton approve`
+// run in the workspace folder would not find it.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -146,5 +147,22 @@ describe('a client that forwards only the text of results (real stdio, built dis
     const steps = agent.log.filter((l) => l.status === 'ok' && l.step).map((l) => l.step);
     assert.deepEqual([...new Set(steps)], ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code']);
     assert.deepEqual(agent.log.filter((l) => l.waited && l.limited), [], 'waiting on the gate is never rate-limited');
+  });
+
+  it('names the database with --db when the server runs on another one, and that exact command approves from any folder', async () => {
+    const dir = tempDir();
+    const workspace = join(dir, 'ws');
+    const db = join(dir, 'state', 'team.db');
+    mkdirSync(workspace);
+    const client = await startMcpIn(tempDir(), ['--db', db, '--workspace', workspace, '--rate-limits', 'off']);
+    clients.push(client);
+    const agent = new TextOnlyAgent(client);
+    const closed = await agent.run({ template_name: 'bug-fix' }, async (text) => {
+      const words = approveCommand(text);
+      assert.deepEqual(words.slice(0, 4), ['baton', 'approve', '--db', db]);
+      const approved = await runCliIn(tempDir(), words.slice(1));
+      assert.equal(approved.code, 0, approved.stderr);
+    });
+    assert.match(closed, /^status: task_closed/m);
   });
 });

@@ -26,6 +26,8 @@ export interface BrokerOptions {
   inlineBudgetBytes: number;
   /** How long a call waiting on a gate blocks for the decision before answering `awaiting_approval`. */
   approvalWaitMs: number;
+  /** How a person approves a gate from a terminal (the execution id is appended); null when no terminal can. */
+  approveCommand: string | null;
 }
 
 /** What the broker needs from the facade. */
@@ -265,7 +267,7 @@ export class Broker {
             { execution_id: exec.execution_id, next_call: { step_token: req.step_token } },
           );
         }
-        if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at), events: [] };
+        if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at, this.options.approveCommand), events: [] };
         this.repo.closeToken(tok.nonce, 'superseded', iso);
         return { response: this.issueWaitToken(exec, step), events: [] };
       case 'completed':
@@ -419,7 +421,7 @@ export class Broker {
   private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
     const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
-    return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt));
+    return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt), this.options.approveCommand);
   }
 
   /**
