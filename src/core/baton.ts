@@ -25,10 +25,15 @@ export interface BatonOptions {
   rateLimits: RateLimitConfig;
   /** Minutes without activity after which a running workflow is reported as stalled. */
   stallMinutes: number;
-  /** Byte budget of the inline step context. */
+  /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
   /** How long a call waiting on a gate blocks before answering `awaiting_approval` again. */
   approvalWaitMs: number;
+  /**
+   * How a person approves a gate from a terminal, named in the `awaiting_approval` answer (the execution id is
+   * appended): `baton approve`, with `--db` when that alone would not find this database; null when no terminal can.
+   */
+  approveCommand: string | null;
   /** Call-log rows kept. */
   callLogRetention: number;
   /** How often `tick()` sweeps for timed-out executions (by the injected clock); 0 turns the sweep off. */
@@ -46,6 +51,7 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   stallMinutes: 30,
   inlineBudgetBytes: 4096,
   approvalWaitMs: 25_000,
+  approveCommand: 'baton approve',
   callLogRetention: 10_000,
   timeoutSweepMs: 60_000,
 };
@@ -94,6 +100,7 @@ export class Baton implements BatonApi {
     const brokerOptions: BrokerOptions = {
       tokenTtlMs: this.options.tokenTtlMs, rateLimits: this.options.rateLimits,
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
+      approveCommand: this.options.approveCommand,
     };
     this.broker = new Broker({
       ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,

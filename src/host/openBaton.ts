@@ -72,6 +72,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
       {
         ...overrides,
         workspacePath: workspace,
+        approveCommand: approveCommandFor(options.dbPath, workspace),
         contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
         rateLimits: typeof options.rateLimits === 'object'
           ? options.rateLimits
@@ -149,4 +150,15 @@ function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
     }
   }
   return watchers;
+}
+
+/**
+ * The command a person runs to approve a gate: `baton approve`, which finds `.baton/baton.db` of the folder it runs
+ * in, so `--db` is added whenever this database is not that of the workspace; none for an in-memory database.
+ */
+export function approveCommandFor(dbPath: string | null, workspace: string): string | null {
+  if (dbPath === null) return null;
+  const db = resolve(dbPath);
+  if (db === join(workspace, '.baton', 'baton.db')) return 'baton approve';
+  return `baton approve --db ${/^[\w@%+=:,./-]+$/.test(db) ? db : `'${db.replace(/'/g, "'\\''")}'`}`;
 }
