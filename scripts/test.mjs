@@ -3,7 +3,7 @@
 // Chromium for a browser test among the others (test/unit/webviewPanel.test.ts); with everything present that is a
 // few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ensureChromium, ensureEditorHost } from './editorHost.mjs';
 
@@ -11,9 +11,10 @@ const root = join(new URL('.', import.meta.url).pathname, '..');
 const DEFAULT_FOLDERS = ['test/unit', 'test/integration', 'test/e2e'];
 const log = (line) => process.stderr.write(`${line}\n`);
 
-/** The test files under `folders` (relative to the repo), fixtures and helpers left out. */
+/** The test files under `folders` (relative to the repo; a `.test.ts` file stands for itself), fixtures and helpers left out. */
 export function findTests(folders) {
   const find = (dir) => {
+    if (dir.endsWith('.test.ts')) return existsSync(dir) ? [relative(root, dir)] : [];
     let entries;
     try {
       entries = readdirSync(dir);

@@ -4,36 +4,18 @@
 // as printed, naming the database with --db whenever the plain command would look elsewhere.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isPidAlive } from '../../src/store/lock.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
+import { assertUnchanged, filesOf } from '../fixtures/store/helpers.js';
 import { CLI, ensureBuilt, runCli, startMcp, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
 const NO_ENV_DB = { BATON_DB_PATH: '' };
 type Structured = { status: string; execution_id?: string; new_step_token?: string };
-
-/** Every file under `dir` with its bytes and mtime. */
-function filesOf(dir: string): Map<string, { bytes: Buffer; mtimeMs: number }> {
-  const out = new Map<string, { bytes: Buffer; mtimeMs: number }>();
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const st = statSync(join(dir, name));
-    if (st.isFile()) out.set(name, { bytes: readFileSync(join(dir, name)), mtimeMs: st.mtimeMs });
-  }
-  return out;
-}
-
-function assertUnchanged(dir: string, before: ReturnType<typeof filesOf>): void {
-  const after = filesOf(dir);
-  assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), 'no file created or removed');
-  for (const [name, b] of before) {
-    assert.ok(after.get(name)!.bytes.equals(b.bytes), `${name} has the same bytes`);
-    assert.equal(after.get(name)!.mtimeMs, b.mtimeMs, `${name} has the same mtime`);
-  }
-}
 
 /** Runs bug-fix through `session` to its gate; returns the execution id. */
 async function runToGate(session: CliSession): Promise<string> {

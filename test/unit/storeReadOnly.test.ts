@@ -10,30 +10,10 @@ import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
+import { assertUnchanged, crashImage, filesOf, withTempDir } from '../fixtures/store/helpers.js';
 
 const realMigrations = join(__dirname, '..', '..', 'src', 'store', 'migrations');
 const latest = loadMigrations(realMigrations).at(-1)!.version;
-
-/** Every file under `dir` with its bytes and mtime. */
-function filesOf(dir: string): Map<string, { bytes: Buffer; mtimeMs: number }> {
-  const out = new Map<string, { bytes: Buffer; mtimeMs: number }>();
-  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
-    const path = join(dir, name);
-    const st = statSync(path);
-    if (st.isFile()) out.set(name, { bytes: readFileSync(path), mtimeMs: st.mtimeMs });
-  }
-  return out;
-}
-
-function assertUnchanged(dir: string, before: ReturnType<typeof filesOf>): void {
-  const after = filesOf(dir);
-  assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort(), 'no file created or removed');
-  for (const [name, b] of before) {
-    assert.ok(after.get(name)!.bytes.equals(b.bytes), `${name} has the same bytes`);
-    assert.equal(after.get(name)!.mtimeMs, b.mtimeMs, `${name} has the same mtime`);
-  }
-}
 
 const countOf = (s: Awaited<ReturnType<typeof openStore>>) => s.get<{ n: number }>("SELECT count(*) AS n FROM meta WHERE key LIKE 'row-%'")!.n;
 

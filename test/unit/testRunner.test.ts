@@ -34,6 +34,12 @@ describe('npm test', () => {
     assert.equal(testNeeds(['test/unit/a.test.ts'], () => 'no browser here'), 'nothing');
   });
 
+  it('takes a test file for itself, and a missing one for nothing', () => {
+    assert.deepEqual(findTests(['test/unit/testRunner.test.ts']), [join('test', 'unit', 'testRunner.test.ts')]);
+    assert.deepEqual(findTests(['test/unit/no-such.test.ts']), []);
+    assert.equal(testNeeds(findTests(['test/e2e/inHost.test.ts'])), 'editor-host');
+  });
+
   it('installs the editor host before the first test of a whole run, whose unit group has the browser test', async () => {
     const { calls, status } = await record([]);
     assert.equal(status, 0);

@@ -3,7 +3,7 @@
 // file named by BATON_INHOST_RESULTS; run() throws if any failed, which makes the exit code 1.
 const vscode = require('vscode');
 const http = require('node:http');
-const { writeFileSync } = require('node:fs');
+const { runChecks } = require('./runChecks.js');
 
 const EXTENSION_ID = 'baton-dev.baton';
 
@@ -107,18 +107,7 @@ function post(url, headers) {
 }
 
 async function run() {
-  const ctx = {};
-  const results = [];
-  for (const [name, fn] of checks) {
-    try {
-      results.push({ name, ok: true, detail: await fn(ctx) });
-    } catch (err) {
-      results.push({ name, ok: false, error: String(err && err.stack ? err.stack : err) });
-    }
-  }
-  if (process.env.BATON_INHOST_RESULTS) writeFileSync(process.env.BATON_INHOST_RESULTS, JSON.stringify(results, null, 2));
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length) throw new Error(`${failed.length} in-host check(s) failed: ${failed.map((f) => f.name).join('; ')}`);
+  await runChecks(checks);
 }
 
 module.exports = { run };

@@ -2,7 +2,7 @@
 // started without BATON_TEST_HOOKS: the shipped code must register none of its test hooks. Plain CommonJS; each check
 // is recorded by name in the file named by BATON_INHOST_RESULTS, and run() throws if any failed.
 const vscode = require('vscode');
-const { writeFileSync } = require('node:fs');
+const { runChecks } = require('./runChecks.js');
 
 const EXTENSION_ID = 'baton-dev.baton';
 
@@ -43,18 +43,7 @@ const checks = [
 ];
 
 async function run() {
-  const ctx = {};
-  const results = [];
-  for (const [name, fn] of checks) {
-    try {
-      results.push({ name, ok: true, detail: await fn(ctx) });
-    } catch (err) {
-      results.push({ name, ok: false, error: String(err && err.stack ? err.stack : err) });
-    }
-  }
-  if (process.env.BATON_INHOST_RESULTS) writeFileSync(process.env.BATON_INHOST_RESULTS, JSON.stringify(results, null, 2));
-  const failed = results.filter((r) => !r.ok);
-  if (failed.length) throw new Error(`${failed.length} in-host check(s) failed: ${failed.map((f) => f.name).join('; ')}`);
+  await runChecks(checks);
 }
 
 module.exports = { run };
