@@ -12,7 +12,7 @@ import type { AgentRunEvent, AgentRunRequest, AgentRunResult } from '../../src/c
 import type { CliRunnerOptions } from '../../src/host/runners/cliRunner.js';
 import { createAgentRunner, type SpawnedRunnerKind } from '../../src/host/runners/createRunner.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'runners');
+const FIXTURES = join(__dirname, '..', 'fixtures', 'runners');
 const FAKE = join(FIXTURES, 'fakeCli.mjs');
 const TRANSCRIPTS = join(FIXTURES, 'transcripts');
 const MCP = { url: 'http://127.0.0.1:9/mcp', token: 'tok-0123456789abcdef' };

@@ -15,7 +15,7 @@ import { LineSplitter } from '../../src/core/pipelines/streams/lineSplitter.js';
 import { OpencodeStreamParser } from '../../src/core/pipelines/streams/opencodeStream.js';
 import type { StreamOutcome, StreamParser } from '../../src/core/pipelines/streams/streamParser.js';
 
-const DIR = join(import.meta.dirname, '..', 'fixtures', 'runners', 'transcripts');
+const DIR = join(__dirname, '..', 'fixtures', 'runners', 'transcripts');
 const transcript = (file: string) => readFileSync(join(DIR, file), 'utf8');
 
 /** Feeds `output` to a parser the way processRun does: in chunks of `chunk` characters, the rest as the last line. */
