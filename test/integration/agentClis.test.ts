@@ -51,9 +51,10 @@ function options(kind: RealKind): CliRunnerOptions & { model: string } {
   }
 }
 
-/** One agent step: a run token for its scope, the real CLI, the scripted model's turn; the token is revoked after. */
-async function step(kind: RealKind, scope: RunScope, script: ModelScript, prompt: string) {
-  model.setScript(script);
+/** One agent step: a run token for its scope, the real CLI, the scripted model's turn (`script`, else the model's
+ * current scripts); the token is revoked after. */
+async function step(kind: RealKind, scope: RunScope, script: ModelScript | null, prompt: string) {
+  if (script) model.setScript(script);
   const firstRequest = model.requests.length;
   const grant = owner.issueRunToken(scope);
   const { model: modelName, ...runnerOptions } = options(kind);
@@ -109,36 +110,44 @@ describe('real agent CLIs against a scripted model, through Baton\'s MCP server'
     const runId = execution.id;
     const groups = ['lifecycle'];
 
-    const scout = await step('claude', { runId, agent: 'scout', toolGroups: groups }, {
-      calls: [{ tool: 'store_finding', args: { executionId: runId, severity: 'info', category: 'scout', title: 'cache', description: 'SCOUT-7F3A: the cache key omits the locale' } }],
-      answer: 'scout stored its finding',
-    }, 'Investigate the cache bug and store what you find.');
+    // One server plays all three agents, each picked by its system prompt ("You are the scout." …), as it would
+    // for a pipeline whose steps the engine starts.
+    model.setScript([
+      { when: 'You are the scout.', script: {
+        calls: [{ tool: 'store_finding', args: { executionId: runId, severity: 'info', category: 'scout', title: 'cache', description: 'SCOUT-7F3A: the cache key omits the locale' } }],
+        answer: 'scout stored its finding',
+      } },
+      { when: 'You are the planner.', script: {
+        calls: [
+          { tool: 'query_findings', args: { executionId: runId, searchText: 'SCOUT-7F3A' } },
+          { tool: 'store_finding', args: { executionId: runId, severity: 'info', category: 'plan', title: 'plan', description: 'PLAN-2B9C: add the locale to the cache key' } },
+        ],
+        answer: 'planner stored its plan',
+      } },
+      // gemini hands the model only a tool's text content (no structured content), which for query_findings is a
+      // count: the third step's searches find the planner's plan (1 of 1) and nothing that was never stored (0 of 0).
+      { when: 'You are the validator.', script: {
+        calls: [
+          { tool: 'query_findings', args: { executionId: runId, searchText: 'PLAN-2B9C' } },
+          { tool: 'query_findings', args: { executionId: runId, searchText: 'NEVER-STORED' } },
+        ],
+        answer: 'validator found the plan',
+      } },
+    ]);
+
+    const scout = await step('claude', { runId, agent: 'scout', toolGroups: groups }, null, 'Investigate the cache bug and store what you find.');
     assertCompleted('claude', scout.result, 'scout stored its finding');
     assert.deepEqual(calls(scout.events).map((c) => [c.name, c.server]), [['store_finding', 'baton']]);
     assert.equal(results(scout.events)[0]!.isError, false, results(scout.events)[0]!.output);
     assert.ok(scout.result.costUsd !== null && scout.result.costUsd > 0, 'claude reports its cost');
 
-    const planner = await step('codex', { runId, agent: 'planner', toolGroups: groups }, {
-      calls: [
-        { tool: 'query_findings', args: { executionId: runId, searchText: 'SCOUT-7F3A' } },
-        { tool: 'store_finding', args: { executionId: runId, severity: 'info', category: 'plan', title: 'plan', description: 'PLAN-2B9C: add the locale to the cache key' } },
-      ],
-      answer: 'planner stored its plan',
-    }, 'Read the scout\'s findings and store a plan.');
+    const planner = await step('codex', { runId, agent: 'planner', toolGroups: groups }, null, 'Read the scout\'s findings and store a plan.');
     assertCompleted('codex', planner.result, 'planner stored its plan');
     assert.deepEqual(calls(planner.events).map((c) => c.name), ['query_findings', 'store_finding']);
     assert.match(results(planner.events)[0]!.output, /1 finding|SCOUT-7F3A/, 'codex got the scout\'s finding back');
     assert.ok(planner.requests.some((r) => JSON.stringify(r.body).includes('SCOUT-7F3A: the cache key omits the locale')), 'the model was shown what the scout stored');
 
-    // gemini hands the model only a tool's text content (no structured content), which for query_findings is a count:
-    // the third step's searches find the planner's plan (1 of 1) and nothing that was never stored (0 of 0).
-    const validator = await step('gemini', { runId, agent: 'validator', toolGroups: groups }, {
-      calls: [
-        { tool: 'query_findings', args: { executionId: runId, searchText: 'PLAN-2B9C' } },
-        { tool: 'query_findings', args: { executionId: runId, searchText: 'NEVER-STORED' } },
-      ],
-      answer: 'validator found the plan',
-    }, 'Validate the plan against the findings.');
+    const validator = await step('gemini', { runId, agent: 'validator', toolGroups: groups }, null, 'Validate the plan against the findings.');
     assertCompleted('gemini', validator.result, 'validator found the plan');
     assert.deepEqual(calls(validator.events).map((c) => [c.name, c.server]), [['query_findings', 'baton'], ['query_findings', 'baton']]);
     assert.deepEqual(results(validator.events).map((r) => r.output), ['1 of 1 finding(s).', '0 of 0 finding(s).']);
