@@ -52,7 +52,7 @@ for (const want of required) {
   const found = typeof want === 'string' ? entries.includes(want) : entries.some((e) => want.test(e));
   if (!found) problems.push(`missing from the vsix: ${want}`);
 }
-const forbidden = [/^src\//, /^test\//, /^bench\//, /^scripts\//, /^webview\//, /^editor-host\//, /node_modules\//, /\.map$/, /^\.baton/, /\.vsix$/, /^tsconfig/];
+const forbidden = [/^src\//, /^test\//, /^bench\//, /^scripts\//, /^webview\//, /^editor-host\//, /^agent-clis\//, /node_modules\//, /\.map$/, /^\.baton/, /\.vsix$/, /^tsconfig/];
 for (const entry of entries) {
   const rule = forbidden.find((re) => re.test(entry));
   if (rule) problems.push(`must not be in the vsix: ${entry} (matches ${rule})`);

@@ -3,7 +3,8 @@ export type TestNeed = 'editor-host' | 'chromium' | 'nothing';
 export function findTests(folders: string[]): string[];
 export function isEditorTest(file: string): boolean;
 export function testNeeds(files: string[], read?: (file: string) => string): TestNeed;
+export function needsAgentClis(files: string[], read?: (file: string) => string): boolean;
 export function main(
   folders: string[],
-  hooks?: { install?: (need: TestNeed) => Promise<void>; run?: (files: string[], concurrency: number) => number },
+  hooks?: { install?: (need: TestNeed) => Promise<void>; installAgentClis?: () => Promise<unknown>; run?: (files: string[], concurrency: number) => number },
 ): Promise<number>;

@@ -1,10 +1,11 @@
 // Runs the test files under test/ (or the folders given) with node's test runner and tsx. Before any test runs, it
 // installs what the chosen tests need: the editor host (Chromium, Node 24, code-server) for the editor tests, or only
-// Chromium for a browser test among the others (test/unit/webviewPanel.test.ts); with everything present that is a
-// few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
+// Chromium for a browser test among the others (test/unit/webviewPanel.test.ts), and the real agent CLIs from npm
+// (agent-clis/) for a test that drives them; with everything present that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { ensureAgentClis } from './agentClis.mjs';
 import { ensureChromium, ensureEditorHost } from './editorHost.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
@@ -41,11 +42,16 @@ export function testNeeds(files, read = (f) => readFileSync(join(root, f), 'utf8
   return files.some((f) => /\bchromium\b/i.test(read(f))) ? 'chromium' : 'nothing';
 }
 
+/** Whether one of `files` drives the real agent CLIs (it imports scripts/agentClis.mjs), which must be installed first. */
+export function needsAgentClis(files, read = (f) => readFileSync(join(root, f), 'utf8')) {
+  return files.some((f) => /from '[./]*\/scripts\/agentClis\.mjs'/.test(read(f)));
+}
+
 /**
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
  * time). `install` and `run` are the real ones unless a test passes its own. Returns the exit status.
  */
-export async function main(folders, { install = installFor, run = runGroup } = {}) {
+export async function main(folders, { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup } = {}) {
   const files = findTests(folders.length ? folders : DEFAULT_FOLDERS);
   if (files.length === 0) {
     log(`no test files under ${folders.join(', ')}`);
@@ -53,6 +59,7 @@ export async function main(folders, { install = installFor, run = runGroup } = {
   }
   try {
     await install(testNeeds(files));
+    if (needsAgentClis(files)) await installAgentClis();
   } catch (err) {
     log(err.message);
     return 1;

@@ -23,7 +23,8 @@ export type ErrorReason =
   | 'store_corrupt'
   | 'store_failed'
   | 'unauthorized'
-  | 'owner_unreachable';
+  | 'owner_unreachable'
+  | 'runner_unavailable';
 
 /** An expected failure with a typed reason. */
 export class BatonError extends Error {

@@ -4,7 +4,7 @@ import { removeDiscovery, writeDiscovery } from './discovery.js';
 import { openBaton, type OpenedBaton } from './openBaton.js';
 import { startOwnerServer, type OwnerServer } from './ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import type { ToolGroup } from '../mcp/toolGroups.js';
+import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
@@ -54,7 +54,8 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
   try {
     endpoint = await startOwnerServer({
       baton: opened.baton,
-      createServer: () => createMcpServer(opened.baton, { toolGroups: options.toolGroups, version: options.version, log }),
+      createServer: (scope) =>
+        createMcpServer(opened.baton, { toolGroups: scope?.toolGroups ? assertToolGroups(scope.toolGroups) : options.toolGroups, version: options.version, log, scope }),
       log,
       port: options.port,
     });

@@ -1,6 +1,6 @@
 // The owner's endpoint on 127.0.0.1: Streamable HTTP MCP at /mcp, /control for the CLI and editor clients, /events
 // (Server-Sent Events), /healthz. Bearer token + Host/Origin checks.
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
+import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { handleControl } from './controlOps.js';
 
@@ -16,8 +17,8 @@ export { handleControl, type ControlRequest } from './controlOps.js';
 /** Options of `startOwnerServer`. */
 export interface OwnerServerOptions {
   baton: BatonApi;
-  /** A fresh McpServer per session. */
-  createServer: () => McpServer;
+  /** A fresh McpServer per session; `scope` when the session came with a run's token (see `issueRunToken`). */
+  createServer: (scope?: RunScope) => McpServer;
   log: Log;
   host?: string;
   port?: number;
@@ -34,6 +35,11 @@ export interface OwnerServer {
   url: string;
   token: string;
   port: number;
+  /**
+   * A bearer token for one run and agent: it opens MCP sessions (only /mcp) whose server is built for that scope.
+   * `revoke` retires the token and closes its sessions.
+   */
+  issueRunToken(scope: RunScope): { token: string; revoke(): void };
   close(): Promise<void>;
 }
 
@@ -44,6 +50,8 @@ const IDLE_SESSION_MS = 30 * 60_000;
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  /** The run token that opened it (its hash); null for the owner's token. Later requests must carry the same. */
+  grant: string | null;
   /** Open GET streams (a live client keeps one for notifications). */
   streams: number;
   lastSeen: number;
@@ -90,8 +98,16 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const got = Buffer.from(req.headers.authorization ?? '');
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
+  // Run tokens, by the hash of their header (so a lookup compares no secret).
+  const grants = new Map<string, RunScope>();
+  const grantOf = (req: IncomingMessage): string | null => {
+    const header = req.headers.authorization;
+    if (!header?.startsWith('Bearer ')) return null;
+    const key = createHash('sha256').update(header).digest('hex');
+    return grants.has(key) ? key : null;
+  };
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse, grant: string | null): Promise<void> => {
     let body: unknown;
     if (req.method === 'POST') {
       const raw = await readBody(req, limit);
@@ -103,7 +119,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       }
     }
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const existing = found && found.grant === grant ? found : undefined;
     if (existing) {
       existing.lastSeen = Date.now();
       if (req.method === 'GET') {
@@ -121,10 +138,10 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
     }
-    const server = options.createServer();
+    const server = options.createServer(grant === null ? undefined : grants.get(grant));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, streams: 0, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, grant, streams: 0, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -139,8 +156,12 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
-    if (!authorized(req)) return refuse(res, 401, 'unauthorized', 'missing or wrong bearer token (see server.json beside the database)');
-    if (path === '/mcp') return handleMcp(req, res);
+    if (!authorized(req)) {
+      const grant = path === '/mcp' ? grantOf(req) : null;
+      if (grant !== null) return handleMcp(req, res, grant);
+      return refuse(res, 401, 'unauthorized', 'missing or wrong bearer token (see server.json beside the database)');
+    }
+    if (path === '/mcp') return handleMcp(req, res, null);
     if (path === '/events' && req.method === 'GET') return streamEvents(baton, req, res, heartbeatMs);
     if (path === '/control' && req.method === 'POST') {
       const raw = await readBody(req, limit);
@@ -178,11 +199,28 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   sweeper.unref();
   log.info(`owner endpoint listening on ${url}`);
 
+  const closeSession = (id: string, s: Session) => {
+    sessions.delete(id);
+    void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+  };
   return {
     url,
     token,
     port,
+    issueRunToken(scope) {
+      const runToken = randomBytes(32).toString('hex');
+      const key = createHash('sha256').update(`Bearer ${runToken}`).digest('hex');
+      grants.set(key, { ...scope });
+      return {
+        token: runToken,
+        revoke() {
+          grants.delete(key);
+          for (const [id, s] of sessions) if (s.grant === key) closeSession(id, s);
+        },
+      };
+    },
     async close() {
+      grants.clear();
       clearInterval(sweeper);
       const open = [...sessions.values()];
       sessions.clear();

@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi, CallLogEntry } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
+import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues } from './inputErrors.js';
 import { WorkflowPrompts } from './prompts.js';
@@ -22,6 +23,8 @@ export interface CreateMcpServerOptions {
   toolGroups: readonly ToolGroup[];
   version: string;
   log: Log;
+  /** The run and agent this session serves (a run token opened it); its calls are logged under that agent. */
+  scope?: RunScope;
 }
 
 /** A request handler as the SDK stores it. */
@@ -57,6 +60,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
     },
   );
   const clientName = () => server.server.getClientVersion()?.name;
+  const agentName = options.scope?.agent;
   const specs: ToolSpec[] = [];
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
@@ -66,7 +70,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const prompts = new WorkflowPrompts(server, baton);
   prompts.refresh();
 
-  wrapToolCalls(server, baton, log, specs, clientName);
+  wrapToolCalls(server, baton, log, specs, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
     prompts.refresh();
@@ -92,7 +96,9 @@ function sdkHandler(server: McpServer, method: string): RawHandler {
 }
 
 /** Accepts aliases (`workflow.next_step`), validates input with field-naming messages, logs every call. */
-function wrapToolCalls(server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], clientName: () => string | undefined): void {
+function wrapToolCalls(
+  server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], clientName: () => string | undefined, agentName: string | undefined,
+): void {
   const original = sdkHandler(server, 'tools/call');
   const byName = new Map<string, ToolSpec>();
   for (const spec of specs) {
@@ -131,6 +137,7 @@ function wrapToolCalls(server: McpServer, baton: BatonApi, log: Log, specs: Tool
       error_message: message,
       error_category: category,
       ide_type: clientName(),
+      agent_name: agentName,
     });
     if (result.isError && category === 'system_error') log.debug(`tool ${name} failed: ${message ?? ''}`);
     return result;

@@ -1,10 +1,11 @@
 // Rule: the project's own test command installs what the chosen tests need before any of them runs — the editor host
-// for the editor tests, Chromium alone for a browser test among the others, nothing for the rest — and a failed install
+// for the editor tests, Chromium alone for a browser test among the others, the real agent CLIs for a test that drives
+// them, nothing for the rest — and a failed install
 // stops it with the install's message before any test runs; every group runs, and any failure fails the run.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findTests, main, testNeeds, type TestNeed } from '../../scripts/test.mjs';
+import { findTests, main, needsAgentClis, testNeeds, type TestNeed } from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
 async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
@@ -13,6 +14,9 @@ async function record(folders: string[], installError?: Error, groupStatus = 0):
     install: async (need: TestNeed) => {
       calls.push(`install ${need}`);
       if (installError) throw installError;
+    },
+    installAgentClis: async () => {
+      calls.push('install agent-clis');
     },
     run: (files, concurrency) => {
       calls.push(`run ${files.length} files × ${concurrency}${files.some((f) => f.endsWith('webviewPanel.test.ts')) ? ' with webviewPanel' : ''}`);
@@ -44,20 +48,47 @@ describe('npm test', () => {
     const { calls, status } = await record([]);
     assert.equal(status, 0);
     assert.equal(calls[0], 'install editor-host');
-    assert.match(calls[1]!, /^run \d+ files × 2 with webviewPanel$/);
-    assert.match(calls[2]!, /^run \d+ files × 1$/);
-    assert.equal(calls.length, 3);
+    assert.equal(calls[1], 'install agent-clis');
+    assert.match(calls[2]!, /^run \d+ files × 2 with webviewPanel$/);
+    assert.match(calls[3]!, /^run \d+ files × 1$/);
+    assert.equal(calls.length, 4);
   });
 
-  it('installs only Chromium for the unit tests, and nothing for the integration tests', async () => {
-    assert.deepEqual((await record(['test/unit'])).calls.slice(0, 1), ['install chromium']);
-    assert.deepEqual((await record(['test/integration'])).calls[0], 'install nothing');
+  it('installs only Chromium for the unit tests, and the agent CLIs (no editor) for the integration tests', async () => {
+    const unit = (await record(['test/unit'])).calls;
+    assert.equal(unit[0], 'install chromium');
+    assert.ok(!unit.includes('install agent-clis'), unit.join('; '));
+    assert.deepEqual((await record(['test/integration'])).calls.slice(0, 2), ['install nothing', 'install agent-clis']);
+  });
+
+  it('finds the tests that drive the real agent CLIs by their import of scripts/agentClis.mjs', () => {
+    assert.equal(needsAgentClis(findTests(['test/integration'])), true);
+    assert.equal(needsAgentClis(findTests(['test/unit'])), false);
+    assert.equal(needsAgentClis(['test/integration/a.test.ts'], () => `import { ensureAgentClis } from '../../scripts/${'agentClis'}.mjs';`), true);
+    assert.equal(needsAgentClis(['test/integration/a.test.ts'], () => 'no agent CLIs here'), false);
   });
 
   it('runs the editor tests even when an earlier group failed, and reports the failure', async () => {
     const { calls, status } = await record([], undefined, 1);
     assert.equal(status, 1);
-    assert.equal(calls.length, 3, calls.join('; '));
+    assert.equal(calls.length, 4, calls.join('; '));
+  });
+
+  it('stops before any test when the agent CLIs cannot be installed', async () => {
+    const calls: string[] = [];
+    const status = await main(['test/integration'], {
+      install: async () => void calls.push('install'),
+      installAgentClis: async () => {
+        calls.push('install agent-clis');
+        throw new Error('agent CLIs: `npm install` failed (exit 1)');
+      },
+      run: () => {
+        calls.push('run');
+        return 0;
+      },
+    });
+    assert.equal(status, 1);
+    assert.deepEqual(calls, ['install', 'install agent-clis']);
   });
 
   it('stops before any test when the install fails, with a non-zero status', async () => {
