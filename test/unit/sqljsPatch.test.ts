@@ -1,5 +1,5 @@
-// Rule: the bundle's patched sql.js binds strings to exactly the bytes the unpatched one does (the patch
-// only changes how they are encoded), and the patch still applies to the sql.js this project installs.
+// Rule: the bundle's patched sql.js stores exactly the bytes the unpatched one does (the patches only change
+// how strings are encoded and how the in-memory file grows), and they still apply to the installed sql.js.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,6 +32,31 @@ test('the patch applies to the installed sql.js', () => {
   const { applied, code } = patchSqlJs(readFileSync(sqlJsFile, 'utf8'));
   assert.ok(applied, 'scripts/sqljsPatch.mjs no longer matches node_modules/sql.js: update its patterns');
   assert.match(code, /encodeInto/);
+  assert.ok(code.includes('g=Math.max(g,m*2>>>0)') && !code.includes('1.125'), 'a growing in-memory database file doubles its array');
+});
+
+test('a database grown past several megabytes by the patched sql.js is byte-identical to the unpatched one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
+  try {
+    const patchedFile = join(dir, 'sql-wasm.js');
+    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
+    const grow = (SQL: SqlJsStatic) => {
+      const db = new SQL.Database();
+      try {
+        db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+        for (let i = 0; i < 600; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
+        db.run('DELETE FROM t WHERE k % 3 = 0');
+        return db.export();
+      } finally {
+        db.close();
+      }
+    };
+    const [plain, patched] = [grow(await load(sqlJsFile)), grow(await load(patchedFile))];
+    assert.ok(plain.length > 4 * 1024 * 1024, `the database grew past 4 MB (${plain.length} bytes)`);
+    assert.ok(Buffer.from(patched).equals(Buffer.from(plain)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
