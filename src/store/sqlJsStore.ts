@@ -347,7 +347,7 @@ export class SqlJsStore implements Store {
     const j = d.journal;
     if (j.failure) throw j.failure;
     if (this.depth > 0) throw new Error('checkpoint() cannot run inside a transaction');
-    j.flush();
+    await j.drain();
     if (j.failure) throw j.failure;
     if (j.records === 0 && !this.dirty) return;
     // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
@@ -363,8 +363,9 @@ export class SqlJsStore implements Store {
       throw ex;
     }
     // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
-    j.flush();
+    await j.drain();
     if (j.failure) throw j.failure; // the journal must stay exactly as it was acknowledged
+    // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
     j.compact(journalOffset, seq);
     this.checkpoints++;
   }
