@@ -1,4 +1,5 @@
-// Build-time patches of sql.js 1.16 (string binding, in-memory file growth), applied to the bundle only.
+// Build-time patches of sql.js 1.16 (string binding, in-memory file growth, a file view for snapshots), applied
+// to the bundle only.
 //
 // sql.js copies every bound string into wasm memory with JavaScript loops: one pass to count its UTF-8
 // bytes, one to encode them, and a second count for sqlite3_bind_text's length. The hot path binds a
@@ -34,6 +35,18 @@ const MEMFS_GROWTH = {
   to: 'g=Math.max(g,m*2>>>0)',
 };
 
+/**
+ * Database.batonFileView(): the database file's bytes as a view into sql.js's in-memory filesystem, valid until
+ * the next write. The connection runs with an in-memory rollback journal and EXCLUSIVE locking, so outside a
+ * transaction that file holds exactly the committed database, and a snapshot can be written from it directly.
+ * export() instead copies it page by page through the filesystem layer into a fresh array whose first touch
+ * costs a page fault per 4 KB: 140-290 ms for 20 MB on this project's 2-core VMs, all of it on the event loop.
+ */
+const FILE_VIEW = {
+  from: 'g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
+  to: 'g.prototype.batonFileView=function(){if(!this.db)throw Error("Database closed");var n=B(this.filename).node;return n.Ua?n.Ua.subarray(0,n.Wa):new Uint8Array(0)};g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
+};
+
 const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
 
 /**
@@ -44,7 +57,7 @@ const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
  */
 export function patchSqlJs(source) {
   const once = (text, needle) => text.indexOf(needle) !== -1 && text.indexOf(needle) === text.lastIndexOf(needle);
-  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH];
+  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH, FILE_VIEW];
   if (!patches.every((p) => once(source, p.from))) return { code: source, applied: false };
   const code = PRELUDE + patches.reduce((text, p) => text.replace(p.from, p.to), source);
   return { code, applied: true };
@@ -60,7 +73,7 @@ export function sqlJsPatchPlugin() {
         const { code, applied } = patchSqlJs(await readFile(args.path, 'utf8'));
         const warnings = applied
           ? []
-          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding and file growth are left unpatched (slower, still correct). Update the patch's patterns.` }];
+          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding, file growth and file view are left unpatched (slower, still correct). Update the patch's patterns.` }];
         return { contents: code, loader: 'js', warnings };
       });
     },

@@ -354,9 +354,10 @@ export class SqlJsStore implements Store {
     const seq = j.lastSeq;
     const journalOffset = j.size();
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
-    const bytes = this.exportDb();
+    const bytes = this.snapshotBytes();
     this.dirty = false;
     try {
+      // Written before the first await: a view of the live database file is not read after that.
       await replaceFileDurable(d.path, bytes);
     } catch (ex) {
       this.dirty = true;
@@ -368,6 +369,15 @@ export class SqlJsStore implements Store {
     // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
     j.compact(journalOffset, seq);
     this.checkpoints++;
+  }
+
+  /**
+   * The committed database, outside any transaction: a view of sql.js's in-memory file where the build patched
+   * that in (scripts/sqljsPatch.mjs; valid until the next write), else a copy from db.export().
+   */
+  private snapshotBytes(): Uint8Array {
+    const patched = this.db as Database & { batonFileView?: () => Uint8Array };
+    return patched.batonFileView ? patched.batonFileView() : this.exportDb();
   }
 
   /** db.export(), then restore what older sql.js versions lose in it (statements, functions, pragmas). */
