@@ -4,12 +4,12 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { handleControl } from './controlOps.js';
+import { McpHttpTransport } from './mcpHttpTransport.js';
 
 export { handleControl, type ControlRequest } from './controlOps.js';
 
@@ -42,7 +42,7 @@ const IDLE_SESSION_MS = 30 * 60_000;
 
 /** One MCP session on the endpoint. */
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: McpHttpTransport;
   server: McpServer;
   /** Open GET streams (a live client keeps one for notifications). */
   streams: number;
@@ -113,7 +113,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
           existing.lastSeen = Date.now();
         });
       }
-      return existing.transport.handleRequest(req, res, body);
+      return existing.transport.handle(req, res, body);
     }
     if (sessionId !== undefined) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
@@ -122,15 +122,14 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
     }
     const server = options.createServer();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, streams: 0, lastSeen: Date.now() }),
+    const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
+      sessions.set(id, { transport, server, streams: 0, lastSeen: Date.now() });
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    transport.handle(req, res, body);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
