@@ -87,7 +87,7 @@ export class McpHttpTransport implements Transport {
       messages.push(parsed.data);
     }
     if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');
-    const initializing = messages.some(isInitializeRequest);
+    const initializing = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
     if (initializing) {
       if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
       if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
