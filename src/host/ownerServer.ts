@@ -44,8 +44,9 @@ const IDLE_SESSION_MS = 30 * 60_000;
 interface Session {
   transport: McpHttpTransport;
   server: McpServer;
-  /** Open GET streams (a live client keeps one for notifications). */
-  streams: number;
+  /** Requests still open: calls being answered and GET streams (a live client keeps one for notifications). */
+  open: number;
+  /** When the last request came in or was answered. */
   lastSeen: number;
 }
 
@@ -105,14 +106,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) {
-      existing.lastSeen = Date.now();
-      if (req.method === 'GET') {
-        existing.streams++;
-        res.once('close', () => {
-          existing.streams--;
-          existing.lastSeen = Date.now();
-        });
-      }
+      track(existing, res);
       return existing.transport.handle(req, res, body);
     }
     if (sessionId !== undefined) {
@@ -123,13 +117,25 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     }
     const server = options.createServer();
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
-      sessions.set(id, { transport, server, streams: 0, lastSeen: Date.now() });
+      const session = { transport, server, open: 0, lastSeen: Date.now() };
+      sessions.set(id, session);
+      track(session, res);
     });
     transport.onclose = () => {
       sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     transport.handle(req, res, body);
+  };
+
+  /** A session is idle only with no request open, from its last answer on (not from when a long call came in). */
+  const track = (session: Session, res: ServerResponse): void => {
+    session.open++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -168,7 +174,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
   const sweeper = setInterval(() => {
     for (const [id, s] of sessions) {
-      if (s.streams > 0 || Date.now() - s.lastSeen < idleMs) continue;
+      if (s.open > 0 || Date.now() - s.lastSeen < idleMs) continue;
       log.info(`closing idle MCP session ${id}`);
       sessions.delete(id);
       void s.transport.close().then(() => s.server.close()).catch(() => undefined);
