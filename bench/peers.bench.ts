@@ -1,8 +1,9 @@
 // Baton against its peers, each comparison within one run (absolute times drift on a shared 2-core machine; ratios
 // hold): the seed's own server midex (../shared/peers/compare-midex, interleaved calls, then 16 in flight on one
 // connection), and the durable floors of ../shared/peers (a trivial tool that appends ~1 KB and fdatasyncs, on the
-// same SDK): over stdio interleaved call by call with Baton's continue, and over HTTP with 16 clients (load.mjs)
-// against `baton serve`, rounds alternating. Prints one JSON object: every figure with its ratio and issue 10's target.
+// same SDK): over stdio interleaved call by call with Baton's continue (and midex's, when it is set up), and over
+// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating. Prints one JSON object: every figure
+// with its ratio and issue 10's target.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -65,10 +66,12 @@ function peersDir(): string | null {
 
 // ---- midex -------------------------------------------------------------------------------------------------
 
-/** Where midex-setup.sh builds midex, and whether a finished build is there. */
+/** Where midex-setup.sh builds midex. */
+const midexDir = () => process.env.MIDEX_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'baton-peers', 'midex');
+
+/** Whether a finished midex build is there. */
 function midexBuilt(): boolean {
-  const dir = process.env.MIDEX_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'baton-peers', 'midex');
-  return existsSync(join(dir, '.peers-stamp')) && existsSync(join(dir, 'server', 'dist', 'mcp', 'server.js'));
+  return existsSync(join(midexDir(), '.peers-stamp')) && existsSync(join(midexDir(), 'server', 'dist', 'mcp', 'server.js'));
 }
 
 function compareMidex(peers: string) {
@@ -149,41 +152,89 @@ function batonWalker(client: Client) {
   };
 }
 
+/** midex's bug-fix continues one at a time (its own tool names and shapes, as compare-midex drives it). */
+async function midexWalker(dir: string): Promise<{ client: Client; next: () => Promise<number> }> {
+  const db = join(dir, 'midex.db');
+  execFileSync(process.execPath, [join(peersDir()!, 'midex-seed.mjs'), midexDir(), db], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
+  const client = new Client({ name: 'peers-midex', version: '1' });
+  await client.connect(new StdioClientTransport({
+    command: process.execPath, args: [join(midexDir(), 'server', 'dist', 'mcp', 'server.js')], cwd: dir, stderr: 'ignore',
+    env: { ...(process.env as Record<string, string>), MIDEX_DB_PATH: db },
+  }));
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  const nextName = names.find((n) => /next_step/.test(n))!;
+  const startName = names.find((n) => /^workflow[._]start$/.test(n))!;
+  let token: string | null = null;
+  let step = '';
+  let i = 0;
+  const next = async (): Promise<number> => {
+    for (;;) {
+      const args = token
+        ? { name: nextName, arguments: { token, output: { summary: `Step ${step} done (${i}).`, artifacts: [{ type: 'report', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i++}.` }] } } }
+        : { name: startName, arguments: { workflow_name: 'bug-fix' } };
+      const t0 = performance.now();
+      const res = await client.callTool(args);
+      const ms = performance.now() - t0;
+      const text = (res.content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')?.text ?? '{}';
+      const b = (res.structuredContent ?? JSON.parse(text)) as { success?: boolean; new_token?: string; step_name?: string };
+      const continued = token !== null;
+      if (b.success === true && b.new_token && b.step_name) {
+        token = b.new_token;
+        step = b.step_name;
+        if (continued) return ms;
+      } else if (b.success === true) {
+        token = null;
+      } else {
+        throw new Error(`midex answered ${text.slice(0, 300)}`);
+      }
+    }
+  };
+  return { client, next };
+}
+
 async function floorStdio(peers: string, dir: string) {
   const floorServer = execFileSync(join(peers, 'durable-floor'), ['stdio'], { cwd: ROOT, encoding: 'utf8' }).trim();
   const floor = await stdioClient(process.execPath, [floorServer, join(dir, 'floor.log')], 'peers-floor');
   const baton = await stdioClient(process.execPath, [CLI, 'mcp', '--db', join(dir, 'stdio', 'baton.db'), '--workspace', dir, '--rate-limits', 'off'], 'peers-baton');
+  // With midex set up it runs as a third lane: the floor against midex, in the same run, says what any call that
+  // reaches the disk before answering can do against a server that does not.
+  const midex = midexBuilt() ? await midexWalker(dir) : null;
   try {
-    const next = batonWalker(baton);
     const floorCall = async (i: number) => {
       const t0 = performance.now();
       await floor.callTool({ name: 'write', arguments: stepOutput('floor', i) });
       return performance.now() - t0;
     };
-    for (let i = 0; i < 100; i++) {
-      await floorCall(i);
-      await next();
-    }
-    const b: number[] = [];
-    const f: number[] = [];
+    const lanes: Array<{ name: string; next: (i: number) => Promise<number>; ms: number[] }> = [
+      { name: 'floor', next: floorCall, ms: [] },
+      { name: 'baton', next: batonWalker(baton), ms: [] },
+      ...(midex ? [{ name: 'midex', next: midex.next, ms: [] }] : []),
+    ];
+    for (let i = 0; i < 100; i++) for (const lane of lanes) await lane.next(i);
     for (let i = 0; i < STDIO_CALLS; i++) {
-      // Alternate who goes first, so neither always follows the other's disk flush.
-      if (i % 2) {
-        f.push(await floorCall(i));
-        b.push(await next());
-      } else {
-        b.push(await next());
-        f.push(await floorCall(i));
+      // Rotate who goes first, so no lane always follows another's disk flush.
+      for (let k = 0; k < lanes.length; k++) {
+        const lane = lanes[(i + k) % lanes.length]!;
+        lane.ms.push(await lane.next(i));
       }
     }
+    const [f, b, m] = lanes.map((l) => l.ms);
     return {
       calls_each: STDIO_CALLS,
-      continue_p50_ms: figure('floor_stdio_continue_p50', quantile(b, 0.5), quantile(f, 0.5)),
-      continue_p95_ms: figure('floor_stdio_continue_p95', quantile(b, 0.95), quantile(f, 0.95)),
+      continue_p50_ms: figure('floor_stdio_continue_p50', quantile(b!, 0.5), quantile(f!, 0.5)),
+      continue_p95_ms: figure('floor_stdio_continue_p95', quantile(b!, 0.95), quantile(f!, 0.95)),
+      ...(m ? {
+        same_run_midex_p50_ms: quantile(m, 0.5),
+        same_run_midex_p95_ms: quantile(m, 0.95),
+        // The midex p50 target is 0.67: a durable call cannot go below the floor.
+        floor_vs_midex_p50: round(quantile(f!, 0.5) / quantile(m, 0.5)),
+        baton_vs_midex_p50: round(quantile(b!, 0.5) / quantile(m, 0.5)),
+      } : {}),
     };
   } finally {
     await floor.close();
     await baton.close();
+    await midex?.client.close();
   }
 }
 
