@@ -9,3 +9,4 @@ export interface EditorHostPaths {
 }
 export function editorHostPaths(): EditorHostPaths;
 export function ensureEditorHost(options?: { log?: (line: string) => void }): Promise<EditorHostPaths & { chromium: string }>;
+export function ensureChromium(options?: { log?: (line: string) => void }): string;

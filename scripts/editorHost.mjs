@@ -50,6 +50,19 @@ export async function ensureEditorHost({ log = (line) => process.stderr.write(`$
   return { ...editorHostPaths(), chromium };
 }
 
+/**
+ * Returns the Chromium the browser tests use, installing it through apt first when it is missing and that is allowed
+ * (root with apt-get); otherwise throws the command to run. Quick when it is there.
+ */
+export function ensureChromium({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  const found = findChromium();
+  if (found) return found;
+  ensureAptPackages(log, ['chromium']);
+  const chromium = findChromium();
+  if (!chromium) throw new Error(missingSystemPackages());
+  return chromium;
+}
+
 function hostReady(paths) {
   if (!existsSync(marker) || !existsSync(paths.codeServer) || !existsSync(paths.serverMain)) return false;
   try {
@@ -80,15 +93,15 @@ function missingSystemPackages() {
   );
 }
 
-function ensureAptPackages(log) {
+function ensureAptPackages(log, packages = APT_PACKAGES) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
   if (!isRoot || !hasApt) throw new Error(missingSystemPackages());
-  log(`editor host: installing ${APT_PACKAGES.join(' ')} with apt-get (once, ~1 min)…`);
+  log(`editor host: installing ${packages.join(' ')} with apt-get (once, ~1 min)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
   const install = update.status === 0
-    ? spawnSync('apt-get', ['install', '-y', '-qq', ...APT_PACKAGES], { stdio: ['ignore', 'ignore', 'inherit'], env })
+    ? spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env })
     : update;
   if (install.status !== 0) throw new Error(`editor host: apt-get failed (exit ${install.status}).\n${missingSystemPackages()}`);
 }
@@ -112,7 +125,7 @@ async function installNode24(log) {
 
 async function installCodeServer(paths, log) {
   const version = JSON.parse(readFileSync(join(hostDir, 'package.json'), 'utf8')).dependencies['code-server'];
-  log(`editor host: installing code-server ${version} into editor-host (once, 2–4 min: it compiles native modules)…`);
+  log(`editor host: installing code-server ${version} into editor-host (once, about 4 min: it compiles native modules)…`);
   const started = Date.now();
   rmSync(marker, { force: true });
   const env = {

@@ -1,12 +1,16 @@
-// `npm start`: builds Baton, installs the editor host if it is absent (Node 24 + code-server, once), refreshes a
-// demo workspace (.baton-demo/), and opens code-server with Baton linked in as an extension. Prints the URL and
-// runs until Ctrl-C. Options: --port N (default 8080, or a free one if taken), --folder PATH (instead of the demo).
+// `npm start`: builds Baton, installs the editor host if it is absent (Node 24 + code-server, once), refreshes the demo
+// workspace (scripts/demo.mjs: ~/.local/share/baton/demo, a git repository of its own), and opens code-server with
+// Baton linked in as an extension. Prints the URL, then what the editor does (page opened, Baton active, its endpoint),
+// and runs until Ctrl-C. Options: --port N (default 8080, or a free one if taken), --folder PATH (instead of the demo);
+// for the tests: --run-dir DIR (the editor's user data, default editor-host/.run) and --no-build.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, readdirSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { demoFolder, prepareDemo, writeStartSettings } from './demo.mjs';
 import { ensureEditorHost } from './editorHost.mjs';
+import { watchEditorProgress } from './startProgress.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const args = process.argv.slice(2);
@@ -16,8 +20,10 @@ const option = (name) => {
 };
 const say = (line) => process.stderr.write(`${line}\n`);
 
-const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+if (!args.includes('--no-build')) {
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
 let host;
 try {
@@ -27,12 +33,18 @@ try {
   process.exit(1);
 }
 
-const folder = option('folder') ? resolve(option('folder')) : refreshDemo();
-const run = join(root, 'editor-host', '.run');
+let folder;
+try {
+  folder = option('folder') ? resolve(option('folder')) : prepareDemo(demoFolder(), { log: say }).folder;
+} catch (err) {
+  say(err.message);
+  process.exit(1);
+}
+const run = option('run-dir') ? resolve(option('run-dir')) : join(root, 'editor-host', '.run');
 const dirs = Object.fromEntries(['user-data', 'extensions', 'home', 'xdg-config', 'xdg-data', 'xdg-cache'].map((d) => [d, join(run, d)]));
 for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 linkExtension(dirs.extensions);
-writeSettings(join(dirs['user-data'], 'User', 'settings.json'));
+writeStartSettings(join(dirs['user-data'], 'User', 'settings.json'));
 
 const port = await pickPort(Number(option('port') ?? process.env.PORT ?? 8080));
 const logPath = join(run, 'code-server.log');
@@ -95,13 +107,8 @@ await waitForHealth(`http://127.0.0.1:${port}/healthz`);
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
 say(`code-server ready in ${Date.now() - started} ms (log: ${logPath})`);
 console.log(`\nBaton in VS Code:  ${url}\nWorkspace:         ${folder}\nPress Ctrl-C to stop.\n`);
-
-// .baton-demo/ gets the demo project's files afresh each run; its .baton/ (database) and anything added is kept.
-function refreshDemo() {
-  const demo = join(root, '.baton-demo');
-  cpSync(join(root, 'test', 'e2e', 'fixtures', 'demo-workspace'), demo, { recursive: true, force: true });
-  return demo;
-}
+say('waiting for the page to open…');
+watchEditorProgress(join(dirs['user-data'], 'logs'), say);
 
 // The repo itself is the extension: a symlink named publisher.name-version in the scratch extensions dir.
 function linkExtension(extensionsDir) {
@@ -110,15 +117,6 @@ function linkExtension(extensionsDir) {
   for (const entry of readdirSync(extensionsDir)) if (entry.startsWith(prefix)) rmSync(join(extensionsDir, entry), { recursive: true, force: true });
   rmSync(join(extensionsDir, 'extensions.json'), { force: true });
   symlinkSync(root, join(extensionsDir, `${prefix}${manifest.version}`), 'dir');
-}
-
-function writeSettings(file) {
-  if (existsSync(file)) return; // a person's own changes survive restarts
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(
-    file,
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoCheckUpdates': false }, null, 2),
-  );
 }
 
 function pickPort(preferred) {

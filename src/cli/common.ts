@@ -1,4 +1,6 @@
 // What the subcommands share: option definitions, usage errors, the database path, finding or becoming the owner.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import packageJson from '../../package.json';
 import { BatonError } from '../core/errors.js';
@@ -23,10 +25,29 @@ export class CliError extends Error {
 /** Options every database command takes. */
 export const DB_OPTIONS = {
   db: { type: 'string' },
-  content: { type: 'string' },
   workspace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
+
+/** The content option of the commands that may open the core with its content (not `status`, which only reads). */
+export const CONTENT_OPTION = { content: { type: 'string' } } as const satisfies ParseArgsConfig['options'];
+
+/** Help lines of DB_OPTIONS' database flags. */
+export const DB_USAGE = `  --db PATH               the database file (default: $BATON_DB_PATH if set, else .baton/baton.db under --workspace)
+  --workspace DIR         the project folder; its .baton/ holds the default database and your own agents, rules
+                          and workflows (default: the current folder)`;
+
+/** Help line of CONTENT_OPTION. */
+export const CONTENT_USAGE = `  --content DIR           the bundled agents, rules, workflows and contracts, loaded before the workspace's .baton/
+                          (default: the content/ folder shipped with Baton)`;
+
+/** The end of every command's help: help flag, database resolution, environment, exit codes. */
+export const USAGE_FOOTER = `  -h, --help              show this help (on stdout)
+
+The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
+Environment: BATON_DB_PATH (the database when --db is not given), BATON_LOG_LEVEL (debug, info, warn or error;
+logs go to stderr).
+Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
 /** parseArgs with strict checking; a bad flag becomes a usage error (exit 2). */
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, usage: string) {
@@ -37,9 +58,43 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   }
 }
 
+/** A usage error for a command that takes no positional arguments but got some. */
+export function refuseArguments(command: string, positionals: string[], usage: string): void {
+  if (positionals.length > 0) throw new CliError(`${command} takes no arguments (got "${positionals.join(' ')}")\n\n${usage}`, 2);
+}
+
 /** The database path the flags and environment name (absolute). */
 export function dbPathOf(values: { db?: string; workspace?: string }): string {
   return resolveDbPath({ db: values.db, workspace: values.workspace });
+}
+
+/** Where a database path came from, in words, for messages. */
+function originOf(values: { db?: string; workspace?: string }): string {
+  if (values.db) return 'given by --db';
+  if (process.env.BATON_DB_PATH) return 'from BATON_DB_PATH';
+  return values.workspace ? 'the default under --workspace' : 'the default for the current folder';
+}
+
+/** `' --db PATH'` for a command a person copies, or '' when the same command without it finds this database here. */
+export function dbFlagFor(dbPath: string): string {
+  const here = join(process.cwd(), '.baton', 'baton.db');
+  return dbPath === here && resolveDbPath({}) === here ? '' : ` --db ${shellQuote(dbPath)}`;
+}
+
+/** A word as a POSIX shell reads it back: unchanged when plain, else single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The message when a command that never creates a database finds none (exit 1). */
+export function missingDatabase(dbPath: string, values: { db?: string; workspace?: string }, consequence: string): CliError {
+  const folder = dirname(dbPath);
+  return new CliError(
+    `no Baton database at ${dbPath} (${originOf(values)}; ${existsSync(folder) ? 'the folder exists, the file does not' : `the folder ${folder} does not exist either`}). ${consequence}\n` +
+      'To start one, run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor with Baton installed.\n' +
+      'If Baton already runs elsewhere, name its database with --db PATH or BATON_DB_PATH.',
+    1,
+  );
 }
 
 /** Stderr log; BATON_LOG_LEVEL picks the level. */

@@ -1,25 +1,39 @@
 // `baton approve` / `baton reject`: a person's decision on a gated step, through the live owner or the database.
 import type { GateDecision } from '../core/api.js';
 import { decideViaOwner } from '../host/controlClient.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, parse } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, DB_USAGE, dbPathOf, missingDatabase, parse, USAGE_FOOTER } from './common.js';
 import { withCore } from './withCore.js';
 
 /** Usage of `baton approve` and `baton reject`. */
-export const DECIDE_USAGE = `Usage: baton approve EXECUTION [--step NAME] [--db PATH] [--json]
-       baton reject EXECUTION --feedback TEXT [--step NAME] [--db PATH] [--json]
+export const DECIDE_USAGE = `Usage: baton approve EXECUTION [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR] [--content DIR]
+       baton reject EXECUTION --feedback TEXT [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR]
+                    [--content DIR]
 
-EXECUTION is an execution id or task id; --step defaults to the one step awaiting approval.`;
+Decides a step awaiting approval. EXECUTION is an execution id or a task id (see baton status). The decision
+goes through the process that owns the database when one runs (an agent waiting on the gate goes on at once);
+otherwise it is written to the database directly. With no database there is nothing to decide: the command says
+where it looked and exits 1; it never creates one.
 
-/** Runs `baton approve` or `baton reject`. */
-export async function decideCommand(decision: 'approve' | 'reject', args: string[]): Promise<void> {
+Options:
+  --step NAME             the step to decide (default: the one step awaiting approval)
+  --feedback TEXT         reject only, required: what the agent must change; it redoes the step with these words
+  --by NAME               who decides, recorded with the decision (default: cli:$USER)
+  --json                  print the result as JSON
+${DB_USAGE}
+  --content DIR           the bundled content, loaded when no process owns the database and this command opens it
+                          (default: the content/ folder shipped with Baton)
+${USAGE_FOOTER}`;
+
+/** Runs `baton approve` or `baton reject`; returns the exit code. */
+export async function decideCommand(decision: 'approve' | 'reject', args: string[]): Promise<number> {
   const { values, positionals } = parse(
     args,
-    { ...DB_OPTIONS, step: { type: 'string' }, feedback: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' } },
+    { ...DB_OPTIONS, ...CONTENT_OPTION, step: { type: 'string' }, feedback: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' } },
     DECIDE_USAGE,
   );
   if (values.help) {
-    process.stderr.write(DECIDE_USAGE + '\n');
-    return;
+    process.stdout.write(DECIDE_USAGE + '\n');
+    return 0;
   }
   const [executionId, ...extra] = positionals;
   if (!executionId || extra.length > 0) throw new CliError(`${decision} needs exactly one EXECUTION id\n\n${DECIDE_USAGE}`, 2);
@@ -33,8 +47,12 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
     feedback: values.feedback,
     by: values.by ?? `cli:${process.env.USER ?? 'user'}`,
   };
+  const dbPath = dbPathOf(values);
   const result = await withCore(
-    { dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log: cliLog('warn') },
+    {
+      dbPath, access: 'existing', contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+      missing: () => missingDatabase(dbPath, values, `There is no execution to ${decision}, and nothing was created.`),
+    },
     (owner) => decideViaOwner(owner, request),
     (baton) => baton.decide(request),
   );
@@ -44,4 +62,5 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
       ? JSON.stringify(result)
       : `${verb} ${result.step_name} of ${result.execution_id}: step ${result.step_status}, execution ${result.execution_status}`) + '\n',
   );
+  return 0;
 }

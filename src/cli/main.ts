@@ -1,21 +1,41 @@
 // The `baton` command line: dispatches to one file per subcommand. stdout belongs to JSON-RPC in `baton mcp`.
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
-import { decideCommand } from './decideCommand.js';
-import { mcpCommand } from './mcpCommand.js';
-import { serveCommand } from './serveCommand.js';
-import { statusCommand } from './statusCommand.js';
+import { DECIDE_USAGE, decideCommand } from './decideCommand.js';
+import { MCP_USAGE, mcpCommand } from './mcpCommand.js';
+import { SERVE_USAGE, serveCommand } from './serveCommand.js';
+import { STATUS_USAGE, statusCommand } from './statusCommand.js';
 
 const USAGE = `Usage: baton <command> [options]
 
 Commands:
-  mcp       serve MCP on stdio (owner of the database, or proxy to its owner)
-  serve     own the database and serve MCP over 127.0.0.1 HTTP only
-  status    list executions and their steps
+  mcp       serve MCP on stdio (owner of the database, or proxy to its owner); creates the database if needed
+  serve     own the database and serve MCP over 127.0.0.1 HTTP only; creates the database if needed
+  status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
 
-Options: --help, --version. Run "baton <command> --help" for a command's options.`;
+Options: -h, --help (this text, on stdout), -v, --version.
+Run "baton <command> --help" or "baton help <command>" for a command's options.
+
+The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
+Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
+
+const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE };
+
+/** A usage error naming what is wrong, with the general usage after it. */
+function usageError(message: string): CliError {
+  return new CliError(`${message}\n\n${USAGE}`, 2);
+}
+
+/** `baton help [COMMAND]`: the general or a command's usage, on stdout. */
+function help(topic: string[]): number {
+  if (topic.length > 1) throw usageError(`help takes at most one command (got "${topic.join(' ')}")`);
+  const text = topic[0] === undefined ? USAGE : COMMAND_USAGE[topic[0]];
+  if (text === undefined) throw usageError(`no help for unknown command "${topic[0]}"`);
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
 
 /** Stray console output must never reach stdout, where an MCP client reads JSON-RPC. */
 function guardStdout(): void {
@@ -37,25 +57,21 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h':
       case 'help':
-        process.stdout.write(`${USAGE}\n`);
-        return 0;
+        return help(rest);
       case 'mcp':
         guardStdout();
-        await mcpCommand(rest);
-        return -1;
+        return await mcpCommand(rest);
       case 'serve':
-        await serveCommand(rest);
-        return -1;
+        return await serveCommand(rest);
       case 'status':
-        await statusCommand(rest);
-        return 0;
+        return await statusCommand(rest);
       case 'approve':
       case 'reject':
-        await decideCommand(command, rest);
-        return 0;
+        return await decideCommand(command, rest);
+      case undefined:
+        throw usageError('missing command');
       default:
-        process.stderr.write(`${command === undefined ? 'missing command' : `unknown command "${command}"`}\n\n${USAGE}\n`);
-        return 2;
+        throw usageError(`unknown command "${command}"`);
     }
   } catch (ex) {
     if (ex instanceof CliError) {

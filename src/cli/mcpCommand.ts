@@ -4,7 +4,10 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { BatonError } from '../core/errors.js';
 import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
+import {
+  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbPathOf, openOrFindOwner, parse, refuseArguments, unreachableOwner,
+  USAGE_FOOTER, VERSION,
+} from './common.js';
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
 import { onShutdown } from './shutdown.js';
@@ -12,21 +15,28 @@ import type { Log } from '../core/ports.js';
 import type { ToolGroup } from '../mcp/toolGroups.js';
 
 /** Usage of `baton mcp`. */
-export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
+export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--workspace DIR] [--content DIR] [--tools GROUPS] [--rate-limits SPEC]
                  [--token-ttl MINUTES] [--stall-minutes N]
 
 Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first process on a database
-owns it and also serves 127.0.0.1 HTTP for others; later ones forward to the owner (whose settings apply).
-If the owner exits while a forwarding process runs, that process takes over the database and the session goes on.
-${ENGINE_USAGE}`;
+owns it (creating it if needed) and also serves 127.0.0.1 HTTP for others; later ones forward to the owner
+(whose settings apply). If the owner exits while a forwarding process runs, that process takes over the
+database and the session goes on.
 
-/** Runs `baton mcp`; resolves when the session ends. */
-export async function mcpCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB_OPTIONS, ...ENGINE_OPTIONS }, MCP_USAGE);
+Options:
+${DB_USAGE}
+${CONTENT_USAGE}
+${ENGINE_USAGE}
+${USAGE_FOOTER}`;
+
+/** Runs `baton mcp`; returns 0 after --help, or -1 once the session is being served (it exits on its own). */
+export async function mcpCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...DB_OPTIONS, ...CONTENT_OPTION, ...ENGINE_OPTIONS }, MCP_USAGE);
   if (values.help) {
-    process.stderr.write(MCP_USAGE + '\n');
-    return;
+    process.stdout.write(MCP_USAGE + '\n');
+    return 0;
   }
+  refuseArguments('mcp', positionals, MCP_USAGE);
   const settings = engineSettings(values, MCP_USAGE);
   const { toolGroups } = settings;
   const log = cliLog();
@@ -44,7 +54,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
     }, log, true);
     await server.connect(new StdioServerTransport());
     log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-    return;
+    return -1;
   }
   const info = found.owner;
   log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
@@ -54,7 +64,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
     if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
     throw ex;
   }
-  process.exit(0);
+  return 0;
 }
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */

@@ -1,26 +1,34 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { readDiscovery } from '../host/discovery.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse, VERSION } from './common.js';
+import {
+  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbPathOf, lockedBy, parse, refuseArguments, USAGE_FOOTER, VERSION,
+} from './common.js';
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
 import { onShutdown } from './shutdown.js';
 
 /** Usage of `baton serve`. */
-export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS]
+export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--workspace DIR] [--content DIR] [--port N] [--tools GROUPS]
                    [--rate-limits SPEC] [--token-ttl MINUTES] [--stall-minutes N]
 
-Owns the database and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in server.json beside
-the database, mode 0600). Runs until SIGINT/SIGTERM.
-  --port N                the port (default: a random free one)
-${ENGINE_USAGE}`;
+Owns the database (creating it if needed) and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in
+server.json beside the database, mode 0600). Runs until SIGINT/SIGTERM.
 
-/** Runs `baton serve`. */
-export async function serveCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB_OPTIONS, ...ENGINE_OPTIONS, port: { type: 'string' } }, SERVE_USAGE);
+Options:
+${DB_USAGE}
+${CONTENT_USAGE}
+  --port N                the port (default: a random free one)
+${ENGINE_USAGE}
+${USAGE_FOOTER}`;
+
+/** Runs `baton serve`; returns 0 after --help, or -1 once it serves (it exits on a signal). */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...DB_OPTIONS, ...CONTENT_OPTION, ...ENGINE_OPTIONS, port: { type: 'string' } }, SERVE_USAGE);
   if (values.help) {
-    process.stderr.write(SERVE_USAGE + '\n');
-    return;
+    process.stdout.write(SERVE_USAGE + '\n');
+    return 0;
   }
+  refuseArguments('serve', positionals, SERVE_USAGE);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
   const settings = engineSettings(values, SERVE_USAGE);
@@ -35,6 +43,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       await owner.close();
     }, log, false);
     process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
+    return -1;
   } catch (ex) {
     const ownerPid = lockedBy(ex);
     if (ownerPid === null) throw ex;

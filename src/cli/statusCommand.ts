@@ -1,43 +1,59 @@
-// `baton status`: executions and their steps, from the live owner or the database.
+// `baton status`: executions and their steps, from the live owner or by reading the database (never writing it).
 import type { ExecutionSummary } from '../core/api.js';
 import { statusViaOwner } from '../host/controlClient.js';
-import { cliLog, DB_OPTIONS, dbPathOf, parse } from './common.js';
+import { cliLog, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments, USAGE_FOOTER } from './common.js';
 import { withCore } from './withCore.js';
 
 /** Usage of `baton status`. */
-export const STATUS_USAGE = `Usage: baton status [--db PATH] [--all] [--json]
+export const STATUS_USAGE = `Usage: baton status [--all] [--json] [--db PATH] [--workspace DIR]
 
-Lists executions (only unfinished ones unless --all), with their steps.`;
+Lists executions (only unfinished ones unless --all; at most 50, newest first), with their steps. Asks the
+process that owns the database when one runs; otherwise reads the file and writes nothing. With no database
+there is nothing to list: status says where it looked and exits 1; it never creates one.
+
+Options:
+  --all                   also list finished (completed and failed) executions
+  --json                  print {"executions": [...]} instead of text
+${DB_USAGE}
+${USAGE_FOOTER}`;
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
 };
 
-/** Human-readable lines for a listing. */
-export function renderStatus(executions: ExecutionSummary[]): string {
+/** Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject commands it suggests. */
+export function renderStatus(executions: ExecutionSummary[], dbFlag = ''): string {
   if (executions.length === 0) return 'No executions.';
   return executions
     .map((e) => {
       const head = `${e.execution_id}  ${e.workflow ?? e.kind}  ${e.status}  ${e.progress}%${e.current_step ? `  step: ${e.current_step}` : ''}`;
       const steps = e.steps.map((s) => `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`);
-      const hint = e.status === 'awaiting_approval' ? [`  → baton approve ${e.execution_id}   or   baton reject ${e.execution_id} --feedback TEXT`] : [];
+      const hint = e.status === 'awaiting_approval'
+        ? [`  → baton approve ${e.execution_id}${dbFlag}   or   baton reject ${e.execution_id}${dbFlag} --feedback TEXT`]
+        : [];
       return [head, ...steps, ...hint].join('\n');
     })
     .join('\n\n');
 }
 
-/** Runs `baton status`. */
-export async function statusCommand(args: string[]): Promise<void> {
-  const { values } = parse(args, { ...DB_OPTIONS, json: { type: 'boolean' }, all: { type: 'boolean' } }, STATUS_USAGE);
+/** Runs `baton status`; returns the exit code. */
+export async function statusCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...DB_OPTIONS, json: { type: 'boolean' }, all: { type: 'boolean' } }, STATUS_USAGE);
   if (values.help) {
-    process.stderr.write(STATUS_USAGE + '\n');
-    return;
+    process.stdout.write(STATUS_USAGE + '\n');
+    return 0;
   }
+  refuseArguments('status', positionals, STATUS_USAGE);
   const activeOnly = !values.all;
+  const dbPath = dbPathOf(values);
   const executions = await withCore(
-    { dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log: cliLog('warn') },
+    {
+      dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'),
+      missing: () => missingDatabase(dbPath, values, 'status only reads, so nothing was created.'),
+    },
     (owner) => statusViaOwner(owner, activeOnly),
     async (baton) => baton.listExecutions({ active_only: activeOnly }),
   );
-  process.stdout.write((values.json ? JSON.stringify({ executions }) : renderStatus(executions)) + '\n');
+  process.stdout.write((values.json ? JSON.stringify({ executions }) : renderStatus(executions, dbFlagFor(dbPath))) + '\n');
+  return 0;
 }

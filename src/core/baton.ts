@@ -25,16 +25,23 @@ export interface BatonOptions {
   rateLimits: RateLimitConfig;
   /** Minutes without activity after which a running workflow is reported as stalled. */
   stallMinutes: number;
-  /** Byte budget of the inline step context. */
+  /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
   /** How long a call waiting on a gate blocks before answering `awaiting_approval` again. */
   approvalWaitMs: number;
+  /**
+   * How a person approves a gate from a terminal, named in the `awaiting_approval` answer (the execution id is
+   * appended): `baton approve`, with `--db` when that alone would not find this database; null when no terminal can.
+   */
+  approveCommand: string | null;
   /** Call-log rows kept. */
   callLogRetention: number;
   /** How often `tick()` sweeps for timed-out executions (by the injected clock); 0 turns the sweep off. */
   timeoutSweepMs: number;
   /** Every workspace folder (multi-root): each becomes a project at start-up. Defaults to `[workspacePath]`. */
   workspaceFolders?: string[];
+  /** On a read-only store: start-up only looks up what it would otherwise write (secret, project, content). */
+  readOnly?: boolean;
 }
 
 /** Defaults for everything but the paths. */
@@ -44,6 +51,7 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   stallMinutes: 30,
   inlineBudgetBytes: 4096,
   approvalWaitMs: 25_000,
+  approveCommand: 'baton approve',
   callLogRetention: 10_000,
   timeoutSweepMs: 60_000,
 };
@@ -92,6 +100,7 @@ export class Baton implements BatonApi {
     const brokerOptions: BrokerOptions = {
       tokenTtlMs: this.options.tokenTtlMs, rateLimits: this.options.rateLimits,
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
+      approveCommand: this.options.approveCommand,
     };
     this.broker = new Broker({
       ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,
@@ -114,6 +123,7 @@ export class Baton implements BatonApi {
   }
 
   private async init(): Promise<void> {
+    if (this.options.readOnly) return this.initReadOnly();
     const { store, crypto, clock } = this.ports;
     const existing = store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'token_secret'");
     if (existing) this.secret = existing.value;
@@ -142,6 +152,13 @@ export class Baton implements BatonApi {
       await this.projects.discover(folder).catch((ex: unknown) => this.ports.log.warn(`project ${folder}: ${ex instanceof Error ? ex.message : String(ex)}`));
     }
     await this.syncContent();
+  }
+
+  /** Start-up on a read-only store: the content is what the owner last synced; an unknown workspace has no project. */
+  private initReadOnly(): void {
+    const { store } = this.ports;
+    this.secret = store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'token_secret'")?.value ?? '';
+    this.projectId = store.get<{ id: number }>('SELECT id FROM projects WHERE path = ?', [this.options.workspacePath])?.id ?? 0;
   }
 
   // ---- broker and gates ----

@@ -17,6 +17,8 @@ export type ErrorReason =
   | 'rate_limited'
   | 'content_invalid'
   | 'store_locked'
+  | 'store_missing'
+  | 'store_read_only'
   | 'store_newer_version'
   | 'store_corrupt'
   | 'store_failed'

@@ -106,10 +106,10 @@ export interface ModelOutput {
   metadata?: Record<string, unknown>;
 }
 
-/** What `workflow.next_step` may be asked to do besides `continue`. */
+/** What `workflow_next_step` may be asked to do besides `continue`. */
 export type NextStepRequestKind = 'continue' | 'refresh_token';
 
-/** The request of `workflow.next_step` (spec names). */
+/** The request of `workflow_next_step` (spec names). */
 export interface NextStepRequest {
   template_name?: string;
   step_token?: string | null;
@@ -134,7 +134,7 @@ export interface StepContract {
   human_gate_required: boolean;
 }
 
-/** Statuses of a `workflow.next_step` response. */
+/** Statuses of a `workflow_next_step` response. */
 export type NextStepStatus = 'ok' | 'no_op' | 'task_closed' | 'error' | 'awaiting_approval';
 
 /** An artifact carried inline in a response. */
@@ -150,10 +150,22 @@ export interface InlineArtifact {
   uri: string;
 }
 
-/** Everything an agent needs for its step, inline. */
+/** Everything an agent needs for its step besides the contract, inline. */
 export interface StepContext {
+  /** The workflow template the step belongs to. */
+  workflow: string;
+  agent_name: string;
+  /** What the whole workflow is for (given when it was started). */
+  task_description: string;
+  /** What this step is for. */
+  step_description: string;
+  /** A reviewer's feedback when the step was sent back; address it in this attempt. */
+  feedback?: string;
+  /** The attempt number, from 2 on (a step sent back by a reviewer). */
+  attempt?: number;
   persona_summary: string;
   persona_uri: string;
+  /** Actions the active rules require (the forbidden ones are in the contract's forbidden_actions). */
   guardrails: string[];
   guardrails_uri: string;
   dependency_artifacts: InlineArtifact[];
@@ -177,9 +189,13 @@ export interface NextStepError {
   /** What to call to recover. */
   recovery: string;
   retry_after_ms?: number;
+  /** Where the execution stands, e.g. `review-code (awaiting_approval)`, when the error concerns a known execution. */
+  current_step?: string;
+  /** The arguments of the `workflow_next_step` call that recovers, when one call does. */
+  next_call?: Record<string, unknown>;
 }
 
-/** The response of `workflow.next_step`. */
+/** The response of `workflow_next_step` (its structured form; the text form is rendered from it). */
 export interface NextStepResponse {
   status: NextStepStatus;
   execution_id?: string;

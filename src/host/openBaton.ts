@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
-import { openStore, type SqlJsStore } from '../store/sqlJsStore.js';
+import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
 
 /** How to open Baton. */
@@ -27,6 +27,8 @@ export interface OpenBatonOptions {
   stallMinutes?: number;
   approvalWaitMs?: number;
   inlineBudgetBytes?: number;
+  /** 'read': read the database without writing anything (no content sync, timers or watchers); see openStore. */
+  access?: StoreAccess;
   /** Journal flush mode; 'fsync' unless a benchmark asks otherwise. */
   durability?: 'fsync' | 'write';
   /** Re-sync content when files under the content folders change (sends list_changed to clients). */
@@ -49,11 +51,12 @@ export function bundledContentDir(): string {
   return candidates.find((c) => existsSync(join(c, 'workflows'))) ?? candidates[0]!;
 }
 
-/** Opens the store (taking ownership of the database) and the core on it. */
+/** Opens the store (taking ownership of the database, unless `access` is 'read') and the core on it. */
 export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton> {
   const log = options.log ?? stderrLog();
   const workspace = resolve(options.workspace ?? process.cwd());
-  const store = await openStore({ path: options.dbPath, log, durability: options.durability });
+  const readOnly = options.access === 'read';
+  const store = await openStore({ path: options.dbPath, log, durability: options.durability, access: options.access });
   let baton: Baton;
   try {
     const overrides: Partial<BatonOptions> = {};
@@ -63,11 +66,13 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     if (options.inlineBudgetBytes !== undefined) overrides.inlineBudgetBytes = options.inlineBudgetBytes;
     if (options.timeoutSweepMs !== undefined) overrides.timeoutSweepMs = options.timeoutSweepMs;
     if (options.workspaceFolders?.length) overrides.workspaceFolders = options.workspaceFolders.map((f) => resolve(f));
+    if (readOnly) overrides.readOnly = true;
     baton = await Baton.create(
       { store, clock: options.clock ?? systemClock, ids: randomIds, crypto: nodeCrypto, log, fs: nodeFileSystem },
       {
         ...overrides,
         workspacePath: workspace,
+        approveCommand: approveCommandFor(options.dbPath, workspace),
         contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
         rateLimits: typeof options.rateLimits === 'object'
           ? options.rateLimits
@@ -78,11 +83,11 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     await store.close();
     throw ex;
   }
-  const timer = setInterval(() => {
+  const timer = readOnly ? undefined : setInterval(() => {
     baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
   }, 60_000);
-  timer.unref();
-  const watchers = options.watchContent ? watchContent(baton, baton.options.contentDirs, log) : [];
+  timer?.unref();
+  const watchers = options.watchContent && !readOnly ? watchContent(baton, baton.options.contentDirs, log) : [];
   let closed: Promise<void> | undefined;
   return {
     baton,
@@ -145,4 +150,15 @@ function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
     }
   }
   return watchers;
+}
+
+/**
+ * The command a person runs to approve a gate: `baton approve`, which finds `.baton/baton.db` of the folder it runs
+ * in, so `--db` is added whenever this database is not that of the workspace; none for an in-memory database.
+ */
+export function approveCommandFor(dbPath: string | null, workspace: string): string | null {
+  if (dbPath === null) return null;
+  const db = resolve(dbPath);
+  if (db === join(workspace, '.baton', 'baton.db')) return 'baton approve';
+  return `baton approve --db ${/^[\w@%+=:,./-]+$/.test(db) ? db : `'${db.replace(/'/g, "'\\''")}'`}`;
 }

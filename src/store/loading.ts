@@ -70,8 +70,11 @@ export interface JournalOnDisk {
   fileSize: number;
 }
 
-/** Reads and checks the journal; a corrupt (not merely torn) journal is refused. */
-export function readJournal(journalPath: string, baseSeq: number, log: Log): JournalOnDisk {
+/**
+ * Reads and checks the journal; a corrupt (not merely torn) journal is refused. `access` 'read' only changes the
+ * wording: a reader leaves a torn tail on disk for the next owner to cut.
+ */
+export function readJournal(journalPath: string, baseSeq: number, log: Log, access: 'own' | 'read' = 'own'): JournalOnDisk {
   if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0 };
   const buf = readFileSync(journalPath);
   const scan = scanJournal(buf);
@@ -83,7 +86,8 @@ export function readJournal(journalPath: string, baseSeq: number, log: Log): Jou
     );
   }
   if (scan.torn) {
-    log.warn(`store: dropping a torn last write of ${buf.length - scan.validEnd} bytes at the end of ${journalPath} (it was never acknowledged)`);
+    const torn = `a torn last write of ${buf.length - scan.validEnd} bytes at the end of ${journalPath} (it was never acknowledged)`;
+    log.warn(access === 'own' ? `store: dropping ${torn}` : `store: ignoring ${torn}; the next owner of the database drops it`);
   }
   let expected = baseSeq + 1;
   for (const r of scan.records) {

@@ -1,44 +1,18 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
-// (DESIGN "Durability: snapshot + journal").
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
+// (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
+import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
-import { silentLog, type Log, type Row, type SqlParams, type Store } from '../core/ports.js';
-import { journalPathOf } from './dbPath.js';
+import type { Row, SqlParams, Store } from '../core/ports.js';
 import { replaceFileDurable } from './durableFile.js';
-import { decodeParams, encodeStatement, openNodeJournalFile, type JournalFile, type JournalRecord } from './journal.js';
-import { JournalWriter, deferred, type Deferred } from './journalWriter.js';
-import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
-import { acquireLock } from './lock.js';
-import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
+import { decodeParams, encodeStatement, type JournalRecord } from './journal.js';
+import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
+import type { OpenStoreOptions } from './openStore.js';
 
 export { resolveDbPath } from './dbPath.js';
+export { openStore, type OpenStoreOptions, type StoreAccess } from './openStore.js';
 
-/** How to open a store. */
-export interface OpenStoreOptions {
-  /** The database file; null → in memory, no journal, no lock (unit tests). */
-  path: string | null;
-  /** Folder of NNN_name.sql files; default `<this code's dir>/migrations`. */
-  migrationsDir?: string;
-  /** sql-wasm.wasm; default beside the bundle, else from node_modules. */
-  wasmPath?: string;
-  /** Checkpoint after this many journal records (default 1000). */
-  checkpointRecords?: number;
-  /** Checkpoint after this many journal bytes (default 8 MiB). */
-  checkpointBytes?: number;
-  /** Checkpoint after this long without writes (default 5000 ms). */
-  idleCheckpointMs?: number;
-  /** 'fsync' (default): fdatasync each flush; 'write': page cache only (survives kill -9, not power loss). */
-  durability?: 'fsync' | 'write';
-  log?: Log;
-  /** SQL functions journaled statements may call; registered before the journal is replayed. */
-  functions?: Record<string, (...args: any[]) => any>;
-  /** Test hook: how the journal file is opened (e.g. to simulate a full disk). */
-  openJournalFile?: (path: string) => JournalFile;
-}
-
-type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>;
+/** @internal The checkpoint and durability settings of an open store. */
+export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>;
 
 /** Journal and checkpoint counters. */
 export interface StoreStats {
@@ -67,6 +41,8 @@ const STATEMENT_CACHE_LIMIT = 500;
 /** The sql.js Store. Reads are synchronous; a transaction's promise resolves once its journal record is on disk. */
 export class SqlJsStore implements Store {
   readonly path: string | null;
+  /** Opened with access 'read': writes are refused and nothing is ever written to the file. */
+  readonly readOnly: boolean;
   private readonly cache = new Map<string, Cached>();
   private readonly functions = new Map<string, (...args: any[]) => any>();
   private depth = 0;
@@ -86,8 +62,10 @@ export class SqlJsStore implements Store {
     private readonly db: Database,
     private readonly durable: Durable | null,
     private readonly settings: StoreSettings,
+    readOnlyPath: string | null = null,
   ) {
-    this.path = durable?.path ?? null;
+    this.path = durable?.path ?? readOnlyPath;
+    this.readOnly = readOnlyPath !== null;
     this.applyConnectionSettings();
   }
 
@@ -136,6 +114,13 @@ export class SqlJsStore implements Store {
 
   run(sql: string, params?: SqlParams): number {
     if (this.depth === 0) throw new Error(`Store.run() called outside transaction(): ${sql}`);
+    if (this.readOnly) {
+      throw new BatonError(
+        'store_read_only',
+        `${this.path} is open read-only here; a change goes through the process that owns it (baton mcp, baton serve or the editor)`,
+        { path: this.path },
+      );
+    }
     // Encode first: a parameter the journal cannot hold must fail before the write happens.
     const record = encodeStatement(sql, params);
     this.exec(sql, params);
@@ -402,101 +387,6 @@ export class SqlJsStore implements Store {
   }
 }
 
-/** Temp files a killed owner left mid-checkpoint; only the lock holder writes them, so they are dead. */
-function removeStaleTemps(path: string): void {
-  const dir = dirname(path);
-  const prefixes = [`${basename(path)}.tmp-`, `${basename(journalPathOf(path))}.tmp-`];
-  for (const name of readdirSync(dir)) {
-    if (prefixes.some((p) => name.startsWith(p))) rmSync(join(dir, name), { force: true });
-  }
-}
-
 function isThenable(v: unknown): boolean {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
-}
-
-/** Opens (creating if needed) the database, replays its journal and applies migrations. */
-export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> {
-  const log = options.log ?? silentLog;
-  const settings = {
-    checkpointRecords: options.checkpointRecords ?? 1000,
-    checkpointBytes: options.checkpointBytes ?? 8 * 1024 * 1024,
-    idleCheckpointMs: options.idleCheckpointMs ?? 5000,
-    durability: options.durability ?? 'fsync',
-    log,
-  } as const;
-  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath());
-  const migrations = loadMigrations(options.migrationsDir ?? defaultMigrationsDir());
-  const newest = migrations.at(-1)!.version;
-  if (options.path === null) {
-    const store = new SqlJsStore(new SQL.Database(), null, settings);
-    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
-    applyMigrations(store.database, migrations);
-    return store;
-  }
-  return openFileStore(SQL, resolve(options.path), newest, options, settings, migrations);
-}
-
-async function openFileStore(
-  SQL: SqlJsStatic,
-  path: string,
-  newest: number,
-  options: OpenStoreOptions,
-  settings: StoreSettings,
-  migrations: ReturnType<typeof loadMigrations>,
-): Promise<SqlJsStore> {
-  mkdirSync(dirname(path), { recursive: true });
-  const lock = acquireLock(path);
-  if (!lock.acquired) {
-    throw new BatonError(
-      'store_locked',
-      `${path} is owned by Baton process ${lock.ownerPid}; connect to it (it serves MCP, see server.json) or stop it`,
-      { ownerPid: lock.ownerPid, path },
-    );
-  }
-  let db: Database | null = null;
-  let store: SqlJsStore | null = null;
-  try {
-    removeStaleTemps(path);
-    const snapshot = loadSnapshot(SQL, path);
-    db = snapshot.db;
-    const version = schemaVersion(db);
-    if (version > newest) {
-      throw new BatonError(
-        'store_newer_version',
-        `${path} was written by a newer Baton (schema v${version}, this build knows v${newest}); upgrade Baton or use another --db path`,
-        { path, version, known: newest },
-      );
-    }
-    const journalPath = journalPathOf(path);
-    const baseSeq = snapshotSeq(db);
-    const onDisk = readJournal(journalPath, baseSeq, settings.log);
-    const openJournal = options.openJournalFile ?? openNodeJournalFile;
-    const file = openJournal(journalPath);
-    let onFlushed: () => void = noop;
-    const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
-    store = new SqlJsStore(db, { path, journal, release: lock.release }, settings);
-    const opened = store;
-    onFlushed = () => opened.afterFlush();
-    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
-    journal.lastSeq = store.replay(onDisk.records, baseSeq, journalPath);
-    // Only once the replay succeeded: cut the torn (or preallocated) tail so appends continue there.
-    if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
-    journal.records = onDisk.records.length;
-    journal.bytes = onDisk.validEnd;
-    // Migrations are not journaled: a checkpoint makes them (and a brand-new file) durable before any write.
-    if (applyMigrations(db, migrations) > 0 || !snapshot.existed) {
-      store.markDirty();
-      await store.checkpoint();
-    }
-    return store;
-  } catch (ex) {
-    if (store) {
-      store.dispose();
-    } else {
-      db?.close();
-      lock.release();
-    }
-    throw ex;
-  }
 }

@@ -1,7 +1,7 @@
 // Every command Baton registers, with its palette title. No 'vscode' import: the registration test reads it beside
 // package.json, and commands.ts's table is typed so that it holds exactly these ids.
 
-/** Command id → title (category "Baton"); `baton.test.state` is hidden from the palette. */
+/** Command id → title (category "Baton"). Test hooks are not commands of the product (see testHooks.ts). */
 export const COMMAND_TITLES = {
   'baton.startWorkflow': 'Start Workflow…',
   'baton.advanceStep': 'Advance Step…',
@@ -16,11 +16,18 @@ export const COMMAND_TITLES = {
   'baton.copyHandoffPrompt': 'Copy Agent Prompt',
   'baton.showLog': 'Show Log',
   'baton.refresh': 'Refresh',
-  'baton.test.state': 'Test State (internal)',
 } as const;
 
 /** A Baton command id. */
 export type CommandId = keyof typeof COMMAND_TITLES;
 
-/** Commands kept out of the command palette. */
-export const HIDDEN_COMMANDS: readonly CommandId[] = ['baton.test.state'];
+/** The environment variable with which a test harness asks for the test hooks (value `1`); see testHooks.ts. */
+export const TEST_HOOKS_ENV = 'BATON_TEST_HOOKS';
+
+/** The test hooks' command: registered only when TEST_HOOKS_ENV asks for it, and never declared in package.json. */
+export const TEST_STATE_COMMAND = 'baton.test.state';
+
+/** Whether the extension host was started by a test harness that asks for the test hooks. */
+export function testHooksRequested(env: Record<string, string | undefined>): boolean {
+  return env[TEST_HOOKS_ENV] === '1';
+}

@@ -5,7 +5,6 @@ import { openArtifact } from './artifactDocuments.js';
 import type { CommandId } from './commandIds.js';
 import { copyMcpConfig } from './mcpConfigCommands.js';
 import type { Services } from './services.js';
-import { testState } from './testHooks.js';
 import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
 
 /** A command handler: the services, then the arguments the editor passes (a tree node, an id, nothing). */
@@ -26,7 +25,6 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.copyHandoffPrompt': copyHandoffPrompt,
   'baton.showLog': (s) => s.log.channel.show(),
   'baton.refresh': (s) => s.tree.refresh(),
-  'baton.test.state': testState,
 };
 
 /** Registers every command; a failing handler is logged and shown, never thrown into the editor. */

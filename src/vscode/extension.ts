@@ -11,6 +11,7 @@ import { BatonConnection } from './ownership.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import type { Services } from './services.js';
 import { registerStatusBar } from './statusBar.js';
+import { registerTestHooks } from './testHooks.js';
 import { registerWorkflowsTree } from './views/workflowsTreeProvider.js';
 
 let connection: BatonConnection | undefined;
@@ -45,6 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
       void c.restart();
     }),
   );
+  const testHooks = registerTestHooks(services);
+  if (testHooks) context.subscriptions.push(testHooks);
   c.start();
   services.timings.activationMs = Math.round(performance.now() - t0);
   log.info(`Baton: activated in ${services.timings.activationMs} ms`);

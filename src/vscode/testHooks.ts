@@ -1,5 +1,9 @@
-// `baton.test.state` (hidden from the palette): what end-to-end tests read from the running extension.
+// Test hooks: `baton.test.state`, what the end-to-end tests read from the running extension. It hands out the endpoint's
+// bearer token and the held step tokens, so it exists only in an extension host started with BATON_TEST_HOOKS=1 (the
+// e2e harness sets it for the editors it starts); it is not in package.json, and without the variable nothing registers it.
+import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../core/api.js';
+import { TEST_HOOKS_ENV, TEST_STATE_COMMAND, testHooksRequested } from './commandIds.js';
 import type { HeldStep } from './heldSteps.js';
 import type { Services } from './services.js';
 
@@ -18,8 +22,15 @@ export interface TestState {
   heldSteps: HeldStep[];
 }
 
+/** Registers the test hooks when the environment asks for them; otherwise registers nothing and returns undefined. */
+export function registerTestHooks(s: Services, env: Record<string, string | undefined> = process.env): vscode.Disposable | undefined {
+  if (!testHooksRequested(env)) return undefined;
+  s.log.warn(`Baton: test hooks registered (${TEST_HOOKS_ENV}=1): ${TEST_STATE_COMMAND} hands out the endpoint token`);
+  return vscode.commands.registerCommand(TEST_STATE_COMMAND, () => testState(s));
+}
+
 /** Reports the extension's state (waiting for Baton to be ready, or its failure). */
-export async function testState(s: Services): Promise<TestState> {
+async function testState(s: Services): Promise<TestState> {
   const c = s.connection;
   const executions = await c.ready().then(() => c.listExecutions({ limit: 200 }), () => []);
   return {

@@ -35,6 +35,7 @@ describe("the editor's agent mode drives Baton", { timeout: 5 * 60_000 }, () => 
       // The model works on each step until the test releases it, so what the editor shows meanwhile can be checked.
       env: { BATON_SCRIPTED_DIR: dir, BATON_SCRIPTED_HOLD: '1' },
       settings: agentModeSettings,
+      testHooks: true, // the scripted model's "Save Baton State" reads baton.test.state
     });
     installScriptedModel(server);
     browser = await launchBrowser(server.host.chromium!);

@@ -1,6 +1,6 @@
 // Rule: inside the real extension host (VS Code 1.139 server, Node 24), Baton activates, registers every command it
 // declares, owns the workspace endpoint, is reachable by the editor's own MCP client, and its endpoint refuses
-// callers without the token or from a foreign Host or Origin.
+// callers without the token or from a foreign Host or Origin; the test hook exists when the harness asks for it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
   let run: InHostRun;
 
   before(async () => {
-    run = await runInHost({ suite: join(__dirname, 'inhost', 'index.js') });
+    run = await runInHost({ suite: join(__dirname, 'inhost', 'index.js'), testHooks: true });
     process.stderr.write(`in-host suite: exit ${run.exitCode} in ${run.ms} ms\n`);
   });
 

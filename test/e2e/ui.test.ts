@@ -1,5 +1,6 @@
 // Rule: a person can work with Baton in a real editor (code-server in headless Chromium): the Baton icon in the
-// activity bar, the tree of bundled workflows, a workflow started from the command palette, its first step handed to
+// activity bar, the tree of bundled workflows (one that has not run opens onto its steps, which offer no step
+// actions), a workflow started from the command palette, its first step handed to
 // an agent (an MCP SDK client on the registered endpoint with the token), the tree, panel and status bar following
 // the agent live, the gate approved with the panel's button, and the synthesis opened in a tab.
 import assert from 'node:assert/strict';
@@ -46,6 +47,33 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
       return ['bug-fix', 'feature-implementation', 'security-audit'].every((w) => labels.some((l) => l.startsWith(w))) && labels;
     });
     assert.ok(rows.some((l) => l.startsWith('bug-fix')));
+  });
+
+  it("opens a workflow that has not run onto its steps, numbered with their agents, and offers no step actions on them", async () => {
+    const row = wb.treeRow('security-audit');
+    assert.equal(await row.getAttribute('aria-expanded'), 'false', 'folded until opened');
+    const twistie = row.locator('.monaco-tl-twistie');
+    await twistie.click(); // the arrow, as a person opens it
+    const steps = await waitFor('the steps of security-audit under it', async () => {
+      const rows = await wb.treeRows();
+      const at = rows.findIndex((r) => r.label.startsWith('security-audit'));
+      const under = rows.slice(at + 1).filter((r) => r.level === '2');
+      return under.length >= 5 && under.map((r) => r.label);
+    });
+    assert.deepEqual(steps.slice(0, 5), [
+      '1. scan-codebase, reviewer', '2. design-mitigations, architect', '3. validate-vulnerabilities, debugger',
+      '4. apply-fixes, implementer · approval gate', '5. verify-fixes, reviewer',
+    ]);
+    const step = wb.treeRow('4. apply-fixes');
+    await step.click({ button: 'right' });
+    await page.waitForTimeout(800); // a context menu opens at once when it has entries
+    const menu = await page.locator('.context-view .monaco-menu .action-label').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+    assert.deepEqual(menu.filter((m) => /Approve|Reject|Advance|Copy Agent Prompt|Cancel|Show Execution/.test(m)), [], `menu: ${menu.join(' | ')}`);
+    await page.keyboard.press('Escape');
+    await step.hover();
+    const inline = await step.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    assert.deepEqual(inline, [], 'no inline step actions');
+    await twistie.click(); // folded again, as a person leaves it
   });
 
   it('starts bug-fix from the command palette and opens its panel', async () => {

@@ -28,9 +28,11 @@ function runAndKill(dbPath: string, workspace: string, killAfterMs: number): Pro
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         const ack = JSON.parse(line) as Ack;
-        // Start the kill timer once the writer is up, so every round kills mid-work.
-        if (ack.ready) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-        else acks.push(ack);
+        if (ack.ready) continue;
+        // Start the kill timer at the round's first acknowledged step, so every round kills mid-work and makes
+        // progress however slow the machine is (a timer from start-up could fire before the first step).
+        if (ack.op === 'complete' && !acks.some((a) => a.op === 'complete')) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        acks.push(ack);
       }
     });
     child.on('error', reject);

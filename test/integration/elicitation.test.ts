@@ -52,7 +52,7 @@ describe('gate decisions through MCP elicitation', () => {
     try {
       const redo = await s.call({ step_token: s.gate.new_step_token });
       assert.equal(redo.status, 'ok');
-      assert.match(redo.human_message!, /Test the empty password too\./);
+      assert.equal(redo.context!.feedback, 'Test the empty password too.');
     } finally {
       await s.close();
     }

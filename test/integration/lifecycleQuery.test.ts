@@ -215,27 +215,29 @@ describe('content tools', () => {
     assert.deepEqual(Object.keys(r).sort(), ['kind', 'name', 'tags']);
   });
 
-  it('includeHash gives the file hash as contentHash; ifNoneMatch with it answers notModified', async () => {
+  it("includeHash gives the file hash as the spec's fileHash (contentHash its alias); ifNoneMatch with it answers notModified", async () => {
     const file = readFileSync(agentPath, 'utf8');
     const hash = createHash('sha256').update(file).digest('hex');
     const r = await rig.ok('get_agent_persona', { agentName: 'leaky' });
+    assert.equal(r.fileHash, hash);
     assert.equal(r.contentHash, hash);
-    assert.equal((await rig.ok('get_agent_persona', { agentName: 'leaky', includeHash: false })).contentHash, undefined);
+    const bare = await rig.ok('get_agent_persona', { agentName: 'leaky', includeHash: false });
+    assert.deepEqual([bare.fileHash, bare.contentHash], [undefined, undefined]);
     for (const tag of [hash, `"${hash}"`, `W/"${hash}"`]) {
-      assert.deepEqual(await rig.ok('get_agent_persona', { agentName: 'leaky', ifNoneMatch: tag }), { notModified: true, contentHash: hash });
+      assert.deepEqual(await rig.ok('get_agent_persona', { agentName: 'leaky', ifNoneMatch: tag }), { notModified: true, fileHash: hash, contentHash: hash });
     }
     const stale = await rig.ok('get_agent_persona', { agentName: 'leaky', ifNoneMatch: 'old' });
     assert.equal(stale.name, 'leaky');
   });
 
   it('ETag changes when the file changes (after a content sync)', async () => {
-    const before = (await rig.ok('get_workflow', { workflowName: 'bug-fix' })).contentHash;
+    const before = (await rig.ok('get_workflow', { workflowName: 'bug-fix' })).fileHash;
     const w = join(rig.workspace, '.baton', 'workflows');
     mkdirSync(w, { recursive: true });
     writeFileSync(join(w, 'bug-fix.yaml'), readFileSync(join(__dirname, '..', '..', 'content', 'workflows', 'bug-fix.yaml'), 'utf8').replace('Debug and fix', 'Debug and repair'));
     await rig.baton.syncContent();
     const after = await rig.ok('get_workflow', { workflowName: 'bug-fix', ifNoneMatch: before });
-    assert.notEqual(after.contentHash, before);
+    assert.notEqual(after.fileHash, before);
     assert.equal(after.notModified, undefined);
     rmSync(join(w, 'bug-fix.yaml'));
     await rig.baton.syncContent();
@@ -270,7 +272,7 @@ describe('content tools', () => {
     assert.deepEqual(await names({ alwaysApply: false }), ['code-quality']);
     const full = await rig.ok('get_relevant_rules', { tags: ['security'], detailLevel: 'full', contentMode: 'synthesized' });
     assert.match(full.rules[0].synthesized, /^# security\n/);
-    assert.deepEqual(await rig.ok('get_relevant_rules', { tags: ['security'], ifNoneMatch: full.listHash }), { notModified: true, contentHash: full.listHash });
+    assert.deepEqual(await rig.ok('get_relevant_rules', { tags: ['security'], ifNoneMatch: full.listHash }), { notModified: true, listHash: full.listHash, contentHash: full.listHash });
     const page = await rig.ok('get_relevant_rules', { detailLevel: 'name', limit: 1, page: 2 });
     assert.deepEqual([page.total, page.rules.map((r: { name: string }) => r.name)], [2, ['code-quality']]);
   });

@@ -141,3 +141,86 @@ describe('structured results match the declared output schema', () => {
     }
   });
 });
+
+describe('error texts carry what the recovery needs (the text alone, as Claude Code passes an isError result)', () => {
+  const NEXT_CALL = 'Next call: workflow_next_step ';
+  const clock = new FakeClock();
+  let opened: OpenedBaton;
+  let client: Client;
+  /** Only the text of a result, as a client that drops structuredContent sees it. */
+  const text = async (args: Record<string, unknown>) => {
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+    return { isError: res.isError === true, text: (res.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n') };
+  };
+  const nextCall = (t: string) => {
+    const line = t.split('\n').find((l) => l.startsWith(NEXT_CALL));
+    assert.ok(line, `a next call in:\n${t}`);
+    return JSON.parse(line.slice(NEXT_CALL.length)) as Record<string, unknown>;
+  };
+  const tokenOf = (t: string) => nextCall(t).step_token as string;
+
+  before(async () => {
+    opened = await openBaton({ dbPath: null, workspace: makeWorkspace(), rateLimits: true, clock, approvalWaitMs: 0, log: silentLog, tokenTtlMs: 60_000 });
+    const server = createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog });
+    client = new Client({ name: 'claude-code', version: '1' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+  });
+  after(async () => {
+    await client.close();
+    await opened.close();
+  });
+
+  it('rate_limited carries retry_after_ms', async () => {
+    let t = (await text({ template_name: 'bug-fix' })).text;
+    // Re-asking for the running step without output is a continue: it draws, and the task bucket holds 3.
+    for (let i = 0; i < 3; i++) t = (await text({ step_token: tokenOf(t) })).text;
+    const limited = await text({ step_token: tokenOf(t) });
+    assert.equal(limited.isError, true);
+    assert.match(limited.text, /^Error rate_limited: Rate limit exceeded for task:/);
+    assert.match(limited.text, /^retry_after_ms: 2000$/m);
+    assert.match(limited.text, /^Recovery: wait retry_after_ms milliseconds, then repeat the same call$/m);
+    clock.advance(60_000);
+  });
+
+  it('token errors carry the current step and the token or call to use; invalid_state while awaiting carries the token', async () => {
+    const first = (await text({ template_name: 'bug-fix' })).text;
+    const exec = /execution_id: (\S+)/.exec(first)![1]!;
+    const t1 = tokenOf(first);
+    clock.advance(60_000);
+    const expired = await text({ step_token: t1, model_output_so_far: out('late') });
+    assert.equal(expired.isError, true);
+    assert.match(expired.text, /^Error token_expired: /);
+    assert.match(expired.text, /^current step: analyze-root-cause \(running\)$/m);
+    assert.ok(expired.text.includes(`execution_id: ${exec}`));
+    assert.deepEqual(nextCall(expired.text), { request: 'refresh_token', step_token: t1 });
+    const refreshed = (await text(nextCall(expired.text))).text;
+    assert.match(refreshed, /^status: ok/m);
+    const t2 = tokenOf(refreshed);
+    const reissued = (await text({ step_token: t2 })).text;
+    const superseded = await text({ step_token: t2, model_output_so_far: out('old') });
+    assert.match(superseded.text, /^Error token_out_of_order: .*latest new_step_token/m);
+    assert.match(superseded.text, /^current step: analyze-root-cause \(running\)$/m);
+    clock.advance(2_000);
+    const t3 = tokenOf(reissued);
+    const second = (await text({ step_token: t3, model_output_so_far: out('a') })).text;
+    clock.advance(2_000);
+    const replayed = await text({ step_token: t3, model_output_so_far: out('a') });
+    assert.match(replayed.text, /^Error token_replayed: /);
+    assert.match(replayed.text, /^current step: implement-fix \(running\)$/m);
+    assert.match(replayed.text, /^Recovery: use the new_step_token from the result of the call that used this token/m);
+    // On to the gate, then a second submission with the wait token.
+    let t = second;
+    while (/^status: ok/m.test(t)) {
+      clock.advance(2_000);
+      t = (await text({ step_token: tokenOf(t), model_output_so_far: out('s') })).text;
+    }
+    assert.match(t, /^status: awaiting_approval/m);
+    const wait = tokenOf(t);
+    clock.advance(2_000);
+    const again = await text({ step_token: wait, model_output_so_far: out('again') });
+    assert.match(again.text, /^Error invalid_state: Step "review-code" was already submitted/);
+    assert.match(again.text, /^current step: review-code \(awaiting_approval\)$/m);
+    assert.deepEqual(nextCall(again.text), { step_token: wait });
+  });
+});

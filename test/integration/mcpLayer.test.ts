@@ -61,7 +61,7 @@ describe('MCP layer (scripted core)', () => {
       const res = await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'old' } });
       assert.equal(res.isError, true);
       assert.deepEqual(res.structuredContent, err);
-      assert.match((res.content as Array<{ text: string }>)[0]!.text, /expired.*refresh_token/);
+      assert.match((res.content as Array<{ text: string }>)[0]!.text, /^Error token_expired: The step token expired\.\n[\s\S]*refresh_token/);
       assert.equal(baton.logged.at(-1)!.error_category, 'token');
     } finally {
       baton.nextStepImpl = null;

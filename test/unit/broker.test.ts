@@ -2,6 +2,8 @@
 // scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
+import { resultText } from '../../src/core/broker/stepText.js';
 import { makeBaton, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
@@ -12,7 +14,9 @@ describe('broker: the bug-fix workflow end to end', () => {
     const first = await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails with 500' });
     let { step, token } = okStep(first);
     assert.equal(step, 'analyze-root-cause');
-    assert.ok(first.human_message?.includes('# Workflow Step: analyze-root-cause'));
+    assert.match(resultText(first), /^# Step "analyze-root-cause" of bug-fix, for the debugger agent\n/);
+    assert.equal(first.context?.task_description, 'Login fails with 500');
+    assert.match(first.context!.step_description, /^Find out why the reported failure happens/);
     assert.ok(first.context?.persona_summary.length);
     assert.equal(first.next_step_contract?.forbidden_actions.length, 5);
     const executionId = first.execution_id!;
@@ -201,7 +205,9 @@ describe('broker: human gates', () => {
     const redo = await baton.nextStep({ step_token: waitToken });
     const { step, token } = okStep(redo);
     assert.equal(step, 'review-code');
-    assert.match(redo.human_message!, /Add a test for the null session case\./);
+    assert.equal(redo.context!.feedback, 'Add a test for the null session case.');
+    assert.equal(redo.context!.attempt, 2);
+    assert.match(resultText(redo), /> Add a test for the null session case\./);
     const again = await baton.nextStep({ step_token: token, model_output_so_far: output('reviewed again') });
     assert.equal(again.status, 'awaiting_approval');
     await baton.decide({ execution_id: exec, decision: 'approve' });
@@ -248,6 +254,61 @@ describe('broker: rate limits, stalls and the call log', () => {
     assert.equal((await baton.nextStep({ step_token: token })).status, 'ok');
   });
 
+  it('with the default limits, a fast honest agent is never limited: gate waits and token refreshes draw nothing', async () => {
+    const { baton, clock } = await makeBaton({ rateLimits: DEFAULT_RATE_LIMITS });
+    const refused: string[] = [];
+    const call = async (req: Parameters<typeof baton.nextStep>[0]) => {
+      const r = await baton.nextStep(req);
+      if (r.status === 'error') refused.push(`${r.error!.code} on ${JSON.stringify(Object.keys(req))}`);
+      return r;
+    };
+    let r = await call({ template_name: 'bug-fix', task_description: 'Login fails' });
+    const exec = r.execution_id!;
+    while (r.status === 'ok') {
+      // Refreshing the token, many times at one instant, costs nothing.
+      for (let i = 0; i < 5; i++) r = await call({ request: 'refresh_token', step_token: r.new_step_token! });
+      // One second of work per step, then the submission: the 4th fits the task bucket (3, refilled 0.5/s).
+      clock.advance(1_000);
+      r = await call({ step_token: r.new_step_token!, model_output_so_far: output(r.next_step_contract!.step_name) });
+    }
+    assert.equal(r.status, 'awaiting_approval');
+    // Waiting on the gate right away, again and again, is free too (the harness does not block on the wait).
+    for (let i = 0; i < 10; i++) r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'awaiting_approval');
+    await baton.decide({ execution_id: exec, decision: 'reject', feedback: 'Cover the expired cookie.' });
+    r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'ok', 'the rejected step comes back to the waiting agent');
+    clock.advance(2_000);
+    r = await call({ step_token: r.new_step_token!, model_output_so_far: output('review again') });
+    for (let i = 0; i < 10; i++) r = await call({ step_token: r.new_step_token! });
+    await baton.decide({ execution_id: exec, decision: 'approve' });
+    r = await call({ step_token: r.new_step_token! });
+    assert.equal(r.status, 'task_closed');
+    assert.deepEqual(refused, []);
+  });
+
+  it('still limits hammering: creates past the agent burst, submissions past the task burst, refused free calls', async () => {
+    const { baton } = await makeBaton({ rateLimits: DEFAULT_RATE_LIMITS });
+    const creates: string[] = [];
+    for (let i = 0; i < 11; i++) creates.push((await baton.nextStep({ template_name: 'bug-fix' })).error?.code ?? 'ok');
+    assert.deepEqual(creates, [...Array<string>(10).fill('ok'), 'rate_limited']);
+    // Submissions of one task at one instant (another agent: its own bucket is full): the 4th is limited.
+    const other = { agent_name: 'fast-agent' };
+    let r = await baton.nextStep({ template_name: 'feature-implementation' }, other);
+    const submits: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const next = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(`s${i}`) }, other);
+      submits.push(next.error?.code ?? next.status);
+      if (next.status === 'ok') r = next;
+    }
+    assert.deepEqual(submits, ['ok', 'ok', 'ok', 'rate_limited']);
+    // A refresh or wait that is refused spends like any call: garbage tokens still run the agent's bucket dry.
+    const third = { agent_name: 'hammer' };
+    const garbage: string[] = [];
+    for (let i = 0; i < 11; i++) garbage.push((await baton.nextStep({ request: 'refresh_token', step_token: 'garbage' }, third)).error!.code);
+    assert.deepEqual(garbage, [...Array<string>(10).fill('token_malformed'), 'rate_limited']);
+  });
+
   it('reports a stalled workflow once per threshold, as an informational event', async () => {
     const { baton, clock } = await makeBaton({ stallMinutes: 30 });
     const r = await baton.nextStep({ template_name: 'bug-fix' });
@@ -279,21 +340,6 @@ describe('broker: rate limits, stalls and the call log', () => {
     assert.ok(!String(row.request_full).includes(r.new_step_token!));
     assert.ok(!String(row.response_full).includes(r.new_step_token!));
     assert.match(String(row.request_full), /REDACTED/);
-  });
-});
-
-describe('broker: inline context budget', () => {
-  it('keeps the inline context within the budget and points at the rest', async () => {
-    const { baton } = await makeBaton({ inlineBudgetBytes: 2048 });
-    const first = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
-    const big = output('root cause', 'Root cause', {
-      artifacts: [{ type: 'design_doc', title: 'Root cause', content: 'x'.repeat(20_000) }],
-    });
-    const r = await baton.nextStep({ step_token: first.token, model_output_so_far: big });
-    const size = Buffer.byteLength(JSON.stringify(r.context));
-    assert.ok(size <= 2048, `context is ${size} bytes`);
-    assert.equal(r.context!.dependency_artifacts[0]!.truncated, true);
-    assert.ok(r.context!.more.includes(`workflow-artifacts://${r.execution_id}`));
   });
 });
 

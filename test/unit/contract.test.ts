@@ -1,7 +1,10 @@
-// Rule: every step hands the agent its contract and the spec's instruction markdown, naming the exact submit call, the human gate, review feedback and parallel work.
+// Rule: every step hands the agent its contract, and the text form of a result alone says what the step is, its ids
+// and status, and the exact next call (a copyable JSON object with the token), naming the tool as it is listed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildContract, renderHumanMessage, type HumanMessageInput } from '../../src/core/broker/contract.js';
+import { buildContract, stepHumanMessage } from '../../src/core/broker/contract.js';
+import { NEXT_CALL_PREFIX, renderResultText } from '../../src/core/broker/stepText.js';
+import type { NextStepResponse, StepContext } from '../../src/core/types.js';
 
 const allowed = [
   'Read source code files',
@@ -34,79 +37,92 @@ test("buildContract produces the spec's contract example and copies arrays", () 
   assert.equal(buildContract({ ...stepDef, human_gate: true }, []).human_gate_required, true);
 });
 
-const base: HumanMessageInput = {
-  template_name: 'bug-fix',
-  agent_name: 'implementer',
-  task_description: 'Fix the login crash.',
-  contract: buildContract(stepDef, forbidden),
-  execution_id: 'exec-1',
-  attempt: 1,
-};
-
-test("renders the spec's Usage in Instructions markdown", () => {
-  const md = renderHumanMessage(base);
-  const expectedStart = [
-    '# Workflow Step: implement-fix',
-    '',
-    '**Template**: bug-fix',
-    '**Agent Role**: implementer',
-    '',
-    '## Your Task',
-    '',
-    'Fix the login crash.',
-    '',
-    '## What You CAN Do',
-    ...allowed.map((a) => `- ${a}`),
-    '',
-    '## What You CANNOT Do',
-    ...forbidden.map((a) => `- ${a}`),
-    '',
-    '## Required Output Format',
-    '',
-    format,
-    '',
-    '## Submitting Your Work',
-    '',
-    'Call `workflow.next_step` with your model_output_so_far and the step_token provided',
-  ].join('\n');
-  assert.ok(md.startsWith(expectedStart), md);
-  assert.ok(md.includes('workflow.next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })'));
-  for (const absent of ['## Human Review', '## Feedback From Review', '## Always', '## Parallel Work']) {
-    assert.ok(!md.includes(absent), absent);
-  }
+test('human_message is one short line pointing at the structured fields, not the contract again', () => {
+  const line = stepHumanMessage(buildContract(stepDef, forbidden), 'bug-fix');
+  assert.ok(!line.includes('\n') && line.length < 220, line);
+  assert.match(line, /implement-fix of bug-fix within next_step_contract and context.*workflow_next_step.*new_step_token.*model_output_so_far/);
+  for (const item of [...allowed, ...forbidden]) assert.ok(!line.includes(item), item);
+  assert.match(stepHumanMessage(buildContract({ ...stepDef, human_gate: true }, forbidden), 'bug-fix'), /A person approves the step after you submit\./);
 });
 
-test('human gate adds a Human Review section telling the agent to call again with the returned token', () => {
-  const md = renderHumanMessage({ ...base, contract: buildContract({ ...stepDef, human_gate: true }, forbidden) });
-  assert.match(md, /## Human Review\n\nAfter you submit, this step waits for a person's approval\. Call `workflow\.next_step` again with the returned step_token to wait for the decision/);
-  assert.ok(md.indexOf('## Human Review') > md.indexOf('## Submitting Your Work'));
+const context = (extra: Partial<StepContext> = {}): StepContext => ({
+  workflow: 'bug-fix', agent_name: 'implementer', task_description: 'Fix the login crash.', step_description: 'Fix it at the root cause.',
+  persona_summary: 'Makes the change.', persona_uri: 'persona://implementer', guardrails: ['ALWAYS write unit tests for new functions'],
+  guardrails_uri: 'guardrails://active', dependency_artifacts: [], more: [], ...extra,
+});
+const ok = (extra: Partial<NextStepResponse> = {}, ctx: Partial<StepContext> = {}): NextStepResponse => ({
+  status: 'ok', execution_id: 'exec-1', task_id: 'task-1', next_step_contract: buildContract(stepDef, forbidden), new_step_token: 'tok.sig',
+  token_expires_at: '2026-01-01T00:10:00.000Z', human_message: 'one line', context: context(ctx), progress: 25,
+  selection: { scores: { 'implement-fix': 0 }, reason: 'only one', all_candidates: ['implement-fix'], parallel_opportunities: ['implement-fix'], tie_broken_by: 'none' },
+  ...extra,
 });
 
-test('feedback adds a Feedback From Review section before Your Task, with the attempt', () => {
-  const md = renderHumanMessage({ ...base, attempt: 2, feedback: 'Add a regression test.\nAlso check null users.' });
-  const at = md.indexOf('## Feedback From Review');
-  assert.ok(at > 0 && at < md.indexOf('## Your Task'));
-  assert.match(md, /sent back.*attempt 2/);
-  assert.match(md, /> Add a regression test\.\n> Also check null users\./);
-  assert.ok(!renderHumanMessage({ ...base, feedback: '  ' }).includes('## Feedback From Review'));
-  assert.ok(!renderHumanMessage({ ...base, feedback: null }).includes('## Feedback From Review'));
+/** The arguments on the text's "Next call:" line. */
+function nextCall(text: string): Record<string, unknown> {
+  const line = text.split('\n').find((l) => l.startsWith(NEXT_CALL_PREFIX));
+  assert.ok(line, `a "${NEXT_CALL_PREFIX}" line in:\n${text}`);
+  return JSON.parse(line.slice(NEXT_CALL_PREFIX.length)) as Record<string, unknown>;
+}
+
+test('an ok text carries the step, status, ids, task, contract, persona and the exact submit call with the token', () => {
+  const text = renderResultText(ok());
+  assert.ok(text.startsWith('# Step "implement-fix" of bug-fix, for the implementer agent\n'), text);
+  assert.match(text, /^status: ok · progress: 25% · execution_id: exec-1 · task_id: task-1$/m);
+  assert.match(text, /## Task\nFix the login crash\.\n\nFix it at the root cause\./);
+  assert.match(text, new RegExp(`## Allowed\n${allowed.map((a) => `- ${a}`).join('\n')}\n`));
+  assert.match(text, new RegExp(`## Forbidden\n${forbidden.map((a) => `- ${a.replace(/[()/]/g, '\\$&')}`).join('\n')}\n`));
+  assert.match(text, /## Always\n- ALWAYS write unit tests for new functions\n/);
+  assert.ok(text.includes(`## Required output\n${format}\n`));
+  assert.match(text, /## Persona \(persona:\/\/implementer\)\nMakes the change\./);
+  const call = nextCall(text);
+  assert.equal(call.step_token, 'tok.sig');
+  assert.deepEqual(Object.keys(call.model_output_so_far as object), ['summary', 'artifacts', 'references', 'confidence']);
+  assert.match(text, /expires at 2026-01-01T00:10:00\.000Z.*"request":"refresh_token"/);
+  assert.ok(!text.includes('workflow.next_step'));
+  for (const absent of ['Reviewer feedback', 'A person approves', 'Also ready', 'From earlier steps']) assert.ok(!text.includes(absent), absent);
 });
 
-test('required actions add an Always section', () => {
-  const md = renderHumanMessage({ ...base, required_actions: ['ALWAYS write unit tests for new functions'] });
-  assert.match(md, /## Always\n- ALWAYS write unit tests for new functions\n/);
-  assert.ok(!renderHumanMessage({ ...base, required_actions: [] }).includes('## Always'));
-});
-
-test('parallel opportunities add a Parallel Work note with the claim call', () => {
-  const md = renderHumanMessage({ ...base, parallel_opportunities: ['design-refactor', 'write-tests'] });
-  assert.match(md, /## Parallel Work\n\nOther steps are ready too: `design-refactor`, `write-tests`\./);
-  assert.ok(md.includes('workflow.next_step({ task_id: "exec-1" })'));
-  assert.ok(!renderHumanMessage({ ...base, parallel_opportunities: [] }).includes('## Parallel Work'));
+test('a human gate, review feedback, parallel steps and inline artifacts each get their part of the text', () => {
+  const text = renderResultText(ok(
+    {
+      next_step_contract: buildContract({ ...stepDef, human_gate: true }, forbidden),
+      selection: { scores: {}, reason: '', all_candidates: [], parallel_opportunities: ['implement-fix', 'design-refactor'], tie_broken_by: 'alphabetical' },
+    },
+    {
+      feedback: 'Add a regression test.\nAlso check null users.', attempt: 2,
+      dependency_artifacts: [{ artifact_id: 'a1', step_name: 'analyze-root-cause', type: 'markdown', title: 'Root cause', content: 'The cookie parser throws.', truncated: true, uri: 'workflow-artifacts://exec-1#a1' }],
+      more: ['workflow-artifacts://exec-1'],
+    },
+  ));
+  assert.match(text, /^# Step "implement-fix" of bug-fix, for the implementer agent \(attempt 2\)$/m);
+  assert.match(text, /## Reviewer feedback: address it in this attempt\n> Add a regression test\.\n> Also check null users\.\n/);
+  assert.ok(text.indexOf('Reviewer feedback') < text.indexOf('## Task'));
+  assert.match(text, /A person approves this step after you submit: then call again with only the step_token you get back/);
+  assert.match(text, /Also ready: design-refactor; another agent claims one with \{"task_id":"exec-1"\}\./);
+  assert.match(text, /## From earlier steps\n### analyze-root-cause · markdown · Root cause \(cut\) · workflow-artifacts:\/\/exec-1#a1\nThe cookie parser throws\.\n\(In full: workflow-artifacts:\/\/exec-1\)/);
 });
 
 test('empty action lists still render a bullet, never an empty section', () => {
-  const md = renderHumanMessage({ ...base, contract: buildContract({ ...stepDef, allowed_actions: [] }, []) });
-  assert.match(md, /## What You CAN Do\n- \S/);
-  assert.match(md, /## What You CANNOT Do\n- .*guardrails:\/\/active/);
+  const text = renderResultText(ok({ next_step_contract: buildContract({ ...stepDef, allowed_actions: [] }, []) }, { guardrails: [] }));
+  assert.match(text, /## Allowed\n- \S/);
+  assert.match(text, /## Forbidden\n- .*guardrails:\/\/active/);
+  assert.ok(!text.includes('## Always'));
+});
+
+test('awaiting, no_op, closed and error texts each carry the status, the ids and what to call', () => {
+  const waiting = renderResultText({ status: 'awaiting_approval', execution_id: 'exec-1', task_id: 'task-1', new_step_token: 'wait.sig', progress: 75, human_message: 'Step "review-code" waits.' });
+  assert.match(waiting, /^status: awaiting_approval · progress: 75% · execution_id: exec-1 · task_id: task-1\nStep "review-code" waits\.\n/);
+  assert.deepEqual(nextCall(waiting), { step_token: 'wait.sig' });
+  const idle = renderResultText({ status: 'no_op', execution_id: 'exec-1', progress: 50, human_message: 'No step is ready right now.' });
+  assert.deepEqual(nextCall(idle), { task_id: 'exec-1' });
+  const closed = renderResultText({ status: 'task_closed', execution_id: 'exec-1', progress: 100, human_message: 'Complete.', synthesis: { outcome_summary: '# Workflow Synthesis: bug-fix\n' } });
+  assert.match(closed, /^status: task_closed · progress: 100% · execution_id: exec-1\nComplete\.\n\n# Workflow Synthesis: bug-fix\n$/);
+  const limited = renderResultText({ status: 'error', error: { code: 'rate_limited', message: 'Rate limit exceeded.', recovery: 'wait', retry_after_ms: 1500 } });
+  assert.match(limited, /^Error rate_limited: Rate limit exceeded\.\nstatus: error\nretry_after_ms: 1500\nRecovery: wait\n$/);
+  const expired = renderResultText({
+    status: 'error', execution_id: 'exec-1', task_id: 'task-1',
+    error: { code: 'token_expired', message: 'Expired.', recovery: 'refresh', current_step: 'implement-fix (running)', next_call: { request: 'refresh_token', step_token: 'old.sig' } },
+  });
+  assert.match(expired, /^current step: implement-fix \(running\)$/m);
+  assert.deepEqual(nextCall(expired), { request: 'refresh_token', step_token: 'old.sig' });
 });

@@ -51,8 +51,10 @@ test('processes racing for a stale lock: exactly one wins, the others name it', 
     writeFileSync(`${t.db}.lock`, `${deadPid()}\n`);
     const at = Date.now() + 1500;
     const racers = [0, 1, 2, 3].map(() => spawnTs(storeChildScript, ['lock', t.db, String(at)]));
-    const results = await Promise.all(racers.map(runToEnd));
-    const lines = results.map((r) => r.stdout.trim());
+    const ends = racers.map(runToEnd);
+    const lines = await Promise.all(racers.map((r) => waitForLine(r, /^(acquired|refused \d+)$/)));
+    for (const r of racers) r.stdin!.end();
+    const results = await Promise.all(ends);
     const winners = racers.filter((_, i) => lines[i] === 'acquired');
     assert.equal(winners.length, 1, `${lines.join(' | ')} ${results.map((r) => r.stderr).join('')}`);
     for (const line of lines.filter((l) => l !== 'acquired')) assert.equal(line, `refused ${winners[0]!.pid}`);

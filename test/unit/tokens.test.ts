@@ -55,10 +55,19 @@ test('non-ASCII fields survive the round trip (UTF-8 base64url without Buffer)',
 
 test('expired exactly at expires_at, with a refresh_token hint and details', () => {
   const token = signToken(nodeCrypto, SECRET, payload);
-  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 601_000), 'token_expired', /request: 'refresh_token'/);
+  const err = throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 601_000), 'token_expired', /workflow_next_step with \{"request": "refresh_token", "step_token": <this token>\}/);
   assert.equal(err.details.execution_id, 'exec-1');
   assert.equal(err.details.step_name, 'implement-fix');
   throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 9_999_999), 'token_expired');
+});
+
+test('a wait token carries its signed wait mark; adding the mark to another token breaks the signature', () => {
+  const wait = signToken(nodeCrypto, SECRET, { ...payload, wait: true });
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, wait, 1_000), { ...payload, wait: true });
+  assert.equal(decodeTokenUnverified(wait)?.wait, true);
+  assert.equal('wait' in verifyToken(nodeCrypto, SECRET, signToken(nodeCrypto, SECRET, payload), 1_000), false);
+  const [, sig] = signToken(nodeCrypto, SECRET, payload).split('.');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${b64(JSON.stringify({ ...payload, wait: true }))}.${sig}`, 1_000), 'token_forged');
 });
 
 test('allowExpired accepts an expired but genuine token', () => {

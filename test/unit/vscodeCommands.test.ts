@@ -1,11 +1,12 @@
 // Rule: package.json declares exactly the commands the extension registers (same ids, exact titles, category Baton),
-// every menu and activation entry names a declared command, the hidden test hook stays out of the palette, and the
-// view, container and MCP provider ids are the ones the code and the end-to-end tests use.
+// every menu entry names a declared command, the manifest carries nothing of the tests (no test command, no activation
+// on one) and no `onCommand:` events the editor generates itself, and the view, container and MCP provider ids are the
+// ones the code and the end-to-end tests use.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { COMMAND_TITLES, HIDDEN_COMMANDS } from '../../src/vscode/commandIds.js';
+import { COMMAND_TITLES, TEST_STATE_COMMAND, testHooksRequested } from '../../src/vscode/commandIds.js';
 
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -43,7 +44,7 @@ describe('commands: package.json ⇄ the command table', () => {
     for (const [id, title] of Object.entries(required)) assert.equal(declared.find((c) => c.command === id)?.title, title, id);
   });
 
-  it('names only declared commands in menus, and hides the test hook from the palette', () => {
+  it('names only declared commands in menus', () => {
     const menus: Record<string, Array<{ command: string; when?: string }>> = pkg.contributes.menus;
     let entries = 0;
     for (const [menu, items] of Object.entries(menus)) {
@@ -53,9 +54,24 @@ describe('commands: package.json ⇄ the command table', () => {
       }
     }
     assert.ok(entries > 10);
-    for (const id of HIDDEN_COMMANDS) {
-      assert.ok(menus.commandPalette!.some((m) => m.command === id && m.when === 'false'), `${id} hidden`);
-    }
+  });
+
+  it('carries nothing of the tests: no test command declared, in a menu, in an activation event or in the table', () => {
+    const text = readFileSync(join(root, 'package.json'), 'utf8');
+    assert.ok(!text.includes(TEST_STATE_COMMAND), `package.json names ${TEST_STATE_COMMAND}`);
+    assert.doesNotMatch(text, /baton\.test\b/);
+    assert.ok(!tableIds().some((id) => id.startsWith('baton.test')), 'commands.ts registers a test command for everyone');
+    assert.ok(!Object.keys(COMMAND_TITLES).some((id) => id.startsWith('baton.test')));
+  });
+
+  it('registers the test hooks only when the harness sets BATON_TEST_HOOKS=1', () => {
+    assert.equal(testHooksRequested({ BATON_TEST_HOOKS: '1' }), true);
+    for (const value of [undefined, '', '0', 'true', 'yes']) assert.equal(testHooksRequested({ BATON_TEST_HOOKS: value }), false, String(value));
+    assert.equal(testHooksRequested({}), false);
+    const extension = readFileSync(join(root, 'src', 'vscode', 'extension.ts'), 'utf8');
+    assert.match(extension, /registerTestHooks\(services\)/, 'extension.ts asks testHooks.ts, which checks the variable');
+    const hooks = readFileSync(join(root, 'src', 'vscode', 'testHooks.ts'), 'utf8');
+    assert.match(hooks, /if \(!testHooksRequested\(env\)\) return undefined;\n\s*s\.log\.warn[^\n]*\n\s*return vscode\.commands\.registerCommand\(TEST_STATE_COMMAND/);
   });
 
   it('puts approve/reject only on awaiting steps and cancel only on unfinished executions', () => {
@@ -69,9 +85,10 @@ describe('commands: package.json ⇄ the command table', () => {
     assert.ok(!re.test('execution:completed') && !re.test('execution:failed'));
   });
 
-  it('activates on the view, every command, the MCP provider and startup', () => {
+  it('activates on the view, the MCP provider and startup, and leaves onCommand: events to the editor (since 1.74)', () => {
     const events: string[] = pkg.activationEvents;
-    for (const id of declaredIds) assert.ok(events.includes(`onCommand:${id}`), id);
+    assert.deepEqual(events.filter((e) => e.startsWith('onCommand:')), [], 'generated from contributes.commands by VS Code ≥ 1.74');
+    assert.match(pkg.engines.vscode, /^\^1\.(7[4-9]|[89]\d|1\d\d)\./, 'the editor generates them only from 1.74 on');
     for (const e of ['onView:baton.workflows', 'onStartupFinished', 'onMcpServerDefinitionProvider:baton']) assert.ok(events.includes(e), e);
   });
 

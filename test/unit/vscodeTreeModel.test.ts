@@ -1,11 +1,39 @@
 // Rule: the Baton tree is built from the core's listings into nodes with stable, unique ids, the documented labels
-// ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on.
+// ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on; a workflow that has not
+// run opens onto its steps, which look unlike a run's steps and get no step actions.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
+import type { StepStatus, WorkflowTemplate } from '../../src/core/types.js';
 import {
-  artifactNodes, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes,
+  artifactNodes, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
 } from '../../src/vscode/views/treeModel.js';
+
+const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+
+/** The commands package.json's `view/item/context` menu offers for a tree item with this context value. */
+function menuCommands(contextValue: string): string[] {
+  const items: Array<{ command: string; when: string }> = manifest.contributes.menus['view/item/context'];
+  return items
+    .filter((item) => {
+      const eq = /viewItem == ([\w:]+)/.exec(item.when);
+      const re = /viewItem =~ \/(.+)\//.exec(item.when);
+      assert.ok(eq || re, `a when clause this test cannot read: ${item.when}`);
+      return eq ? eq[1] === contextValue : new RegExp(re![1]!).test(contextValue);
+    })
+    .map((item) => item.command);
+}
+
+const bugFix: WorkflowTemplate = {
+  name: 'bug-fix', description: 'Fix a bug', type: 'sequential', tags: [], estimated_duration_minutes: 30,
+  steps: [
+    { name: 'analyze-root-cause', agent: 'debugger', dependencies: [], human_gate: false },
+    { name: 'implement-fix', agent: 'implementer', dependencies: ['analyze-root-cause'], human_gate: false },
+    { name: 'review-code', agent: 'reviewer', dependencies: ['implement-fix'], human_gate: true },
+  ].map((s) => ({ ...s, description: s.name, allowed_actions: [], required_output_format: '', path_patterns: [], tags: [] })),
+};
 
 const workflows = [
   { name: 'security-audit', description: 'Audit', type: 'sequential', steps_count: 3, estimated_duration_minutes: null, tags: [] },
@@ -30,17 +58,50 @@ function artifact(id: string, over: Partial<ArtifactRecord> = {}): ArtifactRecor
 describe('tree model', () => {
   it('lists templates sorted by name, with a "Start a workflow…" entry while nothing has run', () => {
     const nodes = rootNodes(workflows, []);
-    assert.deepEqual(nodes.map((n) => n.id), ['message:empty', 'template:bug-fix', 'template:security-audit']);
+    assert.deepEqual(nodes.map((n) => n.id), ['message:empty', 'template:bug-fix:outline', 'template:security-audit:outline']);
     assert.equal(nodes[0]!.command?.id, 'baton.startWorkflow');
     assert.equal(nodes[1]!.description, '4 steps');
-    assert.equal(nodes[1]!.collapsible, 'expanded', 'expandable from the start, so its first run shows without a click');
+    assert.equal(nodes[1]!.collapsible, 'collapsed', 'folded: it opens onto its steps');
     assert.equal(nodes[1]!.contextValue, 'template');
+  });
+
+  it('gives a template its first run under a new id, so the editor shows that run expanded rather than folded away', () => {
+    const before = rootNodes(workflows, []).find((n) => n.label === 'bug-fix')!;
+    const after = rootNodes(workflows, [exec('e1')]).find((n) => n.label === 'bug-fix')!;
+    assert.notEqual(after.id, before.id);
+    assert.equal(after.id, 'template:bug-fix');
+    assert.equal(after.collapsible, 'expanded');
+    assert.deepEqual(after.ref, before.ref);
+    assert.equal(rootNodes(workflows, [exec('e1')]).find((n) => n.label === 'security-audit')!.id, 'template:security-audit:outline');
+  });
+
+  it('opens a template without runs onto its steps: numbered, grey, with agent and gate, no command and no step menu', () => {
+    const nodes = templateStepNodes(bugFix);
+    assert.deepEqual(nodes.map((n) => n.label), ['1. analyze-root-cause', '2. implement-fix', '3. review-code']);
+    assert.deepEqual(nodes.map((n) => n.description), ['debugger', 'implementer', 'reviewer · approval gate']);
+    assert.deepEqual(nodes.map((n) => n.id), ['templateStep:bug-fix:analyze-root-cause', 'templateStep:bug-fix:implement-fix', 'templateStep:bug-fix:review-code']);
+    assert.match(nodes[1]!.tooltip!, /Step 2 of 3 of the bug-fix workflow \(not started\), for the implementer agent\nafter analyze-root-cause/);
+    assert.match(nodes[2]!.tooltip!, /waits for a person to approve it/);
+    const statusIcons = new Set((['pending', 'ready', 'running', 'awaiting_approval', 'completed', 'failed', 'skipped'] as StepStatus[]).map((s) => statusIcon(s).id));
+    for (const n of nodes) {
+      assert.equal(n.contextValue, 'templateStep');
+      assert.equal(n.collapsible, 'none');
+      assert.equal(n.command, undefined, `${n.label} runs nothing on click`);
+      assert.ok(!statusIcons.has(n.icon.id), `${n.label}: ${n.icon.id} is a run step's status icon`);
+      assert.equal(n.icon.color, 'disabledForeground');
+      assert.deepEqual(menuCommands(n.contextValue), [], `${n.label} is offered step actions`);
+      assert.deepEqual(Object.keys(n.ref).sort(), ['kind', 'step_name', 'template']);
+    }
+    // The menus this test reads are the real ones: a run's steps do get their actions.
+    assert.ok(menuCommands('step:awaiting_approval').includes('baton.approveStep'));
+    assert.ok(menuCommands('step:ready').includes('baton.advanceStep'));
+    assert.ok(menuCommands('template').includes('baton.startWorkflow'));
   });
 
   it('expands a template with active runs and groups executions of no known template under "Other executions"', () => {
     const list = [exec('e1'), exec('e2', { status: 'completed', progress: 100 }), exec('e3', { workflow: null, kind: 'pipeline' })];
     const nodes = rootNodes(workflows, list);
-    assert.deepEqual(nodes.map((n) => n.id), ['template:bug-fix', 'template:security-audit', 'group:other']);
+    assert.deepEqual(nodes.map((n) => n.id), ['template:bug-fix', 'template:security-audit:outline', 'group:other']);
     assert.equal(nodes[0]!.collapsible, 'expanded');
     assert.equal(nodes[0]!.description, '1 active · 2 runs');
     const names = new Set(workflows.map((w) => w.name));
@@ -125,7 +186,10 @@ describe('tree model', () => {
     const empty = (id: string): WorkflowStatusResource => ({
       execution_id: id, task_id: null, workflow: 'x', status: 'pending', current_step: null, progress: 0, started_at: '', completed_at: null, steps: [],
     });
-    const ids = [...stepNodes(empty('e1')), ...stepNodes(empty('e2')), ...rootNodes(workflows, [exec('e1')])].map((n) => n.id);
+    const ids = [
+      ...stepNodes(empty('e1')), ...stepNodes(empty('e2')), ...rootNodes(workflows, [exec('e1')]), ...templateStepNodes(bugFix),
+      ...stepNodes({ ...empty('e1'), steps: [{ step_name: 'implement-fix', status: 'ready', agent_name: 'i', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null, feedback: null, attempt: 1, artifacts: [] }] }),
+    ].map((n) => n.id);
     assert.equal(new Set(ids).size, ids.length);
   });
 

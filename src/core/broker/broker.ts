@@ -1,18 +1,19 @@
-// The `workflow.next_step` broker: create, continue, claim and refresh, each one atomic transaction.
+// The `workflow_next_step` broker: create, continue, claim and refresh, each one atomic transaction.
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type {
   BatonEvent, CallContext, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
-import { buildContract, renderHumanMessage } from './contract.js';
+import { buildContract, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
 import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
-import { errorResponse } from './brokerErrors.js';
+import { errorResult } from './brokerErrors.js';
 import { RateBuckets, type DrawnBucket } from './rateBuckets.js';
 import type { RateLimitConfig } from './rateLimiter.js';
 import { computeReadySet, scoreParallelCandidates, type SelectableStep } from './selection.js';
 import { buildStepContext } from './stepContext.js';
+import { fitStepResult } from './stepResult.js';
 import { buildSynthesis } from './synthesis.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
 import { decodeTokenUnverified, type TokenPayload } from './tokens.js';
@@ -21,9 +22,12 @@ import { decodeTokenUnverified, type TokenPayload } from './tokens.js';
 export interface BrokerOptions {
   tokenTtlMs: number;
   rateLimits: RateLimitConfig;
+  /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
   /** How long a call waiting on a gate blocks for the decision before answering `awaiting_approval`. */
   approvalWaitMs: number;
+  /** How a person approves a gate from a terminal (the execution id is appended); null when no terminal can. */
+  approveCommand: string | null;
 }
 
 /** What the broker needs from the facade. */
@@ -69,26 +73,50 @@ export class Broker {
     return this.lastNow;
   }
 
-  /** Handles one `workflow.next_step` call; domain failures come back as `status: 'error'`. */
+  /**
+   * Handles one `workflow_next_step` call; domain failures come back as `status: 'error'`. Creating, claiming and
+   * submitting draw from the rate buckets; waiting for a gate decision and refreshing a token do not (they hand in
+   * nothing), unless they are refused: a refused call spends its token, so hammering with bad tokens is slowed down.
+   */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
-    let buckets: DrawnBucket[] = [];
+    let buckets: DrawnBucket[] | undefined;
+    let mode: 'create' | 'continue' | 'refresh' | 'claim' | undefined;
+    const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
     try {
-      const { mode, activeTaskId } = this.mode(req);
-      if (activeTaskId) req = { ...req, task_id: activeTaskId };
-      buckets = this.buckets.draw(this.rateKeys(req, ctx, mode), this.now().ms);
+      const picked = this.mode(req);
+      mode = picked.mode;
+      if (picked.activeTaskId) req = { ...req, task_id: picked.activeTaskId };
       if (mode === 'continue' || mode === 'refresh') {
+        const waiting = mode === 'continue' && !req.model_output_so_far && decodeTokenUnverified(req.step_token!)?.wait === true;
+        if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
-        return await this.run(buckets, () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
+        return await this.run(buckets ?? [], () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }
-      if (mode === 'create') return await this.run(buckets, () => this.createInTx(req, ctx));
-      return await this.run(buckets, () => this.claimInTx(req.task_id!, req, ctx));
+      draw();
+      if (mode === 'create') return await this.run(buckets!, () => this.createInTx(req, ctx));
+      return await this.run(buckets!, () => this.claimInTx(req.task_id!, req, ctx));
     } catch (ex) {
       if (!BatonError.is(ex)) throw ex;
-      // A refused call still spends its rate token, so a client hammering with bad tokens is slowed down too.
-      if (buckets.length) await this.deps.ports.store.transaction(() => this.buckets.save(buckets)).catch(() => undefined);
-      return errorResponse(ex);
+      if (mode && !buckets && ex.reason !== 'rate_limited') {
+        try {
+          draw();
+        } catch (limited) {
+          if (!BatonError.is(limited, 'rate_limited')) throw limited;
+          return this.errorResult(limited, req);
+        }
+      }
+      if (buckets?.length) await this.deps.ports.store.transaction(() => this.buckets.save(buckets!)).catch(() => undefined);
+      return this.errorResult(ex, req);
     }
+  }
+
+  /** The error answer, with where the execution stands and the call that recovers when the caller can make it. */
+  private errorResult(ex: BatonError, req: NextStepRequest): NextStepResponse {
+    return errorResult(ex, req, (id) => {
+      const exec = this.resolve(id);
+      return exec && { exec, steps: this.repo.stepStates(exec.execution_id) };
+    });
   }
 
   /** Which of the four operations the request asks for; for a bare call, the active task it picks up. */
@@ -235,10 +263,11 @@ export class Broker {
         if (output && !refresh) {
           throw new BatonError(
             'invalid_state',
-            `Step "${step.step_name}" was already submitted and is waiting for a person's approval. Call workflow_next_step with this step_token and no model_output_so_far to wait for the decision.`,
+            `Step "${step.step_name}" was already submitted and is waiting for a person's approval. Call workflow_next_step with only this step_token (no model_output_so_far) to wait for the decision.`,
+            { execution_id: exec.execution_id, next_call: { step_token: req.step_token } },
           );
         }
-        if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at), events: [] };
+        if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at, this.options.approveCommand), events: [] };
         this.repo.closeToken(tok.nonce, 'superseded', iso);
         return { response: this.issueWaitToken(exec, step), events: [] };
       case 'completed':
@@ -371,35 +400,28 @@ export class Broker {
     }
     const { status, progress } = this.syncExecution(exec, { current_step: step.step_name }, states);
     events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
-    const guardrails = this.deps.content.guardrails();
-    const agent = this.deps.content.agent(step.agent_name);
-    const context = buildStepContext({
-      agentName: step.agent_name, agent, forbidden: contract.forbidden_actions, required: guardrails.required_actions,
-      dependencyArtifacts: this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes),
-      executionId: exec.execution_id,
-      budgetBytes: this.options.inlineBudgetBytes,
-    });
-    const human_message = renderHumanMessage({
-      template_name: exec.template_name ?? exec.kind, agent_name: step.agent_name,
-      task_description: `${String(exec.metadata.task_description ?? '')}\n\n${def.description}`.trim(),
-      contract, execution_id: exec.execution_id, attempt: Math.max(step.attempt, 1), feedback: step.feedback,
-      required_actions: guardrails.required_actions.slice(0, 5),
-      parallel_opportunities: selection?.parallel_opportunities.filter((n) => n !== step.step_name),
-    });
-    return {
-      response: {
-        status: 'ok', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, next_step_contract: contract,
-        new_step_token: token, token_expires_at: expiresAt, human_message, context, selection, progress,
-      },
-      events,
+    const workflow = exec.template_name ?? exec.kind;
+    const attempt = Math.max(step.attempt, 1);
+    const response: NextStepResponse = {
+      status: 'ok', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, next_step_contract: contract,
+      new_step_token: token, token_expires_at: expiresAt, human_message: stepHumanMessage(contract, workflow),
+      context: buildStepContext({
+        workflow, agentName: step.agent_name, agent: this.deps.content.agent(step.agent_name),
+        taskDescription: String(exec.metadata.task_description ?? ''), stepDescription: def.description,
+        feedback: step.feedback, attempt, required: this.deps.content.guardrails().required_actions,
+      }),
+      selection, progress,
     };
+    const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
+    fitStepResult(response, heads, this.options.inlineBudgetBytes);
+    return { response, events };
   }
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
   private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
-    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name);
+    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
-    return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt));
+    return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt), this.options.approveCommand);
   }
 
   /**

@@ -1,5 +1,6 @@
-// The step contract and the markdown instructions an agent reads for its step.
+// The step contract, and the one-line `human_message` of a step result (the text form carries the instructions).
 import type { StepContract } from '../types.js';
+import { NEXT_STEP_TOOL } from './stepText.js';
 
 /** The contract for `step`, with the (already prioritised) forbidden actions. */
 export function buildContract(
@@ -15,73 +16,9 @@ export function buildContract(
   };
 }
 
-/** Everything the step instructions mention. */
-export interface HumanMessageInput {
-  template_name: string;
-  agent_name: string;
-  task_description: string;
-  contract: StepContract;
-  execution_id: string;
-  attempt: number;
-  feedback?: string | null;
-  required_actions?: string[];
-  parallel_opportunities?: string[];
-}
-
-const SUBMIT_CALL =
-  'workflow.next_step({ step_token, model_output_so_far: { summary, artifacts: [...], references, confidence } })';
-
-function bullets(items: string[], whenEmpty: string): string {
-  return items.length > 0 ? items.map((item) => `- ${item}`).join('\n') : `- ${whenEmpty}`;
-}
-
-function feedbackSection(feedback: string, attempt: number): string {
-  const quoted = feedback.trim().split(/\r?\n/).map((line) => (line ? `> ${line}` : '>')).join('\n');
-  return `## Feedback From Review\n\nThis step was sent back by a reviewer; this is attempt ${attempt}. `
-    + `Address this feedback in your new output:\n\n${quoted}`;
-}
-
-function submitSection(): string {
-  return [
-    '## Submitting Your Work',
-    '',
-    'Call `workflow.next_step` with your model_output_so_far and the step_token provided:',
-    '',
-    '```',
-    SUBMIT_CALL,
-    '```',
-    '',
-    '- `summary`: what you did and found, in a few sentences',
-    '- `artifacts`: `{ type, title, content }` items (type such as `design_doc`, `implementation_plan`, `code_review`, `markdown`)',
-    '- `references`: files and documents you used',
-    '- `confidence`: a number from 0 to 1',
-  ].join('\n');
-}
-
-/** The spec's "Usage in Instructions" markdown, plus review feedback, the human gate, required actions and parallel work. */
-export function renderHumanMessage(input: HumanMessageInput): string {
-  const { contract } = input;
-  const sections: string[] = [
-    `# Workflow Step: ${contract.step_name}\n\n**Template**: ${input.template_name}\n**Agent Role**: ${input.agent_name}`,
-  ];
-  if (input.feedback && input.feedback.trim() !== '') sections.push(feedbackSection(input.feedback, input.attempt));
-  sections.push(`## Your Task\n\n${input.task_description.trim() || `Complete the '${contract.step_name}' step.`}`);
-  sections.push(`## What You CAN Do\n${bullets(contract.allowed_actions, 'Whatever the task needs, within the rules below')}`);
-  sections.push(`## What You CANNOT Do\n${bullets(contract.forbidden_actions, 'Anything the active guardrails forbid (guardrails://active)')}`);
-  if (input.required_actions && input.required_actions.length > 0) {
-    sections.push(`## Always\n${bullets(input.required_actions, '')}`);
-  }
-  sections.push(`## Required Output Format\n\n${contract.required_output_format.trim() || 'A summary of your work, any artifacts, references and a confidence score.'}`);
-  sections.push(submitSection());
-  if (contract.human_gate_required) {
-    sections.push('## Human Review\n\nAfter you submit, this step waits for a person\'s approval. '
-      + 'Call `workflow.next_step` again with the returned step_token to wait for the decision; '
-      + 'if the step is sent back you will get the reviewer\'s feedback and a new attempt.');
-  }
-  const others = input.parallel_opportunities ?? [];
-  if (others.length > 0) {
-    sections.push(`## Parallel Work\n\nOther steps are ready too: ${others.map((s) => `\`${s}\``).join(', ')}. `
-      + `Another agent can claim one with \`workflow.next_step({ task_id: "${input.execution_id}" })\`.`);
-  }
-  return `${sections.join('\n\n')}\n`;
+/** The `human_message` of an `ok` result: one line that points at the structured fields instead of repeating them. */
+export function stepHumanMessage(contract: StepContract, workflow: string): string {
+  return `Do step ${contract.step_name} of ${workflow} within next_step_contract and context, then submit it: ${NEXT_STEP_TOOL} `
+    + 'with step_token (the new_step_token) and your model_output_so_far.'
+    + (contract.human_gate_required ? ' A person approves the step after you submit.' : '');
 }

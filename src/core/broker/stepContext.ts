@@ -1,21 +1,24 @@
-// Builds the inline context an agent gets with its step, within a byte budget; the rest stays reachable by URI.
-import type { AgentDefinition, InlineArtifact, StepContext } from '../types.js';
+// The inline context an agent gets with its step (task, persona, guardrails); dependency artifacts are fitted later.
+import type { AgentDefinition, StepContext } from '../types.js';
 import { truncateUtf8, utf8Length } from '../utf8.js';
-import type { ArtifactHead } from './executionRepo.js';
 
 /** Inputs of `buildStepContext`. */
 export interface StepContextInput {
+  workflow: string;
   agentName: string;
   agent: AgentDefinition | undefined;
-  forbidden: string[];
+  taskDescription: string;
+  stepDescription: string;
+  feedback?: string | null;
+  attempt: number;
+  /** Actions the rules require (forbidden ones go in the contract). */
   required: string[];
-  dependencyArtifacts: ArtifactHead[];
-  executionId: string;
-  budgetBytes: number;
 }
 
-const PERSONA_BYTES = 700;
-const MIN_ARTIFACT_BYTES = 160;
+/** Bytes of the persona summary: the description and the opening of the body; the rest is at persona://. */
+const PERSONA_BYTES = 320;
+/** Required actions carried inline; the full list is at guardrails://active. */
+const REQUIRED_INLINE = 5;
 
 /** Persona summaries by agent definition: the content cache keeps one object per agent until content changes. */
 const summaries = new WeakMap<AgentDefinition, string>();
@@ -37,48 +40,21 @@ function summarize(agent: AgentDefinition): string {
   return `${lastLine > PERSONA_BYTES / 2 ? cut.slice(0, lastLine) : cut} …`;
 }
 
-const size = (v: unknown): number => utf8Length(JSON.stringify(v));
-
-/** The context for one step: persona summary, top guardrails and dependency artifacts, fitted to the budget. */
+/** The context for one step, with no dependency artifacts yet (`fitStepResult` adds them within the budget). */
 export function buildStepContext(input: StepContextInput): StepContext {
-  const artifactsUri = `workflow-artifacts://${input.executionId}`;
-  const context: StepContext = {
+  const feedback = input.feedback?.trim();
+  return {
+    workflow: input.workflow,
+    agent_name: input.agentName,
+    task_description: input.taskDescription.trim(),
+    step_description: input.stepDescription.trim(),
+    ...(feedback ? { feedback } : {}),
+    ...(input.attempt > 1 ? { attempt: input.attempt } : {}),
     persona_summary: personaSummary(input.agentName, input.agent),
     persona_uri: `persona://${input.agentName}`,
-    guardrails: [...input.forbidden, ...input.required.slice(0, 5)],
+    guardrails: input.required.slice(0, REQUIRED_INLINE),
     guardrails_uri: 'guardrails://active',
     dependency_artifacts: [],
     more: [],
   };
-  const uriOf = (a: ArtifactHead) => `workflow-artifacts://${input.executionId}#${a.artifact_id}`;
-  // Newest first: the most recent dependency usually matters most.
-  let candidates = [...input.dependencyArtifacts].reverse();
-  while (candidates.length > 0) {
-    const shells: InlineArtifact[] = candidates.map((a) => ({
-      artifact_id: a.artifact_id, step_name: a.step_name, type: a.type, title: a.title, content: '', truncated: false, uri: uriOf(a),
-    }));
-    const free = input.budgetBytes - size({ ...context, dependency_artifacts: shells, more: [artifactsUri] });
-    const share = Math.floor(free / candidates.length) - 16;
-    if (share >= MIN_ARTIFACT_BYTES || candidates.length === 1) {
-      context.dependency_artifacts = candidates.map((a, i) => {
-        const content = share > 0 ? truncateUtf8(a.content, share) : '';
-        // `a.content` may arrive cut already (artifactHeads); its full size is content_size_bytes.
-        return { ...shells[i]!, content, truncated: utf8Length(content) < a.content_size_bytes };
-      });
-      break;
-    }
-    candidates = candidates.slice(0, -1);
-  }
-  const omitted = input.dependencyArtifacts.length - context.dependency_artifacts.length;
-  if (omitted > 0 || context.dependency_artifacts.some((a) => a.truncated)) context.more.push(artifactsUri);
-  // A pathological persona or guardrail list can still overflow: trim the list fields last.
-  let total = size(context);
-  while (total > input.budgetBytes && context.guardrails.length > 0) {
-    context.guardrails.pop();
-    total = size(context);
-  }
-  if (total > input.budgetBytes) {
-    context.persona_summary = truncateUtf8(context.persona_summary, Math.max(0, context.persona_summary.length - (total - input.budgetBytes)));
-  }
-  return context;
 }

@@ -30,12 +30,12 @@ export class TokenLedger {
     return known;
   }
 
-  /** A new signed token for a step, recorded as active (inside the caller's transaction). */
-  issue(executionId: string, stepName: string): { token: string; nonce: string; expiresAt: string } {
+  /** A new signed token for a step, recorded as active (inside the caller's transaction); `wait` marks one for waiting on a gate. */
+  issue(executionId: string, stepName: string, wait = false): { token: string; nonce: string; expiresAt: string } {
     const ms = this.deps.ports.clock.now();
     const nonce = this.deps.ports.ids.uuid();
     const expires = ms + this.deps.ttlMs;
-    const payload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce };
+    const payload: TokenPayload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce, ...(wait ? { wait: true as const } : {}) };
     const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);
@@ -68,14 +68,19 @@ export class TokenLedger {
   }
 }
 
-/** The answer to a call about a step that waits on a person. */
-export function awaitingResponse(exec: ExecutionRow, stepName: string, token: string, expiresAt: number): NextStepResponse {
+/**
+ * The answer to a call about a step that waits on a person. `approveCommand` is how a person approves it from a
+ * terminal (the execution id is appended), or null when no terminal can reach this database.
+ */
+export function awaitingResponse(exec: ExecutionRow, stepName: string, token: string, expiresAt: number, approveCommand: string | null): NextStepResponse {
+  const where = approveCommand ? `in the Baton panel, or with \`${approveCommand} ${exec.execution_id}\`` : 'in the Baton panel';
   return {
     status: 'awaiting_approval', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, new_step_token: token,
     token_expires_at: new Date(expiresAt).toISOString(), progress: exec.progress,
     human_message:
-      `Step "${stepName}" is waiting for a person to approve or reject it (in the Baton panel, or \`baton approve ${exec.execution_id}\`). ` +
-      `Call workflow_next_step({ step_token: <new_step_token> }) with no model_output_so_far to wait for the decision: ` +
-      `on approval you get the next step; on rejection you get this step again with the reviewer's feedback.`,
+      `Step "${stepName}" waits for a person to approve or reject it (${where}). `
+      + 'Wait for the decision: call workflow_next_step again with only this step_token, no model_output_so_far '
+      + '(the call returns when the person decides, or after a while with this same answer: then call again). '
+      + "Approved: you get the next step. Rejected: you get this step again with the reviewer's feedback.",
   };
 }

@@ -10,10 +10,12 @@ export interface TokenPayload {
   issued_at: number;
   expires_at: number;
   nonce: string;
+  /** Set on a token handed out for waiting on a person's decision (signed, so it cannot be claimed falsely). */
+  wait?: true;
 }
 
 const MALFORMED_HELP =
-  "Use the exact new_step_token from the last workflow.next_step response, or read current-step://{execution} to see the current step.";
+  "Use the exact new_step_token from the last workflow_next_step result, or read current-step://{execution} to see the current step.";
 
 function recoveryHelp(executionId: string | undefined): string {
   return MALFORMED_HELP.replace('{execution}', executionId ?? '<execution_id>');
@@ -33,6 +35,7 @@ function pickFields(raw: unknown): Partial<TokenPayload> {
   if (typeof r.issued_at === 'number' && Number.isFinite(r.issued_at)) out.issued_at = r.issued_at;
   if (typeof r.expires_at === 'number' && Number.isFinite(r.expires_at)) out.expires_at = r.expires_at;
   if (typeof r.nonce === 'string' && r.nonce !== '') out.nonce = r.nonce;
+  if (r.wait === true) out.wait = true;
   return out;
 }
 
@@ -62,6 +65,7 @@ export function signToken(crypto: Crypto, secret: string, payload: TokenPayload)
       issued_at: payload.issued_at,
       expires_at: payload.expires_at,
       nonce: payload.nonce,
+      ...(payload.wait ? { wait: true } : {}),
     }),
   );
   return `${body}.${crypto.hmacSha256(secret, body)}`;
@@ -95,7 +99,7 @@ export function verifyToken(
       known,
     );
   }
-  const payload = { execution_id, step_name, issued_at, expires_at, nonce };
+  const payload: TokenPayload = { execution_id, step_name, issued_at, expires_at, nonce, ...(fields.wait ? { wait: true as const } : {}) };
   checkExpiry(payload, now, options);
   return payload;
 }
@@ -107,7 +111,7 @@ export function checkExpiry(payload: TokenPayload, now: number, options: { allow
     throw new BatonError(
       'token_expired',
       `The step_token for step '${step_name}' expired at ${new Date(expires_at).toISOString()}. `
-        + "Call workflow.next_step with request: 'refresh_token' and this step_token to get a fresh token for the same step.",
+        + 'Call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step.',
       { execution_id, step_name, expires_at },
     );
   }

@@ -28,9 +28,11 @@ export interface ContentOptions {
 /** A content item as the tools return it; which keys are present depends on the options. */
 export type ContentResponse = { kind: 'workflow' | 'agent' | 'rule'; name: string } & Record<string, unknown>;
 
-/** `{ notModified: true }` when `ifNoneMatch` equals the current hash. */
+/** `{ notModified: true }` when `ifNoneMatch` equals the current hash (`fileHash`; `contentHash` is its older alias). */
 export interface NotModified {
   notModified: true;
+  fileHash?: string;
+  listHash?: string;
   contentHash: string;
 }
 
@@ -83,14 +85,14 @@ export class ContentQueries {
     return { workflows: slice.map((t) => pick(this.workflowBase(t, level), undefined)), total: matches.length, page, limit };
   }
 
-  /** One workflow; `{ notModified }` when `ifNoneMatch` is its hash. */
+  /** One workflow; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getWorkflow(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const t = getTemplate(this.ports.store, name);
     if (!t) throw new BatonError('template_not_found', `No workflow "${name}". Workflows: ${listTemplates(this.ports.store).map((w) => w.name).join(', ') || '(none)'}.`);
     return this.respond(t, o, () => this.workflowBase(t, o.detailLevel ?? 'summary'), () => workflowMarkdown(t));
   }
 
-  /** One agent persona; `{ notModified }` when `ifNoneMatch` is its hash. */
+  /** One agent persona; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getAgentPersona(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const a = getAgent(this.ports.store, name);
     if (!a) throw new BatonError('not_found', `No agent "${name}". Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
@@ -106,7 +108,7 @@ export class ContentQueries {
       return true;
     });
     const listHash = this.ports.crypto.sha256(matches.map((r) => `${r.name}:${r.hash}`).join('\n'));
-    if (q.ifNoneMatch !== undefined && etag(q.ifNoneMatch) === listHash) return { notModified: true, contentHash: listHash };
+    if (q.ifNoneMatch !== undefined && etag(q.ifNoneMatch) === listHash) return { notModified: true, listHash, contentHash: listHash };
     const page = q.page ?? 1;
     const limit = q.limit ?? 50;
     const rules: ContentResponse[] = [];
@@ -128,7 +130,7 @@ export class ContentQueries {
   }
 
   private async respond(item: StoredOrigin, o: ContentOptions, base: () => ContentResponse, markdown: () => string): Promise<ContentResponse | NotModified> {
-    if (o.ifNoneMatch !== undefined && etag(o.ifNoneMatch) === item.hash) return { notModified: true, contentHash: item.hash };
+    if (o.ifNoneMatch !== undefined && etag(o.ifNoneMatch) === item.hash) return { notModified: true, fileHash: item.hash, contentHash: item.hash };
     const out = base();
     if ((o.detailLevel ?? 'summary') === 'full') {
       const mode = o.contentMode ?? 'normalized';
@@ -137,7 +139,11 @@ export class ContentQueries {
       if (mode === 'synthesized') out.synthesized = markdown();
       out.contentMode = mode;
     }
-    if (o.includeHash !== false) out.contentHash = item.hash;
+    // The spec's ETag is fileHash; contentHash, the name Baton answered with first, stays as an alias.
+    if (o.includeHash !== false) {
+      out.fileHash = item.hash;
+      out.contentHash = item.hash;
+    }
     return redactWithPolicy(pick(out, o.fields), o.redactPolicy ?? 'none') as ContentResponse;
   }
 

@@ -1,7 +1,8 @@
-// The `broker` group: `workflow.next_step`, listed as `workflow_next_step` because clients refuse dots in tool names.
+// The `broker` group: the spec's broker tool, listed as `workflow_next_step` because clients refuse dots in tool names.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
+import { NEXT_STEP_TOOL, resultText } from '../../core/broker/stepText.js';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
@@ -10,8 +11,8 @@ import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from
 import { elicitGateDecision } from './gateElicitation.js';
 
 /** The listed name (OpenAI-compatible: `^[a-zA-Z0-9_-]+$`). */
-export const NEXT_STEP_TOOL = 'workflow_next_step';
-/** The spec's spelling, still accepted by `tools/call`. */
+export { NEXT_STEP_TOOL };
+/** The spec's spelling, still accepted by `tools/call` as an alias. */
 export const NEXT_STEP_TOOL_SPEC_NAME = 'workflow.next_step';
 
 const DESCRIPTION = `Baton's workflow broker: it hands you one step at a time, with a contract saying what you may and may not do, and records what you submit. Always do exactly one step per token.
@@ -23,11 +24,13 @@ How to call it:
 - Your token expired but the step is still yours: {"request": "refresh_token", "step_token": "<old token>"}.
 
 What the result's status means:
-- ok: do the step in next_step_contract (allowed_actions only, never forbidden_actions), produce required_output_format, then call again with new_step_token and your model_output_so_far. context carries your persona, guardrails and the artifacts you depend on.
-- awaiting_approval: a person must approve the step before the workflow goes on. Stop and tell the user; call again later with the same token (or read current-step://<task_id>). If they reject it, the step comes back with their feedback.
+- ok: do the step in next_step_contract (allowed_actions only, never forbidden_actions), produce required_output_format, then call again with new_step_token and your model_output_so_far. context carries the task, your persona, guardrails and the artifacts you depend on.
+- awaiting_approval: a person must approve the step before the workflow goes on. Tell the user, and call again with only the same step_token to wait for the decision. If they reject it, the step comes back with their feedback.
 - no_op: nothing to do right now (e.g. other agents hold the ready steps); wait and retry later.
 - task_closed: the workflow is finished; synthesis holds the outcome.
-- error: error.message says what went wrong and error.recovery what to call next.`;
+- error: error.message says what went wrong, error.recovery what to do, and error.next_call (when present) the arguments of the call that recovers; rate_limited comes with retry_after_ms.
+
+The text of each result says the same in words, with the exact arguments of the next call on its "Next call:" line.`;
 
 /** Registers the broker tools; returns their specs for input pre-validation and aliases. */
 export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined): ToolSpec[] {
@@ -67,13 +70,12 @@ export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log
   ];
 }
 
-/** A core response as a tool result: structured content plus a short text. */
+/**
+ * A core response as a tool result: the structured form, and the text form for clients that forward only the text
+ * (each usable alone: the text carries the status, ids, token and the next call's arguments).
+ */
 function toResult(res: NextStepResponse): CallToolResult {
   const structuredContent = res as unknown as Record<string, unknown>;
-  if (res.status === 'error') {
-    const e = res.error;
-    const text = e ? `${e.message}${e.recovery ? ` ${e.recovery}` : ''}` : 'error';
-    return { isError: true, structuredContent, content: [{ type: 'text', text }] };
-  }
-  return { structuredContent, content: [{ type: 'text', text: res.human_message ?? res.status }] };
+  const content: CallToolResult['content'] = [{ type: 'text', text: resultText(res) }];
+  return res.status === 'error' ? { isError: true, structuredContent, content } : { structuredContent, content };
 }

@@ -12,8 +12,8 @@ const itemOptions = {
   detailLevel: z.enum(DETAIL).optional().describe('name, summary (default) or full'),
   fields: z.array(z.string().min(1)).optional().describe('Keep only these top-level fields (kind and name always stay)'),
   contentMode: z.enum(MODES).optional().describe('With full: normalized (parsed, default), raw (file text), synthesized (markdown), mixed (parsed + file text)'),
-  includeHash: z.boolean().optional().describe('Include contentHash, the ETag (default true)'),
-  ifNoneMatch: z.string().min(1).optional().describe('A contentHash you hold: answers {notModified: true} if unchanged'),
+  includeHash: z.boolean().optional().describe("Include fileHash, the file's SHA-256 and the ETag (also as contentHash) (default true)"),
+  ifNoneMatch: z.string().min(1).optional().describe('A fileHash you hold: answers {notModified: true} if unchanged'),
   redactPolicy: z.enum(REDACT_POLICIES).optional().describe('none (default), pii, secrets or pii+secrets'),
 };
 
@@ -43,7 +43,9 @@ export const CONTENT_INPUTS = {
 } as const;
 
 const item = z.looseObject({ kind: z.string(), name: z.string() });
-const notModified = z.looseObject({ notModified: z.literal(true).optional(), contentHash: z.string().optional(), kind: z.string().optional(), name: z.string().optional() });
+const notModified = z.looseObject({
+  notModified: z.literal(true).optional(), fileHash: z.string().optional(), contentHash: z.string().optional(), kind: z.string().optional(), name: z.string().optional(),
+});
 const project = z.looseObject({ id: z.number(), name: z.string(), path: z.string(), isGitRepo: z.boolean(), metadata: z.looseObject({}).nullable() });
 
 /** Outputs (`structuredContent`), by tool name. */
@@ -72,7 +74,7 @@ export const CONTENT_HINTS: Record<string, string> = {
   'fields[]': 'a field name',
   contentMode: `one of ${MODES.join(', ')}`,
   includeHash: 'true or false',
-  ifNoneMatch: 'the contentHash (or listHash) string from an earlier answer',
+  ifNoneMatch: 'the fileHash (or, for get_relevant_rules, listHash) string from an earlier answer',
   redactPolicy: `one of ${REDACT_POLICIES.join(', ')}`,
   fileTypes: 'an array of file types or paths such as ["ts", "*.py", "src/app.ts"]',
   'fileTypes[]': 'a file type or path such as *.ts',

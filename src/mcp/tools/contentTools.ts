@@ -11,7 +11,7 @@ const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idem
 const I = CONTENT_INPUTS;
 const O = CONTENT_OUTPUTS;
 
-const OPTIONS_HELP = 'detailLevel name | summary | full; fields keeps only the named fields; contentMode (with full) normalized | raw | synthesized | mixed; contentHash is the ETag: send it back as ifNoneMatch to get {notModified: true} when unchanged; redactPolicy none | pii | secrets | pii+secrets.';
+const OPTIONS_HELP = 'detailLevel name | summary | full; fields keeps only the named fields; contentMode (with full) normalized | raw | synthesized | mixed; fileHash (the file SHA-256; contentHash is an alias) is the ETag: send it back as ifNoneMatch to get {notModified: true} when unchanged; redactPolicy none | pii | secrets | pii+secrets.';
 
 /** Registers the content provider tools; returns their specs for input pre-validation. */
 export function registerContentTools(server: McpServer, baton: BatonApi, log: Log): ToolSpec[] {

@@ -1,4 +1,4 @@
-// Zod schemas of `workflow.next_step` (spec names) and the plain-words hints the error formatter uses.
+// Zod schemas of `workflow_next_step` (spec names) and the plain-words hints the error formatter uses.
 import * as z from 'zod';
 import { ARTIFACT_TYPES, SEVERITIES } from '../../core/types.js';
 
@@ -40,7 +40,7 @@ export const modelOutputSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** The input of `workflow.next_step`. Unknown top-level fields are refused so a typo is not silently ignored. */
+/** The input of `workflow_next_step`. Unknown top-level fields are refused so a typo is not silently ignored. */
 export const nextStepInputSchema = z.strictObject({
   template_name: z.string().min(1).optional().describe('Start a new workflow from this template (see available-workflows://all)'),
   task_description: z.string().optional().describe('When starting: what the workflow is for'),
@@ -72,7 +72,7 @@ const inlineArtifactSchema = z.looseObject({
   uri: z.string(),
 });
 
-/** The output of `workflow.next_step` (returned as `structuredContent`). */
+/** The output of `workflow_next_step` (returned as `structuredContent`). */
 export const nextStepOutputSchema = z.looseObject({
   status: z.enum(['ok', 'no_op', 'task_closed', 'error', 'awaiting_approval']),
   execution_id: z.string().optional(),
@@ -83,6 +83,12 @@ export const nextStepOutputSchema = z.looseObject({
   human_message: z.string().optional(),
   context: z
     .looseObject({
+      workflow: z.string(),
+      agent_name: z.string(),
+      task_description: z.string(),
+      step_description: z.string(),
+      feedback: z.string().optional(),
+      attempt: z.number().optional(),
       persona_summary: z.string(),
       persona_uri: z.string(),
       guardrails: z.array(z.string()),
@@ -95,7 +101,14 @@ export const nextStepOutputSchema = z.looseObject({
   progress: z.number().optional(),
   synthesis: z.looseObject({}).optional(),
   error: z
-    .looseObject({ code: z.string(), message: z.string(), recovery: z.string(), retry_after_ms: z.number().optional() })
+    .looseObject({
+      code: z.string(),
+      message: z.string(),
+      recovery: z.string(),
+      retry_after_ms: z.number().optional(),
+      current_step: z.string().optional(),
+      next_call: z.record(z.string(), z.unknown()).optional(),
+    })
     .optional(),
 });
 

@@ -2,7 +2,7 @@
 // shape, ids, labels, icons and context values are unit-tested; workflowsTreeProvider.ts turns nodes into TreeItems.
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
 import type { Finding } from '../../core/lifecycle/types.js';
-import type { ExecutionStatus, StepStatus } from '../../core/types.js';
+import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
 
 /** A codicon and an optional theme colour id. */
 export interface NodeIcon {
@@ -14,6 +14,7 @@ export interface NodeIcon {
 export type NodeRef =
   | { kind: 'folder'; name: string }
   | { kind: 'template'; template: string }
+  | { kind: 'templateStep'; template: string; step_name: string }
   | { kind: 'group'; group: 'other' }
   | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
   | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus }
@@ -29,7 +30,10 @@ export interface TreeNode {
   description?: string;
   tooltip?: string;
   icon: NodeIcon;
-  /** For `view/item/context` menus: `template`, `execution:<status>`, `step:<status>`, `artifact`, `finding`, `message`. */
+  /**
+   * For `view/item/context` menus: `template`, `templateStep`, `execution:<status>`, `step:<status>`, `artifact`, `finding`,
+   * `message`. A `templateStep` is a template's outline, not a step of a run: no menu offers it step actions.
+   */
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';
   ref: NodeRef;
@@ -79,7 +83,10 @@ export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['mess
   };
 }
 
-/** The root nodes when Baton is ready: one node per template, then other executions (not from a template). */
+/**
+ * The root nodes when Baton is ready: one node per template, then other executions (not from a template). A template
+ * with runs lists them, expanded; one without runs is folded and opens onto its steps (templateStepNodes).
+ */
 export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[]): TreeNode[] {
   const names = new Set(workflows.map((w) => w.name));
   const nodes: TreeNode[] = [];
@@ -88,15 +95,15 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
     const runs = executions.filter((e) => e.workflow === w.name);
     const active = runs.filter((e) => !DONE.has(e.status)).length;
     nodes.push({
-      id: `template:${w.name}`,
+      // The editor keeps the first collapsible state it saw for an id, so the folded outline of a template without runs
+      // has an id of its own: the template's first run appears under a new, expanded node instead of a folded one.
+      id: runs.length ? `template:${w.name}` : `template:${w.name}:outline`,
       label: w.name,
       description: runs.length ? `${active} active · ${runs.length} run${runs.length === 1 ? '' : 's'}` : `${w.steps_count} steps`,
       tooltip: w.description,
       icon: { id: 'list-ordered' },
       contextValue: 'template',
-      // Always expandable: the editor keeps the first collapsible state of an id, so a template that starts without
-      // runs must not begin as a leaf or its first execution would appear folded away.
-      collapsible: 'expanded',
+      collapsible: runs.length ? 'expanded' : 'collapsed',
       ref: { kind: 'template', template: w.name },
     });
   }
@@ -107,6 +114,32 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
     });
   }
   return nodes;
+}
+
+/**
+ * The outline of a template that has not run yet: its steps in order, numbered, with the agent and the gate, in grey
+ * bullets rather than status icons, and no click command or step menu (there is no run to act on).
+ */
+export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
+  const count = template.steps.length;
+  return template.steps.map((s, i) => {
+    const tooltip = [
+      `Step ${i + 1} of ${count} of the ${template.name} workflow (not started), for the ${s.agent} agent`,
+      s.dependencies.length ? `after ${s.dependencies.join(', ')}` : undefined,
+      s.human_gate ? 'waits for a person to approve it' : undefined,
+      'Start the workflow to run it.',
+    ];
+    return {
+      id: `templateStep:${template.name}:${s.name}`,
+      label: `${i + 1}. ${s.name}`,
+      description: `${s.agent}${s.human_gate ? ' · approval gate' : ''}`,
+      tooltip: tooltip.filter(Boolean).join('\n'),
+      icon: { id: s.human_gate ? 'person' : 'circle-small', color: 'disabledForeground' },
+      contextValue: 'templateStep',
+      collapsible: 'none',
+      ref: { kind: 'templateStep', template: template.name, step_name: s.name },
+    };
+  });
 }
 
 /** The executions under a template node (or under "Other executions"), newest first as listed. */

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
 import type { BatonConnection } from '../ownership.js';
 import {
-  artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, type TreeNode,
+  artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, templateStepNodes, type TreeNode,
 } from './treeModel.js';
 
 /** The view id (package.json `contributes.views.baton`). */
@@ -78,7 +78,11 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       case 'template':
       case 'group': {
         const { executions, templates } = await this.list();
-        return executionNodes(executions, node.ref, templates);
+        const runs = executionNodes(executions, node.ref, templates);
+        if (runs.length > 0 || node.ref.kind !== 'template') return runs;
+        const name = node.ref.template;
+        const template = (await this.connection.templates()).find((t) => t.name === name);
+        return template ? templateStepNodes(template) : [];
       }
       case 'execution': {
         const id = node.ref.execution_id;

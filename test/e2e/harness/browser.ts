@@ -11,7 +11,8 @@ export interface Locator {
   locator(selector: string): Locator;
   filter(opts: { hasText?: string | RegExp }): Locator;
   count(): Promise<number>;
-  click(opts?: { timeout?: number; force?: boolean }): Promise<void>;
+  click(opts?: { timeout?: number; force?: boolean; button?: 'left' | 'right' | 'middle' }): Promise<void>;
+  hover(opts?: { timeout?: number }): Promise<void>;
   dblclick(opts?: { timeout?: number }): Promise<void>;
   fill(text: string, opts?: { timeout?: number }): Promise<void>;
   focus(): Promise<void>;
@@ -49,6 +50,7 @@ export interface Page extends Frame {
   setViewportSize(size: { width: number; height: number }): Promise<void>;
   waitForTimeout(ms: number): Promise<void>;
   evaluate<R>(fn: () => R | Promise<R>): Promise<R>;
+  close(): Promise<void>;
 }
 export interface BrowserContext {
   newPage(): Promise<Page>;

@@ -13,7 +13,7 @@ export const repoRoot = join(__dirname, '..', '..', '..');
 export const extensionId = 'baton-dev.baton';
 
 /** The repo's package.json (name, publisher, version, contributes). */
-export function extensionManifest(): { name: string; publisher: string; version: string; contributes?: Record<string, unknown> } {
+export function extensionManifest(): { name: string; publisher: string; version: string; repository?: unknown; contributes?: Record<string, unknown> } {
   return JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 }
 
@@ -30,6 +30,8 @@ export interface EditorServerOptions {
   settings?: Record<string, unknown>;
   /** Extra environment for the server (and so for the extension host). */
   env?: Record<string, string>;
+  /** Ask Baton for its test hooks (`baton.test.state`) with BATON_TEST_HOOKS=1; without it the product has none. */
+  testHooks?: boolean;
 }
 
 export interface EditorServer {
@@ -90,6 +92,8 @@ export async function startEditorServer(opts: EditorServerOptions): Promise<Edit
     ...opts.env,
   };
   delete env.NODE_OPTIONS; // tsx's loader must not leak into the editor's Node
+  delete env.BATON_TEST_HOOKS; // only a test that asks gets them, whatever the outer environment says
+  if (opts.testHooks) env.BATON_TEST_HOOKS = '1';
   const userDir = opts.kind === 'code-server' ? join(dirs['user-data']!, 'User') : join(dirs['user-data']!, 'server', 'data', 'User');
   mkdirSync(userDir, { recursive: true });
   writeFileSync(join(userDir, 'settings.json'), JSON.stringify(baseSettings(opts.settings), null, 2));

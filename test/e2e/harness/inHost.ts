@@ -23,15 +23,32 @@ export interface InHostRun {
   consoleLog: string[];
 }
 
+/** A do-nothing development extension: the smoke-test driver runs a suite only with one, and a packaged Baton is not. */
+export const probeExtension = join(repoRoot, 'test', 'e2e', 'fixtures', 'inhost-probe');
+
+export interface InHostOptions {
+  /** A CommonJS file exporting `run()`. */
+  suite: string;
+  /** More development extensions besides Baton's checkout. */
+  extraExtensions?: string[];
+  timeoutMs?: number;
+  /** Ask Baton for its test hooks (BATON_TEST_HOOKS=1). */
+  testHooks?: boolean;
+  /** Install this .vsix and run the suite against it: Baton's checkout is not loaded, the probe is the development extension. */
+  vsix?: string;
+}
+
 /**
- * Runs `suite` (a CommonJS file exporting `run()`) in the extension host with Baton (and `extraExtensions`) as
- * development extensions. The suite receives BATON_INHOST_RESULTS (a file to write its checks to) in its env.
+ * Runs `suite` in the extension host with Baton's checkout (and `extraExtensions`) as development extensions, or with
+ * a packaged Baton installed from `vsix`. The suite receives BATON_INHOST_RESULTS (a file to write its checks to) in its env.
  */
-export async function runInHost(opts: { suite: string; extraExtensions?: string[]; timeoutMs?: number }): Promise<InHostRun> {
+export async function runInHost(opts: InHostOptions): Promise<InHostRun> {
   const resultsDir = mkdtempSync(join(tmpdir(), 'baton-inhost-'));
   const results = join(resultsDir, 'results.json');
   // The server's env reaches the extension host, so the suite learns where to write its checks.
-  const server = await startEditorServer({ kind: 'server-main', env: { BATON_INHOST_RESULTS: results } });
+  const server = await startEditorServer({
+    kind: 'server-main', env: { BATON_INHOST_RESULTS: results }, testHooks: opts.testHooks ?? false, ...(opts.vsix ? { vsix: opts.vsix } : {}),
+  });
   const consoleLog: string[] = [];
   const browser = await launchBrowser(server.host.chromium!);
   try {
@@ -42,7 +59,7 @@ export async function runInHost(opts: { suite: string; extraExtensions?: string[
     await page.exposeFunction('codeAutomationExit', (code: number) => exited(code));
     const remote = (p: string) => `vscode-remote://127.0.0.1:${server.port}${p}`;
     const payload = [
-      ...[repoRoot, ...(opts.extraExtensions ?? [])].map((p) => ['extensionDevelopmentPath', remote(p)]),
+      ...[opts.vsix ? probeExtension : repoRoot, ...(opts.extraExtensions ?? [])].map((p) => ['extensionDevelopmentPath', remote(p)]),
       ['extensionTestsPath', remote(opts.suite)],
     ];
     const started = Date.now();

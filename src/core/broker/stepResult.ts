@@ -1,0 +1,106 @@
+// Fits an `ok` step result to the byte budget: each form a client may forward to its model (the structured JSON and
+// the text) stays within it, and the dependency artifacts get what the contract, context and token leave.
+import type { InlineArtifact, NextStepResponse } from '../types.js';
+import { utf8Length } from '../utf8.js';
+import type { ArtifactHead } from './executionRepo.js';
+import { artifactsSection, okTextFrame, rememberText } from './stepText.js';
+
+/** Below this share an artifact is left out (the oldest first) rather than cut to a useless stub. */
+const MIN_ARTIFACT_BYTES = 160;
+
+/** Bytes `s` takes inside a JSON string, quotes excluded (at least its UTF-8 length). */
+export function jsonLength(s: string): number {
+  return utf8Length(JSON.stringify(s)) - 2;
+}
+
+/** Bytes the character at `i` takes inside a JSON string, and how many UTF-16 units it spans. */
+function charCost(s: string, i: number): [bytes: number, units: number] {
+  const c = s.charCodeAt(i);
+  if (c === 0x22 || c === 0x5c || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x08 || c === 0x0c) return [2, 1];
+  if (c < 0x20) return [6, 1];
+  if (c < 0x80) return [1, 1];
+  if (c < 0x800) return [2, 1];
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) return [4, 2];
+  return c >= 0xd800 && c <= 0xdfff ? [6, 1] : [3, 1]; // a lone surrogate is written as a \uXXXX escape
+}
+
+/** The longest prefix of `s` (on a character boundary) that takes at most `bytes` inside a JSON string: its length and bytes. */
+function fittingPrefix(s: string, bytes: number): [length: number, used: number] {
+  let used = 0;
+  let i = 0;
+  while (i < s.length) {
+    const [size, units] = charCost(s, i);
+    if (used + size > bytes) break;
+    used += size;
+    i += units;
+  }
+  return [i, used];
+}
+
+/** `s` cut on a character boundary so that it takes at most `bytes` inside a JSON string (and so as UTF-8 text). */
+export function truncateJson(s: string, bytes: number): string {
+  return s.slice(0, fittingPrefix(s, bytes)[0]);
+}
+
+/**
+ * Puts the dependency artifacts (`heads`, oldest first) into `res.context` so that both forms fit `budgetBytes`,
+ * newest first, each cut to its share (short ones leave theirs to the others); builds the text form once and
+ * records it for `resultText`. Returns the text.
+ */
+export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budgetBytes: number): string {
+  const ctx = res.context!;
+  const all = `workflow-artifacts://${res.execution_id}`;
+  // Sized with the `more` pointer in place and the longer variant of every field: the final forms can only be smaller.
+  ctx.more = heads.length ? [all] : [];
+  ctx.dependency_artifacts = [];
+  const frame = okTextFrame(res);
+  if (heads.length === 0) return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
+  const jsonBase = utf8Length(JSON.stringify(res));
+  const textBase = utf8Length(frame.head) + utf8Length(frame.tail);
+  // Newest first: the most recent dependency usually matters most.
+  const newest = [...heads].reverse();
+  // What each artifact needs inside the JSON, counted only up to the budget (nothing larger can fit anyway).
+  const need = newest.map((a) => {
+    const [length, used] = fittingPrefix(a.content, budgetBytes);
+    return length === a.content.length ? used : budgetBytes + 1;
+  });
+  const shells: InlineArtifact[] = newest.map((a) => ({
+    artifact_id: a.artifact_id, step_name: a.step_name, type: a.type, title: a.title, content: '', truncated: false, uri: `${all}#${a.artifact_id}`,
+  }));
+  const jsonShell = shells.map((s) => utf8Length(JSON.stringify(s)) + 1);
+  let kept = shells.length;
+  let free = 0;
+  for (;;) {
+    const jsonUsed = jsonBase + sum(jsonShell, kept);
+    const textUsed = textBase + utf8Length(artifactsSection({ ...ctx, dependency_artifacts: shells.slice(0, kept).map((s) => ({ ...s, truncated: true })) }));
+    free = budgetBytes - Math.max(jsonUsed, textUsed);
+    if (kept === 1 || sum(need, kept) <= free || free / kept >= MIN_ARTIFACT_BYTES) break;
+    kept--;
+  }
+  // Water-filling: the shortest take what they need, the rest share what is left.
+  const alloc = new Array<number>(kept).fill(0);
+  let left = Math.max(0, free);
+  [...alloc.keys()].sort((a, b) => need[a]! - need[b]!).forEach((i, k) => {
+    alloc[i] = Math.min(need[i]!, Math.floor(left / (kept - k)));
+    left -= alloc[i]!;
+  });
+  ctx.dependency_artifacts = shells.slice(0, kept).map((s, i) => {
+    const head = newest[i]!;
+    const content = alloc[i]! >= need[i]! ? head.content : truncateJson(head.content, alloc[i]!);
+    // `head.content` may arrive cut already (artifactHeads); its full size is content_size_bytes.
+    return { ...s, content, truncated: utf8Length(content) < head.content_size_bytes };
+  });
+  if (kept === heads.length && !ctx.dependency_artifacts.some((a) => a.truncated)) ctx.more = [];
+  return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
+}
+
+function sum(values: number[], count: number): number {
+  let n = 0;
+  for (let i = 0; i < count; i++) n += values[i]!;
+  return n;
+}
+
+function remember(res: NextStepResponse, text: string): string {
+  rememberText(res, text);
+  return text;
+}

@@ -1,0 +1,206 @@
+// Opening a store's file: owning it (creating it or not) with its lock, journal replay, migrations and a first
+// checkpoint; or only reading it, which writes nothing at all.
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { BatonError } from '../core/errors.js';
+import { silentLog, type Log } from '../core/ports.js';
+import { journalPathOf } from './dbPath.js';
+import { openNodeJournalFile, type JournalFile } from './journal.js';
+import { JournalWriter } from './journalWriter.js';
+import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
+import { acquireLock, readLockOwner } from './lock.js';
+import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
+import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
+
+const noop = () => undefined;
+
+/** How to open a store. */
+export interface OpenStoreOptions {
+  /** The database file; null → in memory, no journal, no lock (unit tests). */
+  path: string | null;
+  /**
+   * How to open the file: 'create' (default) owns it, creating it and its folder if missing; 'existing' owns it
+   * but refuses (store_missing) to create one; 'read' reads it without owning it (see `openReadOnly`).
+   */
+  access?: StoreAccess;
+  /** Folder of NNN_name.sql files; default `<this code's dir>/migrations`. */
+  migrationsDir?: string;
+  /** sql-wasm.wasm; default beside the bundle, else from node_modules. */
+  wasmPath?: string;
+  /** Checkpoint after this many journal records (default 1000). */
+  checkpointRecords?: number;
+  /** Checkpoint after this many journal bytes (default 8 MiB). */
+  checkpointBytes?: number;
+  /** Checkpoint after this long without writes (default 5000 ms). */
+  idleCheckpointMs?: number;
+  /** 'fsync' (default): fdatasync each flush; 'write': page cache only (survives kill -9, not power loss). */
+  durability?: 'fsync' | 'write';
+  log?: Log;
+  /** SQL functions journaled statements may call; registered before the journal is replayed. */
+  functions?: Record<string, (...args: any[]) => any>;
+  /** Test hook: how the journal file is opened (e.g. to simulate a full disk). */
+  openJournalFile?: (path: string) => JournalFile;
+}
+
+/** How a store opens its file: own it (creating it or not), or only read it. */
+export type StoreAccess = 'create' | 'existing' | 'read';
+
+/** Temp files a killed owner left mid-checkpoint; only the lock holder writes them, so they are dead. */
+function removeStaleTemps(path: string): void {
+  const dir = dirname(path);
+  const prefixes = [`${basename(path)}.tmp-`, `${basename(journalPathOf(path))}.tmp-`];
+  for (const name of readdirSync(dir)) {
+    if (prefixes.some((p) => name.startsWith(p))) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/**
+ * Opens the database, replays its journal and applies migrations. By default it owns the file (creating it if
+ * needed); with access 'read' it only reads it (see `openReadOnly`).
+ */
+export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> {
+  const log = options.log ?? silentLog;
+  const settings = {
+    checkpointRecords: options.checkpointRecords ?? 1000,
+    checkpointBytes: options.checkpointBytes ?? 8 * 1024 * 1024,
+    idleCheckpointMs: options.idleCheckpointMs ?? 5000,
+    durability: options.durability ?? 'fsync',
+    log,
+  } as const;
+  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath());
+  const migrations = loadMigrations(options.migrationsDir ?? defaultMigrationsDir());
+  const newest = migrations.at(-1)!.version;
+  if (options.path === null) {
+    const store = new SqlJsStore(new SQL.Database(), null, settings);
+    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
+    applyMigrations(store.database, migrations);
+    return store;
+  }
+  const path = resolve(options.path);
+  const access = options.access ?? 'create';
+  if (access !== 'create' && !existsSync(path)) {
+    // An owner that is creating the database right now holds its lock: callers ask it instead.
+    const owner = readLockOwner(path);
+    if (owner !== null) throw lockedError(path, owner);
+    throw missingError(path);
+  }
+  if (access === 'read') return openReadOnly(SQL, path, newest, options, settings, migrations);
+  return openFileStore(SQL, path, newest, options, settings, migrations);
+}
+
+function lockedError(path: string, ownerPid: number): BatonError {
+  return new BatonError(
+    'store_locked',
+    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it`,
+    { ownerPid, path },
+  );
+}
+
+function missingError(path: string): BatonError {
+  const folderExists = existsSync(dirname(path));
+  return new BatonError(
+    'store_missing',
+    `no Baton database at ${path} (${folderExists ? 'the folder exists, the file does not' : `the folder ${dirname(path)} does not exist either`})`,
+    { path, folderExists },
+  );
+}
+
+function newerVersionError(path: string, version: number, newest: number): BatonError {
+  return new BatonError(
+    'store_newer_version',
+    `${path} was written by a newer Baton (schema v${version}, this build knows v${newest}); upgrade Baton or use another --db path`,
+    { path, version, known: newest },
+  );
+}
+
+/**
+ * Reads a database without owning it: no folder, lock, temp or journal file is created, nothing is truncated,
+ * migrated or checkpointed on disk; an older schema is migrated in memory only. A live owner is refused
+ * (store_locked) so the caller asks the owner; if one appears mid-read, what was read is still a state the
+ * database was in, unless the owner moved the files under it: then store_locked too, never a false corruption.
+ */
+async function openReadOnly(
+  SQL: SqlJsStatic,
+  path: string,
+  newest: number,
+  options: OpenStoreOptions,
+  settings: StoreSettings,
+  migrations: ReturnType<typeof loadMigrations>,
+): Promise<SqlJsStore> {
+  const owner = readLockOwner(path);
+  if (owner !== null) throw lockedError(path, owner);
+  let db: Database | null = null;
+  let store: SqlJsStore | null = null;
+  try {
+    db = loadSnapshot(SQL, path).db;
+    const version = schemaVersion(db);
+    if (version > newest) throw newerVersionError(path, version, newest);
+    const journalPath = journalPathOf(path);
+    const baseSeq = snapshotSeq(db);
+    const onDisk = readJournal(journalPath, baseSeq, settings.log, 'read');
+    store = new SqlJsStore(db, null, settings, path);
+    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
+    store.replay(onDisk.records, baseSeq, journalPath);
+    applyMigrations(db, migrations);
+    return store;
+  } catch (ex) {
+    if (store) store.dispose();
+    else db?.close();
+    const late = readLockOwner(path);
+    if (late !== null) throw lockedError(path, late);
+    throw ex;
+  }
+}
+
+async function openFileStore(
+  SQL: SqlJsStatic,
+  path: string,
+  newest: number,
+  options: OpenStoreOptions,
+  settings: StoreSettings,
+  migrations: ReturnType<typeof loadMigrations>,
+): Promise<SqlJsStore> {
+  mkdirSync(dirname(path), { recursive: true });
+  const lock = acquireLock(path);
+  if (!lock.acquired) throw lockedError(path, lock.ownerPid);
+  let db: Database | null = null;
+  let store: SqlJsStore | null = null;
+  try {
+    removeStaleTemps(path);
+    const snapshot = loadSnapshot(SQL, path);
+    db = snapshot.db;
+    const version = schemaVersion(db);
+    if (version > newest) throw newerVersionError(path, version, newest);
+    const journalPath = journalPathOf(path);
+    const baseSeq = snapshotSeq(db);
+    const onDisk = readJournal(journalPath, baseSeq, settings.log);
+    const openJournal = options.openJournalFile ?? openNodeJournalFile;
+    const file = openJournal(journalPath);
+    let onFlushed: () => void = noop;
+    const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
+    store = new SqlJsStore(db, { path, journal, release: lock.release }, settings);
+    const opened = store;
+    onFlushed = () => opened.afterFlush();
+    for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
+    journal.lastSeq = store.replay(onDisk.records, baseSeq, journalPath);
+    // Only once the replay succeeded: cut the torn (or preallocated) tail so appends continue there.
+    if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
+    journal.records = onDisk.records.length;
+    journal.bytes = onDisk.validEnd;
+    // Migrations are not journaled: a checkpoint makes them (and a brand-new file) durable before any write.
+    if (applyMigrations(db, migrations) > 0 || !snapshot.existed) {
+      store.markDirty();
+      await store.checkpoint();
+    }
+    return store;
+  } catch (ex) {
+    if (store) {
+      store.dispose();
+    } else {
+      db?.close();
+      lock.release();
+    }
+    throw ex;
+  }
+}

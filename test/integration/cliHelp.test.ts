@@ -1,0 +1,82 @@
+// Rule: every command's --help (on stdout, exit 0) says what each of its flags does, with the defaults, the
+// database resolution order and BATON_DB_PATH; every error goes to stderr with the `baton:` prefix, usage errors
+// exiting 2 and nothing on stdout.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { ensureBuilt, runCli } from '../fixtures/mcp/cliHarness.js';
+
+/** The flags each command's parser accepts. */
+const FLAGS: Record<string, string[]> = {
+  mcp: ['db', 'workspace', 'content', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'help'],
+  serve: ['db', 'workspace', 'content', 'port', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'help'],
+  status: ['all', 'json', 'db', 'workspace', 'help'],
+  approve: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
+  reject: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
+};
+
+const RESOLUTION = 'The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).';
+
+describe('baton help texts', () => {
+  before(() => ensureBuilt());
+
+  for (const [command, flags] of Object.entries(FLAGS)) {
+    it(`${command} --help describes each flag, the database resolution and BATON_DB_PATH, on stdout with exit 0`, async () => {
+      const r = await runCli([command, '--help']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr, '');
+      assert.match(r.stdout, /^Usage: baton /);
+      const synopsis = r.stdout.slice(0, r.stdout.indexOf('\n\n'));
+      assert.ok(synopsis.includes(`baton ${command} `), synopsis);
+      const described = new Map<string, string>();
+      for (const m of r.stdout.matchAll(/^ {2}(?:-\w, )?--([a-z-]+)(?: [A-Z]+)? {2,}(\S.*)$/gm)) described.set(m[1]!, m[2]!);
+      assert.deepEqual([...described.keys()].sort(), [...flags].sort(), 'one description line per accepted flag');
+      for (const m of synopsis.matchAll(/--([a-z-]+)/g)) assert.ok(described.has(m[1]!), `--${m[1]} of the synopsis is described`);
+      for (const flag of ['db', 'workspace', 'content'].filter((f) => flags.includes(f))) {
+        const text = r.stdout.slice(r.stdout.indexOf(`  --${flag} `)).split(/\n {2}-/)[0]!;
+        assert.match(text, /\(default: /, `--${flag} names its default`);
+      }
+      assert.ok(r.stdout.includes(RESOLUTION), 'the resolution order');
+      assert.match(r.stdout, /Environment: BATON_DB_PATH \(the database when --db is not given\)/);
+      assert.match(r.stdout, /Exit codes: 0 done; 1 failed .*; 2 usage error\./);
+      assert.equal((await runCli(['help', command])).stdout, r.stdout, 'baton help COMMAND prints the same');
+      assert.equal((await runCli([command, '-h'])).stdout, r.stdout, '-h prints the same');
+    });
+  }
+
+  it('baton --help / help / -h print the general usage on stdout with exit 0, naming BATON_DB_PATH and the exit codes', async () => {
+    for (const args of [['--help'], ['help'], ['-h']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 0);
+      assert.equal(r.stderr, '');
+      assert.match(r.stdout, /^Usage: baton <command> \[options\]/);
+      assert.ok(r.stdout.includes(RESOLUTION));
+      assert.match(r.stdout, /status {4}list executions and their steps \(reads only; never creates a database\)/);
+      assert.match(r.stdout, /Exit codes: 0 done; 1 failed/);
+    }
+  });
+});
+
+describe('baton errors', () => {
+  before(() => ensureBuilt());
+
+  const usageErrors: Array<[string[], RegExp]> = [
+    [[], /^baton: missing command\n\nUsage: baton <command>/],
+    [['frobnicate'], /^baton: unknown command "frobnicate"\n\nUsage: baton <command>/],
+    [['help', 'frobnicate'], /^baton: no help for unknown command "frobnicate"\n\nUsage: baton <command>/],
+    [['status', '--bogus'], /^baton: Unknown option '--bogus'[\s\S]*\n\nUsage: baton status/],
+    [['status', 'extra'], /^baton: status takes no arguments \(got "extra"\)\n\nUsage: baton status/],
+    [['mcp', 'extra'], /^baton: mcp takes no arguments \(got "extra"\)\n\nUsage: baton mcp/],
+    [['serve', '--port', 'x'], /^baton: --port must be a port number \(got "x"\)/],
+    [['approve'], /^baton: approve needs exactly one EXECUTION id/],
+    [['reject', 'some-execution'], /^baton: reject needs --feedback TEXT: tell the agent what to change/],
+    [['mcp', '--tools', 'brokr'], /^baton: unknown tool group "brokr"/],
+  ];
+  for (const [args, expected] of usageErrors) {
+    it(`"baton ${args.join(' ')}" is a usage error: exit 2, the baton: prefix, stderr only`, async () => {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, expected);
+      assert.equal(r.stdout, '');
+    });
+  }
+});

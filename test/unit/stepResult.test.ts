@@ -1,0 +1,94 @@
+// Rule: each form of a step result a client may forward to its model (the structured JSON and the text) stays within
+// the 4 KB budget on every step of the bundled workflows, with the contract, context and dependency artifacts inline;
+// artifacts are cut to what is left (never mid-character, escapes counted) and point at their full text.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { jsonLength, truncateJson } from '../../src/core/broker/stepResult.js';
+import { resultText } from '../../src/core/broker/stepText.js';
+import type { NextStepResponse } from '../../src/core/types.js';
+import { makeBaton, output } from '../helpers/coreHarness.js';
+
+const BUDGET = 4096;
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** A large artifact full of what JSON escapes: newlines, quotes, backslashes, a tab, and multi-byte characters. */
+function bigOutput(step: string) {
+  const content = `# ${step}\n\n${'A "quoted" line\twith a path C:\\src\\app.ts, an accent é and an emoji 🙂.\n'.repeat(400)}`;
+  return output(`Did ${step}.`, `${step} notes`, { artifacts: [{ type: 'markdown', title: `${step} notes`, content }, { type: 'design_doc', title: `${step} design`, content }] });
+}
+
+/** Runs `workflow` to the end with big artifacts on every step (gates approved), returning every ok result. */
+async function everyStep(workflow: string): Promise<NextStepResponse[]> {
+  const { baton } = await makeBaton();
+  const seen: NextStepResponse[] = [];
+  let r = await baton.nextStep({ template_name: workflow, task_description: 'The login page returns 500 once the session cookie has expired; reproduce it with the e2e login test and fix it.' });
+  for (let i = 0; i < 20; i++) {
+    if (r.status === 'awaiting_approval') {
+      await baton.decide({ execution_id: r.execution_id!, decision: 'approve' });
+      r = await baton.nextStep({ step_token: r.new_step_token! });
+      continue;
+    }
+    if (r.status !== 'ok') break;
+    seen.push(r);
+    r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: bigOutput(r.next_step_contract!.step_name) });
+  }
+  assert.equal(r.status, 'task_closed');
+  return seen;
+}
+
+describe('step result size', () => {
+  for (const workflow of ['bug-fix', 'feature-implementation', 'security-audit']) {
+    it(`${workflow}: the JSON and the text of every step are each at most 4096 bytes, artifacts inline`, async () => {
+      const results = await everyStep(workflow);
+      assert.ok(results.length >= 4);
+      for (const r of results) {
+        const step = r.next_step_contract!.step_name;
+        const json = bytes(JSON.stringify(r));
+        const text = bytes(resultText(r));
+        assert.ok(json <= BUDGET, `${step}: structured form is ${json} bytes`);
+        assert.ok(text <= BUDGET, `${step}: text form is ${text} bytes`);
+        // The structured form no longer repeats the contract as markdown.
+        assert.ok(bytes(r.human_message!) < 250, `${step}: human_message is ${bytes(r.human_message!)} bytes`);
+        const ctx = r.context!;
+        for (const a of ctx.dependency_artifacts) {
+          assert.equal(a.truncated, true, `${step}: a 30 KB artifact is cut`);
+          assert.ok(a.content.length > 0 && resultText(r).includes(a.content), `${step}: the text carries the same cut artifact`);
+          assert.ok(!/[\ud800-\udbff]$/.test(a.content), 'never cut inside a surrogate pair');
+        }
+        const withDeps = workflow !== 'bug-fix' || step !== 'analyze-root-cause';
+        if (ctx.dependency_artifacts.length) assert.deepEqual(ctx.more, [`workflow-artifacts://${r.execution_id}`]);
+        else assert.ok(!withDeps || results.indexOf(r) === 0, `${step} depends on earlier steps and shows some of their artifacts`);
+      }
+    });
+  }
+
+  it('a short artifact goes inline whole, with nothing left to point at', async () => {
+    const { baton } = await makeBaton();
+    const first = await baton.nextStep({ template_name: 'bug-fix' });
+    const r = await baton.nextStep({ step_token: first.new_step_token!, model_output_so_far: output('root cause', 'Root cause', { artifacts: [{ type: 'markdown', title: 'Root cause', content: 'The cookie parser throws on expiry.' }] }) });
+    assert.deepEqual(r.context!.dependency_artifacts.map((a) => [a.content, a.truncated]), [['The cookie parser throws on expiry.', false]]);
+    assert.deepEqual(r.context!.more, []);
+    assert.ok(resultText(r).includes('The cookie parser throws on expiry.'));
+  });
+
+  it('truncateJson counts escapes and multi-byte characters and never splits a character', () => {
+    assert.equal(truncateJson('abc', 10), 'abc');
+    assert.equal(truncateJson('a"b"c', 4), 'a"b');
+    assert.equal(jsonLength('a"b'), 4);
+    assert.equal(truncateJson('\n\n\n', 3), '\n');
+    assert.equal(truncateJson('é🙂x', 5), 'é');
+    assert.equal(truncateJson('é🙂x', 6), 'é🙂');
+    assert.equal(truncateJson('anything', 0), '');
+    // A lone surrogate is written as \\ud800: 6 bytes.
+    assert.equal(truncateJson('ab\ud800cd', 7), 'ab');
+    assert.equal(truncateJson('ab\ud800cd', 8), 'ab\ud800');
+    const sample = 'line "one"\n\tpath C:\\x é🙂 end\u0001';
+    for (let n = 0; n < 60; n++) {
+      const cut = truncateJson(sample, n);
+      assert.ok(sample.startsWith(cut) && jsonLength(cut) <= n, `${n}: ${JSON.stringify(cut)}`);
+      // As long as the budget allows: one more character would not fit.
+      const longer = sample.slice(0, cut.length + (/[\ud800-\udbff]/.test(sample[cut.length] ?? '') ? 2 : 1));
+      assert.ok(cut === sample || jsonLength(longer) > n, `${n}: ${JSON.stringify(cut)} could be longer`);
+    }
+  });
+});
