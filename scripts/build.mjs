@@ -1,6 +1,8 @@
-// Builds dist/cli.js and dist/extension.js with esbuild and copies sql.js's wasm and the migrations beside them.
+// Builds dist/cli.js (lean: argument parsing and the stdio front of `baton mcp`), dist/engine.js (the rest of the CLI,
+// loaded by dist/cli.js when needed) and dist/extension.js with esbuild; copies sql.js's wasm and the migrations beside
+// them; and writes dist/mcp-catalog.json, the initialize and tools/list answers `baton mcp` gives before its engine loads.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { sqlJsPatchPlugin } from './sqljsPatch.mjs';
@@ -21,8 +23,22 @@ const common = {
   plugins: [sqlJsPatchPlugin()],
 };
 
+/** dist/cli.js loads the engine with require('./engine.js'), a file of its own, when it needs it. */
+const engineApart = {
+  name: 'baton-engine-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/engine\.js$/ }, () => ({ path: './engine.js', external: true }));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' },
+    plugins: [...common.plugins, engineApart],
+    // import('./engine.js') becomes require('./engine.js'): no ESM loader on the way.
+    supported: { 'dynamic-import': false },
+  }),
+  build({ ...common, entryPoints: ['src/cli/engine.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   // The panel's browser code: one self-contained script loaded by the webview under a strict CSP.
   build({
@@ -31,6 +47,9 @@ await Promise.all([
   }),
 ]);
 chmodSync(join(dist, 'cli.js'), 0o755);
+const { buildCatalog } = require(join(dist, 'engine.js'));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+writeFileSync(join(dist, 'mcp-catalog.json'), JSON.stringify(await buildCatalog(version)) + '\n');
 copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 mkdirSync(join(dist, 'migrations'), { recursive: true });
 for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {

@@ -26,7 +26,7 @@ if (size > MAX_BYTES) problems.push(`${relative(root, out)} is ${(size / 1048576
 
 const required = [
   'package.json', /^readme\.md$/i, /^changelog\.md$/i, /^LICENSE(\.txt|\.md)?$/,
-  'dist/extension.js', 'dist/cli.js', 'dist/sql-wasm.wasm', /^dist\/migrations\/\d+_\w+\.sql$/,
+  'dist/extension.js', 'dist/cli.js', 'dist/engine.js', 'dist/mcp-catalog.json', 'dist/sql-wasm.wasm', /^dist\/migrations\/\d+_\w+\.sql$/,
   'dist/webview/main.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf',
   ...readdirSync(join(root, 'content'), { recursive: true })
     .map(String)

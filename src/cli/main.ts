@@ -1,10 +1,11 @@
 // The `baton` command line: dispatches to one file per subcommand. stdout belongs to JSON-RPC in `baton mcp`.
+// Only what `baton mcp` needs before answering its client is loaded here; the rest is in the engine (engine.ts).
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
-import { decideCommand } from './decideCommand.js';
 import { mcpCommand } from './mcpCommand.js';
-import { serveCommand } from './serveCommand.js';
-import { statusCommand } from './statusCommand.js';
+
+/** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
+const loadEngine = () => import('./engine.js');
 
 const USAGE = `Usage: baton <command> [options]
 
@@ -44,14 +45,14 @@ export async function main(argv: string[]): Promise<number> {
         await mcpCommand(rest);
         return -1;
       case 'serve':
-        await serveCommand(rest);
+        await (await loadEngine()).serveCommand(rest);
         return -1;
       case 'status':
-        await statusCommand(rest);
+        await (await loadEngine()).statusCommand(rest);
         return 0;
       case 'approve':
       case 'reject':
-        await decideCommand(command, rest);
+        await (await loadEngine()).decideCommand(command, rest);
         return 0;
       default:
         process.stderr.write(`${command === undefined ? 'missing command' : `unknown command "${command}"`}\n\n${USAGE}\n`);

@@ -1,15 +1,17 @@
 // `baton mcp`: stdio MCP for an agent. The owner of the database serves it in process; otherwise it proxies to the owner.
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { BatonError } from '../core/errors.js';
-import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
-import { createMcpServer } from '../mcp/createMcpServer.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, openOrFindOwner, parse, unreachableOwner, VERSION } from './common.js';
-import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
-import { becomeOwner } from '../host/owner.js';
-import { onShutdown } from './shutdown.js';
+// This part runs before the engine is loaded: it takes the database's lock, answers the client's handshake from the
+// build-time catalog (stdioFront.ts) and only then loads the engine (dist/engine.js), which opens the database.
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
-import type { ToolGroup } from '../mcp/toolGroups.js';
+import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
+import { acquireLock, type HeldLock } from '../store/lock.js';
+import { cliLog, DB_OPTIONS, dbPathOf, parse, VERSION } from './common.js';
+import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
+import type { McpOptions } from './mcpEngine.js';
+import { onShutdown } from './shutdown.js';
+import { StdioFront } from './stdioFront.js';
 
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
@@ -20,6 +22,9 @@ owns it and also serves 127.0.0.1 HTTP for others; later ones forward to the own
 If the owner exits while a forwarding process runs, that process takes over the database and the session goes on.
 ${ENGINE_USAGE}`;
 
+/** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
+const loadEngine = () => import('./engine.js');
+
 /** Runs `baton mcp`; resolves when the session ends. */
 export async function mcpCommand(args: string[]): Promise<void> {
   const { values } = parse(args, { ...DB_OPTIONS, ...ENGINE_OPTIONS }, MCP_USAGE);
@@ -28,61 +33,41 @@ export async function mcpCommand(args: string[]): Promise<void> {
     return;
   }
   const settings = engineSettings(values, MCP_USAGE);
-  const { toolGroups } = settings;
   const log = cliLog();
-  const dbPath = dbPathOf(values);
-  const open = () => becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, log });
-  const found = await openOrFindOwner(dbPath, open);
-  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
-  if ('opened' in found) {
-    const owner = found.opened;
-    const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-    onShutdown(async (why) => {
-      log.info(`stopping (${why})`);
-      await server.close().catch(() => undefined);
-      await owner.close();
-    }, log, true);
-    await server.connect(new StdioServerTransport());
-    log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
+  mkdirSync(dirname(options.dbPath), { recursive: true });
+  const lock = acquireLock(options.dbPath);
+  if (!lock.acquired) {
+    await (await loadEngine()).forwardMcp(options);
     return;
   }
-  const info = found.owner;
-  log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
-  try {
-    await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, toolGroups, log) });
-  } catch (ex) {
-    if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
-    throw ex;
-  }
-  process.exit(0);
+  await serveAsOwner(options, lock, log);
 }
 
-/** After the owner exited: own the database in this process (or forward to whichever process got there first). */
-async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, toolGroups: ToolGroup[], log: Log): Promise<Upstream> {
-  // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
-  const deadline = Date.now() + 10_000;
-  let found = await openOrFindOwner(dbPath, open);
-  while ('owner' in found && !(await ownerAnswers(found.owner, 1000)) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    found = await openOrFindOwner(dbPath, open);
-  }
-  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
-  if ('owner' in found) {
-    if (!(await ownerAnswers(found.owner))) throw unreachableOwner(dbPath, found.owner.pid, found.owner.url);
-    return httpUpstream(found.owner);
-  }
-  const owner = found.opened;
-  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-  const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-  return {
-    transport: proxySide,
-    name: 'this process',
-    pid: null,
-    close: async () => {
-      await server.close().catch(() => undefined);
-      await owner.close();
-    },
-  };
+/** Answers the handshake at once, then loads the engine and opens the database under `lock`. */
+async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log): Promise<void> {
+  const wasm = compileWasm();
+  const catalog = readCatalog(join(__dirname, CATALOG_FILE)) ?? (await (await loadEngine()).buildCatalog(VERSION));
+  const front = new StdioFront({ catalog, toolGroups: options.toolGroups, log });
+  let started: Promise<() => Promise<void>> | null = null;
+  onShutdown(async (why) => {
+    log.info(`stopping (${why})`);
+    if (started) await (await started)();
+    else lock.release();
+  }, log, true);
+  front.listen();
+  await front.engineWanted;
+  started = loadEngine().then((engine) => engine.serveOwner({ ...options, front, lock, wasm }));
+  await started;
+}
+
+/** Starts compiling sql.js's wasm (off the main thread) while the engine loads; undefined when run from source. */
+function compileWasm(): Promise<WebAssembly.Module> | undefined {
+  const path = join(__dirname, 'sql-wasm.wasm');
+  if (!existsSync(path)) return undefined;
+  // The ES2022 lib without the DOM declares no values of the WebAssembly API.
+  const api = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+  const compiled = readFile(path).then((bytes) => api.compile(bytes));
+  compiled.catch(() => undefined); // the store reports a failure when it needs the module
+  return compiled;
 }

@@ -6,6 +6,7 @@ import { startOwnerServer, type OwnerServer } from './ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import type { ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
+import type { HeldLock } from '../store/lock.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
 export interface OwnerOptions {
@@ -24,6 +25,10 @@ export interface OwnerOptions {
   workspaceContent?: boolean;
   port?: number;
   log: Log;
+  /** The database's lock, when the caller took it already (`baton mcp` does, before loading the engine). */
+  lock?: HeldLock;
+  /** sql.js's wasm, compiling since before the engine loaded. */
+  wasm?: Promise<WebAssembly.Module>;
 }
 
 /** A running owner. */
@@ -49,6 +54,8 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     stallMinutes: options.stallMinutes,
     watchContent: true,
     log,
+    lock: options.lock,
+    wasm: options.wasm,
   });
   let endpoint: OwnerServer;
   try {

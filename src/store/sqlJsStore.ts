@@ -9,8 +9,8 @@ import { journalPathOf } from './dbPath.js';
 import { replaceFileDurable } from './durableFile.js';
 import { decodeParams, encodeStatement, openNodeJournalFile, type JournalFile, type JournalRecord } from './journal.js';
 import { JournalWriter, deferred, type Deferred } from './journalWriter.js';
-import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
-import { acquireLock } from './lock.js';
+import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
+import { acquireLock, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
 
 export { resolveDbPath } from './dbPath.js';
@@ -23,6 +23,10 @@ export interface OpenStoreOptions {
   migrationsDir?: string;
   /** sql-wasm.wasm; default beside the bundle, else from node_modules. */
   wasmPath?: string;
+  /** That file already compiled (or compiling), so opening does not wait for it. */
+  wasmModule?: Promise<WebAssembly.Module>;
+  /** The database's lock when the caller took it already; released like one taken here. */
+  lock?: HeldLock;
   /** Checkpoint after this many journal records (default 1000). */
   checkpointRecords?: number;
   /** Checkpoint after this many journal bytes (default 8 MiB). */
@@ -414,7 +418,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     durability: options.durability ?? 'fsync',
     log,
   } as const;
-  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath());
+  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath(), options.wasmModule);
   const migrations = loadMigrations(options.migrationsDir ?? defaultMigrationsDir());
   const newest = migrations.at(-1)!.version;
   if (options.path === null) {
@@ -435,7 +439,7 @@ async function openFileStore(
   migrations: ReturnType<typeof loadMigrations>,
 ): Promise<SqlJsStore> {
   mkdirSync(dirname(path), { recursive: true });
-  const lock = acquireLock(path);
+  const lock = options.lock ?? acquireLock(path);
   if (!lock.acquired) {
     throw new BatonError(
       'store_locked',
@@ -447,7 +451,7 @@ async function openFileStore(
   let store: SqlJsStore | null = null;
   try {
     removeStaleTemps(path);
-    const snapshot = loadSnapshot(SQL, path);
+    const snapshot = loadSnapshot(SQL, path, await readSnapshotFile(path));
     db = snapshot.db;
     const version = schemaVersion(db);
     if (version > newest) {
