@@ -12,6 +12,7 @@ import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js
 import type { McpOptions } from './mcpEngine.js';
 import { onShutdown } from './shutdown.js';
 import { StdioFront } from './stdioFront.js';
+import { capYoungGeneration } from './youngGeneration.js';
 
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--content DIR] [--workspace DIR] [--tools GROUPS] [--rate-limits SPEC]
@@ -33,6 +34,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
     return;
   }
   const settings = engineSettings(values, MCP_USAGE);
+  capYoungGeneration();
   const log = cliLog();
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
   mkdirSync(dirname(options.dbPath), { recursive: true });

@@ -4,6 +4,7 @@ import { CliError, cliLog, DB_OPTIONS, dbPathOf, lockedBy, parse, VERSION } from
 import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
 import { onShutdown } from './shutdown.js';
+import { capYoungGeneration } from './youngGeneration.js';
 
 /** Usage of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--content DIR] [--workspace DIR] [--port N] [--tools GROUPS]
@@ -24,6 +25,7 @@ export async function serveCommand(args: string[]): Promise<void> {
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
   const settings = engineSettings(values, SERVE_USAGE);
+  capYoungGeneration();
   const log = cliLog();
   const dbPath = dbPathOf(values);
   try {
