@@ -63,7 +63,11 @@ async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log): Prom
   await started;
 }
 
-/** Starts compiling sql.js's wasm (off the main thread) while the engine loads; undefined when run from source. */
+/**
+ * Starts compiling sql.js's wasm (off the main thread) while the engine loads; undefined when run from source.
+ * V8 still compiles each function when it is first called: compiling all of them up front cost more CPU than it
+ * saved on this 2-core machine (paired runs), so it is left lazy.
+ */
 function compileWasm(): Promise<WebAssembly.Module> | undefined {
   const path = join(__dirname, 'sql-wasm.wasm');
   if (!existsSync(path)) return undefined;

@@ -5,7 +5,8 @@ import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { becomeOwner } from '../host/owner.js';
+import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owner.js';
+import type { OpenedBaton } from '../host/openBaton.js';
 import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import type { HeldLock } from '../store/lock.js';
@@ -13,6 +14,9 @@ import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
 import type { StdioFront } from './stdioFront.js';
+
+/** At most this long after the database is open, other processes can reach it (the owner's endpoint is published). */
+const PUBLISH_WITHIN_MS = 1000;
 
 /** What `baton mcp` was told: the database, the content and the engine settings. */
 export interface McpOptions extends EngineSettings {
@@ -30,14 +34,16 @@ export interface OwnerStart extends McpOptions {
 }
 
 /**
- * Opens the database under the front's lock and connects the server to the front; returns how to stop. When opening
- * fails, the error goes to stderr and the front answers every call with it (and the process exits 1 when stopped).
+ * Opens the database under the front's lock, connects the server to the front, then publishes the owner's HTTP
+ * endpoint for other processes; returns how to stop. When opening fails, the error goes to stderr and the front
+ * answers every call with it (and the process exits 1 when stopped).
  */
 export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>> {
   const { front, log, dbPath } = start;
-  let owner: Awaited<ReturnType<typeof becomeOwner>>;
+  const options = { ...start, version: VERSION };
+  let opened: OpenedBaton;
   try {
-    owner = await becomeOwner({ ...start, version: VERSION, lock: start.lock, wasm: start.wasm });
+    opened = await openAsOwner(options);
   } catch (ex) {
     start.lock.release();
     const known = BatonError.is(ex);
@@ -46,13 +52,21 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
     process.exitCode = 1;
     return async () => undefined;
   }
-  const server = createMcpServer(owner.opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
+  const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
   await server.connect(front);
-  front.attach(deserializeMessage);
-  log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
+  const answered = front.attach(deserializeMessage);
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, PUBLISH_WITHIN_MS).unref())]);
+  let owner: Owner | null = null;
+  try {
+    owner = await publishOwner(opened, options);
+    log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  } catch (ex) {
+    log.error(`serving MCP on stdio as the owner of ${dbPath}, but its HTTP endpoint could not start, so other Baton processes cannot reach this database until this one exits`, ex);
+  }
   return async () => {
     await server.close().catch(() => undefined);
-    await owner.close();
+    await (owner ?? opened).close();
   };
 }
 

@@ -67,6 +67,9 @@ export class StdioFront implements Transport {
   private initialize: (Raw & { id: string | number }) | null = null;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
   private failure = '';
+  /** Ids of the held requests not yet answered after `attach`. */
+  private readonly waiting = new Set<string | number>();
+  private allAnswered: () => void = () => undefined;
   private grace: ReturnType<typeof setTimeout> | undefined;
   private readonly input: Readable;
   private readonly output: Writable;
@@ -94,15 +97,24 @@ export class StdioFront implements Transport {
 
   /**
    * The server is connected: it gets the client's `initialize` (if the front answered it), then every held message,
-   * each read with the SDK's `deserialize`; from now on every line goes to it.
+   * each read with the SDK's `deserialize`; from now on every line goes to it. Resolves once the held requests have
+   * all been answered.
    */
-  attach(deserialize: (line: string) => JSONRPCMessage): void {
-    if (this.phase !== 'early') return;
+  attach(deserialize: (line: string) => JSONRPCMessage): Promise<void> {
+    if (this.phase !== 'early') return Promise.resolve();
     this.deserialize = deserialize;
     this.phase = 'attached';
     clearTimeout(this.grace);
+    const held = this.held.splice(0);
+    for (const line of held) {
+      const m = peek(line);
+      if (isRequest(m)) this.waiting.add(m.id);
+    }
+    const answered = new Promise<void>((resolve) => (this.allAnswered = resolve));
+    if (this.waiting.size === 0) this.allAnswered();
     if (this.initialize) this.onmessage?.({ ...this.initialize, id: REPLAY_ID } as JSONRPCMessage);
-    for (const line of this.held.splice(0)) this.dispatch(line);
+    for (const line of held) this.dispatch(line);
+    return answered;
   }
 
   /** The engine could not open: every held and later call is answered with `message`. */
@@ -120,7 +132,9 @@ export class StdioFront implements Transport {
       if ('error' in m) this.options.log.warn(`the server refused the client's replayed initialize: ${JSON.stringify(m)}`);
       return Promise.resolve();
     }
-    return this.write(message);
+    const written = this.write(message);
+    if (m.method === undefined && this.waiting.delete(m.id as string | number) && this.waiting.size === 0) this.allAnswered();
+    return written;
   }
 
   async close(): Promise<void> {
