@@ -18,6 +18,8 @@ interface PendingPost {
   batch: boolean;
   /** The answer is an SSE stream (the client asked for one, or a message came before the answer). */
   sse: boolean;
+  /** The client accepts an SSE answer (else messages about the call go on the session's stream). */
+  sseAccepted: boolean;
 }
 
 /** A JSON-RPC error reply with an HTTP status. */
@@ -73,7 +75,8 @@ export class McpHttpTransport implements Transport {
 
   private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
     const json = accepts(req.headers.accept, 'application/json');
-    if (!json && !accepts(req.headers.accept, 'text/event-stream')) {
+    const sseAccepted = accepts(req.headers.accept, 'text/event-stream');
+    if (!json && !sseAccepted) {
       return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept application/json or text/event-stream');
     }
     if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
@@ -105,7 +108,7 @@ export class McpHttpTransport implements Transport {
     if (requests.length === 0) {
       res.writeHead(202).end();
     } else {
-      const post: PendingPost = { res, ids: requests.map((r) => r.id), answers: new Map(), batch: Array.isArray(body), sse: false };
+      const post: PendingPost = { res, ids: requests.map((r) => r.id), answers: new Map(), batch: Array.isArray(body), sse: false, sseAccepted };
       for (const id of post.ids) this.pending.set(id, post);
       res.once('close', () => {
         for (const id of post.ids) if (this.pending.get(id) === post) this.pending.delete(id);
@@ -131,8 +134,9 @@ export class McpHttpTransport implements Transport {
     const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
     const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
     const post = id === undefined ? undefined : this.pending.get(id);
-    if (!post) {
-      // An answer whose caller hung up has nowhere to go; other messages fall back to the session's stream.
+    if (!post || (!answer && !post.sseAccepted)) {
+      // An answer whose caller hung up has nowhere to go; other messages fall back to the session's stream (so
+      // does a message about a call whose client accepts only a JSON answer).
       if (!answer) this.stream?.write(sseEvent(message));
       return;
     }

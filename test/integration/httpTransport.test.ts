@@ -1,7 +1,8 @@
 // Rule: the owner's Streamable HTTP transport answers each call with one JSON body, switches a call's answer to
 // an SSE stream only when the client accepts nothing else or the server says something about the call before
-// answering it, sends everything else on the session's GET stream, and refuses malformed requests as the MCP
-// specification says (406, 415, 400, 409, 404 after DELETE).
+// answering it (never for a client that accepts only JSON), sends everything else on the session's GET stream,
+// follows the MCP specification's session and version headers (2025-03-26 and 2025-06-18), refuses malformed
+// requests as it says (406, 415, 400, 409, 404), and a real SDK client works in every mode, elicitation included.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -11,7 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { NextStepResponse } from '../../src/core/types.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { makeWorkspace } from '../helpers/coreHarness.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
@@ -152,5 +156,86 @@ describe('owner Streamable HTTP transport', () => {
     const headers = await session();
     assert.equal((await raw({ method: 'DELETE', headers })).status, 200);
     assert.equal((await raw({ headers, body: call(2) })).status, 404);
+  });
+  it('names the session on the initialize answer, and takes 2025-03-26 clients and requests without a version header', async () => {
+    const init = await raw({ body: { ...INIT, params: { ...INIT.params, protocolVersion: '2025-03-26' } } });
+    assert.equal(init.status, 200, init.body);
+    assert.match(init.session, /^[0-9a-f-]{36}$/);
+    assert.equal((JSON.parse(init.body) as { result: { protocolVersion: string } }).result.protocolVersion, '2025-03-26');
+    const session = { 'mcp-session-id': init.session };
+    assert.equal((await raw({ headers: { ...session, 'mcp-protocol-version': '2025-03-26' }, body: INITIALIZED })).status, 202);
+    const versioned = await raw({ headers: { ...session, 'mcp-protocol-version': '2025-03-26' }, body: call(2) });
+    assert.equal(versioned.status, 200, versioned.body);
+    // No MCP-Protocol-Version header: the server assumes 2025-03-26 and answers.
+    const bare = await raw({ headers: session, body: call(3) });
+    assert.equal(bare.status, 200, bare.body);
+    assert.equal((JSON.parse(bare.body) as { id: number }).id, 3);
+  });
+
+  it('refuses a request without a session (400), an unknown session (404) and a GET that takes no SSE (406)', async () => {
+    const noSession = await raw({ headers: { 'mcp-protocol-version': '2025-06-18' }, body: call(2) });
+    assert.equal(noSession.status, 400, noSession.body);
+    const unknown = { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-06-18' };
+    assert.equal((await raw({ headers: unknown, body: call(2) })).status, 404);
+    assert.equal((await raw({ method: 'GET', headers: { ...unknown, accept: 'text/event-stream' } })).status, 404);
+    assert.equal((await raw({ method: 'DELETE', headers: unknown })).status, 404);
+    const headers = await session();
+    assert.equal((await raw({ method: 'GET', headers: { ...headers, accept: 'application/json' } })).status, 406);
+  });
+
+  it('answers a client that accepts only JSON with JSON even when the server reports progress on its call', async () => {
+    const headers = await session();
+    const r = await raw({ headers: { ...headers, accept: 'application/json' }, body: { ...call(6, 'progress'), params: { name: 'progress', arguments: {}, _meta: { progressToken: 'p' } } } });
+    assert.equal(r.status, 200);
+    assert.match(r.type, /^application\/json/);
+    assert.deepEqual(JSON.parse(r.body), { jsonrpc: '2.0', id: 6, result: { content: [{ type: 'text', text: 'done' }] } });
+  });
+
+  it('the SDK client ends its session with DELETE (terminateSession); the session is gone after', async () => {
+    const client = new Client({ name: 'ending', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(owner.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } });
+    await client.connect(transport);
+    const sessionId = transport.sessionId!;
+    assert.equal(transport.protocolVersion, LATEST_PROTOCOL_VERSION);
+    assert.deepEqual((await client.callTool({ name: 'echo', arguments: {} })).content, [{ type: 'text', text: 'echoed' }]);
+    await transport.terminateSession();
+    assert.equal(transport.sessionId, undefined);
+    await client.close();
+    assert.equal((await raw({ headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION }, body: call(2) })).status, 404);
+  });
+});
+
+describe('owner Streamable HTTP transport: elicitation during a call (real core, SDK client)', () => {
+  it('a gate is decided through a form the server asks for while the agent waits on its call', async () => {
+    const opened = await openBaton({ dbPath: null, workspace: makeWorkspace(), rateLimits: false, approvalWaitMs: 10_000, log: silentLog });
+    const owner = await startOwnerServer({
+      baton: opened.baton,
+      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+      log: silentLog,
+    });
+    const client = new Client({ name: 'form-client', version: '1' }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(String(req.params.message));
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(owner.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }));
+    try {
+      const out = (s: string) => ({ summary: s, artifacts: [{ type: 'markdown', title: s, content: `# ${s}` }], references: [], confidence: 0.9 });
+      const next = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent as unknown as NextStepResponse;
+      let r = await next({ template_name: 'bug-fix' });
+      while (r.status === 'ok') r = await next({ step_token: r.new_step_token, model_output_so_far: out(r.next_step_contract!.step_name) });
+      assert.equal(r.status, 'awaiting_approval');
+      // The agent waits on the gate; the form goes out and its answer comes back (a response-only POST, 202).
+      const closed = await next({ step_token: r.new_step_token });
+      assert.equal(closed.status, 'task_closed');
+      assert.equal(asked.length, 1);
+      assert.match(asked[0]!, /review-code/);
+    } finally {
+      await client.close();
+      await owner.close();
+      await opened.close();
+    }
   });
 });
