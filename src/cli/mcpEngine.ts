@@ -9,7 +9,7 @@ import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owne
 import type { OpenedBaton } from '../host/openBaton.js';
 import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import type { HeldLock } from '../store/lock.js';
+import { isPidAlive, type HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -78,29 +78,48 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
 export async function forwardMcp(options: McpOptions): Promise<number> {
   const { dbPath, log, toolGroups } = options;
   const open = () => becomeOwner({ ...options, version: VERSION });
-  const found = await openOrFindOwner(dbPath, open);
-  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
-  if ('opened' in found) {
-    const owner = found.opened;
-    const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-    onShutdown(async (why) => {
-      log.info(`stopping (${why})`);
-      await server.close().catch(() => undefined);
-      await owner.close();
-    }, log, true);
-    await server.connect(new StdioServerTransport());
-    log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-    return -1;
+  for (let attempt = 1; ; attempt++) {
+    const found = await openOrFindOwner(dbPath, open);
+    if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+    if ('opened' in found) {
+      const owner = found.opened;
+      const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+      onShutdown(async (why) => {
+        log.info(`stopping (${why})`);
+        await server.close().catch(() => undefined);
+        await owner.close();
+      }, log, true);
+      await server.connect(new StdioServerTransport());
+      log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+      return -1;
+    }
+    const info = found.owner;
+    log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
+    try {
+      await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, options) });
+      return 0;
+    } catch (ex) {
+      if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
+      // An owner that is stopping closes its endpoint before it releases the lock (its discovery file may still be
+      // read in between): once that process is gone, look again (nothing of the client's was read yet).
+      if (attempt >= OWNER_EXIT_ATTEMPTS || !(await exitsWithin(info.pid, OWNER_EXIT_WAIT_MS))) throw unreachableOwner(dbPath, info.pid, info.url);
+      log.info(`process ${info.pid} exited before it answered; looking for the database's owner again`);
+    }
   }
-  const info = found.owner;
-  log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
-  try {
-    await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, options) });
-  } catch (ex) {
-    if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
-    throw ex;
+}
+
+/** How often, and how long each time, `baton mcp` waits for an owner that does not answer to exit. */
+const OWNER_EXIT_ATTEMPTS = 3;
+const OWNER_EXIT_WAIT_MS = 5000;
+
+/** Whether `pid` is gone now or within `ms`. */
+async function exitsWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isPidAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
   }
-  return 0;
+  return true;
 }
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */

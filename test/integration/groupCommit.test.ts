@@ -13,6 +13,7 @@ import { readDiscovery } from '../../src/host/discovery.js';
 import { startOwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { scanJournal } from '../../src/store/journal.js';
+import { isPidAlive } from '../../src/store/lock.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 import { ensureBuilt, startMcp, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
@@ -169,6 +170,8 @@ describe('group commit in the built owner (stdio + HTTP sessions), killed right 
         return kinds.size === 2;
       });
       assert.ok(mixed.length > 0, 'a sync carried writes of the stdio session and of HTTP sessions together');
+      // SIGKILL is asynchronous: until the killed owner is gone, its lock is still live.
+      await waitFor(() => !isPidAlive(stdio.pid!), 10_000, 'the killed owner gone');
       const store = await openStore({ path: setup.db });
       try {
         for (const a of answered) {
