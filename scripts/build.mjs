@@ -1,6 +1,9 @@
-// Builds dist/cli.js and dist/extension.js with esbuild and copies sql.js's wasm and the migrations beside them.
+// Builds dist/cli.js (lean: argument parsing and the stdio front of `baton mcp`), dist/engine.js (the rest of the CLI,
+// loaded by dist/cli.js when needed) and dist/extension.js with esbuild; copies sql.js's wasm and the migrations beside
+// them; and writes dist/mcp-catalog.json, the initialize and tools/list answers `baton mcp` gives before its engine loads.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { sqlJsPatchPlugin } from './sqljsPatch.mjs';
@@ -21,8 +24,44 @@ const common = {
   plugins: [sqlJsPatchPlugin()],
 };
 
+/** dist/cli.js loads the engine with require('./engine.js'), a file of its own, when it needs it. */
+const engineApart = {
+  name: 'baton-engine-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/engine\.js$/ }, () => ({ path: './engine.js', external: true }));
+  },
+};
+
+/**
+ * js-yaml 3 (front-matter's parser) loads esprima at start with a require that bundlers cannot see, for its
+ * !!js/function type, which only its unsafe full schema uses (front-matter uses the safe one). From a checkout or an
+ * npm install that found esprima in node_modules, that was half a megabyte of source parsed and kept in memory.
+ */
+const noEsprima = {
+  name: 'baton-no-esprima',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]js-yaml[\\/]lib[\\/]js-yaml[\\/]type[\\/]js[\\/]function\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const load = "esprima = _require('esprima');";
+      if (!source.includes(load)) return { contents: source, loader: 'js', warnings: [{ text: `${args.path} no longer loads esprima as scripts/build.mjs expects; check the noEsprima plugin` }] };
+      return { contents: source.replace(load, 'esprima = undefined;'), loader: 'js' };
+    });
+  },
+};
+
+// The CLI's bundles without comments and indentation: V8 keeps a script's source for as long as the process lives
+// (it compiles functions when first called), and one non-Latin-1 character in a comment (esbuild escapes them
+// everywhere else) doubles it, to two bytes per character. Names stay, so stack traces still name the functions.
+const cli = { ...common, minifyWhitespace: true, plugins: [...common.plugins, noEsprima] };
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...cli, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' },
+    plugins: [...cli.plugins, engineApart],
+    // import('./engine.js') becomes require('./engine.js'): no ESM loader on the way.
+    supported: { 'dynamic-import': false },
+  }),
+  build({ ...cli, entryPoints: ['src/cli/engine.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   // The panel's browser code: one self-contained script loaded by the webview under a strict CSP.
   build({
@@ -31,6 +70,9 @@ await Promise.all([
   }),
 ]);
 chmodSync(join(dist, 'cli.js'), 0o755);
+const { buildCatalog } = require(join(dist, 'engine.js'));
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+writeFileSync(join(dist, 'mcp-catalog.json'), JSON.stringify(await buildCatalog(version)) + '\n');
 copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 mkdirSync(join(dist, 'migrations'), { recursive: true });
 for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {

@@ -12,6 +12,9 @@ import { resolveDbPath } from '../store/dbPath.js';
 /** Baton's version (package.json). */
 export const VERSION: string = packageJson.version;
 
+// dist/cli.js and dist/engine.js each hold a copy of this module: `instanceof` recognises both copies' errors.
+const CLI_ERROR = Symbol.for('baton.CliError');
+
 /** A failure that ends the command with an exit code and a message on stderr. */
 export class CliError extends Error {
   constructor(
@@ -19,6 +22,12 @@ export class CliError extends Error {
     readonly exitCode: 1 | 2,
   ) {
     super(message);
+    Object.defineProperty(this, CLI_ERROR, { value: true });
+  }
+
+  /** Whether `value` is a CliError made by any copy of this class. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[CLI_ERROR] === true;
   }
 }
 

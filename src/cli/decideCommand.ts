@@ -1,28 +1,9 @@
 // `baton approve` / `baton reject`: a person's decision on a gated step, through the live owner or the database.
 import type { GateDecision } from '../core/api.js';
 import { decideViaOwner } from '../host/controlClient.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, DB_USAGE, dbPathOf, missingDatabase, parse, USAGE_FOOTER } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
 import { withCore } from './withCore.js';
-
-/** Usage of `baton approve` and `baton reject`. */
-export const DECIDE_USAGE = `Usage: baton approve EXECUTION [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR] [--content DIR]
-       baton reject EXECUTION --feedback TEXT [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR]
-                    [--content DIR]
-
-Decides a step awaiting approval. EXECUTION is an execution id or a task id (see baton status). The decision
-goes through the process that owns the database when one runs (an agent waiting on the gate goes on at once);
-otherwise it is written to the database directly. With no database there is nothing to decide: the command says
-where it looked and exits 1; it never creates one.
-
-Options:
-  --step NAME             the step to decide (default: the one step awaiting approval)
-  --feedback TEXT         reject only, required: what the agent must change; it redoes the step with these words
-  --by NAME               who decides, recorded with the decision (default: cli:$USER)
-  --json                  print the result as JSON
-${DB_USAGE}
-  --content DIR           the bundled content, loaded when no process owns the database and this command opens it
-                          (default: the content/ folder shipped with Baton)
-${USAGE_FOOTER}`;
+import { DECIDE_USAGE } from './usage.js';
 
 /** Runs `baton approve` or `baton reject`; returns the exit code. */
 export async function decideCommand(decision: 'approve' | 'reject', args: string[]): Promise<number> {

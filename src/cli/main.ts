@@ -1,10 +1,12 @@
 // The `baton` command line: dispatches to one file per subcommand. stdout belongs to JSON-RPC in `baton mcp`.
+// Only what `baton mcp` needs before answering its client is loaded here; the rest is in the engine (engine.ts).
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
-import { DECIDE_USAGE, decideCommand } from './decideCommand.js';
-import { MCP_USAGE, mcpCommand } from './mcpCommand.js';
-import { SERVE_USAGE, serveCommand } from './serveCommand.js';
-import { STATUS_USAGE, statusCommand } from './statusCommand.js';
+import { mcpCommand } from './mcpCommand.js';
+import { DECIDE_USAGE, MCP_USAGE, SERVE_USAGE, STATUS_USAGE } from './usage.js';
+
+/** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
+const loadEngine = () => import('./engine.js');
 
 const USAGE = `Usage: baton <command> [options]
 
@@ -62,12 +64,12 @@ export async function main(argv: string[]): Promise<number> {
         guardStdout();
         return await mcpCommand(rest);
       case 'serve':
-        return await serveCommand(rest);
+        return await (await loadEngine()).serveCommand(rest);
       case 'status':
-        return await statusCommand(rest);
+        return await (await loadEngine()).statusCommand(rest);
       case 'approve':
       case 'reject':
-        return await decideCommand(command, rest);
+        return await (await loadEngine()).decideCommand(command, rest);
       case undefined:
         throw usageError('missing command');
       default:

@@ -1,35 +1,24 @@
 // `baton mcp`: stdio MCP for an agent. The owner of the database serves it in process; otherwise it proxies to the owner.
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { BatonError } from '../core/errors.js';
-import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
-import { createMcpServer } from '../mcp/createMcpServer.js';
-import {
-  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbPathOf, openOrFindOwner, parse, refuseArguments, unreachableOwner,
-  USAGE_FOOTER, VERSION,
-} from './common.js';
-import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
-import { becomeOwner } from '../host/owner.js';
-import { onShutdown } from './shutdown.js';
+// This part runs before the engine is loaded: it takes the database's lock, answers the client's handshake from the
+// build-time catalog (stdioFront.ts) and only then loads the engine (dist/engine.js), which opens the database.
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
-import type { ToolGroup } from '../mcp/toolGroups.js';
+import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
+import { acquireLock, type HeldLock } from '../store/lock.js';
+import { cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
+import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
+import type { McpOptions } from './mcpEngine.js';
+import { onShutdown } from './shutdown.js';
+import { StdioFront } from './stdioFront.js';
+import { MCP_USAGE } from './usage.js';
+import { capYoungGeneration } from './youngGeneration.js';
 
-/** Usage of `baton mcp`. */
-export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--workspace DIR] [--content DIR] [--tools GROUPS] [--rate-limits SPEC]
-                 [--token-ttl MINUTES] [--stall-minutes N]
+/** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
+const loadEngine = () => import('./engine.js');
 
-Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first process on a database
-owns it (creating it if needed) and also serves 127.0.0.1 HTTP for others; later ones forward to the owner
-(whose settings apply). If the owner exits while a forwarding process runs, that process takes over the
-database and the session goes on.
-
-Options:
-${DB_USAGE}
-${CONTENT_USAGE}
-${ENGINE_USAGE}
-${USAGE_FOOTER}`;
-
-/** Runs `baton mcp`; returns 0 after --help, or -1 once the session is being served (it exits on its own). */
+/** Runs `baton mcp`; returns 0 after --help or once a forwarded session ended, -1 while it serves (it exits on its own). */
 export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...DB_OPTIONS, ...CONTENT_OPTION, ...ENGINE_OPTIONS }, MCP_USAGE);
   if (values.help) {
@@ -38,61 +27,44 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   refuseArguments('mcp', positionals, MCP_USAGE);
   const settings = engineSettings(values, MCP_USAGE);
-  const { toolGroups } = settings;
+  capYoungGeneration();
   const log = cliLog();
-  const dbPath = dbPathOf(values);
-  const open = () => becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, log });
-  const found = await openOrFindOwner(dbPath, open);
-  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
-  if ('opened' in found) {
-    const owner = found.opened;
-    const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-    onShutdown(async (why) => {
-      log.info(`stopping (${why})`);
-      await server.close().catch(() => undefined);
-      await owner.close();
-    }, log, true);
-    await server.connect(new StdioServerTransport());
-    log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-    return -1;
-  }
-  const info = found.owner;
-  log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
-  try {
-    await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, toolGroups, log) });
-  } catch (ex) {
-    if (BatonError.is(ex, 'owner_unreachable')) throw unreachableOwner(dbPath, info.pid, info.url);
-    throw ex;
-  }
-  return 0;
+  const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
+  mkdirSync(dirname(options.dbPath), { recursive: true });
+  const lock = acquireLock(options.dbPath);
+  if (!lock.acquired) return (await loadEngine()).forwardMcp(options);
+  await serveAsOwner(options, lock, log);
+  return -1;
 }
 
-/** After the owner exited: own the database in this process (or forward to whichever process got there first). */
-async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, toolGroups: ToolGroup[], log: Log): Promise<Upstream> {
-  // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
-  const deadline = Date.now() + 10_000;
-  let found = await openOrFindOwner(dbPath, open);
-  while ('owner' in found && !(await ownerAnswers(found.owner, 1000)) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    found = await openOrFindOwner(dbPath, open);
-  }
-  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
-  if ('owner' in found) {
-    if (!(await ownerAnswers(found.owner))) throw unreachableOwner(dbPath, found.owner.pid, found.owner.url);
-    return httpUpstream(found.owner);
-  }
-  const owner = found.opened;
-  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
-  const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-  return {
-    transport: proxySide,
-    name: 'this process',
-    pid: null,
-    close: async () => {
-      await server.close().catch(() => undefined);
-      await owner.close();
-    },
-  };
+/** Answers the handshake at once, then loads the engine and opens the database under `lock`. */
+async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log): Promise<void> {
+  const wasm = compileWasm();
+  const catalog = readCatalog(join(__dirname, CATALOG_FILE)) ?? (await (await loadEngine()).buildCatalog(VERSION));
+  const front = new StdioFront({ catalog, toolGroups: options.toolGroups, log });
+  let started: Promise<() => Promise<void>> | null = null;
+  onShutdown(async (why) => {
+    log.info(`stopping (${why})`);
+    if (started) await (await started)();
+    else lock.release();
+  }, log, true);
+  front.listen();
+  await front.engineWanted;
+  started = loadEngine().then((engine) => engine.serveOwner({ ...options, front, lock, wasm }));
+  await started;
+}
+
+/**
+ * Starts compiling sql.js's wasm (off the main thread) while the engine loads; undefined when run from source.
+ * V8 still compiles each function when it is first called: compiling all of them up front cost more CPU than it
+ * saved on this 2-core machine (paired runs), so it is left lazy.
+ */
+function compileWasm(): Promise<WebAssembly.Module> | undefined {
+  const path = join(__dirname, 'sql-wasm.wasm');
+  if (!existsSync(path)) return undefined;
+  // The ES2022 lib without the DOM declares no values of the WebAssembly API.
+  const api = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+  const compiled = readFile(path).then((bytes) => api.compile(bytes));
+  compiled.catch(() => undefined); // the store reports a failure when it needs the module
+  return compiled;
 }

@@ -1,25 +1,13 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { readDiscovery } from '../host/discovery.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbPathOf, lockedBy, parse, refuseArguments, USAGE_FOOTER, VERSION,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, lockedBy, parse, refuseArguments, VERSION,
 } from './common.js';
-import { ENGINE_OPTIONS, ENGINE_USAGE, engineSettings } from './engineOptions.js';
+import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
 import { onShutdown } from './shutdown.js';
-
-/** Usage of `baton serve`. */
-export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--workspace DIR] [--content DIR] [--port N] [--tools GROUPS]
-                   [--rate-limits SPEC] [--token-ttl MINUTES] [--stall-minutes N]
-
-Owns the database (creating it if needed) and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in
-server.json beside the database, mode 0600). Runs until SIGINT/SIGTERM.
-
-Options:
-${DB_USAGE}
-${CONTENT_USAGE}
-  --port N                the port (default: a random free one)
-${ENGINE_USAGE}
-${USAGE_FOOTER}`;
+import { capYoungGeneration } from './youngGeneration.js';
+import { SERVE_USAGE } from './usage.js';
 
 /** Runs `baton serve`; returns 0 after --help, or -1 once it serves (it exits on a signal). */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -32,6 +20,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
   const settings = engineSettings(values, SERVE_USAGE);
+  capYoungGeneration();
   const log = cliLog();
   const dbPath = dbPathOf(values);
   try {

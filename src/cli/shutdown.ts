@@ -8,7 +8,7 @@ export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watch
     if (stopping) return;
     stopping = true;
     stop(why)
-      .then(() => process.exit(0))
+      .then(() => process.exit()) // process.exitCode, 0 unless the command failed
       .catch((ex: unknown) => {
         log.error('shutdown failed', ex);
         process.exit(1);

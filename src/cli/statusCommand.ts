@@ -1,21 +1,9 @@
 // `baton status`: executions and their steps, from the live owner or by reading the database (never writing it).
 import type { ExecutionSummary } from '../core/api.js';
 import { statusViaOwner } from '../host/controlClient.js';
-import { cliLog, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments, USAGE_FOOTER } from './common.js';
+import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { withCore } from './withCore.js';
-
-/** Usage of `baton status`. */
-export const STATUS_USAGE = `Usage: baton status [--all] [--json] [--db PATH] [--workspace DIR]
-
-Lists executions (only unfinished ones unless --all; at most 50, newest first), with their steps. Asks the
-process that owns the database when one runs; otherwise reads the file and writes nothing. With no database
-there is nothing to list: status says where it looked and exits 1; it never creates one.
-
-Options:
-  --all                   also list finished (completed and failed) executions
-  --json                  print {"executions": [...]} instead of text
-${DB_USAGE}
-${USAGE_FOOTER}`;
+import { STATUS_USAGE } from './usage.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',

@@ -26,6 +26,9 @@ export type ErrorReason =
   | 'owner_unreachable'
   | 'runner_unavailable';
 
+// The `baton` CLI is two bundles that each hold a copy of this module: `instanceof` recognises both copies' errors.
+const BRAND = Symbol.for('baton.BatonError');
+
 /** An expected failure with a typed reason. */
 export class BatonError extends Error {
   override readonly name = 'BatonError';
@@ -35,6 +38,12 @@ export class BatonError extends Error {
     readonly details: Record<string, unknown> = {},
   ) {
     super(message);
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** Whether `value` is a BatonError made by any copy of this class. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 
   /** Whether `ex` is a BatonError (with the given reason, if one is given). */

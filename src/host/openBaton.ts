@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
+import type { HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
 
@@ -35,6 +36,10 @@ export interface OpenBatonOptions {
   watchContent?: boolean;
   log?: Log;
   clock?: Clock;
+  /** The database's lock, when the caller took it already. */
+  lock?: HeldLock;
+  /** sql.js's wasm, compiling since before the engine loaded. */
+  wasm?: Promise<WebAssembly.Module>;
 }
 
 /** An open Baton and what to close. */
@@ -56,7 +61,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
   const log = options.log ?? stderrLog();
   const workspace = resolve(options.workspace ?? process.cwd());
   const readOnly = options.access === 'read';
-  const store = await openStore({ path: options.dbPath, log, durability: options.durability, access: options.access });
+  const store = await openStore({ path: options.dbPath, log, durability: options.durability, access: options.access, lock: options.lock, wasmModule: options.wasm });
   let baton: Baton;
   try {
     const overrides: Partial<BatonOptions> = {};

@@ -2,10 +2,11 @@
 import type { Log } from '../core/ports.js';
 import { removeDiscovery, writeDiscovery } from './discovery.js';
 import { openBaton, type OpenedBaton } from './openBaton.js';
-import { startOwnerServer, type OwnerServer } from './ownerServer.js';
+import type { OwnerServer } from './ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
+import type { HeldLock } from '../store/lock.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
 export interface OwnerOptions {
@@ -24,6 +25,10 @@ export interface OwnerOptions {
   workspaceContent?: boolean;
   port?: number;
   log: Log;
+  /** The database's lock, when the caller took it already (`baton mcp` does, before loading the engine). */
+  lock?: HeldLock;
+  /** sql.js's wasm, compiling since before the engine loaded. */
+  wasm?: Promise<WebAssembly.Module>;
 }
 
 /** A running owner. */
@@ -37,8 +42,18 @@ export interface Owner {
 
 /** Opens the database (throws BatonError store_locked if another process owns it) and publishes the endpoint. */
 export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
-  const { log } = options;
-  const opened = await openBaton({
+  const opened = await openAsOwner(options);
+  try {
+    return await publishOwner(opened, options);
+  } catch (ex) {
+    await opened.close();
+    throw ex;
+  }
+}
+
+/** The first half of `becomeOwner`: the database and the core, watching content, not yet reachable by others. */
+export function openAsOwner(options: OwnerOptions): Promise<OpenedBaton> {
+  return openBaton({
     dbPath: options.dbPath,
     contentDir: options.contentDir,
     workspace: options.workspace,
@@ -48,22 +63,33 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     tokenTtlMs: options.tokenTtlMs,
     stallMinutes: options.stallMinutes,
     watchContent: true,
-    log,
+    log: options.log,
+    lock: options.lock,
+    wasm: options.wasm,
   });
-  let endpoint: OwnerServer;
+}
+
+/**
+ * The second half of `becomeOwner`: serves the opened core over HTTP and publishes the discovery file (`opened` stays
+ * open if that fails). The HTTP stack is loaded only now: `baton mcp` answers its first calls on stdio meanwhile.
+ */
+export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): Promise<Owner> {
+  const { log } = options;
+  const { startOwnerServer } = await import('./ownerServer.js');
+  const endpoint: OwnerServer = await startOwnerServer({
+    baton: opened.baton,
+    createServer: (scope) =>
+      createMcpServer(opened.baton, { toolGroups: scope?.toolGroups ? assertToolGroups(scope.toolGroups) : options.toolGroups, version: options.version, log, scope }),
+    log,
+    port: options.port,
+  });
+  let discoveryFile: string;
   try {
-    endpoint = await startOwnerServer({
-      baton: opened.baton,
-      createServer: (scope) =>
-        createMcpServer(opened.baton, { toolGroups: scope?.toolGroups ? assertToolGroups(scope.toolGroups) : options.toolGroups, version: options.version, log, scope }),
-      log,
-      port: options.port,
-    });
+    discoveryFile = writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
   } catch (ex) {
-    await opened.close();
+    await endpoint.close().catch(() => undefined);
     throw ex;
   }
-  const discoveryFile = writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
   let closing: Promise<void> | undefined;
   return {
     opened,

@@ -4,13 +4,13 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { handleControl } from './controlOps.js';
+import { McpHttpTransport } from './mcpHttpTransport.js';
 
 export { handleControl, type ControlRequest } from './controlOps.js';
 
@@ -48,12 +48,13 @@ const IDLE_SESSION_MS = 30 * 60_000;
 
 /** One MCP session on the endpoint. */
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: McpHttpTransport;
   server: McpServer;
   /** The run token that opened it (its hash); null for the owner's token. Later requests must carry the same. */
   grant: string | null;
-  /** Open GET streams (a live client keeps one for notifications). */
-  streams: number;
+  /** Requests still open: calls being answered and GET streams (a live client keeps one for notifications). */
+  open: number;
+  /** When the last request came in or was answered. */
   lastSeen: number;
 }
 
@@ -122,15 +123,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const existing = found && found.grant === grant ? found : undefined;
     if (existing) {
-      existing.lastSeen = Date.now();
-      if (req.method === 'GET') {
-        existing.streams++;
-        res.once('close', () => {
-          existing.streams--;
-          existing.lastSeen = Date.now();
-        });
-      }
-      return existing.transport.handleRequest(req, res, body);
+      track(existing, res);
+      return existing.transport.handle(req, res, body);
     }
     if (sessionId !== undefined) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
@@ -139,15 +133,26 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
     }
     const server = options.createServer(grant === null ? undefined : grants.get(grant));
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, grant, streams: 0, lastSeen: Date.now() }),
+    const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
+      const session: Session = { transport, server, grant, open: 0, lastSeen: Date.now() };
+      sessions.set(id, session);
+      track(session, res);
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    transport.handle(req, res, body);
+  };
+
+  /** A session is idle only with no request open, from its last answer on (not from when a long call came in). */
+  const track = (session: Session, res: ServerResponse): void => {
+    session.open++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -187,22 +192,21 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
   const url = `http://127.0.0.1:${port}/mcp`;
+  const closeSession = (id: string, s: Session) => {
+    sessions.delete(id);
+    void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+  };
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
   const sweeper = setInterval(() => {
     for (const [id, s] of sessions) {
-      if (s.streams > 0 || Date.now() - s.lastSeen < idleMs) continue;
+      if (s.open > 0 || Date.now() - s.lastSeen < idleMs) continue;
       log.info(`closing idle MCP session ${id}`);
-      sessions.delete(id);
-      void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+      closeSession(id, s);
     }
   }, Math.min(60_000, Math.max(50, idleMs / 2)));
   sweeper.unref();
   log.info(`owner endpoint listening on ${url}`);
 
-  const closeSession = (id: string, s: Session) => {
-    sessions.delete(id);
-    void s.transport.close().then(() => s.server.close()).catch(() => undefined);
-  };
   return {
     url,
     token,

@@ -1,9 +1,10 @@
 // Builds Baton's McpServer from the core facade: tools by group, resources, prompts, subscriptions, call log. No transport.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  CallToolRequestSchema, ErrorCode, McpError, ReadResourceRequestSchema,
-  type CallToolRequest, type CallToolResult, type ReadResourceRequest, type ReadResourceResult,
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  type CallToolRequest, type CallToolResult, type ListToolsResult, type ReadResourceRequest, type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { BatonApi, CallLogEntry } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
@@ -41,6 +42,18 @@ export function errorCategory(code: string | undefined): NonNullable<CallLogEntr
   return 'system_error';
 }
 
+/**
+ * One JSON Schema validator for every session: the SDK builds an Ajv instance (meta-schemas and all) per server
+ * otherwise, and the owner endpoint builds a server per HTTP session. It only checks answers to elicitations.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * The tools/list answer per set of tool groups: the SDK converts every tool's zod schemas to JSON Schema on each
+ * tools/list, and each session asks once as it starts. A process's tools never change, so it is built once.
+ */
+const toolLists = new Map<string, Promise<ListToolsResult>>();
+
 /** Builds the server; one per client session (they may share one BatonApi). */
 export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions): McpServer {
   const groups = assertToolGroups(options.toolGroups);
@@ -57,6 +70,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
       instructions:
         'Baton runs multi-step workflows. Start one with workflow_next_step {"template_name": …} ' +
         '(templates: available-workflows://all), then follow each step contract and submit with the step token.',
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
     },
   );
   const clientName = () => server.server.getClientVersion()?.name;
@@ -70,6 +84,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const prompts = new WorkflowPrompts(server, baton);
   prompts.refresh();
 
+  cacheToolList(server, groups.join(','));
   wrapToolCalls(server, baton, log, specs, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
@@ -93,6 +108,20 @@ function sdkHandler(server: McpServer, method: string): RawHandler {
   const handler = handlers.get(method);
   if (!handler) throw new Error(`the MCP SDK registered no ${method} handler`);
   return handler;
+}
+
+/** Answers tools/list from the process-wide list of these tool groups (see `toolLists`). */
+function cacheToolList(server: McpServer, key: string): void {
+  const original = sdkHandler(server, 'tools/list');
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    let list = toolLists.get(key);
+    if (!list) {
+      list = original(request, extra) as Promise<ListToolsResult>;
+      toolLists.set(key, list);
+      list.catch(() => toolLists.delete(key));
+    }
+    return list;
+  });
 }
 
 /** Accepts aliases (`workflow.next_step`), validates input with field-naming messages, logs every call. */

@@ -1,7 +1,8 @@
 // Crash-safe file replacement: write a temp file in the same folder, fsync it, rename it over the
 // target, fsync the folder.
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { rename, unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 
 // Windows cannot open or fsync a directory; its renames are durable enough once the file is flushed.
@@ -26,26 +27,30 @@ export function fsyncDirSync(dir: string): void {
   }
 }
 
+const fsyncAsync = promisify(fsync);
+
 let tempCounter = 0;
 const tempPathOf = (path: string) => `${path}.tmp-${process.pid}-${++tempCounter}`;
 
-/** Atomically and durably replaces `path` with `data` (async: used for multi-MB snapshots). */
+/**
+ * Atomically and durably replaces `path` with `data` (multi-MB snapshots). `data` is written to a temp file
+ * before this returns its promise, so the caller may change it at once (a view of a live buffer is fine);
+ * the slow part, syncing the temp file and then the folder after the rename, runs off the event loop.
+ */
 export async function replaceFileDurable(path: string, data: Uint8Array): Promise<void> {
   const temp = tempPathOf(path);
+  let fd: number | null = null;
   try {
-    const fh = await open(temp, 'w', 0o600);
-    try {
-      let done = 0;
-      while (done < data.length) {
-        const { bytesWritten } = await fh.write(data, done, data.length - done);
-        done += bytesWritten;
-      }
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    fd = openSync(temp, 'w', 0o600);
+    let done = 0;
+    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+    await fsyncAsync(fd);
+    const opened = fd;
+    fd = null;
+    closeSync(opened);
     await rename(temp, path);
   } catch (ex) {
+    if (fd !== null) closeSync(fd);
     await unlink(temp).catch(() => undefined);
     throw ex;
   }

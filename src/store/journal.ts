@@ -3,7 +3,7 @@
 // Frame: magic u32 'BJR1' | payload length u32 | crc32(payload) u32 | payload (UTF-8 JSON).
 // Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}.
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
-import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
 
@@ -33,6 +33,8 @@ export interface JournalFile {
   append(data: Uint8Array): void;
   /** fdatasync. */
   sync(): void;
+  /** fdatasync on the thread pool, so the event loop works on while the disk flushes. */
+  syncAsync(done: (error: Error | null) => void): void;
   truncate(length: number): void;
   read(offset: number, length: number): Buffer;
   close(): void;
@@ -64,6 +66,7 @@ export function openNodeJournalFile(path: string): JournalFile {
       }
     },
     sync: () => fdatasyncSync(fd),
+    syncAsync: (done) => fdatasync(fd, done),
     truncate(length) {
       ftruncateSync(fd, length);
       end = allocated = length;

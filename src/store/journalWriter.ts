@@ -22,7 +22,13 @@ export function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-/** The journal of one open store. */
+/**
+ * The journal of one open store. Group commit: every record queued since the last flush goes out in one
+ * write and one fdatasync. A lone record is synced inline (the thread-pool hand-off would cost more than
+ * it saves); a group of several, or one that formed while a sync was in flight, is synced on the thread
+ * pool so the event loop keeps serving calls, and the next group accumulates behind it. A group is only
+ * written once the one before it is on disk, so only the last group in the file can ever be torn.
+ */
 export class JournalWriter {
   /** Seq of the last committed write transaction (flushed or queued). */
   lastSeq = 0;
@@ -31,7 +37,13 @@ export class JournalWriter {
   bytes = 0;
   failure: BatonError | null = null;
   private queue: { seq: number; statements: string[] }[] = [];
+  /** The records queued and not yet written. */
   private group: Deferred | null = null;
+  /** Whether `group` started while a sync was in flight (the calls are concurrent). */
+  private groupBehind = false;
+  /** The group whose fdatasync runs on the thread pool. */
+  private syncing: Deferred | null = null;
+  private closeWhenSynced = false;
   private readonly flushBound = () => this.flush();
 
   constructor(
@@ -49,21 +61,30 @@ export class JournalWriter {
     this.queue.push({ seq: this.lastSeq, statements });
     if (!this.group) {
       this.group = deferred();
-      setImmediate(this.flushBound);
+      this.groupBehind = this.syncing !== null;
+      // Behind a sync in flight, the group is flushed when that sync completes.
+      if (!this.syncing) setImmediate(this.flushBound);
     }
     return this.group.promise;
   }
 
-  /** The promise of the records queued but not yet flushed, if any. */
+  /** The promise of every record committed so far that is not yet on disk, if any. */
   pending(): Promise<void> | null {
-    return this.group?.promise ?? null;
+    return this.group?.promise ?? this.syncing?.promise ?? null;
   }
 
-  /** Group commit: every record queued since the last flush goes out in one write + one fdatasync. */
-  flush(): void {
+  /** Waits for a sync in flight, then flushes what is queued inline: afterwards every committed record is on disk. */
+  async drain(): Promise<void> {
+    while (this.syncing) await this.syncing.promise.catch(() => undefined);
+    this.flush(true);
+  }
+
+  /** Writes the queued group and syncs it, inline or (for concurrent calls) on the thread pool. */
+  flush(inline = false): void {
     const group = this.group;
+    if (!group || this.syncing) return;
     const items = this.queue;
-    if (!group) return;
+    const concurrent = !inline && (items.length > 1 || this.groupBehind);
     this.group = null;
     this.queue = [];
     const first = items[0]!.seq;
@@ -71,15 +92,44 @@ export class JournalWriter {
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     try {
       this.file.append(data);
-      if (this.durability === 'fsync') this.file.sync();
+      if (this.durability === 'fsync' && !concurrent) this.file.sync();
     } catch (ex) {
-      group.reject(this.fail(ex));
+      this.failGroups(group, ex);
       return;
     }
-    this.records += items.length;
-    this.bytes += data.length;
+    if (this.durability !== 'fsync' || !concurrent) {
+      this.flushed(group, items.length, data.length);
+      return;
+    }
+    this.syncing = group;
+    this.file.syncAsync((error) => {
+      this.syncing = null;
+      if (this.closeWhenSynced) this.file.close();
+      if (error) {
+        this.failGroups(group, error);
+        return;
+      }
+      this.flushed(group, items.length, data.length);
+      if (this.group && !this.closeWhenSynced) this.flush();
+    });
+  }
+
+  private flushed(group: Deferred, records: number, bytes: number): void {
+    this.records += records;
+    this.bytes += bytes;
     group.resolve();
     this.onFlushed();
+  }
+
+  /** A failed write or sync fails its group and every group queued behind it. */
+  private failGroups(group: Deferred, ex: unknown): void {
+    const failure = this.fail(ex);
+    group.reject(failure);
+    if (this.group) {
+      this.group.reject(failure);
+      this.group = null;
+      this.queue = [];
+    }
   }
 
   /** Logical size of the journal in bytes. */
@@ -121,8 +171,10 @@ export class JournalWriter {
     this.bytes = tailLength;
   }
 
+  /** Closes the file (once a sync in flight completes). */
   close(): void {
-    this.file.close();
+    if (this.syncing) this.closeWhenSynced = true;
+    else this.file.close();
   }
 
   private fail(ex: unknown): BatonError {

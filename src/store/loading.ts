@@ -1,5 +1,6 @@
 // Loading what is on disk at open: the sql.js runtime, the snapshot, and the journal to replay.
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
@@ -17,15 +18,29 @@ export function defaultWasmPath(): string {
   return existsSync(beside) ? beside : createRequire(__filename).resolve('sql.js/dist/sql-wasm.wasm');
 }
 
-/** The sql.js runtime, instantiated once per wasm file. */
-export function loadSqlJs(wasmPath: string): Promise<SqlJsStatic> {
+/** The sql.js runtime, instantiated once per wasm file (from `compiled` when the caller compiled that file already). */
+export function loadSqlJs(wasmPath: string, compiled?: Promise<WebAssembly.Module>): Promise<SqlJsStatic> {
   let runtime = runtimes.get(wasmPath);
   if (!runtime) {
-    runtime = initSqlJs({ locateFile: () => wasmPath });
+    runtime = compiled ? fromModule(wasmPath, compiled) : initSqlJs({ locateFile: () => wasmPath });
     runtimes.set(wasmPath, runtime);
     runtime.catch(() => runtimes.delete(wasmPath));
   }
   return runtime;
+}
+
+/** The part of the WebAssembly API used here (the ES2022 lib without the DOM declares no values of it). */
+const wasmApi = (globalThis as unknown as { WebAssembly: { instantiate(module: WebAssembly.Module, imports: object): Promise<object> } }).WebAssembly;
+
+/** sql.js on an already compiled module; a failed compile fails the load (sql.js itself would wait forever). */
+function fromModule(wasmPath: string, compiled: Promise<WebAssembly.Module>): Promise<SqlJsStatic> {
+  let failed!: (ex: unknown) => void;
+  const failure = new Promise<never>((_resolve, reject) => (failed = reject));
+  const instantiateWasm = (imports: object, receive: (instance: object) => void) => {
+    compiled.then((module) => wasmApi.instantiate(module, imports)).then(receive, (ex: unknown) => failed(new Error(`sql.js: ${wasmPath}: ${String(ex)}`)));
+    return {};
+  };
+  return Promise.race([initSqlJs({ locateFile: () => wasmPath, instantiateWasm } as Parameters<typeof initSqlJs>[0]), failure]);
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -38,10 +53,22 @@ function corruptDb(path: string, why: string): BatonError {
   );
 }
 
-/** Opens the snapshot at `path` (never modifying the file), or a new empty database if there is none. */
-export function loadSnapshot(SQL: SqlJsStatic, path: string): { db: Database; existed: boolean } {
-  if (!existsSync(path)) return { db: new SQL.Database(), existed: false };
-  const bytes = readFileSync(path);
+/** The snapshot's bytes, read off the event loop (`baton mcp` keeps answering its client meanwhile); null if none. */
+export async function readSnapshotFile(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (ex) {
+    if ((ex as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw ex;
+  }
+}
+
+/**
+ * Opens the snapshot at `path` (never modifying the file), or a new empty database if there is none. `bytes` are
+ * the file's content when the caller read it already (null: no file).
+ */
+export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | null = existsSync(path) ? readFileSync(path) : null): { db: Database; existed: boolean } {
+  if (bytes === null) return { db: new SQL.Database(), existed: false };
   if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) {
     throw corruptDb(path, bytes.length === 0 ? 'the file is empty' : 'no SQLite header');
   }

@@ -3,6 +3,8 @@ import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writ
 
 /** The result of trying to take the lock. */
 export type LockResult = { acquired: true; release(): void } | { acquired: false; ownerPid: number };
+/** A lock this process holds. */
+export type HeldLock = Extract<LockResult, { acquired: true }>;
 
 const lockPathOf = (dbPath: string) => `${dbPath}.lock`;
 // A takeover that was interrupted by a crash leaves this behind; it only guards a few syscalls.

@@ -8,8 +8,8 @@ import { silentLog, type Log } from '../core/ports.js';
 import { journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
-import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq } from './loading.js';
-import { acquireLock, readLockOwner } from './lock.js';
+import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
+import { acquireLock, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
 
@@ -28,6 +28,10 @@ export interface OpenStoreOptions {
   migrationsDir?: string;
   /** sql-wasm.wasm; default beside the bundle, else from node_modules. */
   wasmPath?: string;
+  /** That file already compiled (or compiling), so opening does not wait for it. */
+  wasmModule?: Promise<WebAssembly.Module>;
+  /** The database's lock when the caller took it already (access 'create' or 'existing'); released like one taken here. */
+  lock?: HeldLock;
   /** Checkpoint after this many journal records (default 1000). */
   checkpointRecords?: number;
   /** Checkpoint after this many journal bytes (default 8 MiB). */
@@ -68,7 +72,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     durability: options.durability ?? 'fsync',
     log,
   } as const;
-  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath());
+  const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath(), options.wasmModule);
   const migrations = loadMigrations(options.migrationsDir ?? defaultMigrationsDir());
   const newest = migrations.at(-1)!.version;
   if (options.path === null) {
@@ -80,8 +84,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
   const path = resolve(options.path);
   const access = options.access ?? 'create';
   if (access !== 'create' && !existsSync(path)) {
-    // An owner that is creating the database right now holds its lock: callers ask it instead.
-    const owner = readLockOwner(path);
+    // An owner that is creating the database right now holds its lock: callers ask it instead (unless that is us).
+    const owner = options.lock ? null : readLockOwner(path);
     if (owner !== null) throw lockedError(path, owner);
     throw missingError(path);
   }
@@ -162,13 +166,13 @@ async function openFileStore(
   migrations: ReturnType<typeof loadMigrations>,
 ): Promise<SqlJsStore> {
   mkdirSync(dirname(path), { recursive: true });
-  const lock = acquireLock(path);
+  const lock = options.lock ?? acquireLock(path);
   if (!lock.acquired) throw lockedError(path, lock.ownerPid);
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
   try {
     removeStaleTemps(path);
-    const snapshot = loadSnapshot(SQL, path);
+    const snapshot = loadSnapshot(SQL, path, await readSnapshotFile(path));
     db = snapshot.db;
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);

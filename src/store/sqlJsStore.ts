@@ -332,26 +332,37 @@ export class SqlJsStore implements Store {
     const j = d.journal;
     if (j.failure) throw j.failure;
     if (this.depth > 0) throw new Error('checkpoint() cannot run inside a transaction');
-    j.flush();
+    await j.drain();
     if (j.failure) throw j.failure;
     if (j.records === 0 && !this.dirty) return;
     // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
     const seq = j.lastSeq;
     const journalOffset = j.size();
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
-    const bytes = this.exportDb();
+    const bytes = this.snapshotBytes();
     this.dirty = false;
     try {
+      // Written before the first await: a view of the live database file is not read after that.
       await replaceFileDurable(d.path, bytes);
     } catch (ex) {
       this.dirty = true;
       throw ex;
     }
     // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
-    j.flush();
+    await j.drain();
     if (j.failure) throw j.failure; // the journal must stay exactly as it was acknowledged
+    // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
     j.compact(journalOffset, seq);
     this.checkpoints++;
+  }
+
+  /**
+   * The committed database, outside any transaction: a view of sql.js's in-memory file where the build patched
+   * that in (scripts/sqljsPatch.mjs; valid until the next write), else a copy from db.export().
+   */
+  private snapshotBytes(): Uint8Array {
+    const patched = this.db as Database & { batonFileView?: () => Uint8Array };
+    return patched.batonFileView ? patched.batonFileView() : this.exportDb();
   }
 
   /** db.export(), then restore what older sql.js versions lose in it (statements, functions, pragmas). */

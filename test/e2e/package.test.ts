@@ -43,7 +43,7 @@ describe('the packaged extension', { timeout: 10 * 60_000 }, () => {
   it('installs as a real folder holding the bundle and not the sources', () => {
     const installed = join(server.extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
     assert.ok(!lstatSync(installed).isSymbolicLink());
-    for (const f of ['dist/extension.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'content/workflows/bug-fix.yaml']) assert.ok(existsSync(join(installed, f)), f);
+    for (const f of ['dist/extension.js', 'dist/cli.js', 'dist/engine.js', 'dist/mcp-catalog.json', 'dist/sql-wasm.wasm', 'content/workflows/bug-fix.yaml']) assert.ok(existsSync(join(installed, f)), f);
     for (const f of ['src', 'test', 'node_modules', 'editor-host', 'dist/extension.js.map']) assert.ok(!existsSync(join(installed, f)), f);
   });
 

@@ -30,9 +30,9 @@ describe('baton mcp over stdio (built dist/cli.js, real core, durable store)', (
     assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
   });
 
-  it('publishes a 0600 discovery file beside the database while it owns it', () => {
-    const info = readDiscovery(setup.db);
-    assert.ok(info);
+  it('publishes a 0600 discovery file beside the database while it owns it', async () => {
+    // Once the engine has opened the database: the handshake is answered before that.
+    const info = await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
     assert.equal(info.pid, session.pid);
     assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     assert.equal(statSync(join(dirname(setup.db), 'server.json')).mode & 0o777, 0o600);

@@ -1,5 +1,6 @@
 // Rule: the owner's 127.0.0.1 endpoint serves only callers holding the bearer token, on a loopback Host, from no
-// foreign Origin (DNS rebinding), within a 4 MB body; /control decides gates and lists executions for the CLI.
+// foreign Origin (DNS rebinding), within a 4 MB body; /control decides gates and lists executions for the CLI;
+// idle MCP sessions are closed, never one with a request open.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
@@ -16,6 +17,7 @@ import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.j
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
+import { FakeBaton } from '../fixtures/mcp/fakeBaton.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -159,6 +161,41 @@ describe('owner endpoint session cleanup', () => {
       await owner.close();
       await opened.close();
       rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('owner endpoint: a long call is not idleness', () => {
+  it('keeps a session whose call outlasts the idle time, and counts idleness from the answer', async () => {
+    const baton = new FakeBaton();
+    baton.nextStepImpl = async () => {
+      await new Promise((r) => setTimeout(r, 600));
+      return { status: 'no_op', human_message: 'slow' };
+    };
+    const owner = await startOwnerServer({
+      baton, log: silentLog, idleSessionMs: 200,
+      createServer: () => createMcpServer(baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+    });
+    const headers = { host: `127.0.0.1:${owner.port}`, authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    try {
+      const init = await new Promise<string>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: owner.port, method: 'POST', path: '/mcp', headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['mcp-session-id'])));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
+      });
+      const session = { ...headers, 'mcp-session-id': init, 'mcp-protocol-version': '2025-06-18' };
+      assert.equal((await raw(owner.port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status, 202);
+      // No GET stream is open: only the call in flight keeps the session.
+      const slow = await raw(owner.port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'demo' } } }) });
+      assert.equal(slow.status, 200);
+      assert.match(slow.body, /slow/);
+      const next = await raw(owner.port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) });
+      assert.equal(next.status, 200, 'the session was not closed while its call ran');
+    } finally {
+      await owner.close();
     }
   });
 });

@@ -1,12 +1,15 @@
 // Rule: exactly one process owns a database; a second `baton mcp` on it forwards to the owner, so both agents see
 // one live state (same executions, resource-updated notifications through the proxy), and an owner that does not
-// answer is reported with its pid instead of a hang. When the owner exits mid-session, the forwarding process takes
-// over the database and its client's session goes on.
+// answer is reported with its pid instead of a hang, while one that exits before answering (it closed its endpoint
+// but still held the lock) leaves the database to the newcomer. When the owner exits mid-session, the forwarding
+// process takes over the database and its client's session goes on.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { discoveryPath, readDiscovery } from '../../src/host/discovery.js';
+import { discoveryPath, readDiscovery, writeDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
@@ -69,6 +72,34 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
       );
     } finally {
       process.kill(info.pid, 'SIGCONT');
+    }
+  });
+});
+
+describe('an owner that exits before it answers', () => {
+  const setup = tempSetup('baton-gone-');
+  before(() => ensureBuilt());
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  it('the newcomer waits for that process to go and owns the database', async () => {
+    // A stopping owner: its lock and discovery file are still there, and the first request to its endpoint finds
+    // it exiting (the connection drops, unanswered).
+    const script = "const s = require('node:http').createServer(() => process.exit(0)); s.listen(0, '127.0.0.1', () => console.log(s.address().port));";
+    const stopping = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const exited = new Promise((resolve) => stopping.once('exit', resolve));
+    const port = await new Promise<number>((resolve) => stopping.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    mkdirSync(dirname(setup.db), { recursive: true });
+    writeFileSync(`${setup.db}.lock`, `${stopping.pid}\n`);
+    writeDiscovery(setup.db, { url: `http://127.0.0.1:${port}/mcp`, token: 'gone', pid: stopping.pid! });
+    const session = await startMcp(['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'], 'newcomer');
+    try {
+      await exited;
+      const r = await session.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+      assert.equal((r.structuredContent as Structured).status, 'ok', JSON.stringify(r.structuredContent));
+      await waitFor(() => readDiscovery(setup.db)?.pid === session.pid, 10_000, 'the newcomer owning the database');
+      assert.match(session.stderr(), new RegExp(`process ${stopping.pid} exited before it answered`));
+    } finally {
+      await session.client.close();
     }
   });
 });

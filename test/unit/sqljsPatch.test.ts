@@ -1,5 +1,6 @@
-// Rule: the bundle's patched sql.js binds strings to exactly the bytes the unpatched one does (the patch
-// only changes how they are encoded), and the patch still applies to the sql.js this project installs.
+// Rule: the bundle's patched sql.js stores exactly the bytes the unpatched one does (the patches only change
+// how strings are encoded and how the in-memory file grows), its file view is exactly the committed database
+// (what a snapshot is written from), and the patches still apply to the installed sql.js.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,6 +33,32 @@ test('the patch applies to the installed sql.js', () => {
   const { applied, code } = patchSqlJs(readFileSync(sqlJsFile, 'utf8'));
   assert.ok(applied, 'scripts/sqljsPatch.mjs no longer matches node_modules/sql.js: update its patterns');
   assert.match(code, /encodeInto/);
+  assert.ok(code.includes('g=Math.max(g,m*2>>>0)') && !code.includes('1.125'), 'a growing in-memory database file doubles its array');
+  assert.match(code, /prototype\.batonFileView=/);
+});
+
+test('a database grown past several megabytes by the patched sql.js is byte-identical to the unpatched one', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
+  try {
+    const patchedFile = join(dir, 'sql-wasm.js');
+    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
+    const grow = (SQL: SqlJsStatic) => {
+      const db = new SQL.Database();
+      try {
+        db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+        for (let i = 0; i < 600; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
+        db.run('DELETE FROM t WHERE k % 3 = 0');
+        return db.export();
+      } finally {
+        db.close();
+      }
+    };
+    const [plain, patched] = [grow(await load(sqlJsFile)), grow(await load(patchedFile))];
+    assert.ok(plain.length > 4 * 1024 * 1024, `the database grew past 4 MB (${plain.length} bytes)`);
+    assert.ok(Buffer.from(patched).equals(Buffer.from(plain)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
@@ -60,6 +87,44 @@ test('patched and unpatched sql.js store the same bytes for every bound string',
     }
     // A lone surrogate is not valid UTF-8: both read back U+FFFD for it.
     assert.equal(roundTrip(patched, 'a\ud800b')![0], 'a\ufffdb');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("with the store's connection settings, the patched file view holds exactly the committed database", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
+  try {
+    const patchedFile = join(dir, 'sql-wasm.js');
+    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
+    const SQL = await load(patchedFile);
+    const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileView(): Uint8Array };
+    const rows = (d: { exec(sql: string): Array<{ values: unknown[][] }> }) => d.exec('SELECT k, v FROM t ORDER BY k')[0]!.values;
+    try {
+      db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
+      db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+      db.run('BEGIN');
+      for (let i = 0; i < 500; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i} ${'é text '.repeat(400)}`]);
+      db.run('COMMIT');
+      db.run('DELETE FROM t WHERE k % 4 = 0');
+      db.run("UPDATE t SET v = 'short' WHERE k % 3 = 0");
+      db.run('BEGIN');
+      db.run("INSERT INTO t (v) VALUES ('rolled back')");
+      db.run('ROLLBACK');
+      const view = db.batonFileView();
+      assert.ok(view.length > 1024 * 1024 && view.length === db.export().length, `a whole database file (${view.length} bytes)`);
+      assert.deepEqual([view[18], view[19]], [1, 1], 'a rollback-journal (not WAL) file, as export() writes it');
+      const reopened = new SQL.Database(view.slice());
+      try {
+        assert.equal(reopened.exec('PRAGMA integrity_check')[0]!.values[0]![0], 'ok');
+        assert.deepEqual(rows(reopened), rows(db));
+        assert.equal(reopened.exec("SELECT count(*) FROM t WHERE v = 'rolled back'")[0]!.values[0]![0], 0);
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      db.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

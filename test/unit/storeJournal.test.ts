@@ -7,7 +7,7 @@ import { BatonError } from '../../src/core/errors.js';
 import type { Log } from '../../src/core/ports.js';
 import { openNodeJournalFile, scanJournal, type JournalFile } from '../../src/store/journal.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, runToEnd, spawnTs, storeChildScript, withTempDir } from '../fixtures/store/helpers.js';
+import { crashImage, journalProbe, runToEnd, spawnTs, storeChildScript, withTempDir } from '../fixtures/store/helpers.js';
 
 const noCheckpoints = { idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 };
 const put = (s: SqlJsStore, key: string, value: string) =>
@@ -87,16 +87,12 @@ test('the preallocated zeros after the last record are not a torn write', async 
 
 test('transactions committed in the same tick share one write and one fdatasync', async () => {
   await withTempDir(async (t) => {
-    const calls = { append: 0, sync: 0 };
-    const openJournalFile = (path: string): JournalFile => {
-      const f = openNodeJournalFile(path);
-      return { ...f, append: (d) => (calls.append++, f.append(d)), sync: () => (calls.sync++, f.sync()) };
-    };
-    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
-    Object.assign(calls, { append: 0, sync: 0 });
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
     const acks = [1, 2, 3, 4, 5].map((i) => put(s, `k${i}`, String(i)));
     await Promise.all(acks);
-    assert.deepEqual(calls, { append: 1, sync: 1 });
+    assert.deepEqual({ appends: probe.appends, syncs: probe.syncs }, { appends: 1, syncs: 1 });
     const scan = scanJournal(readFileSync(t.journal));
     assert.ok(scan.ok);
     assert.equal(scan.records.length, 5);
@@ -106,15 +102,12 @@ test('transactions committed in the same tick share one write and one fdatasync'
 
 test("durability 'write' skips the fdatasync but still writes every record before acknowledging it", async () => {
   await withTempDir(async (t) => {
-    let syncs = 0;
-    const openJournalFile = (path: string): JournalFile => {
-      const f = openNodeJournalFile(path);
-      return { ...f, sync: () => (syncs++, f.sync()) };
-    };
-    const s = await openStore({ path: t.db, durability: 'write', openJournalFile, ...noCheckpoints });
-    syncs = 0;
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, durability: 'write', openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
     for (let i = 0; i < 5; i++) await put(s, `k${i}`, String(i));
-    assert.equal(syncs, 0);
+    await Promise.all([5, 6, 7].map((i) => put(s, `k${i}`, String(i))));
+    assert.equal(probe.syncs, 0);
     const crash = crashImage(t.dir);
     await s.close();
     const r = await openStore({ path: crash.db });
@@ -244,19 +237,9 @@ test('a journal write failure puts the store in store_failed; acknowledged write
 
 test('an fdatasync failure is a store failure too', async () => {
   await withTempDir(async (t) => {
-    let failing = false;
-    const openJournalFile = (path: string): JournalFile => {
-      const f = openNodeJournalFile(path);
-      return {
-        ...f,
-        sync() {
-          if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
-          f.sync();
-        },
-      };
-    };
-    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
-    failing = true;
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.syncError = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
     await assert.rejects(put(s, 'x', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed') && ex.details.code === 'EIO');
     await s.close();
   });

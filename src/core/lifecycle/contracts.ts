@@ -8,14 +8,20 @@ import type { ContractCheck } from './types.js';
 
 /** Validators compiled per schema text: a schema edited on disk is picked up on the next call. */
 export class ContractValidator {
-  private readonly ajv: Ajv;
+  private ajvInstance: Ajv | null = null;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly noticed = new Set<string>();
 
   /** `dirs`: contract folders in increasing precedence (bundled first, the workspace's `.baton/contracts` last). */
-  constructor(private readonly fs: FileSystem, private readonly dirs: () => readonly string[], private readonly log: Log) {
-    this.ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(this.ajv);
+  constructor(private readonly fs: FileSystem, private readonly dirs: () => readonly string[], private readonly log: Log) {}
+
+  /** Ajv, made when the first schema is compiled: making it (meta-schemas, formats) costs more than a start-up's worth. */
+  private get ajv(): Ajv {
+    if (!this.ajvInstance) {
+      this.ajvInstance = new Ajv({ allErrors: true, strict: false });
+      addFormats(this.ajvInstance);
+    }
+    return this.ajvInstance;
   }
 
   /** The schema file for `name` that wins (the last folder holding `<name>.schema.json`). */

@@ -1,0 +1,337 @@
+// Baton against its peers, each comparison within one run (absolute times drift on a shared 2-core machine; ratios
+// hold): the seed's own server midex (../shared/peers/compare-midex, interleaved calls, then 16 in flight on one
+// connection), and the durable floors of ../shared/peers (a trivial tool that appends ~1 KB and fdatasyncs, on the
+// same SDK): over stdio interleaved call by call with Baton's continue (and midex's, when it is set up), and over
+// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating. Prints one JSON object: every figure
+// with its ratio and issue 10's target.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const STDIO_CALLS = Number(process.env.BENCH_FLOOR_CALLS ?? 1500);
+const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 6);
+const HTTP_CLIENTS = 16;
+
+/** Issue 10's targets, as ratios Baton / reference. */
+const TARGETS = {
+  midex_continue_p50: { max: 0.67 },
+  midex_continue_p95: { max: 0.67 },
+  midex_create_p50: { max: 0.67 },
+  midex_inflight_calls_per_s: { min: 2 },
+  midex_inflight_p95: { max: 1 },
+  midex_spawn_to_initialized: { max: 1 },
+  midex_rss_after_run: { max: 1 },
+  floor_stdio_continue_p50: { max: 1.5 },
+  floor_stdio_continue_p95: { max: 2.5 },
+  floor_http_calls_per_s: { min: 1 },
+} as const;
+
+type TargetName = keyof typeof TARGETS;
+
+interface Figure {
+  baton: number;
+  reference: number;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+function figure(name: TargetName, baton: number, reference: number): Figure {
+  const t: { max?: number; min?: number } = TARGETS[name];
+  const ratio = Number((baton / reference).toFixed(3));
+  return { baton: round(baton), reference: round(reference), ratio, target: t.max !== undefined ? `<= ${t.max}` : `>= ${t.min}`, met: t.max !== undefined ? ratio <= t.max : ratio >= t.min! };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+const quantile = (a: number[], q: number) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+};
+const median = (a: number[]) => quantile(a, 0.5);
+
+/** The peers folder: $BATON_PEERS_DIR, else `shared/peers` beside this checkout or one of its parents. */
+function peersDir(): string | null {
+  if (process.env.BATON_PEERS_DIR) return resolve(process.env.BATON_PEERS_DIR);
+  for (let dir = resolve(ROOT, '..'); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'shared', 'peers', 'compare-midex'))) return join(dir, 'shared', 'peers');
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+// ---- midex -------------------------------------------------------------------------------------------------
+
+/** Where midex-setup.sh builds midex. */
+const midexDir = () => process.env.MIDEX_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'baton-peers', 'midex');
+
+/** Whether a finished midex build is there. */
+function midexBuilt(): boolean {
+  return existsSync(join(midexDir(), '.peers-stamp')) && existsSync(join(midexDir(), 'server', 'dist', 'mcp', 'server.js'));
+}
+
+function compareMidex(peers: string) {
+  if (!midexBuilt()) {
+    return {
+      skipped: 'midex is not set up on this machine',
+      setup: `MIDEX_MIRROR=<a clone or git mirror of scscodes/midex> ${join(peers, 'midex-setup.sh')}   (once, a few minutes), then npm run bench -- peers`,
+    };
+  }
+  const run = spawnSync(join(peers, 'compare-midex'), [], { cwd: ROOT, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const out = `${run.stdout ?? ''}`;
+  const num = (re: RegExp): number[] | null => {
+    const m = out.match(re);
+    return m ? m.slice(1).map(Number) : null;
+  };
+  const cont = num(/continue p50 baton ([\d.]+) ms vs midex ([\d.]+) ms[^,]*, p95 ([\d.]+) vs ([\d.]+); create p50 baton ([\d.]+) ms vs midex ([\d.]+) ms/);
+  const inflight = num(/(\d+) in flight on one stdio connection: baton (\d+) calls\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms; midex (\d+) calls\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms/);
+  const start = num(/spawn->initialized: baton (\d+) ms, midex (\d+) ms; RSS after run: baton ([\d.]+) MiB[^,]*, midex ([\d.]+) MiB/);
+  const bytes = num(/tool result bytes \(median\): continue baton (\d+) vs midex (\d+); create baton (\d+) vs midex (\d+)/);
+  if (!cont || !inflight || !start || !bytes) {
+    return { error: `compare-midex printed no figures (exit ${run.status ?? run.signal})`, output: `${out}${run.stderr ?? ''}`.slice(-1500) };
+  }
+  return {
+    continue_p50_ms: figure('midex_continue_p50', cont[0]!, cont[1]!),
+    continue_p95_ms: figure('midex_continue_p95', cont[2]!, cont[3]!),
+    create_p50_ms: figure('midex_create_p50', cont[4]!, cont[5]!),
+    inflight: {
+      calls: inflight[0],
+      calls_per_s: figure('midex_inflight_calls_per_s', inflight[1]!, inflight[4]!),
+      p95_ms: figure('midex_inflight_p95', inflight[3]!, inflight[6]!),
+      p50_ms: { baton: inflight[2], midex: inflight[5] },
+    },
+    spawn_to_initialized_ms: figure('midex_spawn_to_initialized', start[0]!, start[1]!),
+    rss_after_run_mib: figure('midex_rss_after_run', start[2]!, start[3]!),
+    result_bytes: { continue: { baton: bytes[0], midex: bytes[1] }, create: { baton: bytes[2], midex: bytes[3] } },
+    output: out.trim().split('\n'),
+  };
+}
+
+// ---- the stdio floor ---------------------------------------------------------------------------------------
+
+const stepOutput = (step: string, i: number) => ({
+  summary: `Step ${step} done (${i}).`,
+  artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
+  references: ['src/example.ts'],
+  confidence: 0.9,
+});
+
+async function stdioClient(command: string, args: string[], name: string): Promise<Client> {
+  const client = new Client({ name, version: '1' });
+  await client.connect(new StdioClientTransport({ command, args, cwd: ROOT, stderr: 'ignore' }));
+  return client;
+}
+
+/** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
+function batonWalker(client: Client) {
+  let token: string | null = null;
+  let step = '';
+  let i = 0;
+  return async function next(): Promise<number> {
+    for (;;) {
+      const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
+      const t0 = performance.now();
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+      const ms = performance.now() - t0;
+      const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+      const continued = token !== null;
+      if (sc.status === 'ok') {
+        token = sc.new_step_token!;
+        step = sc.next_step_contract!.step_name;
+        if (continued) return ms;
+      } else if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
+        token = null;
+      } else {
+        throw new Error(`baton answered ${JSON.stringify(sc).slice(0, 300)}`);
+      }
+    }
+  };
+}
+
+/** midex's bug-fix continues one at a time (its own tool names and shapes, as compare-midex drives it). */
+async function midexWalker(dir: string): Promise<{ client: Client; next: () => Promise<number> }> {
+  const db = join(dir, 'midex.db');
+  execFileSync(process.execPath, [join(peersDir()!, 'midex-seed.mjs'), midexDir(), db], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
+  const client = new Client({ name: 'peers-midex', version: '1' });
+  await client.connect(new StdioClientTransport({
+    command: process.execPath, args: [join(midexDir(), 'server', 'dist', 'mcp', 'server.js')], cwd: dir, stderr: 'ignore',
+    env: { ...(process.env as Record<string, string>), MIDEX_DB_PATH: db },
+  }));
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  const nextName = names.find((n) => /next_step/.test(n))!;
+  const startName = names.find((n) => /^workflow[._]start$/.test(n))!;
+  let token: string | null = null;
+  let step = '';
+  let i = 0;
+  const next = async (): Promise<number> => {
+    for (;;) {
+      const args = token
+        ? { name: nextName, arguments: { token, output: { summary: `Step ${step} done (${i}).`, artifacts: [{ type: 'report', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i++}.` }] } } }
+        : { name: startName, arguments: { workflow_name: 'bug-fix' } };
+      const t0 = performance.now();
+      const res = await client.callTool(args);
+      const ms = performance.now() - t0;
+      const text = (res.content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')?.text ?? '{}';
+      const b = (res.structuredContent ?? JSON.parse(text)) as { success?: boolean; new_token?: string; step_name?: string };
+      const continued = token !== null;
+      if (b.success === true && b.new_token && b.step_name) {
+        token = b.new_token;
+        step = b.step_name;
+        if (continued) return ms;
+      } else if (b.success === true) {
+        token = null;
+      } else {
+        throw new Error(`midex answered ${text.slice(0, 300)}`);
+      }
+    }
+  };
+  return { client, next };
+}
+
+async function floorStdio(peers: string, dir: string) {
+  const floorServer = execFileSync(join(peers, 'durable-floor'), ['stdio'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const floor = await stdioClient(process.execPath, [floorServer, join(dir, 'floor.log')], 'peers-floor');
+  const baton = await stdioClient(process.execPath, [CLI, 'mcp', '--db', join(dir, 'stdio', 'baton.db'), '--workspace', dir, '--rate-limits', 'off'], 'peers-baton');
+  // With midex set up it runs as a third lane: the floor against midex, in the same run, says what any call that
+  // reaches the disk before answering can do against a server that does not.
+  const midex = midexBuilt() ? await midexWalker(dir) : null;
+  try {
+    const floorCall = async (i: number) => {
+      const t0 = performance.now();
+      await floor.callTool({ name: 'write', arguments: stepOutput('floor', i) });
+      return performance.now() - t0;
+    };
+    const lanes: Array<{ name: string; next: (i: number) => Promise<number>; ms: number[] }> = [
+      { name: 'floor', next: floorCall, ms: [] },
+      { name: 'baton', next: batonWalker(baton), ms: [] },
+      ...(midex ? [{ name: 'midex', next: midex.next, ms: [] }] : []),
+    ];
+    for (let i = 0; i < 100; i++) for (const lane of lanes) await lane.next(i);
+    for (let i = 0; i < STDIO_CALLS; i++) {
+      // Rotate who goes first, so no lane always follows another's disk flush.
+      for (let k = 0; k < lanes.length; k++) {
+        const lane = lanes[(i + k) % lanes.length]!;
+        lane.ms.push(await lane.next(i));
+      }
+    }
+    const [f, b, m] = lanes.map((l) => l.ms);
+    return {
+      calls_each: STDIO_CALLS,
+      continue_p50_ms: figure('floor_stdio_continue_p50', quantile(b!, 0.5), quantile(f!, 0.5)),
+      continue_p95_ms: figure('floor_stdio_continue_p95', quantile(b!, 0.95), quantile(f!, 0.95)),
+      ...(m ? {
+        same_run_midex_p50_ms: quantile(m, 0.5),
+        same_run_midex_p95_ms: quantile(m, 0.95),
+        // The midex p50 target is 0.67: a durable call cannot go below the floor.
+        floor_vs_midex_p50: round(quantile(f!, 0.5) / quantile(m, 0.5)),
+        baton_vs_midex_p50: round(quantile(b!, 0.5) / quantile(m, 0.5)),
+      } : {}),
+    };
+  } finally {
+    await floor.close();
+    await baton.close();
+    await midex?.client.close();
+  }
+}
+
+// ---- the HTTP floor ----------------------------------------------------------------------------------------
+
+function waitFor<T>(what: string, get: () => T | null, ms = 20_000): Promise<T> {
+  return new Promise((res, rej) => {
+    const deadline = Date.now() + ms;
+    const tick = () => {
+      const v = get();
+      if (v !== null) return res(v);
+      if (Date.now() > deadline) return rej(new Error(`timed out waiting for ${what}`));
+      setTimeout(tick, 100);
+    };
+    tick();
+  });
+}
+
+async function floorHttp(peers: string, dir: string) {
+  const children: ChildProcess[] = [];
+  try {
+    const floor = spawn(process.execPath, [join(peers, 'floor-http.mjs'), join(dir, 'floor-http.log')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(floor);
+    let floorUrl = '';
+    floor.stdout!.on('data', (d: Buffer) => (floorUrl += d.toString()));
+    const serveDb = join(dir, 'serve', 'baton.db');
+    children.push(spawn(process.execPath, [CLI, 'serve', '--db', serveDb, '--workspace', dir, '--rate-limits', 'off'], { cwd: ROOT, stdio: 'ignore' }));
+    const discovery = join(dirname(serveDb), 'server.json');
+    const info = await waitFor('baton serve', () => (existsSync(discovery) ? (JSON.parse(readFileSync(discovery, 'utf8')) as { url: string; token: string }) : null));
+    await waitFor('the HTTP floor', () => (floorUrl.includes('\n') ? floorUrl.trim() : null));
+    const load = (url: string, token: string, seconds: number) => {
+      const out = execFileSync(process.execPath, [join(peers, 'load.mjs'), url, token, String(HTTP_CLIENTS), String(seconds)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const m = out.match(/(\d+) next_step\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms, (\d+) errors, (\d+) double claims/);
+      if (!m) throw new Error(`load.mjs printed no figures: ${out.slice(-400)}`);
+      return { calls_per_s: Number(m[1]), p50_ms: Number(m[2]), p95_ms: Number(m[3]), errors: Number(m[4]) + Number(m[5]) };
+    };
+    // Warm-up (sessions, content, the JIT); on a busy machine it may end before a call completes, which is fine.
+    for (const [url, token] of [[info.url, info.token], [floorUrl.trim(), 'none']] as const) {
+      try {
+        load(url, token, 3);
+      } catch {
+        // load.mjs has no figures to print when no call finished
+      }
+    }
+    const rounds: Array<{ baton: ReturnType<typeof load>; floor: ReturnType<typeof load> }> = [];
+    for (let r = 0; r < HTTP_ROUNDS; r++) {
+      // Back to back within a round, the order alternating between rounds.
+      const first = r % 2 === 0 ? load(info.url, info.token, HTTP_SECONDS) : load(floorUrl.trim(), 'none', HTTP_SECONDS);
+      const second = r % 2 === 0 ? load(floorUrl.trim(), 'none', HTTP_SECONDS) : load(info.url, info.token, HTTP_SECONDS);
+      rounds.push(r % 2 === 0 ? { baton: first, floor: second } : { baton: second, floor: first });
+    }
+    const ratios = rounds.map((r) => round(r.baton.calls_per_s / r.floor.calls_per_s));
+    const fig = figure('floor_http_calls_per_s', median(rounds.map((r) => r.baton.calls_per_s)), median(rounds.map((r) => r.floor.calls_per_s)));
+    return {
+      clients: HTTP_CLIENTS,
+      seconds_per_round: HTTP_SECONDS,
+      calls_per_s: { ...fig, ratio: median(ratios), met: median(ratios) >= TARGETS.floor_http_calls_per_s.min, ratio_per_round: ratios },
+      p50_ms: { baton: median(rounds.map((r) => r.baton.p50_ms)), floor: median(rounds.map((r) => r.floor.p50_ms)) },
+      p95_ms: { baton: median(rounds.map((r) => r.baton.p95_ms)), floor: median(rounds.map((r) => r.floor.p95_ms)) },
+      errors: rounds.reduce((n, r) => n + r.baton.errors, 0),
+    };
+  } finally {
+    // baton serve checkpoints as it stops: wait for that before the folder goes.
+    await Promise.all(children.map((c) => new Promise((res) => (c.exitCode !== null || c.signalCode !== null ? res(null) : (c.once('exit', res), c.kill())))));
+  }
+}
+
+async function main() {
+  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const peers = peersDir();
+  if (!peers) {
+    process.stdout.write(`${JSON.stringify({ bench: 'peers', skipped: 'no shared/peers folder beside this checkout or its parents; set BATON_PEERS_DIR' })}\n`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-peers-'));
+  try {
+    const midex = compareMidex(peers);
+    const floor_stdio = await floorStdio(peers, dir);
+    const floor_http = await floorHttp(peers, dir);
+    const met: Record<string, boolean> = {};
+    const collect = (prefix: string, o: unknown) => {
+      if (!o || typeof o !== 'object') return;
+      for (const [k, v] of Object.entries(o)) {
+        if (v && typeof v === 'object' && 'met' in v && typeof (v as Figure).met === 'boolean') met[`${prefix}${k}`] = (v as Figure).met;
+        else collect(`${prefix}${k}.`, v);
+      }
+    };
+    collect('midex.', midex);
+    collect('floor_stdio.', floor_stdio);
+    collect('floor_http.', floor_http);
+    process.stdout.write(`${JSON.stringify({ bench: 'peers', peers_dir: peers, midex, floor_stdio, floor_http, met })}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((ex: unknown) => {
+  process.stderr.write(`${ex instanceof Error ? ex.stack : String(ex)}\n`);
+  process.exit(1);
+});

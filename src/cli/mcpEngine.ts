@@ -1,0 +1,153 @@
+// The engine side of `baton mcp`, loaded once the stdio front has answered the client's handshake: owning the
+// database and connecting the server to the front, or (another process owns it) forwarding stdio to that owner.
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { BatonError } from '../core/errors.js';
+import type { Log } from '../core/ports.js';
+import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owner.js';
+import type { OpenedBaton } from '../host/openBaton.js';
+import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
+import { createMcpServer } from '../mcp/createMcpServer.js';
+import { isPidAlive, type HeldLock } from '../store/lock.js';
+import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
+import type { EngineSettings } from './engineOptions.js';
+import { onShutdown } from './shutdown.js';
+import type { StdioFront } from './stdioFront.js';
+
+/** At most this long after the database is open, other processes can reach it (the owner's endpoint is published). */
+const PUBLISH_WITHIN_MS = 1000;
+
+/** What `baton mcp` was told: the database, the content and the engine settings. */
+export interface McpOptions extends EngineSettings {
+  dbPath: string;
+  contentDir?: string;
+  workspace?: string;
+  log: Log;
+}
+
+/** What the owner needs beyond the options: the front, the lock the front took, and the wasm it started compiling. */
+export interface OwnerStart extends McpOptions {
+  front: StdioFront;
+  lock: HeldLock;
+  wasm?: Promise<WebAssembly.Module>;
+}
+
+/**
+ * Opens the database under the front's lock, connects the server to the front, then publishes the owner's HTTP
+ * endpoint for other processes; returns how to stop. When opening fails, the error goes to stderr and the front
+ * answers every call with it (and the process exits 1 when stopped).
+ */
+export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>> {
+  const { front, log, dbPath } = start;
+  const options = { ...start, version: VERSION };
+  let opened: OpenedBaton;
+  try {
+    opened = await openAsOwner(options);
+  } catch (ex) {
+    start.lock.release();
+    const known = BatonError.is(ex);
+    process.stderr.write(`baton: ${known ? ex.message : `internal error: ${(ex as Error).stack ?? String(ex)}`}\n`);
+    front.fail(known ? ex.message : `Baton could not open its database ${dbPath} (internal error: ${(ex as Error).message}); see its log on stderr.`);
+    process.exitCode = 1;
+    return async () => undefined;
+  }
+  const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
+  await server.connect(front);
+  // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
+  const answered = front.attach(deserializeMessage);
+  await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, PUBLISH_WITHIN_MS).unref())]);
+  let owner: Owner | null = null;
+  try {
+    owner = await publishOwner(opened, options);
+    log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  } catch (ex) {
+    log.error(`serving MCP on stdio as the owner of ${dbPath}, but its HTTP endpoint could not start, so other Baton processes cannot reach this database until this one exits`, ex);
+  }
+  return async () => {
+    await server.close().catch(() => undefined);
+    await (owner ?? opened).close();
+  };
+}
+
+/**
+ * `baton mcp` when another process held the lock: forwards stdio to the owner it publishes. An owner that is exiting
+ * releases the lock a moment later; then this process owns the database after all. Returns 0 once the forwarded
+ * session ended, or -1 when this process serves (it exits on its own).
+ */
+export async function forwardMcp(options: McpOptions): Promise<number> {
+  const { dbPath, log, toolGroups } = options;
+  const open = () => becomeOwner({ ...options, version: VERSION });
+  for (let attempt = 1; ; attempt++) {
+    const found = await openOrFindOwner(dbPath, open);
+    if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+    if ('opened' in found) {
+      const owner = found.opened;
+      const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+      onShutdown(async (why) => {
+        log.info(`stopping (${why})`);
+        await server.close().catch(() => undefined);
+        await owner.close();
+      }, log, true);
+      await server.connect(new StdioServerTransport());
+      log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+      return -1;
+    }
+    const info = found.owner;
+    log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
+    try {
+      await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, options) });
+      return 0;
+    } catch (ex) {
+      if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
+      // An owner that is stopping closes its endpoint before it releases the lock (its discovery file may still be
+      // read in between): once that process is gone, look again (nothing of the client's was read yet).
+      if (attempt >= OWNER_EXIT_ATTEMPTS || !(await exitsWithin(info.pid, OWNER_EXIT_WAIT_MS))) throw unreachableOwner(dbPath, info.pid, info.url);
+      log.info(`process ${info.pid} exited before it answered; looking for the database's owner again`);
+    }
+  }
+}
+
+/** How often, and how long each time, `baton mcp` waits for an owner that does not answer to exit. */
+const OWNER_EXIT_ATTEMPTS = 3;
+const OWNER_EXIT_WAIT_MS = 5000;
+
+/** Whether `pid` is gone now or within `ms`. */
+async function exitsWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isPidAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}
+
+/** After the owner exited: own the database in this process (or forward to whichever process got there first). */
+async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {
+  // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
+  const deadline = Date.now() + 10_000;
+  let found = await openOrFindOwner(dbPath, open);
+  while ('owner' in found && !(await ownerAnswers(found.owner, 1000)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    found = await openOrFindOwner(dbPath, open);
+  }
+  if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+  if ('owner' in found) {
+    if (!(await ownerAnswers(found.owner))) throw unreachableOwner(dbPath, found.owner.pid, found.owner.url);
+    return httpUpstream(found.owner);
+  }
+  const owner = found.opened;
+  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+  const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
+  return {
+    transport: proxySide,
+    name: 'this process',
+    pid: null,
+    close: async () => {
+      await server.close().catch(() => undefined);
+      await owner.close();
+    },
+  };
+}

@@ -1,0 +1,267 @@
+// The stdio side of `baton mcp` in the process that owns the database, from its first moment: it answers `initialize`
+// and `tools/list` from the build-time catalog while the engine loads, holds every other message, and once the
+// server is connected hands it the client's handshake and the held messages, in order. If the database cannot be
+// opened, it answers every call with that error instead. It imports only types from the SDK: it runs before the engine.
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Log } from '../core/ports.js';
+import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
+
+/** Options of a StdioFront. */
+export interface StdioFrontOptions {
+  catalog: McpCatalog;
+  toolGroups: readonly string[];
+  log: Log;
+  /** Where messages come from and go to; the process's stdin and stdout unless a test passes others. */
+  input?: Readable;
+  output?: Writable;
+  /**
+   * How long the front waits after each message of the handshake (`initialize`, `notifications/initialized`) for
+   * `tools/list` before it asks for the engine anyway: the engine's load holds the event loop, so a `tools/list`
+   * arriving meanwhile would wait for it. A message that needs the engine asks for it at once. Default 100 ms.
+   */
+  graceMs?: number;
+}
+
+/** The id under which the client's `initialize` is replayed to the server (whose answer to it is dropped). */
+const REPLAY_ID = 'baton-stdio-front-initialize';
+/** Like the SDK's stdio transport: a line longer than this is refused. */
+const MAX_BUFFER = 10 * 1024 * 1024;
+
+type Raw = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Record<string, unknown> };
+
+/** A message as JSON, or undefined when the line is not JSON (the SDK's parser reports it once attached). */
+function peek(line: string): Raw | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Raw) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRequest(m: Raw | undefined): m is Raw & { id: string | number; method: string } {
+  return !!m && m.jsonrpc === '2.0' && typeof m.method === 'string' && (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id)));
+}
+
+/** Whether `initialize` params are well formed (a malformed one is left to the SDK, which answers with its error). */
+function validInitialize(p: Record<string, unknown> | undefined): boolean {
+  const info = p?.clientInfo as { name?: unknown; version?: unknown } | undefined;
+  return typeof p?.protocolVersion === 'string' && typeof p.capabilities === 'object' && p.capabilities !== null
+    && typeof info?.name === 'string' && typeof info.version === 'string';
+}
+
+/** The MCP transport `baton mcp` serves on stdio as the owner of the database. */
+export class StdioFront implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  /** Resolves when the engine is needed: a held message, `tools/list` answered, or the grace time after `initialize`. */
+  readonly engineWanted: Promise<void>;
+  private wantEngine!: () => void;
+  private phase: 'early' | 'attached' | 'failed' | 'closed' = 'early';
+  private buffer: Buffer | undefined;
+  private readonly held: string[] = [];
+  private initialize: (Raw & { id: string | number }) | null = null;
+  private deserialize: ((line: string) => JSONRPCMessage) | null = null;
+  private failure = '';
+  /** Ids of the held requests not yet answered after `attach`. */
+  private readonly waiting = new Set<string | number>();
+  private allAnswered: () => void = () => undefined;
+  private grace: ReturnType<typeof setTimeout> | undefined;
+  private readonly input: Readable;
+  private readonly output: Writable;
+
+  constructor(private readonly options: StdioFrontOptions) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.engineWanted = new Promise<void>((resolve) => {
+      this.wantEngine = () => {
+        clearTimeout(this.grace);
+        resolve();
+      };
+    });
+  }
+
+  /** Starts reading; the engine is wanted after the grace time even if the client says nothing. */
+  listen(): void {
+    this.input.on('data', this.ondata);
+    this.input.on('error', this.onInputError);
+    this.armGrace();
+  }
+
+  /** Part of Transport: the server connects; messages stay held until `attach`. */
+  async start(): Promise<void> {}
+
+  /**
+   * The server is connected: it gets the client's `initialize` (if the front answered it), then every held message,
+   * each read with the SDK's `deserialize`; from now on every line goes to it. Resolves once the held requests have
+   * all been answered.
+   */
+  attach(deserialize: (line: string) => JSONRPCMessage): Promise<void> {
+    if (this.phase !== 'early') return Promise.resolve();
+    this.deserialize = deserialize;
+    this.phase = 'attached';
+    clearTimeout(this.grace);
+    const held = this.held.splice(0);
+    for (const line of held) {
+      const m = peek(line);
+      if (isRequest(m)) this.waiting.add(m.id);
+    }
+    const answered = new Promise<void>((resolve) => (this.allAnswered = resolve));
+    if (this.waiting.size === 0) this.allAnswered();
+    if (this.initialize) this.onmessage?.({ ...this.initialize, id: REPLAY_ID } as JSONRPCMessage);
+    for (const line of held) this.dispatch(line);
+    return answered;
+  }
+
+  /** The engine could not open: every held and later call is answered with `message`. */
+  fail(message: string): void {
+    if (this.phase !== 'early') return;
+    this.failure = message;
+    this.phase = 'failed';
+    clearTimeout(this.grace);
+    for (const line of this.held.splice(0)) this.answerFailed(line);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const m = message as Raw;
+    if (m.id === REPLAY_ID && m.method === undefined) {
+      if ('error' in m) this.options.log.warn(`the server refused the client's replayed initialize: ${JSON.stringify(m)}`);
+      return Promise.resolve();
+    }
+    const written = this.write(message);
+    if (m.method === undefined && this.waiting.delete(m.id as string | number) && this.waiting.size === 0) this.allAnswered();
+    return written;
+  }
+
+  async close(): Promise<void> {
+    if (this.phase === 'closed') return;
+    this.phase = 'closed';
+    clearTimeout(this.grace);
+    this.input.off('data', this.ondata);
+    this.input.off('error', this.onInputError);
+    if (this.input.listenerCount('data') === 0) this.input.pause();
+    this.buffer = undefined;
+    this.onclose?.();
+  }
+
+  private readonly onInputError = (error: Error) => {
+    this.options.log.warn(`stdin: ${error.message}`);
+    this.onerror?.(error);
+  };
+
+  private readonly ondata = (chunk: Buffer) => {
+    const size = (this.buffer?.length ?? 0) + chunk.length;
+    if (size > MAX_BUFFER) {
+      this.buffer = undefined;
+      this.report(new Error(`ReadBuffer exceeded maximum size of ${MAX_BUFFER} bytes`));
+      return;
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+    for (;;) {
+      if (this.phase === 'closed' || !this.buffer) return;
+      const end = this.buffer.indexOf('\n');
+      if (end === -1) return;
+      const line = this.buffer.toString('utf8', 0, end).replace(/\r$/, '');
+      this.buffer = this.buffer.subarray(end + 1);
+      if (this.phase === 'attached') this.dispatch(line);
+      else if (this.phase === 'failed') this.answerFailed(line);
+      else this.early(line);
+    }
+  };
+
+  private dispatch(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = this.deserialize!(line);
+    } catch (ex) {
+      this.report(ex as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private report(error: Error): void {
+    if (this.onerror) this.onerror(error);
+    else this.options.log.warn(`stdin: ${error.message}`);
+  }
+
+  /** Before the engine: answers what the catalog knows, holds the rest. */
+  private early(line: string): void {
+    const m = peek(line);
+    const { catalog, toolGroups } = this.options;
+    if (isRequest(m)) {
+      if (m.method === 'initialize' && !this.initialize && validInitialize(m.params)) {
+        this.initialize = m;
+        void this.reply(m.id, initializeResult(catalog, m.params!.protocolVersion));
+        this.armGrace();
+        return;
+      }
+      if (m.method === 'tools/list') {
+        void this.reply(m.id, toolsListResult(catalog, toolGroups));
+        this.wantEngine();
+        return;
+      }
+      if (m.method === 'ping') {
+        void this.reply(m.id, {});
+        return;
+      }
+    }
+    this.held.push(line);
+    // The handshake's last message needs no engine (the client's tools/list usually follows it); everything else does.
+    if (m?.method === 'notifications/initialized' && m.id === undefined) this.armGrace();
+    else this.wantEngine();
+  }
+
+  /** After a failed open: tool calls and reads get the error; lists are empty; notifications are dropped. */
+  private answerFailed(line: string): void {
+    const m = peek(line);
+    if (!isRequest(m)) return;
+    const { catalog, toolGroups } = this.options;
+    switch (m.method) {
+      case 'initialize':
+        void this.reply(m.id, initializeResult(catalog, m.params?.protocolVersion));
+        return;
+      case 'tools/list':
+        void this.reply(m.id, toolsListResult(catalog, toolGroups));
+        return;
+      case 'tools/call':
+        void this.reply(m.id, { content: [{ type: 'text', text: this.failure }], isError: true });
+        return;
+      case 'prompts/list':
+        void this.reply(m.id, { prompts: [] });
+        return;
+      case 'resources/list':
+        void this.reply(m.id, { resources: [] });
+        return;
+      case 'resources/templates/list':
+        void this.reply(m.id, { resourceTemplates: [] });
+        return;
+      case 'ping':
+      case 'logging/setLevel':
+        void this.reply(m.id, {});
+        return;
+      default:
+        void this.write({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: this.failure } } as JSONRPCMessage);
+    }
+  }
+
+  private armGrace(): void {
+    clearTimeout(this.grace);
+    this.grace = setTimeout(() => this.wantEngine(), this.options.graceMs ?? 100);
+  }
+
+  private reply(id: string | number, result: Record<string, unknown>): Promise<void> {
+    return this.write({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.output.write(JSON.stringify(message) + '\n')) resolve();
+      else this.output.once('drain', resolve);
+    });
+  }
+}

@@ -1,0 +1,178 @@
+// One MCP session over Streamable HTTP, served straight from node:http: the SDK's server transport converts every
+// request and answer to Web Request/Response objects and streams (through @hono/node-server) and answers each call
+// with its own SSE stream, which cost more CPU per call than Baton's whole broker step under load. Here a call is
+// answered with one JSON body; a message the server sends about a call before answering it (progress, a
+// question) switches that call's answer to an SSE stream; everything else goes out on the session's GET stream.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** The calls of one POST that are still being answered. */
+interface PendingPost {
+  res: ServerResponse;
+  ids: RequestId[];
+  answers: Map<RequestId, JSONRPCMessage>;
+  batch: boolean;
+  /** The answer is an SSE stream (the client asked for one, or a message came before the answer). */
+  sse: boolean;
+  /** The client accepts an SSE answer (else messages about the call go on the session's stream). */
+  sseAccepted: boolean;
+}
+
+/** A JSON-RPC error reply with an HTTP status. */
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** Whether an Accept header lists this media type (or a wildcard that covers it). */
+function accepts(header: string | undefined, type: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((part) => {
+    const media = part.split(';')[0]!.trim().toLowerCase();
+    return media === type || media === '*/*' || media === `${type.split('/')[0]}/*`;
+  });
+}
+
+const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/** A server-side Streamable HTTP transport for one session (create it for an `initialize` POST). */
+export class McpHttpTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  private readonly pending = new Map<RequestId, PendingPost>();
+  private stream: ServerResponse | null = null;
+  private initialized = false;
+  private closed = false;
+
+  /** `onInitialized` runs once the session's `initialize` POST is accepted (register the session there). */
+  constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {}
+
+  async start(): Promise<void> {}
+
+  /** Whether the session has a GET stream open. */
+  get streaming(): boolean {
+    return this.stream !== null;
+  }
+
+  /** Serves one HTTP request of this session; `body` is the parsed JSON of a POST. */
+  handle(req: IncomingMessage, res: ServerResponse, body?: unknown): void {
+    if (this.closed) return rpcError(res, 404, -32001, 'Session not found; initialize again');
+    if (req.method === 'POST') return this.post(req, res, body);
+    if (req.method === 'GET') return this.get(req, res);
+    if (req.method === 'DELETE') {
+      res.writeHead(200).end();
+      void this.close();
+      return;
+    }
+    res.setHeader('allow', 'GET, POST, DELETE');
+    rpcError(res, 405, -32000, 'Method not allowed.');
+  }
+
+  private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const json = accepts(req.headers.accept, 'application/json');
+    const sseAccepted = accepts(req.headers.accept, 'text/event-stream');
+    if (!json && !sseAccepted) {
+      return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept application/json or text/event-stream');
+    }
+    if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
+      return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    }
+    const raw = Array.isArray(body) ? body : [body];
+    const messages: JSONRPCMessage[] = [];
+    for (const m of raw) {
+      const parsed = JSONRPCMessageSchema.safeParse(m);
+      if (!parsed.success) return rpcError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      messages.push(parsed.data);
+    }
+    if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');
+    const initializing = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
+    if (initializing) {
+      if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
+      if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+      this.initialized = true;
+      this.onInitialized(this.sessionId);
+    } else {
+      if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        return rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+      }
+    }
+    const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
+    const requests = messages.filter(isJSONRPCRequest);
+    if (requests.length === 0) {
+      res.writeHead(202).end();
+    } else {
+      const post: PendingPost = { res, ids: requests.map((r) => r.id), answers: new Map(), batch: Array.isArray(body), sse: false, sseAccepted };
+      for (const id of post.ids) this.pending.set(id, post);
+      res.once('close', () => {
+        for (const id of post.ids) if (this.pending.get(id) === post) this.pending.delete(id);
+      });
+      if (!json) this.startSse(post);
+    }
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  private get(req: IncomingMessage, res: ServerResponse): void {
+    if (!accepts(req.headers.accept, 'text/event-stream')) return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
+    if (this.stream) return rpcError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+    res.flushHeaders();
+    req.socket.setTimeout(0);
+    this.stream = res;
+    res.once('close', () => {
+      if (this.stream === res) this.stream = null;
+    });
+  }
+
+  async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
+    const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    const post = id === undefined ? undefined : this.pending.get(id);
+    if (!post || (!answer && !post.sseAccepted)) {
+      // An answer whose caller hung up has nowhere to go; other messages fall back to the session's stream (so
+      // does a message about a call whose client accepts only a JSON answer).
+      if (!answer) this.stream?.write(sseEvent(message));
+      return;
+    }
+    if (!answer) {
+      this.startSse(post);
+      post.res.write(sseEvent(message));
+      return;
+    }
+    this.pending.delete(id!);
+    post.answers.set(id!, message);
+    if (post.sse) post.res.write(sseEvent(message));
+    if (post.answers.size < post.ids.length) return;
+    if (post.sse) {
+      post.res.end();
+      return;
+    }
+    const out = post.batch ? post.ids.map((i) => post.answers.get(i)) : message;
+    post.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(JSON.stringify(out));
+  }
+
+  private startSse(post: PendingPost): void {
+    if (post.sse) return;
+    post.sse = true;
+    post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stream?.end();
+    this.stream = null;
+    for (const post of new Set(this.pending.values())) {
+      if (post.sse) post.res.end();
+      else rpcError(post.res, 404, -32001, 'Session closed');
+    }
+    this.pending.clear();
+    this.onclose?.();
+  }
+}

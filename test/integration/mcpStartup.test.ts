@@ -1,0 +1,192 @@
+// Rule: `baton mcp` answers its client's handshake (initialize, tools/list) before its engine has opened the database,
+// with exactly what the server itself answers; a call made at once waits for the database instead of failing; and a
+// database that cannot be opened is reported to the client on its first call (and read) and on stderr.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { silentLog } from '../../src/core/ports.js';
+import { discoveryPath } from '../../src/host/discovery.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { initializeResult, readCatalog, toolsListResult, type McpCatalog } from '../../src/mcp/catalog.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { TOOL_GROUPS, type ToolGroup } from '../../src/mcp/toolGroups.js';
+import { openStore } from '../../src/store/sqlJsStore.js';
+import { validOutput } from '../fixtures/mcp/badInput.js';
+import { CLI, ROOT, ensureBuilt, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+type Structured = { status: string; new_step_token?: string; execution_id?: string };
+
+/** Every subset of the groups that have tools, and `all`. */
+function groupSets(): ToolGroup[][] {
+  const withTools: ToolGroup[] = ['broker', 'lifecycle', 'content'];
+  const sets: ToolGroup[][] = [];
+  for (let mask = 0; mask < 1 << withTools.length; mask++) sets.push(withTools.filter((_, i) => mask & (1 << i)));
+  return [...sets, [...TOOL_GROUPS]];
+}
+
+/** The result a live server (on a real core with content, so with prompts) sends for one request, as on the wire. */
+async function live(opened: OpenedBaton, toolGroups: ToolGroup[], method: string, params: Record<string, unknown>): Promise<unknown> {
+  const server = createMcpServer(opened.baton, { toolGroups, version: VERSION, log: silentLog });
+  const [client, serverSide] = InMemoryTransport.createLinkedPair();
+  const answer = new Promise<JSONRPCMessage>((resolve) => (client.onmessage = resolve));
+  await server.connect(serverSide);
+  await client.send({ jsonrpc: '2.0', id: 7, method, params });
+  const reply = (await answer) as { result?: unknown };
+  await server.close();
+  return JSON.parse(JSON.stringify(reply.result)) as unknown;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const init = (protocolVersion: string) => ({ protocolVersion, capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } });
+
+describe('the build-time catalog is what the server answers', () => {
+  let catalog: McpCatalog;
+  let opened: OpenedBaton;
+  before(async () => {
+    ensureBuilt();
+    catalog = readCatalog(join(ROOT, 'dist', 'mcp-catalog.json'))!;
+    assert.ok(catalog, 'npm run build writes dist/mcp-catalog.json');
+    opened = await openBaton({ dbPath: null, log: silentLog, timeoutSweepMs: 0 });
+    assert.ok(opened.baton.templates().length > 0, 'the live server has templates, so prompts');
+  });
+  after(() => opened?.close());
+
+  it('initialize, for every protocol version the SDK knows and one it does not', async () => {
+    for (const version of [...catalog.protocolVersions, '2023-01-01', 'not-a-version']) {
+      assert.deepEqual(initializeResult(catalog, version), await live(opened, ['broker'], 'initialize', init(version)), version);
+    }
+  });
+
+  it('tools/list, for every combination of tool groups', async () => {
+    for (const groups of groupSets()) {
+      assert.deepEqual(toolsListResult(catalog, groups), await live(opened, groups, 'tools/list', {}), groups.join(',') || '(none)');
+    }
+  });
+});
+
+describe('baton mcp answers the handshake before the database is open', () => {
+  const setup = tempSetup('baton-startup-');
+  const args = (db: string) => ['--db', db, '--workspace', setup.workspace, '--rate-limits', 'off', '--tools', 'broker,content'];
+  let session: CliSession | undefined;
+  before(() => ensureBuilt());
+  after(async () => {
+    await session?.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('the same initialize and tools/list as the server; a call made at once waits for the database and succeeds', async () => {
+    // A real database, served through a named pipe that the test fills only after the handshake: until then the
+    // engine is provably still reading it.
+    const source = join(setup.dir, 'source', 'baton.db');
+    const store = await openStore({ path: source });
+    await store.close();
+    const db = join(setup.dir, 'piped', 'baton.db');
+    execFileSync('mkdir', ['-p', join(setup.dir, 'piped')]);
+    execFileSync('mkfifo', [db]);
+
+    session = await startMcp(args(db));
+    const { tools } = await session.client.listTools();
+    assert.equal(existsSync(discoveryPath(db)), false, 'the database is not open yet');
+    const opened = await openBaton({ dbPath: null, log: silentLog, timeoutSweepMs: 0 });
+    try {
+      assert.deepEqual({ tools }, await live(opened, ['broker', 'content'], 'tools/list', {}));
+      assert.deepEqual(session.client.getServerCapabilities(), (await live(opened, ['broker'], 'initialize', init('2025-06-18')) as { capabilities: unknown }).capabilities);
+    } finally {
+      await opened.close();
+    }
+    assert.equal(session.client.getServerVersion()?.name, 'baton');
+    assert.equal(session.client.getServerVersion()?.version, VERSION);
+
+    const first = session.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'at once' } });
+    await writeFile(db, readFileSync(source));
+    const sc = (await first).structuredContent as Structured;
+    assert.equal(sc.status, 'ok', JSON.stringify(sc));
+    const next = (await session.client.callTool({ name: 'workflow_next_step', arguments: { step_token: sc.new_step_token, model_output_so_far: validOutput } }))
+      .structuredContent as Structured;
+    assert.equal(next.status, 'ok', JSON.stringify(next));
+    await waitFor(() => existsSync(discoveryPath(db)), 10_000, 'the owner publishing its endpoint');
+    assert.deepEqual(session.protocolErrors.map((e) => e.message), []);
+
+    // The server got the client's handshake too: its call log names the client.
+    const pid = session.pid!;
+    await session.client.close();
+    session = undefined;
+    await waitFor(() => !alive(pid), 10_000, 'the owner exiting');
+    const reopened = await openStore({ path: db });
+    try {
+      const clients = reopened.all<{ ide_type: string | null }>('SELECT DISTINCT ide_type FROM call_log');
+      assert.deepEqual(clients, [{ ide_type: 'cli-test' }]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+describe('baton mcp on a database it cannot open reports it on the first call', () => {
+  const setup = tempSetup('baton-startup-fail-');
+  before(() => ensureBuilt());
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  const cases: Array<[string, (db: string) => Promise<void>, RegExp]> = [
+    ['a file that is not a database', async (db) => writeFileSync(db, '{"not": "a database"}\n'.repeat(20)), /is not a readable Baton database \(no SQLite header\)/],
+    ['a database from a newer Baton', async (db) => {
+      const s = await openStore({ path: db });
+      await s.transaction(() => s.run("UPDATE meta SET value = '99' WHERE key = 'schema_version'"));
+      await s.close();
+    }, /was written by a newer Baton \(schema v99/],
+  ];
+  for (const [what, make, expected] of cases) {
+    it(what, async () => {
+      const db = join(setup.dir, what.replace(/\W+/g, '-'), 'baton.db');
+      execFileSync('mkdir', ['-p', join(db, '..')]);
+      await make(db);
+      const before = readFileSync(db);
+      const session = await startMcp(['--db', db, '--workspace', setup.workspace]);
+      try {
+        assert.deepEqual((await session.client.listTools()).tools.map((t) => t.name), ['workflow_next_step']);
+        const res = await session.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+        assert.equal(res.isError, true);
+        const text = (res.content as Array<{ text: string }>)[0]!.text;
+        assert.match(text, expected);
+        assert.ok(text.includes(db), text);
+        await assert.rejects(session.client.readResource({ uri: 'available-workflows://all' }), (ex: Error) => expected.test(ex.message));
+        assert.deepEqual((await session.client.listPrompts()).prompts, []);
+        await waitFor(() => expected.test(session.stderr()), 5000, 'the error on stderr');
+        assert.match(session.stderr(), /baton: /);
+        assert.deepEqual(readFileSync(db), before, 'the file is left untouched');
+        assert.equal(existsSync(`${db}.lock`), false, 'the lock is released');
+      } finally {
+        await session.client.close();
+      }
+    });
+  }
+
+  it('exits 1 when its client goes', async () => {
+    const db = join(setup.dir, 'exit', 'baton.db');
+    execFileSync('mkdir', ['-p', join(db, '..')]);
+    writeFileSync(db, 'x'.repeat(200));
+    const out = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'mcp', '--db', db], { stdio: ['pipe', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('exit', (code) => resolve({ code, stderr }));
+      child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'workflow_next_step', arguments: {} } }) + '\n');
+    });
+    assert.equal(out.code, 1, out.stderr);
+    assert.match(out.stderr, /is not a readable Baton database/);
+  });
+});

@@ -1,0 +1,153 @@
+// Rule: before the engine, `baton mcp`'s stdio front answers initialize, tools/list and ping from the catalog and holds
+// everything else; once the server is attached it gets the client's initialize and every held message in order and
+// answers each; a failed open answers every held and later call with the error; the engine is asked for at once by
+// a message that needs it, else after the handshake's grace time.
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { StdioFront } from '../../src/cli/stdioFront.js';
+import { silentLog } from '../../src/core/ports.js';
+import type { McpCatalog } from '../../src/mcp/catalog.js';
+
+const CATALOG: McpCatalog = {
+  initialize: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'baton', version: 't' } },
+  protocolVersions: ['2025-06-18', '2025-03-26'],
+  groups: [
+    { group: 'broker', tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
+    { group: 'content', tools: [{ name: 'content_tool', inputSchema: { type: 'object' } }] },
+  ],
+};
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+
+interface Wire {
+  front: StdioFront;
+  send(message: unknown): void;
+  /** Every message the front wrote so far. */
+  out: Array<{ id?: unknown; result?: any; error?: { code: number; message: string }; method?: string }>;
+  /** Resolves once `n` messages were written. */
+  written(n: number): Promise<void>;
+}
+
+function wire(graceMs = 60_000): Wire {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const out: Wire['out'] = [];
+  let waiters: Array<() => void> = [];
+  let buf = '';
+  output.on('data', (d: Buffer) => {
+    buf += d.toString();
+    for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
+      out.push(JSON.parse(buf.slice(0, i)));
+      buf = buf.slice(i + 1);
+    }
+    for (const w of waiters) w();
+  });
+  const front = new StdioFront({ catalog: CATALOG, toolGroups: ['broker'], log: silentLog, input, output, graceMs });
+  front.listen();
+  return {
+    front,
+    out,
+    send: (m) => input.write(JSON.stringify(m) + '\n'),
+    written: (n) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (out.length >= n) {
+            waiters = waiters.filter((w) => w !== check);
+            resolve();
+          }
+        };
+        waiters.push(check);
+        check();
+      }),
+  };
+}
+
+/** A real SDK server with the catalog's broker tool; records the client it was told about and the calls it got. */
+function server() {
+  const calls: string[] = [];
+  const mcp = new McpServer({ name: 'baton', version: 't' });
+  mcp.registerTool('echo', { description: 'echo' }, async () => {
+    calls.push('echo');
+    return { content: [{ type: 'text', text: `client ${mcp.server.getClientVersion()?.name}` }] };
+  });
+  return { mcp, calls };
+}
+
+const settled = async (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 30))]);
+
+describe('the stdio front of baton mcp', () => {
+  it('answers the handshake and pings from the catalog, holds the rest, and hands it over in order once attached', async () => {
+    const w = wire();
+    w.send(INIT);
+    await w.written(1);
+    assert.deepEqual(w.out[0], { jsonrpc: '2.0', id: 1, result: { ...CATALOG.initialize, protocolVersion: '2025-03-26' } });
+    w.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    assert.equal(await settled(w.front.engineWanted), false, 'the handshake alone does not ask for the engine before its grace time');
+    w.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    w.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    await w.written(3);
+    assert.deepEqual(w.out[1]!.result, { tools: [CATALOG.groups[0]!.tools[0]] });
+    assert.deepEqual(w.out[2], { jsonrpc: '2.0', id: 3, result: {} });
+    assert.equal(await settled(w.front.engineWanted), true, 'tools/list asks for the engine');
+
+    w.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    w.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    w.send({ jsonrpc: '2.0', id: 6, method: 'resources/list' });
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(w.out.length, 3, 'calls wait for the engine');
+
+    const s = server();
+    await s.mcp.connect(w.front);
+    const answered = w.front.attach(deserializeMessage);
+    await answered;
+    const byId = new Map(w.out.slice(3).map((m) => [m.id, m]));
+    assert.deepEqual([...byId.keys()].sort(), [4, 5, 6], 'every held request answered, the replayed initialize not at all');
+    assert.equal(w.out.length, 6);
+    assert.deepEqual(byId.get(4)!.result.content, [{ type: 'text', text: 'client c' }], 'the server got the client\'s initialize');
+    assert.equal(byId.get(6)!.error?.code, -32601, 'resources/list reached the server, which has no resources');
+    assert.deepEqual(s.calls, ['echo', 'echo']);
+
+    w.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await w.written(7);
+    assert.equal(w.out[6]!.id, 7, 'later calls go straight to the server');
+    await s.mcp.close();
+  });
+
+  it('asks for the engine at once for a call, and after the grace time when the client says nothing more', async () => {
+    const early = wire();
+    early.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    assert.equal(await settled(early.front.engineWanted), true);
+    await early.front.close();
+
+    const quiet = wire(40);
+    quiet.send(INIT);
+    await quiet.written(1);
+    assert.equal(await settled(quiet.front.engineWanted), false);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(await settled(quiet.front.engineWanted), true);
+    await quiet.front.close();
+  });
+
+  it('after a failed open answers every held and later call with the error, and the handshake still from the catalog', async () => {
+    const w = wire();
+    w.send(INIT);
+    w.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    w.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await w.written(1);
+    w.front.fail('baton: /x/baton.db is not a readable Baton database');
+    await w.written(2);
+    assert.deepEqual(w.out[1], { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'baton: /x/baton.db is not a readable Baton database' }], isError: true } });
+    w.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    w.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    w.send({ jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: 'x://y' } });
+    w.send({ jsonrpc: '2.0', id: 6, method: 'prompts/list' });
+    await w.written(6);
+    assert.equal(w.out[2]!.result.isError, true);
+    assert.deepEqual(w.out[3]!.result, { tools: [CATALOG.groups[0]!.tools[0]] });
+    assert.deepEqual(w.out[4]!.error, { code: -32603, message: 'baton: /x/baton.db is not a readable Baton database' });
+    assert.deepEqual(w.out[5]!.result, { prompts: [] });
+    await w.front.close();
+  });
+});
