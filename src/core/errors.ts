@@ -23,7 +23,9 @@ export type ErrorReason =
   | 'store_corrupt'
   | 'store_failed'
   | 'unauthorized'
-  | 'owner_unreachable';
+  | 'owner_unreachable'
+  | 'runner_unavailable'
+  | 'budget_exceeded';
 
 /** An expected failure with a typed reason. */
 export class BatonError extends Error {
