@@ -16,12 +16,16 @@ import type { ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
 import { registerContentTools } from './tools/contentTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
+import { registerMemoryTools } from './tools/memoryTools.js';
+import type { RunScope } from '../core/pipelines/runner.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
   toolGroups: readonly ToolGroup[];
   version: string;
   log: Log;
+  /** The pipeline run and agent this session acts for (a per-run bearer token); the memory tools are scoped to it. */
+  scope?: RunScope;
 }
 
 /** A request handler as the SDK stores it. */
@@ -61,6 +65,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
+  if (groups.includes('memory')) specs.push(...registerMemoryTools(server, baton, log, options.scope));
   // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.
   registerResources(server, baton);
   const prompts = new WorkflowPrompts(server, baton);
