@@ -2,7 +2,9 @@
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { DECIDE_USAGE, decideCommand } from './decideCommand.js';
+import { BLUEPRINT_USAGE, blueprintCommand } from './blueprintCommand.js';
 import { MCP_USAGE, mcpCommand } from './mcpCommand.js';
+import { PIPELINE_USAGE, pipelineCommand } from './pipelineCommand.js';
 import { SERVE_USAGE, serveCommand } from './serveCommand.js';
 import { STATUS_USAGE, statusCommand } from './statusCommand.js';
 
@@ -14,6 +16,8 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
+  pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
+  blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -21,7 +25,9 @@ Run "baton <command> --help" or "baton help <command>" for a command's options.
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
-const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE };
+const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
+  pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE,
+};
 
 /** A usage error naming what is wrong, with the general usage after it. */
 function usageError(message: string): CliError {
@@ -68,6 +74,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'approve':
       case 'reject':
         return await decideCommand(command, rest);
+      case 'pipeline':
+        return await pipelineCommand(rest);
+      case 'blueprint':
+        return await blueprintCommand(rest);
       case undefined:
         throw usageError('missing command');
       default:

@@ -12,7 +12,7 @@ export type ControlRequest =
   | { op: 'workflow_status' | 'current_step'; id?: string }
   | { op: 'events' | 'findings'; execution_id: string }
   | { op: 'artifact'; artifact_id: string }
-  | { op: 'workflows' | 'templates' | 'guardrails' }
+  | { op: 'workflows' | 'templates' | 'guardrails' | 'pipeline_runs' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
   | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
@@ -59,6 +59,8 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: baton.templates() };
     case 'guardrails':
       return { result: baton.guardrails() };
+    case 'pipeline_runs':
+      return { result: baton.pipelines?.list() ?? [] };
     case 'artifacts':
       return { result: baton.artifacts(req.query) };
     case 'artifact':
@@ -111,6 +113,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'workflows':
     case 'templates':
     case 'guardrails':
+    case 'pipeline_runs':
       return { op: body.op };
     case 'artifact':
       return { op: 'artifact', artifact_id: requiredString(body, 'artifact_id') };
@@ -141,7 +144,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifact, artifacts, cancel, next_step, start_workflow';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, artifact, artifacts, cancel, next_step, start_workflow';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

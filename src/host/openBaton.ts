@@ -5,6 +5,7 @@ import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
+import { runnerFor } from './pipelines/runnerRegistry.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
 
 /** How to open Baton. */
@@ -83,6 +84,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     await store.close();
     throw ex;
   }
+  // Pipelines run their agents through the runner registry (its one seam).
+  baton.pipelines.setRunners(runnerFor);
   const timer = readOnly ? undefined : setInterval(() => {
     baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
   }, 60_000);

@@ -1,0 +1,219 @@
+// `baton pipeline list | run | resume`: systems of agents run step by step by this process, which owns the
+// database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
+import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
+import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
+import type { RunOutcome } from '../core/pipelines/engine/engine.js';
+import { BatonError } from '../core/errors.js';
+import { readDiscovery } from '../host/discovery.js';
+import { becomeOwner, type Owner } from '../host/owner.js';
+import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
+import { callControl } from '../host/controlClient.js';
+import {
+  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, lockedBy, parse, USAGE_FOOTER, VERSION,
+} from './common.js';
+import { ProgressView } from './pipelineProgress.js';
+import { withCore } from './withCore.js';
+import { resolve } from 'node:path';
+
+/** Usage of `baton pipeline`. */
+export const PIPELINE_USAGE = `Usage: baton pipeline list [--json] [--db PATH] [--workspace DIR]
+       baton pipeline run NAME|FILE --input TEXT [--var KEY=VALUE]... [--budget-tokens N] [--budget-usd X] [--json]
+                          [--db PATH] [--workspace DIR] [--content DIR]
+       baton pipeline resume RUN [--budget-tokens N] [--budget-usd X] [--json] [--db PATH] [--workspace DIR]
+
+Runs a pipeline: a system of agents (claude, codex, gemini, opencode, cursor-agent, vscode-lm or any command) and
+the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with baton blueprint new). The run is an
+execution like any other (baton status, workflow-status://RUN); each step is written to the database before the next
+starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
+again. A human_review step waits for baton approve|reject RUN. A run past its budget pauses (budget_exceeded);
+resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or with --json) each event is a
+JSON line on stdout. Ctrl-C stops the run (it fails as aborted).
+
+Options:
+  --input TEXT            the run's input, {{system.input}} in templates (required for run)
+  --var KEY=VALUE         a variable, {{KEY}} in templates (repeatable; overrides the system's variables)
+  --budget-tokens N       pause the run (budget_exceeded) before it uses more than N tokens
+  --budget-usd X          pause the run before it spends more than X US dollars
+  --json                  JSON lines on stdout even on a terminal
+${DB_USAGE}
+${CONTENT_USAGE}
+${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget) and can be resumed.')}`;
+
+const RUN_OPTIONS = {
+  ...DB_OPTIONS, ...CONTENT_OPTION, input: { type: 'string' }, var: { type: 'string', multiple: true }, json: { type: 'boolean' },
+  'budget-tokens': { type: 'string' }, 'budget-usd': { type: 'string' },
+} as const;
+
+function usage(message: string): CliError {
+  return new CliError(`${message}\n\n${PIPELINE_USAGE}`, 2);
+}
+
+/** Runs `baton pipeline …`; returns the exit code. */
+export async function pipelineCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    if (sub === undefined) throw usage('pipeline needs a subcommand: list, run or resume');
+    process.stdout.write(PIPELINE_USAGE + '\n');
+    return 0;
+  }
+  const { values, positionals } = parse(rest, RUN_OPTIONS, PIPELINE_USAGE);
+  if (values.help) {
+    process.stdout.write(PIPELINE_USAGE + '\n');
+    return 0;
+  }
+  switch (sub) {
+    case 'list':
+      if (positionals.length) throw usage(`pipeline list takes no arguments (got "${positionals.join(' ')}")`);
+      return list(values);
+    case 'run': {
+      if (positionals.length !== 1) throw usage('pipeline run needs exactly one NAME or FILE');
+      if (values.input === undefined) throw usage('pipeline run needs --input TEXT (the task; {{system.input}} in templates)');
+      return run(positionals[0]!, values);
+    }
+    case 'resume':
+      if (positionals.length !== 1) throw usage('pipeline resume needs exactly one RUN id (see baton pipeline list)');
+      return resume(positionals[0]!, values);
+    default:
+      throw usage(`unknown pipeline subcommand "${sub}" (expected list, run or resume)`);
+  }
+}
+
+type Values = ReturnType<typeof parse<typeof RUN_OPTIONS>>['values'];
+
+function budgetOf(values: Values): Budget | undefined {
+  const out: Budget = {};
+  for (const [flag, key] of [['budget-tokens', 'tokens'], ['budget-usd', 'usd']] as const) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0 || (key === 'tokens' && !Number.isInteger(n))) throw usage(`--${flag} must be a ${key === 'tokens' ? 'whole number' : 'number'} ≥ 0 (got "${raw}")`);
+    out[key] = n;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function varsOf(values: Values): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of values.var ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(kv.slice(0, eq))) throw usage(`--var must be KEY=VALUE with KEY of letters, digits and _ (got "${kv}")`);
+    out[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return out;
+}
+
+async function list(values: Values): Promise<number> {
+  const workspace = resolve(values.workspace ?? process.cwd());
+  const systems = listSystems(workspace).map((s) => ({
+    name: s.name, path: s.path, valid: s.system !== undefined, agents: s.system?.agents.length ?? 0, steps: s.system?.workflow.length ?? 0,
+    problems: s.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`),
+  }));
+  const dbPath = dbPathOf(values);
+  let runs: PipelineRunSummary[] = [];
+  try {
+    runs = await withCore(
+      { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => new BatonError('store_missing', 'no database') },
+      async (owner) => ((await callControl(owner, { op: 'pipeline_runs' })) as { result: PipelineRunSummary[] }).result,
+      async (baton) => baton.pipelines!.list(),
+    );
+  } catch (ex) {
+    if (!BatonError.is(ex, 'store_missing')) throw ex;
+  }
+  if (values.json || !process.stdout.isTTY) {
+    process.stdout.write(JSON.stringify({ systems, runs }) + '\n');
+    return 0;
+  }
+  const lines = ['Pipelines:'];
+  for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${s.agents} agents, ${s.steps} steps` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
+  if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
+  lines.push('Runs:');
+  for (const r of runs) {
+    lines.push(`  ${r.runId}  ${r.system}  ${r.status}${r.pauseReason ? ` (${r.pauseReason})` : ''}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+  }
+  if (!runs.length) lines.push('  (none)');
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+/** Owns the database for a run; a live owner elsewhere is named (pipelines run in the owning process). */
+async function own(values: Values): Promise<Owner> {
+  const dbPath = dbPathOf(values);
+  try {
+    return await becomeOwner({
+      dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+    });
+  } catch (ex) {
+    const pid = lockedBy(ex);
+    if (pid === null) throw ex;
+    const info = readDiscovery(dbPath);
+    throw new CliError(
+      `database ${dbPath} is owned by Baton process ${pid}${info ? ` (${info.url})` : ''}; a pipeline runs in the process that owns its database. Stop that process (or run from the editor), or use another --db.`,
+      1,
+    );
+  }
+}
+
+async function run(target: string, values: Values): Promise<number> {
+  const workspace = resolve(values.workspace ?? process.cwd());
+  const budget = budgetOf(values);
+  const variables = varsOf(values);
+  const { system, path, warnings } = loadSystem(target, workspace);
+  for (const w of warnings) process.stderr.write(`baton: warning: ${w.path}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
+  const owner = await own(values);
+  try {
+    const pipelines = owner.opened.baton.pipelines;
+    pipelines.setMcp(() => ({ url: owner.endpoint.url, token: owner.endpoint.token }));
+    const runId = await pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
+    return await follow(owner, runId, values, 'run_started');
+  } finally {
+    await owner.close();
+  }
+}
+
+async function resume(runId: string, values: Values): Promise<number> {
+  const owner = await own(values);
+  try {
+    const pipelines = owner.opened.baton.pipelines;
+    pipelines.setMcp(() => ({ url: owner.endpoint.url, token: owner.endpoint.token }));
+    await pipelines.prepareResume(runId, budgetOf(values));
+    return await follow(owner, runId, values, 'run_resumed');
+  } finally {
+    await owner.close();
+  }
+}
+
+/** Drives the run with live progress; Ctrl-C aborts it. */
+async function follow(owner: Owner, runId: string, values: Values, first: 'run_started' | 'run_resumed'): Promise<number> {
+  const pipelines = owner.opened.baton.pipelines;
+  const exec = pipelines.run(runId);
+  const live = process.stdout.isTTY === true && !values.json;
+  const view = live ? new ProgressView(process.stdout, exec.metadata.system, runId, exec.metadata.budget) : null;
+  const emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => {
+    if (view) view.update(p as PipelineProgress);
+    else process.stdout.write(JSON.stringify(p) + '\n');
+  };
+  emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}` });
+  const ctl = new AbortController();
+  const onSignal = () => ctl.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let outcome: RunOutcome;
+  try {
+    outcome = await pipelines.drive(runId, { signal: ctl.signal, onProgress: emit });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    view?.close();
+  }
+  const usage = pipelines.usage(runId);
+  if (view) {
+    process.stdout.write(`Run ${runId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+    if (outcome.status === 'paused') process.stdout.write(`Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X\n`);
+  } else {
+    emit({ type: 'summary', runId, status: outcome.status, error: outcome.error, usage });
+  }
+  if (outcome.status === 'completed') return 0;
+  if (outcome.status === 'paused') return 3;
+  if (!view) process.stderr.write(`baton: run ${runId} ${outcome.status}: ${outcome.error ?? ''}\n`);
+  return 1;
+}
