@@ -170,7 +170,8 @@ export class PipelineRuns {
       memoryContext: (agent) => this.deps.memory.contextFor(runId, agent),
       mcpFor: (agent) => this.mcp(runId, agent),
       cwd: meta.cwd,
-      overBudget: (live) => overBy(this.run(runId).metadata.budget, journal.total(), live),
+      // The budget cannot change while this process drives the run (resume refuses a run being driven).
+      overBudget: (live) => overBy(meta.budget, journal.total(), live),
       progress,
       sleep: (ms, signal) => new Promise<void>((resolve) => {
         const t = setTimeout(done, ms);
@@ -350,9 +351,12 @@ function rollup(steps: Map<string, StepRowLite>): RunUsage {
 /** The durable journal of one pass over one run. */
 class Journal implements RunJournal {
   private position: number;
+  /** The run's spend so far, kept up to date as steps end (the budget is checked before every step). */
+  private spent: RunUsage['total'];
 
   constructor(private readonly runs: PipelineRuns, private readonly runId: string, private readonly rows: Map<string, StepRowLite>) {
     this.position = Math.max(0, ...[...rows.values()].map((r) => r.position)) + 1;
+    this.spent = rollup(rows).total;
   }
 
   private get deps() {
@@ -367,7 +371,7 @@ class Journal implements RunJournal {
   }
 
   total(): RunUsage['total'] {
-    return rollup(this.rows).total;
+    return this.spent;
   }
 
   rollup(): RunUsage {
@@ -382,8 +386,12 @@ class Journal implements RunJournal {
 
   /** Whether the run ended under us (cancelled): then nothing more is written. */
   private closed(): boolean {
-    const s = this.deps.repo.execution(this.runId)?.status;
+    const s = this.status();
     return s === 'completed' || s === 'failed';
+  }
+
+  private status(): ExecutionStatus | undefined {
+    return this.deps.ports.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [this.runId])?.status;
   }
 
   private metadata(step: StepInstance, spend: { usage: TokenUsage; costUsd: number | null }, extra: Record<string, unknown> = {}): string {
@@ -409,10 +417,10 @@ class Journal implements RunJournal {
         );
         this.deps.repo.forgetShapes(this.runId);
       }
-      const exec = this.deps.repo.execution(this.runId)!;
+      const from = this.status()!;
       const fields: Record<string, unknown> = { current_step: step.name };
-      if (status === 'awaiting_approval' && exec.status === 'running') fields.status = 'awaiting_approval';
-      this.deps.repo.updateExecution(this.runId, fields, iso, exec.status);
+      if (status === 'awaiting_approval' && from === 'running') fields.status = 'awaiting_approval';
+      this.deps.repo.updateExecution(this.runId, fields, iso, from);
       this.deps.event(this.runId, status === 'running' ? 'step_started' : 'gate_requested', { step_name: step.name, type: step.type, agent: step.agent, attempt: step.attempt, ...extra });
       events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
       if (fields.status) events.push({ type: 'execution', execution_id: this.runId, task_id: null, status: 'awaiting_approval' });
@@ -439,6 +447,8 @@ class Journal implements RunJournal {
     const total = { usage: addUsage(prior.usage, spend.usage), costUsd: prior.costUsd === null && spend.costUsd === null ? null : (prior.costUsd ?? 0) + (spend.costUsd ?? 0) };
     const meta = this.metadata(step, total);
     const events: BatonEvent[] = [];
+    const add = spend.usage.input + spend.usage.output;
+    this.spent = { usage: addUsage(this.spent.usage, spend.usage), tokens: this.spent.tokens + add, costUsd: this.spent.costUsd + (spend.costUsd ?? 0) };
     const outputJson = r.output !== undefined ? JSON.stringify({ text: r.output, value: r.value }) : null;
     const done = await this.deps.ports.store.transaction(() => {
       if (this.closed()) {
