@@ -8,8 +8,13 @@ import { readDiscovery } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
 import { callControl } from '../host/controlClient.js';
+import type { DiscoveryInfo } from '../host/discovery.js';
+import { ownerAnswers } from '../host/proxy.js';
+import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
+import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
+import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, lockedBy, parse, USAGE_FOOTER, VERSION,
+  CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, lockedBy, parse, unreachableOwner, USAGE_FOOTER, VERSION,
 } from './common.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
@@ -27,7 +32,8 @@ execution like any other (baton status, workflow-status://RUN); each step is wri
 starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
 again. A human_review step waits for baton approve|reject RUN. A run past its budget pauses (budget_exceeded);
 resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or with --json) each event is a
-JSON line on stdout. Ctrl-C stops the run (it fails as aborted).
+JSON line on stdout. Ctrl-C stops the run (it fails as aborted). When another process owns the database (the editor,
+baton serve), the run happens there and this command follows it.
 
 Options:
   --input TEXT            the run's input, {{system.input}} in templates (required for run)
@@ -135,21 +141,26 @@ async function list(values: Values): Promise<number> {
   return 0;
 }
 
-/** Owns the database for a run; a live owner elsewhere is named (pipelines run in the owning process). */
-async function own(values: Values): Promise<Owner> {
+/**
+ * Where the run happens: in this process when it can own the database, else in the live owner (the editor or a
+ * `baton serve`), which this process then follows.
+ */
+async function own(values: Values): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
   const dbPath = dbPathOf(values);
+  const live = readDiscovery(dbPath);
+  if (live && (await ownerAnswers(live))) return { remote: live };
   try {
-    return await becomeOwner({
-      dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-    });
+    return {
+      owner: await becomeOwner({
+        dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+      }),
+    };
   } catch (ex) {
     const pid = lockedBy(ex);
     if (pid === null) throw ex;
     const info = readDiscovery(dbPath);
-    throw new CliError(
-      `database ${dbPath} is owned by Baton process ${pid}${info ? ` (${info.url})` : ''}; a pipeline runs in the process that owns its database. Stop that process (or run from the editor), or use another --db.`,
-      1,
-    );
+    if (info && (await ownerAnswers(info))) return { remote: info };
+    throw unreachableOwner(dbPath, pid, info?.url ?? null);
   }
 }
 
@@ -159,11 +170,14 @@ async function run(target: string, values: Values): Promise<number> {
   const variables = varsOf(values);
   const { system, path, warnings } = loadSystem(target, workspace);
   for (const w of warnings) process.stderr.write(`baton: warning: ${w.path}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
-  const owner = await own(values);
+  const where = await own(values);
+  if ('remote' in where) {
+    const started = (await callControl(where.remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };
+    return followRemote(where.remote, started.result.runId, values, 'run_started', system.name);
+  }
+  const { owner } = where;
   try {
-    const pipelines = owner.opened.baton.pipelines;
-    pipelines.setMcp(() => ({ url: owner.endpoint.url, token: owner.endpoint.token }));
-    const runId = await pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
+    const runId = await owner.opened.baton.pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
     return await follow(owner, runId, values, 'run_started');
   } finally {
     await owner.close();
@@ -171,10 +185,14 @@ async function run(target: string, values: Values): Promise<number> {
 }
 
 async function resume(runId: string, values: Values): Promise<number> {
-  const owner = await own(values);
+  const where = await own(values);
+  if ('remote' in where) {
+    await callControl(where.remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
+    return followRemote(where.remote, runId, values, 'run_resumed', null);
+  }
+  const { owner } = where;
   try {
     const pipelines = owner.opened.baton.pipelines;
-    pipelines.setMcp(() => ({ url: owner.endpoint.url, token: owner.endpoint.token }));
     await pipelines.prepareResume(runId, budgetOf(values));
     return await follow(owner, runId, values, 'run_resumed');
   } finally {
@@ -215,5 +233,73 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
   if (outcome.status === 'completed') return 0;
   if (outcome.status === 'paused') return 3;
   if (!view) process.stderr.write(`baton: run ${runId} ${outcome.status}: ${outcome.error ?? ''}\n`);
+  return 1;
+}
+
+type Emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => void;
+
+/** Progress events from the run's timeline, for a run the live owner drives. */
+function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null {
+  const d = (e.event_data ?? {}) as Record<string, unknown>;
+  const step = String(d.step_name ?? '');
+  const usage = (d.usage ?? ZERO_USAGE) as TokenUsage;
+  switch (e.event_type) {
+    case 'step_started':
+      return { type: 'step_started', runId, step, stepType: d.type as 'agent', agent: (d.agent as string | null) ?? null, attempt: Number(d.attempt ?? 1) };
+    case 'gate_requested':
+      return { type: 'step_awaiting_approval', runId, step, prompt: String(d.prompt ?? '') };
+    case 'step_completed':
+      return { type: 'step_completed', runId, step, output: '', usage, costUsd: (d.cost_usd as number | null) ?? null, replayed: false };
+    case 'step_failed':
+      return { type: 'step_failed', runId, step, error: String(d.error ?? '') };
+    default:
+      return null;
+  }
+}
+
+/** Follows a run the live owner drives: its timeline as progress; Ctrl-C cancels it there. */
+async function followRemote(remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null): Promise<number> {
+  const view = process.stdout.isTTY === true && !values.json
+    ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null)
+    : null;
+  const emit: Emit = (p) => (view ? view.update(p as PipelineProgress) : process.stdout.write(JSON.stringify(p) + '\n'));
+  emit({ type: first, runId, system: name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}`, owner: remote.pid });
+  let cancelled = false;
+  const onSignal = () => {
+    cancelled = true;
+    void callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' }).catch(() => {});
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let seen = 0;
+  let status: WorkflowStatusResource['status'];
+  let error: string | null = null;
+  try {
+    for (;;) {
+      status = ((await callControl(remote, { op: 'workflow_status', id: runId })) as { result: WorkflowStatusResource }).result.status;
+      const events = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result;
+      for (const e of events.slice(seen)) {
+        const p = fromTimeline(runId, e);
+        if (p) emit(p);
+        const d = e.event_data as Record<string, unknown>;
+        if (e.event_type === 'workflow_failed' || e.event_type === 'workflow_cancelled') error = String(d.error ?? d.reason ?? 'failed');
+        if (e.event_type === 'budget_exceeded') error = String(d.reason ?? 'budget_exceeded');
+      }
+      seen = events.length;
+      if (status === 'completed' || status === 'failed' || status === 'paused') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    view?.close();
+  }
+  const usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;
+  const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled ? 'aborted' : 'failed';
+  if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+  else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });
+  if (outcome === 'completed') return 0;
+  if (outcome === 'paused') return 3;
+  if (!view) process.stderr.write(`baton: run ${runId} ${outcome}: ${error ?? ''}\n`);
   return 1;
 }

@@ -62,6 +62,8 @@ export async function becomeOwner(options: OwnerOptions): Promise<Owner> {
     await opened.close();
     throw ex;
   }
+  // Agents of pipelines run here reach this endpoint (the runners give each run a scoped token of its own).
+  opened.baton.pipelines.setMcp(() => ({ url: endpoint.url, token: endpoint.token }));
   const discoveryFile = writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
   let closing: Promise<void> | undefined;
   return {

@@ -143,6 +143,39 @@ test('a run over its budget pauses (exit 3, budget_exceeded) and resumes after t
   assert.equal(done.usage!.bySteps.two!.tokens, 220);
 });
 
+test('with a live owner (baton serve), the run happens in the owner and the CLI follows it; approve reaches it', async () => {
+  const w = workspaceWith(`name: gated
+agents:
+  - { id: planner, runner: command, command: [node, AGENT] }
+  - { id: doer, runner: command, command: [node, AGENT] }
+workflow:
+  - { id: plan, type: agent, agentId: planner, outputVariable: plan }
+  - { id: check, type: human_review, inputTemplate: "OK? {{plan}}" }
+  - { id: do, type: agent, agentId: doer, inputTemplate: "{{plan}}" }
+`);
+  const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  pids.push(serve.pid!);
+  try {
+    await until(() => existsSync(join(w.db, '..', 'server.json')), 20_000, 'baton serve');
+    const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
+    const first = await until(() => run.lines.find((l) => l.type === 'run_started'), 20_000, 'run_started').catch((ex: Error) => {
+      throw new Error(`${ex.message}; stderr: ${run.stderr()}`);
+    });
+    assert.equal(first.owner, serve.pid, 'the owner runs it');
+    const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
+    assert.equal(waiting.prompt, 'OK? planner answered: ship it');
+    const approved = await runCli(['approve', String(first.runId), '--db', w.db]);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.equal(await run.exited, 0, run.stderr());
+    const summary = run.lines.find((l) => l.type === 'summary') as { status: string; usage: { total: { tokens: number } } };
+    assert.equal(summary.status, 'completed');
+    assert.equal(summary.usage.total.tokens, 30);
+    assert.deepEqual(w.counter(), ['planner', 'doer']);
+  } finally {
+    serve.kill('SIGTERM');
+  }
+});
+
 test('an invalid pipeline is refused with file:line: field and the allowed values; a missing one lists those there are', async () => {
   const w = workspaceWith(THREE.replace('type: agent, agentId: slow', 'type: agnet, agentId: slow'));
   const bad = await runCli(['pipeline', 'run', 'p', '--input', 'x', '--db', w.db, '--workspace', w.workspace]);

@@ -57,6 +57,9 @@ workflow:
   assert.equal(usage.byAgent.scout!.tokens, 15);
   assert.equal(usage.bySteps['step-2']!.tokens, 15);
   assert.equal(baton.listExecutions().find((e) => e.execution_id === id)!.kind, 'pipeline');
+  const claim = await baton.nextStep({ task_id: id });
+  assert.equal(claim.status, 'error');
+  assert.match(JSON.stringify(claim), /is a pipeline run: Baton starts its agents itself/);
 });
 
 test('nested paths read into JSON outputs and objects', async () => {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MEMORY_LIMITS } from '../../src/core/pipelines/memory.js';
+import { MEMORY_LIMITS, RANK_WINDOW } from '../../src/core/pipelines/memory.js';
 import type { RunScope } from '../../src/core/pipelines/runner.js';
 import { silentLog } from '../../src/core/ports.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
@@ -50,6 +50,22 @@ test('search is full text, ranked, filtered by category and scope', async () => 
   assert.deepEqual(m.search(s, { query: '"payment calls"' }).entries.map((e) => e.key), ['a']);
   assert.throws(() => m.search(s, { query: '"unclosed' }), /cannot be searched: a quote is not closed/);
   assert.throws(() => m.search(s, { category: 'ideas' }), /category "ideas" is not one of findings, plans, code, notes, custom/);
+});
+
+test('a term in more entries than the rank window ranks the newest of them and still counts them all', async () => {
+  const { baton, store, run1 } = await withRuns();
+  const iso = new Date().toISOString();
+  await store.transaction(() => {
+    for (let i = 0; i < RANK_WINDOW + 5; i++) {
+      const value = i === 3 ? 'common common common common' : `common entry ${i}`;
+      baton.memory.storeInTx(run1, { runId: run1, agent: 'a' }, { key: `k${i}`, value, category: 'notes', metadata: '{}', size: value.length, id: `id${i}`, iso });
+    }
+  });
+  const r = baton.memory.search({ runId: run1, agent: null }, { query: 'common', limit: 3 });
+  assert.equal(r.total, RANK_WINDOW + 5);
+  assert.equal(r.entries.length, 3);
+  assert.ok(!r.entries.some((e) => e.key === 'k3'), 'the oldest entries are outside the window');
+  assert.ok(r.entries.every((e) => Number(e.key.slice(1)) >= 5), 'ranked among the newest');
 });
 
 test('size limits are enforced with errors that say the limit and what to do', async () => {

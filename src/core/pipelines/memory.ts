@@ -67,6 +67,8 @@ export interface MemorySearchInput {
 
 type Raw = Record<string, string | number | null>;
 const WEIGHTS = [3, 1, 0.5];
+/** Matches ranked per search: the newest this many (a term in more entries than this ranks only the newest). */
+export const RANK_WINDOW = 1000;
 const COLUMNS = 'id, entry_id, scope_key, execution_id, agent_name, key, value, category, metadata, size_bytes, created_at, updated_at';
 
 /** The memory of pipeline runs over the store. */
@@ -144,13 +146,18 @@ export class Memory {
     }
     const fts = toFtsQuery(text).replace(/\b(title|description|tags):/g, '');
     let hits: Array<{ id: number; mi: Uint8Array }>;
+    let total: number;
+    const filter = `WHERE memory_fts MATCH ? AND ${where.join(' AND ')}`;
     try {
-      // The full-text index drives the join (CROSS JOIN); scope and category filter its hits.
+      // The full-text index drives the join (CROSS JOIN) in its own docid order, newest first, so a term in
+      // thousands of entries ranks the newest RANK_WINDOW of them instead of computing matchinfo for all.
       hits = store.all<{ id: number; mi: Uint8Array }>(
         `SELECT m.id AS id, matchinfo(memory_fts, 'pcnalx') AS mi FROM memory_fts CROSS JOIN memory_entries m ON m.id = memory_fts.docid
-         WHERE memory_fts MATCH ? AND ${where.join(' AND ')}`,
-        [fts, ...params],
+         ${filter} ORDER BY memory_fts.docid DESC LIMIT ?`,
+        [fts, ...params, RANK_WINDOW],
       );
+      total = hits.length < RANK_WINDOW ? hits.length
+        : store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM memory_fts CROSS JOIN memory_entries m ON m.id = memory_fts.docid ${filter}`, [fts, ...params])!.n;
     } catch (ex) {
       throw new BatonError('invalid_input', `query ${JSON.stringify(text)} is not a valid search (${ex instanceof Error ? ex.message : String(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
     }
@@ -159,7 +166,7 @@ export class Memory {
     const scores = new Map(ranked.map((h) => [h.id, h.score]));
     const rows = store.all<Raw>(`SELECT ${COLUMNS} FROM memory_entries WHERE id IN (${ranked.map(() => '?').join(',')})`, ranked.map((h) => h.id));
     const entries = rows.map((r) => ({ ...toEntry(r), score: Math.round(scores.get(Number(r.id))! * 1000) / 1000 })).sort((a, b) => b.score - a.score);
-    return { entries, total: hits.length };
+    return { entries, total };
   }
 
   /** Every entry (of a category), newest first, up to `limit`. */

@@ -157,7 +157,7 @@ export function parseSystemFile(raw: string, path: string, fallbackName: string)
   r.unknown(root, [], SYSTEM_FIELDS);
   const name = r.str(root, [], 'name', 'a name') ?? fallbackName;
   if (!ID.test(name.replace(/ /g, '-'))) r.error(['name'], `'${name}' is not a valid name (letters, digits, spaces, '_' and '-')`);
-  const description = r.str(root, [], 'description', 'a one-line description') ?? '';
+  const description = root['description'] === '' ? '' : r.str(root, [], 'description', 'a one-line description') ?? '';
   const agents = readAgents(r, root['agents'], ['agents']);
   const ids = new Set(agents.map((a) => a.id));
   const workflow = readSteps(r, root['workflow'], ['workflow'], ids, true);
