@@ -376,6 +376,33 @@ workflow:
   assert.equal(baton.pipelines.usage(id).total.tokens, 1000, 'what it spent stays billed');
 });
 
+test('a budget passed while a review waits beside it pauses the run (not stuck in awaiting_approval); the review waits again on resume', async () => {
+  const { baton, runner } = await setup(() => ({ text: 'big', usage: { input: 500, output: 500 }, delayMs: 30 }));
+  const sys = system(`name: mixed
+budget: { tokens: 100 }
+${AGENTS}
+workflow:
+  - type: parallel
+    id: both
+    failurePolicy: wait_for_all
+    children:
+      - { id: gate, type: human_review, inputTemplate: "go?" }
+      - { id: spend, type: agent, agentId: scout }
+  - { id: after, type: agent, agentId: analyzer }
+`);
+  const id = await baton.pipelines.start(sys, { input: 'x', cwd: '/tmp' });
+  const out = await baton.pipelines.drive(id);
+  assert.equal(out.status, 'paused');
+  assert.equal(baton.workflowStatus(id).status, 'paused');
+  assert.equal(runner.callsOf('analyzer').length, 0);
+  await baton.pipelines.prepareResume(id, { tokens: 10_000 });
+  const again = baton.pipelines.drive(id);
+  while (baton.workflowStatus(id).status !== 'awaiting_approval') await new Promise((r) => setTimeout(r, 2));
+  await baton.decide({ execution_id: id, decision: 'approve' });
+  assert.equal((await again).status, 'completed');
+  assert.deepEqual(runner.calls.map((c) => c.agent), ['scout', 'analyzer'], 'the completed agent step did not run again');
+});
+
 test('a second pass (after a crash) replays completed steps from their records and runs only the one that was running', async () => {
   const { baton, runner, store } = await setup((req) => (req.agent === 'analyzer' ? { hang: true } : { text: `${req.agent} out`, usage: { input: 1, output: 1 } }));
   const sys = system(`name: replay

@@ -223,8 +223,9 @@ export class PipelineRuns {
         this.deps.ports.store.run('UPDATE executions SET output = ? WHERE execution_id = ?', [JSON.stringify(vars), runId]);
         this.deps.event(runId, 'workflow_completed', { usage: usage.total });
       } else if (outcome.status === 'paused') {
-        const to: ExecutionStatus = 'paused';
-        this.deps.repo.updateExecution(runId, { status: to, metadata: { ...meta, pause_reason: outcome.error } }, iso, exec.status === 'awaiting_approval' ? undefined : exec.status);
+        // A review waiting beside the step that passed the budget: the run is running again before it pauses.
+        if (exec.status === 'awaiting_approval') this.deps.repo.updateExecution(runId, { status: 'running' }, iso, exec.status);
+        this.deps.repo.updateExecution(runId, { status: 'paused', metadata: { ...meta, pause_reason: outcome.error } }, iso, 'running');
         this.deps.event(runId, 'budget_exceeded', { reason: outcome.error, usage: usage.total, budget: meta.budget });
       } else {
         const error = outcome.status === 'aborted' ? 'aborted' : outcome.error;
@@ -495,7 +496,8 @@ class Journal implements RunJournal {
 
   async review(step: StepInstance, signal: AbortSignal): Promise<StepRecord> {
     const row = this.deps.repo.step(this.runId, step.name);
-    if (!row || (row.status !== 'awaiting_approval' && row.status !== 'completed' && row.status !== 'failed')) {
+    if (!row || (row.status !== 'completed' && row.status !== 'failed')) {
+      // Also when it was already waiting (a resumed run): the run is back in awaiting_approval.
       await this.begin(step, 'awaiting_approval', { prompt: step.prompt, on_reject: step.onReject });
     }
     for (;;) {
