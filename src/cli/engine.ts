@@ -1,6 +1,8 @@
 // What the `baton` command line loads only once it needs it (dist/engine.js, beside the lean dist/cli.js): the core,
 // the store, the MCP server and every command but the start of `baton mcp`, which answers its client first.
+export { blueprintCommand } from './blueprintCommand.js';
 export { decideCommand } from './decideCommand.js';
+export { pipelineCommand } from './pipelineCommand.js';
 export { forwardMcp, serveOwner } from './mcpEngine.js';
 export { serveCommand } from './serveCommand.js';
 export { statusCommand } from './statusCommand.js';

@@ -3,7 +3,7 @@
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
-import { DECIDE_USAGE, MCP_USAGE, SERVE_USAGE, STATUS_USAGE } from './usage.js';
+import { BLUEPRINT_USAGE, DECIDE_USAGE, MCP_USAGE, PIPELINE_USAGE, SERVE_USAGE, STATUS_USAGE } from './usage.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
@@ -16,6 +16,8 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
+  pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
+  blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -23,7 +25,9 @@ Run "baton <command> --help" or "baton help <command>" for a command's options.
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
-const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE };
+const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
+  pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE,
+};
 
 /** A usage error naming what is wrong, with the general usage after it. */
 function usageError(message: string): CliError {
@@ -70,6 +74,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'approve':
       case 'reject':
         return await (await loadEngine()).decideCommand(command, rest);
+      case 'pipeline':
+        return await (await loadEngine()).pipelineCommand(rest);
+      case 'blueprint':
+        return await (await loadEngine()).blueprintCommand(rest);
       case undefined:
         throw usageError('missing command');
       default:

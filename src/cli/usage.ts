@@ -1,6 +1,7 @@
 // Every command's --help text, apart from the commands themselves: dist/cli.js prints them without loading the engine.
 import { CONTENT_USAGE, DB_USAGE, USAGE_FOOTER } from './common.js';
 import { ENGINE_USAGE } from './engineOptions.js';
+import { RUNNER_KINDS } from '../core/pipelines/runner.js';
 
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--workspace DIR] [--content DIR] [--tools GROUPS] [--rate-limits SPEC]
@@ -63,4 +64,49 @@ Options:
 ${DB_USAGE}
   --content DIR           the bundled content, loaded when no process owns the database and this command opens it
                           (default: the content/ folder shipped with Baton)
+${USAGE_FOOTER}`;
+
+/** Usage of `baton pipeline`. */
+export const PIPELINE_USAGE = `Usage: baton pipeline list [--json] [--db PATH] [--workspace DIR]
+       baton pipeline run NAME|FILE --input TEXT [--var KEY=VALUE]... [--budget-tokens N] [--budget-usd X] [--json]
+                          [--db PATH] [--workspace DIR] [--content DIR]
+       baton pipeline resume RUN [--budget-tokens N] [--budget-usd X] [--json] [--db PATH] [--workspace DIR]
+
+Runs a pipeline: a system of agents (claude, codex, gemini, opencode, cursor-agent, vscode-lm or any command) and
+the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with baton blueprint new). The run is an
+execution like any other (baton status, workflow-status://RUN); each step is written to the database before the next
+starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
+again. A human_review step waits for baton approve|reject RUN. A run past its budget pauses (budget_exceeded);
+resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or with --json) each event is a
+JSON line on stdout. Ctrl-C stops the run (it fails as aborted). When another process owns the database (the editor,
+baton serve), the run happens there and this command follows it.
+
+Options:
+  --input TEXT            the run's input, {{system.input}} in templates (required for run)
+  --var KEY=VALUE         a variable, {{KEY}} in templates (repeatable; overrides the system's variables)
+  --budget-tokens N       pause the run (budget_exceeded) before it uses more than N tokens
+  --budget-usd X          pause the run before it spends more than X US dollars
+  --json                  JSON lines on stdout even on a terminal
+${DB_USAGE}
+${CONTENT_USAGE}
+${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget) and can be resumed.')}`;
+
+/** Usage of `baton blueprint`. */
+export const BLUEPRINT_USAGE = `Usage: baton blueprint list [--json] [--workspace DIR] [--content DIR]
+       baton blueprint new NAME --from BLUEPRINT [--input KEY=VALUE]... [--runner KIND] [--command ARG]... [--force]
+                           [--workspace DIR] [--content DIR]
+
+Makes a pipeline system from a blueprint: writes .baton/pipelines/NAME.yaml under --workspace, with the blueprint's
+required inputs as the system's variables; then run it with baton pipeline run NAME --input TEXT.
+
+Options:
+  --from BLUEPRINT        the blueprint's id (see baton blueprint list)
+  --input KEY=VALUE       a required input of the blueprint (repeatable); missing ones are named
+  --runner KIND           run every agent with ${RUNNER_KINDS.join(', ')}
+                          (default: each template's runner, else the one its first suggested model implies)
+  --command ARG           with --runner command: the program and its arguments, one --command per argument
+  --force                 replace an existing .baton/pipelines/NAME.yaml
+  --json                  list as JSON
+  --workspace DIR         the project folder (default: the current folder)
+  --content DIR           the bundled content (default: the content/ folder shipped with Baton)
 ${USAGE_FOOTER}`;

@@ -12,6 +12,8 @@ import { loadContent, syncContent } from './content/index.js';
 import { BatonError } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts } from './ports.js';
+import { Memory } from './pipelines/memory.js';
+import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { redactSecrets, redactText } from './safety/redact.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
@@ -121,6 +123,10 @@ export class Baton implements BatonApi {
   readonly lifecycle: LifecycleApi;
   /** @inheritdoc */
   readonly catalog: ContentApi;
+  /** @inheritdoc */
+  readonly memory: Memory;
+  /** @inheritdoc */
+  readonly pipelines: PipelineRuns;
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
@@ -142,6 +148,11 @@ export class Baton implements BatonApi {
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
     this.catalog = new ContentQueries(ports, this.projects, () => this.projectId);
+    this.memory = new Memory(ports);
+    this.pipelines = new PipelineRuns({
+      ports, repo: this.repo, memory: this.memory, projectId: () => this.projectId,
+      emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
+    });
   }
 
   /** Opens the core on a migrated store: token secret, workspace project, content sync. */
@@ -225,6 +236,15 @@ export class Baton implements BatonApi {
       if (step.status !== 'awaiting_approval') {
         throw new BatonError('invalid_state', `Step "${step.step_name}" is ${step.status}, not awaiting approval; only a submitted gated step can be approved or rejected.`);
       }
+      if (exec.kind === 'pipeline') {
+        // A pipeline's human_review step: the engine driving the run goes on (or `baton pipeline resume` does).
+        this.pipelines.decideInTx(exec, step.step_name, { decision: d.decision, feedback, by: d.by }, events);
+        const after = this.repo.execution(exec.execution_id)!;
+        return {
+          execution_id: exec.execution_id, step_name: step.step_name, decision: d.decision,
+          step_status: this.repo.step(exec.execution_id, step.step_name)!.status, execution_status: after.status,
+        };
+      }
       const row = this.repo.step(exec.execution_id, step.step_name)!;
       const now = this.ports.clock.now();
       const iso = new Date(now).toISOString();
@@ -248,6 +268,7 @@ export class Baton implements BatonApi {
     });
     this.emit(events);
     this.waiters.wake(result.execution_id, result.step_name);
+    this.pipelines.wake(result.execution_id, result.step_name);
     return result;
   }
 
@@ -275,6 +296,7 @@ export class Baton implements BatonApi {
     });
     this.emit(events);
     for (const e of events) if (e.type === 'step') this.waiters.wake(e.execution_id, e.step_name);
+    this.pipelines.abort(id);
     return this.summaryOf(this.repo.execution(id)!);
   }
 

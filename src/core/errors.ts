@@ -24,7 +24,8 @@ export type ErrorReason =
   | 'store_failed'
   | 'unauthorized'
   | 'owner_unreachable'
-  | 'runner_unavailable';
+  | 'runner_unavailable'
+  | 'budget_exceeded';
 
 // The `baton` CLI is two bundles that each hold a copy of this module: `instanceof` recognises both copies' errors.
 const BRAND = Symbol.for('baton.BatonError');

@@ -4,6 +4,8 @@ import type { ArtifactQuery, BatonApi, GateDecision } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import type { CallContext, NextStepRequest } from '../core/types.js';
+import { formatProblems, parseSystemFile } from '../core/pipelines/systemFile.js';
+import type { Budget } from '../core/pipelines/types.js';
 
 /** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
 export type ControlRequest =
@@ -12,11 +14,14 @@ export type ControlRequest =
   | { op: 'workflow_status' | 'current_step'; id?: string }
   | { op: 'events' | 'findings'; execution_id: string }
   | { op: 'artifact'; artifact_id: string }
-  | { op: 'workflows' | 'templates' | 'guardrails' }
+  | { op: 'workflows' | 'templates' | 'guardrails' | 'pipeline_runs' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
   | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
-  | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext };
+  | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext }
+  | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
+  | { op: 'pipeline_resume'; run_id: string; budget?: Budget }
+  | { op: 'pipeline_usage'; run_id: string };
 
 /** HTTP status of a domain error. */
 function statusOf(reason: ErrorReason): number {
@@ -31,7 +36,7 @@ function statusOf(reason: ErrorReason): number {
 /** Checks and runs one control request; never throws. */
 export async function handleControl(baton: BatonApi, raw: string, log: Log): Promise<{ status: number; body: unknown }> {
   try {
-    return { status: 200, body: await runControl(baton, parseControl(raw)) };
+    return { status: 200, body: await runControl(baton, parseControl(raw), log) };
   } catch (ex) {
     if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message } } };
     log.error('control request failed', ex);
@@ -40,7 +45,7 @@ export async function handleControl(baton: BatonApi, raw: string, log: Log): Pro
 }
 
 /** Runs a parsed control request; the body of the 200 answer. */
-async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown> {
+async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promise<unknown> {
   switch (req.op) {
     case 'status':
     case 'executions':
@@ -59,6 +64,8 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: baton.templates() };
     case 'guardrails':
       return { result: baton.guardrails() };
+    case 'pipeline_runs':
+      return { result: baton.pipelines?.list() ?? [] };
     case 'artifacts':
       return { result: baton.artifacts(req.query) };
     case 'artifact':
@@ -69,11 +76,44 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: await baton.nextStep(req.request, req.context) };
     case 'start_workflow':
       return { result: await baton.startWorkflow(req.template_name, req.task_description, req.context) };
+    case 'pipeline_start':
+    case 'pipeline_resume':
+    case 'pipeline_usage':
+      return runPipelineOp(baton, req, log);
     case 'decide': {
       const { op: _op, ...decision } = req;
       return { result: await baton.decide(decision) };
     }
   }
+}
+
+/** Pipeline runs started or resumed by a CLI while this process owns the database: they run here, in the background. */
+async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op: `pipeline_${string}` }>, log: Log): Promise<unknown> {
+  const pipelines = baton.pipelines;
+  if (!pipelines) throw new BatonError('invalid_state', 'this Baton process does not run pipelines');
+  if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
+  let runId: string;
+  if (req.op === 'pipeline_start') {
+    // The client parsed the file; the system is checked again here (JSON is YAML) before anything runs.
+    const parsed = parseSystemFile(JSON.stringify(req.system), 'pipeline_start.system', 'pipeline');
+    if (!parsed.value) throw new BatonError('invalid_input', `system is not valid:\n${formatProblems(parsed.problems)}`);
+    runId = await pipelines.start(parsed.value, { input: req.input, variables: req.variables, budget: req.budget, cwd: req.cwd, source: req.source });
+  } else {
+    runId = req.run_id;
+    await pipelines.prepareResume(runId, req.budget);
+  }
+  void pipelines.drive(runId).catch((ex: unknown) => log.error(`pipeline run ${runId} failed`, ex));
+  return { result: { runId } };
+}
+
+/** An optional budget field. */
+function budgetField(body: Record<string, unknown>): Budget | undefined {
+  const b = body.budget;
+  if (b === undefined) return undefined;
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new BatonError('invalid_input', 'budget must be a JSON object { tokens?, usd? }');
+  const { tokens, usd } = b as Record<string, unknown>;
+  if ((tokens !== undefined && typeof tokens !== 'number') || (usd !== undefined && typeof usd !== 'number')) throw new BatonError('invalid_input', 'budget.tokens and budget.usd must be numbers');
+  return { ...(tokens !== undefined ? { tokens: tokens as number } : {}), ...(usd !== undefined ? { usd: usd as number } : {}) };
 }
 
 /** An optional string field, or a BatonError naming it. */
@@ -111,6 +151,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'workflows':
     case 'templates':
     case 'guardrails':
+    case 'pipeline_runs':
       return { op: body.op };
     case 'artifact':
       return { op: 'artifact', artifact_id: requiredString(body, 'artifact_id') };
@@ -136,12 +177,24 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
         task_description: optionalString(body, 'task_description'),
         context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
       };
+    case 'pipeline_start': {
+      const variables = body.variables === undefined ? undefined : objectField<Record<string, string>>(body, 'variables');
+      if (variables && Object.values(variables).some((v) => typeof v !== 'string')) throw new BatonError('invalid_input', 'variables must map names to strings');
+      return {
+        op: 'pipeline_start', system: objectField<unknown>(body, 'system'), input: typeof body.input === 'string' ? body.input : requiredString(body, 'input'),
+        variables, budget: budgetField(body), cwd: requiredString(body, 'cwd'), source: optionalString(body, 'source'),
+      };
+    }
+    case 'pipeline_resume':
+      return { op: 'pipeline_resume', run_id: requiredString(body, 'run_id'), budget: budgetField(body) };
+    case 'pipeline_usage':
+      return { op: 'pipeline_usage', run_id: requiredString(body, 'run_id') };
     default:
       return null;
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifact, artifacts, cancel, next_step, start_workflow';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, artifact, artifacts, cancel, next_step, start_workflow';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -6,6 +6,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLi
 import type { Clock, Log } from '../core/ports.js';
 import type { HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
+import { runnerFor } from './pipelines/runnerRegistry.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
 
 /** How to open Baton. */
@@ -88,6 +89,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     await store.close();
     throw ex;
   }
+  // Pipelines run their agents through the runner registry (its one seam).
+  baton.pipelines.setRunners(runnerFor);
   const timer = readOnly ? undefined : setInterval(() => {
     baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
   }, 60_000);

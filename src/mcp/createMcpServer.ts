@@ -18,13 +18,14 @@ import type { ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
 import { registerContentTools } from './tools/contentTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
+import { registerMemoryTools } from './tools/memoryTools.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
   toolGroups: readonly ToolGroup[];
   version: string;
   log: Log;
-  /** The run and agent this session serves (a run token opened it); its calls are logged under that agent. */
+  /** The run and agent this session serves (a run token opened it): its calls are logged under that agent and the memory tools are scoped to it. */
   scope?: RunScope;
 }
 
@@ -79,6 +80,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
+  if (groups.includes('memory')) specs.push(...registerMemoryTools(server, baton, log, options.scope));
   // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.
   registerResources(server, baton);
   const prompts = new WorkflowPrompts(server, baton);

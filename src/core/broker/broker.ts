@@ -229,6 +229,9 @@ export class Broker {
   private claimInTx(id: string, req: NextStepRequest, ctx: CallContext): TxResult {
     const exec = this.resolve(id);
     if (!exec) throw new BatonError('execution_not_found', `No execution or task "${id}". Start one with template_name, or read project-context://current for the active task.`);
+    if (exec.kind === 'pipeline') {
+      throw new BatonError('invalid_state', `Execution ${exec.execution_id} is a pipeline run: Baton starts its agents itself, so it has no steps to claim. Follow it at workflow-status://${exec.execution_id}.`);
+    }
     if (exec.status === 'completed') return this.closedResponse(exec, []);
     this.assertWorkable(exec);
     return this.advance(exec, req, ctx, []);

@@ -70,9 +70,9 @@ function bad(text: string, why: string): BatonError {
 /**
  * Okapi BM25 of one row from FTS4's `matchinfo(t, 'pcnalx')` blob (32-bit little-endian integers):
  * p phrases, c columns, n rows, a[c] average tokens, l[c] tokens in this row, then x[p][c] = (hits here, hits
- * in all rows, rows with a hit). Higher is more relevant.
+ * in all rows, rows with a hit). Higher is more relevant. `weights` are per column (the findings' columns unless given).
  */
-export function bm25(matchinfo: Uint8Array, k1 = 1.2, b = 0.75): number {
+export function bm25(matchinfo: Uint8Array, k1 = 1.2, b = 0.75, weights: readonly number[] = WEIGHTS): number {
   const view = new DataView(matchinfo.buffer, matchinfo.byteOffset, matchinfo.byteLength);
   const int = (i: number) => view.getUint32(i * 4, true);
   const p = int(0);
@@ -91,7 +91,7 @@ export function bm25(matchinfo: Uint8Array, k1 = 1.2, b = 0.75): number {
       const idf = Math.log(1 + (n - docs + 0.5) / (docs + 0.5));
       const avg = int(A + j) || 1;
       const len = int(L + j);
-      score += (WEIGHTS[j] ?? 1) * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg)));
+      score += (weights[j] ?? 1) * idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * len) / avg)));
     }
   }
   return score;

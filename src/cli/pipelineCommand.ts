@@ -1,0 +1,282 @@
+// `baton pipeline list | run | resume`: systems of agents run step by step by this process, which owns the
+// database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
+import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
+import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
+import type { RunOutcome } from '../core/pipelines/engine/engine.js';
+import { BatonError } from '../core/errors.js';
+import { readDiscovery } from '../host/discovery.js';
+import { becomeOwner, type Owner } from '../host/owner.js';
+import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
+import { callControl } from '../host/controlClient.js';
+import type { DiscoveryInfo } from '../host/discovery.js';
+import { ownerAnswers } from '../host/proxy.js';
+import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
+import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
+import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
+import { PIPELINE_USAGE } from './usage.js';
+import {
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, lockedBy, parse, unreachableOwner, VERSION,
+} from './common.js';
+import { ProgressView } from './pipelineProgress.js';
+import { withCore } from './withCore.js';
+import { resolve } from 'node:path';
+
+
+const RUN_OPTIONS = {
+  ...DB_OPTIONS, ...CONTENT_OPTION, input: { type: 'string' }, var: { type: 'string', multiple: true }, json: { type: 'boolean' },
+  'budget-tokens': { type: 'string' }, 'budget-usd': { type: 'string' },
+} as const;
+
+function usage(message: string): CliError {
+  return new CliError(`${message}\n\n${PIPELINE_USAGE}`, 2);
+}
+
+/** Runs `baton pipeline …`; returns the exit code. */
+export async function pipelineCommand(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    if (sub === undefined) throw usage('pipeline needs a subcommand: list, run or resume');
+    process.stdout.write(PIPELINE_USAGE + '\n');
+    return 0;
+  }
+  const { values, positionals } = parse(rest, RUN_OPTIONS, PIPELINE_USAGE);
+  if (values.help) {
+    process.stdout.write(PIPELINE_USAGE + '\n');
+    return 0;
+  }
+  switch (sub) {
+    case 'list':
+      if (positionals.length) throw usage(`pipeline list takes no arguments (got "${positionals.join(' ')}")`);
+      return list(values);
+    case 'run': {
+      if (positionals.length !== 1) throw usage('pipeline run needs exactly one NAME or FILE');
+      if (values.input === undefined) throw usage('pipeline run needs --input TEXT (the task; {{system.input}} in templates)');
+      return run(positionals[0]!, values);
+    }
+    case 'resume':
+      if (positionals.length !== 1) throw usage('pipeline resume needs exactly one RUN id (see baton pipeline list)');
+      return resume(positionals[0]!, values);
+    default:
+      throw usage(`unknown pipeline subcommand "${sub}" (expected list, run or resume)`);
+  }
+}
+
+type Values = ReturnType<typeof parse<typeof RUN_OPTIONS>>['values'];
+
+function budgetOf(values: Values): Budget | undefined {
+  const out: Budget = {};
+  for (const [flag, key] of [['budget-tokens', 'tokens'], ['budget-usd', 'usd']] as const) {
+    const raw = values[flag];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0 || (key === 'tokens' && !Number.isInteger(n))) throw usage(`--${flag} must be a ${key === 'tokens' ? 'whole number' : 'number'} ≥ 0 (got "${raw}")`);
+    out[key] = n;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+function varsOf(values: Values): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const kv of values.var ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(kv.slice(0, eq))) throw usage(`--var must be KEY=VALUE with KEY of letters, digits and _ (got "${kv}")`);
+    out[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return out;
+}
+
+async function list(values: Values): Promise<number> {
+  const workspace = resolve(values.workspace ?? process.cwd());
+  const systems = listSystems(workspace).map((s) => ({
+    name: s.name, path: s.path, valid: s.system !== undefined, agents: s.system?.agents.length ?? 0, steps: s.system?.workflow.length ?? 0,
+    problems: s.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`),
+  }));
+  const dbPath = dbPathOf(values);
+  let runs: PipelineRunSummary[] = [];
+  try {
+    runs = await withCore(
+      { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => new BatonError('store_missing', 'no database') },
+      async (owner) => ((await callControl(owner, { op: 'pipeline_runs' })) as { result: PipelineRunSummary[] }).result,
+      async (baton) => baton.pipelines!.list(),
+    );
+  } catch (ex) {
+    if (!BatonError.is(ex, 'store_missing')) throw ex;
+  }
+  if (values.json || !process.stdout.isTTY) {
+    process.stdout.write(JSON.stringify({ systems, runs }) + '\n');
+    return 0;
+  }
+  const lines = ['Pipelines:'];
+  for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${s.agents} agents, ${s.steps} steps` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
+  if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
+  lines.push('Runs:');
+  for (const r of runs) {
+    lines.push(`  ${r.runId}  ${r.system}  ${r.status}${r.pauseReason ? ` (${r.pauseReason})` : ''}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+  }
+  if (!runs.length) lines.push('  (none)');
+  process.stdout.write(lines.join('\n') + '\n');
+  return 0;
+}
+
+/**
+ * Where the run happens: in this process when it can own the database, else in the live owner (the editor or a
+ * `baton serve`), which this process then follows.
+ */
+async function own(values: Values): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
+  const dbPath = dbPathOf(values);
+  const live = readDiscovery(dbPath);
+  if (live && (await ownerAnswers(live))) return { remote: live };
+  try {
+    return {
+      owner: await becomeOwner({
+        dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+      }),
+    };
+  } catch (ex) {
+    const pid = lockedBy(ex);
+    if (pid === null) throw ex;
+    const info = readDiscovery(dbPath);
+    if (info && (await ownerAnswers(info))) return { remote: info };
+    throw unreachableOwner(dbPath, pid, info?.url ?? null);
+  }
+}
+
+async function run(target: string, values: Values): Promise<number> {
+  const workspace = resolve(values.workspace ?? process.cwd());
+  const budget = budgetOf(values);
+  const variables = varsOf(values);
+  const { system, path, warnings } = loadSystem(target, workspace);
+  for (const w of warnings) process.stderr.write(`baton: warning: ${w.path}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
+  const where = await own(values);
+  if ('remote' in where) {
+    const started = (await callControl(where.remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };
+    return followRemote(where.remote, started.result.runId, values, 'run_started', system.name);
+  }
+  const { owner } = where;
+  try {
+    const runId = await owner.opened.baton.pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
+    return await follow(owner, runId, values, 'run_started');
+  } finally {
+    await owner.close();
+  }
+}
+
+async function resume(runId: string, values: Values): Promise<number> {
+  const where = await own(values);
+  if ('remote' in where) {
+    await callControl(where.remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
+    return followRemote(where.remote, runId, values, 'run_resumed', null);
+  }
+  const { owner } = where;
+  try {
+    const pipelines = owner.opened.baton.pipelines;
+    await pipelines.prepareResume(runId, budgetOf(values));
+    return await follow(owner, runId, values, 'run_resumed');
+  } finally {
+    await owner.close();
+  }
+}
+
+/** Drives the run with live progress; Ctrl-C aborts it. */
+async function follow(owner: Owner, runId: string, values: Values, first: 'run_started' | 'run_resumed'): Promise<number> {
+  const pipelines = owner.opened.baton.pipelines;
+  const exec = pipelines.run(runId);
+  const live = process.stdout.isTTY === true && !values.json;
+  const view = live ? new ProgressView(process.stdout, exec.metadata.system, runId, exec.metadata.budget) : null;
+  const emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => {
+    if (view) view.update(p as PipelineProgress);
+    else process.stdout.write(JSON.stringify(p) + '\n');
+  };
+  emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}` });
+  const ctl = new AbortController();
+  const onSignal = () => ctl.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let outcome: RunOutcome;
+  try {
+    outcome = await pipelines.drive(runId, { signal: ctl.signal, onProgress: emit });
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    view?.close();
+  }
+  const usage = pipelines.usage(runId);
+  if (view) {
+    process.stdout.write(`Run ${runId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+    if (outcome.status === 'paused') process.stdout.write(`Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X\n`);
+  } else {
+    emit({ type: 'summary', runId, status: outcome.status, error: outcome.error, usage });
+  }
+  if (outcome.status === 'completed') return 0;
+  if (outcome.status === 'paused') return 3;
+  if (!view) process.stderr.write(`baton: run ${runId} ${outcome.status}: ${outcome.error ?? ''}\n`);
+  return 1;
+}
+
+type Emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => void;
+
+/** Progress events from the run's timeline, for a run the live owner drives. */
+function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null {
+  const d = (e.event_data ?? {}) as Record<string, unknown>;
+  const step = String(d.step_name ?? '');
+  const usage = (d.usage ?? ZERO_USAGE) as TokenUsage;
+  switch (e.event_type) {
+    case 'step_started':
+      return { type: 'step_started', runId, step, stepType: d.type as 'agent', agent: (d.agent as string | null) ?? null, attempt: Number(d.attempt ?? 1) };
+    case 'gate_requested':
+      return { type: 'step_awaiting_approval', runId, step, prompt: String(d.prompt ?? '') };
+    case 'step_completed':
+      return { type: 'step_completed', runId, step, output: '', usage, costUsd: (d.cost_usd as number | null) ?? null, replayed: false };
+    case 'step_failed':
+      return { type: 'step_failed', runId, step, error: String(d.error ?? '') };
+    default:
+      return null;
+  }
+}
+
+/** Follows a run the live owner drives: its timeline as progress; Ctrl-C cancels it there. */
+async function followRemote(remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null): Promise<number> {
+  const view = process.stdout.isTTY === true && !values.json
+    ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null)
+    : null;
+  const emit: Emit = (p) => (view ? view.update(p as PipelineProgress) : process.stdout.write(JSON.stringify(p) + '\n'));
+  emit({ type: first, runId, system: name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}`, owner: remote.pid });
+  let cancelled = false;
+  const onSignal = () => {
+    cancelled = true;
+    void callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' }).catch(() => {});
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let seen = 0;
+  let status: WorkflowStatusResource['status'];
+  let error: string | null = null;
+  try {
+    for (;;) {
+      status = ((await callControl(remote, { op: 'workflow_status', id: runId })) as { result: WorkflowStatusResource }).result.status;
+      const events = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result;
+      for (const e of events.slice(seen)) {
+        const p = fromTimeline(runId, e);
+        if (p) emit(p);
+        const d = e.event_data as Record<string, unknown>;
+        if (e.event_type === 'workflow_failed' || e.event_type === 'workflow_cancelled') error = String(d.error ?? d.reason ?? 'failed');
+        if (e.event_type === 'budget_exceeded') error = String(d.reason ?? 'budget_exceeded');
+      }
+      seen = events.length;
+      if (status === 'completed' || status === 'failed' || status === 'paused') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    view?.close();
+  }
+  const usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;
+  const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled ? 'aborted' : 'failed';
+  if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+  else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });
+  if (outcome === 'completed') return 0;
+  if (outcome === 'paused') return 3;
+  if (!view) process.stderr.write(`baton: run ${runId} ${outcome}: ${error ?? ''}\n`);
+  return 1;
+}

@@ -1,0 +1,85 @@
+// The live progress of a pipeline run on a terminal: one line per step (status, agent, tokens, elapsed), the run's
+// totals and budget, and the last line an agent wrote; redrawn in place.
+import type { Budget, PipelineProgress, System } from '../core/pipelines/types.js';
+
+interface Row {
+  step: string;
+  agent: string | null;
+  status: string;
+  tokens: number;
+  costUsd: number | null;
+  started: number;
+  ended: number | null;
+}
+
+/** Redraws the run's state on each event. */
+export class ProgressView {
+  private readonly rows = new Map<string, Row>();
+  private drawn = 0;
+  private last = '';
+  private readonly started = Date.now();
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor(private readonly out: NodeJS.WriteStream, private readonly system: System, private readonly runId: string, private readonly budget: Budget | null) {
+    this.timer = setInterval(() => this.draw(), 1000);
+    this.timer.unref();
+  }
+
+  /** Takes one event. */
+  update(p: PipelineProgress): void {
+    const row = (step: string) => {
+      let r = this.rows.get(step);
+      if (!r) this.rows.set(step, (r = { step, agent: null, status: 'pending', tokens: 0, costUsd: null, started: Date.now(), ended: null }));
+      return r;
+    };
+    switch (p.type) {
+      case 'step_started':
+        Object.assign(row(p.step), { agent: p.agent, status: p.attempt > 1 ? `running (attempt ${p.attempt})` : 'running', started: Date.now(), ended: null });
+        break;
+      case 'step_output':
+        this.last = p.text.trim().split('\n').pop() ?? this.last;
+        break;
+      case 'step_usage':
+        row(p.step).tokens = p.usage.input + p.usage.output;
+        break;
+      case 'step_retry':
+        row(p.step).status = `retry in ${p.waitMs} ms: ${p.error.slice(0, 60)}`;
+        break;
+      case 'step_completed':
+        Object.assign(row(p.step), { status: p.replayed ? 'done (earlier)' : 'done', tokens: p.usage.input + p.usage.output, costUsd: p.costUsd, ended: Date.now() });
+        break;
+      case 'step_failed':
+        Object.assign(row(p.step), { status: `FAILED: ${p.error.slice(0, 80)}`, ended: Date.now() });
+        break;
+      case 'step_awaiting_approval':
+        Object.assign(row(p.step), { status: `awaiting approval: baton approve ${this.runId}`, agent: 'person' });
+        break;
+      default:
+        break;
+    }
+    this.draw();
+  }
+
+  private draw(): void {
+    const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+    const rows = [...this.rows.values()];
+    const tokens = rows.reduce((a, r) => a + r.tokens, 0);
+    const usd = rows.reduce((a, r) => a + (r.costUsd ?? 0), 0);
+    const budget = this.budget ? ` / budget ${[this.budget.tokens !== undefined ? `${this.budget.tokens} tokens` : '', this.budget.usd !== undefined ? `$${this.budget.usd}` : ''].filter(Boolean).join(', ')}` : '';
+    const width = this.out.columns || 100;
+    const lines = [
+      `${this.system.name}  run ${this.runId}  ${secs(Date.now() - this.started)}  ${tokens} tokens  $${usd.toFixed(4)}${budget}`,
+      ...rows.map((r) => `  ${r.status.startsWith('done') ? '✓' : r.status.startsWith('FAILED') ? '✗' : '…'} ${r.step}  ${r.agent ?? ''}  ${r.status}  ${r.tokens} tok  ${secs((r.ended ?? Date.now()) - r.started)}`),
+      `  ${this.last}`,
+    ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
+    let text = this.drawn ? `\x1b[${this.drawn}A` : '';
+    text += lines.map((l) => `\x1b[2K${l}`).join('\n') + '\n';
+    this.out.write(text);
+    this.drawn = lines.length;
+  }
+
+  /** Stops redrawing. */
+  close(): void {
+    clearInterval(this.timer);
+  }
+}

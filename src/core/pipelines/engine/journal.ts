@@ -1,0 +1,64 @@
+// The engine's port to durable state: every step transition is written (and flushed) through it before the next
+// step starts, and a step it reports as finished is replayed from its record, never run again.
+import type { AgentRunner, McpEndpoint, TokenUsage } from '../runner.js';
+import type { PipelineProgress, StepType, SystemAgent } from '../types.js';
+
+/** A step instance: one run of a step (a step inside a loop has one per iteration, e.g. `refine[2]/review`). */
+export interface StepInstance {
+  name: string;
+  type: StepType;
+  agent: string | null;
+  attempt: number;
+  /** human_review: what a rejection does. */
+  onReject?: 'fail' | 'continue';
+  /** human_review: what the person is asked. */
+  prompt?: string;
+}
+
+/** What a finished step left: its text output and its variable's value. */
+export interface StepRecord {
+  status: 'completed' | 'failed';
+  output: string;
+  value: unknown;
+  error: string | null;
+}
+
+/** Tokens and dollars of one step (all its attempts). */
+export interface StepSpend {
+  usage: TokenUsage;
+  costUsd: number | null;
+}
+
+/** Durable state of one run, as the engine sees it. */
+export interface RunJournal {
+  /** The record of a step instance that finished in an earlier pass, if any. */
+  finished(instance: string): StepRecord | undefined;
+  /** Durably marks a step instance running (attempt n) before it starts. */
+  begin(step: StepInstance): Promise<void>;
+  /** Durably records a step's success; an agent step's output also becomes an artifact. */
+  complete(step: StepInstance, output: string, value: unknown, spend: StepSpend): Promise<void>;
+  /** Durably records a step's failure. */
+  fail(step: StepInstance, error: string, spend: StepSpend): Promise<void>;
+  /** Durably puts a step back to pending (the run paused or stopped under it); what it spent stays billed. */
+  interrupt(step: StepInstance, reason: string, spend: StepSpend): Promise<void>;
+  /** human_review: durably marks the step awaiting approval and settles once a person decided (its record then). */
+  review(step: StepInstance, signal: AbortSignal): Promise<StepRecord>;
+}
+
+/** What the engine needs besides the journal. */
+export interface EngineDeps {
+  journal: RunJournal;
+  /** The runner of an agent (the runner registry); throws `runner_unavailable` for a kind this build lacks. */
+  runnerFor(agent: SystemAgent): AgentRunner;
+  /** The memory context injected into an agent's system prompt ("Context from previous agents"). */
+  memoryContext(agent: string): string;
+  /** Baton's MCP server for an agent of this run (memory tools scoped to it), when one is served. */
+  mcpFor(agent: string): McpEndpoint | undefined;
+  /** The project folder agents work in. */
+  cwd: string;
+  /** A reason to pause when the run's spend plus `live` (tokens and dollars of steps still running) passes its budget. */
+  overBudget(live: { tokens: number; usd: number }): string | null;
+  progress(p: PipelineProgress): void;
+  /** Waits `ms` or until `signal` aborts (retries' backoff). */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,517 @@
+// Pipeline runs as executions: a run is an execution of kind `pipeline` in the same tables and state machine as
+// every other, each step instance a step row, each agent step's output an artifact. This class is the engine's
+// durable journal (every step transition is written and flushed before the next step starts), the human_review
+// gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption.
+import type { ExecutionRepo, ExecutionRow } from '../broker/executionRepo.js';
+import { BatonError } from '../errors.js';
+import type { CorePorts } from '../ports.js';
+import type { BatonEvent, ExecutionStatus } from '../types.js';
+import { PipelineEngine, type RunOutcome } from './engine/engine.js';
+import type { EngineDeps, RunJournal, StepInstance, StepRecord, StepSpend } from './engine/journal.js';
+import type { Variables } from './engine/interpolate.js';
+import type { Memory } from './memory.js';
+import { MEMORY_LIMITS } from './memory.js';
+import { addUsage, ZERO_USAGE, type AgentRunner, type McpEndpoint, type TokenUsage } from './runner.js';
+import type { Budget, PipelineProgress, System, SystemAgent } from './types.js';
+
+/** Resolves an agent to its runner: the host's runner registry. */
+export type RunnerResolver = (agent: SystemAgent) => AgentRunner;
+
+/** What a run keeps in its execution's metadata. */
+export interface PipelineRunMeta {
+  [key: string]: unknown;
+  origin: 'pipeline';
+  system: System;
+  input: string;
+  variables: Record<string, string>;
+  budget: Budget | null;
+  cwd: string;
+  source: string | null;
+  pause_reason?: string | null;
+  usage?: RunUsage;
+}
+
+/** Tokens and dollars rolled up per step, per agent and for the run. */
+export interface RunUsage {
+  total: { usage: TokenUsage; tokens: number; costUsd: number };
+  byAgent: Record<string, { usage: TokenUsage; tokens: number; costUsd: number; steps: number }>;
+  bySteps: Record<string, { agent: string | null; usage: TokenUsage; tokens: number; costUsd: number | null }>;
+}
+
+/** Options of a pass. */
+export interface DriveOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: PipelineProgress) => void;
+}
+
+/** A run as `baton pipeline list` shows it. */
+export interface PipelineRunSummary {
+  runId: string;
+  system: string;
+  status: ExecutionStatus;
+  currentStep: string | null;
+  startedAt: string;
+  updatedAt: string;
+  pauseReason: string | null;
+  usage: RunUsage['total'] | null;
+  budget: Budget | null;
+}
+
+/** What the pipelines need from the facade. */
+export interface PipelineDeps {
+  ports: CorePorts;
+  repo: ExecutionRepo;
+  memory: Memory;
+  projectId: () => number;
+  emit: (events: BatonEvent[]) => void;
+  event: (executionId: string, type: string, data: unknown) => void;
+}
+
+type StepRowLite = { step_name: string; status: string; output: string | null; metadata: string; error: string | null; position: number };
+
+const tokensOf = (u: TokenUsage) => u.input + u.output;
+
+/** Pipeline runs: start, drive, resume, gates and budgets. */
+export class PipelineRuns {
+  private runners: RunnerResolver = (agent) => {
+    throw new BatonError('runner_unavailable' as never, `No runners are registered in this process; the ${agent.runner} runner of agent ${agent.id} cannot start.`);
+  };
+  private mcp: (runId: string, agent: string) => McpEndpoint | undefined = () => undefined;
+  private readonly reviewWaiters = new Map<string, () => void>();
+  private readonly driving = new Map<string, AbortController>();
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /** Installs the runner registry (the host's, src/host/pipelines/runnerRegistry.ts). */
+  setRunners(resolver: RunnerResolver): void {
+    this.runners = resolver;
+  }
+
+  /** Installs how an agent of a run reaches Baton's MCP server (a per-run bearer token, from the owner). */
+  setMcp(endpointFor: (runId: string, agent: string) => McpEndpoint | undefined): void {
+    this.mcp = endpointFor;
+  }
+
+  private now() {
+    const ms = this.deps.ports.clock.now();
+    return { ms, iso: new Date(ms).toISOString() };
+  }
+
+  /** Creates a run (an execution in `running`) of `system`; drive it with `drive`. */
+  async start(system: System, opts: { input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }): Promise<string> {
+    const id = this.deps.ports.ids.uuid();
+    const { iso } = this.now();
+    const meta: PipelineRunMeta = {
+      origin: 'pipeline', system, input: opts.input, variables: { ...(system.variables ?? {}), ...(opts.variables ?? {}) },
+      budget: opts.budget ?? system.budget ?? null, cwd: opts.cwd, source: opts.source ?? null,
+    };
+    await this.deps.ports.store.transaction(() => {
+      this.deps.repo.insertExecution({
+        execution_id: id, kind: 'pipeline', template_id: null, template_name: system.name, task_id: null, project_id: this.deps.projectId(),
+        status: 'running', now: iso, metadata: meta,
+      });
+      this.deps.ports.store.run('UPDATE executions SET created_at = ?, run_started_at = ? WHERE execution_id = ?', [iso, iso, id]);
+      this.deps.event(id, 'pipeline_started', { system: system.name, input: opts.input, budget: meta.budget, source: meta.source });
+    });
+    this.deps.emit([{ type: 'execution', execution_id: id, task_id: null, status: 'running' }]);
+    return id;
+  }
+
+  /** A pipeline run's execution row; `execution_not_found` otherwise. */
+  run(runId: string): ExecutionRow & { metadata: PipelineRunMeta } {
+    const exec = this.deps.repo.execution(runId);
+    if (!exec || exec.kind !== 'pipeline') {
+      throw new BatonError('execution_not_found', `No pipeline run "${runId}"; list runs with \`baton pipeline list\`.`);
+    }
+    return exec as ExecutionRow & { metadata: PipelineRunMeta };
+  }
+
+  /**
+   * Makes a paused run runnable again: `budget` replaces its limits (a person raised them); a run still over its
+   * budget is refused with the figures. A `running` run (its process died) needs nothing.
+   */
+  async prepareResume(runId: string, budget?: Budget): Promise<void> {
+    const exec = this.run(runId);
+    if (exec.status === 'completed' || exec.status === 'failed') {
+      throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; only a paused or interrupted run can be resumed. Start a new one with \`baton pipeline run\`.`);
+    }
+    if (this.driving.has(runId)) throw new BatonError('invalid_state', `Run ${runId} is already running in this process.`);
+    const meta = { ...exec.metadata, budget: budget ? { ...(exec.metadata.budget ?? {}), ...budget } : exec.metadata.budget };
+    const over = overBy(meta.budget, this.usage(runId).total, { tokens: 0, usd: 0 });
+    if (over) throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${over}. Raise it, e.g. \`baton pipeline resume ${runId} --budget-tokens N --budget-usd X\`.`);
+    const { iso } = this.now();
+    const events: BatonEvent[] = [];
+    await this.deps.ports.store.transaction(() => {
+      const fields: Partial<ExecutionRow> = { metadata: { ...meta, pause_reason: null } };
+      if (exec.status === 'paused' || exec.status === 'timeout' || exec.status === 'escalated') fields.status = 'running';
+      this.deps.repo.updateExecution(runId, fields, iso, exec.status);
+      this.deps.event(runId, 'pipeline_resumed', { budget: meta.budget, from: exec.status });
+      if (fields.status) events.push({ type: 'execution', execution_id: runId, task_id: null, status: 'running' });
+    });
+    this.deps.emit(events);
+  }
+
+  /** Runs a pass of the run to its end (completed, failed, paused or aborted); completed steps are replayed, not re-run. */
+  async drive(runId: string, opts: DriveOptions = {}): Promise<RunOutcome> {
+    const exec = this.run(runId);
+    if (exec.status !== 'running' && exec.status !== 'awaiting_approval') {
+      throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; ${exec.status === 'paused' ? `resume it with \`baton pipeline resume ${runId}\`` : 'it cannot run'}.`);
+    }
+    const ctl = new AbortController();
+    this.driving.set(runId, ctl);
+    const relay = () => ctl.abort();
+    opts.signal?.addEventListener('abort', relay, { once: true });
+    const meta = exec.metadata;
+    const journal = new Journal(this, runId, this.loadSteps(runId));
+    const progress = opts.onProgress ?? (() => {});
+    const deps: EngineDeps = {
+      journal,
+      runnerFor: (agent) => this.runners(agent),
+      memoryContext: (agent) => this.deps.memory.contextFor(runId, agent),
+      mcpFor: (agent) => this.mcp(runId, agent),
+      cwd: meta.cwd,
+      // The budget cannot change while this process drives the run (resume refuses a run being driven).
+      overBudget: (live) => overBy(meta.budget, journal.total(), live),
+      progress,
+      sleep: (ms, signal) => new Promise<void>((resolve) => {
+        const t = setTimeout(done, ms);
+        function done() {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      }),
+    };
+    const vars: Variables = { ...meta.variables, system: { input: meta.input, name: meta.system.name, runId } };
+    const engine = new PipelineEngine(meta.system, runId, deps);
+    try {
+      const outcome = await engine.run(vars, ctl.signal);
+      await this.finish(runId, outcome, journal);
+      progress({ type: 'run_finished', runId, status: outcome.status === 'aborted' ? 'failed' : outcome.status, error: outcome.error });
+      return outcome;
+    } finally {
+      this.driving.delete(runId);
+      opts.signal?.removeEventListener('abort', relay);
+    }
+  }
+
+  /** Stops a run this process drives (cancel); its running steps are put back and the run ends. */
+  abort(runId: string): void {
+    this.driving.get(runId)?.abort();
+    for (const [key, wake] of this.reviewWaiters) if (key.startsWith(`${runId}\u0000`)) wake();
+  }
+
+  /** Whether this process drives the run now. */
+  isDriving(runId: string): boolean {
+    return this.driving.has(runId);
+  }
+
+  private async finish(runId: string, outcome: RunOutcome, journal: Journal): Promise<void> {
+    const exec = this.run(runId);
+    if (exec.status === 'completed' || exec.status === 'failed') return; // cancelled under us
+    const { ms, iso } = this.now();
+    const usage = journal.rollup();
+    const events: BatonEvent[] = [];
+    await this.deps.ports.store.transaction(() => {
+      const meta: PipelineRunMeta = { ...exec.metadata, usage };
+      const started = Date.parse(exec.started_at);
+      if (outcome.status === 'completed') {
+        const vars = Object.fromEntries(Object.entries(outcome.variables).filter(([k]) => k !== 'system' && k !== 'loop'));
+        this.deps.repo.finalizeArtifacts(runId);
+        this.deps.repo.updateExecution(runId, { status: 'completed', progress: 100, current_step: null, completed_at: iso, duration_ms: ms - started, metadata: meta }, iso, exec.status);
+        this.deps.ports.store.run('UPDATE executions SET output = ? WHERE execution_id = ?', [JSON.stringify(vars), runId]);
+        this.deps.event(runId, 'workflow_completed', { usage: usage.total });
+      } else if (outcome.status === 'paused') {
+        // A review waiting beside the step that passed the budget: the run is running again before it pauses.
+        if (exec.status === 'awaiting_approval') this.deps.repo.updateExecution(runId, { status: 'running' }, iso, exec.status);
+        this.deps.repo.updateExecution(runId, { status: 'paused', metadata: { ...meta, pause_reason: outcome.error } }, iso, 'running');
+        this.deps.event(runId, 'budget_exceeded', { reason: outcome.error, usage: usage.total, budget: meta.budget });
+      } else {
+        const error = outcome.status === 'aborted' ? 'aborted' : outcome.error;
+        if (exec.status === 'awaiting_approval') this.deps.repo.updateExecution(runId, { status: 'running' }, iso, exec.status);
+        this.deps.repo.updateExecution(runId, { status: 'failed', current_step: null, completed_at: iso, duration_ms: ms - started, metadata: meta }, iso, 'running');
+        this.deps.ports.store.run('UPDATE executions SET error = ? WHERE execution_id = ?', [error, runId]);
+        this.deps.event(runId, 'workflow_failed', { error });
+      }
+      events.push({ type: 'execution', execution_id: runId, task_id: null, status: this.run(runId).status });
+    });
+    this.deps.emit(events);
+  }
+
+  private loadSteps(runId: string): Map<string, StepRowLite> {
+    const rows = this.deps.ports.store.all<StepRowLite>('SELECT step_name, status, output, metadata, error, position FROM steps WHERE execution_id = ?', [runId]);
+    return new Map(rows.map((r) => [r.step_name, r]));
+  }
+
+  /** Tokens and dollars of a run rolled up per step, per agent and in total (every attempt counts). */
+  usage(runId: string): RunUsage {
+    return rollup(this.loadSteps(runId));
+  }
+
+  /** Pipeline runs, newest first. */
+  list(limit = 50): PipelineRunSummary[] {
+    return this.deps.repo.executions({ limit: 500 }).filter((e) => e.kind === 'pipeline').slice(0, limit).map((e) => {
+      const meta = e.metadata as unknown as PipelineRunMeta;
+      return {
+        runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
+        updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
+      };
+    });
+  }
+
+  // ---- the human_review gate, decided through Baton.decide (panel, CLI, elicitation) ----
+
+  /**
+   * Records a person's decision on a pipeline's human_review step (inside Baton.decide's transaction): approve
+   * completes it; reject fails it, or completes it with approved=false when the step says `onReject: continue`.
+   */
+  decideInTx(exec: ExecutionRow, stepName: string, d: { decision: 'approve' | 'reject'; feedback?: string; by?: string }, events: BatonEvent[]): void {
+    const row = this.deps.repo.step(exec.execution_id, stepName)!;
+    const { ms, iso } = this.now();
+    const approved = d.decision === 'approve';
+    const value = { approved, feedback: d.feedback ?? null, by: d.by ?? null };
+    const continueOnReject = (row.metadata as { on_reject?: string }).on_reject === 'continue';
+    const status = approved || continueOnReject ? 'completed' : 'failed';
+    const text = approved ? `Approved${d.feedback ? `: ${d.feedback}` : ''}` : `Rejected: ${d.feedback ?? ''}`;
+    this.deps.repo.updateStep(exec.execution_id, stepName, {
+      status, output: { text, value }, outcome_summary: text, completed_at: iso, duration_ms: row.started_at ? ms - Date.parse(row.started_at) : null,
+      feedback: d.feedback ?? null,
+    });
+    if (status === 'failed') this.deps.ports.store.run('UPDATE steps SET error = ? WHERE execution_id = ? AND step_name = ?', [`rejected by ${d.by ?? 'a person'}: ${d.feedback ?? ''}`, exec.execution_id, stepName]);
+    this.deps.event(exec.execution_id, approved ? 'gate_approved' : 'gate_rejected', { step_name: stepName, by: d.by ?? null, feedback: d.feedback ?? null });
+    const waiting = this.deps.repo.stepsWithStatus(exec.execution_id, ['awaiting_approval']).length;
+    if (exec.status === 'awaiting_approval' && waiting === 0) this.deps.repo.updateExecution(exec.execution_id, { status: 'running' }, iso, exec.status);
+    events.push({ type: 'step', execution_id: exec.execution_id, step_name: stepName, status }, {
+      type: 'execution', execution_id: exec.execution_id, task_id: null, status: this.deps.repo.execution(exec.execution_id)!.status,
+    });
+  }
+
+  /** Wakes the engine waiting on a decided review step (after the decision is durable). */
+  wake(runId: string, stepName: string): void {
+    this.reviewWaiters.get(`${runId}\u0000${stepName}`)?.();
+  }
+
+  /** @internal the journal's wait for a decision */
+  waitForDecision(runId: string, stepName: string, signal: AbortSignal): Promise<void> {
+    const key = `${runId}\u0000${stepName}`;
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        this.reviewWaiters.delete(key);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.reviewWaiters.delete(key);
+        reject(new Error('aborted'));
+      };
+      this.reviewWaiters.set(key, done);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** @internal */
+  get internals() {
+    return { deps: this.deps, now: () => this.now() };
+  }
+}
+
+/** The reason a run is over budget with `live` spend on top of `total`, or null. */
+function overBy(budget: Budget | null | undefined, total: RunUsage['total'], live: { tokens: number; usd: number }): string | null {
+  if (!budget) return null;
+  const tokens = total.tokens + live.tokens;
+  const usd = total.costUsd + live.usd;
+  if (budget.tokens !== undefined && tokens > budget.tokens) return `budget_exceeded: ${tokens} tokens used, budget ${budget.tokens}`;
+  if (budget.usd !== undefined && usd > budget.usd) return `budget_exceeded: $${usd.toFixed(4)} spent, budget $${budget.usd}`;
+  return null;
+}
+
+function spentOf(metadata: string): { usage: TokenUsage; costUsd: number | null; agent: string | null } {
+  try {
+    const m = JSON.parse(metadata) as { usage?: TokenUsage; cost_usd?: number | null; agent?: string | null };
+    return { usage: m.usage ?? ZERO_USAGE, costUsd: m.cost_usd ?? null, agent: m.agent ?? null };
+  } catch {
+    return { usage: ZERO_USAGE, costUsd: null, agent: null };
+  }
+}
+
+function rollup(steps: Map<string, StepRowLite>): RunUsage {
+  const out: RunUsage = { total: { usage: ZERO_USAGE, tokens: 0, costUsd: 0 }, byAgent: {}, bySteps: {} };
+  for (const row of steps.values()) {
+    const s = spentOf(row.metadata);
+    out.bySteps[row.step_name] = { agent: s.agent, usage: s.usage, tokens: tokensOf(s.usage), costUsd: s.costUsd };
+    out.total = { usage: addUsage(out.total.usage, s.usage), tokens: out.total.tokens + tokensOf(s.usage), costUsd: out.total.costUsd + (s.costUsd ?? 0) };
+    if (s.agent) {
+      const a = out.byAgent[s.agent] ?? { usage: ZERO_USAGE, tokens: 0, costUsd: 0, steps: 0 };
+      out.byAgent[s.agent] = { usage: addUsage(a.usage, s.usage), tokens: a.tokens + tokensOf(s.usage), costUsd: a.costUsd + (s.costUsd ?? 0), steps: a.steps + 1 };
+    }
+  }
+  return out;
+}
+
+/** The durable journal of one pass over one run. */
+class Journal implements RunJournal {
+  private position: number;
+  /** The run's spend so far, kept up to date as steps end (the budget is checked before every step). */
+  private spent: RunUsage['total'];
+
+  constructor(private readonly runs: PipelineRuns, private readonly runId: string, private readonly rows: Map<string, StepRowLite>) {
+    this.position = Math.max(0, ...[...rows.values()].map((r) => r.position)) + 1;
+    this.spent = rollup(rows).total;
+  }
+
+  private get deps() {
+    return this.runs.internals.deps;
+  }
+
+  finished(name: string): StepRecord | undefined {
+    const row = this.rows.get(name);
+    if (!row || (row.status !== 'completed' && row.status !== 'failed')) return undefined;
+    const out = row.output ? (JSON.parse(row.output) as { text: string; value: unknown }) : { text: '', value: '' };
+    return { status: row.status, output: out.text, value: out.value, error: row.error };
+  }
+
+  total(): RunUsage['total'] {
+    return this.spent;
+  }
+
+  rollup(): RunUsage {
+    return rollup(this.rows);
+  }
+
+  /** Usage already billed to a step instance in earlier attempts or passes. */
+  private prior(name: string) {
+    const row = this.rows.get(name);
+    return row ? spentOf(row.metadata) : { usage: ZERO_USAGE, costUsd: null, agent: null };
+  }
+
+  /** Whether the run ended under us (cancelled): then nothing more is written. */
+  private closed(): boolean {
+    const s = this.status();
+    return s === 'completed' || s === 'failed';
+  }
+
+  private status(): ExecutionStatus | undefined {
+    return this.deps.ports.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [this.runId])?.status;
+  }
+
+  private metadata(step: StepInstance, spend: { usage: TokenUsage; costUsd: number | null }, extra: Record<string, unknown> = {}): string {
+    return JSON.stringify({ type: step.type, agent: step.agent, attempt: step.attempt, usage: spend.usage, cost_usd: spend.costUsd, ...extra });
+  }
+
+  async begin(step: StepInstance, status: 'running' | 'awaiting_approval' = 'running', extra: Record<string, unknown> = {}): Promise<void> {
+    const { iso } = this.runs.internals.now();
+    const prior = this.prior(step.name);
+    const meta = this.metadata(step, prior, extra);
+    const events: BatonEvent[] = [];
+    await this.deps.ports.store.transaction(() => {
+      if (this.closed()) throw new BatonError('invalid_state', `Run ${this.runId} has ended; step ${step.name} is not started.`);
+      const existing = this.rows.get(step.name);
+      const agentName = step.agent ?? (step.type === 'human_review' ? 'person' : 'baton');
+      if (existing) {
+        this.deps.ports.store.run('UPDATE steps SET status = ?, started_at = ?, attempt = ?, metadata = ?, error = NULL WHERE execution_id = ? AND step_name = ?',
+          [status, iso, step.attempt, meta, this.runId, step.name]);
+      } else {
+        this.deps.ports.store.run(
+          `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, attempt, started_at, metadata) VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?)`,
+          [this.runId, step.name, agentName, this.position++, status, step.attempt, iso, meta],
+        );
+        this.deps.repo.forgetShapes(this.runId);
+      }
+      const from = this.status()!;
+      const fields: Record<string, unknown> = { current_step: step.name };
+      if (status === 'awaiting_approval' && from === 'running') fields.status = 'awaiting_approval';
+      this.deps.repo.updateExecution(this.runId, fields, iso, from);
+      this.deps.event(this.runId, status === 'running' ? 'step_started' : 'gate_requested', { step_name: step.name, type: step.type, agent: step.agent, attempt: step.attempt, ...extra });
+      events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
+      if (fields.status) events.push({ type: 'execution', execution_id: this.runId, task_id: null, status: 'awaiting_approval' });
+    });
+    this.rows.set(step.name, { step_name: step.name, status, output: null, metadata: meta, error: null, position: this.rows.get(step.name)?.position ?? this.position - 1 });
+    this.deps.emit(events);
+  }
+
+  async complete(step: StepInstance, output: string, value: unknown, spend: StepSpend): Promise<void> {
+    await this.end(step, 'completed', spend, { output, value });
+  }
+
+  async fail(step: StepInstance, error: string, spend: StepSpend): Promise<void> {
+    await this.end(step, 'failed', spend, { error });
+  }
+
+  async interrupt(step: StepInstance, reason: string, spend: StepSpend): Promise<void> {
+    await this.end(step, 'pending', spend, { error: reason });
+  }
+
+  private async end(step: StepInstance, status: 'completed' | 'failed' | 'pending', spend: StepSpend, r: { output?: string; value?: unknown; error?: string }): Promise<void> {
+    const { ms, iso } = this.runs.internals.now();
+    const prior = this.prior(step.name);
+    const total = { usage: addUsage(prior.usage, spend.usage), costUsd: prior.costUsd === null && spend.costUsd === null ? null : (prior.costUsd ?? 0) + (spend.costUsd ?? 0) };
+    const meta = this.metadata(step, total);
+    const events: BatonEvent[] = [];
+    const add = spend.usage.input + spend.usage.output;
+    this.spent = { usage: addUsage(this.spent.usage, spend.usage), tokens: this.spent.tokens + add, costUsd: this.spent.costUsd + (spend.costUsd ?? 0) };
+    const outputJson = r.output !== undefined ? JSON.stringify({ text: r.output, value: r.value }) : null;
+    const done = await this.deps.ports.store.transaction(() => {
+      if (this.closed()) {
+        // Cancelled under us: keep what it spent, change nothing else.
+        this.deps.ports.store.run('UPDATE steps SET metadata = ? WHERE execution_id = ? AND step_name = ?', [meta, this.runId, step.name]);
+        return false;
+      }
+      const started = this.deps.ports.store.get<{ started_at: string | null }>('SELECT started_at FROM steps WHERE execution_id = ? AND step_name = ?', [this.runId, step.name])?.started_at;
+      const summary = r.output !== undefined ? r.output.slice(0, 200) : r.error ?? null;
+      this.deps.ports.store.run(
+        `UPDATE steps SET status = ?, output = ?, outcome_summary = ?, error = ?, completed_at = ?, duration_ms = ?, metadata = ? WHERE execution_id = ? AND step_name = ?`,
+        [status, outputJson, summary, status === 'completed' ? null : r.error ?? null, status === 'pending' ? null : iso, started ? ms - Date.parse(started) : null, meta, this.runId, step.name],
+      );
+      if (status === 'completed' && step.type === 'agent') this.storeOutput(step, r.output ?? '', iso, events);
+      const counts = this.deps.repo.statusCounts(this.runId);
+      const all = Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
+      const progress = all ? Math.round(((counts.completed ?? 0) * 100) / all) : 0;
+      this.deps.repo.updateExecution(this.runId, { progress }, iso);
+      this.deps.event(this.runId, status === 'completed' ? 'step_completed' : status === 'failed' ? 'step_failed' : 'step_interrupted', {
+        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: total.usage, cost_usd: total.costUsd, error: r.error ?? null,
+      });
+      events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
+      return true;
+    });
+    this.rows.set(step.name, { step_name: step.name, status, output: outputJson, metadata: meta, error: r.error ?? null, position: this.rows.get(step.name)?.position ?? 0 });
+    if (done) this.deps.emit(events);
+  }
+
+  /** An agent step's output: an artifact of the run, and a memory entry under its outputVariable (or step name). */
+  private storeOutput(step: StepInstance, output: string, iso: string, events: BatonEvent[]): void {
+    const artifactId = this.deps.ports.ids.uuid();
+    this.deps.repo.insertArtifact({
+      artifact_id: artifactId, execution_id: this.runId, step_name: step.name, agent_name: step.agent, type: 'agent_output',
+      title: `${step.name} (${step.agent})`, content: output, description: `Output of agent ${step.agent} at step ${step.name}`, is_final: false,
+      metadata: { attempt: step.attempt }, now: iso,
+    });
+    events.push({ type: 'artifact', execution_id: this.runId, artifact_id: artifactId, is_final: false });
+    const value = output.length > MEMORY_LIMITS.valueBytes / 4 ? `${output.slice(0, MEMORY_LIMITS.valueBytes / 4)}\n… (cut)` : output;
+    this.deps.memory.storeInTx(this.runId, { runId: this.runId, agent: step.agent }, {
+      key: `step:${step.name}`, value, category: 'findings', metadata: JSON.stringify({ stepId: step.name, agentId: step.agent }),
+      size: value.length, id: this.deps.ports.ids.uuid(), iso,
+    });
+  }
+
+  async review(step: StepInstance, signal: AbortSignal): Promise<StepRecord> {
+    const row = this.deps.repo.step(this.runId, step.name);
+    if (!row || (row.status !== 'completed' && row.status !== 'failed')) {
+      // Also when it was already waiting (a resumed run): the run is back in awaiting_approval.
+      await this.begin(step, 'awaiting_approval', { prompt: step.prompt, on_reject: step.onReject });
+    }
+    for (;;) {
+      const wait = this.runs.waitForDecision(this.runId, step.name, signal);
+      const now = this.deps.repo.step(this.runId, step.name)!;
+      if (now.status === 'completed' || now.status === 'failed') {
+        this.runs.wake(this.runId, step.name);
+        await wait;
+        const out = (now.output ?? { text: '', value: null }) as { text: string; value: unknown };
+        this.rows.set(step.name, { step_name: step.name, status: now.status, output: JSON.stringify(out), metadata: JSON.stringify(now.metadata), error: null, position: now.position });
+        const error = this.deps.ports.store.get<{ error: string | null }>('SELECT error FROM steps WHERE execution_id = ? AND step_name = ?', [this.runId, step.name])?.error ?? null;
+        return { status: now.status, output: out.text, value: out.value, error };
+      }
+      await wait;
+    }
+  }
+}

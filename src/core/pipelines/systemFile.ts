@@ -1,0 +1,481 @@
+// Parses and validates pipeline systems (`.baton/pipelines/*.yaml`) and blueprints (`content/blueprints/*.yaml`).
+// Every problem names the file, the line, the field (as a path such as workflow[1].children[0].type) and, where the
+// field takes one of a set of values, the allowed values.
+import { LineCounter, parseDocument } from 'yaml';
+import type { ContentProblem } from '../api.js';
+import { describe, isRecord, normalizeText, type FieldPath } from '../content/fieldReader.js';
+import { RUNNER_KINDS, type RunnerKind } from './runner.js';
+import {
+  BLUEPRINT_CATEGORIES, BLUEPRINT_INPUT_TYPES, CONDITION_OPERATORS, FAILURE_POLICIES, STEP_TYPES, SYSTEM_AGENT_ROLES, TRANSFORM_OPERATIONS,
+  type AgentTemplate, type BlueprintInput, type Budget, type System, type SystemAgent, type SystemBlueprint, type SystemWorkflowStep,
+  type WorkflowStepCondition,
+} from './types.js';
+
+/** The result of parsing a file: the value when valid, and every problem. */
+export interface Parsed<T> {
+  value: T | undefined;
+  problems: ContentProblem[];
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SYSTEM_FIELDS = ['name', 'description', 'agents', 'workflow', 'budget', 'variables'];
+const AGENT_FIELDS = ['id', 'role', 'runner', 'modelConfig', 'model', 'systemPromptOverride', 'allowedTools', 'command', 'env', 'price'];
+const STEP_FIELDS = [
+  'id', 'type', 'name', 'agentId', 'inputTemplate', 'outputVariable', 'children', 'condition', 'trueBranch', 'falseBranch', 'maxIterations',
+  'breakCondition', 'failurePolicy', 'timeoutMs', 'retry', 'operation', 'pattern', 'group', 'onReject',
+];
+const BLUEPRINT_FIELDS = ['id', 'name', 'description', 'category', 'agentTemplates', 'workflowTemplate', 'requiredInputs', 'budget'];
+/** Hard limits that keep a runaway file from a runaway run. */
+const MAX_ITERATIONS = 1000;
+const MAX_TIMEOUT_MS = 24 * 3600_000;
+
+/** Reads fields of one document and records problems with their lines. */
+class Reader {
+  readonly problems: ContentProblem[] = [];
+  constructor(private readonly path: string, private readonly lineOf: (at: FieldPath) => number | null) {}
+
+  error(at: FieldPath, message: string): void {
+    this.problems.push({ path: this.path, line: this.lineOf(at), message: `${fieldName(at)}: ${message}` });
+  }
+  warn(at: FieldPath, message: string): void {
+    this.error(at, `${message} (ignored)`);
+  }
+
+  str(obj: Record<string, unknown>, at: FieldPath, key: string, expected: string, required = false): string | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) {
+      if (required) this.error([...at, key], `missing required field (expected ${expected})`);
+      return undefined;
+    }
+    if (typeof v !== 'string' || v.trim() === '') {
+      this.error([...at, key], `must be ${expected}, got ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  oneOf<T extends string>(obj: Record<string, unknown>, at: FieldPath, key: string, allowed: readonly T[], required = false): T | undefined {
+    const v = obj[key];
+    if ((v === undefined || v === null) && !required) return undefined;
+    if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+      this.error([...at, key], `must be one of ${allowed.join(', ')}; got ${describe(v)}`);
+      return undefined;
+    }
+    return v as T;
+  }
+
+  int(obj: Record<string, unknown>, at: FieldPath, key: string, min: number, max: number, required = false): number | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) {
+      if (required) this.error([...at, key], `missing required field (expected a whole number from ${min} to ${max})`);
+      return undefined;
+    }
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      this.error([...at, key], `must be a whole number from ${min} to ${max}, got ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  num(obj: Record<string, unknown>, at: FieldPath, key: string, what: string): number | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      this.error([...at, key], `must be ${what} (a number ≥ 0), got ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  strings(obj: Record<string, unknown>, at: FieldPath, key: string): string[] | undefined {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+      this.error([...at, key], `must be a list of strings, got ${describe(v)}`);
+      return undefined;
+    }
+    return v as string[];
+  }
+
+  unknown(obj: Record<string, unknown>, at: FieldPath, known: readonly string[]): void {
+    for (const k of Object.keys(obj)) if (!known.includes(k)) this.warn([...at, k], `unknown field; known fields: ${known.join(', ')}`);
+  }
+}
+
+/** `workflow[1].children[0].type` from a path. */
+export function fieldName(at: FieldPath): string {
+  let out = '';
+  for (const p of at) out += typeof p === 'number' ? `[${p}]` : out ? `.${p}` : p;
+  return out || '(file)';
+}
+
+/** Parses YAML text with line tracking; YAML syntax errors become problems. */
+function load(raw: string, path: string): { root: unknown; r: Reader } | { problems: ContentProblem[] } {
+  const text = normalizeText(raw);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((e) => ({
+        path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
+  }
+  const lineOf = (at: FieldPath): number | null => {
+    for (let n = at.length; n >= 0; n--) {
+      const node: unknown = n === 0 ? doc.contents : doc.getIn(at.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+    return null;
+  };
+  return { root: doc.toJS() as unknown, r: new Reader(path, lineOf) };
+}
+
+/** The runner a model name implies (`claude-…`, `gpt-…`/`codex-…`/`o3…`, `gemini-…`, `opencode-…`, `cursor-…`). */
+export function runnerForModel(model: string | undefined): RunnerKind | undefined {
+  if (!model) return undefined;
+  const m = model.toLowerCase();
+  if (m.startsWith('claude')) return 'claude';
+  if (m.startsWith('codex') || m.startsWith('gpt') || /^o\d/.test(m)) return 'codex';
+  if (m.startsWith('gemini')) return 'gemini';
+  if (m.startsWith('opencode')) return 'opencode';
+  if (m.startsWith('cursor')) return 'cursor-agent';
+  return undefined;
+}
+
+/** Parses a system file. `fallbackName` (the file name) is used when it has no `name`. */
+export function parseSystemFile(raw: string, path: string, fallbackName: string): Parsed<System> {
+  const loaded = load(raw, path);
+  if ('problems' in loaded) return { value: undefined, problems: loaded.problems };
+  const { root, r } = loaded;
+  if (!isRecord(root)) {
+    r.error([], `expected a mapping with name, agents and workflow, got ${describe(root)}`);
+    return { value: undefined, problems: r.problems };
+  }
+  r.unknown(root, [], SYSTEM_FIELDS);
+  const name = r.str(root, [], 'name', 'a name') ?? fallbackName;
+  if (!ID.test(name.replace(/ /g, '-'))) r.error(['name'], `'${name}' is not a valid name (letters, digits, spaces, '_' and '-')`);
+  const description = root['description'] === '' ? '' : r.str(root, [], 'description', 'a one-line description') ?? '';
+  const agents = readAgents(r, root['agents'], ['agents']);
+  const ids = new Set(agents.map((a) => a.id));
+  const workflow = readSteps(r, root['workflow'], ['workflow'], ids, true);
+  const budget = readBudget(r, root, []);
+  const variables = readVariables(r, root, []);
+  const errors = r.problems.filter((p) => !p.message.endsWith('(ignored)'));
+  if (errors.length) return { value: undefined, problems: r.problems };
+  return { value: { name, description, agents, workflow, ...(budget ? { budget } : {}), ...(variables ? { variables } : {}) }, problems: r.problems };
+}
+
+function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    r.error(at, `must be a non-empty list of agents (each with id, role and runner or modelConfig.model), got ${describe(raw)}`);
+    return [];
+  }
+  const out: SystemAgent[] = [];
+  const seen = new Set<string>();
+  raw.forEach((item, i) => {
+    const here = [...at, i];
+    if (!isRecord(item)) return r.error(here, `expected a mapping with id, role and runner, got ${describe(item)}`);
+    r.unknown(item, here, AGENT_FIELDS);
+    const id = r.str(item, here, 'id', "an agent id of letters, digits, '_' or '-'", true);
+    if (id !== undefined && !ID.test(id)) r.error([...here, 'id'], `'${id}' is not a valid id (letters, digits, '_' or '-')`);
+    if (id !== undefined && seen.has(id)) r.error([...here, 'id'], `duplicate agent id '${id}'; agent ids must be unique`);
+    if (id) seen.add(id);
+    const role = r.oneOf(item, here, 'role', SYSTEM_AGENT_ROLES) ?? 'custom';
+    const modelConfig = isRecord(item['modelConfig']) ? item['modelConfig'] : undefined;
+    if (item['modelConfig'] !== undefined && !modelConfig) r.error([...here, 'modelConfig'], `must be a mapping such as { model: claude-haiku }, got ${describe(item['modelConfig'])}`);
+    const model = (modelConfig && r.str(modelConfig, [...here, 'modelConfig'], 'model', 'a model name')) ?? r.str(item, here, 'model', 'a model name');
+    let runner = r.oneOf(item, here, 'runner', RUNNER_KINDS);
+    if (!runner && item['runner'] === undefined) {
+      runner = runnerForModel(model);
+      if (!runner) r.error([...here, 'runner'], `missing; set runner to one of ${RUNNER_KINDS.join(', ')} (it cannot be inferred from ${model ? `model '${model}'` : 'a missing model'})`);
+    }
+    const command = r.strings(item, here, 'command');
+    if (runner === 'command' && (!command || command.length === 0)) {
+      r.error([...here, 'command'], "the command runner needs command: an argument list such as ['node', 'agent.js'] (no shell string)");
+    }
+    const env = isRecord(item['env']) ? Object.fromEntries(Object.entries(item['env']).map(([k, v]) => [k, String(v)])) : undefined;
+    const price = isRecord(item['price']) ? item['price'] : undefined;
+    const agent: SystemAgent = { id: id ?? `agents[${i}]`, role, runner: runner ?? 'command' };
+    if (model) agent.modelConfig = { model };
+    const sp = r.str(item, here, 'systemPromptOverride', 'text');
+    if (sp) agent.systemPromptOverride = sp;
+    const tools = r.strings(item, here, 'allowedTools');
+    if (tools) agent.allowedTools = tools;
+    if (command) agent.command = command;
+    if (env) agent.env = env;
+    if (price) {
+      const input = r.num(price, [...here, 'price'], 'input', 'US dollars per million input tokens');
+      const output = r.num(price, [...here, 'price'], 'output', 'US dollars per million output tokens');
+      if (input !== undefined && output !== undefined) agent.price = { input, output };
+    }
+    out.push(agent);
+  });
+  return out;
+}
+
+function readBudget(r: Reader, obj: Record<string, unknown>, at: FieldPath): Budget | undefined {
+  const raw = obj['budget'];
+  if (raw === undefined || raw === null) return undefined;
+  if (!isRecord(raw)) {
+    r.error([...at, 'budget'], `must be a mapping such as { tokens: 200000, usd: 2.5 }, got ${describe(raw)}`);
+    return undefined;
+  }
+  r.unknown(raw, [...at, 'budget'], ['tokens', 'usd']);
+  const tokens = r.num(raw, [...at, 'budget'], 'tokens', 'a token limit');
+  const usd = r.num(raw, [...at, 'budget'], 'usd', 'a limit in US dollars');
+  return { ...(tokens !== undefined ? { tokens } : {}), ...(usd !== undefined ? { usd } : {}) };
+}
+
+function readVariables(r: Reader, obj: Record<string, unknown>, at: FieldPath): Record<string, string> | undefined {
+  const raw = obj['variables'];
+  if (raw === undefined || raw === null) return undefined;
+  if (!isRecord(raw)) {
+    r.error([...at, 'variables'], `must be a mapping of names to values, got ${describe(raw)}`);
+    return undefined;
+  }
+  return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+function readSteps(r: Reader, raw: unknown, at: FieldPath, agents: Set<string>, required: boolean, allowEmpty = false): SystemWorkflowStep[] {
+  if (raw === undefined || raw === null) {
+    if (required) r.error(at, `missing required field (expected a list of steps with type ${STEP_TYPES.join(', ')})`);
+    return [];
+  }
+  if (!Array.isArray(raw) || (raw.length === 0 && !allowEmpty)) {
+    r.error(at, `must be a ${allowEmpty ? '' : 'non-empty '}list of steps, got ${Array.isArray(raw) ? 'an empty list' : describe(raw)}`);
+    return [];
+  }
+  const ids = new Set<string>();
+  return raw.flatMap((item, i) => {
+    const step = readStep(r, item, [...at, i], i, agents);
+    if (!step) return [];
+    if (ids.has(step.id)) r.error([...at, i, 'id'], `duplicate step id '${step.id}' among its siblings; give the step an id of its own`);
+    ids.add(step.id);
+    return [step];
+  });
+}
+
+function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents: Set<string>): SystemWorkflowStep | undefined {
+  if (!isRecord(item)) {
+    r.error(at, `expected a mapping with a type (${STEP_TYPES.join(', ')}), got ${describe(item)}`);
+    return undefined;
+  }
+  r.unknown(item, at, STEP_FIELDS);
+  const type = r.oneOf(item, at, 'type', STEP_TYPES, true);
+  if (!type) return undefined;
+  const agentId = r.str(item, at, 'agentId', 'the id of an agent of this system');
+  const rawId = r.str(item, at, 'id', "a step id of letters, digits, '_' or '-'");
+  if (rawId !== undefined && !ID.test(rawId)) r.error([...at, 'id'], `'${rawId}' is not a valid id (letters, digits, '_' or '-')`);
+  const id = rawId ?? `${index + 1}-${agentId ?? type}`;
+  const s: SystemWorkflowStep = { id, type };
+  const name = r.str(item, at, 'name', 'a display name');
+  if (name) s.name = name;
+  const tpl = r.str(item, at, 'inputTemplate', 'a template text with {{variables}}');
+  if (tpl !== undefined) s.inputTemplate = tpl;
+  const out = r.str(item, at, 'outputVariable', 'a variable name');
+  if (out !== undefined) {
+    if (!VARIABLE.test(out) || out === 'system' || out === 'loop') r.error([...at, 'outputVariable'], `'${out}' is not a valid variable name (letters, digits and '_'; not 'system' or 'loop')`);
+    else s.outputVariable = out;
+  }
+  switch (type) {
+    case 'agent':
+      if (agentId === undefined) r.error([...at, 'agentId'], `an agent step needs agentId, one of: ${[...agents].join(', ') || '(no agents)'}`);
+      else if (!agents.has(agentId)) r.error([...at, 'agentId'], `no agent '${agentId}' in this system; agents: ${[...agents].join(', ') || '(none)'}`);
+      else s.agentId = agentId;
+      readAgentOptions(r, item, at, s);
+      break;
+    case 'sequential':
+    case 'parallel':
+      s.children = readSteps(r, item['children'], [...at, 'children'], agents, true);
+      if (type === 'parallel') {
+        const policy = r.oneOf(item, at, 'failurePolicy', FAILURE_POLICIES);
+        if (policy) s.failurePolicy = policy;
+      }
+      break;
+    case 'conditional':
+      s.condition = readCondition(r, item['condition'], [...at, 'condition'], true);
+      s.trueBranch = readSteps(r, item['trueBranch'], [...at, 'trueBranch'], agents, false, true);
+      s.falseBranch = readSteps(r, item['falseBranch'], [...at, 'falseBranch'], agents, false, true);
+      break;
+    case 'loop':
+      s.maxIterations = r.int(item, at, 'maxIterations', 1, MAX_ITERATIONS, true);
+      s.children = readSteps(r, item['children'], [...at, 'children'], agents, true);
+      if (item['breakCondition'] !== undefined) s.breakCondition = readCondition(r, item['breakCondition'], [...at, 'breakCondition'], true);
+      break;
+    case 'human_review': {
+      const onReject = r.oneOf(item, at, 'onReject', ['fail', 'continue'] as const);
+      if (onReject) s.onReject = onReject;
+      break;
+    }
+    case 'transform': {
+      const op = r.oneOf(item, at, 'operation', TRANSFORM_OPERATIONS);
+      if (op) s.operation = op;
+      if (s.inputTemplate === undefined) r.error([...at, 'inputTemplate'], 'a transform step needs inputTemplate, the text it transforms (with {{variables}})');
+      if (op === 'extract') {
+        const pattern = r.str(item, at, 'pattern', 'a regular expression', true);
+        if (pattern !== undefined) {
+          try {
+            new RegExp(pattern);
+            s.pattern = pattern;
+          } catch (ex) {
+            r.error([...at, 'pattern'], `not a valid regular expression (${(ex as Error).message})`);
+          }
+        }
+        const group = r.int(item, at, 'group', 0, 99);
+        if (group !== undefined) s.group = group;
+      }
+      break;
+    }
+  }
+  return s;
+}
+
+function readAgentOptions(r: Reader, item: Record<string, unknown>, at: FieldPath, s: SystemWorkflowStep): void {
+  const timeout = r.int(item, at, 'timeoutMs', 1, MAX_TIMEOUT_MS);
+  if (timeout !== undefined) s.timeoutMs = timeout;
+  const retry = item['retry'];
+  if (retry === undefined || retry === null) return;
+  if (!isRecord(retry)) {
+    r.error([...at, 'retry'], `must be a mapping such as { maxAttempts: 3, backoffMs: 1000 }, got ${describe(retry)}`);
+    return;
+  }
+  r.unknown(retry, [...at, 'retry'], ['maxAttempts', 'backoffMs', 'multiplier']);
+  const maxAttempts = r.int(retry, [...at, 'retry'], 'maxAttempts', 1, 20, true);
+  const backoffMs = r.int(retry, [...at, 'retry'], 'backoffMs', 0, 3600_000) ?? 1000;
+  const multiplier = r.num(retry, [...at, 'retry'], 'multiplier', 'the factor the wait grows by');
+  if (maxAttempts !== undefined) s.retry = { maxAttempts, backoffMs, ...(multiplier !== undefined ? { multiplier } : {}) };
+}
+
+function readCondition(r: Reader, raw: unknown, at: FieldPath, required: boolean): WorkflowStepCondition | undefined {
+  if (raw === undefined || raw === null) {
+    if (required) r.error(at, `missing (expected { field, operator, value } with operator one of ${CONDITION_OPERATORS.join(', ')}, or all / any / not)`);
+    return undefined;
+  }
+  if (!isRecord(raw)) {
+    r.error(at, `must be a mapping { field, operator, value }, got ${describe(raw)}`);
+    return undefined;
+  }
+  for (const k of ['all', 'any'] as const) {
+    if (raw[k] === undefined) continue;
+    if (!Array.isArray(raw[k]) || raw[k].length === 0) {
+      r.error([...at, k], `must be a non-empty list of conditions, got ${describe(raw[k])}`);
+      return undefined;
+    }
+    const list = (raw[k] as unknown[]).map((c, i) => readCondition(r, c, [...at, k, i], true));
+    if (list.some((c) => !c)) return undefined;
+    return k === 'all' ? { all: list as WorkflowStepCondition[] } : { any: list as WorkflowStepCondition[] };
+  }
+  if (raw['not'] !== undefined) {
+    const inner = readCondition(r, raw['not'], [...at, 'not'], true);
+    return inner && { not: inner };
+  }
+  r.unknown(raw, at, ['field', 'operator', 'value', 'caseSensitive']);
+  const field = r.str(raw, at, 'field', 'a variable path such as reviewResult or system.input', true);
+  const operator = r.oneOf(raw, at, 'operator', CONDITION_OPERATORS, true);
+  const value = raw['value'];
+  if (value !== undefined && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+    r.error([...at, 'value'], `must be a string, number or boolean, got ${describe(value)}`);
+    return undefined;
+  }
+  if (operator && !['exists', 'not_exists'].includes(operator) && value === undefined) {
+    r.error([...at, 'value'], `operator ${operator} needs a value`);
+    return undefined;
+  }
+  if ((operator === 'matches' || operator === 'not_matches') && typeof value === 'string') {
+    try {
+      new RegExp(value);
+    } catch (ex) {
+      r.error([...at, 'value'], `not a valid regular expression (${(ex as Error).message})`);
+      return undefined;
+    }
+  }
+  if (operator && ['gt', 'gte', 'lt', 'lte'].includes(operator) && typeof value !== 'number') {
+    r.error([...at, 'value'], `operator ${operator} needs a number, got ${describe(value)}`);
+    return undefined;
+  }
+  if (!field || !operator) return undefined;
+  return { field, operator, ...(value !== undefined ? { value } : {}), ...(raw['caseSensitive'] === true ? { caseSensitive: true } : {}) };
+}
+
+/** Parses a blueprint file. */
+export function parseBlueprintFile(raw: string, path: string, fallbackId: string): Parsed<SystemBlueprint> {
+  const loaded = load(raw, path);
+  if ('problems' in loaded) return { value: undefined, problems: loaded.problems };
+  const { root, r } = loaded;
+  if (!isRecord(root)) {
+    r.error([], `expected a mapping with id, name, agentTemplates, workflowTemplate and requiredInputs, got ${describe(root)}`);
+    return { value: undefined, problems: r.problems };
+  }
+  r.unknown(root, [], BLUEPRINT_FIELDS);
+  const id = r.str(root, [], 'id', 'a blueprint id') ?? fallbackId;
+  const name = r.str(root, [], 'name', 'a display name', true) ?? id;
+  const description = r.str(root, [], 'description', 'a one-line description', true) ?? '';
+  const category = r.oneOf(root, [], 'category', BLUEPRINT_CATEGORIES, true) ?? 'custom';
+  const templates = readAgentTemplates(r, root['agentTemplates']);
+  const workflowTemplate = readSteps(r, root['workflowTemplate'], ['workflowTemplate'], new Set(templates.map((t) => t.id)), true);
+  const requiredInputs = readInputs(r, root['requiredInputs']);
+  const errors = r.problems.filter((p) => !p.message.endsWith('(ignored)'));
+  if (errors.length) return { value: undefined, problems: r.problems };
+  return { value: { id, name, description, category, agentTemplates: templates, workflowTemplate, requiredInputs }, problems: r.problems };
+}
+
+function readAgentTemplates(r: Reader, raw: unknown): AgentTemplate[] {
+  const at: FieldPath = ['agentTemplates'];
+  if (!Array.isArray(raw) || raw.length === 0) {
+    r.error(at, `must be a non-empty list of agent templates (id, role, suggestedModels, suggestedTools, promptTemplate), got ${describe(raw)}`);
+    return [];
+  }
+  return raw.flatMap((item, i) => {
+    const here = [...at, i];
+    if (!isRecord(item)) {
+      r.error(here, `expected a mapping, got ${describe(item)}`);
+      return [];
+    }
+    r.unknown(item, here, ['id', 'role', 'suggestedModels', 'suggestedTools', 'promptTemplate', 'runner', 'command']);
+    const role = r.oneOf(item, here, 'role', SYSTEM_AGENT_ROLES, true) ?? 'custom';
+    const id = r.str(item, here, 'id', 'an agent id') ?? role;
+    const runner = r.oneOf(item, here, 'runner', RUNNER_KINDS);
+    const command = r.strings(item, here, 'command');
+    const t: AgentTemplate = {
+      id, role, suggestedModels: r.strings(item, here, 'suggestedModels') ?? [], suggestedTools: r.strings(item, here, 'suggestedTools') ?? [],
+      promptTemplate: r.str(item, here, 'promptTemplate', 'the agent\'s prompt with {{inputs}}', true) ?? '',
+    };
+    if (runner) t.runner = runner;
+    if (command) t.command = command;
+    return [t];
+  });
+}
+
+function readInputs(r: Reader, raw: unknown): BlueprintInput[] {
+  const at: FieldPath = ['requiredInputs'];
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    r.error(at, `must be a list of inputs (name, description, type), got ${describe(raw)}`);
+    return [];
+  }
+  return raw.flatMap((item, i) => {
+    const here = [...at, i];
+    if (!isRecord(item)) {
+      r.error(here, `expected a mapping, got ${describe(item)}`);
+      return [];
+    }
+    r.unknown(item, here, ['name', 'description', 'type', 'options', 'default']);
+    const name = r.str(item, here, 'name', 'an input name', true);
+    if (name !== undefined && !VARIABLE.test(name)) r.error([...here, 'name'], `'${name}' is not a valid variable name (letters, digits and '_')`);
+    const type = r.oneOf(item, here, 'type', BLUEPRINT_INPUT_TYPES, true) ?? 'string';
+    const input: BlueprintInput = { name: name ?? '', description: r.str(item, here, 'description', 'what the input is', true) ?? '', type };
+    const options = r.strings(item, here, 'options');
+    if (options) input.options = options;
+    if (type === 'selection' && !options?.length) r.error([...here, 'options'], 'a selection input needs options: the values to pick from');
+    if (item['default'] !== undefined) input.default = String(item['default']);
+    return [input];
+  });
+}
+
+/** Problems as lines a person reads: `file:line: field: message`. */
+export function formatProblems(problems: readonly ContentProblem[]): string {
+  return problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`).join('\n');
+}

@@ -1,0 +1,211 @@
+// Rule: `baton pipeline` runs systems as durable executions: a run whose process is SIGKILLed resumes at the step
+// that was running and never runs a completed step again; human_review waits for `baton approve` from another
+// process; a budget pauses the run (exit 3) until a person raises it; bad files are refused with file:line: field.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CLI, ensureBuilt, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+
+const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
+const pids: number[] = [];
+
+before(() => ensureBuilt());
+after(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+function workspaceWith(yaml: string) {
+  const t = tempSetup('baton-pipe-');
+  mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
+  writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), yaml.replaceAll('AGENT', JSON.stringify(AGENT)));
+  const env = { COUNTER: join(t.dir, 'counter'), HANG_PID: join(t.dir, 'hang.pid'), BATON_LOG_LEVEL: 'error' };
+  return { ...t, env, counter: () => (existsSync(env.COUNTER) ? readFileSync(env.COUNTER, 'utf8').trim().split('\n') : []) };
+}
+
+const THREE = `name: three
+agents:
+  - { id: scout, runner: command, command: [node, AGENT] }
+  - { id: slow, runner: command, command: [node, AGENT] }
+  - { id: final, runner: command, command: [node, AGENT] }
+workflow:
+  - { id: one, type: agent, agentId: scout, outputVariable: a }
+  - { id: two, type: agent, agentId: slow, inputTemplate: "{{a}}", outputVariable: b }
+  - { id: three, type: agent, agentId: final, inputTemplate: "{{b}}" }
+`;
+
+/** Starts `baton pipeline run` and collects its JSON lines. */
+function startRun(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, 'pipeline', 'run', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  pids.push(child.pid!);
+  const lines: Array<Record<string, unknown>> = [];
+  let buf = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      lines.push(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+      buf = buf.slice(nl + 1);
+    }
+  });
+  child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, lines, exited, stderr: () => stderr };
+}
+
+async function until<T>(check: () => T | undefined | false, ms = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a run SIGKILLed mid-step resumes at that step; the completed step is never run again', async () => {
+  const w = workspaceWith(THREE);
+  const env = { ...w.env, HANG_AGENT: 'slow' };
+  const run = startRun(['p', '--input', 'find the bug', '--db', w.db, '--workspace', w.workspace], env);
+  const started = await until(() => run.lines.find((l) => l.type === 'run_started'), 20_000, 'run_started');
+  const runId = String(started.runId);
+  await until(() => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000, 'the slow agent');
+  pids.push(Number(readFileSync(env.HANG_PID, 'utf8')));
+  assert.deepEqual(w.counter(), ['scout', 'slow']);
+  run.child.kill('SIGKILL');
+  assert.equal(await run.exited, null);
+
+  const status = await runCli(['status', '--json', '--db', w.db]);
+  const exec = (JSON.parse(status.stdout) as { executions: Array<{ execution_id: string; status: string; steps: Array<{ step_name: string; status: string }> }> }).executions.find((e) => e.execution_id === runId)!;
+  assert.equal(exec.status, 'running');
+  assert.deepEqual(exec.steps.map((s) => [s.step_name, s.status]), [['one', 'completed'], ['two', 'running']]);
+
+  const resumed = await runCli(['pipeline', 'resume', runId, '--json', '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(w.counter(), ['scout', 'slow', 'slow', 'final'], 'scout ran once; slow ran again; final once');
+  const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; step?: string; replayed?: boolean });
+  assert.ok(events.some((e) => e.type === 'step_completed' && e.step === 'one' && e.replayed === true));
+  const summary = events.find((e) => e.type === 'summary') as unknown as { status: string; usage: { byAgent: Record<string, { steps: number }> } };
+  assert.equal(summary.status, 'completed');
+  assert.equal(summary.usage.byAgent.scout!.steps, 1);
+  const after = await runCli(['status', '--all', '--json', '--db', w.db]);
+  assert.equal((JSON.parse(after.stdout) as { executions: Array<{ status: string }> }).executions[0]!.status, 'completed');
+  assert.match(events.map((e) => JSON.stringify(e)).join('\n'), /final answered: slow answered: scout answered: find the bug \(saw memory\) \(saw memory\)/);
+});
+
+test('a human_review step waits until `baton approve` from another process; then the run goes on', async () => {
+  const w = workspaceWith(`name: gated
+agents:
+  - { id: planner, runner: command, command: [node, AGENT] }
+  - { id: doer, runner: command, command: [node, AGENT] }
+workflow:
+  - { id: plan, type: agent, agentId: planner, outputVariable: plan }
+  - { id: check, type: human_review, inputTemplate: "OK? {{plan}}" }
+  - { id: do, type: agent, agentId: doer, inputTemplate: "{{plan}}" }
+`);
+  const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
+  const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
+  assert.equal(waiting.prompt, 'OK? planner answered: ship it');
+  assert.deepEqual(w.counter(), ['planner']);
+  const approved = await runCli(['approve', String(waiting.runId), '--db', w.db]);
+  assert.equal(approved.code, 0, approved.stderr);
+  assert.match(approved.stdout, /Approved check of .*: step completed, execution running/);
+  assert.equal(await run.exited, 0, run.stderr());
+  assert.deepEqual(w.counter(), ['planner', 'doer']);
+});
+
+test('a run over its budget pauses (exit 3, budget_exceeded) and resumes after the budget is raised', async () => {
+  const w = workspaceWith(THREE);
+  const env = { ...w.env, TOKENS: '100', USAGE_FIRST: '1' };
+  const run = startRun(['p', '--input', 'x', '--budget-tokens', '150', '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(await run.exited, 3, run.stderr());
+  const runId = String(run.lines[0]!.runId);
+  assert.deepEqual(w.counter(), ['scout', 'slow'], 'the second step was stopped when its tokens passed the budget; the third did not start');
+  const summary = run.lines.find((l) => l.type === 'summary') as { status: string; error: string };
+  assert.equal(summary.status, 'paused');
+  assert.match(summary.error, /budget_exceeded: 220 tokens used, budget 150/);
+  const refused = await runCli(['pipeline', 'resume', runId, '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /still over its budget: budget_exceeded: 220 tokens used, budget 150\. Raise it/);
+  const resumed = await runCli(['pipeline', 'resume', runId, '--budget-tokens', '1000', '--json', '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(w.counter(), ['scout', 'slow', 'slow', 'final'], 'the stopped step runs again; the completed one does not');
+  const done = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; usage?: { total: { tokens: number }; bySteps: Record<string, { tokens: number }> } }).find((e) => e.type === 'summary')!;
+  assert.equal(done.usage!.total.tokens, 440, 'the stopped attempt stays billed');
+  assert.equal(done.usage!.bySteps.two!.tokens, 220);
+});
+
+test('with a live owner (baton serve), the run happens in the owner and the CLI follows it; approve reaches it', async () => {
+  const w = workspaceWith(`name: gated
+agents:
+  - { id: planner, runner: command, command: [node, AGENT] }
+  - { id: doer, runner: command, command: [node, AGENT] }
+workflow:
+  - { id: plan, type: agent, agentId: planner, outputVariable: plan }
+  - { id: check, type: human_review, inputTemplate: "OK? {{plan}}" }
+  - { id: do, type: agent, agentId: doer, inputTemplate: "{{plan}}" }
+`);
+  const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  pids.push(serve.pid!);
+  try {
+    await until(() => existsSync(join(w.db, '..', 'server.json')), 20_000, 'baton serve');
+    const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
+    const first = await until(() => run.lines.find((l) => l.type === 'run_started'), 20_000, 'run_started').catch((ex: Error) => {
+      throw new Error(`${ex.message}; stderr: ${run.stderr()}`);
+    });
+    assert.equal(first.owner, serve.pid, 'the owner runs it');
+    const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
+    assert.equal(waiting.prompt, 'OK? planner answered: ship it');
+    const approved = await runCli(['approve', String(first.runId), '--db', w.db]);
+    assert.equal(approved.code, 0, approved.stderr);
+    assert.equal(await run.exited, 0, run.stderr());
+    const summary = run.lines.find((l) => l.type === 'summary') as { status: string; usage: { total: { tokens: number } } };
+    assert.equal(summary.status, 'completed');
+    assert.equal(summary.usage.total.tokens, 30);
+    assert.deepEqual(w.counter(), ['planner', 'doer']);
+  } finally {
+    serve.kill('SIGTERM');
+  }
+});
+
+test('an invalid pipeline is refused with file:line: field and the allowed values; a missing one lists those there are', async () => {
+  const w = workspaceWith(THREE.replace('type: agent, agentId: slow', 'type: agnet, agentId: slow'));
+  const bad = await runCli(['pipeline', 'run', 'p', '--input', 'x', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /p\.yaml:8: workflow\[1\]\.type: must be one of agent, sequential, parallel, conditional, loop, human_review, transform; got the string "agnet"/);
+  assert.equal(existsSync(w.db), false, 'nothing was created');
+  const missing = await runCli(['pipeline', 'run', 'nope', '--input', 'x', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /No pipeline "nope": .* \(pipelines: p\)/);
+  const noInput = await runCli(['pipeline', 'run', 'p', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(noInput.code, 2);
+  assert.match(noInput.stderr, /needs --input TEXT/);
+});
+
+test('baton blueprint new writes a runnable system and names missing inputs', async () => {
+  const w = workspaceWith(THREE);
+  const missing = await runCli(['blueprint', 'new', 'feat', '--from', 'feature-implementation', '--workspace', w.workspace]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /missing input 'feature': Feature to implement \(string\)/);
+  const unknown = await runCli(['blueprint', 'new', 'feat', '--from', 'nope', '--workspace', w.workspace]);
+  assert.match(unknown.stderr, /No blueprint "nope"\. Blueprints: .*feature-implementation/);
+  const made = await runCli(['blueprint', 'new', 'research', '--from', 'research-pipeline', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);
+  assert.equal(made.code, 0, made.stderr);
+  const again = await runCli(['blueprint', 'new', 'research', '--from', 'research-pipeline', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);
+  assert.match(again.stderr, /already exists; pick another name or pass --force/);
+  const ran = await runCli(['pipeline', 'run', 'research', '--input', 'go', '--db', w.db, '--workspace', w.workspace], w.env);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.deepEqual(w.counter(), ['scout', 'analyzer', 'summarizer']);
+  const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  const body = JSON.parse(listed.stdout) as { systems: Array<{ name: string }>; runs: Array<{ system: string; status: string }> };
+  assert.deepEqual(body.systems.map((s) => s.name).sort(), ['research', 'three']);
+  assert.deepEqual(body.runs.map((r) => [r.system, r.status]), [['research', 'completed']]);
+});

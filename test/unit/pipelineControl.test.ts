@@ -1,0 +1,56 @@
+// Rule: the owner's pipeline control ops re-check what a client sends (system, budget, ids) and answer with the
+// domain error's status and message; a started run is driven by the owner.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { silentLog } from '../../src/core/ports.js';
+import { handleControl } from '../../src/host/controlOps.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+import { FakeRunner } from '../helpers/fakeRunner.js';
+
+const SYSTEM = {
+  name: 'remote', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
+  workflow: [{ id: 's', type: 'agent', agentId: 'a', inputTemplate: '{{system.input}}', outputVariable: 'out' }],
+};
+
+test('pipeline_start validates the system again and the owner drives the run; usage and runs are readable', async () => {
+  const { baton } = await makeBaton();
+  const runner = new FakeRunner((req) => ({ text: `got ${req.prompt}`, usage: { input: 3, output: 4 } }));
+  baton.pipelines.setRunners(() => runner);
+  const bad = await handleControl(baton, JSON.stringify({ op: 'pipeline_start', system: { ...SYSTEM, workflow: [{ type: 'agnet' }] }, input: 'x', cwd: '/tmp' }), silentLog);
+  assert.equal(bad.status, 400);
+  assert.match(JSON.stringify(bad.body), /system is not valid:.*workflow\[0\]\.type: must be one of agent/);
+  const started = await handleControl(baton, JSON.stringify({ op: 'pipeline_start', system: SYSTEM, input: 'hello', cwd: '/tmp', budget: { tokens: 100 } }), silentLog);
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const runId = (started.body as { result: { runId: string } }).result.runId;
+  for (let i = 0; i < 200 && baton.workflowStatus(runId).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(baton.workflowStatus(runId).status, 'completed');
+  assert.equal(runner.calls[0]!.prompt, 'hello');
+  const usage = await handleControl(baton, JSON.stringify({ op: 'pipeline_usage', run_id: runId }), silentLog);
+  assert.equal((usage.body as { result: { total: { tokens: number } } }).result.total.tokens, 7);
+  const runs = await handleControl(baton, JSON.stringify({ op: 'pipeline_runs' }), silentLog);
+  assert.equal((runs.body as { result: Array<{ runId: string; budget: unknown }> }).result[0]!.runId, runId);
+});
+
+test('bad pipeline requests are refused with the field and the fix', async () => {
+  const { baton } = await makeBaton();
+  const cases: Array<[unknown, number, RegExp]> = [
+    [{ op: 'pipeline_start', system: SYSTEM, input: 'x', cwd: '/tmp', budget: { tokens: 'lots' } }, 400, /budget\.tokens and budget\.usd must be numbers/],
+    [{ op: 'pipeline_start', system: SYSTEM, input: 'x' }, 400, /cwd must be a non-empty string/],
+    [{ op: 'pipeline_start', system: 'name: x', input: 'x', cwd: '/tmp' }, 400, /system must be a JSON object/],
+    [{ op: 'pipeline_start', system: SYSTEM, input: 'x', cwd: '/tmp', variables: { a: 1 } }, 400, /variables must map names to strings/],
+    [{ op: 'pipeline_resume', run_id: 'nope' }, 404, /No pipeline run \\"nope\\"/],
+    [{ op: 'pipeline_usage' }, 400, /run_id must be a non-empty string/],
+  ];
+  for (const [body, status, message] of cases) {
+    const r = await handleControl(baton, JSON.stringify(body), silentLog);
+    assert.equal(r.status, status, JSON.stringify(body));
+    assert.match(JSON.stringify(r.body), message);
+  }
+  // A completed run cannot be resumed.
+  baton.pipelines.setRunners(() => new FakeRunner(() => ({ text: 'ok' })));
+  const id = await baton.pipelines.start(SYSTEM as never, { input: 'x', cwd: '/tmp' });
+  await baton.pipelines.drive(id);
+  const again = await handleControl(baton, JSON.stringify({ op: 'pipeline_resume', run_id: id }), silentLog);
+  assert.equal(again.status, 409);
+  assert.match(JSON.stringify(again.body), /is completed; only a paused or interrupted run can be resumed/);
+});

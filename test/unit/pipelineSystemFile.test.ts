@@ -1,0 +1,105 @@
+// Rule: a bad system or blueprint file is refused with the file, line, field and allowed values; every shipped
+// blueprint is valid and instantiates into a valid system.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { stringify } from 'yaml';
+import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
+import { parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
+
+const GOOD = `name: ok
+agents:
+  - { id: a, role: researcher, modelConfig: { model: claude-haiku } }
+  - { id: b, runner: command, command: [node, b.js] }
+workflow:
+  - { type: agent, agentId: a, outputVariable: x }
+  - { type: agent, agentId: b, inputTemplate: "{{x}}" }
+`;
+
+test('a valid system parses; the runner is inferred from the model', () => {
+  const p = parseSystemFile(GOOD, 'ok.yaml', 'ok');
+  assert.deepEqual(p.problems, []);
+  assert.equal(p.value!.agents[0]!.runner, 'claude');
+  assert.equal(p.value!.workflow[0]!.id, '1-a');
+});
+
+test('problems name the file, line, field and allowed values', () => {
+  const bad = `name: bad
+agents:
+  - { id: a, runner: clade }
+  - { id: b, model: mystery-model }
+  - { id: c, runner: command }
+workflow:
+  - { type: agnet, agentId: a }
+  - { type: agent, agentId: zed }
+  - type: loop
+    children: [{ type: agent, agentId: a }]
+  - type: parallel
+    failurePolicy: sometimes
+    children: [{ type: agent, agentId: a }]
+  - type: conditional
+    condition: { field: x, operator: bigger, value: 1 }
+  - type: conditional
+    condition: { field: x, operator: gt, value: "high" }
+  - { type: agent, agentId: a, retry: { maxAttempts: 0 }, timeoutMs: -5 }
+  - { type: transform, operation: extract, inputTemplate: "{{x}}", pattern: "(" }
+`;
+  const p = parseSystemFile(bad, '.baton/pipelines/bad.yaml', 'bad');
+  assert.equal(p.value, undefined);
+  const lines = p.problems.map((x) => `${x.path}:${x.line}: ${x.message}`);
+  const expect = (re: RegExp) => assert.ok(lines.some((l) => re.test(l)), `${re} not in:\n${lines.join('\n')}`);
+  expect(/^\.baton\/pipelines\/bad\.yaml:3: agents\[0\]\.runner: must be one of claude, codex, gemini, opencode, cursor-agent, vscode-lm, command; got the string "clade"/);
+  expect(/:4: agents\[1\]\.runner: missing; set runner to one of .* \(it cannot be inferred from model 'mystery-model'\)/);
+  expect(/:5: agents\[2\]\.command: the command runner needs command/);
+  expect(/:7: workflow\[0\]\.type: must be one of agent, sequential, parallel, conditional, loop, human_review, transform; got the string "agnet"/);
+  expect(/:8: workflow\[1\]\.agentId: no agent 'zed' in this system; agents: a, b, c/);
+  expect(/:9: workflow\[2\]\.maxIterations: missing required field \(expected a whole number from 1 to 1000\)/);
+  expect(/:12: workflow\[3\]\.failurePolicy: must be one of fail_fast, wait_for_all/);
+  expect(/:15: workflow\[4\]\.condition\.operator: must be one of contains, not_contains, equals, not_equals, matches, not_matches, gt, gte, lt, lte, exists, not_exists/);
+  expect(/:17: workflow\[5\]\.condition\.value: operator gt needs a number/);
+  expect(/:18: workflow\[6\]\.retry\.maxAttempts: must be a whole number from 1 to 20/);
+  expect(/:18: workflow\[6\]\.timeoutMs: must be a whole number from 1 to/);
+  expect(/:19: workflow\[7\]\.pattern: not a valid regular expression/);
+});
+
+test('YAML syntax errors and unknown fields are reported with lines', () => {
+  const p = parseSystemFile('name: x\nagents: [\n', 'x.yaml', 'x');
+  assert.match(p.problems[0]!.message, /YAML syntax error/);
+  assert.ok(p.problems[0]!.line);
+  const q = parseSystemFile(GOOD.replace('outputVariable: x }', 'outputVariable: x, outputVar: y }'), 'x.yaml', 'x');
+  assert.ok(q.value, 'an unknown field alone does not reject the file');
+  assert.match(q.problems[0]!.message, /workflow\[0\]\.outputVar: unknown field; known fields: .* \(ignored\)/);
+  assert.equal(q.problems[0]!.line, 6);
+});
+
+const blueprintsDir = join(__dirname, '..', '..', 'content', 'blueprints');
+
+test('every shipped blueprint is valid and instantiates into a system that parses again', () => {
+  const files = readdirSync(blueprintsDir).filter((f) => f.endsWith('.yaml'));
+  const ids = new Set<string>();
+  for (const f of files) {
+    const p = parseBlueprintFile(readFileSync(join(blueprintsDir, f), 'utf8'), f, f.replace(/\.yaml$/, ''));
+    assert.ok(p.value, `${f}: ${p.problems.map((x) => `${x.line}: ${x.message}`).join('\n')}`);
+    assert.deepEqual(p.problems, [], f);
+    ids.add(p.value.id);
+    const inputs = Object.fromEntries(p.value.requiredInputs.map((i) => [i.name, i.type === 'boolean' ? 'true' : i.type === 'selection' ? i.options![0]! : 'x']));
+    const sys = instantiateBlueprint(p.value, { name: `from-${p.value.id}`, inputs, runner: 'command', command: ['node', 'agent.js'] });
+    const again = parseSystemFile(stringify(sys), `${f}.system.yaml`, 'x');
+    assert.ok(again.value, `${f} instantiated: ${again.problems.map((x) => `${x.line}: ${x.message}`).join('\n')}`);
+  }
+  for (const id of ['research-pipeline', 'parallel-exploration', 'classify-and-route', 'implement-review-refine', 'feature-implementation']) {
+    assert.ok(ids.has(id), `blueprint ${id} is shipped`);
+  }
+});
+
+test('instantiating a blueprint names each missing or bad input', () => {
+  const p = parseBlueprintFile(readFileSync(join(blueprintsDir, 'feature-implementation.yaml'), 'utf8'), 'f.yaml', 'f');
+  assert.throws(
+    () => instantiateBlueprint(p.value!, { name: 'n', inputs: { testRequired: 'maybe', colour: 'red' } }),
+    /unknown input 'colour'[\s\S]*missing input 'feature': Feature to implement \(string\)[\s\S]*input 'testRequired' must be true or false, got 'maybe'/,
+  );
+  const sys = instantiateBlueprint(p.value!, { name: 'n', inputs: { feature: 'dark mode', testRequired: 'false' } });
+  assert.equal(sys.variables!.feature, 'dark mode');
+  assert.equal(sys.agents[0]!.runner, 'codex', 'runner from the first suggested model');
+});
