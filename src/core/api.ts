@@ -4,15 +4,10 @@ import type {
   WorkflowTemplate,
 } from './types.js';
 import type {
-  ContentOptions, ContentResponse, NotModified, RelevantRulesInput, SearchWorkflowsInput,
-} from './lifecycle/contentQueries.js';
-import type { TransitionResult } from './lifecycle/lifecycle.js';
-import type { FindingsPage } from './lifecycle/records.js';
-import type {
-  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
-  LogExecutionInput, Project, QueryFindingsInput, StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput,
-  WorkflowExecution, WorkflowStep,
-} from './lifecycle/types.js';
+  ContentOptions, ContentResponse, ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding,
+  FindingsPage, LifecycleArtifact, LogExecutionInput, NotModified, Project, QueryFindingsInput, RelevantRulesInput, SearchWorkflowsInput,
+  StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput, TransitionResult, WorkflowExecution, WorkflowStep,
+} from './lifecycleTypes.js';
 
 /** A stored artifact as resources return it. */
 export interface ArtifactRecord {

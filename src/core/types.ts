@@ -62,6 +62,9 @@ export interface RuleDefinition {
   content: string;
 }
 
+/** What to redact: nothing, personal data, secrets, or both (the content tools' `redactPolicy`). */
+export type RedactPolicy = 'none' | 'pii' | 'secrets' | 'pii+secrets';
+
 /** Where a content item came from. */
 export type ContentSource = 'bundled' | 'workspace';
 
