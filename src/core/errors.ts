@@ -23,7 +23,14 @@ export type ErrorReason =
   | 'store_corrupt'
   | 'store_failed'
   | 'unauthorized'
-  | 'owner_unreachable';
+  | 'owner_unreachable'
+  | 'source_not_found'
+  | 'source_outside_workspace'
+  | 'source_parse_failed'
+  | 'phase_out_of_range'
+  | 'task_out_of_range'
+  | 'phase_locked'
+  | 'evidence_incomplete';
 
 /** An expected failure with a typed reason. */
 export class BatonError extends Error {
