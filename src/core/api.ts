@@ -8,6 +8,7 @@ import type {
   FindingsPage, LifecycleArtifact, LogExecutionInput, NotModified, Project, QueryFindingsInput, RelevantRulesInput, SearchWorkflowsInput,
   StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput, TransitionResult, WorkflowExecution, WorkflowStep,
 } from './lifecycleTypes.js';
+import type { SpecApi } from './specTypes.js';
 
 /** A stored artifact as resources return it. */
 export interface ArtifactRecord {
@@ -226,6 +227,8 @@ export interface BatonApi {
   readonly lifecycle: LifecycleApi;
   /** Content and project queries (the `content` tool group). */
   readonly catalog: ContentApi;
+  /** Spec workflows: a tasks.md run as gated phases (the `specs` tools, `baton spec`, the editor). */
+  readonly specs: SpecApi;
 }
 
 /** The lifecycle, logging and query tools of specs/lifecycle-tools.md (the `lifecycle` tool group). */

@@ -214,6 +214,53 @@ export type ApplyOutcome = { applied: true } | { applied: false; reason: string 
 export interface SpecSourcePort {
   /** The text as the user sees it (BOM and line endings kept), or undefined when there is no such file. */
   read(absolutePath: string): Promise<string | undefined>;
+  /** The path with every symlink resolved, or undefined when it does not exist (to refuse links out of the workspace). */
+  realPath(absolutePath: string): Promise<string | undefined>;
   /** Applies `edits` (offsets into `base`) only if the text is still exactly `base`; otherwise refuses with why. */
   apply(absolutePath: string, base: string, edits: TextEdit[]): Promise<ApplyOutcome>;
+}
+
+/** How a spec workflow is started (the editor's command, `baton spec start`, `start_workflow`). */
+export interface SpecStartInput {
+  /** The tasks.md, relative to the workspace (an absolute path inside it is accepted). */
+  source: string;
+  /** The template; defaults to `spec_execution_v1`. */
+  template_name?: string;
+  task_description?: string;
+  /** Hand Phase 0 out to the caller now (an agent starting its own work); false leaves it ready for an agent to claim. */
+  claim?: boolean;
+  /** `start_workflow`'s metadata, kept with the execution. */
+  metadata?: Record<string, unknown>;
+}
+
+/** A spec execution as lists show it. */
+export interface SpecSummary {
+  execution_id: string;
+  source: string;
+  status: ExecutionStatus;
+  current_phase: number | null;
+  total_phases: number;
+  started_at: string;
+}
+
+/** The spec workflows of a Baton core: what the `specs` tools, `baton spec` and the editor call. */
+export interface SpecApi {
+  /** Starts a spec workflow on a tasks.md (read, parsed and snapshotted now); Phase 0 comes first. */
+  start(input: SpecStartInput, ctx?: { client_name?: string; agent_name?: string }): Promise<SpecPhaseResult>;
+  /** The current phase with its content (claims it when it is ready and nobody holds it). */
+  currentPhase(sessionId: string): Promise<SpecPhaseResult>;
+  /** One task of a phase that has been handed out, rendered; a later phase is `phase_locked`. */
+  getTask(sessionId: string, phase: number, taskNumber: number): SpecTaskContent;
+  /** Submits the current phase with evidence for its gate; a later phase is `phase_locked`, missing evidence `evidence_incomplete`. */
+  completePhase(sessionId: string, phase: number, evidence: EvidenceInput, summary?: string): Promise<SpecPhaseResult>;
+  /** Phases and tasks with their states, the evidence handed in, drift and write-backs (omit the id: the latest spec execution). */
+  status(id?: string): Promise<SpecStatus>;
+  /** Spec executions, newest first (optionally only those started on one source). */
+  list(filter?: { source?: string; limit?: number }): SpecSummary[];
+  /** Whether the source file has drifted from the execution's snapshot. */
+  drift(id: string): Promise<SourceDrift>;
+  /** The edits that tick a completed phase's boxes in `text` (the source as it is now), for a WorkspaceEdit. */
+  tickEdits(id: string, phase: number, text: string): { edits: TextEdit[]; already: number; refused: Array<{ line: number; reason: string }> };
+  /** Replaces where sources are read and written (the editor's open documents instead of the files). */
+  setSourcePort(port: SpecSourcePort): void;
 }

@@ -288,4 +288,6 @@ export type BatonEvent =
   | { type: 'artifact'; execution_id: string; artifact_id: string; is_final: boolean }
   | { type: 'content'; kinds: Array<'agents' | 'rules' | 'workflows'> }
   | { type: 'project'; project_id: number }
-  | { type: 'stall'; execution_id: string; elapsed_minutes: number };
+  | { type: 'stall'; execution_id: string; elapsed_minutes: number }
+  /** A spec workflow wrote a phase's boxes back to its tasks.md, or refused a phase's evidence. */
+  | { type: 'spec'; execution_id: string; phase: number; what: 'write_back' | 'evidence_refused' };

@@ -172,12 +172,13 @@ describe('content tools', () => {
 
   it('search_workflows filters by tags, keywords and complexity at the asked detail level', async () => {
     const all = await rig.ok('search_workflows', {});
-    assert.deepEqual(all.workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit']);
+    assert.deepEqual(all.workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit', 'spec_execution_v1']);
     assert.ok(all.workflows.every((w: Record<string, unknown>) => typeof w.description === 'string' && typeof w.stepsCount === 'number'));
     assert.deepEqual((await rig.ok('search_workflows', { tags: ['bug'] })).workflows.map((w: { name: string }) => w.name), ['bug-fix']);
     assert.deepEqual((await rig.ok('search_workflows', { keywords: ['root', 'cause'] })).workflows.map((w: { name: string }) => w.name), ['bug-fix']);
     assert.deepEqual((await rig.ok('search_workflows', { complexity: 'moderate' })).workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit']);
-    assert.deepEqual((await rig.ok('search_workflows', { complexity: 'simple' })).workflows, []);
+    // spec_execution_v1 has one step of its own (Phase 0); its other phases come from the tasks.md it runs.
+    assert.deepEqual((await rig.ok('search_workflows', { complexity: 'simple' })).workflows.map((w: { name: string }) => w.name), ['spec_execution_v1']);
     assert.deepEqual((await rig.ok('search_workflows', { detailLevel: 'name' })).workflows[0], { kind: 'workflow', name: 'bug-fix' });
   });
 
