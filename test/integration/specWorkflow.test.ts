@@ -23,6 +23,9 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 }
 const gateEvidence = (gate: string[]) => Object.fromEntries(gate.map((_, i) => [String(i + 1), `evidence ${i + 1}`]));
 
+// One build for the whole file.
+before(() => ensureBuilt());
+
 describe('spec workflow over stdio: workflow_next_step (way 1), then a restart mid-workflow', () => {
   const setup = tempSetup('baton-spec-stdio-');
   let session: CliSession;
@@ -30,7 +33,6 @@ describe('spec workflow over stdio: workflow_next_step (way 1), then a restart m
   let original = '';
 
   before(async () => {
-    ensureBuilt();
     mkdirSync(dirname(source), { recursive: true });
     original = readFileSync(join(fixtures, 'payments-crlf.tasks.md'), 'utf8');
     writeFileSync(source, original);
@@ -114,7 +116,6 @@ describe('spec workflow over HTTP: the specs tools (way 2) against `baton serve`
   let client: Client;
 
   before(async () => {
-    ensureBuilt();
     mkdirSync(join(setup.workspace, 'specs'), { recursive: true });
     writeFileSync(join(setup.workspace, 'specs', 'tasks.md'), readFileSync(join(fixtures, 'auth-service.tasks.md'), 'utf8'));
     writeFileSync(join(setup.workspace, 'specs', 'empty.md'), readFileSync(join(fixtures, 'empty-phase.tasks.md'), 'utf8'));
@@ -199,8 +200,6 @@ describe('spec workflow over HTTP: the specs tools (way 2) against `baton serve`
 });
 
 describe('baton spec without an owner', () => {
-  before(() => ensureBuilt());
-
   it('start creates the database and status reads it; usage errors exit 2, missing databases 1', async () => {
     const setup = tempSetup('baton-spec-cli-');
     try {
@@ -234,8 +233,6 @@ describe('baton spec without an owner', () => {
 });
 
 describe('the default tool list', () => {
-  before(() => ensureBuilt());
-
   it('stays within 8 tools and 3k tokens of definitions; specs is off unless asked for', async () => {
     const setup = tempSetup('baton-spec-tools-');
     const session = await startMcp(['--db', setup.db, '--workspace', setup.workspace]);
