@@ -5,5 +5,6 @@ export { decideCommand } from './decideCommand.js';
 export { pipelineCommand } from './pipelineCommand.js';
 export { forwardMcp, serveOwner } from './mcpEngine.js';
 export { serveCommand } from './serveCommand.js';
+export { specCommand } from './specCommand.js';
 export { statusCommand } from './statusCommand.js';
 export { buildCatalog } from '../mcp/catalogBuilder.js';

@@ -3,7 +3,7 @@
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
-import { BLUEPRINT_USAGE, DECIDE_USAGE, MCP_USAGE, PIPELINE_USAGE, SERVE_USAGE, STATUS_USAGE } from './usage.js';
+import { BLUEPRINT_USAGE, DECIDE_USAGE, MCP_USAGE, PIPELINE_USAGE, SERVE_USAGE, SPEC_USAGE, STATUS_USAGE } from './usage.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
@@ -18,6 +18,7 @@ Commands:
   reject    reject a step awaiting approval, with feedback
   pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
+  spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -26,7 +27,7 @@ The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspac
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
-  pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE,
+  pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,
 };
 
 /** A usage error naming what is wrong, with the general usage after it. */
@@ -71,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await loadEngine()).serveCommand(rest);
       case 'status':
         return await (await loadEngine()).statusCommand(rest);
+      case 'spec':
+        return await (await loadEngine()).specCommand(rest);
       case 'approve':
       case 'reject':
         return await (await loadEngine()).decideCommand(command, rest);

@@ -110,3 +110,22 @@ Options:
   --workspace DIR         the project folder (default: the current folder)
   --content DIR           the bundled content (default: the content/ folder shipped with Baton)
 ${USAGE_FOOTER}`;
+
+/** Usage of `baton spec`. */
+export const SPEC_USAGE = `Usage: baton spec start FILE [--description TEXT] [--json] [--db PATH] [--workspace DIR] [--content DIR]
+       baton spec status [ID] [--json] [--db PATH] [--workspace DIR]
+
+Spec workflows: a spec's tasks.md run as gated phases (Phase 0 reads the spec; then one phase per phase of the file).
+
+  start FILE    starts spec_execution_v1 on FILE (a tasks.md inside the workspace; relative to the current folder).
+                The file is read, parsed and snapshotted now; agents take Phase 0 with workflow_next_step({}) or the
+                specs tools. Creates the database if there is none.
+  status [ID]   the phases and tasks of a spec workflow (default: the latest) with their states, the evidence handed
+                in, whether tasks.md drifted from its snapshot, and the boxes written back. Reads only.
+
+Options:
+  --description TEXT      start only: what the workflow is for (default: "Carry out the spec FILE phase by phase")
+  --json                  print the result as JSON
+${DB_USAGE}
+${CONTENT_USAGE}
+${USAGE_FOOTER}`;

@@ -4,15 +4,11 @@ import type {
   WorkflowTemplate,
 } from './types.js';
 import type {
-  ContentOptions, ContentResponse, NotModified, RelevantRulesInput, SearchWorkflowsInput,
-} from './lifecycle/contentQueries.js';
-import type { TransitionResult } from './lifecycle/lifecycle.js';
-import type { FindingsPage } from './lifecycle/records.js';
-import type {
-  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
-  LogExecutionInput, Project, QueryFindingsInput, StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput,
-  WorkflowExecution, WorkflowStep,
-} from './lifecycle/types.js';
+  ContentOptions, ContentResponse, ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding,
+  FindingsPage, LifecycleArtifact, LogExecutionInput, NotModified, Project, QueryFindingsInput, RelevantRulesInput, SearchWorkflowsInput,
+  StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput, TransitionResult, WorkflowExecution, WorkflowStep,
+} from './lifecycleTypes.js';
+import type { SpecApi } from './specTypes.js';
 
 /** A stored artifact as resources return it. */
 export interface ArtifactRecord {
@@ -235,6 +231,8 @@ export interface BatonApi {
   readonly lifecycle: LifecycleApi;
   /** Content and project queries (the `content` tool group). */
   readonly catalog: ContentApi;
+  /** Spec workflows: a tasks.md run as gated phases (the `specs` tools, `baton spec`, the editor). */
+  readonly specs: SpecApi;
 }
 
 /** The lifecycle, logging and query tools of specs/lifecycle-tools.md (the `lifecycle` tool group). */

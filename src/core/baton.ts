@@ -3,7 +3,7 @@ import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
   ExecutionSummary, GateDecision, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
 } from './api.js';
-import { Broker, type BrokerOptions } from './broker/broker.js';
+import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
@@ -15,6 +15,7 @@ import type { CorePorts } from './ports.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { redactSecrets, redactText } from './safety/redact.js';
+import { SpecWorkflows } from './specs/specWorkflows.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
@@ -127,6 +128,8 @@ export class Baton implements BatonApi {
   readonly memory: Memory;
   /** @inheritdoc */
   readonly pipelines: PipelineRuns;
+  /** @inheritdoc */
+  readonly specs: SpecWorkflows;
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
@@ -137,10 +140,17 @@ export class Baton implements BatonApi {
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
       approveCommand: this.options.approveCommand,
     };
-    this.broker = new Broker({
+    const brokerDeps: BrokerDeps = {
       ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,
       emit: (events) => this.emit(events), waiters: this.waiters,
-    }, brokerOptions);
+    };
+    this.broker = new Broker(brokerDeps, brokerOptions);
+    this.specs = new SpecWorkflows({
+      ports, repo: this.repo, broker: this.broker, workspacePath: this.options.workspacePath, contentDirs: () => this.options.contentDirs,
+      template: (name) => this.content.template(name), templateNames: () => this.content.templates().map((t) => t.name),
+      emit: (events) => this.emit(events), approveCommand: this.options.approveCommand,
+    }, ports.specSource);
+    brokerDeps.dynamic = this.specs;
     this.projects = new Projects(ports);
     const contracts = new ContractValidator(ports.fs, () => this.options.contentDirs.map((d) => `${d}/contracts`), ports.log);
     this.lifecycle = createLifecycle({
@@ -204,8 +214,11 @@ export class Baton implements BatonApi {
   // ---- broker and gates ----
 
   /** @inheritdoc */
-  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
-    return this.broker.nextStep(req, ctx);
+  async nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
+    const res = await this.broker.nextStep(req, ctx);
+    // A spec phase that passed has its boxes ticked before the agent hears back.
+    await this.specs.flushWriteBacks();
+    return res;
   }
 
   /** @inheritdoc */
@@ -269,6 +282,7 @@ export class Baton implements BatonApi {
     this.emit(events);
     this.waiters.wake(result.execution_id, result.step_name);
     this.pipelines.wake(result.execution_id, result.step_name);
+    await this.specs.flushWriteBacks();
     return result;
   }
 
@@ -451,6 +465,7 @@ export class Baton implements BatonApi {
 
   private emit(events: BatonEvent[]): void {
     for (const e of events) {
+      this.specs.onEvent(e);
       for (const l of this.listeners) {
         try {
           l(e);

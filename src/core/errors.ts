@@ -25,7 +25,14 @@ export type ErrorReason =
   | 'unauthorized'
   | 'owner_unreachable'
   | 'runner_unavailable'
-  | 'budget_exceeded';
+  | 'budget_exceeded'
+  | 'source_not_found'
+  | 'source_outside_workspace'
+  | 'source_parse_failed'
+  | 'phase_out_of_range'
+  | 'task_out_of_range'
+  | 'phase_locked'
+  | 'evidence_incomplete';
 
 // The `baton` CLI is two bundles that each hold a copy of this module: `instanceof` recognises both copies' errors.
 const BRAND = Symbol.for('baton.BatonError');

@@ -1,4 +1,5 @@
 // The small interfaces through which every side effect reaches the pure core.
+import type { SpecSourcePort } from './specTypes.js';
 
 /** A value that can be bound to a SQL parameter. */
 export type SqlValue = string | number | null | Uint8Array;
@@ -80,6 +81,8 @@ export interface CorePorts {
   crypto: Crypto;
   log: Log;
   fs: FileSystem;
+  /** Where spec workflows read their tasks.md and tick its boxes (the files, or the editor's documents); none: spec workflows cannot start. */
+  specSource?: SpecSourcePort;
 }
 
 /** A log that drops everything, for tests. */

@@ -32,6 +32,22 @@ export interface StepDefinition {
   human_gate: boolean;
   path_patterns: string[];
   tags: string[];
+  /** Items a submission must give evidence for, one entry each (spec phases; Phase 0 of spec_execution_v1). */
+  validation_gate?: string[];
+}
+
+/** How a template with `dynamic_phases` builds its phases from a source file (the dynamic-spec-workflows spec). */
+export interface DynamicConfig {
+  /** What the source is: `spec_tasks_md`. */
+  source_type: string;
+  /** The key of `start_workflow`'s metadata that names the source (else its target_file). */
+  source_path_key: string;
+  /** Templates the phases and tasks are rendered through, relative to a content folder. */
+  templates: { phase: string; task: string };
+  /** `auto` (chosen by content), `spec_tasks_parser` or `checkbox_tasks_parser`. */
+  parser: string;
+  /** What every generated phase step is: its agent, allowed actions, output format and tags. */
+  phase_step: { agent: string; allowed_actions: string[]; required_output_format: string; tags: string[] };
 }
 
 /** A workflow template (`content/workflows/*.yaml`). */
@@ -42,6 +58,10 @@ export interface WorkflowTemplate {
   tags: string[];
   estimated_duration_minutes: number | null;
   steps: StepDefinition[];
+  /** Phases after the template's own steps come from a source file (a spec's tasks.md). */
+  dynamic_phases?: boolean;
+  /** How those phases are built; present when `dynamic_phases` is true. */
+  dynamic_config?: DynamicConfig;
 }
 
 /** An agent persona (`content/agents/*.md`). */
@@ -61,6 +81,9 @@ export interface RuleDefinition {
   globs: string[];
   content: string;
 }
+
+/** What to redact: nothing, personal data, secrets, or both (the content tools' `redactPolicy`). */
+export type RedactPolicy = 'none' | 'pii' | 'secrets' | 'pii+secrets';
 
 /** Where a content item came from. */
 export type ContentSource = 'bundled' | 'workspace';
@@ -106,8 +129,8 @@ export interface ModelOutput {
   metadata?: Record<string, unknown>;
 }
 
-/** What `workflow_next_step` may be asked to do besides `continue`. */
-export type NextStepRequestKind = 'continue' | 'refresh_token';
+/** What `workflow_next_step` may be asked to do besides `continue` (`get_task`: a task of the spec phase you hold). */
+export type NextStepRequestKind = 'continue' | 'refresh_token' | 'get_task';
 
 /** The request of `workflow_next_step` (spec names). */
 export interface NextStepRequest {
@@ -123,6 +146,12 @@ export interface NextStepRequest {
   task_id?: string;
   /** Optional description of the task when creating a workflow. */
   task_description?: string;
+  /** A spec workflow's tasks.md, relative to the workspace (templates with dynamic phases). */
+  source?: string;
+  /** Evidence for the validation gate of the step submitted: one entry per gate item (its text or number → what shows it). */
+  evidence?: Record<string, unknown> | unknown[];
+  /** With request `get_task`: the task of your spec phase to read (1-based). */
+  task_number?: number;
 }
 
 /** A step contract. */
@@ -171,6 +200,38 @@ export interface StepContext {
   dependency_artifacts: InlineArtifact[];
   /** Resources holding what did not fit the size budget. */
   more: string[];
+  /** For a phase of a spec workflow: its tasks (as many as fit), gate and where it stands. */
+  spec?: SpecPhaseContext;
+}
+
+/** A task inline in a phase: enough to work on it; `get_task` renders it whole. */
+export interface SpecTaskBrief {
+  task_number: number;
+  task_id: string;
+  name: string;
+  estimated_time?: string;
+  dependencies?: string[];
+  acceptance_criteria: string[];
+  done_in_source?: boolean;
+}
+
+/** A phase of a spec workflow inline in a step result (`context.spec`); its instructions are `step_description`. */
+export interface SpecPhaseContext {
+  /** The tasks.md, relative to the workspace. */
+  source: string;
+  phase: number;
+  /** Phases including Phase 0. */
+  total_phases: number;
+  phase_name: string;
+  /** The tasks that fit the size budget. */
+  tasks: SpecTaskBrief[];
+  task_count: number;
+  /** How to get the tasks that did not fit (request `get_task`), when some did not. */
+  more_tasks?: string;
+  /** Submit `evidence` with one entry per item, keyed by its number or text. */
+  validation_gate: string[];
+  /** Phase 0 only: the phases that follow, one line each. */
+  outline?: string[];
 }
 
 /** How the broker chose the step. */
@@ -209,6 +270,8 @@ export interface NextStepResponse {
   progress?: number;
   synthesis?: { outcome_summary?: string; model_output?: unknown; artifact_id?: string };
   error?: NextStepError;
+  /** The answer to request `get_task`: one task of the spec phase the token holds, rendered. */
+  spec_task?: { phase: number; task_number: number; task_count: number; task_id: string; task_name: string; task_content: string };
 }
 
 /** Who is calling, for rate limits, affinity and the call log. */
@@ -225,4 +288,6 @@ export type BatonEvent =
   | { type: 'artifact'; execution_id: string; artifact_id: string; is_final: boolean }
   | { type: 'content'; kinds: Array<'agents' | 'rules' | 'workflows'> }
   | { type: 'project'; project_id: number }
-  | { type: 'stall'; execution_id: string; elapsed_minutes: number };
+  | { type: 'stall'; execution_id: string; elapsed_minutes: number }
+  /** A spec workflow wrote a phase's boxes back to its tasks.md, or refused a phase's evidence. */
+  | { type: 'spec'; execution_id: string; phase: number; what: 'write_back' | 'evidence_refused' };

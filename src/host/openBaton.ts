@@ -8,6 +8,7 @@ import type { HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
+import { fileSpecSource } from './specSourceFile.js';
 
 /** How to open Baton. */
 export interface OpenBatonOptions {
@@ -74,7 +75,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     if (options.workspaceFolders?.length) overrides.workspaceFolders = options.workspaceFolders.map((f) => resolve(f));
     if (readOnly) overrides.readOnly = true;
     baton = await Baton.create(
-      { store, clock: options.clock ?? systemClock, ids: randomIds, crypto: nodeCrypto, log, fs: nodeFileSystem },
+      { store, clock: options.clock ?? systemClock, ids: randomIds, crypto: nodeCrypto, log, fs: nodeFileSystem, specSource: fileSpecSource },
       {
         ...overrides,
         workspacePath: workspace,

@@ -19,6 +19,7 @@ import { registerBrokerTools } from './tools/brokerTools.js';
 import { registerContentTools } from './tools/contentTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
 import { registerMemoryTools } from './tools/memoryTools.js';
+import { registerSpecTools } from './tools/specTools.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
@@ -78,6 +79,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const agentName = options.scope?.agent;
   const specs: ToolSpec[] = [];
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
+  if (groups.includes('specs')) specs.push(...registerSpecTools(server, baton, log));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
   if (groups.includes('memory')) specs.push(...registerMemoryTools(server, baton, log, options.scope));

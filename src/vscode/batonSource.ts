@@ -4,7 +4,7 @@ import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
   ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
-import type { Finding } from '../core/lifecycle/types.js';
+import type { Finding } from '../core/lifecycleTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 
 /** Something to stop (structurally a `vscode.Disposable`). */

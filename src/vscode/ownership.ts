@@ -7,7 +7,7 @@ import type {
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
-import type { Finding } from '../core/lifecycle/types.js';
+import type { Finding } from '../core/lifecycleTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { Owner } from '../host/owner.js';
 import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';

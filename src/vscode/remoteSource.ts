@@ -5,7 +5,7 @@ import type {
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
-import type { Finding } from '../core/lifecycle/types.js';
+import type { Finding } from '../core/lifecycleTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';

@@ -8,6 +8,7 @@ import { silentLog, type Clock } from '../../src/core/ports.js';
 import type { ModelOutput, NextStepResponse } from '../../src/core/types.js';
 import { bundledContentDir } from '../../src/host/openBaton.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../../src/host/nodePorts.js';
+import { fileSpecSource } from '../../src/host/specSourceFile.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 
 /** A clock moved by hand. */
@@ -35,7 +36,7 @@ export async function makeBaton(options: Partial<BatonOptions> & { workflows?: R
   const workspace = options.workspacePath ?? makeWorkspace(options.workflows);
   const store = options.store ?? (await openStore({ path: null }));
   const baton = await Baton.create(
-    { store, clock, ids: randomIds, crypto: nodeCrypto, log: silentLog, fs: nodeFileSystem },
+    { store, clock, ids: randomIds, crypto: nodeCrypto, log: silentLog, fs: nodeFileSystem, specSource: fileSpecSource },
     {
       rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: false },
       approvalWaitMs: 0,

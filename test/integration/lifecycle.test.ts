@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EXECUTION_TRANSITIONS } from '../../src/core/lifecycle/stateMachine.js';
+import { EXECUTION_TRANSITIONS } from '../../src/core/stateMachine.js';
 import type { ExecutionStatus } from '../../src/core/types.js';
 import { parseToolGroups } from '../../src/mcp/toolGroups.js';
 import { output, okStep } from '../helpers/coreHarness.js';

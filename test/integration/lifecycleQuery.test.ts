@@ -172,18 +172,19 @@ describe('content tools', () => {
 
   it('search_workflows filters by tags, keywords and complexity at the asked detail level', async () => {
     const all = await rig.ok('search_workflows', {});
-    assert.deepEqual(all.workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit']);
+    assert.deepEqual(all.workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit', 'spec_execution_v1']);
     assert.ok(all.workflows.every((w: Record<string, unknown>) => typeof w.description === 'string' && typeof w.stepsCount === 'number'));
     assert.deepEqual((await rig.ok('search_workflows', { tags: ['bug'] })).workflows.map((w: { name: string }) => w.name), ['bug-fix']);
     assert.deepEqual((await rig.ok('search_workflows', { keywords: ['root', 'cause'] })).workflows.map((w: { name: string }) => w.name), ['bug-fix']);
     assert.deepEqual((await rig.ok('search_workflows', { complexity: 'moderate' })).workflows.map((w: { name: string }) => w.name), ['bug-fix', 'feature-implementation', 'security-audit']);
-    assert.deepEqual((await rig.ok('search_workflows', { complexity: 'simple' })).workflows, []);
+    // spec_execution_v1 has one step of its own (Phase 0); its other phases come from the tasks.md it runs.
+    assert.deepEqual((await rig.ok('search_workflows', { complexity: 'simple' })).workflows.map((w: { name: string }) => w.name), ['spec_execution_v1']);
     assert.deepEqual((await rig.ok('search_workflows', { detailLevel: 'name' })).workflows[0], { kind: 'workflow', name: 'bug-fix' });
   });
 
   it('search_workflows pages with page and limit', async () => {
     const p2 = await rig.ok('search_workflows', { page: 2, limit: 2, detailLevel: 'name' });
-    assert.deepEqual(p2, { workflows: [{ kind: 'workflow', name: 'security-audit' }], total: 3, page: 2, limit: 2 });
+    assert.deepEqual(p2, { workflows: [{ kind: 'workflow', name: 'security-audit' }, { kind: 'workflow', name: 'spec_execution_v1' }], total: 4, page: 2, limit: 2 });
   });
 
   it('get_workflow returns name, summary and full detail; full carries the parsed template', async () => {

@@ -348,7 +348,7 @@ describe('broker: resources', () => {
     const { baton } = await makeBaton();
     assert.throws(() => baton.currentStep(), /No workflow has run/);
     const names = baton.availableWorkflows().workflows.map((w) => w.name);
-    assert.deepEqual(names, ['bug-fix', 'feature-implementation', 'security-audit']);
+    assert.deepEqual(names, ['bug-fix', 'feature-implementation', 'security-audit', 'spec_execution_v1']);
     const r = await baton.nextStep({ template_name: 'bug-fix' });
     assert.equal(baton.currentStep('active').execution_id, r.execution_id);
     assert.equal(baton.currentStep(r.task_id!).execution_id, r.execution_id);

@@ -60,7 +60,7 @@ test('two rules; security always applies; both carry the spec example guardrails
   ]) assert.ok(quality.content.split('\n').includes(line), line);
 });
 
-test('three workflows with the specified graphs, agents and gates', async () => {
+test('four workflows with the specified graphs, agents and gates', async () => {
   const c = await bundled();
   const shape = (name: string) => {
     const wf = c.workflows.find((w) => w.name === name);
@@ -70,7 +70,13 @@ test('three workflows with the specified graphs, agents and gates', async () => 
       steps: wf.steps.map((s) => `${s.name}@${s.agent}<${s.dependencies.join(',')}>${s.human_gate ? '!' : ''}`),
     };
   };
-  assert.deepEqual(c.workflows.map((w) => w.name), ['bug-fix', 'feature-implementation', 'security-audit']);
+  assert.deepEqual(c.workflows.map((w) => w.name), ['bug-fix', 'feature-implementation', 'security-audit', 'spec_execution_v1']);
+  // The spec workflow's own step is Phase 0; its other phases come from the tasks.md it is started on.
+  assert.deepEqual(shape('spec_execution_v1'), { type: 'sequential', steps: ['phase-0@architect<>'] });
+  const spec = c.workflows.find((w) => w.name === 'spec_execution_v1')!;
+  assert.equal(spec.dynamic_phases, true);
+  assert.deepEqual(spec.dynamic_config?.templates, { phase: 'spec-templates/phase-template.md', task: 'spec-templates/task-template.md' });
+  assert.equal(spec.steps[0]!.validation_gate?.length, 4);
   assert.deepEqual(shape('bug-fix'), {
     type: 'sequential',
     steps: [

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
-import { EXECUTION_STATES, EXECUTION_TRANSITIONS, assertTransition, canTransition } from '../../src/core/lifecycle/stateMachine.js';
+import { EXECUTION_STATES, EXECUTION_TRANSITIONS, assertTransition, canTransition } from '../../src/core/stateMachine.js';
 import type { ExecutionStatus } from '../../src/core/types.js';
 
 /** The spec's list plus the broker's paused and awaiting_approval, written out independently of the code. */

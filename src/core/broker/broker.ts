@@ -8,6 +8,7 @@ import { buildContract, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
 import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
+import type { DynamicPhases, PreparedSource } from './dynamicPhases.js';
 import { errorResult } from './brokerErrors.js';
 import { RateBuckets, type DrawnBucket } from './rateBuckets.js';
 import type { RateLimitConfig } from './rateLimiter.js';
@@ -39,6 +40,8 @@ export interface BrokerDeps {
   projectId: () => number;
   emit: (events: BatonEvent[]) => void;
   waiters: GateWaiters;
+  /** Spec workflows' hooks (templates with `dynamic_phases`), set by the facade once they exist. */
+  dynamic?: DynamicPhases;
 }
 
 /** The work of one transaction: its response and the events to emit once it is durable. */
@@ -80,21 +83,29 @@ export class Broker {
    */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] | undefined;
-    let mode: 'create' | 'continue' | 'refresh' | 'claim' | undefined;
+    let mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | undefined;
     const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
     try {
       const picked = this.mode(req);
       mode = picked.mode;
       if (picked.activeTaskId) req = { ...req, task_id: picked.activeTaskId };
+      if (mode === 'task') {
+        const payload = this.tokens.verify(req.step_token!, this.now().ms);
+        return this.taskOf(payload, req);
+      }
       if (mode === 'continue' || mode === 'refresh') {
         const waiting = mode === 'continue' && !req.model_output_so_far && decodeTokenUnverified(req.step_token!)?.wait === true;
         if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
+        if (mode === 'continue' && req.model_output_so_far) req = { ...req, evidence: await this.checkEvidence(payload, req) };
         return await this.run(buckets ?? [], () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }
       draw();
-      if (mode === 'create') return await this.run(buckets!, () => this.createInTx(req, ctx));
+      if (mode === 'create') {
+        const prepared = await this.prepare(req);
+        return await this.run(buckets!, () => this.createInTx(req, ctx, true, prepared));
+      }
       return await this.run(buckets!, () => this.claimInTx(req.task_id!, req, ctx));
     } catch (ex) {
       if (!BatonError.is(ex)) throw ex;
@@ -120,7 +131,11 @@ export class Broker {
   }
 
   /** Which of the four operations the request asks for; for a bare call, the active task it picks up. */
-  private mode(req: NextStepRequest): { mode: 'create' | 'continue' | 'refresh' | 'claim'; activeTaskId?: string } {
+  private mode(req: NextStepRequest): { mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task'; activeTaskId?: string } {
+    if (req.request === 'get_task') {
+      if (!req.step_token) throw new BatonError('invalid_input', "request 'get_task' needs the step_token of the spec phase you hold, and task_number.");
+      return { mode: 'task' };
+    }
     if (req.request === 'refresh_token') {
       if (!req.step_token) throw new BatonError('invalid_input', "request 'refresh_token' needs the step_token to refresh (an expired one is fine).");
       return { mode: 'refresh' };
@@ -187,18 +202,38 @@ export class Broker {
   /** Creates an execution without handing out a step: agents claim its ready steps with `{ task_id }` (or a bare call). */
   async start(req: NextStepRequest, ctx: CallContext = {}): Promise<{ execution_id: string; task_id: string }> {
     if (!req.template_name) throw new BatonError('invalid_input', 'template_name is required to start a workflow (see available-workflows://all).');
-    const result = await this.deps.ports.store.transaction(() => this.createInTx(req, ctx, false));
+    const prepared = await this.prepare(req);
+    const result = await this.deps.ports.store.transaction(() => this.createInTx(req, ctx, false, prepared));
     this.deps.emit(result.events);
     return { execution_id: result.response.execution_id!, task_id: result.response.task_id! };
   }
 
-  private createInTx(req: NextStepRequest, ctx: CallContext, claim = true): TxResult {
-    const name = req.template_name!;
+  /** The template a request names, or `template_not_found` naming the ones that exist. */
+  private templateOf(name: string) {
     const template = this.deps.content.template(name);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
-      throw new BatonError('template_not_found', `No workflow template "${name}". Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`);
+      throw new BatonError('template_not_found', `No workflow template "${name}". Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`, { templates: names });
     }
+    return template;
+  }
+
+  /** For a template with dynamic phases: its source read and parsed, before the create transaction. */
+  private async prepare(req: NextStepRequest): Promise<PreparedSource | undefined> {
+    if (!req.template_name) return undefined;
+    const template = this.templateOf(req.template_name);
+    if (!template.dynamic_phases) {
+      if (req.source) throw new BatonError('invalid_input', `Template "${template.name}" takes no source; only templates with dynamic phases (such as spec_execution_v1) do.`);
+      return undefined;
+    }
+    if (!this.deps.dynamic) throw new BatonError('invalid_state', `Template "${template.name}" has dynamic phases, which this Baton cannot run.`);
+    return this.deps.dynamic.prepare(template, req);
+  }
+
+  private createInTx(req: NextStepRequest, ctx: CallContext, claim = true, prepared?: PreparedSource): TxResult {
+    const name = req.template_name!;
+    const template = this.templateOf(name);
+    if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);
     const { iso } = this.now();
     const ids = this.deps.ports.ids;
     const executionId = ids.uuid();
@@ -210,11 +245,12 @@ export class Broker {
       metadata: { template_name: name, referenced_paths: req.referenced_paths ?? [], intent_tags: req.intent_tags ?? [] },
     });
     this.repo.insertExecution({
-      execution_id: executionId, kind: 'template', template_id: template.id, template_name: name, task_id: taskId,
+      execution_id: executionId, kind: prepared ? 'spec' : 'template', template_id: template.id, template_name: name, task_id: taskId,
       project_id: projectId, status: 'running', now: iso,
       metadata: { stall_count: 0, parallel_decision_count: 0, task_description: description, client: ctx.client_name ?? null },
     });
-    template.steps.forEach((def, position) => {
+    const phases = prepared ? this.deps.dynamic!.create(executionId, template, prepared, iso) : [];
+    [...template.steps, ...phases].forEach((def, position) => {
       this.repo.insertStep({ execution_id: executionId, def, position, status: def.dependencies.length ? 'pending' : 'ready' });
     });
     this.deps.ports.store.run('UPDATE projects SET active_task_id = ?, updated_at = ? WHERE id = ?', [taskId, iso, projectId]);
@@ -308,6 +344,9 @@ export class Broker {
     }
     for (const f of output.findings ?? []) {
       this.repo.insertFinding({ ...f, finding_id: ids.uuid(), execution_id: exec.execution_id, step_name: step.step_name, project_id: exec.project_id, now: iso });
+    }
+    if (exec.kind === 'spec' && Array.isArray(req.evidence)) {
+      this.repo.updateStep(exec.execution_id, step.step_name, { metadata: { ...step.metadata, evidence: req.evidence, evidence_at: iso } });
     }
     const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
     const events: BatonEvent[] = [];
@@ -415,6 +454,7 @@ export class Broker {
       }),
       selection, progress,
     };
+    if (exec.kind === 'spec') this.deps.dynamic?.decorate(exec, step, response, this.options.inlineBudgetBytes);
     const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
     fitStepResult(response, heads, this.options.inlineBudgetBytes);
     return { response, events };
@@ -537,6 +577,49 @@ export class Broker {
       [exec.execution_id],
     );
     return rows.flatMap((r) => (r.output ? ((JSON.parse(r.output) as ModelOutput).references ?? []) : []));
+  }
+
+  /** Checks a spec phase's evidence before the submit transaction; other steps pass their evidence through. */
+  private async checkEvidence(p: TokenPayload, req: NextStepRequest): Promise<NextStepRequest['evidence']> {
+    const exec = this.repo.execution(p.execution_id);
+    if (exec?.kind !== 'spec' || !this.deps.dynamic) return req.evidence;
+    const step = this.repo.step(p.execution_id, p.step_name);
+    if (step?.status !== 'running' || step.token_nonce !== p.nonce) return req.evidence; // the transaction refuses it
+    return this.deps.dynamic.checkEvidence(exec, step, req.evidence);
+  }
+
+  /** Request `get_task`: one task of the spec phase a token holds (the token stays valid). */
+  private taskOf(p: TokenPayload, req: NextStepRequest): NextStepResponse {
+    const exec = this.repo.execution(p.execution_id);
+    const step = exec && this.repo.step(p.execution_id, p.step_name);
+    if (!exec || !step || exec.kind !== 'spec' || !this.deps.dynamic) {
+      throw new BatonError('invalid_input', "request 'get_task' is for spec workflows (spec_execution_v1): this token's step is not a spec phase.");
+    }
+    if (step.status !== 'running' || step.token_nonce !== p.nonce) {
+      throw new BatonError('token_out_of_order', `Step "${step.step_name}" is ${step.status}; this token no longer holds it. ${readCurrent(exec.execution_id)}.`);
+    }
+    const task = this.deps.dynamic.task(exec, step, req.task_number);
+    return {
+      status: 'ok', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, new_step_token: req.step_token ?? undefined,
+      token_expires_at: new Date(p.expires_at).toISOString(), progress: exec.progress, spec_task: task,
+      human_message: `Task ${task.task_id} (${task.task_number} of ${task.task_count}) of Phase ${task.phase}. Your step_token is unchanged: submit the phase with it when every task is done.`,
+    };
+  }
+
+  /**
+   * Submits the spec phase `stepName` for its holder without a token (the `specs` tools: the session id is the
+   * execution id): the step's current token is spent, as a token submission would.
+   */
+  async submitHeld(executionId: string, stepName: string, output: ModelOutput, evidence: string[], ctx: CallContext = {}): Promise<NextStepResponse> {
+    return this.run([], () => {
+      const exec = this.repo.execution(executionId);
+      const step = exec && this.repo.step(executionId, stepName);
+      if (!exec || !step) throw new BatonError('execution_not_found', `No execution "${executionId}" with step "${stepName}".`);
+      this.assertWorkable(exec);
+      if (step.status !== 'running' || !step.token_nonce) throw new BatonError('invalid_state', `Step "${stepName}" is ${step.status}; only the phase in progress can be completed.`);
+      const tok = this.repo.token(step.token_nonce)!;
+      return this.submit(exec, step, tok, output, { evidence }, ctx);
+    });
   }
 
   /** Resolves an execution id or task id. */

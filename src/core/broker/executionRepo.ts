@@ -2,7 +2,7 @@
 import type { ArtifactRecord } from '../api.js';
 import type { Store } from '../ports.js';
 import { utf8Length } from '../utf8.js';
-import { assertTransition } from '../lifecycle/stateMachine.js';
+import { assertTransition } from '../stateMachine.js';
 import type { ExecutionKind, ExecutionStatus, FindingInput, StepContract, StepDefinition, StepStatus } from '../types.js';
 
 /** An execution row. */

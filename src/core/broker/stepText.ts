@@ -86,6 +86,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
   if (x.feedback) head.push('', '## Reviewer feedback: address it in this attempt', x.feedback.split(/\r?\n/).map((l) => `> ${l}`).join('\n'));
   head.push('', '## Task', x.task_description || `Run the ${x.workflow} workflow.`);
   if (x.step_description) head.push('', x.step_description);
+  if (x.spec) head.push(...specSection(x.spec));
   head.push('', '## Allowed', bullets(c.allowed_actions, 'Whatever the task needs, within the rules below'));
   head.push('', '## Forbidden', bullets(c.forbidden_actions, `Anything the active rules forbid (${x.guardrails_uri})`));
   if (x.guardrails.length) head.push('', '## Always', bullets(x.guardrails, ''));
@@ -99,6 +100,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
       references: ['<files you used>'],
       confidence: 0.8,
     },
+    ...(x.spec?.validation_gate.length ? { evidence: Object.fromEntries(x.spec.validation_gate.map((_, i) => [String(i + 1), '<what shows it>'])) } : {}),
   };
   const tail = ['', '## Next call', 'Do only this step, then submit it (fill in the <…>):', NEXT_CALL_PREFIX + JSON.stringify(submit), ARTIFACT_TYPES_HINT];
   if (c.human_gate_required) tail.push(GATE_NOTE);
@@ -106,6 +108,22 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
   if (others.length) tail.push(`Also ready: ${others.join(', ')}; another agent claims one with {"task_id":"${res.execution_id}"}.`);
   tail.push(expiryLine(res));
   return { head: head.join('\n') + '\n', tail: tail.join('\n') + '\n' };
+}
+
+/** A spec phase's tasks (as many as fit), or Phase 0's outline, and its validation gate. */
+function specSection(spec: NonNullable<StepContext['spec']>): string[] {
+  const out: string[] = [];
+  if (spec.outline) out.push('', `## Phases that follow (${spec.source})`, spec.outline.join('\n'));
+  if (spec.task_count) {
+    out.push('', `## Tasks (${spec.tasks.length} of ${spec.task_count} listed)`);
+    for (const t of spec.tasks) {
+      const extra = [t.estimated_time, t.dependencies?.length ? `after ${t.dependencies.join(', ')}` : undefined, t.done_in_source ? 'ticked in source' : undefined].filter(Boolean);
+      out.push(`${t.task_number}. ${t.task_id} ${t.name}${extra.length ? ` (${extra.join('; ')})` : ''}${t.acceptance_criteria.length ? `: ${t.acceptance_criteria.join('; ')}` : ''}`);
+    }
+    if (spec.more_tasks) out.push(spec.more_tasks);
+  }
+  if (spec.validation_gate.length) out.push('', '## Validation gate: evidence for each, by number', spec.validation_gate.map((g, i) => `${i + 1}. ${g}`).join('\n'));
+  return out;
 }
 
 /** One inline artifact's heading line in the text. */

@@ -41,6 +41,7 @@ function templateColumns(w: LoadedWorkflow): Columns {
   const definition: WorkflowTemplate = {
     name: w.name, description: w.description, type: w.type, tags: w.tags,
     estimated_duration_minutes: w.estimated_duration_minutes, steps: w.steps,
+    ...(w.dynamic_phases ? { dynamic_phases: true, dynamic_config: w.dynamic_config } : {}),
   };
   return {
     name: w.name, description: w.description, type: w.type, tags: JSON.stringify(w.tags),

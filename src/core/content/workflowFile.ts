@@ -1,7 +1,7 @@
 // Parses and validates one workflow template file (YAML), with a 1-based line for every problem.
 import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
-import type { StepDefinition, WorkflowTemplate } from '../types.js';
+import type { DynamicConfig, StepDefinition, WorkflowTemplate } from '../types.js';
 import { FieldReader, describe, isRecord, normalizeText, type FieldPath } from './fieldReader.js';
 import { findCycles } from './stepGraph.js';
 
@@ -13,10 +13,14 @@ export const DEFAULT_OUTPUT_FORMAT =
 /** Workflow `type` values. */
 export const WORKFLOW_TYPES = ['sequential', 'parallel', 'hybrid'] as const;
 
-const TEMPLATE_FIELDS = ['name', 'description', 'type', 'tags', 'estimated_duration_minutes', 'steps'] as const;
+const TEMPLATE_FIELDS = ['name', 'description', 'type', 'tags', 'estimated_duration_minutes', 'steps', 'dynamic_phases', 'dynamic_config'] as const;
+const DYNAMIC_FIELDS = ['source_type', 'source_path_key', 'templates', 'parser', 'phase_step'] as const;
+const PHASE_STEP_FIELDS = ['agent', 'allowed_actions', 'required_output_format', 'tags'] as const;
+/** Parsers a template's `dynamic_config.parser` may name. */
+export const SPEC_PARSERS = ['auto', 'spec_tasks_parser', 'checkbox_tasks_parser'] as const;
 const STEP_FIELDS = [
   'name', 'agent', 'description', 'dependencies', 'allowed_actions', 'required_output_format', 'human_gate',
-  'path_patterns', 'tags',
+  'path_patterns', 'tags', 'validation_gate',
 ] as const;
 
 /** A parsed workflow file: the template when valid, every problem, and where each step names its agent. */
@@ -65,8 +69,49 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   const tags = r.stringList(root, [], 'tags', where);
   const duration = readDuration(r, root);
   const steps = readSteps(r, root, agentLines);
+  const dynamicPhases = r.boolean(root, [], 'dynamic_phases', where, false);
+  const dynamicConfig = dynamicPhases ? readDynamicConfig(r, root) : undefined;
+  if (!dynamicPhases && root['dynamic_config'] !== undefined) r.error(['dynamic_config'], 'workflow: dynamic_config needs dynamic_phases: true');
   if (r.fatal || name === undefined || description === undefined || type === undefined) return fail();
-  return { template: { name, description, type, tags, estimated_duration_minutes: duration, steps }, problems: r.problems, agentLines };
+  const template: WorkflowTemplate = { name, description, type, tags, estimated_duration_minutes: duration, steps };
+  if (dynamicPhases && dynamicConfig) Object.assign(template, { dynamic_phases: true, dynamic_config: dynamicConfig });
+  return { template, problems: r.problems, agentLines };
+}
+
+/** The `dynamic_config` of a template with `dynamic_phases: true` (the dynamic-spec-workflows spec's metadata). */
+function readDynamicConfig(r: FieldReader, root: Record<string, unknown>): DynamicConfig | undefined {
+  const raw = root['dynamic_config'];
+  const where = 'dynamic_config';
+  if (!isRecord(raw)) {
+    r.error(['dynamic_config'], `workflow: dynamic_phases: true needs a dynamic_config mapping (source_type, templates, parser, phase_step), got ${describe(raw)}`);
+    return undefined;
+  }
+  const at: FieldPath = ['dynamic_config'];
+  r.unknownKeys(raw, at, where, DYNAMIC_FIELDS);
+  const sourceType = r.string(raw, at, 'source_type', where, 'spec_tasks_md', true);
+  const key = r.string(raw, at, 'source_path_key', where, 'the metadata key naming the source, such as spec_path', false) ?? 'spec_path';
+  const parser = r.string(raw, at, 'parser', where, SPEC_PARSERS.join(', '), false) ?? 'auto';
+  if (!(SPEC_PARSERS as readonly string[]).includes(parser)) r.error([...at, 'parser'], `${where}: unknown parser '${parser}' (expected one of ${SPEC_PARSERS.join(', ')})`);
+  if (sourceType !== undefined && sourceType !== 'spec_tasks_md') r.error([...at, 'source_type'], `${where}: unknown source_type '${sourceType}' (expected spec_tasks_md)`);
+  const t = raw['templates'];
+  const tAt: FieldPath = [...at, 'templates'];
+  const phase = isRecord(t) ? r.string(t, tAt, 'phase', `${where}.templates`, 'a path such as spec-templates/phase-template.md', true) : undefined;
+  const task = isRecord(t) ? r.string(t, tAt, 'task', `${where}.templates`, 'a path such as spec-templates/task-template.md', true) : undefined;
+  if (!isRecord(t)) r.error(tAt, `${where}: field 'templates' must be a mapping with phase and task paths, got ${describe(t)}`);
+  const ps = raw['phase_step'];
+  const psAt: FieldPath = [...at, 'phase_step'];
+  const psWhere = `${where}.phase_step`;
+  if (ps !== undefined && !isRecord(ps)) r.error(psAt, `${where}: field 'phase_step' must be a mapping (agent, allowed_actions, required_output_format, tags), got ${describe(ps)}`);
+  const step = isRecord(ps) ? ps : {};
+  if (isRecord(ps)) r.unknownKeys(ps, psAt, psWhere, PHASE_STEP_FIELDS);
+  const phaseStep = {
+    agent: r.string(step, psAt, 'agent', psWhere, 'the agent that runs each phase, such as implementer', false) ?? 'implementer',
+    allowed_actions: r.stringList(step, psAt, 'allowed_actions', psWhere),
+    required_output_format: r.string(step, psAt, 'required_output_format', psWhere, 'what each phase submits', false) ?? DEFAULT_OUTPUT_FORMAT,
+    tags: r.stringList(step, psAt, 'tags', psWhere),
+  };
+  if (sourceType === undefined || phase === undefined || task === undefined) return undefined;
+  return { source_type: sourceType, source_path_key: key, templates: { phase, task }, parser, phase_step: phaseStep };
 }
 
 function readType(r: FieldReader, root: Record<string, unknown>): WorkflowTemplate['type'] | undefined {
@@ -146,11 +191,13 @@ function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | un
   const gate = r.boolean(item, at, 'human_gate', where, false);
   const paths = r.stringList(item, at, 'path_patterns', where);
   const tags = r.stringList(item, at, 'tags', where);
+  const gateItems = r.stringList(item, at, 'validation_gate', where);
   // A step with other errors keeps its name and dependencies for the graph checks; the file is rejected anyway.
   if (name === undefined) return undefined;
   return {
     name, agent: agent ?? '', description: description ?? '', dependencies, allowed_actions: allowed,
     required_output_format: format ?? DEFAULT_OUTPUT_FORMAT, human_gate: gate, path_patterns: paths, tags,
+    ...(gateItems.length ? { validation_gate: gateItems } : {}),
   };
 }
 

@@ -4,56 +4,11 @@ import { minimatch } from 'minimatch';
 import { getAgent, getTemplate, listAgents, listRules, listTemplates, type StoredAgent, type StoredRule, type StoredTemplate } from '../content/contentRepo.js';
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
-import { redactWithPolicy, type RedactPolicy } from '../safety/redact.js';
+import { redactWithPolicy } from '../safety/redact.js';
 import type { Projects } from './projects.js';
-import type { Project } from './types.js';
-
-/** How much of an item to return. */
-export type DetailLevel = 'name' | 'summary' | 'full';
-/** How a full item carries its content: parsed, file text, a markdown rendering, or parsed plus file text. */
-export type ContentMode = 'normalized' | 'raw' | 'synthesized' | 'mixed';
-/** Workflow complexity, derived from the number of steps (≤ 3 simple, ≤ 6 moderate, more high). */
-export type Complexity = 'simple' | 'moderate' | 'high';
-
-/** Options shared by the single-item content tools. */
-export interface ContentOptions {
-  detailLevel?: DetailLevel;
-  fields?: string[];
-  contentMode?: ContentMode;
-  includeHash?: boolean;
-  ifNoneMatch?: string;
-  redactPolicy?: RedactPolicy;
-}
-
-/** A content item as the tools return it; which keys are present depends on the options. */
-export type ContentResponse = { kind: 'workflow' | 'agent' | 'rule'; name: string } & Record<string, unknown>;
-
-/** `{ notModified: true }` when `ifNoneMatch` equals the current hash (`fileHash`; `contentHash` is its older alias). */
-export interface NotModified {
-  notModified: true;
-  fileHash?: string;
-  listHash?: string;
-  contentHash: string;
-}
-
-/** `search_workflows` input. */
-export interface SearchWorkflowsInput {
-  tags?: string[];
-  keywords?: string[];
-  complexity?: Complexity;
-  detailLevel?: DetailLevel;
-  page?: number;
-  limit?: number;
-}
-
-/** `get_relevant_rules` input. */
-export interface RelevantRulesInput extends ContentOptions {
-  tags?: string[];
-  fileTypes?: string[];
-  alwaysApply?: boolean;
-  page?: number;
-  limit?: number;
-}
+import type {
+  Complexity, ContentMode, ContentOptions, ContentResponse, DetailLevel, NotModified, Project, RelevantRulesInput, SearchWorkflowsInput,
+} from '../lifecycleTypes.js';
 
 /** Complexity of a workflow by its step count. */
 export function complexityOf(steps: number): Complexity {

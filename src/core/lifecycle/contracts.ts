@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { BatonError } from '../errors.js';
 import type { FileSystem, Log } from '../ports.js';
-import type { ContractCheck } from './types.js';
+import type { ContractCheck } from '../lifecycleTypes.js';
 
 /** Validators compiled per schema text: a schema edited on disk is picked up on the next call. */
 export class ContractValidator {

@@ -6,7 +6,7 @@ import { Records } from './records.js';
 export { ContractValidator } from './contracts.js';
 export { ContentQueries } from './contentQueries.js';
 export { Projects } from './projects.js';
-export { EXECUTION_STATES, EXECUTION_TRANSITIONS, assertTransition, canTransition } from './stateMachine.js';
+export { EXECUTION_STATES, EXECUTION_TRANSITIONS, assertTransition, canTransition } from '../stateMachine.js';
 
 /** Builds the `LifecycleApi` from its parts. */
 export function createLifecycle(deps: LifecycleDeps): LifecycleApi {

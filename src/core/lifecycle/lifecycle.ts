@@ -7,8 +7,10 @@ import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus, StepStatus } from '../types.js';
 import type { ContractValidator } from './contracts.js';
 import type { Projects } from './projects.js';
-import { RESUMABLE_STATES, TERMINAL_STATES, assertTransition } from './stateMachine.js';
-import type { ContractCheck, StartExecutionInput, StartStepInput, WorkflowExecution, WorkflowPhase, WorkflowStep } from './types.js';
+import { RESUMABLE_STATES, TERMINAL_STATES, assertTransition } from '../stateMachine.js';
+import type {
+  ContractCheck, StartExecutionInput, StartStepInput, TransitionResult, WorkflowExecution, WorkflowPhase, WorkflowStep,
+} from '../lifecycleTypes.js';
 import { toExecutionView, toStepView } from './views.js';
 
 /** What the lifecycle needs from the facade. */
@@ -27,14 +29,6 @@ export interface LifecycleDeps {
 }
 
 type Raw = Record<string, unknown>;
-
-/** The result of a state change. */
-export interface TransitionResult {
-  success: true;
-  executionId: string;
-  from: ExecutionStatus;
-  state: ExecutionStatus;
-}
 
 const DONE: ReadonlySet<StepStatus> = new Set(['completed', 'skipped']);
 const OPEN_STATES: readonly ExecutionStatus[] = ['pending', 'running', 'paused', 'awaiting_approval', 'timeout', 'escalated'];

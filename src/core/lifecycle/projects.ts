@@ -1,7 +1,7 @@
 // Projects: discovery from a path (git detection through the FileSystem port), workspace folders, paginated list.
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
-import type { Project } from './types.js';
+import type { Project } from '../lifecycleTypes.js';
 import { toProjectView } from './views.js';
 
 /** A path without trailing separators (the root stays as it is). */

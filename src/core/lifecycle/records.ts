@@ -7,9 +7,9 @@ import { bm25, toFtsQuery } from './ftsQuery.js';
 import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
 import { base64Size, decodeBase64, normalizeBase64 } from '../base64.js';
 import type {
-  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, LifecycleArtifact,
+  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, FindingsPage, LifecycleArtifact,
   LogExecutionInput, LogLayer, QueryFindingsInput, StoreArtifactInput, StoreFindingInput, WorkflowExecution,
-} from './types.js';
+} from '../lifecycleTypes.js';
 import { toArtifactView, toExecutionView, toFindingView, toLogView } from './views.js';
 
 type Raw = Record<string, unknown>;
@@ -24,16 +24,6 @@ const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN st
 
 /** Decoded logs kept in memory across executions (least recently read dropped first). */
 const LOG_CACHE_LIMIT = 50_000;
-
-/** A page of findings. */
-export interface FindingsPage {
-  findings: Finding[];
-  total: number;
-  limit: number;
-  offset: number;
-  /** The FTS4 expression that ran, when searchText was given. */
-  ftsQuery?: string;
-}
 
 /** Logs, artifacts, findings and queries over executions. */
 export class Records {

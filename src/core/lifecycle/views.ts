@@ -1,7 +1,7 @@
 // Rows of the shared tables in the lifecycle spec's shapes.
 import { parseJson } from '../broker/executionRepo.js';
 import type { ExecutionStatus, StepStatus } from '../types.js';
-import type { ExecutionLog, Finding, LifecycleArtifact, LogLayer, LogLevel, Project, WorkflowExecution, WorkflowPhase, WorkflowStep } from './types.js';
+import type { ExecutionLog, Finding, LifecycleArtifact, LogLayer, LogLevel, Project, WorkflowExecution, WorkflowPhase, WorkflowStep } from '../lifecycleTypes.js';
 
 type Raw = Record<string, unknown>;
 

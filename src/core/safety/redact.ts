@@ -1,4 +1,5 @@
 // Removes secrets (step tokens, API keys, passwords, private keys) from what the call log stores, and secrets
+import type { RedactPolicy } from '../types.js';
 // and/or personal data (e-mail addresses, phone numbers, IP addresses) from content by a redaction policy.
 
 const REDACTED = '[REDACTED]';
@@ -99,9 +100,9 @@ const PII_RULES: Array<[RegExp, string]> = [
 ];
 
 /** Redaction policies of the content tools. */
-export const REDACT_POLICIES = ['none', 'pii', 'secrets', 'pii+secrets'] as const;
+export const REDACT_POLICIES = ['none', 'pii', 'secrets', 'pii+secrets'] as const satisfies readonly RedactPolicy[];
 /** What to redact: nothing, personal data, secrets, or both. */
-export type RedactPolicy = (typeof REDACT_POLICIES)[number];
+export type { RedactPolicy };
 
 function applyRules(text: string, rules: ReadonlyArray<[RegExp, string | ((match: string, ...groups: string[]) => string)]>): string {
   let out = text;

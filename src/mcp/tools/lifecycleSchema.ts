@@ -1,8 +1,8 @@
 // Zod schemas of the lifecycle, logging and query tools (specs/lifecycle-tools.md camelCase names) and the
 // plain-words hints the input error formatter uses.
 import * as z from 'zod';
-import { FINDING_SEVERITIES, LOG_LAYERS, LOG_LEVELS, CONTENT_TYPES } from '../../core/lifecycle/types.js';
-import { EXECUTION_STATES } from '../../core/lifecycle/stateMachine.js';
+import { FINDING_SEVERITIES, LOG_LAYERS, LOG_LEVELS, CONTENT_TYPES } from '../../core/lifecycleTypes.js';
+import { EXECUTION_STATES } from '../../core/stateMachine.js';
 
 const id = z.string().min(1);
 const stepId = z.string().regex(/^\d+$/);

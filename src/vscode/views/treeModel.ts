@@ -1,7 +1,7 @@
 // The Baton tree as plain data: Workflows (templates) › Executions › Steps › Artifacts. No 'vscode' import, so the
 // shape, ids, labels, icons and context values are unit-tested; workflowsTreeProvider.ts turns nodes into TreeItems.
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
-import type { Finding } from '../../core/lifecycle/types.js';
+import type { Finding } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
 
 /** A codicon and an optional theme colour id. */

@@ -1,5 +1,5 @@
 // Shapes of the lifecycle, logging, query and content tools (specs/lifecycle-tools.md names, camelCase).
-import type { ExecutionStatus, StepStatus } from '../types.js';
+import type { ExecutionStatus, RedactPolicy, StepStatus } from './types.js';
 
 /** A phase of a workflow, as `start_execution` returns it. */
 export interface WorkflowPhase {
@@ -232,4 +232,71 @@ export interface ExecutionDetails {
   logs?: ExecutionLog[];
   artifacts?: LifecycleArtifact[];
   findings?: Finding[];
+}
+
+/** The result of a state change. */
+export interface TransitionResult {
+  success: true;
+  executionId: string;
+  from: ExecutionStatus;
+  state: ExecutionStatus;
+}
+
+/** A page of findings. */
+export interface FindingsPage {
+  findings: Finding[];
+  total: number;
+  limit: number;
+  offset: number;
+  /** The FTS4 expression that ran, when searchText was given. */
+  ftsQuery?: string;
+}
+
+// ---- content tools ----
+
+/** How much of an item to return. */
+export type DetailLevel = 'name' | 'summary' | 'full';
+/** How a full item carries its content: parsed, file text, a markdown rendering, or parsed plus file text. */
+export type ContentMode = 'normalized' | 'raw' | 'synthesized' | 'mixed';
+/** Workflow complexity, derived from the number of steps (≤ 3 simple, ≤ 6 moderate, more high). */
+export type Complexity = 'simple' | 'moderate' | 'high';
+
+/** Options shared by the single-item content tools. */
+export interface ContentOptions {
+  detailLevel?: DetailLevel;
+  fields?: string[];
+  contentMode?: ContentMode;
+  includeHash?: boolean;
+  ifNoneMatch?: string;
+  redactPolicy?: RedactPolicy;
+}
+
+/** A content item as the tools return it; which keys are present depends on the options. */
+export type ContentResponse = { kind: 'workflow' | 'agent' | 'rule'; name: string } & Record<string, unknown>;
+
+/** `{ notModified: true }` when `ifNoneMatch` equals the current hash (`fileHash`; `contentHash` is its older alias). */
+export interface NotModified {
+  notModified: true;
+  fileHash?: string;
+  listHash?: string;
+  contentHash: string;
+}
+
+/** `search_workflows` input. */
+export interface SearchWorkflowsInput {
+  tags?: string[];
+  keywords?: string[];
+  complexity?: Complexity;
+  detailLevel?: DetailLevel;
+  page?: number;
+  limit?: number;
+}
+
+/** `get_relevant_rules` input. */
+export interface RelevantRulesInput extends ContentOptions {
+  tags?: string[];
+  fileTypes?: string[];
+  alwaysApply?: boolean;
+  page?: number;
+  limit?: number;
 }

@@ -1,7 +1,7 @@
 // The one execution state machine every kind of run follows: the lifecycle spec's transitions plus the broker's
 // `paused` and `awaiting_approval`. Every status write (broker, gates, cancel, lifecycle tools) goes through it.
-import { BatonError } from '../errors.js';
-import type { ExecutionStatus } from '../types.js';
+import { BatonError } from './errors.js';
+import type { ExecutionStatus } from './types.js';
 
 /** Every execution state. */
 export const EXECUTION_STATES: readonly ExecutionStatus[] = [

@@ -1,0 +1,102 @@
+// Markdown lines as the tasks.md parsers read them: offsets into the original text (BOM and CRLF kept), indentation
+// with tabs expanded, checkboxes with the position of their mark, bold labels such as `**Goal:**`.
+import type { CheckboxRef } from '../specTypes.js';
+
+/** One line of a source text. */
+export interface SourceLine {
+  /** 1-based. */
+  number: number;
+  /** UTF-16 offset of the line's first character in the text (after a BOM on line 1). */
+  start: number;
+  /** The line without its ending (and without a BOM). */
+  text: string;
+  /** Leading whitespace in columns, a tab advancing to the next multiple of 4. */
+  indent: number;
+}
+
+/** A list item: `- text`, `* text`, `1. text`, with its checkbox when it has one. */
+export interface ListItem {
+  indent: number;
+  /** The text after the bullet and the checkbox. */
+  content: string;
+  checkbox: CheckboxRef | null;
+}
+
+/** Columns of leading whitespace (tabs to the next multiple of 4). */
+export function indentOf(text: string): number {
+  let col = 0;
+  for (const ch of text) {
+    if (ch === ' ') col++;
+    else if (ch === '\t') col += 4 - (col % 4);
+    else break;
+  }
+  return col;
+}
+
+/** Splits a text into lines, keeping each line's offset; `\r\n`, `\n` and `\r` all end a line; a BOM is skipped. */
+export function splitLines(text: string): SourceLine[] {
+  const lines: SourceLine[] = [];
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let number = 1;
+  for (let i = start; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : -1;
+    if (c !== 0x0a && c !== 0x0d && c !== -1) continue;
+    const line = text.slice(start, i);
+    if (c !== -1 || line.length > 0 || lines.length === 0) lines.push({ number: number++, start, text: line, indent: indentOf(line) });
+    if (c === 0x0d && text.charCodeAt(i + 1) === 0x0a) i++;
+    start = i + 1;
+  }
+  return lines;
+}
+
+const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](?:[ \t]+|$)(.*)$/;
+const BULLET = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$/;
+
+/** The line as a list item, or undefined when it is not one. */
+export function listItem(line: SourceLine): ListItem | undefined {
+  const cb = CHECKBOX.exec(line.text);
+  if (cb) {
+    const column = line.text.indexOf('[', cb[1]!.length) + 1;
+    return { indent: line.indent, content: cb[3]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text } };
+  }
+  const b = BULLET.exec(line.text);
+  return b ? { indent: line.indent, content: b[2]!.trim(), checkbox: null } : undefined;
+}
+
+/** A `#` heading: its level and text (closing hashes removed). */
+export function heading(line: SourceLine): { level: number; text: string } | undefined {
+  const m = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/.exec(line.text);
+  return m ? { level: m[1]!.length, text: m[2]!.trim() } : undefined;
+}
+
+/** Whether a line opens or closes a fenced code block. */
+export function isFence(line: SourceLine): boolean {
+  return /^ {0,3}(```|~~~)/.test(line.text);
+}
+
+/** Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`) and inline code ticks. */
+export function plain(text: string): string {
+  return text.replace(/\*\*|__/g, '').replace(/(^|\s)[*_](\S(?:.*?\S)?)[*_](?=\s|$|[.,;:])/g, '$1$2').replace(/`/g, '').trim();
+}
+
+/**
+ * A labelled field: `**Goal:** text`, `**Goal**: text`, `Goal: text`, `_Requirements: 1.1_`. The label comes back in
+ * lower case without its colon; undefined when the text is not one (a label is at most 40 characters).
+ */
+export function field(text: string): { label: string; value: string } | undefined {
+  const t = text.trim();
+  const bold = /^(?:\*\*|__)([^*_]{1,40}?)[ \t]*(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:)[ \t]*(.*)$/.exec(t);
+  if (bold) return { label: bold[1]!.trim().toLowerCase(), value: bold[2]!.trim() };
+  const under = /^_([A-Za-z][\w ]{0,39}):[ \t]*(.*?)_?$/.exec(t);
+  if (under) return { label: under[1]!.trim().toLowerCase(), value: under[2]!.trim() };
+  const simple = /^([A-Z][A-Za-z ]{0,39}):[ \t]+(.*)$/.exec(t);
+  if (simple) return { label: simple[1]!.trim().toLowerCase(), value: simple[2]!.trim() };
+  return undefined;
+}
+
+/** Splits a list written in one line (`1.1, 2.3; 4`), dropping `None`, `N/A` and dashes. */
+export function splitList(value: string): string[] {
+  const v = plain(value);
+  if (/^(none|n\/a|-|—|–|nothing)\.?$/i.test(v) || v === '') return [];
+  return v.split(/[,;]|\band\b/).map((s) => s.trim().replace(/\.$/, '')).filter(Boolean);
+}

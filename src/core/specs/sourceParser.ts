@@ -1,0 +1,61 @@
+// The spec's SourceParser interface, the parse error with what an agent or person needs to fix the file, and the
+// choice of a parser by content.
+import { BatonError } from '../errors.js';
+import type { ParsedSpec, SpecGateItem, SpecPhase } from '../specTypes.js';
+
+/** Reads one format of tasks.md into phases and tasks. */
+export interface SourceParser {
+  /** The id `dynamic_config.parser` names. */
+  readonly id: string;
+  /** How sure the parser is that `text` is its format: 0 (not at all) to 1. */
+  detect(text: string): number;
+  /** Parses `text` (the file at `path`, relative to the workspace); throws `source_parse_failed`. */
+  parse(text: string, path: string): ParsedSpec;
+}
+
+/** A `source_parse_failed` error: the file, the line, what was expected there and an example line. */
+export function parseError(path: string, line: number, problem: string, expected: string, example: string): BatonError {
+  return new BatonError(
+    'source_parse_failed',
+    `Could not parse ${path}, line ${line}: ${problem}. Expected ${expected}, for example:\n${example}`,
+    { file: path, line, expected, example },
+  );
+}
+
+/** The gate a phase gets when its source gives none. */
+export function defaultGate(phase: Pick<SpecPhase, 'number'>, requirements: string[]): SpecGateItem[] {
+  const items = [
+    `Every task of Phase ${phase.number} is done: the files or commits that show each`,
+    "Each task's acceptance criteria hold: how you checked",
+    "The phase's tests pass: the command and its result",
+  ];
+  if (requirements.length) items.push(`Requirements ${requirements.join(', ')} are met: where each is implemented`);
+  return items.map((text) => ({ text, checkbox: null }));
+}
+
+/** The example lines a parse error shows for each format. */
+export const EXAMPLES = {
+  spec: '### Phase 1: Core Infrastructure\n**Goal:** Build the base.\n- [ ] **Task 1.1**: Create the schema\n  - **Acceptance Criteria**:\n    - [ ] Migrations run\n**Validation Gate:**\n- [ ] All tests pass',
+  checkbox: '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders\n  - _Requirements: 1.1_',
+};
+
+/** Picks the parser for `text`: the one named, or (for `auto`) the surest one; refuses text no parser recognises. */
+export function chooseParser(parsers: readonly SourceParser[], name: string, text: string, path: string): SourceParser {
+  if (name !== 'auto') {
+    const named = parsers.find((p) => p.id === name);
+    if (!named) throw new BatonError('invalid_input', `No tasks.md parser "${name}"; parsers: auto, ${parsers.map((p) => p.id).join(', ')}.`);
+    return named;
+  }
+  let best: { parser: SourceParser; score: number } | undefined;
+  for (const parser of parsers) {
+    const score = parser.detect(text);
+    if (score > 0 && (!best || score > best.score)) best = { parser, score };
+  }
+  if (best) return best.parser;
+  const firstLine = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/).findIndex((l) => l.trim() !== '') + 1;
+  throw parseError(
+    path, Math.max(1, firstLine), text.trim() === '' ? 'the file is empty' : 'found no phases and no checkbox tasks',
+    'phase headings with bold task lines (the spec format) or a checkbox list (Kiro, spec-kit, spec-workflow-mcp, Task Master)',
+    `${EXAMPLES.spec}\n\nor\n\n${EXAMPLES.checkbox}`,
+  );
+}

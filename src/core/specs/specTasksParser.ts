@@ -1,0 +1,180 @@
+// The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
+// dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
+import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
+import { field, heading, isFence, listItem, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
+
+const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-–—]\s*(.*))?$/iu;
+const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-–—]\s*|\s+)(.*)$/i;
+const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
+const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
+const DURATION_LABELS = /^(estimated duration|duration|estimated time|estimate|effort|time estimate)$/;
+
+/** A phase being read, with the heading level that ends it. */
+interface OpenPhase {
+  phase: SpecPhase;
+  level: number;
+  mode: 'none' | 'tasks' | 'gate';
+  task: (SpecTask & { indent: number; criteriaIndent: number | null }) | null;
+}
+
+/** Parses the spec's tasks.md format. */
+export class SpecTasksParser implements SourceParser {
+  readonly id = 'spec_tasks_parser';
+
+  /** Sure when it sees a phase heading and a `Task N.M` line; never for a file without both. */
+  detect(text: string): number {
+    const phases = /^ {0,3}#{1,6}[ \t]+[^\n]*?Phase\s+\d/im.test(text);
+    const tasks = /^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
+    return phases && tasks ? 0.9 : 0;
+  }
+
+  /** @inheritdoc */
+  parse(text: string, path: string): ParsedSpec {
+    const lines = splitLines(text);
+    const phases: SpecPhase[] = [];
+    let title: string | null = null;
+    let open: OpenPhase | null = null;
+    let fenced = false;
+    const close = () => {
+      if (open) phases.push(finish(open.phase, path));
+      open = null;
+    };
+    for (const line of lines) {
+      if (isFence(line)) fenced = !fenced;
+      if (fenced) continue;
+      const h = heading(line);
+      if (h) {
+        if (h.level === 1 && title === null) title = plain(h.text);
+        const m = PHASE_HEADING.exec(plain(h.text));
+        if (m) {
+          close();
+          open = { phase: newPhase(phases.length + 1, m[1]!, m[2], line), level: h.level, mode: 'none', task: null };
+        } else if (open && h.level <= (open as OpenPhase).level) {
+          close();
+        } else if (open) {
+          sectionHeading(open, plain(h.text));
+        }
+        continue;
+      }
+      if (open) readLine(open, line);
+    }
+    close();
+    if (phases.length === 0) {
+      throw parseError(path, 1, 'found no phase heading', 'a heading such as "### Phase 1: Name" with task lines under it', EXAMPLES.spec);
+    }
+    return { parser: this.id, title, phases };
+  }
+}
+
+function newPhase(number: number, label: string, name: string | undefined, line: SourceLine): SpecPhase {
+  const clean = plain(name ?? '').replace(/[*_]+$/, '').trim();
+  return {
+    number, label: `Phase ${label}`, name: clean || `Phase ${label}`, description: '', estimated_duration: null,
+    validation_gate: [], gate_from_source: false, line: line.number, checkbox: null, tasks: [],
+  };
+}
+
+/** A sub-heading inside a phase (`#### Tasks`, `#### Validation Gate`) switches what the following items are. */
+function sectionHeading(open: OpenPhase, text: string): void {
+  const label = text.replace(/:$/, '').toLowerCase();
+  if (GATE_LABELS.test(label)) open.mode = 'gate';
+  else if (label === 'tasks') open.mode = 'tasks';
+  open.task = null;
+}
+
+function readLine(open: OpenPhase, line: SourceLine): void {
+  if (line.text.trim() === '') return;
+  const item = listItem(line);
+  if (!item) {
+    const f = field(line.text);
+    if (f) phaseField(open, f.label, f.value);
+    else if (open.phase.tasks.length === 0 && open.mode === 'none') appendText(open.phase, 'description', plain(line.text));
+    return;
+  }
+  const content = plain(item.content);
+  const task = TASK_LINE.exec(content);
+  if (task && open.mode !== 'gate') {
+    open.mode = 'tasks';
+    const t = newTask(open.phase.tasks.length + 1, task[1]!, task[2]!, line, item.checkbox, item.indent);
+    open.phase.tasks.push(t);
+    open.task = t;
+    return;
+  }
+  if (open.mode === 'gate' && (!open.task || item.indent <= open.task.indent)) {
+    open.phase.validation_gate.push({ text: content, checkbox: item.checkbox });
+    open.phase.gate_from_source = true;
+    return;
+  }
+  if (open.task && item.indent > open.task.indent) {
+    taskDetail(open.task, item.content, item.indent);
+    return;
+  }
+  const f = field(item.content);
+  if (f) phaseField(open, f.label, f.value);
+}
+
+function phaseField(open: OpenPhase, label: string, value: string): void {
+  if (DESCRIPTION_LABELS.test(label)) {
+    appendText(open.phase, 'description', plain(value));
+    open.mode = 'none';
+  } else if (DURATION_LABELS.test(label)) {
+    open.phase.estimated_duration = plain(value) || null;
+  } else if (label === 'tasks') {
+    open.mode = 'tasks';
+    open.task = null;
+  } else if (GATE_LABELS.test(label)) {
+    open.mode = 'gate';
+    open.task = null;
+    if (value) {
+      open.phase.validation_gate.push({ text: plain(value), checkbox: null });
+      open.phase.gate_from_source = true;
+    }
+  }
+}
+
+function newTask(number: number, id: string, rest: string, line: SourceLine, checkbox: CheckboxRef | null, indent: number) {
+  return {
+    number, id: id.replace(/\.$/, ''), name: rest.replace(/^[*_:\s]+|[*_\s]+$/g, '').trim() || `Task ${id}`, description: '',
+    estimated_time: null, dependencies: [], acceptance_criteria: [], requirements: [], parallel: false, tags: [], line: line.number,
+    checkbox, done_in_source: checkbox ? /[xX]/.test(checkbox.mark) : false, indent, criteriaIndent: null as number | null,
+  };
+}
+
+/** A line nested under a task: one of its fields, an acceptance criterion, or description. */
+function taskDetail(task: SpecTask & { criteriaIndent: number | null }, content: string, indent: number): void {
+  if (task.criteriaIndent !== null && indent > task.criteriaIndent) {
+    task.acceptance_criteria.push(plain(content));
+    return;
+  }
+  task.criteriaIndent = null;
+  const f = field(content);
+  if (!f) {
+    appendText(task, 'description', plain(content));
+    return;
+  }
+  if (/^(estimated time|estimate|time|effort|duration)$/.test(f.label)) task.estimated_time = plain(f.value) || null;
+  else if (/^(dependencies|depends on|dependency)$/.test(f.label)) task.dependencies = splitList(f.value).map((d) => d.replace(/^Task\s+/i, ''));
+  else if (/^(acceptance criteria|acceptance|done when|success criteria)$/.test(f.label)) {
+    task.criteriaIndent = indent;
+    if (f.value) task.acceptance_criteria.push(plain(f.value));
+  } else if (/^requirements?$/.test(f.label)) task.requirements = splitList(f.value);
+  else appendText(task, 'description', `${f.label[0]!.toUpperCase()}${f.label.slice(1)}: ${plain(f.value)}`);
+}
+
+function appendText(target: { description: string }, key: 'description', text: string): void {
+  if (text) target[key] = target[key] ? `${target[key]}\n${text}` : text;
+}
+
+/** Checks a phase (it must have tasks) and gives it the default gate when its source has none. */
+function finish(phase: SpecPhase, path: string): SpecPhase {
+  if (phase.tasks.length === 0) {
+    throw parseError(
+      path, phase.line, `${phase.label} "${phase.name}" has no tasks`,
+      `task lines under the phase heading (or remove the empty phase)`, `- [ ] **Task ${phase.label.replace(/^Phase /, '')}.1**: Name`,
+    );
+  }
+  const tasks = phase.tasks.map(({ indent: _i, criteriaIndent: _c, ...t }: SpecTask & { indent?: number; criteriaIndent?: number | null }) => t);
+  const gate: SpecGateItem[] = phase.validation_gate.length ? phase.validation_gate : defaultGate(phase, [...new Set(tasks.flatMap((t) => t.requirements))]);
+  return { ...phase, tasks, validation_gate: gate };
+}
