@@ -6,6 +6,7 @@ import type {
 } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
@@ -111,6 +112,28 @@ export class RemoteSource implements BatonSource {
 
   guardrails(): Promise<string> {
     return this.result({ op: 'guardrails' });
+  }
+
+  /** The terminal owner has no spec operations on /control yet: a clear refusal that names the way round. */
+  private specsElsewhere(): BatonError {
+    return new BatonError(
+      'invalid_state',
+      `Spec workflows in the editor need this window to own the database, and Baton process ${this.owner.pid} (a terminal \`baton mcp\`/\`baton serve\`) owns it; ` +
+        'run `baton spec start <tasks.md>` in that terminal, or stop that process and the editor takes over.',
+      { ownerPid: this.owner.pid },
+    );
+  }
+
+  startSpec(): Promise<SpecSummary> {
+    return Promise.reject(this.specsElsewhere());
+  }
+
+  specStatus(): Promise<SpecStatus> {
+    return Promise.reject(this.specsElsewhere());
+  }
+
+  async listSpecs(): Promise<SpecSummary[]> {
+    return [];
   }
 
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable {

@@ -45,6 +45,11 @@ export class ExecutionPanel {
     return [...ExecutionPanel.panels].find((p) => p.controller.matches(executionId));
   }
 
+  /** Reads every open panel again (something they show changed outside the database, such as a tasks.md buffer). */
+  static refreshAll(): void {
+    for (const p of ExecutionPanel.panels) void p.controller.receive({ type: 'panel/refresh' });
+  }
+
   /** Restores panels after a reload from the `{ executionId, selectedStep }` the webview saved with `setState`. */
   static registerSerializer(context: vscode.ExtensionContext, getSource: () => BatonSource | Promise<BatonSource>): vscode.Disposable {
     return vscode.window.registerWebviewPanelSerializer(EXECUTION_VIEW_TYPE, {
