@@ -4,6 +4,7 @@ import { CliError, VERSION } from './common.js';
 import { DECIDE_USAGE, decideCommand } from './decideCommand.js';
 import { MCP_USAGE, mcpCommand } from './mcpCommand.js';
 import { SERVE_USAGE, serveCommand } from './serveCommand.js';
+import { SPEC_USAGE, specCommand } from './specCommand.js';
 import { STATUS_USAGE, statusCommand } from './statusCommand.js';
 
 const USAGE = `Usage: baton <command> [options]
@@ -14,6 +15,7 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
+  spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -21,7 +23,7 @@ Run "baton <command> --help" or "baton help <command>" for a command's options.
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
-const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE };
+const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE, spec: SPEC_USAGE };
 
 /** A usage error naming what is wrong, with the general usage after it. */
 function usageError(message: string): CliError {
@@ -65,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest);
       case 'status':
         return await statusCommand(rest);
+      case 'spec':
+        return await specCommand(rest);
       case 'approve':
       case 'reject':
         return await decideCommand(command, rest);

@@ -11,8 +11,8 @@ import { openOrFindOwner, unreachableOwner, type Ownership } from './common.js';
 /** Where and how to open the database if nobody owns it. */
 export interface CoreTarget {
   dbPath: string;
-  /** 'read': only read the file (status); 'existing': own it to change it (approve, reject). Neither creates one. */
-  access: 'read' | 'existing';
+  /** 'read': only read the file (status); 'existing': own it to change it (approve, reject); 'create': own it, creating it if need be (spec start). */
+  access: 'read' | 'existing' | 'create';
   contentDir?: string;
   workspace?: string;
   log: Log;

@@ -1,5 +1,6 @@
 // Calls a live owner's POST /control, for `baton approve|reject|status` run in another process.
 import type { ExecutionSummary, GateDecisionResult } from '../core/api.js';
+import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { DiscoveryInfo } from './discovery.js';
 import type { ControlRequest } from './ownerServer.js';
@@ -44,4 +45,16 @@ export async function decideViaOwner(owner: DiscoveryInfo, decision: Omit<Extrac
 export async function statusViaOwner(owner: DiscoveryInfo, activeOnly: boolean): Promise<ExecutionSummary[]> {
   const body = (await callControl(owner, { op: 'status', active_only: activeOnly })) as { executions: ExecutionSummary[] };
   return body.executions;
+}
+
+/** Starts a spec workflow through the owner (the source as a path the owner's workspace holds). */
+export async function specStartViaOwner(owner: DiscoveryInfo, source: string, taskDescription?: string): Promise<SpecPhaseResult> {
+  const body = (await callControl(owner, { op: 'spec_start', source, task_description: taskDescription })) as { result: SpecPhaseResult };
+  return body.result;
+}
+
+/** A spec workflow's status through the owner. */
+export async function specStatusViaOwner(owner: DiscoveryInfo, id?: string): Promise<SpecStatus> {
+  const body = (await callControl(owner, { op: 'spec_status', id })) as { result: SpecStatus };
+  return body.result;
 }

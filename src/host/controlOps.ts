@@ -16,14 +16,18 @@ export type ControlRequest =
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
   | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
-  | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext };
+  | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext }
+  | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
+  | { op: 'spec_status'; id?: string }
+  | { op: 'spec_list'; source?: string };
 
 /** HTTP status of a domain error. */
 function statusOf(reason: ErrorReason): number {
   if (reason === 'invalid_input') return 400;
   if (reason === 'unauthorized') return 401;
   if (reason.endsWith('not_found')) return 404;
-  if (reason === 'invalid_state') return 409;
+  if (reason === 'invalid_state' || reason === 'phase_locked') return 409;
+  if (reason === 'source_parse_failed' || reason === 'source_outside_workspace' || reason.endsWith('_out_of_range') || reason === 'evidence_incomplete') return 422;
   if (reason === 'rate_limited') return 429;
   return 500;
 }
@@ -69,6 +73,12 @@ async function runControl(baton: BatonApi, req: ControlRequest): Promise<unknown
       return { result: await baton.nextStep(req.request, req.context) };
     case 'start_workflow':
       return { result: await baton.startWorkflow(req.template_name, req.task_description, req.context) };
+    case 'spec_start':
+      return { result: await baton.specs.start({ source: req.source, template_name: req.template_name, task_description: req.task_description }) };
+    case 'spec_status':
+      return { result: await baton.specs.status(req.id) };
+    case 'spec_list':
+      return { result: baton.specs.list({ source: req.source }) };
     case 'decide': {
       const { op: _op, ...decision } = req;
       return { result: await baton.decide(decision) };
@@ -136,12 +146,18 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
         task_description: optionalString(body, 'task_description'),
         context: body.context === undefined ? undefined : objectField<CallContext>(body, 'context'),
       };
+    case 'spec_start':
+      return { op: 'spec_start', source: requiredString(body, 'source'), template_name: optionalString(body, 'template_name'), task_description: optionalString(body, 'task_description') };
+    case 'spec_status':
+      return { op: 'spec_status', id: optionalString(body, 'id') };
+    case 'spec_list':
+      return { op: 'spec_list', source: optionalString(body, 'source') };
     default:
       return null;
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifact, artifacts, cancel, next_step, start_workflow';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -16,6 +16,7 @@ import type { ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
 import { registerContentTools } from './tools/contentTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
+import { registerSpecTools } from './tools/specTools.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
@@ -59,6 +60,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const clientName = () => server.server.getClientVersion()?.name;
   const specs: ToolSpec[] = [];
   if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
+  if (groups.includes('specs')) specs.push(...registerSpecTools(server, baton, log));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
   // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.

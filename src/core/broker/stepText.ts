@@ -110,7 +110,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
   return { head: head.join('\n') + '\n', tail: tail.join('\n') + '\n' };
 }
 
-/** A spec phase's tasks (as many as fit), or Phase 0's outline, and the gate when the description does not carry it. */
+/** A spec phase's tasks (as many as fit), or Phase 0's outline, and its validation gate. */
 function specSection(spec: NonNullable<StepContext['spec']>): string[] {
   const out: string[] = [];
   if (spec.outline) out.push('', `## Phases that follow (${spec.source})`, spec.outline.join('\n'));
@@ -122,7 +122,7 @@ function specSection(spec: NonNullable<StepContext['spec']>): string[] {
     }
     if (spec.more_tasks) out.push(spec.more_tasks);
   }
-  if (spec.phase === 0 && spec.validation_gate.length) out.push('', '## Validation gate: evidence for each, by number', spec.validation_gate.map((g, i) => `${i + 1}. ${g}`).join('\n'));
+  if (spec.validation_gate.length) out.push('', '## Validation gate: evidence for each, by number', spec.validation_gate.map((g, i) => `${i + 1}. ${g}`).join('\n'));
   return out;
 }
 

@@ -7,7 +7,7 @@ import { utf8Length } from '../utf8.js';
 import type { SpecSnapshot } from './specRepo.js';
 
 /** Bytes left for the dependency artifacts after the phase is fitted (a cut artifact and its pointer). */
-const ARTIFACT_RESERVE = 400;
+const ARTIFACT_RESERVE = 360;
 /** Inline guardrails and persona of a spec phase: the phase's own instructions need the room (both stay at their URIs). */
 const SPEC_GUARDRAILS = 2;
 const SPEC_PERSONA_CHARS = 140;
@@ -57,6 +57,8 @@ export function fitSpecContext(res: NextStepResponse, budget: number): void {
   const limit = budget - ARTIFACT_RESERVE;
   if (sizes(res) <= limit) return;
   const x = res.context!;
+  // Phases run one after another: the selection has a single candidate and says nothing the phase does not.
+  if (res.selection && res.selection.all_candidates.length <= 1) delete res.selection;
   x.guardrails = x.guardrails.slice(0, SPEC_GUARDRAILS);
   if (x.persona_summary.length > SPEC_PERSONA_CHARS) x.persona_summary = `${x.persona_summary.slice(0, SPEC_PERSONA_CHARS).replace(/\s+\S*$/, '')} …`;
   if (sizes(res) <= limit) return;

@@ -32,8 +32,11 @@ function numbered(items: readonly string[]): string {
   return items.map((t, i) => `${i + 1}. ${t}`).join('\n');
 }
 
-/** A phase rendered through the phase template. */
-export function renderPhase(template: string, phase: SpecPhase, ctx: RenderContext): string {
+/**
+ * A phase rendered through the phase template. `gateElsewhere` (a step result, which lists the gate in
+ * `context.spec` and its text form) puts a pointer where the gate's items would be, so they are not sent twice.
+ */
+export function renderPhase(template: string, phase: SpecPhase, ctx: RenderContext, gateElsewhere = false): string {
   const gate = phase.validation_gate.map((g) => g.text);
   const signoff = needsSignoff(gate);
   return fill(template, {
@@ -42,7 +45,7 @@ export function renderPhase(template: string, phase: SpecPhase, ctx: RenderConte
     PHASE_DESCRIPTION: phase.description || `Deliver the ${phase.tasks.length} tasks below.`,
     ESTIMATED_DURATION: phase.estimated_duration ?? 'not given',
     TASK_COUNT: String(phase.tasks.length),
-    VALIDATION_GATE: numbered(gate),
+    VALIDATION_GATE: gateElsewhere ? `(${gate.length} item${gate.length > 1 ? 's' : ''}: see "Validation gate" below / context.spec.validation_gate)` : numbered(gate),
     NEXT_PHASE_NUMBER: String(phase.number + 1),
     PHASE_COUNT: String(ctx.totalPhases - 1),
     SOURCE_PATH: ctx.source,

@@ -25,9 +25,9 @@ export function parseError(path: string, line: number, problem: string, expected
 /** The gate a phase gets when its source gives none. */
 export function defaultGate(phase: Pick<SpecPhase, 'number'>, requirements: string[]): SpecGateItem[] {
   const items = [
-    `Every task of Phase ${phase.number} is done: for each, the files or commits that show it`,
-    "Each task's acceptance criteria hold: how you checked them",
-    'The tests that cover this phase pass: the command you ran and its result',
+    `Every task of Phase ${phase.number} is done: the files or commits that show each`,
+    "Each task's acceptance criteria hold: how you checked",
+    "The phase's tests pass: the command and its result",
   ];
   if (requirements.length) items.push(`Requirements ${requirements.join(', ')} are met: where each is implemented`);
   return items.map((text) => ({ text, checkbox: null }));

@@ -157,7 +157,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (!snap || phase === undefined || !res.context) return;
     const total = snap.parsed.phases.length + 1;
     const def = step.metadata.definition;
-    if (phase > 0) res.context.step_description = this.renderedPhase(exec.execution_id, snap, phase);
+    if (phase > 0) res.context.step_description = this.renderedPhase(exec.execution_id, snap, phase, true);
     res.context.spec = phaseContext(snap, phase, def?.validation_gate ?? [], total);
     fitSpecContext(res, budgetBytes);
   }
@@ -189,8 +189,9 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
 
   // ---- rendering ----
 
-  private renderedPhase(executionId: string, snap: SpecSnapshot, phase: number): string {
-    return this.cache.phase(executionId, phase, () => renderPhase(snap.phase_template, snap.parsed.phases[phase - 1]!, { source: snap.source_path, totalPhases: snap.parsed.phases.length + 1 }));
+  /** A phase rendered (cached); `inline`: for a step result, whose gate is listed beside it. */
+  private renderedPhase(executionId: string, snap: SpecSnapshot, phase: number, inline = false): string {
+    return this.cache.phase(executionId, inline ? -phase : phase, () => renderPhase(snap.phase_template, snap.parsed.phases[phase - 1]!, { source: snap.source_path, totalPhases: snap.parsed.phases.length + 1 }, inline));
   }
 
   /** The snapshot of a spec execution, or `execution_not_found`. */

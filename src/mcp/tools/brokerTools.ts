@@ -22,6 +22,7 @@ How to call it:
 - Finish your step and get the next one: {"step_token": "<new_step_token from your last result>", "model_output_so_far": {"summary": "...", "artifacts": [{"type": "markdown", "title": "...", "content": "..."}], "references": ["path/file.ts"], "confidence": 0.8}}.
 - Claim a parallel ready step of a running workflow: {"task_id": "<task_id or execution_id>"}; {} (no arguments) does the same for the workflow that is active in this project, e.g. one the user started in the editor.
 - Your token expired but the step is still yours: {"request": "refresh_token", "step_token": "<old token>"}.
+- Run a spec's tasks.md phase by phase: {"template_name": "spec_execution_v1", "source": "specs/auth/tasks.md"}; submit each phase with "evidence": {"1": "...", "2": "..."} (one entry per validation-gate item); read a task not listed in full with {"request": "get_task", "step_token": "...", "task_number": 3}.
 
 What the result's status means:
 - ok: do the step in next_step_contract (allowed_actions only, never forbidden_actions), produce required_output_format, then call again with new_step_token and your model_output_so_far. context carries the task, your persona, guardrails and the artifacts you depend on.

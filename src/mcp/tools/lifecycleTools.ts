@@ -31,7 +31,7 @@ export function registerToolDefs(server: McpServer, log: Log, defs: ReadonlyArra
         const { structured, text } = await def.run(args as z.infer<typeof def.input>);
         return { structuredContent: structured as Record<string, unknown>, content: [{ type: 'text', text }] };
       } catch (ex) {
-        if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason } };
+        if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason, ...(Object.keys(ex.details).length ? { errorDetails: ex.details } : {}) } };
         log.error(`${def.name} failed`, ex);
         return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
       }

@@ -1,0 +1,92 @@
+// `baton spec start FILE` and `baton spec status [ID]`: spec workflows from a terminal, through the live owner or the
+// database.
+import { isAbsolute, resolve } from 'node:path';
+import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
+import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
+import { CliError, cliLog, CONTENT_OPTION, CONTENT_USAGE, DB_OPTIONS, DB_USAGE, dbFlagFor, dbPathOf, missingDatabase, parse, USAGE_FOOTER } from './common.js';
+import { withCore } from './withCore.js';
+
+/** Usage of `baton spec`. */
+export const SPEC_USAGE = `Usage: baton spec start FILE [--description TEXT] [--json] [--db PATH] [--workspace DIR] [--content DIR]
+       baton spec status [ID] [--json] [--db PATH] [--workspace DIR]
+
+Spec workflows: a spec's tasks.md run as gated phases (Phase 0 reads the spec; then one phase per phase of the file).
+
+  start FILE    starts spec_execution_v1 on FILE (a tasks.md inside the workspace; relative to the current folder).
+                The file is read, parsed and snapshotted now; agents take Phase 0 with workflow_next_step({}) or the
+                specs tools. Creates the database if there is none.
+  status [ID]   the phases and tasks of a spec workflow (default: the latest) with their states, the evidence handed
+                in, whether tasks.md drifted from its snapshot, and the boxes written back. Reads only.
+
+Options:
+  --description TEXT      start only: what the workflow is for (default: "Carry out the spec FILE phase by phase")
+  --json                  print the result as JSON
+${DB_USAGE}
+${CONTENT_USAGE}
+${USAGE_FOOTER}`;
+
+const MARK: Record<string, string> = { completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○', active: '▶' };
+
+/** The text of `baton spec start`. */
+export function renderStarted(r: SpecPhaseResult, dbFlag: string): string {
+  return [
+    `Started spec workflow ${r.session_id} on ${r.source}: ${r.total_phases} phases (Phase 0 and ${r.total_phases - 1} from the file).`,
+    `An agent takes Phase 0 with workflow_next_step({"task_id": "${r.session_id}"}) or get_current_phase({"session_id": "${r.session_id}"}).`,
+    `Follow it with: baton spec status ${r.session_id}${dbFlag}`,
+  ].join('\n');
+}
+
+/** The text of `baton spec status`. */
+export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
+  const lines = [
+    `${s.execution_id}  ${s.workflow}  ${s.status}  ${s.progress}%  ${s.source} (${s.parser})`,
+    s.current_phase === null ? 'No phase in progress.' : `Current phase: ${s.current_phase} of ${s.total_phases - 1}`,
+  ];
+  if (s.drift.state === 'drifted') lines.push(`⚠ ${s.source} changed since the workflow started (first at line ${s.drift.first_difference?.line}); the workflow keeps its snapshot.`);
+  if (s.drift.state === 'missing') lines.push(`⚠ ${s.source} is missing; the workflow keeps its snapshot.`);
+  for (const p of s.phases) {
+    lines.push(`${MARK[p.status] ?? '?'} Phase ${p.phase}: ${p.name} (${p.status}${p.human_signoff ? ', signed off by a person' : ''})`);
+    for (const t of p.tasks) lines.push(`    ${MARK[t.state] ?? '?'} ${t.id} ${t.name}`);
+    for (const g of p.gate) if (g.evidence) lines.push(`    evidence · ${g.text}: ${g.evidence}`);
+    if (p.last_refusal) lines.push(`    refused at ${p.last_refusal.at}, missing: ${p.last_refusal.missing.join('; ')}`);
+    if (p.status === 'awaiting_approval') lines.push(`    → baton approve ${s.execution_id}${dbFlag}   or   baton reject ${s.execution_id}${dbFlag} --feedback TEXT`);
+  }
+  for (const w of s.write_backs) lines.push(`Wrote back Phase ${w.phase}: ${w.ticked} box(es) ticked${w.refused.length ? `, ${w.refused.length} not found` : ''}${w.error ? ` (${w.error})` : ''}`);
+  return lines.join('\n');
+}
+
+/** Runs `baton spec …`; returns the exit code. */
+export async function specCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...DB_OPTIONS, ...CONTENT_OPTION, json: { type: 'boolean' }, description: { type: 'string' } }, SPEC_USAGE);
+  if (values.help) {
+    process.stdout.write(SPEC_USAGE + '\n');
+    return 0;
+  }
+  const [sub, ...rest] = positionals;
+  const dbPath = dbPathOf(values);
+  const dbFlag = dbFlagFor(dbPath);
+  const log = cliLog('warn');
+  if (sub === 'start') {
+    if (rest.length !== 1) throw new CliError(`spec start needs exactly one FILE (a tasks.md)\n\n${SPEC_USAGE}`, 2);
+    const file = isAbsolute(rest[0]!) ? rest[0]! : resolve(process.cwd(), rest[0]!);
+    const r = await withCore(
+      { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'nothing was started.') },
+      (owner) => specStartViaOwner(owner, file, values.description),
+      (baton) => baton.specs.start({ source: file, task_description: values.description }),
+    );
+    process.stdout.write((values.json ? JSON.stringify(r) : renderStarted(r, dbFlag)) + '\n');
+    return 0;
+  }
+  if (sub === 'status') {
+    if (rest.length > 1) throw new CliError(`spec status takes at most one ID\n\n${SPEC_USAGE}`, 2);
+    if (values.description !== undefined) throw new CliError(`--description is for spec start\n\n${SPEC_USAGE}`, 2);
+    const s = await withCore(
+      { dbPath, access: 'read', workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'spec status only reads, so nothing was created.') },
+      (owner) => specStatusViaOwner(owner, rest[0]),
+      (baton) => baton.specs.status(rest[0]),
+    );
+    process.stdout.write((values.json ? JSON.stringify(s) : renderSpecStatus(s, dbFlag)) + '\n');
+    return 0;
+  }
+  throw new CliError(`${sub === undefined ? 'spec needs a subcommand' : `unknown spec subcommand "${sub}"`}: start or status\n\n${SPEC_USAGE}`, 2);
+}

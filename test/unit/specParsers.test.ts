@@ -1,0 +1,190 @@
+// Rule: tasks.md files of both formats (the spec's and the checkbox lists of Kiro, spec-kit, spec-workflow-mcp, Task
+// Master) parse into the phases and tasks they say, chosen by content; CRLF, BOM, tabs, unicode and 200+ tasks work;
+// an empty phase, an empty file and an unrecognised file are source_parse_failed errors with file, line and an example.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { BatonError } from '../../src/core/errors.js';
+import type { ParsedSpec } from '../../src/core/specTypes.js';
+import { splitLines } from '../../src/core/specs/markdown.js';
+import { chooseParser } from '../../src/core/specs/sourceParser.js';
+import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
+
+const dir = join(__dirname, '..', 'fixtures', 'specs');
+const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+const parse = (text: string, path = 'tasks.md', parser = 'auto'): ParsedSpec => chooseParser(SPEC_PARSERS, parser, text, path).parse(text, path);
+const shape = (p: ParsedSpec) => p.phases.map((ph) => `${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]`);
+
+/** What each fixture must parse into. */
+const TABLE: Array<{ file: string; parser: string; phases: string[]; check?: (p: ParsedSpec) => void }> = [
+  {
+    file: 'auth-service.tasks.md', parser: 'spec_tasks_parser',
+    phases: ['Data model and storage [1.1 1.2 1.3]', 'Login and sessions [2.1 2.2]', 'Password reset [3.1 3.2]'],
+    check: (p) => {
+      const [one, two] = p.phases;
+      assert.equal(one!.description, 'Store users, credentials and sessions with migrations that run forward and back.');
+      assert.equal(one!.estimated_duration, '1 day');
+      assert.deepEqual(one!.tasks[2]!.dependencies, ['1.1', '1.2']);
+      assert.equal(one!.tasks[0]!.estimated_time, '3 hours');
+      assert.deepEqual(one!.tasks[0]!.acceptance_criteria, ['Migration 001_users.sql creates users and credentials', 'Passwords are stored as argon2id hashes only', 'npm run migrate:down reverts it cleanly']);
+      assert.equal(one!.tasks[2]!.description, 'Wraps every query in a typed function; no SQL outside src/repo/.');
+      assert.deepEqual(one!.validation_gate.map((g) => g.text), ['All migrations run up and down on a fresh database', 'Repository unit tests pass (npm test -- repo)', 'No plaintext password anywhere in the schema']);
+      assert.equal(one!.gate_from_source, true);
+      assert.deepEqual(two!.validation_gate.map((g) => g.text), ['Integration tests for login pass', 'Security review signed off by the tech lead']);
+      assert.equal(p.title, 'Auth Service — Implementation Tasks');
+    },
+  },
+  {
+    file: 'payments-crlf.tasks.md', parser: 'spec_tasks_parser', phases: ['Provider integration [1.1 1.2]', 'Refunds [2.1 2.2]'],
+    check: (p) => {
+      const t = p.phases[0]!.tasks[0]!;
+      assert.equal(t.done_in_source, true, 'a ticked box is read as done');
+      assert.equal(t.estimated_time, '4h');
+      assert.deepEqual(p.phases[0]!.tasks[1]!.dependencies, ['1.1']);
+      assert.equal(p.title, 'Payments: Tasks', 'the BOM is not part of the title');
+      assert.ok(!p.phases[0]!.name.includes('\r') && !t.name.includes('\r'), 'no CR left in any text');
+    },
+  },
+  {
+    file: 'unicode-tabs.tasks.md', parser: 'spec_tasks_parser', phases: ['Zeichensätze 🌐 [1.1 1.2]'],
+    check: (p) => {
+      const t = p.phases[0]!.tasks[0]!;
+      assert.equal(t.name, 'Schlüssel für „Anmelden“ und 日本語 anlegen');
+      assert.equal(t.estimated_time, '1 Stunde', 'tab-indented fields belong to their task');
+      assert.equal(t.acceptance_criteria.length, 2);
+      assert.equal(p.phases[0]!.tasks[1]!.name, 'Rechts-nach-links (العربية) prüfen');
+    },
+  },
+  {
+    file: 'kiro.tasks.md', parser: 'checkbox_tasks_parser',
+    phases: ['Set up project structure and core interfaces [1]', 'Implement data models and validation [2.1 2.2 2.3]', 'Create storage mechanism [3.1 3.2]'],
+    check: (p) => {
+      assert.equal(p.phases[1]!.checkbox?.line, 8, 'a top-level item is a phase with its own box');
+      assert.deepEqual(p.phases[1]!.tasks[0]!.requirements, ['2.1', '3.3', '1.2']);
+      assert.equal(p.phases[1]!.tasks[0]!.done_in_source, true);
+      assert.match(p.phases[1]!.validation_gate.at(-1)!.text, /Requirements 2\.1, 3\.3, 1\.2 are met/);
+    },
+  },
+  {
+    file: 'spec-kit.tasks.md', parser: 'checkbox_tasks_parser',
+    phases: ['Setup (Shared Infrastructure) [T001 T002 T003]', 'Foundational (Blocking Prerequisites) [T004 T005]', 'User Story 1 - Group photos into albums by date (Priority: P1) 🎯 MVP [T006 T007 T008]'],
+    check: (p) => {
+      assert.deepEqual(p.phases[0]!.tasks.map((t) => t.parallel), [false, false, true], '[P] marks a parallel task');
+      assert.deepEqual(p.phases[2]!.tasks[0]!.tags, ['US1']);
+      assert.equal(p.phases[2]!.tasks[0]!.name, 'Contract test for album listing in tests/contract/test_albums.js');
+      assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['Foundation ready - user story implementation can now begin in parallel'], 'a Checkpoint is the gate');
+      assert.equal(p.phases[0]!.description, 'Project initialization and basic structure');
+    },
+  },
+  {
+    file: 'spec-workflow-mcp.tasks.md', parser: 'checkbox_tasks_parser', phases: ['Tasks Document [1 2 3]'],
+    check: (p) => {
+      const t = p.phases[0]!.tasks[0]!;
+      assert.deepEqual(t.acceptance_criteria, ['Interfaces compile without errors and cover every channel'], "the _Prompt_'s Success is the criterion");
+      assert.deepEqual(t.requirements, ['1.1']);
+      assert.match(t.description, /Leverage: src\/types\/base\.ts/);
+    },
+  },
+  {
+    file: 'task-master.tasks.md', parser: 'checkbox_tasks_parser', phases: ['Task Master export — CLI rewrite [1 2 3 4]'],
+    check: (p) => {
+      const ts = p.phases[0]!.tasks;
+      assert.deepEqual(ts.map((t) => t.dependencies), [[], ['1'], ['1', '2'], ['2']]);
+      assert.deepEqual(ts[0]!.tags, ['priority:high']);
+      assert.deepEqual(ts[1]!.acceptance_criteria, ['table tests for every flag']);
+      assert.equal(ts[3]!.done_in_source, true);
+    },
+  },
+  {
+    file: 'plain-checklist.tasks.md', parser: 'checkbox_tasks_parser', phases: ['Release checklist [1 2 3]'],
+    check: (p) => assert.equal(p.phases[0]!.validation_gate.length, 3, 'no gate in the source: the default gate applies'),
+  },
+];
+
+describe('spec parsers: the fixtures', () => {
+  for (const row of TABLE) {
+    it(`${row.file} → ${row.parser}: ${row.phases.length} phase(s)`, () => {
+      const p = parse(read(row.file), row.file);
+      assert.equal(p.parser, row.parser);
+      assert.deepEqual(shape(p), row.phases);
+      for (const ph of p.phases) assert.ok(ph.validation_gate.length > 0, `${ph.name} has a gate`);
+      row.check?.(p);
+    });
+  }
+
+  it('every checkbox position points at the mark in the original text (BOM and CRLF included)', () => {
+    for (const row of TABLE) {
+      const text = read(row.file);
+      const lines = splitLines(text);
+      const p = parse(text, row.file);
+      for (const t of p.phases.flatMap((ph) => ph.tasks)) {
+        if (!t.checkbox) continue;
+        const line = lines[t.checkbox.line - 1]!;
+        assert.equal(text[line.start + t.checkbox.column], t.checkbox.mark, `${row.file}:${t.checkbox.line}`);
+        assert.equal(line.text, t.checkbox.line_text);
+      }
+    }
+  });
+});
+
+describe('spec parsers: errors', () => {
+  const failure = (fn: () => unknown): BatonError => {
+    try {
+      fn();
+    } catch (ex) {
+      if (BatonError.is(ex)) return ex;
+      throw ex;
+    }
+    assert.fail('expected source_parse_failed');
+  };
+
+  it('an empty phase is an error naming it, its line, what was expected and an example', () => {
+    const ex = failure(() => parse(read('empty-phase.tasks.md'), 'specs/search/tasks.md'));
+    assert.equal(ex.reason, 'source_parse_failed');
+    assert.match(ex.message, /specs\/search\/tasks\.md, line 8: Phase 2 "Ranking" has no tasks/);
+    assert.deepEqual({ file: ex.details.file, line: ex.details.line }, { file: 'specs/search/tasks.md', line: 8 });
+    assert.match(String(ex.details.example), /Task 2\.1/);
+  });
+
+  it('an empty file and a file with no phases or boxes are refused with both formats as examples', () => {
+    const empty = failure(() => parse('\uFEFF\r\n', 'a.md'));
+    assert.match(empty.message, /the file is empty/);
+    const prose = failure(() => parse('# Notes\n\nJust some prose about the project.\n', 'b.md'));
+    assert.equal(prose.details.line, 1);
+    assert.match(String(prose.details.example), /### Phase 1/);
+    assert.match(String(prose.details.example), /- \[ \] 1\. Set up the project/);
+  });
+
+  it('a named parser that does not exist is refused with the ones that do', () => {
+    assert.throws(() => chooseParser(SPEC_PARSERS, 'jira', '', 'x.md'), /parsers: auto, spec_tasks_parser, checkbox_tasks_parser/);
+  });
+
+  it('an empty heading group between checkbox phases is an error that names it', () => {
+    const ex = failure(() => parse('## Phase 1: A\n- [ ] T001 a\n- [ ] T002 b\n## Phase 2: B\n\n## Phase 3: C\n- [ ] T003 c\n', 'k.md'));
+    assert.match(ex.message, /line 4: the heading "Phase 2: B" has no tasks/);
+  });
+});
+
+describe('spec parsers: size', () => {
+  it('the spec format with 210 tasks in 7 phases, CRLF', () => {
+    const parts = ['# Big\r\n'];
+    for (let ph = 1; ph <= 7; ph++) {
+      parts.push(`### Phase ${ph}: Part ${ph}\r\n**Goal:** Do part ${ph}.\r\n`);
+      for (let t = 1; t <= 30; t++) parts.push(`- [ ] **Task ${ph}.${t}**: Step ${t}\r\n  - **Estimated Time**: 1h\r\n  - **Acceptance Criteria**:\r\n    - [ ] Check ${t}\r\n`);
+      parts.push('**Validation Gate:**\r\n- [ ] Tests pass\r\n');
+    }
+    const p = parse(parts.join(''));
+    assert.equal(p.phases.length, 7);
+    assert.equal(p.phases.reduce((n, ph) => n + ph.tasks.length, 0), 210);
+    assert.equal(p.phases[6]!.tasks[29]!.id, '7.30');
+  });
+
+  it('a flat checkbox list of 250 tasks is one phase', () => {
+    const text = Array.from({ length: 250 }, (_, i) => `- [ ] T${String(i + 1).padStart(3, '0')} Task number ${i + 1}`).join('\n');
+    const p = parse(text);
+    assert.equal(p.phases.length, 1);
+    assert.equal(p.phases[0]!.tasks.length, 250);
+    assert.equal(p.phases[0]!.tasks[249]!.id, 'T250');
+  });
+});
