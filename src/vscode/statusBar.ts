@@ -15,7 +15,7 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     if (connection.state === 'ready') {
       const executions = await connection.listExecutions({ active_only: true, limit: 50 });
       const chosen = statusBarExecution(executions);
-      // A spec workflow's item names its phase; without its status (a terminal owner) it names the step as any other.
+      // A spec workflow's item names its phase; if its status cannot be read it names the step as any other.
       const spec = chosen?.kind === 'spec' ? await connection.specStatus(chosen.execution_id).catch(() => undefined) : undefined;
       view = statusBarView(executions, spec);
     }

@@ -40,7 +40,7 @@ export async function loadPanelState(source: BatonSource, executionId: string, s
   ]);
   const template = templates.find((t) => t.name === status.workflow);
   const state = buildPanelState(status, current, events, artifacts, guardrails, selectedStep, template?.steps ?? []);
-  // A spec workflow's phases come with their tasks, gates and evidence; a client of a terminal owner shows the steps only.
+  // A spec workflow's phases come with their tasks, gates and evidence (if its status cannot be read, the steps alone).
   if (template?.dynamic_phases) state.spec = await source.specStatus(id).then(buildPanelSpec, () => null);
   return state;
 }
