@@ -50,7 +50,8 @@ export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<str
     void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
     return undefined;
   }
-  ExecutionPanel.show(s.context, s.connection, started.execution_id);
+  // Beside the tasks.md, which stays in view: its CodeLens and its ticks are part of what the person follows.
+  ExecutionPanel.show(s.context, s.connection, started.execution_id, vscode.ViewColumn.Beside);
   s.tree.refresh();
   void vscode.window
     .showInformationMessage(

@@ -25,16 +25,16 @@ export class ExecutionPanel {
   private readonly disposables: vscode.Disposable[] = [];
 
   /** Opens the panel of an execution (or task id), or reveals it if it is already open. */
-  static show(context: vscode.ExtensionContext, source: BatonSource, executionId: string): ExecutionPanel {
+  static show(context: vscode.ExtensionContext, source: BatonSource, executionId: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): ExecutionPanel {
     const open = ExecutionPanel.find(executionId);
     if (open) {
-      open.panel.reveal();
+      open.panel.reveal(column === vscode.ViewColumn.Active ? undefined : column, column !== vscode.ViewColumn.Active);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
       EXECUTION_VIEW_TYPE,
       `Baton: ${executionId.slice(0, 8)}`,
-      vscode.ViewColumn.Active,
+      column === vscode.ViewColumn.Active ? column : { viewColumn: column, preserveFocus: true },
       { ...ExecutionPanel.webviewOptions(context), retainContextWhenHidden: false },
     );
     return new ExecutionPanel(context, panel, source, executionId, null);
