@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
 import type { SpecPhaseView, SpecStatus, SpecSummary, SpecTaskView } from '../../src/core/specTypes.js';
+import type { BatonSource } from '../../src/vscode/batonSource.js';
+import { loadPanelState } from '../../src/vscode/panels/panelController.js';
 import { buildPanelSpec } from '../../src/vscode/panels/panelSpec.js';
 import { isTasksFile, specLenses, workspaceRelative } from '../../src/vscode/specSources.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
@@ -151,5 +153,23 @@ describe('the CodeLens over tasks.md', () => {
 
   it('titles phases by their number out of the phases of tasks.md', () => {
     assert.equal(phaseTitle({ total_phases: 3 }, { phase: 0, name: 'Read the spec' }), 'Phase 0/2: Read the spec');
+  });
+});
+
+describe('the panel state of a spec workflow', () => {
+  const status = {
+    execution_id: 'e1', task_id: 't1', workflow: 'spec_execution_v1', status: 'running' as const, current_step: 'phase-2', progress: 40,
+    started_at: '2026-01-01T00:00:00Z', completed_at: null, steps: [],
+  };
+  const source = (templates: unknown[], specStatus: () => Promise<SpecStatus>) => ({
+    workflowStatus: async () => status, currentStep: async () => null, events: async () => [],
+    artifacts: async () => ({ artifacts: [], total: 0, query: {} }), guardrails: async () => '', templates: async () => templates, specStatus,
+  }) as unknown as BatonSource;
+
+  it('carries the spec section for a template with dynamic phases, and none for others or when the status cannot be read', async () => {
+    const dynamic = [{ name: 'spec_execution_v1', dynamic_phases: true, steps: [] }];
+    assert.equal((await loadPanelState(source(dynamic, async () => spec()), 'e1', null)).spec?.phases[2]!.title, 'Phase 2/5: Document');
+    assert.equal((await loadPanelState(source([{ name: 'spec_execution_v1', steps: [] }], async () => spec()), 'e1', null)).spec, undefined);
+    assert.equal((await loadPanelState(source(dynamic, async () => { throw new Error('gone'); }), 'e1', null)).spec, null);
   });
 });
