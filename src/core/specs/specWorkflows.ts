@@ -241,13 +241,11 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     }
     const description = input.task_description ?? `Carry out the spec ${input.source} phase by phase`;
     const req: NextStepRequest = { template_name: template, source: input.source, task_description: description };
-    let executionId: string;
+    // Created unclaimed (errors keep their recovery data), then claimed by the caller when it is the agent.
+    const executionId = (await this.deps.broker.start(req, ctx)).execution_id;
     if (input.claim) {
-      const res = await this.deps.broker.nextStep(req, ctx);
-      if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message, { ...(res.error as unknown as Record<string, unknown>) });
-      executionId = res.execution_id!;
-    } else {
-      executionId = (await this.deps.broker.start(req, ctx)).execution_id;
+      const res = await this.deps.broker.nextStep({ task_id: executionId }, ctx);
+      if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message);
     }
     if (input.metadata && Object.keys(input.metadata).length) {
       const exec = this.deps.repo.execution(executionId)!;

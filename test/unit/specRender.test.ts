@@ -1,0 +1,91 @@
+// Rule: every phase and task of every fixture renders through the bundled templates with no placeholder left, the
+// phase's gate and the task's acceptance criteria spelled out in command language; renders are cached per execution
+// and an execution's entry is dropped whole; evidence is matched to gate items by number, text or position.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { alignEvidence, checkEvidence } from '../../src/core/specs/evidence.js';
+import { needsSignoff, renderPhase, renderTask, SpecContentCache } from '../../src/core/specs/render.js';
+import { chooseParser } from '../../src/core/specs/sourceParser.js';
+import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
+import { bundledContentDir } from '../../src/host/openBaton.js';
+
+const fixtures = join(__dirname, '..', 'fixtures', 'specs');
+const templates = join(bundledContentDir(), 'spec-templates');
+const phaseTemplate = readFileSync(join(templates, 'phase-template.md'), 'utf8');
+const taskTemplate = readFileSync(join(templates, 'task-template.md'), 'utf8');
+const PLACEHOLDER = /\[[A-Z][A-Z_]+\]/;
+
+describe('spec rendering', () => {
+  it('fills every placeholder of both templates for every phase and task of every fixture', () => {
+    let phases = 0;
+    let tasks = 0;
+    for (const file of readdirSync(fixtures).filter((f) => f !== 'empty-phase.tasks.md')) {
+      const text = readFileSync(join(fixtures, file), 'utf8');
+      const parsed = chooseParser(SPEC_PARSERS, 'auto', text, file).parse(text, file);
+      const ctx = { source: `specs/${file}`, totalPhases: parsed.phases.length + 1 };
+      for (const phase of parsed.phases) {
+        const r = renderPhase(phaseTemplate, phase, ctx);
+        phases++;
+        assert.doesNotMatch(r, PLACEHOLDER, `${file} phase ${phase.number}`);
+        assert.doesNotMatch(r, /<!--/, 'the note for template authors is not sent');
+        assert.ok(r.startsWith(`# Phase ${phase.number} of ${parsed.phases.length}: ${phase.name}`));
+        assert.match(r, /🛑 Work on this phase only/);
+        for (const [i, g] of phase.validation_gate.entries()) assert.ok(r.includes(`${i + 1}. ${g.text}`), g.text);
+        for (const task of phase.tasks) {
+          const t = renderTask(taskTemplate, phase, task, ctx);
+          tasks++;
+          assert.doesNotMatch(t, PLACEHOLDER, `${file} task ${task.id}`);
+          assert.ok(t.startsWith(`# Task ${task.id}: ${task.name}`));
+          for (const c of task.acceptance_criteria) assert.ok(t.includes(`- [ ] ${c}`), c);
+          assert.match(t, /Acceptance criteria: all must hold/);
+        }
+      }
+    }
+    assert.ok(phases >= 15 && tasks >= 35, `${phases} phases, ${tasks} tasks`);
+  });
+
+  it('keeps brackets that are not placeholders, and names sign-off gates', () => {
+    const text = '### Phase 1: A\n- [ ] **Task 1.1**: Link [the docs](https://x.y) and keep [P] as written\n**Validation Gate:**\n- [ ] Approval by the security team\n';
+    const parsed = chooseParser(SPEC_PARSERS, 'auto', text, 't.md').parse(text, 't.md');
+    const phase = parsed.phases[0]!;
+    const t = renderTask(taskTemplate, phase, phase.tasks[0]!, { source: 't.md', totalPhases: 2 });
+    assert.ok(t.includes('[the docs](https://x.y) and keep [P] as written'));
+    assert.equal(needsSignoff(phase.validation_gate.map((g) => g.text)), true);
+    assert.match(renderPhase(phaseTemplate, phase, { source: 't.md', totalPhases: 2 }), /A person signs this phase off/);
+    assert.equal(needsSignoff(['All tests pass', 'Docs updated']), false);
+  });
+
+  it('caches per execution and drops an execution whole', () => {
+    const cache = new SpecContentCache();
+    let renders = 0;
+    const render = () => `r${++renders}`;
+    assert.equal(cache.phase('a', 1, render), 'r1');
+    assert.equal(cache.phase('a', 1, render), 'r1');
+    assert.equal(cache.task('a', 1, 2, render), 'r2');
+    assert.equal(cache.task('a', 1, 2, render), 'r2');
+    assert.equal(cache.phase('b', 1, render), 'r3');
+    cache.drop('a');
+    assert.equal(cache.has('a'), false);
+    assert.equal(cache.size(), 1);
+    assert.equal(cache.phase('a', 1, render), 'r4', 'rendered again after the drop');
+  });
+});
+
+describe('spec evidence', () => {
+  const gate = ['Tests pass', 'Docs updated', 'Reviewed'];
+  it('matches by number, by text (case and spacing aside) or by position', () => {
+    assert.deepEqual(alignEvidence(gate, { 1: 'a', 'docs  UPDATED': 'b', 3: { pr: 12 } }), ['a', 'b', '{"pr":12}']);
+    assert.deepEqual(alignEvidence(gate, ['a', '', 'c']), ['a', '', 'c']);
+    assert.deepEqual(alignEvidence(gate, undefined), ['', '', '']);
+  });
+  it('names every missing item and passes a complete set', () => {
+    assert.throws(() => checkEvidence('Phase 2', gate, { 2: 'x', 3: '   ' }), (ex: Error & { details?: { missing?: string[] } }) => {
+      assert.match(ex.message, /Phase 2 is not complete: .*2 more items: "Tests pass"; "Reviewed"/);
+      assert.deepEqual(ex.details?.missing, ['Tests pass', 'Reviewed']);
+      return true;
+    });
+    assert.deepEqual(checkEvidence('Phase 2', gate, ['a', 'b', 'c']), ['a', 'b', 'c']);
+  });
+});
