@@ -28,7 +28,8 @@ export class ExecutionPanel {
   static show(context: vscode.ExtensionContext, source: BatonSource, executionId: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): ExecutionPanel {
     const open = ExecutionPanel.find(executionId);
     if (open) {
-      open.panel.reveal(column === vscode.ViewColumn.Active ? undefined : column, column !== vscode.ViewColumn.Active);
+      // Where it is; opened for a tasks.md beside it, it leaves the focus in the file.
+      open.panel.reveal(undefined, column !== vscode.ViewColumn.Active);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
