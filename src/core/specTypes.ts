@@ -229,7 +229,7 @@ export interface SpecStartInput {
   task_description?: string;
   /** Hand Phase 0 out to the caller now (an agent starting its own work); false leaves it ready for an agent to claim. */
   claim?: boolean;
-  /** `start_workflow`'s metadata, kept with the execution. */
+  /** `start_workflow`'s metadata, kept with the execution; its entry named by the template's `source_path_key` (`spec_path`) overrides `source`. */
   metadata?: Record<string, unknown>;
 }
 

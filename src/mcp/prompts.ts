@@ -5,8 +5,23 @@ import type { BatonApi } from '../core/api.js';
 import type { WorkflowTemplate } from '../core/types.js';
 import { NEXT_STEP_TOOL } from './tools/brokerTools.js';
 
+/** The user message of a spec template's prompt (dynamic phases from a tasks.md). */
+function specPromptText(template: WorkflowTemplate, source: string | undefined): string {
+  const args = JSON.stringify({ template_name: template.name, source: source ?? '<the tasks.md, relative to the workspace>' });
+  return [
+    `Run Baton's "${template.name}" workflow on ${source ?? 'the spec tasks.md I name'}: one phase at a time, each closed by its validation gate.`,
+    '',
+    `1. Call the ${NEXT_STEP_TOOL} tool with ${args}.`,
+    '2. Do only the phase its result gives you: its tasks in order (read one not listed in full with {"request": "get_task", "step_token": <token>, "task_number": N}).',
+    `3. Call ${NEXT_STEP_TOOL} again with {"step_token": <new_step_token>, "model_output_so_far": {summary, artifacts, references, confidence}, "evidence": {"1": "<what shows gate item 1>", …}}: evidence for every gate item.`,
+    '4. If the status is awaiting_approval, stop and ask me to sign the phase off; continue only after it is approved.',
+    '5. Repeat until the status is task_closed, then report what each phase delivered.',
+  ].join('\n');
+}
+
 /** The user message of a template's prompt. */
-export function promptText(template: WorkflowTemplate, task: string | undefined): string {
+export function promptText(template: WorkflowTemplate, task: string | undefined, source?: string): string {
+  if (template.dynamic_phases) return specPromptText(template, source);
   const args = JSON.stringify(task ? { template_name: template.name, task_description: task } : { template_name: template.name });
   return [
     `Run Baton's "${template.name}" workflow${task ? ` for this task: ${task}` : ''}.`,
@@ -52,11 +67,13 @@ export class WorkflowPrompts {
       {
         title: `Workflow: ${template.name}`,
         description: template.description,
-        argsSchema: { task: z.string().optional().describe('What to work on') },
+        argsSchema: template.dynamic_phases
+          ? { source: z.string().optional().describe('The spec tasks.md, relative to the workspace') }
+          : { task: z.string().optional().describe('What to work on') },
       },
-      ({ task }) => ({
+      (args: { task?: string; source?: string }) => ({
         description: template.description,
-        messages: [{ role: 'user', content: { type: 'text', text: promptText(template, task) } }],
+        messages: [{ role: 'user', content: { type: 'text', text: promptText(template, args.task, args.source) } }],
       }),
     );
   }

@@ -184,7 +184,7 @@ describe('content tools', () => {
 
   it('search_workflows pages with page and limit', async () => {
     const p2 = await rig.ok('search_workflows', { page: 2, limit: 2, detailLevel: 'name' });
-    assert.deepEqual(p2, { workflows: [{ kind: 'workflow', name: 'security-audit' }], total: 3, page: 2, limit: 2 });
+    assert.deepEqual(p2, { workflows: [{ kind: 'workflow', name: 'security-audit' }, { kind: 'workflow', name: 'spec_execution_v1' }], total: 4, page: 2, limit: 2 });
   });
 
   it('get_workflow returns name, summary and full detail; full carries the parsed template', async () => {

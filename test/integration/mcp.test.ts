@@ -142,6 +142,12 @@ describe('MCP server on the real core (in memory)', () => {
     assert.match(body, /workflow_next_step/);
     assert.match(body, /"template_name":"bug-fix"/);
     assert.match(body, /crash on save/);
+    // The spec workflow's prompt takes the tasks.md and asks for evidence per gate item.
+    assert.ok(prompts.some((p) => p.name === 'spec_execution_v1' && p.arguments?.some((a) => a.name === 'source')));
+    const spec = await client.getPrompt({ name: 'spec_execution_v1', arguments: { source: 'specs/auth/tasks.md' } });
+    const specBody = (spec.messages[0]!.content as { text: string }).text;
+    assert.match(specBody, /"template_name":"spec_execution_v1","source":"specs\/auth\/tasks\.md"/);
+    assert.match(specBody, /"evidence"/);
   });
 
   for (const [field, args, expected] of BAD_INPUT) {

@@ -246,6 +246,22 @@ describe('spec workflow through baton.specs (way in 2)', () => {
   });
 });
 
+describe('spec workflow metadata', () => {
+  it("start_workflow's metadata is kept, and its spec_path (the template's source_path_key) names the source", async () => {
+    const ws = workspaceWith({ 'specs/real/tasks.md': readFileSync(join(fixtures, 'kiro.tasks.md'), 'utf8') });
+    const { baton, store } = await makeBaton({ workspacePath: ws });
+    const r = await baton.specs.start({ source: 'ignored.md', metadata: { spec_path: 'specs/real/tasks.md', ticket: 'K-1' } });
+    const meta = JSON.parse(store.get<{ metadata: string }>('SELECT metadata FROM executions WHERE execution_id = ?', [r.session_id])!.metadata);
+    assert.deepEqual(meta.start_metadata, { spec_path: 'specs/real/tasks.md', ticket: 'K-1' });
+    assert.equal(r.source, 'specs/real/tasks.md');
+    assert.equal(r.status, 'running');
+    assert.equal(r.current_phase, 0);
+    const row = baton.listExecutions()[0]!;
+    assert.equal(row.kind, 'spec');
+    assert.deepEqual(row.steps.map((x) => x.status), ['ready', 'pending', 'pending', 'pending'], 'started for an agent to claim');
+  });
+});
+
 describe('spec workflow errors', () => {
   const ws = workspaceWith({ 'specs/a/tasks.md': readFileSync(join(fixtures, 'auth-service.tasks.md'), 'utf8'), 'specs/empty.md': readFileSync(join(fixtures, 'empty-phase.tasks.md'), 'utf8') });
 

@@ -239,8 +239,11 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (t && !t.dynamic_phases) {
       throw new BatonError('invalid_input', `Template "${template}" has no dynamic phases; spec workflows run templates such as ${SPEC_TEMPLATE}.`);
     }
-    const description = input.task_description ?? `Carry out the spec ${input.source} phase by phase`;
-    const req: NextStepRequest = { template_name: template, source: input.source, task_description: description };
+    // The template's source_path_key names the metadata entry that holds the source (the spec's options); else `source`.
+    const key = t?.dynamic_config?.source_path_key ?? 'spec_path';
+    const source = typeof input.metadata?.[key] === 'string' ? (input.metadata[key] as string) : input.source;
+    const description = input.task_description ?? `Carry out the spec ${source} phase by phase`;
+    const req: NextStepRequest = { template_name: template, source, task_description: description };
     // Created unclaimed (errors keep their recovery data), then claimed by the caller when it is the agent.
     const executionId = (await this.deps.broker.start(req, ctx)).execution_id;
     if (input.claim) {

@@ -20,7 +20,7 @@ export const SPEC_INPUTS = {
   start_workflow: z.strictObject({
     workflow_type: z.string().min(1).describe('The workflow template, such as spec_execution_v1'),
     target_file: z.string().min(1).describe("The spec's tasks.md, relative to the workspace"),
-    metadata: z.record(z.string(), z.unknown()).optional().describe('Kept with the workflow; spec_path overrides target_file'),
+    metadata: z.record(z.string(), z.unknown()).optional().describe("Kept with the workflow; the template's source key (spec_path) overrides target_file"),
   }),
   get_current_phase: z.strictObject({ session_id: session }),
   get_task: z.strictObject({ session_id: session, phase, task_number: z.number().int().describe('Task number within the phase, 1-based') }),
@@ -68,8 +68,7 @@ export function registerSpecTools(server: McpServer, baton: BatonApi, log: Log):
       name: 'start_workflow', title: 'Specs: start workflow', input: SPEC_INPUTS.start_workflow, output: phaseResult, annotations: WRITE,
       description: 'Start a spec workflow on a tasks.md: its phases become gated steps. Returns session_id and Phase 0 (read the spec, confirm scope). Then: get_task for a task, complete_phase with evidence for every gate item, get_current_phase for where you are.',
       run: async (a) => {
-        const key = typeof a.metadata?.spec_path === 'string' ? a.metadata.spec_path : a.target_file;
-        const r = await s.start({ source: key, template_name: a.workflow_type, claim: true, metadata: a.metadata });
+        const r = await s.start({ source: a.target_file, template_name: a.workflow_type, claim: true, metadata: a.metadata });
         return { structured: r, text: phaseText(r) };
       },
     }),
