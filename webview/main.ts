@@ -10,6 +10,7 @@ import { renderGate } from './gateView.js';
 import type { GateHandlers } from './gateView.js';
 import { renderGraph } from './graphView.js';
 import css from './panel.css';
+import { renderSpec } from './specView.js';
 import { renderArtifacts, renderFindings, renderGuardrails, renderHeader, renderStep, renderTimeline } from './sections.js';
 
 const vscode = acquireVsCodeApi();
@@ -103,6 +104,7 @@ function render(): void {
     ...[renderError()].filter((x): x is HTMLElement => x !== null),
     h('div', { class: 'columns' },
       h('div', { class: 'column' },
+        s.spec ? renderSpec(s.spec, shown) : null,
         h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
           h('h2', { id: 'graph-heading' }, 'Steps'),
           h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),

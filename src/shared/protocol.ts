@@ -69,6 +69,52 @@ export interface PanelTimelineEntry {
   detail: string;
 }
 
+/** A task of a spec phase: done (its phase passed), current (its phase is handed out) or locked (a later phase). */
+export interface PanelSpecTask {
+  id: string;
+  name: string;
+  state: 'done' | 'current' | 'locked';
+  /** Its box was already ticked in tasks.md when the workflow started. */
+  doneInSource: boolean;
+  line: number;
+}
+
+/** A gate item of a spec phase with the evidence handed in for it (null until the phase is submitted). */
+export interface PanelSpecGateItem {
+  text: string;
+  evidence: string | null;
+}
+
+/** One phase of a spec workflow (Phase 0 first). */
+export interface PanelSpecPhase {
+  phase: number;
+  /** "Phase 2/5: Name". */
+  title: string;
+  stepName: string;
+  status: StepStatus;
+  /** A person signs the phase off (Approve / Reject). */
+  signoff: boolean;
+  tasks: PanelSpecTask[];
+  gate: PanelSpecGateItem[];
+  /** The gate items the last refused submission lacked evidence for, while the phase is open. */
+  missing: string[];
+}
+
+/** What the panel shows of a spec workflow: the phases, the current one, and whether tasks.md drifted from its snapshot. */
+export interface PanelSpec {
+  /** The workspace-relative tasks.md. */
+  source: string;
+  /** The phase in progress; null once every phase is done. */
+  currentPhase: number | null;
+  /** The phases of tasks.md (Phase 0 not counted). */
+  phaseCount: number;
+  phases: PanelSpecPhase[];
+  drift: { state: 'in_sync' | 'drifted' | 'missing'; line: number | null; snapshot: string | null; current: string | null };
+  /** Boxes ticked in tasks.md so far, and the last write-back's trouble if it had any. */
+  ticked: number;
+  writeBackProblem: string | null;
+}
+
 /** Everything the panel renders for one execution; plain JSON. */
 export interface PanelState {
   executionId: string;
@@ -92,6 +138,8 @@ export interface PanelState {
   awaiting: string[];
   /** The step the person last selected in this panel, if any. */
   selectedStep: string | null;
+  /** Set for a spec workflow (a tasks.md run as gated phases). */
+  spec?: PanelSpec | null;
 }
 
 /** Extension → webview. */

@@ -5,6 +5,7 @@ import type {
   ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 
 /** Something to stop (structurally a `vscode.Disposable`). */
@@ -42,6 +43,12 @@ export interface BatonSource {
   startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary>;
   /** `guardrails://active` markdown. */
   guardrails(): Promise<string>;
+  /** Starts a spec workflow on a tasks.md (Phase 0 waits for an agent); answers with its summary. */
+  startSpec(input: SpecStartInput): Promise<SpecSummary>;
+  /** A spec execution's phases, tasks, gates with evidence, drift and write-backs. */
+  specStatus(id: string): Promise<SpecStatus>;
+  /** Spec executions, newest first (optionally those of one workspace-relative source). */
+  listSpecs(filter?: { source?: string; limit?: number }): Promise<SpecSummary[]>;
   /** Domain events as they happen (after the write is durable). */
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable;
 }
@@ -119,6 +126,21 @@ export class LocalSource implements BatonSource {
 
   async guardrails(): Promise<string> {
     return this.baton.guardrails();
+  }
+
+  async startSpec(input: SpecStartInput): Promise<SpecSummary> {
+    const started = await this.baton.specs.start({ ...input, claim: false }, { client_name: EDITOR_ACTOR });
+    const summary = this.baton.specs.list({ source: started.source, limit: 20 }).find((x) => x.execution_id === started.session_id);
+    if (!summary) throw new Error(`spec workflow ${started.session_id} started but is not listed`);
+    return summary;
+  }
+
+  specStatus(id: string): Promise<SpecStatus> {
+    return this.baton.specs.status(id);
+  }
+
+  async listSpecs(filter?: { source?: string; limit?: number }): Promise<SpecSummary[]> {
+    return this.baton.specs.list(filter);
   }
 
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable {

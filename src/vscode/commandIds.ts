@@ -4,6 +4,7 @@
 /** Command id → title (category "Baton"). Test hooks are not commands of the product (see testHooks.ts). */
 export const COMMAND_TITLES = {
   'baton.startWorkflow': 'Start Workflow…',
+  'baton.startSpecWorkflow': 'Start Spec Workflow from tasks.md…',
   'baton.advanceStep': 'Advance Step…',
   'baton.approveStep': 'Approve Step',
   'baton.rejectStep': 'Reject Step…',

@@ -5,6 +5,7 @@ import { openArtifact } from './artifactDocuments.js';
 import type { CommandId } from './commandIds.js';
 import { copyMcpConfig } from './mcpConfigCommands.js';
 import type { Services } from './services.js';
+import { startSpecWorkflow } from './specCommands.js';
 import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
 
 /** A command handler: the services, then the arguments the editor passes (a tree node, an id, nothing). */
@@ -13,6 +14,7 @@ type Handler = (s: Services, ...args: unknown[]) => unknown;
 /** Command id → handler. */
 export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.startWorkflow': startWorkflow,
+  'baton.startSpecWorkflow': startSpecWorkflow,
   'baton.advanceStep': advanceStep,
   'baton.approveStep': approveStep,
   'baton.rejectStep': rejectStep,

@@ -10,11 +10,18 @@ import { registerMcpProvider } from './mcpProvider.js';
 import { BatonConnection } from './ownership.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import type { Services } from './services.js';
+import { registerSpecCodeLens, SPEC_CODELENS_SETTING } from './specCommands.js';
 import { registerStatusBar } from './statusBar.js';
 import { registerTestHooks } from './testHooks.js';
 import { registerWorkflowsTree } from './views/workflowsTreeProvider.js';
 
 let connection: BatonConnection | undefined;
+
+/** The declared `baton.*` settings that the database's owner is opened with (all but the editor-only ones). */
+function databaseSettings(context: vscode.ExtensionContext): string[] {
+  const declared = (context.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, unknown> } } }).contributes?.configuration?.properties ?? {};
+  return Object.keys(declared).filter((key) => key !== SPEC_CODELENS_SETTING);
+}
 
 /** Called by the editor when Baton activates. Does not wait for the database: the tree shows "Starting Baton…". */
 export function activate(context: vscode.ExtensionContext): void {
@@ -38,10 +45,12 @@ export function activate(context: vscode.ExtensionContext): void {
     registerStatusBar(c),
     registerApprovalNotifications(services),
     registerCommands(services),
+    registerSpecCodeLens(services),
     ExecutionPanel.registerSerializer(context, () => c),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void c.restart()),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('baton')) return;
+      // Settings of the editor's face alone (the CodeLens) leave the database open.
+      if (!e.affectsConfiguration('baton') || !databaseSettings(context).some((key) => e.affectsConfiguration(key))) return;
       log.info('Baton settings changed; reopening the database with them');
       void c.restart();
     }),

@@ -8,11 +8,13 @@ import type {
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { Owner } from '../host/owner.js';
 import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 import type { BatonLog } from './log.js';
 import { RemoteSource } from './remoteSource.js';
+import { editorSpecSource } from './specSourceEditor.js';
 import { readSettings } from './settings.js';
 
 /** Where the connection stands. */
@@ -129,6 +131,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         });
         if (stale()) return void (await owner.close());
         this.owner = owner;
+        // Spec workflows read tasks.md from the open buffer and tick its boxes with WorkspaceEdits (undo works).
+        owner.opened.baton.specs.setSourcePort(editorSpecSource);
         this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
         return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
       } catch (ex) {
@@ -241,6 +245,18 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   async guardrails(): Promise<string> {
     return (await this.ready()).guardrails();
+  }
+
+  async startSpec(input: SpecStartInput): Promise<SpecSummary> {
+    return (await this.ready()).startSpec(input);
+  }
+
+  async specStatus(id: string): Promise<SpecStatus> {
+    return (await this.ready()).specStatus(id);
+  }
+
+  async listSpecs(filter?: { source?: string; limit?: number }): Promise<SpecSummary[]> {
+    return (await this.ready()).listSpecs(filter);
   }
 
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable {

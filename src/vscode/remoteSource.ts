@@ -6,6 +6,7 @@ import type {
 } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
@@ -111,6 +112,22 @@ export class RemoteSource implements BatonSource {
 
   guardrails(): Promise<string> {
     return this.result({ op: 'guardrails' });
+  }
+
+  async startSpec(input: SpecStartInput): Promise<SpecSummary> {
+    const started = await this.result<SpecPhaseResult>({ op: 'spec_start', source: input.source, template_name: input.template_name, task_description: input.task_description });
+    const summary = (await this.listSpecs({ source: started.source })).find((x) => x.execution_id === started.session_id);
+    if (!summary) throw new Error(`spec workflow ${started.session_id} started but the owner does not list it`);
+    return summary;
+  }
+
+  specStatus(id: string): Promise<SpecStatus> {
+    return this.result({ op: 'spec_status', id });
+  }
+
+  async listSpecs(filter: { source?: string; limit?: number } = {}): Promise<SpecSummary[]> {
+    const all = await this.result<SpecSummary[]>({ op: 'spec_list', source: filter.source });
+    return filter.limit === undefined ? all : all.slice(0, filter.limit);
   }
 
   onEvent(listener: (event: BatonEvent) => void): SourceDisposable {

@@ -1,7 +1,7 @@
 // The status-bar item: the active execution's step and progress; click opens its panel; hidden when nothing is active.
 import * as vscode from 'vscode';
 import type { BatonConnection } from './ownership.js';
-import { statusBarView } from './statusBarText.js';
+import { statusBarExecution, statusBarView } from './statusBarText.js';
 
 /** Shows the item and keeps it current from core events. */
 export function registerStatusBar(connection: BatonConnection): vscode.Disposable {
@@ -11,7 +11,14 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
   let seq = 0;
   const update = async () => {
     const mine = ++seq;
-    const view = connection.state === 'ready' ? statusBarView(await connection.listExecutions({ active_only: true, limit: 50 })) : undefined;
+    let view;
+    if (connection.state === 'ready') {
+      const executions = await connection.listExecutions({ active_only: true, limit: 50 });
+      const chosen = statusBarExecution(executions);
+      // A spec workflow's item names its phase; if its status cannot be read it names the step as any other.
+      const spec = chosen?.kind === 'spec' ? await connection.specStatus(chosen.execution_id).catch(() => undefined) : undefined;
+      view = statusBarView(executions, spec);
+    }
     if (mine !== seq) return;
     if (!view) return item.hide();
     item.text = view.text;

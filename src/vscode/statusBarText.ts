@@ -1,5 +1,6 @@
 // What the status bar says about the active execution. No 'vscode' import (unit-tested).
 import type { ExecutionSummary } from '../core/api.js';
+import type { SpecStatus } from '../core/specTypes.js';
 
 /** The status bar's text, tooltip and the execution a click opens; undefined hides the item. */
 export interface StatusBarView {
@@ -10,8 +11,35 @@ export interface StatusBarView {
 
 const ACTIVE = new Set(['pending', 'running', 'paused', 'timeout', 'escalated', 'awaiting_approval']);
 
-/** A gate waiting for a person wins; otherwise the most recently updated running execution. */
-export function statusBarView(executions: ExecutionSummary[]): StatusBarView | undefined {
+/** The execution the status bar speaks of: one with a gate waiting for a person, else the most recently updated active one. */
+export function statusBarExecution(executions: ExecutionSummary[]): ExecutionSummary | undefined {
+  const active = executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  return active.find((e) => e.steps.some((s) => s.status === 'awaiting_approval')) ?? active[0];
+}
+
+/** A spec workflow's item: it names the phase ("Phase 2/5: Name"), waiting for a sign-off or in progress. */
+function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefined {
+  const phase = spec.current_phase === null ? undefined : spec.phases.find((p) => p.phase === spec.current_phase);
+  if (!phase) return undefined;
+  const title = `Phase ${phase.phase}/${spec.total_phases - 1}: ${phase.name}`;
+  const waiting = phase.status === 'awaiting_approval';
+  return {
+    text: waiting ? `$(bell) Baton: ${title} awaiting approval` : `$(sync~spin) Baton: ${title} · ${Math.round(e.progress)}%`,
+    tooltip: `Spec workflow on ${spec.source}: ${title}, ${waiting ? "waits for a person's sign-off" : phase.status.replace(/_/g, ' ')}. Click to open the execution.`,
+    executionId: e.execution_id,
+  };
+}
+
+/**
+ * A gate waiting for a person wins; otherwise the most recently updated running execution. `spec` is the spec status
+ * of the execution statusBarExecution picks, when that one is a spec workflow: the item then names its phase.
+ */
+export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus): StatusBarView | undefined {
+  const chosen = statusBarExecution(executions);
+  if (chosen && spec && spec.execution_id === chosen.execution_id) {
+    const view = specView(chosen, spec);
+    if (view) return view;
+  }
   const active = executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   const gated = active.find((e) => e.steps.some((s) => s.status === 'awaiting_approval'));
   if (gated) {

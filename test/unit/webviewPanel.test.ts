@@ -1,6 +1,7 @@
 // Rule: the panel page works under its own strict CSP in a real browser — no violations, says `panel/ready` first,
 // renders every data-testid the editor tests use, keeps Reject disabled until feedback is typed, sends only protocol
-// messages, selects steps by click and keyboard, and drops malformed messages. Needs Chromium (`apt-get install -y
+// messages, selects steps by click and keyboard, drops malformed messages, and shows a spec workflow's current phase
+// (tasks with state, gate, what the last submission lacked, the drift of tasks.md). Needs Chromium (`apt-get install -y
 // chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
-import type { PanelState } from '../../src/shared/protocol.js';
+import type { PanelSpec, PanelState } from '../../src/shared/protocol.js';
 import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 
@@ -73,6 +74,23 @@ function fixture(fixStatus: StepStatusView['status']): PanelState {
   };
   const events = [{ event_type: 'workflow_started', event_data: { template: 'bug-fix' }, created_at: '2026-01-01T00:00:00Z' }];
   return buildPanelState(status, current, events, [artifact], '# Active Guardrails\n\n## Rule: Security\n\n- **NEVER** commit secrets\n');
+}
+
+/** A spec workflow in Phase 1 of 2: one task current, one ticked in source, a gate item missing, tasks.md drifted. */
+function specFixture(): PanelSpec {
+  return {
+    source: 'specs/cart/tasks.md', currentPhase: 1, phaseCount: 2, ticked: 0, writeBackProblem: null,
+    drift: { state: 'drifted', line: 4, snapshot: '- [ ] 1.1 Multiply', current: '- [ ] 1.1 Multiply twice' },
+    phases: [
+      { phase: 0, title: 'Phase 0/2: Read the spec', stepName: 'phase-0', status: 'completed', signoff: false, tasks: [], gate: [{ text: 'Spec read', evidence: 'spec.md' }], missing: [] },
+      {
+        phase: 1, title: 'Phase 1/2: Fix the total', stepName: 'phase-1', status: 'running', signoff: false,
+        tasks: [{ id: '1.1', name: 'Multiply', state: 'current', doneInSource: false, line: 4 }, { id: '1.2', name: 'Add a test', state: 'done', doneInSource: true, line: 5 }],
+        gate: [{ text: 'Code builds', evidence: null }, { text: 'Tests pass', evidence: null }], missing: ['Tests pass'],
+      },
+      { phase: 2, title: 'Phase 2/2: Document', stepName: 'phase-2', status: 'pending', signoff: true, tasks: [], gate: [], missing: [] },
+    ],
+  };
 }
 
 // The stand-in for the editor's webview host: acquireVsCodeApi forwards to the test, CSP violations are reported.
@@ -167,6 +185,19 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await $('approve').count(), 0, 'no gate once decided');
     await send({ type: 'panel/error', message: 'Step was already decided' });
     assert.match((await $('error').textContent()) ?? '', /already decided/);
+
+    // A spec workflow: the current phase's title, its tasks with their states, its gate with evidence, the drift notice.
+    await send({ type: 'panel/update', state: { ...fixture('running'), spec: specFixture() } });
+    await $('spec').waitFor({ timeout: 5_000 });
+    assert.equal(await $('spec-current').textContent(), 'Phase 1/2: Fix the total');
+    assert.equal(await page.locator('[data-testid="spec-tasks"] li[data-state="current"]').count(), 1);
+    assert.match((await page.locator('[data-testid="spec-tasks"] li[data-task="1.2"]').textContent()) ?? '', /1\.2 Add a test — done, ticked in source/);
+    assert.match((await $('spec-gate').textContent()) ?? '', /Tests pass\s*Missing from the last submission\./);
+    assert.match((await $('spec-missing').textContent()) ?? '', /lacked evidence for: Tests pass/);
+    assert.match((await $('spec-drift').textContent()) ?? '', /changed since this workflow started \(first at line 4: "- \[ \] 1\.1 Multiply twice", was "- \[ \] 1\.1 Multiply"\)/);
+    await send({ type: 'panel/update', state: { ...fixture('running'), spec: { ...specFixture(), drift: { state: 'in_sync', line: null, snapshot: null, current: null } } } });
+    await page.locator('[data-testid="spec-drift"]').waitFor({ state: 'detached', timeout: 5_000 });
+    assert.equal(await $('spec-write-back').count(), 0);
 
     assert.deepEqual(messages(), [
       { type: 'panel/ready' },

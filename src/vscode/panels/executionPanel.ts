@@ -25,16 +25,17 @@ export class ExecutionPanel {
   private readonly disposables: vscode.Disposable[] = [];
 
   /** Opens the panel of an execution (or task id), or reveals it if it is already open. */
-  static show(context: vscode.ExtensionContext, source: BatonSource, executionId: string): ExecutionPanel {
+  static show(context: vscode.ExtensionContext, source: BatonSource, executionId: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): ExecutionPanel {
     const open = ExecutionPanel.find(executionId);
     if (open) {
-      open.panel.reveal();
+      // Where it is; opened for a tasks.md beside it, it leaves the focus in the file.
+      open.panel.reveal(undefined, column !== vscode.ViewColumn.Active);
       return open;
     }
     const panel = vscode.window.createWebviewPanel(
       EXECUTION_VIEW_TYPE,
       `Baton: ${executionId.slice(0, 8)}`,
-      vscode.ViewColumn.Active,
+      column === vscode.ViewColumn.Active ? column : { viewColumn: column, preserveFocus: true },
       { ...ExecutionPanel.webviewOptions(context), retainContextWhenHidden: false },
     );
     return new ExecutionPanel(context, panel, source, executionId, null);
@@ -43,6 +44,11 @@ export class ExecutionPanel {
   /** The open panel of an execution (or task id), if any. */
   static find(executionId: string): ExecutionPanel | undefined {
     return [...ExecutionPanel.panels].find((p) => p.controller.matches(executionId));
+  }
+
+  /** Reads every open panel again (something they show changed outside the database, such as a tasks.md buffer). */
+  static refreshAll(): void {
+    for (const p of ExecutionPanel.panels) void p.controller.receive({ type: 'panel/refresh' });
   }
 
   /** Restores panels after a reload from the `{ executionId, selectedStep }` the webview saved with `setState`. */

@@ -5,6 +5,7 @@ import type { BatonEvent } from '../../core/types.js';
 import { parseFromWebview } from '../../shared/protocol.js';
 import type { FromWebview, PanelState, ToWebview } from '../../shared/protocol.js';
 import type { BatonSource, SourceDisposable } from '../batonSource.js';
+import { buildPanelSpec } from './panelSpec.js';
 import { buildPanelState } from './panelState.js';
 
 /** How long source events are gathered before the panel is refreshed. */
@@ -37,8 +38,11 @@ export async function loadPanelState(source: BatonSource, executionId: string, s
     source.guardrails().catch(() => ''),
     source.templates().catch(() => []),
   ]);
-  const definitions = templates.find((t) => t.name === status.workflow)?.steps ?? [];
-  return buildPanelState(status, current, events, artifacts, guardrails, selectedStep, definitions);
+  const template = templates.find((t) => t.name === status.workflow);
+  const state = buildPanelState(status, current, events, artifacts, guardrails, selectedStep, template?.steps ?? []);
+  // A spec workflow's phases come with their tasks, gates and evidence (if its status cannot be read, the steps alone).
+  if (template?.dynamic_phases) state.spec = await source.specStatus(id).then(buildPanelSpec, () => null);
+  return state;
 }
 
 function messageOf(ex: unknown): string {

@@ -17,7 +17,8 @@ export type NodeRef =
   | { kind: 'templateStep'; template: string; step_name: string }
   | { kind: 'group'; group: 'other' }
   | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
-  | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus }
+  | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus; /** Set on a spec workflow's phases. */ phase?: number }
+  | { kind: 'specTask'; execution_id: string; phase: number; task: number }
   | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
   | { kind: 'finding'; execution_id: string; finding_id: string }
   | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' };
@@ -32,7 +33,7 @@ export interface TreeNode {
   icon: NodeIcon;
   /**
    * For `view/item/context` menus: `template`, `templateStep`, `execution:<status>`, `step:<status>`, `artifact`, `finding`,
-   * `message`. A `templateStep` is a template's outline, not a step of a run: no menu offers it step actions.
+   * `specTask`, `message`. A `templateStep` is a template's outline, not a step of a run: no menu offers it step actions.
    */
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
 import type { BatonConnection } from '../ownership.js';
+import { phaseNodes, specTaskNodes } from './specTreeModel.js';
 import {
   artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, templateStepNodes, type TreeNode,
 } from './treeModel.js';
@@ -86,13 +87,17 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       }
       case 'execution': {
         const id = node.ref.execution_id;
+        // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
+        if ((await this.list()).executions.find((e) => e.execution_id === id)?.kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
         const [status, findings] = await Promise.all([this.connection.workflowStatus(id), this.connection.findings(id)]);
         return stepNodes(status, findings);
       }
       case 'step': {
-        const { execution_id, step_name } = node.ref;
+        const { execution_id, step_name, phase } = node.ref;
         const [status, findings] = await Promise.all([this.connection.workflowStatus(execution_id), this.connection.findings(execution_id)]);
+        const tasks = phase === undefined ? [] : specTaskNodes(await this.connection.specStatus(execution_id), phase);
         return [
+          ...tasks,
           ...artifactNodes(execution_id, status.steps.find((s) => s.step_name === step_name)?.artifacts ?? []),
           ...findingNodes(execution_id, step_name, findings),
         ];

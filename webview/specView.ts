@@ -1,0 +1,60 @@
+// A spec workflow in the panel: the phase shown (the current one, or the one selected in the graph), its tasks with
+// their state, its validation gate with the evidence handed in, what the last refused submission lacked, and a notice
+// when tasks.md has drifted from the workflow's snapshot. Text only, stable data-testids for the end-to-end tests.
+import type { PanelSpec, PanelSpecPhase } from '../src/shared/protocol.js';
+import { h } from './dom.js';
+import { statusLabel } from './graphView.js';
+
+const TASK_STATE_TEXT = { done: 'done', current: 'current', locked: 'locked' } as const;
+
+/** The drift notice, or null when tasks.md still says what the snapshot says. */
+function renderDrift(spec: PanelSpec): HTMLElement | null {
+  const d = spec.drift;
+  if (d.state === 'in_sync') return null;
+  const what = d.state === 'missing'
+    ? `${spec.source} is gone (deleted, renamed, or its buffer closed unsaved).`
+    : `${spec.source} has changed since this workflow started${d.line ? ` (first at line ${d.line}: "${d.current ?? ''}", was "${d.snapshot ?? ''}")` : ''}.`;
+  return h('div', { class: 'spec-drift', role: 'status', 'data-testid': 'spec-drift', 'data-state': d.state },
+    h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
+    ` ${what} The workflow keeps following its snapshot; start a new one to work from the file as it is now.`);
+}
+
+function renderTasks(phase: PanelSpecPhase): HTMLElement {
+  if (!phase.tasks.length) return h('p', { class: 'empty', 'data-testid': 'spec-tasks' }, phase.phase === 0 ? 'Phase 0 has no tasks: the agent reads the spec, confirms the scope and names the risks.' : 'No tasks.');
+  return h('ul', { class: 'spec-tasks', 'data-testid': 'spec-tasks' }, ...phase.tasks.map((t) =>
+    h('li', { 'data-state': t.state, 'data-task': t.id },
+      h('span', { class: `codicon codicon-${t.state === 'done' ? 'pass' : t.state === 'current' ? 'arrow-right' : 'lock'}`, 'aria-hidden': 'true' }),
+      ` ${t.id} ${t.name} `,
+      h('span', { class: 'dim' }, `— ${TASK_STATE_TEXT[t.state]}${t.doneInSource ? ', ticked in source' : ''} · line ${t.line}`))));
+}
+
+function renderGateItems(phase: PanelSpecPhase): HTMLElement {
+  if (!phase.gate.length) return h('p', { class: 'empty', 'data-testid': 'spec-gate' }, 'No gate items.');
+  return h('ol', { class: 'spec-gate', 'data-testid': 'spec-gate' }, ...phase.gate.map((g) =>
+    h('li', { 'data-evidence': g.evidence === null ? 'none' : 'given' },
+      h('span', {}, g.text),
+      g.evidence === null
+        ? h('div', { class: 'dim' }, phase.missing.includes(g.text) ? 'Missing from the last submission.' : 'No evidence yet.')
+        : h('blockquote', { class: 'evidence' }, g.evidence))));
+}
+
+/** The spec section for the phase `shownStep` names when it is a phase, else the current phase (or the last one). */
+export function renderSpec(spec: PanelSpec, shownStep: string | null): HTMLElement {
+  const phase = spec.phases.find((p) => p.stepName === shownStep)
+    ?? spec.phases.find((p) => p.phase === spec.currentPhase)
+    ?? spec.phases[spec.phases.length - 1];
+  const heading = spec.currentPhase === null ? `All ${spec.phaseCount} phases done` : spec.phases.find((p) => p.phase === spec.currentPhase)?.title ?? '';
+  return h('section', { class: 'spec', 'data-testid': 'spec', 'aria-labelledby': 'spec-heading' },
+    h('h2', { id: 'spec-heading', 'data-testid': 'spec-current' }, heading),
+    h('p', { class: 'dim' }, `Spec workflow on ${spec.source} · ${spec.ticked} box${spec.ticked === 1 ? '' : 'es'} ticked in it so far`),
+    renderDrift(spec),
+    spec.writeBackProblem ? h('p', { class: 'spec-problem', 'data-testid': 'spec-write-back' }, `Write-back: ${spec.writeBackProblem}`) : null,
+    phase ? h('div', { class: 'spec-phase', 'data-testid': 'spec-phase', 'data-phase': phase.phase, 'data-status': phase.status },
+      h('h3', {}, `${phase.title} · ${statusLabel(phase.status)}`),
+      phase.signoff ? h('p', { class: 'note' }, 'A person signs this phase off: Approve or Reject it when the agent submits it.') : null,
+      h('h4', {}, `Tasks (${phase.tasks.length})`),
+      renderTasks(phase),
+      h('h4', {}, 'Validation gate'),
+      renderGateItems(phase),
+      phase.missing.length ? h('p', { class: 'spec-problem', 'data-testid': 'spec-missing' }, `The last submission lacked evidence for: ${phase.missing.join('; ')}`) : null) : null);
+}
