@@ -2,6 +2,7 @@
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
 import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
+import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
 import { readDiscovery } from '../host/discovery.js';
@@ -97,7 +98,7 @@ async function list(values: Values): Promise<number> {
     runs = await withCore(
       { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => new BatonError('store_missing', 'no database') },
       async (owner) => ((await callControl(owner, { op: 'pipeline_runs' })) as { result: PipelineRunSummary[] }).result,
-      async (baton) => baton.pipelines!.list(),
+      async (baton) => pipelineHost(baton)?.pipelines.list() ?? [],
     );
   } catch (ex) {
     if (!BatonError.is(ex, 'store_missing')) throw ex;

@@ -183,10 +183,6 @@ export interface TimelineEvent {
 
 /** The facade. Every method's errors are `BatonError`s with a message saying what to do. */
 export interface BatonApi {
-  /** Shared memory of pipeline runs (the `memory` tool group); absent in test doubles that do not serve it. */
-  readonly memory?: import('./pipelines/memory.js').Memory;
-  /** Pipeline runs: start, drive, resume, budgets (absent in test doubles). */
-  readonly pipelines?: import('./pipelines/pipelineRuns.js').PipelineRuns;
   /** The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. */
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
   /** Starts a workflow without claiming a step (a person starts it; agents pick up its ready steps). */

@@ -124,9 +124,9 @@ export class Baton implements BatonApi {
   readonly lifecycle: LifecycleApi;
   /** @inheritdoc */
   readonly catalog: ContentApi;
-  /** @inheritdoc */
+  /** Shared memory of pipeline runs (the `memory` tool group); faces reach it with `pipelineHost`. */
   readonly memory: Memory;
-  /** @inheritdoc */
+  /** Pipeline runs: start, drive, resume, budgets; faces reach them with `pipelineHost`. */
   readonly pipelines: PipelineRuns;
   /** @inheritdoc */
   readonly specs: SpecWorkflows;

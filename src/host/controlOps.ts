@@ -6,6 +6,7 @@ import type { Log } from '../core/ports.js';
 import type { CallContext, NextStepRequest } from '../core/types.js';
 import { formatProblems, parseSystemFile } from '../core/pipelines/systemFile.js';
 import type { Budget } from '../core/pipelines/types.js';
+import { pipelineHost } from '../core/pipelines/host.js';
 
 /** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
 export type ControlRequest =
@@ -69,7 +70,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'guardrails':
       return { result: baton.guardrails() };
     case 'pipeline_runs':
-      return { result: baton.pipelines?.list() ?? [] };
+      return { result: pipelineHost(baton)?.pipelines.list() ?? [] };
     case 'artifacts':
       return { result: baton.artifacts(req.query) };
     case 'artifact':
@@ -99,7 +100,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
 
 /** Pipeline runs started or resumed by a CLI while this process owns the database: they run here, in the background. */
 async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op: `pipeline_${string}` }>, log: Log): Promise<unknown> {
-  const pipelines = baton.pipelines;
+  const pipelines = pipelineHost(baton)?.pipelines;
   if (!pipelines) throw new BatonError('invalid_state', 'this Baton process does not run pipelines');
   if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
   let runId: string;

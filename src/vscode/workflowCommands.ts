@@ -5,6 +5,7 @@ import { BatonError } from '../core/errors.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import { isActive, pickExecution, targetOf } from './pickers.js';
+import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
 import { executionLabel } from './views/treeModel.js';
 
@@ -59,6 +60,8 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
     name = picked?.label;
   }
   if (!name) return undefined;
+  // A template whose phases come from a tasks.md (spec_execution_v1) starts from one: the spec command asks which.
+  if (templates.find((t) => t.name === name)?.dynamic_phases) return startSpecWorkflow(s);
   const description = await vscode.window.showInputBox({
     title: `Baton: Start ${name}`,
     prompt: 'Describe the task (what the agents should do)',

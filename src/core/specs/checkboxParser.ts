@@ -30,10 +30,10 @@ interface Item {
 const ID_FORMS = [
   /^(\d+(?:\.\d+)*)\.?\s+(.*)$/, // 1. Title, 1.1 Title
   /^(T\d+)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit)
-  /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-–—]?\s*(.*)$/i, // Task 3: Title
-  /^#(\d+)\s*[:.\-–—]?\s*(.*)$/, // #12 Title
+  /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
+  /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
-const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-–—]\s*(.*))?$/iu;
+const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
 
 /** Parses checkbox task lists. */
 export class CheckboxTasksParser implements SourceParser {

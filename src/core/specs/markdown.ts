@@ -97,6 +97,6 @@ export function field(text: string): { label: string; value: string } | undefine
 /** Splits a list written in one line (`1.1, 2.3; 4`), dropping `None`, `N/A` and dashes. */
 export function splitList(value: string): string[] {
   const v = plain(value);
-  if (/^(none|n\/a|-|—|–|nothing)\.?$/i.test(v) || v === '') return [];
+  if (/^(none|n\/a|-|\u2014|\u2013|nothing)\.?$/i.test(v) || v === '') return [];
   return v.split(/[,;]|\band\b/).map((s) => s.trim().replace(/\.$/, '')).filter(Boolean);
 }

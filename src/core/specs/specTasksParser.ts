@@ -4,8 +4,8 @@ import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from 
 import { field, heading, isFence, listItem, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
-const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-–—]\s*(.*))?$/iu;
-const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-–—]\s*|\s+)(.*)$/i;
+const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
+const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
 const DURATION_LABELS = /^(estimated duration|duration|estimated time|estimate|effort|time estimate)$/;

@@ -8,6 +8,7 @@ import type { BatonApi } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
 import { MEMORY_CATEGORIES, MEMORY_LIMITS, type MemoryEntry, type MemoryReach, type MemoryScope } from '../../core/pipelines/memory.js';
 import type { RunScope } from '../../core/pipelines/runner.js';
+import { pipelineHost } from '../../core/pipelines/host.js';
 import type { Log } from '../../core/ports.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
@@ -64,8 +65,9 @@ const HINTS: Record<string, string> = {
 
 /** Registers the memory tools; `scope` is the session's RunScope when it was started for a pipeline run. */
 export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log, scope?: RunScope): ToolSpec[] {
-  const memory = baton.memory;
-  if (!memory) return [];
+  const host = pipelineHost(baton);
+  if (!host) return [];
+  const { memory, pipelines } = host;
   /** The run and agent a call acts for, and how far its reads reach. */
   const who = (a: { run_id?: string }, wanted: MemoryReach | undefined, writesGlobal = false): { s: MemoryScope; reach: MemoryReach } => {
     if (scope) {
@@ -75,7 +77,7 @@ export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log
       return { s: { runId: scope.runId, agent: scope.agent }, reach: wanted ?? 'all' };
     }
     if (a.run_id !== undefined) {
-      baton.pipelines?.run(a.run_id);
+      pipelines.run(a.run_id);
       return { s: { runId: a.run_id, agent: null }, reach: wanted ?? 'all' };
     }
     if (writesGlobal || wanted === 'global') return { s: { runId: '', agent: null }, reach: 'global' };
