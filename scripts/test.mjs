@@ -78,10 +78,25 @@ async function installFor(need) {
   else if (need === 'chromium') ensureChromium({ log });
 }
 
+let built = false;
+
+/**
+ * Builds dist/ once for the whole run, then runs `files`. The test files see BATON_TEST_BUILT=1 and do not build again
+ * (a build while another file's child runs dist/cli.js could hand it a half-written bundle).
+ */
 function runGroup(files, concurrency) {
+  if (!built) {
+    const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (build.status !== 0) {
+      log('npm run build failed; no test was run');
+      return 1;
+    }
+    built = true;
+  }
   const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, BATON_TEST_BUILT: '1' },
   });
   return result.status ?? 1;
 }
