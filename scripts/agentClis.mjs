@@ -3,8 +3,9 @@
 // leaves out other platforms' optional binaries, as opencode-ai's does). Installed on demand into agent-clis/ by the test
 // set-up (scripts/test.mjs); never a dependency of the extension or the CLI.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { takeInstallLock } from './installLock.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const dir = join(root, 'agent-clis');
@@ -21,7 +22,7 @@ export function agentCliPaths() {
 /** Installs the pinned CLIs when they are missing or stale (one installer at a time) and returns their paths. */
 export async function ensureAgentClis({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   if (ready()) return agentCliPaths();
-  const release = await takeLock(log);
+  const release = await takeInstallLock(lockDir, { label: 'agent CLIs', waiting: 'another process is installing them; waiting…', maxWaitMs: 10 * 60_000, log });
   try {
     if (!ready()) {
       const started = Date.now();
@@ -72,43 +73,3 @@ function npmCi(log) {
   });
 }
 
-async function takeLock(log) {
-  const started = Date.now();
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lockDir);
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      return () => rmSync(lockDir, { recursive: true, force: true });
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    if (lockIsStale()) {
-      rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) {
-      log('agent CLIs: another process is installing them; waiting…');
-      told = true;
-    }
-    if (Date.now() - started > 10 * 60_000) throw new Error(`agent CLIs: gave up waiting for ${lockDir}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-function lockIsStale() {
-  try {
-    process.kill(Number(readFileSync(join(lockDir, 'pid'), 'utf8')), 0);
-    return false;
-  } catch (err) {
-    if (err.code === 'EPERM') return false;
-    if (err.code === 'ENOENT') {
-      try {
-        return Date.now() - statSync(lockDir).mtimeMs > 10_000;
-      } catch {
-        return true;
-      }
-    }
-    return true;
-  }
-}

@@ -1,8 +1,9 @@
 // The real editor used by `npm start` and the editor tests: code-server (a VS Code server) on Node 24, with
 // headless Chromium from the system. Installed on demand into editor-host/ (never part of the extension).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
+import { takeInstallLock } from './installLock.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const hostDir = join(root, 'editor-host');
@@ -32,7 +33,7 @@ export function editorHostPaths() {
 export async function ensureEditorHost({ log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   const paths = editorHostPaths();
   if (!paths.chromium) ensureAptPackages(log);
-  const release = await takeInstallLock(log);
+  const release = await takeInstallLock(lockDir, { label: 'editor host', waiting: 'another process is installing it; waiting…', maxWaitMs: 15 * 60_000, log });
   try {
     if (!existsSync(paths.node)) {
       await installNode24(log);
@@ -163,50 +164,6 @@ function npmInstall(cwd, env, log, what) {
       reject(new Error(`editor host: \`npm ${verb}\` for ${what} failed (exit ${code}); last lines of editor-host/install.log:\n${tail}`));
     });
   });
-}
-
-// One installer at a time (tests and `npm start` may race); a lock left by a dead process is taken over.
-async function takeInstallLock(log) {
-  const started = Date.now();
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lockDir);
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      return () => rmSync(lockDir, { recursive: true, force: true });
-    } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
-    }
-    if (lockIsStale()) {
-      rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) {
-      log('editor host: another process is installing it; waiting…');
-      told = true;
-    }
-    if (Date.now() - started > 15 * 60_000) throw new Error(`editor host: gave up waiting for ${lockDir}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-function lockIsStale() {
-  try {
-    const pid = Number(readFileSync(join(lockDir, 'pid'), 'utf8'));
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    if (err.code === 'EPERM') return false;
-    // No pid file yet: stale only if the folder is old (the owner writes it right after mkdir).
-    if (err.code === 'ENOENT') {
-      try {
-        return Date.now() - statSync(lockDir).mtimeMs > 10_000;
-      } catch {
-        return true;
-      }
-    }
-    return true;
-  }
 }
 
 function seconds(since) {
