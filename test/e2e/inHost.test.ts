@@ -1,6 +1,7 @@
 // Rule: inside the real extension host (VS Code 1.139 server, Node 24), Baton activates, registers every command it
 // declares, owns the workspace endpoint, is reachable by the editor's own MCP client, and its endpoint refuses
-// callers without the token or from a foreign Host or Origin; the test hook exists when the harness asks for it.
+// callers without the token or from a foreign Host or Origin; Start Workflow hands spec_execution_v1 (which needs a
+// tasks.md) to the spec command; the test hook exists when the harness asks for it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -22,7 +23,7 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
   };
 
   it('the suite ran to its end and passed', () => {
-    assert.equal(run.checks.length, 6, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
+    assert.equal(run.checks.length, 7, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
     assert.equal(run.exitCode, 0, run.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.error}`).join('\n'));
   });
   it('activates', () => {
@@ -45,5 +46,9 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
     check('the endpoint answers the token holder');
     const statuses = check('the endpoint refuses no token, a wrong token, a foreign Host, a foreign Origin');
     assert.deepEqual(statuses, { noToken: 401, wrongToken: 401, foreignHost: 403, foreignOrigin: 403 });
+  });
+  it('Start Workflow on spec_execution_v1 starts it on the open tasks.md', () => {
+    const detail = check('Start Workflow on spec_execution_v1 starts it on the open tasks.md instead of asking for a task');
+    assert.equal(detail.source, 'inhost-spec/tasks.md');
   });
 });

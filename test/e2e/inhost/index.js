@@ -75,7 +75,47 @@ const checks = [
     if (bad.length) throw new Error(`not refused: ${JSON.stringify(statuses)}`);
     return statuses;
   }],
+  ['Start Workflow on spec_execution_v1 starts it on the open tasks.md instead of asking for a task', async (ctx) => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) throw new Error('no workspace folder');
+    const file = vscode.Uri.joinPath(folder, 'inhost-spec', 'tasks.md');
+    const text = '# Tasks\n\n- [ ] 1. Set up\n  - [ ] 1.1 Create the module\n- [ ] 2. Test\n  - [ ] 2.1 Write its test\n';
+    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inhost-spec'));
+    await vscode.workspace.fs.writeFile(file, Buffer.from(text));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+    // The old command asked for a task description here (an input box nobody answers): give up after 20 s.
+    const id = await Promise.race([
+      vscode.commands.executeCommand('baton.startWorkflow', 'spec_execution_v1'),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no execution after 20 s (was a task description asked for?)')), 20_000)),
+    ]);
+    if (typeof id !== 'string') throw new Error(`started: ${JSON.stringify(id)}`);
+    const status = await control(ctx.endpoint, { op: 'spec_status', id });
+    const spec = status.result;
+    if (!spec || spec.source !== 'inhost-spec/tasks.md') throw new Error(`spec status: ${JSON.stringify(status).slice(0, 400)}`);
+    return { id, source: spec.source, phases: spec.total_phases ?? spec.phases?.length };
+  }],
 ];
+
+/** A /control call on the owner's endpoint with its token; resolves to the parsed answer. */
+function control(endpoint, body) {
+  const u = new URL(endpoint.url.replace(/\/mcp$/, '/control'));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: u.hostname, port: u.port, path: u.pathname, method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${endpoint.token}`, host: u.host },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`control ${res.statusCode}: ${text.slice(0, 300)}`))));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 // Commands the workbench registers for a contributed view (focus, refresh…) also start with the view's id.
 function isViewCommand(id) {
