@@ -7,9 +7,9 @@ import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owner.js';
 import type { OpenedBaton } from '../host/openBaton.js';
-import { httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
+import { exitsWithin, httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import { isPidAlive, type HeldLock } from '../store/lock.js';
+import type { HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -111,16 +111,6 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
 /** How often, and how long each time, `baton mcp` waits for an owner that does not answer to exit. */
 const OWNER_EXIT_ATTEMPTS = 3;
 const OWNER_EXIT_WAIT_MS = 5000;
-
-/** Whether `pid` is gone now or within `ms`. */
-async function exitsWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (isPidAlive(pid)) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */
 async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {

@@ -71,7 +71,7 @@ export function httpUpstream(owner: DiscoveryInfo): Upstream {
 }
 
 /** Whether `pid` is gone now or within `ms`. */
-async function exitsWithin(pid: number, ms: number): Promise<boolean> {
+export async function exitsWithin(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (isPidAlive(pid)) {
     if (Date.now() >= deadline) return false;

@@ -101,8 +101,8 @@ test('a run SIGKILLed mid-step resumes at that step; the completed step is never
   assert.match(events.map((e) => JSON.stringify(e)).join('\n'), /final answered: slow answered: scout answered: find the bug \(saw memory\) \(saw memory\)/);
 });
 
-test('a human_review step waits until `baton approve` from another process; then the run goes on', async () => {
-  const w = workspaceWith(`name: gated
+/** Plan, a human review of the plan, then do it. */
+const GATED = `name: gated
 agents:
   - { id: planner, runner: command, command: [node, AGENT] }
   - { id: doer, runner: command, command: [node, AGENT] }
@@ -110,7 +110,10 @@ workflow:
   - { id: plan, type: agent, agentId: planner, outputVariable: plan }
   - { id: check, type: human_review, inputTemplate: "OK? {{plan}}" }
   - { id: do, type: agent, agentId: doer, inputTemplate: "{{plan}}" }
-`);
+`;
+
+test('a human_review step waits until `baton approve` from another process; then the run goes on', async () => {
+  const w = workspaceWith(GATED);
   const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
   const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
   assert.equal(waiting.prompt, 'OK? planner answered: ship it');
@@ -144,15 +147,7 @@ test('a run over its budget pauses (exit 3, budget_exceeded) and resumes after t
 });
 
 test('with a live owner (baton serve), the run happens in the owner and the CLI follows it; approve reaches it', async () => {
-  const w = workspaceWith(`name: gated
-agents:
-  - { id: planner, runner: command, command: [node, AGENT] }
-  - { id: doer, runner: command, command: [node, AGENT] }
-workflow:
-  - { id: plan, type: agent, agentId: planner, outputVariable: plan }
-  - { id: check, type: human_review, inputTemplate: "OK? {{plan}}" }
-  - { id: do, type: agent, agentId: doer, inputTemplate: "{{plan}}" }
-`);
+  const w = workspaceWith(GATED);
   const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   pids.push(serve.pid!);
   try {
