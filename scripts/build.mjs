@@ -1,8 +1,8 @@
 // Builds dist/cli.js (lean: argument parsing and the stdio front of `baton mcp`), dist/engine.js (the rest of the CLI,
 // loaded by dist/cli.js when needed) and dist/extension.js with esbuild; copies sql.js's wasm and the migrations beside
 // them; and writes dist/mcp-catalog.json, the initialize and tools/list answers `baton mcp` gives before its engine loads.
-import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { build as esbuild } from 'esbuild';
+import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,20 @@ const require = createRequire(import.meta.url);
 const root = join(dirname(new URL(import.meta.url).pathname), '..');
 const dist = join(root, 'dist');
 mkdirSync(dist, { recursive: true });
+
+/** Writes `path` by rename, so a process loading dist/ meanwhile (a test's child) reads the old file or the new one, never half. */
+function writeAtomic(path, data) {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+/** esbuild's build, its output files written with writeAtomic. */
+async function build(options) {
+  const { outputFiles } = await esbuild({ ...options, write: false });
+  for (const f of outputFiles) writeAtomic(f.path, f.contents);
+}
 
 const common = {
   bundle: true,
@@ -72,7 +86,7 @@ await Promise.all([
 chmodSync(join(dist, 'cli.js'), 0o755);
 const { buildCatalog } = require(join(dist, 'engine.js'));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-writeFileSync(join(dist, 'mcp-catalog.json'), JSON.stringify(await buildCatalog(version)) + '\n');
+writeAtomic(join(dist, 'mcp-catalog.json'), JSON.stringify(await buildCatalog(version)) + '\n');
 copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 mkdirSync(join(dist, 'migrations'), { recursive: true });
 for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {
