@@ -12,6 +12,7 @@ import { bundledContentDir } from '../src/host/openBaton.js';
 import { nodeCrypto, nodeFileSystem, randomIds, systemClock } from '../src/host/nodePorts.js';
 import { createMcpServer } from '../src/mcp/createMcpServer.js';
 import { openStore } from '../src/store/sqlJsStore.js';
+import { stats, wordSource } from './benchKit.js';
 
 const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 100_000);
 const STEPS = Number(process.env.BENCH_STEPS ?? 1000);
@@ -21,36 +22,12 @@ const BATCH = 5000;
 /** Executions with 1k steps and 10k logs: the first read of each is timed cold (nothing cached). */
 const COLD = Number(process.env.BENCH_COLD ?? 5);
 
-/** A small deterministic PRNG (mulberry32), so every run builds the same data. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const rand = rng(42);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-const letters = 'abcdefghijklmnopqrstuvwxyz';
-/** 5,000 pseudo-words: each appears in roughly 0.5% of findings. */
-const VOCAB = Array.from({ length: 5000 }, () => Array.from({ length: 7 }, () => pick([...letters])).join(''));
+const { rand, pick, vocab: VOCAB, words } = wordSource(42);
 const TAGS = ['security', 'sql', 'xss', 'auth', 'perf', 'db', 'api', 'ui', 'docs', 'infra', 'deps', 'tests'];
 const CATEGORIES = ['security', 'performance', 'reliability', 'docs', 'style', 'testing', 'architecture', 'accessibility'];
 const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'];
-const words = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
 /** Descriptions kept to draw real two-word phrases from. */
 const SAMPLES: string[] = [];
-
-/** p50/p95/mean of samples in milliseconds. */
-function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
-}
 
 async function time(runs: number, fn: (i: number) => unknown): Promise<number[]> {
   for (let i = 0; i < Math.min(10, runs); i++) await fn(i); // warm-up

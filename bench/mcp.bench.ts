@@ -11,6 +11,7 @@ import { silentLog } from '../src/core/ports.js';
 import { openBaton } from '../src/host/openBaton.js';
 import { createMcpServer } from '../src/mcp/createMcpServer.js';
 import { FakeBaton } from '../test/fixtures/mcp/fakeBaton.js';
+import { stats } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -48,14 +49,6 @@ function writeWorkspace(dir: string): string {
   writeFileSync(join(ws, '.baton', 'workflows', `${TEMPLATE}.yaml`), templateYaml(TEMPLATE, STEPS));
   writeFileSync(join(ws, '.baton', 'workflows', `${SHORT}.yaml`), templateYaml(SHORT, SHORT_STEPS));
   return ws;
-}
-
-/** p50/p95/mean of samples in milliseconds, rounded to microseconds. */
-function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
 }
 
 type Sc = { status: string; new_step_token?: string; task_id?: string };

@@ -12,32 +12,14 @@ import { silentLog } from '../src/core/ports.js';
 import { bundledContentDir } from '../src/host/openBaton.js';
 import { nodeCrypto, nodeFileSystem, randomIds, systemClock } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
+import { stats, wordSource } from './benchKit.js';
 
 const STEPS = Number(process.env.BENCH_PIPELINE_STEPS ?? 300);
 const ENTRIES = Number(process.env.BENCH_MEMORY_ENTRIES ?? 100_000);
 const RUNS_OF_ENTRIES = 100;
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(7);
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-const VOCAB = Array.from({ length: 5000 }, () => Array.from({ length: 7 }, () => pick([...'abcdefghijklmnopqrstuvwxyz'])).join(''));
-const words = (n: number) => Array.from({ length: n }, () => pick(VOCAB)).join(' ');
-
-function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, p50_ms: round(at(0.5)), p95_ms: round(at(0.95)), mean_ms: round(s.reduce((a, b) => a + b, 0) / s.length) };
-}
+const { rand, pick, vocab: VOCAB, words } = wordSource(7);
 
 /** An agent that answers at once: what is left of a step's time is the engine's. */
 class InstantRunner implements AgentRunner {

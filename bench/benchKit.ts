@@ -1,0 +1,30 @@
+// What the benchmarks share: a seeded PRNG and word list (every run builds the same data) and the p50/p95 summary.
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
+export function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Seeded picks and text: `vocab` holds 5,000 seven-letter pseudo-words (each in ~0.5% of 25-word texts). */
+export function wordSource(seed: number) {
+  const rand = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const letters = [...'abcdefghijklmnopqrstuvwxyz'];
+  const vocab = Array.from({ length: 5000 }, () => Array.from({ length: 7 }, () => pick(letters)).join(''));
+  const words = (n: number) => Array.from({ length: n }, () => pick(vocab)).join(' ');
+  return { rand, pick, vocab, words };
+}
+
+/** p50/p95/mean of samples in milliseconds, rounded to microseconds. */
+export function stats(samples: number[]) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
+}
