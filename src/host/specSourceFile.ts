@@ -6,9 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { applyEdits } from '../core/specs/writeBack.js';
 import type { ApplyOutcome, SpecSourcePort, TextEdit } from '../core/specTypes.js';
 
-async function readIfThere(path: string): Promise<string | undefined> {
+/** The file's text, or undefined when there is none; `stripBom` drops a byte-order mark (as an editor's buffer does). */
+export async function readIfThere(path: string, stripBom = false): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    const text = await readFile(path, 'utf8');
+    return stripBom && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (ex) {
     if ((ex as NodeJS.ErrnoException).code === 'ENOENT' || (ex as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
     throw ex;
@@ -34,16 +36,19 @@ async function writeAtomic(path: string, text: string): Promise<void> {
   }
 }
 
+/** The real path of `path`, or undefined when it does not resolve. */
+export async function realPathOrNone(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The files on disk as a spec source port. */
 export const fileSpecSource: SpecSourcePort = {
   read: (path) => readIfThere(path),
-  async realPath(path) {
-    try {
-      return await realpath(path);
-    } catch {
-      return undefined;
-    }
-  },
+  realPath: realPathOrNone,
   async apply(path: string, base: string, edits: TextEdit[]): Promise<ApplyOutcome> {
     const now = await readIfThere(path);
     if (now === undefined) return { applied: false, reason: `${path} no longer exists` };

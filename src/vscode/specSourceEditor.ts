@@ -2,39 +2,22 @@
 // included), and ticking its boxes is a WorkspaceEdit on the document, so undo works and a dirty buffer stays the
 // person's (the edit joins it, unsaved). A document that was clean is saved after the edit, so the file on disk, the
 // CLI and other agents see the ticks too.
-import { readFile, realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ApplyOutcome, SpecSourcePort, TextEdit } from '../core/specTypes.js';
+import { readIfThere, realPathOrNone } from '../host/specSourceFile.js';
 
 /** The open document of a file, if an editor has it. */
 function openDocument(path: string): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
 }
 
-/** The file's text as a document would hold it (no byte-order mark), or undefined when there is none. */
-async function readDisk(path: string): Promise<string | undefined> {
-  try {
-    const text = await readFile(path, 'utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  } catch (ex) {
-    const code = (ex as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') return undefined;
-    throw ex;
-  }
-}
-
 /** The editor's spec source port (see the file comment). */
 export const editorSpecSource: SpecSourcePort = {
   async read(path) {
-    return openDocument(path)?.getText() ?? readDisk(path);
+    // A document holds no byte-order mark: a file read from disk is read the same way.
+    return openDocument(path)?.getText() ?? readIfThere(path, true);
   },
-  async realPath(path) {
-    try {
-      return await realpath(path);
-    } catch {
-      return undefined;
-    }
-  },
+  realPath: realPathOrNone,
   async apply(path: string, base: string, edits: TextEdit[]): Promise<ApplyOutcome> {
     let doc: vscode.TextDocument;
     try {
