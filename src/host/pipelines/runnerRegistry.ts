@@ -11,7 +11,7 @@ export type RunnerFactory = (agent: SystemAgent) => AgentRunner;
 
 const factories = new Map<RunnerKind, RunnerFactory>([
   ['command', (agent) => new CommandRunner(agent.command ?? [])],
-  ...(['claude', 'codex', 'gemini', 'opencode', 'cursor-agent'] as const).map((kind): [RunnerKind, RunnerFactory] => [kind, () => createAgentRunner(kind)]),
+  ...(['claude', 'codex', 'gemini', 'opencode', 'cursor-agent'] as const).map((kind): [RunnerKind, RunnerFactory] => [kind, (agent) => createAgentRunner(kind, agent.cliConfig ? { config: agent.cliConfig } : {})]),
 ]);
 
 /** Registers (or replaces) the factory of a runner kind. */
