@@ -61,6 +61,12 @@ export interface McpEndpoint {
   name?: string;
 }
 
+/** A run token lent to one agent step: its endpoint, and `revoke` once the step ends (idempotent). */
+export interface McpGrant {
+  endpoint: McpEndpoint;
+  revoke(): void;
+}
+
 /** The part of AbortSignal a run listens to (the core does not depend on the DOM or Node typings). */
 export interface CancelSignal {
   readonly aborted: boolean;
