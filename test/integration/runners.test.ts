@@ -161,9 +161,10 @@ describe('each CLI gets Baton\'s MCP server its own way, in a scratch HOME', () 
     assert.equal(r.env.BATON_MODEL, 'm1');
   });
 
-  it('points HOME, the XDG folders and TMPDIR into the scratch folder, which request.env cannot move, and runs in the project', async () => {
-    const { recorded } = await runFake('claude', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'claude.jsonl') }, { env: { HOME: homedir(), XDG_CONFIG_HOME: '/etc' } });
+  it('points HOME, the XDG folders and TMPDIR into the scratch folder, which request.env cannot move, and runs in the project (cwd and PWD)', async () => {
+    const { recorded } = await runFake('claude', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'claude.jsonl') }, { env: { HOME: homedir(), XDG_CONFIG_HOME: '/etc', PWD: '/' } });
     const r = recorded!;
+    assert.equal(r.env.PWD, project, 'PWD names the project too (opencode takes its folder from it, not from the process\'s folder)');
     for (const key of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'TMPDIR']) {
       assert.ok(r.env[key]!.startsWith(`${r.scratch}/`), `${key}=${r.env[key]}`);
     }
