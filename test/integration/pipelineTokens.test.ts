@@ -8,8 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import type { System } from '../../src/core/pipelines/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import { becomeOwner, type Owner } from '../../src/host/owner.js';
+import { ROOT } from '../fixtures/mcp/cliHarness.js';
 
-const AGENT = join(import.meta.dirname, '..', 'fixtures', 'pipelines', 'tokenAgent.mjs');
+const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'tokenAgent.mjs');
 
 function system(env: Record<string, string>, ids: string[]): System {
   return {

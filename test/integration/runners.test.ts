@@ -133,6 +133,10 @@ describe('each CLI gets Baton\'s MCP server its own way, in a scratch HOME', () 
     assert.equal(r.files[config.instructions[0].slice(r.scratch.length + 1)], 'Be brief.');
     assert.deepEqual(r.argv, ['run', '--format', 'json']);
     assert.equal(r.stdin, PROMPT);
+    assert.deepEqual([result.costUsd, result.costSource], [0, 'cli'], 'opencode bills $0 for a model it has no price for');
+    const priced = await runFake('opencode', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'opencode.jsonl') }, { price: { input: 1, output: 2 } });
+    assert.equal(priced.result.costSource, 'price', 'then the agent\'s price says more');
+    assert.ok(priced.result.costUsd! > 0);
   });
 
   it('cursor-agent: the scratch HOME\'s ~/.cursor/mcp.json, never the project\'s .cursor/', async () => {

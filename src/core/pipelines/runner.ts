@@ -96,7 +96,7 @@ export interface AgentRunRequest {
   signal?: CancelSignal;
   /** The CLI's own tools the agent may use without asking (claude `--allowedTools`); Baton's MCP tools are always allowed. */
   allowedTools?: readonly string[];
-  /** Prices to compute the cost from the tokens when the CLI reports none. */
+  /** Prices to compute the cost from the tokens when the CLI reports none (or $0 for tokens it used). */
   price?: TokenPrice;
 }
 

@@ -33,7 +33,7 @@ export interface SystemAgent {
    * cursor-agent `~/.cursor/mcp.json` (e.g. a model provider on another endpoint).
    */
   cliConfig?: Record<string, unknown>;
-  /** Prices per million tokens, for CLIs that report no cost. */
+  /** Prices per million tokens, for CLIs that report no cost (or $0 for tokens they used: a model they have no price for). */
   price?: TokenPrice;
 }
 
