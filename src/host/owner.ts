@@ -90,18 +90,12 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     await endpoint.close().catch(() => undefined);
     throw ex;
   }
-  // Each agent of a pipeline run here reaches this endpoint with a token of its own, scoped to its run (memory tools,
-  // calls logged under the agent); the tokens end with the endpoint.
-  const runTokens = new Map<string, string>();
+  // Each agent step of a pipeline run here reaches this endpoint with a token of its own, scoped to its run and agent
+  // (memory tools, calls logged under the agent), revoked when the step ends (see PipelineRuns.setMcp).
   const agentGroups: ToolGroup[] = options.toolGroups.includes('memory') ? [...options.toolGroups] : [...options.toolGroups, 'memory'];
   opened.baton.pipelines.setMcp((runId, agent) => {
-    const key = JSON.stringify([runId, agent]);
-    let token = runTokens.get(key);
-    if (token === undefined) {
-      token = endpoint.issueRunToken({ runId, agent, toolGroups: agentGroups }).token;
-      runTokens.set(key, token);
-    }
-    return { url: endpoint.url, token };
+    const grant = endpoint.issueRunToken({ runId, agent, toolGroups: agentGroups });
+    return { endpoint: { url: endpoint.url, token: grant.token }, revoke: grant.revoke };
   });
   let closing: Promise<void> | undefined;
   return {

@@ -133,6 +133,10 @@ describe('each CLI gets Baton\'s MCP server its own way, in a scratch HOME', () 
     assert.equal(r.files[config.instructions[0].slice(r.scratch.length + 1)], 'Be brief.');
     assert.deepEqual(r.argv, ['run', '--format', 'json']);
     assert.equal(r.stdin, PROMPT);
+    assert.deepEqual([result.costUsd, result.costSource], [0, 'cli'], 'opencode bills $0 for a model it has no price for');
+    const priced = await runFake('opencode', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'opencode.jsonl') }, { price: { input: 1, output: 2 } });
+    assert.equal(priced.result.costSource, 'price', 'then the agent\'s price says more');
+    assert.ok(priced.result.costUsd! > 0);
   });
 
   it('cursor-agent: the scratch HOME\'s ~/.cursor/mcp.json, never the project\'s .cursor/', async () => {
@@ -161,9 +165,10 @@ describe('each CLI gets Baton\'s MCP server its own way, in a scratch HOME', () 
     assert.equal(r.env.BATON_MODEL, 'm1');
   });
 
-  it('points HOME, the XDG folders and TMPDIR into the scratch folder, which request.env cannot move, and runs in the project', async () => {
-    const { recorded } = await runFake('claude', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'claude.jsonl') }, { env: { HOME: homedir(), XDG_CONFIG_HOME: '/etc' } });
+  it('points HOME, the XDG folders and TMPDIR into the scratch folder, which request.env cannot move, and runs in the project (cwd and PWD)', async () => {
+    const { recorded } = await runFake('claude', { FAKE_TRANSCRIPT: join(TRANSCRIPTS, 'claude.jsonl') }, { env: { HOME: homedir(), XDG_CONFIG_HOME: '/etc', PWD: '/' } });
     const r = recorded!;
+    assert.equal(r.env.PWD, project, 'PWD names the project too (opencode takes its folder from it, not from the process\'s folder)');
     for (const key of ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'TMPDIR']) {
       assert.ok(r.env[key]!.startsWith(`${r.scratch}/`), `${key}=${r.env[key]}`);
     }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LIST_TEXT_LIMITS } from '../../src/mcp/tools/listText.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MEMORY_LIMITS, RANK_WINDOW } from '../../src/core/pipelines/memory.js';
@@ -116,7 +117,26 @@ test('the memory tools act on the session\'s run and agent and refuse another ru
   assert.equal(bad.isError, true);
   assert.match((bad.content[0] as { text: string }).text, /category/);
   const listed = await call('memory_list', {});
-  assert.match((listed.content[0] as { text: string }).text, /- f \[findings, scout\]: the cart bug/);
+  assert.equal((listed.content[0] as { text: string }).text, '1 of 1 entries:\n\n## f [findings, from scout]\nthe cart bug is in total()');
+  assert.match(((await call('memory_search', { query: 'cart' })).content[0] as { text: string }).text, /## f \[findings, from scout\]\nthe cart bug is in total\(\)/);
+  assert.equal(((await call('memory_retrieve', { key: 'f' })).content[0] as { text: string }).text, 'the cart bug is in total()');
+});
+
+test('list texts carry the values, cut per entry and in all, with how many more and how to narrow the query', async () => {
+  const { baton, run1 } = await withRuns();
+  const { call } = await client(baton, { runId: run1, agent: 'scout' });
+  const long = `needle ${'x'.repeat(LIST_TEXT_LIMITS.itemChars + 500)}`;
+  for (let i = 0; i < 12; i++) await call('memory_store', { key: `k${i}`, value: long, category: 'notes' });
+  const text = ((await call('memory_search', { query: 'needle', limit: 12 })).content[0] as { text: string }).text;
+  assert.ok(text.length <= LIST_TEXT_LIMITS.totalChars + 600, `bounded: ${text.length}`);
+  assert.match(text, new RegExp(`… \\(cut at ${LIST_TEXT_LIMITS.itemChars} of ${long.length} characters; memory_retrieve "k\\d+" for all\\)`));
+  const shown = (text.match(/^## k\d+ /gm) ?? []).length;
+  assert.ok(shown >= 2 && shown < 12, `shown ${shown}`);
+  assert.match(text, new RegExp(`^${shown} of 12 entries:`));
+  assert.match(text, new RegExp(`\\n\\n… ${12 - shown} more, narrow the query \\(more specific terms, a category or a scope\\)\\.$`));
+  const limited = ((await call('memory_search', { query: 'needle', limit: 1 })).content[0] as { text: string }).text;
+  assert.match(limited, /^1 of 12 entries:[\s\S]*… 11 more, narrow the query/);
+  assert.equal(((await call('memory_search', { query: 'absent' })).content[0] as { text: string }).text, 'Nothing matches.');
 });
 
 test('a session without a run needs run_id or the global scope', async () => {

@@ -63,6 +63,38 @@ workflow:
   expect(/:19: workflow\[7\]\.pattern: not a valid regular expression/);
 });
 
+test('cliConfig is the CLI\'s own settings: a mapping, for the spawned CLIs only, handed to the runner as is', () => {
+  const good = `name: ok
+agents:
+  - id: p
+    runner: codex
+    env: { LOCAL_KEY: k }
+    cliConfig:
+      model_provider: local
+      model_providers.local: { name: local, base_url: "http://127.0.0.1:9/v1", env_key: LOCAL_KEY, wire_api: responses }
+workflow:
+  - { type: agent, agentId: p }
+`;
+  const p = parseSystemFile(good, 'ok.yaml', 'ok');
+  assert.deepEqual(p.problems, []);
+  assert.deepEqual(p.value!.agents[0]!.cliConfig, {
+    model_provider: 'local', 'model_providers.local': { name: 'local', base_url: 'http://127.0.0.1:9/v1', env_key: 'LOCAL_KEY', wire_api: 'responses' },
+  });
+  const bad = `name: bad
+agents:
+  - { id: a, runner: gemini, cliConfig: [security] }
+  - { id: b, runner: command, command: [node, b.js], cliConfig: { x: 1 } }
+  - { id: c, runner: vscode-lm, cliConfig: { x: 1 } }
+workflow:
+  - { type: agent, agentId: a }
+`;
+  const lines = parseSystemFile(bad, 'bad.yaml', 'bad').problems.map((x) => `${x.path}:${x.line}: ${x.message}`);
+  const expect = (re: RegExp) => assert.ok(lines.some((l) => re.test(l)), `${re} not in:\n${lines.join('\n')}`);
+  expect(/^bad\.yaml:3: agents\[0\]\.cliConfig: must be a mapping of the CLI's own settings .*got a list/);
+  expect(/^bad\.yaml:4: agents\[1\]\.cliConfig: the command runner takes no cliConfig; it applies to claude, codex, gemini, opencode, cursor-agent \(use env for the command runner\)/);
+  expect(/^bad\.yaml:5: agents\[2\]\.cliConfig: the vscode-lm runner takes no cliConfig/);
+});
+
 test('YAML syntax errors and unknown fields are reported with lines', () => {
   const p = parseSystemFile('name: x\nagents: [\n', 'x.yaml', 'x');
   assert.match(p.problems[0]!.message, /YAML syntax error/);

@@ -11,7 +11,7 @@ import type { EngineDeps, RunJournal, StepInstance, StepRecord, StepSpend } from
 import type { Variables } from './engine/interpolate.js';
 import type { Memory } from './memory.js';
 import { MEMORY_LIMITS } from './memory.js';
-import { addUsage, ZERO_USAGE, type AgentRunner, type McpEndpoint, type TokenUsage } from './runner.js';
+import { addUsage, ZERO_USAGE, type AgentRunner, type McpGrant, type TokenUsage } from './runner.js';
 import type { Budget, PipelineProgress, System, SystemAgent } from './types.js';
 
 /** Resolves an agent to its runner: the host's runner registry. */
@@ -76,7 +76,9 @@ export class PipelineRuns {
   private runners: RunnerResolver = (agent) => {
     throw new BatonError('runner_unavailable' as never, `No runners are registered in this process; the ${agent.runner} runner of agent ${agent.id} cannot start.`);
   };
-  private mcp: (runId: string, agent: string) => McpEndpoint | undefined = () => undefined;
+  private mcp: (runId: string, agent: string) => McpGrant | undefined = () => undefined;
+  /** The tokens lent to each run's agent steps and not yet revoked. */
+  private readonly grants = new Map<string, Set<McpGrant>>();
   private readonly reviewWaiters = new Map<string, () => void>();
   private readonly driving = new Map<string, AbortController>();
 
@@ -87,9 +89,40 @@ export class PipelineRuns {
     this.runners = resolver;
   }
 
-  /** Installs how an agent of a run reaches Baton's MCP server (a per-run bearer token, from the owner). */
-  setMcp(endpointFor: (runId: string, agent: string) => McpEndpoint | undefined): void {
-    this.mcp = endpointFor;
+  /**
+   * Installs how an agent step of a run reaches Baton's MCP server: `issue` lends a bearer token for the run and agent
+   * (the owner's), revoked when the step's attempt ends, and every token of a run when a pass over it ends (completed,
+   * failed, paused or aborted).
+   */
+  setMcp(issue: (runId: string, agent: string) => McpGrant | undefined): void {
+    this.mcp = issue;
+  }
+
+  private lend(runId: string, agent: string): McpGrant | undefined {
+    const grant = this.mcp(runId, agent);
+    if (!grant) return undefined;
+    const held = this.grants.get(runId) ?? new Set<McpGrant>();
+    this.grants.set(runId, held);
+    const lent: McpGrant = {
+      endpoint: grant.endpoint,
+      revoke: () => {
+        if (!held.delete(lent)) return;
+        if (held.size === 0 && this.grants.get(runId) === held) this.grants.delete(runId);
+        grant.revoke();
+      },
+    };
+    held.add(lent);
+    return lent;
+  }
+
+  /** Revokes every token a run's agent steps still hold. */
+  private revokeAll(runId: string): void {
+    for (const grant of [...(this.grants.get(runId) ?? [])]) grant.revoke();
+  }
+
+  /** How many tokens a run's steps hold now (0 once its steps ended). */
+  liveTokens(runId: string): number {
+    return this.grants.get(runId)?.size ?? 0;
   }
 
   private now() {
@@ -168,7 +201,7 @@ export class PipelineRuns {
       journal,
       runnerFor: (agent) => this.runners(agent),
       memoryContext: (agent) => this.deps.memory.contextFor(runId, agent),
-      mcpFor: (agent) => this.mcp(runId, agent),
+      mcpFor: (agent) => this.lend(runId, agent),
       cwd: meta.cwd,
       // The budget cannot change while this process drives the run (resume refuses a run being driven).
       overBudget: (live) => overBy(meta.budget, journal.total(), live),
@@ -191,6 +224,7 @@ export class PipelineRuns {
       progress({ type: 'run_finished', runId, status: outcome.status === 'aborted' ? 'failed' : outcome.status, error: outcome.error });
       return outcome;
     } finally {
+      this.revokeAll(runId);
       this.driving.delete(runId);
       opts.signal?.removeEventListener('abort', relay);
     }
@@ -199,6 +233,7 @@ export class PipelineRuns {
   /** Stops a run this process drives (cancel); its running steps are put back and the run ends. */
   abort(runId: string): void {
     this.driving.get(runId)?.abort();
+    this.revokeAll(runId);
     for (const [key, wake] of this.reviewWaiters) if (key.startsWith(`${runId}\u0000`)) wake();
   }
 

@@ -20,7 +20,10 @@ export function settleRun(cli: string, outcome: StreamOutcome, end: ProcessEnd, 
   const status = end.ended === 'exited'
     ? (end.exitCode === 0 && outcome.failure === null && outcome.finished ? 'completed' : 'failed')
     : end.ended;
-  const cliCost = outcome.costUsd;
+  // A CLI that bills $0 for tokens it used has no price for the model (opencode on a provider of your own): the
+  // agent's price, when it has one, says more.
+  const unpriced = outcome.costUsd === 0 && price !== undefined && outcome.usage.input + outcome.usage.output > 0;
+  const cliCost = unpriced ? null : outcome.costUsd;
   const costUsd = cliCost ?? (price ? priceUsage(outcome.usage, price) : null);
   return {
     status,

@@ -61,6 +61,12 @@ export interface McpEndpoint {
   name?: string;
 }
 
+/** A run token lent to one agent step: its endpoint, and `revoke` once the step ends (idempotent). */
+export interface McpGrant {
+  endpoint: McpEndpoint;
+  revoke(): void;
+}
+
 /** The part of AbortSignal a run listens to (the core does not depend on the DOM or Node typings). */
 export interface CancelSignal {
   readonly aborted: boolean;
@@ -90,7 +96,7 @@ export interface AgentRunRequest {
   signal?: CancelSignal;
   /** The CLI's own tools the agent may use without asking (claude `--allowedTools`); Baton's MCP tools are always allowed. */
   allowedTools?: readonly string[];
-  /** Prices to compute the cost from the tokens when the CLI reports none. */
+  /** Prices to compute the cost from the tokens when the CLI reports none (or $0 for tokens it used). */
   price?: TokenPrice;
 }
 

@@ -20,7 +20,7 @@ export interface Parsed<T> {
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SYSTEM_FIELDS = ['name', 'description', 'agents', 'workflow', 'budget', 'variables'];
-const AGENT_FIELDS = ['id', 'role', 'runner', 'modelConfig', 'model', 'systemPromptOverride', 'allowedTools', 'command', 'env', 'price'];
+const AGENT_FIELDS = ['id', 'role', 'runner', 'modelConfig', 'model', 'systemPromptOverride', 'allowedTools', 'command', 'env', 'price', 'cliConfig'];
 const STEP_FIELDS = [
   'id', 'type', 'name', 'agentId', 'inputTemplate', 'outputVariable', 'children', 'condition', 'trueBranch', 'falseBranch', 'maxIterations',
   'breakCondition', 'failurePolicy', 'timeoutMs', 'retry', 'operation', 'pattern', 'group', 'onReject',
@@ -206,6 +206,8 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     if (tools) agent.allowedTools = tools;
     if (command) agent.command = command;
     if (env) agent.env = env;
+    const cliConfig = readCliConfig(r, item, here, agent.runner);
+    if (cliConfig) agent.cliConfig = cliConfig;
     if (price) {
       const input = r.num(price, [...here, 'price'], 'input', 'US dollars per million input tokens');
       const output = r.num(price, [...here, 'price'], 'output', 'US dollars per million output tokens');
@@ -214,6 +216,23 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     out.push(agent);
   });
   return out;
+}
+
+/** The runners that take `cliConfig` (the spawned CLIs with settings of their own). */
+const CLI_CONFIG_RUNNERS: readonly RunnerKind[] = ['claude', 'codex', 'gemini', 'opencode', 'cursor-agent'];
+
+function readCliConfig(r: Reader, item: Record<string, unknown>, here: FieldPath, runner: RunnerKind): Record<string, unknown> | undefined {
+  const raw = item['cliConfig'];
+  if (raw === undefined || raw === null) return undefined;
+  if (!isRecord(raw)) {
+    r.error([...here, 'cliConfig'], `must be a mapping of the CLI's own settings (e.g. { model_provider: local } for codex), got ${describe(raw)}`);
+    return undefined;
+  }
+  if (!CLI_CONFIG_RUNNERS.includes(runner)) {
+    r.error([...here, 'cliConfig'], `the ${runner} runner takes no cliConfig; it applies to ${CLI_CONFIG_RUNNERS.join(', ')} (use env for the command runner)`);
+    return undefined;
+  }
+  return raw;
 }
 
 function readBudget(r: Reader, obj: Record<string, unknown>, at: FieldPath): Budget | undefined {

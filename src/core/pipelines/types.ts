@@ -25,9 +25,15 @@ export interface SystemAgent {
   allowedTools?: string[];
   /** The `command` runner's executable and arguments (an argument array, never a shell string). */
   command?: string[];
-  /** Extra environment for the process. */
+  /** Extra environment for the process (e.g. a provider's API key or base URL). */
   env?: Record<string, string>;
-  /** Prices per million tokens, for CLIs that report no cost. */
+  /**
+   * The CLI's own settings, merged under Baton's MCP entry into the configuration each run writes in its scratch
+   * folder: claude `--settings`, codex `-c key=value` overrides, gemini `settings.json`, opencode `opencode.json`,
+   * cursor-agent `~/.cursor/mcp.json` (e.g. a model provider on another endpoint).
+   */
+  cliConfig?: Record<string, unknown>;
+  /** Prices per million tokens, for CLIs that report no cost (or $0 for tokens they used: a model they have no price for). */
   price?: TokenPrice;
 }
 

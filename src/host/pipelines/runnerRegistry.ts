@@ -1,17 +1,17 @@
 // The runner registry: the one seam through which an agent's runner kind becomes an AgentRunner. The spawned CLIs
-// (src/host/runners) and `command` are registered here; the editor registers `vscode-lm`.
+// and `command` (src/host/runners: one runner for every spawned program, `command` speaking the JSON-lines protocol of
+// src/core/pipelines/streams/commandStream.ts) are registered here; the editor registers `vscode-lm`.
 import { BatonError } from '../../core/errors.js';
 import { RUNNER_KINDS, type AgentRunner, type RunnerKind } from '../../core/pipelines/runner.js';
 import type { SystemAgent } from '../../core/pipelines/types.js';
 import { createAgentRunner } from '../runners/createRunner.js';
-import { CommandRunner } from './commandRunner.js';
 
 /** Builds the runner of one agent. */
 export type RunnerFactory = (agent: SystemAgent) => AgentRunner;
 
 const factories = new Map<RunnerKind, RunnerFactory>([
-  ['command', (agent) => new CommandRunner(agent.command ?? [])],
-  ...(['claude', 'codex', 'gemini', 'opencode', 'cursor-agent'] as const).map((kind): [RunnerKind, RunnerFactory] => [kind, () => createAgentRunner(kind)]),
+  ['command', (agent) => createAgentRunner('command', { executable: agent.command?.[0], args: agent.command?.slice(1) })],
+  ...(['claude', 'codex', 'gemini', 'opencode', 'cursor-agent'] as const).map((kind): [RunnerKind, RunnerFactory] => [kind, (agent) => createAgentRunner(kind, agent.cliConfig ? { config: agent.cliConfig } : {})]),
 ]);
 
 /** Registers (or replaces) the factory of a runner kind. */

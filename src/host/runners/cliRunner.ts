@@ -82,7 +82,8 @@ export class CliRunner implements AgentRunner {
         cli: def.kind,
         executable,
         args: [...(options.args ?? []), ...plan.args],
-        env: { ...inheritedEnv(), ...options.env, ...request.env, ...plan.env, ...scratch.env },
+        // PWD too: some CLIs (opencode) take their project folder from it rather than from the process's folder.
+        env: { ...inheritedEnv(), ...options.env, ...request.env, ...plan.env, ...scratch.env, PWD: request.cwd },
         cwd: request.cwd,
         stdin: plan.stdin,
         parser,

@@ -8,6 +8,7 @@ import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { LIFECYCLE_HINTS, LIFECYCLE_INPUTS, LIFECYCLE_OUTPUTS } from './lifecycleSchema.js';
+import { findingsText } from './listText.js';
 
 /** One tool: its listing and its single core call, returning the structured result and a short text. */
 export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
@@ -151,7 +152,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'Find findings by execution, project (its own plus global ones), severity (one or several), category, tags (any) and isGlobal. searchText is a full-text search ranked by relevance: words (all must match), OR, NOT, "exact phrases", prefix*. Paginate with limit and offset.',
       run: async (a) => {
         const page = lc.queryFindings(a);
-        return { structured: page, text: `${page.findings.length} of ${page.total} finding(s).` };
+        return { structured: page, text: findingsText(page) };
       },
     }),
     tool({

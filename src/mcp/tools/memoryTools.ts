@@ -12,6 +12,7 @@ import { pipelineHost } from '../../core/pipelines/host.js';
 import type { Log } from '../../core/ports.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
+import { listText, type ListTextItem } from './listText.js';
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -55,6 +56,11 @@ const INPUTS = {
   }),
 };
 
+/** An entry as an item of a list's text: `## key [category, global, agent]` and its value. */
+function item(e: MemoryEntry): ListTextItem {
+  return { head: `## ${e.key} [${e.category}${e.scope === 'global' ? ', global' : ''}${e.agent ? `, from ${e.agent}` : ''}]`, value: e.value, whole: `memory_retrieve "${e.key}"` };
+}
+
 const HINTS: Record<string, string> = {
   key: `a non-empty string of at most ${MEMORY_LIMITS.keyChars} characters`,
   value: 'a string',
@@ -84,7 +90,7 @@ export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log
     if (wanted === undefined) return { s: { runId: '', agent: null }, reach: 'global' };
     throw new BatonError('invalid_input', 'This session is not part of a pipeline run: pass run_id (see `baton pipeline list`) or use the global scope (global: true / scope: "global").');
   };
-  const line = (e: MemoryEntry) => `- ${e.key} [${e.category}${e.scope === 'global' ? ', global' : ''}${e.agent ? `, ${e.agent}` : ''}]: ${e.value.length > 120 ? `${e.value.slice(0, 120)}…` : e.value}`;
+  const text = (found: { entries: MemoryEntry[]; total: number }, empty: string, narrow: string) => listText(found.entries.map(item), found.total, { noun: 'entries', empty, narrow });
   const defs: ToolDef[] = [
     tool({
       name: 'memory_store', title: 'Memory: store', input: INPUTS.memory_store, output: entry, annotations: WRITE,
@@ -113,7 +119,7 @@ export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log
       run: async (a) => {
         const { s, reach: r } = who(a, a.scope);
         const found = memory.search(s, { query: a.query, category: a.category, limit: a.limit, scope: r });
-        return { structured: found, text: found.entries.length ? `${found.entries.length} of ${found.total}:\n${found.entries.map(line).join('\n')}` : 'Nothing matches.' };
+        return { structured: found, text: text(found, 'Nothing matches.', 'more specific terms, a category or a scope') };
       },
     }),
     tool({
@@ -122,7 +128,7 @@ export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log
       run: async (a) => {
         const { s, reach: r } = who(a, a.scope);
         const found = memory.list(s, a.category, r);
-        return { structured: found, text: found.entries.length ? `${found.entries.length} of ${found.total}:\n${found.entries.map(line).join('\n')}` : 'Memory is empty.' };
+        return { structured: found, text: text(found, 'Memory is empty.', 'memory_search with a query, or a category or scope') };
       },
     }),
   ];

@@ -3,7 +3,7 @@
 // top, a finished step instance is replayed from its record (variables restored, nothing run), so the run goes on
 // at the step that was running and no completed step runs twice.
 import { BatonError } from '../../errors.js';
-import { addUsage, ZERO_USAGE, type AgentRunResult, type TokenUsage } from '../runner.js';
+import { addUsage, ZERO_USAGE, type AgentRunResult, type McpGrant, type TokenUsage } from '../runner.js';
 import type { System, SystemAgent, SystemWorkflowStep } from '../types.js';
 import { describeCondition, evaluate } from './conditions.js';
 import { interpolate, type Variables } from './interpolate.js';
@@ -245,9 +245,11 @@ export class PipelineEngine {
     const memory = this.deps.memoryContext(agent.id);
     const systemPrompt = [agent.systemPromptOverride, memory].filter(Boolean).join('\n\n') || undefined;
     let result: AgentRunResult;
+    let grant: McpGrant | undefined;
     try {
+      grant = this.deps.mcpFor(agent.id);
       const run = this.deps.runnerFor(agent).run({
-        agent: agent.id, model: agent.modelConfig?.model, systemPrompt, prompt, mcp: this.deps.mcpFor(agent.id), cwd: this.deps.cwd,
+        agent: agent.id, model: agent.modelConfig?.model, systemPrompt, prompt, mcp: grant?.endpoint, cwd: this.deps.cwd,
         env: agent.env, timeoutMs: s.timeoutMs, signal: ctl.signal, allowedTools: agent.allowedTools, price: agent.price,
       });
       for await (const ev of run) {
@@ -271,6 +273,8 @@ export class PipelineEngine {
       result = failedResult(ex instanceof Error ? ex.message : String(ex));
       return { result, timedOut, paused, fatal };
     } finally {
+      // The step's token ends with it: nothing the agent left running can act for the run afterwards.
+      grant?.revoke();
       if (timer) clearTimeout(timer);
       scope.signal.removeEventListener('abort', relay);
     }

@@ -1,6 +1,6 @@
 // The engine's port to durable state: every step transition is written (and flushed) through it before the next
 // step starts, and a step it reports as finished is replayed from its record, never run again.
-import type { AgentRunner, McpEndpoint, TokenUsage } from '../runner.js';
+import type { AgentRunner, McpGrant, TokenUsage } from '../runner.js';
 import type { PipelineProgress, StepType, SystemAgent } from '../types.js';
 
 /** A step instance: one run of a step (a step inside a loop has one per iteration, e.g. `refine[2]/review`). */
@@ -52,8 +52,8 @@ export interface EngineDeps {
   runnerFor(agent: SystemAgent): AgentRunner;
   /** The memory context injected into an agent's system prompt ("Context from previous agents"). */
   memoryContext(agent: string): string;
-  /** Baton's MCP server for an agent of this run (memory tools scoped to it), when one is served. */
-  mcpFor(agent: string): McpEndpoint | undefined;
+  /** A token to Baton's MCP server for one attempt of an agent step (memory tools scoped to its run and agent), when one is served; revoked when the attempt ends. */
+  mcpFor(agent: string): McpGrant | undefined;
   /** The project folder agents work in. */
   cwd: string;
   /** A reason to pause when the run's spend plus `live` (tokens and dollars of steps still running) passes its budget. */
