@@ -2,7 +2,7 @@
 // debounced updates), its page in panelHtml (strict CSP), restored after a reload by a WebviewPanelSerializer.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { isName } from '../../shared/protocol.js';
+import { isName, isStepName } from '../../shared/protocol.js';
 import type { BatonSource } from '../batonSource.js';
 import { PanelController } from './panelController.js';
 import type { PanelLog } from './panelController.js';
@@ -68,7 +68,7 @@ export class ExecutionPanel {
           return;
         }
         panel.webview.options = ExecutionPanel.webviewOptions(context);
-        const selected = isName(saved.selectedStep) ? saved.selectedStep : null;
+        const selected = isStepName(saved.selectedStep) ? saved.selectedStep : null;
         new ExecutionPanel(context, panel, await getSource(), saved.executionId, selected);
       },
     });
