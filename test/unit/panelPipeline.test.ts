@@ -221,7 +221,7 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   await until('the second agent', () => runner.releases.length === 2);
   const paused = await first;
   assert.equal(paused.status, 'paused', 'the second agent reported 50 more tokens: over 60');
-  const state = await until('the pause in the panel', () => p.last().pipeline?.pausedForBudget && p.last());
+  const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedForBudget && p.last());
   assert.match(state.pipeline!.pausedForBudget!, /token/);
   assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
   // Still over: the panel reports why it cannot resume.
