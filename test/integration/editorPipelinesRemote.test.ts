@@ -89,7 +89,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     assert.equal(runs.find((r) => r.runId === runId)?.status, 'completed');
     // The owner refuses to resume a completed run; the panel says why.
     await controller.receive({ type: 'pipeline/resume', tokens: 100, usd: null });
-    const refused = posted.findLast((m) => m.type === 'panel/error');
+    const refused = [...posted].reverse().find((m) => m.type === 'panel/error');
     assert.ok(refused && refused.type === 'panel/error' && /is completed; only a paused or interrupted run can be resumed/.test(refused.message), JSON.stringify(refused));
     assert.deepEqual(errors, []);
     controller.dispose();
