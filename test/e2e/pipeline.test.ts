@@ -38,6 +38,19 @@ workflow:
   - { id: only, type: agent, agentId: solo }
 `;
 
+const BLUEPRINT = `id: echo-pair
+name: Echo Pair
+description: One scripted agent on a topic
+category: custom
+agentTemplates:
+  - { id: first, role: custom, suggestedModels: [claude-haiku], suggestedTools: [], runner: command, command: [NODE, AGENT], promptTemplate: "{{system.input}} about {{topic}} ({{tone}})" }
+workflowTemplate:
+  - { id: only, type: agent, agentId: first }
+requiredInputs:
+  - { name: topic, description: What it is about, type: string }
+  - { name: tone, description: How it sounds, type: selection, options: [calm, loud], default: calm }
+`;
+
 const BROKEN = `name: broken
 agents:
   - { id: a, runner: command, command: [node, x.js] }
@@ -73,6 +86,8 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     writeFileSync(join(dir, 'review.yaml'), fill(REVIEW));
     writeFileSync(join(dir, 'quick.yaml'), fill(QUICK));
     writeFileSync(join(dir, 'broken.yaml'), BROKEN);
+    mkdirSync(join(server.workspace, '.baton', 'blueprints'), { recursive: true });
+    writeFileSync(join(server.workspace, '.baton', 'blueprints', 'echo-pair.yaml'), fill(BLUEPRINT));
     db = join(server.workspace, '.baton', 'baton.db');
     browser = await launchBrowser(server.host.chromium!);
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -137,6 +152,26 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     const review = runs.find((r) => r.system === 'review');
     assert.equal(review?.status, 'completed', listed.stdout);
     assert.equal(review?.usage.tokens, 60);
+  });
+
+  /** Answers the quick input once it shows `title`. */
+  async function answer(title: string, text: string): Promise<void> {
+    await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: title }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.answerQuickInput(text);
+  }
+
+  it('runs a blueprint: its inputs are asked (a box, a pick), then the runner and the task', async () => {
+    await wb.runCommand('Baton: Run Pipeline…');
+    await wb.waitForQuickInput('echo-pair');
+    await wb.answerQuickInput('blueprint echo-pair');
+    await answer('Blueprint echo-pair: topic', 'caching');
+    await answer('Blueprint echo-pair: tone', 'loud');
+    await answer('Blueprint echo-pair: who runs the agents?', 'As the blueprint suggests');
+    await answer('Run echo-pair', 'Explain');
+    const frame = await wb.webviewFrame('pstep-only', 60_000);
+    const only = frame.locator('[data-testid="pstep-only"]').first();
+    await waitFor('the blueprint\'s agent to finish', async () => (await only.getAttribute('data-status', { timeout: 1000 })) === 'completed', 30_000);
+    assert.match(await only.locator('[data-testid="poutput"]').innerText(), /first: working on Explain about caching \(loud\)/);
   });
 
   it('shows a run that `baton pipeline run` starts against the editor in the tree, live', async () => {
