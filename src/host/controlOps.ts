@@ -23,6 +23,7 @@ export type ControlRequest =
   | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
   | { op: 'pipeline_resume'; run_id: string; budget?: Budget }
   | { op: 'pipeline_usage'; run_id: string }
+  | { op: 'pipeline_run'; run_id: string }
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
   | { op: 'spec_status'; id?: string }
   | { op: 'spec_list'; source?: string };
@@ -84,6 +85,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'pipeline_start':
     case 'pipeline_resume':
     case 'pipeline_usage':
+    case 'pipeline_run':
       return runPipelineOp(baton, req, log);
     case 'spec_start':
       return { result: await baton.specs.start({ source: req.source, template_name: req.template_name, task_description: req.task_description }) };
@@ -103,6 +105,7 @@ async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op:
   const pipelines = pipelineHost(baton)?.pipelines;
   if (!pipelines) throw new BatonError('invalid_state', 'this Baton process does not run pipelines');
   if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
+  if (req.op === 'pipeline_run') return { result: pipelines.view(req.run_id) };
   let runId: string;
   if (req.op === 'pipeline_start') {
     // The client parsed the file; the system is checked again here (JSON is YAML) before anything runs.
@@ -199,7 +202,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'pipeline_resume':
       return { op: 'pipeline_resume', run_id: requiredString(body, 'run_id'), budget: budgetField(body) };
     case 'pipeline_usage':
-      return { op: 'pipeline_usage', run_id: requiredString(body, 'run_id') };
+    case 'pipeline_run':
+      return { op: body.op, run_id: requiredString(body, 'run_id') };
     case 'spec_start':
       return { op: 'spec_start', source: requiredString(body, 'source'), template_name: optionalString(body, 'template_name'), task_description: optionalString(body, 'task_description') };
     case 'spec_status':
@@ -211,7 +215,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list';
+const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list';
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {
