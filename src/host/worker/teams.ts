@@ -42,6 +42,8 @@ export interface TeamStart {
   maxInvocations?: number;
   /** Environment for `${{ env.* }}` and the setup commands (the caller's). */
   env?: Record<string, string>;
+  /** Hears every event of the instance from the start. */
+  onEvent?: (event: TeamEvent) => void;
 }
 
 /** One line of `baton list`. */
@@ -61,6 +63,8 @@ export interface TeamInstance {
   provider: ContextProvider;
   /** Every event so far (channel, agents, end), for followers in other processes. */
   events: TeamEvent[];
+  /** Events dropped from the front of `events` (it keeps the newest EVENT_KEEP). */
+  dropped: number;
   listeners: Set<(event: TeamEvent) => void>;
   end: TeamEnd | null;
 }
@@ -105,7 +109,7 @@ export class Teams {
       if (!t) tokens.set(agent, (t = this.options.endpoint.issueRunToken({ runId: teamRunId(instance), agent, toolGroups: ['context'] })));
       return { url: this.options.endpoint.url, token: t.token };
     };
-    const listeners = new Set<(event: TeamEvent) => void>();
+    const listeners = new Set<(event: TeamEvent) => void>(req.onEvent ? [req.onEvent] : []);
     const events: TeamEvent[] = [];
     const defs: Record<string, AgentDefinition> = workflow.agents;
     const runner = new TeamRunner({
@@ -116,12 +120,12 @@ export class Teams {
       }),
       onEvent: (event) => {
         events.push(event);
-        if (events.length > EVENT_KEEP) events.splice(0, events.length - EVENT_KEEP);
+        if (events.length > EVENT_KEEP) team.dropped += events.splice(0, events.length - EVENT_KEEP).length;
         for (const l of listeners) l(event);
       },
       onError: (ex) => this.options.log.error(`team @${instance}`, ex),
     });
-    const team: TeamInstance = { instance, workflow: workflow.name!, source: basename(path), runner, provider, events, listeners, end: null };
+    const team: TeamInstance = { instance, workflow: workflow.name!, source: basename(path), runner, provider, events, dropped: 0, listeners, end: null };
     this.instances.set(instance, team);
     const poll = setInterval(() => runner.notify(), 1000);
     void runner.done.then((end) => {
@@ -229,4 +233,20 @@ export function loadWorkflow(path: string): WorkflowFile {
   const parsed = parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
   if (!parsed.value) throw new BatonError('invalid_input', `workflow file is not valid:\n${formatProblems(parsed.problems)}`);
   return parsed.value;
+}
+
+const TEAMS = new WeakMap<object, Teams>();
+
+/** Gives an owner's core its teams (done once by the owner when its endpoint is up). */
+export function attachTeams(baton: object, options: TeamsOptions): Teams {
+  const teams = new Teams(options);
+  TEAMS.set(baton, teams);
+  return teams;
+}
+
+/** The teams of the owner whose core is `baton`; a BatonError when this process runs none. */
+export function teamsOf(baton: object): Teams {
+  const teams = TEAMS.get(baton);
+  if (!teams) throw new BatonError('invalid_state', 'this Baton process does not run agent teams');
+  return teams;
 }
