@@ -106,7 +106,7 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     return { url: endpoint.url, token };
   });
   // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
-  const teams = attachTeams(opened.baton, { endpoint, dataDir: dirname(options.dbPath), log });
+  const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });
   let closing: Promise<void> | undefined;
   return {
     opened,

@@ -7,15 +7,15 @@ import type { ContextProvider } from '../../core/worker/types.js';
 import type { ResolvedContext } from '../../core/worker/workflowVariables.js';
 import { FileContextProvider } from './fileContextProvider.js';
 
-/** Opens the provider of an instance; `dispose` unregisters it. */
-export async function createTeamContext(context: ResolvedContext, agents: readonly string[], cwd: string, _instance: string): Promise<{ provider: ContextProvider; dispose: () => void }> {
+/** Opens the provider of an instance; `dir` is its context directory (null in memory). */
+export async function createTeamContext(context: ResolvedContext, agents: readonly string[], cwd: string, _instance: string): Promise<{ provider: ContextProvider; dir: string | null }> {
   if (context === false || context.provider === 'memory') {
     const provider = new MemoryContextProvider({ agents, ...(context ? { document: context.document, documents: context.documents } : {}) });
-    return { provider, dispose: () => undefined };
+    return { provider, dir: null };
   }
+  const dir = isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
   const provider = await FileContextProvider.open({
-    agents, dir: isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir), channel: context.channel, document: context.document,
-    documents: context.documents, documentsDir: context.documentsDir,
+    agents, dir, channel: context.channel, document: context.document, documents: context.documents, documentsDir: context.documentsDir,
   });
-  return { provider, dispose: () => undefined };
+  return { provider, dir };
 }

@@ -8,6 +8,9 @@ import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { McpEndpoint, RunScope } from '../../core/pipelines/runner.js';
 import { formatProblems } from '../../core/pipelines/systemFile.js';
+import type { BatonApi } from '../../core/api.js';
+import { teamHost } from '../../core/worker/host.js';
+import type { TeamRuns } from '../../core/worker/teamRuns.js';
 import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
 import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
 import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
@@ -25,6 +28,8 @@ export interface TeamEndpoint {
 
 /** Options of the owner's teams. */
 export interface TeamsOptions {
+  /** The owner's core: team runs are recorded in its database, and its `context` tools find the providers there. */
+  baton: BatonApi;
   endpoint: TeamEndpoint;
   /** Baton's data folder (beside the database): the MCP restore journal lives there. */
   dataDir: string;
@@ -56,6 +61,8 @@ export interface AgentListing {
 
 /** A running (or ended) team instance. */
 export interface TeamInstance {
+  /** The team run (an execution of kind 'worker'). */
+  runId: string;
   instance: string;
   workflow: string;
   source: string;
@@ -76,7 +83,12 @@ export class Teams {
   private readonly instances = new Map<string, TeamInstance>();
   private readonly projectConfig: ProjectMcpConfig;
 
+  private readonly runs: TeamRuns;
+
   constructor(private readonly options: TeamsOptions) {
+    const host = teamHost(options.baton);
+    if (!host) throw new Error('this core does not serve team runs');
+    this.runs = host.teams;
     this.projectConfig = new ProjectMcpConfig(resolve(options.dataDir, 'team-mcp-restore'), options.log);
     for (const path of this.projectConfig.recover()) options.log.warn(`restored ${path} (a team's MCP entry left by a process that died)`);
   }
@@ -95,18 +107,32 @@ export class Teams {
     const setup = await runSetup(workflow.setup ?? [], { cwd: req.cwd, env, base, expand: interpolate });
     const kickoff = workflow.kickoff === undefined ? undefined : interpolate(workflow.kickoff, { ...base, ...setup }, 'kickoff');
     const agents = Object.keys(workflow.agents);
-    const { provider, dispose } = await createTeamContext(context, agents, req.cwd, instance);
-    const team = this.launch(workflow, instance, path, provider, req, dispose);
+    const { provider: raw, dir } = await createTeamContext(context, agents, req.cwd, instance);
+    await this.endStale();
+    const runId = await this.runs.start({
+      workflow: workflow.name!, instance, source: path, contextDir: dir, cwd: req.cwd,
+      agents: Object.entries(workflow.agents).map(([name, d]) => ({ name, backend: d.backend ?? 'claude', model: d.model })),
+    });
+    const provider = this.runs.attach(runId, raw);
+    const team = this.launch(runId, workflow, instance, path, provider, req);
     if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
     team.runner.notify();
     return team;
   }
 
-  private launch(workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart, dispose: () => void): TeamInstance {
+  /** Team runs the database shows running that no process runs any more (teams run only in the owner: this one). */
+  private async endStale(): Promise<void> {
+    const live = new Set([...this.instances.values()].filter((t) => !t.end).map((t) => t.runId));
+    for (const run of this.runs.list({ activeOnly: true })) {
+      if (!live.has(run.runId)) await this.runs.finish(run.runId, 'failed', 'the Baton process that ran it ended while it ran');
+    }
+  }
+
+  private launch(runId: string, workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart): TeamInstance {
     const tokens = new Map<string, { token: string; revoke(): void }>();
     const endpointOf = (agent: string): McpEndpoint => {
       let t = tokens.get(agent);
-      if (!t) tokens.set(agent, (t = this.options.endpoint.issueRunToken({ runId: teamRunId(instance), agent, toolGroups: ['context'] })));
+      if (!t) tokens.set(agent, (t = this.options.endpoint.issueRunToken({ runId, agent, toolGroups: ['context'] })));
       return { url: this.options.endpoint.url, token: t.token };
     };
     const listeners = new Set<(event: TeamEvent) => void>(req.onEvent ? [req.onEvent] : []);
@@ -119,22 +145,34 @@ export class Teams {
         instance, cwd: req.cwd, endpoint: endpointOf(agent), projectConfig: this.projectConfig,
       }),
       onEvent: (event) => {
+        this.recordState(runId, event);
         events.push(event);
         if (events.length > EVENT_KEEP) team.dropped += events.splice(0, events.length - EVENT_KEEP).length;
         for (const l of listeners) l(event);
       },
       onError: (ex) => this.options.log.error(`team @${instance}`, ex),
     });
-    const team: TeamInstance = { instance, workflow: workflow.name!, source: basename(path), runner, provider, events, dropped: 0, listeners, end: null };
+    const team: TeamInstance = { runId, instance, workflow: workflow.name!, source: basename(path), runner, provider, events, dropped: 0, listeners, end: null };
     this.instances.set(instance, team);
-    const poll = setInterval(() => runner.notify(), 1000);
-    void runner.done.then((end) => {
+    // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
+    const poll = setInterval(() => {
+      void this.runs.sync(runId).catch(() => undefined);
+      runner.notify();
+    }, 1000);
+    void runner.done.then(async (end) => {
       team.end = end;
       clearInterval(poll);
       for (const t of tokens.values()) t.revoke();
-      dispose();
+      await this.runs.sync(runId).catch(() => undefined);
+      const ok = end.reason === 'idle' || end.reason === 'stopped';
+      await this.runs.finish(runId, ok ? 'completed' : 'failed', ok ? undefined : end.message).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
     });
     return team;
+  }
+
+  private recordState(runId: string, event: TeamEvent): void {
+    const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? (event.status === 'completed' ? 'idle' : 'failed') : null;
+    if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
   }
 
   /** The instance named `name`; a BatonError naming the running ones otherwise. */
@@ -199,11 +237,6 @@ export class Teams {
     await Promise.all(running.map((t) => t.runner.done));
     this.projectConfig.releaseAll();
   }
-}
-
-/** The run id of an instance's sessions (their RunScope). */
-export function teamRunId(instance: string): string {
-  return `team:${instance}`;
 }
 
 /** `agent@instance` or `@instance`. */
