@@ -77,7 +77,7 @@ test('run: the reviewer @mentions the coder through channel_send, the coder answ
 });
 
 test('run: a failing setup command stops the run and shows its stderr; no agent runs', async () => {
-  const w = teamWorkspace(REVIEW.replace(`printf 'add(a, b) = a + b + 1'`, `echo 'gh: not logged in' >&2; exit 4`));
+  const w = teamWorkspace(REVIEW.replace(`printf 'add(a, b) = a + b + 1'`, `"echo 'gh: not logged in' >&2; exit 4"`));
   const r = await w.cli(['run', 'team.yaml']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /setup\[0\] `echo 'gh: not logged in' >&2; exit 4` failed with exit code 4:\ngh: not logged in/);
