@@ -69,7 +69,7 @@ test('run: the reviewer @mentions the coder through channel_send, the coder answ
   assert.deepEqual(w.log().map((l) => l.split(' ')[0]), ['reviewer', 'coder', 'reviewer']);
   // The file provider's context, readable on disk.
   const channel = readFileSync(join(w.workspace, '.workflow', 'pr-1', 'channel.md'), 'utf8');
-  assert.match(channel, /\[coder\]\n@reviewer fixed the off-by-one/);
+  assert.match(channel, /### \d\d:\d\d:\d\d \[coder\][^\n]*\n@reviewer fixed the off-by-one/);
   // Without --json: the document on stdout.
   const plain = await w.cli(['run', 'team.yaml', '--instance', 'pr-2']);
   assert.equal(plain.code, 0, plain.stderr);
