@@ -10,6 +10,7 @@ import { renderGate } from './gateView.js';
 import type { GateHandlers } from './gateView.js';
 import { renderGraph } from './graphView.js';
 import css from './panel.css';
+import { renderPipeline, type PipelineHandlers } from './pipelineView.js';
 import { renderSpec } from './specView.js';
 import { renderArtifacts, renderFindings, renderGuardrails, renderHeader, renderStep, renderTimeline } from './sections.js';
 
@@ -25,6 +26,16 @@ const gate: GateHandlers = {
   pending: false,
   approve: (stepName) => decide({ type: 'panel/approve', stepName }),
   reject: (stepName, feedback) => decide({ type: 'panel/reject', stepName, feedback }),
+};
+
+const pipeline: PipelineHandlers = {
+  pending: false,
+  resume: (tokens, usd) => {
+    pipeline.pending = true;
+    error = null;
+    post({ type: 'pipeline/resume', tokens, usd });
+    render();
+  },
 };
 
 function post(message: FromWebview): void {
@@ -105,12 +116,13 @@ function render(): void {
     h('div', { class: 'columns' },
       h('div', { class: 'column' },
         s.spec ? renderSpec(s.spec, shown) : null,
-        h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
+        // A pipeline run shows its system's structure (nested steps) rather than a dependency graph and contracts.
+        gateStep ? renderGate(gateStep, s.awaiting, gate) : null,
+        s.pipeline ? renderPipeline(s.pipeline, pipeline) : h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
           h('h2', { id: 'graph-heading' }, 'Steps'),
           h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),
-        gateStep ? renderGate(gateStep, s.awaiting, gate) : null,
-        renderStep(s, shown)),
-      h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), renderGuardrails(s), renderTimeline(s))),
+        s.pipeline ? null : renderStep(s, shown)),
+      h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), s.pipeline ? null : renderGuardrails(s), renderTimeline(s))),
   );
   if (focusId) {
     const again = root.querySelector<HTMLElement>(`[data-testid="${CSS.escape(focusId)}"]`);
@@ -125,12 +137,14 @@ function receive(message: ToWebview): void {
     case 'panel/update':
       state = message.state;
       gate.pending = false;
+      pipeline.pending = false;
       save();
       render();
       return;
     case 'panel/error':
       error = message.message;
       gate.pending = false;
+      pipeline.pending = false;
       render();
       return;
     default: {

@@ -3,7 +3,10 @@
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
-import { BLUEPRINT_USAGE, DECIDE_USAGE, MCP_USAGE, PIPELINE_USAGE, SERVE_USAGE, SPEC_USAGE, STATUS_USAGE } from './usage.js';
+import {
+  BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, PEEK_USAGE, PIPELINE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
+  STATUS_USAGE, STOP_USAGE,
+} from './usage.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
@@ -19,6 +22,12 @@ Commands:
   pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
   spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
+  run       run a team of agents (workflow YAML) until every agent is idle; prints the final document
+  start     start a team of agents that keeps running until stopped (--background: detached)
+  stop      stop agent@instance, @instance, or --all
+  list      list the agents of running teams (ls)
+  send      post a message to a team's channel (--to agent@instance)
+  peek      show a team's channel, agents and document
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -28,6 +37,7 @@ Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no su
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
   pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,
+  run: RUN_USAGE, start: START_USAGE, stop: STOP_USAGE, list: LIST_USAGE, ls: LIST_USAGE, send: SEND_USAGE, peek: PEEK_USAGE,
 };
 
 /** A usage error naming what is wrong, with the general usage after it. */
@@ -81,6 +91,19 @@ export async function main(argv: string[]): Promise<number> {
         return await (await loadEngine()).pipelineCommand(rest);
       case 'blueprint':
         return await (await loadEngine()).blueprintCommand(rest);
+      case 'run':
+        return await (await loadEngine()).runCommand(rest);
+      case 'start':
+        return await (await loadEngine()).startCommand(rest);
+      case 'stop':
+        return await (await loadEngine()).stopCommand(rest);
+      case 'list':
+      case 'ls':
+        return await (await loadEngine()).listCommand(rest);
+      case 'send':
+        return await (await loadEngine()).sendCommand(rest);
+      case 'peek':
+        return await (await loadEngine()).peekCommand(rest);
       case undefined:
         throw usageError('missing command');
       default:

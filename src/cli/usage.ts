@@ -129,3 +129,78 @@ Options:
 ${DB_USAGE}
 ${CONTENT_USAGE}
 ${USAGE_FOOTER}`;
+
+const TEAM_DB = `${DB_USAGE}
+  -h, --help              show this help (on stdout)
+
+Teams run in the process that owns the database (this one when no other Baton process does: the editor, baton
+serve, baton mcp or a baton start); the other team commands reach it through its endpoint.`;
+
+/** Usage of `baton run`. */
+export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [--json] [--max-invocations N] [--db PATH] [--workspace DIR]
+
+Runs a team of agents (a workflow YAML file: name, context, agents, setup, kickoff): runs the setup commands,
+posts the kickoff to the channel, wakes each agent that has unread @mentions, and exits when every agent is idle
+(no unread mentions, none running). Prints the final document (notes.md).
+
+Options:
+  --instance NAME         the instance (default: default); agents are NAME@instance
+  --verbose               show the channel and each agent's turns on stderr
+  --json                  JSON lines on stdout: every event, then {"type":"result", reason, document, …}
+  --max-invocations N     stop after N agent turns in all (default 50), against agents that @mention each other forever
+${TEAM_DB}
+Exit codes: 0 every agent idle; 1 stopped at the limit, an agent's turn failed, or a setup command failed; 2 usage error.`;
+
+/** Usage of `baton start`. */
+export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--background] [--verbose] [--max-invocations N] [--db PATH] [--workspace DIR]
+
+Starts a team of agents and keeps it running until it is stopped (baton stop @instance, or Ctrl-C): people and
+other processes talk to it with baton send, and new @mentions wake its agents.
+
+Options:
+  --instance NAME         the instance (default: default)
+  --background            run in a detached process (its log in teams/NAME.log beside the database)
+  --verbose               show the channel and each agent's turns on stderr
+  --max-invocations N     stop after N agent turns in all (default 50)
+${TEAM_DB}`;
+
+/** Usage of `baton stop`. */
+export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
+
+Stops one agent of a team (agent@instance), a whole instance (@instance), a standalone agent (NAME), or
+everything (--all); running agents are killed with their process groups.
+
+Options:
+  --all                   stop every team
+  --json                  print {"stopped": [...]}
+${TEAM_DB}`;
+
+/** Usage of `baton list`. */
+export const LIST_USAGE = `Usage: baton list [--json] [--db PATH] [--workspace DIR]
+
+Lists the agents of running teams: NAME (agent@instance), SOURCE (the workflow file) and STATUS (idle, running,
+stopped).
+
+Options:
+  --json                  a JSON array of {name, source, status, instance}
+${TEAM_DB}`;
+
+/** Usage of `baton send`. */
+export const SEND_USAGE = `Usage: baton send MESSAGE --to (agent@instance | @instance | NAME) [--json] [--db PATH] [--workspace DIR]
+
+Posts MESSAGE to a team's channel as you ("user"). With --to agent@instance the message @mentions that agent
+(prefixed when it does not already), which wakes it; with --to @instance it is posted as written.
+
+Options:
+  --to TARGET             who the message is for
+  --json                  print the channel entry as JSON
+${TEAM_DB}`;
+
+/** Usage of `baton peek`. */
+export const PEEK_USAGE = `Usage: baton peek [@instance] [--json] [--db PATH] [--workspace DIR]
+
+Shows a team's channel, its agents' states and its document (the first running instance unless named).
+
+Options:
+  --json                  print {instance, channel, document, agents, end} as JSON
+${TEAM_DB}`;

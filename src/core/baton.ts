@@ -14,6 +14,7 @@ import { ContentQueries, ContractValidator, Projects, createLifecycle } from './
 import type { CorePorts } from './ports.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
+import { TeamRuns } from './worker/teamRuns.js';
 import { redactSecrets, redactText } from './safety/redact.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
@@ -128,6 +129,8 @@ export class Baton implements BatonApi {
   readonly memory: Memory;
   /** Pipeline runs: start, drive, resume, budgets; faces reach them with `pipelineHost`. */
   readonly pipelines: PipelineRuns;
+  /** Agent team runs and the contexts served in this process (the `context` tool group); faces reach it with `teamHost`. */
+  readonly teams: TeamRuns;
   /** @inheritdoc */
   readonly specs: SpecWorkflows;
 
@@ -161,6 +164,10 @@ export class Baton implements BatonApi {
     this.memory = new Memory(ports);
     this.pipelines = new PipelineRuns({
       ports, repo: this.repo, memory: this.memory, projectId: () => this.projectId,
+      emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
+    });
+    this.teams = new TeamRuns({
+      ports, repo: this.repo, projectId: () => this.projectId,
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
   }

@@ -290,4 +290,6 @@ export type BatonEvent =
   | { type: 'project'; project_id: number }
   | { type: 'stall'; execution_id: string; elapsed_minutes: number }
   /** A spec workflow wrote a phase's boxes back to its tasks.md, or refused a phase's evidence. */
-  | { type: 'spec'; execution_id: string; phase: number; what: 'write_back' | 'evidence_refused' };
+  | { type: 'spec'; execution_id: string; phase: number; what: 'write_back' | 'evidence_refused' }
+  /** A team run's channel got an entry, an agent acknowledged its inbox or changed state, or a document changed. */
+  | { type: 'team'; execution_id: string; what: 'message' | 'ack' | 'agent' | 'document' };

@@ -11,14 +11,14 @@ function controlUrl(mcpUrl: string): string {
 }
 
 /** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
-export async function callControl(owner: DiscoveryInfo, request: ControlRequest): Promise<unknown> {
+export async function callControl(owner: DiscoveryInfo, request: ControlRequest, timeoutMs = 10_000): Promise<unknown> {
   let res: Response;
   try {
     res = await fetch(controlUrl(owner.url), {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(request),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (ex) {
     throw new BatonError(

@@ -7,6 +7,7 @@ import type { CallContext, NextStepRequest } from '../core/types.js';
 import { formatProblems, parseSystemFile } from '../core/pipelines/systemFile.js';
 import type { Budget } from '../core/pipelines/types.js';
 import { pipelineHost } from '../core/pipelines/host.js';
+import { isTeamOp, parseTeamOp, runTeamOp, TEAM_OPS, type TeamControlRequest } from './worker/teamControl.js';
 
 /** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
 export type ControlRequest =
@@ -23,9 +24,11 @@ export type ControlRequest =
   | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
   | { op: 'pipeline_resume'; run_id: string; budget?: Budget }
   | { op: 'pipeline_usage'; run_id: string }
+  | { op: 'pipeline_run'; run_id: string }
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
   | { op: 'spec_status'; id?: string }
-  | { op: 'spec_list'; source?: string };
+  | { op: 'spec_list'; source?: string }
+  | TeamControlRequest;
 
 /** HTTP status of a domain error. */
 function statusOf(reason: ErrorReason): number {
@@ -51,6 +54,7 @@ export async function handleControl(baton: BatonApi, raw: string, log: Log): Pro
 
 /** Runs a parsed control request; the body of the 200 answer. */
 async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promise<unknown> {
+  if (isTeamOp(req)) return runTeamOp(baton, req);
   switch (req.op) {
     case 'status':
     case 'executions':
@@ -84,6 +88,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'pipeline_start':
     case 'pipeline_resume':
     case 'pipeline_usage':
+    case 'pipeline_run':
       return runPipelineOp(baton, req, log);
     case 'spec_start':
       return { result: await baton.specs.start({ source: req.source, template_name: req.template_name, task_description: req.task_description }) };
@@ -103,6 +108,7 @@ async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op:
   const pipelines = pipelineHost(baton)?.pipelines;
   if (!pipelines) throw new BatonError('invalid_state', 'this Baton process does not run pipelines');
   if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
+  if (req.op === 'pipeline_run') return { result: pipelines.view(req.run_id) };
   let runId: string;
   if (req.op === 'pipeline_start') {
     // The client parsed the file; the system is checked again here (JSON is YAML) before anything runs.
@@ -199,7 +205,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'pipeline_resume':
       return { op: 'pipeline_resume', run_id: requiredString(body, 'run_id'), budget: budgetField(body) };
     case 'pipeline_usage':
-      return { op: 'pipeline_usage', run_id: requiredString(body, 'run_id') };
+    case 'pipeline_run':
+      return { op: body.op, run_id: requiredString(body, 'run_id') };
     case 'spec_start':
       return { op: 'spec_start', source: requiredString(body, 'source'), template_name: optionalString(body, 'template_name'), task_description: optionalString(body, 'task_description') };
     case 'spec_status':
@@ -211,7 +218,7 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = 'decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list';
+const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {
@@ -225,7 +232,7 @@ function parseControl(raw: string): ControlRequest {
   if (body.op === 'status') {
     return { op: 'status', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
   }
-  const other = parseReadOp(body);
+  const other = parseReadOp(body) ?? parseTeamOp(body);
   if (other) return other;
   if (body.op !== 'decide') throw new BatonError('invalid_input', `op must be one of ${CONTROL_OPS}`);
   if (typeof body.execution_id !== 'string' || !body.execution_id) throw new BatonError('invalid_input', 'execution_id must be a non-empty string');

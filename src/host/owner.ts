@@ -7,6 +7,8 @@ import { createMcpServer } from '../mcp/createMcpServer.js';
 import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { HeldLock } from '../store/lock.js';
+import { dirname } from 'node:path';
+import { attachTeams } from './worker/teams.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
 export interface OwnerOptions {
@@ -103,6 +105,8 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     }
     return { url: endpoint.url, token };
   });
+  // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
+  const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });
   let closing: Promise<void> | undefined;
   return {
     opened,
@@ -111,6 +115,7 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     close: () =>
       (closing ??= (async () => {
         removeDiscovery(options.dbPath, process.pid);
+        await teams.closeAll().catch((ex: unknown) => log.warn('stopping the agent teams failed', ex));
         await endpoint.close().catch((ex: unknown) => log.warn('closing the endpoint failed', ex));
         await opened.close();
       })()),

@@ -17,6 +17,7 @@ import { assertToolGroups, type ToolGroup } from './toolGroups.js';
 import type { ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
 import { registerContentTools } from './tools/contentTools.js';
+import { registerContextTools } from './tools/contextTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
 import { registerMemoryTools } from './tools/memoryTools.js';
 import { registerSpecTools } from './tools/specTools.js';
@@ -83,7 +84,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
   if (groups.includes('memory')) specs.push(...registerMemoryTools(server, baton, log, options.scope));
-  // Other groups have no tools yet; they are accepted so configurations stay valid as tools arrive.
+  if (groups.includes('context')) specs.push(...registerContextTools(server, baton, log, options.scope));
   registerResources(server, baton);
   const prompts = new WorkflowPrompts(server, baton);
   prompts.refresh();

@@ -115,6 +115,51 @@ export interface PanelSpec {
   writeBackProblem: string | null;
 }
 
+/** One node of a pipeline run's step graph: a step of the system (a container holds its children). */
+export interface PanelPipelineNode {
+  /** The step instance's name as the engine records it (`loop[2]/review`); a container's is its prefix. */
+  name: string;
+  label: string;
+  /** A step type, or `branch` / `iteration` for the arms of a conditional and the passes of a loop. */
+  type: string;
+  status: StepStatus;
+  agent: string | null;
+  /** What the node is about: the condition, the loop's bound, the failure policy, the review prompt. */
+  detail: string | null;
+  attempt: number;
+  tokens: number;
+  costUsd: number | null;
+  /** The agent's output: streamed text while it runs (the tail), else the recorded summary. */
+  output: string | null;
+  /** Tools the agent called, in order ("server/tool"). */
+  toolCalls: string[];
+  children: PanelPipelineNode[];
+}
+
+/** Spend of one agent of a run. */
+export interface PanelAgentUsage {
+  agent: string;
+  tokens: number;
+  costUsd: number;
+  steps: number;
+}
+
+/** What the panel shows of a pipeline run: the step graph, spend per step / agent / run, and the budget. */
+export interface PanelPipeline {
+  system: string;
+  input: string;
+  nodes: PanelPipelineNode[];
+  total: { tokens: number; costUsd: number };
+  byAgent: PanelAgentUsage[];
+  budget: { tokens: number | null; usd: number | null } | null;
+  /** Share of the budget used, 0–100+ (the larger of tokens and dollars); null without a budget. */
+  budgetUsedPercent: number | null;
+  /** Set while the run is paused because it reached its budget. */
+  pausedForBudget: string | null;
+  /** Whether streamed output reaches this editor (runs driven in this editor's process). */
+  live: boolean;
+}
+
 /** Everything the panel renders for one execution; plain JSON. */
 export interface PanelState {
   executionId: string;
@@ -140,6 +185,8 @@ export interface PanelState {
   selectedStep: string | null;
   /** Set for a spec workflow (a tasks.md run as gated phases). */
   spec?: PanelSpec | null;
+  /** Set for a pipeline run (a system of agents run step by step). */
+  pipeline?: PanelPipeline | null;
 }
 
 /** Extension → webview. */
@@ -155,7 +202,8 @@ export type FromWebview =
   | { type: 'panel/reject'; stepName: string; feedback: string }
   | { type: 'panel/openArtifact'; artifactId: string }
   | { type: 'panel/selectStep'; stepName: string }
-  | { type: 'panel/refresh' };
+  | { type: 'panel/refresh' }
+  | { type: 'pipeline/resume'; tokens: number | null; usd: number | null };
 
 /** What the webview keeps with `vscode.setState` so the serializer can restore the panel after a reload. */
 export interface PanelPersistedState {
@@ -165,6 +213,8 @@ export interface PanelPersistedState {
 
 /** Step names and ids: word characters, dots and dashes. */
 export const NAME_PATTERN = /^[\w.-]{1,100}$/;
+/** Step names also hold a pipeline's nesting: `parent/child`, `loop[2]/child`. */
+export const STEP_NAME_PATTERN = /^[\w.\-/[\]]{1,200}$/;
 /** Longest feedback a person may send with a rejection. */
 export const MAX_FEEDBACK_CHARS = 10_000;
 
@@ -182,6 +232,16 @@ function onlyKeys(msg: Record<string, unknown>, keys: string[]): boolean {
   return Object.keys(msg).every((k) => k === 'type' || keys.includes(k));
 }
 
+/** Whether `value` is a step name the panel may send (a pipeline's nested names included). */
+export function isStepName(value: unknown): value is string {
+  return typeof value === 'string' && STEP_NAME_PATTERN.test(value);
+}
+
+/** A raised budget limit: absent (null) or a number ≥ 0 (tokens whole). */
+function limitOk(v: unknown, whole: boolean): v is number | null {
+  return v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && (!whole || Number.isInteger(v)));
+}
+
 /** Validates a message from the webview; null for anything malformed, unknown or carrying extra fields. */
 export function parseFromWebview(raw: unknown): FromWebview | null {
   if (!isRecord(raw) || typeof raw.type !== 'string') return null;
@@ -191,15 +251,20 @@ export function parseFromWebview(raw: unknown): FromWebview | null {
       return onlyKeys(raw, []) ? { type: raw.type } : null;
     case 'panel/approve':
     case 'panel/selectStep':
-      return onlyKeys(raw, ['stepName']) && isName(raw.stepName) ? { type: raw.type, stepName: raw.stepName } : null;
+      return onlyKeys(raw, ['stepName']) && isStepName(raw.stepName) ? { type: raw.type, stepName: raw.stepName } : null;
     case 'panel/reject': {
-      if (!onlyKeys(raw, ['stepName', 'feedback']) || !isName(raw.stepName) || typeof raw.feedback !== 'string') return null;
+      if (!onlyKeys(raw, ['stepName', 'feedback']) || !isStepName(raw.stepName) || typeof raw.feedback !== 'string') return null;
       const feedback = raw.feedback.trim();
       if (feedback === '' || raw.feedback.length > MAX_FEEDBACK_CHARS) return null;
       return { type: 'panel/reject', stepName: raw.stepName, feedback };
     }
     case 'panel/openArtifact':
       return onlyKeys(raw, ['artifactId']) && isName(raw.artifactId) ? { type: 'panel/openArtifact', artifactId: raw.artifactId } : null;
+    case 'pipeline/resume': {
+      if (!onlyKeys(raw, ['tokens', 'usd']) || !limitOk(raw.tokens, true) || !limitOk(raw.usd, false)) return null;
+      if (raw.tokens === null && raw.usd === null) return null;
+      return { type: 'pipeline/resume', tokens: raw.tokens, usd: raw.usd };
+    }
     default:
       return null;
   }

@@ -5,6 +5,7 @@
 export const COMMAND_TITLES = {
   'baton.startWorkflow': 'Start Workflow…',
   'baton.startSpecWorkflow': 'Start Spec Workflow from tasks.md…',
+  'baton.runPipeline': 'Run Pipeline…',
   'baton.advanceStep': 'Advance Step…',
   'baton.approveStep': 'Approve Step',
   'baton.rejectStep': 'Reject Step…',

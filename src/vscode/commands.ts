@@ -4,6 +4,7 @@ import { approveStep, rejectStep } from './approvals.js';
 import { openArtifact } from './artifactDocuments.js';
 import type { CommandId } from './commandIds.js';
 import { copyMcpConfig } from './mcpConfigCommands.js';
+import { runPipeline } from './pipelineCommands.js';
 import type { Services } from './services.js';
 import { startSpecWorkflow } from './specCommands.js';
 import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
@@ -15,6 +16,7 @@ type Handler = (s: Services, ...args: unknown[]) => unknown;
 export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.startWorkflow': startWorkflow,
   'baton.startSpecWorkflow': startSpecWorkflow,
+  'baton.runPipeline': runPipeline,
   'baton.advanceStep': advanceStep,
   'baton.approveStep': approveStep,
   'baton.rejectStep': rejectStep,

@@ -6,6 +6,8 @@ import { registerArtifactDocuments } from './artifactDocuments.js';
 import { registerCommands } from './commands.js';
 import { HeldSteps } from './heldSteps.js';
 import { createBatonLog } from './log.js';
+import { registerRunner } from '../host/pipelines/runnerRegistry.js';
+import { LmRunner } from './lmRunner.js';
 import { registerMcpProvider } from './mcpProvider.js';
 import { BatonConnection } from './ownership.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
@@ -37,6 +39,9 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   ExecutionPanel.log = { warn: (m) => log.warn(m), error: (m) => log.error(m) };
   const c = connection;
+  ExecutionPanel.pipelines = { source: () => c.pipelines(), feed: c.feed };
+  // Agents with `runner: vscode-lm` run on this editor's language models (only where the editor drives the run).
+  registerRunner('vscode-lm', () => new LmRunner(vscode));
   context.subscriptions.push(
     c,
     treeView,

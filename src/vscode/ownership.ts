@@ -13,6 +13,8 @@ import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, Workfl
 import type { Owner } from '../host/owner.js';
 import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 import type { BatonLog } from './log.js';
+import { PipelineFeed } from './pipelines/pipelineFeed.js';
+import { LocalPipelines, RemotePipelines, type PipelineSource } from './pipelines/pipelineSource.js';
 import { RemoteSource } from './remoteSource.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { readSettings } from './settings.js';
@@ -29,6 +31,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   private owner: Owner | undefined;
   private remote: RemoteSource | undefined;
   private forward: SourceDisposable | undefined;
+  private pipelineSource: PipelineSource | undefined;
+  private progress: SourceDisposable | undefined;
+  /** What streams from the pipeline runs this editor drives (the panels read it). */
+  readonly feed = new PipelineFeed();
   private readonly listeners = new Set<(event: BatonEvent) => void>();
   private readonly changed = new vscode.EventEmitter<void>();
   private readyWaiters: Array<{ resolve: (s: BatonSource) => void; reject: (ex: unknown) => void }> = [];
@@ -83,6 +89,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.generation++;
     this.forward?.dispose();
     this.forward = undefined;
+    this.dropPipelines();
     this.remote?.dispose();
     this.remote = undefined;
     const owner = this.owner;
@@ -134,6 +141,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         // Spec workflows read tasks.md from the open buffer and tick its boxes with WorkspaceEdits (undo works).
         owner.opened.baton.specs.setSourcePort(editorSpecSource);
         this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
+        this.pipelineSource = new LocalPipelines(owner.opened.baton.pipelines, (runId, ex) => this.log.error(`pipeline run ${runId} failed`, ex));
         return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
       } catch (ex) {
         if (!BatonError.is(ex, 'store_locked')) throw ex;
@@ -144,6 +152,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           const remote = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err));
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
+          this.pipelineSource = new RemotePipelines(info);
           return this.use(remote);
         }
         if (Date.now() > deadline) throw ex;
@@ -160,6 +169,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.remote = undefined;
     this.forward?.dispose();
     this.forward = undefined;
+    this.dropPipelines();
     this.source = undefined;
     this.state = 'starting';
     this.changed.fire();
@@ -167,8 +177,22 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     void this.connect(gen).catch((ex: unknown) => gen === this.generation && this.fail(ex));
   }
 
+  private dropPipelines(): void {
+    this.progress?.dispose();
+    this.progress = undefined;
+    this.pipelineSource = undefined;
+  }
+
+  /** Pipeline runs: in this editor's core when it owns the database, else through the owner. */
+  async pipelines(): Promise<PipelineSource> {
+    await this.ready();
+    if (!this.pipelineSource) throw new BatonError('invalid_state', 'Baton is not connected to its database; see Baton: Show Log.');
+    return this.pipelineSource;
+  }
+
   private use(source: BatonSource): void {
     this.source = source;
+    this.progress = this.pipelineSource?.onProgress((p) => this.feed.add(p));
     this.forward = source.onEvent((e) => {
       for (const l of [...this.listeners]) l(e);
     });

@@ -57,6 +57,17 @@ export interface PipelineRunSummary {
   budget: Budget | null;
 }
 
+/** One run as the editor's panel shows it: its system (the step graph), budget, spend and why it paused. */
+export interface PipelineRunView {
+  runId: string;
+  system: System;
+  input: string;
+  status: ExecutionStatus;
+  budget: Budget | null;
+  pauseReason: string | null;
+  usage: RunUsage;
+}
+
 /** What the pipelines need from the facade. */
 export interface PipelineDeps {
   ports: CorePorts;
@@ -79,12 +90,22 @@ export class PipelineRuns {
   private mcp: (runId: string, agent: string) => McpEndpoint | undefined = () => undefined;
   private readonly reviewWaiters = new Map<string, () => void>();
   private readonly driving = new Map<string, AbortController>();
+  private readonly watchers = new Set<(p: PipelineProgress) => void>();
 
   constructor(private readonly deps: PipelineDeps) {}
 
   /** Installs the runner registry (the host's, src/host/pipelines/runnerRegistry.ts). */
   setRunners(resolver: RunnerResolver): void {
     this.runners = resolver;
+  }
+
+  /**
+   * Hears the progress of every run this process drives, whoever started it (the editor's panel follows runs that
+   * `baton pipeline run` started through the owner's `pipeline_start`); returns the unsubscribe.
+   */
+  watch(listener: (p: PipelineProgress) => void): () => void {
+    this.watchers.add(listener);
+    return () => void this.watchers.delete(listener);
   }
 
   /** Installs how an agent of a run reaches Baton's MCP server (a per-run bearer token, from the owner). */
@@ -163,7 +184,17 @@ export class PipelineRuns {
     opts.signal?.addEventListener('abort', relay, { once: true });
     const meta = exec.metadata;
     const journal = new Journal(this, runId, this.loadSteps(runId));
-    const progress = opts.onProgress ?? (() => {});
+    const progress = (p: PipelineProgress) => {
+      opts.onProgress?.(p);
+      for (const w of [...this.watchers]) {
+        try {
+          w(p);
+        } catch (ex) {
+          // A listener's bug must not stop the run it listens to.
+          this.deps.ports.log.warn(`pipeline progress listener failed on ${p.type} of run ${runId}`, ex);
+        }
+      }
+    };
     const deps: EngineDeps = {
       journal,
       runnerFor: (agent) => this.runners(agent),
@@ -247,6 +278,16 @@ export class PipelineRuns {
   /** Tokens and dollars of a run rolled up per step, per agent and in total (every attempt counts). */
   usage(runId: string): RunUsage {
     return rollup(this.loadSteps(runId));
+  }
+
+  /** A run with its system, budget and spend per step, per agent and in total. */
+  view(runId: string): PipelineRunView {
+    const exec = this.run(runId);
+    const meta = exec.metadata;
+    return {
+      runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
+      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id),
+    };
   }
 
   /** Pipeline runs, newest first. */

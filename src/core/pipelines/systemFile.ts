@@ -30,8 +30,8 @@ const BLUEPRINT_FIELDS = ['id', 'name', 'description', 'category', 'agentTemplat
 const MAX_ITERATIONS = 1000;
 const MAX_TIMEOUT_MS = 24 * 3600_000;
 
-/** Reads fields of one document and records problems with their lines. */
-class Reader {
+/** Reads fields of one document and records problems with their lines (shared with the team workflow parser). */
+export class Reader {
   readonly problems: ContentProblem[] = [];
   constructor(private readonly path: string, private readonly lineOf: (at: FieldPath) => number | null) {}
 
@@ -110,8 +110,8 @@ export function fieldName(at: FieldPath): string {
   return out || '(file)';
 }
 
-/** Parses YAML text with line tracking; YAML syntax errors become problems. */
-function load(raw: string, path: string): { root: unknown; r: Reader } | { problems: ContentProblem[] } {
+/** Parses YAML text with line tracking; YAML syntax errors become problems (shared with the team workflow parser). */
+export function load(raw: string, path: string): { root: unknown; r: Reader } | { problems: ContentProblem[] } {
   const text = normalizeText(raw);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });

@@ -162,6 +162,7 @@ export interface SystemBlueprint {
 export type PipelineProgress =
   | { type: 'step_started'; runId: string; step: string; stepType: StepType; agent: string | null; attempt: number }
   | { type: 'step_output'; runId: string; step: string; text: string }
+  | { type: 'step_tool_call'; runId: string; step: string; name: string; server: string | null }
   | { type: 'step_usage'; runId: string; step: string; usage: TokenUsage; costUsd: number | null }
   | { type: 'step_retry'; runId: string; step: string; attempt: number; error: string; waitMs: number }
   | { type: 'step_completed'; runId: string; step: string; output: string; usage: TokenUsage; costUsd: number | null; replayed: boolean }

@@ -29,8 +29,11 @@ export interface FileContextConfig {
     channel?: string;
     /** Default `notes.md` (the entry-point document). */
     document?: string;
-    /** Several documents: the directory under the context dir that holds them (multi-file documents). */
-    documents?: string;
+    /**
+     * Further documents (multi-file documents): the spec's list of files, created empty when missing; or one
+     * directory under the context dir that holds them. Every file under the context dir is a document either way.
+     */
+    documents?: string | string[];
   };
 }
 

@@ -2,10 +2,10 @@
 // debounced updates), its page in panelHtml (strict CSP), restored after a reload by a WebviewPanelSerializer.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { isName } from '../../shared/protocol.js';
+import { isName, isStepName } from '../../shared/protocol.js';
 import type { BatonSource } from '../batonSource.js';
 import { PanelController } from './panelController.js';
-import type { PanelLog } from './panelController.js';
+import type { PanelLog, PanelPipelines } from './panelController.js';
 import { makeNonce, panelHtml } from './panelHtml.js';
 
 /** The panel's view type (also the serializer's and the `onWebviewPanel:` activation event's). */
@@ -20,6 +20,9 @@ export class ExecutionPanel {
   private static readonly panels = new Set<ExecutionPanel>();
   /** Set by the host to its log channel; the console otherwise. */
   static log: PanelLog = { warn: (m) => console.warn(`[baton panel] ${m}`), error: (m) => console.error(`[baton panel] ${m}`) };
+
+  /** Set by the host: how panels reach pipeline runs and their streamed output. */
+  static pipelines: PanelPipelines | undefined;
 
   private readonly controller: PanelController;
   private readonly disposables: vscode.Disposable[] = [];
@@ -68,7 +71,7 @@ export class ExecutionPanel {
           return;
         }
         panel.webview.options = ExecutionPanel.webviewOptions(context);
-        const selected = isName(saved.selectedStep) ? saved.selectedStep : null;
+        const selected = isStepName(saved.selectedStep) ? saved.selectedStep : null;
         new ExecutionPanel(context, panel, await getSource(), saved.executionId, selected);
       },
     });
@@ -100,6 +103,7 @@ export class ExecutionPanel {
         panel.title = `Baton: ${state.workflow ?? state.executionId}`;
       },
       log: ExecutionPanel.log,
+      pipelines: ExecutionPanel.pipelines,
     }, selectedStep);
     ExecutionPanel.panels.add(this);
     panel.webview.html = this.html();

@@ -4,7 +4,11 @@
 import type { BatonEvent } from '../../core/types.js';
 import { parseFromWebview } from '../../shared/protocol.js';
 import type { FromWebview, PanelState, ToWebview } from '../../shared/protocol.js';
+import { BatonError } from '../../core/errors.js';
 import type { BatonSource, SourceDisposable } from '../batonSource.js';
+import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
+import type { PipelineSource } from '../pipelines/pipelineSource.js';
+import { buildPanelPipeline } from './panelPipeline.js';
 import { buildPanelSpec } from './panelSpec.js';
 import { buildPanelState } from './panelState.js';
 
@@ -25,6 +29,14 @@ export interface PanelHost {
   /** Called with every state posted (the panel's title follows the workflow name). */
   onState?(state: PanelState): void;
   log: PanelLog;
+  /** Pipeline runs and their streamed output, when this editor serves them. */
+  pipelines?: PanelPipelines;
+}
+
+/** How a panel reaches pipeline runs. */
+export interface PanelPipelines {
+  source(): Promise<PipelineSource>;
+  feed: PipelineFeed;
 }
 
 /** Reads everything the panel shows, in parallel; the current step, guardrails and templates are optional extras. */
@@ -58,6 +70,9 @@ export class PanelController {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private loadSeq = 0;
   private readonly subscription: SourceDisposable;
+  private readonly unfeed: () => void;
+  /** Whether the execution is a pipeline run (unknown until first read). */
+  private pipeline: boolean | undefined;
 
   constructor(
     private readonly source: BatonSource,
@@ -68,6 +83,9 @@ export class PanelController {
   ) {
     this.selectedStep = selectedStep;
     this.subscription = source.onEvent((e) => this.onSourceEvent(e));
+    this.unfeed = host.pipelines?.feed.onChange((runId) => {
+      if (this.matches(runId)) this.updateSoon();
+    }) ?? (() => undefined);
   }
 
   /** The execution shown (as opened, then canonical once read). */
@@ -114,6 +132,8 @@ export class PanelController {
         return this.decide(msg.stepName, 'approve');
       case 'panel/reject':
         return this.decide(msg.stepName, 'reject', msg.feedback);
+      case 'pipeline/resume':
+        return this.resume(msg.tokens, msg.usd);
       default: {
         const never: never = msg;
         this.host.log.warn(`unhandled panel message ${JSON.stringify(never)}`);
@@ -136,12 +156,28 @@ export class PanelController {
     await this.push('update');
   }
 
+  /** Raises a paused run's budget and resumes it (here, or through the owner). */
+  private async resume(tokens: number | null, usd: number | null): Promise<void> {
+    try {
+      const pipelines = this.host.pipelines;
+      if (!pipelines) throw new Error('this editor does not run pipelines');
+      await (await pipelines.source()).resume(this.id, { ...(tokens === null ? {} : { tokens }), ...(usd === null ? {} : { usd }) });
+    } catch (ex) {
+      this.host.post({ type: 'panel/error', message: `Could not resume run ${this.id}: ${messageOf(ex)}` });
+    }
+    await this.push('update');
+  }
+
   private onSourceEvent(e: BatonEvent): void {
     const relevant =
       e.type === 'content' ||
       ('execution_id' in e && this.matches(e.execution_id)) ||
       (e.type === 'execution' && e.task_id !== null && this.matches(e.task_id));
-    if (!relevant) return;
+    if (relevant) this.updateSoon();
+  }
+
+  private updateSoon(): void {
+    if (!this.ready) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -155,6 +191,7 @@ export class PanelController {
     const seq = ++this.loadSeq;
     try {
       const state = await loadPanelState(this.source, this.id, this.selectedStep);
+      state.pipeline = await this.loadPipeline(state);
       if (seq !== this.loadSeq || !this.ready) return;
       this.resolvedId = state.executionId;
       this.host.onState?.(state);
@@ -166,9 +203,27 @@ export class PanelController {
     }
   }
 
+  /** The pipeline part of the state, for a pipeline run; null for other executions. */
+  private async loadPipeline(state: PanelState): Promise<PanelState['pipeline']> {
+    const pipelines = this.host.pipelines;
+    if (!pipelines || this.pipeline === false) return null;
+    const source = await pipelines.source();
+    try {
+      const view = await source.view(state.executionId);
+      this.pipeline = true;
+      const rows = state.steps.map((s) => ({ step_name: s.name, status: s.status, attempt: s.attempt, outcome_summary: s.summary }));
+      return buildPanelPipeline(view, rows, pipelines.feed, source.live);
+    } catch (ex) {
+      if (!BatonError.is(ex, 'execution_not_found')) throw ex;
+      this.pipeline = false;
+      return null;
+    }
+  }
+
   /** Stops listening to the source. */
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.unfeed();
     this.subscription.dispose();
   }
 }

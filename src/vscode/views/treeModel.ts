@@ -15,7 +15,8 @@ export type NodeRef =
   | { kind: 'folder'; name: string }
   | { kind: 'template'; template: string }
   | { kind: 'templateStep'; template: string; step_name: string }
-  | { kind: 'group'; group: 'other' }
+  | { kind: 'group'; group: 'other' | 'pipelines' }
+  | { kind: 'pipeline'; name: string; /** The system file; null for runs of a system no file holds (a blueprint's). */ path: string | null }
   | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
   | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus; /** Set on a spec workflow's phases. */ phase?: number }
   | { kind: 'specTask'; execution_id: string; phase: number; task: number }
@@ -93,7 +94,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
   const nodes: TreeNode[] = [];
   if (executions.length === 0) nodes.push(messageNode('empty', 'Start a workflow…'));
   for (const w of [...workflows].sort((a, b) => a.name.localeCompare(b.name))) {
-    const runs = executions.filter((e) => e.workflow === w.name);
+    const runs = executions.filter((e) => e.workflow === w.name && e.kind !== 'pipeline');
     const active = runs.filter((e) => !DONE.has(e.status)).length;
     nodes.push({
       // The editor keeps the first collapsible state it saw for an id, so the folded outline of a template without runs
@@ -108,7 +109,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       ref: { kind: 'template', template: w.name },
     });
   }
-  if (executions.some((e) => e.workflow === null || !names.has(e.workflow))) {
+  if (executions.some((e) => e.kind !== 'pipeline' && (e.workflow === null || !names.has(e.workflow)))) {
     nodes.push({
       id: 'group:other', label: 'Other executions', icon: { id: 'folder' }, contextValue: 'group', collapsible: 'expanded',
       ref: { kind: 'group', group: 'other' },
@@ -146,8 +147,9 @@ export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
 /** The executions under a template node (or under "Other executions"), newest first as listed. */
 export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>): TreeNode[] {
   const mine = parent.kind === 'template'
-    ? executions.filter((e) => e.workflow === parent.template)
-    : executions.filter((e) => e.workflow === null || !templateNames.has(e.workflow));
+    ? executions.filter((e) => e.workflow === parent.template && e.kind !== 'pipeline')
+    : parent.kind === 'pipeline' ? executions.filter((e) => e.kind === 'pipeline' && e.workflow === parent.name)
+    : executions.filter((e) => e.kind !== 'pipeline' && (e.workflow === null || !templateNames.has(e.workflow)));
   return mine.map((e) => ({
     id: `execution:${e.execution_id}`,
     label: executionLabel(e),

@@ -1,7 +1,10 @@
 // The `baton.workflows` tree: nodes from treeModel.ts, refreshed (debounced) by core events, never by polling.
 import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
+import { relative } from 'node:path';
+import { listSystems } from '../../host/pipelines/systemFiles.js';
 import type { BatonConnection } from '../ownership.js';
+import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
 import {
   artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, templateStepNodes, type TreeNode,
@@ -78,6 +81,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     switch (node.ref.kind) {
       case 'template':
       case 'group': {
+        if (node.ref.kind === 'group' && node.ref.group === 'pipelines') return pipelineNodes(this.pipelineFiles(), (await this.list()).executions);
         const { executions, templates } = await this.list();
         const runs = executionNodes(executions, node.ref, templates);
         if (runs.length > 0 || node.ref.kind !== 'template') return runs;
@@ -85,6 +89,8 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         const template = (await this.connection.templates()).find((t) => t.name === name);
         return template ? templateStepNodes(template) : [];
       }
+      case 'pipeline':
+        return pipelineRunNodes((await this.list()).executions, node.ref.name);
       case 'execution': {
         const id = node.ref.execution_id;
         // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
@@ -118,7 +124,18 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     const [{ executions }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;
-    return rootNodes(workflows.workflows, executions);
+    const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
+    return [...(pipelines ? [pipelines] : []), ...rootNodes(workflows.workflows, executions)];
+  }
+
+  /** The workspace's system files (read on each refresh; a watcher refreshes when they change). */
+  private pipelineFiles(): PipelineFile[] {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    if (!folder) return [];
+    return listSystems(folder).map((l) => {
+      const p = l.problems.find(() => !l.system);
+      return { name: l.name, path: l.path, relPath: relative(folder, l.path), problem: p ? `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}` : null };
+    });
   }
 
   private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> {
@@ -138,8 +155,13 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
 export function registerWorkflowsTree(connection: BatonConnection): { provider: WorkflowsTreeProvider; disposable: vscode.Disposable } {
   const provider = new WorkflowsTreeProvider(connection);
   const view = vscode.window.createTreeView(WORKFLOWS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  // The Pipelines group lists .baton/pipelines/*.yaml: a file added, changed or removed refreshes it.
+  const files = vscode.workspace.workspaceFolders?.[0]
+    ? vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.workspace.workspaceFolders[0], '.baton/pipelines/*.{yaml,yml}'))
+    : undefined;
+  const onFiles = files ? [files, files.onDidCreate(() => provider.refreshSoon()), files.onDidChange(() => provider.refreshSoon()), files.onDidDelete(() => provider.refreshSoon())] : [];
   const setState = () => void vscode.commands.executeCommand('setContext', 'baton.state', connection.state);
   setState();
   const watch = connection.onDidChange(setState);
-  return { provider, disposable: vscode.Disposable.from(view, provider, watch) };
+  return { provider, disposable: vscode.Disposable.from(view, provider, watch, ...onFiles) };
 }

@@ -252,6 +252,7 @@ export class PipelineEngine {
       });
       for await (const ev of run) {
         if (ev.type === 'text') this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text });
+        if (ev.type === 'tool_call') this.deps.progress({ type: 'step_tool_call', runId: this.runId, step: name, name: ev.name, server: ev.server });
         if (ev.type === 'usage' || ev.type === 'cost') {
           const cur = this.live.get(name) ?? { tokens: 0, usd: 0 };
           if (ev.type === 'usage') cur.tokens = ev.usage.input + ev.usage.output;

@@ -1,0 +1,100 @@
+// `baton run FILE`: starts a team (in this process as the database owner, or in the live owner), follows it until
+// every agent is idle, and prints the final document (JSON lines with --json). Ctrl-C stops the team.
+import { callControl } from '../host/controlClient.js';
+import type { DiscoveryInfo } from '../host/discovery.js';
+import type { Owner } from '../host/owner.js';
+import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
+import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
+import { CliError, parse } from './common.js';
+import { describeEvent, ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { RUN_USAGE } from './usage.js';
+
+const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** Runs `baton run`; returns the exit code. */
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, OPTIONS, RUN_USAGE);
+  if (values.help) {
+    process.stdout.write(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
+  const maxInvocations = maxInvocationsOf(values['max-invocations']);
+  const where = await ownTeams(values);
+  const start = { file: positionals[0]!, instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
+  const print = printer(values);
+  if ('remote' in where) return followRemote(where.remote, start, values, print);
+  return runHere(where.owner, start, print);
+}
+
+/** `--max-invocations N`. */
+export function maxInvocationsOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${RUN_USAGE}`, 2);
+  return n;
+}
+
+type Print = { event(e: TeamEvent): void; result(instance: string, end: TeamEnd, document: string): number };
+
+function printer(values: Values): Print {
+  return {
+    event(e) {
+      if (values.json) process.stdout.write(`${JSON.stringify(e)}\n`);
+      else if (values.verbose || e.type === 'team_ended' || (e.type === 'agent_finished' && e.status !== 'completed')) process.stderr.write(`${describeEvent(e)}\n`);
+    },
+    result(instance, end, document) {
+      const ok = end.reason === 'idle' && end.failures === 0;
+      if (values.json) process.stdout.write(`${JSON.stringify({ type: 'result', instance, ...end, ok, document })}\n`);
+      else process.stdout.write(document.endsWith('\n') || !document ? document : `${document}\n`);
+      if (!ok) process.stderr.write(`baton: team @${instance}: ${end.message}${end.failures ? ` (${end.failures} agent turn${end.failures === 1 ? '' : 's'} failed; see --verbose)` : ''}\n`);
+      return ok ? 0 : 1;
+    },
+  };
+}
+
+async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf>['start']>[0], print: Print): Promise<number> {
+  let team: TeamInstance | undefined;
+  const onSignal = () => team?.runner.stop('interrupted (Ctrl-C)');
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    team = await teamsOf(owner.opened.baton).start({ ...start, onEvent: (e) => print.event(e) });
+    const end = await team.runner.done;
+    return print.result(team.instance, end, await team.provider.readDocument());
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await owner.close();
+  }
+}
+
+async function followRemote(remote: DiscoveryInfo, start: { file: string; instance?: string; cwd: string; maxInvocations?: number }, _values: Values, print: Print): Promise<number> {
+  const started = (await callControl(remote, {
+    op: 'team_start', file: start.file, instance: start.instance, mode: 'run', cwd: start.cwd, max_invocations: start.maxInvocations, env: process.env as Record<string, string>,
+  }, 300_000)) as { result: { instance: string } };
+  const instance = started.result.instance;
+  const onSignal = () => void callControl(remote, { op: 'team_stop', target: `@${instance}` }).catch(() => undefined);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let since = 0;
+    let ended = false;
+    for (;;) {
+      const got = (await callControl(remote, { op: 'team_events', instance, since })) as { result: { events: TeamEvent[]; next: number; end: TeamEnd | null } };
+      for (const e of got.result.events) print.event(e);
+      since = got.result.next;
+      ended ||= got.result.events.some((e) => e.type === 'team_ended');
+      if (ended && got.result.end) {
+        const peek = (await callControl(remote, { op: 'team_peek', instance })) as { result: { document: string } };
+        return print.result(instance, got.result.end, peek.result.document);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

@@ -1,0 +1,93 @@
+// `baton start FILE`: starts a team in persistent mode — in this process as the database owner (which then runs
+// until every team in it is stopped, or Ctrl-C), or in the live owner. `--background` leaves it running in a
+// detached `baton start` whose output goes to a log file beside the database.
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { callControl } from '../host/controlClient.js';
+import { readDiscovery } from '../host/discovery.js';
+import { ownerAnswers } from '../host/proxy.js';
+import { teamsOf } from '../host/worker/teams.js';
+import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
+import { CliError, dbPathOf, parse } from './common.js';
+import { maxInvocationsOf } from './runCommand.js';
+import { describeEvent, ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { START_USAGE } from './usage.js';
+
+const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, background: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** Runs `baton start`; returns the exit code. */
+export async function startCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, OPTIONS, START_USAGE);
+  if (values.help) {
+    process.stdout.write(`${START_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError(`start needs exactly one workflow FILE (got ${positionals.length})\n\n${START_USAGE}`, 2);
+  const file = positionals[0]!;
+  const maxInvocations = maxInvocationsOf(values['max-invocations']);
+  if (values.background) return background(file, values, args);
+  const where = await ownTeams(values);
+  const start = { file, instance: values.instance, mode: 'start' as const, cwd: workspaceOf(values), maxInvocations };
+  if ('remote' in where) {
+    const r = (await callControl(where.remote, { op: 'team_start', ...start, max_invocations: maxInvocations, env: process.env as Record<string, string> }, 300_000)) as { result: { instance: string; agents: string[]; pid: number } };
+    process.stdout.write(`${started(r.result.instance, r.result.agents, r.result.pid)}\n`);
+    return 0;
+  }
+  const { owner } = where;
+  const teams = teamsOf(owner.opened.baton);
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    teams.stop(undefined);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const team = await teams.start({ ...start, onEvent: values.verbose ? (e) => process.stderr.write(`${describeEvent(e)}\n`) : undefined });
+    process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid)}\n`);
+    // Other processes may start more teams here; this process serves until none is left.
+    while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await owner.close();
+  }
+}
+
+function started(instance: string, agents: string[], pid: number): string {
+  return `started @${instance} in Baton process ${pid}: ${agents.map((a) => `${a}@${instance}`).join(', ')}\n` +
+    `talk to it: baton send "…" --to ${agents[0]}@${instance}; watch: baton peek @${instance}; stop: baton stop @${instance}`;
+}
+
+/** Starts a detached `baton start` and waits until the owner lists the instance. */
+async function background(file: string, values: Values, args: string[]): Promise<number> {
+  const dbPath = dbPathOf(values);
+  const instance = values.instance ?? DEFAULT_INSTANCE;
+  const logDir = join(dirname(dbPath), 'teams');
+  mkdirSync(logDir, { recursive: true });
+  const log = join(logDir, `${instance}.log`);
+  const fd = openSync(log, 'a');
+  const child = spawn(process.execPath, [process.argv[1]!, 'start', ...args.filter((a) => a !== '--background')], { detached: true, stdio: ['ignore', fd, fd], cwd: process.cwd() });
+  child.unref();
+  let exited: number | null = null;
+  child.on('exit', (code) => (exited = code ?? 1));
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new CliError(`the background team did not start (exit code ${exited}):\n${readFileSync(log, 'utf8').trim().split('\n').slice(-20).join('\n')}`, 1);
+    const live = readDiscovery(dbPath);
+    if (live && (await ownerAnswers(live))) {
+      const list = (await callControl(live, { op: 'team_list' })) as { result: { instance: string; name: string }[] };
+      const mine = list.result.filter((a) => a.instance === instance);
+      if (mine.length) {
+        process.stdout.write(`${started(instance, mine.map((a) => a.name.split('@')[0]!), live.pid)}\nlog: ${log}\n`);
+        return 0;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new CliError(`the background team @${instance} did not appear within 120 s; see ${log}`, 1);
+}

@@ -1,0 +1,88 @@
+// The owner's /control operations for agent teams: start an instance here (for `baton run|start` in another
+// process), list, stop, send, peek, and the events of an instance since a position (how a CLI follows a team the
+// owner runs).
+import { BatonError } from '../../core/errors.js';
+import { teamsOf, type TeamStart } from './teams.js';
+
+/** A team control request. */
+export type TeamControlRequest =
+  | { op: 'team_start'; file: string; instance?: string; mode: 'run' | 'start'; cwd: string; max_invocations?: number; env?: Record<string, string> }
+  | { op: 'team_list' }
+  | { op: 'team_stop'; target?: string }
+  | { op: 'team_send'; message: string; to: string }
+  | { op: 'team_peek'; instance?: string }
+  | { op: 'team_events'; instance: string; since?: number };
+
+/** The team ops' names. */
+export const TEAM_OPS = ['team_start', 'team_list', 'team_stop', 'team_send', 'team_peek', 'team_events'] as const;
+
+/** Whether a control request is a team op. */
+export function isTeamOp(req: { op: string }): req is TeamControlRequest {
+  return (TEAM_OPS as readonly string[]).includes(req.op);
+}
+
+function str(body: Record<string, unknown>, key: string, required: boolean): string | undefined {
+  const v = body[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || !v) throw new BatonError('invalid_input', `${key} must be a non-empty string`);
+  return v;
+}
+
+/** Parses a team op's body; null when `body.op` is not one. */
+export function parseTeamOp(body: Record<string, unknown>): TeamControlRequest | null {
+  switch (body.op) {
+    case 'team_start': {
+      if (body.mode !== 'run' && body.mode !== 'start') throw new BatonError('invalid_input', 'mode must be "run" or "start"');
+      const max = body.max_invocations;
+      if (max !== undefined && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) throw new BatonError('invalid_input', 'max_invocations must be a whole number ≥ 1');
+      const env = body.env;
+      if (env !== undefined && (env === null || typeof env !== 'object' || Object.values(env).some((v) => typeof v !== 'string'))) {
+        throw new BatonError('invalid_input', 'env must map names to strings');
+      }
+      return {
+        op: 'team_start', file: str(body, 'file', true)!, instance: str(body, 'instance', false), mode: body.mode, cwd: str(body, 'cwd', true)!,
+        max_invocations: max as number | undefined, env: env as Record<string, string> | undefined,
+      };
+    }
+    case 'team_list':
+      return { op: 'team_list' };
+    case 'team_stop':
+      return { op: 'team_stop', target: str(body, 'target', false) };
+    case 'team_send':
+      return { op: 'team_send', message: str(body, 'message', true)!, to: str(body, 'to', true)! };
+    case 'team_peek':
+      return { op: 'team_peek', instance: str(body, 'instance', false) };
+    case 'team_events': {
+      const since = body.since;
+      if (since !== undefined && (typeof since !== 'number' || !Number.isInteger(since) || since < 0)) throw new BatonError('invalid_input', 'since must be a whole number ≥ 0');
+      return { op: 'team_events', instance: str(body, 'instance', true)!, since: since as number | undefined };
+    }
+    default:
+      return null;
+  }
+}
+
+/** Runs a team op against the owner's teams; the body of the 200 answer. */
+export async function runTeamOp(baton: object, req: TeamControlRequest): Promise<unknown> {
+  const teams = teamsOf(baton);
+  switch (req.op) {
+    case 'team_start': {
+      const start: TeamStart = { file: req.file, instance: req.instance, mode: req.mode, cwd: req.cwd, maxInvocations: req.max_invocations, env: req.env };
+      const team = await teams.start(start);
+      return { result: { instance: team.instance, workflow: team.workflow, source: team.source, agents: Object.keys(team.runner.states()), pid: process.pid } };
+    }
+    case 'team_list':
+      return { result: teams.list() };
+    case 'team_stop':
+      return { result: teams.stop(req.target) };
+    case 'team_send':
+      return { result: await teams.send(req.message, req.to) };
+    case 'team_peek':
+      return { result: await teams.peek(req.instance) };
+    case 'team_events': {
+      const team = teams.get(req.instance);
+      const from = Math.max(0, (req.since ?? 0) - team.dropped);
+      return { result: { events: team.events.slice(from), next: team.dropped + team.events.length, end: team.end } };
+    }
+  }
+}

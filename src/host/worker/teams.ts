@@ -1,0 +1,285 @@
+// The teams a database owner runs: `baton run|start` start them here (or ask the live owner to), and `baton
+// stop|list|send|peek` reach them through the owner's control endpoint. Each instance: parse → setup tasks → context
+// provider → its registration for the `context` tools → kickoff from 'system' → the team loop (teamRunner.ts), its
+// agents reaching Baton's endpoint with a token each.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { BatonError } from '../../core/errors.js';
+import type { Log } from '../../core/ports.js';
+import type { McpEndpoint, RunScope } from '../../core/pipelines/runner.js';
+import { formatProblems } from '../../core/pipelines/systemFile.js';
+import type { BatonApi } from '../../core/api.js';
+import { teamHost } from '../../core/worker/host.js';
+import type { TeamRuns } from '../../core/worker/teamRuns.js';
+import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
+import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
+import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
+import { checkInstanceName, DEFAULT_INSTANCE, interpolate, resolveContext, workflowVariables } from '../../core/worker/workflowVariables.js';
+import { createTeamContext } from './teamContext.js';
+import { invokeTeamAgent } from './teamInvoker.js';
+import { ProjectMcpConfig } from './projectMcpConfig.js';
+import { runSetup } from './setupTasks.js';
+
+/** The part of the owner's endpoint teams use. */
+export interface TeamEndpoint {
+  url: string;
+  issueRunToken(scope: RunScope): { token: string; revoke(): void };
+}
+
+/** Options of the owner's teams. */
+export interface TeamsOptions {
+  /** The owner's core: team runs are recorded in its database, and its `context` tools find the providers there. */
+  baton: BatonApi;
+  endpoint: TeamEndpoint;
+  /** Baton's data folder (beside the database): the MCP restore journal lives there. */
+  dataDir: string;
+  log: Log;
+}
+
+/** How to start an instance. */
+export interface TeamStart {
+  /** The workflow file (absolute, or relative to `cwd`). */
+  file: string;
+  instance?: string;
+  mode: 'run' | 'start';
+  /** The agents' (and setup commands') project folder. */
+  cwd: string;
+  maxInvocations?: number;
+  /** Environment for `${{ env.* }}` and the setup commands (the caller's). */
+  env?: Record<string, string>;
+  /** Hears every event of the instance from the start. */
+  onEvent?: (event: TeamEvent) => void;
+}
+
+/** One line of `baton list`. */
+export interface AgentListing {
+  name: string;
+  source: string;
+  status: AgentState;
+  instance: string;
+}
+
+/** A running (or ended) team instance. */
+export interface TeamInstance {
+  /** The team run (an execution of kind 'worker'). */
+  runId: string;
+  instance: string;
+  workflow: string;
+  source: string;
+  runner: TeamRunner;
+  provider: ContextProvider;
+  /** Every event so far (channel, agents, end), for followers in other processes. */
+  events: TeamEvent[];
+  /** Events dropped from the front of `events` (it keeps the newest EVENT_KEEP). */
+  dropped: number;
+  listeners: Set<(event: TeamEvent) => void>;
+  end: TeamEnd | null;
+}
+
+const EVENT_KEEP = 5000;
+
+/** The teams of one owner process. */
+export class Teams {
+  private readonly instances = new Map<string, TeamInstance>();
+  private readonly projectConfig: ProjectMcpConfig;
+
+  private readonly runs: TeamRuns;
+
+  constructor(private readonly options: TeamsOptions) {
+    const host = teamHost(options.baton);
+    if (!host) throw new Error('this core does not serve team runs');
+    this.runs = host.teams;
+    this.projectConfig = new ProjectMcpConfig(resolve(options.dataDir, 'team-mcp-restore'), options.log);
+    for (const path of this.projectConfig.recover()) options.log.warn(`restored ${path} (a team's MCP entry left by a process that died)`);
+  }
+
+  /** Starts an instance: setup, provider, kickoff, loop. Rejects (nothing left running) when any of it fails. */
+  async start(req: TeamStart): Promise<TeamInstance> {
+    const path = resolve(req.cwd, req.file);
+    const workflow = loadWorkflow(path);
+    const instance = req.instance ?? DEFAULT_INSTANCE;
+    checkInstanceName(instance);
+    const running = this.instances.get(instance);
+    if (running && !running.end) throw new BatonError('invalid_state', `team instance @${instance} is already running (${running.source}); stop it with baton stop @${instance}, or start this one with --instance NAME`);
+    const context = resolveContext(workflow.context, workflow.name!, instance);
+    const env = req.env ?? (process.env as Record<string, string>);
+    const base = workflowVariables({ workflow: { name: workflow.name! }, instance, context, env });
+    const setup = await runSetup(workflow.setup ?? [], { cwd: req.cwd, env, base, expand: interpolate });
+    const kickoff = workflow.kickoff === undefined ? undefined : interpolate(workflow.kickoff, { ...base, ...setup }, 'kickoff');
+    const agents = Object.keys(workflow.agents);
+    const { provider: raw, dir } = await createTeamContext(context, agents, req.cwd, instance);
+    await this.endStale();
+    const runId = await this.runs.start({
+      workflow: workflow.name!, instance, source: path, contextDir: dir, cwd: req.cwd,
+      agents: Object.entries(workflow.agents).map(([name, d]) => ({ name, backend: d.backend ?? 'claude', model: d.model })),
+    });
+    const provider = this.runs.attach(runId, raw);
+    const team = this.launch(runId, workflow, instance, path, provider, req);
+    if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
+    team.runner.notify();
+    return team;
+  }
+
+  /** Team runs the database shows running that no process runs any more (teams run only in the owner: this one). */
+  private async endStale(): Promise<void> {
+    const live = new Set([...this.instances.values()].filter((t) => !t.end).map((t) => t.runId));
+    for (const run of this.runs.list({ activeOnly: true })) {
+      if (!live.has(run.runId)) await this.runs.finish(run.runId, 'failed', 'the Baton process that ran it ended while it ran');
+    }
+  }
+
+  private launch(runId: string, workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart): TeamInstance {
+    const tokens = new Map<string, { token: string; revoke(): void }>();
+    const endpointOf = (agent: string): McpEndpoint => {
+      let t = tokens.get(agent);
+      if (!t) tokens.set(agent, (t = this.options.endpoint.issueRunToken({ runId, agent, toolGroups: ['context'] })));
+      return { url: this.options.endpoint.url, token: t.token };
+    };
+    const listeners = new Set<(event: TeamEvent) => void>(req.onEvent ? [req.onEvent] : []);
+    const events: TeamEvent[] = [];
+    const defs: Record<string, AgentDefinition> = workflow.agents;
+    const runner = new TeamRunner({
+      workflow: workflow.name!, instance, provider, mode: req.mode, maxInvocations: req.maxInvocations,
+      agents: Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.system_prompt])),
+      invoke: (agent, request) => invokeTeamAgent(agent, defs[agent]!, request, {
+        instance, cwd: req.cwd, endpoint: endpointOf(agent), projectConfig: this.projectConfig,
+      }),
+      onEvent: (event) => {
+        this.recordState(runId, event);
+        events.push(event);
+        if (events.length > EVENT_KEEP) team.dropped += events.splice(0, events.length - EVENT_KEEP).length;
+        for (const l of listeners) l(event);
+      },
+      onError: (ex) => this.options.log.error(`team @${instance}`, ex),
+    });
+    const team: TeamInstance = { runId, instance, workflow: workflow.name!, source: basename(path), runner, provider, events, dropped: 0, listeners, end: null };
+    this.instances.set(instance, team);
+    // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
+    const poll = setInterval(() => {
+      void this.runs.sync(runId).catch(() => undefined);
+      runner.notify();
+    }, 1000);
+    void runner.done.then(async (end) => {
+      team.end = end;
+      clearInterval(poll);
+      for (const t of tokens.values()) t.revoke();
+      await this.runs.sync(runId).catch(() => undefined);
+      const ok = end.reason === 'idle' || end.reason === 'stopped';
+      await this.runs.finish(runId, ok ? 'completed' : 'failed', ok ? undefined : end.message).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
+    });
+    return team;
+  }
+
+  private recordState(runId: string, event: TeamEvent): void {
+    const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? (event.status === 'completed' ? 'idle' : 'failed') : null;
+    if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
+  }
+
+  /** The instance named `name`; a BatonError naming the running ones otherwise. */
+  get(name: string): TeamInstance {
+    const team = this.instances.get(name);
+    if (!team) throw new BatonError('not_found', `no team instance @${name}; running: ${this.names().map((n) => `@${n}`).join(', ') || 'none'} (see baton list)`);
+    return team;
+  }
+
+  /** Instance names, running ones first. */
+  names(): string[] {
+    return [...this.instances.values()].sort((a, b) => Number(a.end !== null) - Number(b.end !== null)).map((t) => t.instance);
+  }
+
+  /** Every agent of every running instance. */
+  list(): AgentListing[] {
+    return [...this.instances.values()].filter((t) => !t.end).flatMap((t) =>
+      Object.entries(t.runner.states()).map(([agent, status]) => ({ name: `${agent}@${t.instance}`, source: t.source, status, instance: t.instance })));
+  }
+
+  /** Stops `agent@instance`, `@instance` or (target undefined) everything; the names stopped. */
+  stop(target: string | undefined): string[] {
+    if (target === undefined) {
+      const all = [...this.instances.values()].filter((t) => !t.end);
+      for (const t of all) t.runner.stop('stopped by baton stop --all');
+      return all.map((t) => `@${t.instance}`);
+    }
+    const { agent, instance } = parseTarget(target);
+    const team = this.get(instance);
+    if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has already ended (${team.end.reason})`);
+    if (agent === null) {
+      team.runner.stop(`stopped by baton stop @${instance}`);
+      return [`@${instance}`];
+    }
+    if (!(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
+    team.runner.stopAgent(agent);
+    return [`${agent}@${instance}`];
+  }
+
+  /** Posts a person's message to an instance's channel (mentioning the agent when `to` names one). */
+  async send(message: string, to: string, from = 'user'): Promise<ChannelEntry> {
+    const { agent, instance } = parseTarget(to);
+    const team = this.get(instance);
+    if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has ended (${team.end.reason}); start it again with baton start`);
+    if (agent !== null && !(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
+    const text = agent !== null && !new RegExp(`@${agent}(?![A-Za-z0-9_-])`).test(message) ? `@${agent} ${message}` : message;
+    const entry = await team.provider.appendChannel(from, text);
+    team.runner.notify();
+    return entry;
+  }
+
+  /** An instance's channel, entry-point document and agents. */
+  async peek(name?: string): Promise<{ instance: string; channel: ChannelEntry[]; document: string; agents: Record<string, AgentState>; end: TeamEnd | null }> {
+    const team = this.get(name ?? this.names()[0] ?? DEFAULT_INSTANCE);
+    return { instance: team.instance, channel: await team.provider.readChannel(), document: await team.provider.readDocument(), agents: team.runner.states(), end: team.end };
+  }
+
+  /** Stops every team and restores the project files (owner shutdown). */
+  async closeAll(): Promise<void> {
+    const running = [...this.instances.values()].filter((t) => !t.end);
+    for (const t of running) t.runner.stop('Baton is shutting down');
+    await Promise.all(running.map((t) => t.runner.done));
+    this.projectConfig.releaseAll();
+  }
+}
+
+/** `agent@instance` or `@instance`. */
+export function parseTarget(target: string): { agent: string | null; instance: string } {
+  const at = target.indexOf('@');
+  if (at < 0 || target.indexOf('@', at + 1) >= 0 || at === target.length - 1) {
+    throw new BatonError('invalid_input', `"${target}" is not a target: write agent@instance (e.g. coder@pr-123) or @instance`);
+  }
+  return { agent: at === 0 ? null : target.slice(0, at), instance: target.slice(at + 1) };
+}
+
+/** Reads and parses a workflow file; a BatonError listing the problems (file, line, field) otherwise. */
+export function loadWorkflow(path: string): WorkflowFile {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch {
+    throw new BatonError('not_found', `workflow file ${path} not found`);
+  }
+  const readFile = (p: string) => {
+    try {
+      return readFileSync(resolve(dirname(path), p), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const parsed = parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
+  if (!parsed.value) throw new BatonError('invalid_input', `workflow file is not valid:\n${formatProblems(parsed.problems)}`);
+  return parsed.value;
+}
+
+const TEAMS = new WeakMap<object, Teams>();
+
+/** Gives an owner's core its teams (done once by the owner when its endpoint is up). */
+export function attachTeams(baton: object, options: TeamsOptions): Teams {
+  const teams = new Teams(options);
+  TEAMS.set(baton, teams);
+  return teams;
+}
+
+/** The teams of the owner whose core is `baton`; a BatonError when this process runs none. */
+export function teamsOf(baton: object): Teams {
+  const teams = TEAMS.get(baton);
+  if (!teams) throw new BatonError('invalid_state', 'this Baton process does not run agent teams');
+  return teams;
+}

@@ -1,0 +1,122 @@
+// A pipeline run as the panel shows it: the system's workflow walked the way the engine names step instances
+// (`seq/child`, `cond/then/child`, `loop[2]/child`), each leaf with its recorded status and spend and its streamed
+// output, containers with the status of what they hold; spend per agent and for the run, and the budget. Pure.
+import { describeCondition } from '../../core/pipelines/engine/conditions.js';
+import type { PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
+import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
+import type { StepStatus } from '../../core/types.js';
+import type { PanelPipeline, PanelPipelineNode } from '../../shared/protocol.js';
+import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
+
+const OUTPUT_CHARS = 4_000;
+
+/** A recorded step instance, as much as the graph needs. */
+export interface PipelineStepRow {
+  step_name: string;
+  status: StepStatus;
+  attempt: number;
+  outcome_summary: string | null;
+}
+
+interface Ctx {
+  rows: Map<string, PipelineStepRow>;
+  view: PipelineRunView;
+  feed: PipelineFeed | undefined;
+}
+
+function tail(text: string): string {
+  return text.length <= OUTPUT_CHARS ? text : `…${text.slice(-(OUTPUT_CHARS - 1))}`;
+}
+
+/** A container's status from its children's: waiting and running win, then failure; done when all are done. */
+export function aggregateStatus(children: StepStatus[]): StepStatus {
+  const has = (s: StepStatus) => children.includes(s);
+  if (has('awaiting_approval')) return 'awaiting_approval';
+  if (has('running')) return 'running';
+  if (has('failed')) return 'failed';
+  const done = children.filter((s) => s === 'completed' || s === 'skipped').length;
+  if (children.length > 0 && done === children.length) return children.every((s) => s === 'skipped') ? 'skipped' : 'completed';
+  return children.some((s) => s === 'completed') ? 'running' : 'pending';
+}
+
+function container(name: string, label: string, type: string, detail: string | null, children: PanelPipelineNode[]): PanelPipelineNode {
+  return {
+    name, label, type, status: aggregateStatus(children.map((c) => c.status)), agent: null, detail, attempt: 0,
+    tokens: children.reduce((a, c) => a + c.tokens, 0), costUsd: null, output: null, toolCalls: [], children,
+  };
+}
+
+function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode {
+  const row = ctx.rows.get(name);
+  const spent = ctx.view.usage.bySteps[name];
+  const live = ctx.feed?.step(ctx.view.runId, name);
+  const running = row?.status === 'running';
+  const detail = s.type === 'human_review' ? s.inputTemplate ?? null : s.type === 'transform' ? s.operation ?? 'none' : null;
+  return {
+    name, label: s.name ?? s.id, type: s.type, status: row?.status ?? 'pending', agent: s.agentId ?? null, detail,
+    attempt: row?.attempt ?? 0,
+    tokens: running && live ? Math.max(live.tokens, spent?.tokens ?? 0) : spent?.tokens ?? 0,
+    costUsd: spent?.costUsd ?? null,
+    output: live?.text ? tail(live.text) : row?.outcome_summary ?? null,
+    toolCalls: live?.toolCalls.slice() ?? [],
+    children: [],
+  };
+}
+
+function branchTaken(prefix: string, rows: Map<string, PipelineStepRow>): boolean {
+  for (const k of rows.keys()) if (k.startsWith(prefix)) return true;
+  return false;
+}
+
+function node(s: SystemWorkflowStep, prefix: string, ctx: Ctx): PanelPipelineNode {
+  const name = `${prefix}${s.id}`;
+  const label = s.name ?? s.id;
+  switch (s.type) {
+    case 'sequential':
+      return container(name, label, s.type, null, walk(s.children ?? [], `${name}/`, ctx));
+    case 'parallel':
+      return container(name, label, s.type, s.failurePolicy ?? 'fail_fast', walk(s.children ?? [], `${name}/`, ctx));
+    case 'conditional': {
+      const arms = (['then', 'else'] as const).map((arm) => {
+        const children = walk((arm === 'then' ? s.trueBranch : s.falseBranch) ?? [], `${name}/${arm}/`, ctx);
+        return container(`${name}/${arm}`, arm === 'then' ? 'if true' : 'if false', 'branch', null, children);
+      });
+      const taken = arms.map((a) => branchTaken(`${a.name}/`, ctx.rows));
+      if (taken.some(Boolean)) arms.forEach((a, i) => { if (!taken[i]) a.status = 'skipped'; });
+      return container(name, label, s.type, describeCondition(s.condition!), arms);
+    }
+    case 'loop': {
+      let seen = 0;
+      while (branchTaken(`${name}[${seen + 1}]/`, ctx.rows)) seen++;
+      const passes = Array.from({ length: Math.max(1, seen) }, (_, i) =>
+        container(`${name}[${i + 1}]`, `iteration ${i + 1}`, 'iteration', null, walk(s.children ?? [], `${name}[${i + 1}]/`, ctx)));
+      const until = s.breakCondition ? `, until ${describeCondition(s.breakCondition)}` : '';
+      return container(name, label, s.type, `at most ${s.maxIterations} iterations${until}`, passes);
+    }
+    default:
+      return leaf(s, name, ctx);
+  }
+}
+
+function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): PanelPipelineNode[] {
+  return steps.map((s) => node(s, prefix, ctx));
+}
+
+/** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
+export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
+  const ctx: Ctx = { rows: new Map(steps.map((s) => [s.step_name, s])), view, feed };
+  const total = { tokens: view.usage.total.tokens, costUsd: view.usage.total.costUsd };
+  const budget = view.budget ? { tokens: view.budget.tokens ?? null, usd: view.budget.usd ?? null } : null;
+  const shares = budget ? [budget.tokens ? total.tokens / budget.tokens : null, budget.usd ? total.costUsd / budget.usd : null].filter((x): x is number => x !== null) : [];
+  return {
+    system: view.system.name,
+    input: view.input,
+    nodes: walk(view.system.workflow, '', ctx),
+    total,
+    byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
+    budget,
+    budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
+    pausedForBudget: view.status === 'paused' ? view.pauseReason ?? 'the run reached its budget' : null,
+    live,
+  };
+}

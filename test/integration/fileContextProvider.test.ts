@@ -1,0 +1,110 @@
+// Rule: the file provider passes the shared ContextProvider suite, writes the spec's readable layout, keeps read
+// cursors across a restart, refuses paths (`..`, absolute, symlinks) that lead out of the context directory, and
+// lets two processes append to one channel without losing or interleaving entries.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { BatonError } from '../../src/core/errors.js';
+import { FileContextProvider } from '../../src/host/worker/fileContextProvider.js';
+import { contextProviderSuite, fakeClock } from '../helpers/contextProviderSuite.js';
+
+const base = mkdtempSync(join(tmpdir(), 'baton-filectx-'));
+after(() => rmSync(base, { recursive: true, force: true }));
+let n = 0;
+const freshDir = () => join(base, `ctx-${++n}`);
+
+contextProviderSuite('file provider', (o) => FileContextProvider.open({ ...o, dir: freshDir() }));
+
+const refusedOut = (ex: unknown) => BatonError.is(ex, 'invalid_input') && /context directory/.test(ex.message);
+
+describe('file provider: on disk', () => {
+  it('writes channel.md as the spec shows it, with the full timestamp in a comment', async () => {
+    const dir = freshDir();
+    const clock = fakeClock();
+    const p = await FileContextProvider.open({ dir, agents: ['coder', 'reviewer'], clock });
+    await p.appendChannel('system', 'Workflow started');
+    clock.ms += 5123;
+    await p.appendChannel('reviewer', '@coder found auth validation issue in line 42');
+    assert.equal(readFileSync(join(dir, 'channel.md'), 'utf8'),
+      '\n### 10:00:00 [system] <!-- 2024-01-15T10:00:00.000Z -->\nWorkflow started\n' +
+      '\n### 10:00:05 [reviewer] <!-- 2024-01-15T10:00:05.123Z -->\n@coder found auth validation issue in line 42\n');
+  });
+
+  it('keeps read cursors across a restart, in a readable file', async () => {
+    const dir = freshDir();
+    const clock = fakeClock();
+    const first = await FileContextProvider.open({ dir, agents: ['coder'], clock });
+    const a = await first.appendChannel('system', '@coder one');
+    await first.appendChannel('system', '@coder two');
+    await first.ackInbox('coder', a.timestamp);
+    const second = await FileContextProvider.open({ dir, agents: ['coder'], clock });
+    assert.deepEqual((await second.getInbox('coder')).map((m) => m.entry.message), ['@coder two']);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, '.baton-inbox.json'), 'utf8')), { coder: a.timestamp });
+    const third = await FileContextProvider.open({ dir, agents: ['coder'], clock });
+    await third.appendChannel('system', '@coder three');
+    assert.equal((await third.readChannel()).length, 3, 'a later process appends after the existing entries');
+    assert.ok((await third.readChannel())[2]!.timestamp > (await third.readChannel())[1]!.timestamp);
+  });
+
+  it('uses the configured channel, entry point and documents', async () => {
+    const dir = freshDir();
+    const p = await FileContextProvider.open({ dir, agents: [], channel: 'discussion.md', document: 'workspace.md', documents: ['goals.md', 'findings/a.md'], documentsDir: 'more' });
+    await p.writeDocument('# Workspace');
+    assert.equal(readFileSync(join(dir, 'workspace.md'), 'utf8'), '# Workspace');
+    assert.deepEqual(await p.listDocuments(), ['findings/a.md', 'goals.md', 'workspace.md']);
+    await p.appendChannel('system', 'hi');
+    assert.match(readFileSync(join(dir, 'discussion.md'), 'utf8'), /\[system\]/);
+    await assert.rejects(p.writeDocument('x', 'discussion.md'), (ex: unknown) => BatonError.is(ex, 'invalid_input') && /channel/.test(ex.message));
+    await assert.rejects(p.readDocument('.baton-inbox.json'), (ex: unknown) => BatonError.is(ex, 'invalid_input'));
+  });
+
+  it('refuses symlinks that lead out of the context directory', async () => {
+    const dir = freshDir();
+    const outside = join(base, `outside-${n}`);
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.md'), 'secret');
+    const p = await FileContextProvider.open({ dir, agents: [] });
+    symlinkSync(join(outside, 'secret.md'), join(dir, 'link.md'));
+    symlinkSync(outside, join(dir, 'linkdir'));
+    symlinkSync(join(outside, 'missing.md'), join(dir, 'dangling.md'));
+    await assert.rejects(p.readDocument('link.md'), refusedOut);
+    await assert.rejects(p.writeDocument('x', 'link.md'), refusedOut);
+    await assert.rejects(p.appendDocument('x', 'link.md'), refusedOut);
+    await assert.rejects(p.readDocument('linkdir/secret.md'), refusedOut);
+    await assert.rejects(p.createDocument('linkdir/new.md', 'x'), refusedOut);
+    await assert.rejects(p.writeDocument('x', 'dangling.md'), refusedOut);
+    await assert.rejects(p.deleteDocument('link.md'), refusedOut);
+    assert.equal(readFileSync(join(outside, 'secret.md'), 'utf8'), 'secret', 'nothing outside changed');
+    assert.ok(!(await p.listDocuments()).some((d) => d.includes('secret')), 'listing does not follow links out');
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join(dir, 'real'), join(dir, 'inside'));
+    await p.writeDocument('ok', 'inside/x.md');
+    assert.equal(await p.readDocument('real/x.md'), 'ok', 'a link that stays inside is fine');
+  });
+
+  it('lets two processes append to one channel without losing or interleaving entries', async () => {
+    const dir = freshDir();
+    await FileContextProvider.open({ dir, agents: ['a', 'b'] });
+    const count = 40;
+    const child = (name: string) => new Promise<void>((resolve, reject) => {
+      const c = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/appendChannelChild.ts', dir, name, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child ${name} exited ${code}: ${err}`))));
+    });
+    await Promise.all([child('a'), child('b')]);
+    const p = await FileContextProvider.open({ dir, agents: ['a', 'b'] });
+    const entries = await p.readChannel();
+    assert.equal(entries.length, 2 * count);
+    for (let i = 1; i < entries.length; i++) assert.ok(entries[i]!.timestamp > entries[i - 1]!.timestamp, `entry ${i} is after entry ${i - 1}`);
+    for (const name of ['a', 'b']) {
+      const mine = entries.filter((e) => e.from === name);
+      assert.deepEqual(mine.map((e) => e.message.split('\n')[0]), Array.from({ length: count }, (_, i) => `${name} ${i}`));
+      mine.forEach((e, i) => assert.equal(e.message, `${name} ${i}\n### 10:00:00 [x]\n@${name === 'a' ? 'b' : 'a'} ${'.'.repeat(i * 97 % 3000)}`));
+      assert.ok(mine.every((e) => e.mentions.length === 1));
+    }
+  });
+});

@@ -1,0 +1,238 @@
+// Rule: a pipeline run's panel shows the system's structure (parallel, conditional arms, loop passes) named as the
+// engine names step instances, each step's status, streamed output and tool calls as they arrive (runs driven in this
+// process, whoever started them), spend per step / agent / run against the budget; a human_review is approved from
+// the panel, and a run paused at its budget is raised and resumed from it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
+import type { PipelineRunView } from '../../src/core/pipelines/pipelineRuns.js';
+import { ZERO_USAGE, type AgentRun, type AgentRunRequest, type AgentRunner } from '../../src/core/pipelines/runner.js';
+import type { System } from '../../src/core/pipelines/types.js';
+import { parseFromWebview, type PanelPipelineNode, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
+import { LocalSource } from '../../src/vscode/batonSource.js';
+import { aggregateStatus, buildPanelPipeline } from '../../src/vscode/panels/panelPipeline.js';
+import { PanelController } from '../../src/vscode/panels/panelController.js';
+import { FEED_RUNS, FEED_TEXT_CHARS, FEED_TOOL_CALLS, PipelineFeed } from '../../src/vscode/pipelines/pipelineFeed.js';
+import { LocalPipelines } from '../../src/vscode/pipelines/pipelineSource.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+
+const SHAPED: System = {
+  name: 'shaped', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
+  workflow: [
+    { id: 'first', type: 'agent', agentId: 'a' },
+    { id: 'fan', type: 'parallel', failurePolicy: 'wait_for_all', children: [{ id: 'x', type: 'agent', agentId: 'a' }, { id: 'y', type: 'transform', operation: 'upper' }] },
+    { id: 'pick', type: 'conditional', condition: { field: 'first', operator: 'contains', value: 'ok' }, trueBranch: [{ id: 'yes', type: 'agent', agentId: 'a' }], falseBranch: [{ id: 'no', type: 'agent', agentId: 'a' }] },
+    { id: 'again', type: 'loop', maxIterations: 3, children: [{ id: 'try', type: 'agent', agentId: 'a' }] },
+    { id: 'gate', type: 'human_review', inputTemplate: 'Ship it?' },
+  ],
+};
+
+function row(step_name: string, status: 'completed' | 'running' | 'awaiting_approval' | 'failed', outcome_summary: string | null = null) {
+  return { step_name, status, attempt: 1, outcome_summary };
+}
+
+function find(nodes: PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
+  for (const n of nodes) {
+    if (n.name === name) return n;
+    const hit = find(n.children, name);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+function view(over: Partial<PipelineRunView> = {}): PipelineRunView {
+  return {
+    runId: 'r1', system: SHAPED, input: 'do it', status: 'running', budget: { tokens: 200, usd: 1 }, pauseReason: null,
+    usage: {
+      total: { usage: ZERO_USAGE, tokens: 150, costUsd: 0.25 },
+      byAgent: { a: { usage: ZERO_USAGE, tokens: 150, costUsd: 0.25, steps: 3 } },
+      bySteps: { first: { agent: 'a', usage: ZERO_USAGE, tokens: 100, costUsd: 0.2 } },
+    },
+    ...over,
+  };
+}
+
+test('the graph keeps the structure and names instances as the engine does; containers take their children\'s status', () => {
+  const rows = [row('first', 'completed', 'it is ok'), row('fan/x', 'completed'), row('fan/y', 'completed'), row('pick/then/yes', 'completed'),
+    row('again[1]/try', 'completed'), row('again[2]/try', 'running')];
+  const p = buildPanelPipeline(view(), rows, undefined, true);
+  assert.deepEqual(p.nodes.map((n) => [n.name, n.type, n.status]), [
+    ['first', 'agent', 'completed'], ['fan', 'parallel', 'completed'], ['pick', 'conditional', 'completed'], ['again', 'loop', 'running'], ['gate', 'human_review', 'pending'],
+  ]);
+  assert.equal(find(p.nodes, 'first')!.output, 'it is ok');
+  assert.equal(find(p.nodes, 'first')!.tokens, 100);
+  assert.equal(find(p.nodes, 'fan')!.detail, 'wait_for_all');
+  assert.equal(find(p.nodes, 'pick/then')!.status, 'completed');
+  assert.equal(find(p.nodes, 'pick/else')!.status, 'skipped', 'the arm not taken');
+  assert.match(find(p.nodes, 'pick')!.detail!, /first contains "ok"/);
+  assert.deepEqual(find(p.nodes, 'again')!.children.map((c) => [c.label, c.status]), [['iteration 1', 'completed'], ['iteration 2', 'running']]);
+  assert.equal(find(p.nodes, 'gate')!.detail, 'Ship it?');
+  assert.equal(p.budgetUsedPercent, 75, '150 of 200 tokens (25% of the dollars): the larger share');
+  assert.deepEqual(p.byAgent, [{ agent: 'a', tokens: 150, costUsd: 0.25, steps: 3 }]);
+  assert.equal(p.pausedForBudget, null);
+  // Before anything ran: one pending pass of the loop, both arms pending.
+  const fresh = buildPanelPipeline(view({ budget: null }), [], undefined, false);
+  assert.equal(find(fresh.nodes, 'again[1]/try')!.status, 'pending');
+  assert.equal(find(fresh.nodes, 'pick/else')!.status, 'pending');
+  assert.equal(fresh.budgetUsedPercent, null);
+  const paused = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget of 200 tokens reached' }), rows, undefined, true);
+  assert.equal(paused.pausedForBudget, 'budget of 200 tokens reached');
+});
+
+test('container statuses: waiting and running win, then failure; all done (or skipped) is done', () => {
+  const cases: Array<[Parameters<typeof aggregateStatus>[0], string]> = [
+    [['completed', 'awaiting_approval', 'running'], 'awaiting_approval'],
+    [['completed', 'running'], 'running'],
+    [['failed', 'completed'], 'failed'],
+    [['completed', 'skipped'], 'completed'],
+    [['skipped', 'skipped'], 'skipped'],
+    [['completed', 'pending'], 'running'],
+    [['pending', 'pending'], 'pending'],
+    [[], 'pending'],
+  ];
+  for (const [children, want] of cases) assert.equal(aggregateStatus(children), want, JSON.stringify(children));
+});
+
+test('the feed keeps the tail of the text, the last tool calls and the most recent runs', () => {
+  const feed = new PipelineFeed();
+  const heard: string[] = [];
+  feed.onChange((id) => heard.push(id));
+  feed.add({ type: 'step_started', runId: 'r', step: 's', stepType: 'agent', agent: 'a', attempt: 1 });
+  for (let i = 0; i < 50; i++) feed.add({ type: 'step_output', runId: 'r', step: 's', text: `${i}`.padEnd(1000, '.') });
+  for (let i = 0; i < FEED_TOOL_CALLS + 5; i++) feed.add({ type: 'step_tool_call', runId: 'r', step: 's', name: `t${i}`, server: i % 2 ? 'baton' : null });
+  feed.add({ type: 'step_usage', runId: 'r', step: 's', usage: { input: 7, output: 5, cached: 0, reasoning: 0 }, costUsd: null });
+  const s = feed.step('r', 's')!;
+  assert.equal(s.text.length, FEED_TEXT_CHARS);
+  assert.ok(s.text.endsWith('.'.repeat(10)) && s.text.includes('49'), 'the newest text is kept');
+  assert.equal(s.toolCalls.length, FEED_TOOL_CALLS);
+  assert.deepEqual(s.toolCalls.slice(-2), ['baton/t103', 't104']);
+  assert.equal(s.tokens, 12);
+  assert.equal(heard.length, 1 + 50 + FEED_TOOL_CALLS + 5 + 1);
+  for (let i = 0; i < FEED_RUNS; i++) feed.add({ type: 'step_output', runId: `other${i}`, step: 's', text: 'x' });
+  assert.equal(feed.step('r', 's'), undefined, 'the least recently active run is dropped');
+  // A retry starts the step's feed again.
+  feed.add({ type: 'step_started', runId: 'other0', step: 's', stepType: 'agent', agent: 'a', attempt: 2 });
+  assert.equal(feed.step('other0', 's')!.text, '');
+});
+
+test('the panel protocol: resume needs a limit; nested step names are accepted for gates, odd ones are not', () => {
+  assert.deepEqual(parseFromWebview({ type: 'pipeline/resume', tokens: 5000, usd: null }), { type: 'pipeline/resume', tokens: 5000, usd: null });
+  assert.deepEqual(parseFromWebview({ type: 'pipeline/resume', tokens: null, usd: 2.5 }), { type: 'pipeline/resume', tokens: null, usd: 2.5 });
+  for (const bad of [{ tokens: null, usd: null }, { tokens: 1.5, usd: null }, { tokens: -1, usd: null }, { tokens: 5 }, { tokens: 5, usd: null, extra: 1 }, { tokens: '5', usd: null }]) {
+    assert.equal(parseFromWebview({ type: 'pipeline/resume', ...bad }), null, JSON.stringify(bad));
+  }
+  assert.deepEqual(parseFromWebview({ type: 'panel/approve', stepName: 'again[2]/review' }), { type: 'panel/approve', stepName: 'again[2]/review' });
+  for (const name of ['a b', 'x<y', '', 'a'.repeat(201)]) assert.equal(parseFromWebview({ type: 'panel/approve', stepName: name }), null, name);
+});
+
+/** An agent whose run streams text and a tool call, then waits to be released. */
+class HeldRunner implements AgentRunner {
+  readonly kind = 'command' as const;
+  readonly releases: Array<() => void> = [];
+  constructor(private readonly tokens = 7) {}
+  run(req: AgentRunRequest): AgentRun {
+    const q = new RunEventQueue();
+    q.push({ type: 'text', text: `${req.agent} reading ${req.prompt}` });
+    q.push({ type: 'tool_call', id: '1', name: 'memory_store', server: 'baton', input: {} });
+    q.push({ type: 'usage', usage: { ...ZERO_USAGE, input: 2, output: this.tokens - 2 } });
+    const end = (status: 'completed' | 'aborted') => q.finish({
+      status, text: status === 'completed' ? `${req.agent} done` : '', usage: { ...ZERO_USAGE, input: 2, output: this.tokens - 2 }, costUsd: 0.01, costSource: 'cli',
+      toolCalls: 1, malformedLines: 0, error: status === 'completed' ? null : 'aborted', exitCode: 0, sessionId: null, durationMs: 1, stderr: '',
+    });
+    this.releases.push(() => end('completed'));
+    // The engine stops an agent that passes the budget: it ends as aborted.
+    req.signal?.addEventListener('abort', () => end('aborted'), { once: true });
+    return q;
+  }
+}
+
+async function until<T>(what: string, fn: () => T | undefined | null | false, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function panelOn(system: System, runner: AgentRunner, budget?: { tokens: number }) {
+  const { baton } = await makeBaton();
+  baton.pipelines.setRunners(() => runner);
+  const feed = new PipelineFeed();
+  const failures: unknown[] = [];
+  const pipelines = new LocalPipelines(baton.pipelines, (_id, ex) => failures.push(ex));
+  const unwatch = pipelines.onProgress((p) => feed.add(p));
+  // Started as a CLI would through the owner: the panel hears it through the same seam.
+  const runId = await baton.pipelines.start(system, { input: 'the task', cwd: '/tmp', ...(budget ? { budget } : {}) });
+  const posted: ToWebview[] = [];
+  const source = new LocalSource(baton, { url: '', token: '' });
+  const controller = new PanelController(source, runId, {
+    post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: (m) => failures.push(m) },
+    pipelines: { source: async () => pipelines, feed },
+  }, null, 5);
+  await controller.receive({ type: 'panel/ready' });
+  const last = (): PanelState => {
+    const m = posted.at(-1)!;
+    assert.ok(m.type === 'panel/init' || m.type === 'panel/update', JSON.stringify(m));
+    return m.state;
+  };
+  return { baton, runId, pipelines, controller, last, failures, close: () => { controller.dispose(); unwatch.dispose(); } };
+}
+
+test('the panel follows a run live: streamed output and tool calls, then the gate approved from the panel, then the spend', async () => {
+  const runner = new HeldRunner();
+  const system: System = {
+    name: 'gated', description: '', agents: [{ id: 'writer', role: 'custom', runner: 'command', command: ['x'] }],
+    workflow: [{ id: 'draft', type: 'agent', agentId: 'writer' }, { id: 'sign', type: 'sequential', children: [{ id: 'ok', type: 'human_review', inputTemplate: 'Ship?' }] }],
+  };
+  const p = await panelOn(system, runner);
+  assert.equal(p.last().pipeline?.system, 'gated');
+  const drive = p.baton.pipelines.drive(p.runId);
+  const streaming = await until('the streamed output in the panel', () => {
+    const n = p.last().pipeline && find(p.last().pipeline!.nodes, 'draft');
+    return n && n.status === 'running' && n.output?.includes('writer reading the task') && n.toolCalls.includes('baton/memory_store') && n;
+  });
+  assert.equal(streaming.tokens, 7, 'live tokens of the running step');
+  runner.releases[0]!();
+  const waiting = await until('the gate in the panel', () => p.last().awaiting.includes('sign/ok') && p.last());
+  assert.equal(find(waiting.pipeline!.nodes, 'sign')!.status, 'awaiting_approval');
+  await p.controller.receive({ type: 'panel/approve', stepName: 'sign/ok' });
+  const outcome = await drive;
+  assert.equal(outcome.status, 'completed');
+  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last());
+  assert.equal(find(done.pipeline!.nodes, 'sign/ok')!.status, 'completed');
+  assert.deepEqual(done.pipeline!.byAgent, [{ agent: 'writer', tokens: 7, costUsd: 0.01, steps: 1 }]);
+  assert.deepEqual(done.pipeline!.total, { tokens: 7, costUsd: 0.01 });
+  assert.deepEqual(p.failures, []);
+  p.close();
+});
+
+test('a run paused at its budget says so in the panel; raising it there resumes the run to the end', async () => {
+  const runner = new HeldRunner(50);
+  const system: System = {
+    name: 'costly', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
+    workflow: [{ id: 'one', type: 'agent', agentId: 'a' }, { id: 'two', type: 'agent', agentId: 'a' }],
+  };
+  const p = await panelOn(system, runner, { tokens: 60 });
+  const first = p.baton.pipelines.drive(p.runId);
+  await until('the first agent', () => runner.releases.length === 1);
+  runner.releases[0]!();
+  await until('the second agent', () => runner.releases.length === 2);
+  const paused = await first;
+  assert.equal(paused.status, 'paused', 'the second agent reported 50 more tokens: over 60');
+  const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedForBudget && p.last());
+  assert.match(state.pipeline!.pausedForBudget!, /token/);
+  assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
+  // Still over: the panel reports why it cannot resume.
+  await p.controller.receive({ type: 'pipeline/resume', tokens: 61, usd: null });
+  const refused = p.last();
+  assert.equal(refused.status, 'paused');
+  await p.controller.receive({ type: 'pipeline/resume', tokens: 1000, usd: null });
+  await until('the second pass to start the step again', () => runner.releases.length === 3);
+  runner.releases[2]!();
+  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last());
+  assert.deepEqual(done.pipeline!.budget, { tokens: 1000, usd: null });
+  assert.equal(done.pipeline!.pausedForBudget, null);
+  p.close();
+});

@@ -1,0 +1,98 @@
+// Rule: a team run is an execution of kind 'worker' in Baton's database (real sql.js store) with its instance,
+// agents and every channel entry recorded once; acks never move a recorded cursor backwards; entries written to the
+// context by another process are caught up by sync; an instance runs once at a time; finish ends and detaches it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BatonError } from '../../src/core/errors.js';
+import { MemoryContextProvider } from '../../src/core/worker/memoryContextProvider.js';
+import { teamHost } from '../../src/core/worker/host.js';
+import type { BatonEvent } from '../../src/core/types.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+
+async function team() {
+  const made = await makeBaton();
+  const teams = teamHost(made.baton)!.teams;
+  const events: BatonEvent[] = [];
+  made.baton.onEvent((e) => events.push(e));
+  const runId = await teams.start({ workflow: 'review', instance: 'pr-1', agents: [{ name: 'reviewer', backend: 'claude', model: 'claude-sonnet-4-5' }, { name: 'coder', backend: 'command' }], source: 'review.yaml', contextDir: '.workflow/pr-1/' });
+  const raw = new MemoryContextProvider({ agents: ['reviewer', 'coder'], clock: made.clock });
+  const provider = teams.attach(runId, raw);
+  return { ...made, teams, runId, raw, provider, events };
+}
+
+describe('team runs in the database', () => {
+  it('starts an execution of kind worker with its instance and agents', async () => {
+    const { store, teams, runId } = await team();
+    const exec = store.get<{ kind: string; template_name: string; status: string }>('SELECT kind, template_name, status FROM executions WHERE execution_id = ?', [runId]);
+    assert.deepEqual({ ...exec }, { kind: 'worker', template_name: 'review', status: 'running' });
+    const [summary] = teams.list();
+    assert.equal(summary?.instance, 'pr-1');
+    assert.deepEqual(summary?.agents.map((a) => [a.agent, a.backend, a.state]), [['reviewer', 'claude', 'idle'], ['coder', 'command', 'idle']]);
+    assert.equal(teams.get(runId)?.instance, 'pr-1');
+    assert.deepEqual(teams.get(runId)?.agents, ['reviewer', 'coder']);
+  });
+
+  it('records every channel entry once, with an event and a live notice', async () => {
+    const { store, teams, runId, provider, clock, events } = await team();
+    const a = await provider.appendChannel('system', 'Workflow started');
+    clock.advance(1000);
+    const b = await provider.appendChannel('reviewer', '@coder fix line 42');
+    assert.deepEqual(teams.channel(runId), [a, b]);
+    assert.equal(await teams.record(runId, [a, b]), 0, 'recording again adds nothing');
+    assert.equal(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM events WHERE execution_id = ? AND event_type = 'channel_message'", [runId])?.n, 2);
+    assert.equal(teams.list()[0]?.messages, 2);
+    assert.ok(events.some((e) => e.type === 'team' && e.execution_id === runId && e.what === 'message'));
+    assert.deepEqual(teams.channel(runId, a.timestamp), [b]);
+    assert.deepEqual(teams.channel(runId, undefined, 1), [b]);
+  });
+
+  it('records read cursors, never backwards', async () => {
+    const { teams, runId, provider, clock } = await team();
+    const a = await provider.appendChannel('reviewer', '@coder one');
+    clock.advance(1000);
+    const b = await provider.appendChannel('reviewer', '@coder two');
+    await provider.ackInbox('coder', b.timestamp);
+    await provider.ackInbox('coder', a.timestamp);
+    assert.equal(teams.agents(runId).find((x) => x.agent === 'coder')?.readCursor, b.timestamp);
+  });
+
+  it('records document changes and agent states as events', async () => {
+    const { store, teams, runId, provider } = await team();
+    await provider.writeDocument('# Notes');
+    await provider.createDocument('todos.md', '- [ ] x');
+    await provider.deleteDocument('todos.md');
+    await teams.setAgentState(runId, 'coder', 'running');
+    const rows = store.all<{ event_type: string; event_data: string }>("SELECT event_type, event_data FROM events WHERE execution_id = ? AND event_type IN ('document_changed', 'agent_state') ORDER BY id", [runId]);
+    assert.deepEqual(rows.map((r) => [r.event_type, JSON.parse(r.event_data)]), [
+      ['document_changed', { op: 'write', file: '(entry point)', bytes: 7 }],
+      ['document_changed', { op: 'create', file: 'todos.md', bytes: 7 }],
+      ['document_changed', { op: 'delete', file: 'todos.md', bytes: 0 }],
+      ['agent_state', { agent: 'coder', state: 'running' }],
+    ]);
+    assert.equal(teams.agents(runId).find((x) => x.agent === 'coder')?.state, 'running');
+  });
+
+  it('catches up entries another writer added to the context', async () => {
+    const { teams, runId, raw, provider } = await team();
+    await provider.appendChannel('system', 'recorded');
+    await raw.appendChannel('user', 'written by `baton send` in another process');
+    assert.equal(await teams.sync(runId), 1);
+    assert.deepEqual(teams.channel(runId).map((e) => e.from), ['system', 'user']);
+    assert.equal(await teams.sync(runId), 0);
+  });
+
+  it('runs an instance once at a time, and finish ends and detaches it', async () => {
+    const { teams, runId, store } = await team();
+    await assert.rejects(teams.start({ workflow: 'review', instance: 'pr-1', agents: [] }), (ex: unknown) => BatonError.is(ex, 'invalid_state') && /already running.*baton stop @pr-1/.test(ex.message));
+    await teams.finish(runId, 'completed');
+    assert.equal(teams.get(runId), undefined);
+    assert.equal(store.get<{ status: string }>('SELECT status FROM executions WHERE execution_id = ?', [runId])?.status, 'completed');
+    assert.ok(teams.agents(runId).every((a) => a.state === 'stopped'));
+    await teams.finish(runId, 'failed');
+    assert.equal(store.get<{ status: string }>('SELECT status FROM executions WHERE execution_id = ?', [runId])?.status, 'completed', 'finishing twice changes nothing');
+    const again = await teams.start({ workflow: 'review', instance: 'pr-1', agents: [] });
+    assert.notEqual(again, runId);
+    assert.deepEqual(teams.list({ activeOnly: true }).map((t) => t.runId), [again]);
+    assert.throws(() => teams.attach('nope', new MemoryContextProvider({ agents: [] })), (ex: unknown) => BatonError.is(ex, 'execution_not_found'));
+  });
+});

@@ -1,0 +1,88 @@
+// A pipeline run in the panel: the system's step graph as a nested outline (parallel, conditional and loop structure
+// kept), each step's type, status, spend and streamed output with its tool calls; spend per agent and for the run,
+// the budget with how much is used, and — for a run paused at its budget — raising it and resuming.
+import type { PanelPipeline, PanelPipelineNode } from '../src/shared/protocol.js';
+import { h } from './dom.js';
+import { statusLabel } from './graphView.js';
+
+/** What the section needs from the page. */
+export interface PipelineHandlers {
+  resume(tokens: number | null, usd: number | null): void;
+  pending: boolean;
+}
+
+const TYPE_ICONS: Record<string, string> = {
+  agent: 'hubot', sequential: 'list-ordered', parallel: 'split-horizontal', conditional: 'git-compare', branch: 'arrow-right',
+  loop: 'sync', iteration: 'debug-restart', human_review: 'person', transform: 'symbol-operator',
+};
+
+function money(usd: number | null): string {
+  return usd === null ? '' : `$${usd.toFixed(4)}`;
+}
+
+function spend(tokens: number, usd: number | null): string {
+  return [tokens ? `${tokens} tokens` : '', usd ? money(usd) : ''].filter(Boolean).join(' · ');
+}
+
+function renderNode(n: PanelPipelineNode): HTMLElement {
+  const head = h('div', { class: 'pnode-head' },
+    h('span', { class: `codicon codicon-${TYPE_ICONS[n.type] ?? 'circle'}`, 'aria-hidden': 'true' }),
+    h('strong', {}, ` ${n.label}`),
+    h('span', { class: 'ptype' }, ` ${statusLabel(n.type)}`),
+    n.agent ? h('span', { class: 'dim' }, ` · ${n.agent}`) : null,
+    h('span', { class: `pstatus status-${n.status}`, 'data-testid': 'pstatus' }, ` ${statusLabel(n.status)}`),
+    n.attempt > 1 ? h('span', { class: 'dim' }, ` · attempt ${n.attempt}`) : null,
+    n.tokens || n.costUsd ? h('span', { class: 'dim', 'data-testid': 'pspend' }, ` · ${spend(n.tokens, n.costUsd)}`) : null);
+  return h('li', { class: `pnode pnode-${n.type}`, 'data-testid': `pstep-${n.name}`, 'data-status': n.status, 'data-type': n.type },
+    head,
+    n.detail ? h('div', { class: 'dim pdetail' }, n.detail) : null,
+    n.toolCalls.length ? h('div', { class: 'ptools', 'data-testid': 'ptools' }, `Tools: ${n.toolCalls.join(', ')}`) : null,
+    n.output ? h('pre', { class: 'poutput', 'data-testid': 'poutput' }, n.output) : null,
+    n.children.length ? h('ul', { class: 'ptree' }, ...n.children.map(renderNode)) : null);
+}
+
+function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  const used = p.budget
+    ? `Budget: ${p.budgetUsedPercent ?? 0}% used — ${[
+      p.budget.tokens !== null ? `${p.total.tokens} of ${p.budget.tokens} tokens` : '',
+      p.budget.usd !== null ? `${money(p.total.costUsd)} of ${money(p.budget.usd)}` : '',
+    ].filter(Boolean).join(' · ')}`
+    : 'No budget set.';
+  out.push(h('p', { 'data-testid': 'budget', class: (p.budgetUsedPercent ?? 0) >= 100 ? 'over' : '' }, used));
+  if (p.pausedForBudget !== null) {
+    const tokens = h('input', { type: 'number', min: 0, step: 1, 'data-testid': 'budget-tokens', 'aria-label': 'New token budget', value: p.budget?.tokens !== null && p.budget?.tokens !== undefined ? String(p.budget.tokens * 2) : '' });
+    const usd = h('input', { type: 'number', min: 0, step: 0.01, 'data-testid': 'budget-usd', 'aria-label': 'New budget in US dollars', value: p.budget?.usd !== null && p.budget?.usd !== undefined ? String(p.budget.usd * 2) : '' });
+    const go = h('vscode-button', { 'data-testid': 'raise-budget', icon: 'debug-continue' }, 'Raise budget and resume');
+    if (handlers.pending) go.setAttribute('disabled', '');
+    go.addEventListener('click', () => {
+      if (go.hasAttribute('disabled')) return;
+      const num = (el: HTMLInputElement) => (el.value.trim() === '' ? null : Number(el.value));
+      handlers.resume(num(tokens), num(usd));
+    });
+    out.push(h('div', { class: 'approval', 'data-testid': 'budget-paused', role: 'alert' },
+      h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: budget exceeded'),
+      h('p', {}, p.pausedForBudget),
+      h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
+      h('div', { class: 'buttons' }, go)));
+  }
+  return out;
+}
+
+/** The pipeline section. */
+export function renderPipeline(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement {
+  const agents = p.byAgent.length
+    ? h('table', { 'data-testid': 'agent-usage', class: 'usage' },
+      h('tr', {}, h('th', {}, 'Agent'), h('th', {}, 'Steps'), h('th', {}, 'Tokens'), h('th', {}, 'Cost')),
+      ...p.byAgent.map((a) => h('tr', { 'data-agent': a.agent }, h('td', {}, a.agent), h('td', {}, String(a.steps)), h('td', {}, String(a.tokens)), h('td', {}, money(a.costUsd)))))
+    : h('p', { class: 'empty', 'data-testid': 'agent-usage' }, 'No agent has finished a step yet.');
+  return h('section', { class: 'pipeline', 'data-testid': 'pipeline', 'aria-labelledby': 'pipeline-heading' },
+    h('h2', { id: 'pipeline-heading' }, `Pipeline ${p.system}`),
+    h('p', { class: 'dim', 'data-testid': 'pipeline-input' }, `Task: ${p.input}`),
+    h('p', { 'data-testid': 'pipeline-usage' }, `Run: ${p.total.tokens} tokens · ${money(p.total.costUsd)}`),
+    ...renderBudget(p, handlers),
+    p.live ? null : h('p', { class: 'dim' }, 'Another Baton process drives this run: statuses follow it, streamed output shows there.'),
+    h('ul', { class: 'ptree ptree-root', 'data-testid': 'pipeline-steps' }, ...p.nodes.map(renderNode)),
+    h('h3', {}, 'Spend per agent'),
+    agents);
+}
