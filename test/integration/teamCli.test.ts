@@ -1,33 +1,13 @@
 // Rule: `baton run` of a team exits when every agent is idle and prints the final document; a failing setup command stops the run and shows its stderr; endless @mention ping-pong stops at the invocation limit; `baton stop` stops an agent, an instance and everything a `baton start` runs, reached from other processes (list, send, peek); a codex agent's .codex/config.toml is restored byte for byte on the next start after the `baton start` holding it was SIGKILLed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { CLI, ensureBuilt, ROOT, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
+import { before, test } from 'node:test';
+import { ensureBuilt, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
-const pids: number[] = [];
 
 before(() => ensureBuilt());
-after(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A workspace with `team.yaml`; AGENT in the text is the scripted agent's command. */
 function teamWorkspace(yaml: string, prefix = 'baton-team-') {

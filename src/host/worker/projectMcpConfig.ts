@@ -71,7 +71,7 @@ export class ProjectMcpConfig {
         unlinkSync(file);
         continue;
       }
-      if (entry.pid !== process.pid && alive(entry.pid)) continue;
+      if (alive(entry.pid)) continue;
       if (this.held.has(entry.path)) continue;
       if (this.putBack(entry)) restored.push(entry.path);
       unlinkSync(file);

@@ -1,0 +1,151 @@
+// Rule: pipelines run from the editor the way a person runs them (code-server in headless Chromium): "Baton: Run
+// Pipeline…" from the palette on a workspace system whose agents are `command` runners; the panel follows the run
+// live (step statuses change, an agent's output streams in), a human_review step is approved in the panel, and the
+// run completes (tree and database agree). A file that is not valid is refused with file:line and opened at it; a
+// run that `baton pipeline run` starts against the editor (the owner) appears in the tree live.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
+import { waitFor, Workbench } from './harness/workbench.js';
+
+const AGENT = join(repoRoot, 'test', 'e2e', 'fixtures', 'pipelineAgent.js');
+const CLI = join(repoRoot, 'dist', 'cli.js');
+
+const REVIEW = `name: review
+description: Draft, check in parallel, sign off
+agents:
+  - { id: writer, role: implementer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "4000" } }
+  - { id: checker, role: reviewer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "200" } }
+workflow:
+  - { id: draft, type: agent, agentId: writer, outputVariable: draft }
+  - id: checks
+    type: parallel
+    children:
+      - { id: lint, type: agent, agentId: checker, inputTemplate: "lint {{draft}}" }
+      - { id: loud, type: transform, inputTemplate: "{{draft}}", operation: upper }
+  - { id: signoff, type: human_review, inputTemplate: "Ship the draft?" }
+`;
+
+const QUICK = `name: quick
+description: One slow agent
+agents:
+  - { id: solo, role: custom, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "3000" } }
+workflow:
+  - { id: only, type: agent, agentId: solo }
+`;
+
+const BROKEN = `name: broken
+agents:
+  - { id: a, runner: command, command: [node, x.js] }
+workflow:
+  - { id: s, type: agnet, agentId: a }
+`;
+
+/** Runs the built CLI; resolves with its exit code and output. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BATON_LOG_LEVEL: 'error' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
+  let server: EditorServer;
+  let browser: Browser;
+  let page: Page;
+  let wb: Workbench;
+  let panel: Frame;
+  let db = '';
+
+  before(async () => {
+    server = await startEditorServer({ kind: 'code-server' });
+    const dir = join(server.workspace, '.baton', 'pipelines');
+    mkdirSync(dir, { recursive: true });
+    const fill = (yaml: string) => yaml.replaceAll('NODE', JSON.stringify(process.execPath)).replaceAll('AGENT', JSON.stringify(AGENT));
+    writeFileSync(join(dir, 'review.yaml'), fill(REVIEW));
+    writeFileSync(join(dir, 'quick.yaml'), fill(QUICK));
+    writeFileSync(join(dir, 'broken.yaml'), BROKEN);
+    db = join(server.workspace, '.baton', 'baton.db');
+    browser = await launchBrowser(server.host.chromium!);
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    wb = new Workbench(page);
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+    await wb.ready();
+    await wb.openActivity('Baton');
+    await waitFor('the Pipelines group in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('Pipelines')), 60_000);
+  });
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('refuses a system that is not valid with file:line and opens the file there', async () => {
+    await wb.runCommand('Baton: Run Pipeline…');
+    await wb.waitForQuickInput('broken');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows.some((r) => r.includes('review')) && rows.some((r) => /Research|research/.test(r)), `systems and blueprints: ${rows.join(' | ')}`);
+    await wb.answerQuickInput('.baton/pipelines/broken.yaml');
+    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'broken.yaml:5' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await toast.innerText(), /broken\.yaml:5: workflow\[0\]\.type: must be one of agent/);
+    await toast.locator('a.monaco-button, .monaco-button').filter({ hasText: 'Open File' }).first().click();
+    await waitFor('broken.yaml open in the editor', async () => (await wb.tabTitles()).some((t) => t.includes('broken.yaml')));
+    await waitFor('the cursor on line 5', async () => (await wb.statusBarEntries()).some((e) => /Ln 5, Col 1/.test(e)));
+  });
+
+  it('runs a system from the palette; the panel follows it live and the review is approved in the panel', async () => {
+    await wb.runCommand('Baton: Run Pipeline…');
+    await wb.waitForQuickInput('review');
+    await wb.answerQuickInput('.baton/pipelines/review.yaml');
+    await wb.answerQuickInput('Fix the login bug');
+    panel = await wb.webviewFrame('pipeline', 60_000);
+    const node = (name: string) => panel.locator(`[data-testid="pstep-${name}"]`).first();
+    const status = async (name: string) => (await node(name).getAttribute('data-status', { timeout: 2000 })) ?? '';
+    // The writer works for 4 s: its output is in the panel before it finishes.
+    const streamed = await waitFor('the writer\'s output while it runs', async () => {
+      process.stderr.write(`[debug] ${(await panel.locator('[data-testid="pipeline"]').first().innerText({ timeout: 1000 }).catch((e) => String(e))).replace(/\n/g, ' | ')}\n`);
+      if ((await status('draft')) !== 'running') return false;
+      const out = node('draft').locator('[data-testid="poutput"]');
+      return (await out.count()) > 0 && (await out.innerText({ timeout: 1000 })).includes('writer: working on Fix the login bug') && 'ok';
+    }, 30_000);
+    assert.equal(streamed, 'ok');
+    assert.equal(await status('checks/lint'), 'pending');
+    assert.equal(await node('checks').getAttribute('data-type'), 'parallel');
+    await waitFor('the review to wait in the panel', async () => (await status('signoff')) === 'awaiting_approval', 30_000);
+    assert.equal(await status('draft'), 'completed');
+    assert.equal(await status('checks/lint'), 'completed');
+    assert.equal(await status('checks/loud'), 'completed');
+    assert.match(await node('draft').locator('[data-testid="poutput"]').innerText(), /writer: finished/);
+    assert.match(await panel.locator('[data-testid="pipeline-usage"]').innerText(), /Run: 60 tokens · \$0\.0040/);
+    assert.match(await panel.locator('[data-testid="agent-usage"]').innerText(), /writer\s+1\s+30/);
+    const approve = panel.locator('[data-testid="approval"][data-step="signoff"] [data-testid="approve"]').first();
+    await approve.click();
+    await waitFor('the run completed in the panel', async () =>
+      (await panel.locator('[data-testid="status"]').first().innerText({ timeout: 1000 })).trim() === 'completed' && (await status('signoff')) === 'completed', 30_000);
+    await waitFor('the run completed in the tree', async () =>
+      (await wb.treeRows()).some((r) => r.label.startsWith('review · completed')), 30_000);
+    const listed = await cli(['pipeline', 'list', '--json', '--db', db, '--workspace', server.workspace]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const { runs } = JSON.parse(listed.stdout) as { runs: Array<{ system: string; status: string; usage: { tokens: number } }> };
+    const review = runs.find((r) => r.system === 'review');
+    assert.equal(review?.status, 'completed', listed.stdout);
+    assert.equal(review?.usage.tokens, 60);
+  });
+
+  it('shows a run that `baton pipeline run` starts against the editor in the tree, live', async () => {
+    const run = cli(['pipeline', 'run', 'quick', '--input', 'from the terminal', '--json', '--db', db, '--workspace', server.workspace]);
+    await waitFor('the CLI\'s run running in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('quick · running')), 30_000);
+    const done = await run;
+    assert.equal(done.code, 0, done.stderr + done.stdout);
+    assert.match(done.stdout, /"owner":\d+/, 'the editor (the owner) drove the run');
+    await waitFor('the CLI\'s run completed in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('quick · completed')), 30_000);
+  });
+});

@@ -1,0 +1,153 @@
+// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CLI, ensureBuilt, ROOT, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
+
+const AGENT = join(ROOT, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
+const pids: number[] = [];
+
+before(() => ensureBuilt());
+after(() => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function workspace(files: Record<string, string>) {
+  const t = tempSetup('baton-start-');
+  for (const [name, yaml] of Object.entries(files)) writeFileSync(join(t.workspace, name), yaml.replaceAll('AGENT', `[node, ${JSON.stringify(AGENT)}]`));
+  const env: Record<string, string> = { TEAM_LOG: join(t.dir, 'team.log'), SLEEP_PID: join(t.dir, 'sleep.pid'), BATON_LOG_LEVEL: 'error', ROLE_s: 'sleeper', ROLE_t: 'silent', ROLE_q: 'silent' };
+  const log = () => (existsSync(env.TEAM_LOG!) ? readFileSync(env.TEAM_LOG!, 'utf8').trim().split('\n') : []);
+  const flags = ['--db', t.db, '--workspace', t.workspace];
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCli([...args, ...flags], { ...env, ...extra }, t.workspace);
+  const start = (args: string[], extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [CLI, 'start', ...args, ...flags], { cwd: t.workspace, env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    pids.push(child.pid!);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    return { child, exited, out: () => out, err: () => err };
+  };
+  return { ...t, env, log, cli, start };
+}
+
+const TEAM = `agents:
+  s: { backend: command, command: AGENT, system_prompt: x }
+  t: { backend: command, command: AGENT, system_prompt: x }
+kickoff: "@s work on it"
+`;
+
+test('start, then list, send, peek and stop (an agent, then the instance) from other processes', async () => {
+  const w = workspace({ 'team.yaml': TEAM });
+  const owner = w.start(['team.yaml', '--instance', 'inst']);
+  await waitFor(() => owner.out().includes('started @inst'), 20_000, `start (${owner.err()})`);
+  const sleeper = Number(await waitFor(() => existsSync(w.env.SLEEP_PID!) && readFileSync(w.env.SLEEP_PID!, 'utf8'), 20_000, 'the sleeping agent'));
+  const listed = await w.cli(['list', '--json']);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(JSON.parse(listed.stdout).map((a: { name: string; source: string; status: string }) => [a.name, a.source, a.status]), [['s@inst', 'team.yaml', 'running'], ['t@inst', 'team.yaml', 'idle']]);
+  const table = (await w.cli(['ls'])).stdout.split('\n');
+  assert.match(table[0]!, /^NAME +SOURCE +STATUS$/);
+  assert.match(table[1]!, /^s@inst +team\.yaml +running$/);
+
+  const sent = await w.cli(['send', 'please check the notes', '--to', 't@inst']);
+  assert.equal(sent.code, 0, sent.stderr);
+  assert.match(sent.stdout, /\[user\]\n@t please check the notes/);
+  await waitFor(() => w.log().some((l) => l.startsWith('t ')), 20_000, 'the agent woken by send');
+  const peek = await w.cli(['peek', '@inst']);
+  assert.match(peek.stdout, /\[system\]\n@s work on it/);
+  assert.match(peek.stdout, /\[user\]\n@t please check the notes/);
+
+  const one = await w.cli(['stop', 's@inst']);
+  assert.equal(one.stdout.trim(), 'stopped s@inst');
+  await waitFor(() => !alive(sleeper), 10_000, 'the stopped agent\'s process to die');
+  assert.match((await w.cli(['list'])).stdout, /s@inst +team\.yaml +stopped/);
+  assert.equal(alive(owner.child.pid!), true);
+  assert.equal((await w.cli(['stop', '@inst'])).stdout.trim(), 'stopped @inst');
+  assert.equal(await owner.exited, 0);
+  const none = await w.cli(['stop', '@inst']);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /no team is running/);
+});
+
+test('a second start runs in the live owner; stop --all stops both; bad targets name the fix', async () => {
+  const w = workspace({ 'team.yaml': TEAM.replace('@s work on it', '@t hello') });
+  const owner = w.start(['team.yaml', '--instance', 'one']);
+  await waitFor(() => owner.out().includes('started @one'), 20_000, `start (${owner.err()})`);
+  const second = await w.cli(['start', 'team.yaml', '--instance', 'two']);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, new RegExp(`started @two in Baton process ${owner.child.pid}`));
+  const again = await w.cli(['start', 'team.yaml', '--instance', 'two']);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /@two is already running/);
+  const names = JSON.parse((await w.cli(['list', '--json'])).stdout).map((a: { name: string }) => a.name);
+  assert.deepEqual(names.sort(), ['s@one', 's@two', 't@one', 't@two']);
+  assert.equal((await w.cli(['stop', 'nobody@one'])).code, 1);
+  assert.equal((await w.cli(['stop'])).code, 2);
+  assert.equal((await w.cli(['send', 'x'])).code, 2);
+  const all = await w.cli(['stop', '--all']);
+  assert.equal(all.stdout.trim(), 'stopped @one, @two');
+  assert.equal(await owner.exited, 0);
+});
+
+test('SIGKILL of a baton start holding .codex/config.toml and .cursor/mcp.json: the next start restores them exactly', async () => {
+  const w = workspace({
+    'team.yaml': `agents:
+  cx: { backend: codex, model: gpt-5, system_prompt: x }
+  cu: { backend: cursor-agent, model: auto, system_prompt: x }
+kickoff: "@cx and @cu go"
+`,
+    'quiet.yaml': `agents:\n  q: { backend: command, command: AGENT, system_prompt: x }\nkickoff: "@q hi"\n`,
+  });
+  // Stand-ins for the CLIs: they only need to be running while the team holds the project files.
+  const bin = join(w.dir, 'bin');
+  mkdirSync(bin);
+  for (const name of ['codex', 'cursor-agent']) {
+    writeFileSync(join(bin, name), `#!/bin/sh\necho $$ > "${w.dir}/${name}.pid"\nexec sleep 600\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  const original = Buffer.from('model = "o3"\n# my own settings\r\n[profiles.x]\nmodel = "gpt-5"\n');
+  mkdirSync(join(w.workspace, '.codex'));
+  writeFileSync(join(w.workspace, '.codex', 'config.toml'), original);
+  chmodSync(join(w.workspace, '.codex', 'config.toml'), 0o640);
+  const owner = w.start(['team.yaml'], { PATH: `${bin}:${process.env.PATH}` });
+  const cliPids = await waitFor(() => {
+    const files = ['codex', 'cursor-agent'].map((n) => join(w.dir, `${n}.pid`));
+    return files.every(existsSync) && files.map((f) => Number(readFileSync(f, 'utf8')));
+  }, 20_000, `both agents running (${owner.err()})`);
+  pids.push(...cliPids);
+  const codexConfig = readFileSync(join(w.workspace, '.codex', 'config.toml'), 'utf8');
+  assert.ok(codexConfig.startsWith(original.toString()), 'the user\'s settings are kept');
+  assert.match(codexConfig, /\[mcp_servers\.baton\]\nurl = "http:\/\/127\.0\.0\.1:\d+\/mcp"\nbearer_token_env_var = "BATON_MCP_TOKEN"/);
+  const cursorConfig = JSON.parse(readFileSync(join(w.workspace, '.cursor', 'mcp.json'), 'utf8'));
+  assert.deepEqual(cursorConfig.mcpServers.baton.headers, { Authorization: 'Bearer ${env:BATON_MCP_TOKEN}' });
+  assert.doesNotMatch(codexConfig + JSON.stringify(cursorConfig), /[0-9a-f]{64}/, 'no token in the project files');
+
+  process.kill(owner.child.pid!, 'SIGKILL');
+  for (const pid of cliPids) process.kill(pid, 'SIGKILL');
+  await owner.exited;
+  assert.notDeepEqual(readFileSync(join(w.workspace, '.codex', 'config.toml')), original);
+
+  const next = await w.cli(['run', 'quiet.yaml'], { ROLE_q: 'silent' });
+  assert.equal(next.code, 0, next.stderr);
+  assert.deepEqual(readFileSync(join(w.workspace, '.codex', 'config.toml')), original);
+  assert.equal(statSync(join(w.workspace, '.codex', 'config.toml')).mode & 0o777, 0o640);
+  assert.equal(existsSync(join(w.workspace, '.cursor')), false, 'the folder Baton made is gone');
+});
