@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
 import type { TeamRunSummary } from '../../src/core/worker/teamRuns.js';
+import { bundledContentDir } from '../../src/host/openBaton.js';
 import { looksLikeTeam, teamFiles } from '../../src/vscode/teams/teamFiles.js';
 import { agentStateIcon, teamAgentNodes, teamRunNodes, teamsGroupNode } from '../../src/vscode/views/teamTreeModel.js';
 import { executionNodes, rootNodes } from '../../src/vscode/views/treeModel.js';
@@ -78,7 +79,7 @@ describe('team workflow files', () => {
   });
 
   it('the bundled examples are valid team workflows', () => {
-    const dir = join(import.meta.dirname, '..', '..', 'content', 'teams');
+    const dir = join(bundledContentDir(), 'teams');
     const found = teamFiles(['review.yaml', 'code-review.yaml'].map((f) => join(dir, f)));
     assert.equal(found.length, 2);
     for (const f of found) assert.ok(f.workflow, `${f.path}: ${JSON.stringify(f.problems)}`);
