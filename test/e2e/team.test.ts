@@ -90,8 +90,11 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     await wb.answerQuickInput('crew.yaml');
     await wb.answerQuickInput('pr-7');
     const panel: Frame = await wb.webviewFrame('team', 60_000);
-    const messages = async () => panel.locator('[data-testid="tmsg"]').evaluateAll((els) =>
-      els.map((e) => `${e.getAttribute('data-from')}: ${e.querySelector('[data-testid="tmsg-body"]')?.textContent ?? ''}`));
+    const messages = async () => {
+      const from = await panel.locator('[data-testid="tmsg"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-from') ?? ''));
+      const bodies = await panel.locator('[data-testid="tmsg-body"]').allTextContents();
+      return from.map((f, i) => `${f}: ${bodies[i] ?? ''}`);
+    };
     // The kickoff wakes the reviewer, who asks the coder, who answers; the reviewer approves.
     await waitFor('the first review round in the timeline', async () => (await messages()).some((m) => m.startsWith('reviewer: LGTM')), 60_000);
     const first = await messages();
