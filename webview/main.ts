@@ -12,6 +12,7 @@ import { renderGraph } from './graphView.js';
 import css from './panel.css';
 import { renderPipeline, type PipelineHandlers } from './pipelineView.js';
 import { renderSpec } from './specView.js';
+import { renderTeamChannel, renderTeamSide, type TeamHandlers } from './teamView.js';
 import { renderArtifacts, renderFindings, renderGuardrails, renderHeader, renderStep, renderTimeline } from './sections.js';
 
 const vscode = acquireVsCodeApi();
@@ -36,6 +37,19 @@ const pipeline: PipelineHandlers = {
     post({ type: 'pipeline/resume', tokens, usd });
     render();
   },
+};
+
+const team: TeamHandlers = {
+  draft: '',
+  pending: false,
+  send: (message) => {
+    team.pending = true;
+    team.draft = '';
+    error = null;
+    post({ type: 'team/send', message });
+    render();
+  },
+  openDocument: (name) => post({ type: 'team/openDocument', name }),
 };
 
 function post(message: FromWebview): void {
@@ -110,10 +124,16 @@ function render(): void {
   refresh.addEventListener('click', () => post({ type: 'panel/refresh' }));
   const header = renderHeader(s);
   header.append(h('div', { class: 'toolbar' }, refresh));
+  // A team run shows its channel, agents and documents instead of steps.
+  const teamColumns = s.team
+    ? h('div', { class: 'columns' },
+      h('div', { class: 'column' }, renderTeamChannel(s.team, team)),
+      h('div', { class: 'column' }, renderTeamSide(s.team, team), renderTimeline(s)))
+    : null;
   root.replaceChildren(
     header,
     ...[renderError()].filter((x): x is HTMLElement => x !== null),
-    h('div', { class: 'columns' },
+    teamColumns ?? h('div', { class: 'columns' },
       h('div', { class: 'column' },
         s.spec ? renderSpec(s.spec, shown) : null,
         // A pipeline run shows its system's structure (nested steps) rather than a dependency graph and contracts.
@@ -138,6 +158,7 @@ function receive(message: ToWebview): void {
       state = message.state;
       gate.pending = false;
       pipeline.pending = false;
+      team.pending = false;
       save();
       render();
       return;
@@ -145,6 +166,7 @@ function receive(message: ToWebview): void {
       error = message.message;
       gate.pending = false;
       pipeline.pending = false;
+      team.pending = false;
       render();
       return;
     default: {

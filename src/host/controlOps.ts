@@ -7,6 +7,8 @@ import type { CallContext, NextStepRequest } from '../core/types.js';
 import { formatProblems, parseSystemFile } from '../core/pipelines/systemFile.js';
 import type { Budget } from '../core/pipelines/types.js';
 import { pipelineHost } from '../core/pipelines/host.js';
+import { teamHost } from '../core/worker/host.js';
+import { buildTeamView } from './teamView.js';
 import { isTeamOp, parseTeamOp, runTeamOp, TEAM_OPS, type TeamControlRequest } from './worker/teamControl.js';
 
 /** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
@@ -28,6 +30,8 @@ export type ControlRequest =
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
   | { op: 'spec_status'; id?: string }
   | { op: 'spec_list'; source?: string }
+  | { op: 'team_runs' }
+  | { op: 'team_view'; run_id: string }
   | TeamControlRequest;
 
 /** HTTP status of a domain error. */
@@ -96,11 +100,21 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
       return { result: await baton.specs.status(req.id) };
     case 'spec_list':
       return { result: baton.specs.list({ source: req.source }) };
+    case 'team_runs':
+    case 'team_view':
+      return runTeamViewOp(baton, req);
     case 'decide': {
       const { op: _op, ...decision } = req;
       return { result: await baton.decide(decision) };
     }
   }
+}
+
+/** The editor's reads of team runs (tree and panel) when a terminal Baton owns the database. */
+async function runTeamViewOp(baton: BatonApi, req: { op: 'team_runs' } | { op: 'team_view'; run_id: string }): Promise<unknown> {
+  const teams = teamHost(baton)?.teams;
+  if (!teams) throw new BatonError('invalid_state', 'this Baton process does not record team runs');
+  return { result: req.op === 'team_runs' ? teams.list() : await buildTeamView(teams, req.run_id) };
 }
 
 /** Pipeline runs started or resumed by a CLI while this process owns the database: they run here, in the background. */
@@ -213,12 +227,16 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
       return { op: 'spec_status', id: optionalString(body, 'id') };
     case 'spec_list':
       return { op: 'spec_list', source: optionalString(body, 'source') };
+    case 'team_runs':
+      return { op: 'team_runs' };
+    case 'team_view':
+      return { op: 'team_view', run_id: requiredString(body, 'run_id') };
     default:
       return null;
   }
 }
 
-const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, ${TEAM_OPS.join(', ')}`;
+const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -160,6 +160,51 @@ export interface PanelPipeline {
   live: boolean;
 }
 
+/** An agent of a team run as the panel shows it. */
+export interface PanelTeamAgent {
+  name: string;
+  backend: string;
+  model: string;
+  /** 'idle', 'running', 'stopped' or 'failed'. */
+  state: string;
+  /** Unread @mentions in its inbox (after its read cursor). */
+  unread: number;
+}
+
+/** One channel entry on the panel's timeline. */
+export interface PanelTeamMessage {
+  from: string;
+  timestamp: string;
+  message: string;
+  /** The agents it @mentions (highlighted). */
+  mentions: string[];
+}
+
+/** A shared document of a team run. */
+export interface PanelTeamDocument {
+  name: string;
+  /** The file on disk (file provider); null for a document held in memory. */
+  path: string | null;
+}
+
+/** What the panel shows of an agent team run: the channel, the agents, the documents. */
+export interface PanelTeam {
+  instance: string;
+  workflow: string;
+  status: string;
+  /** The workflow file. */
+  source: string | null;
+  contextDir: string | null;
+  agents: PanelTeamAgent[];
+  /** The agents working now. */
+  working: string[];
+  /** The newest entries, oldest first. */
+  channel: PanelTeamMessage[];
+  documents: PanelTeamDocument[];
+  /** Whether a person can post (the team runs). */
+  canSend: boolean;
+}
+
 /** Everything the panel renders for one execution; plain JSON. */
 export interface PanelState {
   executionId: string;
@@ -187,6 +232,8 @@ export interface PanelState {
   spec?: PanelSpec | null;
   /** Set for a pipeline run (a system of agents run step by step). */
   pipeline?: PanelPipeline | null;
+  /** Set for an agent team run (agents that talk through a shared channel). */
+  team?: PanelTeam | null;
 }
 
 /** Extension → webview. */
@@ -203,7 +250,9 @@ export type FromWebview =
   | { type: 'panel/openArtifact'; artifactId: string }
   | { type: 'panel/selectStep'; stepName: string }
   | { type: 'panel/refresh' }
-  | { type: 'pipeline/resume'; tokens: number | null; usd: number | null };
+  | { type: 'pipeline/resume'; tokens: number | null; usd: number | null }
+  | { type: 'team/send'; message: string }
+  | { type: 'team/openDocument'; name: string };
 
 /** What the webview keeps with `vscode.setState` so the serializer can restore the panel after a reload. */
 export interface PanelPersistedState {
@@ -244,6 +293,20 @@ function limitOk(v: unknown, whole: boolean): v is number | null {
   return v === null || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && (!whole || Number.isInteger(v)));
 }
 
+/** Longest message a person may post to a team's channel from the panel. */
+export const MAX_TEAM_MESSAGE_CHARS = 10_000;
+
+/** A team message from the webview (`team/send`, `team/openDocument`); null when malformed. */
+function parseTeamMessage(raw: Record<string, unknown>): FromWebview | null {
+  if (raw.type === 'team/send') {
+    if (!onlyKeys(raw, ['message']) || typeof raw.message !== 'string') return null;
+    const message = raw.message.trim();
+    return message && raw.message.length <= MAX_TEAM_MESSAGE_CHARS ? { type: 'team/send', message } : null;
+  }
+  if (!onlyKeys(raw, ['name']) || typeof raw.name !== 'string') return null;
+  return raw.name && raw.name.length <= 500 ? { type: 'team/openDocument', name: raw.name } : null;
+}
+
 /** Validates a message from the webview; null for anything malformed, unknown or carrying extra fields. */
 export function parseFromWebview(raw: unknown): FromWebview | null {
   if (!isRecord(raw) || typeof raw.type !== 'string') return null;
@@ -262,6 +325,9 @@ export function parseFromWebview(raw: unknown): FromWebview | null {
     }
     case 'panel/openArtifact':
       return onlyKeys(raw, ['artifactId']) && isName(raw.artifactId) ? { type: 'panel/openArtifact', artifactId: raw.artifactId } : null;
+    case 'team/send':
+    case 'team/openDocument':
+      return parseTeamMessage(raw);
     case 'pipeline/resume': {
       if (!onlyKeys(raw, ['tokens', 'usd']) || !limitOk(raw.tokens, true) || !limitOk(raw.usd, false)) return null;
       if (raw.tokens === null && raw.usd === null) return null;

@@ -6,6 +6,7 @@ export const COMMAND_TITLES = {
   'baton.startWorkflow': 'Start Workflow…',
   'baton.startSpecWorkflow': 'Start Spec Workflow from tasks.md…',
   'baton.runPipeline': 'Run Pipeline…',
+  'baton.runTeam': 'Run Agent Team (YAML)…',
   'baton.advanceStep': 'Advance Step…',
   'baton.approveStep': 'Approve Step',
   'baton.rejectStep': 'Reject Step…',

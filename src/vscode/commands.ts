@@ -5,6 +5,7 @@ import { openArtifact } from './artifactDocuments.js';
 import type { CommandId } from './commandIds.js';
 import { copyMcpConfig } from './mcpConfigCommands.js';
 import { runPipeline } from './pipelineCommands.js';
+import { runTeam } from './teams/teamCommands.js';
 import type { Services } from './services.js';
 import { startSpecWorkflow } from './specCommands.js';
 import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
@@ -17,6 +18,7 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.startWorkflow': startWorkflow,
   'baton.startSpecWorkflow': startSpecWorkflow,
   'baton.runPipeline': runPipeline,
+  'baton.runTeam': runTeam,
   'baton.advanceStep': advanceStep,
   'baton.approveStep': approveStep,
   'baton.rejectStep': rejectStep,

@@ -16,6 +16,8 @@ import type { BatonLog } from './log.js';
 import { PipelineFeed } from './pipelines/pipelineFeed.js';
 import { LocalPipelines, RemotePipelines, type PipelineSource } from './pipelines/pipelineSource.js';
 import { RemoteSource } from './remoteSource.js';
+import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js';
+import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { readSettings } from './settings.js';
 
@@ -33,6 +35,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   private forward: SourceDisposable | undefined;
   private pipelineSource: PipelineSource | undefined;
   private progress: SourceDisposable | undefined;
+  private teamSource: TeamSource | undefined;
   /** What streams from the pipeline runs this editor drives (the panels read it). */
   readonly feed = new PipelineFeed();
   private readonly listeners = new Set<(event: BatonEvent) => void>();
@@ -141,6 +144,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         // Spec workflows read tasks.md from the open buffer and tick its boxes with WorkspaceEdits (undo works).
         owner.opened.baton.specs.setSourcePort(editorSpecSource);
         this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
+        this.teamSource = new LocalTeams(owner.opened.baton.teams, teamsOf(owner.opened.baton));
         this.pipelineSource = new LocalPipelines(owner.opened.baton.pipelines, (runId, ex) => this.log.error(`pipeline run ${runId} failed`, ex));
         return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
       } catch (ex) {
@@ -153,6 +157,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
           this.pipelineSource = new RemotePipelines(info);
+          this.teamSource = new RemoteTeams(info);
           return this.use(remote);
         }
         if (Date.now() > deadline) throw ex;
@@ -181,6 +186,14 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.progress?.dispose();
     this.progress = undefined;
     this.pipelineSource = undefined;
+    this.teamSource = undefined;
+  }
+
+  /** Agent team runs: in this editor's process when it owns the database, else through the owner. */
+  async teams(): Promise<TeamSource> {
+    await this.ready();
+    if (!this.teamSource) throw new BatonError('invalid_state', 'Baton is not connected to its database; see Baton: Show Log.');
+    return this.teamSource;
   }
 
   /** Pipeline runs: in this editor's core when it owns the database, else through the owner. */

@@ -82,7 +82,7 @@ export async function runTeamOp(baton: object, req: TeamControlRequest): Promise
     case 'team_start': {
       const start: TeamStart = { file: req.file, instance: req.instance, mode: req.mode, cwd: req.cwd, maxInvocations: req.max_invocations, env: req.env };
       const team = await teams.start(start);
-      return { result: { instance: team.instance, workflow: team.workflow, source: team.source, agents: Object.keys(team.runner.states()), pid: process.pid } };
+      return { result: { run_id: team.runId, instance: team.instance, workflow: team.workflow, source: team.source, agents: Object.keys(team.runner.states()), pid: process.pid } };
     }
     case 'team_list':
       return { result: teams.list() };

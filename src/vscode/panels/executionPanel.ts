@@ -7,6 +7,7 @@ import type { BatonSource } from '../batonSource.js';
 import { PanelController } from './panelController.js';
 import type { PanelLog, PanelPipelines } from './panelController.js';
 import { makeNonce, panelHtml } from './panelHtml.js';
+import type { PanelTeams } from './panelTeam.js';
 
 /** The panel's view type (also the serializer's and the `onWebviewPanel:` activation event's). */
 export const EXECUTION_VIEW_TYPE = 'baton.execution';
@@ -23,6 +24,9 @@ export class ExecutionPanel {
 
   /** Set by the host: how panels reach pipeline runs and their streamed output. */
   static pipelines: PanelPipelines | undefined;
+
+  /** Set by the host: how panels reach agent team runs and open their documents. */
+  static teams: PanelTeams | undefined;
 
   private readonly controller: PanelController;
   private readonly disposables: vscode.Disposable[] = [];
@@ -104,6 +108,7 @@ export class ExecutionPanel {
       },
       log: ExecutionPanel.log,
       pipelines: ExecutionPanel.pipelines,
+      teams: ExecutionPanel.teams,
     }, selectedStep);
     ExecutionPanel.panels.add(this);
     panel.webview.html = this.html();

@@ -11,6 +11,7 @@ import type { PipelineSource } from '../pipelines/pipelineSource.js';
 import { buildPanelPipeline } from './panelPipeline.js';
 import { buildPanelSpec } from './panelSpec.js';
 import { buildPanelState } from './panelState.js';
+import { PanelTeamPart, type PanelTeams } from './panelTeam.js';
 
 /** How long source events are gathered before the panel is refreshed. */
 export const UPDATE_DEBOUNCE_MS = 100;
@@ -31,6 +32,8 @@ export interface PanelHost {
   log: PanelLog;
   /** Pipeline runs and their streamed output, when this editor serves them. */
   pipelines?: PanelPipelines;
+  /** Agent team runs, when this editor serves them. */
+  teams?: PanelTeams;
 }
 
 /** How a panel reaches pipeline runs. */
@@ -73,6 +76,7 @@ export class PanelController {
   private readonly unfeed: () => void;
   /** Whether the execution is a pipeline run (unknown until first read). */
   private pipeline: boolean | undefined;
+  private readonly team: PanelTeamPart;
 
   constructor(
     private readonly source: BatonSource,
@@ -82,6 +86,7 @@ export class PanelController {
     private readonly debounceMs = UPDATE_DEBOUNCE_MS,
   ) {
     this.selectedStep = selectedStep;
+    this.team = new PanelTeamPart(host.teams);
     this.subscription = source.onEvent((e) => this.onSourceEvent(e));
     this.unfeed = host.pipelines?.feed.onChange((runId) => {
       if (this.matches(runId)) this.updateSoon();
@@ -134,6 +139,10 @@ export class PanelController {
         return this.decide(msg.stepName, 'reject', msg.feedback);
       case 'pipeline/resume':
         return this.resume(msg.tokens, msg.usd);
+      case 'team/send':
+        return this.teamAction(() => this.team.send(this.id, msg.message), 'Could not post to the channel');
+      case 'team/openDocument':
+        return this.teamAction(() => this.team.open(this.id, msg.name), `Could not open ${msg.name}`);
       default: {
         const never: never = msg;
         this.host.log.warn(`unhandled panel message ${JSON.stringify(never)}`);
@@ -152,6 +161,16 @@ export class PanelController {
       );
       if (stillWaiting) this.host.post({ type: 'panel/error', message: messageOf(ex) });
       else this.host.log.warn(`${decision} of ${stepName} skipped: already decided (${messageOf(ex)})`);
+    }
+    await this.push('update');
+  }
+
+  /** A team action from the panel; a failure is shown in the panel. The state is posted again either way. */
+  private async teamAction(act: () => Promise<void>, what: string): Promise<void> {
+    try {
+      await act();
+    } catch (ex) {
+      this.host.post({ type: 'panel/error', message: `${what}: ${messageOf(ex)}` });
     }
     await this.push('update');
   }
@@ -191,7 +210,8 @@ export class PanelController {
     const seq = ++this.loadSeq;
     try {
       const state = await loadPanelState(this.source, this.id, this.selectedStep);
-      state.pipeline = await this.loadPipeline(state);
+      state.team = await this.team.load(state.executionId);
+      if (!state.team) state.pipeline = await this.loadPipeline(state);
       if (seq !== this.loadSeq || !this.ready) return;
       this.resolvedId = state.executionId;
       this.host.onState?.(state);

@@ -15,7 +15,8 @@ export type NodeRef =
   | { kind: 'folder'; name: string }
   | { kind: 'template'; template: string }
   | { kind: 'templateStep'; template: string; step_name: string }
-  | { kind: 'group'; group: 'other' | 'pipelines' }
+  | { kind: 'group'; group: 'other' | 'pipelines' | 'teams' }
+  | { kind: 'teamAgent'; execution_id: string; agent: string; state: string }
   | { kind: 'pipeline'; name: string; /** The system file; null for runs of a system no file holds (a blueprint's). */ path: string | null }
   | { kind: 'execution'; execution_id: string; workflow: string | null; status: ExecutionStatus }
   | { kind: 'step'; execution_id: string; step_name: string; status: StepStatus; /** Set on a spec workflow's phases. */ phase?: number }
@@ -44,6 +45,8 @@ export interface TreeNode {
 }
 
 const DONE = new Set<ExecutionStatus>(['completed', 'failed']);
+/** Executions shown in their own groups (Pipelines, Agent Teams), not under templates or "Other executions". */
+const OWN_GROUP = new Set(['pipeline', 'worker']);
 
 /** The codicon of an execution or step status (colours are theme colour ids). */
 export function statusIcon(status: ExecutionStatus | StepStatus): NodeIcon {
@@ -94,7 +97,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
   const nodes: TreeNode[] = [];
   if (executions.length === 0) nodes.push(messageNode('empty', 'Start a workflow…'));
   for (const w of [...workflows].sort((a, b) => a.name.localeCompare(b.name))) {
-    const runs = executions.filter((e) => e.workflow === w.name && e.kind !== 'pipeline');
+    const runs = executions.filter((e) => e.workflow === w.name && !OWN_GROUP.has(e.kind));
     const active = runs.filter((e) => !DONE.has(e.status)).length;
     nodes.push({
       // The editor keeps the first collapsible state it saw for an id, so the folded outline of a template without runs
@@ -109,7 +112,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       ref: { kind: 'template', template: w.name },
     });
   }
-  if (executions.some((e) => e.kind !== 'pipeline' && (e.workflow === null || !names.has(e.workflow)))) {
+  if (executions.some((e) => !OWN_GROUP.has(e.kind) && (e.workflow === null || !names.has(e.workflow)))) {
     nodes.push({
       id: 'group:other', label: 'Other executions', icon: { id: 'folder' }, contextValue: 'group', collapsible: 'expanded',
       ref: { kind: 'group', group: 'other' },
@@ -147,9 +150,9 @@ export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
 /** The executions under a template node (or under "Other executions"), newest first as listed. */
 export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>): TreeNode[] {
   const mine = parent.kind === 'template'
-    ? executions.filter((e) => e.workflow === parent.template && e.kind !== 'pipeline')
+    ? executions.filter((e) => e.workflow === parent.template && !OWN_GROUP.has(e.kind))
     : parent.kind === 'pipeline' ? executions.filter((e) => e.kind === 'pipeline' && e.workflow === parent.name)
-    : executions.filter((e) => e.kind !== 'pipeline' && (e.workflow === null || !templateNames.has(e.workflow)));
+    : executions.filter((e) => !OWN_GROUP.has(e.kind) && (e.workflow === null || !templateNames.has(e.workflow)));
   return mine.map((e) => ({
     id: `execution:${e.execution_id}`,
     label: executionLabel(e),

@@ -6,6 +6,8 @@ import { listSystems } from '../../host/pipelines/systemFiles.js';
 import type { BatonConnection } from '../ownership.js';
 import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
+import { teamAgentNodes, teamRunNodes, teamsGroupNode } from './teamTreeModel.js';
+import type { TeamRunSummary } from '../../core/worker/teamRuns.js';
 import {
   artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, templateStepNodes, type TreeNode,
 } from './treeModel.js';
@@ -81,6 +83,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     switch (node.ref.kind) {
       case 'template':
       case 'group': {
+        if (node.ref.kind === 'group' && node.ref.group === 'teams') return teamRunNodes(await this.teamRuns());
         if (node.ref.kind === 'group' && node.ref.group === 'pipelines') return pipelineNodes(this.pipelineFiles(), (await this.list()).executions);
         const { executions, templates } = await this.list();
         const runs = executionNodes(executions, node.ref, templates);
@@ -93,8 +96,13 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         return pipelineRunNodes((await this.list()).executions, node.ref.name);
       case 'execution': {
         const id = node.ref.execution_id;
+        const kind = (await this.list()).executions.find((e) => e.execution_id === id)?.kind;
+        if (kind === 'worker') {
+          const run = (await this.teamRuns()).find((r) => r.runId === id);
+          return run ? teamAgentNodes(run) : [];
+        }
         // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
-        if ((await this.list()).executions.find((e) => e.execution_id === id)?.kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
+        if (kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
         const [status, findings] = await Promise.all([this.connection.workflowStatus(id), this.connection.findings(id)]);
         return stepNodes(status, findings);
       }
@@ -125,7 +133,13 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;
     const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
-    return [...(pipelines ? [pipelines] : []), ...rootNodes(workflows.workflows, executions)];
+    const teams = executions.some((e) => e.kind === 'worker') ? teamsGroupNode(await this.teamRuns()) : null;
+    return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions)];
+  }
+
+  /** Team runs with their agents (in this editor's core, or the owner's). */
+  private async teamRuns(): Promise<TeamRunSummary[]> {
+    return (await this.connection.teams()).runs();
   }
 
   /** The workspace's system files (read on each refresh; a watcher refreshes when they change). */

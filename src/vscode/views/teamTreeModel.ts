@@ -1,0 +1,65 @@
+// The tree's Agent Teams group as plain data: the team runs (newest first), each with its agents and their states
+// (working, idle, stopped, failed). A run opens its panel on click. No 'vscode'.
+import type { TeamRunSummary } from '../../core/worker/teamRuns.js';
+import { statusIcon, type NodeIcon, type TreeNode } from './treeModel.js';
+
+const DONE = new Set(['completed', 'failed']);
+
+/** The Agent Teams group node; none when there is no team run. */
+export function teamsGroupNode(runs: readonly TeamRunSummary[]): TreeNode | null {
+  if (!runs.length) return null;
+  const active = runs.filter((r) => !DONE.has(r.status)).length;
+  return {
+    id: 'group:teams', label: 'Agent Teams', description: `${runs.length} run${runs.length === 1 ? '' : 's'}${active ? ` · ${active} running` : ''}`,
+    tooltip: 'Teams of agents that talk through a shared channel. Start one with Baton: Run Agent Team (YAML)… or baton start',
+    icon: { id: 'organization' }, contextValue: 'group', collapsible: 'expanded', ref: { kind: 'group', group: 'teams' },
+  };
+}
+
+/** What the run is doing: who works now, else how much was said. */
+function runDescription(run: TeamRunSummary): string {
+  const working = run.agents.filter((a) => a.state === 'running').map((a) => a.agent);
+  if (working.length && !DONE.has(run.status)) return `working: ${working.join(', ')}`;
+  return `${run.messages} message${run.messages === 1 ? '' : 's'} · ${run.workflow}`;
+}
+
+/** One node per team run: `workflow@instance · status`. */
+export function teamRunNodes(runs: readonly TeamRunSummary[]): TreeNode[] {
+  return runs.map((r) => ({
+    // A finished run gets a new id: the editor keeps the first collapsible state it saw for an id.
+    id: `team:${r.runId}${DONE.has(r.status) ? ':done' : ''}`,
+    label: `${r.workflow}@${r.instance} · ${r.status}`,
+    description: runDescription(r),
+    tooltip: `Team run ${r.runId}\nWorkflow ${r.source ?? r.workflow}${r.contextDir ? `\nContext ${r.contextDir}` : ''}\nStarted ${r.startedAt}`,
+    icon: statusIcon(r.status),
+    contextValue: `team:${r.status}`,
+    collapsible: DONE.has(r.status) ? 'collapsed' : 'expanded',
+    ref: { kind: 'execution', execution_id: r.runId, workflow: r.workflow, status: r.status },
+    command: { id: 'baton.showExecution', title: 'Show Team' },
+  }));
+}
+
+/** The codicon of an agent's state. */
+export function agentStateIcon(state: string): NodeIcon {
+  switch (state) {
+    case 'running': return { id: 'sync~spin', color: 'charts.blue' };
+    case 'idle': return { id: 'circle-large-outline' };
+    case 'failed': return { id: 'error', color: 'testing.iconFailed' };
+    default: return { id: 'debug-stop', color: 'disabledForeground' };
+  }
+}
+
+/** The agents of a team run with their states. */
+export function teamAgentNodes(run: TeamRunSummary): TreeNode[] {
+  return run.agents.map((a) => ({
+    id: `team:${run.runId}:agent:${a.agent}`,
+    label: `${a.agent} · ${a.state === 'running' ? 'working' : a.state}`,
+    description: `${a.backend}${a.model ? ` · ${a.model}` : ''}`,
+    tooltip: `${a.agent}@${run.instance}${a.readCursor ? `\nRead up to ${a.readCursor}` : ''}`,
+    icon: agentStateIcon(a.state),
+    contextValue: 'teamAgent',
+    collapsible: 'none',
+    ref: { kind: 'teamAgent', execution_id: run.runId, agent: a.agent, state: a.state },
+    command: { id: 'baton.showExecution', title: 'Show Team' },
+  }));
+}

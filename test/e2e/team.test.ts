@@ -1,0 +1,141 @@
+// Rule: agent teams run from the editor the way a person runs them (code-server in headless Chromium): "Baton: Run
+// Agent Team (YAML)…" from the palette on a workspace team file whose agents are `command` agents (a scripted agent
+// that talks through Baton's `context` tools); the panel shows the channel live, a message posted from the panel
+// @mentions an agent and its reply appears in the timeline; documents open in tabs. A team file that is not valid is
+// refused with file:line and opened there; a team `baton start` starts against the editor (the owner) appears in the
+// tree live, with its agents, and ends there when `baton stop` stops it.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
+import { waitFor, Workbench } from './harness/workbench.js';
+
+const AGENT = join(repoRoot, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
+const CLI = join(repoRoot, 'dist', 'cli.js');
+
+const CREW = `name: crew
+agents:
+  reviewer: { backend: command, command: AGENT, model: scripted, system_prompt: You review code. }
+  coder: { backend: command, command: AGENT, model: scripted, system_prompt: You fix code. }
+kickoff: |
+  The diff adds add(a, b) = a + b + 1.
+  @reviewer please review.
+`;
+
+const TYPO = `name: typo
+agents:
+  reviewer:
+    backend: nope
+kickoff: "@reviewer go"
+`;
+
+/** Runs the built CLI; resolves with its exit code and output. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BATON_LOG_LEVEL: 'error' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
+  let server: EditorServer;
+  let browser: Browser;
+  let page: Page;
+  let wb: Workbench;
+  let db = '';
+
+  before(async () => {
+    server = await startEditorServer({ kind: 'code-server' });
+    writeFileSync(join(server.workspace, 'crew.yaml'), CREW.replaceAll('AGENT', `[${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}]`));
+    writeFileSync(join(server.workspace, 'typo.yaml'), TYPO);
+    db = join(server.workspace, '.baton', 'baton.db');
+    browser = await launchBrowser(server.host.chromium!);
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    wb = new Workbench(page);
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+    await wb.ready();
+    await wb.openActivity('Baton');
+    await waitFor('Baton ready in the tree', async () => (await wb.treeRows()).some((r) => !r.label.startsWith('Starting')), 60_000);
+  });
+  after(async () => {
+    await cli(['stop', '--all', '--db', db, '--workspace', server.workspace]).catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  });
+
+  it('refuses a team file that is not valid with file:line and opens the file there', async () => {
+    await wb.runCommand('Baton: Run Agent Team (YAML)…');
+    await wb.waitForQuickInput('typo');
+    const rows = await wb.quickPickRows();
+    assert.ok(rows.some((r) => r.includes('crew')) && rows.some((r) => r.includes('code-review')), `workspace files and examples: ${rows.join(' | ')}`);
+    await wb.answerQuickInput('typo.yaml');
+    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'typo.yaml:4' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await toast.innerText(), /Team workflow is not valid: .*typo\.yaml:4: .*backend/);
+    await toast.locator('a.monaco-button, .monaco-button').filter({ hasText: 'Open File' }).first().click();
+    await waitFor('typo.yaml open in the editor', async () => (await wb.tabTitles()).some((t) => t.includes('typo.yaml')));
+    await waitFor('the cursor on line 4', async () => (await wb.statusBarEntries()).some((e) => /Ln 4, Col 1/.test(e)));
+  });
+
+  it('runs a team from the palette; a message posted in the panel @mentions the coder and its reply appears', async () => {
+    await wb.runCommand('Baton: Run Agent Team (YAML)…');
+    await wb.waitForQuickInput('crew');
+    await wb.answerQuickInput('crew.yaml');
+    await wb.answerQuickInput('pr-7');
+    const panel: Frame = await wb.webviewFrame('team', 60_000);
+    const messages = async () => {
+      const from = await panel.locator('[data-testid="tmsg"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-from') ?? ''));
+      const bodies = await panel.locator('[data-testid="tmsg-body"]').allTextContents();
+      return from.map((f, i) => `${f}: ${bodies[i] ?? ''}`);
+    };
+    // The kickoff wakes the reviewer, who asks the coder, who answers; the reviewer approves.
+    await waitFor('the first review round in the timeline', async () => (await messages()).some((m) => m.startsWith('reviewer: LGTM')), 60_000);
+    const first = await messages();
+    assert.match(first[0]!, /^system: The diff adds/);
+    assert.ok(first.some((m) => m === 'reviewer: @coder please fix the off-by-one in add()'), first.join('\n'));
+    assert.deepEqual(await panel.locator('[data-testid="tmsg"][data-from="reviewer"] [data-testid="mention"]').first().innerText(), '@coder');
+    await waitFor('every agent idle', async () => (await panel.locator('[data-testid="team-working"]').innerText()).includes('Nobody is working'), 30_000);
+    await waitFor('the team in the tree with its agents', async () => {
+      const labels = (await wb.treeRows()).map((r) => r.label);
+      return labels.some((l) => l.startsWith('crew@pr-7 · running')) && labels.some((l) => l.startsWith('coder · idle'));
+    }, 30_000);
+
+    await panel.locator('[data-testid="team-message"]').fill('@coder please also add a test for add()');
+    await panel.locator('[data-testid="team-send"]').click();
+    await waitFor('the person\'s message in the timeline', async () => (await messages()).includes('user: @coder please also add a test for add()'), 20_000);
+    const mine = panel.locator('[data-testid="tmsg"][data-from="user"]').last();
+    assert.equal(await mine.locator('[data-testid="mention"]').innerText(), '@coder');
+    const reply = await waitFor('the coder\'s reply after it', async () => {
+      const all = await messages();
+      const at = all.indexOf('user: @coder please also add a test for add()');
+      return all.slice(at + 1).find((m) => m.startsWith('coder: ')) ?? false;
+    }, 60_000);
+    assert.equal(reply, 'coder: @reviewer fixed the off-by-one, please re-check');
+
+    await panel.locator('[data-testid="tdoc-notes.md"]').click();
+    await waitFor('notes.md open in a tab', async () => (await wb.tabTitles()).some((t) => t.includes('notes.md')), 20_000);
+    const text = await page.locator('.editor-instance .view-lines').first().innerText();
+    assert.match(text, /Coder: fixed the off-by-one/);
+  });
+
+  it('shows a team `baton start` starts against the editor in the tree, live, until `baton stop` ends it', async () => {
+    const started = await cli(['start', 'crew.yaml', '--instance', 'term', '--db', db, '--workspace', server.workspace]);
+    assert.equal(started.code, 0, started.stderr + started.stdout);
+    assert.match(started.stdout, /started @term in Baton process \d+/);
+    await waitFor('the terminal\'s team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · running')), 30_000);
+    await waitFor('its channel filled by the agents', async () => {
+      const peek = await cli(['peek', '@term', '--db', db, '--workspace', server.workspace]);
+      return peek.stdout.includes('LGTM');
+    }, 60_000);
+    const stopped = await cli(['stop', '@term', '--db', db, '--workspace', server.workspace]);
+    assert.equal(stopped.code, 0, stopped.stderr);
+    await waitFor('the team ended in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · completed')), 30_000);
+  });
+});
