@@ -18,7 +18,7 @@ const CLI = join(repoRoot, 'dist', 'cli.js');
 const REVIEW = `name: review
 description: Draft, check in parallel, sign off
 agents:
-  - { id: writer, role: implementer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "9000" } }
+  - { id: writer, role: implementer, runner: command, command: [NODE, AGENT], env: { RELEASE_FILE: RELEASE_PATH } }
   - { id: checker, role: reviewer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "200" } }
 workflow:
   - { id: draft, type: agent, agentId: writer, outputVariable: draft }
@@ -77,12 +77,14 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
   let wb: Workbench;
   let panel: Frame;
   let db = '';
+  let release = '';
 
   before(async () => {
     server = await startEditorServer({ kind: 'code-server' });
     const dir = join(server.workspace, '.baton', 'pipelines');
     mkdirSync(dir, { recursive: true });
-    const fill = (yaml: string) => yaml.replaceAll('NODE', JSON.stringify(process.execPath)).replaceAll('AGENT', JSON.stringify(AGENT));
+    release = join(server.scratch, 'release-writer');
+    const fill = (yaml: string) => yaml.replaceAll('NODE', JSON.stringify(process.execPath)).replaceAll('AGENT', JSON.stringify(AGENT)).replaceAll('RELEASE_PATH', JSON.stringify(release));
     writeFileSync(join(dir, 'review.yaml'), fill(REVIEW));
     writeFileSync(join(dir, 'quick.yaml'), fill(QUICK));
     writeFileSync(join(dir, 'broken.yaml'), BROKEN);
@@ -124,7 +126,7 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     panel = await wb.webviewFrame('pipeline', 60_000);
     const node = (name: string) => panel.locator(`[data-testid="pstep-${name}"]`).first();
     const status = async (name: string) => (await node(name).getAttribute('data-status', { timeout: 2000 })) ?? '';
-    // The writer works for 9 s (the panel loads in a few): its output is in the panel before it finishes.
+    // The writer works until the test has seen its output in the panel (then the test lets it finish).
     const streamed = await waitFor('the writer\'s output while it runs', async () => {
       if ((await status('draft')) !== 'running') return false;
       const out = node('draft').locator('[data-testid="poutput"]');
@@ -133,6 +135,7 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     assert.equal(streamed, 'ok');
     assert.equal(await status('checks/lint'), 'pending');
     assert.equal(await node('checks').getAttribute('data-type'), 'parallel');
+    writeFileSync(release, '');
     await waitFor('the review to wait in the panel', async () => (await status('signoff')) === 'awaiting_approval', 30_000);
     assert.equal(await status('draft'), 'completed');
     assert.equal(await status('checks/lint'), 'completed');

@@ -1,5 +1,5 @@
 // Rule: each agent step of a pipeline run reaches Baton's MCP server with a token of its own that works while the
-// step runs and stops working once the step ends, and a run's tokens all end when the run ends or is aborted.
+// step runs and stops working once the step ends, and a run's tokens all end when the run ends, pauses or is aborted.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,6 +78,17 @@ describe('run tokens of pipeline steps', () => {
     assert.equal(await status(owner.endpoint.url, token!), 401, 'refused at once on abort');
     const outcome = await driving;
     assert.equal(outcome.status, 'aborted');
+    assert.equal(pipelines.liveTokens(runId), 0);
+  });
+
+  it('a budget pausing the run mid-step revokes that step\'s token', async () => {
+    const tokensFile = join(work, 'tokens-3');
+    const pipelines = owner.opened.baton.pipelines;
+    const runId = await pipelines.start(system({ TOKENS_FILE: tokensFile, SPEND_AGENT: 'spender' }, ['spender']), { input: 'go', cwd: work, budget: { tokens: 100 } });
+    const outcome = await pipelines.drive(runId);
+    assert.equal(outcome.status, 'paused', outcome.error ?? '');
+    const [token] = readFileSync(tokensFile, 'utf8').trim().split('\n');
+    assert.equal(await status(owner.endpoint.url, token!), 401);
     assert.equal(pipelines.liveTokens(runId), 0);
   });
 });
