@@ -76,6 +76,8 @@ export interface TeamInstance {
   end: TeamEnd | null;
   /** Adds an agent to the running team (a standalone agent joining its channel). */
   join(name: string, def: AgentDefinition): void;
+  /** Starts the loop (after the kickoff is posted). */
+  begin(): void;
 }
 
 const EVENT_KEEP = 5000;
@@ -120,8 +122,13 @@ export class Teams {
     });
     const provider = this.runs.attach(runId, raw);
     const team = this.launch(runId, workflow, instance, path, provider, req, agents);
-    if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
-    team.runner.notify();
+    try {
+      if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
+    } catch (ex) {
+      team.runner.stop(`the kickoff could not be posted: ${(ex as Error).message}`);
+      throw ex;
+    }
+    team.begin();
     return team;
   }
 
@@ -159,6 +166,7 @@ export class Teams {
     });
     const team: TeamInstance = {
       runId, instance, workflow: workflow.name!, source: req.workflow ? path : basename(path), runner, provider, events, dropped: 0, listeners, end: null,
+      begin: () => undefined,
       join: (name, def) => {
         if (name in defs) throw new BatonError('invalid_state', `@${instance} already has an agent ${name}; pick another NAME`);
         defs[name] = def;
@@ -167,11 +175,16 @@ export class Teams {
       },
     };
     this.instances.set(instance, team);
-    // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
-    const poll = setInterval(() => {
-      void this.runs.sync(runId).catch(() => undefined);
+    let poll: ReturnType<typeof setInterval> | undefined;
+    // Only once the kickoff is in: a `run` whose first look finds no unread mention ends at once.
+    team.begin = () => {
+      // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
+      poll = setInterval(() => {
+        void this.runs.sync(runId).catch(() => undefined);
+        runner.notify();
+      }, 1000);
       runner.notify();
-    }, 1000);
+    };
     void runner.done.then(async (end) => {
       team.end = end;
       clearInterval(poll);
