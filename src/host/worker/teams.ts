@@ -16,7 +16,8 @@ import { createTeamContext } from './teamContext.js';
 import { invokeTeamAgent } from './teamInvoker.js';
 import { ProjectMcpConfig } from './projectMcpConfig.js';
 import { runSetup } from './setupTasks.js';
-import { loadWorkflow, parseTarget } from './workflowLoader.js';
+import { parseTarget } from './teamTarget.js';
+import { loadWorkflowFile } from './openContext.js';
 
 /** The part of the owner's endpoint teams use. */
 export interface TeamEndpoint {
@@ -102,7 +103,7 @@ export class Teams {
   /** Starts an instance: setup, provider, kickoff, loop. Rejects (nothing left running) when any of it fails. */
   async start(req: TeamStart): Promise<TeamInstance> {
     const path = req.workflow ? req.file : resolve(req.cwd, req.file);
-    const workflow = req.workflow ?? loadWorkflow(path);
+    const workflow = req.workflow ?? loadWorkflowFile(path);
     const instance = req.instance ?? DEFAULT_INSTANCE;
     checkInstanceName(instance);
     const running = this.instances.get(instance);
@@ -114,7 +115,7 @@ export class Teams {
     const kickoff = workflow.kickoff === undefined ? undefined : interpolate(workflow.kickoff, { ...base, ...setup }, 'kickoff');
     // Mutable: an agent that joins later (baton new --context) becomes a valid @mention in the providers too.
     const agents = Object.keys(workflow.agents);
-    const { provider: raw, dir } = await createTeamContext(context, agents, req.cwd, instance);
+    const { provider: raw, dir } = await createTeamContext(context, agents, req.cwd);
     await this.endStale();
     const runId = await this.runs.start({
       workflow: workflow.name!, instance, source: path, contextDir: dir, cwd: req.cwd,
