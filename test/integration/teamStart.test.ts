@@ -179,3 +179,33 @@ test('new: an agent joins a running team\'s channel (--context @instance); a sta
   assert.equal((await w.cli(['stop', 'solo'])).stdout.trim(), 'stopped solo@solo');
   assert.equal(await solo.exited, 0);
 });
+
+test('run while another process owns the database: the team runs there and run follows it to the end', async () => {
+  const w = workspace({
+    'team.yaml': TEAM.replace('@s work on it', '@t hello'),
+    'quick.yaml': `agents:\n  q: { backend: command, command: AGENT, system_prompt: x }\nkickoff: "@q hi"\n`,
+  });
+  const owner = w.start(['team.yaml', '--instance', 'host']);
+  await waitFor(() => owner.out().includes('started @host'), 20_000, `start (${owner.err()})`);
+  const r = await w.cli(['run', 'quick.yaml', '--instance', 'q1', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+  assert.deepEqual([last.type, last.reason, last.invocations], ['result', 'idle', 1]);
+  assert.ok(w.log().some((l) => l.startsWith('q ')));
+  assert.equal(alive(owner.child.pid!), true, 'the owner keeps running its own team');
+  await w.cli(['stop', '--all']);
+  assert.equal(await owner.exited, 0);
+});
+
+test('start --background: a detached baton start runs the team; stop ends it', async () => {
+  const w = workspace({ 'team.yaml': TEAM.replace('@s work on it', '@t hello') });
+  const r = await w.cli(['start', 'team.yaml', '--background', '--instance', 'bg']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /started @bg in Baton process (\d+)/);
+  const pid = Number(/process (\d+)/.exec(r.stdout)![1]);
+  pids.push(pid);
+  assert.match(r.stdout, /log: .*teams\/bg\.log/);
+  assert.match((await w.cli(['list'])).stdout, /t@bg +team\.yaml/);
+  await w.cli(['stop', '@bg']);
+  await waitFor(() => !alive(pid), 15_000, 'the background process to exit');
+});

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MemoryContextProvider } from '../../src/core/worker/memoryContextProvider.js';
 import { TeamRunner, type InvocationOutcome, type InvokeAgent, type TeamEvent } from '../../src/core/worker/teamRunner.js';
-import { teamPrompt, teamSystemPrompt, WORKFLOW_GUIDANCE } from '../../src/core/worker/teamPrompts.js';
+import { teamPrompt, teamSystemPrompt } from '../../src/core/worker/teamPrompts.js';
+import { workflowGuidance } from '../../src/core/worker/guidance.js';
 
 const ok: InvocationOutcome = { status: 'completed', text: 'done', error: null };
 
@@ -45,6 +46,7 @@ test('run: reviewer mentions coder, coder answers without mentions, the team end
   assert.equal(end.reason, 'idle');
   assert.deepEqual(t.calls.map((c) => c.agent), ['reviewer', 'coder']);
   assert.match(t.calls[0]!.prompt, /\[system\]\nPR diff … @reviewer please review/);
+  assert.match(t.calls[0]!.systemPrompt, /^You are reviewer\.\n\n## Workflow Participation/);
   assert.match(t.calls[1]!.prompt, /\[reviewer\]\n@coder please fix/);
   assert.equal(await t.provider.readDocument(), 'fixed the null check');
   assert.deepEqual(t.events.filter((e) => e.type === 'channel').map((e) => (e as { entry: { from: string } }).entry.from), ['system', 'reviewer']);
@@ -164,6 +166,6 @@ test('prompts: high priority first, the guidance after the agent\'s own system p
   ]);
   assert.ok(prompt.indexOf('urgent fix') < prompt.indexOf('@coder normal'));
   assert.match(prompt, /You are @coder in the team "review" \(instance pr-1\)/);
-  assert.equal(teamSystemPrompt('  Be terse. '), `Be terse.\n\n${WORKFLOW_GUIDANCE}`);
-  assert.match(WORKFLOW_GUIDANCE, /inbox_check\(\)/);
+  assert.equal(teamSystemPrompt('  Be terse. ', 'coder', ['reviewer', 'coder']), `Be terse.\n\n${workflowGuidance('coder', ['reviewer', 'coder'])}`);
+  assert.match(teamSystemPrompt('', 'coder', ['reviewer', 'coder']), /^## Workflow Participation\n\nYou are @coder, part of a multi-agent workflow with @reviewer/);
 });

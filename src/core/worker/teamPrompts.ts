@@ -1,34 +1,13 @@
-// What a team agent is told on each invocation: the spec's system-prompt guidance ("Agent Work Loop") after the
-// agent's own system prompt, and a prompt that holds its unread messages (high priority first, then in order).
+// What a team agent is told on each invocation: the spec's system-prompt guidance ("Agent Work Loop", guidance.ts)
+// after the agent's own system prompt, and a prompt that holds its unread messages (high priority first, then in order).
+import { workflowGuidance } from './guidance.js';
 import type { InboxMessage } from './types.js';
 
-/** The spec's "System Prompt Guidance" for agents of a team (tool names as the `context` tool group serves them). */
-export const WORKFLOW_GUIDANCE = `## Workflow Participation
-
-You are part of a multi-agent workflow. Use these tools to collaborate:
-
-### Starting Work
-1. \`inbox_check()\` - See what messages are waiting for you
-2. \`channel_read()\` - Understand the full context
-3. \`document_read()\` - Check goals and current status
-
-### During Work
-- Update \`document_write()\` with findings as you go
-- Use \`channel_send()\` to coordinate with others (@mention them)
-
-### Completing Work
-1. \`channel_send()\` - Report completion, @mention next agent if needed
-2. \`inbox_ack()\` - Mark handled messages as read
-3. Check inbox again for new messages
-
-### Priority
-- High priority (multiple @mentions, "urgent") - handle first
-- Normal priority - handle in order received`;
-
-/** The agent's own system prompt, then the workflow guidance. */
-export function teamSystemPrompt(own: string): string {
+/** The agent's own system prompt, then the spec's workflow guidance (guidance.ts) naming it and its teammates. */
+export function teamSystemPrompt(own: string, agent: string, agents: readonly string[]): string {
   const mine = own.trim();
-  return mine ? `${mine}\n\n${WORKFLOW_GUIDANCE}` : WORKFLOW_GUIDANCE;
+  const guidance = workflowGuidance(agent, agents);
+  return mine ? `${mine}\n\n${guidance}` : guidance;
 }
 
 /** Unread messages: high priority first, each group in channel order. */

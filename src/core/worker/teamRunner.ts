@@ -175,7 +175,7 @@ export class TeamRunner {
     const shownUntil = unread.reduce((max, m) => (m.entry.timestamp > max ? m.entry.timestamp : max), unread[0]!.entry.timestamp);
     const invocation = this.options.invoke(agent, {
       prompt: teamPrompt(agent, workflow, instance, unread),
-      systemPrompt: teamSystemPrompt(this.agents[agent] ?? ''),
+      systemPrompt: teamSystemPrompt(this.agents[agent] ?? '', agent, Object.keys(this.agents)),
     });
     this.running.set(agent, invocation);
     this.emit({ type: 'agent_started', agent, unread: unread.length, invocation: this.invocations });
