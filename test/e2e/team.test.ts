@@ -92,7 +92,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     const panel: Frame = await wb.webviewFrame('team', 60_000);
     const messages = async () => {
       const from = await panel.locator('[data-testid="tmsg"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-from') ?? ''));
-      const bodies = await panel.locator('[data-testid="tmsg-body"]').allTextContents();
+      const bodies = await panel.locator('[data-testid="tmsg-body"]').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
       return from.map((f, i) => `${f}: ${bodies[i] ?? ''}`);
     };
     // The kickoff wakes the reviewer, who asks the coder, who answers; the reviewer approves.
