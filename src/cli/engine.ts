@@ -8,6 +8,7 @@ export { serveCommand } from './serveCommand.js';
 export { specCommand } from './specCommand.js';
 export { statusCommand } from './statusCommand.js';
 export { listCommand } from './listCommand.js';
+export { newCommand } from './newCommand.js';
 export { peekCommand } from './peekCommand.js';
 export { runCommand } from './runCommand.js';
 export { sendCommand } from './sendCommand.js';

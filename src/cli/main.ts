@@ -4,7 +4,7 @@ import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import {
-  BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, PEEK_USAGE, PIPELINE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
+  BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE,
 } from './usage.js';
 
@@ -28,6 +28,7 @@ Commands:
   list      list the agents of running teams (ls)
   send      post a message to a team's channel (--to agent@instance)
   peek      show a team's channel, agents and document
+  new       start a standalone agent, alone or in a running team's channel (--context @instance)
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
@@ -37,7 +38,7 @@ Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no su
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
   pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,
-  run: RUN_USAGE, start: START_USAGE, stop: STOP_USAGE, list: LIST_USAGE, ls: LIST_USAGE, send: SEND_USAGE, peek: PEEK_USAGE,
+  run: RUN_USAGE, start: START_USAGE, stop: STOP_USAGE, list: LIST_USAGE, ls: LIST_USAGE, send: SEND_USAGE, peek: PEEK_USAGE, new: NEW_USAGE,
 };
 
 /** A usage error naming what is wrong, with the general usage after it. */
@@ -104,6 +105,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await loadEngine()).sendCommand(rest);
       case 'peek':
         return await (await loadEngine()).peekCommand(rest);
+      case 'new':
+        return await (await loadEngine()).newCommand(rest);
       case undefined:
         throw usageError('missing command');
       default:

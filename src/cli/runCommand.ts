@@ -1,5 +1,6 @@
 // `baton run FILE`: starts a team (in this process as the database owner, or in the live owner), follows it until
 // every agent is idle, and prints the final document (JSON lines with --json). Ctrl-C stops the team.
+import { resolve } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { Owner } from '../host/owner.js';
@@ -23,7 +24,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   const where = await ownTeams(values);
-  const start = { file: positionals[0]!, instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
+  const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
   const print = printer(values);
   if ('remote' in where) return followRemote(where.remote, start, values, print);
   return runHere(where.owner, start, print);

@@ -3,7 +3,7 @@
 // detached `baton start` whose output goes to a log file beside the database.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
@@ -26,7 +26,7 @@ export async function startCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`start needs exactly one workflow FILE (got ${positionals.length})\n\n${START_USAGE}`, 2);
-  const file = positionals[0]!;
+  const file = resolve(positionals[0]!);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   if (values.background) return background(file, values, args);
   const where = await ownTeams(values);

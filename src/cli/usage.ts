@@ -204,3 +204,19 @@ Shows a team's channel, its agents' states and its document (the first running i
 Options:
   --json                  print {instance, channel, document, agents, end} as JSON
 ${TEAM_DB}`;
+
+/** Usage of `baton new`. */
+export const NEW_USAGE = `Usage: baton new NAME --backend B [--model M] [--system-prompt TEXT] [--context @instance] [-- PROGRAM ARGS…]
+                 [--db PATH] [--workspace DIR]
+
+Starts a standalone agent. With --context @instance it joins that running team: it reads and writes its channel
+and documents, and wakes when someone writes @NAME there. Without, it runs alone as NAME with its own context
+(.workflow/NAME/); talk to it with baton send "…" --to NAME, stop it with baton stop NAME.
+
+Options:
+  --backend B             ${RUNNER_KINDS.filter((k) => k !== 'vscode-lm').join(', ')}
+  --model M               the model, in the backend's naming (its default when unset)
+  --system-prompt TEXT    the agent's own instructions (the team guidance is added)
+  --context @instance     join that running team's channel
+  -- PROGRAM ARGS…        the command backend's program (an argument list, never a shell string)
+${TEAM_DB}`;

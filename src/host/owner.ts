@@ -85,6 +85,8 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     log,
     port: options.port,
   });
+  // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
+  const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });
   let discoveryFile: string;
   try {
     discoveryFile = writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
@@ -105,8 +107,6 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     }
     return { url: endpoint.url, token };
   });
-  // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
-  const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });
   let closing: Promise<void> | undefined;
   return {
     opened,

@@ -108,3 +108,27 @@ describe('file provider: on disk', () => {
     }
   });
 });
+
+describe('file provider: the lock', () => {
+  it('takes over a lock left by a process that was killed', async () => {
+    const dir = freshDir();
+    const p = await FileContextProvider.open({ dir, agents: [] });
+    const dead = spawn(process.execPath, ['-e', '']);
+    const pid = dead.pid!;
+    await new Promise((r) => dead.on('exit', r));
+    writeFileSync(join(dir, '.baton-lock'), `${pid}\n`);
+    const started = Date.now();
+    await p.appendChannel('system', 'after a crash');
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    assert.equal((await p.readChannel()).length, 1);
+  });
+  it('waits for a live holder', async () => {
+    const dir = freshDir();
+    const p = await FileContextProvider.open({ dir, agents: [] });
+    writeFileSync(join(dir, '.baton-lock'), `${process.pid}\n`);
+    setTimeout(() => rmSync(join(dir, '.baton-lock')), 300);
+    const started = Date.now();
+    await p.appendChannel('system', 'after the holder');
+    assert.ok(Date.now() - started >= 250, 'it waited for the lock');
+  });
+});

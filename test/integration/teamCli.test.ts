@@ -97,3 +97,15 @@ test('run: usage errors exit 2; an invalid workflow names file, line and field',
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /team\.yaml:2: .*backend/);
 });
+
+test('run: a failed agent turn is reported and the run exits 1 (the other agents still finish)', async () => {
+  const w = teamWorkspace(`agents:
+  a: { backend: command, command: AGENT, system_prompt: x }
+  b: { backend: command, command: AGENT, system_prompt: x }
+kickoff: "@a and @b go"
+`);
+  const r = await w.cli(['run', 'team.yaml'], { ROLE_a: 'crasher', ROLE_b: 'silent' });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /-- @a failed: .*cannot reach the model/);
+  assert.match(r.stderr, /every agent is idle after 2 invocations \(1 agent turn failed; see --verbose\)/);
+});

@@ -32,12 +32,14 @@ function alive(pid: number): boolean {
 function workspace(files: Record<string, string>) {
   const t = tempSetup('baton-start-');
   for (const [name, yaml] of Object.entries(files)) writeFileSync(join(t.workspace, name), yaml.replaceAll('AGENT', `[node, ${JSON.stringify(AGENT)}]`));
-  const env: Record<string, string> = { TEAM_LOG: join(t.dir, 'team.log'), SLEEP_PID: join(t.dir, 'sleep.pid'), BATON_LOG_LEVEL: 'error', ROLE_s: 'sleeper', ROLE_t: 'silent', ROLE_q: 'silent' };
+  const env: Record<string, string> = { TEAM_LOG: join(t.dir, 'team.log'), SLEEP_PID: join(t.dir, 'sleep.pid'), BATON_LOG_LEVEL: 'error', ROLE_s: 'sleeper', ROLE_t: 'silent', ROLE_q: 'silent', ROLE_helper: 'silent', ROLE_solo: 'silent' };
   const log = () => (existsSync(env.TEAM_LOG!) ? readFileSync(env.TEAM_LOG!, 'utf8').trim().split('\n') : []);
   const flags = ['--db', t.db, '--workspace', t.workspace];
-  const cli = (args: string[], extra: Record<string, string> = {}) => runCli([...args, ...flags], { ...env, ...extra }, t.workspace);
-  const start = (args: string[], extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [CLI, 'start', ...args, ...flags], { cwd: t.workspace, env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Flags go before a `--` (after it, everything is the command backend's program).
+  const withFlags = (args: string[]) => (args.includes('--') ? [...args.slice(0, args.indexOf('--')), ...flags, ...args.slice(args.indexOf('--'))] : [...args, ...flags]);
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(withFlags(args), { ...env, ...extra }, t.workspace);
+  const start = (args: string[], extra: Record<string, string> = {}, command = 'start') => {
+    const child = spawn(process.execPath, [CLI, command, ...withFlags(args)], { cwd: t.workspace, env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
     pids.push(child.pid!);
     let out = '';
     let err = '';
@@ -150,4 +152,60 @@ kickoff: "@cx and @cu go"
   assert.deepEqual(readFileSync(join(w.workspace, '.codex', 'config.toml')), original);
   assert.equal(statSync(join(w.workspace, '.codex', 'config.toml')).mode & 0o777, 0o640);
   assert.equal(existsSync(join(w.workspace, '.cursor')), false, 'the folder Baton made is gone');
+});
+
+test('new: an agent joins a running team\'s channel (--context @instance); a standalone agent runs alone as NAME', async () => {
+  const w = workspace({ 'team.yaml': `agents:\n  t: { backend: command, command: AGENT, system_prompt: x }\nkickoff: "@t hi"\n` });
+  const owner = w.start(['team.yaml', '--instance', 'inst']);
+  await waitFor(() => owner.out().includes('started @inst'), 20_000, `start (${owner.err()})`);
+  const joined = await w.cli(['new', 'helper', '--backend', 'command', '--context', '@inst', '--', 'node', AGENT]);
+  assert.equal(joined.code, 0, joined.stderr);
+  assert.match(joined.stdout, /agent helper@inst runs in Baton process \d+/);
+  assert.match((await w.cli(['list'])).stdout, /helper@inst +team\.yaml +idle/);
+  await w.cli(['send', 'anything for you? @helper', '--to', '@inst']);
+  await waitFor(() => w.log().some((l) => l.startsWith('helper ')), 20_000, 'the joined agent woken by its mention');
+  assert.equal((await w.cli(['new', 'helper', '--backend', 'command', '--context', '@inst', '--', 'node', AGENT])).code, 1);
+  assert.equal((await w.cli(['new', 'x', '--backend', 'command'])).code, 2);
+  assert.equal((await w.cli(['new', 'x', '--backend', 'nope'])).code, 2);
+  await w.cli(['stop', '--all']);
+  assert.equal(await owner.exited, 0);
+
+  const solo = w.start(['solo', '--backend', 'command', '--', 'node', AGENT], {}, 'new');
+  await waitFor(() => solo.out().includes('standalone agent solo runs'), 20_000, `new (${solo.err()})`);
+  assert.match((await w.cli(['list'])).stdout, /^solo +\(standalone\) +idle$/m);
+  const sent = await w.cli(['send', 'hello', '--to', 'solo']);
+  assert.match(sent.stdout, /\[user\]\n@solo hello/);
+  await waitFor(() => w.log().some((l) => l.startsWith('solo ')), 20_000, 'the standalone agent woken by send');
+  assert.equal((await w.cli(['stop', 'solo'])).stdout.trim(), 'stopped solo@solo');
+  assert.equal(await solo.exited, 0);
+});
+
+test('run while another process owns the database: the team runs there and run follows it to the end', async () => {
+  const w = workspace({
+    'team.yaml': TEAM.replace('@s work on it', '@t hello'),
+    'quick.yaml': `agents:\n  q: { backend: command, command: AGENT, system_prompt: x }\nkickoff: "@q hi"\n`,
+  });
+  const owner = w.start(['team.yaml', '--instance', 'host']);
+  await waitFor(() => owner.out().includes('started @host'), 20_000, `start (${owner.err()})`);
+  const r = await w.cli(['run', 'quick.yaml', '--instance', 'q1', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+  assert.deepEqual([last.type, last.reason, last.invocations], ['result', 'idle', 1]);
+  assert.ok(w.log().some((l) => l.startsWith('q ')));
+  assert.equal(alive(owner.child.pid!), true, 'the owner keeps running its own team');
+  await w.cli(['stop', '--all']);
+  assert.equal(await owner.exited, 0);
+});
+
+test('start --background: a detached baton start runs the team; stop ends it', async () => {
+  const w = workspace({ 'team.yaml': TEAM.replace('@s work on it', '@t hello') });
+  const r = await w.cli(['start', 'team.yaml', '--background', '--instance', 'bg']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /started @bg in Baton process (\d+)/);
+  const pid = Number(/process (\d+)/.exec(r.stdout)![1]);
+  pids.push(pid);
+  assert.match(r.stdout, /log: .*teams\/bg\.log/);
+  assert.match((await w.cli(['list'])).stdout, /t@bg +team\.yaml/);
+  await w.cli(['stop', '@bg']);
+  await waitFor(() => !alive(pid), 15_000, 'the background process to exit');
 });

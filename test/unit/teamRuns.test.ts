@@ -1,12 +1,17 @@
 // Rule: a team run is an execution of kind 'worker' in Baton's database (real sql.js store) with its instance,
 // agents and every channel entry recorded once; acks never move a recorded cursor backwards; entries written to the
 // context by another process are caught up by sync; an instance runs once at a time; finish ends and detaches it.
+// The recording provider passes the shared provider suite, and a failed recording never fails a channel write.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
 import { MemoryContextProvider } from '../../src/core/worker/memoryContextProvider.js';
 import { teamHost } from '../../src/core/worker/host.js';
 import type { BatonEvent } from '../../src/core/types.js';
+import type { Log } from '../../src/core/ports.js';
+import { RecordingContextProvider } from '../../src/core/worker/recordingContextProvider.js';
+import type { TeamRuns } from '../../src/core/worker/teamRuns.js';
+import { contextProviderSuite } from '../helpers/contextProviderSuite.js';
 import { makeBaton } from '../helpers/coreHarness.js';
 
 async function team() {
@@ -94,5 +99,26 @@ describe('team runs in the database', () => {
     assert.notEqual(again, runId);
     assert.deepEqual(teams.list({ activeOnly: true }).map((t) => t.runId), [again]);
     assert.throws(() => teams.attach('nope', new MemoryContextProvider({ agents: [] })), (ex: unknown) => BatonError.is(ex, 'execution_not_found'));
+  });
+});
+
+contextProviderSuite('recording provider', async (o) => {
+  const made = await makeBaton();
+  const teams = teamHost(made.baton)!.teams;
+  const runId = await teams.start({ workflow: 'suite', instance: `i-${Math.random().toString(36).slice(2)}`, agents: o.agents.map((name) => ({ name, backend: 'command' })) });
+  return teams.attach(runId, new MemoryContextProvider(o));
+});
+
+describe('recording failures', () => {
+  it('are logged and never fail the channel write', async () => {
+    const errors: string[] = [];
+    const log: Log = { debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) };
+    const broken = { record: async () => { throw new Error('disk full'); }, recordAck: async () => { throw new Error('disk full'); } } as unknown as TeamRuns;
+    const inner = new MemoryContextProvider({ agents: ['coder'] });
+    const p = new RecordingContextProvider(inner, broken, 'run-x', log);
+    const e = await p.appendChannel('system', '@coder hi');
+    await p.ackInbox('coder', e.timestamp);
+    assert.deepEqual(await inner.readChannel(), [e]);
+    assert.deepEqual(errors, ['recording a channel entry of team run run-x failed', 'recording a read cursor of team run run-x failed']);
   });
 });

@@ -36,9 +36,9 @@ export function checkMessage(message: string): void {
   }
 }
 
-/** Throws unless `content` fits in a document. */
-export function checkDocumentSize(content: string, file: string): void {
-  const bytes = utf8Length(content);
+/** Throws unless `content` (text, or its size in bytes) fits in a document. */
+export function checkDocumentSize(content: string | number, file: string): void {
+  const bytes = typeof content === 'number' ? content : utf8Length(content);
   if (bytes > CONTEXT_LIMITS.documentBytes) {
     throw new BatonError('invalid_input', `document ${file} would be ${bytes} bytes; a document holds at most ${CONTEXT_LIMITS.documentBytes / 1024 / 1024} MB. Split it into several documents (document_create).`);
   }

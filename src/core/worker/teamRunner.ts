@@ -83,14 +83,24 @@ export class TeamRunner {
   /** Settles once the team has ended and every invocation is over. */
   readonly done: Promise<TeamEnd>;
 
+  private readonly agents: Record<string, string>;
+
   constructor(private readonly options: TeamRunnerOptions) {
     this.done = new Promise((resolve) => (this.resolveEnd = resolve));
+    this.agents = { ...options.agents };
+  }
+
+  /** Adds an agent to the running team (it is woken by its @mentions from now on). */
+  addAgent(name: string, systemPrompt: string): void {
+    if (name in this.agents) throw new Error(`agent ${name} is already in the team`);
+    this.agents[name] = systemPrompt;
+    this.notify();
   }
 
   /** The agents' states. */
   states(): Record<string, AgentState> {
     const out: Record<string, AgentState> = {};
-    for (const name of Object.keys(this.options.agents)) {
+    for (const name of Object.keys(this.agents)) {
       out[name] = this.stopped.has(name) || this.ended ? (this.running.has(name) ? 'running' : 'stopped') : this.running.has(name) ? 'running' : 'idle';
     }
     return out;
@@ -127,10 +137,10 @@ export class TeamRunner {
 
   /** Stops one agent (its running invocation is killed; it is not woken again); the team ends when none is left. */
   stopAgent(agent: string): void {
-    if (!(agent in this.options.agents)) throw new Error(`no agent ${agent}`);
+    if (!(agent in this.agents)) throw new Error(`no agent ${agent}`);
     this.stopped.add(agent);
     this.kill(this.running.get(agent));
-    if (Object.keys(this.options.agents).every((a) => this.stopped.has(a))) this.end('stopped', 'every agent was stopped');
+    if (Object.keys(this.agents).every((a) => this.stopped.has(a))) this.end('stopped', 'every agent was stopped');
   }
 
   /** Stops the team: every running invocation is killed. */
@@ -142,7 +152,7 @@ export class TeamRunner {
     do {
       this.again = false;
       await this.emitChannel();
-      for (const agent of Object.keys(this.options.agents)) {
+      for (const agent of Object.keys(this.agents)) {
         if (this.ended) return;
         if (this.running.has(agent) || this.stopped.has(agent)) continue;
         const unread = (await this.options.provider.peekInbox(agent)).filter((m) => m.unread);
@@ -165,7 +175,7 @@ export class TeamRunner {
     const shownUntil = unread.reduce((max, m) => (m.entry.timestamp > max ? m.entry.timestamp : max), unread[0]!.entry.timestamp);
     const invocation = this.options.invoke(agent, {
       prompt: teamPrompt(agent, workflow, instance, unread),
-      systemPrompt: teamSystemPrompt(this.options.agents[agent] ?? ''),
+      systemPrompt: teamSystemPrompt(this.agents[agent] ?? ''),
     });
     this.running.set(agent, invocation);
     this.emit({ type: 'agent_started', agent, unread: unread.length, invocation: this.invocations });

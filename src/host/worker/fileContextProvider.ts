@@ -3,7 +3,8 @@
 //   channel.md            the channel, append-only (encoding: src/core/worker/channelMarkdown.ts)
 //   notes.md              the entry-point document; every other file under the directory is a document too
 //   .baton-inbox.json     read cursors { agent: ISO timestamp }, replaced atomically (write + rename)
-//   .baton-lock           held while appending or moving a cursor, so that several processes share one context
+//   .baton-lock           held (with the holder's pid) while appending or moving a cursor, so that several
+//                         processes share one context; a lock whose process is gone is taken over
 // Appends happen under the lock (so timestamps increase across processes) as one O_APPEND write of a whole entry
 // (so entries never interleave). Document paths are checked twice: as text (no `..`, not absolute: core rules) and
 // on disk (realpath inside the directory, so a symlink cannot lead out).
@@ -32,8 +33,9 @@ export interface FileContextOptions extends ContextProviderOptions {
 
 const CURSORS = '.baton-inbox.json';
 const LOCK = '.baton-lock';
-const LOCK_STALE_MS = 30_000;
-const LOCK_WAIT_MS = 15_000;
+/** A lock older than this is taken over (its holder hung); one whose process is gone is taken over at once. */
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 20_000;
 /** How much of the channel's end is read to find the newest timestamp (an entry is at most ~64 KB). */
 const TAIL_BYTES = 256 * 1024;
 
@@ -138,7 +140,7 @@ export class FileContextProvider implements ContextProvider {
     const rel = this.rel(file);
     const path = await this.resolve(rel, true);
     const size = (await exists(path)) ? (await stat(path)).size : (await this.checkRoom(), 0);
-    if (size + utf8Length(content) > CONTEXT_LIMITS.documentBytes) checkDocumentSize('x'.repeat(CONTEXT_LIMITS.documentBytes + 1), rel);
+    checkDocumentSize(size + utf8Length(content), rel);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content, { flag: 'a' });
   }
@@ -251,7 +253,7 @@ export class FileContextProvider implements ContextProvider {
       } catch (ex) {
         if ((ex as NodeJS.ErrnoException).code !== 'EEXIST') throw ex;
         const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > LOCK_STALE_MS) await rm(lock, { force: true });
+        if (age > LOCK_STALE_MS || (await holderGone(lock))) await rm(lock, { force: true });
         else if (Date.now() - started > LOCK_WAIT_MS) {
           throw new BatonError('invalid_state', `the context ${this.root} stayed locked for ${LOCK_WAIT_MS / 1000} s (${lock}); if no team is running there, delete that file`);
         }
@@ -263,6 +265,18 @@ export class FileContextProvider implements ContextProvider {
     } finally {
       await rm(lock, { force: true });
     }
+  }
+}
+
+/** Whether the process that wrote the lock file (its pid) has ended, e.g. killed while holding it. */
+async function holderGone(lock: string): Promise<boolean> {
+  const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (ex) {
+    return (ex as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

@@ -2,6 +2,8 @@
 // process), list, stop, send, peek, and the events of an instance since a position (how a CLI follows a team the
 // owner runs).
 import { BatonError } from '../../core/errors.js';
+import { TEAM_BACKENDS } from '../../core/worker/workflowFile.js';
+import type { AgentDefinition } from '../../core/worker/types.js';
 import { teamsOf, type TeamStart } from './teams.js';
 
 /** A team control request. */
@@ -11,10 +13,11 @@ export type TeamControlRequest =
   | { op: 'team_stop'; target?: string }
   | { op: 'team_send'; message: string; to: string }
   | { op: 'team_peek'; instance?: string }
-  | { op: 'team_events'; instance: string; since?: number };
+  | { op: 'team_events'; instance: string; since?: number }
+  | { op: 'team_new'; name: string; backend: string; model?: string; system_prompt?: string; command?: string[]; context?: string; cwd: string };
 
 /** The team ops' names. */
-export const TEAM_OPS = ['team_start', 'team_list', 'team_stop', 'team_send', 'team_peek', 'team_events'] as const;
+export const TEAM_OPS = ['team_start', 'team_list', 'team_stop', 'team_send', 'team_peek', 'team_events', 'team_new'] as const;
 
 /** Whether a control request is a team op. */
 export function isTeamOp(req: { op: string }): req is TeamControlRequest {
@@ -57,6 +60,16 @@ export function parseTeamOp(body: Record<string, unknown>): TeamControlRequest |
       if (since !== undefined && (typeof since !== 'number' || !Number.isInteger(since) || since < 0)) throw new BatonError('invalid_input', 'since must be a whole number ≥ 0');
       return { op: 'team_events', instance: str(body, 'instance', true)!, since: since as number | undefined };
     }
+    case 'team_new': {
+      const command = body.command;
+      if (command !== undefined && (!Array.isArray(command) || command.some((c) => typeof c !== 'string'))) throw new BatonError('invalid_input', 'command must be a list of strings');
+      const backend = str(body, 'backend', true)!;
+      if (!(TEAM_BACKENDS as readonly string[]).includes(backend)) throw new BatonError('invalid_input', `backend must be one of ${TEAM_BACKENDS.join(', ')}`);
+      return {
+        op: 'team_new', name: str(body, 'name', true)!, backend, model: str(body, 'model', false), system_prompt: typeof body.system_prompt === 'string' ? body.system_prompt : undefined,
+        command: command as string[] | undefined, context: str(body, 'context', false), cwd: str(body, 'cwd', true)!,
+      };
+    }
     default:
       return null;
   }
@@ -79,6 +92,11 @@ export async function runTeamOp(baton: object, req: TeamControlRequest): Promise
       return { result: await teams.send(req.message, req.to) };
     case 'team_peek':
       return { result: await teams.peek(req.instance) };
+    case 'team_new': {
+      if (req.backend === 'command' && !req.command?.length) throw new BatonError('invalid_input', 'the command backend needs --command PROGRAM (and its arguments after --)');
+      const def: AgentDefinition = { backend: req.backend, model: req.model ?? '', system_prompt: req.system_prompt ?? '', ...(req.command ? { command: req.command } : {}) };
+      return { result: { name: await teams.newAgent({ name: req.name, def, context: req.context, cwd: req.cwd }), pid: process.pid } };
+    }
     case 'team_events': {
       const team = teams.get(req.instance);
       const from = Math.max(0, (req.since ?? 0) - team.dropped);

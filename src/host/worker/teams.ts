@@ -40,6 +40,8 @@ export interface TeamsOptions {
 export interface TeamStart {
   /** The workflow file (absolute, or relative to `cwd`). */
   file: string;
+  /** The workflow itself (a standalone agent's), instead of reading `file`; `file` is then only its label. */
+  workflow?: WorkflowFile;
   instance?: string;
   mode: 'run' | 'start';
   /** The agents' (and setup commands') project folder. */
@@ -74,9 +76,13 @@ export interface TeamInstance {
   dropped: number;
   listeners: Set<(event: TeamEvent) => void>;
   end: TeamEnd | null;
+  /** Adds an agent to the running team (a standalone agent joining its channel). */
+  join(name: string, def: AgentDefinition): void;
 }
 
 const EVENT_KEEP = 5000;
+/** The source shown for standalone agents. */
+export const STANDALONE = '(standalone)';
 
 /** The teams of one owner process. */
 export class Teams {
@@ -95,8 +101,8 @@ export class Teams {
 
   /** Starts an instance: setup, provider, kickoff, loop. Rejects (nothing left running) when any of it fails. */
   async start(req: TeamStart): Promise<TeamInstance> {
-    const path = resolve(req.cwd, req.file);
-    const workflow = loadWorkflow(path);
+    const path = req.workflow ? req.file : resolve(req.cwd, req.file);
+    const workflow = req.workflow ?? loadWorkflow(path);
     const instance = req.instance ?? DEFAULT_INSTANCE;
     checkInstanceName(instance);
     const running = this.instances.get(instance);
@@ -106,6 +112,7 @@ export class Teams {
     const base = workflowVariables({ workflow: { name: workflow.name! }, instance, context, env });
     const setup = await runSetup(workflow.setup ?? [], { cwd: req.cwd, env, base, expand: interpolate });
     const kickoff = workflow.kickoff === undefined ? undefined : interpolate(workflow.kickoff, { ...base, ...setup }, 'kickoff');
+    // Mutable: an agent that joins later (baton new --context) becomes a valid @mention in the providers too.
     const agents = Object.keys(workflow.agents);
     const { provider: raw, dir } = await createTeamContext(context, agents, req.cwd, instance);
     await this.endStale();
@@ -114,7 +121,7 @@ export class Teams {
       agents: Object.entries(workflow.agents).map(([name, d]) => ({ name, backend: d.backend ?? 'claude', model: d.model })),
     });
     const provider = this.runs.attach(runId, raw);
-    const team = this.launch(runId, workflow, instance, path, provider, req);
+    const team = this.launch(runId, workflow, instance, path, provider, req, agents);
     if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
     team.runner.notify();
     return team;
@@ -128,7 +135,7 @@ export class Teams {
     }
   }
 
-  private launch(runId: string, workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart): TeamInstance {
+  private launch(runId: string, workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart, agentNames: string[]): TeamInstance {
     const tokens = new Map<string, { token: string; revoke(): void }>();
     const endpointOf = (agent: string): McpEndpoint => {
       let t = tokens.get(agent);
@@ -137,7 +144,7 @@ export class Teams {
     };
     const listeners = new Set<(event: TeamEvent) => void>(req.onEvent ? [req.onEvent] : []);
     const events: TeamEvent[] = [];
-    const defs: Record<string, AgentDefinition> = workflow.agents;
+    const defs: Record<string, AgentDefinition> = { ...workflow.agents };
     const runner = new TeamRunner({
       workflow: workflow.name!, instance, provider, mode: req.mode, maxInvocations: req.maxInvocations,
       agents: Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.system_prompt])),
@@ -152,7 +159,15 @@ export class Teams {
       },
       onError: (ex) => this.options.log.error(`team @${instance}`, ex),
     });
-    const team: TeamInstance = { runId, instance, workflow: workflow.name!, source: basename(path), runner, provider, events, dropped: 0, listeners, end: null };
+    const team: TeamInstance = {
+      runId, instance, workflow: workflow.name!, source: req.workflow ? path : basename(path), runner, provider, events, dropped: 0, listeners, end: null,
+      join: (name, def) => {
+        if (name in defs) throw new BatonError('invalid_state', `@${instance} already has an agent ${name}; pick another NAME`);
+        defs[name] = def;
+        agentNames.push(name);
+        runner.addAgent(name, def.system_prompt);
+      },
+    };
     this.instances.set(instance, team);
     // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
     const poll = setInterval(() => {
@@ -173,6 +188,24 @@ export class Teams {
   private recordState(runId: string, event: TeamEvent): void {
     const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? (event.status === 'completed' ? 'idle' : 'failed') : null;
     if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
+  }
+
+  /**
+   * A standalone agent: with `context`, it joins that running instance (its channel, documents and @mentions);
+   * without, it runs alone as instance NAME (`NAME@NAME`, listed as standalone) with its own context, until stopped.
+   */
+  async newAgent(req: { name: string; def: AgentDefinition; context?: string; cwd: string }): Promise<string> {
+    if (!/^[a-zA-Z][a-zA-Z0-9_-]*$/.test(req.name) || ['system', 'user', 'all'].includes(req.name)) {
+      throw new BatonError('invalid_input', `'${req.name}' is not a valid agent name: a letter, then letters, digits, '_' or '-' (not system, user or all)`);
+    }
+    if (req.context !== undefined) {
+      const team = this.get(req.context);
+      if (team.end) throw new BatonError('invalid_state', `team instance @${req.context} has ended (${team.end.reason})`);
+      team.join(req.name, req.def);
+      return `${req.name}@${req.context}`;
+    }
+    const team = await this.start({ file: STANDALONE, workflow: { name: req.name, agents: { [req.name]: req.def } }, instance: req.name, mode: 'start', cwd: req.cwd });
+    return `${req.name}@${team.instance}`;
   }
 
   /** The instance named `name`; a BatonError naming the running ones otherwise. */

@@ -1,0 +1,63 @@
+// `baton new NAME --backend B [--context @instance]`: a standalone agent. With --context it joins a running team's
+// channel (it wakes on @NAME there); without, it runs alone as NAME with its own context (`baton send "…" --to NAME`).
+// Runs in the live owner, or in this process, which then serves until the agent is stopped (or Ctrl-C).
+import { callControl } from '../host/controlClient.js';
+import { teamsOf } from '../host/worker/teams.js';
+import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
+import type { AgentDefinition } from '../core/worker/types.js';
+import { CliError, parse } from './common.js';
+import { ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { NEW_USAGE } from './usage.js';
+
+const OPTIONS = { ...TEAM_OPTIONS, backend: { type: 'string' }, model: { type: 'string' }, 'system-prompt': { type: 'string' }, context: { type: 'string' } } as const;
+
+/** Runs `baton new`; returns the exit code. */
+export async function newCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, OPTIONS, NEW_USAGE);
+  if (values.help) {
+    process.stdout.write(`${NEW_USAGE}\n`);
+    return 0;
+  }
+  const [name, ...command] = positionals;
+  if (!name) throw new CliError(`new needs a NAME\n\n${NEW_USAGE}`, 2);
+  const backend = values.backend;
+  if (!backend || !(TEAM_BACKENDS as readonly string[]).includes(backend)) throw new CliError(`new needs --backend, one of ${TEAM_BACKENDS.join(', ')}\n\n${NEW_USAGE}`, 2);
+  if ((backend === 'command') !== command.length > 0) throw new CliError(`${backend === 'command' ? 'the command backend needs its program after --' : 'only the command backend takes a program after --'}\n\n${NEW_USAGE}`, 2);
+  if (values.context !== undefined && !/^@.+/.test(values.context)) throw new CliError(`--context takes @instance (e.g. @pr-123), got "${values.context}"\n\n${NEW_USAGE}`, 2);
+  const instance = values.context?.slice(1);
+  const def: AgentDefinition = { backend, model: values.model ?? '', system_prompt: values['system-prompt'] ?? '', ...(command.length ? { command } : {}) };
+  const where = await ownTeams(values);
+  if ('remote' in where) {
+    const r = (await callControl(where.remote, {
+      op: 'team_new', name, backend, model: values.model, system_prompt: values['system-prompt'], command: command.length ? command : undefined, context: instance, cwd: workspaceOf(values),
+    }, 60_000)) as { result: { name: string; pid: number } };
+    process.stdout.write(`${created(r.result.name, r.result.pid)}\n`);
+    return 0;
+  }
+  const { owner } = where;
+  try {
+    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}`, 1);
+    const teams = teamsOf(owner.opened.baton);
+    const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });
+    process.stdout.write(`${created(full, process.pid)}\n`);
+    let interrupted = false;
+    const onSignal = () => {
+      interrupted = true;
+      teams.stop(undefined);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    return 0;
+  } finally {
+    await owner.close();
+  }
+}
+
+function created(full: string, pid: number): string {
+  const [agent, instance] = full.split('@') as [string, string];
+  const to = agent === instance ? agent : full;
+  return `${full === `${agent}@${agent}` ? `standalone agent ${agent}` : `agent ${full}`} runs in Baton process ${pid}; talk to it: baton send "…" --to ${to}; stop: baton stop ${to}`;
+}

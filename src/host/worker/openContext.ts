@@ -1,0 +1,52 @@
+// Host-side entry points of a team's context: a workflow file read from disk (with its prompt files), and the
+// ContextProvider of an instance (file or memory, by the workflow's `context`), paths resolved against `cwd`.
+import { readFileSync } from 'node:fs';
+import { basename, extname, isAbsolute, resolve } from 'node:path';
+import { BatonError } from '../../core/errors.js';
+import type { Clock } from '../../core/ports.js';
+import { formatProblems, type Parsed } from '../../core/pipelines/systemFile.js';
+import { MemoryContextProvider } from '../../core/worker/memoryContextProvider.js';
+import type { ContextProvider, WorkflowFile } from '../../core/worker/types.js';
+import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
+import { resolveContext, type ResolvedContext } from '../../core/worker/workflowVariables.js';
+import { FileContextProvider } from './fileContextProvider.js';
+
+/** Parses the workflow file at `path` (prompt files read relative to it); problems are returned, not thrown. */
+export function readWorkflowFile(path: string): Parsed<WorkflowFile> {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (ex) {
+    return { value: undefined, problems: [{ path, line: null, message: `cannot read the workflow file (${(ex as NodeJS.ErrnoException).code ?? (ex as Error).message})` }] };
+  }
+  const readFile = (p: string) => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
+}
+
+/** The workflow file at `path`, or a BatonError listing every problem as `file:line: field: message`. */
+export function loadWorkflowFile(path: string): WorkflowFile {
+  const parsed = readWorkflowFile(path);
+  if (!parsed.value) throw new BatonError('content_invalid', `${path} is not a valid team workflow:\n${formatProblems(parsed.problems)}`);
+  return parsed.value;
+}
+
+/** The context of an instance of `workflow` and its provider (undefined when the workflow has `context: false`). */
+export async function openContextProvider(workflow: WorkflowFile, opts: { instance: string; cwd: string; clock?: Clock }): Promise<{ context: ResolvedContext; provider: ContextProvider | undefined }> {
+  const name = workflow.name ?? 'workflow';
+  const context = resolveContext(workflow.context, name, opts.instance);
+  const agents = Object.keys(workflow.agents);
+  if (context === false) return { context, provider: undefined };
+  if (context.provider === 'memory') return { context, provider: new MemoryContextProvider({ agents, clock: opts.clock }) };
+  const dir = isAbsolute(context.dir) ? context.dir : resolve(opts.cwd, context.dir);
+  const provider = await FileContextProvider.open({
+    dir, agents, channel: context.channel, document: context.document, documents: context.documents, clock: opts.clock,
+    ...(context.documentsDir ? { documentsDir: context.documentsDir } : {}),
+  });
+  return { context: { ...context, dir }, provider };
+}
