@@ -262,8 +262,10 @@ export interface PanelPersistedState {
 
 /** Step names and ids: word characters, dots and dashes. */
 export const NAME_PATTERN = /^[\w.-]{1,100}$/;
-/** Step names also hold a pipeline's nesting: `parent/child`, `loop[2]/child`. */
-export const STEP_NAME_PATTERN = /^[\w.\-/[\]]{1,200}$/;
+/** One segment of a pipeline step's name: a name, a loop's pass `[n]` after it allowed; never `.` or `..`. */
+const STEP_SEGMENT = /^(?!\.\.?(?:\[|$))[\w.-]{1,100}(?:\[\d{1,6}\])?$/;
+/** Longest step name (a pipeline's nesting: `parent/child`, `loop[2]/child`). */
+export const MAX_STEP_NAME_CHARS = 300;
 /** Longest feedback a person may send with a rejection. */
 export const MAX_FEEDBACK_CHARS = 10_000;
 
@@ -283,7 +285,7 @@ function onlyKeys(msg: Record<string, unknown>, keys: string[]): boolean {
 
 /** Whether `value` is a step name the panel may send (a pipeline's nested names included). */
 export function isStepName(value: unknown): value is string {
-  return typeof value === 'string' && STEP_NAME_PATTERN.test(value);
+  return typeof value === 'string' && value.length <= MAX_STEP_NAME_CHARS && value.split('/').every((seg) => STEP_SEGMENT.test(seg));
 }
 
 /** A raised budget limit: absent (null) or a number ≥ 0 (tokens whole). */

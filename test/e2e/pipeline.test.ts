@@ -18,7 +18,7 @@ const CLI = join(repoRoot, 'dist', 'cli.js');
 const REVIEW = `name: review
 description: Draft, check in parallel, sign off
 agents:
-  - { id: writer, role: implementer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "4000" } }
+  - { id: writer, role: implementer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "9000" } }
   - { id: checker, role: reviewer, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "200" } }
 workflow:
   - { id: draft, type: agent, agentId: writer, outputVariable: draft }
@@ -36,6 +36,19 @@ agents:
   - { id: solo, role: custom, runner: command, command: [NODE, AGENT], env: { DELAY_MS: "3000" } }
 workflow:
   - { id: only, type: agent, agentId: solo }
+`;
+
+const BLUEPRINT = `id: echo-pair
+name: Echo Pair
+description: One scripted agent on a topic
+category: custom
+agentTemplates:
+  - { id: first, role: custom, suggestedModels: [claude-haiku], suggestedTools: [], runner: command, command: [NODE, AGENT], promptTemplate: "{{system.input}} about {{topic}} ({{tone}})" }
+workflowTemplate:
+  - { id: only, type: agent, agentId: first }
+requiredInputs:
+  - { name: topic, description: What it is about, type: string }
+  - { name: tone, description: How it sounds, type: selection, options: [calm, loud], default: calm }
 `;
 
 const BROKEN = `name: broken
@@ -73,6 +86,8 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     writeFileSync(join(dir, 'review.yaml'), fill(REVIEW));
     writeFileSync(join(dir, 'quick.yaml'), fill(QUICK));
     writeFileSync(join(dir, 'broken.yaml'), BROKEN);
+    mkdirSync(join(server.workspace, '.baton', 'blueprints'), { recursive: true });
+    writeFileSync(join(server.workspace, '.baton', 'blueprints', 'echo-pair.yaml'), fill(BLUEPRINT));
     db = join(server.workspace, '.baton', 'baton.db');
     browser = await launchBrowser(server.host.chromium!);
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -109,9 +124,8 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     panel = await wb.webviewFrame('pipeline', 60_000);
     const node = (name: string) => panel.locator(`[data-testid="pstep-${name}"]`).first();
     const status = async (name: string) => (await node(name).getAttribute('data-status', { timeout: 2000 })) ?? '';
-    // The writer works for 4 s: its output is in the panel before it finishes.
+    // The writer works for 9 s (the panel loads in a few): its output is in the panel before it finishes.
     const streamed = await waitFor('the writer\'s output while it runs', async () => {
-      process.stderr.write(`[debug] ${(await panel.locator('[data-testid="pipeline"]').first().innerText({ timeout: 1000 }).catch((e) => String(e))).replace(/\n/g, ' | ')}\n`);
       if ((await status('draft')) !== 'running') return false;
       const out = node('draft').locator('[data-testid="poutput"]');
       return (await out.count()) > 0 && (await out.innerText({ timeout: 1000 })).includes('writer: working on Fix the login bug') && 'ok';
@@ -138,6 +152,26 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     const review = runs.find((r) => r.system === 'review');
     assert.equal(review?.status, 'completed', listed.stdout);
     assert.equal(review?.usage.tokens, 60);
+  });
+
+  /** Answers the quick input once it shows `title`. */
+  async function answer(title: string, text: string): Promise<void> {
+    await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: title }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await wb.answerQuickInput(text);
+  }
+
+  it('runs a blueprint: its inputs are asked (a box, a pick), then the runner and the task', async () => {
+    await wb.runCommand('Baton: Run Pipeline…');
+    await wb.waitForQuickInput('echo-pair');
+    await wb.answerQuickInput('blueprint echo-pair');
+    await answer('Blueprint echo-pair: topic', 'caching');
+    await answer('Blueprint echo-pair: tone', 'loud');
+    await answer('Blueprint echo-pair: who runs the agents?', 'As the blueprint suggests');
+    await answer('Run echo-pair', 'Explain');
+    const frame = await wb.webviewFrame('pstep-only', 60_000);
+    const only = frame.locator('[data-testid="pstep-only"]').first();
+    await waitFor('the blueprint\'s agent to finish', async () => (await only.getAttribute('data-status', { timeout: 1000 })) === 'completed', 30_000);
+    assert.match(await only.locator('[data-testid="poutput"]').innerText(), /first: working on Explain about caching \(loud\)/);
   });
 
   it('shows a run that `baton pipeline run` starts against the editor in the tree, live', async () => {

@@ -1,5 +1,6 @@
-// Rule: the extension accepts only well-formed panel messages — known types, exact fields, names /^[\w.-]{1,100}$/,
-// non-blank feedback of at most 10k characters — and rejects everything else as null.
+// Rule: the extension accepts only well-formed panel messages — known types, exact fields, names /^[\w.-]{1,100}$/
+// (step names may nest them as a pipeline does: `fan/lint`, `loop[2]/review`, never `.` or `..`), non-blank feedback
+// of at most 10k characters — and rejects everything else as null.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_FEEDBACK_CHARS, parseFromWebview, parseToWebview } from '../../src/shared/protocol.js';
@@ -9,6 +10,8 @@ const good: Array<[string, unknown, unknown]> = [
   ['refresh', { type: 'panel/refresh' }, { type: 'panel/refresh' }],
   ['approve', { type: 'panel/approve', stepName: 'implement_fix' }, { type: 'panel/approve', stepName: 'implement_fix' }],
   ['approve dotted/dashed', { type: 'panel/approve', stepName: 'phase-1.task_2' }, { type: 'panel/approve', stepName: 'phase-1.task_2' }],
+  ['approve a nested pipeline step', { type: 'panel/approve', stepName: 'checks/signoff' }, { type: 'panel/approve', stepName: 'checks/signoff' }],
+  ['approve in a loop pass', { type: 'panel/approve', stepName: 'again[12]/review' }, { type: 'panel/approve', stepName: 'again[12]/review' }],
   ['select', { type: 'panel/selectStep', stepName: 'review' }, { type: 'panel/selectStep', stepName: 'review' }],
   ['reject trims feedback', { type: 'panel/reject', stepName: 'review', feedback: '  add a test \n' }, { type: 'panel/reject', stepName: 'review', feedback: 'add a test' }],
   ['reject at the limit', { type: 'panel/reject', stepName: 'r', feedback: 'x'.repeat(MAX_FEEDBACK_CHARS) }, { type: 'panel/reject', stepName: 'r', feedback: 'x'.repeat(MAX_FEEDBACK_CHARS) }],
@@ -35,7 +38,11 @@ const bad: Array<[string, unknown]> = [
   ['approve with numeric step', { type: 'panel/approve', stepName: 42 }],
   ['approve with empty step', { type: 'panel/approve', stepName: '' }],
   ['approve with 101-char step', { type: 'panel/approve', stepName: 'a'.repeat(101) }],
-  ['approve with a slash', { type: 'panel/approve', stepName: 'a/b' }],
+  ['approve with an empty segment', { type: 'panel/approve', stepName: 'a//b' }],
+  ['approve with a leading slash', { type: 'panel/approve', stepName: '/a' }],
+  ['approve with a 101-char segment', { type: 'panel/approve', stepName: `a/${'b'.repeat(101)}` }],
+  ['approve with a dot segment', { type: 'panel/approve', stepName: 'a/./b' }],
+  ['approve with a bad pass', { type: 'panel/approve', stepName: 'loop[x]/b' }],
   ['approve with a space', { type: 'panel/approve', stepName: 'a b' }],
   ['approve with a newline', { type: 'panel/approve', stepName: 'a\n' }],
   ['approve with markup', { type: 'panel/approve', stepName: '<img>' }],

@@ -99,14 +99,15 @@ describe('tree model', () => {
   });
 
   it('expands a template with active runs and groups executions of no known template under "Other executions"', () => {
-    const list = [exec('e1'), exec('e2', { status: 'completed', progress: 100 }), exec('e3', { workflow: null, kind: 'pipeline' })];
+    // (Pipeline runs have a group of their own: pipelineTreeModel.test.ts.)
+    const list = [exec('e1'), exec('e2', { status: 'completed', progress: 100 }), exec('e3', { workflow: null, kind: 'adhoc' })];
     const nodes = rootNodes(workflows, list);
     assert.deepEqual(nodes.map((n) => n.id), ['template:bug-fix', 'template:security-audit:outline', 'group:other']);
     assert.equal(nodes[0]!.collapsible, 'expanded');
     assert.equal(nodes[0]!.description, '1 active · 2 runs');
     const names = new Set(workflows.map((w) => w.name));
     assert.deepEqual(executionNodes(list, nodes[0]!.ref, names).map((n) => n.id), ['execution:e1', 'execution:e2']);
-    assert.deepEqual(executionNodes(list, nodes[2]!.ref, names).map((n) => n.label), ['pipeline · running · 50%']);
+    assert.deepEqual(executionNodes(list, nodes[2]!.ref, names).map((n) => n.label), ['adhoc · running · 50%']);
   });
 
   it('labels an execution "<workflow> · <status> · <progress>%" with its status icon and context value', () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
-import type { PanelSpec, PanelState } from '../../src/shared/protocol.js';
+import type { PanelPipeline, PanelPipelineNode, PanelSpec, PanelState } from '../../src/shared/protocol.js';
 import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 
@@ -102,6 +102,25 @@ window.acquireVsCodeApi = () => ({
 });
 document.addEventListener('securitypolicyviolation', (e) => window.__toHost({ csp: e.violatedDirective + ' ' + e.blockedURI }));
 `;
+
+function pnode(name: string, type: string, status: PanelPipelineNode['status'], extra: Partial<PanelPipelineNode> = {}): PanelPipelineNode {
+  return { name, label: name.split('/').at(-1)!, type, status, agent: null, detail: null, attempt: 1, tokens: 0, costUsd: null, output: null, toolCalls: [], children: [], ...extra };
+}
+
+function pipelineFixture(): PanelPipeline {
+  return {
+    system: 'review', input: 'fix it', live: true,
+    nodes: [
+      pnode('draft', 'agent', 'completed', { agent: 'writer', tokens: 60, costUsd: 0.01, output: 'the draft' }),
+      pnode('fan', 'parallel', 'running', { detail: 'fail_fast', children: [
+        pnode('fan/lint', 'agent', 'running', { agent: 'checker', tokens: 60, output: 'linting the draft', toolCalls: ['baton/memory_store'] }),
+        pnode('fan/loud', 'transform', 'completed'),
+      ] }),
+    ],
+    total: { tokens: 120, costUsd: 0.01 }, byAgent: [{ agent: 'writer', tokens: 60, costUsd: 0.01, steps: 1 }],
+    budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached',
+  };
+}
 
 test('the panel page renders and talks the protocol under its CSP', { timeout: 60_000 }, async () => {
   assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
@@ -199,12 +218,28 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await page.locator('[data-testid="spec-drift"]').waitFor({ state: 'detached', timeout: 5_000 });
     assert.equal(await $('spec-write-back').count(), 0);
 
+    // A pipeline run paused at its budget: the nested steps with their output, the budget used, raise and resume.
+    await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: pipelineFixture() } });
+    await $('pipeline').waitFor({ timeout: 5_000 });
+    assert.equal(await $('graph').count(), 0, 'a pipeline shows its outline, not the dependency graph');
+    assert.equal(await $('pstep-fan/lint').getAttribute('data-status'), 'running');
+    assert.equal(await $('pstep-fan').getAttribute('data-type'), 'parallel');
+    assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="poutput"]').textContent()) ?? '', /linting the draft/);
+    assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="ptools"]').textContent()) ?? '', /baton\/memory_store/);
+    assert.match((await $('budget').textContent()) ?? '', /Budget: 120% used — 120 of 100 tokens/);
+    assert.match((await $('budget-paused').textContent()) ?? '', /Paused: budget exceeded.*token budget of 100 reached/);
+    await $('budget-tokens').fill('500');
+    await $('budget-usd').fill('');
+    await $('raise-budget').click();
+    assert.equal(await $('raise-budget').getAttribute('disabled'), '', 'one request at a time');
+
     assert.deepEqual(messages(), [
       { type: 'panel/ready' },
       { type: 'panel/reject', stepName: 'implement_fix', feedback: 'cover the null case' },
       { type: 'panel/openArtifact', artifactId: 'a1' },
       { type: 'panel/selectStep', stepName: 'review' },
       { type: 'panel/selectStep', stepName: 'analyze' },
+      { type: 'pipeline/resume', tokens: 500, usd: null },
     ]);
     assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'analyze' } });
     assert.deepEqual(posted.filter((m) => 'csp' in m), [], 'no CSP violations');
