@@ -127,7 +127,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
   });
 
   it('shows a team `baton start` starts against the editor in the tree and its panel, live, until `baton stop` ends it', async () => {
-    const started = await cli(['start', 'crew.yaml', '--instance', 'term', '--db', db, '--workspace', server.workspace]);
+    const started = await cli(['start', join(server.workspace, 'crew.yaml'), '--instance', 'term', '--db', db, '--workspace', server.workspace]);
     assert.equal(started.code, 0, started.stderr + started.stdout);
     assert.match(started.stdout, /started @term in Baton process \d+/);
     await waitFor('the terminal\'s team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · running')), 30_000);
