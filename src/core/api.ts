@@ -66,6 +66,20 @@ export interface WorkflowStatusResource {
   started_at: string;
   completed_at: string | null;
   steps: StepStatusView[];
+  /** For a team run (execution kind 'worker'): its instance, agents with unread counts, and the channel's newest entries. */
+  team?: TeamStatusView;
+}
+
+/** A team run as workflow-status:// shows it. */
+export interface TeamStatusView {
+  instance: string;
+  source: string | null;
+  context_dir: string | null;
+  agents: Array<{ agent: string; backend: string; model: string; state: string; read_cursor: string | null; unread: number }>;
+  /** Every entry recorded. */
+  messages: number;
+  /** The newest entries (at most 50), oldest first. */
+  channel: Array<{ timestamp: string; from: string; message: string; mentions: string[] }>;
 }
 
 /** `project-context://{project_id}`. */

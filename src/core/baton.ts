@@ -375,6 +375,7 @@ export class Baton implements BatonApi {
         started_at: s.started_at, completed_at: s.completed_at, duration_ms: s.duration_ms, outcome_summary: s.outcome_summary,
         feedback: s.feedback, attempt: s.attempt, artifacts: artifacts.filter((a) => a.step_name === s.step_name),
       })),
+      ...(exec.kind === 'worker' ? { team: this.teams.statusView(exec.execution_id) } : {}),
     };
   }
 

@@ -49,6 +49,30 @@ describe('file provider: on disk', () => {
     assert.ok((await third.readChannel())[2]!.timestamp > (await third.readChannel())[1]!.timestamp);
   });
 
+  it('sees what another instance appends, and a channel rewritten by hand', async () => {
+    const dir = freshDir();
+    const clock = fakeClock();
+    const one = await FileContextProvider.open({ dir, agents: ['coder'], clock });
+    const two = await FileContextProvider.open({ dir, agents: ['coder'], clock });
+    await one.appendChannel('system', 'first');
+    assert.equal((await one.readChannel()).length, 1);
+    await two.appendChannel('user', '@coder second');
+    assert.deepEqual((await one.readChannel()).map((e) => e.message), ['first', '@coder second']);
+    assert.equal((await one.getInbox('coder')).length, 1);
+    writeFileSync(join(dir, 'channel.md'), '# cleared by hand\n');
+    assert.deepEqual(await one.readChannel(), []);
+  });
+
+  it('finds the newest timestamp behind a long message', async () => {
+    const clock = fakeClock();
+    const p = await FileContextProvider.open({ dir: freshDir(), agents: [], clock });
+    const a = await p.appendChannel('system', `${'long line\n'.repeat(6000)}end`);
+    const b = await p.appendChannel('system', 'x'.repeat(60_000));
+    const c = await p.appendChannel('system', 'short');
+    assert.deepEqual([b.timestamp > a.timestamp, c.timestamp > b.timestamp], [true, true]);
+    assert.deepEqual((await p.readChannel()).map((e) => e.message.length), [a.message.length, 60_000, 5]);
+  });
+
   it('uses the configured channel, entry point and documents', async () => {
     const dir = freshDir();
     const p = await FileContextProvider.open({ dir, agents: [], channel: 'discussion.md', document: 'workspace.md', documents: ['goals.md', 'findings/a.md'], documentsDir: 'more' });

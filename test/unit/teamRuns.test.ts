@@ -51,6 +51,20 @@ describe('team runs in the database', () => {
     assert.deepEqual(teams.channel(runId, undefined, 1), [b]);
   });
 
+  it('shows in workflow-status with unread counts per agent and the channel', async () => {
+    const { baton, runId, provider, clock } = await team();
+    const a = await provider.appendChannel('reviewer', '@coder one');
+    clock.advance(1000);
+    await provider.appendChannel('reviewer', '@coder @reviewer two');
+    await provider.ackInbox('coder', a.timestamp);
+    const status = baton.workflowStatus(runId);
+    assert.equal(status.workflow, 'review');
+    assert.equal(status.team?.instance, 'pr-1');
+    assert.equal(status.team?.messages, 2);
+    assert.deepEqual(status.team?.agents.map((x) => [x.agent, x.unread]), [['reviewer', 0], ['coder', 1]]);
+    assert.deepEqual(status.team?.channel.map((e) => e.message), ['@coder one', '@coder @reviewer two']);
+  });
+
   it('records read cursors, never backwards', async () => {
     const { teams, runId, provider, clock } = await team();
     const a = await provider.appendChannel('reviewer', '@coder one');

@@ -33,6 +33,17 @@ describe('extractMentions', () => {
   for (const [name, message, expected] of cases) {
     it(name, () => assert.deepEqual(extractMentions(message, AGENTS), expected));
   }
+  it('stays fast on adversarial 64 KB messages (backtick runs of every length, fences, @ floods)', () => {
+    const nasty = [
+      Array.from({ length: 300 }, (_, i) => `${'`'.repeat(i + 1)}a`).join(' ').slice(0, 65536),
+      '` @coder '.repeat(7000), '```\n'.repeat(16000), `x\n\`\`\`${' @coder'.repeat(9000)}`, '@'.repeat(65536), 'a@b.c '.repeat(10000),
+    ];
+    for (const m of nasty) {
+      const started = performance.now();
+      extractMentions(m, AGENTS);
+      assert.ok(performance.now() - started < 1500, `${m.slice(0, 20)}… took ${Math.round(performance.now() - started)} ms`);
+    }
+  });
   it('finds mentions on repeated calls (no shared regex state)', () => {
     assert.deepEqual(extractMentions('@coder', AGENTS), ['coder']);
     assert.deepEqual(extractMentions('@coder', AGENTS), ['coder']);

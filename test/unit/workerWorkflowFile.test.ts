@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
 import { formatProblems } from '../../src/core/pipelines/systemFile.js';
-import { parseWorkflowFile, resolveRelative } from '../../src/core/worker/workflowFile.js';
+import { parseWorkflowFile, resolveRelative, variablesIn } from '../../src/core/worker/workflowFile.js';
 import { interpolate, resolveContext, workflowVariables } from '../../src/core/worker/workflowVariables.js';
 
 const readFile = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : undefined);
@@ -141,6 +141,13 @@ describe('variables and context', () => {
     const vars = workflowVariables({ workflow: { name: 'review' }, instance: 'pr-123', context: ctx, env: { USER: 'ann' }, setup: { diff: 'has ${{ env.USER }} inside' } });
     const out = interpolate('${{diff}} | ${{ env.USER }} | ${{ workflow.name }}@${{ workflow.instance }} | ${{ context.channel }} | ${{ context.document }}', vars);
     assert.equal(out, 'has ${{ env.USER }} inside | ann | review@pr-123 | .workflow/pr-123/channel.md | .workflow/pr-123/notes.md');
+  });
+  it('finds variables in linear time, however the text is built', () => {
+    const started = performance.now();
+    assert.deepEqual(variablesIn(`\${{${' '.repeat(50_000)}`), []);
+    assert.equal(variablesIn('${{ a '.repeat(20_000)).length, 0);
+    assert.deepEqual(variablesIn('${{diff}} ${{  env.X  }}'), ['diff', 'env.X']);
+    assert.ok(performance.now() - started < 1500, `took ${Math.round(performance.now() - started)} ms`);
   });
   it('names unknown and unset variables', () => {
     const vars = workflowVariables({ workflow: { name: 'r' }, instance: 'i', context: ctx });

@@ -18,8 +18,31 @@ export function withoutCode(message: string): string {
   const blank = (s: string) => s.replace(/[^\n]/g, ' ');
   // A fence runs from ``` or ~~~ at a line start to the same fence or the end of the message (CommonMark).
   const unfenced = message.replace(/^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[`~]*[ \t]*$|(?![\s\S]))/gm, blank);
-  // An inline span runs between two runs of the same number of backticks.
-  return unfenced.replace(/(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, blank);
+  return blankInlineCode(unfenced);
+}
+
+/** Blanks inline code spans: a run of backticks up to the next run of the same length (CommonMark), in linear time. */
+function blankInlineCode(text: string): string {
+  const runs: Array<{ start: number; end: number }> = [];
+  for (const m of text.matchAll(/`+/g)) runs.push({ start: m.index, end: m.index + m[0].length });
+  // For each run, the index of the next run of the same length (or -1).
+  const next = new Array<number>(runs.length).fill(-1);
+  const seen = new Map<number, number>();
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const len = runs[i]!.end - runs[i]!.start;
+    next[i] = seen.get(len) ?? -1;
+    seen.set(len, i);
+  }
+  let out = '';
+  let at = 0;
+  for (let i = 0; i < runs.length; i++) {
+    const j = next[i]!;
+    if (j < 0) continue; // an unmatched run is literal text
+    out += text.slice(at, runs[i]!.start) + text.slice(runs[i]!.start, runs[j]!.end).replace(/[^\n]/g, ' ');
+    at = runs[j]!.end;
+    i = j;
+  }
+  return out + text.slice(at);
 }
 
 /** The agents of `validAgents` that `message` @mentions, in order of first mention, without repeats. */

@@ -7,6 +7,7 @@
 //   … agents get run tokens for { runId, agent } (owner.issueRunToken); their `context` tools call teams.get(runId)
 //   await teams.finish(runId, 'completed');              // also detaches
 // Entries written to the context by another process (`baton send` on a file context) are caught up by sync(runId).
+import type { TeamStatusView } from '../api.js';
 import type { ExecutionRepo } from '../broker/executionRepo.js';
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
@@ -213,6 +214,21 @@ export class TeamRuns {
       runId: r.execution_id, instance: r.instance, workflow: r.workflow, status: r.status, source: r.source, contextDir: r.context_dir,
       startedAt: r.started_at, agents: this.agents(r.execution_id), messages: r.messages,
     }));
+  }
+
+  /** The team view of workflow-status:// (undefined for an execution that is not a team run). */
+  statusView(runId: string): TeamStatusView | undefined {
+    const run = this.deps.ports.store.get<{ instance: string; source: string | null; context_dir: string | null }>(
+      'SELECT instance, source, context_dir FROM team_runs WHERE execution_id = ?', [runId]);
+    if (!run) return undefined;
+    const count = (agent: string, cursor: string | null) => this.deps.ports.store.all<{ sender: string; mentions: string }>(
+      'SELECT sender, mentions FROM team_messages WHERE execution_id = ? AND ts > ?', [runId, cursor ?? ''],
+    ).filter((m) => m.sender !== agent && (JSON.parse(m.mentions) as string[]).includes(agent)).length;
+    const messages = this.deps.ports.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM team_messages WHERE execution_id = ?', [runId])?.n ?? 0;
+    return {
+      instance: run.instance, source: run.source, context_dir: run.context_dir, messages, channel: this.channel(runId, undefined, 50),
+      agents: this.agents(runId).map((a) => ({ agent: a.agent, backend: a.backend, model: a.model, state: a.state, read_cursor: a.readCursor, unread: count(a.agent, a.readCursor) })),
+    };
   }
 
   /** The running run of an instance, if any. */

@@ -19,8 +19,8 @@ export const MODEL_PREFIXES: Readonly<Record<string, RunnerKind>> = {
 /** The spec's reserved variables (besides `env.NAME`); `instance` is the short form the default context dir uses. */
 export const RESERVED_VARIABLES = ['workflow.name', 'workflow.instance', 'instance', 'context.channel', 'context.document'] as const;
 
-/** `${{ name }}` with optional spaces. */
-export const VARIABLE_PATTERN = /\$\{\{\s*([^}]*?)\s*\}\}/g;
+/** `${{ name }}` with optional spaces (the name is group 1, untrimmed); bounded, so that matching stays linear. */
+export const VARIABLE_PATTERN = /\$\{\{([^}\n]{0,120})\}\}/g;
 
 const AGENT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
 const SETUP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -248,7 +248,7 @@ function checkVariables(r: Reader, at: FieldPath, text: string, declared: readon
 
 /** The variable names `${{ … }}` uses in `text`, in order. */
 export function variablesIn(text: string): string[] {
-  return [...text.matchAll(VARIABLE_PATTERN)].map((m) => m[1]!);
+  return [...text.matchAll(VARIABLE_PATTERN)].map((m) => m[1]!.trim());
 }
 
 function isKnownVariable(name: string, declared: readonly string[]): boolean {

@@ -26,7 +26,8 @@ export function checkInstanceName(instance: string): void {
 
 /** `text` with every `${{ name }}` replaced from `vars`; an unknown name is an error naming it and the known ones. */
 export function interpolate(text: string, vars: Readonly<Record<string, string>>, where = 'text'): string {
-  return text.replace(VARIABLE_PATTERN, (_all, name: string) => {
+  return text.replace(VARIABLE_PATTERN, (_all, raw: string) => {
+    const name = raw.trim();
     const value = vars[name];
     if (value !== undefined) return value;
     if (name.startsWith('env.')) throw new BatonError('invalid_input', `${where}: environment variable ${name.slice(4)} is not set (used as \${{ ${name} }}); set it before starting the team`);

@@ -41,6 +41,9 @@ const TAIL_BYTES = 256 * 1024;
 
 /** A context in files. */
 export class FileContextProvider implements ContextProvider {
+  /** The channel as last parsed, with the file's size and mtime then. */
+  private cache: { size: number; mtimeMs: number; entries: ChannelEntry[] } | undefined;
+
   private constructor(
     /** The context directory, real path. */
     readonly root: string,
@@ -186,9 +189,29 @@ export class FileContextProvider implements ContextProvider {
     }
   }
 
-  /** The entries of the channel file. */
+  /**
+   * The entries of the channel file. Parsed entries are kept; a file that only grew is parsed from where the last
+   * parse ended (appends add whole entries). Reading a changed file takes the lock, so it never sees half an append.
+   */
   private async entries(): Promise<ChannelEntry[]> {
-    return parseChannelMarkdown(await readFile(this.channelPath, 'utf8'), this.agents);
+    const before = await stat(this.channelPath);
+    if (this.cache && this.cache.size === before.size && this.cache.mtimeMs === before.mtimeMs) return this.cache.entries;
+    return this.locked(async () => {
+      const handle = await open(this.channelPath, 'r');
+      try {
+        const now = await handle.stat();
+        const grown = this.cache !== undefined && now.size > this.cache.size;
+        const start = grown ? this.cache!.size : 0;
+        const buffer = Buffer.alloc(now.size - start);
+        await handle.read(buffer, 0, buffer.length, start);
+        const parsed = parseChannelMarkdown(buffer.toString('utf8'), this.agents);
+        const entries = grown ? [...this.cache!.entries, ...parsed] : parsed;
+        this.cache = { size: now.size, mtimeMs: now.mtimeMs, entries };
+        return entries;
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   /** The newest entry's timestamp, from the end of the channel file. */
@@ -196,11 +219,15 @@ export class FileContextProvider implements ContextProvider {
     const handle = await open(this.channelPath, 'r');
     try {
       const { size } = await handle.stat();
-      const start = Math.max(0, size - TAIL_BYTES);
-      const buffer = Buffer.alloc(size - start);
-      await handle.read(buffer, 0, buffer.length, start);
-      const found = lastChannelTimestamp(buffer.toString('utf8'));
-      return found ?? (start > 0 ? lastChannelTimestamp(await readFile(this.channelPath, 'utf8')) : undefined);
+      // Most entries are short: look at the last few KB first, then at a tail that holds any entry, then everywhere.
+      for (const tail of [8 * 1024, TAIL_BYTES, size]) {
+        const start = Math.max(0, size - tail);
+        const buffer = Buffer.alloc(size - start);
+        await handle.read(buffer, 0, buffer.length, start);
+        const found = lastChannelTimestamp(buffer.toString('utf8'));
+        if (found || start === 0) return found;
+      }
+      return undefined;
     } finally {
       await handle.close();
     }
