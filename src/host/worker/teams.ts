@@ -2,23 +2,21 @@
 // stop|list|send|peek` reach them through the owner's control endpoint. Each instance: parse → setup tasks → context
 // provider → its registration for the `context` tools → kickoff from 'system' → the team loop (teamRunner.ts), its
 // agents reaching Baton's endpoint with a token each.
-import { readFileSync } from 'node:fs';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { McpEndpoint, RunScope } from '../../core/pipelines/runner.js';
-import { formatProblems } from '../../core/pipelines/systemFile.js';
 import type { BatonApi } from '../../core/api.js';
 import { teamHost } from '../../core/worker/host.js';
 import type { TeamRuns } from '../../core/worker/teamRuns.js';
 import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
 import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
-import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
 import { checkInstanceName, DEFAULT_INSTANCE, interpolate, resolveContext, workflowVariables } from '../../core/worker/workflowVariables.js';
 import { createTeamContext } from './teamContext.js';
 import { invokeTeamAgent } from './teamInvoker.js';
 import { ProjectMcpConfig } from './projectMcpConfig.js';
 import { runSetup } from './setupTasks.js';
+import { loadWorkflow, parseTarget } from './workflowLoader.js';
 
 /** The part of the owner's endpoint teams use. */
 export interface TeamEndpoint {
@@ -78,6 +76,8 @@ export interface TeamInstance {
   end: TeamEnd | null;
   /** Adds an agent to the running team (a standalone agent joining its channel). */
   join(name: string, def: AgentDefinition): void;
+  /** Starts the loop (after the kickoff is posted). */
+  begin(): void;
 }
 
 const EVENT_KEEP = 5000;
@@ -122,8 +122,13 @@ export class Teams {
     });
     const provider = this.runs.attach(runId, raw);
     const team = this.launch(runId, workflow, instance, path, provider, req, agents);
-    if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
-    team.runner.notify();
+    try {
+      if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
+    } catch (ex) {
+      team.runner.stop(`the kickoff could not be posted: ${(ex as Error).message}`);
+      throw ex;
+    }
+    team.begin();
     return team;
   }
 
@@ -161,6 +166,7 @@ export class Teams {
     });
     const team: TeamInstance = {
       runId, instance, workflow: workflow.name!, source: req.workflow ? path : basename(path), runner, provider, events, dropped: 0, listeners, end: null,
+      begin: () => undefined,
       join: (name, def) => {
         if (name in defs) throw new BatonError('invalid_state', `@${instance} already has an agent ${name}; pick another NAME`);
         defs[name] = def;
@@ -169,11 +175,16 @@ export class Teams {
       },
     };
     this.instances.set(instance, team);
-    // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
-    const poll = setInterval(() => {
-      void this.runs.sync(runId).catch(() => undefined);
+    let poll: ReturnType<typeof setInterval> | undefined;
+    // Only once the kickoff is in: a `run` whose first look finds no unread mention ends at once.
+    team.begin = () => {
+      // Entries written to the context by other processes (a person editing channel.md): recorded, and they wake agents.
+      poll = setInterval(() => {
+        void this.runs.sync(runId).catch(() => undefined);
+        runner.notify();
+      }, 1000);
       runner.notify();
-    }, 1000);
+    };
     void runner.done.then(async (end) => {
       team.end = end;
       clearInterval(poll);
@@ -270,35 +281,6 @@ export class Teams {
     await Promise.all(running.map((t) => t.runner.done));
     this.projectConfig.releaseAll();
   }
-}
-
-/** `agent@instance` or `@instance`. */
-export function parseTarget(target: string): { agent: string | null; instance: string } {
-  const at = target.indexOf('@');
-  if (at < 0 || target.indexOf('@', at + 1) >= 0 || at === target.length - 1) {
-    throw new BatonError('invalid_input', `"${target}" is not a target: write agent@instance (e.g. coder@pr-123) or @instance`);
-  }
-  return { agent: at === 0 ? null : target.slice(0, at), instance: target.slice(at + 1) };
-}
-
-/** Reads and parses a workflow file; a BatonError listing the problems (file, line, field) otherwise. */
-export function loadWorkflow(path: string): WorkflowFile {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch {
-    throw new BatonError('not_found', `workflow file ${path} not found`);
-  }
-  const readFile = (p: string) => {
-    try {
-      return readFileSync(resolve(dirname(path), p), 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
-  const parsed = parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
-  if (!parsed.value) throw new BatonError('invalid_input', `workflow file is not valid:\n${formatProblems(parsed.problems)}`);
-  return parsed.value;
 }
 
 const TEAMS = new WeakMap<object, Teams>();
