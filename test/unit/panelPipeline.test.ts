@@ -236,3 +236,24 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   assert.equal(done.pipeline!.pausedForBudget, null);
   p.close();
 });
+
+test('a run that a CLI starts through the owner\'s pipeline_start streams to the editor\'s feed (the owner drives it)', async () => {
+  const { handleControl } = await import('../../src/host/controlOps.js');
+  const { silentLog } = await import('../../src/core/ports.js');
+  const runner = new HeldRunner();
+  const { baton } = await makeBaton();
+  baton.pipelines.setRunners(() => runner);
+  const feed = new PipelineFeed();
+  const watching = new LocalPipelines(baton.pipelines, () => undefined).onProgress((p) => feed.add(p));
+  const system = { name: 'from-cli', description: '', agents: [{ id: 'w', role: 'custom', runner: 'command', command: ['x'] }], workflow: [{ id: 'one', type: 'agent', agentId: 'w' }] };
+  const started = await handleControl(baton, JSON.stringify({ op: 'pipeline_start', system, input: 'hello', cwd: '/tmp' }), silentLog);
+  const runId = (started.body as { result: { runId: string } }).result.runId;
+  const streamed = await until('the CLI run\'s output in the feed', () => feed.step(runId, 'one')?.text.includes('w reading hello') && feed.step(runId, 'one'));
+  assert.deepEqual(streamed.toolCalls, ['baton/memory_store']);
+  runner.releases[0]!();
+  await until('the run to complete', () => baton.workflowStatus(runId).status === 'completed');
+  watching.dispose();
+  const view = await new LocalPipelines(baton.pipelines, () => undefined).view(runId);
+  assert.equal(view.usage.total.tokens, 7);
+  assert.equal(view.system.name, 'from-cli');
+});
