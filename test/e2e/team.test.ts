@@ -3,7 +3,7 @@
 // that talks through Baton's `context` tools); the panel shows the channel live, a message posted from the panel
 // @mentions an agent and its reply appears in the timeline; documents open in tabs. A team file that is not valid is
 // refused with file:line and opened there; a team `baton start` starts against the editor (the owner) appears in the
-// tree live, with its agents, and ends there when `baton stop` stops it.
+// tree and in its panel live, and ends there (read-only) when `baton stop` stops it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -92,7 +92,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     const panel: Frame = await wb.webviewFrame('team', 60_000);
     const messages = async () => {
       const from = await panel.locator('[data-testid="tmsg"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-from') ?? ''));
-      const bodies = await panel.locator('[data-testid="tmsg-body"]').allTextContents();
+      const bodies = await panel.locator('[data-testid="tmsg-body"]').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
       return from.map((f, i) => `${f}: ${bodies[i] ?? ''}`);
     };
     // The kickoff wakes the reviewer, who asks the coder, who answers; the reviewer approves.
@@ -121,21 +121,30 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
 
     await panel.locator('[data-testid="tdoc-notes.md"]').click();
     await waitFor('notes.md open in a tab', async () => (await wb.tabTitles()).some((t) => t.includes('notes.md')), 20_000);
-    const text = await page.locator('.editor-instance .view-lines').first().innerText();
+    // Monaco renders spaces as no-break spaces.
+    const text = (await page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
     assert.match(text, /Coder: fixed the off-by-one/);
   });
 
-  it('shows a team `baton start` starts against the editor in the tree, live, until `baton stop` ends it', async () => {
-    const started = await cli(['start', 'crew.yaml', '--instance', 'term', '--db', db, '--workspace', server.workspace]);
+  it('shows a team `baton start` starts against the editor in the tree and its panel, live, until `baton stop` ends it', async () => {
+    const started = await cli(['start', join(server.workspace, 'crew.yaml'), '--instance', 'term', '--db', db, '--workspace', server.workspace]);
     assert.equal(started.code, 0, started.stderr + started.stdout);
     assert.match(started.stdout, /started @term in Baton process \d+/);
     await waitFor('the terminal\'s team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · running')), 30_000);
-    await waitFor('its channel filled by the agents', async () => {
-      const peek = await cli(['peek', '@term', '--db', db, '--workspace', server.workspace]);
-      return peek.stdout.includes('LGTM');
-    }, 60_000);
+    await wb.treeRow('crew@term').click();
+    const panel = await waitFor('the panel of crew@term', async () => {
+      for (const frame of page.frames()) {
+        const heading = frame.locator('#team-heading');
+        if ((await heading.count()) > 0 && (await heading.innerText({ timeout: 1000 }).catch(() => '')).includes('crew@term')) return frame;
+      }
+      return null;
+    }, 30_000);
+    await waitFor('the agents\' messages in its timeline', async () =>
+      (await panel.locator('[data-testid="tmsg"][data-from="reviewer"]').count()) >= 2, 60_000);
     const stopped = await cli(['stop', '@term', '--db', db, '--workspace', server.workspace]);
     assert.equal(stopped.code, 0, stopped.stderr);
+    assert.match(stopped.stdout, /@term/);
     await waitFor('the team ended in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · completed')), 30_000);
+    await waitFor('the panel read-only', async () => (await panel.locator('[data-testid="team-ended"]').count()) > 0, 30_000);
   });
 });
