@@ -28,6 +28,7 @@ describe('workflow files and contexts on disk', () => {
     assert.throws(() => loadWorkflowFile(path), (ex: unknown) => BatonError.is(ex, 'content_invalid')
       && ex.message.includes(`${path}:3: agents.a.model: unknown provider 'acme'`) && ex.message.includes(`${path}:4: agents.a.system_prompt: file missing.md not found`));
     assert.match(readWorkflowFile(join(cwd, 'none.yaml')).problems[0]!.message, /cannot read the workflow file \(ENOENT\)/);
+    assert.throws(() => loadWorkflowFile(join(cwd, 'none.yaml')), (ex: unknown) => BatonError.is(ex, 'not_found') && /workflow file .*none\.yaml not found; check the path/.test(ex.message));
   });
 
   it('opens the default file context under .workflow/<instance>/', async () => {

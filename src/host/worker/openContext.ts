@@ -1,6 +1,6 @@
 // Host-side entry points of a team's context: a workflow file read from disk (with its prompt files), and the
 // ContextProvider of an instance (file or memory, by the workflow's `context`), paths resolved against `cwd`.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import { BatonError } from '../../core/errors.js';
 import type { Clock } from '../../core/ports.js';
@@ -31,6 +31,7 @@ export function readWorkflowFile(path: string): Parsed<WorkflowFile> {
 
 /** The workflow file at `path`, or a BatonError listing every problem as `file:line: field: message`. */
 export function loadWorkflowFile(path: string): WorkflowFile {
+  if (!existsSync(path)) throw new BatonError('not_found', `workflow file ${path} not found; check the path (it is resolved against the current folder), or list the examples in content/teams/`);
   const parsed = readWorkflowFile(path);
   if (!parsed.value) throw new BatonError('content_invalid', `${path} is not a valid team workflow:\n${formatProblems(parsed.problems)}`);
   return parsed.value;
