@@ -6,7 +6,8 @@ import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
 import { CliError, parse } from './common.js';
-import { ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { serveTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { ownDatabase } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OPTIONS, backend: { type: 'string' }, model: { type: 'string' }, 'system-prompt': { type: 'string' }, context: { type: 'string' } } as const;
@@ -26,7 +27,7 @@ export async function newCommand(args: string[]): Promise<number> {
   if (values.context !== undefined && !/^@.+/.test(values.context)) throw new CliError(`--context takes @instance (e.g. @pr-123), got "${values.context}"\n\n${NEW_USAGE}`, 2);
   const instance = values.context?.slice(1);
   const def: AgentDefinition = { backend, model: values.model ?? '', system_prompt: values['system-prompt'] ?? '', ...(command.length ? { command } : {}) };
-  const where = await ownTeams(values);
+  const where = await ownDatabase(values);
   if ('remote' in where) {
     const r = (await callControl(where.remote, {
       op: 'team_new', name, backend, model: values.model, system_prompt: values['system-prompt'], command: command.length ? command : undefined, context: instance, cwd: workspaceOf(values),
@@ -38,18 +39,10 @@ export async function newCommand(args: string[]): Promise<number> {
   try {
     if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}`, 1);
     const teams = teamsOf(owner.opened.baton);
-    const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });
-    process.stdout.write(`${created(full, process.pid)}\n`);
-    let interrupted = false;
-    const onSignal = () => {
-      interrupted = true;
-      teams.stop(undefined);
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    await serveTeams(teams, async () => {
+      const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });
+      process.stdout.write(`${created(full, process.pid)}\n`);
+    });
     return 0;
   } finally {
     await owner.close();

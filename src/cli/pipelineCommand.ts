@@ -5,21 +5,20 @@ import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
-import { readDiscovery } from '../host/discovery.js';
-import { becomeOwner, type Owner } from '../host/owner.js';
+import type { Owner } from '../host/owner.js';
 import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
-import { ownerAnswers } from '../host/proxy.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, lockedBy, parse, unreachableOwner, VERSION,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, parse,
 } from './common.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
+import { ownDatabase } from './ownDatabase.js';
 import { resolve } from 'node:path';
 
 
@@ -119,36 +118,13 @@ async function list(values: Values): Promise<number> {
   return 0;
 }
 
-/**
- * Where the run happens: in this process when it can own the database, else in the live owner (the editor or a
- * `baton serve`), which this process then follows.
- */
-async function own(values: Values): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
-  const dbPath = dbPathOf(values);
-  const live = readDiscovery(dbPath);
-  if (live && (await ownerAnswers(live))) return { remote: live };
-  try {
-    return {
-      owner: await becomeOwner({
-        dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-      }),
-    };
-  } catch (ex) {
-    const pid = lockedBy(ex);
-    if (pid === null) throw ex;
-    const info = readDiscovery(dbPath);
-    if (info && (await ownerAnswers(info))) return { remote: info };
-    throw unreachableOwner(dbPath, pid, info?.url ?? null);
-  }
-}
-
 async function run(target: string, values: Values): Promise<number> {
   const workspace = resolve(values.workspace ?? process.cwd());
   const budget = budgetOf(values);
   const variables = varsOf(values);
   const { system, path, warnings } = loadSystem(target, workspace);
   for (const w of warnings) process.stderr.write(`baton: warning: ${w.path}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
-  const where = await own(values);
+  const where = await ownDatabase(values);
   if ('remote' in where) {
     const started = (await callControl(where.remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };
     return followRemote(where.remote, started.result.runId, values, 'run_started', system.name);
@@ -163,7 +139,7 @@ async function run(target: string, values: Values): Promise<number> {
 }
 
 async function resume(runId: string, values: Values): Promise<number> {
-  const where = await own(values);
+  const where = await ownDatabase(values);
   if ('remote' in where) {
     await callControl(where.remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
     return followRemote(where.remote, runId, values, 'run_resumed', null);

@@ -7,7 +7,8 @@ import type { Owner } from '../host/owner.js';
 import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
-import { describeEvent, ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { describeEvent, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { ownDatabase } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
@@ -23,7 +24,7 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
-  const where = await ownTeams(values);
+  const where = await ownDatabase(values);
   const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
   const print = printer(values);
   if ('remote' in where) return followRemote(where.remote, start, values, print);

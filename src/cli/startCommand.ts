@@ -11,7 +11,8 @@ import { teamsOf } from '../host/worker/teams.js';
 import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbPathOf, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
-import { describeEvent, ownTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { describeEvent, serveTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { ownDatabase } from './ownDatabase.js';
 import { START_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, background: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
@@ -29,7 +30,7 @@ export async function startCommand(args: string[]): Promise<number> {
   const file = resolve(positionals[0]!);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   if (values.background) return background(file, values, args);
-  const where = await ownTeams(values);
+  const where = await ownDatabase(values);
   const start = { file, instance: values.instance, mode: 'start' as const, cwd: workspaceOf(values), maxInvocations };
   if ('remote' in where) {
     const r = (await callControl(where.remote, { op: 'team_start', ...start, max_invocations: maxInvocations, env: process.env as Record<string, string> }, 300_000)) as { result: { instance: string; agents: string[]; pid: number } };
@@ -38,22 +39,13 @@ export async function startCommand(args: string[]): Promise<number> {
   }
   const { owner } = where;
   const teams = teamsOf(owner.opened.baton);
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    teams.stop(undefined);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
-    const team = await teams.start({ ...start, onEvent: values.verbose ? (e) => process.stderr.write(`${describeEvent(e)}\n`) : undefined });
-    process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid)}\n`);
-    // Other processes may start more teams here; this process serves until none is left.
-    while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
+    await serveTeams(teams, async () => {
+      const team = await teams.start({ ...start, onEvent: values.verbose ? (e) => process.stderr.write(`${describeEvent(e)}\n`) : undefined });
+      process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid)}\n`);
+    });
     return 0;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
     await owner.close();
   }
 }

@@ -1,12 +1,12 @@
-// What the team commands (run, start, stop, list, send, peek, new) share: finding or becoming the database owner
-// (teams run in the owner; other processes reach them through its /control endpoint), and printing channel entries.
+// What the team commands (run, start, stop, list, send, peek, new) share: finding the live owner (teams run in the
+// owner, see ownDatabase.ts; other processes reach them through its /control endpoint), and printing channel entries.
 import { resolve } from 'node:path';
 import type { ChannelEntry } from '../core/worker/types.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
+import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
-import { becomeOwner, type Owner } from '../host/owner.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, lockedBy, unreachableOwner, VERSION } from './common.js';
+import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf } from './common.js';
 
 /** Options of every team command. */
 export const TEAM_OPTIONS = { ...DB_OPTIONS, ...CONTENT_OPTION } as const;
@@ -16,26 +16,6 @@ export interface TeamDbValues {
   db?: string;
   workspace?: string;
   content?: string;
-}
-
-/** This process becomes the owner (teams run here), or the live owner is found (teams run there). */
-export async function ownTeams(values: TeamDbValues): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
-  const dbPath = dbPathOf(values);
-  const live = readDiscovery(dbPath);
-  if (live && (await ownerAnswers(live))) return { remote: live };
-  try {
-    return {
-      owner: await becomeOwner({
-        dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-      }),
-    };
-  } catch (ex) {
-    const pid = lockedBy(ex);
-    if (pid === null) throw ex;
-    const info = readDiscovery(dbPath);
-    if (info && (await ownerAnswers(info))) return { remote: info };
-    throw unreachableOwner(dbPath, pid, info?.url ?? null);
-  }
 }
 
 /** The live owner, which runs the teams; a CliError when none runs. */
@@ -67,5 +47,26 @@ export function describeEvent(event: TeamEvent): string {
       return `-- @${event.agent} ${event.status}${event.error ? `: ${event.error}` : ''}`;
     case 'team_ended':
       return `-- team ended (${event.reason}): ${event.message}`;
+  }
+}
+
+/**
+ * Runs `begin` (which starts a team or an agent here), then serves this owner's teams until none is left or SIGINT /
+ * SIGTERM, which stops them all. Other processes may start more teams here meanwhile.
+ */
+export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () => Promise<void>): Promise<void> {
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    teams.stop(undefined);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await begin();
+    while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
 }

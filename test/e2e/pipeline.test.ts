@@ -4,16 +4,15 @@
 // run completes (tree and database agree). A file that is not valid is refused with file:line and opened at it; a
 // run that `baton pipeline run` starts against the editor (the owner) appears in the tree live.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
 import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
 import { waitFor, Workbench } from './harness/workbench.js';
+import { runCli } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(repoRoot, 'test', 'e2e', 'fixtures', 'pipelineAgent.js');
-const CLI = join(repoRoot, 'dist', 'cli.js');
 
 const REVIEW = `name: review
 description: Draft, check in parallel, sign off
@@ -58,17 +57,8 @@ workflow:
   - { id: s, type: agnet, agentId: a }
 `;
 
-/** Runs the built CLI; resolves with its exit code and output. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BATON_LOG_LEVEL: 'error' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the built CLI (quiet logs); resolves with its exit code and output. */
+const cli = (args: string[]) => runCli(args, { BATON_LOG_LEVEL: 'error' }, undefined, 120_000);
 
 describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
   let server: EditorServer;

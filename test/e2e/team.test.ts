@@ -5,16 +5,15 @@
 // refused with file:line and opened there; a team `baton start` starts against the editor (the owner) appears in the
 // tree and in its panel live, and ends there (read-only) when `baton stop` stops it.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
 import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
 import { waitFor, Workbench } from './harness/workbench.js';
+import { runCli } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(repoRoot, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
-const CLI = join(repoRoot, 'dist', 'cli.js');
 
 const CREW = `name: crew
 agents:
@@ -32,17 +31,8 @@ agents:
 kickoff: "@reviewer go"
 `;
 
-/** Runs the built CLI; resolves with its exit code and output. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BATON_LOG_LEVEL: 'error' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Runs the built CLI (quiet logs); resolves with its exit code and output. */
+const cli = (args: string[]) => runCli(args, { BATON_LOG_LEVEL: 'error' }, undefined, 120_000);
 
 describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
   let server: EditorServer;

@@ -37,17 +37,29 @@ export function loadWorkflowFile(path: string): WorkflowFile {
   return parsed.value;
 }
 
-/** The context of an instance of `workflow` and its provider (undefined when the workflow has `context: false`). */
-export async function openContextProvider(workflow: WorkflowFile, opts: { instance: string; cwd: string; clock?: Clock }): Promise<{ context: ResolvedContext; provider: ContextProvider | undefined }> {
-  const name = workflow.name ?? 'workflow';
-  const context = resolveContext(workflow.context, name, opts.instance);
-  const agents = Object.keys(workflow.agents);
-  if (context === false) return { context, provider: undefined };
-  if (context.provider === 'memory') return { context, provider: new MemoryContextProvider({ agents, clock: opts.clock }) };
-  const dir = isAbsolute(context.dir) ? context.dir : resolve(opts.cwd, context.dir);
+/**
+ * Opens the provider of an instance from its resolved configuration: the file provider under the context directory
+ * (relative to `cwd`), or the memory provider. `agents` is held, not copied: an agent that joins later (baton new
+ * --context) becomes a valid @mention by being pushed onto it. `context: false` still needs a channel for the kickoff
+ * and @mentions to wake agents: it is kept in memory only, and no files are written. `dir` is null in memory.
+ */
+export async function createTeamContext(context: ResolvedContext, agents: string[], cwd: string, clock?: Clock): Promise<{ provider: ContextProvider; dir: string | null }> {
+  if (context === false || context.provider === 'memory') {
+    const provider = new MemoryContextProvider({ agents, clock, ...(context ? { document: context.document, documents: context.documents } : {}) });
+    return { provider, dir: null };
+  }
+  const dir = isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
   const provider = await FileContextProvider.open({
-    dir, agents, channel: context.channel, document: context.document, documents: context.documents, clock: opts.clock,
+    agents, dir, channel: context.channel, document: context.document, documents: context.documents, clock,
     ...(context.documentsDir ? { documentsDir: context.documentsDir } : {}),
   });
-  return { context: { ...context, dir }, provider };
+  return { provider, dir };
+}
+
+/** The context of an instance of `workflow` and its provider (undefined when the workflow has `context: false`). */
+export async function openContextProvider(workflow: WorkflowFile, opts: { instance: string; cwd: string; clock?: Clock }): Promise<{ context: ResolvedContext; provider: ContextProvider | undefined }> {
+  const context = resolveContext(workflow.context, workflow.name ?? 'workflow', opts.instance);
+  if (context === false) return { context, provider: undefined };
+  const { provider, dir } = await createTeamContext(context, Object.keys(workflow.agents), opts.cwd, opts.clock);
+  return { context: dir !== null && context.provider === 'file' ? { ...context, dir } : context, provider };
 }

@@ -12,12 +12,11 @@ import type { TeamRuns } from '../../core/worker/teamRuns.js';
 import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
 import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
 import { checkInstanceName, DEFAULT_INSTANCE, interpolate, resolveContext, workflowVariables } from '../../core/worker/workflowVariables.js';
-import { createTeamContext } from './teamContext.js';
 import { invokeTeamAgent } from './teamInvoker.js';
 import { ProjectMcpConfig } from './projectMcpConfig.js';
 import { runSetup } from './setupTasks.js';
 import { parseTarget } from './teamTarget.js';
-import { loadWorkflowFile } from './openContext.js';
+import { createTeamContext, loadWorkflowFile } from './openContext.js';
 
 /** The part of the owner's endpoint teams use. */
 export interface TeamEndpoint {
