@@ -7,16 +7,10 @@ import { join } from 'node:path';
 import { MemoryContextProvider } from '../src/core/worker/memoryContextProvider.js';
 import type { ContextProvider } from '../src/core/worker/types.js';
 import { FileContextProvider } from '../src/host/worker/fileContextProvider.js';
+import { stats } from './benchKit.js';
 
 const ENTRIES = Number(process.env.BENCH_CHANNEL_ENTRIES ?? 5000);
 const READS = 50;
-
-function stats(samples: number[]) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, p50_ms: round(at(0.5)), p95_ms: round(at(0.95)) };
-}
 
 async function time(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];
