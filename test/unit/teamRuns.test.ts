@@ -37,6 +37,15 @@ describe('team runs in the database', () => {
     assert.deepEqual(teams.get(runId)?.agents, ['reviewer', 'coder']);
   });
 
+  it('records an agent that joins a running team, idle, with an event; the same name twice is refused by the database', async () => {
+    const { store, teams, runId, events } = await team();
+    await teams.addAgent(runId, { name: 'helper', backend: 'command' });
+    assert.deepEqual(teams.list()[0]?.agents.map((a) => [a.agent, a.backend, a.state]), [['reviewer', 'claude', 'idle'], ['coder', 'command', 'idle'], ['helper', 'command', 'idle']]);
+    assert.equal(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM events WHERE execution_id = ? AND event_type = 'agent_joined'", [runId])?.n, 1);
+    assert.ok(events.some((e) => e.type === 'team' && e.execution_id === runId && e.what === 'agent'));
+    await assert.rejects(teams.addAgent(runId, { name: 'helper', backend: 'command' }), /UNIQUE|constraint/i);
+  });
+
   it('records every channel entry once, with an event and a live notice', async () => {
     const { store, teams, runId, provider, clock, events } = await team();
     const a = await provider.appendChannel('system', 'Workflow started');

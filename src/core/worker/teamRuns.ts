@@ -169,6 +169,17 @@ export class TeamRuns {
     this.deps.emit([{ type: 'team', execution_id: runId, what: 'document' }]);
   }
 
+  /** Records an agent that joins a running team (baton new NAME --context @instance), idle until mentioned. */
+  async addAgent(runId: string, agent: { name: string; backend: string; model?: string }): Promise<void> {
+    const now = this.iso();
+    await this.deps.ports.store.transaction(() => {
+      this.deps.ports.store.run('INSERT INTO team_agents (execution_id, agent, backend, model, state, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [runId, agent.name, agent.backend, agent.model ?? '', 'idle', now]);
+      this.deps.event(runId, 'agent_joined', { agent: agent.name, backend: agent.backend });
+    });
+    this.deps.emit([{ type: 'team', execution_id: runId, what: 'agent' }]);
+  }
+
   /** Sets an agent's state ('idle', 'running', 'stopped', 'failed'), as the team runner sees it. */
   async setAgentState(runId: string, agent: string, state: 'idle' | 'running' | 'stopped' | 'failed'): Promise<void> {
     const now = this.iso();

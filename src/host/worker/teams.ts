@@ -213,6 +213,7 @@ export class Teams {
       const team = this.get(req.context);
       if (team.end) throw new BatonError('invalid_state', `team instance @${req.context} has ended (${team.end.reason})`);
       team.join(req.name, req.def);
+      await this.runs.addAgent(team.runId, { name: req.name, backend: req.def.backend ?? 'claude', model: req.def.model });
       return `${req.name}@${req.context}`;
     }
     const team = await this.start({ file: STANDALONE, workflow: { name: req.name, agents: { [req.name]: req.def } }, instance: req.name, mode: 'start', cwd: req.cwd });
