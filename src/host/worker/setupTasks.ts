@@ -1,10 +1,13 @@
 // A team's `setup` tasks: each command runs as the user wrote it (a workflow file is the user's own code) through
 // /bin/sh -c, in the workflow's folder, with a timeout, in its own process group (killed with it). Its trimmed
 // standard output becomes `${{ as }}`. A failing command stops the start and shows its standard error. Only the
-// workflow file's own text and the values of earlier tasks reach a shell string — never anything an agent wrote.
+// workflow file's own text is ever shell code: a `${{ name }}` in a command becomes a quoted shell variable
+// ("$BATON_VAR_1") whose value travels in the environment, so a value (an earlier task's output such as a PR diff, an
+// env.* value) is never parsed by the shell — and nothing an agent wrote reaches a shell at all.
 import { spawn } from 'node:child_process';
 import { BatonError } from '../../core/errors.js';
 import type { SetupTask } from '../../core/worker/types.js';
+import { VARIABLE_PATTERN, variablesIn } from '../../core/worker/workflowFile.js';
 
 /** How long one setup command may run; 120 s unless set. */
 export const SETUP_TIMEOUT_MS = 120_000;
@@ -15,7 +18,7 @@ export interface SetupOptions {
   cwd: string;
   timeoutMs?: number;
   env?: Readonly<Record<string, string | undefined>>;
-  /** Interpolates `${{ }}` in a command with the variables so far (the workflow's own text and earlier outputs). */
+  /** The workflow's `${{ }}` interpolation: here it reports an unknown variable in a command (naming the known ones). */
   expand: (command: string, vars: Readonly<Record<string, string>>, where: string) => string;
   /** Variables before the setup (reserved ones, env.*). */
   base: Readonly<Record<string, string>>;
@@ -26,11 +29,49 @@ export interface SetupOptions {
 export async function runSetup(tasks: readonly SetupTask[], options: SetupOptions): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [i, task] of tasks.entries()) {
-    const command = options.expand(task.shell, { ...options.base, ...out }, `setup[${i}].shell`);
-    const stdout = await runShell(command, i, options);
+    const { command, env } = shellCommand(task.shell, { ...options.base, ...out }, options.expand, `setup[${i}].shell`);
+    const stdout = await runShell(command, i, { ...options, env: { ...options.env, ...env } });
     if (task.as) out[task.as] = stdout.trim();
   }
   return out;
+}
+
+/**
+ * `shell` with each `${{ name }}` replaced by a reference to an environment variable that holds its value, written for
+ * where it stands: `"$BATON_VAR_1"` outside quotes, `${BATON_VAR_1}` inside double quotes, `'"$BATON_VAR_1"'` inside
+ * single quotes — so the value is one word, as the person wrote it, and never shell code. Unknown names are refused
+ * by `expand` as everywhere else.
+ */
+export function shellCommand(shell: string, vars: Readonly<Record<string, string>>, expand: SetupOptions['expand'], where: string): { command: string; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  const keys = new Map<string, string>();
+  for (const name of new Set(variablesIn(shell))) {
+    if (vars[name] === undefined) expand(`\${{ ${name} }}`, vars, where); // throws, naming the known ones
+    keys.set(name, `BATON_VAR_${keys.size + 1}`);
+    env[`BATON_VAR_${keys.size}`] = vars[name]!;
+  }
+  let command = '';
+  let quote: "'" | '"' | null = null;
+  let at = 0;
+  for (const m of shell.matchAll(VARIABLE_PATTERN)) {
+    quote = quoteAfter(shell.slice(at, m.index), quote);
+    const key = keys.get(m[1]!.trim())!;
+    command += shell.slice(at, m.index) + (quote === '"' ? `\${${key}}` : quote === "'" ? `'"$${key}"'` : `"$${key}"`);
+    at = m.index + m[0].length;
+  }
+  return { command: command + shell.slice(at), env };
+}
+
+/** The quote open after `text`, starting with `open` (POSIX sh: backslash escapes outside single quotes). */
+function quoteAfter(text: string, open: "'" | '"' | null): "'" | '"' | null {
+  let quote = open;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\' && quote !== "'") i++;
+    else if (quote === null && (c === "'" || c === '"')) quote = c;
+    else if (c === quote) quote = null;
+  }
+  return quote;
 }
 
 /** One command through /bin/sh -c; its standard output, or a BatonError with its standard error. */
