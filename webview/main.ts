@@ -50,6 +50,7 @@ const team: TeamHandlers = {
     render();
   },
   openDocument: (name) => post({ type: 'team/openDocument', name }),
+  stop: (agent) => post({ type: 'team/stop', agent }),
 };
 
 function post(message: FromWebview): void {

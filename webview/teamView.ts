@@ -1,8 +1,10 @@
 // An agent team run in the panel: the channel as a timeline (who, when, what, @mentions highlighted) with a box where
 // a person posts to it (as 'user', like `baton send`); the agents with their state (who is working now) and unread
-// @mentions; the shared documents, each opened in an editor tab on click.
+// @mentions; the shared documents, each opened in an editor tab on click. While the team runs, Stop stops the whole
+// instance and a working agent has its own stop (the editor asks for confirmation first, as for `baton stop`).
 import { mentionSegments } from '../src/shared/mentionText.js';
 import { MAX_TEAM_MESSAGE_CHARS, type PanelTeam, type PanelTeamMessage } from '../src/shared/protocol.js';
+import { teamStopTargets } from '../src/shared/teamStop.js';
 import { h, onActivate } from './dom.js';
 
 /** What the team section needs from the page. */
@@ -13,6 +15,8 @@ export interface TeamHandlers {
   pending: boolean;
   send(message: string): void;
   openDocument(name: string): void;
+  /** Asks the editor to stop the team (agent null) or one agent; the editor confirms first. */
+  stop(agent: string | null): void;
 }
 
 function time(ts: string): string {
@@ -67,8 +71,13 @@ export function renderTeamChannel(team: PanelTeam, handlers: TeamHandlers): HTML
   const list = team.channel.length
     ? h('ol', { class: 'tchannel', 'data-testid': 'team-channel', 'aria-live': 'polite' }, ...team.channel.map(renderMessage))
     : h('p', { class: 'dim', 'data-testid': 'team-channel' }, 'Nothing said yet.');
+  let stop: HTMLElement | null = null;
+  if (teamStopTargets(team).team) {
+    stop = h('vscode-button', { 'data-testid': 'team-stop', secondary: true, icon: 'debug-stop', title: `Stop @${team.instance}: working agents are killed` }, 'Stop');
+    stop.addEventListener('click', () => handlers.stop(null));
+  }
   return h('section', { class: 'team', 'data-testid': 'team', 'aria-labelledby': 'team-heading' },
-    h('h2', { id: 'team-heading' }, h('span', { class: 'codicon codicon-organization', 'aria-hidden': 'true' }), ` ${team.workflow}@${team.instance} — channel`),
+    h('h2', { id: 'team-heading' }, h('span', { class: 'codicon codicon-organization', 'aria-hidden': 'true' }), ` ${team.workflow}@${team.instance} — channel `, stop),
     list,
     team.canSend ? renderComposer(team, handlers) : h('p', { class: 'dim', 'data-testid': 'team-ended' }, `The team is ${team.status}: its channel is read-only here.`));
 }
@@ -76,12 +85,19 @@ export function renderTeamChannel(team: PanelTeam, handlers: TeamHandlers): HTML
 /** The agents (state, unread) and the documents. */
 export function renderTeamSide(team: PanelTeam, handlers: TeamHandlers): HTMLElement {
   const working = team.working.length ? `Working now: ${team.working.join(', ')}` : 'Nobody is working now';
+  const stoppable = new Set(teamStopTargets(team).agents);
+  const agentStop = (name: string): HTMLElement => {
+    const link = h('a', { href: '#', class: 'tagent-stop', 'data-testid': `tagent-stop-${name}`, title: `Stop ${name}@${team.instance}` }, 'stop');
+    onActivate(link, () => handlers.stop(name));
+    return link;
+  };
   const agents = h('ul', { class: 'tagents', 'data-testid': 'team-agents' }, ...team.agents.map((a) =>
     h('li', { 'data-testid': `tagent-${a.name}`, 'data-state': a.state, 'data-unread': a.unread },
       h('span', { class: `codicon codicon-${a.state === 'running' ? 'sync' : a.state === 'failed' ? 'error' : a.state === 'idle' ? 'circle-large-outline' : 'debug-stop'}`, 'aria-hidden': 'true' }),
       h('strong', {}, ` ${a.name}`),
       h('span', { class: 'dim' }, ` ${a.state === 'running' ? 'working' : a.state} · ${a.backend}${a.model ? ` · ${a.model}` : ''}`),
-      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: `${a.unread} unread @mention(s)` }, String(a.unread)) : null)));
+      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: `${a.unread} unread @mention(s)` }, String(a.unread)) : null,
+      stoppable.has(a.name) ? agentStop(a.name) : null)));
   const docs = team.documents.length
     ? h('ul', { class: 'tdocs', 'data-testid': 'team-documents' }, ...team.documents.map((d) => {
       const link = h('a', { href: '#', 'data-testid': `tdoc-${d.name}`, title: d.path ?? 'held in memory: opens a copy' }, d.name);

@@ -252,7 +252,9 @@ export type FromWebview =
   | { type: 'panel/refresh' }
   | { type: 'pipeline/resume'; tokens: number | null; usd: number | null }
   | { type: 'team/send'; message: string }
-  | { type: 'team/openDocument'; name: string };
+  | { type: 'team/openDocument'; name: string }
+  /** Stops the team instance (agent null) or one agent of it, after the person confirms, as `baton stop` does. */
+  | { type: 'team/stop'; agent: string | null };
 
 /** What the webview keeps with `vscode.setState` so the serializer can restore the panel after a reload. */
 export interface PanelPersistedState {
@@ -296,8 +298,14 @@ function limitOk(v: unknown, whole: boolean): v is number | null {
 /** Longest message a person may post to a team's channel from the panel. */
 export const MAX_TEAM_MESSAGE_CHARS = 10_000;
 
-/** A team message from the webview (`team/send`, `team/openDocument`); null when malformed. */
+/** A team message from the webview (`team/send`, `team/openDocument`, `team/stop`); null when malformed. */
 function parseTeamMessage(raw: Record<string, unknown>): FromWebview | null {
+  if (raw.type === 'team/stop') {
+    if (!onlyKeys(raw, ['agent'])) return null;
+    const agent = raw.agent;
+    if (agent === null) return { type: 'team/stop', agent: null };
+    return isName(agent) ? { type: 'team/stop', agent } : null;
+  }
   if (raw.type === 'team/send') {
     if (!onlyKeys(raw, ['message']) || typeof raw.message !== 'string') return null;
     const message = raw.message.trim();
@@ -327,6 +335,7 @@ export function parseFromWebview(raw: unknown): FromWebview | null {
       return onlyKeys(raw, ['artifactId']) && isName(raw.artifactId) ? { type: 'panel/openArtifact', artifactId: raw.artifactId } : null;
     case 'team/send':
     case 'team/openDocument':
+    case 'team/stop':
       return parseTeamMessage(raw);
     case 'pipeline/resume': {
       if (!onlyKeys(raw, ['tokens', 'usd']) || !limitOk(raw.tokens, true) || !limitOk(raw.usd, false)) return null;

@@ -7,6 +7,7 @@ export const COMMAND_TITLES = {
   'baton.startSpecWorkflow': 'Start Spec Workflow from tasks.md…',
   'baton.runPipeline': 'Run Pipeline…',
   'baton.runTeam': 'Run Agent Team (YAML)…',
+  'baton.stopTeam': 'Stop Team',
   'baton.advanceStep': 'Advance Step…',
   'baton.approveStep': 'Approve Step',
   'baton.rejectStep': 'Reject Step…',

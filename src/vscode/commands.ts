@@ -6,6 +6,7 @@ import type { CommandId } from './commandIds.js';
 import { copyMcpConfig } from './mcpConfigCommands.js';
 import { runPipeline } from './pipelineCommands.js';
 import { runTeam } from './teams/teamCommands.js';
+import { stopTeam } from './teams/teamStop.js';
 import type { Services } from './services.js';
 import { startSpecWorkflow } from './specCommands.js';
 import { advanceStep, cancelExecution, copyHandoffPrompt, showExecution, startWorkflow } from './workflowCommands.js';
@@ -19,6 +20,7 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.startSpecWorkflow': startSpecWorkflow,
   'baton.runPipeline': runPipeline,
   'baton.runTeam': runTeam,
+  'baton.stopTeam': stopTeam,
   'baton.advanceStep': advanceStep,
   'baton.approveStep': approveStep,
   'baton.rejectStep': rejectStep,

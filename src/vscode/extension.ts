@@ -11,6 +11,7 @@ import { LmRunner } from './lmRunner.js';
 import { registerMcpProvider } from './mcpProvider.js';
 import { BatonConnection } from './ownership.js';
 import { openTeamDocument } from './teams/teamDocuments.js';
+import { confirmTeamStop } from './teams/teamStop.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import type { Services } from './services.js';
 import { registerSpecCodeLens, SPEC_CODELENS_SETTING } from './specCommands.js';
@@ -41,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): void {
   ExecutionPanel.log = { warn: (m) => log.warn(m), error: (m) => log.error(m) };
   const c = connection;
   ExecutionPanel.pipelines = { source: () => c.pipelines(), feed: c.feed };
-  ExecutionPanel.teams = { source: () => c.teams(), openDocument: openTeamDocument };
+  ExecutionPanel.teams = { source: () => c.teams(), openDocument: openTeamDocument, confirmStop: confirmTeamStop };
   // Agents with `runner: vscode-lm` run on this editor's language models (only where the editor drives the run).
   registerRunner('vscode-lm', () => new LmRunner(vscode));
   context.subscriptions.push(

@@ -143,6 +143,8 @@ export class PanelController {
         return this.teamAction(() => this.team.send(this.id, msg.message), 'Could not post to the channel');
       case 'team/openDocument':
         return this.teamAction(() => this.team.open(this.id, msg.name), `Could not open ${msg.name}`);
+      case 'team/stop':
+        return this.teamAction(async () => void (await this.team.stop(this.id, msg.agent)), `Could not stop ${msg.agent ?? 'the team'}`);
       default: {
         const never: never = msg;
         this.host.log.warn(`unhandled panel message ${JSON.stringify(never)}`);

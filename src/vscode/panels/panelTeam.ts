@@ -1,6 +1,7 @@
 // The panel's team section behaviour without the editor: reads an agent team run's view (channel, agents, unread
 // counts, documents), posts a person's message to its channel as 'user' (the path `baton send` takes), and opens a
-// document the panel lists (by name: the webview never hands a path to open). No 'vscode' import.
+// document the panel lists (by name: the webview never hands a path to open), and stops the team or one of its agents
+// once the person confirms (the path `baton stop` takes). No 'vscode' import.
 import { BatonError } from '../../core/errors.js';
 import type { PanelTeam, PanelTeamDocument } from '../../shared/protocol.js';
 import type { TeamSource } from '../teams/teamSource.js';
@@ -10,6 +11,8 @@ export interface PanelTeams {
   source(): Promise<TeamSource>;
   /** Opens a document in an editor tab: its file when it has one, else `read()`'s text. */
   openDocument(doc: PanelTeamDocument, read: () => Promise<string>): Promise<unknown>;
+  /** Asks the person (a modal) whether to stop `agent@instance`, or the whole instance when agent is null. */
+  confirmStop(instance: string, agent: string | null): Promise<boolean>;
 }
 
 /** One panel's team part: whether its execution is a team run, and its latest view. */
@@ -39,6 +42,18 @@ export class PanelTeamPart {
     const team = await this.current(executionId);
     if (!team.canSend) throw new BatonError('invalid_state', `team @${team.instance} is ${team.status}: start it again to post to its channel`);
     await (await this.teams!.source()).send(message, team.instance);
+  }
+
+  /** Stops the team shown (agent null) or one of its agents, once the person confirms; false when they decline. */
+  async stop(executionId: string, agent: string | null): Promise<boolean> {
+    const team = await this.current(executionId);
+    if (!team.canSend) throw new BatonError('invalid_state', `team @${team.instance} is ${team.status}: there is nothing to stop`);
+    if (agent !== null && !team.agents.some((a) => a.name === agent)) {
+      throw new BatonError('not_found', `no agent ${agent} in @${team.instance}; its agents: ${team.agents.map((a) => a.name).join(', ')}`);
+    }
+    if (!(await this.teams!.confirmStop(team.instance, agent))) return false;
+    await (await this.teams!.source()).stop(agent === null ? `@${team.instance}` : `${agent}@${team.instance}`);
+    return true;
   }
 
   /** Opens the document named `name` of the team shown. */

@@ -1,6 +1,6 @@
 // Agent team runs as the editor reaches them: in its own process when it owns the database (the owner runs teams, so
 // `baton start` in a terminal starts them here too), else through the owner's /control endpoint, the way the `baton`
-// team commands do (team_start, team_send, team_runs, team_view). No 'vscode' import.
+// team commands do (team_start, team_send, team_stop, team_runs, team_view). No 'vscode' import.
 import type { TeamRuns, TeamRunSummary } from '../../core/worker/teamRuns.js';
 import type { ChannelEntry } from '../../core/worker/types.js';
 import type { DiscoveryInfo } from '../../host/discovery.js';
@@ -28,6 +28,8 @@ export interface TeamSource {
   start(launch: TeamLaunch): Promise<string>;
   /** Posts a person's message (as 'user') to an instance's channel, like `baton send`. */
   send(message: string, instance: string): Promise<ChannelEntry>;
+  /** Stops `@instance` (its working agents are killed) or `agent@instance`, like `baton stop`; answers with what stopped. */
+  stop(target: string): Promise<string[]>;
   /** A document's text, for documents no file holds (a memory context). */
   readDocument(runId: string, name: string): Promise<string>;
 }
@@ -53,6 +55,10 @@ export class LocalTeams implements TeamSource {
 
   send(message: string, instance: string): Promise<ChannelEntry> {
     return this.teams.send(message, `@${instance}`);
+  }
+
+  async stop(target: string): Promise<string[]> {
+    return this.teams.stop(target);
   }
 
   async readDocument(runId: string, name: string): Promise<string> {
@@ -88,6 +94,10 @@ export class RemoteTeams implements TeamSource {
 
   send(message: string, instance: string): Promise<ChannelEntry> {
     return this.result({ op: 'team_send', message, to: `@${instance}` });
+  }
+
+  stop(target: string): Promise<string[]> {
+    return this.result({ op: 'team_stop', target });
   }
 
   async readDocument(): Promise<string> {
