@@ -2,7 +2,8 @@
 // (`team_start`, as `baton start` does; the owner runs it and answers with the run id), lists it (`team_runs`), and its
 // panel shows the team from the owner (`team_view`: channel, agents, documents as real files) and live through the
 // owner's events; a message posted from the panel goes to the owner's channel as 'user' and the @mentioned agent's
-// reply arrives; the owner's refusals (an unknown run, a team that ended) reach the person.
+// reply arrives; Stop in the panel (confirmed) stops the instance in the owner through /control `team_stop`; the owner's
+// refusals (an unknown run, a team that ended) reach the person.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +72,7 @@ kickoff: "@reviewer please review add()"
     const posted: ToWebview[] = [];
     const controller = new PanelController(remote, runId, {
       post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: () => undefined },
-      teams: { source: async () => client, openDocument: async () => undefined },
+      teams: { source: async () => client, openDocument: async () => undefined, confirmStop: async (instance, agent) => instance === 'pr-9' && agent === null },
     }, null, 10);
     await controller.receive({ type: 'panel/ready' });
     const last = (): PanelState | undefined => {
@@ -92,7 +93,8 @@ kickoff: "@reviewer please review add()"
     assert.equal(reply.message, '@reviewer fixed the off-by-one, please re-check');
     assert.deepEqual(posted.filter((m) => m.type === 'panel/error'), []);
 
-    teams.stop('@pr-9');
+    await controller.receive({ type: 'team/stop', agent: null });
+    await until('the owner stopped the instance', () => teams.get('pr-9').end);
     await until('the team ended in the panel', () => last()?.team?.status === 'completed');
     await controller.receive({ type: 'team/send', message: '@coder still there?' });
     const errors = posted.flatMap((m) => (m.type === 'panel/error' ? [m.message] : []));

@@ -36,6 +36,7 @@ async function teamRun() {
       return provider.appendChannel('user', message);
     },
     readDocument: (_id, name) => provider.readDocument(name),
+    stop: async () => { throw new Error('teamStop.test.ts covers stopping'); },
   };
   return { ...made, runs, runId, provider, source, sent };
 }
@@ -44,7 +45,7 @@ function panel(t: Awaited<ReturnType<typeof teamRun>>, opened: Array<{ doc: Pane
   const posted: ToWebview[] = [];
   const c = new PanelController(new LocalSource(t.baton, { url: '', token: '' }), t.runId, {
     post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: () => undefined },
-    teams: { source: async () => t.source, openDocument: async (doc, read) => void opened.push({ doc, text: await read() }) },
+    teams: { source: async () => t.source, openDocument: async (doc, read) => void opened.push({ doc, text: await read() }), confirmStop: async () => false },
   }, null, 0);
   const last = (): PanelState => {
     const m = [...posted].reverse().find((x) => x.type === 'panel/init' || x.type === 'panel/update');
