@@ -1,7 +1,8 @@
 // Rule: agent teams run from the editor the way a person runs them (code-server in headless Chromium): "Baton: Run
 // Agent Team (YAML)…" from the palette on a workspace team file whose agents are `command` agents (a scripted agent
 // that talks through Baton's `context` tools); the panel shows the channel live, a message posted from the panel
-// @mentions an agent and its reply appears in the timeline; documents open in tabs. A team file that is not valid is
+// @mentions an agent and its reply appears in the timeline; documents open in tabs; Stop in the panel (after the
+// modal) ends the team: the tree says so and the panel turns read-only. A team file that is not valid is
 // refused with file:line and opened there; a team `baton start` starts against the editor (the owner) appears in the
 // tree and in its panel live, and ends there (read-only) when `baton stop` stops it.
 import assert from 'node:assert/strict';
@@ -114,6 +115,15 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     // Monaco renders spaces as no-break spaces.
     const text = (await page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
     assert.match(text, /Coder: fixed the off-by-one/);
+
+    await panel.locator('[data-testid="team-stop"]').click();
+    const dialog = page.locator('.monaco-dialog-box').first();
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await dialog.innerText(), /Stop team @pr-7\?[\s\S]*Agents that are working are killed/);
+    await dialog.locator('.monaco-button').filter({ hasText: 'Stop Team' }).first().click();
+    await waitFor('the stopped team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@pr-7 · completed')), 30_000);
+    await waitFor('the panel read-only, without Stop', async () =>
+      (await panel.locator('[data-testid="team-ended"]').count()) > 0 && (await panel.locator('[data-testid="team-stop"]').count()) === 0, 30_000);
   });
 
   it('shows a team `baton start` starts against the editor in the tree and its panel, live, until `baton stop` ends it', async () => {
