@@ -3,6 +3,7 @@
 // `agent@instance`) through the owner's Teams.stop when the editor owns the database and through /control `team_stop`
 // when it is a client; a declined confirmation stops nothing; bad `team/stop` messages are dropped.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { teamStopQuestion, teamStopTargets } from '../../src/shared/teamStop.js'
 import { PanelTeamPart } from '../../src/vscode/panels/panelTeam.js';
 import { stopTeamRun } from '../../src/vscode/teams/stopTeamRun.js';
 import { LocalTeams, RemoteTeams, type TeamSource } from '../../src/vscode/teams/teamSource.js';
+import { teamRunNodes } from '../../src/vscode/views/teamTreeModel.js';
 
 function agent(name: string, state: string): PanelTeamAgent {
   return { name, backend: 'command', model: '', state, unread: 0 };
@@ -104,6 +106,16 @@ describe('Stop Team on a team run in the tree', () => {
     const asked: string[] = [];
     assert.deepEqual(await stopTeamRun(f.source, 'r3', async (i) => { asked.push(i); return true; }), ['@pr-3']);
     assert.deepEqual([asked, f.stopped], [['pr-3'], ['@pr-3']]);
+  });
+  it('is offered on a running team run in the tree, not on an ended one', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { contributes: { menus: Record<string, Array<{ command: string; when: string; group: string }>> } };
+    const items = pkg.contributes.menus['view/item/context']!.filter((m) => m.command === 'baton.stopTeam');
+    assert.deepEqual(items.map((m) => m.group).sort(), ['9_danger@1', 'inline']);
+    const contexts = teamRunNodes([summary('r1', 'a', 'running'), summary('r2', 'b', 'completed'), summary('r3', 'c', 'failed')]).map((n) => n.contextValue);
+    for (const m of items) {
+      const wanted = /viewItem == (\S+)$/.exec(m.when)![1];
+      assert.deepEqual(contexts.map((c) => c === wanted), [true, false, false], m.when);
+    }
   });
   it('declined: nothing stops; ended or unknown runs are refused', async () => {
     const f = fakeSource(runs, {});
