@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TeamRuns, TeamRunSummary } from '../../src/core/worker/teamRuns.js';
 import type { Teams } from '../../src/host/worker/teams.js';
@@ -108,7 +109,7 @@ describe('Stop Team on a team run in the tree', () => {
     assert.deepEqual([asked, f.stopped], [['pr-3'], ['@pr-3']]);
   });
   it('is offered on a running team run in the tree, not on an ended one', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { contributes: { menus: Record<string, Array<{ command: string; when: string; group: string }>> } };
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { contributes: { menus: Record<string, Array<{ command: string; when: string; group: string }>> } };
     const items = pkg.contributes.menus['view/item/context']!.filter((m) => m.command === 'baton.stopTeam');
     assert.deepEqual(items.map((m) => m.group).sort(), ['9_danger@1', 'inline']);
     const contexts = teamRunNodes([summary('r1', 'a', 'running'), summary('r2', 'b', 'completed'), summary('r3', 'c', 'failed')]).map((n) => n.contextValue);
