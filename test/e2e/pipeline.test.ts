@@ -100,12 +100,7 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     const rows = await wb.quickPickRows();
     assert.ok(rows.some((r) => r.includes('review')) && rows.some((r) => /Research|research/.test(r)), `systems and blueprints: ${rows.join(' | ')}`);
     await wb.answerQuickInput('.baton/pipelines/broken.yaml');
-    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'broken.yaml:5' }).first();
-    await toast.waitFor({ state: 'visible', timeout: 20_000 });
-    assert.match(await toast.innerText(), /broken\.yaml:5: workflow\[0\]\.type: must be one of agent/);
-    await toast.locator('a.monaco-button, .monaco-button').filter({ hasText: 'Open File' }).first().click();
-    await waitFor('broken.yaml open in the editor', async () => (await wb.tabTitles()).some((t) => t.includes('broken.yaml')));
-    await waitFor('the cursor on line 5', async () => (await wb.statusBarEntries()).some((e) => /Ln 5, Col 1/.test(e)));
+    assert.match(await wb.openFileFromError('broken.yaml', 5), /broken\.yaml:5: workflow\[0\]\.type: must be one of agent/);
   });
 
   it('runs a system from the palette; the panel follows it live and the review is approved in the panel', async () => {

@@ -67,12 +67,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     const rows = await wb.quickPickRows();
     assert.ok(rows.some((r) => r.includes('crew')) && rows.some((r) => r.includes('code-review')), `workspace files and examples: ${rows.join(' | ')}`);
     await wb.answerQuickInput('typo.yaml');
-    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'typo.yaml:4' }).first();
-    await toast.waitFor({ state: 'visible', timeout: 20_000 });
-    assert.match(await toast.innerText(), /Team workflow is not valid: .*typo\.yaml:4: .*backend/);
-    await toast.locator('a.monaco-button, .monaco-button').filter({ hasText: 'Open File' }).first().click();
-    await waitFor('typo.yaml open in the editor', async () => (await wb.tabTitles()).some((t) => t.includes('typo.yaml')));
-    await waitFor('the cursor on line 4', async () => (await wb.statusBarEntries()).some((e) => /Ln 4, Col 1/.test(e)));
+    assert.match(await wb.openFileFromError('typo.yaml', 4), /Team workflow is not valid: .*typo\.yaml:4: .*backend/);
   });
 
   it('runs a team from the palette; a message posted in the panel @mentions the coder and its reply appears', async () => {

@@ -118,6 +118,20 @@ export class Workbench {
     return this.page.locator('.notifications-toasts .notification-list-item').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? e.textContent ?? ''));
   }
 
+  /**
+   * Waits for the error notification naming `file:line`, clicks its Open File button, and waits for the file open with
+   * the cursor on that line; returns the notification's text.
+   */
+  async openFileFromError(file: string, line: number): Promise<string> {
+    const toast = this.page.locator('.notifications-toasts .notification-list-item').filter({ hasText: `${file}:${line}` }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    const text = await toast.innerText();
+    await toast.locator('a.monaco-button, .monaco-button').filter({ hasText: 'Open File' }).first().click();
+    await waitFor(`${file} open in the editor`, async () => (await this.tabTitles()).some((t) => t.includes(file)));
+    await waitFor(`the cursor on line ${line}`, async () => (await this.statusBarEntries()).some((e) => new RegExp(`Ln ${line}, Col 1`).test(e)));
+    return text;
+  }
+
   /** The content frame of the (first visible) webview whose inner document has `[data-testid=<testId>]`. */
   async webviewFrame(testId: string, timeoutMs = 30_000): Promise<Frame> {
     return waitFor(`a webview showing [data-testid=${testId}]`, async () => {
