@@ -18,6 +18,7 @@ import { TOOL_GROUPS, type ToolGroup } from '../../src/mcp/toolGroups.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { CLI, ROOT, ensureBuilt, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+import { isPidAlive } from '../../src/store/lock.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 type Structured = { status: string; new_step_token?: string; execution_id?: string };
@@ -40,15 +41,6 @@ async function live(opened: OpenedBaton, toolGroups: ToolGroup[], method: string
   const reply = (await answer) as { result?: unknown };
   await server.close();
   return JSON.parse(JSON.stringify(reply.result)) as unknown;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const init = (protocolVersion: string) => ({ protocolVersion, capabilities: { elicitation: {} }, clientInfo: { name: 't', version: '1' } });
@@ -125,7 +117,7 @@ describe('baton mcp answers the handshake before the database is open', () => {
     const pid = session.pid!;
     await session.client.close();
     session = undefined;
-    await waitFor(() => !alive(pid), 10_000, 'the owner exiting');
+    await waitFor(() => !isPidAlive(pid), 10_000, 'the owner exiting');
     const reopened = await openStore({ path: db });
     try {
       const clients = reopened.all<{ ide_type: string | null }>('SELECT DISTINCT ide_type FROM call_log');

@@ -6,21 +6,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, ensureBuilt, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
 const pids: number[] = [];
 
 before(() => ensureBuilt());
-after(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
+after(() => killAll(pids));
 
 function workspaceWith(yaml: string) {
   const t = tempSetup('baton-pipe-');

@@ -11,6 +11,7 @@ import { BatonError } from '../../src/core/errors.js';
 import type { AgentRunEvent, AgentRunRequest, AgentRunResult } from '../../src/core/pipelines/runner.js';
 import type { CliRunnerOptions } from '../../src/host/runners/cliRunner.js';
 import { createAgentRunner, type SpawnedRunnerKind } from '../../src/host/runners/createRunner.js';
+import { isPidAlive } from '../../src/store/lock.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'runners');
 const FAKE = join(FIXTURES, 'fakeCli.mjs');
@@ -53,19 +54,10 @@ async function runFake(kind: SpawnedRunnerKind, env: Record<string, string>, req
   return { events, result, recorded };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function gone(pids: number[], withinMs = 3000): Promise<boolean> {
   const end = Date.now() + withinMs;
   while (Date.now() < end) {
-    if (pids.every((p) => !alive(p))) return true;
+    if (pids.every((p) => !isPidAlive(p))) return true;
     await new Promise((r) => setTimeout(r, 25));
   }
   return false;
@@ -235,7 +227,7 @@ describe('abort and timeout kill the whole process group', { timeout: 30_000 }, 
     assert.equal(result.status, 'aborted');
     assert.match(result.error!, /aborted; codex's process group was killed/);
     assert.equal(events.at(-1)!.type, 'done');
-    assert.ok(await gone(pids), `still alive: ${pids.filter(alive).join(', ')}`);
+    assert.ok(await gone(pids), `still alive: ${pids.filter(isPidAlive).join(', ')}`);
   });
 
   it('timeout: a group that ignores SIGTERM is killed with SIGKILL after the grace period; the run is "timeout"', async () => {
@@ -244,7 +236,7 @@ describe('abort and timeout kill the whole process group', { timeout: 30_000 }, 
     assert.equal(result.status, 'timeout');
     assert.match(result.error!, /did not finish within 0\.7 s; its process group was killed/);
     assert.ok(ms >= 700, `${ms} ms`);
-    assert.ok(await gone(pids), `still alive: ${pids.filter(alive).join(', ')}`);
+    assert.ok(await gone(pids), `still alive: ${pids.filter(isPidAlive).join(', ')}`);
   });
 
   it('an already aborted signal stops the run at once', async () => {
@@ -264,7 +256,7 @@ describe('abort and timeout kill the whole process group', { timeout: 30_000 }, 
     assert.equal(result.status, 'completed', result.error ?? '');
     assert.equal(result.text, 'bye');
     const pids = JSON.parse(readFileSync(pidsFile, 'utf8')) as number[];
-    assert.ok(await gone(pids), `still alive: ${pids.filter(alive).join(', ')}`);
+    assert.ok(await gone(pids), `still alive: ${pids.filter(isPidAlive).join(', ')}`);
   });
 });
 

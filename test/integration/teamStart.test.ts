@@ -4,30 +4,14 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, ensureBuilt, ROOT, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
+import { isPidAlive } from '../../src/store/lock.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
 const pids: number[] = [];
 
 before(() => ensureBuilt());
-after(() => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+after(() => killAll(pids));
 
 function workspace(files: Record<string, string>) {
   const t = tempSetup('baton-start-');
@@ -79,9 +63,9 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
 
   const one = await w.cli(['stop', 's@inst']);
   assert.equal(one.stdout.trim(), 'stopped s@inst');
-  await waitFor(() => !alive(sleeper), 10_000, 'the stopped agent\'s process to die');
+  await waitFor(() => !isPidAlive(sleeper), 10_000, 'the stopped agent\'s process to die');
   assert.match((await w.cli(['list'])).stdout, /s@inst +team\.yaml +stopped/);
-  assert.equal(alive(owner.child.pid!), true);
+  assert.equal(isPidAlive(owner.child.pid!), true);
   assert.equal((await w.cli(['stop', '@inst'])).stdout.trim(), 'stopped @inst');
   assert.equal(await owner.exited, 0);
   const none = await w.cli(['stop', '@inst']);
@@ -192,7 +176,7 @@ test('run while another process owns the database: the team runs there and run f
   const last = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
   assert.deepEqual([last.type, last.reason, last.invocations], ['result', 'idle', 1]);
   assert.ok(w.log().some((l) => l.startsWith('q ')));
-  assert.equal(alive(owner.child.pid!), true, 'the owner keeps running its own team');
+  assert.equal(isPidAlive(owner.child.pid!), true, 'the owner keeps running its own team');
   await w.cli(['stop', '--all']);
   assert.equal(await owner.exited, 0);
 });
@@ -207,5 +191,5 @@ test('start --background: a detached baton start runs the team; stop ends it', a
   assert.match(r.stdout, /log: .*teams\/bg\.log/);
   assert.match((await w.cli(['list'])).stdout, /t@bg +team\.yaml/);
   await w.cli(['stop', '@bg']);
-  await waitFor(() => !alive(pid), 15_000, 'the background process to exit');
+  await waitFor(() => !isPidAlive(pid), 15_000, 'the background process to exit');
 });

@@ -20,6 +20,7 @@ import { checkDocumentSize, checkMessage, checkSender, CONTEXT_LIMITS, normalize
 import { advanceCursor, deriveInbox, extractMentions, normalizeTimestamp } from '../../core/worker/mentions.js';
 import { entryDocument, existingDocument, missingDocument, tooManyDocuments, type ContextProviderOptions } from '../../core/worker/memoryContextProvider.js';
 import type { ChannelEntry, ContextProvider, InboxMessage } from '../../core/worker/types.js';
+import { isPidAlive } from '../../store/lock.js';
 
 /** Options of the file provider: the context directory and its file names (the spec's `context.config`). */
 export interface FileContextOptions extends ContextProviderOptions {
@@ -298,13 +299,8 @@ export class FileContextProvider implements ContextProvider {
 /** Whether the process that wrote the lock file (its pid) has ended, e.g. killed while holding it. */
 async function holderGone(lock: string): Promise<boolean> {
   const pid = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (ex) {
-    return (ex as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  // A lock without a readable pid is left to the age rule.
+  return Number.isInteger(pid) && pid > 0 && !isPidAlive(pid);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync
 import { dirname, join, resolve } from 'node:path';
 import type { Log } from '../../core/ports.js';
 import { tomlKey, tomlValue } from '../runners/toml.js';
+import { isPidAlive } from '../../store/lock.js';
 
 /** The variable that carries an agent's bearer token to the project configuration. */
 export const TEAM_TOKEN_VARIABLE = 'BATON_MCP_TOKEN';
@@ -71,7 +72,7 @@ export class ProjectMcpConfig {
         unlinkSync(file);
         continue;
       }
-      if (alive(entry.pid)) continue;
+      if (isPidAlive(entry.pid)) continue;
       if (this.held.has(entry.path)) continue;
       if (this.putBack(entry)) restored.push(entry.path);
       unlinkSync(file);
@@ -145,15 +146,6 @@ function atomicWrite(path: string, content: string | Buffer, mode = 0o600): void
   const tmp = `${path}.baton-${process.pid}.tmp`;
   writeFileSync(tmp, content, { mode });
   renameSync(tmp, path);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (ex) {
-    return (ex as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function once(fn: () => void): () => void {
