@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { agentModeSettings, installScriptedModel, scriptedModel, webviewFrameWith, type ScriptedModel } from './harness/agentMode.js';
-import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import type { Browser, Frame, Page } from './harness/browser.js';
 import { startEditorServer, type EditorServer } from './harness/editorServer.js';
-import { waitFor, Workbench } from './harness/workbench.js';
+import { openWorkbench, waitFor, type Workbench } from './harness/workbench.js';
 
 const STEPS = ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code'];
 const SYNTHESIS_LINE = '# Workflow Synthesis: bug-fix';
@@ -38,11 +38,7 @@ describe("the editor's agent mode drives Baton", { timeout: 5 * 60_000 }, () => 
       testHooks: true, // the scripted model's "Save Baton State" reads baton.test.state
     });
     installScriptedModel(server);
-    browser = await launchBrowser(server.host.chromium!);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    wb = new Workbench(page);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
-    await wb.ready();
+    ({ browser, page, wb } = await openWorkbench(server));
     mark('workbench');
   });
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import type { Browser, Frame, Page } from './harness/browser.js';
 import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
-import { waitFor, Workbench } from './harness/workbench.js';
+import { openWorkbench, waitFor, type Workbench } from './harness/workbench.js';
 import { runCli } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(repoRoot, 'test', 'e2e', 'fixtures', 'pipelineAgent.js');
@@ -81,11 +81,7 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     mkdirSync(join(server.workspace, '.baton', 'blueprints'), { recursive: true });
     writeFileSync(join(server.workspace, '.baton', 'blueprints', 'echo-pair.yaml'), fill(BLUEPRINT));
     db = join(server.workspace, '.baton', 'baton.db');
-    browser = await launchBrowser(server.host.chromium!);
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    wb = new Workbench(page);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
-    await wb.ready();
+    ({ browser, page, wb } = await openWorkbench(server, { width: 1400, height: 1000 }));
     await wb.openActivity('Baton');
     await waitFor('the Pipelines group in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('Pipelines')), 60_000);
   });

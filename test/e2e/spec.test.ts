@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, type Agent } from './harness/agent.js';
-import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import type { Browser, Frame, Page } from './harness/browser.js';
 import { startEditorServer, type EditorServer } from './harness/editorServer.js';
-import { waitFor, Workbench } from './harness/workbench.js';
+import { openWorkbench, waitFor, type Workbench } from './harness/workbench.js';
 
 const SOURCE = 'specs/cart/tasks.md';
 const TASKS = [
@@ -52,11 +52,7 @@ describe('a spec workflow from a tasks.md in the editor', { timeout: 5 * 60_000 
     server = await startEditorServer({ kind: 'code-server' });
     mkdirSync(join(server.workspace, 'specs', 'cart'), { recursive: true });
     writeFileSync(join(server.workspace, SOURCE), TASKS);
-    browser = await launchBrowser(server.host.chromium!);
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    wb = new Workbench(page);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
-    await wb.ready();
+    ({ browser, page, wb } = await openWorkbench(server));
   });
   after(async () => {
     await agent?.close().catch(() => undefined);

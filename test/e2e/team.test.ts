@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { launchBrowser, type Browser, type Frame, type Page } from './harness/browser.js';
+import type { Browser, Frame, Page } from './harness/browser.js';
 import { repoRoot, startEditorServer, type EditorServer } from './harness/editorServer.js';
-import { waitFor, Workbench } from './harness/workbench.js';
+import { openWorkbench, waitFor, type Workbench } from './harness/workbench.js';
 import { runCli } from '../fixtures/mcp/cliHarness.js';
 
 const AGENT = join(repoRoot, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
@@ -47,11 +47,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     writeFileSync(join(server.workspace, 'crew.yaml'), CREW.replaceAll('AGENT', `[${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}]`));
     writeFileSync(join(server.workspace, 'typo.yaml'), TYPO);
     db = join(server.workspace, '.baton', 'baton.db');
-    browser = await launchBrowser(server.host.chromium!);
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    wb = new Workbench(page);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
-    await wb.ready();
+    ({ browser, page, wb } = await openWorkbench(server, { width: 1400, height: 1000 }));
     await wb.openActivity('Baton');
     await waitFor('Baton ready in the tree', async () => (await wb.treeRows()).some((r) => !r.label.startsWith('Starting')), 60_000);
   });

@@ -3,8 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Frame, Locator, Page } from './browser.js';
-import { repoRoot } from './editorServer.js';
+import { launchBrowser, type Browser, type Frame, type Locator, type Page } from './browser.js';
+import { repoRoot, type EditorServer } from './editorServer.js';
 
 /** Where screenshots go: media/screenshots with BATON_SCREENSHOTS=1 (`npm run screenshots`), else a temp folder. */
 export const screenshotsDir = process.env.BATON_SCREENSHOTS === '1' ? join(repoRoot, 'media', 'screenshots') : join(tmpdir(), 'baton-e2e-screenshots');
@@ -160,5 +160,20 @@ export class Workbench {
     await waitFor('the toasts to go', async () => (await this.notifications()).length === 0, 5000).catch(() => undefined);
     await this.page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
     await this.page.waitForTimeout(400); // the palette fades out
+  }
+}
+
+/** A browser on `server`'s workspace with the workbench ready: where each editor test file starts. */
+export async function openWorkbench(server: EditorServer, viewport = { width: 1400, height: 900 }): Promise<{ browser: Browser; page: Page; wb: Workbench }> {
+  const browser = await launchBrowser(server.host.chromium!);
+  try {
+    const page = await browser.newPage({ viewport });
+    const wb = new Workbench(page);
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+    await wb.ready();
+    return { browser, page, wb };
+  } catch (ex) {
+    await browser.close().catch(() => undefined);
+    throw ex;
   }
 }
