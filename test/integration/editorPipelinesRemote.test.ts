@@ -18,21 +18,12 @@ import { PipelineFeed } from '../../src/vscode/pipelines/pipelineFeed.js';
 import { RemotePipelines } from '../../src/vscode/pipelines/pipelineSource.js';
 import { RemoteSource } from '../../src/vscode/remoteSource.js';
 import { FakeRunner } from '../helpers/fakeRunner.js';
+import { until } from '../helpers/until.js';
 
 const SYSTEM: System = {
   name: 'remote-review', description: '', agents: [{ id: 'writer', role: 'custom', runner: 'command', command: ['x'] }],
   workflow: [{ id: 'draft', type: 'agent', agentId: 'writer' }, { id: 'ok', type: 'human_review', inputTemplate: 'Ship?' }],
 };
-
-async function until<T>(what: string, fn: () => T | undefined | null | false, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('pipelines from an editor that is a client of the owner', () => {
   let opened: OpenedBaton;
@@ -83,8 +74,8 @@ describe('pipelines from an editor that is a client of the owner', () => {
     assert.deepEqual(p.total, { tokens: 10, costUsd: 0.5 });
     assert.equal(p.budgetUsedPercent, 25);
     await controller.receive({ type: 'panel/approve', stepName: 'ok' });
-    await until('the run completed in the owner', () => opened.baton.workflowStatus(runId).status === 'completed');
-    await until('the completed run in the panel', () => last()?.status === 'completed');
+    await until('the run completed in the owner', () => opened.baton.workflowStatus(runId).status === 'completed', 5000);
+    await until('the completed run in the panel', () => last()?.status === 'completed', 5000);
     const runs = await pipelines.runs();
     assert.equal(runs.find((r) => r.runId === runId)?.status, 'completed');
     // The owner refuses to resume a completed run; the panel says why.
@@ -108,7 +99,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     const state = await until('the panel\'s state', () => {
       const m = posted.at(-1);
       return m && (m.type === 'panel/init' || m.type === 'panel/update') && m.state;
-    });
+    }, 5000);
     assert.equal(state.executionId, exec.execution_id);
     assert.equal(state.pipeline, null);
     controller.dispose();

@@ -19,18 +19,9 @@ import type { PanelState, ToWebview } from '../../src/shared/protocol.js';
 import { PanelController } from '../../src/vscode/panels/panelController.js';
 import { RemoteSource } from '../../src/vscode/remoteSource.js';
 import { RemoteTeams } from '../../src/vscode/teams/teamSource.js';
+import { until } from '../helpers/until.js';
 
 const AGENT = join(__dirname, '..', 'fixtures', 'teams', 'teamAgent.mjs');
-
-async function until<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('agent teams from an editor that is a client of the owner', () => {
   let opened: OpenedBaton;

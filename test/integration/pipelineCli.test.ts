@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
 const pids: number[] = [];
@@ -53,23 +54,13 @@ function startRun(args: string[], env: Record<string, string>) {
   return { child, lines, exited, stderr: () => stderr };
 }
 
-async function until<T>(check: () => T | undefined | false, ms = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('a run SIGKILLed mid-step resumes at that step; the completed step is never run again', async () => {
   const w = workspaceWith(THREE);
   const env = { ...w.env, HANG_AGENT: 'slow' };
   const run = startRun(['p', '--input', 'find the bug', '--db', w.db, '--workspace', w.workspace], env);
-  const started = await until(() => run.lines.find((l) => l.type === 'run_started'), 20_000, 'run_started');
+  const started = await until('run_started', () => run.lines.find((l) => l.type === 'run_started'), 20_000);
   const runId = String(started.runId);
-  await until(() => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000, 'the slow agent');
+  await until('the slow agent', () => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000);
   pids.push(Number(readFileSync(env.HANG_PID, 'utf8')));
   assert.deepEqual(w.counter(), ['scout', 'slow']);
   run.child.kill('SIGKILL');
@@ -107,7 +98,7 @@ workflow:
 test('a human_review step waits until `baton approve` from another process; then the run goes on', async () => {
   const w = workspaceWith(GATED);
   const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
-  const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
+  const waiting = await until('the gate', () => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000);
   assert.equal(waiting.prompt, 'OK? planner answered: ship it');
   assert.deepEqual(w.counter(), ['planner']);
   const approved = await runCli(['approve', String(waiting.runId), '--db', w.db]);
@@ -143,13 +134,13 @@ test('with a live owner (baton serve), the run happens in the owner and the CLI 
   const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
   pids.push(serve.pid!);
   try {
-    await until(() => existsSync(join(w.db, '..', 'server.json')), 20_000, 'baton serve');
+    await until('baton serve', () => existsSync(join(w.db, '..', 'server.json')), 20_000);
     const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
-    const first = await until(() => run.lines.find((l) => l.type === 'run_started'), 20_000, 'run_started').catch((ex: Error) => {
+    const first = await until('run_started', () => run.lines.find((l) => l.type === 'run_started'), 20_000).catch((ex: Error) => {
       throw new Error(`${ex.message}; stderr: ${run.stderr()}`);
     });
     assert.equal(first.owner, serve.pid, 'the owner runs it');
-    const waiting = await until(() => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000, 'the gate');
+    const waiting = await until('the gate', () => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000);
     assert.equal(waiting.prompt, 'OK? planner answered: ship it');
     const approved = await runCli(['approve', String(first.runId), '--db', w.db]);
     assert.equal(approved.code, 0, approved.stderr);

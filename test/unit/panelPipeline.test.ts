@@ -15,6 +15,7 @@ import { PanelController } from '../../src/vscode/panels/panelController.js';
 import { FEED_RUNS, FEED_TEXT_CHARS, FEED_TOOL_CALLS, PipelineFeed } from '../../src/vscode/pipelines/pipelineFeed.js';
 import { LocalPipelines } from '../../src/vscode/pipelines/pipelineSource.js';
 import { makeBaton } from '../helpers/coreHarness.js';
+import { until } from '../helpers/until.js';
 
 const SHAPED: System = {
   name: 'shaped', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
@@ -146,16 +147,6 @@ class HeldRunner implements AgentRunner {
   }
 }
 
-async function until<T>(what: string, fn: () => T | undefined | null | false, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 async function panelOn(system: System, runner: AgentRunner, budget?: { tokens: number }) {
   const { baton } = await makeBaton();
   baton.pipelines.setRunners(() => runner);
@@ -192,15 +183,15 @@ test('the panel follows a run live: streamed output and tool calls, then the gat
   const streaming = await until('the streamed output in the panel', () => {
     const n = p.last().pipeline && find(p.last().pipeline!.nodes, 'draft');
     return n && n.status === 'running' && n.output?.includes('writer reading the task') && n.toolCalls.includes('baton/memory_store') && n;
-  });
+  }, 5000);
   assert.equal(streaming.tokens, 7, 'live tokens of the running step');
   runner.releases[0]!();
-  const waiting = await until('the gate in the panel', () => p.last().awaiting.includes('sign/ok') && p.last());
+  const waiting = await until('the gate in the panel', () => p.last().awaiting.includes('sign/ok') && p.last(), 5000);
   assert.equal(find(waiting.pipeline!.nodes, 'sign')!.status, 'awaiting_approval');
   await p.controller.receive({ type: 'panel/approve', stepName: 'sign/ok' });
   const outcome = await drive;
   assert.equal(outcome.status, 'completed');
-  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last());
+  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last(), 5000);
   assert.equal(find(done.pipeline!.nodes, 'sign/ok')!.status, 'completed');
   assert.deepEqual(done.pipeline!.byAgent, [{ agent: 'writer', tokens: 7, costUsd: 0.01, steps: 1 }]);
   assert.deepEqual(done.pipeline!.total, { tokens: 7, costUsd: 0.01 });
@@ -216,12 +207,12 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   };
   const p = await panelOn(system, runner, { tokens: 60 });
   const first = p.baton.pipelines.drive(p.runId);
-  await until('the first agent', () => runner.releases.length === 1);
+  await until('the first agent', () => runner.releases.length === 1, 5000);
   runner.releases[0]!();
-  await until('the second agent', () => runner.releases.length === 2);
+  await until('the second agent', () => runner.releases.length === 2, 5000);
   const paused = await first;
   assert.equal(paused.status, 'paused', 'the second agent reported 50 more tokens: over 60');
-  const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedForBudget && p.last());
+  const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedForBudget && p.last(), 5000);
   assert.match(state.pipeline!.pausedForBudget!, /token/);
   assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
   // Still over: the panel reports why it cannot resume.
@@ -229,9 +220,9 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   const refused = p.last();
   assert.equal(refused.status, 'paused');
   await p.controller.receive({ type: 'pipeline/resume', tokens: 1000, usd: null });
-  await until('the second pass to start the step again', () => runner.releases.length === 3);
+  await until('the second pass to start the step again', () => runner.releases.length === 3, 5000);
   runner.releases[2]!();
-  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last());
+  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last(), 5000);
   assert.deepEqual(done.pipeline!.budget, { tokens: 1000, usd: null });
   assert.equal(done.pipeline!.pausedForBudget, null);
   p.close();
@@ -248,10 +239,10 @@ test('a run that a CLI starts through the owner\'s pipeline_start streams to the
   const system = { name: 'from-cli', description: '', agents: [{ id: 'w', role: 'custom', runner: 'command', command: ['x'] }], workflow: [{ id: 'one', type: 'agent', agentId: 'w' }] };
   const started = await handleControl(baton, JSON.stringify({ op: 'pipeline_start', system, input: 'hello', cwd: '/tmp' }), silentLog);
   const runId = (started.body as { result: { runId: string } }).result.runId;
-  const streamed = await until('the CLI run\'s output in the feed', () => feed.step(runId, 'one')?.text.includes('w reading hello') && feed.step(runId, 'one'));
+  const streamed = await until('the CLI run\'s output in the feed', () => feed.step(runId, 'one')?.text.includes('w reading hello') && feed.step(runId, 'one'), 5000);
   assert.deepEqual(streamed.toolCalls, ['baton/memory_store']);
   runner.releases[0]!();
-  await until('the run to complete', () => baton.workflowStatus(runId).status === 'completed');
+  await until('the run to complete', () => baton.workflowStatus(runId).status === 'completed', 5000);
   watching.dispose();
   const view = await new LocalPipelines(baton.pipelines, () => undefined).view(runId);
   assert.equal(view.usage.total.tokens, 7);
