@@ -1,5 +1,5 @@
-// Build-time patches of sql.js 1.16 (string binding, in-memory file growth, a file view for snapshots), applied
-// to the bundle only.
+// Build-time patches of sql.js 1.16 (string binding, in-memory file growth, a file view and copy-on-write hooks for
+// snapshots), applied to the bundle only.
 //
 // sql.js copies every bound string into wasm memory with JavaScript loops: one pass to count its UTF-8
 // bytes, one to encode them, and a second count for sqlite3_bind_text's length. The hot path binds a
@@ -44,7 +44,22 @@ const MEMFS_GROWTH = {
  */
 const FILE_VIEW = {
   from: 'g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
-  to: 'g.prototype.batonFileView=function(){if(!this.db)throw Error("Database closed");var n=B(this.filename).node;return n.Ua?n.Ua.subarray(0,n.Wa):new Uint8Array(0)};g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
+  to: 'g.prototype.batonFileView=function(){if(!this.db)throw Error("Database closed");var n=B(this.filename).node;return n.Ua?n.Ua.subarray(0,n.Wa):new Uint8Array(0)};g.prototype.batonFileNode=function(){if(!this.db)throw Error("Database closed");return B(this.filename).node};g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
+};
+
+/**
+ * Hooks a snapshot copies pages through before they change (src/store/fileSnapshot.ts): MEMFS calls the file node's
+ * `batonBeforeWrite(position, length)` before a write changes its bytes, and `batonBeforeResize(size)` before a
+ * truncate or extend replaces its array. A checkpoint then writes the database as it was when it began, off the event
+ * loop, while calls go on changing it. Nodes without the hooks (every other file) behave as before.
+ */
+const WRITE_HOOK = {
+  from: 'if(!c)return 0;a=a.node;a.mtime=a.ctime=Date.now();',
+  to: 'if(!c)return 0;a=a.node;a.batonBeforeWrite&&a.batonBeforeWrite(e,c);a.mtime=a.ctime=Date.now();',
+};
+const RESIZE_HOOK = {
+  from: 'b.size!==void 0&&(b=b.size,a.Wa!=b&&(d=a.Ua,',
+  to: 'b.size!==void 0&&(b=b.size,a.Wa!=b&&(a.batonBeforeResize&&a.batonBeforeResize(b),d=a.Ua,',
 };
 
 const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
@@ -57,7 +72,7 @@ const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
  */
 export function patchSqlJs(source) {
   const once = (text, needle) => text.indexOf(needle) !== -1 && text.indexOf(needle) === text.lastIndexOf(needle);
-  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH, FILE_VIEW];
+  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH, FILE_VIEW, WRITE_HOOK, RESIZE_HOOK];
   if (!patches.every((p) => once(source, p.from))) return { code: source, applied: false };
   const code = PRELUDE + patches.reduce((text, p) => text.replace(p.from, p.to), source);
   return { code, applied: true };
@@ -73,7 +88,7 @@ export function sqlJsPatchPlugin() {
         const { code, applied } = patchSqlJs(await readFile(args.path, 'utf8'));
         const warnings = applied
           ? []
-          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding, file growth and file view are left unpatched (slower, still correct). Update the patch's patterns.` }];
+          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding, file growth, file view and snapshot hooks are left unpatched (slower, still correct). Update the patch's patterns.` }];
         return { contents: code, loader: 'js', warnings };
       });
     },

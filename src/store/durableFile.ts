@@ -1,9 +1,10 @@
 // Crash-safe file replacement: write a temp file in the same folder, fsync it, rename it over the
 // target, fsync the folder.
-import { closeSync, fsync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, openSync, renameSync, unlinkSync, write, writeSync } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
+import { SNAPSHOT_CHUNK, type SnapshotSource } from './fileSnapshot.js';
 
 // Windows cannot open or fsync a directory; its renames are durable enough once the file is flushed.
 const dirSyncUnsupported = (code: string | undefined) =>
@@ -28,22 +29,25 @@ export function fsyncDirSync(dir: string): void {
 }
 
 const fsyncAsync = promisify(fsync);
+const writeAsync = promisify(write);
 
 let tempCounter = 0;
 const tempPathOf = (path: string) => `${path}.tmp-${process.pid}-${++tempCounter}`;
 
 /**
- * Atomically and durably replaces `path` with `data` (multi-MB snapshots). `data` is written to a temp file
- * before this returns its promise, so the caller may change it at once (a view of a live buffer is fine);
- * the slow part, syncing the temp file and then the folder after the rename, runs off the event loop.
+ * Atomically and durably replaces `path` with the snapshot `source` (multi-MB databases). The chunks are written
+ * and synced on the thread pool; the event loop only reads each chunk from `source`.
  */
-export async function replaceFileDurable(path: string, data: Uint8Array): Promise<void> {
+export async function replaceFileDurable(path: string, source: SnapshotSource): Promise<void> {
   const temp = tempPathOf(path);
   let fd: number | null = null;
   try {
     fd = openSync(temp, 'w', 0o600);
-    let done = 0;
-    while (done < data.length) done += writeSync(fd, data, done, data.length - done);
+    for (let offset = 0; offset < source.size; ) {
+      const chunk = source.read(offset, Math.min(SNAPSHOT_CHUNK, source.size - offset));
+      for (let done = 0; done < chunk.length; ) done += (await writeAsync(fd, chunk, done, chunk.length - done, offset + done)).bytesWritten;
+      offset += chunk.length;
+    }
     await fsyncAsync(fd);
     const opened = fd;
     fd = null;

@@ -36,6 +36,12 @@ export interface OpenStoreOptions {
   checkpointRecords?: number;
   /** Checkpoint after this many journal bytes (default 8 MiB). */
   checkpointBytes?: number;
+  /**
+   * ...and only once the journal holds this fraction of the database's size (default 0.5): a checkpoint rewrites the
+   * whole database, so on a large one it waits for proportionally more journal, and its cost per write stays the same
+   * whatever the size. 0: by records and bytes alone.
+   */
+  checkpointRatio?: number;
   /** Checkpoint after this long without writes (default 5000 ms). */
   idleCheckpointMs?: number;
   /** 'fsync' (default): fdatasync each flush; 'write': page cache only (survives kill -9, not power loss). */
@@ -68,6 +74,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
   const settings = {
     checkpointRecords: options.checkpointRecords ?? 1000,
     checkpointBytes: options.checkpointBytes ?? 8 * 1024 * 1024,
+    checkpointRatio: options.checkpointRatio ?? 0.5,
     idleCheckpointMs: options.idleCheckpointMs ?? 5000,
     durability: options.durability ?? 'fsync',
     log,

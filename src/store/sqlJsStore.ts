@@ -4,6 +4,7 @@ import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import type { Row, SqlParams, Store } from '../core/ports.js';
 import { replaceFileDurable } from './durableFile.js';
+import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
 import { decodeParams, encodeStatement, type JournalRecord } from './journal.js';
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
 import type { OpenStoreOptions } from './openStore.js';
@@ -12,7 +13,7 @@ export { resolveDbPath } from './dbPath.js';
 export { openStore, type OpenStoreOptions, type StoreAccess } from './openStore.js';
 
 /** @internal The checkpoint and durability settings of an open store. */
-export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'idleCheckpointMs' | 'durability' | 'log'>>;
+export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'checkpointRatio' | 'idleCheckpointMs' | 'durability' | 'log'>>;
 
 /** Journal and checkpoint counters. */
 export interface StoreStats {
@@ -73,7 +74,8 @@ export class SqlJsStore implements Store {
   afterFlush(): void {
     const s = this.settings;
     const j = this.durable!.journal;
-    if ((j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && !this.checkpointScheduled) {
+    const due = (j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && j.bytes >= s.checkpointRatio * this.databaseBytes();
+    if (due && !this.checkpointScheduled) {
       this.checkpointScheduled = true;
       // Never inside the caller's transaction or flush: on the next turn of the event loop.
       setImmediate(() => {
@@ -339,14 +341,16 @@ export class SqlJsStore implements Store {
     const seq = j.lastSeq;
     const journalOffset = j.size();
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
-    const bytes = this.snapshotBytes();
+    // Taken now, before any other call can write: the database exactly as of `seq`, however long the write takes.
+    const snapshot = this.snapshot();
     this.dirty = false;
     try {
-      // Written before the first await: a view of the live database file is not read after that.
-      await replaceFileDurable(d.path, bytes);
+      await replaceFileDurable(d.path, snapshot);
     } catch (ex) {
       this.dirty = true;
       throw ex;
+    } finally {
+      snapshot.close();
     }
     // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
     await j.drain();
@@ -356,13 +360,26 @@ export class SqlJsStore implements Store {
     this.checkpoints++;
   }
 
+  /** The patched sql.js's in-memory database file (scripts/sqljsPatch.mjs), if the build patched it in. */
+  private fileNode(): MemfsFileNode | null {
+    const patched = this.db as Database & { batonFileNode?: () => MemfsFileNode };
+    return patched.batonFileNode ? patched.batonFileNode() : null;
+  }
+
+  /** The database's size in bytes (what a checkpoint writes). */
+  private databaseBytes(): number {
+    const node = this.fileNode();
+    if (node) return node.Wa;
+    return this.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()')?.n ?? 0;
+  }
+
   /**
-   * The committed database, outside any transaction: a view of sql.js's in-memory file where the build patched
-   * that in (scripts/sqljsPatch.mjs; valid until the next write), else a copy from db.export().
+   * The committed database, outside any transaction: copy-on-write over sql.js's in-memory file where the build
+   * patched that in, else a copy from db.export().
    */
-  private snapshotBytes(): Uint8Array {
-    const patched = this.db as Database & { batonFileView?: () => Uint8Array };
-    return patched.batonFileView ? patched.batonFileView() : this.exportDb();
+  private snapshot(): SnapshotSource {
+    const node = this.fileNode();
+    return node ? memfsSnapshot(node) : bufferSnapshot(this.exportDb());
   }
 
   /** db.export(), then restore what older sql.js versions lose in it (statements, functions, pragmas). */

@@ -1,20 +1,39 @@
 // Rule: kill -9 at any moment loses no acknowledged write: after reopening, every acknowledged
-// counter is present, rows have no gaps or duplicates, and SQLite's integrity check passes.
-import { test } from 'node:test';
+// counter is present, rows have no gaps or duplicates, and SQLite's integrity check passes. Both with sql.js as
+// the sources load it (checkpoints write an export() copy) and as the bundle patches it (checkpoints write the
+// live in-memory file copy-on-write while the writer goes on).
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openStore } from '../../src/store/sqlJsStore.js';
-import { spawnTs, tempDir, waitForLine, writerScript } from '../fixtures/store/helpers.js';
+import { bundleLikeDist, spawnTs, tempDir, waitForLine, writerScript } from '../fixtures/store/helpers.js';
 
 const ROUNDS = 20;
 
 test(`store survives ${ROUNDS} SIGKILLs at random moments without losing an acknowledged write`, async (ctx) => {
+  await survivesKills(ctx, (db) => spawnTs(writerScript, [db]));
+});
+
+test(`the bundle's store (copy-on-write checkpoints) survives ${ROUNDS} SIGKILLs the same way`, async (ctx) => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-writer-bundle-'));
+  try {
+    const bundle = await bundleLikeDist(writerScript, dir);
+    await survivesKills(ctx, (db) => spawn(process.execPath, [bundle, db], { stdio: ['pipe', 'pipe', 'pipe'] }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function survivesKills(ctx: TestContext, startWriter: (db: string) => ChildProcess): Promise<void> {
   const t = tempDir('baton-durability-');
   try {
     let lastRow = 0;
     let checkpointsSeen = 0;
     for (let round = 1; round <= ROUNDS; round++) {
-      const child = spawnTs(writerScript, [t.db]);
+      const child = startWriter(t.db);
       const acked: number[] = [];
       let pending = '';
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -57,5 +76,5 @@ test(`store survives ${ROUNDS} SIGKILLs at random moments without losing an ackn
   } finally {
     t.cleanup();
   }
-});
+}
 

@@ -35,6 +35,9 @@ test('the patch applies to the installed sql.js', () => {
   assert.match(code, /encodeInto/);
   assert.ok(code.includes('g=Math.max(g,m*2>>>0)') && !code.includes('1.125'), 'a growing in-memory database file doubles its array');
   assert.match(code, /prototype\.batonFileView=/);
+  assert.match(code, /prototype\.batonFileNode=/);
+  assert.ok(code.includes('a.batonBeforeWrite&&a.batonBeforeWrite(e,c)'), 'MEMFS writes call the snapshot hook first');
+  assert.ok(code.includes('a.batonBeforeResize&&a.batonBeforeResize(b)'), 'MEMFS resizes call the snapshot hook first');
 });
 
 test('a database grown past several megabytes by the patched sql.js is byte-identical to the unpatched one', async () => {

@@ -59,7 +59,7 @@ test('writes that arrive during a checkpoint stay in the journal and survive a c
 
 test('a checkpoint runs by itself after checkpointRecords records and when idle', async () => {
   await withTempDir(async (t) => {
-    const s = await openStore({ path: t.db, checkpointRecords: 10, idleCheckpointMs: 100 });
+    const s = await openStore({ path: t.db, checkpointRecords: 10, checkpointRatio: 0, idleCheckpointMs: 100 });
     const before = s.stats().checkpoints;
     for (let i = 0; i < 25; i++) await put(s, `k${i}`, String(i));
     await until(() => s.stats().checkpoints >= before + 2, () => `checkpoints: ${JSON.stringify(s.stats())}`);
@@ -71,11 +71,45 @@ test('a checkpoint runs by itself after checkpointRecords records and when idle'
 
 test('a checkpoint runs after checkpointBytes bytes of journal', async () => {
   await withTempDir(async (t) => {
-    const s = await openStore({ path: t.db, checkpointBytes: 50_000, idleCheckpointMs: 60_000 });
+    const s = await openStore({ path: t.db, checkpointBytes: 50_000, checkpointRatio: 0, idleCheckpointMs: 60_000 });
     const before = s.stats().checkpoints;
     await put(s, 'k-big', 'y'.repeat(60_000));
     await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
     assert.equal(s.stats().journalBytes, 0);
+    await s.close();
+  });
+});
+
+test('on a large database a checkpoint waits until the journal holds checkpointRatio of its size', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, checkpointRecords: 10, checkpointRatio: 0.5, idleCheckpointMs: 60_000 });
+    await s.transaction(() => {
+      for (let i = 0; i < 40; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(50_000)]);
+    });
+    await s.checkpoint();
+    const dbBytes = statSync(t.db).size;
+    assert.ok(dbBytes > 2_000_000, `a database of ${dbBytes} bytes`);
+    const before = s.stats().checkpoints;
+    // Far more than checkpointRecords records, well under half the database's size: no checkpoint yet.
+    for (let i = 0; i < 40; i++) await put(s, `k${i}`, 'x'.repeat(10_000));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(s.stats().checkpoints, before, `no checkpoint at ${s.stats().journalBytes} journal bytes`);
+    // Past half its size (which the big row itself grows): the next flush schedules one.
+    await put(s, 'big', 'z'.repeat(dbBytes));
+    await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
+    assert.equal(s.stats().journalBytes, 0);
+    await s.close();
+  });
+});
+
+test('with checkpointRatio 0 a large database checkpoints by records alone', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, checkpointRecords: 10, checkpointRatio: 0, idleCheckpointMs: 60_000 });
+    await s.transaction(() => s.run('INSERT INTO meta (key, value) VALUES (?, ?)', ['bulk', 'b'.repeat(3_000_000)]));
+    await s.checkpoint();
+    const before = s.stats().checkpoints;
+    for (let i = 0; i < 12; i++) await put(s, `k${i}`, String(i));
+    await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
     await s.close();
   });
 });
