@@ -2,14 +2,17 @@
 // hold): the seed's own server midex (../shared/peers/compare-midex, interleaved calls, then 16 in flight on one
 // connection), and the durable floors of ../shared/peers (a trivial tool that appends ~1 KB and fdatasyncs, on the
 // same SDK): over stdio interleaved call by call with Baton's continue (and midex's, when it is set up), and over
-// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating. Prints one JSON object: every figure
-// with its ratio and issue 10's target.
+// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating, with each server's CPU per call. And
+// Baton's engine alone (bench/engineLoop.ts, bundled like dist/): 16 workflows in flight in process, no MCP and no
+// transport, the ceiling any server around it can reach. Prints one JSON object: every figure with its ratio and
+// issue 10's target.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -17,6 +20,17 @@ const STDIO_CALLS = Number(process.env.BENCH_FLOOR_CALLS ?? 1500);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 6);
 const HTTP_CLIENTS = 16;
+const ENGINE_SECONDS = Number(process.env.BENCH_ENGINE_SECONDS ?? 8);
+
+/** CPU time (user + system, all threads) a process has used, in ms; null where /proc is not there. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
+}
 
 /** Issue 10's targets, as ratios Baton / reference. */
 const TARGETS = {
@@ -265,11 +279,16 @@ async function floorHttp(peers: string, dir: string) {
     const discovery = join(dirname(serveDb), 'server.json');
     const info = await waitFor('baton serve', () => (existsSync(discovery) ? (JSON.parse(readFileSync(discovery, 'utf8')) as { url: string; token: string }) : null));
     await waitFor('the HTTP floor', () => (floorUrl.includes('\n') ? floorUrl.trim() : null));
+    const serverPid = new Map([[info.url, children[1]!.pid], [floorUrl.trim(), floor.pid]]);
     const load = (url: string, token: string, seconds: number) => {
+      const cpu0 = cpuMs(serverPid.get(url));
       const out = execFileSync(process.execPath, [join(peers, 'load.mjs'), url, token, String(HTTP_CLIENTS), String(seconds)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      const m = out.match(/(\d+) next_step\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms, (\d+) errors, (\d+) double claims/);
+      const cpu1 = cpuMs(serverPid.get(url));
+      const m = out.match(/(\d+) next_step\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms, (\d+) errors, (\d+) double claims \(n=(\d+)\)/);
       if (!m) throw new Error(`load.mjs printed no figures: ${out.slice(-400)}`);
-      return { calls_per_s: Number(m[1]), p50_ms: Number(m[2]), p95_ms: Number(m[3]), errors: Number(m[4]) + Number(m[5]) };
+      const calls = Number(m[6]);
+      const serverCpu = cpu0 !== null && cpu1 !== null && calls > 0 ? round((cpu1 - cpu0) / calls) : null;
+      return { calls_per_s: Number(m[1]), p50_ms: Number(m[2]), p95_ms: Number(m[3]), errors: Number(m[4]) + Number(m[5]), server_cpu_ms_per_call: serverCpu };
     };
     // Warm-up (sessions, content, the JIT); on a busy machine it may end before a call completes, which is fine.
     for (const [url, token] of [[info.url, info.token], [floorUrl.trim(), 'none']] as const) {
@@ -294,12 +313,37 @@ async function floorHttp(peers: string, dir: string) {
       calls_per_s: { ...fig, ratio: median(ratios), met: median(ratios) >= TARGETS.floor_http_calls_per_s.min, ratio_per_round: ratios },
       p50_ms: { baton: median(rounds.map((r) => r.baton.p50_ms)), floor: median(rounds.map((r) => r.floor.p50_ms)) },
       p95_ms: { baton: median(rounds.map((r) => r.baton.p95_ms)), floor: median(rounds.map((r) => r.floor.p95_ms)) },
+      // Each server's CPU (all its threads, kernel time included) per call: on 2 cores shared with the 16 clients,
+      // calls/s follows the sum of the server's and the clients' CPU per call.
+      server_cpu_ms_per_call: {
+        baton: rounds.every((r) => r.baton.server_cpu_ms_per_call !== null) ? median(rounds.map((r) => r.baton.server_cpu_ms_per_call!)) : null,
+        floor: rounds.every((r) => r.floor.server_cpu_ms_per_call !== null) ? median(rounds.map((r) => r.floor.server_cpu_ms_per_call!)) : null,
+      },
       errors: rounds.reduce((n, r) => n + r.baton.errors, 0),
     };
   } finally {
     // baton serve checkpoints as it stops: wait for that before the folder goes.
     await Promise.all(children.map((c) => new Promise((res) => (c.exitCode !== null || c.signalCode !== null ? res(null) : (c.once('exit', res), c.kill())))));
   }
+}
+
+// ---- the engine alone --------------------------------------------------------------------------------------
+
+/** bench/engineLoop.ts bundled like dist/ (patched sql.js), 16 in flight on a fresh durable database. */
+async function engineAlone(dir: string, midexInflight: number | null) {
+  const bundleDir = join(dir, 'engine-loop');
+  mkdirSync(join(bundleDir, 'db'), { recursive: true });
+  const bundle = await bundleLikeDist(join(__dirname, 'engineLoop.ts'), bundleDir);
+  const out = execFileSync(process.execPath, [bundle, join(bundleDir, 'db'), join(ROOT, 'content'), String(ENGINE_SECONDS), '16'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = JSON.parse(out.trim().split('\n').at(-1)!) as { calls_per_s: number; cpu_ms_per_call: number };
+  return {
+    ...r,
+    ...(midexInflight ? {
+      // What the 16-in-flight target asks of a server over stdio, and what the engine does with no server around it.
+      target_calls_per_s: 2 * midexInflight,
+      engine_alone_vs_midex_inflight: round(r.calls_per_s / midexInflight),
+    } : {}),
+  };
 }
 
 async function main() {
@@ -314,6 +358,8 @@ async function main() {
     const midex = compareMidex(peers);
     const floor_stdio = await floorStdio(peers, dir);
     const floor_http = await floorHttp(peers, dir);
+    const midexInflight = 'inflight' in midex && midex.inflight ? midex.inflight.calls_per_s.reference : null;
+    const engine_alone = await engineAlone(dir, midexInflight);
     const met: Record<string, boolean> = {};
     const collect = (prefix: string, o: unknown) => {
       if (!o || typeof o !== 'object') return;
@@ -325,7 +371,7 @@ async function main() {
     collect('midex.', midex);
     collect('floor_stdio.', floor_stdio);
     collect('floor_http.', floor_http);
-    process.stdout.write(`${JSON.stringify({ bench: 'peers', peers_dir: peers, midex, floor_stdio, floor_http, met })}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'peers', peers_dir: peers, midex, floor_stdio, floor_http, engine_alone, met })}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -94,3 +94,26 @@ export function sqlJsPatchPlugin() {
     },
   };
 }
+
+/**
+ * Bundles `entry` the way scripts/build.mjs bundles the CLI (sql.js patched) into `dir`, with sql-wasm.wasm and the
+ * migrations beside it as dist/ has them; returns the bundle's path. For tests and benchmarks of what ships.
+ * @param {string} entry
+ * @param {string} dir
+ * @returns {Promise<string>}
+ */
+export async function bundleLikeDist(entry, dir) {
+  const [{ build }, { copyFileSync, cpSync }, { createRequire }, { dirname, join }] = await Promise.all([
+    import('esbuild'), import('node:fs'), import('node:module'), import('node:path'),
+  ]);
+  const root = join(dirname(new URL(import.meta.url).pathname), '..');
+  const outfile = join(dir, 'bundle.js');
+  await build({
+    entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error',
+    absWorkingDir: root, plugins: [sqlJsPatchPlugin()],
+  });
+  const sqlJs = createRequire(join(root, 'package.json')).resolve('sql.js');
+  copyFileSync(join(dirname(sqlJs), 'sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
+  cpSync(join(root, 'src', 'store', 'migrations'), join(dir, 'migrations'), { recursive: true });
+  return outfile;
+}

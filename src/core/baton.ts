@@ -60,8 +60,14 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   timeoutSweepMs: 60_000,
 };
 
-/** How long call-log entries wait to be written together. */
+/** How long call-log entries wait to be written together... */
 const CALL_LOG_FLUSH_MS = 250;
+/**
+ * ...unless this many are waiting: then they are written on the next turn. Under load a quarter second of entries
+ * (hundreds, each redacted, outlined and inserted) held the event loop for tens of milliseconds at a time, and every
+ * call in flight waited for it; small batches spread the same work out.
+ */
+const CALL_LOG_BATCH = 16;
 /** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
 const CALL_LOG_MAX_CHARS = 64 * 1024;
 
@@ -119,6 +125,8 @@ export class Baton implements BatonApi {
   private callsSincePrune = 0;
   private readonly pendingCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
   private callFlush: ReturnType<typeof setTimeout> | undefined;
+  /** Whether `callFlush` is the next-turn flush of a full batch (not the CALL_LOG_FLUSH_MS one). */
+  private callFlushSoon = false;
   private lastTimeoutSweep = Number.NEGATIVE_INFINITY;
   private readonly projects: Projects;
   /** @inheritdoc */
@@ -484,19 +492,25 @@ export class Baton implements BatonApi {
     }
   }
 
-  /** @inheritdoc Entries are batched and redacted off the request path: one write every CALL_LOG_FLUSH_MS. */
+  /**
+   * @inheritdoc Entries are batched and redacted off the request path: one write every CALL_LOG_FLUSH_MS, or on the
+   * next turn once CALL_LOG_BATCH are waiting.
+   */
   logCall(entry: CallLogEntry): void {
     this.pendingCalls.push({ entry, id: this.ports.ids.uuid(), at: new Date(this.ports.clock.now()).toISOString() });
-    if (!this.callFlush) {
-      this.callFlush = setTimeout(() => void this.flushCalls(), CALL_LOG_FLUSH_MS);
-      (this.callFlush as { unref?: () => void }).unref?.();
-    }
+    const full = this.pendingCalls.length >= CALL_LOG_BATCH;
+    if (this.callFlush && !(full && !this.callFlushSoon)) return;
+    if (this.callFlush) clearTimeout(this.callFlush);
+    this.callFlushSoon = full;
+    this.callFlush = setTimeout(() => void this.flushCalls(), full ? 0 : CALL_LOG_FLUSH_MS);
+    (this.callFlush as { unref?: () => void }).unref?.();
   }
 
   /** Writes the batched call-log entries (and prunes past the retention) in one transaction. */
   async flushCalls(): Promise<void> {
     if (this.callFlush) clearTimeout(this.callFlush);
     this.callFlush = undefined;
+    this.callFlushSoon = false;
     const batch = this.pendingCalls.splice(0);
     if (!batch.length) return;
     const store = this.ports.store;

@@ -9,7 +9,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/sqlJsStore.js';
-import { bundleLikeDist, spawnTs, tempDir, waitForLine, writerScript } from '../fixtures/store/helpers.js';
+import { bundleLikeDist } from '../../scripts/sqljsPatch.mjs';
+import { spawnTs, tempDir, waitForLine, writerScript } from '../fixtures/store/helpers.js';
 
 const ROUNDS = 20;
 

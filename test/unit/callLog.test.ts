@@ -36,6 +36,24 @@ describe('call log', () => {
     assert.equal(sent.step_token, '[REDACTED]');
   });
 
+  it('writes a few entries after a quarter second, and a batch of 16 on the next turn', async () => {
+    const { baton } = await makeBaton();
+    const log = (i: number) => baton.logCall({ call_type: 'tool', name: `t${i}`, request: {}, response: { status: 'ok' }, duration_ms: 1, success: true });
+    const logged = () => baton.recentCalls(100).length;
+    const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 3; i++) log(i);
+    await turn();
+    assert.equal(logged(), 0, 'three entries wait for the timer');
+    for (let i = 3; i < 16; i++) log(i);
+    await turn();
+    assert.equal(logged(), 16, 'a full batch is written at once, with the ones that waited');
+    log(16);
+    await turn();
+    assert.equal(logged(), 16, 'the next one waits for the timer again');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(logged(), 17);
+  });
+
   it("keeps a failed call's response whole", async () => {
     const { baton } = await makeBaton();
     const res = await baton.nextStep({ template_name: 'no-such-workflow' });
