@@ -54,6 +54,7 @@ export class SqlJsStore implements Store {
   private dirty = false;
   private checkpoints = 0;
   private checkpointScheduled = false;
+  private checkpointRunning = false;
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -75,7 +76,7 @@ export class SqlJsStore implements Store {
     const s = this.settings;
     const j = this.durable!.journal;
     const due = (j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && j.bytes >= s.checkpointRatio * this.databaseBytes();
-    if (due && !this.checkpointScheduled) {
+    if (due && !this.checkpointScheduled && !this.checkpointRunning) {
       this.checkpointScheduled = true;
       // Never inside the caller's transaction or flush: on the next turn of the event loop.
       setImmediate(() => {
@@ -329,6 +330,17 @@ export class SqlJsStore implements Store {
 
   private async checkpointNow(): Promise<void> {
     this.checkpointScheduled = false;
+    // While one runs (its snapshot is written while calls go on), the journal it is about to compact must not look
+    // due for another: that one would rewrite the whole database for the few records written meanwhile.
+    this.checkpointRunning = true;
+    try {
+      await this.checkpointOnce();
+    } finally {
+      this.checkpointRunning = false;
+    }
+  }
+
+  private async checkpointOnce(): Promise<void> {
     const d = this.durable;
     if (!d || this.closed) return;
     const j = d.journal;

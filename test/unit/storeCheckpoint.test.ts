@@ -114,6 +114,25 @@ test('with checkpointRatio 0 a large database checkpoints by records alone', asy
   });
 });
 
+test('writes while a checkpoint runs do not queue another one for the few records written meanwhile', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, checkpointRecords: 20, checkpointRatio: 0, idleCheckpointMs: 60_000 });
+    for (let i = 0; i < 19; i++) await put(s, `before-${i}`, 'x'); // one short of due
+    const before = s.stats().checkpoints;
+    let running = true;
+    const done = s.checkpoint().finally(() => (running = false));
+    // The first of these makes the journal (not yet compacted) look due while the checkpoint runs.
+    let during = 0;
+    do await put(s, `during-${during++}`, 'x');
+    while (running && during < 10);
+    await done;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(s.stats().checkpoints, before + 1, `one checkpoint, not one more for the ${during} records written during it`);
+    assert.ok(s.stats().journalRecords >= 1 && s.stats().journalRecords < 20, JSON.stringify(s.stats()));
+    await s.close();
+  });
+});
+
 test('temp files left by a checkpoint that was killed are removed at open', async () => {
   await withTempDir(async (t) => {
     await (await openStore({ path: t.db })).close();
