@@ -1,5 +1,5 @@
-// Build-time patches of sql.js 1.16 (string binding, in-memory file growth, a file view and copy-on-write hooks for
-// snapshots), applied to the bundle only.
+// Build-time patches of sql.js 1.16 (string binding, in-memory file growth, the database file's node and copy-on-write
+// hooks for snapshots), applied to the bundle only.
 //
 // sql.js copies every bound string into wasm memory with JavaScript loops: one pass to count its UTF-8
 // bytes, one to encode them, and a second count for sqlite3_bind_text's length. The hot path binds a
@@ -36,15 +36,15 @@ const MEMFS_GROWTH = {
 };
 
 /**
- * Database.batonFileView(): the database file's bytes as a view into sql.js's in-memory filesystem, valid until
- * the next write. The connection runs with an in-memory rollback journal and EXCLUSIVE locking, so outside a
- * transaction that file holds exactly the committed database, and a snapshot can be written from it directly.
- * export() instead copies it page by page through the filesystem layer into a fresh array whose first touch
- * costs a page fault per 4 KB: 140-290 ms for 20 MB on this project's 2-core VMs, all of it on the event loop.
+ * Database.batonFileNode(): the in-memory filesystem's node of the database file (its array and length). The
+ * connection runs with an in-memory rollback journal and EXCLUSIVE locking, so outside a transaction that file holds
+ * exactly the committed database, and a snapshot can be written from it directly (src/store/fileSnapshot.ts).
+ * export() instead copies it page by page through the filesystem layer into a fresh array whose first touch costs a
+ * page fault per 4 KB: 140-290 ms for 20 MB on this project's 2-core VMs, all of it on the event loop.
  */
-const FILE_VIEW = {
+const FILE_NODE = {
   from: 'g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
-  to: 'g.prototype.batonFileView=function(){if(!this.db)throw Error("Database closed");var n=B(this.filename).node;return n.Ua?n.Ua.subarray(0,n.Wa):new Uint8Array(0)};g.prototype.batonFileNode=function(){if(!this.db)throw Error("Database closed");return B(this.filename).node};g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
+  to: 'g.prototype.batonFileNode=function(){if(!this.db)throw Error("Database closed");return B(this.filename).node};g.prototype.Wb=function(){if(!this.db)throw Error("Database closed");',
 };
 
 /**
@@ -72,7 +72,7 @@ const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
  */
 export function patchSqlJs(source) {
   const once = (text, needle) => text.indexOf(needle) !== -1 && text.indexOf(needle) === text.lastIndexOf(needle);
-  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH, FILE_VIEW, WRITE_HOOK, RESIZE_HOOK];
+  const patches = [ALLOCATE, BIND_TEXT, MEMFS_GROWTH, FILE_NODE, WRITE_HOOK, RESIZE_HOOK];
   if (!patches.every((p) => once(source, p.from))) return { code: source, applied: false };
   const code = PRELUDE + patches.reduce((text, p) => text.replace(p.from, p.to), source);
   return { code, applied: true };
@@ -88,7 +88,7 @@ export function sqlJsPatchPlugin() {
         const { code, applied } = patchSqlJs(await readFile(args.path, 'utf8'));
         const warnings = applied
           ? []
-          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding, file growth, file view and snapshot hooks are left unpatched (slower, still correct). Update the patch's patterns.` }];
+          : [{ text: `sql.js at ${args.path} is not the version scripts/sqljsPatch.mjs was written for; its string binding, file growth, file node and snapshot hooks are left unpatched (slower, still correct). Update the patch's patterns.` }];
         return { contents: code, loader: 'js', warnings };
       });
     },

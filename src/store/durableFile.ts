@@ -45,7 +45,9 @@ export async function replaceFileDurable(path: string, source: SnapshotSource): 
     fd = openSync(temp, 'w', 0o600);
     for (let offset = 0; offset < source.size; ) {
       const chunk = source.read(offset, Math.min(SNAPSHOT_CHUNK, source.size - offset));
-      for (let done = 0; done < chunk.length; ) done += (await writeAsync(fd, chunk, done, chunk.length - done, offset + done)).bytesWritten;
+      for (let done = 0; done < chunk.length; ) {
+        done += (await writeAsync(fd, chunk, done, chunk.length - done, offset + done)).bytesWritten;
+      }
       offset += chunk.length;
     }
     await fsyncAsync(fd);

@@ -357,7 +357,15 @@ export class SqlJsStore implements Store {
     const snapshot = this.snapshot();
     this.dirty = false;
     try {
-      await replaceFileDurable(d.path, snapshot);
+      await replaceFileDurable(d.path, {
+        size: snapshot.size,
+        // Disposed meanwhile (its lock released: another process may own the file now): the temp goes, no rename.
+        read: (offset, length) => {
+          if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+          return snapshot.read(offset, length);
+        },
+        close: () => snapshot.close(),
+      });
     } catch (ex) {
       this.dirty = true;
       throw ex;

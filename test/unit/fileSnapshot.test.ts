@@ -13,7 +13,13 @@ import { bufferSnapshot, memfsSnapshot, SNAPSHOT_CHUNK, type MemfsFileNode, type
 
 const require = createRequire(__filename);
 const sqlJsFile = require.resolve('sql.js');
-type PatchedDb = Database & { batonFileNode(): MemfsFileNode; batonFileView(): Uint8Array };
+type PatchedDb = Database & { batonFileNode(): MemfsFileNode };
+
+/** A copy of the database file's bytes now (export() would reopen the connection). */
+const fileBytes = (db: PatchedDb) => {
+  const node = db.batonFileNode();
+  return Buffer.from(node.Ua!.subarray(0, node.Wa));
+};
 
 async function patchedSqlJs(): Promise<{ SQL: SqlJsStatic; cleanup(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-cow-'));
@@ -49,7 +55,7 @@ test('the snapshot is the database as it was when it began while writes, growth,
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
     db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
     fill(db, 800, 'before '.repeat(300));
-    const expected = Buffer.from(db.batonFileView()); // a copy (export() would reopen the connection)
+    const expected = fileBytes(db);
     const source = memfsSnapshot(db.batonFileNode());
     assert.equal(source.size, expected.length);
     const got = readAll(source, 64 * 1024, (i) => {
@@ -86,7 +92,7 @@ test('a database opened from a Buffer (a snapshot read from disk) is preserved b
   const db = new SQL.Database(onDisk) as PatchedDb; // sql.js keeps this Buffer as the file's array
   try {
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
-    const expected = Buffer.from(db.batonFileView());
+    const expected = fileBytes(db);
     const source = memfsSnapshot(db.batonFileNode());
     const got = readAll(source, 16 * 1024, (i) => db.run('UPDATE t SET v = ? WHERE k % 5 = ?', [`after ${i}`, i % 5]));
     source.close();
@@ -105,7 +111,7 @@ test('a database that shrinks (VACUUM) while its snapshot is read still gives th
     db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
     fill(db, 600, 'x'.repeat(3000));
     db.run('DELETE FROM t WHERE k > 50');
-    const expected = Buffer.from(db.batonFileView()); // a copy (export() would reopen the connection)
+    const expected = fileBytes(db);
     const source = memfsSnapshot(db.batonFileNode());
     const got = readAll(source, SNAPSHOT_CHUNK, (i) => {
       if (i === 0) {

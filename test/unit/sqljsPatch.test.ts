@@ -1,6 +1,6 @@
 // Rule: the bundle's patched sql.js stores exactly the bytes the unpatched one does (the patches only change
-// how strings are encoded and how the in-memory file grows), its file view is exactly the committed database
-// (what a snapshot is written from), and the patches still apply to the installed sql.js.
+// how strings are encoded and how the in-memory file grows), its database file node holds exactly the committed
+// database (what a snapshot is written from), and the patches still apply to the installed sql.js.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -34,7 +34,6 @@ test('the patch applies to the installed sql.js', () => {
   assert.ok(applied, 'scripts/sqljsPatch.mjs no longer matches node_modules/sql.js: update its patterns');
   assert.match(code, /encodeInto/);
   assert.ok(code.includes('g=Math.max(g,m*2>>>0)') && !code.includes('1.125'), 'a growing in-memory database file doubles its array');
-  assert.match(code, /prototype\.batonFileView=/);
   assert.match(code, /prototype\.batonFileNode=/);
   assert.ok(code.includes('a.batonBeforeWrite&&a.batonBeforeWrite(e,c)'), 'MEMFS writes call the snapshot hook first');
   assert.ok(code.includes('a.batonBeforeResize&&a.batonBeforeResize(b)'), 'MEMFS resizes call the snapshot hook first');
@@ -95,13 +94,13 @@ test('patched and unpatched sql.js store the same bytes for every bound string',
   }
 });
 
-test("with the store's connection settings, the patched file view holds exactly the committed database", async () => {
+test("with the store's connection settings, the patched file node holds exactly the committed database", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
   try {
     const patchedFile = join(dir, 'sql-wasm.js');
     writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
     const SQL = await load(patchedFile);
-    const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileView(): Uint8Array };
+    const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileNode(): { Ua: Uint8Array; Wa: number } };
     const rows = (d: { exec(sql: string): Array<{ values: unknown[][] }> }) => d.exec('SELECT k, v FROM t ORDER BY k')[0]!.values;
     try {
       db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
@@ -114,7 +113,8 @@ test("with the store's connection settings, the patched file view holds exactly 
       db.run('BEGIN');
       db.run("INSERT INTO t (v) VALUES ('rolled back')");
       db.run('ROLLBACK');
-      const view = db.batonFileView();
+      const node = db.batonFileNode();
+      const view = node.Ua.subarray(0, node.Wa);
       assert.ok(view.length > 1024 * 1024 && view.length === db.export().length, `a whole database file (${view.length} bytes)`);
       assert.deepEqual([view[18], view[19]], [1, 1], 'a rollback-journal (not WAL) file, as export() writes it');
       const reopened = new SQL.Database(view.slice());

@@ -2,7 +2,7 @@
 // writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
@@ -130,6 +130,29 @@ test('writes while a checkpoint runs do not queue another one for the few record
     assert.equal(s.stats().checkpoints, before + 1, `one checkpoint, not one more for the ${during} records written during it`);
     assert.ok(s.stats().journalRecords >= 1 && s.stats().journalRecords < 20, JSON.stringify(s.stats()));
     await s.close();
+  });
+});
+
+test('a store disposed while its checkpoint is written leaves the database file as it was, and no temp file', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    await s.checkpoint();
+    const before = readFileSync(t.db);
+    await s.transaction(() => {
+      for (let i = 0; i < 16; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(1_000_000)]);
+    });
+    let settled = false;
+    const checkpoint = s.checkpoint().finally(() => (settled = true));
+    checkpoint.catch(() => undefined);
+    // Once the snapshot is being written (its temp file is there), in 1 MiB chunks, one per turn of the event loop:
+    while (!readdirSync(t.dir).some((f) => f.startsWith('baton.db.tmp-'))) {
+      assert.ok(!settled, 'the checkpoint ended before its temp file was seen');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    s.dispose(); // as a failed open or a crash test does: the lock goes at once
+    await assert.rejects(checkpoint, /closed while its checkpoint was being written/);
+    assert.ok(readFileSync(t.db).equals(before), 'the old snapshot stays');
+    assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), []);
   });
 });
 
