@@ -110,7 +110,7 @@ export async function bundleLikeDist(entry, dir) {
   const outfile = join(dir, 'bundle.js');
   await build({
     entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error',
-    absWorkingDir: root, plugins: [sqlJsPatchPlugin()],
+    absWorkingDir: root, plugins: [sqlJsPatchPlugin()], external: ['esbuild'], // a bundle never builds bundles
   });
   const sqlJs = createRequire(join(root, 'package.json')).resolve('sql.js');
   copyFileSync(join(dirname(sqlJs), 'sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
