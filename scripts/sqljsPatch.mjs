@@ -27,14 +27,15 @@ const BIND_TEXT = {
  * MEMFS file growth. sql.js keeps the database as a file in Emscripten's in-memory filesystem, and a write
  * past its end grows the file's array by only 1.125x once it is past 1 MB, copying the whole database each
  * time: a 20 MB database had been copied 39 times (172 MB) by the time it got there, and each copy stalled
- * the call that caused it by tens of milliseconds. Doubling copies each byte about once on average; the
- * untouched tail of a new array is not resident memory until written.
+ * the call that caused it by tens of milliseconds. Here the array sits on a resizable ArrayBuffer (address
+ * space reserved up to BATON_FILE_MAX, memory taken only as it is written) and grows in place, at least
+ * doubling: growing 32 to 64 MB takes 0.03 ms instead of a 110 ms copy. Where the runtime has no resizable
+ * buffers (or past the reservation) it doubles into a new array, copying each byte about once on average.
  */
 const MEMFS_GROWTH = {
-  from: 'g=Math.max(g,m*(m<1048576?2:1.125)>>>0)',
-  to: 'g=Math.max(g,m*2>>>0)',
+  from: 'm>=g||(g=Math.max(g,m*(m<1048576?2:1.125)>>>0),m&&(g=\nMath.max(g,256)),m=a.Ua.subarray(0,a.Wa),a.Ua=new Uint8Array(g),a.Ua.set(m));',
+  to: 'm>=g||batonGrow(a,g);',
 };
-
 /**
  * Database.batonFileNode(): the in-memory filesystem's node of the database file (its array and length). The
  * connection runs with an in-memory rollback journal and EXCLUSIVE locking, so outside a transaction that file holds
@@ -62,7 +63,13 @@ const RESIZE_HOOK = {
   to: 'b.size!==void 0&&(b=b.size,a.Wa!=b&&(a.batonBeforeResize&&a.batonBeforeResize(b),d=a.Ua,',
 };
 
-const PRELUDE = 'var batonUtf8=new TextEncoder(),batonUtf8Length=0;\n';
+/** What the patches call: the string encoder, and MEMFS_GROWTH's in-place growth of a file node's array to `need` bytes. */
+const PRELUDE = `var batonUtf8=new TextEncoder(),batonUtf8Length=0,BATON_FILE_MAX=2147483648;
+function batonGrow(node,need){var cur=node.Ua,buf=cur.buffer,size=Math.max(need,cur.length*2,256);
+if(buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);return}
+var next;try{next=new Uint8Array(new ArrayBuffer(size,{maxByteLength:Math.max(size,BATON_FILE_MAX)}))}catch(e){next=new Uint8Array(size)}
+next.set(cur.subarray(0,node.Wa));node.Ua=next}
+`;
 
 /**
  * The patched source of sql.js's `dist/sql-wasm.js`, or the source unchanged with `applied: false`

@@ -94,9 +94,13 @@ test('a database opened from a Buffer (a snapshot read from disk) is preserved b
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
     const expected = fileBytes(db);
     const source = memfsSnapshot(db.batonFileNode());
-    const got = readAll(source, 16 * 1024, (i) => db.run('UPDATE t SET v = ? WHERE k % 5 = ?', [`after ${i}`, i % 5]));
+    const got = readAll(source, 16 * 1024, (i) => {
+      db.run('UPDATE t SET v = ? WHERE k % 5 = ?', [`after ${i}`, i % 5]);
+      if (i === 2) fill(db, 300, 'grown past the Buffer '.repeat(40)); // the file moves to a growable array
+    });
     source.close();
     assert.ok(got.equals(expected));
+    assert.ok(db.batonFileNode().Wa > expected.length, 'the file grew while its snapshot was read');
   } finally {
     db.close();
     cleanup();

@@ -33,7 +33,7 @@ test('the patch applies to the installed sql.js', () => {
   const { applied, code } = patchSqlJs(readFileSync(sqlJsFile, 'utf8'));
   assert.ok(applied, 'scripts/sqljsPatch.mjs no longer matches node_modules/sql.js: update its patterns');
   assert.match(code, /encodeInto/);
-  assert.ok(code.includes('g=Math.max(g,m*2>>>0)') && !code.includes('1.125'), 'a growing in-memory database file doubles its array');
+  assert.ok(code.includes('m>=g||batonGrow(a,g);') && !code.includes('1.125'), 'a growing in-memory database file grows in place');
   assert.match(code, /prototype\.batonFileNode=/);
   assert.ok(code.includes('a.batonBeforeWrite&&a.batonBeforeWrite(e,c)'), 'MEMFS writes call the snapshot hook first');
   assert.ok(code.includes('a.batonBeforeResize&&a.batonBeforeResize(b)'), 'MEMFS resizes call the snapshot hook first');
@@ -117,6 +117,7 @@ test("with the store's connection settings, the patched file node holds exactly 
       const view = node.Ua.subarray(0, node.Wa);
       assert.ok(view.length > 1024 * 1024 && view.length === db.export().length, `a whole database file (${view.length} bytes)`);
       assert.deepEqual([view[18], view[19]], [1, 1], 'a rollback-journal (not WAL) file, as export() writes it');
+      assert.equal((node.Ua.buffer as ArrayBuffer & { resizable?: boolean }).resizable, true, 'the file grew in place, on a resizable buffer');
       const reopened = new SQL.Database(view.slice());
       try {
         assert.equal(reopened.exec('PRAGMA integrity_check')[0]!.values[0]![0], 'ok');
