@@ -5,7 +5,7 @@ import { becomeOwner, type Owner } from '../host/owner.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { cliLog, dbPathOf, lockedBy, unreachableOwner, VERSION } from './common.js';
 
-/** The database flags of a command that runs work in the owner. */
+/** The database flags of a command that runs work in the owner (the pipeline and team commands). */
 export interface OwnerDbValues {
   db?: string;
   workspace?: string;

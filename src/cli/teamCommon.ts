@@ -7,19 +7,13 @@ import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf } from './common.js';
+import type { OwnerDbValues } from './ownDatabase.js';
 
 /** Options of every team command. */
 export const TEAM_OPTIONS = { ...DB_OPTIONS, ...CONTENT_OPTION } as const;
 
-/** The database flags of a team command. */
-export interface TeamDbValues {
-  db?: string;
-  workspace?: string;
-  content?: string;
-}
-
 /** The live owner, which runs the teams; a CliError when none runs. */
-export async function liveOwner(values: TeamDbValues): Promise<DiscoveryInfo> {
+export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return live;
@@ -27,7 +21,7 @@ export async function liveOwner(values: TeamDbValues): Promise<DiscoveryInfo> {
 }
 
 /** The project folder of a team command. */
-export function workspaceOf(values: TeamDbValues): string {
+export function workspaceOf(values: OwnerDbValues): string {
   return resolve(values.workspace ?? process.cwd());
 }
 
