@@ -28,3 +28,13 @@ export function stats(samples: number[]) {
   const r = (x: number) => Math.round(x * 1000) / 1000;
   return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
 }
+
+/** What a bug-fix step hands in, as the peers' load drivers send it (a summary, a small markdown artifact, a reference). */
+export function stepOutput(step: string, i: number) {
+  return {
+    summary: `Step ${step} done (${i}).`,
+    artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
+    references: ['src/example.ts'],
+    confidence: 0.9,
+  };
+}

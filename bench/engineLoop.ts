@@ -10,16 +10,9 @@ import { silentLog } from '../src/core/ports.js';
 import type { NextStepRequest } from '../src/core/types.js';
 import { nodeCrypto, nodeFileSystem, randomIds, systemClock } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
+import { stepOutput } from './benchKit.js';
 
 const [dir, content, seconds = '8', inflight = '16'] = process.argv.slice(2);
-
-/** What a step hands in, as the peers' load drivers send it. */
-const stepOutput = (step: string, i: number) => ({
-  summary: `Step ${step} done (${i}).`,
-  artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
-  references: ['src/example.ts'],
-  confidence: 0.9,
-});
 
 async function main(): Promise<void> {
   if (!dir || !content) throw new Error('usage: engineLoop DIR CONTENT_DIR SECONDS [K]');

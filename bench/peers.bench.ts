@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
+import { stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -126,13 +127,6 @@ function compareMidex(peers: string) {
 }
 
 // ---- the stdio floor ---------------------------------------------------------------------------------------
-
-const stepOutput = (step: string, i: number) => ({
-  summary: `Step ${step} done (${i}).`,
-  artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
-  references: ['src/example.ts'],
-  confidence: 0.9,
-});
 
 async function stdioClient(command: string, args: string[], name: string): Promise<Client> {
   const client = new Client({ name, version: '1' });
