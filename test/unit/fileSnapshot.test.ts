@@ -2,17 +2,11 @@
 // snapshot began, whatever is written, grown, shrunk or rolled back while it is read; and it stops preserving pages
 // once closed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import type { Database, SqlJsStatic } from 'sql.js';
-import { patchSqlJs } from '../../scripts/sqljsPatch.mjs';
+import type { Database } from 'sql.js';
 import { bufferSnapshot, memfsSnapshot, SNAPSHOT_CHUNK, type MemfsFileNode, type SnapshotSource } from '../../src/store/fileSnapshot.js';
+import { patchedSqlJs } from '../helpers/sqlJs.js';
 
-const require = createRequire(__filename);
-const sqlJsFile = require.resolve('sql.js');
 type PatchedDb = Database & { batonFileNode(): MemfsFileNode };
 
 /** A copy of the database file's bytes now (export() would reopen the connection). */
@@ -20,15 +14,6 @@ const fileBytes = (db: PatchedDb) => {
   const node = db.batonFileNode();
   return Buffer.from(node.Ua!.subarray(0, node.Wa));
 };
-
-async function patchedSqlJs(): Promise<{ SQL: SqlJsStatic; cleanup(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-cow-'));
-  const file = join(dir, 'sql-wasm.js');
-  writeFileSync(file, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
-  const init = require(file) as (config: { locateFile: () => string }) => Promise<SqlJsStatic>;
-  const SQL = await init({ locateFile: () => join(dirname(sqlJsFile), 'sql-wasm.wasm') });
-  return { SQL, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 /** Reads the whole source front to back in `chunk`-sized reads, calling `between` after each read. */
 function readAll(source: SnapshotSource, chunk: number, between: (i: number) => void): Buffer {
@@ -49,7 +34,7 @@ function fill(db: Database, rows: number, text: string): void {
 }
 
 test('the snapshot is the database as it was when it began while writes, growth, deletes and rollbacks go on', async () => {
-  const { SQL, cleanup } = await patchedSqlJs();
+  const SQL = await patchedSqlJs();
   const db = new SQL.Database() as PatchedDb;
   try {
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
@@ -78,12 +63,11 @@ test('the snapshot is the database as it was when it began while writes, growth,
     }
   } finally {
     db.close();
-    cleanup();
   }
 });
 
 test('a database opened from a Buffer (a snapshot read from disk) is preserved by copy, not by a view of it', async () => {
-  const { SQL, cleanup } = await patchedSqlJs();
+  const SQL = await patchedSqlJs();
   const seed = new SQL.Database();
   seed.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
   fill(seed, 300, 'seed '.repeat(100));
@@ -103,12 +87,11 @@ test('a database opened from a Buffer (a snapshot read from disk) is preserved b
     assert.ok(db.batonFileNode().Wa > expected.length, 'the file grew while its snapshot was read');
   } finally {
     db.close();
-    cleanup();
   }
 });
 
 test('a database that shrinks (VACUUM) while its snapshot is read still gives the bytes it had', async () => {
-  const { SQL, cleanup } = await patchedSqlJs();
+  const SQL = await patchedSqlJs();
   const db = new SQL.Database() as PatchedDb;
   try {
     db.exec('PRAGMA journal_mode = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
@@ -127,12 +110,11 @@ test('a database that shrinks (VACUUM) while its snapshot is read still gives th
     assert.ok(got.equals(expected));
   } finally {
     db.close();
-    cleanup();
   }
 });
 
 test('once closed, a snapshot no longer copies pages, and a second one can begin', async () => {
-  const { SQL, cleanup } = await patchedSqlJs();
+  const SQL = await patchedSqlJs();
   const db = new SQL.Database() as PatchedDb;
   try {
     db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
@@ -148,7 +130,6 @@ test('once closed, a snapshot no longer copies pages, and a second one can begin
     second.close();
   } finally {
     db.close();
-    cleanup();
   }
 });
 

@@ -2,22 +2,11 @@
 // how strings are encoded and how the in-memory file grows), its database file node holds exactly the committed
 // database (what a snapshot is written from), and the patches still apply to the installed sql.js.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { SqlJsStatic } from 'sql.js';
 import { patchSqlJs } from '../../scripts/sqljsPatch.mjs';
-
-const require = createRequire(__filename);
-const sqlJsFile = require.resolve('sql.js');
-const wasm = join(dirname(sqlJsFile), 'sql-wasm.wasm');
-
-async function load(file: string): Promise<SqlJsStatic> {
-  const init = require(file) as (config: { locateFile: () => string }) => Promise<SqlJsStatic>;
-  return init({ locateFile: () => wasm });
-}
+import { loadSqlJs, patchedSqlJs, sqlJsFile } from '../helpers/sqlJs.js';
 
 const samples = [
   '',
@@ -40,96 +29,75 @@ test('the patch applies to the installed sql.js', () => {
 });
 
 test('a database grown past several megabytes by the patched sql.js is byte-identical to the unpatched one', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
-  try {
-    const patchedFile = join(dir, 'sql-wasm.js');
-    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
-    const grow = (SQL: SqlJsStatic) => {
-      const db = new SQL.Database();
-      try {
-        db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
-        for (let i = 0; i < 600; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
-        db.run('DELETE FROM t WHERE k % 3 = 0');
-        return db.export();
-      } finally {
-        db.close();
-      }
-    };
-    const [plain, patched] = [grow(await load(sqlJsFile)), grow(await load(patchedFile))];
-    assert.ok(plain.length > 4 * 1024 * 1024, `the database grew past 4 MB (${plain.length} bytes)`);
-    assert.ok(Buffer.from(patched).equals(Buffer.from(plain)));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
-  try {
-    const patchedFile = join(dir, 'sql-wasm.js');
-    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
-    const [plain, patched] = [await load(sqlJsFile), await load(patchedFile)];
-    const roundTrip = (SQL: SqlJsStatic, text: string) => {
-      const db = new SQL.Database();
-      try {
-        db.run('CREATE TABLE t (v TEXT)');
-        db.run('INSERT INTO t VALUES (?)', [text]);
-        const [row] = db.exec('SELECT v, hex(v), length(CAST(v AS BLOB)) FROM t')[0]!.values;
-        return row;
-      } finally {
-        db.close();
-      }
-    };
-    for (const text of samples) {
-      const label = JSON.stringify(text.slice(0, 30));
-      const expected = roundTrip(plain, text);
-      assert.deepEqual(roundTrip(patched, text), expected, label);
-      assert.equal(expected![2], Buffer.byteLength(text), label);
-      assert.equal(expected![0], text, label);
-    }
-    // A lone surrogate is not valid UTF-8: both read back U+FFFD for it.
-    assert.equal(roundTrip(patched, 'a\ud800b')![0], 'a\ufffdb');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test("with the store's connection settings, the patched file node holds exactly the committed database", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-'));
-  try {
-    const patchedFile = join(dir, 'sql-wasm.js');
-    writeFileSync(patchedFile, patchSqlJs(readFileSync(sqlJsFile, 'utf8')).code);
-    const SQL = await load(patchedFile);
-    const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileNode(): { Ua: Uint8Array; Wa: number } };
-    const rows = (d: { exec(sql: string): Array<{ values: unknown[][] }> }) => d.exec('SELECT k, v FROM t ORDER BY k')[0]!.values;
+  const grow = (SQL: SqlJsStatic) => {
+    const db = new SQL.Database();
     try {
-      db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
       db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
-      db.run('BEGIN');
-      for (let i = 0; i < 500; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i} ${'é text '.repeat(400)}`]);
-      db.run('COMMIT');
-      db.run('DELETE FROM t WHERE k % 4 = 0');
-      db.run("UPDATE t SET v = 'short' WHERE k % 3 = 0");
-      db.run('BEGIN');
-      db.run("INSERT INTO t (v) VALUES ('rolled back')");
-      db.run('ROLLBACK');
-      const node = db.batonFileNode();
-      const view = node.Ua.subarray(0, node.Wa);
-      assert.ok(view.length > 1024 * 1024 && view.length === db.export().length, `a whole database file (${view.length} bytes)`);
-      assert.deepEqual([view[18], view[19]], [1, 1], 'a rollback-journal (not WAL) file, as export() writes it');
-      assert.equal((node.Ua.buffer as ArrayBuffer & { resizable?: boolean }).resizable, true, 'the file grew in place, on a resizable buffer');
-      const reopened = new SQL.Database(view.slice());
-      try {
-        assert.equal(reopened.exec('PRAGMA integrity_check')[0]!.values[0]![0], 'ok');
-        assert.deepEqual(rows(reopened), rows(db));
-        assert.equal(reopened.exec("SELECT count(*) FROM t WHERE v = 'rolled back'")[0]!.values[0]![0], 0);
-      } finally {
-        reopened.close();
-      }
+      for (let i = 0; i < 600; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
+      db.run('DELETE FROM t WHERE k % 3 = 0');
+      return db.export();
     } finally {
       db.close();
     }
+  };
+  const [plain, patched] = [grow(await loadSqlJs()), grow(await patchedSqlJs())];
+  assert.ok(plain.length > 4 * 1024 * 1024, `the database grew past 4 MB (${plain.length} bytes)`);
+  assert.ok(Buffer.from(patched).equals(Buffer.from(plain)));
+});
+
+test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
+  const [plain, patched] = [await loadSqlJs(), await patchedSqlJs()];
+  const roundTrip = (SQL: SqlJsStatic, text: string) => {
+    const db = new SQL.Database();
+    try {
+      db.run('CREATE TABLE t (v TEXT)');
+      db.run('INSERT INTO t VALUES (?)', [text]);
+      const [row] = db.exec('SELECT v, hex(v), length(CAST(v AS BLOB)) FROM t')[0]!.values;
+      return row;
+    } finally {
+      db.close();
+    }
+  };
+  for (const text of samples) {
+    const label = JSON.stringify(text.slice(0, 30));
+    const expected = roundTrip(plain, text);
+    assert.deepEqual(roundTrip(patched, text), expected, label);
+    assert.equal(expected![2], Buffer.byteLength(text), label);
+    assert.equal(expected![0], text, label);
+  }
+  // A lone surrogate is not valid UTF-8: both read back U+FFFD for it.
+  assert.equal(roundTrip(patched, 'a\ud800b')![0], 'a\ufffdb');
+});
+
+test("with the store's connection settings, the patched file node holds exactly the committed database", async () => {
+  const SQL = await patchedSqlJs();
+  const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileNode(): { Ua: Uint8Array; Wa: number } };
+  const rows = (d: { exec(sql: string): Array<{ values: unknown[][] }> }) => d.exec('SELECT k, v FROM t ORDER BY k')[0]!.values;
+  try {
+    db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
+    db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+    db.run('BEGIN');
+    for (let i = 0; i < 500; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i} ${'é text '.repeat(400)}`]);
+    db.run('COMMIT');
+    db.run('DELETE FROM t WHERE k % 4 = 0');
+    db.run("UPDATE t SET v = 'short' WHERE k % 3 = 0");
+    db.run('BEGIN');
+    db.run("INSERT INTO t (v) VALUES ('rolled back')");
+    db.run('ROLLBACK');
+    const node = db.batonFileNode();
+    const view = node.Ua.subarray(0, node.Wa);
+    assert.ok(view.length > 1024 * 1024 && view.length === db.export().length, `a whole database file (${view.length} bytes)`);
+    assert.deepEqual([view[18], view[19]], [1, 1], 'a rollback-journal (not WAL) file, as export() writes it');
+    assert.equal((node.Ua.buffer as ArrayBuffer & { resizable?: boolean }).resizable, true, 'the file grew in place, on a resizable buffer');
+    const reopened = new SQL.Database(view.slice());
+    try {
+      assert.equal(reopened.exec('PRAGMA integrity_check')[0]!.values[0]![0], 'ok');
+      assert.deepEqual(rows(reopened), rows(db));
+      assert.equal(reopened.exec("SELECT count(*) FROM t WHERE v = 'rolled back'")[0]!.values[0]![0], 0);
+    } finally {
+      reopened.close();
+    }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    db.close();
   }
 });
