@@ -53,8 +53,12 @@ export class SqlJsStore implements Store {
   private closed = false;
   private dirty = false;
   private checkpoints = 0;
-  private checkpointScheduled = false;
-  private checkpointRunning = false;
+  /**
+   * A checkpoint is scheduled or running. While one runs (its snapshot is written while calls go on), the journal it
+   * is about to compact must not look due for another: that one would rewrite the whole database for the few records
+   * written meanwhile.
+   */
+  private checkpointPending = false;
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -76,8 +80,8 @@ export class SqlJsStore implements Store {
     const s = this.settings;
     const j = this.durable!.journal;
     const due = (j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && j.bytes >= s.checkpointRatio * this.databaseBytes();
-    if (due && !this.checkpointScheduled && !this.checkpointRunning) {
-      this.checkpointScheduled = true;
+    if (due && !this.checkpointPending) {
+      this.checkpointPending = true;
       // Never inside the caller's transaction or flush: on the next turn of the event loop.
       setImmediate(() => {
         if (!this.closing) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
@@ -329,14 +333,11 @@ export class SqlJsStore implements Store {
   }
 
   private async checkpointNow(): Promise<void> {
-    this.checkpointScheduled = false;
-    // While one runs (its snapshot is written while calls go on), the journal it is about to compact must not look
-    // due for another: that one would rewrite the whole database for the few records written meanwhile.
-    this.checkpointRunning = true;
+    this.checkpointPending = true;
     try {
       await this.checkpointOnce();
     } finally {
-      this.checkpointRunning = false;
+      this.checkpointPending = false;
     }
   }
 
