@@ -62,6 +62,19 @@ export class SqlJsStore implements Store {
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  /**
+   * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop are savepoints released
+   * into one SQLite transaction, committed once on the next turn (`commitBatch`). Durability is the journal's, so this
+   * only decides when pages are copied into the in-memory file; pages that several transactions change (page 1, index
+   * and table tails) are then copied once per batch instead of once per transaction.
+   */
+  private batchOpen = false;
+  private batchTimer: NodeJS.Immediate | null = null;
+  /** The statements of each transaction released into the open batch, to redo them if SQLite loses the batch. */
+  private batchRecords: string[][] = [];
+  /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
+  private failure: BatonError | null = null;
+  private readonly commitBatchBound = () => this.commitBatch();
 
   /** Use `openStore`. */
   constructor(
@@ -140,13 +153,19 @@ export class SqlJsStore implements Store {
     if (this.closing) return Promise.reject(new Error('store is closed'));
     const journal = this.durable?.journal;
     if (journal?.failure) return Promise.reject(journal.failure);
-    this.exec('BEGIN');
+    if (this.failure) return Promise.reject(this.failure);
+    if (!this.batchOpen) {
+      this.exec('BEGIN');
+      this.batchOpen = true;
+      this.batchTimer = setImmediate(this.commitBatchBound);
+    }
+    this.exec('SAVEPOINT baton_tx');
     this.depth = 1;
     let result: T;
     try {
       result = fn();
       if (isThenable(result)) throw new Error('transaction() needs a synchronous function; its writes must not span an await');
-      this.exec('COMMIT');
+      this.exec('RELEASE baton_tx');
     } catch (ex) {
       this.abort(ex);
       return Promise.reject(ex);
@@ -154,6 +173,7 @@ export class SqlJsStore implements Store {
     this.depth = 0;
     const statements = this.pending;
     this.pending = [];
+    if (statements.length > 0) this.batchRecords.push(statements);
     // A read-only transaction still waits for queued writes it may have read.
     const done = !journal ? null : statements.length > 0 ? journal.append(statements) : journal.pending();
     this.settleNested(done);
@@ -195,6 +215,7 @@ export class SqlJsStore implements Store {
     this.closing = true;
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.batchTimer) clearImmediate(this.batchTimer);
     this.dropStatements();
     this.db.close();
     if (this.durable) {
@@ -241,6 +262,7 @@ export class SqlJsStore implements Store {
 
   /** @internal The raw database, for migrations at open. */
   get database(): Database {
+    this.commitBatch();
     return this.db;
   }
 
@@ -313,10 +335,67 @@ export class SqlJsStore implements Store {
   }
 
   private abort(ex: unknown): void {
-    this.rollbackQuietly();
+    try {
+      this.exec('ROLLBACK TO baton_tx');
+      this.exec('RELEASE baton_tx');
+    } catch {
+      // SQLite rolled back the whole batch (SQLITE_FULL, RAISE(ROLLBACK), ...), with the transactions released into it.
+      this.loseBatch();
+    }
     this.depth = 0;
     this.pending = [];
     this.settleNested(null, { error: ex });
+  }
+
+  /** Commits the open batch into the in-memory file: on the next turn, or first thing before a snapshot or export. */
+  private commitBatch(): void {
+    if (this.batchTimer) clearImmediate(this.batchTimer);
+    this.batchTimer = null;
+    if (!this.batchOpen || this.closed) return;
+    this.batchOpen = false;
+    try {
+      this.exec('COMMIT');
+      this.batchRecords = [];
+    } catch {
+      this.loseBatch();
+    }
+  }
+
+  private loseBatch(): void {
+    if (this.batchTimer) clearImmediate(this.batchTimer);
+    this.batchTimer = null;
+    this.batchOpen = false;
+    this.rollbackQuietly();
+    this.redoBatch();
+  }
+
+  /**
+   * The batch's transactions were released and their records queued for the journal, so callers will hear they are
+   * done: when SQLite loses the batch they are redone from those records (what a replay at open would do). If that
+   * fails too, the store refuses further transactions; reopening replays the journal.
+   */
+  private redoBatch(): void {
+    const records = this.batchRecords;
+    this.batchRecords = [];
+    if (records.length === 0) return;
+    try {
+      this.exec('BEGIN');
+      for (const statements of records) {
+        for (const s of statements) {
+          const [sql, params] = JSON.parse(s) as [string, unknown];
+          this.exec(sql, decodeParams(params));
+        }
+      }
+      this.exec('COMMIT');
+    } catch (ex) {
+      this.rollbackQuietly();
+      this.failure = new BatonError(
+        'store_failed',
+        `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction(s) it could not redo (${ex instanceof Error ? ex.message : String(ex)}); restart Baton: its journal holds every acknowledged write.`,
+        { path: this.path },
+      );
+      this.settings.log.error(`store: ${this.failure.message}`);
+    }
   }
 
   private rollbackQuietly(): void {
@@ -351,6 +430,8 @@ export class SqlJsStore implements Store {
     if (j.failure) throw j.failure;
     if (j.records === 0 && !this.dirty) return;
     // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
+    this.commitBatch();
+    if (this.failure) throw this.failure;
     const seq = j.lastSeq;
     const journalOffset = j.size();
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
@@ -405,6 +486,7 @@ export class SqlJsStore implements Store {
 
   /** db.export(), then restore what older sql.js versions lose in it (statements, functions, pragmas). */
   private exportDb(): Uint8Array {
+    this.commitBatch();
     this.dropStatements();
     const bytes = this.db.export();
     this.applyConnectionSettings();

@@ -1,0 +1,115 @@
+// Rule: the transactions of one turn of the event loop are committed into sql.js's in-memory file together, and
+// that changes nothing a caller can see: a failing transaction undoes only its own writes, a batch SQLite throws
+// away is redone from its journal records, checkpoints hold every transaction committed before them, and a store
+// that cannot redo a lost batch refuses further writes instead of going on without them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BatonError } from '../../src/core/errors.js';
+import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
+
+const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
+const insertEvent = (s: SqlJsStore, id: string) =>
+  s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
+/** A trigger that throws SQLite's whole transaction away (RAISE(ROLLBACK)) when an event named 'lose-batch' is inserted. */
+const addBatchLoser = (s: SqlJsStore) =>
+  s.transaction(() => {
+    s.run("CREATE TRIGGER lose_batch BEFORE INSERT ON events WHEN NEW.event_id = 'lose-batch' BEGIN SELECT RAISE(ROLLBACK, 'batch lost on purpose'); END");
+  });
+
+test('transactions started in one turn: a failing one undoes only its own writes, the others stay, and a crash keeps them', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db });
+    const boom = new Error('boom');
+    const a = s.transaction(() => insertEvent(s, 'a'));
+    const b = assert.rejects(
+      s.transaction(() => {
+        insertEvent(s, 'b');
+        throw boom;
+      }),
+      (ex) => ex === boom,
+    );
+    const c = s.transaction(() => insertEvent(s, 'c'));
+    // Readers in the same turn see what was committed before them.
+    assert.deepEqual(ids(s), ['a', 'c']);
+    await Promise.all([a, b, c]);
+    assert.deepEqual(ids(s), ['a', 'c']);
+    const image = crashImage(t.dir);
+    const reopened = await openStore({ path: image.db });
+    assert.deepEqual(ids(reopened), ['a', 'c']);
+    await reopened.close();
+    await s.close();
+  });
+});
+
+test('a batch SQLite throws away (RAISE(ROLLBACK)) is redone: the transactions released into it before keep their writes', async () => {
+  for (const path of [null, 'file'] as const) {
+    await withTempDir(async (t) => {
+      const s = await openStore({ path: path && t.db });
+      await addBatchLoser(s);
+      const a = s.transaction(() => insertEvent(s, 'a'));
+      const lost = assert.rejects(
+        s.transaction(() => {
+          insertEvent(s, 'x');
+          insertEvent(s, 'lose-batch');
+        }),
+        /batch lost on purpose/,
+      );
+      const c = s.transaction(() => insertEvent(s, 'c'));
+      await Promise.all([a, lost, c]);
+      assert.deepEqual(ids(s), ['a', 'c'], `${path ?? 'in memory'}: the lost batch is redone, the failed transaction is not`);
+      await s.transaction(() => insertEvent(s, 'd'));
+      assert.deepEqual(ids(s), ['a', 'c', 'd']);
+      if (path) {
+        const image = crashImage(t.dir);
+        const reopened = await openStore({ path: image.db });
+        assert.deepEqual(ids(reopened), ['a', 'c', 'd']);
+        await reopened.close();
+      }
+      await s.close();
+    });
+  }
+});
+
+test('a checkpoint taken in the turn of a transaction holds it: the database file alone has it', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db });
+    const a = s.transaction(() => insertEvent(s, 'a'));
+    await s.checkpoint();
+    await a;
+    assert.equal(s.stats().journalRecords, 0);
+    const alone = join(t.dir, 'alone.db');
+    copyFileSync(t.db, alone);
+    const reopened = await openStore({ path: alone });
+    assert.deepEqual(ids(reopened), ['a']);
+    await reopened.close();
+    await s.close();
+  });
+});
+
+test('a lost batch that cannot be redone: its writes stay acknowledged, and the store refuses every later transaction with store_failed', async () => {
+  const s = await openStore({ path: null });
+  let failRedo = false;
+  s.registerFunction('flaky_id', (id: string) => {
+    if (failRedo) throw new Error('flaky_id fails the second time');
+    return id;
+  });
+  await addBatchLoser(s);
+  const a = s.transaction(() => s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (flaky_id('a'), 'test', '2026-01-01')"));
+  const lost = assert.rejects(
+    s.transaction(() => {
+      failRedo = true;
+      insertEvent(s, 'lose-batch');
+    }),
+    /batch lost on purpose/,
+  );
+  await Promise.all([a, lost]);
+  await assert.rejects(
+    s.transaction(() => insertEvent(s, 'after')),
+    (ex) => BatonError.is(ex, 'store_failed') && /could not redo/.test(ex.message) && /restart Baton/.test(ex.message),
+  );
+  assert.deepEqual(ids(s), []);
+  s.dispose();
+});
