@@ -44,6 +44,12 @@ export interface OpenStoreOptions {
   checkpointRatio?: number;
   /** Checkpoint after this long without writes (default 5000 ms). */
   idleCheckpointMs?: number;
+  /**
+   * ...but a database over 8 MiB only once its journal holds this fraction of its size (default 1/32): a checkpoint
+   * rewrites the whole database, and an agent that pauses between calls would have it rewritten at every pause for a
+   * few records. What waits is replayed at the next open only after a crash (close() checkpoints). 0: at every pause.
+   */
+  idleCheckpointRatio?: number;
   /** 'fsync' (default): fdatasync each flush; 'write': page cache only (survives kill -9, not power loss). */
   durability?: 'fsync' | 'write';
   log?: Log;
@@ -76,6 +82,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     checkpointBytes: options.checkpointBytes ?? 8 * 1024 * 1024,
     checkpointRatio: options.checkpointRatio ?? 0.5,
     idleCheckpointMs: options.idleCheckpointMs ?? 5000,
+    idleCheckpointRatio: options.idleCheckpointRatio ?? 1 / 32,
     durability: options.durability ?? 'fsync',
     log,
   } as const;

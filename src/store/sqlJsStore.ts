@@ -13,7 +13,7 @@ export { resolveDbPath } from './dbPath.js';
 export { openStore, type OpenStoreOptions, type StoreAccess } from './openStore.js';
 
 /** @internal The checkpoint and durability settings of an open store. */
-export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'checkpointRatio' | 'idleCheckpointMs' | 'durability' | 'log'>>;
+export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'checkpointRatio' | 'idleCheckpointMs' | 'idleCheckpointRatio' | 'durability' | 'log'>>;
 
 /** Journal and checkpoint counters. */
 export interface StoreStats {
@@ -35,6 +35,9 @@ interface Durable {
   journal: JournalWriter;
   release: () => void;
 }
+
+/** A database up to this size is checkpointed at every pause whatever its journal holds (idleCheckpointRatio). */
+const IDLE_CHECKPOINT_ANY_SIZE = 8 * 1024 * 1024;
 
 // Dynamic SQL (e.g. IN lists of varying length) must not grow the cache without bound.
 const STATEMENT_CACHE_LIMIT = 500;
@@ -102,7 +105,7 @@ export class SqlJsStore implements Store {
     }
     if (!this.idleTimer) {
       this.idleTimer = setTimeout(() => {
-        if (j.records > 0 && !this.closing && !j.failure) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
+        if (j.records > 0 && !this.closing && !j.failure && this.idleCheckpointDue()) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
       }, s.idleCheckpointMs);
       this.idleTimer.unref();
     } else {
@@ -466,6 +469,12 @@ export class SqlJsStore implements Store {
   private fileNode(): MemfsFileNode | null {
     const patched = this.db as Database & { batonFileNode?: () => MemfsFileNode };
     return patched.batonFileNode ? patched.batonFileNode() : null;
+  }
+
+  /** Whether a pause is worth a checkpoint: the database is small, or its journal holds idleCheckpointRatio of it. */
+  private idleCheckpointDue(): boolean {
+    const bytes = this.databaseBytes();
+    return bytes <= IDLE_CHECKPOINT_ANY_SIZE || this.durable!.journal.bytes >= this.settings.idleCheckpointRatio * bytes;
   }
 
   /** The database's size in bytes (what a checkpoint writes). */

@@ -114,6 +114,34 @@ test('with checkpointRatio 0 a large database checkpoints by records alone', asy
   });
 });
 
+test('idle, a database over 8 MiB is checkpointed only once its journal holds idleCheckpointRatio of its size', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, checkpointRecords: 1_000_000, checkpointBytes: 1 << 30, idleCheckpointMs: 20, idleCheckpointRatio: 1 / 32 });
+    await s.transaction(() => {
+      for (let i = 0; i < 9; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(1_000_000)]);
+    });
+    await s.checkpoint();
+    const dbBytes = statSync(t.db).size;
+    assert.ok(dbBytes > 8 * 1024 * 1024, `a database of ${dbBytes} bytes`);
+    await sleep(100); // the idle checkpoint the bulk write armed has come and found nothing to do
+    const before = s.stats().checkpoints;
+    // A few records, then pauses far longer than idleCheckpointMs: the large database is not rewritten for them.
+    for (let i = 0; i < 3; i++) await put(s, `k${i}`, 'x'.repeat(1000));
+    await sleep(200);
+    assert.equal(s.stats().checkpoints, before, `no idle checkpoint for ${s.stats().journalBytes} journal bytes`);
+    assert.equal(s.stats().journalRecords, 3);
+    // The journal past 1/32 of the database (which the row itself grows): the next pause checkpoints.
+    await put(s, 'k-big', 'y'.repeat(Math.ceil(dbBytes / 16)));
+    await until(() => s.stats().checkpoints === before + 1, () => JSON.stringify(s.stats()));
+    assert.equal(s.stats().journalBytes, 0);
+    // A crash now loses nothing: the snapshot alone holds every key.
+    const reopened = await openStore({ path: crashImage(t.dir).db });
+    assert.deepEqual(keys(reopened), ['k-big', 'k0', 'k1', 'k2']);
+    await reopened.close();
+    await s.close();
+  });
+});
+
 test('writes while a checkpoint runs do not queue another one for the few records written meanwhile', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointRecords: 20, checkpointRatio: 0, idleCheckpointMs: 60_000 });
