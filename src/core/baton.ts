@@ -15,7 +15,7 @@ import type { CorePorts } from './ports.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
-import { redactSecrets, redactText } from './safety/redact.js';
+import { dropCutWord, redactSecrets, redactText } from './safety/redact.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
@@ -82,7 +82,7 @@ const CALL_LOG_DIGEST_DEPTH = 2;
 
 /** Cuts a string to `max` characters; the cut word is dropped (it may be half a secret). */
 function head(text: string, max: number): string {
-  return text.slice(0, max).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '');
+  return dropCutWord(text.slice(0, max));
 }
 
 /** The outline of `value`: ids, statuses, names and the first words of texts stay; the rest is replaced by its size. */
@@ -104,7 +104,7 @@ function logText(value: unknown, digested = false): { text: string; size: number
   const raw = JSON.stringify(value ?? null);
   if (digested) return { text: JSON.stringify(redactSecrets(digest(value)) ?? null), size: raw.length };
   if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size: raw.length };
-  return { text: JSON.stringify({ truncated: true, size: raw.length, head: redactText(raw.slice(0, CALL_LOG_MAX_CHARS)).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '') }), size: raw.length };
+  return { text: JSON.stringify({ truncated: true, size: raw.length, head: dropCutWord(redactText(raw.slice(0, CALL_LOG_MAX_CHARS))) }), size: raw.length };
 }
 
 const TECH_MARKERS: Array<[string, string]> = [

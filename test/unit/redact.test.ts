@@ -1,7 +1,7 @@
 // Rule: the call log never stores a secret (step tokens, API keys, passwords, private keys), and ordinary text is left alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SECRET_HINT, redactSecrets, redactText } from '../../src/core/safety/redact.js';
+import { SECRET_HINT, dropCutWord, redactSecrets, redactText } from '../../src/core/safety/redact.js';
 import { signToken } from '../../src/core/broker/tokens.js';
 import { nodeCrypto } from '../../src/host/nodePorts.js';
 
@@ -133,4 +133,20 @@ test('primitives pass through; strings are redacted', () => {
   assert.equal(redactSecrets(undefined), undefined);
   assert.equal(redactSecrets('password=x'), 'password=[REDACTED]');
   assert.deepEqual(redactSecrets(new Error('bad sk-abcdefghijklmnopqrstuvwxyz012345')), { name: 'Error', message: 'bad [REDACTED:openai_key]' });
+});
+
+test('dropCutWord drops the word a cut text ends in (up to 256 characters of a token alphabet), as /[A-Za-z0-9_\\-+/=.]{1,256}$/ did', () => {
+  const regex = (s: string) => s.replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '');
+  const cases = ['', 'plain words', 'ends in a space ', 'key sk-abc123/+=.', 'x'.repeat(300), `a ${'y'.repeat(256)}`, `a ${'y'.repeat(257)}`, 'é tail', 'emoji 😀', 'line\nbreak_ok'];
+  // And random texts over an alphabet of word and non-word characters (a fixed seed: the same texts every run).
+  const alphabet = 'aZ09_-+/=. \n,:;é😀"{}';
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648) % n);
+  for (let i = 0; i < 500; i++) {
+    const chars = Array.from({ length: rand(400) }, () => (rand(4) === 0 ? alphabet[rand(alphabet.length)] : 'abc'[rand(3)]));
+    cases.push(chars.join(''));
+  }
+  for (const s of cases) assert.equal(dropCutWord(s), regex(s), JSON.stringify(s.slice(-40)));
+  assert.equal(dropCutWord('the key is sk-live-abc'), 'the key is ');
+  assert.equal(dropCutWord('ends with a dot.'), 'ends with a ');
 });

@@ -112,6 +112,23 @@ function applyRules(text: string, rules: ReadonlyArray<[RegExp, string | ((match
   return out;
 }
 
+/** Whether a UTF-16 code unit is one of [A-Za-z0-9_\-+/=.]: what tokens, keys and base64 are made of. */
+function isWordUnit(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45 || c === 43 || c === 47 || c === 61 || c === 46;
+}
+
+/**
+ * `text` without the word it ends in (up to 256 characters of [A-Za-z0-9_\-+/=.]): a text cut to a length may end in
+ * half a secret, which redaction no longer recognises. A backward scan; the regex /[...]{1,256}$/ did the same work
+ * from every position of the text.
+ */
+export function dropCutWord(text: string): string {
+  let end = text.length;
+  const stop = Math.max(0, end - 256);
+  while (end > stop && isWordUnit(text.charCodeAt(end - 1))) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
+
 /** `text` with what `policy` covers (default: secrets) replaced by `[REDACTED]` or `[REDACTED:kind]`. */
 export function redactText(text: string, policy: RedactPolicy = 'secrets'): string {
   if (policy === 'none') return text;
