@@ -51,6 +51,11 @@ async function survivesKills(ctx: TestContext, startWriter: (db: string) => Chil
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
       const start = await waitForLine(child, /^start \d+$/);
       assert.equal(Number(start.split(' ')[1]), lastRow + 1, 'the writer continues after the last row');
+      // Round 1 kills only after the first acknowledgement, so the test always has acknowledged writes to check (a
+      // writer still loading could be killed before any); later rounds also kill during start-up and replay.
+      for (const until = Date.now() + 10_000; round === 1 && acked.length === 0; await new Promise((r) => setTimeout(r, 5))) {
+        if (Date.now() > until || child.exitCode !== null) assert.fail(`the writer acknowledged nothing within 10 s: ${stderr}`);
+      }
       await new Promise((r) => setTimeout(r, 10 + Math.floor(Math.random() * 290)));
       child.kill('SIGKILL');
       assert.equal(await exited, 'SIGKILL', `writer died on its own: ${stderr}`);
