@@ -87,7 +87,7 @@ function head(text: string, max: number): string {
 
 /** The outline of `value`: ids, statuses, names and the first words of texts stay; the rest is replaced by its size. */
 function digest(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length <= CALL_LOG_DIGEST_CHARS ? value : `${head(value, CALL_LOG_DIGEST_CHARS)}… (${value.length} chars)`;
+  if (typeof value === 'string') return value.length <= CALL_LOG_DIGEST_CHARS ? value : `${head(value, CALL_LOG_DIGEST_CHARS)}... (${value.length} chars)`;
   if (Array.isArray(value)) return depth < CALL_LOG_DIGEST_DEPTH ? value.map((v) => digest(v, depth + 1)) : `[${value.length} items]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);

@@ -25,7 +25,7 @@ describe('call log', () => {
     assert.equal(row.response_size_bytes, JSON.stringify(response).length);
     assert.deepEqual(JSON.parse(row.response_full), {
       status: 'ok', execution_id: 'exec-1', task_id: 'task-1', new_step_token: '[REDACTED]', progress: 0.25,
-      human_message: `${message.slice(0, 200).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '')}… (${message.length} chars)`,
+      human_message: `${message.slice(0, 200).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '')}... (${message.length} chars)`,
       next_step_contract: { step_name: 'implement-fix', allowed_actions: '[3 items]', human_gate_required: false },
       context: { persona_uri: 'persona://implementer', guardrails: '[2 items]', selection: '{1 fields}' },
     });

@@ -1,11 +1,17 @@
 // Rule: each form of a step result a client may forward to its model (the structured JSON and the text) stays within
 // the 4 KB budget on every step of the bundled workflows, with the contract, context and dependency artifacts inline;
-// artifacts are cut to what is left (never mid-character, escapes counted) and point at their full text.
+// artifacts are cut to what is left (never mid-character, escapes counted) and point at their full text. Baton's own
+// text in them (the bundled content and the words Baton adds) stays within Latin-1, so that V8 keeps a result one byte
+// per character: a single em dash made every string built from it two-byte (twice the memory, and a transcoding copy
+// on every write of it).
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { jsonLength, truncateJson } from '../../src/core/broker/stepResult.js';
 import { resultText } from '../../src/core/broker/stepText.js';
-import type { NextStepResponse } from '../../src/core/types.js';
+import type { ModelOutput, NextStepResponse } from '../../src/core/types.js';
+import { bundledContentDir } from '../../src/host/openBaton.js';
 import { makeBaton, output } from '../helpers/coreHarness.js';
 
 const BUDGET = 4096;
@@ -17,8 +23,8 @@ function bigOutput(step: string) {
   return output(`Did ${step}.`, `${step} notes`, { artifacts: [{ type: 'markdown', title: `${step} notes`, content }, { type: 'design_doc', title: `${step} design`, content }] });
 }
 
-/** Runs `workflow` to the end with big artifacts on every step (gates approved), returning every ok result. */
-async function everyStep(workflow: string): Promise<NextStepResponse[]> {
+/** Runs `workflow` to the end with `outputOf` each step (gates approved), returning every ok result. */
+async function everyStep(workflow: string, outputOf: (step: string) => ModelOutput = bigOutput): Promise<NextStepResponse[]> {
   const { baton } = await makeBaton();
   const seen: NextStepResponse[] = [];
   let r = await baton.nextStep({ template_name: workflow, task_description: 'The login page returns 500 once the session cookie has expired; reproduce it with the e2e login test and fix it.' });
@@ -30,7 +36,7 @@ async function everyStep(workflow: string): Promise<NextStepResponse[]> {
     }
     if (r.status !== 'ok') break;
     seen.push(r);
-    r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: bigOutput(r.next_step_contract!.step_name) });
+    r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: outputOf(r.next_step_contract!.step_name) });
   }
   assert.equal(r.status, 'task_closed');
   return seen;
@@ -58,6 +64,29 @@ describe('step result size', () => {
         const withDeps = workflow !== 'bug-fix' || step !== 'analyze-root-cause';
         if (ctx.dependency_artifacts.length) assert.deepEqual(ctx.more, [`workflow-artifacts://${r.execution_id}`]);
         else assert.ok(!withDeps || results.indexOf(r) === 0, `${step} depends on earlier steps and shows some of their artifacts`);
+      }
+    });
+  }
+
+  /** The first character of `s` past Latin-1 (what V8 keeps one byte per character), with where it is. */
+  const wideChar = (s: string) => {
+    const i = s.search(/[^\u0000-\u00ff]/);
+    return i < 0 ? null : `${JSON.stringify(s[i])} in "${s.slice(Math.max(0, i - 40), i + 10)}"`;
+  };
+
+  it('the bundled agents, rules and workflows (what step results are made of) have no character past Latin-1', () => {
+    const files = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
+    const all = ['agents', 'rules', 'workflows'].flatMap((d) => files(join(bundledContentDir(), d)));
+    assert.ok(all.length > 10);
+    for (const f of all) assert.equal(wideChar(readFileSync(f, 'utf8')), null, f);
+  });
+
+  for (const workflow of ['bug-fix', 'feature-implementation', 'security-audit']) {
+    it(`${workflow}: with the agent's output in Latin-1, both forms of every step result are Latin-1`, async () => {
+      const results = await everyStep(workflow, (step) => output(`Did ${step}.`, `${step} notes`));
+      for (const r of results) {
+        assert.equal(wideChar(JSON.stringify(r)), null, `${r.next_step_contract!.step_name}: structured form`);
+        assert.equal(wideChar(resultText(r)), null, `${r.next_step_contract!.step_name}: text form`);
       }
     });
   }

@@ -37,7 +37,7 @@ function summarize(agent: AgentDefinition): string {
   if (utf8Length(text) <= PERSONA_BYTES) return text;
   const cut = truncateUtf8(text, PERSONA_BYTES - 4);
   const lastLine = cut.lastIndexOf('\n');
-  return `${lastLine > PERSONA_BYTES / 2 ? cut.slice(0, lastLine) : cut} …`;
+  return `${lastLine > PERSONA_BYTES / 2 ? cut.slice(0, lastLine) : cut} ...`;
 }
 
 /** The context for one step, with no dependency artifacts yet (`fitStepResult` adds them within the budget). */

@@ -102,7 +102,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
     },
     ...(x.spec?.validation_gate.length ? { evidence: Object.fromEntries(x.spec.validation_gate.map((_, i) => [String(i + 1), '<what shows it>'])) } : {}),
   };
-  const tail = ['', '## Next call', 'Do only this step, then submit it (fill in the <…>):', NEXT_CALL_PREFIX + JSON.stringify(submit), ARTIFACT_TYPES_HINT];
+  const tail = ['', '## Next call', 'Do only this step, then submit it (fill in the <...>):', NEXT_CALL_PREFIX + JSON.stringify(submit), ARTIFACT_TYPES_HINT];
   if (c.human_gate_required) tail.push(GATE_NOTE);
   const others = (res.selection?.parallel_opportunities ?? []).filter((n) => n !== c.step_name);
   if (others.length) tail.push(`Also ready: ${others.join(', ')}; another agent claims one with {"task_id":"${res.execution_id}"}.`);

@@ -60,11 +60,11 @@ export function fitSpecContext(res: NextStepResponse, budget: number): void {
   // Phases run one after another: the selection has a single candidate and says nothing the phase does not.
   if (res.selection && res.selection.all_candidates.length <= 1) delete res.selection;
   x.guardrails = x.guardrails.slice(0, SPEC_GUARDRAILS);
-  if (x.persona_summary.length > SPEC_PERSONA_CHARS) x.persona_summary = `${x.persona_summary.slice(0, SPEC_PERSONA_CHARS).replace(/\s+\S*$/, '')} …`;
+  if (x.persona_summary.length > SPEC_PERSONA_CHARS) x.persona_summary = `${x.persona_summary.slice(0, SPEC_PERSONA_CHARS).replace(/\s+\S*$/, '')} ...`;
   if (sizes(res) <= limit) return;
   const all = spec.tasks;
   // Criteria beyond the first three go to get_task; then tasks go, from the last.
-  spec.tasks = all.map((t) => (t.acceptance_criteria.length > 3 ? { ...t, acceptance_criteria: [...t.acceptance_criteria.slice(0, 3), `… ${t.acceptance_criteria.length - 3} more (get_task)`] } : t));
+  spec.tasks = all.map((t) => (t.acceptance_criteria.length > 3 ? { ...t, acceptance_criteria: [...t.acceptance_criteria.slice(0, 3), `... ${t.acceptance_criteria.length - 3} more (get_task)`] } : t));
   let lo = 0;
   let hi = spec.tasks.length;
   const trimmed = spec.tasks;
@@ -85,13 +85,13 @@ export function fitSpecContext(res: NextStepResponse, budget: number): void {
   }
   while (spec.outline && spec.outline.length > 1 && sizes(res) > limit) {
     const n = spec.outline.length;
-    spec.outline = [...spec.outline.slice(0, Math.max(1, Math.floor(n / 2) - 1)), `… ${n - Math.max(1, Math.floor(n / 2) - 1)} more phases`];
+    spec.outline = [...spec.outline.slice(0, Math.max(1, Math.floor(n / 2) - 1)), `... ${n - Math.max(1, Math.floor(n / 2) - 1)} more phases`];
     if (n <= 2) break;
   }
   const ctx = res.context!;
   if (sizes(res) > limit && ctx.step_description.length > 200) {
     // A very long phase description: keep its head; the full text is in the tasks.md the phase names.
     const over = sizes(res) - limit;
-    ctx.step_description = `${ctx.step_description.slice(0, Math.max(200, ctx.step_description.length - over - 80))} … (cut; read ${spec.source})`;
+    ctx.step_description = `${ctx.step_description.slice(0, Math.max(200, ctx.step_description.length - over - 80))} ... (cut; read ${spec.source})`;
   }
 }
