@@ -69,9 +69,9 @@ export class SqlJsStore implements Store {
    * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop are savepoints released
    * into one SQLite transaction, committed once on the next turn (`commitBatch`). Durability is the journal's, so this
    * only decides when pages are copied into the in-memory file; pages that several transactions change (page 1, index
-   * and table tails) are then copied once per batch instead of once per transaction.
+   * and table tails) are then copied once per batch instead of once per transaction. A batch is open while its
+   * commit is scheduled.
    */
-  private batchOpen = false;
   private batchTimer: NodeJS.Immediate | null = null;
   /** The statements of each transaction released into the open batch, to redo them if SQLite loses the batch. */
   private batchRecords: string[][] = [];
@@ -157,9 +157,8 @@ export class SqlJsStore implements Store {
     const journal = this.durable?.journal;
     if (journal?.failure) return Promise.reject(journal.failure);
     if (this.failure) return Promise.reject(this.failure);
-    if (!this.batchOpen) {
+    if (!this.batchTimer) {
       this.exec('BEGIN');
-      this.batchOpen = true;
       this.batchTimer = setImmediate(this.commitBatchBound);
     }
     this.exec('SAVEPOINT baton_tx');
@@ -240,15 +239,14 @@ export class SqlJsStore implements Store {
     let last = baseSeq;
     const todo = records.filter((r) => r.seq > baseSeq);
     if (todo.length === 0) return last;
-    this.exec('BEGIN');
     try {
-      for (const r of todo) {
-        for (const [sql, params] of r.statements) this.exec(sql, decodeParams(params));
-        last = r.seq;
-      }
-      this.exec('COMMIT');
+      this.inTransaction(() => {
+        for (const r of todo) {
+          for (const [sql, params] of r.statements) this.exec(sql, decodeParams(params));
+          last = r.seq;
+        }
+      });
     } catch (ex) {
-      this.rollbackQuietly();
       throw new BatonError(
         'store_corrupt',
         `${journalPath}: record seq ${last + 1} cannot be replayed onto ${this.path} (${ex instanceof Error ? ex.message : String(ex)}). Baton left both files untouched: restore a backup or move the journal aside.`,
@@ -352,10 +350,10 @@ export class SqlJsStore implements Store {
 
   /** Commits the open batch into the in-memory file: on the next turn, or first thing before a snapshot or export. */
   private commitBatch(): void {
-    if (this.batchTimer) clearImmediate(this.batchTimer);
+    if (!this.batchTimer) return;
+    clearImmediate(this.batchTimer);
     this.batchTimer = null;
-    if (!this.batchOpen || this.closed) return;
-    this.batchOpen = false;
+    if (this.closed) return;
     try {
       this.exec('COMMIT');
       this.batchRecords = [];
@@ -367,7 +365,6 @@ export class SqlJsStore implements Store {
   private loseBatch(): void {
     if (this.batchTimer) clearImmediate(this.batchTimer);
     this.batchTimer = null;
-    this.batchOpen = false;
     this.rollbackQuietly();
     this.redoBatch();
   }
@@ -382,22 +379,33 @@ export class SqlJsStore implements Store {
     this.batchRecords = [];
     if (records.length === 0) return;
     try {
-      this.exec('BEGIN');
-      for (const statements of records) {
-        for (const s of statements) {
-          const [sql, params] = JSON.parse(s) as [string, unknown];
-          this.exec(sql, decodeParams(params));
+      this.inTransaction(() => {
+        for (const statements of records) {
+          for (const s of statements) {
+            const [sql, params] = JSON.parse(s) as [string, unknown];
+            this.exec(sql, decodeParams(params));
+          }
         }
-      }
-      this.exec('COMMIT');
+      });
     } catch (ex) {
-      this.rollbackQuietly();
       this.failure = new BatonError(
         'store_failed',
         `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction(s) it could not redo (${ex instanceof Error ? ex.message : String(ex)}); restart Baton: its journal holds every acknowledged write.`,
         { path: this.path },
       );
       this.settings.log.error(`store: ${this.failure.message}`);
+    }
+  }
+
+  /** Runs `fn` in one SQLite transaction of its own (no batch is open); on failure rolls it back and rethrows. */
+  private inTransaction(fn: () => void): void {
+    this.exec('BEGIN');
+    try {
+      fn();
+      this.exec('COMMIT');
+    } catch (ex) {
+      this.rollbackQuietly();
+      throw ex;
     }
   }
 
