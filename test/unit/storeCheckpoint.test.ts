@@ -15,6 +15,16 @@ async function until(cond: () => boolean, what: () => string): Promise<void> {
     if (Date.now() - start > 5000) assert.fail(`timed out waiting: ${what()}`);
   }
 }
+/** Writes `rows` rows of `bytes` each in one transaction and checkpoints; returns the database file's size, over `atLeast`. */
+async function largeDatabase(s: SqlJsStore, dbPath: string, rows: number, bytes: number, atLeast: number): Promise<number> {
+  await s.transaction(() => {
+    for (let i = 0; i < rows; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(bytes)]);
+  });
+  await s.checkpoint();
+  const dbBytes = statSync(dbPath).size;
+  assert.ok(dbBytes > atLeast, `a database of ${dbBytes} bytes`);
+  return dbBytes;
+}
 const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
 
 test('checkpoint() empties the journal and the snapshot alone holds the data', async () => {
@@ -83,12 +93,7 @@ test('a checkpoint runs after checkpointBytes bytes of journal', async () => {
 test('on a large database a checkpoint waits until the journal holds checkpointRatio of its size', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointRecords: 10, checkpointRatio: 0.5, idleCheckpointMs: 60_000 });
-    await s.transaction(() => {
-      for (let i = 0; i < 40; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(50_000)]);
-    });
-    await s.checkpoint();
-    const dbBytes = statSync(t.db).size;
-    assert.ok(dbBytes > 2_000_000, `a database of ${dbBytes} bytes`);
+    const dbBytes = await largeDatabase(s, t.db, 40, 50_000, 2_000_000);
     const before = s.stats().checkpoints;
     // Far more than checkpointRecords records, well under half the database's size: no checkpoint yet.
     for (let i = 0; i < 40; i++) await put(s, `k${i}`, 'x'.repeat(10_000));
@@ -117,12 +122,7 @@ test('with checkpointRatio 0 a large database checkpoints by records alone', asy
 test('idle, a database over 8 MiB is checkpointed only once its journal holds idleCheckpointRatio of its size', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointRecords: 1_000_000, checkpointBytes: 1 << 30, idleCheckpointMs: 20, idleCheckpointRatio: 1 / 32 });
-    await s.transaction(() => {
-      for (let i = 0; i < 9; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`bulk${i}`, 'b'.repeat(1_000_000)]);
-    });
-    await s.checkpoint();
-    const dbBytes = statSync(t.db).size;
-    assert.ok(dbBytes > 8 * 1024 * 1024, `a database of ${dbBytes} bytes`);
+    const dbBytes = await largeDatabase(s, t.db, 9, 1_000_000, 8 * 1024 * 1024);
     await sleep(100); // the idle checkpoint the bulk write armed has come and found nothing to do
     const before = s.stats().checkpoints;
     // A few records, then pauses far longer than idleCheckpointMs: the large database is not rewritten for them.
