@@ -49,7 +49,10 @@ describe('a spec workflow from a tasks.md in the editor', { timeout: 5 * 60_000 
   let phase1: Record<string, any> = {};
 
   before(async () => {
-    server = await startEditorServer({ kind: 'code-server' });
+    // A web editor saves a dirty buffer a second after the last keystroke by default (files.autoSave afterDelay);
+    // the desktop default is off, and the unsaved-buffer case below needs the buffer to stay unsaved until it checks
+    // the disk (on a busy machine the auto-save won the race and wrote the buffer before the check).
+    server = await startEditorServer({ kind: 'code-server', settings: { 'files.autoSave': 'off' } });
     mkdirSync(join(server.workspace, 'specs', 'cart'), { recursive: true });
     writeFileSync(join(server.workspace, SOURCE), TASKS);
     ({ browser, page, wb } = await openWorkbench(server));
