@@ -31,7 +31,7 @@ test('stepStates: template order, and a step added after caching is seen with it
   }
 });
 
-test("the broker's reads of whole rows run without a sorter (ORDER BY would copy every row into one)", async () => {
+test("the broker's reads of whole rows and its status counts run without a sorter (ORDER BY or GROUP BY would copy every row into one)", async () => {
   const store = await openStore({ path: null });
   try {
     const issued: string[] = [];
@@ -49,12 +49,29 @@ test("the broker's reads of whole rows run without a sorter (ORDER BY would copy
     repo.artifactsOf('e1');
     repo.artifactsOf('e1', ['a']);
     repo.artifactLabels('e1');
-    assert.equal(issued.length, 8);
+    repo.statusCounts('e1');
+    assert.equal(issued.length, 9);
     for (const sql of issued) {
       const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 'x');
       const opcodes = store.all<{ opcode: string }>(`EXPLAIN ${sql}`, params).map((r) => r.opcode);
       assert.ok(!opcodes.includes('SorterOpen'), `a sorter in: ${sql}`);
     }
+  } finally {
+    await store.close();
+  }
+});
+
+test('executionKind: read once per execution (a kind never changes); a missing execution is not remembered', async () => {
+  const store = await openStore({ path: null });
+  try {
+    let reads = 0;
+    const counting = { ...store, get: (sql: string, params?: unknown[]) => (reads++, store.get(sql, params as never)) };
+    const repo = new ExecutionRepo(counting as never);
+    assert.equal(repo.executionKind('e1'), undefined);
+    await store.transaction(() => store.run("INSERT INTO executions (execution_id, kind, status, started_at, updated_at) VALUES ('e1', 'spec', 'running', 'now', 'now')"));
+    assert.equal(repo.executionKind('e1'), 'spec', 'an execution created after a miss is found');
+    assert.equal(repo.executionKind('e1'), 'spec');
+    assert.equal(reads, 2, 'the second lookup of e1 is answered from the cache');
   } finally {
     await store.close();
   }

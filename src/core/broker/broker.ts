@@ -581,10 +581,10 @@ export class Broker {
 
   /** Checks a spec phase's evidence before the submit transaction; other steps pass their evidence through. */
   private async checkEvidence(p: TokenPayload, req: NextStepRequest): Promise<NextStepRequest['evidence']> {
+    if (this.repo.executionKind(p.execution_id) !== 'spec' || !this.deps.dynamic) return req.evidence;
     const exec = this.repo.execution(p.execution_id);
-    if (exec?.kind !== 'spec' || !this.deps.dynamic) return req.evidence;
-    const step = this.repo.step(p.execution_id, p.step_name);
-    if (step?.status !== 'running' || step.token_nonce !== p.nonce) return req.evidence; // the transaction refuses it
+    const step = exec && this.repo.step(p.execution_id, p.step_name);
+    if (!exec || step?.status !== 'running' || step.token_nonce !== p.nonce) return req.evidence; // the transaction refuses it
     return this.deps.dynamic.checkEvidence(exec, step, req.evidence);
   }
 

