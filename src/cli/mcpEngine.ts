@@ -1,7 +1,6 @@
 // The engine side of `baton mcp`, loaded once the stdio front has answered the client's handshake: owning the
 // database and connecting the server to the front, or (another process owns it) forwarding stdio to that owner.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
@@ -9,6 +8,7 @@ import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owne
 import type { OpenedBaton } from '../host/openBaton.js';
 import { exitsWithin, httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
+import { deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
@@ -55,7 +55,7 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
   const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
   await server.connect(front);
   // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
-  const answered = front.attach(deserializeMessage);
+  const answered = front.attach(deserializeLine);
   await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, PUBLISH_WITHIN_MS).unref())]);
   let owner: Owner | null = null;
   try {

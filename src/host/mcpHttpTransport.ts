@@ -6,9 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, JSONRPCMessageSchema,
-  SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
+  isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
 /** The calls of one POST that are still being answered. */
 interface PendingPost {
@@ -85,9 +85,9 @@ export class McpHttpTransport implements Transport {
     const raw = Array.isArray(body) ? body : [body];
     const messages: JSONRPCMessage[] = [];
     for (const m of raw) {
-      const parsed = JSONRPCMessageSchema.safeParse(m);
-      if (!parsed.success) return rpcError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
-      messages.push(parsed.data);
+      const message = toMessage(m);
+      if (!message) return rpcError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      messages.push(message);
     }
     if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');
     const initializing = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
@@ -104,7 +104,7 @@ export class McpHttpTransport implements Transport {
       }
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
-    const requests = messages.filter(isJSONRPCRequest);
+    const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202).end();
     } else {
@@ -131,7 +131,7 @@ export class McpHttpTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
-    const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const answer = isAnswer(message); // the server's own message: no need to validate it again
     const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
     const post = id === undefined ? undefined : this.pending.get(id);
     if (!post || (!answer && !post.sseAccepted)) {

@@ -1,0 +1,76 @@
+// Rule: the hand-checked fast path for JSON-RPC messages accepts only what the SDK's JSONRPCMessageSchema accepts,
+// gives the same message, and leaves every other input to that schema (so the transports accept exactly what it does).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeLine, isAnswer, isRequest, plainMessage, toMessage } from '../../src/mcp/jsonRpc.js';
+
+const call = { name: 'workflow_next_step', arguments: { step_token: 't', model_output_so_far: { summary: 's', artifacts: [{ type: 'a', content: 'x' }] } } };
+const lines = [
+  // requests and notifications the fast path takes
+  { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call },
+  { jsonrpc: '2.0', id: 'a-1', method: 'tools/list' },
+  { jsonrpc: '2.0', id: 0, method: 'ping', params: {} },
+  { jsonrpc: '2.0', id: -7, method: 'x' },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'r' } },
+  // valid, but left to the schema
+  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...call, _meta: { progressToken: 5 } } },
+  { jsonrpc: '2.0', id: 3, result: { content: [] } },
+  { jsonrpc: '2.0', id: 4, error: { code: -32000, message: 'no' } },
+  // invalid
+  { jsonrpc: '2.0', id: 2 ** 60, method: 'x' },
+  { jsonrpc: '2.0', id: 1.5, method: 'x' },
+  { jsonrpc: '2.0', id: null, method: 'x' },
+  { jsonrpc: '2.0', id: true, method: 'x' },
+  { jsonrpc: '1.0', id: 1, method: 'x' },
+  { id: 1, method: 'x' },
+  { jsonrpc: '2.0', id: 1, method: 7 },
+  { jsonrpc: '2.0', id: 1, method: 'x', extra: 1 },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: [1, 2] },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: null },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: 'p' },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: 'no' } },
+  { jsonrpc: '2.0', method: 'x', params: 3 },
+  { jsonrpc: '2.0', id: 1 },
+  JSON.parse('{"jsonrpc":"2.0","id":1,"method":"x","__proto__":{"a":1}}'),
+  [{ jsonrpc: '2.0', id: 1, method: 'x' }],
+  null,
+  'text',
+  42,
+];
+
+test('toMessage accepts exactly what JSONRPCMessageSchema accepts, with the same content; the fast path takes plain requests and notifications only', () => {
+  let fast = 0;
+  for (const value of lines) {
+    const schema = JSONRPCMessageSchema.safeParse(value);
+    const ours = toMessage(value);
+    assert.equal(ours !== undefined, schema.success, JSON.stringify(value));
+    if (schema.success) assert.deepEqual(ours, schema.data, JSON.stringify(value));
+    if (plainMessage(value)) {
+      fast++;
+      assert.ok(schema.success, `the fast path took what the schema refuses: ${JSON.stringify(value)}`);
+    }
+  }
+  assert.equal(fast, 6, 'the six plain requests and notifications take the fast path');
+});
+
+test('deserializeLine throws where the SDK deserializeMessage throws, and gives what it gives', () => {
+  for (const line of [...lines.map((v) => JSON.stringify(v)), '{"jsonrpc":"2.0",', '', 'not json']) {
+    let sdk: unknown;
+    let sdkError: unknown;
+    try {
+      sdk = deserializeMessage(line);
+    } catch (ex) {
+      sdkError = ex;
+    }
+    if (sdkError) assert.throws(() => deserializeLine(line), (ex: Error) => ex.constructor === (sdkError as Error).constructor, line);
+    else assert.deepEqual(deserializeLine(line), sdk, line);
+  }
+});
+
+test('isRequest and isAnswer tell validated messages apart', () => {
+  const kinds = lines.flatMap((v) => toMessage(v) ?? []).map((m) => (isRequest(m) ? 'request' : isAnswer(m) ? 'answer' : 'notification'));
+  assert.deepEqual(kinds, ['request', 'request', 'request', 'request', 'notification', 'notification', 'request', 'answer', 'answer']);
+});
