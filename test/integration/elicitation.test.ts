@@ -59,14 +59,20 @@ describe('gate decisions through MCP elicitation', () => {
   });
 
   it('is withdrawn when a person decides elsewhere first', async () => {
+    let asked = false;
     let withdrawn = false;
     const s = await setup((signal) => new Promise((resolve) => {
+      asked = true;
       signal.addEventListener('abort', () => {
         withdrawn = true;
         resolve({ action: 'cancel' });
       });
     }));
     try {
+      // The question goes out after the answer that left the gate waiting (and a ping): decide once the client has it.
+      const asking = Date.now() + 3000;
+      while (!asked && Date.now() < asking) await new Promise((r) => setTimeout(r, 5));
+      assert.ok(asked, 'the client was asked');
       await s.opened.baton.decide({ execution_id: s.gate.execution_id!, decision: 'approve', by: 'editor' });
       const deadline = Date.now() + 3000;
       while (!withdrawn && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

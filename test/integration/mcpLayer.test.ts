@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it, before, after } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { parseToolGroups } from '../../src/mcp/toolGroups.js';
@@ -47,6 +47,20 @@ describe('MCP layer (scripted core)', () => {
     assert.equal(baton.logged.at(-1)!.name, 'workflow_next_step');
     assert.equal(baton.logged.at(-1)!.ide_type, 'layer-test');
     assert.equal(baton.logged.at(-1)!.success, true);
+  });
+
+  it('a tools/call the SDK refuses is still refused by its checks; a plain one with a progress token takes the short path', async () => {
+    const before = baton.calls.length;
+    for (const params of [{ name: 'workflow_next_step', arguments: ['template_name'] }, { name: 7, arguments: {} }, { arguments: {} }]) {
+      await assert.rejects(client.request({ method: 'tools/call', params } as never, CallToolResultSchema), /Invalid/, JSON.stringify(params));
+    }
+    assert.equal(baton.calls.length, before, 'the core is not called');
+    const res = await client.request(
+      { method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'demo' }, _meta: { progressToken: 1 } } },
+      CallToolResultSchema,
+    );
+    assert.equal((res.structuredContent as { status: string }).status, 'ok');
+    assert.equal(baton.calls.length, before + 1);
   });
 
   it('an unknown tool is still refused', async () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { deserializeLine, isAnswer, isRequest, plainMessage, toMessage } from '../../src/mcp/jsonRpc.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { deserializeLine, isAnswer, isRequest, plainMessage, plainToolCall, toMessage } from '../../src/mcp/jsonRpc.js';
 
 const call = { name: 'workflow_next_step', arguments: { step_token: 't', model_output_so_far: { summary: 's', artifacts: [{ type: 'a', content: 'x' }] } } };
 const lines = [
@@ -15,8 +15,9 @@ const lines = [
   { jsonrpc: '2.0', id: -7, method: 'x' },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'r' } },
+  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...call, _meta: { progressToken: 5, other: 'kept' } } },
   // valid, but left to the schema
-  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...call, _meta: { progressToken: 5 } } },
+  { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { ...call, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't', x: 1 } } } },
   { jsonrpc: '2.0', id: 3, result: { content: [] } },
   { jsonrpc: '2.0', id: 4, error: { code: -32000, message: 'no' } },
   // invalid
@@ -32,6 +33,7 @@ const lines = [
   { jsonrpc: '2.0', id: 1, method: 'x', params: null },
   { jsonrpc: '2.0', id: 1, method: 'x', params: 'p' },
   { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: 'no' } },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { progressToken: 1.5 } } },
   { jsonrpc: '2.0', method: 'x', params: 3 },
   { jsonrpc: '2.0', id: 1 },
   JSON.parse('{"jsonrpc":"2.0","id":1,"method":"x","__proto__":{"a":1}}'),
@@ -53,7 +55,7 @@ test('toMessage accepts exactly what JSONRPCMessageSchema accepts, with the same
       assert.ok(schema.success, `the fast path took what the schema refuses: ${JSON.stringify(value)}`);
     }
   }
-  assert.equal(fast, 6, 'the six plain requests and notifications take the fast path');
+  assert.equal(fast, 7, 'the seven plain requests and notifications take the fast path');
 });
 
 test('deserializeLine throws where the SDK deserializeMessage throws, and gives what it gives', () => {
@@ -72,5 +74,34 @@ test('deserializeLine throws where the SDK deserializeMessage throws, and gives 
 
 test('isRequest and isAnswer tell validated messages apart', () => {
   const kinds = lines.flatMap((v) => toMessage(v) ?? []).map((m) => (isRequest(m) ? 'request' : isAnswer(m) ? 'answer' : 'notification'));
-  assert.deepEqual(kinds, ['request', 'request', 'request', 'request', 'notification', 'notification', 'request', 'answer', 'answer']);
+  assert.deepEqual(kinds, ['request', 'request', 'request', 'request', 'notification', 'notification', 'request', 'request', 'answer', 'answer']);
+});
+
+test('plainToolCall takes only calls CallToolRequestSchema accepts, with the same name and arguments; tasks and odd params go to the schema', () => {
+  const calls: Array<[unknown, boolean]> = [
+    [{ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } }, true],
+    [{ name: 'workflow_next_step' }, true],
+    [{ name: 'workflow_next_step', arguments: {}, _meta: { progressToken: 'p' } }, true],
+    [{ name: 'workflow_next_step', arguments: {}, task: { ttl: 1000 } }, false],
+    [{ name: 'workflow_next_step', arguments: {}, extra: 1 }, false],
+    [{ name: 'workflow_next_step', arguments: {}, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } }, false],
+    [{ name: 'workflow_next_step', arguments: ['a'] }, false],
+    [{ name: 'workflow_next_step', arguments: null }, false],
+    [{ name: 'workflow_next_step', arguments: 'a' }, false],
+    [{ name: 7, arguments: {} }, false],
+    [{ arguments: {} }, false],
+    [{ name: 'x', _meta: { progressToken: true } }, false],
+    [['workflow_next_step'], false],
+    [null, false],
+  ];
+  for (const [params, plain] of calls) {
+    const request = { method: 'tools/call', params };
+    const ours = plainToolCall(request);
+    assert.equal(ours !== undefined, plain, JSON.stringify(params));
+    if (!ours) continue;
+    const schema = CallToolRequestSchema.safeParse(request);
+    assert.ok(schema.success, `a plain call the schema refuses: ${JSON.stringify(params)}`);
+    assert.equal(ours.name, schema.data.params.name);
+    assert.deepEqual(ours.arguments, schema.data.params.arguments);
+  }
 });
