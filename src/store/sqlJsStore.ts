@@ -66,8 +66,8 @@ export class SqlJsStore implements Store {
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   /**
-   * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop are savepoints released
-   * into one SQLite transaction, committed once on the next turn (`commitBatch`). Durability is the journal's, so this
+   * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop (and of the next, see
+   * `deferCommitBound`) are savepoints released into one SQLite transaction, committed once (`commitBatch`). Durability is the journal's, so this
    * only decides when pages are copied into the in-memory file; pages that several transactions change (page 1, index
    * and table tails) are then copied once per batch instead of once per transaction. A batch is open while its
    * commit is scheduled.
@@ -78,6 +78,14 @@ export class SqlJsStore implements Store {
   /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
   private failure: BatonError | null = null;
   private readonly commitBatchBound = () => this.commitBatch();
+  /**
+   * The batch's commit is scheduled from the check phase of the turn its first transaction ran in, so it runs on the
+   * turn after: the journal's flush (scheduled in that first turn) and the answers it releases go out before the pages
+   * are copied, and calls arriving meanwhile join the batch.
+   */
+  private readonly deferCommitBound = () => {
+    this.batchTimer = setImmediate(this.commitBatchBound);
+  };
 
   /** Use `openStore`. */
   constructor(
@@ -159,7 +167,7 @@ export class SqlJsStore implements Store {
     if (this.failure) return Promise.reject(this.failure);
     if (!this.batchTimer) {
       this.exec('BEGIN');
-      this.batchTimer = setImmediate(this.commitBatchBound);
+      this.batchTimer = setImmediate(this.deferCommitBound);
     }
     this.exec('SAVEPOINT baton_tx');
     this.depth = 1;

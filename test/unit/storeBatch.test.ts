@@ -73,6 +73,26 @@ test('a batch SQLite throws away (RAISE(ROLLBACK)) is redone: the transactions r
   }
 });
 
+test('a transaction is answered before its batch is committed: a transaction right after the answer joins that batch, and if it loses the batch the answered write is redone', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db });
+    await addBatchLoser(s);
+    // Every insert SQLite runs calls back here, the redo of a lost batch included.
+    const inserted: string[] = [];
+    s.registerFunction('seen', (id: string) => (inserted.push(id), 0));
+    await s.transaction(() => s.run('CREATE TRIGGER seen_insert AFTER INSERT ON events BEGIN SELECT seen(NEW.event_id); END'));
+    await new Promise((r) => setTimeout(r, 5)); // that batch is committed
+    await s.transaction(() => insertEvent(s, 'a')); // answered once its journal record is on disk
+    // Straight after the answer, the batch of 'a' is still open: this one joins it and makes SQLite throw it away.
+    await assert.rejects(s.transaction(() => insertEvent(s, 'lose-batch')), /batch lost on purpose/);
+    assert.deepEqual(inserted, ['a', 'a'], "'a' was in the lost batch and is redone");
+    assert.deepEqual(ids(s), ['a'], 'the answered write is there');
+    await s.transaction(() => insertEvent(s, 'b'));
+    assert.deepEqual(ids(s), ['a', 'b']);
+    await s.close();
+  });
+});
+
 test('a checkpoint taken in the turn of a transaction holds it: the database file alone has it', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db });
