@@ -9,13 +9,13 @@ import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/execution
 import { GateWaiters } from './broker/gateWaiters.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { loadContent, syncContent } from './content/index.js';
+import { callLogText } from './callLogText.js';
 import { BatonError } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts } from './ports.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
-import { dropCutWord, redactSecrets, redactText } from './safety/redact.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
@@ -68,44 +68,6 @@ const CALL_LOG_FLUSH_MS = 250;
  * call in flight waited for it; small batches spread the same work out.
  */
 const CALL_LOG_BATCH = 16;
-/** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
-const CALL_LOG_MAX_CHARS = 64 * 1024;
-
-/**
- * How much of the response of a successful call the call log keeps: strings up to this many characters, and objects
- * and arrays down to this depth (deeper ones as their size). That response is Baton's own output, which the database
- * holds anyway (contract, context, step states); kept whole, it was most of the database, and so of the memory the
- * database takes (sql.js holds all of it, and every checkpoint copies it).
- */
-const CALL_LOG_DIGEST_CHARS = 200;
-const CALL_LOG_DIGEST_DEPTH = 2;
-
-/** Cuts a string to `max` characters; the cut word is dropped (it may be half a secret). */
-function head(text: string, max: number): string {
-  return dropCutWord(text.slice(0, max));
-}
-
-/** The outline of `value`: ids, statuses, names and the first words of texts stay; the rest is replaced by its size. */
-function digest(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.length <= CALL_LOG_DIGEST_CHARS ? value : `${head(value, CALL_LOG_DIGEST_CHARS)}... (${value.length} chars)`;
-  if (Array.isArray(value)) return depth < CALL_LOG_DIGEST_DEPTH ? value.map((v) => digest(v, depth + 1)) : `[${value.length} items]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    return depth < CALL_LOG_DIGEST_DEPTH ? Object.fromEntries(entries.map(([k, v]) => [k, digest(v, depth + 1)])) : `{${entries.length} fields}`;
-  }
-  return value;
-}
-
-/**
- * A call-log value as stored text (redacted) and its full serialized size; huge values are cut rather than walked,
- * and with `digested` (the response of a successful call) long strings are cut to their heads.
- */
-function logText(value: unknown, digested = false): { text: string; size: number } {
-  const raw = JSON.stringify(value ?? null);
-  if (digested) return { text: JSON.stringify(redactSecrets(digest(value)) ?? null), size: raw.length };
-  if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size: raw.length };
-  return { text: JSON.stringify({ truncated: true, size: raw.length, head: dropCutWord(redactText(raw.slice(0, CALL_LOG_MAX_CHARS))) }), size: raw.length };
-}
 
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
@@ -518,8 +480,8 @@ export class Baton implements BatonApi {
     const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
     const rows = batch.map(({ entry, id, at }) => {
-      const request = logText(entry.request);
-      const response = logText(entry.response, entry.success);
+      const request = callLogText(entry.request, entry.success);
+      const response = callLogText(entry.response, entry.success);
       return [
         id, entry.call_type, entry.name, request.text, response.text, request.size, response.size, Math.round(entry.duration_ms),
         entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,

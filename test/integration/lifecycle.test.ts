@@ -527,14 +527,23 @@ describe('logging tools: idempotent logs and immutable artifacts', () => {
 
   it('keeps a huge call in the call log as a redacted head with its full size', async () => {
     const content = `AKIAIOSFODNN7EXAMPLE ${'x'.repeat(100_000)}`;
-    await rig.ok('store_artifact', { executionId: id, name: 'huge.txt', contentType: 'text', content });
+    const args = { executionId: id, name: 'huge.txt', contentType: 'text', content };
+    // Stored: the call log keeps the outline (the artifact holds the content).
+    await rig.ok('store_artifact', args);
+    // Refused (no such execution): the call log keeps the request, cut to a redacted head.
+    assert.ok((await rig.call('store_artifact', { ...args, executionId: 'no-such-execution' })).isError);
     await rig.baton.flushCalls();
-    const row = rig.baton.recentCalls(20).find((r) => r.tool_or_resource_name === 'store_artifact' && Number(r.request_size_bytes) > 100_000)!;
-    const stored = JSON.parse(String(row.request_full)) as { truncated: boolean; size: number; head: string };
-    assert.equal(stored.truncated, true);
-    assert.equal(stored.size, Number(row.request_size_bytes));
-    assert.ok(stored.head.length <= 64 * 1024);
-    assert.ok(!stored.head.includes('AKIAIOSFODNN7EXAMPLE') && stored.head.includes('[REDACTED:aws_access_key_id]'));
+    const [failed, stored] = rig.baton.recentCalls(20).filter((r) => r.tool_or_resource_name === 'store_artifact' && Number(r.request_size_bytes) > 100_000);
+    assert.equal(Number(stored!.request_size_bytes), Buffer.byteLength(JSON.stringify(args)));
+    assert.equal(Number(stored!.success), 1);
+    assert.equal(Number(failed!.success), 0);
+    const outline = JSON.parse(String(stored!.request_full)) as { content: string };
+    assert.match(outline.content, /^\[REDACTED:aws_access_key_id\] x*\.\.\. \(100021 chars\)$/);
+    const cut = JSON.parse(String(failed!.request_full)) as { truncated: boolean; size: number; head: string };
+    assert.equal(cut.truncated, true);
+    assert.equal(cut.size, Number(failed!.request_size_bytes));
+    assert.ok(cut.head.length <= 64 * 1024);
+    assert.ok(!cut.head.includes('AKIAIOSFODNN7EXAMPLE') && cut.head.includes('[REDACTED:aws_access_key_id]'));
   });
 
   it('keeps artifacts immutable: the database refuses to change their content', async () => {

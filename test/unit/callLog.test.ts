@@ -1,14 +1,14 @@
-// Rule: the call log keeps what a successful call's response says (status, ids, names, the first words of each text,
-// the size of each list) but not a copy of Baton's own output, which the database holds anyway; a failed call's
-// response and every request stay as they were, redacted.
+// Rule: the call log keeps what a successful call says, both ways (status, ids, names, the first words of each text,
+// the size of each list), but not a copy of Baton's own output or of what the agent stored, which the database holds
+// anyway; both sides of a failed call stay as they were, redacted. Sizes are the whole JSON's, in UTF-8 bytes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
 
-type Row = { request_full: string; response_full: string; response_size_bytes: number; success: number };
+type Row = { request_full: string; response_full: string; request_size_bytes: number; response_size_bytes: number; success: number };
 
 describe('call log', () => {
-  it("keeps the outline of a successful call's response, with its full size", async () => {
+  it("keeps the outline of a successful call's request and response, with their full sizes", async () => {
     const { baton } = await makeBaton();
     const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix', task_description: 'the login page returns 500' }));
     const request = { step_token: token, model_output_so_far: output('found it', 'Root cause', { summary: `long summary ${'words '.repeat(100)}` }) };
@@ -23,6 +23,7 @@ describe('call log', () => {
     const row = baton.recentCalls(1)[0] as Row;
 
     assert.equal(row.response_size_bytes, JSON.stringify(response).length);
+    assert.equal(row.request_size_bytes, JSON.stringify(request).length);
     assert.deepEqual(JSON.parse(row.response_full), {
       status: 'ok', execution_id: 'exec-1', task_id: 'task-1', new_step_token: '[REDACTED]', progress: 0.25,
       human_message: `${message.slice(0, 200).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '')}... (${message.length} chars)`,
@@ -30,10 +31,55 @@ describe('call log', () => {
       context: { persona_uri: 'persona://implementer', guardrails: '[2 items]', selection: '{1 fields}' },
     });
 
-    // The request is kept as the agent sent it (redacted).
-    const sent = JSON.parse(row.request_full) as { step_token: string; model_output_so_far: { summary: string } };
-    assert.equal(sent.model_output_so_far.summary, request.model_output_so_far.summary);
-    assert.equal(sent.step_token, '[REDACTED]');
+    // The request's outline: the summary's head, the lists' sizes (the step's output and artifacts hold the rest).
+    const summary = request.model_output_so_far.summary;
+    assert.deepEqual(JSON.parse(row.request_full), {
+      step_token: '[REDACTED]',
+      model_output_so_far: {
+        summary: `${summary.slice(0, 200).replace(/[A-Za-z0-9_\-+/=.]{1,256}$/, '')}... (${summary.length} chars)`,
+        artifacts: '[1 items]', references: '[1 items]', confidence: 0.8,
+      },
+    });
+  });
+
+  it('redacts the outline: secret-named keys whatever they hold, and secrets inside texts', async () => {
+    const { baton } = await makeBaton();
+    const request = {
+      api_key: 'k-123', credentials: { user: 'u', password: 'p' }, note: 'deploy with AWS key AKIAIOSFODNN7EXAMPLE today',
+      uri: 'https://bob:hunter2@example.test/x', plain_uri: 'persona://implementer', list: ['ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+    };
+    baton.logCall({ call_type: 'tool', name: 'memory_write', request, response: { ok: true }, duration_ms: 1, success: true });
+    await baton.flushCalls();
+    const row = baton.recentCalls(1)[0] as Row;
+    assert.deepEqual(JSON.parse(row.request_full), {
+      api_key: '[REDACTED]', credentials: { user: 'u', password: '[REDACTED]' }, note: 'deploy with AWS key [REDACTED:aws_access_key_id] today',
+      uri: 'https://bob:[REDACTED]@example.test/x', plain_uri: 'persona://implementer', list: ['[REDACTED:github_token]'],
+    });
+    // Deeper than the outline keeps, a secret-named key's object is replaced too.
+    baton.logCall({ call_type: 'tool', name: 't', request: { a: { credentials: { user: 'u' } } }, response: null, duration_ms: 1, success: true });
+    await baton.flushCalls();
+    assert.deepEqual(JSON.parse((baton.recentCalls(1)[0] as Row).request_full), { a: { credentials: '[REDACTED]' } });
+  });
+
+  it('counts sizes in UTF-8 bytes, as the columns say', async () => {
+    const { baton } = await makeBaton();
+    const request = { text: 'Grüße, ✓ and 🎉' };
+    const response = { status: 'ok', message: `naïve ${'é'.repeat(300)}` };
+    baton.logCall({ call_type: 'tool', name: 't', request, response, duration_ms: 1, success: true });
+    baton.logCall({ call_type: 'tool', name: 't', request, response, duration_ms: 1, success: false, error_message: 'no' });
+    await baton.flushCalls();
+    for (const row of baton.recentCalls(2) as Row[]) {
+      assert.equal(row.request_size_bytes, Buffer.byteLength(JSON.stringify(request)));
+      assert.equal(row.response_size_bytes, Buffer.byteLength(JSON.stringify(response)));
+    }
+  });
+
+  it("keeps a failed call's request whole", async () => {
+    const { baton } = await makeBaton();
+    const request = { template_name: 'bug-fix', task_description: `fix it ${'please '.repeat(60)}`, step_token: 'eyJhbGciOiJIUzI1NiJ9.x' };
+    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request, response: { status: 'error' }, duration_ms: 1, success: false });
+    await baton.flushCalls();
+    assert.deepEqual(JSON.parse((baton.recentCalls(1)[0] as Row).request_full), { ...request, step_token: '[REDACTED]' });
   });
 
   it('writes a few entries after a quarter second, and a batch of 16 on the next turn', async () => {

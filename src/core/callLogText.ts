@@ -1,0 +1,58 @@
+// What the call log stores of a request or response: redacted JSON text and the size of the whole value in UTF-8
+// bytes. Every call is logged, so this runs for every call, on both sides.
+import { dropCutWord, isSecretKeyName, redactSecrets, redactText } from './safety/redact.js';
+import { utf8Length } from './utf8.js';
+
+/** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
+const CALL_LOG_MAX_CHARS = 64 * 1024;
+
+/**
+ * How much of a successful call the call log keeps: strings up to this many characters, and objects and arrays down
+ * to this depth (deeper ones as their size). The database holds both sides of such a call anyway: the response is
+ * Baton's own output (contract, context, step states), and a request's long texts are what it stored (the step's
+ * output, its artifacts, the memory it wrote). Kept whole, the responses alone were most of the database, and so of the memory
+ * it takes (sql.js holds all of it, and every checkpoint copies it); each agent's submission was kept twice.
+ */
+const CALL_LOG_OUTLINE_CHARS = 200;
+const CALL_LOG_OUTLINE_DEPTH = 2;
+
+const REDACTED = '[REDACTED]';
+
+/**
+ * The outline of `value`, redacted, in one walk: ids, statuses, names and the first words of texts stay; a longer
+ * text keeps its head, a deeper list or object its size, and a secret-named key's text is replaced.
+ */
+function outline(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') {
+    const cut = value.length <= CALL_LOG_OUTLINE_CHARS ? value : `${dropCutWord(value.slice(0, CALL_LOG_OUTLINE_CHARS))}... (${value.length} chars)`;
+    return redactText(cut);
+  }
+  if (Array.isArray(value)) return depth < CALL_LOG_OUTLINE_DEPTH ? value.map((v) => outline(v, depth + 1)) : `[${value.length} items]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (depth >= CALL_LOG_OUTLINE_DEPTH) return `{${entries.length} fields}`;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of entries) {
+      if (typeof item === 'string' && isSecretKeyName(key)) {
+        out[key] = REDACTED;
+        continue;
+      }
+      const kept = outline(item, depth + 1);
+      out[key] = typeof kept === 'string' && isSecretKeyName(key) ? REDACTED : kept; // e.g. `credentials: '{2 fields}'`
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A call-log value as stored text (redacted) and its full size in UTF-8 bytes. With `outlined` (either side of a
+ * successful call) it keeps the outline; otherwise (a failed call) the whole value, or a redacted head of a huge one.
+ */
+export function callLogText(value: unknown, outlined = false): { text: string; size: number } {
+  const raw = JSON.stringify(value ?? null);
+  const size = utf8Length(raw);
+  if (outlined) return { text: JSON.stringify(outline(value, 0) ?? null), size };
+  if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size };
+  return { text: JSON.stringify({ truncated: true, size, head: dropCutWord(redactText(raw.slice(0, CALL_LOG_MAX_CHARS))) }), size };
+}
