@@ -103,7 +103,10 @@ async function chooseSystem(s: Services, folder: string, arg: unknown): Promise<
   const listing = ref?.kind === 'pipeline' && ref.path ? listSystems(folder).find((l) => l.path === ref.path) : undefined;
   if (listing) choice = { kind: 'system', listing };
   else {
-    const picked = await vscode.window.showQuickPick(choiceItems(folder), { title: 'Baton: Run Pipeline', placeHolder: 'A pipeline of this workspace, or a blueprint', matchOnDescription: true, matchOnDetail: true });
+    // Kept open when focus moves, as the later steps of this command are.
+    const picked = await vscode.window.showQuickPick(choiceItems(folder), {
+      title: 'Baton: Run Pipeline', placeHolder: 'A pipeline of this workspace, or a blueprint', matchOnDescription: true, matchOnDetail: true, ignoreFocusOut: true,
+    });
     choice = picked?.choice;
   }
   if (!choice) return undefined;

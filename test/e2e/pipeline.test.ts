@@ -93,6 +93,10 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
   it('refuses a system that is not valid with file:line and opens the file there', async () => {
     await wb.runCommand('Baton: Run Pipeline…');
     await wb.waitForQuickInput('broken');
+    // The pick stays open when the person clicks elsewhere (here the empty part of the side bar), as the later steps do.
+    await page.locator('.part.sidebar').click({ position: { x: 100, y: 900 } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(await page.locator('.quick-input-widget .quick-input-box input').isVisible(), 'the pick is still open');
     const rows = await wb.quickPickRows();
     assert.ok(rows.some((r) => r.includes('review')) && rows.some((r) => /Research|research/.test(r)), `systems and blueprints: ${rows.join(' | ')}`);
     await wb.answerQuickInput('.baton/pipelines/broken.yaml');

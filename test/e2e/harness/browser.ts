@@ -11,7 +11,7 @@ export interface Locator {
   locator(selector: string): Locator;
   filter(opts: { hasText?: string | RegExp }): Locator;
   count(): Promise<number>;
-  click(opts?: { timeout?: number; force?: boolean; button?: 'left' | 'right' | 'middle' }): Promise<void>;
+  click(opts?: { timeout?: number; force?: boolean; button?: 'left' | 'right' | 'middle'; position?: { x: number; y: number } }): Promise<void>;
   hover(opts?: { timeout?: number }): Promise<void>;
   dblclick(opts?: { timeout?: number }): Promise<void>;
   fill(text: string, opts?: { timeout?: number }): Promise<void>;
