@@ -10,8 +10,8 @@ const CALL_LOG_MAX_CHARS = 64 * 1024;
  * How much of a successful call the call log keeps: strings up to this many characters, and objects and arrays down
  * to this depth (deeper ones as their size). The database holds both sides of such a call anyway: the response is
  * Baton's own output (contract, context, step states), and a request's long texts are what it stored (the step's
- * output, its artifacts, the memory it wrote). Kept whole, the responses alone were most of the database, and so of the memory
- * it takes (sql.js holds all of it, and every checkpoint copies it); each agent's submission was kept twice.
+ * output, its artifacts, the memory it wrote). Kept whole, the responses alone were most of the database, and so of
+ * the memory it takes (sql.js holds all of it, and every checkpoint copies it); each agent's submission was kept twice.
  */
 const CALL_LOG_OUTLINE_CHARS = 200;
 const CALL_LOG_OUTLINE_DEPTH = 2;
@@ -33,12 +33,10 @@ function outline(value: unknown, depth: number): unknown {
     if (depth >= CALL_LOG_OUTLINE_DEPTH) return `{${entries.length} fields}`;
     const out: Record<string, unknown> = {};
     for (const [key, item] of entries) {
-      if (typeof item === 'string' && isSecretKeyName(key)) {
-        out[key] = REDACTED;
-        continue;
-      }
-      const kept = outline(item, depth + 1);
-      out[key] = typeof kept === 'string' && isSecretKeyName(key) ? REDACTED : kept; // e.g. `credentials: '{2 fields}'`
+      const secret = isSecretKeyName(key);
+      // A secret-named key's text is not walked; what the outline turns into text (`credentials: '{2 fields}'`) goes too.
+      const kept = secret && typeof item === 'string' ? REDACTED : outline(item, depth + 1);
+      out[key] = secret && typeof kept === 'string' ? REDACTED : kept;
     }
     return out;
   }

@@ -3,6 +3,7 @@
 // anything else (responses, tasks, odd ids, unknown keys) goes to the SDK's schemas, so what is accepted is exactly
 // what they accept.
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../core/pipelines/streams/streamParser.js';
 
 /** `value` as a message if it is a plain request or notification (a subset of what JSONRPCMessageSchema accepts), else undefined. */
 export function plainMessage(value: unknown): JSONRPCMessage | undefined {
@@ -11,17 +12,16 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return undefined;
   for (const key in m) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
   if ('id' in m && !isId(m.id)) return undefined;
-  if ('params' in m && !isPlainObject(m.params)) return undefined;
+  if ('params' in m && !isRecord(m.params)) return undefined;
   if ('params' in m && '_meta' in (m.params as object) && !plainMeta((m.params as { _meta: unknown })._meta)) return undefined;
   return value as JSONRPCMessage;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): boolean => typeof v === 'string' || Number.isSafeInteger(v);
 
 /** Whether a request's `_meta` is a plain one the SDK's RequestMetaSchema accepts as it is (a task's goes to the schema). */
 function plainMeta(meta: unknown): boolean {
-  return isPlainObject(meta) && !(RELATED_TASK_META_KEY in meta) && (!('progressToken' in meta) || isId(meta.progressToken));
+  return isRecord(meta) && !(RELATED_TASK_META_KEY in meta) && (!('progressToken' in meta) || isId(meta.progressToken));
 }
 
 /**
@@ -29,10 +29,10 @@ function plainMeta(meta: unknown): boolean {
  * SDK's CallToolRequestSchema accepts. Undefined sends the request through the SDK's own checks.
  */
 export function plainToolCall(request: unknown): { name: string; arguments?: Record<string, unknown> } | undefined {
-  const params = isPlainObject(request) ? request.params : undefined;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
+  const params = isRecord(request) ? request.params : undefined;
+  if (!isRecord(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if ('arguments' in params && !isPlainObject(params.arguments)) return undefined;
+  if ('arguments' in params && !isRecord(params.arguments)) return undefined;
   if ('_meta' in params && !plainMeta(params._meta)) return undefined;
   return params as { name: string; arguments?: Record<string, unknown> };
 }

@@ -67,10 +67,10 @@ export class SqlJsStore implements Store {
   private idleTimer: NodeJS.Timeout | null = null;
   /**
    * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop (and of the next, see
-   * `deferCommitBound`) are savepoints released into one SQLite transaction, committed once (`commitBatch`). Durability is the journal's, so this
-   * only decides when pages are copied into the in-memory file; pages that several transactions change (page 1, index
-   * and table tails) are then copied once per batch instead of once per transaction. A batch is open while its
-   * commit is scheduled.
+   * `deferCommitBound`) are savepoints released into one SQLite transaction, committed once (`commitBatch`).
+   * Durability is the journal's, so this only decides when pages are copied into the in-memory file; pages that
+   * several transactions change (page 1, index and table tails) are then copied once per batch instead of once per
+   * transaction. A batch is open while its commit is scheduled.
    */
   private batchTimer: NodeJS.Immediate | null = null;
   /** The statements of each transaction released into the open batch, to redo them if SQLite loses the batch. */
