@@ -12,7 +12,7 @@ import { loadContent, syncContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
 import { BatonError } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
-import type { CorePorts } from './ports.js';
+import type { CorePorts, SqlValue } from './ports.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
@@ -85,7 +85,12 @@ export class Baton implements BatonApi {
   private secret = '';
   private projectId = 0;
   private callsSincePrune = 0;
-  private readonly pendingCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
+  /** Call-log entries whose answer is still on its way: outlined on the turn after (`outlineCalls`). */
+  private readonly unoutlinedCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
+  private outlineSoon: ReturnType<typeof setImmediate> | undefined;
+  private readonly outlineCallsBound = () => this.outlineCalls();
+  /** Call-log rows, outlined and redacted, waiting to be written together. */
+  private readonly pendingCallRows: SqlValue[][] = [];
   private callFlush: ReturnType<typeof setTimeout> | undefined;
   /** Whether `callFlush` is the next-turn flush of a full batch (not the CALL_LOG_FLUSH_MS one). */
   private callFlushSoon = false;
@@ -455,12 +460,29 @@ export class Baton implements BatonApi {
   }
 
   /**
-   * @inheritdoc Entries are batched and redacted off the request path: one write every CALL_LOG_FLUSH_MS, or on the
-   * next turn once CALL_LOG_BATCH are waiting.
+   * @inheritdoc Entries are redacted and outlined off the request path, one by one on the turn after their answer
+   * went out (in the gap before the client's next call), then written in batches: one write every CALL_LOG_FLUSH_MS,
+   * or on the next turn once CALL_LOG_BATCH are waiting.
    */
   logCall(entry: CallLogEntry): void {
-    this.pendingCalls.push({ entry, id: this.ports.ids.uuid(), at: new Date(this.ports.clock.now()).toISOString() });
-    const full = this.pendingCalls.length >= CALL_LOG_BATCH;
+    this.unoutlinedCalls.push({ entry, id: this.ports.ids.uuid(), at: new Date(this.ports.clock.now()).toISOString() });
+    this.outlineSoon ??= setImmediate(this.outlineCallsBound);
+  }
+
+  /** Turns the logged entries into rows (dropping the request and response objects) and schedules their write. */
+  private outlineCalls(): void {
+    if (this.outlineSoon) clearImmediate(this.outlineSoon);
+    this.outlineSoon = undefined;
+    for (const { entry, id, at } of this.unoutlinedCalls.splice(0)) {
+      const request = callLogText(entry.request, entry.success);
+      const response = callLogText(entry.response, entry.success);
+      this.pendingCallRows.push([
+        id, entry.call_type, entry.name, request.text, response.text, request.size, response.size, Math.round(entry.duration_ms),
+        entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,
+        entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null,
+      ]);
+    }
+    const full = this.pendingCallRows.length >= CALL_LOG_BATCH;
     if (this.callFlush && !(full && !this.callFlushSoon)) return;
     if (this.callFlush) clearTimeout(this.callFlush);
     this.callFlushSoon = full;
@@ -468,27 +490,22 @@ export class Baton implements BatonApi {
     (this.callFlush as { unref?: () => void }).unref?.();
   }
 
-  /** Writes the batched call-log entries (and prunes past the retention) in one transaction. */
+  /**
+   * Writes the batched call-log entries (and prunes past the retention) in one transaction. No call waits for it, so
+   * it is a background write: on disk with the next call's writes (or about a second later), and when the store closes.
+   */
   async flushCalls(): Promise<void> {
+    if (this.unoutlinedCalls.length) this.outlineCalls();
     if (this.callFlush) clearTimeout(this.callFlush);
     this.callFlush = undefined;
     this.callFlushSoon = false;
-    const batch = this.pendingCalls.splice(0);
-    if (!batch.length) return;
+    const rows = this.pendingCallRows.splice(0);
+    if (!rows.length) return;
     const store = this.ports.store;
-    this.callsSincePrune += batch.length;
+    this.callsSincePrune += rows.length;
     const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
-    const rows = batch.map(({ entry, id, at }) => {
-      const request = callLogText(entry.request, entry.success);
-      const response = callLogText(entry.response, entry.success);
-      return [
-        id, entry.call_type, entry.name, request.text, response.text, request.size, response.size, Math.round(entry.duration_ms),
-        entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,
-        entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null,
-      ];
-    });
-    await store.transaction(() => {
+    void store.transaction(() => {
       for (const row of rows) {
         store.run(
           `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
@@ -498,7 +515,7 @@ export class Baton implements BatonApi {
         );
       }
       if (prune) store.run('DELETE FROM call_log WHERE id <= (SELECT MAX(id) FROM call_log) - ?', [this.options.callLogRetention]);
-    }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
+    }, { background: true }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
   }
 
   /** Call-log rows, newest first (for diagnostics and tests). */

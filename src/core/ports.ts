@@ -20,7 +20,16 @@ export interface Store {
    * Runs `fn` atomically (all its writes or none) and journals its writes. The in-memory state
    * changes synchronously; the promise resolves once the writes are durable on disk.
    */
-  transaction<T>(fn: () => T): Promise<T>;
+  transaction<T>(fn: () => T, options?: TransactionOptions): Promise<T>;
+}
+
+/** How a transaction's writes reach the disk. */
+export interface TransactionOptions {
+  /**
+   * No call waits for these writes (the call log): they go to disk with the next call's writes, or within about a
+   * second on their own, instead of costing a disk sync of their own right away.
+   */
+  background?: boolean;
 }
 
 /** Time, injected so tests can move it by hand. */

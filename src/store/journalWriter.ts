@@ -28,7 +28,14 @@ export function deferred(): Deferred {
  * it saves); a group of several, or one that formed while a sync was in flight, is synced on the thread
  * pool so the event loop keeps serving calls, and the next group accumulates behind it. A group is only
  * written once the one before it is on disk, so only the last group in the file can ever be torn.
+ *
+ * A background record (a write no call waits for: the call log) starts no flush of its own: it goes out with the
+ * next group, or after BACKGROUND_FLUSH_MS with its sync on the thread pool. It never costs a sync on the event loop,
+ * and it does not make a lone call's group look concurrent.
  */
+/** How long a background record may wait for a group to ride with before it is flushed on its own. */
+export const BACKGROUND_FLUSH_MS = 1000;
+
 export class JournalWriter {
   /** Seq of the last committed write transaction (flushed or queued). */
   lastSeq = 0;
@@ -37,8 +44,14 @@ export class JournalWriter {
   bytes = 0;
   failure: BatonError | null = null;
   private queue: { seq: number; statements: string[] }[] = [];
+  /** How many of the queued records are not background ones (a call waits for each). */
+  private waited = 0;
   /** The records queued and not yet written. */
   private group: Deferred | null = null;
+  /** A flush of `group` is scheduled on the next turn (or follows the sync in flight). */
+  private flushQueued = false;
+  /** The timer that flushes a group of background records only. */
+  private backgroundTimer: NodeJS.Timeout | null = null;
   /** Whether `group` started while a sync was in flight (the calls are concurrent). */
   private groupBehind = false;
   /** The group whose fdatasync runs on the thread pool. */
@@ -55,22 +68,40 @@ export class JournalWriter {
     private readonly onFlushed: () => void,
   ) {}
 
-  /** Queues one transaction's statements; resolves once they are on disk. */
-  append(statements: string[]): Promise<void> {
+  /**
+   * Queues one transaction's statements; resolves once they are on disk. A `background` record waits for the next
+   * group (at most BACKGROUND_FLUSH_MS).
+   */
+  append(statements: string[], background = false): Promise<void> {
     this.lastSeq++;
     this.queue.push({ seq: this.lastSeq, statements });
     if (!this.group) {
       this.group = deferred();
       this.groupBehind = this.syncing !== null;
-      // Behind a sync in flight, the group is flushed when that sync completes.
-      if (!this.syncing) setImmediate(this.flushBound);
+    }
+    if (!background) {
+      this.waited++;
+      this.queueFlush();
+    } else if (!this.backgroundTimer) {
+      this.backgroundTimer = setTimeout(() => {
+        this.backgroundTimer = null;
+        this.queueFlush();
+      }, BACKGROUND_FLUSH_MS); // kept referenced: a process that ends on its own writes the record first
     }
     return this.group.promise;
   }
 
-  /** The promise of every record committed so far that is not yet on disk, if any. */
+  /** The promise of every record committed so far that is not yet on disk, if any (a waiting group is flushed now). */
   pending(): Promise<void> | null {
+    if (this.group) this.queueFlush();
     return this.group?.promise ?? this.syncing?.promise ?? null;
+  }
+
+  /** Flushes the queued group on the next turn; behind a sync in flight, when that sync completes. */
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    if (!this.syncing) setImmediate(this.flushBound);
   }
 
   /** Waits for a sync in flight, then flushes what is queued inline: afterwards every committed record is on disk. */
@@ -84,9 +115,16 @@ export class JournalWriter {
     const group = this.group;
     if (!group || this.syncing) return;
     const items = this.queue;
-    const concurrent = !inline && (items.length > 1 || this.groupBehind);
+    // Only background records: nobody waits, so the sync goes to the thread pool whatever their number.
+    const concurrent = !inline && (this.waited !== 1 || this.groupBehind);
     this.group = null;
     this.queue = [];
+    this.waited = 0;
+    this.flushQueued = false;
+    if (this.backgroundTimer) {
+      clearTimeout(this.backgroundTimer);
+      this.backgroundTimer = null;
+    }
     const first = items[0]!.seq;
     const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
@@ -110,7 +148,7 @@ export class JournalWriter {
         return;
       }
       this.flushed(group, items.length, data.length);
-      if (this.group && !this.closeWhenSynced) this.flush();
+      if (this.flushQueued && !this.closeWhenSynced) this.flush();
     });
   }
 
@@ -129,6 +167,8 @@ export class JournalWriter {
       this.group.reject(failure);
       this.group = null;
       this.queue = [];
+      this.waited = 0;
+      this.flushQueued = false;
     }
   }
 
@@ -173,6 +213,8 @@ export class JournalWriter {
 
   /** Closes the file (once a sync in flight completes). */
   close(): void {
+    if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
+    this.backgroundTimer = null;
     if (this.syncing) this.closeWhenSynced = true;
     else this.file.close();
   }

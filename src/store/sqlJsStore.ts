@@ -2,7 +2,7 @@
 // (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
 import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
-import type { Row, SqlParams, Store } from '../core/ports.js';
+import type { Row, SqlParams, Store, TransactionOptions } from '../core/ports.js';
 import { replaceFileDurable } from './durableFile.js';
 import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
 import { decodeParams, encodeStatement, type JournalRecord } from './journal.js';
@@ -159,7 +159,7 @@ export class SqlJsStore implements Store {
     return this.db.getRowsModified();
   }
 
-  transaction<T>(fn: () => T): Promise<T> {
+  transaction<T>(fn: () => T, options?: TransactionOptions): Promise<T> {
     if (this.depth > 0) return this.nested(fn);
     if (this.closing) return Promise.reject(new Error('store is closed'));
     const journal = this.durable?.journal;
@@ -185,7 +185,7 @@ export class SqlJsStore implements Store {
     this.pending = [];
     if (statements.length > 0) this.batchRecords.push(statements);
     // A read-only transaction still waits for queued writes it may have read.
-    const done = !journal ? null : statements.length > 0 ? journal.append(statements) : journal.pending();
+    const done = !journal ? null : statements.length > 0 ? journal.append(statements, options?.background) : journal.pending();
     this.settleNested(done);
     return done ? done.then(() => result) : Promise.resolve(result);
   }

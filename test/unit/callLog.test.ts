@@ -1,13 +1,41 @@
 // Rule: the call log keeps what a successful call says, both ways (status, ids, names, the first words of each text,
 // the size of each list), but not a copy of Baton's own output or of what the agent stored, which the database holds
-// anyway; both sides of a failed call stay as they were, redacted. Sizes are the whole JSON's, in UTF-8 bytes.
+// anyway; both sides of a failed call stay as they were, redacted. Sizes are the whole JSON's, in UTF-8 bytes. Entries
+// are outlined after the call's turn, and written as a background write: no disk sync of their own, on disk with the
+// next call's write or when the store closes.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { openStore } from '../../src/store/sqlJsStore.js';
+import { journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
 
 type Row = { request_full: string; response_full: string; request_size_bytes: number; response_size_bytes: number; success: number };
 
 describe('call log', () => {
+  it('outlines an entry after the turn of its call and writes it without a disk sync of its own', async () => {
+    await withTempDir(async (t) => {
+      const probe = journalProbe();
+      const store = await openStore({ path: t.db, openJournalFile: probe.open, idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 });
+      const { baton } = await makeBaton({ store });
+      const request = { template_name: 'bug-fix', note: 'kept as given' };
+      baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request, response: { status: 'ok' }, duration_ms: 1, success: true });
+      request.note = 'changed in the same turn';
+      await new Promise((r) => setImmediate(r));
+      request.note = 'changed after the turn';
+      probe.reset();
+      await baton.flushCalls();
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(JSON.parse(String(baton.recentCalls(1)[0]!.request_full)).note, 'changed in the same turn');
+      assert.deepEqual({ appends: probe.appends, syncs: probe.syncs }, { appends: 0, syncs: 0 }, 'the log write waits for a write to ride with');
+      await baton.close();
+      await store.close();
+      const reopened = await openStore({ path: join(t.dir, 'baton.db') });
+      assert.equal(reopened.get<{ n: number }>('SELECT COUNT(*) AS n FROM call_log')?.n, 1, 'closing the store wrote it');
+      await reopened.close();
+    });
+  });
+
   it("keeps the outline of a successful call's request and response, with their full sizes", async () => {
     const { baton } = await makeBaton();
     const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix', task_description: 'the login page returns 500' }));

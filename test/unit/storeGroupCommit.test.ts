@@ -1,18 +1,23 @@
 // Rule: concurrent write transactions share fdatasyncs. A lone write syncs inline; several write at once, or one that
 // comes while a sync is in flight, sync on the thread pool while the next group forms behind (and is not written
 // until the sync before it is done); no write is acknowledged before its own record is on disk; a failed sync fails
-// its group and every group queued behind it.
+// its group and every group queued behind it. A background write (the call log) starts no sync of its own: it rides
+// with the next write's, or is synced on the thread pool within BACKGROUND_FLUSH_MS, and never makes a lone write's
+// sync leave the event loop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { BatonError } from '../../src/core/errors.js';
 import { scanJournal } from '../../src/store/journal.js';
+import { BACKGROUND_FLUSH_MS } from '../../src/store/journalWriter.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 
 const noCheckpoints = { idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 };
 const put = (s: SqlJsStore, key: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, key]));
+const putLater = (s: SqlJsStore, key: string) =>
+  s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, key]), { background: true });
 const value = (s: SqlJsStore, key: string) => s.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])?.value;
 
 /** Tracks whether a promise has settled yet (and keeps its rejection handled). */
@@ -141,5 +146,97 @@ test('a checkpoint waits for the sync in flight and keeps every write, the ones 
     const r = await openStore({ path: crash.db });
     for (const k of ['a1', 'a2', 'b1', 'b2', 'c1']) assert.equal(value(r, k), k);
     await r.close();
+  });
+});
+
+test('a background write starts no sync of its own and goes to disk with the next write, still synced inline', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
+    const later = track(putLater(s, 'log1'));
+    assert.equal(value(s, 'log1'), 'log1', 'the write is in memory at once');
+    await turn();
+    assert.deepEqual({ appends: probe.appends, syncs: probe.syncs, done: later.done }, { appends: 0, syncs: 0, done: false });
+    await put(s, 'call1');
+    assert.deepEqual({ appends: probe.appends, inline: probe.inlineSyncs, pool: probe.poolSyncs }, { appends: 1, inline: 1, pool: 0 });
+    await later.promise;
+    const crash = crashImage(t.dir);
+    const scan = scanJournal(readFileSync(crash.journal));
+    assert.ok(scan.ok);
+    assert.equal(scan.records.length, 2, 'both records went out in the one write');
+    await s.close();
+    const r = await openStore({ path: crash.db });
+    assert.deepEqual([value(r, 'log1'), value(r, 'call1')], ['log1', 'call1']);
+    await r.close();
+  });
+});
+
+test('a background write alone is synced on the thread pool within BACKGROUND_FLUSH_MS', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
+    const t0 = Date.now();
+    await putLater(s, 'log1');
+    const waited = Date.now() - t0;
+    assert.ok(waited >= BACKGROUND_FLUSH_MS - 50 && waited < BACKGROUND_FLUSH_MS + 2000, `flushed after ${waited} ms`);
+    assert.deepEqual({ appends: probe.appends, inline: probe.inlineSyncs, pool: probe.poolSyncs }, { appends: 1, inline: 0, pool: 1 });
+    const crash = crashImage(t.dir);
+    await s.close();
+    const r = await openStore({ path: crash.db });
+    assert.equal(value(r, 'log1'), 'log1');
+    await r.close();
+  });
+});
+
+test('a read that may have seen a background write waits for it, and has it flushed now', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
+    probe.hold = true;
+    const later = track(putLater(s, 'log1'));
+    const read = track(s.transaction(() => value(s, 'log1')));
+    await until('the flush the read asked for', () => probe.waiting === 1);
+    assert.equal(read.done, false, 'the read waits for the write it saw');
+    probe.release();
+    assert.equal(await read.promise, 'log1');
+    await later.promise;
+    assert.equal(probe.appends, 1);
+    await s.close();
+  });
+});
+
+test('closing the store writes a background write that is still waiting', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, ...noCheckpoints });
+    const later = track(putLater(s, 'log1'));
+    await s.close();
+    await later.promise;
+    const r = await openStore({ path: t.db });
+    assert.equal(value(r, 'log1'), 'log1');
+    await r.close();
+  });
+});
+
+test('background writes behind a sync in flight wait for their own flush, not for the sync to end', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    probe.reset();
+    probe.hold = true;
+    const first = ['a1', 'a2'].map((k) => track(put(s, k)));
+    await until('the first sync', () => probe.waiting === 1);
+    const later = track(putLater(s, 'log1'));
+    probe.hold = false;
+    probe.release();
+    await Promise.all(first.map((a) => a.promise));
+    await turn();
+    assert.deepEqual({ appends: probe.appends, done: later.done }, { appends: 1, done: false });
+    const call = track(put(s, 'b1'));
+    await Promise.all([call.promise, later.promise]);
+    assert.equal(probe.appends, 2, 'the background record went out with the next write');
+    await s.close();
   });
 });
