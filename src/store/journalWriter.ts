@@ -75,12 +75,10 @@ export class JournalWriter {
   append(statements: string[], background = false): Promise<void> {
     this.lastSeq++;
     this.queue.push({ seq: this.lastSeq, statements });
-    if (!this.group) {
-      this.group = deferred();
-      this.groupBehind = this.syncing !== null;
-    }
+    this.group ??= deferred();
     if (!background) {
-      this.waited++;
+      // The first call in the group decides: one that comes while a sync is in flight is concurrent with it.
+      if (this.waited++ === 0) this.groupBehind = this.syncing !== null;
       this.queueFlush();
     } else if (!this.backgroundTimer) {
       this.backgroundTimer = setTimeout(() => {

@@ -237,6 +237,7 @@ test('background writes behind a sync in flight wait for their own flush, not fo
     const call = track(put(s, 'b1'));
     await Promise.all([call.promise, later.promise]);
     assert.equal(probe.appends, 2, 'the background record went out with the next write');
+    assert.deepEqual({ inline: probe.inlineSyncs, pool: probe.poolSyncs }, { inline: 1, pool: 1 }, 'the lone call after the sync still syncs inline');
     await s.close();
   });
 });
