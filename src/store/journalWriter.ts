@@ -22,6 +22,9 @@ export function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
+/** How long a background record may wait for a group to ride with before it is flushed on its own. */
+export const BACKGROUND_FLUSH_MS = 1000;
+
 /**
  * The journal of one open store. Group commit: every record queued since the last flush goes out in one
  * write and one fdatasync. A lone record is synced inline (the thread-pool hand-off would cost more than
@@ -30,12 +33,9 @@ export function deferred(): Deferred {
  * written once the one before it is on disk, so only the last group in the file can ever be torn.
  *
  * A background record (a write no call waits for: the call log) starts no flush of its own: it goes out with the
- * next group, or after BACKGROUND_FLUSH_MS with its sync on the thread pool. It never costs a sync on the event loop,
+ * next group, or after BACKGROUND_FLUSH_MS with its sync on the thread pool. It never costs an inline sync of its own,
  * and it does not make a lone call's group look concurrent.
  */
-/** How long a background record may wait for a group to ride with before it is flushed on its own. */
-export const BACKGROUND_FLUSH_MS = 1000;
-
 export class JournalWriter {
   /** Seq of the last committed write transaction (flushed or queued). */
   lastSeq = 0;
@@ -113,7 +113,7 @@ export class JournalWriter {
     const group = this.group;
     if (!group || this.syncing) return;
     const items = this.queue;
-    // Only background records: nobody waits, so the sync goes to the thread pool whatever their number.
+    // Several calls, a call behind a sync in flight, or only background records (nobody waits): the thread pool.
     const concurrent = !inline && (this.waited !== 1 || this.groupBehind);
     this.group = null;
     this.queue = [];
