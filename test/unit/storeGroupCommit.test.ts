@@ -149,11 +149,27 @@ test('a checkpoint waits for the sync in flight and keeps every write, the ones 
   });
 });
 
-test('a background write starts no sync of its own and goes to disk with the next write, still synced inline', async () => {
+/** A store in a temp dir whose journal file is probed (counters reset once it is open); closed after `fn`. */
+async function withProbedStore(fn: (s: SqlJsStore, probe: ReturnType<typeof journalProbe>, dir: string) => Promise<void>): Promise<void> {
   await withTempDir(async (t) => {
     const probe = journalProbe();
     const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
     probe.reset();
+    await fn(s, probe, t.dir);
+    await s.close();
+  });
+}
+
+/** What a crash right now would leave of `keys`: a copy of the files, opened. */
+async function afterCrash(dir: string, keys: string[]): Promise<Array<string | undefined>> {
+  const r = await openStore({ path: crashImage(dir).db });
+  const values = keys.map((k) => value(r, k));
+  await r.close();
+  return values;
+}
+
+test('a background write starts no sync of its own and goes to disk with the next write, still synced inline', async () => {
+  await withProbedStore(async (s, probe, dir) => {
     const later = track(putLater(s, 'log1'));
     assert.equal(value(s, 'log1'), 'log1', 'the write is in memory at once');
     await turn();
@@ -161,40 +177,26 @@ test('a background write starts no sync of its own and goes to disk with the nex
     await put(s, 'call1');
     assert.deepEqual({ appends: probe.appends, inline: probe.inlineSyncs, pool: probe.poolSyncs }, { appends: 1, inline: 1, pool: 0 });
     await later.promise;
-    const crash = crashImage(t.dir);
-    const scan = scanJournal(readFileSync(crash.journal));
+    const scan = scanJournal(readFileSync(`${dir}/baton.journal`));
     assert.ok(scan.ok);
     assert.equal(scan.records.length, 2, 'both records went out in the one write');
-    await s.close();
-    const r = await openStore({ path: crash.db });
-    assert.deepEqual([value(r, 'log1'), value(r, 'call1')], ['log1', 'call1']);
-    await r.close();
+    assert.deepEqual(await afterCrash(dir, ['log1', 'call1']), ['log1', 'call1']);
   });
 });
 
 test('a background write alone is synced on the thread pool within BACKGROUND_FLUSH_MS', async () => {
-  await withTempDir(async (t) => {
-    const probe = journalProbe();
-    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
-    probe.reset();
+  await withProbedStore(async (s, probe, dir) => {
     const t0 = Date.now();
     await putLater(s, 'log1');
     const waited = Date.now() - t0;
     assert.ok(waited >= BACKGROUND_FLUSH_MS - 50 && waited < BACKGROUND_FLUSH_MS + 2000, `flushed after ${waited} ms`);
     assert.deepEqual({ appends: probe.appends, inline: probe.inlineSyncs, pool: probe.poolSyncs }, { appends: 1, inline: 0, pool: 1 });
-    const crash = crashImage(t.dir);
-    await s.close();
-    const r = await openStore({ path: crash.db });
-    assert.equal(value(r, 'log1'), 'log1');
-    await r.close();
+    assert.deepEqual(await afterCrash(dir, ['log1']), ['log1']);
   });
 });
 
 test('a read that may have seen a background write waits for it, and has it flushed now', async () => {
-  await withTempDir(async (t) => {
-    const probe = journalProbe();
-    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
-    probe.reset();
+  await withProbedStore(async (s, probe) => {
     probe.hold = true;
     const later = track(putLater(s, 'log1'));
     const read = track(s.transaction(() => value(s, 'log1')));
@@ -204,7 +206,6 @@ test('a read that may have seen a background write waits for it, and has it flus
     assert.equal(await read.promise, 'log1');
     await later.promise;
     assert.equal(probe.appends, 1);
-    await s.close();
   });
 });
 
@@ -221,10 +222,7 @@ test('closing the store writes a background write that is still waiting', async 
 });
 
 test('background writes behind a sync in flight wait for their own flush, not for the sync to end', async () => {
-  await withTempDir(async (t) => {
-    const probe = journalProbe();
-    const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
-    probe.reset();
+  await withProbedStore(async (s, probe) => {
     probe.hold = true;
     const first = ['a1', 'a2'].map((k) => track(put(s, k)));
     await until('the first sync', () => probe.waiting === 1);
@@ -238,6 +236,5 @@ test('background writes behind a sync in flight wait for their own flush, not fo
     await Promise.all([call.promise, later.promise]);
     assert.equal(probe.appends, 2, 'the background record went out with the next write');
     assert.deepEqual({ inline: probe.inlineSyncs, pool: probe.poolSyncs }, { inline: 1, pool: 1 }, 'the lone call after the sync still syncs inline');
-    await s.close();
   });
 });
