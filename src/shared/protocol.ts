@@ -271,6 +271,7 @@ export const MAX_STEP_NAME_CHARS = 300;
 /** Longest feedback a person may send with a rejection. */
 export const MAX_FEEDBACK_CHARS = 10_000;
 
+// Its own copy of core's isRecord (streamParser.ts): the webview bundle takes nothing from core.
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

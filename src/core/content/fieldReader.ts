@@ -121,7 +121,7 @@ export function describe(v: unknown): string {
 }
 
 /** Whether `v` is a plain mapping (not a list, scalar or date). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
+export function isMapping(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 

@@ -2,7 +2,7 @@
 import frontMatter from 'front-matter';
 import type { ContentProblem } from '../api.js';
 import type { AgentDefinition, RuleDefinition } from '../types.js';
-import { FieldReader, describe, isRecord, normalizeText, type FieldPath } from './fieldReader.js';
+import { FieldReader, describe, isMapping, normalizeText, type FieldPath } from './fieldReader.js';
 
 /** The lines the guardrail parser keys on: `- **KEYWORD** …`. */
 export const GUARDRAIL_LINE = /- \*\*(NEVER|PROTECT|ALWAYS|MUST|VALIDATE)\*\*/;
@@ -51,7 +51,7 @@ function split(raw: string, path: string): Split | ContentProblem {
   }
   const reader = new FieldReader(path, lineOf);
   const attributes = parsed.attributes ?? {};
-  if (!isRecord(attributes)) {
+  if (!isMapping(attributes)) {
     return { path, line: 2, message: `frontmatter must be a mapping of fields (name, description, …), got ${describe(attributes)}` };
   }
   const body = parsed.body.trim();

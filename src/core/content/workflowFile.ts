@@ -2,7 +2,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
 import type { DynamicConfig, StepDefinition, WorkflowTemplate } from '../types.js';
-import { FieldReader, describe, isRecord, normalizeText, type FieldPath } from './fieldReader.js';
+import { FieldReader, describe, isMapping, normalizeText, type FieldPath } from './fieldReader.js';
 import { findCycles } from './stepGraph.js';
 
 /** The output format a step gets when its template does not say. */
@@ -56,7 +56,7 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
     return fail();
   }
   const root: unknown = doc.toJS();
-  if (!isRecord(root)) {
+  if (!isMapping(root)) {
     r.error([], `expected a mapping with the fields name, description, type and steps, got ${describe(root)}`);
     return fail();
   }
@@ -82,7 +82,7 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
 function readDynamicConfig(r: FieldReader, root: Record<string, unknown>): DynamicConfig | undefined {
   const raw = root['dynamic_config'];
   const where = 'dynamic_config';
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error(['dynamic_config'], `workflow: dynamic_phases: true needs a dynamic_config mapping (source_type, templates, parser, phase_step), got ${describe(raw)}`);
     return undefined;
   }
@@ -95,15 +95,15 @@ function readDynamicConfig(r: FieldReader, root: Record<string, unknown>): Dynam
   if (sourceType !== undefined && sourceType !== 'spec_tasks_md') r.error([...at, 'source_type'], `${where}: unknown source_type '${sourceType}' (expected spec_tasks_md)`);
   const t = raw['templates'];
   const tAt: FieldPath = [...at, 'templates'];
-  const phase = isRecord(t) ? r.string(t, tAt, 'phase', `${where}.templates`, 'a path such as spec-templates/phase-template.md', true) : undefined;
-  const task = isRecord(t) ? r.string(t, tAt, 'task', `${where}.templates`, 'a path such as spec-templates/task-template.md', true) : undefined;
-  if (!isRecord(t)) r.error(tAt, `${where}: field 'templates' must be a mapping with phase and task paths, got ${describe(t)}`);
+  const phase = isMapping(t) ? r.string(t, tAt, 'phase', `${where}.templates`, 'a path such as spec-templates/phase-template.md', true) : undefined;
+  const task = isMapping(t) ? r.string(t, tAt, 'task', `${where}.templates`, 'a path such as spec-templates/task-template.md', true) : undefined;
+  if (!isMapping(t)) r.error(tAt, `${where}: field 'templates' must be a mapping with phase and task paths, got ${describe(t)}`);
   const ps = raw['phase_step'];
   const psAt: FieldPath = [...at, 'phase_step'];
   const psWhere = `${where}.phase_step`;
-  if (ps !== undefined && !isRecord(ps)) r.error(psAt, `${where}: field 'phase_step' must be a mapping (agent, allowed_actions, required_output_format, tags), got ${describe(ps)}`);
-  const step = isRecord(ps) ? ps : {};
-  if (isRecord(ps)) r.unknownKeys(ps, psAt, psWhere, PHASE_STEP_FIELDS);
+  if (ps !== undefined && !isMapping(ps)) r.error(psAt, `${where}: field 'phase_step' must be a mapping (agent, allowed_actions, required_output_format, tags), got ${describe(ps)}`);
+  const step = isMapping(ps) ? ps : {};
+  if (isMapping(ps)) r.unknownKeys(ps, psAt, psWhere, PHASE_STEP_FIELDS);
   const phaseStep = {
     agent: r.string(step, psAt, 'agent', psWhere, 'the agent that runs each phase, such as implementer', false) ?? 'implementer',
     allowed_actions: r.stringList(step, psAt, 'allowed_actions', psWhere),
@@ -175,7 +175,7 @@ function readSteps(r: FieldReader, root: Record<string, unknown>, agentLines: Ma
 
 function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | undefined {
   const at: FieldPath = ['steps', i];
-  if (!isRecord(item)) {
+  if (!isMapping(item)) {
     r.error(at, `steps[${i}]: expected a mapping with name, agent and description, got ${describe(item)}`);
     return undefined;
   }

@@ -3,7 +3,7 @@
 // field takes one of a set of values, the allowed values.
 import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
-import { describe, isRecord, normalizeText, type FieldPath } from '../content/fieldReader.js';
+import { describe, isMapping, normalizeText, type FieldPath } from '../content/fieldReader.js';
 import { RUNNER_KINDS, type RunnerKind } from './runner.js';
 import {
   BLUEPRINT_CATEGORIES, BLUEPRINT_INPUT_TYPES, CONDITION_OPERATORS, FAILURE_POLICIES, STEP_TYPES, SYSTEM_AGENT_ROLES, TRANSFORM_OPERATIONS,
@@ -150,7 +150,7 @@ export function parseSystemFile(raw: string, path: string, fallbackName: string)
   const loaded = load(raw, path);
   if ('problems' in loaded) return { value: undefined, problems: loaded.problems };
   const { root, r } = loaded;
-  if (!isRecord(root)) {
+  if (!isMapping(root)) {
     r.error([], `expected a mapping with name, agents and workflow, got ${describe(root)}`);
     return { value: undefined, problems: r.problems };
   }
@@ -177,14 +177,14 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
   const seen = new Set<string>();
   raw.forEach((item, i) => {
     const here = [...at, i];
-    if (!isRecord(item)) return r.error(here, `expected a mapping with id, role and runner, got ${describe(item)}`);
+    if (!isMapping(item)) return r.error(here, `expected a mapping with id, role and runner, got ${describe(item)}`);
     r.unknown(item, here, AGENT_FIELDS);
     const id = r.str(item, here, 'id', "an agent id of letters, digits, '_' or '-'", true);
     if (id !== undefined && !ID.test(id)) r.error([...here, 'id'], `'${id}' is not a valid id (letters, digits, '_' or '-')`);
     if (id !== undefined && seen.has(id)) r.error([...here, 'id'], `duplicate agent id '${id}'; agent ids must be unique`);
     if (id) seen.add(id);
     const role = r.oneOf(item, here, 'role', SYSTEM_AGENT_ROLES) ?? 'custom';
-    const modelConfig = isRecord(item['modelConfig']) ? item['modelConfig'] : undefined;
+    const modelConfig = isMapping(item['modelConfig']) ? item['modelConfig'] : undefined;
     if (item['modelConfig'] !== undefined && !modelConfig) r.error([...here, 'modelConfig'], `must be a mapping such as { model: claude-haiku }, got ${describe(item['modelConfig'])}`);
     const model = (modelConfig && r.str(modelConfig, [...here, 'modelConfig'], 'model', 'a model name')) ?? r.str(item, here, 'model', 'a model name');
     let runner = r.oneOf(item, here, 'runner', RUNNER_KINDS);
@@ -196,8 +196,8 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     if (runner === 'command' && (!command || command.length === 0)) {
       r.error([...here, 'command'], "the command runner needs command: an argument list such as ['node', 'agent.js'] (no shell string)");
     }
-    const env = isRecord(item['env']) ? Object.fromEntries(Object.entries(item['env']).map(([k, v]) => [k, String(v)])) : undefined;
-    const price = isRecord(item['price']) ? item['price'] : undefined;
+    const env = isMapping(item['env']) ? Object.fromEntries(Object.entries(item['env']).map(([k, v]) => [k, String(v)])) : undefined;
+    const price = isMapping(item['price']) ? item['price'] : undefined;
     const agent: SystemAgent = { id: id ?? `agents[${i}]`, role, runner: runner ?? 'command' };
     if (model) agent.modelConfig = { model };
     const sp = r.str(item, here, 'systemPromptOverride', 'text');
@@ -224,7 +224,7 @@ const CLI_CONFIG_RUNNERS: readonly RunnerKind[] = ['claude', 'codex', 'gemini', 
 function readCliConfig(r: Reader, item: Record<string, unknown>, here: FieldPath, runner: RunnerKind): Record<string, unknown> | undefined {
   const raw = item['cliConfig'];
   if (raw === undefined || raw === null) return undefined;
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error([...here, 'cliConfig'], `must be a mapping of the CLI's own settings (e.g. { model_provider: local } for codex), got ${describe(raw)}`);
     return undefined;
   }
@@ -238,7 +238,7 @@ function readCliConfig(r: Reader, item: Record<string, unknown>, here: FieldPath
 function readBudget(r: Reader, obj: Record<string, unknown>, at: FieldPath): Budget | undefined {
   const raw = obj['budget'];
   if (raw === undefined || raw === null) return undefined;
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error([...at, 'budget'], `must be a mapping such as { tokens: 200000, usd: 2.5 }, got ${describe(raw)}`);
     return undefined;
   }
@@ -251,7 +251,7 @@ function readBudget(r: Reader, obj: Record<string, unknown>, at: FieldPath): Bud
 function readVariables(r: Reader, obj: Record<string, unknown>, at: FieldPath): Record<string, string> | undefined {
   const raw = obj['variables'];
   if (raw === undefined || raw === null) return undefined;
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error([...at, 'variables'], `must be a mapping of names to values, got ${describe(raw)}`);
     return undefined;
   }
@@ -278,7 +278,7 @@ function readSteps(r: Reader, raw: unknown, at: FieldPath, agents: Set<string>, 
 }
 
 function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents: Set<string>): SystemWorkflowStep | undefined {
-  if (!isRecord(item)) {
+  if (!isMapping(item)) {
     r.error(at, `expected a mapping with a type (${STEP_TYPES.join(', ')}), got ${describe(item)}`);
     return undefined;
   }
@@ -357,7 +357,7 @@ function readAgentOptions(r: Reader, item: Record<string, unknown>, at: FieldPat
   if (timeout !== undefined) s.timeoutMs = timeout;
   const retry = item['retry'];
   if (retry === undefined || retry === null) return;
-  if (!isRecord(retry)) {
+  if (!isMapping(retry)) {
     r.error([...at, 'retry'], `must be a mapping such as { maxAttempts: 3, backoffMs: 1000 }, got ${describe(retry)}`);
     return;
   }
@@ -373,7 +373,7 @@ function readCondition(r: Reader, raw: unknown, at: FieldPath, required: boolean
     if (required) r.error(at, `missing (expected { field, operator, value } with operator one of ${CONDITION_OPERATORS.join(', ')}, or all / any / not)`);
     return undefined;
   }
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error(at, `must be a mapping { field, operator, value }, got ${describe(raw)}`);
     return undefined;
   }
@@ -424,7 +424,7 @@ export function parseBlueprintFile(raw: string, path: string, fallbackId: string
   const loaded = load(raw, path);
   if ('problems' in loaded) return { value: undefined, problems: loaded.problems };
   const { root, r } = loaded;
-  if (!isRecord(root)) {
+  if (!isMapping(root)) {
     r.error([], `expected a mapping with id, name, agentTemplates, workflowTemplate and requiredInputs, got ${describe(root)}`);
     return { value: undefined, problems: r.problems };
   }
@@ -449,7 +449,7 @@ function readAgentTemplates(r: Reader, raw: unknown): AgentTemplate[] {
   }
   return raw.flatMap((item, i) => {
     const here = [...at, i];
-    if (!isRecord(item)) {
+    if (!isMapping(item)) {
       r.error(here, `expected a mapping, got ${describe(item)}`);
       return [];
     }
@@ -477,7 +477,7 @@ function readInputs(r: Reader, raw: unknown): BlueprintInput[] {
   }
   return raw.flatMap((item, i) => {
     const here = [...at, i];
-    if (!isRecord(item)) {
+    if (!isMapping(item)) {
       r.error(here, `expected a mapping, got ${describe(item)}`);
       return [];
     }

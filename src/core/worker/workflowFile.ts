@@ -2,7 +2,7 @@
 // agents, setup and kickoff, with `${{ }}` variables checked against the spec's reserved names and the setup's `as`
 // names. Problems name the file, line and field, through the same YAML reader as the pipeline system files.
 import type { ContentProblem } from '../api.js';
-import { describe, isRecord, type FieldPath } from '../content/fieldReader.js';
+import { describe, isMapping, type FieldPath } from '../content/fieldReader.js';
 import type { RunnerKind } from '../pipelines/runner.js';
 import { load, runnerForModel, type Parsed, type Reader } from '../pipelines/systemFile.js';
 import type { AgentDefinition, ContextConfig, SetupTask, WorkflowFile } from './types.js';
@@ -41,7 +41,7 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   const loaded = load(raw, path);
   if ('problems' in loaded) return { value: undefined, problems: loaded.problems };
   const { root, r } = loaded;
-  if (!isRecord(root)) {
+  if (!isMapping(root)) {
     r.error([], `expected a mapping with agents (and optionally name, context, setup, kickoff), got ${describe(root)}`);
     return { value: undefined, problems: r.problems };
   }
@@ -73,7 +73,7 @@ function readContext(r: Reader, root: Record<string, unknown>): ContextConfig | 
   const at: FieldPath = ['context'];
   if (raw === undefined || raw === null) return undefined;
   if (raw === false) return false;
-  if (!isRecord(raw)) {
+  if (!isMapping(raw)) {
     r.error(at, `must be empty (the file provider with defaults), false (no context), or a mapping such as { provider: file } or { provider: memory }; got ${describe(raw)}`);
     return undefined;
   }
@@ -86,7 +86,7 @@ function readContext(r: Reader, root: Record<string, unknown>): ContextConfig | 
   if (provider !== 'file') return undefined;
   const config = raw['config'];
   if (config === undefined || config === null) return { provider: 'file' };
-  if (!isRecord(config)) {
+  if (!isMapping(config)) {
     r.error([...at, 'config'], `must be a mapping with dir, channel, document and documents, got ${describe(config)}`);
     return undefined;
   }
@@ -119,7 +119,7 @@ function insideContext(p: string): boolean {
 
 function readAgents(r: Reader, raw: unknown, path: string, options: WorkflowParseOptions): Record<string, AgentDefinition> {
   const at: FieldPath = ['agents'];
-  if (!isRecord(raw) || Object.keys(raw).length === 0) {
+  if (!isMapping(raw) || Object.keys(raw).length === 0) {
     r.error(at, `must be a mapping of agent names to definitions (model, system_prompt), with at least one agent; got ${describe(raw)}`);
     return {};
   }
@@ -128,7 +128,7 @@ function readAgents(r: Reader, raw: unknown, path: string, options: WorkflowPars
     const here: FieldPath = [...at, name];
     if (!AGENT_NAME.test(name)) r.error(here, `'${name}' is not a valid agent name: a letter, then letters, digits, '_' or '-' (so that @${name} mentions it)`);
     else if (NOT_AGENT_NAMES.includes(name)) r.error(here, `'${name}' is reserved for messages from ${name === 'system' ? 'Baton' : 'people'}; name the agent otherwise`);
-    if (!isRecord(item)) {
+    if (!isMapping(item)) {
       r.error(here, `expected a mapping with model and system_prompt, got ${describe(item)}`);
       continue;
     }
@@ -219,7 +219,7 @@ function readSetup(r: Reader, raw: unknown): SetupTask[] {
   const declared: string[] = [];
   return raw.flatMap((item, i): SetupTask[] => {
     const here: FieldPath = [...at, i];
-    if (!isRecord(item)) {
+    if (!isMapping(item)) {
       r.error(here, `expected a mapping with shell (and optionally as), got ${describe(item)}`);
       return [];
     }

@@ -6,7 +6,7 @@ import { BatonError } from '../../core/errors.js';
 import { RunEventQueue } from '../../core/pipelines/runEvents.js';
 import { settleRun, type ProcessEnd } from '../../core/pipelines/runOutcome.js';
 import type { AgentRun, AgentRunner, AgentRunRequest, McpEndpoint, RunnerKind } from '../../core/pipelines/runner.js';
-import type { StreamParser } from '../../core/pipelines/streams/streamParser.js';
+import { isRecord, type StreamParser } from '../../core/pipelines/streams/streamParser.js';
 import { findExecutable } from './findExecutable.js';
 import { runProcess } from './processRun.js';
 import { makeScratchDir, REDIRECTING_VARIABLES, type ScratchDir } from './scratchDir.js';
@@ -116,11 +116,8 @@ export function deepMerge(base: Readonly<Record<string, unknown>>, over: Readonl
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const prev = out[k];
-    out[k] = isPlainObject(prev) && isPlainObject(v) ? deepMerge(prev, v) : v;
+    out[k] = isRecord(prev) && isRecord(v) ? deepMerge(prev, v) : v;
   }
   return out;
 }
 
-function isPlainObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}

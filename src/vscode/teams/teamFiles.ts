@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import type { ContentProblem } from '../../core/api.js';
-import { isRecord } from '../../core/content/fieldReader.js';
+import { isMapping } from '../../core/content/fieldReader.js';
 import { load } from '../../core/pipelines/systemFile.js';
 import type { WorkflowFile } from '../../core/worker/types.js';
 import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
@@ -23,7 +23,7 @@ export function looksLikeTeam(raw: string): boolean {
   const loaded = load(raw, 'x.yaml');
   if ('problems' in loaded) return /^agents:/m.test(raw) && /^kickoff:/m.test(raw) && !/^workflow:/m.test(raw);
   const root = loaded.root;
-  return isRecord(root) && isRecord(root['agents']) && !('workflow' in root);
+  return isMapping(root) && isMapping(root['agents']) && !('workflow' in root);
 }
 
 /** Reads and parses `path` as a team workflow; undefined when it is not one (or cannot be read). */
