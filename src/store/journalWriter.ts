@@ -52,7 +52,7 @@ export class JournalWriter {
   private flushQueued = false;
   /** The timer that flushes a group of background records only. */
   private backgroundTimer: NodeJS.Timeout | null = null;
-  /** Whether `group` started while a sync was in flight (the calls are concurrent). */
+  /** Whether the first call of `group` came while a sync was in flight (the calls are concurrent). */
   private groupBehind = false;
   /** The group whose fdatasync runs on the thread pool. */
   private syncing: Deferred | null = null;
@@ -112,17 +112,10 @@ export class JournalWriter {
   flush(inline = false): void {
     const group = this.group;
     if (!group || this.syncing) return;
-    const items = this.queue;
     // Several calls, a call behind a sync in flight, or only background records (nobody waits): the thread pool.
     const concurrent = !inline && (this.waited !== 1 || this.groupBehind);
-    this.group = null;
-    this.queue = [];
-    this.waited = 0;
-    this.flushQueued = false;
-    if (this.backgroundTimer) {
-      clearTimeout(this.backgroundTimer);
-      this.backgroundTimer = null;
-    }
+    const items = this.queue;
+    this.dropQueued();
     const first = items[0]!.seq;
     const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
@@ -161,13 +154,18 @@ export class JournalWriter {
   private failGroups(group: Deferred, ex: unknown): void {
     const failure = this.fail(ex);
     group.reject(failure);
-    if (this.group) {
-      this.group.reject(failure);
-      this.group = null;
-      this.queue = [];
-      this.waited = 0;
-      this.flushQueued = false;
-    }
+    this.group?.reject(failure);
+    this.dropQueued();
+  }
+
+  /** Forgets the queued group (taken for a write, or failed) with its flush and background timer. */
+  private dropQueued(): void {
+    this.group = null;
+    this.queue = [];
+    this.waited = 0;
+    this.flushQueued = false;
+    if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
+    this.backgroundTimer = null;
   }
 
   /** Logical size of the journal in bytes. */
