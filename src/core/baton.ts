@@ -88,7 +88,10 @@ export class Baton implements BatonApi {
   /** Call-log entries whose answer is still on its way: outlined on the turn after (`outlineCalls`). */
   private readonly unoutlinedCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
   private outlineSoon: ReturnType<typeof setImmediate> | undefined;
-  private readonly outlineCallsBound = () => this.outlineCalls();
+  private readonly outlineCallsBound = () => {
+    this.outlineCalls();
+    this.scheduleCallFlush();
+  };
   /** Call-log rows, outlined and redacted, waiting to be written together. */
   private readonly pendingCallRows: SqlValue[][] = [];
   private callFlush: ReturnType<typeof setTimeout> | undefined;
@@ -469,7 +472,7 @@ export class Baton implements BatonApi {
     this.outlineSoon ??= setImmediate(this.outlineCallsBound);
   }
 
-  /** Turns the logged entries into rows (dropping the request and response objects) and schedules their write. */
+  /** Turns the logged entries into rows, dropping the request and response objects. */
   private outlineCalls(): void {
     if (this.outlineSoon) clearImmediate(this.outlineSoon);
     this.outlineSoon = undefined;
@@ -482,6 +485,10 @@ export class Baton implements BatonApi {
         entry.agent_name ?? null, entry.ide_type ?? null, entry.parent_call_id ?? null,
       ]);
     }
+  }
+
+  /** Writes the waiting rows on the next turn once CALL_LOG_BATCH are waiting, else within CALL_LOG_FLUSH_MS. */
+  private scheduleCallFlush(): void {
     const full = this.pendingCallRows.length >= CALL_LOG_BATCH;
     if (this.callFlush && !(full && !this.callFlushSoon)) return;
     if (this.callFlush) clearTimeout(this.callFlush);
