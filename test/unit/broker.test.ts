@@ -1,6 +1,8 @@
 // Rule: the broker moves a workflow only through valid, single-use tokens, in the spec's dependency and
 // scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { resultText } from '../../src/core/broker/stepText.js';
@@ -55,6 +57,24 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.equal(r.status, 'error');
     assert.equal(r.error?.code, 'template_not_found');
     assert.match(r.error!.message, /bug-fix/);
+  });
+
+  it('starts from the template as the last content sync left it (templates are read once by name, until a sync changes them)', async () => {
+    const { baton, workspace } = await makeBaton();
+    const firstStep = async (name: string) => okStep(await baton.nextStep({ template_name: name })).step;
+    assert.equal(await firstStep('bug-fix'), 'analyze-root-cause');
+    assert.equal(await firstStep('bug-fix'), 'analyze-root-cause');
+    assert.equal((await baton.nextStep({ template_name: 'late' })).error?.code, 'template_not_found');
+    const yaml = (name: string, step: string) =>
+      `name: ${name}\ndescription: d\ntype: hybrid\nsteps:\n  - name: ${step}\n    agent: debugger\n    description: t\n`;
+    writeFileSync(join(workspace, '.baton', 'workflows', 'bug-fix.yaml'), yaml('bug-fix', 'triage'));
+    writeFileSync(join(workspace, '.baton', 'workflows', 'late.yaml'), yaml('late', 'first'));
+    await baton.syncContent();
+    assert.equal(await firstStep('bug-fix'), 'triage', 'the override the sync brought, not the cached bundled template');
+    assert.equal(await firstStep('late'), 'first', 'a name not found before is looked up again');
+    rmSync(join(workspace, '.baton', 'workflows', 'bug-fix.yaml'));
+    await baton.syncContent();
+    assert.equal(await firstStep('bug-fix'), 'analyze-root-cause');
   });
 
   it('refuses a request that asks for nothing, naming the three ways in', async () => {

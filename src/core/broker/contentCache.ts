@@ -12,6 +12,8 @@ export class ContentCache {
   private markdown?: string;
   private readonly agents = new Map<string, AgentDefinition | null>();
   private readonly templatesById = new Map<number, (WorkflowTemplate & { id: number }) | null>();
+  /** Active templates read by name; only those found (a name a client made up is not kept). */
+  private readonly templatesByName = new Map<string, WorkflowTemplate & { id: number }>();
 
   constructor(private readonly store: Store) {}
 
@@ -20,11 +22,17 @@ export class ContentCache {
     this.rules = this.parsed = this.topForbidden = this.markdown = undefined;
     this.agents.clear();
     this.templatesById.clear();
+    this.templatesByName.clear();
   }
 
   /** An active template by name. */
   template(name: string): (WorkflowTemplate & { id: number }) | undefined {
-    return getTemplate(this.store, name);
+    let template = this.templatesByName.get(name);
+    if (!template) {
+      template = getTemplate(this.store, name);
+      if (template) this.templatesByName.set(name, template);
+    }
+    return template;
   }
 
   /** A template by id, active or not (executions keep theirs). */
