@@ -93,6 +93,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   cacheToolList(server, groups.join(','));
   wrapToolCalls(server, baton, log, specs, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
+  answerMalformedParams(server);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
     prompts.refresh();
     if (server.isConnected()) {
@@ -186,6 +187,33 @@ function wrapToolCalls(
   // arguments are validated above and the result is Baton's own. Anything else (a task, odd params) keeps the SDK's checks.
   const checked = sdkHandler(server, 'tools/call');
   requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra) : checked(request, extra)));
+}
+
+/**
+ * The SDK checks each request against its schema and throws zod's error as it is, which goes out as an Internal
+ * error (-32603) whose message is the issues as JSON. A request the schema refuses is an Invalid params error
+ * (-32602) instead, saying in a line which field is wrong and what it should be.
+ */
+function answerMalformedParams(server: McpServer): void {
+  const handlers = requestHandlers(server);
+  for (const [method, handler] of handlers) {
+    handlers.set(method, (request, extra) => {
+      try {
+        return handler(request, extra);
+      } catch (ex) {
+        return Promise.reject(invalidParams(method, ex));
+      }
+    });
+  }
+}
+
+/** A zod error thrown while checking a request as an Invalid params error; anything else as it is. */
+export function invalidParams(method: string, ex: unknown): unknown {
+  const issues = (ex as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | null)?.issues;
+  if (!(ex instanceof Error) || !/^\$?ZodError$/.test(ex.name) || !Array.isArray(issues)) return ex;
+  const said = issues.slice(0, 5).map((i) => `${i.path?.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message ?? 'invalid'}`);
+  const shape = method === 'tools/call' ? ' A tool call is {"name": "<tool>", "arguments": {…}}, its arguments an object (not a JSON string).' : '';
+  return rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${said.join('; ')}.${shape}`);
 }
 
 /** Logs every resource read and turns domain errors into MCP errors carrying the BatonError message. */

@@ -51,9 +51,24 @@ describe('MCP layer (scripted core)', () => {
 
   it('a tools/call the SDK refuses is still refused by its checks; a plain one with a progress token takes the short path', async () => {
     const before = baton.calls.length;
-    for (const params of [{ name: 'workflow_next_step', arguments: ['template_name'] }, { name: 7, arguments: {} }, { arguments: {} }]) {
-      await assert.rejects(client.request({ method: 'tools/call', params } as never, CallToolResultSchema), /Invalid/, JSON.stringify(params));
+    const refused: Array<[unknown, RegExp]> = [
+      [{ name: 'workflow_next_step', arguments: ['template_name'] }, /params\.arguments: .*expected record/],
+      [{ name: 'workflow_next_step', arguments: '{"template_name": "demo"}' }, /params\.arguments: .*received string/],
+      [{ name: 7, arguments: {} }, /params\.name: .*expected string/],
+      [{ arguments: {} }, /params\.name: /],
+    ];
+    for (const [params, said] of refused) {
+      // Invalid params (-32602) naming the field and the shape of a call, not an internal error carrying zod's JSON.
+      await assert.rejects(client.request({ method: 'tools/call', params } as never, CallToolResultSchema), (ex: { code?: number; message?: string }) => {
+        assert.equal(ex.code, -32602, JSON.stringify(params));
+        assert.match(ex.message!, /^MCP error -32602: Invalid params for tools\/call: /);
+        assert.match(ex.message!, said);
+        assert.match(ex.message!, /A tool call is \{"name": "<tool>", "arguments": \{…\}\}/);
+        assert.doesNotMatch(ex.message!, /\[\n/, 'not the issues as JSON');
+        return true;
+      });
     }
+    await assert.rejects(client.request({ method: 'resources/read', params: { uri: 7 } } as never, CallToolResultSchema), /-32602: Invalid params for resources\/read: params\.uri: /);
     assert.equal(baton.calls.length, before, 'the core is not called');
     const res = await client.request(
       { method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'demo' }, _meta: { progressToken: 1 } } },
