@@ -7,6 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
+import { invalidMessage, isRequestId } from '../mcp/invalidMessage.js';
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -67,6 +68,8 @@ export class StdioFront implements Transport {
   private initialize: (Raw & { id: string | number }) | null = null;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
   private failure = '';
+  /** The requests of a JSON-RPC batch still being answered, by id: their answers go out together, as one array. */
+  private readonly batches = new Map<string | number, { waiting: Set<string | number>; answers: JSONRPCMessage[] }>();
   /** Ids of the held requests not yet answered after `attach`. */
   private readonly waiting = new Set<string | number>();
   private allAnswered: () => void = () => undefined;
@@ -132,6 +135,13 @@ export class StdioFront implements Transport {
       if ('error' in m) this.options.log.warn(`the server refused the client's replayed initialize: ${JSON.stringify(m)}`);
       return Promise.resolve();
     }
+    const batch = this.batches.size && m.method === undefined ? this.batches.get(m.id as string | number) : undefined;
+    if (batch) {
+      this.batches.delete(m.id as string | number);
+      batch.waiting.delete(m.id as string | number);
+      batch.answers.push(message);
+      return batch.waiting.size ? Promise.resolve() : this.write(batch.answers);
+    }
     const written = this.write(message);
     if (m.method === undefined && this.waiting.delete(m.id as string | number) && this.waiting.size === 0) this.allAnswered();
     return written;
@@ -178,10 +188,58 @@ export class StdioFront implements Transport {
     try {
       message = this.deserialize!(line);
     } catch (ex) {
-      this.report(ex as Error);
+      this.refuse(line, ex as Error);
       return;
     }
     this.onmessage?.(message);
+  }
+
+  /**
+   * A line the server cannot take as one message: JSON that is not JSON-RPC gets an Invalid Request answer naming
+   * what is wrong, a line that is not JSON a Parse error (neither has an id the client could wait on otherwise); an
+   * array is a JSON-RPC batch (MCP 2025-03-26), answered as one array.
+   */
+  private refuse(line: string, error: Error): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      this.report(error);
+      void this.write({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${error.message}. Send one JSON-RPC message per line.` } } as JSONRPCMessage);
+      return;
+    }
+    if (Array.isArray(value)) return this.batch(value);
+    this.report(error);
+    const invalid = invalidMessage(value, error);
+    if (invalid.answered) void this.write(invalid.answer);
+  }
+
+  /** A JSON-RPC batch: each message goes to the server; the answers (and errors for bad members) go out as one array. */
+  private batch(items: unknown[]): void {
+    if (!items.length) {
+      void this.write({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' } } as JSONRPCMessage);
+      return;
+    }
+    const batch = { waiting: new Set<string | number>(), answers: [] as JSONRPCMessage[] };
+    const messages: JSONRPCMessage[] = [];
+    for (const item of items) {
+      let message: JSONRPCMessage;
+      try {
+        message = this.deserialize!(JSON.stringify(item));
+      } catch (ex) {
+        const invalid = invalidMessage(item, ex as Error);
+        if (invalid.answered) batch.answers.push(invalid.answer);
+        continue;
+      }
+      const id = (message as Raw).id;
+      if ('method' in message && isRequestId(id) && !this.batches.has(id)) {
+        batch.waiting.add(id);
+        this.batches.set(id, batch);
+      }
+      messages.push(message);
+    }
+    if (!batch.waiting.size && batch.answers.length) void this.write(batch.answers);
+    for (const message of messages) this.onmessage?.(message);
   }
 
   private report(error: Error): void {
@@ -258,7 +316,7 @@ export class StdioFront implements Transport {
     return this.write({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
   }
 
-  private write(message: JSONRPCMessage): Promise<void> {
+  private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
     return new Promise((resolve) => {
       if (this.output.write(JSON.stringify(message) + '\n')) resolve();
       else this.output.once('drain', resolve);

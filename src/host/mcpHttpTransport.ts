@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { invalidMessage } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
 /** The calls of one POST that are still being answered. */
@@ -86,7 +87,10 @@ export class McpHttpTransport implements Transport {
     const messages: JSONRPCMessage[] = [];
     for (const m of raw) {
       const message = toMessage(m);
-      if (!message) return rpcError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+      if (!message) {
+        const { answer } = invalidMessage(m);
+        return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      }
       messages.push(message);
     }
     if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');

@@ -126,6 +126,15 @@ describe('owner Streamable HTTP transport', () => {
     assert.equal((await raw({ headers: { ...headers, accept: 'text/plain' }, body: call(2) })).status, 406);
     assert.equal((await raw({ headers: { ...headers, 'content-type': 'text/plain' }, body: call(2) })).status, 415);
     assert.equal((await raw({ headers, body: { hello: 'world' } })).status, 400);
+    // A body that is JSON but not JSON-RPC: Invalid Request naming the field, with the id when it has a usable one.
+    const refused = async (body: unknown) => {
+      const r = await raw({ headers, body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+      return JSON.parse(r.body) as unknown;
+    };
+    assert.deepEqual(await refused({ id: 3, method: 'ping' }), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } });
+    assert.deepEqual(await refused({ jsonrpc: '2.0', id: 1.5, method: 'ping' }), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' } });
+    assert.deepEqual(await refused([call(8), { jsonrpc: '2.0', id: 9, method: 'ping', params: [] }]), { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params must be an object' } });
     assert.equal((await raw({ headers: { ...headers, 'mcp-protocol-version': '1999-01-01' }, body: call(2) })).status, 400);
     assert.equal((await raw({ headers, body: { ...INIT, id: 9 } })).status, 400, 'a second initialize');
     assert.equal((await raw({ method: 'PUT', headers, body: call(2) })).status, 405);

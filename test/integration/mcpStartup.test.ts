@@ -182,3 +182,48 @@ describe('baton mcp on a database it cannot open reports it on the first call', 
     assert.match(out.stderr, /is not a readable Baton database/);
   });
 });
+
+describe('baton mcp answers what it cannot take on stdio', () => {
+  const setup = tempSetup('baton-stdio-bad-');
+  before(() => ensureBuilt());
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  it('a line that is not JSON, a message that is not JSON-RPC and a call whose arguments are a string each get an error that names the fix; a batch gets an array', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp', '--db', setup.db, '--workspace', setup.workspace], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const out: Array<Record<string, any>> = [];
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
+        out.push(JSON.parse(buf.slice(0, i)) as Record<string, any>);
+        buf = buf.slice(i + 1);
+      }
+    });
+    const line = (text: string) => child.stdin!.write(`${text}\n`);
+    try {
+      line(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init('2025-06-18') }));
+      line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      line('{"jsonrpc": "2.0", "id": 2, "method": "ping"'); // cut short
+      line(JSON.stringify({ id: 3, method: 'tools/list' }));
+      line(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'workflow_next_step', arguments: '{"template_name": "bug-fix"}' } }));
+      line(JSON.stringify([{ jsonrpc: '2.0', id: 5, method: 'ping' }, { jsonrpc: '2.0', id: 6, method: 'ping' }]));
+      line(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } } }));
+      await waitFor(() => out.some((m) => m.id === 7), 20_000, 'the valid call after the bad ones');
+      await waitFor(() => out.length >= 6, 5000, 'every answer');
+      const byId = (id: number) => out.find((m) => !Array.isArray(m) && m.id === id);
+      const parse = out.find((m) => m.error?.code === -32700);
+      assert.match(parse?.error.message, /^Parse error: .*Send one JSON-RPC message per line\.$/);
+      assert.equal('id' in parse!, false);
+      assert.deepEqual(byId(3), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } });
+      assert.equal(byId(4)?.error.code, -32602);
+      assert.match(byId(4)?.error.message, /^Invalid params for tools\/call: params\.arguments: .*A tool call is \{"name": "<tool>", "arguments": \{…\}\}, its arguments an object \(not a JSON string\)\.$/);
+      assert.deepEqual(out.find((m) => Array.isArray(m)), [{ jsonrpc: '2.0', id: 5, result: {} }, { jsonrpc: '2.0', id: 6, result: {} }]);
+      assert.equal(byId(7)?.result.structuredContent.status, 'ok', 'the server stays up and serves the next call');
+      assert.equal(out.length, 6, 'nothing else: the notification is not answered');
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin!.end();
+      await exited;
+    }
+  });
+});

@@ -24,8 +24,10 @@ const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVe
 interface Wire {
   front: StdioFront;
   send(message: unknown): void;
+  /** Writes a line as it is (not JSON-encoded). */
+  line(text: string): void;
   /** Every message the front wrote so far. */
-  out: Array<{ id?: unknown; result?: any; error?: { code: number; message: string }; method?: string }>;
+  out: any[]; // each a message, or an array of them (a batch's answer)
   /** Resolves once `n` messages were written. */
   written(n: number): Promise<void>;
 }
@@ -50,6 +52,7 @@ function wire(graceMs = 60_000): Wire {
     front,
     out,
     send: (m) => input.write(JSON.stringify(m) + '\n'),
+    line: (text) => input.write(text + '\n'),
     written: (n) =>
       new Promise<void>((resolve) => {
         const check = () => {
@@ -149,5 +152,72 @@ describe('the stdio front of baton mcp', () => {
     assert.deepEqual(w.out[4]!.error, { code: -32603, message: 'baton: /x/baton.db is not a readable Baton database' });
     assert.deepEqual(w.out[5]!.result, { prompts: [] });
     await w.front.close();
+  });
+
+  it('answers a line it cannot take with the error that names what is wrong, and never a malformed notification or answer', async () => {
+    const w = wire();
+    const s = server();
+    await s.mcp.connect(w.front);
+    await w.front.attach(deserializeMessage);
+    w.send(INIT);
+    await w.written(1);
+    w.line('{"jsonrpc": "2.0", "id": 2, "method": "ping"');
+    w.send(42);
+    w.send({ id: 3, method: 'ping' });
+    w.send({ jsonrpc: '2.0', id: null, method: 'ping' });
+    w.send({ jsonrpc: '2.0', id: 1.5, method: 'ping' });
+    w.send({ jsonrpc: '2.0', id: 4, method: 'ping', params: [1] });
+    w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: 'x' });
+    w.send({ jsonrpc: '2.0', id: 5, result: 'x', error: {} });
+    w.send({ jsonrpc: '2.0', id: 6, method: 'ping' });
+    await w.written(8);
+    const [parse, ...rest] = w.out.slice(1);
+    assert.equal(parse!.error?.code, -32700);
+    assert.match(parse!.error!.message, /^Parse error: .*Send one JSON-RPC message per line\.$/);
+    assert.equal('id' in parse!, false, 'no id to answer to (MCP allows no null id)');
+    assert.deepEqual(rest, [
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: each message must be a JSON object' } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } },
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer (MCP allows no null id)' } },
+      { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' } },
+      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'Invalid Request: params must be an object' } },
+      { jsonrpc: '2.0', id: 6, result: {} },
+    ], 'the malformed notification and answer get nothing; the next request is answered');
+    await s.mcp.close();
+  });
+
+  it('answers a JSON-RPC batch with one array: each request answered, a bad member as its error, notifications not at all', async () => {
+    const w = wire();
+    const s = server();
+    await s.mcp.connect(w.front);
+    await w.front.attach(deserializeMessage);
+    w.send(INIT);
+    await w.written(1);
+    w.send([
+      { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: {} } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping', params: 7 },
+      { jsonrpc: '2.0', id: 'c', method: 'ping' },
+    ]);
+    w.send([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    w.send([]);
+    w.send({ jsonrpc: '2.0', id: 'd', method: 'ping' });
+    await w.written(4);
+    // The empty batch's error goes out at once, the answers when the server has them.
+    const later = w.out.slice(1);
+    const batch = later.find((m) => Array.isArray(m));
+    const empty = later.find((m) => !Array.isArray(m) && m.error);
+    const single = later.find((m) => !Array.isArray(m) && m.id === 'd');
+    assert.ok(batch, 'the batch is answered with one array');
+    assert.equal(later.length, 3);
+    const byId = new Map((batch as Array<{ id: string; result?: unknown; error?: unknown }>).map((m) => [m.id, m]));
+    assert.deepEqual([...byId.keys()].sort(), ['a', 'b', 'c']);
+    assert.deepEqual(byId.get('a')?.result, { content: [{ type: 'text', text: 'client c' }] });
+    assert.deepEqual(byId.get('b')?.error, { code: -32600, message: 'Invalid Request: params must be an object' });
+    assert.deepEqual(byId.get('c')?.result, {});
+    assert.deepEqual(empty, { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' } }, 'a batch of notifications is not answered');
+    assert.deepEqual(single, { jsonrpc: '2.0', id: 'd', result: {} }, 'a lone request after the batches is answered alone');
+    assert.deepEqual(s.calls, ['echo']);
+    await s.mcp.close();
   });
 });

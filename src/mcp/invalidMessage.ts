@@ -1,0 +1,40 @@
+// What is wrong with a JSON value that is not a JSON-RPC message the server accepts, and the error answer to it. No
+// runtime imports: the stdio front uses it before the engine (and the SDK) load.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** An id MCP allows: a string or an integer (never null). */
+export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
+
+/** A refused message: the Invalid Request answer, and whether JSON-RPC answers it at all (not a notification or an answer). */
+export interface InvalidMessage {
+  answer: JSONRPCMessage;
+  answered: boolean;
+}
+
+/**
+ * Why `value` is not a message, as an Invalid Request error (-32600) naming the field to fix. The answer carries the
+ * request's id when it has a usable one, else none (MCP allows no null id). `why` is what the schema said, used
+ * when none of the usual mistakes explains the refusal.
+ */
+export function invalidMessage(value: unknown, why?: Error): InvalidMessage {
+  const m = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const problem = !m ? 'each message must be a JSON object'
+    : m.jsonrpc !== '2.0' ? 'jsonrpc must be "2.0"'
+    : 'method' in m && typeof m.method !== 'string' ? 'method must be a string'
+    : 'id' in m && !isRequestId(m.id) ? `id must be a string or an integer${m.id === null ? ' (MCP allows no null id)' : ''}`
+    : 'params' in m && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params)) ? 'params must be an object'
+    : !('method' in m) && !('result' in m) && !('error' in m) ? 'a message needs a method (a request or notification), or a result or error (an answer)'
+    : `not a message the server accepts${why ? ` (${firstIssue(why)})` : ''}`;
+  const id = m && isRequestId(m.id) ? m.id : undefined;
+  // JSON-RPC answers neither a notification (a method, no id) nor an answer, however malformed.
+  const answered = !m || !((typeof m.method === 'string' && !('id' in m)) || (!('method' in m) && ('result' in m || 'error' in m)));
+  const answer = { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: -32600, message: `Invalid Request: ${problem}` } } as JSONRPCMessage;
+  return { answer, answered };
+}
+
+/** The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). */
+function firstIssue(error: Error): string {
+  const first = (error as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues?.[0];
+  if (!first) return error.message.split('\n')[0]!;
+  return `${first.path?.length ? `${first.path.map(String).join('.')}: ` : ''}${first.message ?? 'invalid'}`;
+}
