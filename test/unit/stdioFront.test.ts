@@ -78,6 +78,17 @@ function server() {
   return { mcp, calls };
 }
 
+/** A front attached to a real SDK server, past the client's initialize. */
+async function initialized() {
+  const w = wire();
+  const s = server();
+  await s.mcp.connect(w.front);
+  await w.front.attach(deserializeMessage);
+  w.send(INIT);
+  await w.written(1);
+  return { w, s };
+}
+
 const settled = async (p: Promise<unknown>) => Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 30))]);
 
 describe('the stdio front of baton mcp', () => {
@@ -155,12 +166,7 @@ describe('the stdio front of baton mcp', () => {
   });
 
   it('answers a line it cannot take with the error that names what is wrong, and never a malformed notification or answer', async () => {
-    const w = wire();
-    const s = server();
-    await s.mcp.connect(w.front);
-    await w.front.attach(deserializeMessage);
-    w.send(INIT);
-    await w.written(1);
+    const { w, s } = await initialized();
     w.line('{"jsonrpc": "2.0", "id": 2, "method": "ping"');
     w.send(42);
     w.send({ id: 3, method: 'ping' });
@@ -187,12 +193,7 @@ describe('the stdio front of baton mcp', () => {
   });
 
   it('answers a JSON-RPC batch with one array: each request answered, a bad member as its error, notifications not at all', async () => {
-    const w = wire();
-    const s = server();
-    await s.mcp.connect(w.front);
-    await w.front.attach(deserializeMessage);
-    w.send(INIT);
-    await w.written(1);
+    const { w, s } = await initialized();
     w.send([
       { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: {} } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
