@@ -1,7 +1,6 @@
 // The engine side of `baton mcp`, loaded once the stdio front has answered the client's handshake: owning the
 // database and connecting the server to the front, or (another process owns it) forwarding stdio to that owner.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owner.js';
@@ -13,7 +12,7 @@ import type { HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
-import type { StdioFront } from './stdioFront.js';
+import { StdioFront } from './stdioFront.js';
 
 /** At most this long after the database is open, other processes can reach it (the owner's endpoint is published). */
 const PUBLISH_WITHIN_MS = 1000;
@@ -89,14 +88,14 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
         await server.close().catch(() => undefined);
         await owner.close();
       }, log, true);
-      await server.connect(new StdioServerTransport());
+      await server.connect(StdioFront.ready(log, deserializeLine));
       log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
       return -1;
     }
     const info = found.owner;
     log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
     try {
-      await runProxy({ owner: info, log, takeOver: () => takeOver(dbPath, open, options) });
+      await runProxy({ owner: info, log, downstream: StdioFront.ready(log, deserializeLine), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
       return 0;
     } catch (ex) {
       if (!BatonError.is(ex, 'owner_unreachable')) throw ex;

@@ -25,6 +25,9 @@ export interface StdioFrontOptions {
   graceMs?: number;
 }
 
+/** The catalog of a front attached before it reads (`StdioFront.ready`): it never answers from one. */
+const NO_CATALOG: McpCatalog = { initialize: { protocolVersion: '' }, protocolVersions: [], groups: [] };
+
 /** The id under which the client's `initialize` is replayed to the server (whose answer to it is dropped). */
 const REPLAY_ID = 'baton-stdio-front-initialize';
 /** Like the SDK's stdio transport: a line longer than this is refused. */
@@ -76,6 +79,7 @@ export class StdioFront implements Transport {
   private grace: ReturnType<typeof setTimeout> | undefined;
   private readonly input: Readable;
   private readonly output: Writable;
+  private listening = false;
 
   constructor(private readonly options: StdioFrontOptions) {
     this.input = options.input ?? process.stdin;
@@ -88,15 +92,30 @@ export class StdioFront implements Transport {
     });
   }
 
+  /**
+   * A front for a server or proxy that is ready before the client speaks (`baton mcp` forwarding to another owner, or
+   * owning the database after all): attached at once, so it has no handshake of its own and needs no catalog. It
+   * starts reading when its server or proxy starts it.
+   */
+  static ready(log: Log, deserialize: (line: string) => JSONRPCMessage): StdioFront {
+    const front = new StdioFront({ catalog: NO_CATALOG, toolGroups: [], log });
+    void front.attach(deserialize);
+    return front;
+  }
+
   /** Starts reading; the engine is wanted after the grace time even if the client says nothing. */
   listen(): void {
+    if (this.listening) return;
+    this.listening = true;
     this.input.on('data', this.ondata);
     this.input.on('error', this.onInputError);
     this.armGrace();
   }
 
-  /** Part of Transport: the server connects; messages stay held until `attach`. */
-  async start(): Promise<void> {}
+  /** Part of Transport: the server connects; messages stay held until `attach`. Reads from now on if not yet. */
+  async start(): Promise<void> {
+    this.listen();
+  }
 
   /**
    * The server is connected: it gets the client's `initialize` (if the front answered it), then every held message,

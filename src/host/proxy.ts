@@ -32,8 +32,10 @@ export interface Upstream {
 export interface ProxyOptions {
   owner: DiscoveryInfo;
   log: Log;
-  /** The agent-facing side; stdio unless a test passes another transport. */
+  /** The agent-facing side; stdio (the SDK's transport) unless another is given. */
   downstream?: Transport;
+  /** The given downstream reads this process's stdin: the proxy stops when stdin ends or on SIGINT/SIGTERM, as with its own. */
+  downstreamIsStdio?: boolean;
   /**
    * Called once the owner is gone: opens the database in this process (or finds whoever did) and returns the new
    * upstream. Without it the proxy ends with the owner.
@@ -115,6 +117,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const sending = new Set<RequestId>();
   // Client messages that arrive while the proxy reconnects.
   let queue: JSONRPCMessage[] | null = null;
+  // Client messages that arrive while the owner has not yet answered the forwarded initialize: until then the HTTP
+  // session does not exist, and the owner would refuse them (a client should wait for that answer, but may not).
+  let afterInitialize: JSONRPCMessage[] | null = null;
   const replies = new Map<string, (message: JSONRPCMessage) => void>();
   let replaySeq = 0;
   let closing = false;
@@ -137,6 +142,14 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const failRequest = (id: RequestId, message: string) => {
     pending.delete(id);
     toClient({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+    if (initialize && id === initialize.id) initializeAnswered();
+  };
+
+  /** The forwarded initialize has its answer: what the client sent meanwhile goes on, in order. */
+  const initializeAnswered = () => {
+    const held = afterInitialize;
+    afterInitialize = null;
+    for (const m of held ?? []) forward(m);
   };
 
   const forward = (message: JSONRPCMessage) => {
@@ -144,8 +157,13 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       queue.push(message);
       return;
     }
+    if (afterInitialize) {
+      afterInitialize.push(message);
+      return;
+    }
     const via = up;
     const id = isJSONRPCRequest(message) ? message.id : undefined;
+    if (isJSONRPCRequest(message) && message.method === 'initialize') afterInitialize = [];
     if (id !== undefined) {
       pending.add(id);
       sending.add(id);
@@ -206,11 +224,13 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       replies.delete(message.id);
       return;
     }
+    const answersInitialize = (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && !!initialize && message.id === initialize.id;
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
       if (message.id !== undefined) pending.delete(message.id);
-      if (isJSONRPCResultResponse(message) && initialize && message.id === initialize.id) setProtocolVersion(message);
+      if (isJSONRPCResultResponse(message) && answersInitialize) setProtocolVersion(message);
     }
     toClient(message);
+    if (answersInitialize) initializeAnswered();
   };
 
   // The SDK's Client does this after initialize; a raw pipe must too, or later requests lack the protocol header.
@@ -236,7 +256,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   /** The owner is gone: answer what it left unanswered, take over, and carry the session to the new owner. */
   const ownerLost = async (why: string) => {
     if (closing || queue !== null) return;
-    queue = [];
+    // What waited for the lost owner's initialize answer waits for the takeover instead (it replays the initialize).
+    queue = afterInitialize ?? [];
+    afterInitialize = null;
     const lost = up;
     log.warn(`${why}; taking over the database`);
     // Requests still being sent are settled by their own send (refused ones go to the next owner).
@@ -289,7 +311,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
 
   await attach(up);
   await down.start();
-  if (!options.downstream) {
+  if (!options.downstream || options.downstreamIsStdio) {
     process.stdin.once('end', () => void shutdown('stdin ended'));
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
   }

@@ -1,6 +1,7 @@
 // Rule: `baton mcp` answers its client's handshake (initialize, tools/list) before its engine has opened the database,
 // with exactly what the server itself answers; a call made at once waits for the database instead of failing; and a
-// database that cannot be opened is reported to the client on its first call (and read) and on stderr.
+// database that cannot be opened is reported to the client on its first call (and read) and on stderr. A line it
+// cannot take gets an error that names the fix, also through a second `baton mcp` that forwards to the owner.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -188,8 +189,10 @@ describe('baton mcp answers what it cannot take on stdio', () => {
   before(() => ensureBuilt());
   after(() => rmSync(setup.dir, { recursive: true, force: true }));
 
-  it('a line that is not JSON, a message that is not JSON-RPC and a call whose arguments are a string each get an error that names the fix; a batch gets an array', async () => {
-    const child = spawn(process.execPath, [CLI, 'mcp', '--db', setup.db, '--workspace', setup.workspace], { stdio: ['pipe', 'pipe', 'ignore'] });
+  /** Sends bad lines, a batch and a good call to a raw `baton mcp` on `db`; checks every answer. */
+  async function refusesClearly(db: string, stderr: (text: string) => void = () => undefined): Promise<void> {
+    const child = spawn(process.execPath, [CLI, 'mcp', '--db', db, '--workspace', setup.workspace], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stderr!.on('data', (d: Buffer) => stderr(d.toString()));
     const out: Array<Record<string, any>> = [];
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -215,7 +218,7 @@ describe('baton mcp answers what it cannot take on stdio', () => {
       assert.match(parse?.error.message, /^Parse error: .*Send one JSON-RPC message per line\.$/);
       assert.equal('id' in parse!, false);
       assert.deepEqual(byId(3), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } });
-      assert.equal(byId(4)?.error.code, -32602);
+      assert.equal(byId(4)?.error.code, -32602, JSON.stringify(byId(4)));
       assert.match(byId(4)?.error.message, /^Invalid params for tools\/call: params\.arguments: .*A tool call is \{"name": "<tool>", "arguments": \{…\}\}, its arguments an object \(not a JSON string\)\.$/);
       assert.deepEqual(out.find((m) => Array.isArray(m)), [{ jsonrpc: '2.0', id: 5, result: {} }, { jsonrpc: '2.0', id: 6, result: {} }]);
       assert.equal(byId(7)?.result.structuredContent.status, 'ok', 'the server stays up and serves the next call');
@@ -224,6 +227,24 @@ describe('baton mcp answers what it cannot take on stdio', () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.stdin!.end();
       await exited;
+    }
+  }
+
+  it('a line that is not JSON, a message that is not JSON-RPC and a call whose arguments are a string each get an error that names the fix; a batch gets an array', async () => {
+    await refusesClearly(setup.db);
+  });
+
+  it('the same through a second baton mcp that forwards to the owner, which holds what the client sends before the answer to its initialize', async () => {
+    const db = join(setup.dir, 'shared', 'baton.db');
+    execFileSync('mkdir', ['-p', join(db, '..')]);
+    const owner = await startMcp(['--db', db, '--workspace', setup.workspace]);
+    try {
+      await waitFor(() => existsSync(discoveryPath(db)), 10_000, 'the owner publishing its endpoint');
+      let log = '';
+      await refusesClearly(db, (text) => (log += text));
+      assert.match(log, /forwarding stdio to http:\/\/127\.0\.0\.1/, 'it forwarded');
+    } finally {
+      await owner.client.close();
     }
   });
 });
