@@ -208,7 +208,7 @@ function answerMalformedParams(server: McpServer): void {
 }
 
 /** A zod error thrown while checking a request as an Invalid params error; anything else as it is. */
-export function invalidParams(method: string, ex: unknown): unknown {
+function invalidParams(method: string, ex: unknown): unknown {
   const issues = (ex as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | null)?.issues;
   if (!(ex instanceof Error) || !/^\$?ZodError$/.test(ex.name) || !Array.isArray(issues)) return ex;
   const said = issues.slice(0, 5).map((i) => `${i.path?.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message ?? 'invalid'}`);

@@ -4,6 +4,7 @@
 // what they accept.
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../core/pipelines/streams/streamParser.js';
+import { isRequestId } from './invalidMessage.js';
 
 /** `value` as a message if it is a plain request or notification (a subset of what JSONRPCMessageSchema accepts), else undefined. */
 export function plainMessage(value: unknown): JSONRPCMessage | undefined {
@@ -11,17 +12,15 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   const m = value as Record<string, unknown>;
   if (m.jsonrpc !== '2.0' || typeof m.method !== 'string') return undefined;
   for (const key in m) if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
-  if ('id' in m && !isId(m.id)) return undefined;
+  if ('id' in m && !isRequestId(m.id)) return undefined;
   if ('params' in m && !isRecord(m.params)) return undefined;
   if ('params' in m && '_meta' in (m.params as object) && !plainMeta((m.params as { _meta: unknown })._meta)) return undefined;
   return value as JSONRPCMessage;
 }
 
-const isId = (v: unknown): boolean => typeof v === 'string' || Number.isSafeInteger(v);
-
 /** Whether a request's `_meta` is a plain one the SDK's RequestMetaSchema accepts as it is (a task's goes to the schema). */
 function plainMeta(meta: unknown): boolean {
-  return isRecord(meta) && !(RELATED_TASK_META_KEY in meta) && (!('progressToken' in meta) || isId(meta.progressToken));
+  return isRecord(meta) && !(RELATED_TASK_META_KEY in meta) && (!('progressToken' in meta) || isRequestId(meta.progressToken));
 }
 
 /**
