@@ -1,8 +1,11 @@
 // Rule: the repository's per-execution cache of step shapes never hides a step: states come in template
-// order, and a step added behind the cache's back is picked up with its dependencies.
+// order, a step added behind the cache's back is picked up with its dependencies, and the shapes cached as a new
+// execution's steps are inserted are what a read would give.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ExecutionRepo } from '../../src/core/broker/executionRepo.js';
+import type { Row, SqlParams, Store } from '../../src/core/ports.js';
+import type { StepDefinition } from '../../src/core/types.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 
 test('stepStates: template order, and a step added after caching is seen with its dependencies', async () => {
@@ -26,6 +29,35 @@ test('stepStates: template order, and a step added after caching is seen with it
     const states = repo.stepStates('e1');
     assert.deepEqual(states.map((s) => s.step_name), ['z-analyze', 'a-fix', 'b-review', 'c-ship']);
     assert.deepEqual(states.at(-1)!.dependencies, ['b-review']);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a step inserted through the repository is cached as a read would give it, as a copy of its definition', async () => {
+  const store = await openStore({ path: null });
+  try {
+    const repo = new ExecutionRepo(store);
+    const def = (name: string, dependencies: string[], extra: Partial<StepDefinition> = {}): StepDefinition =>
+      ({ name, agent: 'implementer', description: `do ${name}`, dependencies, ...extra }) as StepDefinition;
+    const defs = [def('analyze', [], { path_patterns: ['src/**'], tags: ['triage'] }), def('fix', ['analyze']), def('review', ['fix'], { tags: ['review'] })];
+    const reads: string[] = [];
+    const counting: Store = {
+      all: <T = Row>(sql: string, params?: SqlParams) => (reads.push(sql), store.all<T>(sql, params)),
+      get: <T = Row>(sql: string, params?: SqlParams) => store.get<T>(sql, params),
+      run: (sql, params) => store.run(sql, params),
+      transaction: (fn, options) => store.transaction(fn, options),
+    };
+    const primed = new ExecutionRepo(counting);
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
+      defs.forEach((d, position) => primed.insertStep({ execution_id: 'e1', def: d, position, status: d.dependencies.length ? 'pending' : 'ready' }));
+    });
+    defs[0]!.tags!.push('changed later'); // the template's own arrays are not the cache's
+    const fromCache = primed.stepStates('e1');
+    assert.deepEqual(reads.filter((q) => /metadata/.test(q)), [], 'no read of the step definitions back');
+    assert.deepEqual(fromCache, repo.stepStates('e1'), 'the same states a repository without the cache reads');
+    assert.deepEqual(fromCache[0], { step_name: 'analyze', status: 'ready', agent_name: 'implementer', dependencies: [], path_patterns: ['src/**'], tags: ['triage'] });
   } finally {
     await store.close();
   }

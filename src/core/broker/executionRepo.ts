@@ -159,8 +159,7 @@ export class ExecutionRepo {
         const def = parseJson<{ definition?: StepDefinition }>(r.metadata, {}).definition;
         shapes.set(r.step_name, { position: r.position, dependencies: parseJson(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
       }
-      if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
-      this.shapes.set(executionId, shapes);
+      this.cacheShapes(executionId, shapes);
     }
     // Ordered here by the cached position: an ORDER BY would cost SQLite a temp b-tree on every call.
     const known = shapes;
@@ -177,6 +176,12 @@ export class ExecutionRepo {
       return { state: { ...r, ...shape }, position };
     });
     return states.sort(byPosition).map((s) => s.state);
+  }
+
+  /** Keeps the step shapes of at most 256 executions, the oldest cached forgotten first. */
+  private cacheShapes(executionId: string, shapes: Map<string, StepShape>): void {
+    if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
+    this.shapes.set(executionId, shapes);
   }
 
   /** Forgets the cached step shapes of an execution (after steps were added to it, e.g. by `start_step`). */
@@ -287,12 +292,20 @@ export class ExecutionRepo {
     this.store.run(`UPDATE executions SET ${sets.join(', ')} WHERE execution_id = ?`, params);
   }
 
+  /** Inserts a step of a new execution, and caches its shape (the first `stepStates` need not read and decode it back). */
   insertStep(s: { execution_id: string; def: StepDefinition; position: number; status: StepStatus }): void {
     this.store.run(
       `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
       [s.execution_id, s.def.name, s.def.agent, s.position, json(s.def.dependencies), s.status, json({ definition: s.def })],
     );
+    let shapes = this.shapes.get(s.execution_id);
+    if (!shapes) {
+      shapes = new Map();
+      this.cacheShapes(s.execution_id, shapes);
+    }
+    // Copies, as a read would give: the definition may be a cached template's.
+    shapes.set(s.def.name, { position: s.position, dependencies: [...s.def.dependencies], path_patterns: [...(s.def.path_patterns ?? [])], tags: [...(s.def.tags ?? [])] });
   }
 
   updateStep(executionId: string, stepName: string, fields: Partial<Omit<StepRow, 'id' | 'execution_id' | 'step_name'>>): void {
