@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
-import { invalidMessage, isRequestId } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, invalidMessage, isRequestId } from '../mcp/invalidMessage.js';
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -71,6 +71,8 @@ export class StdioFront implements Transport {
   private initialize: (Raw & { id: string | number }) | null = null;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
   private failure = '';
+  /** The protocol version the client asked for in its `initialize` (batches depend on it). */
+  private protocolVersion: string | undefined;
   /** The requests of a JSON-RPC batch still being answered, by id: their answers go out together, as one array. */
   private readonly batches = new Map<string | number, { waiting: Set<string | number>; answers: JSONRPCMessage[] }>();
   /** Ids of the held requests not yet answered after `attach`. */
@@ -210,13 +212,19 @@ export class StdioFront implements Transport {
       this.refuse(line, ex as Error);
       return;
     }
+    if ((message as Raw).method === 'initialize') this.noteVersion((message as Raw).params);
     this.onmessage?.(message);
+  }
+
+  private noteVersion(params: Record<string, unknown> | undefined): void {
+    if (typeof params?.protocolVersion === 'string') this.protocolVersion = params.protocolVersion;
   }
 
   /**
    * A line the server cannot take as one message: JSON that is not JSON-RPC gets an Invalid Request answer naming
    * what is wrong, a line that is not JSON a Parse error (neither has an id the client could wait on otherwise); an
-   * array is a JSON-RPC batch (MCP 2025-03-26), answered as one array.
+   * array is a JSON-RPC batch, answered as one array when the client speaks MCP 2025-03-26 (or older), refused as
+   * one Invalid Request error from 2025-06-18 on, which removed batches.
    */
   private refuse(line: string, error: Error): void {
     let value: unknown;
@@ -227,7 +235,11 @@ export class StdioFront implements Transport {
       void this.write({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${error.message}. Send one JSON-RPC message per line.` } } as JSONRPCMessage);
       return;
     }
-    if (Array.isArray(value)) return this.batch(value);
+    if (Array.isArray(value)) {
+      if (batchesAllowed(this.protocolVersion)) return this.batch(value);
+      void this.write({ jsonrpc: '2.0', error: { code: -32600, message: batchRefusal(this.protocolVersion) } } as JSONRPCMessage);
+      return;
+    }
     this.report(error);
     const invalid = invalidMessage(value, error);
     if (invalid.answered) void this.write(invalid.answer);
@@ -273,6 +285,7 @@ export class StdioFront implements Transport {
     if (isRequest(m)) {
       if (m.method === 'initialize' && !this.initialize && validInitialize(m.params)) {
         this.initialize = m;
+        this.noteVersion(m.params);
         void this.reply(m.id, initializeResult(catalog, m.params!.protocolVersion));
         this.armGrace();
         return;

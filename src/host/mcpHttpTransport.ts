@@ -8,7 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { invalidMessage } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, invalidMessage } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
 /** The calls of one POST that are still being answered. */
@@ -49,6 +49,8 @@ export class McpHttpTransport implements Transport {
   private stream: ServerResponse | null = null;
   private initialized = false;
   private closed = false;
+  /** The protocol version the client asked for in its `initialize` (batches depend on it). */
+  private protocolVersion: string | undefined;
 
   /** `onInitialized` runs once the session's `initialize` POST is accepted (register the session there). */
   constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {}
@@ -83,6 +85,12 @@ export class McpHttpTransport implements Transport {
     if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
       return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
+    if (Array.isArray(body)) {
+      const header = req.headers['mcp-protocol-version'];
+      const initializeVersion = (body.find((m) => isInitializeRequest(m)) as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion;
+      const version = typeof header === 'string' ? header : initializeVersion ?? this.protocolVersion;
+      if (!batchesAllowed(version)) return rpcError(res, 400, -32600, batchRefusal(version));
+    }
     const raw = Array.isArray(body) ? body : [body];
     const messages: JSONRPCMessage[] = [];
     for (const m of raw) {
@@ -99,6 +107,8 @@ export class McpHttpTransport implements Transport {
       if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
       if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.initialized = true;
+      const init = messages.find((m) => 'method' in m && m.method === 'initialize') as { params?: { protocolVersion?: unknown } } | undefined;
+      if (typeof init?.params?.protocolVersion === 'string') this.protocolVersion = init.params.protocolVersion;
       this.onInitialized(this.sessionId);
     } else {
       if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');

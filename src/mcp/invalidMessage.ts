@@ -38,3 +38,13 @@ function firstIssue(error: Error): string {
   if (!first) return error.message.split('\n')[0]!;
   return `${first.path?.length ? `${first.path.map(String).join('.')}: ` : ''}${first.message ?? 'invalid'}`;
 }
+
+/** Whether a session of this protocol version may send JSON-RPC batches: MCP 2025-06-18 removed them (2025-03-26 had them). */
+export function batchesAllowed(version: string | undefined): boolean {
+  return version !== undefined && version < '2025-06-18';
+}
+
+/** Why a batch is refused in a session of `version` (2025-06-18 or later, or none negotiated yet). */
+export function batchRefusal(version: string | undefined): string {
+  return `Invalid Request: MCP ${version ?? '2025-06-18 and later'} takes one JSON-RPC message at a time, not a batch (only 2025-03-26 had batches); send the messages one by one`;
+}

@@ -58,10 +58,10 @@ describe('owner Streamable HTTP transport', () => {
     });
 
   /** A raw session: initialize + initialized; returns the headers later requests carry. */
-  async function session(): Promise<Record<string, string>> {
-    const init = await raw({ body: INIT });
+  async function session(version = '2025-06-18'): Promise<Record<string, string>> {
+    const init = await raw({ body: { ...INIT, params: { ...INIT.params, protocolVersion: version } } });
     assert.equal(init.status, 200, init.body);
-    const headers = { 'mcp-session-id': init.session, 'mcp-protocol-version': '2025-06-18' };
+    const headers = { 'mcp-session-id': init.session, 'mcp-protocol-version': version };
     assert.equal((await raw({ headers, body: INITIALIZED })).status, 202);
     return headers;
   }
@@ -87,11 +87,13 @@ describe('owner Streamable HTTP transport', () => {
     assert.deepEqual(JSON.parse(r.body), { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'echoed' }] } });
   });
 
-  it('answers a batch with an array in request order, and notifications alone with 202', async () => {
-    const headers = await session();
+  it('answers a batch with an array in request order (MCP 2025-03-26), and notifications alone with 202', async () => {
+    const headers = await session('2025-03-26');
     const r = await raw({ headers, body: [call(7), call(3)] });
     assert.equal(r.status, 200);
     assert.deepEqual((JSON.parse(r.body) as Array<{ id: number }>).map((m) => m.id), [7, 3]);
+    const { 'mcp-protocol-version': _, ...noVersionHeader } = headers;
+    assert.equal((await raw({ headers: noVersionHeader, body: [call(8)] })).status, 200, "the session's version when the request names none");
     assert.equal((await raw({ headers, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } } })).status, 202);
   });
 
@@ -134,7 +136,15 @@ describe('owner Streamable HTTP transport', () => {
     };
     assert.deepEqual(await refused({ id: 3, method: 'ping' }), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } });
     assert.deepEqual(await refused({ jsonrpc: '2.0', id: 1.5, method: 'ping' }), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' } });
-    assert.deepEqual(await refused([call(8), { jsonrpc: '2.0', id: 9, method: 'ping', params: [] }]), { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params must be an object' } });
+    // MCP 2025-06-18 removed batches: the whole array is refused (the conformance suite's json-rpc-batch-rejection).
+    assert.deepEqual(await refused([call(8), call(9)]), {
+      jsonrpc: '2.0', id: null,
+      error: { code: -32600, message: 'Invalid Request: MCP 2025-06-18 takes one JSON-RPC message at a time, not a batch (only 2025-03-26 had batches); send the messages one by one' },
+    });
+    const older = await session('2025-03-26');
+    const r = await raw({ headers: older, body: [call(8), { jsonrpc: '2.0', id: 9, method: 'ping', params: [] }] });
+    assert.equal(r.status, 400);
+    assert.deepEqual(JSON.parse(r.body), { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params must be an object' } }, 'a bad member of a 2025-03-26 batch');
     assert.equal((await raw({ headers: { ...headers, 'mcp-protocol-version': '1999-01-01' }, body: call(2) })).status, 400);
     assert.equal((await raw({ headers, body: { ...INIT, id: 9 } })).status, 400, 'a second initialize');
     assert.equal((await raw({ method: 'PUT', headers, body: call(2) })).status, 405);

@@ -189,8 +189,11 @@ describe('baton mcp answers what it cannot take on stdio', () => {
   before(() => ensureBuilt());
   after(() => rmSync(setup.dir, { recursive: true, force: true }));
 
-  /** Sends bad lines, a batch and a good call to a raw `baton mcp` on `db`; checks every answer. */
-  async function refusesClearly(db: string, stderr: (text: string) => void = () => undefined): Promise<void> {
+  /**
+   * Sends bad lines, a batch and a good call to a raw `baton mcp` on `db`, its client speaking `version`; checks every
+   * answer. The batch is answered with an array in MCP 2025-03-26, refused as one error from 2025-06-18 on.
+   */
+  async function refusesClearly(db: string, version: string, stderr: (text: string) => void = () => undefined): Promise<void> {
     const child = spawn(process.execPath, [CLI, 'mcp', '--db', db, '--workspace', setup.workspace], { stdio: ['pipe', 'pipe', 'pipe'] });
     child.stderr!.on('data', (d: Buffer) => stderr(d.toString()));
     const out: Array<Record<string, any>> = [];
@@ -204,7 +207,7 @@ describe('baton mcp answers what it cannot take on stdio', () => {
     });
     const line = (text: string) => child.stdin!.write(`${text}\n`);
     try {
-      line(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init('2025-06-18') }));
+      line(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init(version) }));
       line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
       line('{"jsonrpc": "2.0", "id": 2, "method": "ping"'); // cut short
       line(JSON.stringify({ id: 3, method: 'tools/list' }));
@@ -222,7 +225,13 @@ describe('baton mcp answers what it cannot take on stdio', () => {
       assert.deepEqual(byId(3), { jsonrpc: '2.0', id: 3, error: { code: -32600, message: 'Invalid Request: jsonrpc must be "2.0"' } });
       assert.equal(byId(4)?.error.code, -32602, JSON.stringify(byId(4)));
       assert.match(byId(4)?.error.message, /^Invalid params for tools\/call: params\.arguments: .*A tool call is \{"name": "<tool>", "arguments": \{…\}\}, its arguments an object \(not a JSON string\)\.$/);
-      assert.deepEqual(out.find((m) => Array.isArray(m)), [{ jsonrpc: '2.0', id: 5, result: {} }, { jsonrpc: '2.0', id: 6, result: {} }]);
+      if (version === '2025-03-26') {
+        assert.deepEqual(out.find((m) => Array.isArray(m)), [{ jsonrpc: '2.0', id: 5, result: {} }, { jsonrpc: '2.0', id: 6, result: {} }]);
+      } else {
+        assert.deepEqual(out.find((m) => /batch/.test(m.error?.message ?? '')), {
+          jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: MCP ${version} takes one JSON-RPC message at a time, not a batch (only 2025-03-26 had batches); send the messages one by one` },
+        });
+      }
       assert.equal(byId(7)?.result.structuredContent.status, 'ok', 'the server stays up and serves the next call');
       assert.equal(answers().length, 6, 'nothing else: the notification is not answered');
     } finally {
@@ -232,18 +241,18 @@ describe('baton mcp answers what it cannot take on stdio', () => {
     }
   }
 
-  it('a line that is not JSON, a message that is not JSON-RPC and a call whose arguments are a string each get an error that names the fix; a batch gets an array', async () => {
-    await refusesClearly(setup.db);
+  it('a line that is not JSON, a message that is not JSON-RPC, a call whose arguments are a string and a batch (MCP 2025-06-18) each get an error that names the fix', async () => {
+    await refusesClearly(setup.db, '2025-06-18');
   });
 
-  it('the same through a second baton mcp that forwards to the owner, which holds what the client sends before the answer to its initialize', async () => {
+  it('the same through a second baton mcp that forwards to the owner (MCP 2025-03-26: the batch gets an array), which holds what the client sends before the answer to its initialize', async () => {
     const db = join(setup.dir, 'shared', 'baton.db');
     execFileSync('mkdir', ['-p', join(db, '..')]);
     const owner = await startMcp(['--db', db, '--workspace', setup.workspace]);
     try {
       await waitFor(() => existsSync(discoveryPath(db)), 10_000, 'the owner publishing its endpoint');
       let log = '';
-      await refusesClearly(db, (text) => (log += text));
+      await refusesClearly(db, '2025-03-26', (text) => (log += text));
       assert.match(log, /forwarding stdio to http:\/\/127\.0\.0\.1/, 'it forwarded');
     } finally {
       await owner.client.close();

@@ -78,13 +78,13 @@ function server() {
   return { mcp, calls };
 }
 
-/** A front attached to a real SDK server, past the client's initialize. */
-async function initialized() {
+/** A front attached to a real SDK server, past the client's initialize (MCP 2025-03-26 unless told). */
+async function initialized(protocolVersion = INIT.params.protocolVersion) {
   const w = wire();
   const s = server();
   await s.mcp.connect(w.front);
   await w.front.attach(deserializeMessage);
-  w.send(INIT);
+  w.send({ ...INIT, params: { ...INIT.params, protocolVersion } });
   await w.written(1);
   return { w, s };
 }
@@ -220,5 +220,19 @@ describe('the stdio front of baton mcp', () => {
     assert.deepEqual(single, { jsonrpc: '2.0', id: 'd', result: {} }, 'a lone request after the batches is answered alone');
     assert.deepEqual(s.calls, ['echo']);
     await s.mcp.close();
+  });
+
+  it('refuses a batch as one error when the client speaks MCP 2025-06-18 or later, which removed batches', async () => {
+    for (const version of ['2025-06-18', '2025-11-25']) {
+      const { w, s } = await initialized(version);
+      w.send([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 'b', method: 'ping' }]);
+      w.send({ jsonrpc: '2.0', id: 'c', method: 'ping' });
+      await w.written(3);
+      assert.deepEqual(w.out.slice(1), [
+        { jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: MCP ${version} takes one JSON-RPC message at a time, not a batch (only 2025-03-26 had batches); send the messages one by one` } },
+        { jsonrpc: '2.0', id: 'c', result: {} },
+      ], version);
+      await s.mcp.close();
+    }
   });
 });
