@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
+  isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { batchesAllowed, batchRefusal, invalidMessage } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
@@ -87,8 +87,7 @@ export class McpHttpTransport implements Transport {
     }
     if (Array.isArray(body)) {
       const header = req.headers['mcp-protocol-version'];
-      const initializeVersion = (body.find((m) => isInitializeRequest(m)) as { params?: { protocolVersion?: string } } | undefined)?.params?.protocolVersion;
-      const version = typeof header === 'string' ? header : initializeVersion ?? this.protocolVersion;
+      const version = typeof header === 'string' ? header : body.find(isInitializeRequest)?.params.protocolVersion ?? this.protocolVersion;
       if (!batchesAllowed(version)) return rpcError(res, 400, -32600, batchRefusal(version));
     }
     const raw = Array.isArray(body) ? body : [body];
@@ -102,13 +101,12 @@ export class McpHttpTransport implements Transport {
       messages.push(message);
     }
     if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');
-    const initializing = messages.some((m) => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
-    if (initializing) {
+    const initialize = messages.find((m): m is JSONRPCMessage & InitializeRequest => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
+    if (initialize) {
       if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
       if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.initialized = true;
-      const init = messages.find((m) => 'method' in m && m.method === 'initialize') as { params?: { protocolVersion?: unknown } } | undefined;
-      if (typeof init?.params?.protocolVersion === 'string') this.protocolVersion = init.params.protocolVersion;
+      this.protocolVersion = initialize.params.protocolVersion;
       this.onInitialized(this.sessionId);
     } else {
       if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');

@@ -10,6 +10,7 @@ import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues } from './inputErrors.js';
+import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { WorkflowPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -211,7 +212,7 @@ function answerMalformedParams(server: McpServer): void {
 function invalidParams(method: string, ex: unknown): unknown {
   const issues = (ex as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | null)?.issues;
   if (!(ex instanceof Error) || !/^\$?ZodError$/.test(ex.name) || !Array.isArray(issues)) return ex;
-  const said = issues.slice(0, 5).map((i) => `${i.path?.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message ?? 'invalid'}`);
+  const said = issues.slice(0, 5).map(issueLine);
   const shape = method === 'tools/call' ? ' A tool call is {"name": "<tool>", "arguments": {…}}, its arguments an object (not a JSON string).' : '';
   return rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${said.join('; ')}.${shape}`);
 }

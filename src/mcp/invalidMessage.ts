@@ -32,11 +32,15 @@ export function invalidMessage(value: unknown, why?: Error): InvalidMessage {
   return { answer, answered };
 }
 
+/** One issue a schema (zod) reported, as `path.to.field: what is wrong`. */
+export function issueLine(issue: { path?: PropertyKey[]; message?: string }): string {
+  return `${issue.path?.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message ?? 'invalid'}`;
+}
+
 /** The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). */
 function firstIssue(error: Error): string {
   const first = (error as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues?.[0];
-  if (!first) return error.message.split('\n')[0]!;
-  return `${first.path?.length ? `${first.path.map(String).join('.')}: ` : ''}${first.message ?? 'invalid'}`;
+  return first ? issueLine(first) : error.message.split('\n')[0]!;
 }
 
 /** Whether a session of this protocol version may send JSON-RPC batches: MCP 2025-06-18 removed them (2025-03-26 had them). */
