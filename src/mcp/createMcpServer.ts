@@ -193,17 +193,21 @@ function wrapToolCalls(
 /**
  * The SDK checks each request against its schema and throws zod's error as it is, which goes out as an Internal
  * error (-32603) whose message is the issues as JSON. A request the schema refuses is an Invalid params error
- * (-32602) instead, saying in a line which field is wrong and what it should be.
+ * (-32602) instead, saying in a line which field is wrong and what it should be. An McpError the SDK throws (a
+ * prompt or resource template that does not exist) goes out without its "MCP error -32602: " prefix, which the
+ * client adds again.
  */
 function answerMalformedParams(server: McpServer): void {
   const handlers = requestHandlers(server);
   for (const [method, handler] of handlers) {
     handlers.set(method, (request, extra) => {
+      let answer: Promise<unknown>;
       try {
-        return handler(request, extra);
+        answer = handler(request, extra);
       } catch (ex) {
         return Promise.reject(invalidParams(method, ex));
       }
+      return answer.catch((ex: unknown) => Promise.reject(ex instanceof McpError ? unprefixed(ex) : ex));
     });
   }
 }
@@ -247,9 +251,14 @@ function rpcError(code: number, message: string, data?: unknown): Error {
   return Object.assign(new Error(message), { code, data });
 }
 
+/** An McpError as the error the client should see: its message without the prefix the client adds itself. */
+function unprefixed(ex: McpError): Error {
+  return rpcError(ex.code, ex.message.replace(/^MCP error -?\d+: /, ''), ex.data);
+}
+
 /** A BatonError keeps its message; an unexpected failure is logged and hidden. */
 function toMcpError(ex: unknown, log: Log, uri: string): Error {
-  if (ex instanceof McpError) return rpcError(ex.code, ex.message.replace(/^MCP error -?\d+: /, ''), ex.data);
+  if (ex instanceof McpError) return unprefixed(ex);
   if (BatonError.is(ex)) return rpcError(ErrorCode.InvalidParams, ex.message, { reason: ex.reason, uri });
   log.error(`reading ${uri} failed`, ex);
   return rpcError(ErrorCode.InternalError, "internal error; see Baton's log");

@@ -3,6 +3,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
+import { resourceCompleters } from './completions.js';
 
 const MD = 'text/markdown';
 const JSON_MIME = 'application/json';
@@ -35,9 +36,11 @@ function executionEntries(baton: BatonApi, scheme: string, label: string) {
 
 /** Registers every resource; errors thrown here are BatonErrors that the read wrapper turns into MCP errors. */
 export function registerResources(server: McpServer, baton: BatonApi): void {
+  const complete = resourceCompleters(baton);
   server.registerResource(
     'persona',
     new ResourceTemplate('persona://{agent}', {
+      complete: complete.persona,
       list: () => ({
         resources: ['default', ...baton.agentNames()].map((a) => ({ uri: `persona://${encodeURIComponent(a)}`, name: `persona: ${a}`, mimeType: MD })),
       }),
@@ -53,19 +56,20 @@ export function registerResources(server: McpServer, baton: BatonApi): void {
   );
   server.registerResource(
     'current-step',
-    new ResourceTemplate('current-step://{task_id}', { list: () => ({ resources: executionEntries(baton, 'current-step', 'current step') }) }),
+    new ResourceTemplate('current-step://{task_id}', { complete: complete['current-step'], list: () => ({ resources: executionEntries(baton, 'current-step', 'current step') }) }),
     { title: 'Current step', description: 'The step in progress of a task (task id, execution id or "active"), its contract and artifacts.', mimeType: JSON_MIME },
     (uri, vars) => json(uri, baton.currentStep(variable(vars, 'task_id'))),
   );
   server.registerResource(
     'workflow-status',
-    new ResourceTemplate('workflow-status://{task_id}', { list: () => ({ resources: executionEntries(baton, 'workflow-status', 'workflow status') }) }),
+    new ResourceTemplate('workflow-status://{task_id}', { complete: complete['workflow-status'], list: () => ({ resources: executionEntries(baton, 'workflow-status', 'workflow status') }) }),
     { title: 'Workflow status', description: 'Full history of an execution: every step with its artifacts.', mimeType: JSON_MIME },
     (uri, vars) => json(uri, baton.workflowStatus(variable(vars, 'task_id'))),
   );
   server.registerResource(
     'project-context',
     new ResourceTemplate('project-context://{project_id}', {
+      complete: complete['project-context'],
       list: () => ({ resources: [{ uri: 'project-context://current', name: 'project context: workspace project', mimeType: JSON_MIME }] }),
     }),
     { title: 'Project context', description: 'The project and its active task ("current" = the workspace project).', mimeType: JSON_MIME },
@@ -81,6 +85,7 @@ export function registerResources(server: McpServer, baton: BatonApi): void {
     'workflow-artifacts',
     // `{+query}` matches every form: recent?limit=N, type/T?limit=N, final, final/ID, ID, ID?final=true.
     new ResourceTemplate('workflow-artifacts://{+query}', {
+      complete: complete['workflow-artifacts'],
       list: () => ({
         resources: [
           { uri: 'workflow-artifacts://recent?limit=50', name: 'artifacts: recent', mimeType: JSON_MIME },

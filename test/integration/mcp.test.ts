@@ -134,6 +134,34 @@ describe('MCP server on the real core (in memory)', () => {
     await assert.rejects(client.readResource({ uri: 'workflow-artifacts://recent?limit=abc' }), /Valid forms/);
   });
 
+  it('completes resource template variables from what exists (completion/complete)', async () => {
+    assert.deepEqual(client.getServerCapabilities()?.completions, {});
+    const complete = async (uri: string, name: string, value: string) =>
+      (await client.complete({ ref: { type: 'ref/resource', uri }, argument: { name, value } })).completion;
+    // The earlier tests left bug-fix `taskId` completed and one bug-fix running.
+    const running = opened.baton.listExecutions({ active_only: true })[0]!;
+    const current = await complete('current-step://{task_id}', 'task_id', '');
+    assert.deepEqual(current.values, ['active', running.task_id], 'running tasks only, by task id');
+    assert.equal(current.total, 2);
+    const status = await complete('workflow-status://{task_id}', 'task_id', taskId.slice(0, 6).toUpperCase());
+    assert.equal(status.values[0], taskId, 'a finished task too, matched without regard to case');
+    assert.ok((await complete('workflow-status://{task_id}', 'task_id', executionId.slice(0, 8))).values.includes(executionId), 'an execution id once typed');
+    assert.deepEqual((await complete('workflow-status://{task_id}', 'task_id', 'no-such-id')).values, []);
+    const personas = (await complete('persona://{agent}', 'agent', 'DEB')).values;
+    assert.equal(personas[0], 'debugger');
+    assert.ok((await complete('persona://{agent}', 'agent', '')).values.includes('default'));
+    assert.deepEqual((await complete('project-context://{project_id}', 'project_id', 'c')).values, ['current']);
+    const artifacts = (await complete('workflow-artifacts://{+query}', 'query', 'fin')).values;
+    assert.equal(artifacts[0], 'final');
+    assert.ok(artifacts.includes(`final/${executionId}`) && artifacts.includes(`${executionId}?final=true`), 'the final forms of each execution');
+    assert.deepEqual((await complete('workflow-artifacts://{+query}', 'query', '')).values, ['recent?limit=50', 'final', 'type/']);
+    // A fixed resource has nothing to complete; a template that does not exist is an Invalid params error.
+    assert.deepEqual((await complete('guardrails://active', 'x', '')).values, []);
+    await assert.rejects(complete('nothing://{x}', 'x', ''), { code: -32602, message: 'MCP error -32602: Resource template nothing://{x} not found' });
+    // Prompt arguments are free text: no suggestions, but an answer.
+    assert.deepEqual((await client.complete({ ref: { type: 'ref/prompt', name: 'bug-fix' }, argument: { name: 'task', value: 'cr' } })).completion.values, []);
+  });
+
   it('offers each template as a prompt that tells the agent to call workflow_next_step', async () => {
     const { prompts } = await client.listPrompts();
     assert.ok(prompts.some((p) => p.name === 'bug-fix' && p.arguments?.some((a) => a.name === 'task')));
@@ -148,6 +176,8 @@ describe('MCP server on the real core (in memory)', () => {
     const specBody = (spec.messages[0]!.content as { text: string }).text;
     assert.match(specBody, /"template_name":"spec_execution_v1","source":"specs\/auth\/tasks\.md"/);
     assert.match(specBody, /"evidence"/);
+    // A prompt that does not exist: Invalid params, its message said once (the SDK's own prefix is not repeated).
+    await assert.rejects(client.getPrompt({ name: 'no-such-workflow' }), { code: -32602, message: 'MCP error -32602: Prompt no-such-workflow not found' });
   });
 
   for (const [field, args, expected] of BAD_INPUT) {

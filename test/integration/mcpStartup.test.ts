@@ -22,7 +22,7 @@ import { CLI, ROOT, ensureBuilt, startMcp, tempSetup, waitFor, type CliSession }
 import { isPidAlive } from '../../src/store/lock.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-type Structured = { status: string; new_step_token?: string; execution_id?: string };
+type Structured = { status: string; new_step_token?: string; execution_id?: string; task_id?: string };
 
 /** Every subset of the groups that have tools, and `all`. */
 function groupSets(): ToolGroup[][] {
@@ -111,6 +111,8 @@ describe('baton mcp answers the handshake before the database is open', () => {
     const next = (await session.client.callTool({ name: 'workflow_next_step', arguments: { step_token: sc.new_step_token, model_output_so_far: validOutput } }))
       .structuredContent as Structured;
     assert.equal(next.status, 'ok', JSON.stringify(next));
+    const running = await session.client.complete({ ref: { type: 'ref/resource', uri: 'current-step://{task_id}' }, argument: { name: 'task_id', value: '' } });
+    assert.deepEqual(running.completion.values, ['active', sc.task_id], 'completion/complete over stdio offers the running task');
     await waitFor(() => existsSync(discoveryPath(db)), 10_000, 'the owner publishing its endpoint');
     assert.deepEqual(session.protocolErrors.map((e) => e.message), []);
 
