@@ -232,12 +232,12 @@ export class StdioFront implements Transport {
       value = JSON.parse(line);
     } catch {
       this.report(error);
-      void this.write({ jsonrpc: '2.0', error: { code: -32700, message: `Parse error: ${error.message}. Send one JSON-RPC message per line.` } } as JSONRPCMessage);
+      void this.error(-32700, `Parse error: ${error.message}. Send one JSON-RPC message per line.`);
       return;
     }
     if (Array.isArray(value)) {
       if (batchesAllowed(this.protocolVersion)) return this.batch(value);
-      void this.write({ jsonrpc: '2.0', error: { code: -32600, message: batchRefusal(this.protocolVersion) } } as JSONRPCMessage);
+      void this.error(-32600, batchRefusal(this.protocolVersion));
       return;
     }
     this.report(error);
@@ -248,7 +248,7 @@ export class StdioFront implements Transport {
   /** A JSON-RPC batch: each message goes to the server; the answers (and errors for bad members) go out as one array. */
   private batch(items: unknown[]): void {
     if (!items.length) {
-      void this.write({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: an empty batch' } } as JSONRPCMessage);
+      void this.error(-32600, 'Invalid Request: an empty batch');
       return;
     }
     const batch = { waiting: new Set<string | number>(), answers: [] as JSONRPCMessage[] };
@@ -335,7 +335,7 @@ export class StdioFront implements Transport {
         void this.reply(m.id, {});
         return;
       default:
-        void this.write({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: this.failure } } as JSONRPCMessage);
+        void this.error(-32603, this.failure, m.id);
     }
   }
 
@@ -346,6 +346,11 @@ export class StdioFront implements Transport {
 
   private reply(id: string | number, result: Record<string, unknown>): Promise<void> {
     return this.write({ result, jsonrpc: '2.0', id } as JSONRPCMessage);
+  }
+
+  /** An error answer; without an id when the message it answers had none the client could wait on. */
+  private error(code: number, message: string, id?: string | number): Promise<void> {
+    return this.write({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } } as JSONRPCMessage);
   }
 
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {

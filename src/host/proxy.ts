@@ -219,16 +219,15 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   };
 
   const fromOwner = (message: JSONRPCMessage) => {
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && typeof message.id === 'string' && message.id.startsWith(REPLAY_PREFIX)) {
+    const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    if (answer && typeof message.id === 'string' && message.id.startsWith(REPLAY_PREFIX)) {
       replies.get(message.id)?.(message);
       replies.delete(message.id);
       return;
     }
-    const answersInitialize = (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && !!initialize && message.id === initialize.id;
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) pending.delete(message.id);
-      if (isJSONRPCResultResponse(message) && answersInitialize) setProtocolVersion(message);
-    }
+    const answersInitialize = answer && !!initialize && message.id === initialize.id;
+    if (answer && message.id !== undefined) pending.delete(message.id);
+    if (answersInitialize) setProtocolVersion(message); // an error answer carries no version: nothing is set
     toClient(message);
     if (answersInitialize) initializeAnswered();
   };
