@@ -1,6 +1,6 @@
 // The facade contract that the MCP server, the CLI and the editor call; implemented by `Baton`.
 import type {
-  BatonEvent, CallContext, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract, StepStatus,
+  BatonEvent, CallContext, GateWait, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract, StepStatus,
   WorkflowTemplate,
 } from './types.js';
 import type {
@@ -197,8 +197,11 @@ export interface TimelineEvent {
 
 /** The facade. Every method's errors are `BatonError`s with a message saying what to do. */
 export interface BatonApi {
-  /** The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. */
-  nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /**
+   * The broker: create, continue, claim, refresh. Never throws for domain errors: returns `status: 'error'`. A
+   * continue with only the token of a step awaiting approval waits for the decision; `wait` follows that wait.
+   */
+  nextStep(req: NextStepRequest, ctx?: CallContext, wait?: GateWait): Promise<NextStepResponse>;
   /** Starts a workflow without claiming a step (a person starts it; agents pick up its ready steps). */
   startWorkflow(templateName: string, taskDescription?: string, ctx?: CallContext): Promise<ExecutionSummary>;
   /** Approve or reject a step waiting in `awaiting_approval`. */

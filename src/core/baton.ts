@@ -17,7 +17,7 @@ import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
-import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
+import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
 export interface BatonOptions {
@@ -199,8 +199,8 @@ export class Baton implements BatonApi {
   // ---- broker and gates ----
 
   /** @inheritdoc */
-  async nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
-    const res = await this.broker.nextStep(req, ctx);
+  async nextStep(req: NextStepRequest, ctx?: CallContext, wait?: GateWait): Promise<NextStepResponse> {
+    const res = await this.broker.nextStep(req, ctx, wait);
     // A spec phase that passed has its boxes ticked before the agent hears back.
     await this.specs.flushWriteBacks();
     return res;

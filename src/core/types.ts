@@ -281,6 +281,16 @@ export interface CallContext {
   correlation_id?: string;
 }
 
+/**
+ * How a caller follows a continue that blocks on a human gate (the long poll): `signal` ends the wait early (the
+ * client cancelled the call), and `onWait` hears once that the wait has begun, so a face can tell its client why the
+ * answer takes a while.
+ */
+export interface GateWait {
+  signal?: AbortSignal;
+  onWait?: (wait: { execution_id: string; step_name: string; wait_ms: number }) => void;
+}
+
 /** A domain event, emitted after the write that caused it is durable. */
 export type BatonEvent =
   | { type: 'execution'; execution_id: string; task_id: string | null; status: ExecutionStatus }

@@ -16,8 +16,9 @@ import { WorkflowPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { installSubscriptions } from './subscriptions.js';
 import { assertToolGroups, type ToolGroup } from './toolGroups.js';
-import type { ToolSpec } from './toolSpec.js';
+import type { ToolCallExtra, ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
+import { GATE_PROGRESS_MS } from './tools/gateProgress.js';
 import { registerContentTools } from './tools/contentTools.js';
 import { registerContextTools } from './tools/contextTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
@@ -31,6 +32,8 @@ export interface CreateMcpServerOptions {
   log: Log;
   /** The run and agent this session serves (a run token opened it): its calls are logged under that agent and the memory tools are scoped to it. */
   scope?: RunScope;
+  /** How often a call waiting on a human gate reports progress to a client that asked for it; default 5 s. */
+  gateProgressMs?: number;
 }
 
 /** A request handler as the SDK stores it. */
@@ -81,7 +84,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const clientName = () => server.server.getClientVersion()?.name;
   const agentName = options.scope?.agent;
   const specs: ToolSpec[] = [];
-  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName));
+  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName, options.gateProgressMs ?? GATE_PROGRESS_MS));
   if (groups.includes('specs')) specs.push(...registerSpecTools(server, baton, log));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
@@ -146,7 +149,7 @@ function wrapToolCalls(
     byName.set(spec.name, spec);
     for (const alias of spec.aliases) byName.set(alias, spec);
   }
-  const handle = async (request: CallToolRequest, extra: unknown): Promise<CallToolResult> => {
+  const handle = async (request: CallToolRequest, extra: ToolCallExtra): Promise<CallToolResult> => {
     const started = performance.now();
     const spec = byName.get(request.params.name);
     const name = spec?.name ?? request.params.name;
@@ -162,7 +165,7 @@ function wrapToolCalls(
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the
       // input a second time and re-validate our own structured output on every call (a hot path).
       const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
-      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>) : ((await original(forwarded, extra)) as CallToolResult);
+      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>, extra) : ((await original(forwarded, extra)) as CallToolResult);
       const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
         ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);
@@ -187,7 +190,7 @@ function wrapToolCalls(
   // The SDK parses each call twice and its result once with zod (~3% of a call's CPU). A plain call skips that: its
   // arguments are validated above and the result is Baton's own. Anything else (a task, odd params) keeps the SDK's checks.
   const checked = sdkHandler(server, 'tools/call');
-  requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra) : checked(request, extra)));
+  requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(request, extra)));
 }
 
 /**

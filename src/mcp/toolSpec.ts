@@ -1,6 +1,10 @@
 // What createMcpServer needs to know about a registered tool to pre-validate calls and accept aliases.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
+
+/** What the SDK hands a tool with each call: the client's cancel signal, its progressToken, a way to notify it. */
+export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A registered tool's validation data. */
 export interface ToolSpec {
@@ -12,5 +16,5 @@ export interface ToolSpec {
   /** Path → what the field must be, for error messages. */
   hints: Record<string, string>;
   /** The tool's implementation, called with input already validated against `inputSchema`. */
-  call: (args: Record<string, unknown>) => Promise<CallToolResult>;
+  call: (args: Record<string, unknown>, extra: ToolCallExtra) => Promise<CallToolResult>;
 }

@@ -246,6 +246,32 @@ describe('broker: human gates', () => {
     assert.ok(Date.now() - started < 5_000);
   });
 
+  it('tells the caller that it waits, and ends the wait when the caller gives up', async () => {
+    const h = await makeBaton({ approvalWaitMs: 10_000 });
+    let r = await h.baton.nextStep({ template_name: 'bug-fix' });
+    const heard: unknown[] = [];
+    const onWait = (w: unknown) => heard.push(w);
+    // A call that does not wait (a submit) says nothing.
+    while (r.status === 'ok') r = await h.baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output('s') }, {}, { onWait });
+    assert.equal(r.status, 'awaiting_approval');
+    assert.deepEqual(heard, []);
+    const giveUp = new AbortController();
+    const started = Date.now();
+    const waiting = h.baton.nextStep({ step_token: r.new_step_token! }, {}, { signal: giveUp.signal, onWait });
+    setTimeout(() => giveUp.abort(), 50);
+    const answer = await waiting;
+    assert.ok(Date.now() - started < 5_000, 'the aborted wait ended early');
+    assert.equal(answer.status, 'awaiting_approval');
+    assert.deepEqual(heard, [{ execution_id: r.execution_id, step_name: 'review-code', wait_ms: 10_000 }]);
+    // Already aborted: no wait at all, and nothing heard.
+    const again = await h.baton.nextStep({ step_token: r.new_step_token! }, {}, { signal: giveUp.signal, onWait });
+    assert.equal(again.status, 'awaiting_approval');
+    assert.equal(heard.length, 1);
+    // The person still decides the step, and the agent's next poll gets the outcome.
+    await h.baton.decide({ execution_id: r.execution_id!, decision: 'approve' });
+    assert.equal((await h.baton.nextStep({ step_token: r.new_step_token! })).status, 'task_closed');
+  });
+
   it('refuses to approve a step that is not waiting', async () => {
     const { baton } = await makeBaton();
     const r = await baton.nextStep({ template_name: 'bug-fix' });

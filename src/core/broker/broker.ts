@@ -2,7 +2,7 @@
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type {
-  BatonEvent, CallContext, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
+  BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
 import { buildContract, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
@@ -81,7 +81,7 @@ export class Broker {
    * submitting draw from the rate buckets; waiting for a gate decision and refreshing a token do not (they hand in
    * nothing), unless they are refused: a refused call spends its token, so hammering with bad tokens is slowed down.
    */
-  async nextStep(req: NextStepRequest, ctx: CallContext = {}): Promise<NextStepResponse> {
+  async nextStep(req: NextStepRequest, ctx: CallContext = {}, wait?: GateWait): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] | undefined;
     let mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | undefined;
     const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
@@ -97,7 +97,7 @@ export class Broker {
         const waiting = mode === 'continue' && !req.model_output_so_far && decodeTokenUnverified(req.step_token!)?.wait === true;
         if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
-        if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload);
+        if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload, wait);
         if (mode === 'continue' && req.model_output_so_far) req = { ...req, evidence: await this.checkEvidence(payload, req) };
         return await this.run(buckets ?? [], () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }
@@ -633,11 +633,13 @@ export class Broker {
   }
 
   /** Blocks until a gated step is decided or the wait elapses (outside any transaction). */
-  private async waitForGate(p: TokenPayload): Promise<void> {
-    if (this.options.approvalWaitMs <= 0) return;
+  private async waitForGate(p: TokenPayload, wait: GateWait | undefined): Promise<void> {
+    const ms = this.options.approvalWaitMs;
+    if (ms <= 0 || wait?.signal?.aborted) return;
     const step = this.repo.step(p.execution_id, p.step_name);
     if (step?.status !== 'awaiting_approval' || step.token_nonce !== p.nonce) return;
-    await this.deps.waiters.wait(p.execution_id, p.step_name, this.options.approvalWaitMs);
+    wait?.onWait?.({ execution_id: p.execution_id, step_name: p.step_name, wait_ms: ms });
+    await this.deps.waiters.wait(p.execution_id, p.step_name, ms, wait?.signal);
   }
 }
 

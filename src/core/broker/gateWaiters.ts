@@ -4,19 +4,22 @@
 export class GateWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
 
-  /** Resolves when `wake` is called for this step or after `ms`, whichever comes first. */
-  wait(executionId: string, stepName: string, ms: number): Promise<void> {
+  /** Resolves when `wake` is called for this step, after `ms`, or when `signal` aborts, whichever comes first. */
+  wait(executionId: string, stepName: string, ms: number, signal?: AbortSignal): Promise<void> {
     const key = `${executionId}\u0000${stepName}`;
     return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
       const set = this.waiting.get(key) ?? new Set();
       this.waiting.set(key, set);
       const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
         set.delete(done);
         if (set.size === 0) this.waiting.delete(key);
         resolve();
       };
       const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
       set.add(done);
     });
   }

@@ -6,9 +6,10 @@ import { NEXT_STEP_TOOL, resultText } from '../../core/broker/stepText.js';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
-import type { ToolSpec } from '../toolSpec.js';
+import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
 import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
 import { elicitGateDecision } from './gateElicitation.js';
+import { gateWait } from './gateProgress.js';
 
 /** The listed name (OpenAI-compatible: `^[a-zA-Z0-9_-]+$`). */
 export { NEXT_STEP_TOOL };
@@ -34,10 +35,13 @@ What the result's status means:
 The text of each result says the same in words, with the exact arguments of the next call on its "Next call:" line.`;
 
 /** Registers the broker tools; returns their specs for input pre-validation and aliases. */
-export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined): ToolSpec[] {
-  const call = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+export function registerBrokerTools(
+  server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number,
+): ToolSpec[] {
+  const call = async (args: Record<string, unknown>, extra?: ToolCallExtra): Promise<CallToolResult> => {
+    const gate = gateWait(extra, gateProgressMs);
     try {
-      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() });
+      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() }, gate.wait);
       // Only when the step has just been submitted: polling calls do not ask again.
       if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
       return toResult(res);
@@ -47,6 +51,8 @@ export function registerBrokerTools(server: McpServer, baton: BatonApi, log: Log
       }
       log.error(`${NEXT_STEP_TOOL} failed`, ex);
       return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
+    } finally {
+      gate.stop();
     }
   };
   server.registerTool(

@@ -1,0 +1,34 @@
+// While a continue waits on a human gate (the long poll, up to `approvalWaitMs`), the client hears why: MCP progress
+// notifications for a call that carries a progressToken, and its cancellation ends the wait instead of leaving it
+// to run out.
+import type { GateWait } from '../../core/types.js';
+import type { ToolCallExtra } from '../toolSpec.js';
+
+/** How often a waiting call reports progress. */
+export const GATE_PROGRESS_MS = 5_000;
+
+/** The GateWait of one tools/call, and `stop` for when the call returns (no progress goes out after the answer). */
+export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { wait: GateWait; stop: () => void } {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const wait: GateWait = { signal: extra?.signal };
+  const progressToken = extra?._meta?.progressToken;
+  if (extra && progressToken !== undefined) {
+    wait.onWait = ({ step_name, wait_ms }) => {
+      const started = Date.now();
+      let last = -1;
+      const report = () => {
+        // Milliseconds waited: the spec asks for a value that grows with each notification.
+        const progress = Math.max(last + 1, Math.min(Date.now() - started, wait_ms));
+        last = progress;
+        const left = Math.max(0, Math.ceil((wait_ms - progress) / 1000));
+        const message = `Step "${step_name}" is waiting for a person's approval; Baton answers as soon as they decide, or with awaiting_approval in ${left} s.`;
+        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: wait_ms, message } })
+          .catch(() => undefined);
+      };
+      report();
+      timer = setInterval(report, everyMs);
+      timer.unref?.();
+    };
+  }
+  return { wait, stop: () => clearInterval(timer) };
+}
