@@ -65,7 +65,7 @@ async function progressUntilDecided(s: Awaited<ReturnType<typeof atGate>>, decid
   for (const p of heard) {
     assert.equal(p.total, WAIT_MS);
     assert.ok(p.progress <= WAIT_MS);
-    assert.match(p.message ?? '', /Step "review-code" is waiting for a person's approval; .* in [0-9]+ s\./);
+    assert.match(p.message ?? '', /^Waiting for a person to approve step "review-code" \(Baton answers when they decide, or in [0-9]+ s\)$/);
   }
   const count = heard.length;
   await sleep(PROGRESS_MS * 3);

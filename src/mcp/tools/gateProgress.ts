@@ -21,7 +21,8 @@ export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { w
         const progress = Math.max(last + 1, Math.min(Date.now() - started, wait_ms));
         last = progress;
         const left = Math.max(0, Math.ceil((wait_ms - progress) / 1000));
-        const message = `Step "${step_name}" is waiting for a person's approval; Baton answers as soon as they decide, or with awaiting_approval in ${left} s.`;
+        // VS Code shows the message in place of the tool's own while the call runs: it is for the person, short.
+        const message = `Waiting for a person to approve step "${step_name}" (Baton answers when they decide, or in ${left} s)`;
         extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: wait_ms, message } })
           .catch(() => undefined);
       };
