@@ -255,6 +255,11 @@ export interface SpecApi {
   completePhase(sessionId: string, phase: number, evidence: EvidenceInput, summary?: string): Promise<SpecPhaseResult>;
   /** Phases and tasks with their states, the evidence handed in, drift and write-backs (omit the id: the latest spec execution). */
   status(id?: string): Promise<SpecStatus>;
+  /**
+   * The tasks.md files a spec workflow could start on, relative to the workspace: the workspace's own, those in the
+   * folders spec tools write them to (`SPEC_FOLDERS`), then earlier sources that still exist. At most 200.
+   */
+  sources(): Promise<string[]>;
   /** Spec executions, newest first (optionally only those started on one source). */
   list(filter?: { source?: string; limit?: number }): SpecSummary[];
   /** Whether the source file has drifted from the execution's snapshot. */

@@ -1,5 +1,6 @@
 // Argument completion (MCP completion/complete) for the resource templates: the values a client can offer while
-// someone types a template variable, such as the running tasks for current-step://{task_id}.
+// someone types a template variable, such as the running tasks for current-step://{task_id}. The spec prompt's
+// `source` (prompts.ts) is matched the same way.
 import type { CompleteResourceTemplateCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BatonApi } from '../core/api.js';
 

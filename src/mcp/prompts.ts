@@ -1,8 +1,10 @@
 // Workflow templates offered as MCP prompts, so they show up as slash commands in chat.
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { McpServer, RegisteredPrompt } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { BatonApi } from '../core/api.js';
 import type { WorkflowTemplate } from '../core/types.js';
+import { matching } from './completions.js';
 import { NEXT_STEP_TOOL } from './tools/brokerTools.js';
 
 /** The user message of a spec template's prompt (dynamic phases from a tasks.md). */
@@ -68,7 +70,12 @@ export class WorkflowPrompts {
         title: `Workflow: ${template.name}`,
         description: template.description,
         argsSchema: template.dynamic_phases
-          ? { source: z.string().optional().describe('The spec tasks.md, relative to the workspace') }
+          ? {
+            source: completable(
+              z.string().optional().describe('The spec tasks.md, relative to the workspace'),
+              async (typed) => matching(await this.baton.specs.sources(), typed ?? ''),
+            ),
+          }
           : { task: z.string().optional().describe('What to work on') },
       },
       (args: { task?: string; source?: string }) => ({

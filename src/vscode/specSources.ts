@@ -2,13 +2,10 @@
 // (unit-tested); specCommands.ts wires it to the editor.
 import { isAbsolute, relative, sep } from 'node:path';
 import type { SpecSummary } from '../core/specTypes.js';
+import { TASKS_FILE_NAME } from '../core/specs/specWorkflows.js';
 
-/**
- * The one file name spec tools give a task list: spec-kit (`specs/<feature>/tasks.md`), Kiro
- * (`.kiro/specs/<name>/tasks.md`), spec-workflow-mcp (`.spec-workflow/specs/<name>/tasks.md`) and this spec's own
- * format all write `tasks.md`, so the CodeLens selector is that name anywhere and nothing else.
- */
-export const TASKS_FILE_NAME = 'tasks.md';
+/** Every spec tool names its task list `tasks.md`, so the CodeLens selector is that name anywhere and nothing else. */
+export { TASKS_FILE_NAME };
 /** The CodeLens document selector's pattern and the picker's search glob. */
 export const TASKS_GLOB = `**/${TASKS_FILE_NAME}`;
 /** Folders the picker does not search. */

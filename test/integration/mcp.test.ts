@@ -2,7 +2,7 @@
 // also answers to the spec's dotted name, reads every resource and every workflow-artifacts form, gets templates as
 // prompts, is told which field is wrong and how to fix it, and hears about changes to what it subscribed to.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -158,8 +158,21 @@ describe('MCP server on the real core (in memory)', () => {
     // A fixed resource has nothing to complete; a template that does not exist is an Invalid params error.
     assert.deepEqual((await complete('guardrails://active', 'x', '')).values, []);
     await assert.rejects(complete('nothing://{x}', 'x', ''), { code: -32602, message: 'MCP error -32602: Resource template nothing://{x} not found' });
-    // Prompt arguments are free text: no suggestions, but an answer.
-    assert.deepEqual((await client.complete({ ref: { type: 'ref/prompt', name: 'bug-fix' }, argument: { name: 'task', value: 'cr' } })).completion.values, []);
+    // A task is free text: no suggestions, but an answer.
+    const promptValues = async (name: string, argument: string, value: string) =>
+      (await client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: argument, value } })).completion.values;
+    assert.deepEqual(await promptValues('bug-fix', 'task', 'cr'), []);
+    // The spec prompt's source: the tasks.md files where spec tools write them (in SPEC_FOLDERS' order), never a dependency's.
+    for (const dir of ['specs/auth', 'specs/billing', '.kiro/specs/search', 'node_modules/some-lib']) {
+      mkdirSync(join(workspace, dir), { recursive: true });
+      writeFileSync(join(workspace, dir, 'tasks.md'), '# Tasks\n\n- [ ] 1. Do it\n');
+    }
+    writeFileSync(join(workspace, 'specs/auth/notes.md'), '# not a task list\n');
+    assert.deepEqual(await promptValues('spec_execution_v1', 'source', ''), ['specs/auth/tasks.md', 'specs/billing/tasks.md', '.kiro/specs/search/tasks.md']);
+    assert.deepEqual(await promptValues('spec_execution_v1', 'source', 'SPECS/b'), ['specs/billing/tasks.md']);
+    assert.deepEqual(await promptValues('spec_execution_v1', 'source', 'search'), ['.kiro/specs/search/tasks.md']);
+    rmSync(join(workspace, 'specs'), { recursive: true });
+    rmSync(join(workspace, '.kiro'), { recursive: true });
   });
 
   it('offers each template as a prompt that tells the agent to call workflow_next_step', async () => {

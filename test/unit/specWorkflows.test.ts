@@ -4,7 +4,7 @@
 // cached per execution and dropped at its end, every result form stays within 4 KB, and bad input gets the spec's
 // errors with the data to recover (source_not_found, outside the workspace, template_not_found, out of range).
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -272,6 +272,52 @@ describe('spec workflow errors', () => {
     assert.match(r.error!.message, /No file "specs\/b\/tasks\.md" in the workspace/);
     const e = await rejects(baton.specs.start({ source: 'specs/b/tasks.md' }), 'source_not_found');
     assert.equal(e.details.path, 'specs/b/tasks.md');
+    // It names the tasks.md files that are there, for the agent's next try.
+    assert.match(r.error!.message, /tasks\.md files in the workspace: specs\/a\/tasks\.md\.$/);
+    assert.deepEqual(e.details.sources, ['specs/a/tasks.md']);
+  });
+
+  it('sources(): the root tasks.md, then the spec tools\' folders, then earlier sources that still exist', async () => {
+    const task = readFileSync(join(fixtures, 'auth-service.tasks.md'), 'utf8');
+    const w = workspaceWith({
+      'tasks.md': task,
+      'specs/auth/tasks.md': task,
+      'specs/auth/plan.md': '# not a task list',
+      'specs/deep/er/tasks.md': task,
+      '.kiro/specs/search/tasks.md': task,
+      '.spec-workflow/specs/billing/tasks.md': task,
+      '.agent-os/specs/2026-01-01-login/tasks.md': task,
+      'agent-os/specs/profile/tasks.md': task,
+      'node_modules/lib/specs/tasks.md': task,
+      'docs/plan/tasks.md': task,
+      'docs/old/tasks.md': task,
+    });
+    const { baton } = await makeBaton({ workspacePath: w });
+    const expected = [
+      'tasks.md', 'specs/auth/tasks.md', 'specs/deep/er/tasks.md', '.kiro/specs/search/tasks.md', '.spec-workflow/specs/billing/tasks.md',
+      '.agent-os/specs/2026-01-01-login/tasks.md', 'agent-os/specs/profile/tasks.md',
+    ];
+    assert.deepEqual(await baton.specs.sources(), expected);
+    // A file outside those folders counts once a spec workflow ran on it, while it exists.
+    await baton.specs.start({ source: 'docs/plan/tasks.md' });
+    await baton.specs.start({ source: 'docs/old/tasks.md' });
+    rmSync(join(w, 'docs/old'), { recursive: true });
+    assert.deepEqual(await baton.specs.sources(), [...expected, 'docs/plan/tasks.md']);
+    // An empty workspace has none, and the error for a missing source says where it looked.
+    const { baton: bare } = await makeBaton({ workspacePath: makeWorkspace() });
+    assert.deepEqual(await bare.specs.sources(), []);
+    const none = await bare.nextStep({ template_name: 'spec_execution_v1', source: 'tasks.md' });
+    assert.match(none.error!.message, /No tasks\.md was found in the workspace root or its spec folders \(specs\/, \.kiro\/specs\//);
+  });
+
+  it('a missing source names at most ten of the tasks.md files found', async () => {
+    const files = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`specs/f${String(i).padStart(2, '0')}/tasks.md`, '- [ ] 1. x\n']));
+    const { baton } = await makeBaton({ workspacePath: workspaceWith(files) });
+    const e = await rejects(baton.specs.start({ source: 'specs/nope/tasks.md' }), 'source_not_found');
+    assert.match(e.message, /specs\/f00\/tasks\.md, .*specs\/f09\/tasks\.md and 2 more\.$/);
+    assert.equal((e.details.sources as string[]).length, 10);
+    const empty = await baton.nextStep({ template_name: 'spec_execution_v1' });
+    assert.match(empty.error!.message, /such as "specs\/f00\/tasks\.md"\)\. tasks\.md files in the workspace: specs\/f00/);
   });
 
   it('paths outside the workspace are refused: "..", absolute, and a symlink that leads out', async () => {

@@ -54,6 +54,22 @@ export interface SpecDeps {
 }
 
 /** Step names of phases: `phase-0`, `phase-1`, … */
+/**
+ * Where spec tools write their tasks.md, relative to the workspace: spec-kit, Kiro, spec-workflow-mcp and Agent OS
+ * (both of its layouts). `sources()` looks in these and not through the whole workspace, which may be large.
+ */
+export const SPEC_FOLDERS = ['specs', '.kiro/specs', '.spec-workflow/specs', '.agent-os/specs', 'agent-os/specs'] as const;
+/** The most `sources()` returns. */
+const SOURCES_LIMIT = 200;
+/** How many found sources an error about a missing source names. */
+const SOURCES_NAMED = 10;
+/**
+ * The one file name spec tools give a task list: spec-kit (`specs/<feature>/tasks.md`), Kiro
+ * (`.kiro/specs/<name>/tasks.md`), spec-workflow-mcp (`.spec-workflow/specs/<name>/tasks.md`), Agent OS and this
+ * spec's own format all write `tasks.md`.
+ */
+export const TASKS_FILE_NAME = 'tasks.md';
+
 export const phaseStepName = (n: number) => `phase-${n}`;
 /** The phase number of a step name, or undefined when it is not a phase. */
 export function phaseOfStep(name: string): number | undefined {
@@ -96,13 +112,23 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const config = template.dynamic_config!;
     const given = req.source ?? '';
     if (!given.trim()) {
-      throw new BatonError('invalid_input', `Template "${template.name}" needs a source: pass source, the tasks.md relative to the workspace (such as "specs/auth/tasks.md").`);
+      const found = await this.sources();
+      throw new BatonError(
+        'invalid_input',
+        `Template "${template.name}" needs a source: pass source, the tasks.md relative to the workspace (such as "${found[0] ?? 'specs/auth/tasks.md'}").${this.foundText(found)}`,
+        { sources: found.slice(0, SOURCES_NAMED) },
+      );
     }
     const file = resolveInWorkspace(this.deps.workspacePath, given);
     const port = this.port;
     const real = await port.realPath(file.absolute);
     if (real === undefined) {
-      throw new BatonError('source_not_found', `No file "${file.relative}" in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.`, { path: file.relative, workspace: this.deps.workspacePath });
+      const found = await this.sources();
+      throw new BatonError(
+        'source_not_found',
+        `No file "${file.relative}" in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.${this.foundText(found)}`,
+        { path: file.relative, workspace: this.deps.workspacePath, sources: found.slice(0, SOURCES_NAMED) },
+      );
     }
     const root = (await port.realPath(this.deps.workspacePath)) ?? this.deps.workspacePath;
     if (!isInside(root, real)) {
@@ -356,6 +382,30 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       [exec.execution_id],
     );
     return specStatus(exec, snap, this.deps.repo.steps(exec.execution_id), events, drift);
+  }
+
+  /** @inheritdoc */
+  async sources(): Promise<string[]> {
+    const { fs } = this.deps.ports;
+    const workspace = this.deps.workspacePath;
+    const found = new Set<string>();
+    if (await fs.exists(`${workspace}/${TASKS_FILE_NAME}`)) found.add(TASKS_FILE_NAME);
+    for (const dir of SPEC_FOLDERS) {
+      const files = (await fs.list(`${workspace}/${dir}`)).filter((f) => f.relativePath.split('/').pop() === TASKS_FILE_NAME);
+      for (const f of files) found.add(`${dir}/${f.relativePath}`);
+    }
+    for (const s of this.list({ limit: 50 })) {
+      if (found.size >= SOURCES_LIMIT) break;
+      if (!found.has(s.source) && (await fs.exists(resolveInWorkspace(workspace, s.source).absolute))) found.add(s.source);
+    }
+    return [...found].slice(0, SOURCES_LIMIT);
+  }
+
+  /** " tasks.md files in the workspace: a, b, c." for an error about a missing source; empty when there are none. */
+  private foundText(found: string[]): string {
+    if (!found.length) return ' No tasks.md was found in the workspace root or its spec folders (specs/, .kiro/specs/, .spec-workflow/specs/, .agent-os/specs/).';
+    const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
+    return ` tasks.md files in the workspace: ${found.slice(0, SOURCES_NAMED).join(', ')}${more}.`;
   }
 
   /** @inheritdoc */
