@@ -2,6 +2,8 @@
 // database.
 import { isAbsolute, resolve } from 'node:path';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
+import { specSourcesIn } from '../core/specs/specWorkflows.js';
+import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
 import { SPEC_USAGE } from './usage.js';
@@ -49,7 +51,11 @@ export async function specCommand(args: string[]): Promise<number> {
   const dbFlag = dbFlagFor(dbPath);
   const log = cliLog('warn');
   if (sub === 'start') {
-    if (rest.length !== 1) throw new CliError(`spec start needs exactly one FILE (a tasks.md)\n\n${SPEC_USAGE}`, 2);
+    if (rest.length !== 1) {
+      const found = rest.length ? [] : await specSourcesIn(nodeFileSystem, resolve(values.workspace ?? process.cwd()));
+      const hint = found.length ? `; in this workspace: ${found.slice(0, 10).join(', ')}${found.length > 10 ? ` and ${found.length - 10} more` : ''}` : '';
+      throw new CliError(`spec start needs exactly one FILE (a tasks.md)${hint}\n\n${SPEC_USAGE}`, 2);
+    }
     const file = isAbsolute(rest[0]!) ? rest[0]! : resolve(process.cwd(), rest[0]!);
     const r = await withCore(
       { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'nothing was started.') },

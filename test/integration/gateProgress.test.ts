@@ -73,23 +73,20 @@ async function progressUntilDecided(s: Awaited<ReturnType<typeof atGate>>, decid
 }
 
 describe('progress while a continue waits on a human gate', () => {
-  it('in-memory SDK client: progress until a person decides, none after the answer', async () => {
-    const s = await atGate(inMemory);
-    try {
-      await progressUntilDecided(s, 450);
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('over Streamable HTTP: the waiting call answers on an SSE stream that carries the progress first', async () => {
-    const s = await atGate(overHttp);
-    try {
-      await progressUntilDecided(s, 450);
-    } finally {
-      await s.close();
-    }
-  });
+  const transports = [
+    ['in-memory SDK client: progress until a person decides, none after the answer', inMemory],
+    ['over Streamable HTTP: the waiting call answers on an SSE stream that carries the progress first', overHttp],
+  ] as const;
+  for (const [title, connect] of transports) {
+    it(title, async () => {
+      const s = await atGate(connect);
+      try {
+        await progressUntilDecided(s, 450);
+      } finally {
+        await s.close();
+      }
+    });
+  }
 
   it('a waiting call without a progressToken hears nothing and still answers when the wait runs out', async () => {
     const s = await atGate(inMemory);

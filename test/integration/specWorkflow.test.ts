@@ -223,6 +223,13 @@ describe('baton spec without an owner', () => {
         assert.equal(r.code, 2, args.join(' '));
         assert.match(r.stderr, /^baton: /);
       }
+      // Without a FILE it names the tasks.md files of the workspace it would look in.
+      const noFile = await runCli(['spec', 'start', '--db', setup.db], {}, setup.workspace);
+      assert.equal(noFile.code, 2);
+      assert.match(noFile.stderr, /^baton: spec start needs exactly one FILE \(a tasks\.md\); in this workspace: tasks\.md\n/);
+      const wrong = await runCli(['spec', 'start', 'specs/nope/tasks.md', '--db', setup.db], {}, setup.workspace);
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.stderr, /^baton: No file "specs\/nope\/tasks\.md" in the workspace .* tasks\.md files in the workspace: tasks\.md\.\n/);
       const outside = await runCli(['spec', 'start', '/etc/hosts', '--db', setup.db], {}, setup.workspace);
       assert.equal(outside.code, 1);
       assert.match(outside.stderr, /^baton: The source "\/etc\/hosts" is an absolute path outside the workspace/);

@@ -5,7 +5,7 @@ import type { Broker } from '../broker/broker.js';
 import type { DynamicPhases, PreparedSource } from '../broker/dynamicPhases.js';
 import type { ExecutionRepo, ExecutionRow, StepRow } from '../broker/executionRepo.js';
 import { BatonError } from '../errors.js';
-import type { CorePorts } from '../ports.js';
+import type { CorePorts, FileSystem } from '../ports.js';
 import type {
   EvidenceInput, ParsedSpec, SourceDrift, SpecApi, SpecPhase, SpecPhaseContent, SpecPhaseResult, SpecSourcePort, SpecStartInput,
   SpecStatus, SpecSummary, SpecTaskContent, TextEdit, WriteBackRecord,
@@ -69,6 +69,16 @@ const SOURCES_NAMED = 10;
  * spec's own format all write `tasks.md`.
  */
 export const TASKS_FILE_NAME = 'tasks.md';
+
+/** The tasks.md files in `workspace` itself and its SPEC_FOLDERS, relative to it, in that order (each folder's sorted). */
+export async function specSourcesIn(fs: FileSystem, workspace: string): Promise<string[]> {
+  const found: string[] = [];
+  if (await fs.exists(`${workspace}/${TASKS_FILE_NAME}`)) found.push(TASKS_FILE_NAME);
+  for (const dir of SPEC_FOLDERS) {
+    for (const f of await fs.list(`${workspace}/${dir}`)) if (f.relativePath.split('/').pop() === TASKS_FILE_NAME) found.push(`${dir}/${f.relativePath}`);
+  }
+  return found;
+}
 
 export const phaseStepName = (n: number) => `phase-${n}`;
 /** The phase number of a step name, or undefined when it is not a phase. */
@@ -388,12 +398,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
   async sources(): Promise<string[]> {
     const { fs } = this.deps.ports;
     const workspace = this.deps.workspacePath;
-    const found = new Set<string>();
-    if (await fs.exists(`${workspace}/${TASKS_FILE_NAME}`)) found.add(TASKS_FILE_NAME);
-    for (const dir of SPEC_FOLDERS) {
-      const files = (await fs.list(`${workspace}/${dir}`)).filter((f) => f.relativePath.split('/').pop() === TASKS_FILE_NAME);
-      for (const f of files) found.add(`${dir}/${f.relativePath}`);
-    }
+    const found = new Set(await specSourcesIn(fs, workspace));
     for (const s of this.list({ limit: 50 })) {
       if (found.size >= SOURCES_LIMIT) break;
       if (!found.has(s.source) && (await fs.exists(resolveInWorkspace(workspace, s.source).absolute))) found.add(s.source);
@@ -403,7 +408,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
 
   /** " tasks.md files in the workspace: a, b, c." for an error about a missing source; empty when there are none. */
   private foundText(found: string[]): string {
-    if (!found.length) return ' No tasks.md was found in the workspace root or its spec folders (specs/, .kiro/specs/, .spec-workflow/specs/, .agent-os/specs/).';
+    if (!found.length) return ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}).`;
     const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
     return ` tasks.md files in the workspace: ${found.slice(0, SOURCES_NAMED).join(', ')}${more}.`;
   }
