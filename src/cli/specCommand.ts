@@ -2,7 +2,7 @@
 // database.
 import { isAbsolute, resolve } from 'node:path';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
-import { specSourcesIn } from '../core/specs/specWorkflows.js';
+import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
@@ -53,7 +53,7 @@ export async function specCommand(args: string[]): Promise<number> {
   if (sub === 'start') {
     if (rest.length !== 1) {
       const found = rest.length ? [] : await specSourcesIn(nodeFileSystem, resolve(values.workspace ?? process.cwd()));
-      const hint = found.length ? `; in this workspace: ${found.slice(0, 10).join(', ')}${found.length > 10 ? ` and ${found.length - 10} more` : ''}` : '';
+      const hint = found.length ? `; in this workspace: ${nameSources(found)}` : '';
       throw new CliError(`spec start needs exactly one FILE (a tasks.md)${hint}\n\n${SPEC_USAGE}`, 2);
     }
     const file = isAbsolute(rest[0]!) ? rest[0]! : resolve(process.cwd(), rest[0]!);

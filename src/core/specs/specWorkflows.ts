@@ -53,7 +53,6 @@ export interface SpecDeps {
   approveCommand: string | null;
 }
 
-/** Step names of phases: `phase-0`, `phase-1`, … */
 /**
  * Where spec tools write their tasks.md, relative to the workspace: spec-kit, Kiro, spec-workflow-mcp and Agent OS
  * (both of its layouts). `sources()` looks in these and not through the whole workspace, which may be large.
@@ -80,6 +79,13 @@ export async function specSourcesIn(fs: FileSystem, workspace: string): Promise<
   return found;
 }
 
+/** Found sources for a message: the first SOURCES_NAMED, comma-separated, and how many more. */
+export function nameSources(found: readonly string[]): string {
+  const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
+  return `${found.slice(0, SOURCES_NAMED).join(', ')}${more}`;
+}
+
+/** Step names of phases: `phase-0`, `phase-1`, … */
 export const phaseStepName = (n: number) => `phase-${n}`;
 /** The phase number of a step name, or undefined when it is not a phase. */
 export function phaseOfStep(name: string): number | undefined {
@@ -406,11 +412,10 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     return [...found].slice(0, SOURCES_LIMIT);
   }
 
-  /** " tasks.md files in the workspace: a, b, c." for an error about a missing source; empty when there are none. */
+  /** What an error about a missing source adds: the tasks.md files found (at most SOURCES_NAMED), or where none were. */
   private foundText(found: string[]): string {
     if (!found.length) return ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}).`;
-    const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
-    return ` tasks.md files in the workspace: ${found.slice(0, SOURCES_NAMED).join(', ')}${more}.`;
+    return ` ${TASKS_FILE_NAME} files in the workspace: ${nameSources(found)}.`;
   }
 
   /** @inheritdoc */
