@@ -17,8 +17,9 @@ export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { w
       const started = Date.now();
       let last = -1;
       const report = () => {
-        // Milliseconds waited: the spec asks for a value that grows with each notification.
-        const progress = Math.max(last + 1, Math.min(Date.now() - started, wait_ms));
+        // Milliseconds waited, never past the total: the spec asks for a value that grows with each notification.
+        const progress = Math.min(Date.now() - started, wait_ms);
+        if (progress <= last) return;
         last = progress;
         const left = Math.max(0, Math.ceil((wait_ms - progress) / 1000));
         // VS Code shows the message in place of the tool's own while the call runs: it is for the person, short.
