@@ -2,19 +2,14 @@
 // (unit-tested); specCommands.ts wires it to the editor.
 import { isAbsolute, relative, sep } from 'node:path';
 import type { SpecSummary } from '../core/specTypes.js';
-import { TASKS_FILE_NAME } from '../core/specs/specWorkflows.js';
+import { isTasksFile, TASKS_FILE_NAME } from '../core/specs/specWorkflows.js';
 
 /** Every spec tool names its task list `tasks.md`, so the CodeLens selector is that name anywhere and nothing else. */
-export { TASKS_FILE_NAME };
+export { isTasksFile, TASKS_FILE_NAME };
 /** The CodeLens document selector's pattern and the picker's search glob. */
 export const TASKS_GLOB = `**/${TASKS_FILE_NAME}`;
 /** Folders the picker does not search. */
 export const TASKS_EXCLUDE = '**/{node_modules,.git,.baton}/**';
-
-/** Whether a path names a tasks.md (exact name; the match is case-sensitive like the file system). */
-export function isTasksFile(path: string): boolean {
-  return path.split(/[\\/]/).pop() === TASKS_FILE_NAME;
-}
 
 /** The path relative to the workspace folder with `/` separators, or undefined when it is not inside it. */
 export function workspaceRelative(folder: string, path: string): string | undefined {

@@ -69,12 +69,17 @@ const SOURCES_NAMED = 10;
  */
 export const TASKS_FILE_NAME = 'tasks.md';
 
+/** Whether a path names a tasks.md (exact name; the match is case-sensitive like the file system). */
+export function isTasksFile(path: string): boolean {
+  return path.split(/[\\/]/).pop() === TASKS_FILE_NAME;
+}
+
 /** The tasks.md files in `workspace` itself and its SPEC_FOLDERS, relative to it, in that order (each folder's sorted). */
 export async function specSourcesIn(fs: FileSystem, workspace: string): Promise<string[]> {
   const found: string[] = [];
   if (await fs.exists(`${workspace}/${TASKS_FILE_NAME}`)) found.push(TASKS_FILE_NAME);
   for (const dir of SPEC_FOLDERS) {
-    for (const f of await fs.list(`${workspace}/${dir}`)) if (f.relativePath.split('/').pop() === TASKS_FILE_NAME) found.push(`${dir}/${f.relativePath}`);
+    for (const f of await fs.list(`${workspace}/${dir}`)) if (isTasksFile(f.relativePath)) found.push(`${dir}/${f.relativePath}`);
   }
   return found;
 }
