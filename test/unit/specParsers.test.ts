@@ -68,8 +68,19 @@ const TABLE: Array<{ file: string; parser: string; phases: string[]; check?: (p:
   },
   {
     file: 'spec-kit.tasks.md', parser: 'checkbox_tasks_parser',
-    phases: ['Setup (Shared Infrastructure) [T001 T002 T003]', 'Foundational (Blocking Prerequisites) [T004 T005]', 'User Story 1 - Group photos into albums by date (Priority: P1) 🎯 MVP [T006 T007 T008]'],
+    phases: [
+      'Setup (Shared Infrastructure) [T001 T002 T003]', 'Foundational (Blocking Prerequisites) [T004 T005]',
+      'User Story 1 - Group photos into albums by date (Priority: P1) 🎯 MVP [T006 T007 T008]', 'User Story 2 - Share an album (Priority: P2) [T009 T010]',
+      'Polish & Cross-Cutting Concerns [T011 T012]',
+    ],
     check: (p) => {
+      assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 2', 'Phase 3', 'Phase 4', 'Phase N'], "the template's Phase N keeps its name");
+      assert.deepEqual(
+        p.phases[2]!.validation_gate.map((g) => g.text),
+        ['Import 20 photos taken on 3 days and see 3 albums', 'At this point, User Story 1 should be fully functional and testable independently'],
+        "the story's Independent Test and the Checkpoint after its sub-headings are its gate",
+      );
+      assert.equal(p.phases[3]!.description, 'A link opens the album read-only');
       assert.deepEqual(p.phases[0]!.tasks.map((t) => t.parallel), [false, false, true], '[P] marks a parallel task');
       assert.deepEqual(p.phases[2]!.tasks[0]!.tags, ['US1']);
       assert.equal(p.phases[2]!.tasks[0]!.name, 'Contract test for album listing in tests/contract/test_albums.js');
@@ -163,6 +174,22 @@ describe('spec parsers: errors', () => {
   it('an empty heading group between checkbox phases is an error that names it', () => {
     const ex = failure(() => parse('## Phase 1: A\n- [ ] T001 a\n- [ ] T002 b\n## Phase 2: B\n\n## Phase 3: C\n- [ ] T003 c\n', 'k.md'));
     assert.match(ex.message, /line 4: the heading "Phase 2: B" has no tasks/);
+  });
+});
+
+describe('spec parsers: sub-headings', () => {
+  it('the items of sub-headings join the phase heading they sit under, in file order', () => {
+    const p = parse('# T\n## Phase 1: A\n- [ ] T001 a\n### Tests\n- [ ] T002 b\n#### Deeper\n- [ ] T003 c\n### Code\n**Checkpoint**: A works\n- [ ] T004 d\n## Phase 2: B\n### Only in a sub-heading\n- [ ] T005 e\n');
+    assert.deepEqual(shape(p), ['A [T001 T002 T003 T004]', 'B [T005]']);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['A works']);
+    assert.deepEqual(p.phases[0]!.tasks.map((t) => t.number), [1, 2, 3, 4]);
+  });
+
+  it('phase headings under a section heading stay phases, and sub-headings under no phase heading stay groups', () => {
+    const nested = parse('# T\n## Tasks\n### Phase 1: A\n- [ ] T001 a\n### Phase 2: B\n- [ ] T002 b\n## Notes\n- plain\n');
+    assert.deepEqual(shape(nested), ['A [T001]', 'B [T002]']);
+    const sections = parse('# T\n## Backend\n### API\n- [ ] T001 a\n### Database\n- [ ] T002 b\n## Frontend\n- [ ] T003 c\n');
+    assert.deepEqual(shape(sections), ['API [T001]', 'Database [T002]', 'Frontend [T003]']);
   });
 });
 

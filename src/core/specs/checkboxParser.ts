@@ -10,6 +10,10 @@ import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 interface Group {
   text: string;
   line: number;
+  /** 1–6 for `#`…`######`; 0 for the lines before the first heading. */
+  level: number;
+  /** The nearest earlier heading of a lower level: the section this one is part of. */
+  parent: Group | null;
   description: string;
   gate: SpecGateItem[];
   items: Item[];
@@ -33,7 +37,8 @@ const ID_FORMS = [
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
-const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
+// `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
+const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N\b)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
 
 /** Parses checkbox task lists. */
 export class CheckboxTasksParser implements SourceParser {
@@ -48,11 +53,12 @@ export class CheckboxTasksParser implements SourceParser {
   /** @inheritdoc */
   parse(text: string, path: string): ParsedSpec {
     const { title, groups } = collect(splitLines(text));
-    const withItems = groups.filter((g) => g.items.length > 0);
-    if (withItems.length === 0) {
+    if (!groups.some((g) => g.items.length > 0)) {
       throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders');
     }
-    for (const g of withItems) nest(g.items);
+    for (const g of groups) nest(g.items);
+    intoPhases(groups);
+    const withItems = groups.filter((g) => g.items.length > 0);
     let phases: SpecPhase[];
     if (withItems.length >= 2) {
       const empty = groups.find((g) => g.items.length === 0 && PHASE_LIKE.test(plain(g.text)) && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
@@ -74,7 +80,8 @@ export class CheckboxTasksParser implements SourceParser {
 /** Walks the lines: headings, checkbox items, and the lines nested under each item. */
 function collect(lines: SourceLine[]): { title: string | null; groups: Group[] } {
   let title: string | null = null;
-  const groups: Group[] = [{ text: '', line: 0, description: '', gate: [], items: [] }];
+  const groups: Group[] = [{ text: '', line: 0, level: 0, parent: null, description: '', gate: [], items: [] }];
+  const open: Group[] = []; // the headings the current line is under, outermost first
   let last: Item | null = null;
   let fenced = false;
   for (const line of lines) {
@@ -83,7 +90,10 @@ function collect(lines: SourceLine[]): { title: string | null; groups: Group[] }
     const h = heading(line);
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
-      groups.push({ text: h.text, line: line.number, description: '', gate: [], items: [] });
+      while (open.length && open.at(-1)!.level >= h.level) open.pop();
+      const group: Group = { text: h.text, line: line.number, level: h.level, parent: open.at(-1) ?? null, description: '', gate: [], items: [] };
+      groups.push(group);
+      open.push(group);
       last = null;
       continue;
     }
@@ -100,10 +110,29 @@ function collect(lines: SourceLine[]): { title: string | null; groups: Group[] }
     }
     last = null;
     const f = field(item ? item.content : line.text);
-    if (f && /^(checkpoint|validation gate|gate|exit criteria|done when)$/.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
-    else if (f && /^(purpose|goal|objective|description)$/.test(f.label)) group.description = plain(f.value);
+    if (f && /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
+    else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
   }
   return { title, groups };
+}
+
+/**
+ * Moves the items of a sub-heading into the phase heading it sits under (`## Phase 3: …` with `### Tests for User
+ * Story 1` and `### Implementation for User Story 1`, as spec-kit writes them), with its checkpoint; a sub-heading under
+ * no phase heading stays a group of its own.
+ */
+function intoPhases(groups: Group[]): void {
+  for (const g of groups) {
+    if (g.items.length === 0 || PHASE_LIKE.test(plain(g.text))) continue;
+    let phase = g.parent;
+    while (phase && !PHASE_LIKE.test(plain(phase.text))) phase = phase.parent;
+    if (!phase) continue;
+    phase.items.push(...g.items);
+    phase.gate.push(...g.gate);
+    phase.description ||= g.description;
+    g.items = [];
+    g.gate = [];
+  }
 }
 
 /** Links each item to its parent: the nearest earlier item indented less, or (same indent) the one whose id is its prefix. */
