@@ -193,6 +193,31 @@ describe('spec parsers: sub-headings', () => {
   });
 });
 
+describe('spec parsers: tasks written as headings', () => {
+  it('#### Task N.M headings under a phase are its tasks, with the fields, criteria and prose under each', () => {
+    const text = [
+      '# Tasks', '', '## Phase 1: Setup', '**Goal:** A project that builds', '',
+      '### Task 1.1: Create the project', '- **Estimated Time**: 2h', '- **Acceptance Criteria**:', '  - Builds', '  - Lints', '',
+      '### Task 1.2: Add CI', 'Runs on every push.', '**Acceptance Criteria:**', '- The badge is green', '',
+      '#### Validation Gate', '- [ ] CI green', '',
+      '## Phase 2: Core', '', '### Task 2.1 — Implement the parser', '- **Dependencies**: Task 1.1, Task 1.2', '',
+    ].join('\n');
+    const p = parse(text);
+    assert.equal(p.parser, 'spec_tasks_parser');
+    assert.deepEqual(shape(p), ['Setup [1.1 1.2]', 'Core [2.1]']);
+    const [one, two] = p.phases[0]!.tasks;
+    assert.equal(one!.estimated_time, '2h');
+    assert.deepEqual(one!.acceptance_criteria, ['Builds', 'Lints']);
+    assert.equal(two!.description, 'Runs on every push.');
+    assert.deepEqual(two!.acceptance_criteria, ['The badge is green']);
+    assert.equal(two!.checkbox, null, 'a heading has no box to tick');
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['CI green']);
+    assert.equal(p.phases[0]!.description, 'A project that builds');
+    assert.deepEqual(p.phases[1]!.tasks[0]!.dependencies, ['1.1', '1.2']);
+    assert.equal(p.phases[1]!.tasks[0]!.name, 'Implement the parser');
+  });
+});
+
 describe('spec parsers: size', () => {
   it('the spec format with 210 tasks in 7 phases, CRLF', () => {
     const parts = ['# Big\r\n'];

@@ -22,10 +22,10 @@ interface OpenPhase {
 export class SpecTasksParser implements SourceParser {
   readonly id = 'spec_tasks_parser';
 
-  /** Sure when it sees a phase heading and a `Task N.M` line; never for a file without both. */
+  /** Sure when it sees a phase heading and a `Task N.M` line (an item or a heading); never for a file without both. */
   detect(text: string): number {
     const phases = /^ {0,3}#{1,6}[ \t]+[^\n]*?Phase\s+\d/im.test(text);
-    const tasks = /^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
+    const tasks = /^(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?| {0,3}#{2,6}[ \t]+)(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
     return phases && tasks ? 0.9 : 0;
   }
 
@@ -53,7 +53,9 @@ export class SpecTasksParser implements SourceParser {
         } else if (open && h.level <= (open as OpenPhase).level) {
           close();
         } else if (open) {
-          sectionHeading(open, plain(h.text));
+          const task = TASK_LINE.exec(plain(h.text));
+          if (task) headingTask(open, task[1]!, task[2]!, line);
+          else sectionHeading(open, plain(h.text));
         }
         continue;
       }
@@ -83,9 +85,25 @@ function sectionHeading(open: OpenPhase, text: string): void {
   open.task = null;
 }
 
+/**
+ * A `#### Task 1.1: Name` heading inside a phase: a task whose fields, criteria and description are the lines under it,
+ * up to the next heading. It has no indent of its own (-1), so the lists under it, at any indent, are its details.
+ */
+function headingTask(open: OpenPhase, id: string, rest: string, line: SourceLine): void {
+  open.mode = 'tasks';
+  const t = newTask(open.phase.tasks.length + 1, id, rest, line, null, -1);
+  open.phase.tasks.push(t);
+  open.task = t;
+}
+
 function readLine(open: OpenPhase, line: SourceLine): void {
   if (line.text.trim() === '') return;
   const item = listItem(line);
+  if (!item && open.task?.indent === -1 && open.mode === 'tasks') {
+    // Under a task heading, a label line that is not a list item owns the list that follows at its own indent.
+    taskDetail(open.task, line.text.trim(), line.indent - 1);
+    return;
+  }
   if (!item) {
     const f = field(line.text);
     if (f) phaseField(open, f.label, f.value);
