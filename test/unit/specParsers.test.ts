@@ -218,6 +218,28 @@ describe('spec parsers: tasks written as headings', () => {
   });
 });
 
+describe('spec parsers: a plan without boxes', () => {
+  it('phase headings with plain lists: each heading is a phase and its top-level items are the tasks', () => {
+    const p = parse('# Plan\n\n## Phase 1: Setup\n**Goal:** A base\n1. Create the project\n   - with a README\n2. Add CI\n\n## Phase 2: Core\n- Parser\n- **Note**: not a task\n- Printer\n\n## Notes\n- not a task either\n');
+    assert.equal(p.parser, 'checkbox_tasks_parser');
+    assert.deepEqual(p.phases.map((ph) => `${ph.label} ${ph.name}: ${ph.tasks.map((t) => t.name).join(', ')}`), ['Phase 1 Setup: Create the project, Add CI', 'Phase 2 Core: Parser, Printer']);
+    assert.equal(p.phases[0]!.description, 'A base');
+    assert.equal(p.phases[0]!.tasks[0]!.checkbox, null, 'no box to tick');
+    assert.equal(p.phases[0]!.tasks[0]!.description, 'with a README');
+    assert.ok(p.phases.every((ph) => ph.validation_gate.length > 0), 'the default gate');
+  });
+
+  it('a phase heading with nothing under it is named, with the fix', () => {
+    assert.throws(() => parse('# Plan\n\n### Phase 1: Setup\n- Create it\n\n### Phase 2: Core\n**Goal:** x\n'), (ex: unknown) =>
+      BatonError.is(ex) && ex.reason === 'source_parse_failed' && /line 6: the heading "Phase 2: Core" has no tasks\. Expected a list of its tasks/.test(ex.message));
+  });
+
+  it('one box anywhere makes it a checkbox list again: plain items are notes there', () => {
+    const p = parse('## Phase 1: A\n- [ ] T001 a\n- a note\n## Phase 2: B\n- [ ] T002 b\n');
+    assert.deepEqual(shape(p), ['A [T001]', 'B [T002]']);
+  });
+});
+
 describe('spec parsers: size', () => {
   it('the spec format with 210 tasks in 7 phases, CRLF', () => {
     const parts = ['# Big\r\n'];

@@ -19,12 +19,12 @@ interface Group {
   items: Item[];
 }
 
-/** A checkbox item with the lines nested under it. */
+/** A checkbox item (or, in a plan without boxes, a plain list item) with the lines nested under it. */
 interface Item {
   indent: number;
   line: number;
   content: string;
-  checkbox: CheckboxRef;
+  checkbox: CheckboxRef | null;
   details: string[];
   id: string | null;
   children: Item[];
@@ -44,20 +44,23 @@ const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+
 export class CheckboxTasksParser implements SourceParser {
   readonly id = 'checkbox_tasks_parser';
 
-  /** Fairly sure with two or more checkbox items, less with one. */
+  /** Fairly sure with two or more checkbox items, less with one, least with phase headings and no box at all. */
   detect(text: string): number {
     const count = (text.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX\-~/]\]/gm) ?? []).length;
-    return count >= 2 ? 0.6 : count === 1 ? 0.3 : 0;
+    if (count > 0) return count >= 2 ? 0.6 : 0.3;
+    return /^ {0,3}#{1,6}[ \t]+(?:[^\p{L}\p{N}\n]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(?:\d|N\b)/imu.test(text) ? 0.2 : 0;
   }
 
   /** @inheritdoc */
   parse(text: string, path: string): ParsedSpec {
-    const { title, groups } = collect(splitLines(text));
-    if (!groups.some((g) => g.items.length > 0)) {
-      throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders');
-    }
+    const lines = splitLines(text);
+    let { title, groups } = collect(lines, false);
+    const boxes = groups.some((g) => g.items.length > 0);
+    // A plan without a single box: its phase headings, with the plain list items under each as the tasks.
+    if (!boxes) ({ title, groups } = collect(lines, true));
     for (const g of groups) nest(g.items);
     intoPhases(groups);
+    if (!boxes) return plainPlan(groups, title, path);
     const withItems = groups.filter((g) => g.items.length > 0);
     let phases: SpecPhase[];
     if (withItems.length >= 2) {
@@ -77,8 +80,24 @@ export class CheckboxTasksParser implements SourceParser {
   }
 }
 
-/** Walks the lines: headings, checkbox items, and the lines nested under each item. */
-function collect(lines: SourceLine[]): { title: string | null; groups: Group[] } {
+/** A plan of phase headings with plain lists (no boxes) under them: each phase heading's items are its tasks. */
+function plainPlan(groups: Group[], title: string | null, path: string): ParsedSpec {
+  const phaseGroups = groups.filter((g) => PHASE_LIKE.test(plain(g.text)));
+  if (phaseGroups.length === 0) {
+    throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders');
+  }
+  const empty = phaseGroups.find((g) => g.items.length === 0);
+  if (empty) {
+    throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'a list of its tasks under each phase heading', '- [ ] T001 Create the project structure');
+  }
+  return { parser: 'checkbox_tasks_parser', title, phases: phaseGroups.map((g, i) => withGate(groupPhase(g, i + 1))) };
+}
+
+/**
+ * Walks the lines: headings, checkbox items, and the lines nested under each item. With `plainItems`, a list item
+ * without a box that is not a labelled field (`- **Goal**: …`) is an item too.
+ */
+function collect(lines: SourceLine[], plainItems: boolean): { title: string | null; groups: Group[] } {
   let title: string | null = null;
   const groups: Group[] = [{ text: '', line: 0, level: 0, parent: null, description: '', gate: [], items: [] }];
   const open: Group[] = []; // the headings the current line is under, outermost first
@@ -110,6 +129,11 @@ function collect(lines: SourceLine[]): { title: string | null; groups: Group[] }
     }
     last = null;
     const f = field(item ? item.content : line.text);
+    if (plainItems && item && !f) {
+      last = { indent: item.indent, line: line.number, content: item.content, checkbox: null, details: [], id: null, children: [], parent: null };
+      group.items.push(last);
+      continue;
+    }
     if (f && /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
     else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
   }
@@ -193,7 +217,7 @@ function itemTask(it: Item, number: number): SpecTask {
   const { name, parallel, tags } = titleOf(it.content);
   const task: SpecTask = {
     number, id: it.id ?? String(number), name: name || `Task ${number}`, description: '', estimated_time: null, dependencies: [],
-    acceptance_criteria: [], requirements: [], parallel, tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox.mark),
+    acceptance_criteria: [], requirements: [], parallel, tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox?.mark ?? ''),
   };
   const steps: string[] = [];
   for (const d of it.details) {
