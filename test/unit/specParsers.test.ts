@@ -58,8 +58,12 @@ const TABLE: Array<{ file: string; parser: string; phases: string[]; check?: (p:
   },
   {
     file: 'kiro.tasks.md', parser: 'checkbox_tasks_parser',
-    phases: ['Set up project structure and core interfaces [1]', 'Implement data models and validation [2.1 2.2 2.3]', 'Create storage mechanism [3.1 3.2]'],
+    phases: ['Set up project structure and core interfaces [1]', 'Implement data models and validation [2.1 2.2 2.3]', 'Create storage mechanism [3.1 3.2 3.3]'],
     check: (p) => {
+      const optional = p.phases[2]!.tasks[2]!;
+      assert.deepEqual(optional.tags, ['optional'], 'Kiro marks an optional task "- [ ]*"');
+      assert.deepEqual(optional.requirements, ['4.3', '4.4'], '**Validates: Requirements …** names its requirements');
+      assert.equal(optional.checkbox?.mark, ' ');
       assert.equal(p.phases[1]!.checkbox?.line, 8, 'a top-level item is a phase with its own box');
       assert.deepEqual(p.phases[1]!.tasks[0]!.requirements, ['2.1', '3.3', '1.2']);
       assert.equal(p.phases[1]!.tasks[0]!.done_in_source, true);

@@ -25,6 +25,8 @@ interface Item {
   line: number;
   content: string;
   checkbox: CheckboxRef | null;
+  /** Marked optional (`- [ ]* …`). */
+  optional: boolean;
   details: string[];
   id: string | null;
   children: Item[];
@@ -119,7 +121,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     const group = groups.at(-1)!;
     const item = listItem(line);
     if (item?.checkbox) {
-      last = { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, details: [], id: null, children: [], parent: null };
+      last = { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, details: [], id: null, children: [], parent: null };
       group.items.push(last);
       continue;
     }
@@ -130,7 +132,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     last = null;
     const f = field(item ? item.content : line.text);
     if (plainItems && item && !f) {
-      last = { indent: item.indent, line: line.number, content: item.content, checkbox: null, details: [], id: null, children: [], parent: null };
+      last = { indent: item.indent, line: line.number, content: item.content, checkbox: null, optional: false, details: [], id: null, children: [], parent: null };
       group.items.push(last);
       continue;
     }
@@ -217,12 +219,13 @@ function itemTask(it: Item, number: number): SpecTask {
   const { name, parallel, tags } = titleOf(it.content);
   const task: SpecTask = {
     number, id: it.id ?? String(number), name: name || `Task ${number}`, description: '', estimated_time: null, dependencies: [],
-    acceptance_criteria: [], requirements: [], parallel, tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox?.mark ?? ''),
+    acceptance_criteria: [], requirements: [], parallel, tags: it.optional ? [...tags, 'optional'] : tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox?.mark ?? ''),
   };
   const steps: string[] = [];
   for (const d of it.details) {
-    const f = field(d);
+    const f = field(d) ?? field(plain(d)); // the second for a line bold as a whole: **Validates: Requirements 1.2**
     if (f && /^requirements?$/.test(f.label)) task.requirements.push(...splitList(f.value));
+    else if (f?.label === 'validates' && /^requirements?\b/i.test(plain(f.value))) task.requirements.push(...splitList(plain(f.value).replace(/^requirements?\s*/i, '')));
     else if (f && /^(dependencies|depends on|dependency)$/.test(f.label)) task.dependencies = splitList(f.value);
     else if (f && /^(estimate|estimated time|time|effort)$/.test(f.label)) task.estimated_time = plain(f.value) || null;
     else if (f && /^(acceptance|acceptance criteria|done when|success criteria|test strategy)$/.test(f.label)) task.acceptance_criteria.push(plain(f.value));

@@ -20,6 +20,8 @@ export interface ListItem {
   /** The text after the bullet and the checkbox. */
   content: string;
   checkbox: CheckboxRef | null;
+  /** Kiro's `- [ ]* 2.3 …`: a task the file marks optional. */
+  optional: boolean;
 }
 
 /** Columns of leading whitespace (tabs to the next multiple of 4). */
@@ -49,7 +51,7 @@ export function splitLines(text: string): SourceLine[] {
   return lines;
 }
 
-const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](?:[ \t]+|$)(.*)$/;
+const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](\*?)(?:[ \t]+|$)(.*)$/;
 const BULLET = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$/;
 
 /** The line as a list item, or undefined when it is not one. */
@@ -57,10 +59,10 @@ export function listItem(line: SourceLine): ListItem | undefined {
   const cb = CHECKBOX.exec(line.text);
   if (cb) {
     const column = line.text.indexOf('[', cb[1]!.length) + 1;
-    return { indent: line.indent, content: cb[3]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text } };
+    return { indent: line.indent, content: cb[4]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text }, optional: cb[3] === '*' };
   }
   const b = BULLET.exec(line.text);
-  return b ? { indent: line.indent, content: b[2]!.trim(), checkbox: null } : undefined;
+  return b ? { indent: line.indent, content: b[2]!.trim(), checkbox: null, optional: false } : undefined;
 }
 
 /** A `#` heading: its level and text (closing hashes removed). */
