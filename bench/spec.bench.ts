@@ -11,7 +11,7 @@ import { Baton } from '../src/core/baton.js';
 import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
 import { renderPhase, renderTask, SpecContentCache } from '../src/core/specs/render.js';
-import { chooseParser } from '../src/core/specs/sourceParser.js';
+import { parseSource } from '../src/core/specs/sourceParser.js';
 import { SPEC_PARSERS } from '../src/core/specs/specWorkflows.js';
 import { bundledContentDir } from '../src/host/openBaton.js';
 import { nodeCrypto, nodeFileSystem, randomIds, systemClock } from '../src/host/nodePorts.js';
@@ -61,10 +61,10 @@ async function main(): Promise<void> {
 
   // ---- parse ----
   const parseMs: number[] = [];
-  let parsed = chooseParser(SPEC_PARSERS, 'auto', text, 'tasks.md').parse(text, 'tasks.md');
+  let parsed = parseSource(SPEC_PARSERS, 'auto', text, 'tasks.md');
   for (let i = 0; i < 30; i++) {
     const t0 = performance.now();
-    parsed = chooseParser(SPEC_PARSERS, 'auto', text, 'tasks.md').parse(text, 'tasks.md');
+    parsed = parseSource(SPEC_PARSERS, 'auto', text, 'tasks.md');
     parseMs.push(performance.now() - t0);
   }
 

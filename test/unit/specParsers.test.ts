@@ -8,12 +8,12 @@ import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
 import type { ParsedSpec } from '../../src/core/specTypes.js';
 import { splitLines } from '../../src/core/specs/markdown.js';
-import { chooseParser } from '../../src/core/specs/sourceParser.js';
+import { chooseParser, parseSource } from '../../src/core/specs/sourceParser.js';
 import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
 
 const dir = join(__dirname, '..', 'fixtures', 'specs');
 const read = (name: string) => readFileSync(join(dir, name), 'utf8');
-const parse = (text: string, path = 'tasks.md', parser = 'auto'): ParsedSpec => chooseParser(SPEC_PARSERS, parser, text, path).parse(text, path);
+const parse = (text: string, path = 'tasks.md', parser = 'auto'): ParsedSpec => parseSource(SPEC_PARSERS, parser, text, path);
 const shape = (p: ParsedSpec) => p.phases.map((ph) => `${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]`);
 
 /** What each fixture must parse into. */
@@ -233,14 +233,62 @@ describe('spec parsers: a plan without boxes', () => {
     assert.ok(p.phases.every((ph) => ph.validation_gate.length > 0), 'the default gate');
   });
 
-  it('a phase heading with nothing under it is named, with the fix', () => {
-    assert.throws(() => parse('# Plan\n\n### Phase 1: Setup\n- Create it\n\n### Phase 2: Core\n**Goal:** x\n'), (ex: unknown) =>
+  it('a phase heading with nothing under it is named, with the fix; one that says why it has no tasks is left out', () => {
+    assert.throws(() => parse('# Plan\n\n### Phase 1: Setup\n- Create it\n\n### Phase 2: Core\n\n### Phase 3: Polish\n- Docs\n'), (ex: unknown) =>
       BatonError.is(ex) && ex.reason === 'source_parse_failed' && /line 6: the heading "Phase 2: Core" has no tasks\. Expected a list of its tasks/.test(ex.message));
+    const p = parse('# Plan\n\n### Phase 1: Setup\n- Create it\n\n### Phase 2: Core\n*Nothing to do: Phase 1 covers it.*\n\n### Phase 3: Polish\n- Docs\n');
+    assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 3']);
   });
 
   it('one box anywhere makes it a checkbox list again: plain items are notes there', () => {
     const p = parse('## Phase 1: A\n- [ ] T001 a\n- a note\n## Phase 2: B\n- [ ] T002 b\n');
     assert.deepEqual(shape(p), ['A [T001]', 'B [T002]']);
+  });
+});
+
+describe('spec parsers: layouts found in real tasks.md files', () => {
+  it('a checkbox list that a stray "Task 28" line makes look like the spec format is read as the checkbox list it is', () => {
+    const p = parse('# Tasks\n\n## Phase 0: Prerequisites\n- [x] 0.1 Check the alias\n- [ ] 0.2 Ask for access\n\n## Phase 1: Build\n- [ ] 1.1 Build it\n\n## Review log\n- **Task 28 bundled phase (Agreed).** Split into two.\n');
+    assert.equal(p.parser, 'checkbox_tasks_parser');
+    assert.deepEqual(shape(p), ['Prerequisites [0.1 0.2]', 'Build [1.1]']);
+  });
+
+  it('a mistake inside a file of the spec format is still its error, not read by the other parser', () => {
+    assert.throws(() => parse('### Phase 1: A\n- [ ] **Task 1.1**: a\n### Phase 2: B\n**Goal:** b\n### Phase 3: C\n- [ ] **Task 3.1**: c\n'), /line 3: Phase 2 "B" has no tasks/);
+  });
+
+  it('sections after the tasks that list criteria ("Validation Checklist", "Success Criteria") are the last phase\'s gate', () => {
+    const p = parse('## Phase 3.1: Setup\n- [ ] T001 a\n## Phase 3.2: Core\n- [ ] T002 b\n## Validation Checklist\n*GATE: Checked by main() before returning*\n- [x] All contracts have tests\n- [ ] All entities have models\n');
+    assert.deepEqual(shape(p), ['Setup [T001]', 'Core [T002]']);
+    assert.deepEqual(p.phases[1]!.validation_gate.map((g) => [g.text, g.checkbox?.mark]), [['All contracts have tests', 'x'], ['All entities have models', ' ']]);
+  });
+
+  it('the list after "**Acceptance Criteria:**" below a phase\'s tasks is its gate; Agent OS\'s N.0 item gives way to its numbered sub-items', () => {
+    const p = parse([
+      '# Task Breakdown', '', '#### Task Group 1: Database', '**Dependencies:** None', '',
+      '- [ ] 1.0 Complete the database layer', '  - [ ] 1.1 Write 2-8 focused tests', '  - [ ] 1.2 Create the model', '    - With validations', '  - [ ] 1.3 Ensure the tests pass', '',
+      '**Acceptance Criteria:**', '- The tests written in 1.1 pass', '  - all of them', '- [ ] Migrations run', '',
+      '#### Task Group 2: API', '- [ ] 2.0 Complete the API', '  - [ ] 2.1 Write the endpoints',
+    ].join('\n'));
+    assert.deepEqual(shape(p), ['Task Group 1: Database [1.1 1.2 1.3]', 'Task Group 2: API [2.1]']);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['The tests written in 1.1 pass', 'Migrations run']);
+    assert.equal(p.phases[0]!.checkbox?.line, 6, "the N.0 item's box is the phase's");
+    const kiro = parse('# Plan\n\n- [ ] 1. One\n  - [ ] 1.1 a\n\n**Acceptance Criteria:**\n- [ ] It works\n\n- [ ] 2. Two\n  - [ ] 2.1 b\n');
+    assert.deepEqual(shape(kiro), ['One [1.1]', 'Two [2.1]'], 'a task with an id ends the list of criteria');
+  });
+
+  it("Kiro: an item with work of its own under it is its phase's first task; an id inserted later (6.5) is not a sub-item", () => {
+    const kiro = parse('# Plan\n\n- [x] 2. Implement the models\n  - Create the interfaces\n  - _Requirements: 1.1_\n\n- [ ]\\* 2.1 Write a property test\n\n- [ ] 3. Wire it\n- [ ] 3.1 Routes\n');
+    assert.deepEqual(shape(kiro), ['Implement the models [2 2.1]', 'Wire it [3.1]']);
+    assert.equal(kiro.phases[0]!.checkbox, null, "the item's box is its task's");
+    assert.deepEqual(kiro.phases[0]!.tasks[1]!.tags, ['optional'], '"- [ ]\\*" (escaped) marks an optional task too');
+    const inserted = parse('# Tasks\n\n- [ ] 5. Five\n- [ ] 6. Six\n- [ ] 6.5 Six and a half\n- [ ] 7. Seven\n');
+    assert.deepEqual(shape(inserted), ['Tasks [5 6 6.5 7]']);
+  });
+
+  it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
+    const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
+    assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { alignEvidence, checkEvidence } from '../../src/core/specs/evidence.js';
 import { needsSignoff, renderPhase, renderTask, SpecContentCache } from '../../src/core/specs/render.js';
-import { chooseParser } from '../../src/core/specs/sourceParser.js';
+import { parseSource } from '../../src/core/specs/sourceParser.js';
 import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
 import { bundledContentDir } from '../../src/host/openBaton.js';
 
@@ -23,7 +23,7 @@ describe('spec rendering', () => {
     let tasks = 0;
     for (const file of readdirSync(fixtures).filter((f) => f !== 'empty-phase.tasks.md')) {
       const text = readFileSync(join(fixtures, file), 'utf8');
-      const parsed = chooseParser(SPEC_PARSERS, 'auto', text, file).parse(text, file);
+      const parsed = parseSource(SPEC_PARSERS, 'auto', text, file);
       const ctx = { source: `specs/${file}`, totalPhases: parsed.phases.length + 1 };
       for (const phase of parsed.phases) {
         const r = renderPhase(phaseTemplate, phase, ctx);
@@ -48,7 +48,7 @@ describe('spec rendering', () => {
 
   it('keeps brackets that are not placeholders, and names sign-off gates', () => {
     const text = '### Phase 1: A\n- [ ] **Task 1.1**: Link [the docs](https://x.y) and keep [P] as written\n**Validation Gate:**\n- [ ] Approval by the security team\n';
-    const parsed = chooseParser(SPEC_PARSERS, 'auto', text, 't.md').parse(text, 't.md');
+    const parsed = parseSource(SPEC_PARSERS, 'auto', text, 't.md');
     const phase = parsed.phases[0]!;
     const t = renderTask(taskTemplate, phase, phase.tasks[0]!, { source: 't.md', totalPhases: 2 });
     assert.ok(t.includes('[the docs](https://x.y) and keep [P] as written'));

@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { compareSource } from '../../src/core/specs/drift.js';
-import { chooseParser } from '../../src/core/specs/sourceParser.js';
+import { parseSource } from '../../src/core/specs/sourceParser.js';
 import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
 import { applyEdits, phaseCheckboxes, planTicks } from '../../src/core/specs/writeBack.js';
 import { fileSpecSource } from '../../src/host/specSourceFile.js';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'specs');
 const read = (name: string) => readFileSync(join(fixtures, name), 'utf8');
-const parse = (text: string) => chooseParser(SPEC_PARSERS, 'auto', text, 'tasks.md').parse(text, 'tasks.md');
+const parse = (text: string) => parseSource(SPEC_PARSERS, 'auto', text, 'tasks.md');
 
 /** The bytes of `a` and `b` that differ, as [offset, before, after]. */
 function byteDiff(a: string, b: string): Array<[number, string, string]> {

@@ -1,7 +1,9 @@
-// The checkbox lists spec-driven tools write (Kiro, spec-kit, spec-workflow-mcp, Task Master exports): `- [ ] 1. Title`
-// with nested `- [ ] 1.1 …`, `_Requirements: 1.2_`, `_Leverage: …_`, `[P]` markers and `T001` ids. Top-level items
-// become phases and nested ones their tasks; items grouped under several headings (spec-kit) become one phase per
-// heading; a flat list becomes one phase of tasks.
+// The checkbox lists spec-driven tools write (Kiro, spec-kit, spec-workflow-mcp, Agent OS, Task Master exports):
+// `- [ ] 1. Title` with nested `- [ ] 1.1 …`, `_Requirements: 1.2_`, `_Leverage: …_`, `[P]` markers and `T001` ids.
+// Top-level items become phases and nested ones their tasks; items grouped under several headings (spec-kit, Agent
+// OS task groups) become one phase per heading, a phase heading's sub-headings included; a flat list becomes one
+// phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
+// all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import { field, heading, isFence, listItem, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
@@ -14,6 +16,8 @@ interface Group {
   level: number;
   /** The nearest earlier heading of a lower level: the section this one is part of. */
   parent: Group | null;
+  /** Whether it (or a sub-heading of a phase heading) has lines other than items: "No setup tasks needed." */
+  said: boolean;
   description: string;
   gate: SpecGateItem[];
   items: Item[];
@@ -40,6 +44,10 @@ const ID_FORMS = [
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
 // `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
+const GATE_LABELS = /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/;
+const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of done|validation|verification)$/;
+/** A section after the tasks that lists what must hold, not what to do: it joins the last phase's gate. */
+const CRITERIA_HEADING = /\b(checklist|criteria|definition of done)\b/i;
 const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N\b)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
 
 /** Parses checkbox task lists. */
@@ -63,10 +71,12 @@ export class CheckboxTasksParser implements SourceParser {
     for (const g of groups) nest(g.items);
     intoPhases(groups);
     if (!boxes) return plainPlan(groups, title, path);
+    const finalGate = criteriaAfterTasks(groups);
     const withItems = groups.filter((g) => g.items.length > 0);
     let phases: SpecPhase[];
     if (withItems.length >= 2) {
-      const empty = groups.find((g) => g.items.length === 0 && PHASE_LIKE.test(plain(g.text)) && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
+      // A phase heading with nothing at all under it is a slip; one that says why it has no tasks is left out.
+      const empty = groups.find((g) => g.items.length === 0 && !g.said && PHASE_LIKE.test(plain(g.text)) && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
       if (empty) {
         throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'checkbox items under each phase heading (or remove the empty heading)', '- [ ] T001 Create the project structure');
       }
@@ -78,21 +88,38 @@ export class CheckboxTasksParser implements SourceParser {
         ? roots.map((r, i) => itemPhase(r, i + 1))
         : [groupPhase(group, 1, title)];
     }
+    if (finalGate.length) phases[phases.length - 1] = { ...phases.at(-1)!, validation_gate: [...phases.at(-1)!.validation_gate, ...finalGate], gate_from_source: true };
     return { parser: this.id, title, phases: phases.map(withGate) };
   }
+}
+
+/**
+ * Takes the items of the sections after the first tasks whose heading says they are criteria ("Validation Checklist",
+ * "Success Criteria") out of the groups: they are what must hold once the work is done, the last phase's gate.
+ */
+function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
+  const firstTasks = groups.findIndex((g) => g.items.length > 0);
+  const gate: SpecGateItem[] = [];
+  for (const g of groups.slice(firstTasks + 1)) {
+    if (g.items.length === 0 || PHASE_LIKE.test(plain(g.text)) || !CRITERIA_HEADING.test(plain(g.text))) continue;
+    gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
+    g.items = [];
+    g.gate = [];
+  }
+  return gate;
 }
 
 /** A plan of phase headings with plain lists (no boxes) under them: each phase heading's items are its tasks. */
 function plainPlan(groups: Group[], title: string | null, path: string): ParsedSpec {
   const phaseGroups = groups.filter((g) => PHASE_LIKE.test(plain(g.text)));
   if (phaseGroups.length === 0) {
-    throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders');
+    throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders', true);
   }
-  const empty = phaseGroups.find((g) => g.items.length === 0);
+  const empty = phaseGroups.find((g) => g.items.length === 0 && !g.said) ?? (phaseGroups.every((g) => g.items.length === 0) ? phaseGroups[0] : undefined);
   if (empty) {
     throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'a list of its tasks under each phase heading', '- [ ] T001 Create the project structure');
   }
-  return { parser: 'checkbox_tasks_parser', title, phases: phaseGroups.map((g, i) => withGate(groupPhase(g, i + 1))) };
+  return { parser: 'checkbox_tasks_parser', title, phases: phaseGroups.filter((g) => g.items.length > 0).map((g, i) => withGate(groupPhase(g, i + 1))) };
 }
 
 /**
@@ -101,9 +128,10 @@ function plainPlan(groups: Group[], title: string | null, path: string): ParsedS
  */
 function collect(lines: SourceLine[], plainItems: boolean): { title: string | null; groups: Group[] } {
   let title: string | null = null;
-  const groups: Group[] = [{ text: '', line: 0, level: 0, parent: null, description: '', gate: [], items: [] }];
+  const groups: Group[] = [{ text: '', line: 0, level: 0, parent: null, said: false, description: '', gate: [], items: [] }];
   const open: Group[] = []; // the headings the current line is under, outermost first
   let last: Item | null = null;
+  let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
   let fenced = false;
   for (const line of lines) {
     if (isFence(line)) fenced = !fenced;
@@ -112,14 +140,24 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
       while (open.length && open.at(-1)!.level >= h.level) open.pop();
-      const group: Group = { text: h.text, line: line.number, level: h.level, parent: open.at(-1) ?? null, description: '', gate: [], items: [] };
+      const group: Group = { text: h.text, line: line.number, level: h.level, parent: open.at(-1) ?? null, said: false, description: '', gate: [], items: [] };
       groups.push(group);
       open.push(group);
       last = null;
+      gateList = null;
       continue;
     }
     const group = groups.at(-1)!;
     const item = listItem(line);
+    if (item?.checkbox && idOf(item.content) !== null) gateList = null; // `- [ ] 3. …`, `- [ ] T012 …`: tasks again
+    if (gateList !== null && item && (gateList < 0 || item.indent <= gateList)) {
+      // An item of the list after "**Acceptance Criteria:**" (below a phase's tasks): a gate item, not a task.
+      gateList = item.indent;
+      group.gate.push({ text: plain(item.content), checkbox: item.checkbox });
+      continue;
+    }
+    if (gateList !== null && item) continue; // nested under a gate item
+    gateList = null;
     if (item?.checkbox) {
       last = { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, details: [], id: null, children: [], parent: null };
       group.items.push(last);
@@ -131,12 +169,14 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     }
     last = null;
     const f = field(item ? item.content : line.text);
+    if (!item) group.said = true;
     if (plainItems && item && !f) {
       last = { indent: item.indent, line: line.number, content: item.content, checkbox: null, optional: false, details: [], id: null, children: [], parent: null };
       group.items.push(last);
       continue;
     }
-    if (f && /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
+    if (f && GATE_LABELS.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
+    else if (f && (GATE_LABELS.test(f.label) || CRITERIA_LABELS.test(f.label)) && !f.value && group.items.length > 0) gateList = -1;
     else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
   }
   return { title, groups };
@@ -149,10 +189,11 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
  */
 function intoPhases(groups: Group[]): void {
   for (const g of groups) {
-    if (g.items.length === 0 || PHASE_LIKE.test(plain(g.text))) continue;
+    if (PHASE_LIKE.test(plain(g.text))) continue;
     let phase = g.parent;
     while (phase && !PHASE_LIKE.test(plain(phase.text))) phase = phase.parent;
     if (!phase) continue;
+    phase.said ||= g.said;
     phase.items.push(...g.items);
     phase.gate.push(...g.gate);
     phase.description ||= g.description;
@@ -172,7 +213,9 @@ function nest(items: Item[]): void {
     const dot = it.id?.lastIndexOf('.') ?? -1;
     if (it.id && dot > 0) {
       const byPrefix = byId.get(it.id.slice(0, dot));
-      if (byPrefix && (!parent || byPrefix.indent >= parent.indent) && byPrefix !== it) parent = byPrefix;
+      // `2.1` under `2.` (Kiro writes both at one indent); an id inserted later, `6.5` after `6.`, is a task of its own.
+      const first = byPrefix && (byPrefix.children.length > 0 || /\.0*1$/.test(it.id));
+      if (byPrefix && first && (!parent || byPrefix.indent >= parent.indent) && byPrefix !== it) parent = byPrefix;
     }
     it.parent = parent;
     parent?.children.push(it);
@@ -245,21 +288,27 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
   const text = plain(g.text);
   const m = PHASE_LIKE.exec(text);
   const name = (m ? m[2] : text) || title || 'Tasks';
+  const roots = g.items.filter((it) => !it.parent || !g.items.includes(it.parent));
+  // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks.
+  const [only] = roots;
+  const umbrella = roots.length === 1 && only!.id !== null && only!.children.length > 0 && only!.children.every((c) => c.id !== null);
   return {
     number, label: m ? `Phase ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
-    validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: null,
-    tasks: g.items.filter((it) => !it.parent || !g.items.includes(it.parent)).map((it, i) => itemTask(it, i + 1)),
+    validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? only!.checkbox : null,
+    tasks: (umbrella ? only!.children : roots).map((it, i) => itemTask(it, i + 1)),
   };
 }
 
 /** A top-level item as a phase: its children are the tasks (an item without children is its own single task). */
 function itemPhase(root: Item, number: number): SpecPhase {
   const { name } = titleOf(root.content);
-  const tasks = root.children.length ? root.children.map((c, i) => itemTask(c, i + 1)) : [itemTask(root, 1)];
-  const description = root.children.length ? root.details.map(plain).filter((d) => !field(d)).join('\n') : '';
+  // An item with work of its own written under it (not only fields) is the phase's first task, before its sub-items.
+  const ownWork = root.children.length > 0 && root.details.some((d) => !field(d) && !field(plain(d)));
+  const items = root.children.length === 0 || ownWork ? [root, ...root.children] : root.children;
   return {
-    number, label: root.id ?? String(number), name: name || `Phase ${number}`, description, estimated_duration: null,
-    validation_gate: [], gate_from_source: false, line: root.line, checkbox: root.checkbox, tasks,
+    number, label: root.id ?? String(number), name: name || `Phase ${number}`, description: '', estimated_duration: null,
+    validation_gate: [], gate_from_source: false, line: root.line, checkbox: items[0] === root ? null : root.checkbox,
+    tasks: items.map((it, i) => itemTask(it, i + 1)),
   };
 }
 

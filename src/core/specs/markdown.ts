@@ -51,7 +51,7 @@ export function splitLines(text: string): SourceLine[] {
   return lines;
 }
 
-const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](\*?)(?:[ \t]+|$)(.*)$/;
+const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](\\?\*)?(?:[ \t]+|$)(.*)$/; // `]*` and `]\*` mark an optional task
 const BULLET = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$/;
 
 /** The line as a list item, or undefined when it is not one. */
@@ -59,7 +59,7 @@ export function listItem(line: SourceLine): ListItem | undefined {
   const cb = CHECKBOX.exec(line.text);
   if (cb) {
     const column = line.text.indexOf('[', cb[1]!.length) + 1;
-    return { indent: line.indent, content: cb[4]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text }, optional: cb[3] === '*' };
+    return { indent: line.indent, content: cb[4]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text }, optional: cb[3] !== undefined };
   }
   const b = BULLET.exec(line.text);
   return b ? { indent: line.indent, content: b[2]!.trim(), checkbox: null, optional: false } : undefined;

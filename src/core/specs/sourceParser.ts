@@ -13,12 +13,15 @@ export interface SourceParser {
   parse(text: string, path: string): ParsedSpec;
 }
 
-/** A `source_parse_failed` error: the file, the line, what was expected there and an example line. */
-export function parseError(path: string, line: number, problem: string, expected: string, example: string): BatonError {
+/**
+ * A `source_parse_failed` error: the file, the line, what was expected there and an example line. `unrecognised`: the
+ * parser found nothing of its format in the file (not a mistake inside it), so another parser may read it.
+ */
+export function parseError(path: string, line: number, problem: string, expected: string, example: string, unrecognised = false): BatonError {
   return new BatonError(
     'source_parse_failed',
     `Could not parse ${path}, line ${line}: ${problem}. Expected ${expected}, for example:\n${example}`,
-    { file: path, line, expected, example },
+    { file: path, line, expected, example, ...(unrecognised ? { unrecognised: true } : {}) },
   );
 }
 
@@ -38,6 +41,30 @@ export const EXAMPLES = {
   spec: '### Phase 1: Core Infrastructure\n**Goal:** Build the base.\n- [ ] **Task 1.1**: Create the schema\n  - **Acceptance Criteria**:\n    - [ ] Migrations run\n**Validation Gate:**\n- [ ] All tests pass',
   checkbox: '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders\n  - _Requirements: 1.1_',
 };
+
+/**
+ * Parses `text` with the parser named, or (for `auto`) with the surest one: when that one finds nothing of its format
+ * in the file (a stray "Task 28" line can make a checkbox list look like the spec's format), the next one that
+ * recognises the file reads it. A mistake inside a file of the surest parser's format stays its error.
+ */
+export function parseSource(parsers: readonly SourceParser[], name: string, text: string, path: string): ParsedSpec {
+  const first = chooseParser(parsers, name, text, path);
+  if (name !== 'auto') return first.parse(text, path);
+  try {
+    return first.parse(text, path);
+  } catch (err) {
+    if (!BatonError.is(err) || err.details.unrecognised !== true) throw err;
+    const others = parsers.filter((p) => p !== first && p.detect(text) > 0).sort((a, b) => b.detect(text) - a.detect(text));
+    for (const other of others) {
+      try {
+        return other.parse(text, path);
+      } catch {
+        // the first parser's refusal is the one to report
+      }
+    }
+    throw err;
+  }
+}
 
 /** Picks the parser for `text`: the one named, or (for `auto`) the surest one; refuses text no parser recognises. */
 export function chooseParser(parsers: readonly SourceParser[], name: string, text: string, path: string): SourceParser {

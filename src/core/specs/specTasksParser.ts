@@ -37,7 +37,7 @@ export class SpecTasksParser implements SourceParser {
     let open: OpenPhase | null = null;
     let fenced = false;
     const close = () => {
-      if (open) phases.push(finish(open.phase, path));
+      if (open) phases.push(open.phase);
       open = null;
     };
     for (const line of lines) {
@@ -63,9 +63,12 @@ export class SpecTasksParser implements SourceParser {
     }
     close();
     if (phases.length === 0) {
-      throw parseError(path, 1, 'found no phase heading', 'a heading such as "### Phase 1: Name" with task lines under it', EXAMPLES.spec);
+      throw parseError(path, 1, 'found no phase heading', 'a heading such as "### Phase 1: Name" with task lines under it', EXAMPLES.spec, true);
     }
-    return { parser: this.id, title, phases };
+    if (phases.every((p) => p.tasks.length === 0)) {
+      throw parseError(path, phases[0]!.line, 'found phase headings but no "Task N.M" line under any of them', 'task lines under each phase heading', EXAMPLES.spec, true);
+    }
+    return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
   }
 }
 

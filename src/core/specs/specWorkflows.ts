@@ -16,7 +16,7 @@ import { compareSource } from './drift.js';
 import { checkEvidence } from './evidence.js';
 import { fitSpecContext, phaseContext, taskBrief } from './phaseContext.js';
 import { needsSignoff, renderPhase, renderTask, SpecContentCache } from './render.js';
-import { chooseParser, type SourceParser } from './sourceParser.js';
+import { parseSource, type SourceParser } from './sourceParser.js';
 import { SpecRepo, type SpecSnapshot } from './specRepo.js';
 import { specStatus } from './specStatus.js';
 import { SpecTasksParser } from './specTasksParser.js';
@@ -157,7 +157,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     }
     const text = await port.read(file.absolute);
     if (text === undefined) throw new BatonError('source_not_found', `Could not read "${file.relative}" in the workspace.`, { path: file.relative, workspace: this.deps.workspacePath });
-    const parsed = chooseParser(SPEC_PARSERS, config.parser, text, file.relative).parse(text, file.relative);
+    const parsed = parseSource(SPEC_PARSERS, config.parser, text, file.relative);
     const [phaseTemplate, taskTemplate] = await Promise.all([this.readTemplate(config.templates.phase), this.readTemplate(config.templates.task)]);
     const prepared: Prepared = { kind: 'prepared_source', relative: file.relative, absolute: file.absolute, text, parsed, phaseTemplate, taskTemplate };
     return prepared;
