@@ -292,6 +292,21 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
   });
 });
 
+describe('spec parsers: phase headings as people write them', () => {
+  it('a note in parentheses, a dash, no name, marks before the word: every phase heading is a phase, in both formats', () => {
+    const spec = parse('# T\n## Phase 1 (Week 1): Foundation\n- [ ] **Task 1.1**: a\n## Phase 2 \u2013 Core\n- [ ] **Task 2.1**: b\n## Phase 3\n- [ ] **Task 3.1**: c\n');
+    assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (Week 1)', 'Phase 2|Core', 'Phase 3|Phase 3']);
+    const boxes = parse('# T\n## \u2705 Phase 1 (done): Foundation\n- [x] 1.1 a\n## Stage 2 \u2014 Core\n- [ ] 2.1 b\n');
+    assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Phase 2|Core']);
+  });
+
+  it('a task line above the first phase heading is an error naming it, unless a phase has it too (an overview)', () => {
+    assert.throws(() => parse('# T\n\n- [ ] **Task 0.1**: Set up\n\n### Phase 1: A\n- [ ] **Task 1.1**: a\n'), /line 3: Task 0\.1 is under no phase heading\. Expected every task line under a phase heading/);
+    const overview = parse('# T\n## Overview\n- [ ] Task 1.1 a\n- [ ] Task 2.1 b\n### Phase 1: A\n- [ ] **Task 1.1**: a\n### Phase 2: B\n- [ ] **Task 2.1**: b\n');
+    assert.deepEqual(shape(overview), ['A [1.1]', 'B [2.1]']);
+  });
+});
+
 describe('spec parsers: size', () => {
   it('the spec format with 210 tasks in 7 phases, CRLF', () => {
     const parts = ['# Big\r\n'];

@@ -5,7 +5,7 @@
 // phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, isFence, listItem, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
@@ -48,7 +48,7 @@ const GATE_LABELS = /^(checkpoint|validation gate|gate|exit criteria|done when|i
 const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of done|validation|verification)$/;
 /** A section after the tasks that lists what must hold, not what to do: it joins the last phase's gate. */
 const CRITERIA_HEADING = /\b(checklist|criteria|definition of done)\b/i;
-const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N\b)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
+const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
 
 /** Parses checkbox task lists. */
 export class CheckboxTasksParser implements SourceParser {
@@ -287,7 +287,7 @@ function itemTask(it: Item, number: number): SpecTask {
 function groupPhase(g: Group, number: number, title?: string | null): SpecPhase {
   const text = plain(g.text);
   const m = PHASE_LIKE.exec(text);
-  const name = (m ? m[2] : text) || title || 'Tasks';
+  const name = (m ? phaseName(m[2]!) : text) || title || 'Tasks';
   const roots = g.items.filter((it) => !it.parent || !g.items.includes(it.parent));
   // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks.
   const [only] = roots;

@@ -71,6 +71,18 @@ export function heading(line: SourceLine): { level: number; text: string } | und
   return m ? { level: m[1]!.length, text: m[2]!.trim() } : undefined;
 }
 
+/**
+ * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
+ * before it (`Phase 1 (Week 1): Name`) goes after the name; empty when there is none.
+ */
+export function phaseName(rest: string): string {
+  let r = rest.trim();
+  const note = /^\(([^)]*)\)\s*/.exec(r);
+  if (note) r = r.slice(note[0].length);
+  r = r.replace(/^[:.)\-\u2013\u2014]+\s*/, '').trim();
+  return note ? (r ? `${r} (${note[1]!.trim()})` : note[1]!.trim()) : r;
+}
+
 /** Whether a line opens or closes a fenced code block. */
 export function isFence(line: SourceLine): boolean {
   return /^ {0,3}(```|~~~)/.test(line.text);

@@ -1,10 +1,10 @@
 // The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, isFence, listItem, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
-const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)\s*(?:[:.)\-\u2013\u2014]\s*(.*))?$/iu;
+const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p{N}])(.*)$/iu;
 const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
@@ -36,6 +36,7 @@ export class SpecTasksParser implements SourceParser {
     let title: string | null = null;
     let open: OpenPhase | null = null;
     let fenced = false;
+    const orphans = new Map<string, number>(); // task lines under no phase heading: id → line
     const close = () => {
       if (open) phases.push(open.phase);
       open = null;
@@ -60,6 +61,7 @@ export class SpecTasksParser implements SourceParser {
         continue;
       }
       if (open) readLine(open, line);
+      else outside(line, orphans);
     }
     close();
     if (phases.length === 0) {
@@ -68,12 +70,24 @@ export class SpecTasksParser implements SourceParser {
     if (phases.every((p) => p.tasks.length === 0)) {
       throw parseError(path, phases[0]!.line, 'found phase headings but no "Task N.M" line under any of them', 'task lines under each phase heading', EXAMPLES.spec, true);
     }
+    const ids = new Set(phases.flatMap((p) => p.tasks.map((t) => t.id)));
+    const orphan = [...orphans].find(([id]) => !ids.has(id)); // an overview that repeats the tasks is no loss
+    if (orphan) {
+      throw parseError(path, orphan[1], `Task ${orphan[0]} is under no phase heading`, 'every task line under a phase heading', EXAMPLES.spec);
+    }
     return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
   }
 }
 
+/** Notes a checkbox task line above the first phase heading, which no phase would otherwise take. */
+function outside(line: SourceLine, orphans: Map<string, number>): void {
+  const item = listItem(line);
+  const task = item?.checkbox ? TASK_LINE.exec(plain(item.content)) : null;
+  if (task && !orphans.has(task[1]!.replace(/\.$/, ''))) orphans.set(task[1]!.replace(/\.$/, ''), line.number);
+}
+
 function newPhase(number: number, label: string, name: string | undefined, line: SourceLine): SpecPhase {
-  const clean = plain(name ?? '').replace(/[*_]+$/, '').trim();
+  const clean = phaseName(plain(name ?? '').replace(/[*_]+$/, ''));
   return {
     number, label: `Phase ${label}`, name: clean || `Phase ${label}`, description: '', estimated_duration: null,
     validation_gate: [], gate_from_source: false, line: line.number, checkbox: null, tasks: [],
