@@ -43,11 +43,11 @@ const ID_FORMS = [
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
-// `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
 const GATE_LABELS = /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/;
 const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of done|validation|verification)$/;
 /** A section after the tasks that lists what must hold, not what to do: it joins the last phase's gate. */
 const CRITERIA_HEADING = /\b(checklist|criteria|definition of done)\b/i;
+// `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
 const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
 
 /** Parses checkbox task lists. */

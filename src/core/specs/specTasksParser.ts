@@ -83,7 +83,8 @@ export class SpecTasksParser implements SourceParser {
 function outside(line: SourceLine, orphans: Map<string, number>): void {
   const item = listItem(line);
   const task = item?.checkbox ? TASK_LINE.exec(plain(item.content)) : null;
-  if (task && !orphans.has(task[1]!.replace(/\.$/, ''))) orphans.set(task[1]!.replace(/\.$/, ''), line.number);
+  const id = task?.[1]!.replace(/\.$/, '');
+  if (id && !orphans.has(id)) orphans.set(id, line.number);
 }
 
 function newPhase(number: number, label: string, name: string | undefined, line: SourceLine): SpecPhase {
