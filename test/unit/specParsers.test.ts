@@ -286,6 +286,14 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(shape(inserted), ['Tasks [5 6 6.5 7]']);
   });
 
+  it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {
+    const p = parse('## Phase 1: Pages\n- [ ] T001 [P] [US1] Create src/app/posts/[slug]/page.tsx\n- [ ] T002 [US2] Create [Entity] model\n- [ ] T002a [US2] uv pip install "llama-cpp-python[server]"\n');
+    const [one, two, three] = p.phases[0]!.tasks;
+    assert.deepEqual([one!.name, one!.parallel, one!.tags], ['Create src/app/posts/[slug]/page.tsx', true, ['US1']]);
+    assert.deepEqual([two!.name, two!.tags], ['Create [Entity] model', ['US2']]);
+    assert.deepEqual([three!.id, three!.name], ['T002a', 'uv pip install "llama-cpp-python[server]"'], 'an id inserted later, and a pip extra kept');
+  });
+
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
     const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
     assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);

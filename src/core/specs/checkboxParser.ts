@@ -39,7 +39,7 @@ interface Item {
 
 const ID_FORMS = [
   /^(\d+(?:\.\d+)*)\.?\s+(.*)$/, // 1. Title, 1.1 Title
-  /^(T\d+)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit)
+  /^(T\d+[a-z]?)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit), T004a for one inserted later
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
@@ -245,11 +245,12 @@ function titleOf(content: string): { name: string; parallel: boolean; tags: stri
   }
   const tags: string[] = [];
   let parallel = false;
-  c = c.replace(/\[([A-Za-z][\w-]*)\]\s*/g, (_m, label: string) => {
-    if (label === 'P') parallel = true;
-    else tags.push(label);
-    return '';
-  });
+  // Markers lead the title (`T012 [P] [US1] Create …`); a bracket further on is text: `src/app/posts/[slug]/page.tsx`.
+  for (let m = /^\[([A-Za-z][\w-]*)\]\s*/.exec(c); m; m = /^\[([A-Za-z][\w-]*)\]\s*/.exec(c)) {
+    if (m[1] === 'P') parallel = true;
+    else tags.push(m[1]!);
+    c = c.slice(m[0].length);
+  }
   c = c.replace(/\s*\((priority|prio)\s*:\s*(\w+)\)/i, (_m, _k, v: string) => {
     tags.push(`priority:${v.toLowerCase()}`);
     return '';
