@@ -14,6 +14,8 @@ interface Group {
   line: number;
   /** 1–6 for `#`…`######`; 0 for the lines before the first heading. */
   level: number;
+  /** The heading read as a phase heading (`Phase 2: Name`): its number and what follows it; null when it is not one. */
+  phase: RegExpExecArray | null;
   /** The nearest earlier heading of a lower level: the section this one is part of. */
   parent: Group | null;
   /** Whether it (or a sub-heading of a phase heading) has lines other than items: "No setup tasks needed." */
@@ -76,7 +78,7 @@ export class CheckboxTasksParser implements SourceParser {
     let phases: SpecPhase[];
     if (withItems.length >= 2) {
       // A phase heading with nothing at all under it is a slip; one that says why it has no tasks is left out.
-      const empty = groups.find((g) => g.items.length === 0 && !g.said && PHASE_LIKE.test(plain(g.text)) && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
+      const empty = groups.find((g) => g.items.length === 0 && !g.said && g.phase && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
       if (empty) {
         throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'checkbox items under each phase heading (or remove the empty heading)', '- [ ] T001 Create the project structure');
       }
@@ -101,7 +103,7 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   const firstTasks = groups.findIndex((g) => g.items.length > 0);
   const gate: SpecGateItem[] = [];
   for (const g of groups.slice(firstTasks + 1)) {
-    if (g.items.length === 0 || PHASE_LIKE.test(plain(g.text)) || !CRITERIA_HEADING.test(plain(g.text))) continue;
+    if (g.items.length === 0 || g.phase || !CRITERIA_HEADING.test(plain(g.text))) continue;
     gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
     g.items = [];
     g.gate = [];
@@ -111,7 +113,7 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
 
 /** A plan of phase headings with plain lists (no boxes) under them: each phase heading's items are its tasks. */
 function plainPlan(groups: Group[], title: string | null, path: string): ParsedSpec {
-  const phaseGroups = groups.filter((g) => PHASE_LIKE.test(plain(g.text)));
+  const phaseGroups = groups.filter((g) => g.phase);
   if (phaseGroups.length === 0) {
     throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders', true);
   }
@@ -128,7 +130,7 @@ function plainPlan(groups: Group[], title: string | null, path: string): ParsedS
  */
 function collect(lines: SourceLine[], plainItems: boolean): { title: string | null; groups: Group[] } {
   let title: string | null = null;
-  const groups: Group[] = [{ text: '', line: 0, level: 0, parent: null, said: false, description: '', gate: [], items: [] }];
+  const groups: Group[] = [{ text: '', line: 0, level: 0, phase: null, parent: null, said: false, description: '', gate: [], items: [] }];
   const open: Group[] = []; // the headings the current line is under, outermost first
   let last: Item | null = null;
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
@@ -140,7 +142,10 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
       while (open.length && open.at(-1)!.level >= h.level) open.pop();
-      const group: Group = { text: h.text, line: line.number, level: h.level, parent: open.at(-1) ?? null, said: false, description: '', gate: [], items: [] };
+      const group: Group = {
+        text: h.text, line: line.number, level: h.level, phase: PHASE_LIKE.exec(plain(h.text)), parent: open.at(-1) ?? null, said: false,
+        description: '', gate: [], items: [],
+      };
       groups.push(group);
       open.push(group);
       last = null;
@@ -189,14 +194,14 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
  */
 function intoPhases(groups: Group[]): void {
   for (const g of groups) {
-    if (PHASE_LIKE.test(plain(g.text))) continue;
-    let phase = g.parent;
-    while (phase && !PHASE_LIKE.test(plain(phase.text))) phase = phase.parent;
-    if (!phase) continue;
-    phase.said ||= g.said;
-    phase.items.push(...g.items);
-    phase.gate.push(...g.gate);
-    phase.description ||= g.description;
+    if (g.phase) continue;
+    let owner = g.parent;
+    while (owner && !owner.phase) owner = owner.parent;
+    if (!owner) continue;
+    owner.said ||= g.said;
+    owner.items.push(...g.items);
+    owner.gate.push(...g.gate);
+    owner.description ||= g.description;
     g.items = [];
     g.gate = [];
   }
@@ -286,9 +291,8 @@ function itemTask(it: Item, number: number): SpecTask {
 
 /** A heading group as a phase; its top-level items are the tasks. */
 function groupPhase(g: Group, number: number, title?: string | null): SpecPhase {
-  const text = plain(g.text);
-  const m = PHASE_LIKE.exec(text);
-  const name = (m ? phaseName(m[2]!) : text) || title || 'Tasks';
+  const m = g.phase;
+  const name = (m ? phaseName(m[2]!) : plain(g.text)) || title || 'Tasks';
   const roots = g.items.filter((it) => !it.parent || !g.items.includes(it.parent));
   // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks.
   const [only] = roots;
