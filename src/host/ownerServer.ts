@@ -112,9 +112,14 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     let body: unknown;
     if (req.method === 'POST') {
       const raw = await readBody(req, limit);
-      if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
+      if (raw === null) {
+        const most = limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`;
+        const message = `Request too large: the body is over ${most}, the most one message may be; split large content over several calls, or keep it in a file and pass its path`;
+        return reply(res, 413, { jsonrpc: '2.0', error: { code: -32600, message }, id: null });
+      }
       try {
-        body = JSON.parse(raw.toString('utf8'));
+        // A byte order mark is not JSON, but RFC 8259 lets a parser ignore one, and some clients' encoders write it.
+        body = JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
       } catch {
         return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: body is not JSON' }, id: null });
       }
@@ -179,6 +184,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
 
   const http = createServer((req, res) => {
     handle(req, res).catch((ex: unknown) => {
+      // A client that hangs up while it sends its body (a timeout, a cancelled call) is not Baton's failure.
+      if (req.destroyed && !res.headersSent) return log.debug('owner endpoint: the client hung up during its request', ex);
       log.error('owner endpoint request failed', ex);
       if (BatonError.is(ex)) refuse(res, 400, ex.reason, ex.message);
       else refuse(res, 500, 'internal', "internal error; see Baton's log");

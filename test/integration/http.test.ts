@@ -89,9 +89,37 @@ describe('owner HTTP endpoint (real core)', () => {
     assert.equal(local.status, 200);
   });
 
-  it('refuses a body over 4 MB with 413', async () => {
+  it('refuses a body over 4 MB with 413 and a JSON-RPC error saying what to do', async () => {
     const big = Buffer.alloc(4 * 1024 * 1024 + 10, 0x20);
-    assert.equal((await raw(owner.port, { headers, body: big })).status, 413);
+    const res = await raw(owner.port, { headers, body: big });
+    assert.equal(res.status, 413);
+    assert.deepEqual(JSON.parse(res.body), {
+      jsonrpc: '2.0', id: null,
+      error: { code: -32600, message: 'Request too large: the body is over 4 MiB, the most one message may be; split large content over several calls, or keep it in a file and pass its path' },
+    });
+  });
+
+  it('takes a body that starts with a byte order mark (RFC 8259 lets a parser ignore it)', async () => {
+    const res = await raw(owner.port, { headers, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(INIT))]) });
+    assert.equal(res.status, 200, res.body);
+    assert.equal(JSON.parse(res.body).result.serverInfo.name, 'baton');
+  });
+
+  it('logs a client that hangs up in the middle of its body as a debug line, not an error', async () => {
+    const lines: Array<[string, string]> = [];
+    const log = { debug: (m: string) => lines.push(['debug', m]), info: () => {}, warn: (m: string) => lines.push(['warn', m]), error: (m: string) => lines.push(['error', m]) };
+    const second = await startOwnerServer({ baton: opened.baton, createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }), log });
+    try {
+      const req = request({ host: '127.0.0.1', port: second.port, method: 'POST', path: '/mcp', headers: { ...headers, host: `127.0.0.1:${second.port}`, authorization: `Bearer ${second.token}`, 'content-length': '1000' } });
+      req.on('error', () => {});
+      req.write('{"jsonrpc":');
+      await new Promise((r) => setTimeout(r, 50));
+      req.destroy();
+      await waitFor(() => lines.length > 0, 5000);
+      assert.deepEqual(lines, [['debug', 'owner endpoint: the client hung up during its request']]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('answers /healthz without a token', async () => {
