@@ -9,7 +9,7 @@ import type { BatonApi, CallLogEntry } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { formatInputIssues } from './inputErrors.js';
+import { formatInputIssues, quoted, withoutRefusedNulls } from './inputErrors.js';
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { WorkflowPrompts } from './prompts.js';
@@ -97,7 +97,6 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   cacheToolList(server, groups.join(','));
   wrapToolCalls(server, baton, log, specs, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
-  answerMalformedParams(server);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
     prompts.refresh();
     if (server.isConnected()) {
@@ -105,6 +104,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
       server.sendPromptListChanged();
     }
   });
+  answerMalformedParams(server); // last: it wraps every handler registered by now
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
     unsubscribe();
@@ -156,9 +156,18 @@ function wrapToolCalls(
     const args = request.params.arguments ?? {};
     let result: CallToolResult;
     let category: CallLogEntry['error_category'];
-    const parsed = spec?.inputSchema.safeParse(args);
+    let parsed = spec?.inputSchema.safeParse(args);
+    let checked = args;
     if (spec && parsed && !parsed.success) {
-      const text = formatInputIssues(spec.name, parsed.error, args, spec.hints, Object.keys(spec.inputSchema.shape));
+      // A null in a field that takes none is the field left out (see withoutRefusedNulls); judge the call without it.
+      const lenient = withoutRefusedNulls(args, parsed.error.issues);
+      if (lenient) {
+        checked = lenient;
+        parsed = spec.inputSchema.safeParse(lenient);
+      }
+    }
+    if (spec && parsed && !parsed.success) {
+      const text = formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape));
       result = { isError: true, content: [{ type: 'text', text }] };
       category = 'validation';
     } else {
@@ -190,7 +199,15 @@ function wrapToolCalls(
   // The SDK parses each call twice and its result once with zod (~3% of a call's CPU). A plain call skips that: its
   // arguments are validated above and the result is Baton's own. Anything else (a task, odd params) keeps the SDK's checks.
   const checked = sdkHandler(server, 'tools/call');
-  requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(request, extra)));
+  requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(withoutNullArguments(request), extra)));
+}
+
+/** A tools/call request with `"arguments": null` as one without arguments, which the SDK's schema accepts (see plainToolCall). */
+function withoutNullArguments(request: unknown): unknown {
+  const params = (request as { params?: { arguments?: unknown } } | null)?.params;
+  if (params?.arguments !== null) return request;
+  const { arguments: _, ...rest } = params;
+  return { ...(request as object), params: rest };
 }
 
 /**
@@ -217,7 +234,7 @@ function answerMalformedParams(server: McpServer): void {
 
 /** A zod error thrown while checking a request as an Invalid params error; anything else as it is. */
 function invalidParams(method: string, ex: unknown): unknown {
-  const issues = (ex as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | null)?.issues;
+  const issues = (ex as { issues?: Array<Parameters<typeof issueLine>[0]> } | null)?.issues;
   if (!(ex instanceof Error) || !/^\$?ZodError$/.test(ex.name) || !Array.isArray(issues)) return ex;
   const said = issues.slice(0, 5).map(issueLine);
   const shape = method === 'tools/call' ? ' A tool call is {"name": "<tool>", "arguments": {…}}, its arguments an object (not a JSON string).' : '';
@@ -231,6 +248,7 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
     const started = performance.now();
     const entry = { call_type: 'resource' as const, name: request.params.uri, request: request.params, ide_type: clientName() };
     try {
+      assertResourceUri(request.params.uri);
       const result = (await original(request, extra)) as ReadResourceResult;
       baton.logCall({ ...entry, response: { contents: result.contents.length }, duration_ms: performance.now() - started, success: true });
       return result;
@@ -247,6 +265,12 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
       throw error;
     }
   });
+}
+
+/** Refuses, as Invalid params, a `uri` that is not a URI at all (the SDK's read would fail on it as an Internal error). */
+export function assertResourceUri(uri: string): void {
+  if (URL.canParse(uri)) return;
+  throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is not a URI; read one that resources/list or resources/templates/list names, such as available-workflows://all`);
 }
 
 /** A JSON-RPC error the SDK forwards as is (an McpError's message would gain a second "MCP error" prefix on the client). */

@@ -1,13 +1,18 @@
 // Turns zod issues into messages that name the field and say what it must be, so an agent can fix its call.
 import type * as z from 'zod';
 
+/** A string as JSON, cut to `max` characters with an ellipsis: an echo of a client's input in an error stays short. */
+export function quoted(value: string, max = 80): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+}
+
 /** Renders one value briefly for "(got …)". */
 function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') return quoted(value, 40);
   return String(value);
 }
 
@@ -42,14 +47,16 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown, hints: Record<stri
   if (issue.code === 'unrecognized_keys') {
     const where = paths(issue.path).shown;
     const fields = issue.keys.map((k) => `"${k}"`).join(', ');
-    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${fields}${where ? ` in ${where}` : ''}; valid fields: ${validFields.join(', ')}`;
+    const valid = where ? '' : validFields.length ? `; valid fields: ${validFields.join(', ')}` : '; this tool takes no arguments';
+    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${fields}${where ? ` in ${where}` : ''}${valid}`;
   }
   const { shown, key } = paths(issue.path);
   const value = valueAt(input, issue.path);
   const hint = hints[key];
   const name = shown || 'arguments';
-  if (issue.code === 'invalid_type' && value === undefined) {
-    return `${name} is required: pass ${hint ?? issue.expected}`;
+  // A field left out, whatever zod calls it (a missing enum is an invalid_value, not an invalid_type).
+  if (value === undefined && issue.path.length > 0) {
+    return `${name} is required: pass ${hint ?? (issue.code === 'invalid_type' ? issue.expected : 'a value')}`;
   }
   if (hint) return `${name} must be ${hint} (got ${describeValue(value)})`;
   return `${name}: ${issue.message} (got ${describeValue(value)})`;
@@ -65,6 +72,21 @@ export function formatInputIssues(
 ): string {
   const lines = [...new Set(error.issues.map((i) => formatIssue(i, input, hints, validFields)))];
   const shown = lines.slice(0, 5);
-  const more = lines.length > shown.length ? `\n(and ${lines.length - shown.length} more problems)` : '';
+  const hidden = lines.length - shown.length;
+  const more = hidden > 0 ? `\n(and ${hidden} more problem${hidden > 1 ? 's' : ''})` : '';
   return `Invalid arguments for ${toolName}: ${shown.join('; ')}${more}. Fix the field${lines.length > 1 ? 's' : ''} and call again.`;
+}
+
+/**
+ * `input` without the null object fields a parse refused, or undefined when it refused none. Models often fill the
+ * fields they mean to leave out with null (strict function calling makes every optional field nullable), so a null
+ * where the schema takes no null reads as the field left out; a schema that takes null keeps it. Nulls inside arrays
+ * stay: an array's item is not a field one leaves out.
+ */
+export function withoutRefusedNulls(input: Record<string, unknown>, issues: readonly z.core.$ZodIssue[]): Record<string, unknown> | undefined {
+  const nulls = issues.filter((i) => typeof i.path.at(-1) === 'string' && valueAt(input, i.path) === null);
+  if (nulls.length === 0) return undefined;
+  const copy = structuredClone(input);
+  for (const { path } of nulls) delete (valueAt(copy, path.slice(0, -1)) as Record<PropertyKey, unknown>)[path.at(-1)!];
+  return copy;
 }

@@ -32,9 +32,13 @@ export function invalidMessage(value: unknown, why?: Error): InvalidMessage {
   return { answer, answered };
 }
 
-/** One issue a schema (zod) reported, as `path.to.field: what is wrong`. */
-export function issueLine(issue: { path?: PropertyKey[]; message?: string }): string {
-  return `${issue.path?.length ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message ?? 'invalid'}`;
+/** One issue a schema (zod) reported, as `path.to.field: what is wrong`, or `path.to.field is required (a string)`. */
+export function issueLine(issue: { path?: PropertyKey[]; message?: string; code?: string; expected?: unknown }): string {
+  const path = issue.path?.length ? issue.path.map(String).join('.') : '';
+  if (path && issue.code === 'invalid_type' && typeof issue.expected === 'string' && /received undefined$/.test(issue.message ?? '')) {
+    return `${path} is required (${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected})`;
+  }
+  return `${path ? `${path}: ` : ''}${issue.message ?? 'invalid'}`;
 }
 
 /** The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). */

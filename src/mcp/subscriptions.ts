@@ -1,9 +1,10 @@
 // Resource subscriptions: which subscribed URIs a domain event touches, and the notifications it sends.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import type { Log } from '../core/ports.js';
 import type { BatonEvent } from '../core/types.js';
+import { quoted } from './inputErrors.js';
 
 /** Forms of a per-task URI that follow whatever is active or recent rather than one execution. */
 const FLOATING = new Set(['active', 'recent', 'final', 'all', 'current']);
@@ -19,11 +20,15 @@ interface Subscription {
   executionId: string | null;
 }
 
-/** Splits `scheme://head/second?query`. */
+/** Splits `scheme://head/second?query`; null when it is not of that form or its escapes are malformed (`%E0`). */
 function parse(uri: string): Omit<Subscription, 'executionId'> | null {
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(?:\/([^?#]*))?/i.exec(uri);
   if (!m) return null;
-  return { scheme: m[1]!.toLowerCase(), head: decodeURIComponent(m[2] ?? ''), second: m[3] ? decodeURIComponent(m[3]) : null };
+  try {
+    return { scheme: m[1]!.toLowerCase(), head: decodeURIComponent(m[2] ?? ''), second: m[3] ? decodeURIComponent(m[3]) : null };
+  } catch {
+    return null;
+  }
 }
 
 /** Whether `event` changes what `sub` returns. */
@@ -45,7 +50,10 @@ export function installSubscriptions(server: McpServer, baton: BatonApi, log: Lo
   const subs = new Map<string, Subscription>();
   server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
     const parsed = parse(req.params.uri);
-    if (parsed) subs.set(req.params.uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
+    if (!parsed) {
+      throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(req.params.uri)} is not a resource URI (scheme://…); subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`);
+    }
+    subs.set(req.params.uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {

@@ -55,7 +55,7 @@ describe('MCP layer (scripted core)', () => {
       [{ name: 'workflow_next_step', arguments: ['template_name'] }, /params\.arguments: .*expected record/],
       [{ name: 'workflow_next_step', arguments: '{"template_name": "demo"}' }, /params\.arguments: .*received string/],
       [{ name: 7, arguments: {} }, /params\.name: .*expected string/],
-      [{ arguments: {} }, /params\.name: /],
+      [{ arguments: {} }, /params\.name is required \(a string\)/],
     ];
     for (const [params, said] of refused) {
       // Invalid params (-32602) naming the field and the shape of a call, not an internal error carrying zod's JSON.
@@ -76,6 +76,40 @@ describe('MCP layer (scripted core)', () => {
     );
     assert.equal((res.structuredContent as { status: string }).status, 'ok');
     assert.equal(baton.calls.length, before + 1);
+  });
+
+  it('"arguments": null is a call without arguments (a Go client with a nil map sends it), on the short path and through the SDK\'s checks', async () => {
+    const before = baton.calls.length;
+    // Plain, with a progress token, and with a key of its own (which sends the call through the SDK's schema).
+    for (const more of [{}, { _meta: { progressToken: 'p' } }, { 'io.example/trace': 'x' }]) {
+      const res = await client.request({ method: 'tools/call', params: { name: 'workflow_next_step', arguments: null, ...more } } as never, CallToolResultSchema);
+      assert.equal(res.isError, undefined, JSON.stringify(res.content));
+      assert.deepEqual(baton.calls.at(-1), {}, 'the core got a call with no arguments');
+    }
+    assert.equal(baton.calls.length, before + 3);
+  });
+
+  it('a subscription or read of something that is not a URI is Invalid params naming the fix, not an internal error', async () => {
+    const refused: Array<[string, unknown, RegExp]> = [
+      ['resources/subscribe', {}, /-32602: Invalid params for resources\/subscribe: params\.uri is required \(a string\)\.$/],
+      ['resources/unsubscribe', {}, /-32602: Invalid params for resources\/unsubscribe: params\.uri is required \(a string\)\.$/],
+      ['resources/subscribe', { uri: 'workflow status' }, /-32602: uri "workflow status" is not a resource URI \(scheme:\/\/…\); subscribe to one that resources\/list or resources\/templates\/list names/],
+      ['resources/subscribe', { uri: 'current-step://%E0' }, /-32602: uri "current-step:\/\/%E0" is not a resource URI/],
+      ['resources/read', { uri: '' }, /-32602: uri "" is not a URI; read one that resources\/list or resources\/templates\/list names/],
+      ['resources/read', { uri: `not a uri ${'x'.repeat(200)}` }, /-32602: uri "not a uri x{70}…" is not a URI/],
+    ];
+    for (const [method, params, said] of refused) {
+      await assert.rejects(client.request({ method, params } as never, CallToolResultSchema), (ex: { code?: number; message?: string }) => {
+        assert.equal(ex.code, -32602, `${method} ${JSON.stringify(params)}: ${ex.message}`);
+        assert.match(ex.message!, said);
+        assert.doesNotMatch(ex.message!, /\[\n|internal error/);
+        return true;
+      });
+    }
+    assert.equal(baton.logged.at(-1)!.call_type, 'resource', 'a refused read is logged');
+    assert.equal(baton.logged.at(-1)!.error_category, 'validation');
+    await client.subscribeResource({ uri: 'workflow-status://active' });
+    await client.unsubscribeResource({ uri: 'workflow-status://active' });
   });
 
   it('an unknown tool is still refused', async () => {

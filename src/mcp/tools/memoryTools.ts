@@ -67,6 +67,10 @@ const HINTS: Record<string, string> = {
   category: `one of ${MEMORY_CATEGORIES.join(', ')}`,
   scope: 'one of run, global, all',
   limit: `a whole number from 1 to ${MEMORY_LIMITS.maxResults}`,
+  query: 'a string of search terms, such as `auth token` or `"exact phrase"`',
+  metadata: 'an object (free-form data kept with the entry)',
+  global: 'true or false',
+  run_id: 'a pipeline run id string (see `baton pipeline list`)',
 };
 
 /** Registers the memory tools; `scope` is the session's RunScope when it was started for a pipeline run. */

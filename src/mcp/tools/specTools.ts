@@ -46,6 +46,7 @@ export const SPEC_HINTS: Record<string, string> = {
   phase: 'a whole number, 0 or more',
   task_number: 'a whole number, 1 or more',
   evidence: 'an object {"1": "what shows gate item 1", …} or a list in gate order',
+  metadata: 'an object (free-form data kept with the workflow)',
 };
 
 /** The text of a phase result: where the workflow stands and the phase's instructions and tasks. */

@@ -1,0 +1,120 @@
+// Rule: every field of every tool, given a value of the wrong kind, is refused with a message that names the field
+// and says what it must be in plain words (never the validator's own words); a null in a field the call may leave
+// out reads as left out, as models often send it; and the JSON-RPC level refuses what it must with -32602, not an
+// internal error. (Real core, in memory, all tool groups.)
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { silentLog } from '../../src/core/ports.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { TOOL_GROUPS } from '../../src/mcp/toolGroups.js';
+
+type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[] };
+
+/** A value of the wrong kind for `schema`. */
+function wrongFor(schema: Schema): unknown {
+  if (schema.enum) return 'not-one-of-them';
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type ?? schema.anyOf?.[0]?.type;
+  return type === 'string' ? 42 : type === 'array' || type === 'object' || type === 'boolean' ? 'text' : 'text';
+}
+
+/** A value of the right kind for `schema`, for the required fields around the one under test. */
+function rightFor(schema: Schema): unknown {
+  if (schema.enum) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type ?? schema.anyOf?.[0]?.type;
+  return type === 'string' ? 'x' : type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'x';
+}
+
+const text = (res: unknown) => ((res as { content: Array<{ text?: string }> }).content[0]?.text ?? '');
+
+describe('tool inputs (real core, every tool group)', () => {
+  let workspace: string;
+  let opened: OpenedBaton;
+  let client: Client;
+  let tools: Tool[];
+
+  before(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'baton-inputs-'));
+    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
+    const server = createMcpServer(opened.baton, { toolGroups: [...TOOL_GROUPS], version: '0.0.0-test', log: silentLog });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    client = new Client({ name: 'inputs-test', version: '1' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    tools = (await client.listTools()).tools;
+  });
+  after(async () => {
+    await client.close();
+    await opened.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('names the field and what it must be, in plain words, for a value of the wrong kind in any field of any tool', async () => {
+    const vague: string[] = [];
+    for (const tool of tools) {
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
+      const required = Object.fromEntries((tool.inputSchema.required ?? []).map((f) => [f, rightFor(properties[f]!)]));
+      for (const [field, schema] of Object.entries(properties)) {
+        const res = await client.callTool({ name: tool.name, arguments: { ...required, [field]: wrongFor(schema) } });
+        assert.equal(res.isError, true, `${tool.name}.${field}`);
+        const said = text(res);
+        if (!said.includes(`${field} must be`) || /Invalid input|Too (small|big)|expected \w+, received/.test(said)) vague.push(`${tool.name}.${field}: ${said}`);
+      }
+    }
+    assert.deepEqual(vague, []);
+  });
+
+  it('says "is required" for a field left out, whatever its kind (an enum too), never "got nothing"', async () => {
+    for (const tool of tools) {
+      const required = tool.inputSchema.required ?? [];
+      if (required.length === 0) continue;
+      const said = text(await client.callTool({ name: tool.name, arguments: {} }));
+      assert.match(said, new RegExp(`${required[0]} is required: pass `), `${tool.name}: ${said}`);
+      assert.doesNotMatch(said, /got nothing/, `${tool.name}: ${said}`);
+    }
+  });
+
+  it('reads null in any field a call may leave out as left out, in every tool', async () => {
+    const refused: string[] = [];
+    for (const tool of tools) {
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
+      const requiredNames = tool.inputSchema.required ?? [];
+      const args: Record<string, unknown> = Object.fromEntries(Object.keys(properties).map((f) => [f, requiredNames.includes(f) ? rightFor(properties[f]!) : null]));
+      const said = text(await client.callTool({ name: tool.name, arguments: args }));
+      // The call may still fail for what the values mean (no such execution); never for a null.
+      if (/\(got null\)|null/.test(said) && !/not null/.test(said)) refused.push(`${tool.name}: ${said}`);
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('runs a workflow whose calls carry nulls where fields are left out, at the top and inside the step output', async () => {
+    const start = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'login fails', step_token: null, request: null, intent_tags: null, rationale: null } });
+    assert.equal(start.isError, undefined, text(start));
+    const token = (start.structuredContent as { new_step_token: string }).new_step_token;
+    const output = { summary: 'found it', artifacts: [{ type: 'markdown', title: 't', content: 'c', description: null, metadata: null }], references: [], confidence: 0.8, decisions: null, findings: null, next_steps: null };
+    const next = await client.callTool({ name: 'workflow_next_step', arguments: { step_token: token, model_output_so_far: output, template_name: null, requested_step_name: null } });
+    assert.equal(next.isError, undefined, text(next));
+    assert.equal((next.structuredContent as { status: string }).status, 'ok');
+  });
+
+  it('keeps refusing a null where a value is needed: a required field, or an item of a list', async () => {
+    const required = text(await client.callTool({ name: 'get_execution_details', arguments: { executionId: null } }));
+    assert.match(required, /executionId is required: pass a non-empty execution id string/);
+    const item = text(await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', intent_tags: [null] } }));
+    assert.match(item, /intent_tags\[0\] must be a string \(got null\)/);
+    const mixed = text(await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', rationale: null, intent_tags: 'security' } }));
+    assert.match(mixed, /^Invalid arguments for workflow_next_step: intent_tags must be an array of strings \(got "security"\)\. Fix the field and call again\.$/, 'only the real problem is named');
+  });
+
+  it('says a tool takes no arguments when it takes none, and counts the problems it leaves out in words', async () => {
+    const none = text(await client.callTool({ name: 'check_execution_timeout', arguments: { executionId: 'x' } }));
+    assert.match(none, /unknown field "executionId"; this tool takes no arguments/);
+    const six = text(await client.callTool({ name: 'start_step', arguments: { executionId: 1, stepName: 2, phaseName: 3, agentName: 4, dependsOn: 5, extra: 6 } }));
+    assert.match(six, /\n\(and 1 more problem\)\. Fix the fields and call again\.$/, six);
+  });
+});
