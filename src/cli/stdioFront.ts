@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
-import { batchesAllowed, batchRefusal, invalidMessage, isRequestId } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, invalidMessage, isRequestId, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -30,8 +30,30 @@ const NO_CATALOG: McpCatalog = { initialize: { protocolVersion: '' }, protocolVe
 
 /** The id under which the client's `initialize` is replayed to the server (whose answer to it is dropped). */
 const REPLAY_ID = 'baton-stdio-front-initialize';
-/** Like the SDK's stdio transport: a line longer than this is refused. */
-const MAX_BUFFER = 10 * 1024 * 1024;
+/** A line longer than this is refused. */
+const MAX_LINE = MAX_MESSAGE_BYTES;
+/** How much of a refused line's start and end is kept, to find its id. */
+const KEEP = 256;
+
+/** A line over MAX_LINE being skipped: its size so far, its first bytes and its last. */
+interface Oversize {
+  bytes: number;
+  head: Buffer;
+  tail: Buffer;
+}
+
+/**
+ * The id of a request too large to parse, from its first or last bytes: `"id":…` first after `{"jsonrpc":"2.0",`
+ * (as most clients write it), or last before the closing brace (as the SDK's client writes it). Only the top
+ * level's last key can be followed by the line's one closing brace, so a nested `"id"` is never taken for it.
+ */
+export function oversizeId(head: string, tail: string): string | number | undefined {
+  const value = /"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/.exec(tail)?.[1]
+    ?? /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*,/.exec(head)?.[1];
+  if (value === undefined) return undefined;
+  const id = JSON.parse(value) as unknown;
+  return isRequestId(id) ? id : undefined;
+}
 
 type Raw = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Record<string, unknown> };
 
@@ -66,7 +88,11 @@ export class StdioFront implements Transport {
   readonly engineWanted: Promise<void>;
   private wantEngine!: () => void;
   private phase: 'early' | 'attached' | 'failed' | 'closed' = 'early';
-  private buffer: Buffer | undefined;
+  /** The pieces of the line being read (none holds a newline), and their length. */
+  private pieces: Buffer[] = [];
+  private pieceBytes = 0;
+  /** The line over MAX_LINE being skipped, if any. */
+  private oversize: Oversize | null = null;
   private readonly held: string[] = [];
   private initialize: (Raw & { id: string | number }) | null = null;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
@@ -175,7 +201,8 @@ export class StdioFront implements Transport {
     this.input.off('data', this.ondata);
     this.input.off('error', this.onInputError);
     if (this.input.listenerCount('data') === 0) this.input.pause();
-    this.buffer = undefined;
+    this.pieces = [];
+    this.oversize = null;
     this.onclose?.();
   }
 
@@ -184,25 +211,59 @@ export class StdioFront implements Transport {
     this.onerror?.(error);
   };
 
+  /**
+   * Splits what arrives into lines. A line's pieces are held until its newline comes and joined once (the SDK's
+   * ReadBuffer joins and searches everything held on every chunk, which takes seconds for a line of a few MB). A line
+   * over MAX_LINE is skipped to its end and answered with an error, carrying its id when its first or last bytes
+   * show it, so the client is not left waiting for an answer that never comes.
+   */
   private readonly ondata = (chunk: Buffer) => {
-    const size = (this.buffer?.length ?? 0) + chunk.length;
-    if (size > MAX_BUFFER) {
-      this.buffer = undefined;
-      this.report(new Error(`ReadBuffer exceeded maximum size of ${MAX_BUFFER} bytes`));
-      return;
-    }
-    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
-    for (;;) {
-      if (this.phase === 'closed' || !this.buffer) return;
-      const end = this.buffer.indexOf('\n');
-      if (end === -1) return;
-      const line = this.buffer.toString('utf8', 0, end).replace(/\r$/, '');
-      this.buffer = this.buffer.subarray(end + 1);
+    let start = 0;
+    while (this.phase !== 'closed') {
+      const end = chunk.indexOf(0x0a, start);
+      if (end === -1) return this.hold(chunk.subarray(start));
+      this.hold(chunk.subarray(start, end));
+      start = end + 1;
+      if (this.oversize) {
+        this.refuseOversize(this.oversize);
+        this.oversize = null;
+        continue;
+      }
+      const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/\r$/, '');
+      this.pieces = [];
+      this.pieceBytes = 0;
       if (this.phase === 'attached') this.dispatch(line);
       else if (this.phase === 'failed') this.answerFailed(line);
       else this.early(line);
     }
   };
+
+  /** Holds a piece of the current line, or counts it (keeping its last bytes) once the line is over MAX_LINE. */
+  private hold(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (!this.oversize && this.pieceBytes + piece.length > MAX_LINE) {
+      const head = Buffer.concat([...this.pieces, piece.subarray(0, KEEP)]).subarray(0, KEEP);
+      this.oversize = { bytes: this.pieceBytes, head, tail: Buffer.alloc(0) };
+      this.pieces = [];
+      this.pieceBytes = 0;
+    }
+    if (this.oversize) {
+      this.oversize.bytes += piece.length;
+      this.oversize.tail = Buffer.concat([this.oversize.tail, piece.subarray(-KEEP)]).subarray(-KEEP);
+      return;
+    }
+    this.pieces.push(piece);
+    this.pieceBytes += piece.length;
+  }
+
+  /** Answers a line that was over MAX_LINE: Invalid Request, with its id if one shows. */
+  private refuseOversize(line: Oversize): void {
+    const mib = MAX_LINE / 1048576;
+    this.report(new Error(`a line of ${line.bytes} bytes is over the ${mib} MiB one message may be; it was skipped`));
+    const id = oversizeId(line.head.toString('utf8'), line.tail.toString('utf8').replace(/\r$/, ''));
+    const message = `Invalid Request: the message is ${line.bytes} bytes, over the ${mib} MiB one message may be; ${TOO_LARGE_FIX}`;
+    void this.error(-32600, message, id);
+  }
 
   private dispatch(line: string): void {
     let message: JSONRPCMessage;

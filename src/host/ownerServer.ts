@@ -9,6 +9,7 @@ import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
+import { MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { handleControl } from './controlOps.js';
 import { McpHttpTransport } from './mcpHttpTransport.js';
 
@@ -43,7 +44,7 @@ export interface OwnerServer {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
+const MAX_BODY = MAX_MESSAGE_BYTES;
 const IDLE_SESSION_MS = 30 * 60_000;
 
 /** One MCP session on the endpoint. */
@@ -114,7 +115,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       const raw = await readBody(req, limit);
       if (raw === null) {
         const most = limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`;
-        const message = `Request too large: the body is over ${most}, the most one message may be; split large content over several calls, or keep it in a file and pass its path`;
+        const message = `Request too large: the body is over ${most}, the most one message may be; ${TOO_LARGE_FIX}`;
         return reply(res, 413, { jsonrpc: '2.0', error: { code: -32600, message }, id: null });
       }
       try {

@@ -2,6 +2,15 @@
 // runtime imports: the stdio front uses it before the engine (and the SDK) load.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+/**
+ * The most one message may be, on stdio (a line) and over HTTP (a body): the same for both, since a `baton mcp` that
+ * forwards to the owner sends each stdio line on as an HTTP body. Like the SDK's stdio transport.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** What to do about a message over MAX_MESSAGE_BYTES. */
+export const TOO_LARGE_FIX = 'split large content over several calls, or keep it in a file and pass its path';
+
 /** An id MCP allows: a string or an integer (never null). */
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 

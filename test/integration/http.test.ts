@@ -1,5 +1,5 @@
 // Rule: the owner's 127.0.0.1 endpoint serves only callers holding the bearer token, on a loopback Host, from no
-// foreign Origin (DNS rebinding), within a 4 MB body; /control decides gates and lists executions for the CLI;
+// foreign Origin (DNS rebinding), within a 10 MiB body; /control decides gates and lists executions for the CLI;
 // idle MCP sessions are closed, never one with a request open.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -89,13 +89,13 @@ describe('owner HTTP endpoint (real core)', () => {
     assert.equal(local.status, 200);
   });
 
-  it('refuses a body over 4 MB with 413 and a JSON-RPC error saying what to do', async () => {
-    const big = Buffer.alloc(4 * 1024 * 1024 + 10, 0x20);
+  it('refuses a body over 10 MiB (a stdio line\'s limit too, which a forwarding baton mcp sends on) with 413 and a JSON-RPC error saying what to do', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024 + 10, 0x20);
     const res = await raw(owner.port, { headers, body: big });
     assert.equal(res.status, 413);
     assert.deepEqual(JSON.parse(res.body), {
       jsonrpc: '2.0', id: null,
-      error: { code: -32600, message: 'Request too large: the body is over 4 MiB, the most one message may be; split large content over several calls, or keep it in a file and pass its path' },
+      error: { code: -32600, message: 'Request too large: the body is over 10 MiB, the most one message may be; split large content over several calls, or keep it in a file and pass its path' },
     });
   });
 

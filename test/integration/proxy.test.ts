@@ -60,6 +60,18 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
   });
 
+  it('a message as large as a stdio line may be (8 MiB) goes through the proxy; a larger one is refused at once with its id', async () => {
+    const b = (args: Record<string, unknown>) => proxied.client.callTool({ name: 'workflow_next_step', arguments: args });
+    const started = (await b({ template_name: 'bug-fix', task_description: 'a large artifact' })).structuredContent as Structured;
+    const artifact = (mib: number) => ({ ...validOutput, artifacts: [{ type: 'markdown', title: 'log', content: 'a'.repeat(mib * 1024 * 1024) }] });
+    const stored = await b({ step_token: started.new_step_token, model_output_so_far: artifact(8) });
+    assert.equal((stored.structuredContent as Structured).status, 'ok', JSON.stringify(stored.content).slice(0, 300));
+    const next = stored.structuredContent as Structured;
+    await assert.rejects(b({ step_token: next.new_step_token, model_output_so_far: artifact(11) }), /-32600: Invalid Request: the message is \d+ bytes, over the 10 MiB one message may be; split large content/);
+    const after = await b({ step_token: next.new_step_token, model_output_so_far: validOutput });
+    assert.equal((after.structuredContent as Structured).status, 'ok', 'the session goes on');
+  });
+
   it('an owner that does not answer: exit 1 naming its pid and URL', { skip: process.platform === 'win32' }, async () => {
     const info = readDiscovery(setup.db)!;
     process.kill(info.pid, 'SIGSTOP');

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { StdioFront } from '../../src/cli/stdioFront.js';
+import { oversizeId, StdioFront } from '../../src/cli/stdioFront.js';
 import { silentLog } from '../../src/core/ports.js';
 import type { McpCatalog } from '../../src/mcp/catalog.js';
 
@@ -190,6 +190,51 @@ describe('the stdio front of baton mcp', () => {
       { jsonrpc: '2.0', id: 6, result: {} },
     ], 'the malformed notification and answer get nothing; the next request is answered');
     await s.mcp.close();
+  });
+
+  it('reads lines however the bytes arrive: a line in many pieces, several lines in one piece, CRLF endings', async () => {
+    const { w, s } = await initialized();
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 'split', method: 'tools/call', params: { name: 'echo', arguments: { pad: 'é'.repeat(5000) } } }) + '\n';
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i += 7) w.front['ondata'](bytes.subarray(i, i + 7)); // pieces that split a UTF-8 character too
+    w.front['ondata'](Buffer.from('{"jsonrpc":"2.0","id":"a","method":"ping"}\r\n{"jsonrpc":"2.0","id":"b","method":"ping"}\n{"jsonrpc":"2.0",'));
+    w.front['ondata'](Buffer.from('"id":"c","method":"ping"}\n'));
+    await w.written(5);
+    assert.deepEqual(w.out.slice(1).map((m) => m.id).sort(), ['a', 'b', 'c', 'split'], 'each line answered once (a tool call may answer after a ping)');
+    assert.equal(w.out.find((m) => m.id === 'split').result.content[0].text, 'client c');
+    await s.mcp.close();
+  });
+
+  it('answers a line over 10 MiB with an error carrying its id (found at its start or its end), skips it whole, and reads on', async () => {
+    const { w, s } = await initialized();
+    const big = 'x'.repeat(10 * 1024 * 1024);
+    const sdkOrder = JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { big } }, jsonrpc: '2.0', id: 41 }); // the SDK's client puts the id last
+    const idFirst = JSON.stringify({ jsonrpc: '2.0', id: 'up-front', method: 'tools/call', params: { name: 'echo', arguments: { big } } });
+    const noId = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { big } });
+    for (const line of [sdkOrder, idFirst, noId]) {
+      const bytes = Buffer.from(line + '\n');
+      for (let i = 0; i < bytes.length; i += 65536) w.front['ondata'](bytes.subarray(i, i + 65536));
+    }
+    w.send({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+    await w.written(5);
+    const said = (n: number) => `Invalid Request: the message is ${n} bytes, over the 10 MiB one message may be; split large content over several calls, or keep it in a file and pass its path`;
+    assert.deepEqual(w.out.slice(1), [
+      { jsonrpc: '2.0', id: 41, error: { code: -32600, message: said(sdkOrder.length) } },
+      { jsonrpc: '2.0', id: 'up-front', error: { code: -32600, message: said(idFirst.length) } },
+      { jsonrpc: '2.0', error: { code: -32600, message: said(noId.length) } },
+      { jsonrpc: '2.0', id: 'after', result: {} },
+    ]);
+    assert.deepEqual(s.calls, [], 'no part of a skipped line reached the server');
+    await s.mcp.close();
+  });
+
+  it('finds an oversize line\'s id only where the top level holds it', () => {
+    assert.equal(oversizeId('{"method":"tools/call","params":{"a":"', '…","b":1}},"jsonrpc":"2.0","id":7}'), 7);
+    assert.equal(oversizeId('{"jsonrpc": "2.0", "id": "r-1", "method": "tools/call"', '…"}}'), 'r-1');
+    assert.equal(oversizeId('{"id":"q\\"x","jsonrpc":"2.0"', '…}}'), 'q"x');
+    assert.equal(oversizeId('{"method":"x","params":{"id":3,', '…,"inner":{"id":4}}}'), undefined, 'a nested id is not the request\'s');
+    assert.equal(oversizeId('{"method":"x"', '…"id":1.5}'), undefined, 'not an id MCP allows');
+    assert.equal(oversizeId('{"method":"x"', '…"id":null}'), undefined);
   });
 
   it('answers a JSON-RPC batch with one array: each request answered, a bad member as its error, notifications not at all', async () => {
