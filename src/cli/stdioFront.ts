@@ -242,7 +242,7 @@ export class StdioFront implements Transport {
   private hold(piece: Buffer): void {
     if (piece.length === 0) return;
     if (!this.oversize && this.pieceBytes + piece.length > MAX_LINE) {
-      const head = Buffer.concat([...this.pieces, piece.subarray(0, KEEP)]).subarray(0, KEEP);
+      const head = Buffer.concat([...this.pieces, piece], Math.min(KEEP, this.pieceBytes + piece.length)); // copies KEEP bytes, no more
       this.oversize = { bytes: this.pieceBytes, head, tail: Buffer.alloc(0) };
       this.pieces = [];
       this.pieceBytes = 0;
