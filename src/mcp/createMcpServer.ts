@@ -199,10 +199,16 @@ function wrapToolCalls(
   // The SDK parses each call twice and its result once with zod (~3% of a call's CPU). A plain call skips that: its
   // arguments are validated above and the result is Baton's own. Anything else (a task, odd params) keeps the SDK's checks.
   const checked = sdkHandler(server, 'tools/call');
-  requestHandlers(server).set('tools/call', (request, extra) => (plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(withoutNullArguments(request), extra)));
+  requestHandlers(server).set('tools/call', (received, extra) => {
+    const request = withoutNullArguments(received);
+    return plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(request, extra);
+  });
 }
 
-/** A tools/call request with `"arguments": null` as one without arguments, which the SDK's schema accepts (see plainToolCall). */
+/**
+ * A tools/call request with `"arguments": null` (a client with a nil map sends it, e.g. Go's encoding/json) as the
+ * call without arguments it means, before either path looks at it; any other request as it is.
+ */
 function withoutNullArguments(request: unknown): unknown {
   const params = (request as { params?: { arguments?: unknown } } | null)?.params;
   if (params?.arguments !== null) return request;

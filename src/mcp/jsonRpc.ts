@@ -24,17 +24,16 @@ function plainMeta(meta: unknown): boolean {
 }
 
 /**
- * A `tools/call` request's name and arguments if it is a plain call (no task, no other keys): what the SDK's
- * CallToolRequestSchema accepts, and null arguments. Undefined sends the request through the SDK's own checks.
+ * A `tools/call` request's name and arguments if it is a plain call (no task, no other keys): a subset of what the
+ * SDK's CallToolRequestSchema accepts. Undefined sends the request through the SDK's own checks.
  */
-export function plainToolCall(request: unknown): { name: string; arguments?: Record<string, unknown> | null } | undefined {
+export function plainToolCall(request: unknown): { name: string; arguments?: Record<string, unknown> } | undefined {
   const params = isRecord(request) ? request.params : undefined;
   if (!isRecord(params) || typeof params.name !== 'string') return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  // `"arguments": null` is a call without arguments (a client with a nil map sends it, e.g. Go's encoding/json).
-  if ('arguments' in params && params.arguments !== null && !isRecord(params.arguments)) return undefined;
+  if ('arguments' in params && !isRecord(params.arguments)) return undefined;
   if ('_meta' in params && !plainMeta(params._meta)) return undefined;
-  return params as { name: string; arguments?: Record<string, unknown> | null };
+  return params as { name: string; arguments?: Record<string, unknown> };
 }
 
 /** `value` as a JSON-RPC message, or undefined if the SDK's schema refuses it. */

@@ -77,7 +77,7 @@ test('isRequest and isAnswer tell validated messages apart', () => {
   assert.deepEqual(kinds, ['request', 'request', 'request', 'request', 'notification', 'notification', 'request', 'request', 'answer', 'answer']);
 });
 
-test('plainToolCall takes only calls CallToolRequestSchema accepts (and null arguments, as none), with the same name and arguments; tasks and odd params go to the schema', () => {
+test('plainToolCall takes only calls CallToolRequestSchema accepts, with the same name and arguments; tasks and odd params go to the schema', () => {
   const calls: Array<[unknown, boolean]> = [
     [{ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } }, true],
     [{ name: 'workflow_next_step' }, true],
@@ -86,7 +86,7 @@ test('plainToolCall takes only calls CallToolRequestSchema accepts (and null arg
     [{ name: 'workflow_next_step', arguments: {}, extra: 1 }, false],
     [{ name: 'workflow_next_step', arguments: {}, _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } }, false],
     [{ name: 'workflow_next_step', arguments: ['a'] }, false],
-    [{ name: 'workflow_next_step', arguments: null }, true],
+    [{ name: 'workflow_next_step', arguments: null }, false],
     [{ name: 'workflow_next_step', arguments: 'a' }, false],
     [{ name: 7, arguments: {} }, false],
     [{ arguments: {} }, false],
@@ -99,11 +99,9 @@ test('plainToolCall takes only calls CallToolRequestSchema accepts (and null arg
     const ours = plainToolCall(request);
     assert.equal(ours !== undefined, plain, JSON.stringify(params));
     if (!ours) continue;
-    // `"arguments": null` is the call without arguments, which the schema accepts.
-    const { arguments: args, ...rest } = params as { arguments?: unknown };
-    const schema = CallToolRequestSchema.safeParse({ method: 'tools/call', params: args === null ? rest : params });
+    const schema = CallToolRequestSchema.safeParse(request);
     assert.ok(schema.success, `a plain call the schema refuses: ${JSON.stringify(params)}`);
     assert.equal(ours.name, schema.data.params.name);
-    assert.deepEqual(ours.arguments ?? undefined, schema.data.params.arguments);
+    assert.deepEqual(ours.arguments, schema.data.params.arguments);
   }
 });
