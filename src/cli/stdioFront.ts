@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
-import { batchesAllowed, batchRefusal, invalidMessage, isRequestId, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -258,10 +258,10 @@ export class StdioFront implements Transport {
 
   /** Answers a line that was over MAX_LINE: Invalid Request, with its id if one shows. */
   private refuseOversize(line: Oversize): void {
-    const mib = MAX_LINE / 1048576;
-    this.report(new Error(`a line of ${line.bytes} bytes is over the ${mib} MiB one message may be; it was skipped`));
+    const most = limitText(MAX_LINE);
+    this.report(new Error(`a line of ${line.bytes} bytes is over the ${most} one message may be; it was skipped`));
     const id = oversizeId(line.head.toString('utf8'), line.tail.toString('utf8').replace(/\r$/, ''));
-    const message = `Invalid Request: the message is ${line.bytes} bytes, over the ${mib} MiB one message may be; ${TOO_LARGE_FIX}`;
+    const message = `Invalid Request: the message is ${line.bytes} bytes, over the ${most} one message may be; ${TOO_LARGE_FIX}`;
     void this.error(-32600, message, id);
   }
 

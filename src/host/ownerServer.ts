@@ -9,7 +9,7 @@ import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
+import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { handleControl } from './controlOps.js';
 import { McpHttpTransport } from './mcpHttpTransport.js';
 
@@ -114,8 +114,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (req.method === 'POST') {
       const raw = await readBody(req, limit);
       if (raw === null) {
-        const most = limit % 1048576 === 0 ? `${limit / 1048576} MiB` : `${limit} bytes`;
-        const message = `Request too large: the body is over ${most}, the most one message may be; ${TOO_LARGE_FIX}`;
+        const message = `Request too large: the body is over ${limitText(limit)}, the most one message may be; ${TOO_LARGE_FIX}`;
         return reply(res, 413, { jsonrpc: '2.0', error: { code: -32600, message }, id: null });
       }
       try {

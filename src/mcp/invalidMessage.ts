@@ -11,6 +11,11 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** What to do about a message over MAX_MESSAGE_BYTES. */
 export const TOO_LARGE_FIX = 'split large content over several calls, or keep it in a file and pass its path';
 
+/** A size limit in words: `10 MiB`, or the bytes when it is not whole MiB. */
+export function limitText(bytes: number): string {
+  return bytes % 1048576 === 0 ? `${bytes / 1048576} MiB` : `${bytes} bytes`;
+}
+
 /** An id MCP allows: a string or an integer (never null). */
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 
