@@ -4,7 +4,7 @@
 import type { Broker } from '../broker/broker.js';
 import type { DynamicPhases, PreparedSource } from '../broker/dynamicPhases.js';
 import type { ExecutionRepo, ExecutionRow, StepRow } from '../broker/executionRepo.js';
-import { BatonError } from '../errors.js';
+import { BatonError, type ErrorReason } from '../errors.js';
 import type { CorePorts, FileSystem } from '../ports.js';
 import type {
   EvidenceInput, ParsedSpec, SourceDrift, SpecApi, SpecPhase, SpecPhaseContent, SpecPhaseResult, SpecSourcePort, SpecStartInput,
@@ -133,23 +133,14 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const config = template.dynamic_config!;
     const given = req.source ?? '';
     if (!given.trim()) {
-      const found = await this.sources();
-      throw new BatonError(
-        'invalid_input',
-        `Template "${template.name}" needs a source: pass source, the tasks.md relative to the workspace (such as "${found[0] ?? 'specs/auth/tasks.md'}").${this.foundText(found)}`,
-        { sources: found.slice(0, SOURCES_NAMED) },
-      );
+      throw await this.missingSource('invalid_input', (found) => `Template "${template.name}" needs a source: pass source, the tasks.md relative to the workspace (such as "${found[0] ?? 'specs/auth/tasks.md'}").`, {});
     }
     const file = resolveInWorkspace(this.deps.workspacePath, given);
     const port = this.port;
     const real = await port.realPath(file.absolute);
     if (real === undefined) {
-      const found = await this.sources();
-      throw new BatonError(
-        'source_not_found',
-        `No file "${file.relative}" in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.${this.foundText(found)}`,
-        { path: file.relative, workspace: this.deps.workspacePath, sources: found.slice(0, SOURCES_NAMED) },
-      );
+      const message = `No file "${file.relative}" in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.`;
+      throw await this.missingSource('source_not_found', () => message, { path: file.relative, workspace: this.deps.workspacePath });
     }
     const root = (await port.realPath(this.deps.workspacePath)) ?? this.deps.workspacePath;
     if (!isInside(root, real)) {
@@ -417,10 +408,16 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     return [...found].slice(0, SOURCES_LIMIT);
   }
 
-  /** What an error about a missing source adds: the tasks.md files found (at most SOURCES_NAMED), or where none were. */
-  private foundText(found: string[]): string {
-    if (!found.length) return ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}).`;
-    return ` ${TASKS_FILE_NAME} files in the workspace: ${nameSources(found)}.`;
+  /**
+   * The error for a source not given or not found: `message` (which may name a found source), then the tasks.md
+   * files found (at most SOURCES_NAMED, also in its details as `sources`) or where none were.
+   */
+  private async missingSource(reason: ErrorReason, message: (found: string[]) => string, details: Record<string, unknown>): Promise<BatonError> {
+    const found = await this.sources();
+    const listed = found.length
+      ? ` ${TASKS_FILE_NAME} files in the workspace: ${nameSources(found)}.`
+      : ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}).`;
+    return new BatonError(reason, `${message(found)}${listed}`, { ...details, sources: found.slice(0, SOURCES_NAMED) });
   }
 
   /** @inheritdoc */
