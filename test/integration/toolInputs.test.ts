@@ -17,17 +17,19 @@ import { TOOL_GROUPS } from '../../src/mcp/toolGroups.js';
 
 type Schema = { type?: string | string[]; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; required?: string[]; anyOf?: Schema[] };
 
+/** The (first) JSON type a field's schema names. */
+const typeOf = (schema: Schema) => (Array.isArray(schema.type) ? schema.type[0] : schema.type ?? schema.anyOf?.[0]?.type);
+
 /** A value of the wrong kind for `schema`. */
 function wrongFor(schema: Schema): unknown {
   if (schema.enum) return 'not-one-of-them';
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type ?? schema.anyOf?.[0]?.type;
-  return type === 'string' ? 42 : 'text';
+  return typeOf(schema) === 'string' ? 42 : 'text';
 }
 
 /** A value of the right kind for `schema`, for the required fields around the one under test. */
 function rightFor(schema: Schema): unknown {
   if (schema.enum) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type ?? schema.anyOf?.[0]?.type;
+  const type = typeOf(schema);
   return type === 'string' ? 'x' : type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'array' ? [] : type === 'object' ? {} : 'x';
 }
 
