@@ -5,7 +5,7 @@
 // phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
@@ -164,7 +164,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (gateList !== null && item) continue; // nested under a gate item
     gateList = null;
     if (item?.checkbox) {
-      last = { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, details: [], id: null, children: [], parent: null };
+      last = newItem(item, line);
       group.items.push(last);
       continue;
     }
@@ -176,7 +176,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     const f = field(item ? item.content : line.text);
     if (!item) group.said = true;
     if (plainItems && item && !f) {
-      last = { indent: item.indent, line: line.number, content: item.content, checkbox: null, optional: false, details: [], id: null, children: [], parent: null };
+      last = newItem(item, line); // no box: its checkbox is null
       group.items.push(last);
       continue;
     }
@@ -185,6 +185,16 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
   }
   return { title, groups };
+}
+
+/** An item as `collect` starts it, from its list line. */
+function newItem(item: ListItem, line: SourceLine): Item {
+  return { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, details: [], id: null, children: [], parent: null };
+}
+
+/** A detail line's field, also when the line is bold as a whole: `**Validates: Requirements 1.2**`. */
+function detailField(d: string): ReturnType<typeof field> {
+  return field(d) ?? field(plain(d));
 }
 
 /**
@@ -272,7 +282,7 @@ function itemTask(it: Item, number: number): SpecTask {
   };
   const steps: string[] = [];
   for (const d of it.details) {
-    const f = field(d) ?? field(plain(d)); // the second for a line bold as a whole: **Validates: Requirements 1.2**
+    const f = detailField(d);
     if (f && /^requirements?$/.test(f.label)) task.requirements.push(...splitList(f.value));
     else if (f?.label === 'validates' && /^requirements?\b/i.test(plain(f.value))) task.requirements.push(...splitList(plain(f.value).replace(/^requirements?\s*/i, '')));
     else if (f && /^(dependencies|depends on|dependency)$/.test(f.label)) task.dependencies = splitList(f.value);
@@ -308,7 +318,7 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
 function itemPhase(root: Item, number: number): SpecPhase {
   const { name } = titleOf(root.content);
   // An item with work of its own written under it (not only fields) is the phase's first task, before its sub-items.
-  const ownWork = root.children.length > 0 && root.details.some((d) => !field(d) && !field(plain(d)));
+  const ownWork = root.children.length > 0 && root.details.some((d) => !detailField(d));
   const items = root.children.length === 0 || ownWork ? [root, ...root.children] : root.children;
   return {
     number, label: root.id ?? String(number), name: name || `Phase ${number}`, description: '', estimated_duration: null,
