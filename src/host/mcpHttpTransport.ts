@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { quoted } from '../mcp/inputErrors.js';
 import { batchesAllowed, batchRefusal, invalidMessage } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
@@ -117,6 +118,8 @@ export class McpHttpTransport implements Transport {
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);
+    const reuse = this.reusedId(requests.map((r) => r.id));
+    if (reuse) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(reuse));
     if (requests.length === 0) {
       res.writeHead(202).end();
     } else {
@@ -130,10 +133,23 @@ export class McpHttpTransport implements Transport {
     for (const message of messages) this.onmessage?.(message, extra);
   }
 
+  /**
+   * The refusal of a request whose id is already waiting for its answer in this session (or twice in one batch):
+   * both answers would go to whichever POST holds the id last, and the other would never be answered.
+   */
+  private reusedId(ids: RequestId[]): JSONRPCMessage | null {
+    const index = ids.findIndex((id, i) => this.pending.has(id) || ids.indexOf(id) !== i);
+    if (index < 0) return null;
+    const id = ids[index]!;
+    const where = this.pending.has(id) ? 'a request in flight in this session' : 'another request in this batch';
+    const message = `Invalid Request: id ${typeof id === 'string' ? quoted(id) : id} is already used by ${where}; give every request an id of its own until it is answered`;
+    return { jsonrpc: '2.0', ...(ids.length === 1 ? { id } : {}), error: { code: -32600, message } } as JSONRPCMessage;
+  }
+
   private get(req: IncomingMessage, res: ServerResponse): void {
     if (!accepts(req.headers.accept, 'text/event-stream')) return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     if (this.stream) return rpcError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId });
     res.flushHeaders();
     req.socket.setTimeout(0);
     this.stream = res;
@@ -172,7 +188,7 @@ export class McpHttpTransport implements Transport {
   private startSse(post: PendingPost): void {
     if (post.sse) return;
     post.sse = true;
-    post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'mcp-session-id': this.sessionId });
+    post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId });
   }
 
   async close(): Promise<void> {

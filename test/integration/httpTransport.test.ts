@@ -2,7 +2,8 @@
 // an SSE stream only when the client accepts nothing else or the server says something about the call before
 // answering it (never for a client that accepts only JSON), sends everything else on the session's GET stream,
 // follows the MCP specification's session and version headers (2025-03-26 and 2025-06-18), refuses malformed
-// requests as it says (406, 415, 400, 409, 404), and a real SDK client works in every mode, elicitation included.
+// requests as it says (406, 415, 400, 409, 404) and a request id that is still in flight in the session, and a
+// real SDK client works in every mode, elicitation included.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -24,10 +25,17 @@ const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVe
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const call = (id: number, name = 'echo') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
-interface Reply { status: number; type: string; session: string; body: string }
+interface Reply { status: number; type: string; session: string; connection: string; body: string }
+
+/** Releases the calls of the 'hold' tool that wait. */
+const held: Array<() => void> = [];
 
 function testServer(): McpServer {
   const server = new McpServer({ name: 'transport-test', version: '1' });
+  server.registerTool('hold', { description: 'answers once the test releases it' }, async () => {
+    await new Promise<void>((resolve) => held.push(resolve));
+    return { content: [{ type: 'text', text: 'released' }] };
+  });
   server.registerTool('echo', { description: 'answers at once' }, async () => ({ content: [{ type: 'text', text: 'echoed' }] }));
   server.registerTool('progress', { description: 'reports progress, then answers' }, async (extra) => {
     await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: extra._meta?.progressToken ?? 0, progress: 1, total: 2 } });
@@ -51,7 +59,9 @@ describe('owner Streamable HTTP transport', () => {
       const req = request({ host: '127.0.0.1', port: owner.port, method: opts.method ?? 'POST', path: '/mcp', headers: { ...base, ...opts.headers } }, (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: String(res.headers['mcp-session-id'] ?? ''), body }));
+        res.on('end', () => resolve({
+          status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: String(res.headers['mcp-session-id'] ?? ''), connection: String(res.headers.connection ?? ''), body,
+        }));
       });
       req.on('error', reject);
       req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
@@ -121,6 +131,40 @@ describe('owner Streamable HTTP transport', () => {
     assert.match(r.type, /^text\/event-stream/);
     const events = r.body.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')) as { method?: string; id?: number });
     assert.deepEqual(events.map((e) => e.method ?? `answer ${e.id}`), ['notifications/progress', 'answer 5']);
+  });
+
+  it('refuses a request whose id is still waiting for its answer in the session, and answers the first as usual', async () => {
+    const headers = await session();
+    const first = raw({ headers, body: call(20, 'hold') });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const again = await raw({ headers, body: call(20) });
+    assert.equal(again.status, 400);
+    assert.deepEqual(JSON.parse(again.body), {
+      jsonrpc: '2.0', id: 20,
+      error: { code: -32600, message: 'Invalid Request: id 20 is already used by a request in flight in this session; give every request an id of its own until it is answered' },
+    });
+    const named = await raw({ headers, body: { ...call(21), id: 'x'.repeat(500) } });
+    assert.equal(named.status, 200, 'a long string id not in flight is answered');
+    held.shift()!();
+    assert.deepEqual(JSON.parse((await first).body), { jsonrpc: '2.0', id: 20, result: { content: [{ type: 'text', text: 'released' }] } });
+    assert.equal((await raw({ headers, body: call(20) })).status, 200, 'the id is free again once answered');
+    // Twice in one 2025-03-26 batch: refused whole (one answer would have been lost and the POST never ended).
+    const older = await session('2025-03-26');
+    const batch = await raw({ headers: older, body: [call(22), call(23), call(22)] });
+    assert.equal(batch.status, 400);
+    assert.deepEqual(JSON.parse(batch.body), {
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: id 22 is already used by another request in this batch; give every request an id of its own until it is answered' },
+    });
+  });
+
+  it('closes the connection after an SSE answer when the client asked to (Connection: close)', async () => {
+    const headers = await session();
+    const r = await raw({ headers: { ...headers, accept: 'text/event-stream', connection: 'close' }, body: call(24) });
+    assert.match(r.type, /^text\/event-stream/);
+    assert.equal(r.connection, 'close');
+    const kept = await raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(25) });
+    assert.equal(kept.connection, 'keep-alive', 'HTTP/1.1 keeps it open otherwise');
   });
 
   it('refuses what the specification refuses', async () => {
