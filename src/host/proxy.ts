@@ -2,7 +2,7 @@
 // When the owner goes away mid-session (the editor closed, a crash), the proxy takes over: it becomes the owner (or
 // finds the process that did), replays the client's handshake and subscriptions there, and keeps the session alive.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   isJSONRPCErrorResponse,
@@ -16,6 +16,22 @@ import {
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
+
+/**
+ * The JSON-RPC error an owner refused a request with over HTTP (400 for a malformed or duplicate request, 413 for
+ * one too large), to pass on to the client in the owner's words rather than as "did not answer"; null for anything
+ * else (a network failure, an answer that is not a JSON-RPC error).
+ */
+export function ownerRefusal(ex: unknown): { code: number; message: string } | null {
+  if (!(ex instanceof StreamableHTTPError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500) return null;
+  const body = ex.message.replace(/^Streamable HTTP error: Error POSTing to endpoint: /, '');
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    return typeof error?.code === 'number' && typeof error.message === 'string' ? { code: error.code, message: error.message } : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Where the proxy forwards to. */
 export interface Upstream {
@@ -139,9 +155,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     down.send(message).catch((ex: unknown) => log.warn(`writing to the client failed: ${(ex as Error).message}`));
   };
 
-  const failRequest = (id: RequestId, message: string) => {
+  const failRequest = (id: RequestId, message: string, code = -32603) => {
     pending.delete(id);
-    toClient({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+    toClient({ jsonrpc: '2.0', id, error: { code, message } });
     if (initialize && id === initialize.id) initializeAnswered();
   };
 
@@ -196,6 +212,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         if (id === undefined || !pending.has(id)) return;
+        const refusal = ownerRefusal(ex);
+        if (refusal) return failRequest(id, refusal.message, refusal.code);
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
         failRequest(id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}`);
       },

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeResultSchema, LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { discoveryPath, readDiscovery, writeDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
@@ -70,6 +70,17 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     await assert.rejects(b({ step_token: next.new_step_token, model_output_so_far: artifact(11) }), /-32600: Invalid Request: the message is \d+ bytes, over the 10 MiB one message may be; split large content/);
     const after = await b({ step_token: next.new_step_token, model_output_so_far: validOutput });
     assert.equal((after.structuredContent as Structured).status, 'ok', 'the session goes on');
+  });
+
+  it("a request the owner refuses gets the owner's own error through the proxy, not \"did not answer\"", async () => {
+    // A second initialize: the owner's endpoint answers 400 with Invalid Request.
+    const again = proxied.client.request({ method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'again', version: '1' } } }, InitializeResultSchema);
+    await assert.rejects(again, (ex: Error & { code?: number }) => {
+      assert.equal(ex.code, -32600, ex.message);
+      assert.match(ex.message, /Invalid Request: Server already initialized$/);
+      return true;
+    });
+    assert.deepEqual((await proxied.client.listTools()).tools.map((t) => t.name), ['workflow_next_step'], 'the session goes on');
   });
 
   it('an owner that does not answer: exit 1 naming its pid and URL', { skip: process.platform === 'win32' }, async () => {
