@@ -6,6 +6,7 @@ import type { ContentProblem } from '../../src/core/api.js';
 import { DEFAULT_OUTPUT_FORMAT, findCycles, loadContent } from '../../src/core/content/index.js';
 import { nodeCrypto } from '../../src/host/nodePorts.js';
 import { memoryFs } from '../fixtures/content/memoryFs.js';
+import { aliasBomb } from '../helpers/aliasBomb.js';
 
 const B = '/bundled';
 const W = '/ws/.baton';
@@ -114,6 +115,12 @@ test('YAML syntax error: reported with its line; the file is skipped and the res
   assertOne(problems, `${W}/workflows/broken.yaml`, 8, /^YAML syntax error: Map keys must be unique/);
   assert.ok(!names.includes('broken'));
   assert.ok(names.includes('bug-fix') && names.includes('debugger') && names.includes('security'));
+});
+
+test('YAML whose aliases expand past the parser\'s limit (an alias bomb): a problem of the file; the rest loads', async () => {
+  const { problems, names } = await problemsOf('workflows/anchors.yaml', aliasBomb());
+  assertOne(problems, `${W}/workflows/anchors.yaml`, null, /^YAML could not be read: its aliases \(\*name\) expand to more than the YAML parser takes .*; write the values out, or use fewer aliases$/);
+  assert.ok(names.includes('bug-fix') && names.includes('debugger'));
 });
 
 test('YAML syntax error inside a flow list points at its line', async () => {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
 import { parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
+import { aliasBomb } from '../helpers/aliasBomb.js';
 
 const GOOD = `name: ok
 agents:
@@ -93,6 +94,12 @@ workflow:
   expect(/^bad\.yaml:3: agents\[0\]\.cliConfig: must be a mapping of the CLI's own settings .*got a list/);
   expect(/^bad\.yaml:4: agents\[1\]\.cliConfig: the command runner takes no cliConfig; it applies to claude, codex, gemini, opencode, cursor-agent \(use env for the command runner\)/);
   expect(/^bad\.yaml:5: agents\[2\]\.cliConfig: the vscode-lm runner takes no cliConfig/);
+});
+
+test('YAML whose aliases expand past the parser\'s limit is a problem of the file, not an exception', () => {
+  const p = parseSystemFile(aliasBomb(), 'bomb.yaml', 'bomb');
+  assert.equal(p.value, undefined);
+  assert.match(p.problems[0]!.message, /^YAML could not be read: its aliases \(\*name\) expand to more than the YAML parser takes/);
 });
 
 test('YAML syntax errors and unknown fields are reported with lines', () => {

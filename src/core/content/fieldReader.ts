@@ -1,4 +1,5 @@
 // Typed field reads over parsed YAML values that record a precise problem for every bad field.
+import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
 
 /** A location inside a parsed document: keys and list indexes from the root. */
@@ -102,6 +103,60 @@ export class FieldReader {
       this.warn([...at, key], `${where}: unknown field '${key}' is ignored (known fields: ${known.join(', ')})`);
     }
   }
+}
+
+/** A YAML file read: its value, and the line of a field (null when the file has no such node). */
+export interface YamlText {
+  root: unknown;
+  lineOf(at: FieldPath): number | null;
+}
+
+/**
+ * Parses YAML text (BOM and CRLF taken) with line tracking. A syntax error, or a document that cannot be turned into
+ * values (aliases that expand past the parser's limit, nesting too deep for the stack), is a problem of the file
+ * instead of an exception: one bad file never stops the others from loading.
+ */
+export function parseYaml(raw: string, path: string): YamlText | { problems: ContentProblem[] } {
+  const lineCounter = new LineCounter();
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(normalizeText(raw), { lineCounter, prettyErrors: true, uniqueKeys: true });
+  } catch (ex) {
+    return { problems: [unreadableYaml(path, ex)] };
+  }
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((e) => ({
+        path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
+    };
+  }
+  let root: unknown;
+  try {
+    root = doc.toJS();
+  } catch (ex) {
+    return { problems: [unreadableYaml(path, ex)] };
+  }
+  const lineOf = (at: FieldPath): number | null => {
+    for (let n = at.length; n >= 0; n--) {
+      const node: unknown = n === 0 ? doc.contents : doc.getIn(at.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+    return null;
+  };
+  return { root, lineOf };
+}
+
+/** The problem of a YAML file the parser gave up on (not a syntax error: too many aliases, too deep). */
+function unreadableYaml(path: string, ex: unknown): ContentProblem {
+  const message = (ex as Error).message ?? String(ex);
+  const why = /alias count/i.test(message)
+    ? 'its aliases (*name) expand to more than the YAML parser takes (an alias of an alias of …); write the values out, or use fewer aliases'
+    : ex instanceof RangeError
+      ? 'it is nested too deeply to read; flatten it'
+      : message;
+  return { path, line: null, message: `YAML could not be read: ${why}` };
 }
 
 /** Text with a BOM removed and CRLF/CR line ends made LF, so parsers and line numbers agree. */

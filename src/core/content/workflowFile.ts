@@ -1,8 +1,7 @@
 // Parses and validates one workflow template file (YAML), with a 1-based line for every problem.
-import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
 import type { DynamicConfig, StepDefinition, WorkflowTemplate } from '../types.js';
-import { FieldReader, describe, isMapping, normalizeText, type FieldPath } from './fieldReader.js';
+import { FieldReader, describe, isMapping, parseYaml, type FieldPath } from './fieldReader.js';
 import { findCycles } from './stepGraph.js';
 
 /** The output format a step gets when its template does not say. */
@@ -33,29 +32,12 @@ export interface ParsedWorkflow {
 
 /** Parses `text` (the file at `path`); `fallbackName` is used when the file has no `name`. */
 export function parseWorkflowFile(raw: string, path: string, fallbackName: string): ParsedWorkflow {
-  const text = normalizeText(raw);
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  const lineOf = (at: FieldPath): number | null => {
-    for (let n = at.length; n >= 0; n--) {
-      const node: unknown = n === 0 ? doc.contents : doc.getIn(at.slice(0, n), true);
-      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-      if (range) return lineCounter.linePos(range[0]).line;
-    }
-    return null;
-  };
-  const r = new FieldReader(path, lineOf);
   const agentLines = new Map<string, number | null>();
+  const parsed = parseYaml(raw, path);
+  if ('problems' in parsed) return { template: undefined, problems: parsed.problems, agentLines };
+  const r = new FieldReader(path, parsed.lineOf);
   const fail = (): ParsedWorkflow => ({ template: undefined, problems: r.problems, agentLines });
-
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const first = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-      r.problems.push({ path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${first}` });
-    }
-    return fail();
-  }
-  const root: unknown = doc.toJS();
+  const root = parsed.root;
   if (!isMapping(root)) {
     r.error([], `expected a mapping with the fields name, description, type and steps, got ${describe(root)}`);
     return fail();

@@ -1,9 +1,8 @@
 // Parses and validates pipeline systems (`.baton/pipelines/*.yaml`) and blueprints (`content/blueprints/*.yaml`).
 // Every problem names the file, the line, the field (as a path such as workflow[1].children[0].type) and, where the
 // field takes one of a set of values, the allowed values.
-import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
-import { describe, isMapping, normalizeText, type FieldPath } from '../content/fieldReader.js';
+import { describe, isMapping, parseYaml, type FieldPath } from '../content/fieldReader.js';
 import { RUNNER_KINDS, type RunnerKind } from './runner.js';
 import {
   BLUEPRINT_CATEGORIES, BLUEPRINT_INPUT_TYPES, CONDITION_OPERATORS, FAILURE_POLICIES, STEP_TYPES, SYSTEM_AGENT_ROLES, TRANSFORM_OPERATIONS,
@@ -110,27 +109,10 @@ export function fieldName(at: FieldPath): string {
   return out || '(file)';
 }
 
-/** Parses YAML text with line tracking; YAML syntax errors become problems (shared with the team workflow parser). */
+/** Parses YAML text with line tracking; a file that is not readable YAML is its problems (shared with the team workflow parser). */
 export function load(raw: string, path: string): { root: unknown; r: Reader } | { problems: ContentProblem[] } {
-  const text = normalizeText(raw);
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    return {
-      problems: doc.errors.map((e) => ({
-        path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-      })),
-    };
-  }
-  const lineOf = (at: FieldPath): number | null => {
-    for (let n = at.length; n >= 0; n--) {
-      const node: unknown = n === 0 ? doc.contents : doc.getIn(at.slice(0, n), true);
-      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
-      if (range) return lineCounter.linePos(range[0]).line;
-    }
-    return null;
-  };
-  return { root: doc.toJS() as unknown, r: new Reader(path, lineOf) };
+  const parsed = parseYaml(raw, path);
+  return 'problems' in parsed ? parsed : { root: parsed.root, r: new Reader(path, parsed.lineOf) };
 }
 
 /** The runner a model name implies (`claude-…`, `gpt-…`/`codex-…`/`o3…`, `gemini-…`, `opencode-…`, `cursor-…`). */
