@@ -274,3 +274,11 @@ test('findCycles: table of graphs', () => {
   ];
   for (const [label, spec, expected] of cases) assert.deepEqual(findCycles(g(spec)), expected, label);
 });
+
+test('findCycles: a chain of 50,000 steps, each waiting for the next, is walked without overflowing the stack', () => {
+  const n = 50_000;
+  const chain = Array.from({ length: n }, (_, i) => ({ name: `s${i}`, dependencies: i + 1 < n ? [`s${i + 1}`] : [] }));
+  assert.deepEqual(findCycles(chain), []);
+  chain[n - 1] = { name: `s${n - 1}`, dependencies: [`s${n - 3}`] };
+  assert.deepEqual(findCycles(chain), [[`s${n - 3}`, `s${n - 2}`, `s${n - 1}`, `s${n - 3}`]], 'a cycle at its far end');
+});

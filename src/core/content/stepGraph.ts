@@ -18,10 +18,26 @@ export function findCycles(steps: readonly GraphStep[]): string[][] {
   const seen = new Set<string>();
   const cycles: string[][] = [];
 
-  const visit = (name: string): void => {
+  // Depth first, with the path on an explicit stack: a chain of thousands of steps would overflow the call stack.
+  const frames: Array<{ name: string; next: number }> = [];
+  const enter = (name: string) => {
     state.set(name, 'visiting');
     stack.push(name);
-    for (const dep of deps.get(name) ?? []) {
+    frames.push({ name, next: 0 });
+  };
+  for (const step of steps) {
+    if (state.has(step.name)) continue;
+    enter(step.name);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const list = deps.get(frame.name) ?? [];
+      if (frame.next === list.length) {
+        frames.pop();
+        stack.pop();
+        state.set(frame.name, 'done');
+        continue;
+      }
+      const dep = list[frame.next++]!;
       if (!deps.has(dep)) continue;
       const s = state.get(dep);
       if (s === 'visiting') {
@@ -33,13 +49,9 @@ export function findCycles(steps: readonly GraphStep[]): string[][] {
           cycles.push([...cycle, dep]);
         }
       } else if (s === undefined) {
-        visit(dep);
+        enter(dep);
       }
     }
-    stack.pop();
-    state.set(name, 'done');
-  };
-
-  for (const step of steps) if (!state.has(step.name)) visit(step.name);
+  }
   return cycles;
 }
