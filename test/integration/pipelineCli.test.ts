@@ -168,6 +168,27 @@ test('an invalid pipeline is refused with file:line: field and the allowed value
   assert.match(noInput.stderr, /needs --input TEXT/);
 });
 
+test('a folder named like a pipeline or blueprint file is listed with its problem; the other files work', async () => {
+  const w = workspaceWith(THREE);
+  mkdirSync(join(w.workspace, '.baton', 'pipelines', 'folder.yaml'));
+  mkdirSync(join(w.workspace, '.baton', 'blueprints', 'folder.yaml'), { recursive: true });
+  const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const systems = (JSON.parse(listed.stdout) as { systems: Array<{ name: string; valid: boolean; problems: string[] }> }).systems;
+  assert.deepEqual(systems.map((x) => [x.name, x.valid]), [['folder', false], ['three', true]]);
+  assert.match(systems[0]!.problems[0]!, /folder\.yaml: cannot read the file \(it is a folder, not a file\)$/);
+  const ran = await runCli(['pipeline', 'run', 'three', '--input', 'go', '--db', w.db, '--workspace', w.workspace], w.env);
+  assert.equal(ran.code, 0, ran.stderr);
+  const asPath = await runCli(['pipeline', 'run', join('.baton', 'pipelines', 'folder.yaml'), '--input', 'go', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(asPath.code, 1);
+  assert.match(asPath.stderr, /^baton: Pipeline .*folder\.yaml is not valid:\n.*cannot read the file \(it is a folder, not a file\)/);
+  const blueprints = await runCli(['blueprint', 'list', '--workspace', w.workspace]);
+  assert.equal(blueprints.code, 0, blueprints.stderr);
+  const listedBlueprints = (JSON.parse(blueprints.stdout) as { blueprints: Array<{ id: string; problems: Array<{ message: string }> }> }).blueprints;
+  assert.ok(listedBlueprints.some((b) => b.id === 'feature-implementation' && b.problems.length === 0));
+  assert.deepEqual(listedBlueprints.find((b) => b.id === 'folder')?.problems.map((p) => p.message), ['cannot read the file (it is a folder, not a file)']);
+});
+
 test('baton blueprint new writes a runnable system and names missing inputs', async () => {
   const w = workspaceWith(THREE);
   const missing = await runCli(['blueprint', 'new', 'feat', '--from', 'feature-implementation', '--workspace', w.workspace]);

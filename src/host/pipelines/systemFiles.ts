@@ -5,7 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ContentProblem } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
-import { formatProblems, parseBlueprintFile, parseSystemFile } from '../../core/pipelines/systemFile.js';
+import { formatProblems, parseBlueprintFile, parseSystemFile, type Parsed } from '../../core/pipelines/systemFile.js';
 import type { System, SystemBlueprint } from '../../core/pipelines/types.js';
 
 /** A system file as listed. */
@@ -26,11 +26,27 @@ function yamlFiles(dir: string): string[] {
   return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(dir, f));
 }
 
+/**
+ * A system or blueprint file parsed; one that cannot be read (a folder named `x.yaml`, no permission, a broken link)
+ * is a problem of that file, not an exception that hides the others.
+ */
+function parseFile<T>(path: string, parse: (raw: string, path: string, fallback: string) => Parsed<T>): Parsed<T> {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (ex) {
+    const code = (ex as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR' ? 'it is a folder, not a file' : code ?? (ex as Error).message;
+    return { value: undefined, problems: [{ path, line: null, message: `cannot read the file (${why})` }] };
+  }
+  return parse(raw, path, basename(path).replace(/\.ya?ml$/, ''));
+}
+
 /** Every system file of the workspace, parsed. */
 export function listSystems(workspace: string): SystemListing[] {
   return yamlFiles(pipelinesDir(workspace)).map((path) => {
     const fallback = basename(path).replace(/\.ya?ml$/, '');
-    const parsed = parseSystemFile(readFileSync(path, 'utf8'), path, fallback);
+    const parsed = parseFile(path, parseSystemFile);
     return { name: parsed.value?.name ?? fallback, path, system: parsed.value, problems: parsed.problems };
   });
 }
@@ -51,7 +67,7 @@ export function loadSystem(nameOrFile: string, workspace: string): { system: Sys
       throw new BatonError('not_found', `No pipeline "${nameOrFile}": not a file, and not in ${pipelinesDir(workspace)} (${names.length ? `pipelines: ${names.join(', ')}` : 'which has none'}). Create one with \`baton blueprint new NAME --from BLUEPRINT\`.`);
     }
   }
-  const parsed = parseSystemFile(readFileSync(path, 'utf8'), path, basename(path).replace(/\.ya?ml$/, ''));
+  const parsed = parseFile(path, parseSystemFile);
   if (!parsed.value) throw new BatonError('content_invalid', `Pipeline ${path} is not valid:\n${formatProblems(parsed.problems)}`, { problems: parsed.problems });
   return { system: parsed.value, path, warnings: parsed.problems };
 }
@@ -67,7 +83,7 @@ export function listBlueprints(dirs: string[]): Array<{ id: string; path: string
   for (const dir of dirs) {
     for (const path of yamlFiles(dir)) {
       const fallback = basename(path).replace(/\.ya?ml$/, '');
-      const parsed = parseBlueprintFile(readFileSync(path, 'utf8'), path, fallback);
+      const parsed = parseFile(path, parseBlueprintFile);
       const id = parsed.value?.id ?? fallback;
       byId.set(id, { id, path, blueprint: parsed.value, problems: parsed.problems });
     }
