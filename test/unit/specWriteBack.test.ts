@@ -10,7 +10,8 @@ import { compareSource } from '../../src/core/specs/drift.js';
 import { parseSource } from '../../src/core/specs/sourceParser.js';
 import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
 import { applyEdits, phaseCheckboxes, planTicks } from '../../src/core/specs/writeBack.js';
-import { fileSpecSource } from '../../src/host/specSourceFile.js';
+import type { BatonError } from '../../src/core/errors.js';
+import { fileSpecSource, readIfThere } from '../../src/host/specSourceFile.js';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'specs');
 const read = (name: string) => readFileSync(join(fixtures, name), 'utf8');
@@ -96,6 +97,29 @@ describe('spec write-back: the file', () => {
     assert.equal(outcome.applied, false);
     assert.match((outcome as { reason: string }).reason, /changed since it was read/);
     assert.equal(readFileSync(path, 'utf8'), edited);
+  });
+
+  it('refuses a file that is not UTF-8, naming the line, and never rewrites its bytes', async () => {
+    const dir = tmp();
+    const path = join(dir, 'tasks.md');
+    const text = '## Phase 1: Setup\n- [ ] T001 Café\n';
+    const latin1 = Buffer.concat([Buffer.from('## Phase 1: Setup\n- [ ] T001 Caf'), Buffer.from([0xe9, 0x20, 0xff, 0xfe]), Buffer.from('\n')]);
+    writeFileSync(path, latin1);
+    await assert.rejects(fileSpecSource.read(path), (ex: BatonError) => {
+      assert.equal(ex.reason, 'source_parse_failed');
+      assert.equal(ex.message, `${path} is not UTF-8 text (line 2 has bytes that are not UTF-8); save it as UTF-8 and try again: Baton ticks its boxes by editing its text, which would change those bytes.`);
+      assert.equal(ex.details.line, 2);
+      return true;
+    });
+    const plan = planTicks(text, phaseCheckboxes(parse(text).phases[0]!));
+    const outcome = await fileSpecSource.apply(path, text, plan.edits);
+    assert.equal(outcome.applied, false);
+    assert.match((outcome as { reason: string }).reason, /is not UTF-8 text \(line 2 .* Nothing was written\.$/);
+    assert.deepEqual(readFileSync(path), latin1, 'every byte as it was');
+    // A byte-order mark is text (kept, or dropped for an editor's buffer), and UTF-8 across lines is fine.
+    writeFileSync(path, `\uFEFF${text}`);
+    assert.equal(await fileSpecSource.read(path), `\uFEFF${text}`);
+    assert.equal(await readIfThere(path, true), text);
   });
 
   it('refuses a file that is gone', async () => {

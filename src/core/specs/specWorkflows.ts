@@ -440,7 +440,15 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
   /** @inheritdoc */
   async drift(id: string): Promise<SourceDrift> {
     const { snap } = this.snapshot(id);
-    const current = this.source ? await this.source.read(snap.absolute_path) : undefined;
+    let current: string | undefined;
+    try {
+      current = this.source ? await this.source.read(snap.absolute_path) : undefined;
+    } catch (ex) {
+      // A file that can no longer be read as text (no longer UTF-8) has drifted at the line the error names.
+      const line = ex instanceof BatonError ? ex.details.line : undefined;
+      if (typeof line !== 'number') throw ex;
+      return { state: 'drifted', source: snap.source_path, first_difference: { line, snapshot: snap.source_text.split(/\r?\n/)[line - 1] ?? '', current: (ex as Error).message } };
+    }
     return compareSource(snap.source_path, snap.source_text, current);
   }
 
@@ -487,7 +495,14 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (!refs.length) return undefined;
     const record: WriteBackRecord = { at: this.now(), phase, ticked: 0, refused: [] };
     for (let attempt = 0; attempt < 2; attempt++) {
-      const text = await this.source.read(snap.absolute_path);
+      let text: string | undefined;
+      try {
+        text = await this.source.read(snap.absolute_path);
+      } catch (ex) {
+        if (!(ex instanceof BatonError)) throw ex;
+        record.error = ex.message; // e.g. the file is no longer UTF-8: nothing is written
+        break;
+      }
       if (text === undefined) {
         record.error = `${snap.source_path} is missing`;
         break;
