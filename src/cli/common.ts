@@ -1,11 +1,11 @@
 // What the subcommands share: option definitions, usage errors, the database path, finding or becoming the owner.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import packageJson from '../../package.json';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
 
@@ -127,8 +127,10 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
     } catch (ex) {
       const ownerPid = lockedBy(ex);
       if (ownerPid === null) throw ex;
+      // Only the endpoint of the process that holds the lock: a discovery file another process left, or one that
+      // is starting, must not take this database's calls.
       const owner = readDiscovery(dbPath);
-      if (owner) return { owner };
+      if (owner && owner.pid === ownerPid) return { owner };
       if (Date.now() >= deadline) return { lockedBy: ownerPid };
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -137,7 +139,7 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
 
 /** The message when another process owns the database but cannot be reached. */
 export function unreachableOwner(dbPath: string, ownerPid: unknown, url: string | null): CliError {
-  const where = url ? `its endpoint ${url} does not answer` : 'it publishes no endpoint (no server.json beside the database)';
+  const where = url ? `its endpoint ${url} does not answer` : `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
   return new CliError(`database ${dbPath} is owned by Baton process ${String(ownerPid)} but ${where}; stop that process or use --db elsewhere`, 1);
 }
 

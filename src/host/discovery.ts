@@ -1,6 +1,6 @@
 // The discovery file beside a database: how other Baton processes find the owner's endpoint (mode 0600).
 import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from '../store/lock.js';
 
 /** What `server.json` holds. */
@@ -10,9 +10,14 @@ export interface DiscoveryInfo {
   pid: number;
 }
 
-/** `server.json` beside the database. */
+/**
+ * The discovery file beside the database: `server.json` for the usual `baton.db` (the workspace's `.baton/`), and
+ * `NAME.server.json` for any other `NAME.db`, so two databases in one folder never share (or take over a user's)
+ * `server.json`.
+ */
 export function discoveryPath(dbPath: string): string {
-  return join(dirname(dbPath), 'server.json');
+  const name = basename(dbPath);
+  return join(dirname(dbPath), name === 'baton.db' ? 'server.json' : `${name.replace(/\.(db|sqlite3?)$/i, '')}.server.json`);
 }
 
 export { isPidAlive };

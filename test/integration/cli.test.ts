@@ -83,6 +83,39 @@ describe('baton mcp over stdio (built dist/cli.js, real core, durable store)', (
   });
 });
 
+describe('two databases in one folder', () => {
+  const setup = tempSetup('baton-two-');
+  const sessions: CliSession[] = [];
+  before(() => ensureBuilt());
+  after(async () => {
+    for (const s of sessions) await s.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it("each has its own discovery file, and a forwarding baton mcp reaches its own database's owner", async () => {
+    const a = join(dirname(setup.db), 'a.db');
+    const b = join(dirname(setup.db), 'b.db');
+    const owner = async (db: string) => {
+      const s = await startMcp(['--db', db, '--workspace', setup.workspace, '--rate-limits', 'off']);
+      sessions.push(s);
+      return waitFor(() => readDiscovery(db), 10_000, `the owner of ${db}`);
+    };
+    const ownerA = await owner(a);
+    const ownerB = await owner(b);
+    assert.notEqual(ownerA.pid, ownerB.pid);
+    assert.ok(existsSync(join(dirname(a), 'a.server.json')) && existsSync(join(dirname(b), 'b.server.json')));
+    assert.equal(existsSync(join(dirname(a), 'server.json')), false, 'no shared server.json');
+    const forwarding = await startMcp(['--db', a, '--workspace', setup.workspace, '--rate-limits', 'off']);
+    sessions.push(forwarding);
+    const started = (await forwarding.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'for a' } })).structuredContent as Structured;
+    assert.equal(started.status, 'ok');
+    assert.match(forwarding.stderr(), new RegExp(`owned by process ${ownerA.pid}; forwarding`));
+    const listed = async (db: string) => (JSON.parse((await runCli(['status', '--db', db, '--json'])).stdout) as { executions: Array<{ execution_id: string }> }).executions.map((e) => e.execution_id);
+    assert.deepEqual(await listed(a), [started.execution_id]);
+    assert.deepEqual(await listed(b), []);
+  });
+});
+
 describe('baton command line usage', () => {
   before(() => ensureBuilt());
 
