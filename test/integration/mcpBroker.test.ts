@@ -51,8 +51,9 @@ describe('broker through an MCP client', () => {
     await expectError({ step_token: a.new_step_token, task_id: b.execution_id, model_output_so_far: out('x') }, 'token_wrong_execution', /drop task_id|belongs/);
     const next = (await call({ step_token: a.new_step_token, model_output_so_far: out('a') })).sc;
     assert.equal(next.status, 'ok');
-    await expectError({ step_token: a.new_step_token, model_output_so_far: out('a') }, 'token_replayed', /current-step/);
+    // Asked again for its step, `next`'s token is replaced: the answer of a's call was used, so a's replay is refused.
     const redelivered = (await call({ step_token: next.new_step_token })).sc;
+    await expectError({ step_token: a.new_step_token, model_output_so_far: out('a') }, 'token_replayed', /current-step/);
     await expectError({ step_token: next.new_step_token, model_output_so_far: out('b') }, 'token_out_of_order', /current-step|task_id/);
     clock.advance(60_000);
     await expectError({ step_token: redelivered.new_step_token, model_output_so_far: out('b') }, 'token_expired', /refresh_token/);
@@ -203,7 +204,11 @@ describe('error texts carry what the recovery needs (the text alone, as Claude C
     assert.match(superseded.text, /^current step: analyze-root-cause \(running\)$/m);
     clock.advance(2_000);
     const t3 = tokenOf(reissued);
-    const second = (await text({ step_token: t3, model_output_so_far: out('a') })).text;
+    const submitted = (await text({ step_token: t3, model_output_so_far: out('a') })).text;
+    // Its step asked for again (a new token replaces the one handed out): t3's answer was used, so t3 is refused.
+    clock.advance(2_000);
+    const second = (await text({ step_token: tokenOf(submitted) })).text;
+    assert.match(second, /^status: ok/m);
     clock.advance(2_000);
     const replayed = await text({ step_token: t3, model_output_so_far: out('a') });
     assert.match(replayed.text, /^Error token_replayed: /);

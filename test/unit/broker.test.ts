@@ -113,14 +113,57 @@ describe('broker: the spec ready-set example', () => {
 });
 
 describe('broker: tokens', () => {
-  it('refuses a replayed token and says how to recover', async () => {
+  it('refuses a replayed token once the answer it got was used, and says how to recover', async () => {
     const { baton } = await makeBaton();
     const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
-    okStep(await baton.nextStep({ step_token: token, model_output_so_far: output('x') }));
+    const next = okStep(await baton.nextStep({ step_token: token, model_output_so_far: output('x') }));
+    okStep(await baton.nextStep({ step_token: next.token, model_output_so_far: output('y') }));
     const again = await baton.nextStep({ step_token: token, model_output_so_far: output('x') });
     assert.equal(again.error?.code, 'token_replayed');
     assert.match(again.error!.message, /single-use/);
     assert.match(again.error!.recovery, /current-step/);
+  });
+
+  it('a call whose answer was lost, made again with its token, gets the same answer (same step, same token); nothing moves twice', async () => {
+    const { baton, clock } = await makeBaton();
+    const first = await baton.nextStep({ template_name: 'bug-fix' });
+    const used = okStep(first).token;
+    const lost = await baton.nextStep({ step_token: used, model_output_so_far: output('root cause') });
+    const again = await baton.nextStep({ step_token: used, model_output_so_far: output('root cause') });
+    assert.equal(okStep(again).step, 'implement-fix');
+    assert.equal(okStep(again).token, okStep(lost).token, 'the same token: the same answer');
+    assert.equal(again.token_expires_at, lost.token_expires_at);
+    assert.match(again.human_message!, /^Your earlier call with this token was recorded but its answer was lost; here it is again\. /);
+    assert.equal(baton.artifacts({ type: 'execution', execution_id: first.execution_id!, limit: 100 }).total, 1, 'the output sent again was not stored twice');
+    assert.equal(baton.events(first.execution_id!).filter((e) => e.event_type === 'step_completed').length, 1);
+    // Twice lost: still the same answer; and an expired one comes with a new token that replaces it.
+    assert.equal(okStep(await baton.nextStep({ step_token: used })).token, okStep(lost).token);
+    clock.advance(11 * 60_000);
+    const expired = await baton.nextStep({ step_token: used });
+    assert.equal(expired.error?.code, 'token_expired');
+    assert.deepEqual(expired.error?.next_call, { request: 'refresh_token', step_token: used });
+    const renewed = okStep(await baton.nextStep({ request: 'refresh_token', step_token: used }));
+    assert.notEqual(renewed.token, okStep(lost).token);
+    assert.equal((await baton.nextStep({ step_token: okStep(lost).token, model_output_so_far: output('late') })).error?.code, 'token_expired');
+    const moved = okStep(await baton.nextStep({ step_token: renewed.token, model_output_so_far: output('fixed') }));
+    assert.equal(moved.step, 'write-tests');
+    assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: used })).error?.code, 'token_replayed', 'its answer was used');
+  });
+
+  it('a lost answer at a gate: the submit and the wait after approval are answered again; a closed workflow answers task_closed again', async () => {
+    const { baton } = await makeBaton();
+    let r = await baton.nextStep({ template_name: 'bug-fix' });
+    while (okStep(r).step !== 'review-code') r = await baton.nextStep({ step_token: okStep(r).token, model_output_so_far: output('step') });
+    const submitToken = okStep(r).token;
+    const waiting = await baton.nextStep({ step_token: submitToken, model_output_so_far: output('reviewed') });
+    assert.equal(waiting.status, 'awaiting_approval');
+    const again = await baton.nextStep({ step_token: submitToken, model_output_so_far: output('reviewed') });
+    assert.equal(again.status, 'awaiting_approval');
+    assert.equal(again.new_step_token, waiting.new_step_token);
+    await baton.decide({ execution_id: r.execution_id!, decision: 'approve', by: 'test' });
+    const closed = await baton.nextStep({ step_token: waiting.new_step_token! });
+    assert.equal(closed.status, 'task_closed');
+    assert.equal((await baton.nextStep({ step_token: waiting.new_step_token! })).status, 'task_closed', 'the wait token again');
   });
 
   it('refuses a tampered, a malformed and a foreign-secret token', async () => {

@@ -283,7 +283,14 @@ export class Broker {
         { execution_id: exec.execution_id },
       );
     }
-    const tok = this.tokens.check(p);
+    let tok: TokenRow;
+    try {
+      tok = this.tokens.check(p);
+    } catch (ex) {
+      const again = BatonError.is(ex, 'token_replayed') ? this.answerAgain(exec, p.nonce, ctx) : undefined;
+      if (again) return again;
+      throw ex;
+    }
     const step = this.repo.step(p.execution_id, p.step_name)!;
     const { iso } = this.now();
     const output = req.model_output_so_far;
@@ -294,7 +301,7 @@ export class Broker {
     this.assertWorkable(exec);
     switch (step.status) {
       case 'running':
-        if (output && !refresh) return this.submit(exec, step, tok, output, req, ctx);
+        if (output && !refresh) return this.tokens.following(tok.nonce, () => this.submit(exec, step, tok, output, req, ctx));
         this.repo.closeToken(tok.nonce, 'superseded', iso);
         if (refresh) this.event(exec.execution_id, 'token_refreshed', { step_name: step.step_name });
         return this.offer(exec, step, undefined, ctx, []);
@@ -312,10 +319,36 @@ export class Broker {
       case 'completed':
         // Approved while the agent waited: the wait token now moves the workflow on.
         this.repo.closeToken(tok.nonce, 'consumed', iso);
-        return this.advance(exec, req, ctx, []);
+        return this.tokens.following(tok.nonce, () => this.advance(exec, req, ctx, []));
       default:
         throw new BatonError('token_out_of_order', `Step "${step.step_name}" is ${step.status}; this token no longer applies. ${readCurrent(exec.execution_id)}.`);
     }
+  }
+
+  /**
+   * A used token presented again: the agent may never have got the answer of the call that used it (a dropped
+   * connection, a killed process, a client that timed out) and calls again. While the token that answer handed out
+   * is unused and its step still waits for it, the call gets that answer again — the same step, or the same wait on
+   * its gate, with the same token (a new one if it has expired) — and a workflow that call closed answers
+   * task_closed again. Otherwise (that token was used or refreshed, or the call handed out nothing) undefined: the
+   * replay is refused as before. Nothing moves twice: the output sent again is not taken.
+   */
+  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext): TxResult | undefined {
+    const next = this.repo.followingToken(exec.execution_id, used);
+    if (!next) return exec.status === 'completed' ? this.closedResponse(exec, []) : undefined;
+    const step = next.state === 'active' ? this.repo.step(exec.execution_id, next.step_name) : undefined;
+    if (!step || step.token_nonce !== next.nonce || (step.status !== 'running' && step.status !== 'awaiting_approval')) return undefined;
+    const waiting = step.status === 'awaiting_approval';
+    const same = this.tokens.reissue(next, waiting);
+    this.event(exec.execution_id, 'answer_repeated', { step_name: step.step_name, status: step.status, same_token: same !== null });
+    if (!same) this.repo.closeToken(next.nonce, 'superseded', this.now().iso);
+    const result = this.tokens.following(used, (): TxResult => {
+      if (!waiting) return this.offer(exec, step, undefined, ctx, [], undefined, same ? { token: same.token, nonce: next.nonce, expiresMs: same.expiresMs } : undefined);
+      if (same) return { response: awaitingResponse(exec, step.step_name, same.token, same.expiresMs, this.options.approveCommand), events: [] };
+      return { response: this.issueWaitToken(exec, step), events: [] };
+    });
+    result.response.human_message = `Your earlier call with this token was recorded but its answer was lost; here it is again. ${result.response.human_message ?? ''}`.trim();
+    return result;
   }
 
   /** Refuses executions that are not in a state where steps move. */
@@ -425,11 +458,13 @@ export class Broker {
   /** Claims `step` (if not yet running), issues a fresh token and builds the `ok` response. */
   private offer(
     exec: ExecutionRow, step: StepRow, selection: SelectionInfo | undefined, ctx: CallContext, events: BatonEvent[], states?: StepState[],
+    again?: { token: string; nonce: string; expiresMs: number },
   ): TxResult {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
     const contract = buildContract(def, this.deps.content.topForbiddenActions());
-    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name);
+    // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
+    const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
     if (step.status !== 'running') {
       this.repo.updateStep(exec.execution_id, step.step_name, {
         status: 'running', started_at: step.started_at ?? iso, claimed_by: ctx.agent_name ?? ctx.client_name ?? step.agent_name,
@@ -437,7 +472,7 @@ export class Broker {
       });
       this.event(exec.execution_id, 'step_started', { step_name: step.step_name, agent_name: step.agent_name, claimed_by: ctx.agent_name ?? ctx.client_name ?? null });
       events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'running' });
-    } else {
+    } else if (!again) {
       this.repo.updateStep(exec.execution_id, step.step_name, { contract, token_nonce: nonce });
     }
     const { status, progress } = this.syncExecution(exec, { current_step: step.step_name }, states);

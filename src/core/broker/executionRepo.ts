@@ -74,6 +74,8 @@ export interface TokenRow {
   issued_at: string;
   expires_at: string;
   closed_at: string | null;
+  /** The token whose use handed this one out (migration 007), or null. */
+  follows: string | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -322,9 +324,14 @@ export class ExecutionRepo {
 
   insertToken(t: Omit<TokenRow, 'closed_at' | 'state'>): void {
     this.store.run(
-      `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at) VALUES (?, ?, ?, 'active', ?, ?)`,
-      [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at],
+      `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at, follows) VALUES (?, ?, ?, 'active', ?, ?, ?)`,
+      [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at, t.follows],
     );
+  }
+
+  /** The token that the use of `nonce` handed out in its execution, if any. */
+  followingToken(executionId: string, nonce: string): TokenRow | undefined {
+    return this.store.get<TokenRow>('SELECT * FROM step_tokens WHERE execution_id = ? AND follows = ?', [executionId, nonce]);
   }
 
   /** Closes a token; returns false if it was no longer active (lost a race). */

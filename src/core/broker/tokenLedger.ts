@@ -19,6 +19,8 @@ export class TokenLedger {
    * ours by construction). Only the signature check is skipped; expiry and the ledger are checked as for any token.
    */
   private readonly signed = new Map<string, TokenPayload>();
+  /** The token whose use is handing out the tokens issued now (see `following`). */
+  private follows: string | null = null;
 
   constructor(private readonly deps: { repo: ExecutionRepo; ports: CorePorts; secret: () => string; ttlMs: number }) {}
 
@@ -40,8 +42,33 @@ export class TokenLedger {
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);
     const expiresAt = new Date(expires).toISOString();
-    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: new Date(ms).toISOString(), expires_at: expiresAt });
+    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: new Date(ms).toISOString(), expires_at: expiresAt, follows: this.follows });
     return { token, nonce, expiresAt };
+  }
+
+  /**
+   * The exact token `row` was issued as (a token is its signed payload, and the ledger keeps every field of it), or
+   * null when it has expired: an answer given again carries the same token, so it is the same answer.
+   */
+  reissue(row: TokenRow, wait: boolean): { token: string; expiresMs: number } | null {
+    const expires = Date.parse(row.expires_at);
+    if (!(expires > this.deps.ports.clock.now())) return null;
+    const payload: TokenPayload = {
+      execution_id: row.execution_id, step_name: row.step_name, issued_at: Date.parse(row.issued_at), expires_at: expires, nonce: row.nonce,
+      ...(wait ? { wait: true as const } : {}),
+    };
+    return { token: signToken(this.deps.ports.crypto, this.deps.secret(), payload), expiresMs: expires };
+  }
+
+  /** Runs `fn` (inside the caller's transaction) with every token it issues recorded as handed out by the use of `nonce`. */
+  following<T>(nonce: string, fn: () => T): T {
+    const before = this.follows;
+    this.follows = nonce;
+    try {
+      return fn();
+    } finally {
+      this.follows = before;
+    }
   }
 
   /** Checks the token against the ledger: issued here, still active. */
