@@ -15,6 +15,7 @@ import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 /** The calls of one POST that are still being answered. */
 interface PendingPost {
   res: ServerResponse;
+  /** The calls it carries, in order (a cancelled one is dropped). */
   ids: RequestId[];
   answers: Map<RequestId, JSONRPCMessage>;
   batch: boolean;
@@ -130,7 +131,38 @@ export class McpHttpTransport implements Transport {
       });
       if (!json) this.startSse(post);
     }
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) {
+      if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) this.cancelled((message.params as { requestId?: RequestId } | undefined)?.requestId);
+      this.onmessage?.(message, extra);
+    }
+  }
+
+  /**
+   * The client cancelled a request: the server sends it no answer (MCP's cancellation), so its POST is ended here —
+   * an SSE stream closes once the POST's other calls are answered, a JSON POST of that call alone gets 202 — or it
+   * would stay open, with its socket, for good.
+   */
+  private cancelled(id: RequestId | undefined): void {
+    const post = id === undefined ? undefined : this.pending.get(id);
+    if (!post) return;
+    this.pending.delete(id!);
+    post.ids = post.ids.filter((i) => i !== id);
+    this.settle(post);
+  }
+
+  /** Ends a POST once every call it carries has its answer (or was cancelled). */
+  private settle(post: PendingPost): void {
+    if (post.answers.size < post.ids.length) return;
+    if (post.sse) {
+      post.res.end();
+      return;
+    }
+    if (post.ids.length === 0) {
+      post.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      return;
+    }
+    const out = post.batch ? post.ids.map((i) => post.answers.get(i)) : post.answers.get(post.ids[0]!);
+    post.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(JSON.stringify(out));
   }
 
   /**
@@ -176,13 +208,7 @@ export class McpHttpTransport implements Transport {
     this.pending.delete(id!);
     post.answers.set(id!, message);
     if (post.sse) post.res.write(sseEvent(message));
-    if (post.answers.size < post.ids.length) return;
-    if (post.sse) {
-      post.res.end();
-      return;
-    }
-    const out = post.batch ? post.ids.map((i) => post.answers.get(i)) : message;
-    post.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(JSON.stringify(out));
+    this.settle(post);
   }
 
   private startSse(post: PendingPost): void {
@@ -196,9 +222,16 @@ export class McpHttpTransport implements Transport {
     this.closed = true;
     this.stream?.end();
     this.stream = null;
+    // Every call still open gets an answer that says so: an SSE stream ended without one would leave its client
+    // waiting for its own timeout.
+    const message = 'Session closed before this call was answered (the server is stopping, or the session was deleted); call again in a new session';
     for (const post of new Set(this.pending.values())) {
-      if (post.sse) post.res.end();
-      else rpcError(post.res, 404, -32001, 'Session closed');
+      if (!post.sse) {
+        rpcError(post.res, 404, -32001, message);
+        continue;
+      }
+      for (const id of post.ids) if (!post.answers.has(id)) post.res.write(sseEvent({ jsonrpc: '2.0', id, error: { code: -32001, message } } as JSONRPCMessage));
+      post.res.end();
     }
     this.pending.clear();
     this.onclose?.();

@@ -23,10 +23,16 @@ export interface OwnerServerOptions {
   log: Log;
   host?: string;
   port?: number;
-  /** Largest request body; 4 MB unless set. */
+  /** Largest request body; MAX_MESSAGE_BYTES (10 MiB) unless set. */
   maxBodyBytes?: number;
   /** A session with no open stream and no request for this long is closed (its client vanished without DELETE). */
   idleSessionMs?: number;
+  /**
+   * At most this many sessions with nothing open are kept (100 unless set); past it, a new session closes the ones
+   * seen least recently. Each holds a server of its own; clients that start a session per call, or die without a
+   * DELETE, would otherwise grow the owner until the idle timeout.
+   */
+  maxIdleSessions?: number;
   /** How often /events sends a comment line so a dead peer is noticed; 15 s unless set. */
   heartbeatMs?: number;
 }
@@ -46,6 +52,7 @@ export interface OwnerServer {
 
 const MAX_BODY = MAX_MESSAGE_BYTES;
 const IDLE_SESSION_MS = 30 * 60_000;
+const MAX_IDLE_SESSIONS = 100;
 
 /** One MCP session on the endpoint. */
 interface Session {
@@ -142,6 +149,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       const session: Session = { transport, server, grant, open: 0, lastSeen: Date.now() };
       sessions.set(id, session);
       track(session, res);
+      closeIdleOverLimit();
     });
     transport.onclose = () => {
       sessions.delete(transport.sessionId);
@@ -202,6 +210,18 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const closeSession = (id: string, s: Session) => {
     sessions.delete(id);
     void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+  };
+  const maxIdle = options.maxIdleSessions ?? MAX_IDLE_SESSIONS;
+  /** Called as a session starts (its initialize still open): room is made for it among the sessions with nothing open. */
+  const closeIdleOverLimit = () => {
+    const idle = [...sessions].filter(([, s]) => s.open === 0);
+    const excess = idle.length + 1 - maxIdle;
+    if (excess <= 0) return;
+    idle.sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    for (const [id, s] of idle.slice(0, excess)) {
+      log.info(`closing MCP session ${id}: over ${maxIdle} sessions with nothing open, it was seen least recently`);
+      closeSession(id, s);
+    }
   };
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
   const sweeper = setInterval(() => {

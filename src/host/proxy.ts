@@ -1,6 +1,7 @@
 // `baton mcp` when another process owns the database: raw JSON-RPC piped between stdio and the owner's HTTP endpoint.
 // When the owner goes away mid-session (the editor closed, a crash), the proxy takes over: it becomes the owner (or
 // finds the process that did), replays the client's handshake and subscriptions there, and keeps the session alive.
+import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -20,10 +21,10 @@ import { isPidAlive, type DiscoveryInfo } from './discovery.js';
 /**
  * The JSON-RPC error an owner refused a request with over HTTP (400 for a malformed or duplicate request, 413 for
  * one too large), to pass on to the client in the owner's words rather than as "did not answer"; null for anything
- * else (a network failure, an answer that is not a JSON-RPC error).
+ * else (a network failure, an answer that is not a JSON-RPC error, 404: the session is gone, see `sessionGone`).
  */
 export function ownerRefusal(ex: unknown): { code: number; message: string } | null {
-  if (!(ex instanceof StreamableHTTPError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500) return null;
+  if (!(ex instanceof StreamableHTTPError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500 || ex.code === 404) return null;
   const body = ex.message.replace(/^Streamable HTTP error: Error POSTing to endpoint: /, '');
   try {
     const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error;
@@ -107,11 +108,14 @@ function connectionRefused(ex: unknown): boolean {
 }
 
 function stoppedBeforeAnswering(owner: Upstream): string {
-  return `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again (a step_token that was already used comes back as token_replayed, with the call that recovers).`;
+  return `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
 }
 
+/** The code an owner's transport answers a call with when its session closes before the answer (and for no session). */
+const SESSION_CLOSED = -32001;
+
 /** Ids of the requests the proxy itself sends when it replays a session on a new owner. */
-const REPLAY_PREFIX = 'baton-proxy-replay-';
+const REPLAY_PREFIX = `baton-proxy-replay-${randomUUID()}-`;
 
 /** Forwards messages both ways until the client closes (or the owner goes and cannot be replaced); resolves then. */
 export async function runProxy(options: ProxyOptions): Promise<void> {
@@ -212,6 +216,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         if (id === undefined || !pending.has(id)) return;
+        // The owner closed the session (it is stopping): what the agent must know is that the call may not have run.
+        if (ex instanceof StreamableHTTPError && ex.code === 404) return failRequest(id, stoppedBeforeAnswering(via));
         const refusal = ownerRefusal(ex);
         if (refusal) return failRequest(id, refusal.message, refusal.code);
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
@@ -238,9 +244,17 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
 
   const fromOwner = (message: JSONRPCMessage) => {
     const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
-    if (answer && typeof message.id === 'string' && message.id.startsWith(REPLAY_PREFIX)) {
-      replies.get(message.id)?.(message);
-      replies.delete(message.id);
+    const own = answer && typeof message.id === 'string' ? message.id : undefined;
+    const reply = own === undefined ? undefined : replies.get(own);
+    if (reply) {
+      // An answer to one of the proxy's own replayed requests (a client's request with such an id is passed on).
+      replies.delete(own!);
+      reply(message);
+      return;
+    }
+    if (isJSONRPCErrorResponse(message) && message.error.code === SESSION_CLOSED && message.id !== undefined && pending.has(message.id)) {
+      // A call the owner's closing session could not answer: as for an owner that stopped (the session goes on here).
+      failRequest(message.id, stoppedBeforeAnswering(up));
       return;
     }
     const answersInitialize = answer && !!initialize && message.id === initialize.id;

@@ -23,12 +23,12 @@ import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 /** A raw HTTP request, so tests can set Host and Origin freely. */
-function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string }> {
+function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string; session: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, session: String(res.headers['mcp-session-id'] ?? '') }));
     });
     req.on('error', (ex: NodeJS.ErrnoException) => (ex.code === 'EPIPE' || ex.code === 'ECONNRESET' ? undefined : reject(ex)));
     if (opts.body !== undefined) req.end(opts.body);
@@ -189,6 +189,33 @@ describe('owner endpoint session cleanup', () => {
       await owner.close();
       await opened.close();
       rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('owner endpoint: sessions with nothing open are capped', () => {
+  it('past maxIdleSessions, a new session closes the ones with nothing open that were seen least recently', async () => {
+    const baton = new FakeBaton();
+    const owner = await startOwnerServer({
+      baton, log: silentLog, maxIdleSessions: 2,
+      createServer: () => createMcpServer(baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+    });
+    const headers = { host: `127.0.0.1:${owner.port}`, authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const open = async () => {
+      const r = await raw(owner.port, { headers, body: JSON.stringify(INIT) });
+      assert.equal(r.status, 200, r.body);
+      return { ...headers, 'mcp-session-id': r.session, 'mcp-protocol-version': '2025-06-18' };
+    };
+    const ping = (session: Record<string, string>) => raw(owner.port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }) }).then((r) => r.status);
+    try {
+      const first = await open();
+      const second = await open();
+      assert.equal(await ping(first), 200, 'first seen again: second is now the least recent');
+      await open();
+      assert.equal(await ping(second), 404, 'closed to stay within two');
+      assert.equal(await ping(first), 200);
+    } finally {
+      await owner.close();
     }
   });
 });

@@ -158,6 +158,37 @@ describe('owner Streamable HTTP transport', () => {
     });
   });
 
+  it('ends the POST of a call the client cancelled (202, or its SSE stream closed): its socket is not held for good', async () => {
+    const headers = await session();
+    const cancel = (requestId: number) => raw({ headers, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } } });
+    const json = raw({ headers, body: call(30, 'hold') });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await cancel(30)).status, 202);
+    const ended = await json;
+    assert.deepEqual([ended.status, ended.body], [202, ''], 'no answer for a cancelled call, and the POST ends');
+    held.shift()!();
+    const sse = raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(31, 'hold') });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await cancel(31)).status, 202);
+    const closed = await sse;
+    assert.deepEqual([closed.status, closed.type, closed.body], [200, 'text/event-stream', '']);
+    held.shift()!();
+    assert.equal((await raw({ headers, body: call(30) })).status, 200, 'the id is free again');
+  });
+
+  it('answers every call still open when its session closes, on an SSE stream too (its client would wait for its timeout)', async () => {
+    const headers = await session();
+    const sse = raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(32, 'hold') });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await raw({ method: 'DELETE', headers })).status, 200);
+    const r = await sse;
+    assert.deepEqual(JSON.parse(r.body.replace(/^event: message\ndata: /, '')), {
+      jsonrpc: '2.0', id: 32,
+      error: { code: -32001, message: 'Session closed before this call was answered (the server is stopping, or the session was deleted); call again in a new session' },
+    });
+    held.shift()!();
+  });
+
   it('closes the connection after an SSE answer when the client asked to (Connection: close)', async () => {
     const headers = await session();
     const r = await raw({ headers: { ...headers, accept: 'text/event-stream', connection: 'close' }, body: call(24) });

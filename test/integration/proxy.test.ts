@@ -229,6 +229,33 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
     }
   });
 
+  it('gate waits in flight when the owner stops in order get an error that says to call again (plain and streaming progress)', async () => {
+    const setup = tempSetup('baton-takeover-wait-');
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    const owner = await startMcp(args, 'editor');
+    let proxied: CliSession | undefined;
+    try {
+      await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+      proxied = await startMcp(args, 'terminal-agent');
+      let r = await call(proxied, { template_name: 'bug-fix', task_description: 'wait through a stop' });
+      while (r.status === 'ok') r = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
+      assert.equal(r.status, 'awaiting_approval');
+      const wait = { name: 'workflow_next_step', arguments: { step_token: r.new_step_token } };
+      const plain = proxied.client.callTool(wait);
+      const streaming = proxied.client.callTool(wait, undefined, { onprogress: () => undefined });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(owner.pid!, 'SIGTERM');
+      for (const waiting of [plain, streaming]) await assert.rejects(waiting, /stopped before answering this call\. Baton is taking over; call again with the same arguments/);
+      await waitFor(() => readDiscovery(setup.db)?.pid === proxied!.pid, 15_000, 'the proxy owning the database');
+      const again = await proxied.client.callTool(wait);
+      assert.equal((again.structuredContent as Structured).status, 'awaiting_approval', JSON.stringify(again.content).slice(0, 300));
+    } finally {
+      await proxied?.client.close().catch(() => undefined);
+      await owner.client.close().catch(() => undefined);
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, async () => {
     const setup = tempSetup('baton-takeover-inflight-');
     const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
