@@ -7,7 +7,8 @@ import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { scanJournal, type JournalRecord } from './journal.js';
+import { FRAME_MAGIC, scanJournal, type JournalRecord } from './journal.js';
+import { schemaVersion } from './migrate.js';
 
 const runtimes = new Map<string, Promise<SqlJsStatic>>();
 
@@ -90,6 +91,35 @@ export function snapshotSeq(db: Database): number {
   return v === undefined || v === null ? 0 : Number(v);
 }
 
+/**
+ * Whether a journal with no whole record is still Baton's: empty, zeros (preallocated, never written), or a first
+ * record torn after a prefix of its magic.
+ */
+function journalStart(buf: Buffer): boolean {
+  const magic = Buffer.alloc(4);
+  magic.writeUInt32LE(FRAME_MAGIC, 0);
+  let i = 0;
+  while (i < Math.min(4, buf.length) && buf[i] === magic[i]) i++;
+  for (let j = i; j < buf.length; j++) if (buf[j] !== 0) return i === 4;
+  return true;
+}
+
+/**
+ * Refuses an SQLite database that is not Baton's (tables, but no Baton `meta` table): migrating it would add Baton's
+ * tables to another program's database.
+ */
+export function assertBatonDatabase(db: Database, path: string): void {
+  if (schemaVersion(db) !== 0) return;
+  const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")[0]?.values.map((v) => String(v[0])) ?? [];
+  if (tables.length === 0) return;
+  const shown = tables.length > 5 ? `${tables.slice(0, 5).join(', ')}, …` : tables.join(', ');
+  throw new BatonError(
+    'store_corrupt',
+    `${path} is an SQLite database, but not Baton's (its tables: ${shown}; no Baton meta table). Baton left it untouched: pass another --db.`,
+    { path, tables },
+  );
+}
+
 /** The journal's valid records and where its valid bytes end (a torn tail is reported, not removed). */
 export interface JournalOnDisk {
   records: JournalRecord[];
@@ -105,6 +135,15 @@ export function readJournal(journalPath: string, baseSeq: number, log: Log, acce
   if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0 };
   const buf = readFileSync(journalPath);
   const scan = scanJournal(buf);
+  if (scan.ok && scan.records.length === 0 && !journalStart(buf)) {
+    // Not even a torn first record: a file of someone else's where this database's journal would be. Cutting it as a
+    // torn write would destroy it.
+    throw new BatonError(
+      'store_corrupt',
+      `${journalPath} is not a Baton journal (it does not start with a Baton record). Baton left it untouched: if the file is yours, use another --db name; if it is Baton's, move it aside (losing the writes since the last checkpoint) and start Baton again.`,
+      { path: journalPath },
+    );
+  }
   if (!scan.ok) {
     throw new BatonError(
       'store_corrupt',

@@ -1,6 +1,6 @@
 // Opening a store's file: owning it (creating it or not) with its lock, journal replay, migrations and a first
 // checkpoint; or only reading it, which writes nothing at all.
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../core/errors.js';
@@ -8,7 +8,7 @@ import { silentLog, type Log } from '../core/ports.js';
 import { journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
-import { defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
+import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
 import { acquireLock, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
@@ -96,6 +96,9 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     return store;
   }
   const path = resolve(options.path);
+  if (isFolder(path)) {
+    throw new BatonError('invalid_input', `${path} is a folder, not a database file; name a file, such as ${join(path, 'baton.db')}.`, { path });
+  }
   const access = options.access ?? 'create';
   if (access !== 'create' && !existsSync(path)) {
     // An owner that is creating the database right now holds its lock: callers ask it instead (unless that is us).
@@ -152,6 +155,7 @@ async function openReadOnly(
   let store: SqlJsStore | null = null;
   try {
     db = loadSnapshot(SQL, path).db;
+    assertBatonDatabase(db, path);
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);
     const journalPath = journalPathOf(path);
@@ -188,6 +192,7 @@ async function openFileStore(
     removeStaleTemps(path);
     const snapshot = loadSnapshot(SQL, path, await readSnapshotFile(path));
     db = snapshot.db;
+    assertBatonDatabase(db, path);
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);
     const journalPath = journalPathOf(path);
@@ -220,5 +225,14 @@ async function openFileStore(
       lock.release();
     }
     throw ex;
+  }
+}
+
+/** Whether `path` is a folder (following links); false when it does not exist. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

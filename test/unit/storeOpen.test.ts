@@ -6,6 +6,8 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
+import { journalPathOf } from '../../src/store/dbPath.js';
+import { defaultWasmPath, loadSqlJs } from '../../src/store/loading.js';
 import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore, resolveDbPath } from '../../src/store/sqlJsStore.js';
 import { crashImage, tempDir, withTempDir } from '../fixtures/store/helpers.js';
@@ -26,6 +28,56 @@ test('a file that is not a SQLite database is refused as store_corrupt and left 
       assert.deepEqual(readFileSync(t.db), content);
       assert.equal(existsSync(`${t.db}.lock`), false, 'the lock is released after a refused open');
     }
+  });
+});
+
+test('a folder given as the database is refused naming a file to give instead', async () => {
+  await withTempDir(async (t) => {
+    await assert.rejects(openStore({ path: t.dir }), (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'invalid_input'), String(ex));
+      assert.equal(ex.message, `${t.dir} is a folder, not a database file; name a file, such as ${join(t.dir, 'baton.db')}.`);
+      return true;
+    });
+  });
+});
+
+test("another program's SQLite database is refused and left untouched, owned or only read", async () => {
+  await withTempDir(async (t) => {
+    const SQL = await loadSqlJs(defaultWasmPath());
+    const other = new SQL.Database();
+    other.run('CREATE TABLE app_users (id INTEGER PRIMARY KEY, name TEXT)');
+    other.run("INSERT INTO app_users (name) VALUES ('ada')");
+    const content = Buffer.from(other.export());
+    other.close();
+    writeFileSync(t.db, content);
+    for (const access of ['create', 'read'] as const) {
+      await assert.rejects(openStore({ path: t.db, access }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+        assert.equal(ex.message, `${t.db} is an SQLite database, but not Baton's (its tables: app_users; no Baton meta table). Baton left it untouched: pass another --db.`);
+        return true;
+      });
+    }
+    assert.deepEqual(readFileSync(t.db), content);
+    assert.equal(existsSync(`${t.db}.lock`), false);
+  });
+});
+
+test("a file of someone else's where the journal would be is refused and left untouched; a torn first record is cut", async () => {
+  await withTempDir(async (t) => {
+    const journal = journalPathOf(t.db);
+    const mine = Buffer.from('dear diary\n'.repeat(40));
+    writeFileSync(journal, mine);
+    await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+      assert.match(ex.message, /is not a Baton journal \(it does not start with a Baton record\)\. Baton left it untouched: if the file is yours, use another --db name/);
+      return true;
+    });
+    assert.deepEqual(readFileSync(journal), mine);
+    // Baton's own: the first bytes of a record's magic, then nothing written (zeros).
+    writeFileSync(journal, Buffer.concat([Buffer.from([0x42, 0x52]), Buffer.alloc(30)]));
+    const store = await openStore({ path: t.db });
+    await store.close();
+    assert.equal(readFileSync(journal).length, 0, 'the torn first record was cut');
   });
 });
 
