@@ -1,5 +1,5 @@
 // What the subcommands share: option definitions, usage errors, the database path, finding or becoming the owner.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import packageJson from '../../package.json';
@@ -58,12 +58,45 @@ Environment: BATON_DB_PATH (the database when --db is not given), BATON_LOG_LEVE
 logs go to stderr).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
-/** parseArgs with strict checking; a bad flag becomes a usage error (exit 2). */
+/**
+ * parseArgs with strict checking; a bad flag becomes a usage error (exit 2). A negative number after a flag that takes
+ * a value is that value (`--port -1` gets the flag's own check, not parseArgs' "ambiguous"), and `--workspace` and
+ * `--content` must name folders that exist (a typo would otherwise create a workspace, or load no workflows).
+ */
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, usage: string) {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    const next = args[i + 1];
+    const takesValue = flag.startsWith('--') && !flag.includes('=') && options[flag.slice(2)]?.type === 'string';
+    if (takesValue && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${flag}=${next}`);
+      i++;
+    } else {
+      joined.push(flag);
+    }
+  }
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: joined, options, allowPositionals: true, strict: true });
   } catch (ex) {
     throw new CliError(`${(ex as Error).message}\n\n${usage}`, 2);
+  }
+  for (const flag of ['workspace', 'content']) {
+    const value = (parsed.values as Record<string, unknown>)[flag];
+    if (typeof value !== 'string') continue;
+    const kind = folderKind(value);
+    if (kind !== 'folder') throw new CliError(`--${flag} ${value}: ${kind === 'missing' ? 'no such folder' : 'not a folder'}; name an existing folder\n\n${usage}`, 2);
+  }
+  return parsed;
+}
+
+/** Whether `path` is a folder, something else, or nothing. */
+function folderKind(path: string): 'folder' | 'other' | 'missing' {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch {
+    return 'missing';
   }
 }
 

@@ -30,6 +30,9 @@ function usageError(message: string, usage: string): CliError {
   return new CliError(`${message}\n\n${usage}`, 2);
 }
 
+/** The longest step-token lifetime, in minutes: a year (far longer ones overflow a date). */
+const MAX_TOKEN_TTL_MINUTES = 525_600;
+
 /** A positive number flag, or undefined when absent. */
 function positive(value: string | undefined, flag: string, usage: string): number | undefined {
   if (value === undefined) return undefined;
@@ -66,6 +69,9 @@ export function engineSettings(values: { tools?: string; 'rate-limits'?: string;
     throw usageError((ex as Error).message, usage);
   }
   const ttl = positive(values['token-ttl'], '--token-ttl', usage);
+  if (ttl !== undefined && ttl > MAX_TOKEN_TTL_MINUTES) {
+    throw usageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_MINUTES} minutes (a year; got "${values['token-ttl']}")`, usage);
+  }
   return {
     toolGroups,
     rateLimits: parseRateLimits(values['rate-limits'], usage),

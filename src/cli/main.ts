@@ -3,6 +3,7 @@
 import { BatonError } from '../core/errors.js';
 import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
+import { systemErrorText } from './systemError.js';
 import {
   BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE,
@@ -119,6 +120,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (BatonError.is(ex)) {
       process.stderr.write(`baton: ${ex.message}\n`);
+      return 1;
+    }
+    const plain = systemErrorText(ex);
+    if (plain) {
+      process.stderr.write(`baton: ${plain}\n`);
       return 1;
     }
     process.stderr.write(`baton: internal error: ${(ex as Error).stack ?? String(ex)}\n`);

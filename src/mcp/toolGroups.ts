@@ -17,7 +17,11 @@ export function isToolGroup(name: string): name is ToolGroup {
 export function parseToolGroups(value: string | undefined): ToolGroup[] {
   if (value === undefined || value.trim() === '') return [...DEFAULT_TOOL_GROUPS];
   const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-  if (names.includes('all')) return [...TOOL_GROUPS];
+  if (names.length === 0) throw new BatonError('invalid_input', `no tool group in "${value}"; valid groups: ${TOOL_GROUPS.join(', ')} (or "all")`);
+  if (names.includes('all')) {
+    assertToolGroups(names.filter((n) => n !== 'all')); // "all,bogus" is a typo too
+    return [...TOOL_GROUPS];
+  }
   return assertToolGroups(names);
 }
 

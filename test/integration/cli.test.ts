@@ -139,6 +139,27 @@ describe('baton command line usage', () => {
     assert.match(r.stderr, /reject needs --feedback TEXT: tell the agent what to change/);
   });
 
+  it('a --workspace or --content that is not an existing folder, and a negative number, exit 2 with the flag\'s own words', async () => {
+    const setup = tempSetup('baton-flags-');
+    try {
+      const typo = await runCli(['serve', '--workspace', join(setup.dir, 'typo')]);
+      assert.equal(typo.code, 2);
+      assert.match(typo.stderr, /^baton: --workspace .*typo: no such folder; name an existing folder/);
+      assert.equal(existsSync(join(setup.dir, 'typo')), false, 'nothing created');
+      const content = await runCli(['mcp', '--workspace', setup.workspace, '--content', join(setup.dir, 'nope')]);
+      assert.equal(content.code, 2);
+      assert.match(content.stderr, /^baton: --content .*nope: no such folder/);
+      const negative = await runCli(['mcp', '--workspace', setup.workspace, '--token-ttl', '-5']);
+      assert.equal(negative.code, 2);
+      assert.match(negative.stderr, /^baton: --token-ttl must be a positive number \(got "-5"\)/);
+      const folder = await runCli(['status', '--db', setup.workspace]);
+      assert.equal(folder.code, 1);
+      assert.equal(folder.stderr, `baton: ${setup.workspace} is a folder, not a database file; name a file, such as ${join(setup.workspace, 'baton.db')}.\n`);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('an unknown tool group exits 2 naming the valid groups', async () => {
     const r = await runCli(['mcp', '--tools', 'brokr']);
     assert.equal(r.code, 2);

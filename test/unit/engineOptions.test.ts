@@ -30,4 +30,14 @@ describe('engine flags', () => {
     assert.throws(() => engineSettings({ 'stall-minutes': 'soon' }, ''), /--stall-minutes must be a positive number \(got "soon"\)/);
     assert.throws(() => engineSettings({ tools: 'brokers' }, ''), /brokers/);
   });
+
+  it('refuses a --token-ttl past a year (a later expiry is not a date) and tool lists with a typo or no group', () => {
+    assert.equal(engineSettings({ 'token-ttl': '525600' }, '').tokenTtlMs, 525_600 * 60_000);
+    for (const ttl of ['525601', '1e12', '1e300']) {
+      assert.throws(() => engineSettings({ 'token-ttl': ttl }, ''), new RegExp(`--token-ttl must be at most 525600 minutes \\(a year; got "${ttl}"\\)`));
+    }
+    assert.throws(() => engineSettings({ tools: 'all,bogus' }, ''), /unknown tool group "bogus"/);
+    assert.throws(() => engineSettings({ tools: ',' }, ''), /no tool group in ","; valid groups: broker/);
+    assert.equal(engineSettings({ tools: 'all,broker' }, '').toolGroups.length, 6);
+  });
 });
