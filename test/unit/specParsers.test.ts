@@ -179,6 +179,12 @@ describe('spec parsers: errors', () => {
     const ex = failure(() => parse('## Phase 1: A\n- [ ] T001 a\n- [ ] T002 b\n## Phase 2: B\n\n## Phase 3: C\n- [ ] T003 c\n', 'k.md'));
     assert.match(ex.message, /line 4: the heading "Phase 2: B" has no tasks/);
   });
+
+  it('so is an empty phase heading first or last (it was left out without a word), with one phase of tasks or more', () => {
+    assert.match(failure(() => parse('## Phase 1: Setup\n## Phase 2: Build\n- [ ] T001 a\n', 'a.md')).message, /line 1: the heading "Phase 1: Setup" has no tasks/);
+    assert.match(failure(() => parse('## Phase 1: Build\n- [ ] T001 a\n- [ ] T002 b\n## Phase 2: Deploy\n', 'b.md')).message, /line 4: the heading "Phase 2: Deploy" has no tasks/);
+    assert.match(failure(() => parse('## Phase 1: A\n- [ ] T001 a\n## Phase 2: B\n- [ ] T002 b\n## Phase 3: C\n', 'c.md')).message, /line 5: the heading "Phase 3: C" has no tasks/);
+  });
 });
 
 describe('spec parsers: sub-headings', () => {

@@ -75,13 +75,14 @@ export class CheckboxTasksParser implements SourceParser {
     if (!boxes) return plainPlan(groups, title, path);
     const finalGate = criteriaAfterTasks(groups);
     const withItems = groups.filter((g) => g.items.length > 0);
+    // A phase heading with nothing at all under it is a slip, first, last or between (leaving it out would drop a
+    // phase the author wrote without a word); one that says why it has no tasks is left out.
+    const empty = groups.find((g) => g.items.length === 0 && !g.said && g.phase);
+    if (empty) {
+      throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'checkbox items under each phase heading (or remove the empty heading)', '- [ ] T001 Create the project structure');
+    }
     let phases: SpecPhase[];
     if (withItems.length >= 2) {
-      // A phase heading with nothing at all under it is a slip; one that says why it has no tasks is left out.
-      const empty = groups.find((g) => g.items.length === 0 && !g.said && g.phase && g.line > withItems[0]!.line && g.line < withItems.at(-1)!.line);
-      if (empty) {
-        throw parseError(path, empty.line, `the heading "${plain(empty.text)}" has no tasks`, 'checkbox items under each phase heading (or remove the empty heading)', '- [ ] T001 Create the project structure');
-      }
       phases = withItems.map((g, i) => groupPhase(g, i + 1));
     } else {
       const group = withItems[0]!;
