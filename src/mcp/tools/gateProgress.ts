@@ -16,9 +16,9 @@ export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { w
     wait.onWait = ({ step_name, wait_ms }) => {
       const started = Date.now();
       let last = -1;
-      const report = () => {
+      const report = (now = Date.now()) => {
         // Milliseconds waited, never past the total: the spec asks for a value that grows with each notification.
-        const progress = Math.min(Date.now() - started, wait_ms);
+        const progress = Math.min(now - started, wait_ms);
         if (progress <= last) return;
         last = progress;
         const left = Math.max(0, Math.ceil((wait_ms - progress) / 1000));
@@ -27,7 +27,7 @@ export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { w
         extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: wait_ms, message } })
           .catch(() => undefined);
       };
-      report();
+      report(started); // the first says the wait has begun: 0 ms waited, however busy the machine
       timer = setInterval(report, everyMs);
       timer.unref?.();
     };
