@@ -34,8 +34,9 @@ export const nodeFileSystem: FileSystem = {
       throw ex;
     }
     for (const e of entries) {
-      if (!e.isFile()) continue;
       const abs = join(e.parentPath ?? (e as unknown as { path: string }).path, e.name);
+      // A link to a file is that file (a workflow kept elsewhere and linked in); a broken link or a loop is skipped.
+      if (!e.isFile() && !(e.isSymbolicLink() && (await isFileBehind(abs)))) continue;
       out.push({ relativePath: relative(dir, abs).split(sep).join('/'), absolutePath: abs });
     }
     return out.sort((a, b) => a.relativePath.localeCompare(b.relativePath));
@@ -50,6 +51,15 @@ export const nodeFileSystem: FileSystem = {
     }
   },
 };
+
+/** Whether a symbolic link leads to a file. */
+async function isFileBehind(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Levels in increasing order. */
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;

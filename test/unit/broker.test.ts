@@ -1,12 +1,12 @@
 // Rule: the broker moves a workflow only through valid, single-use tokens, in the spec's dependency and
 // scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { resultText } from '../../src/core/broker/stepText.js';
-import { makeBaton, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+import { makeBaton, makeWorkspace, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
   it('runs every step with artifacts, stops at the gate, and closes with final artifacts and a synthesis', async () => {
@@ -49,6 +49,16 @@ describe('broker: the bug-fix workflow end to end', () => {
     const timeline = baton.events(executionId).map((e) => e.event_type);
     assert.deepEqual(timeline.slice(0, 2), ['workflow_started', 'step_started']);
     assert.ok(timeline.includes('gate_approved') && timeline.at(-1) === 'workflow_completed');
+  });
+
+  it('loads a workflow file linked into .baton/workflows (a link to a file is that file; a broken link is skipped)', async () => {
+    const workspace = makeWorkspace();
+    mkdirSync(join(workspace, 'shared'));
+    writeFileSync(join(workspace, 'shared', 'linked.yaml'), SPEC_EXAMPLE_YAML.replace(/^name: .*$/m, 'name: linked'));
+    symlinkSync(join('..', '..', 'shared', 'linked.yaml'), join(workspace, '.baton', 'workflows', 'linked.yaml'));
+    symlinkSync(join(workspace, 'nowhere.yaml'), join(workspace, '.baton', 'workflows', 'broken.yaml'));
+    const { baton } = await makeBaton({ workspacePath: workspace });
+    assert.equal(okStep(await baton.nextStep({ template_name: 'linked' })).step, 'analyze-root-cause');
   });
 
   it('answers an unknown template with the available names', async () => {

@@ -307,6 +307,16 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
 });
 
 describe('spec parsers: phase headings as people write them', () => {
+  it('spec format: "### Phase 1 Tasks" under "## Phase 1: Name" is a section of that phase; "### Phase 1 → Phase 2" is no phase', () => {
+    const spec = parse([
+      '# Tasks', '## Phase 1: Structure', '**Objective:** lay it out', '### Phase 1 Tasks', '- [ ] **Task 1.1**: Create the folders', '- [ ] **Task 1.2**: Add metadata',
+      '## Phase 2: Content', '### Phase 2 Tasks', '- [ ] **Task 2.1**: Write it',
+      '## Dependencies', '### Phase 1 → Phase 2', 'Phase 2 needs the folders.', '### Phase 2 -> Phase 3', 'Later.', '',
+    ].join('\n'));
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.phases.map((p) => [p.label, p.name, p.tasks.map((t) => t.id)]), [['Phase 1', 'Structure', ['1.1', '1.2']], ['Phase 2', 'Content', ['2.1']]]);
+  });
+
   it('a note in parentheses, a dash, no name, marks before the word: every phase heading is a phase, in both formats', () => {
     const spec = parse('# T\n## Phase 1 (Week 1): Foundation\n- [ ] **Task 1.1**: a\n## Phase 2 \u2013 Core\n- [ ] **Task 2.1**: b\n## Phase 3\n- [ ] **Task 3.1**: c\n');
     assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (Week 1)', 'Phase 2|Core', 'Phase 3|Phase 3']);

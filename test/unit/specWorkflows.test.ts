@@ -375,6 +375,14 @@ steps:
     assert.equal(staticWithSource.error?.code, 'invalid_input');
   });
 
+  it('a folder in a spec template\'s place is template_not_found naming it (it was an internal error)', async () => {
+    const w = workspaceWith({ 'specs/a/tasks.md': readFileSync(join(fixtures, 'auth-service.tasks.md'), 'utf8') });
+    mkdirSync(join(w, '.baton', 'spec-templates', 'task-template.md'), { recursive: true });
+    const { baton } = await makeBaton({ workspacePath: w });
+    const e = await rejects(baton.specs.start({ source: 'specs/a/tasks.md' }), 'template_not_found');
+    assert.match(e.message, /^The spec template .*\.baton\/spec-templates\/task-template\.md cannot be read \(EISDIR.*\); make it a markdown file, or remove it to use the bundled one\.$/);
+  });
+
   it('an unknown session is execution_not_found; a static execution is not a spec session', async () => {
     const { baton } = await makeBaton({ workspacePath: ws });
     await rejects(baton.specs.currentPhase('nope'), 'execution_not_found');

@@ -5,6 +5,8 @@ import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitL
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p{N}])(.*)$/iu;
+/** What follows `Phase N` in a heading that links two phases (`Phase 1 → Phase 2`, `Phase 1 to Phase 2`). */
+const DEPENDENCY_NOTE = /^\s*(?:→|->|=>|⇒|to\s+phase\b)/iu;
 const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
@@ -48,6 +50,16 @@ export class SpecTasksParser implements SourceParser {
       if (h) {
         if (h.level === 1 && title === null) title = plain(h.text);
         const m = PHASE_HEADING.exec(plain(h.text));
+        // `### Phase 1 → Phase 2` (under Dependencies) says how phases follow each other: it is no phase.
+        if (m && DEPENDENCY_NOTE.test(m[2]!)) {
+          if (open && h.level <= (open as OpenPhase).level) close();
+          continue;
+        }
+        if (m && open && h.level > (open as OpenPhase).level && `Phase ${m[1]}` === (open as OpenPhase).phase.label) {
+          // `### Phase 1 Tasks` under `## Phase 1: Name`: a section of the phase that is open, not a new one.
+          sectionHeading(open, plain(m[2]!).trim() || 'tasks');
+          continue;
+        }
         if (m) {
           close();
           open = { phase: newPhase(phases.length + 1, m[1]!, m[2], line), level: h.level, mode: 'none', task: null };

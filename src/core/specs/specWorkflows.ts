@@ -159,7 +159,13 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const dirs = this.deps.contentDirs();
     for (const dir of [...dirs].reverse()) {
       const path = `${dir}/${relative}`;
-      if (await this.deps.ports.fs.exists(path)) return this.deps.ports.fs.readText(path);
+      if (!(await this.deps.ports.fs.exists(path))) continue;
+      try {
+        return await this.deps.ports.fs.readText(path);
+      } catch (ex) {
+        // A folder in a template's place, or a file Baton may not read: say which, not "internal error".
+        throw new BatonError('template_not_found', `The spec template ${path} cannot be read (${(ex as Error).message}); make it a markdown file, or remove it to use the bundled one.`, { template: relative, path });
+      }
     }
     const folder = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
     const found = new Set<string>();
