@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
+import { regexProblem } from '../../src/core/pipelines/regexCheck.js';
 import { parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
 import { aliasBomb } from '../helpers/aliasBomb.js';
 
@@ -45,6 +46,9 @@ workflow:
     condition: { field: x, operator: gt, value: "high" }
   - { type: agent, agentId: a, retry: { maxAttempts: 0 }, timeoutMs: -5 }
   - { type: transform, operation: extract, inputTemplate: "{{x}}", pattern: "(" }
+  - { type: transform, operation: extract, inputTemplate: "{{x}}", pattern: "^(a+)+$" }
+  - type: conditional
+    condition: { field: x, operator: matches, value: "(\\\\w+\\\\s*)*done" }
 `;
   const p = parseSystemFile(bad, '.baton/pipelines/bad.yaml', 'bad');
   assert.equal(p.value, undefined);
@@ -62,6 +66,15 @@ workflow:
   expect(/:18: workflow\[6\]\.retry\.maxAttempts: must be a whole number from 1 to 20/);
   expect(/:18: workflow\[6\]\.timeoutMs: must be a whole number from 1 to/);
   expect(/:19: workflow\[7\]\.pattern: not a valid regular expression/);
+  // Nested repeats take exponential time on a text that almost matches, on the owner's event loop: refused.
+  expect(/:20: workflow\[8\]\.pattern: the group "\(a\+\)\+" repeats and has a repeat inside it, which can take exponential time .*; write it without the nesting/);
+  expect(/:22: workflow\[9\]\.condition\.value: the group .* repeats and has a repeat inside it/);
+});
+
+test('regexProblem: nested unbounded repeats are refused; bounded, single or escaped ones are not', () => {
+  for (const bad of ['^(a+)+$', '(\\w+\\s*)*', '([a-z]+)*x', '(a{2,})+', '((a)+)+', '(?<n>a+)+']) assert.match(regexProblem(bad) ?? '', /repeats and has a repeat inside it/, bad);
+  for (const good of ['(a|b)+', '\\d+', '(?:ab)+c*', '(a{2,3})+', '[(+]+', '\\(a+\\)+', '(a*)?', 'APPROVED|LGTM']) assert.equal(regexProblem(good), null, good);
+  assert.match(regexProblem('(x+') ?? '', /^not a valid regular expression/);
 });
 
 test('cliConfig is the CLI\'s own settings: a mapping, for the spawned CLIs only, handed to the runner as is', () => {

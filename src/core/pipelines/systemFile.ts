@@ -3,6 +3,7 @@
 // field takes one of a set of values, the allowed values.
 import type { ContentProblem } from '../api.js';
 import { describe, isMapping, parseYaml, type FieldPath } from '../content/fieldReader.js';
+import { regexProblem } from './regexCheck.js';
 import { RUNNER_KINDS, type RunnerKind } from './runner.js';
 import {
   BLUEPRINT_CATEGORIES, BLUEPRINT_INPUT_TYPES, CONDITION_OPERATORS, FAILURE_POLICIES, STEP_TYPES, SYSTEM_AGENT_ROLES, TRANSFORM_OPERATIONS,
@@ -318,12 +319,9 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
       if (op === 'extract') {
         const pattern = r.str(item, at, 'pattern', 'a regular expression', true);
         if (pattern !== undefined) {
-          try {
-            new RegExp(pattern);
-            s.pattern = pattern;
-          } catch (ex) {
-            r.error([...at, 'pattern'], `not a valid regular expression (${(ex as Error).message})`);
-          }
+          const problem = regexProblem(pattern);
+          if (problem) r.error([...at, 'pattern'], problem);
+          else s.pattern = pattern;
         }
         const group = r.int(item, at, 'group', 0, 99);
         if (group !== undefined) s.group = group;
@@ -386,10 +384,9 @@ function readCondition(r: Reader, raw: unknown, at: FieldPath, required: boolean
     return undefined;
   }
   if ((operator === 'matches' || operator === 'not_matches') && typeof value === 'string') {
-    try {
-      new RegExp(value);
-    } catch (ex) {
-      r.error([...at, 'value'], `not a valid regular expression (${(ex as Error).message})`);
+    const problem = regexProblem(value);
+    if (problem) {
+      r.error([...at, 'value'], problem);
       return undefined;
     }
   }
