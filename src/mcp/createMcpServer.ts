@@ -231,7 +231,7 @@ function answerMalformedParams(server: McpServer): void {
       try {
         answer = handler(request, extra);
       } catch (ex) {
-        return Promise.reject(invalidParams(method, ex));
+        return Promise.reject(ex instanceof McpError ? unprefixed(ex) : invalidParams(method, ex));
       }
       return answer.catch((ex: unknown) => Promise.reject(ex instanceof McpError ? unprefixed(ex) : ex));
     });

@@ -103,6 +103,7 @@ describe('MCP layer (scripted core)', () => {
         assert.equal(ex.code, -32602, `${method} ${JSON.stringify(params)}: ${ex.message}`);
         assert.match(ex.message!, said);
         assert.doesNotMatch(ex.message!, /\[\n|internal error/);
+        assert.match(ex.message!, /^MCP error -32602: (?!MCP error)/, 'the code once (the client adds it; the server does not)');
         return true;
       });
     }

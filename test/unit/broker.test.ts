@@ -187,7 +187,12 @@ describe('broker: tokens', () => {
     assert.equal((await baton.nextStep({ step_token: 'not-a-token', model_output_so_far: output('x') })).error?.code, 'token_malformed');
     const other = await makeBaton();
     const foreign = okStep(await other.baton.nextStep({ template_name: 'bug-fix' })).token;
-    assert.equal((await baton.nextStep({ step_token: foreign, model_output_so_far: output('x') })).error?.code, 'token_forged');
+    const fromElsewhere = await baton.nextStep({ step_token: foreign, model_output_so_far: output('x') });
+    assert.equal(fromElsewhere.error?.code, 'token_forged');
+    assert.match(fromElsewhere.error!.message, /^This step_token is not from this Baton database: its execution \S+ is not here\. It came from another database or server \(check which --db or server this client uses\)/);
+    assert.equal(fromElsewhere.execution_id, undefined, 'no execution of this database is named');
+    // A tampered token of an execution that is here keeps the usual words.
+    assert.match((await baton.nextStep({ step_token: tampered })).error!.message, /signature does not match: it was altered/);
     // The real token still works after all that.
     okStep(await baton.nextStep({ step_token: token, model_output_so_far: output('x') }));
   });

@@ -27,9 +27,30 @@ export class TokenLedger {
   /** Checks shape, signature and expiry of a presented token (see `verifyToken`). */
   verify(token: string, now: number, options: { allowExpired?: boolean } = {}): TokenPayload {
     const known = this.signed.get(token);
-    if (!known) return verifyToken(this.deps.ports.crypto, this.deps.secret(), token, now, options);
+    if (!known) {
+      try {
+        return verifyToken(this.deps.ports.crypto, this.deps.secret(), token, now, options);
+      } catch (ex) {
+        throw this.foreign(ex);
+      }
+    }
     checkExpiry(known, now, options);
     return known;
+  }
+
+  /**
+   * A token whose signature does not match and whose execution is not in this database most likely came from another
+   * Baton database (the client talks to another --db or server than the one that issued it): say so, rather than
+   * point at an execution that is not here.
+   */
+  private foreign(ex: unknown): unknown {
+    const id = BatonError.is(ex, 'token_forged') ? ex.details.execution_id : undefined;
+    if (typeof id !== 'string' || this.deps.repo.execution(id)) return ex;
+    return new BatonError(
+      'token_forged',
+      `This step_token is not from this Baton database: its execution ${id} is not here. It came from another database or server (check which --db or server this client uses), or it was altered. Start a workflow here with template_name, or read project-context://current for the active task.`,
+      { foreign_execution_id: id },
+    );
   }
 
   /** A new signed token for a step, recorded as active (inside the caller's transaction); `wait` marks one for waiting on a gate. */
