@@ -14,12 +14,13 @@ import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, parse,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
 } from './common.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
 import { ownDatabase } from './ownDatabase.js';
 import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 
 
 const RUN_OPTIONS = {
@@ -139,6 +140,8 @@ async function run(target: string, values: Values): Promise<number> {
 }
 
 async function resume(runId: string, values: Values): Promise<number> {
+  // No database: no run to resume (and none is made for it).
+  if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
   const where = await ownDatabase(values);
   if ('remote' in where) {
     await callControl(where.remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });

@@ -160,6 +160,20 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('a command refused for a missing file leaves no database behind in a folder that had none', async () => {
+    const setup = tempSetup('baton-nothing-');
+    try {
+      for (const args of [['spec', 'start', 'nofile.md'], ['run', 'nofile.yaml'], ['start', 'nofile.yaml'], ['pipeline', 'resume', 'nope']]) {
+        const r = await runCli(args, {}, setup.workspace);
+        assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, /^baton: (No file "nofile\.md"|workflow file .*nofile\.yaml not found|no Baton database at .*there is no run nope to resume)/);
+        assert.equal(existsSync(join(setup.workspace, '.baton')), false, `${args.join(' ')} left .baton/ behind`);
+      }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('an unknown tool group exits 2 naming the valid groups', async () => {
     const r = await runCli(['mcp', '--tools', 'brokr']);
     assert.equal(r.code, 2);
