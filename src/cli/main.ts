@@ -50,7 +50,7 @@ function usageError(message: string): CliError {
 /** `baton help [COMMAND]`: the general or a command's usage, on stdout. */
 function help(topic: string[]): number {
   if (topic.length > 1) throw usageError(`help takes at most one command (got "${topic.join(' ')}")`);
-  const text = topic[0] === undefined ? USAGE : COMMAND_USAGE[topic[0]];
+  const text = topic[0] === undefined || topic[0] === 'help' || topic[0] === '--help' || topic[0] === '-h' ? USAGE : COMMAND_USAGE[topic[0]];
   if (text === undefined) throw usageError(`no help for unknown command "${topic[0]}"`);
   process.stdout.write(`${text}\n`);
   return 0;
@@ -131,6 +131,9 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
+
+// Whoever reads stderr may go away (`baton serve 2>&1 | head -1`): its logs are then lost, not the process.
+process.stderr.on('error', () => undefined);
 
 void main(process.argv.slice(2)).then((code) => {
   // -1: a server is running; it exits from its own shutdown handler.

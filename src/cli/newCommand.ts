@@ -22,7 +22,10 @@ export async function newCommand(args: string[]): Promise<number> {
   const [name, ...command] = positionals;
   if (!name) throw new CliError(`new needs a NAME\n\n${NEW_USAGE}`, 2);
   const backend = values.backend;
-  if (!backend || !(TEAM_BACKENDS as readonly string[]).includes(backend)) throw new CliError(`new needs --backend, one of ${TEAM_BACKENDS.join(', ')}\n\n${NEW_USAGE}`, 2);
+  if (!backend || !(TEAM_BACKENDS as readonly string[]).includes(backend)) {
+    const why = backend ? `--backend "${backend}" is not a backend: use` : 'new needs --backend,';
+    throw new CliError(`${why} one of ${TEAM_BACKENDS.join(', ')}\n\n${NEW_USAGE}`, 2);
+  }
   if ((backend === 'command') !== command.length > 0) throw new CliError(`${backend === 'command' ? 'the command backend needs its program after --' : 'only the command backend takes a program after --'}\n\n${NEW_USAGE}`, 2);
   if (values.context !== undefined && !/^@.+/.test(values.context)) throw new CliError(`--context takes @instance (e.g. @pr-123), got "${values.context}"\n\n${NEW_USAGE}`, 2);
   const instance = values.context?.slice(1);

@@ -10,8 +10,8 @@ const MARK: Record<string, string> = {
 };
 
 /** Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject commands it suggests. */
-export function renderStatus(executions: ExecutionSummary[], dbFlag = ''): string {
-  if (executions.length === 0) return 'No executions.';
+export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false): string {
+  if (executions.length === 0) return activeOnly ? 'No unfinished executions (baton status --all lists the finished ones too).' : 'No executions.';
   return executions
     .map((e) => {
       const head = `${e.execution_id}  ${e.workflow ?? e.kind}  ${e.status}  ${e.progress}%${e.current_step ? `  step: ${e.current_step}` : ''}`;
@@ -42,6 +42,6 @@ export async function statusCommand(args: string[]): Promise<number> {
     (owner) => statusViaOwner(owner, activeOnly),
     async (baton) => baton.listExecutions({ active_only: activeOnly }),
   );
-  process.stdout.write((values.json ? JSON.stringify({ executions }) : renderStatus(executions, dbFlagFor(dbPath))) + '\n');
+  process.stdout.write((values.json ? JSON.stringify({ executions }) : renderStatus(executions, dbFlagFor(dbPath), activeOnly)) + '\n');
   return 0;
 }

@@ -134,7 +134,14 @@ function watchContent(baton: Baton, dirs: string[], log: Log): FSWatcher[] {
   const add = (path: string, recursive: boolean, onChange: (file: string) => void): boolean => {
     try {
       const w = watch(path, { recursive }, (_event, file) => onChange(String(file ?? '')));
-      w.on('error', (ex) => log.warn(`watching ${path} failed; content changes need a restart`, ex));
+      // Said once, in a line: a link loop in the folder makes the watcher report an error on every change, while it
+      // goes on seeing the other files.
+      let warned = false;
+      w.on('error', (ex) => {
+        if (warned) return;
+        warned = true;
+        log.warn(`watching ${path}: ${ex.message}; a change Baton misses there is picked up at the next restart`);
+      });
       w.unref();
       watchers.push(w);
       return true;

@@ -112,7 +112,7 @@ export function assertBatonDatabase(db: Database, path: string): void {
   if (schemaVersion(db) !== 0) return;
   const tables = db.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")[0]?.values.map((v) => String(v[0])) ?? [];
   if (tables.length === 0) return;
-  const shown = tables.length > 5 ? `${tables.slice(0, 5).join(', ')}, …` : tables.join(', ');
+  const shown = tables.length > 5 ? `${tables.slice(0, 5).join(', ')}, ...` : tables.join(', ');
   throw new BatonError(
     'store_corrupt',
     `${path} is an SQLite database, but not Baton's (its tables: ${shown}; no Baton meta table). Baton left it untouched: pass another --db.`,

@@ -44,7 +44,7 @@ describe('baton help texts', () => {
   }
 
   it('baton --help / help / -h print the general usage on stdout with exit 0, naming BATON_DB_PATH and the exit codes', async () => {
-    for (const args of [['--help'], ['help'], ['-h']]) {
+    for (const args of [['--help'], ['help'], ['-h'], ['help', 'help'], ['help', '--help']]) {
       const r = await runCli(args);
       assert.equal(r.code, 0);
       assert.equal(r.stderr, '');
@@ -70,6 +70,10 @@ describe('baton errors', () => {
     [['approve'], /^baton: approve needs exactly one EXECUTION id/],
     [['reject', 'some-execution'], /^baton: reject needs --feedback TEXT: tell the agent what to change/],
     [['mcp', '--tools', 'brokr'], /^baton: unknown tool group "brokr"/],
+    [['mcp', '--tools', 'all,brokr'], /^baton: unknown tool group "brokr"/],
+    [['mcp', '--token-ttl', '1e12'], /^baton: --token-ttl must be at most 525600 minutes/],
+    [['serve', '--port', '-1'], /^baton: --port must be a port number \(got "-1"\)/],
+    [['new', 'x', '--backend', 'bogus'], /^baton: --backend "bogus" is not a backend: use one of /],
   ];
   for (const [args, expected] of usageErrors) {
     it(`"baton ${args.join(' ')}" is a usage error: exit 2, the baton: prefix, stderr only`, async () => {

@@ -152,7 +152,7 @@ export function parseYaml(raw: string, path: string): YamlText | { problems: Con
 function unreadableYaml(path: string, ex: unknown): ContentProblem {
   const message = (ex as Error).message ?? String(ex);
   const why = /alias count/i.test(message)
-    ? 'its aliases (*name) expand to more than the YAML parser takes (an alias of an alias of …); write the values out, or use fewer aliases'
+    ? 'its aliases (*name) expand to more than the YAML parser takes (an alias of an alias of ...); write the values out, or use fewer aliases'
     : ex instanceof RangeError
       ? 'it is nested too deeply to read; flatten it'
       : message;

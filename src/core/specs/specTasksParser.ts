@@ -6,7 +6,7 @@ import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourcePa
 
 const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p{N}])(.*)$/iu;
 /** What follows `Phase N` in a heading that links two phases (`Phase 1 → Phase 2`, `Phase 1 to Phase 2`). */
-const DEPENDENCY_NOTE = /^\s*(?:→|->|=>|⇒|to\s+phase\b)/iu;
+const DEPENDENCY_NOTE = /^\s*(?:\u2192|->|=>|\u21d2|to\s+phase\b)/iu;
 const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
