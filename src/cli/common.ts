@@ -141,9 +141,19 @@ export function missingDatabase(dbPath: string, values: { db?: string; workspace
 
 /** Stderr log; BATON_LOG_LEVEL picks the level. */
 export function cliLog(defaultLevel: 'debug' | 'info' | 'warn' | 'error' = 'info'): Log {
-  const level = process.env.BATON_LOG_LEVEL;
-  return stderrLog(level === 'debug' || level === 'info' || level === 'warn' || level === 'error' ? level : defaultLevel);
+  const raw = process.env.BATON_LOG_LEVEL;
+  const level = raw?.trim().toLowerCase();
+  const known = level === 'debug' || level === 'info' || level === 'warn' || level === 'error';
+  const log = stderrLog(known ? level : defaultLevel);
+  if (raw && !known && !warnedLevel) {
+    warnedLevel = true;
+    log.warn(`BATON_LOG_LEVEL="${raw}" is not a level; using ${defaultLevel} (levels: debug, info, warn, error)`);
+  }
+  return log;
 }
+
+/** Whether the bad BATON_LOG_LEVEL was reported already (a command may make several logs). */
+let warnedLevel = false;
 
 /** What `openOrFindOwner` found. */
 export type Ownership<T> = { opened: T } | { owner: DiscoveryInfo } | { lockedBy: number };

@@ -7,6 +7,7 @@ import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owne
 import type { OpenedBaton } from '../host/openBaton.js';
 import { exitsWithin, httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
+import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
 import { deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
@@ -94,6 +95,7 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
     }
     const info = found.owner;
     log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
+    if (attempt === 1) warnIgnored(options, log);
     try {
       await runProxy({ owner: info, log, downstream: StdioFront.ready(log, deserializeLine), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
       return 0;
@@ -105,6 +107,19 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
       log.info(`process ${info.pid} exited before it answered; looking for the database's owner again`);
     }
   }
+}
+
+/** A forwarding process serves the owner's tools with the owner's settings: the engine flags given here say so once. */
+function warnIgnored(options: McpOptions, log: Log): void {
+  const given = [
+    options.toolGroups.join(',') !== DEFAULT_TOOL_GROUPS.join(',') && '--tools',
+    options.rateLimits && '--rate-limits',
+    options.tokenTtlMs !== undefined && '--token-ttl',
+    options.stallMinutes !== undefined && '--stall-minutes',
+    options.contentDir !== undefined && '--content',
+  ].filter((flag): flag is string => typeof flag === 'string');
+  if (given.length === 0) return;
+  log.warn(`${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} ignored here: this process forwards to the one that owns the database, whose tools and settings apply (set them there)`);
 }
 
 /** How often, and how long each time, `baton mcp` waits for an owner that does not answer to exit. */

@@ -174,6 +174,18 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('a BATON_LOG_LEVEL that is not a level is said once, and the default level used', async () => {
+    const setup = tempSetup('baton-level-');
+    try {
+      const r = await runCli(['status', '--db', join(setup.dir, 'none.db')], { BATON_LOG_LEVEL: 'verbose' });
+      assert.equal(r.code, 1);
+      assert.equal(r.stderr.match(/BATON_LOG_LEVEL="verbose" is not a level; using warn \(levels: debug, info, warn, error\)/g)?.length, 1, r.stderr);
+      assert.doesNotMatch((await runCli(['status', '--db', join(setup.dir, 'none.db')], { BATON_LOG_LEVEL: 'WARN' })).stderr, /not a level/);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('an unknown tool group exits 2 naming the valid groups', async () => {
     const r = await runCli(['mcp', '--tools', 'brokr']);
     assert.equal(r.code, 2);

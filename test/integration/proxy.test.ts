@@ -35,6 +35,7 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
 
   it('the second process forwards instead of opening the database', async () => {
     await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied.stderr()), 5000, 'proxy log line');
+    await waitFor(() => /--rate-limits is ignored here: this process forwards to the one that owns the database/.test(proxied.stderr()), 5000, 'the flag it ignores');
     assert.equal(readDiscovery(setup.db)?.pid, owner.pid);
     const { tools } = await proxied.client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
