@@ -154,6 +154,7 @@ describe('broker: tokens', () => {
     assert.deepEqual(expired.error?.next_call, { request: 'refresh_token', step_token: used });
     const renewed = okStep(await baton.nextStep({ request: 'refresh_token', step_token: used }));
     assert.notEqual(renewed.token, okStep(lost).token);
+    assert.equal(okStep(await baton.nextStep({ request: 'refresh_token', step_token: used })).token, renewed.token, 'that answer lost too: the renewed token again');
     assert.equal((await baton.nextStep({ step_token: okStep(lost).token, model_output_so_far: output('late') })).error?.code, 'token_expired');
     const moved = okStep(await baton.nextStep({ step_token: renewed.token, model_output_so_far: output('fixed') }));
     assert.equal(moved.step, 'write-tests');

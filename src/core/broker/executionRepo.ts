@@ -329,9 +329,9 @@ export class ExecutionRepo {
     );
   }
 
-  /** The token that the use of `nonce` handed out in its execution, if any. */
+  /** The token that the use of `nonce` handed out in its execution, if any (the latest, when it was handed out again). */
   followingToken(executionId: string, nonce: string): TokenRow | undefined {
-    return this.store.get<TokenRow>('SELECT * FROM step_tokens WHERE execution_id = ? AND follows = ?', [executionId, nonce]);
+    return this.store.get<TokenRow>('SELECT * FROM step_tokens WHERE execution_id = ? AND follows = ? ORDER BY rowid DESC LIMIT 1', [executionId, nonce]);
   }
 
   /** Closes a token; returns false if it was no longer active (lost a race). */
