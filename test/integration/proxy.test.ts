@@ -230,14 +230,25 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
     }
   });
 
-  it('gate waits in flight when the owner stops in order get an error that says to call again (plain and streaming progress)', async () => {
-    const setup = tempSetup('baton-takeover-wait-');
+  /** An owner and a forwarding process on a fresh database, for `fn`; both stopped and the files removed after. */
+  async function ownerAndProxy(prefix: string, fn: (owner: CliSession, proxied: CliSession, db: string) => Promise<void>): Promise<void> {
+    const setup = tempSetup(prefix);
     const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
     const owner = await startMcp(args, 'editor');
     let proxied: CliSession | undefined;
     try {
       await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
       proxied = await startMcp(args, 'terminal-agent');
+      await fn(owner, proxied, setup.db);
+    } finally {
+      await proxied?.client.close().catch(() => undefined);
+      await owner.client.close().catch(() => undefined);
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  }
+
+  it('gate waits in flight when the owner stops in order get an error that says to call again (plain and streaming progress)', () =>
+    ownerAndProxy('baton-takeover-wait-', async (owner, proxied, db) => {
       let r = await call(proxied, { template_name: 'bug-fix', task_description: 'wait through a stop' });
       while (r.status === 'ok') r = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
       assert.equal(r.status, 'awaiting_approval');
@@ -247,24 +258,13 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       await new Promise((resolve) => setTimeout(resolve, 500));
       process.kill(owner.pid!, 'SIGTERM');
       for (const waiting of [plain, streaming]) await assert.rejects(waiting, /stopped before answering this call\. Baton is taking over; call again with the same arguments/);
-      await waitFor(() => readDiscovery(setup.db)?.pid === proxied!.pid, 15_000, 'the proxy owning the database');
+      await waitFor(() => readDiscovery(db)?.pid === proxied.pid, 15_000, 'the proxy owning the database');
       const again = await proxied.client.callTool(wait);
       assert.equal((again.structuredContent as Structured).status, 'awaiting_approval', JSON.stringify(again.content).slice(0, 300));
-    } finally {
-      await proxied?.client.close().catch(() => undefined);
-      await owner.client.close().catch(() => undefined);
-      rmSync(setup.dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, async () => {
-    const setup = tempSetup('baton-takeover-inflight-');
-    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
-    const owner = await startMcp(args, 'editor');
-    let proxied: CliSession | undefined;
-    try {
-      await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
-      proxied = await startMcp(args, 'terminal-agent');
+  it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, () =>
+    ownerAndProxy('baton-takeover-inflight-', async (owner, proxied) => {
       const first = await call(proxied, { template_name: 'bug-fix', task_description: 'in flight' });
       // A stopped owner accepts the connection but never answers: the call is in flight when it dies.
       process.kill(owner.pid!, 'SIGSTOP');
@@ -275,10 +275,5 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       const retry = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
       assert.equal(retry.status, 'ok', JSON.stringify(retry));
       assert.equal(retry.next_step_contract?.step_name, 'implement-fix');
-    } finally {
-      await proxied?.client.close().catch(() => undefined);
-      await owner.client.close().catch(() => undefined);
-      rmSync(setup.dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });

@@ -123,6 +123,16 @@ test('YAML whose aliases expand past the parser\'s limit (an alias bomb): a prob
   assert.ok(names.includes('bug-fix') && names.includes('debugger'));
 });
 
+test('an invalid file meant to replace a bundled workflow says the bundled one stays in use', async () => {
+  const broken = workflow('bug-fix').replace(/agent: \w+/, 'agent: debugger\n    dependencies: [nowhere]');
+  const { problems, names } = await problemsOf('workflows/my-bug-fix.yaml', broken);
+  assertOne(problems, `${W}/workflows/my-bug-fix.yaml`, null, /^until this file is valid, workflow 'bug-fix' is still the one from \/bundled\/workflows\/bug-fix\.yaml$/);
+  assert.ok(names.includes('bug-fix'));
+  // No name line: the file name is the name it meant.
+  const unnamed = await problemsOf('workflows/bug-fix.yaml', 'steps: [');
+  assertOne(unnamed.problems, `${W}/workflows/bug-fix.yaml`, null, /^until this file is valid, workflow 'bug-fix' is still the one from/);
+});
+
 test('YAML syntax error inside a flow list points at its line', async () => {
   const text = 'name: flow\ndescription: x\ntype: sequential\nsteps: [\n  {name: a, agent: debugger, description: d}\n  tags: [1\n';
   const { problems, names } = await problemsOf('workflows/flow.yaml', text);

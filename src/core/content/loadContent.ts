@@ -99,7 +99,12 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
     if (!kind) continue;
     const parsed = await loadFile(fs, crypto, kind, entry);
     acc.problems.push(...parsed.problems);
-    if (!parsed.item) continue;
+    if (!parsed.item) {
+      // An invalid file meant to replace an item (a workspace's own bug-fix): say that the one before it stays in use.
+      const kept = parsed.intended === undefined ? undefined : acc.maps[kind].get(parsed.intended);
+      if (kept) acc.problems.push({ path: entry.absolutePath, line: null, message: `until this file is valid, ${kind.slice(0, -1)} '${kept.name}' is still the one from ${kept.path}` });
+      continue;
+    }
     const key = `${kind}:${parsed.item.name}`;
     const clash = inThisDir.get(key);
     if (clash !== undefined) {
@@ -112,14 +117,18 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   }
 }
 
-async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry): Promise<Parsed & { hash: string }> {
+async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry): Promise<Parsed & { hash: string; intended?: string }> {
   let text: string;
   try {
     text = await fs.readText(entry.absolutePath);
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorText(ex)}` }] };
   }
-  return { ...parseFile(kind, text, entry), hash: crypto.sha256(text) };
+  const parsed = parseFile(kind, text, entry);
+  if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
+  // The name an invalid file meant to have: its own `name:` line, else its file name.
+  const intended = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1] || baseName(entry.relativePath);
+  return { ...parsed, hash: crypto.sha256(text), intended };
 }
 
 function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
