@@ -45,17 +45,21 @@ function blankInlineCode(text: string): string {
   return out + text.slice(at);
 }
 
-/** The agents of `validAgents` that `message` @mentions, in order of first mention, without repeats. */
-export function extractMentions(message: string, validAgents: readonly string[]): string[] {
+/** Every name `message` @mentions outside code (an e-mail address is none), in order of first mention, without repeats. */
+export function mentionedNames(message: string): string[] {
   const text = withoutCode(message);
-  const mentions: string[] = [];
+  const names: string[] = [];
   for (const match of text.matchAll(MENTION_PATTERN)) {
     const before = match.index > 0 ? text[match.index - 1]! : '';
     if (before && ADDRESS_CHAR.test(before)) continue;
-    const agent = match[1]!;
-    if (validAgents.includes(agent) && !mentions.includes(agent)) mentions.push(agent);
+    if (!names.includes(match[1]!)) names.push(match[1]!);
   }
-  return mentions;
+  return names;
+}
+
+/** The agents of `validAgents` that `message` @mentions, in order of first mention, without repeats. */
+export function extractMentions(message: string, validAgents: readonly string[]): string[] {
+  return mentionedNames(message).filter((name) => validAgents.includes(name));
 }
 
 /** The spec's priority: several mentions (coordination) or an urgent keyword make a message high priority. */
