@@ -1,12 +1,14 @@
 // Rule: a bad system or blueprint file is refused with the file, line, field and allowed values; every shipped
 // blueprint is valid and instantiates into a valid system.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
 import { regexProblem } from '../../src/core/pipelines/regexCheck.js';
+import { listSystems, loadSystem } from '../../src/host/pipelines/systemFiles.js';
 import { parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
 import { aliasBomb } from '../helpers/aliasBomb.js';
 
@@ -154,4 +156,21 @@ test('instantiating a blueprint names each missing or bad input', () => {
   const sys = instantiateBlueprint(p.value!, { name: 'n', inputs: { feature: 'dark mode', testRequired: 'false' } });
   assert.equal(sys.variables!.feature, 'dark mode');
   assert.equal(sys.agents[0]!.runner, 'codex', 'runner from the first suggested model');
+});
+
+test('two system files with one name are each told which one `pipeline run NAME` runs', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'baton-dup-'));
+  try {
+    mkdirSync(join(workspace, '.baton', 'pipelines'), { recursive: true });
+    writeFileSync(join(workspace, '.baton', 'pipelines', 'a_copy.yaml'), GOOD);
+    writeFileSync(join(workspace, '.baton', 'pipelines', 'ok.yaml'), GOOD);
+    const listed = listSystems(workspace);
+    assert.deepEqual(listed.map((l) => [l.name, l.problems.map((p) => p.message)]), [
+      ['ok', ["ok.yaml has the same name 'ok'; `baton pipeline run ok` runs ok.yaml (rename one)"]],
+      ['ok', ["a_copy.yaml has the same name 'ok'; `baton pipeline run ok` runs ok.yaml (rename one)"]],
+    ]);
+    assert.equal(loadSystem('ok', workspace).path, join(workspace, '.baton', 'pipelines', 'ok.yaml'));
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 });

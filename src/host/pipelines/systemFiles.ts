@@ -44,11 +44,20 @@ function parseFile<T>(path: string, parse: (raw: string, path: string, fallback:
 
 /** Every system file of the workspace, parsed. */
 export function listSystems(workspace: string): SystemListing[] {
-  return yamlFiles(pipelinesDir(workspace)).map((path) => {
+  const listed = yamlFiles(pipelinesDir(workspace)).map((path) => {
     const fallback = basename(path).replace(/\.ya?ml$/, '');
     const parsed = parseFile(path, parseSystemFile);
     return { name: parsed.value?.name ?? fallback, path, system: parsed.value, problems: parsed.problems };
   });
+  // Two files with one name: `pipeline run NAME` takes the one named NAME.yaml, else the first; each says so.
+  for (const l of listed) {
+    const same = listed.filter((o) => o.name === l.name);
+    if (same.length < 2) continue;
+    const runs = same.find((o) => basename(o.path).replace(/\.ya?ml$/, '') === l.name) ?? same[0]!;
+    const others = same.filter((o) => o !== l).map((o) => basename(o.path)).join(', ');
+    l.problems.push({ path: l.path, line: null, message: `${others} ${same.length > 2 ? 'have' : 'has'} the same name '${l.name}'; \`baton pipeline run ${l.name}\` runs ${basename(runs.path)} (rename one)` });
+  }
+  return listed;
 }
 
 /**
