@@ -2,6 +2,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { BatonError } from '../core/errors.js';
 import type { Clock, Crypto, FileEntry, FileSystem, Ids, Log } from '../core/ports.js';
 
 /** The real clock. */
@@ -69,7 +70,8 @@ export function stderrLog(minLevel: (typeof LEVELS)[number] = 'info'): Log {
   const min = LEVELS.indexOf(minLevel);
   const write = (level: (typeof LEVELS)[number]) => (message: string, ...args: unknown[]) => {
     if (LEVELS.indexOf(level) < min) return;
-    const extra = args.length ? ' ' + args.map((a) => (a instanceof Error ? a.stack ?? a.message : JSON.stringify(a))).join(' ') : '';
+    // An expected failure (a BatonError) is its message, which says what to do; only an unexpected one needs its stack.
+    const extra = args.length ? ' ' + args.map((a) => (BatonError.is(a) ? a.message : a instanceof Error ? a.stack ?? a.message : JSON.stringify(a))).join(' ') : '';
     process.stderr.write(`[baton] ${level}: ${message}${extra}\n`);
   };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
