@@ -58,6 +58,12 @@ Environment: BATON_DB_PATH (the database when --db is not given), BATON_LOG_LEVE
 logs go to stderr).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
+/** The end of the help of a command that opens no database (blueprint): help flag, environment, exit codes. */
+export const NO_DB_USAGE_FOOTER = `  -h, --help              show this help (on stdout)
+
+Environment: BATON_LOG_LEVEL (debug, info, warn or error; logs go to stderr).
+Exit codes: 0 done; 1 failed (e.g. no such blueprint, a file that already exists); 2 usage error.`;
+
 /**
  * parseArgs with strict checking; a bad flag becomes a usage error (exit 2). A negative number after a flag that takes
  * a value is that value (`--port -1` gets the flag's own check, not parseArgs' "ambiguous"), and `--workspace` and

@@ -1,5 +1,5 @@
 // Every command's --help text, apart from the commands themselves: dist/cli.js prints them without loading the engine.
-import { CONTENT_USAGE, DB_USAGE, USAGE_FOOTER } from './common.js';
+import { CONTENT_USAGE, DB_USAGE, NO_DB_USAGE_FOOTER, USAGE_FOOTER } from './common.js';
 import { ENGINE_USAGE } from './engineOptions.js';
 import { RUNNER_KINDS } from '../core/pipelines/runner.js';
 
@@ -109,7 +109,7 @@ Options:
   --json                  list as JSON
   --workspace DIR         the project folder (default: the current folder)
   --content DIR           the bundled content (default: the content/ folder shipped with Baton)
-${USAGE_FOOTER}`;
+${NO_DB_USAGE_FOOTER}`;
 
 /** Usage of `baton spec`. */
 export const SPEC_USAGE = `Usage: baton spec start FILE [--description TEXT] [--json] [--db PATH] [--workspace DIR] [--content DIR]
@@ -134,7 +134,9 @@ const TEAM_DB = `${DB_USAGE}
   -h, --help              show this help (on stdout)
 
 Teams run in the process that owns the database (this one when no other Baton process does: the editor, baton
-serve, baton mcp or a baton start); the other team commands reach it through its endpoint.`;
+serve, baton mcp or a baton start); the other team commands reach it through its endpoint.
+
+${USAGE_FOOTER.split('\n').slice(2, -1).join('\n')}`;
 
 /** Usage of `baton run`. */
 export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [--json] [--max-invocations N] [--db PATH] [--workspace DIR]
@@ -162,7 +164,8 @@ Options:
   --background            run in a detached process (its log in teams/NAME.log beside the database)
   --verbose               show the channel and each agent's turns on stderr
   --max-invocations N     stop after N agent turns in all (default 50)
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
 
 /** Usage of `baton stop`. */
 export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
@@ -173,7 +176,8 @@ everything (--all); running agents are killed with their process groups.
 Options:
   --all                   stop every team
   --json                  print {"stopped": [...]}
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
 
 /** Usage of `baton list`. */
 export const LIST_USAGE = `Usage: baton list [--json] [--db PATH] [--workspace DIR]
@@ -183,7 +187,8 @@ stopped).
 
 Options:
   --json                  a JSON array of {name, source, status, instance}
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
 
 /** Usage of `baton send`. */
 export const SEND_USAGE = `Usage: baton send MESSAGE --to (agent@instance | @instance | NAME) [--json] [--db PATH] [--workspace DIR]
@@ -194,7 +199,8 @@ Posts MESSAGE to a team's channel as you ("user"). With --to agent@instance the 
 Options:
   --to TARGET             who the message is for
   --json                  print the channel entry as JSON
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
 
 /** Usage of `baton peek`. */
 export const PEEK_USAGE = `Usage: baton peek [@instance] [--json] [--db PATH] [--workspace DIR]
@@ -203,7 +209,8 @@ Shows a team's channel, its agents' states and its document (the first running i
 
 Options:
   --json                  print {instance, channel, document, agents, end} as JSON
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
 
 /** Usage of `baton new`. */
 export const NEW_USAGE = `Usage: baton new NAME --backend B [--model M] [--system-prompt TEXT] [--context @instance] [-- PROGRAM ARGS…]
@@ -219,4 +226,5 @@ Options:
   --system-prompt TEXT    the agent's own instructions (the team guidance is added)
   --context @instance     join that running team's channel
   -- PROGRAM ARGS…        the command backend's program (an argument list, never a shell string)
-${TEAM_DB}`;
+${TEAM_DB}
+Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;

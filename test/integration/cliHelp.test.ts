@@ -43,6 +43,15 @@ describe('baton help texts', () => {
     });
   }
 
+  it('every other command\'s help names its exit codes; blueprint, which opens no database, has no database footer', async () => {
+    for (const command of ['pipeline', 'blueprint', 'spec', 'run', 'start', 'stop', 'list', 'send', 'peek', 'new']) {
+      const r = await runCli([command, '--help']);
+      assert.equal(r.code, 0, `${command}: ${r.stderr}`);
+      assert.match(r.stdout, /\nExit codes: 0 [^\n]*; 2 usage error/, `${command} names its exit codes`);
+      assert.equal(r.stdout.includes(RESOLUTION), command !== 'blueprint', `${command}: the database resolution only where there is a database`);
+    }
+  });
+
   it('baton --help / help / -h print the general usage on stdout with exit 0, naming BATON_DB_PATH and the exit codes', async () => {
     for (const args of [['--help'], ['help'], ['-h'], ['help', 'help'], ['help', '--help']]) {
       const r = await runCli(args);
