@@ -243,7 +243,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const exec = this.deps.broker.resolve(id);
     const snap = exec && this.specRepo.get(exec.execution_id);
     if (!exec || !snap) {
-      throw new BatonError('execution_not_found', `No spec workflow "${id}"; start one with start_workflow("${SPEC_TEMPLATE}", "<path to tasks.md>") or list them with \`baton spec status\`.`);
+      throw new BatonError('execution_not_found', `No spec workflow "${id}"; start one with \`baton spec start <tasks.md>\` (an agent: workflow_next_step with template_name "${SPEC_TEMPLATE}" and source), and see the latest with \`baton spec status\`.`);
     }
     return { exec, snap };
   }
