@@ -114,22 +114,21 @@ export async function main(argv: string[]): Promise<number> {
         throw usageError(`unknown command "${command}"`);
     }
   } catch (ex) {
-    if (ex instanceof CliError) {
-      process.stderr.write(`baton: ${ex.message}\n`);
-      return ex.exitCode;
-    }
-    if (BatonError.is(ex)) {
-      process.stderr.write(`baton: ${ex.message}\n`);
-      return 1;
-    }
-    const plain = systemErrorText(ex);
-    if (plain) {
-      process.stderr.write(`baton: ${plain}\n`);
-      return 1;
-    }
-    process.stderr.write(`baton: internal error: ${(ex as Error).stack ?? String(ex)}\n`);
-    return 1;
+    const { code, reason, message } = failure(ex);
+    process.stderr.write(`baton: ${message}\n`);
+    // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr.
+    if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { reason, message: message.split('\n\n')[0] } })}\n`);
+    return code;
   }
+}
+
+/** A command's failure: its exit code, a reason a script can test, and the words for a person. */
+function failure(ex: unknown): { code: number; reason: string; message: string } {
+  if (ex instanceof CliError) return { code: ex.exitCode, reason: ex.exitCode === 2 ? 'usage' : 'failed', message: ex.message };
+  if (BatonError.is(ex)) return { code: 1, reason: ex.reason, message: ex.message };
+  const plain = systemErrorText(ex);
+  if (plain) return { code: 1, reason: String((ex as NodeJS.ErrnoException).code), message: plain };
+  return { code: 1, reason: 'internal', message: `internal error: ${(ex as Error).stack ?? String(ex)}` };
 }
 
 // Whoever reads stderr may go away (`baton serve 2>&1 | head -1`): its logs are then lost, not the process.

@@ -186,6 +186,18 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('a command asked for --json that fails also prints its failure as JSON on stdout, with a reason to test', async () => {
+    const missing = await runCli(['status', '--json', '--db', join(tempSetup('baton-json-').dir, 'none.db')]);
+    assert.equal(missing.code, 1);
+    const said = JSON.parse(missing.stdout) as { error: { reason: string; message: string } };
+    assert.equal(said.error.reason, 'failed');
+    assert.match(said.error.message, /^no Baton database at /);
+    assert.match(missing.stderr, /^baton: no Baton database at /);
+    const usage = await runCli(['status', '--json', 'extra']);
+    assert.equal(usage.code, 2);
+    assert.deepEqual(JSON.parse(usage.stdout), { error: { reason: 'usage', message: 'status takes no arguments (got "extra")' } });
+  });
+
   it('an unknown tool group exits 2 naming the valid groups', async () => {
     const r = await runCli(['mcp', '--tools', 'brokr']);
     assert.equal(r.code, 2);
