@@ -138,6 +138,9 @@ serve, baton mcp or a baton start); the other team commands reach it through its
 
 ${USAGE_FOOTER.split('\n').slice(2, -1).join('\n')}`;
 
+/** The exit codes of the team commands but run (which says what ends a run). */
+const TEAM_EXIT = 'Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.';
+
 /** Usage of `baton run`. */
 export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [--json] [--max-invocations N] [--db PATH] [--workspace DIR]
 
@@ -165,7 +168,7 @@ Options:
   --verbose               show the channel and each agent's turns on stderr
   --max-invocations N     stop after N agent turns in all (default 50)
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
 
 /** Usage of `baton stop`. */
 export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
@@ -177,7 +180,7 @@ Options:
   --all                   stop every team
   --json                  print {"stopped": [...]}
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
 
 /** Usage of `baton list`. */
 export const LIST_USAGE = `Usage: baton list [--json] [--db PATH] [--workspace DIR]
@@ -188,7 +191,7 @@ stopped).
 Options:
   --json                  a JSON array of {name, source, status, instance}
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
 
 /** Usage of `baton send`. */
 export const SEND_USAGE = `Usage: baton send MESSAGE --to (agent@instance | @instance | NAME) [--json] [--db PATH] [--workspace DIR]
@@ -200,7 +203,7 @@ Options:
   --to TARGET             who the message is for
   --json                  print the channel entry as JSON
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
 
 /** Usage of `baton peek`. */
 export const PEEK_USAGE = `Usage: baton peek [@instance] [--json] [--db PATH] [--workspace DIR]
@@ -210,7 +213,7 @@ Shows a team's channel, its agents' states and its document (the first running i
 Options:
   --json                  print {instance, channel, document, agents, end} as JSON
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
 
 /** Usage of `baton new`. */
 export const NEW_USAGE = `Usage: baton new NAME --backend B [--model M] [--system-prompt TEXT] [--context @instance] [-- PROGRAM ARGS…]
@@ -227,4 +230,4 @@ Options:
   --context @instance     join that running team's channel
   -- PROGRAM ARGS…        the command backend's program (an argument list, never a shell string)
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.`;
+${TEAM_EXIT}`;
