@@ -12,6 +12,14 @@ const SIGNED_KEPT = 1024;
 export const readCurrent = (executionId: string) =>
   `read current-step://${executionId} to see the current state, or call workflow_next_step({ task_id: "${executionId}" }) to claim the next ready step`;
 
+/**
+ * A token's payload, its fields always in this order: a token is the signature of its JSON, so `reissue` gives the
+ * same text as `issue` did only when both build the payload here.
+ */
+function tokenPayload(executionId: string, stepName: string, issuedMs: number, expiresMs: number, nonce: string, wait: boolean): TokenPayload {
+  return { execution_id: executionId, step_name: stepName, issued_at: issuedMs, expires_at: expiresMs, nonce, ...(wait ? { wait: true as const } : {}) };
+}
+
 /** Issues tokens into the ledger and tells issued-and-active tokens from replayed, superseded or foreign ones. */
 export class TokenLedger {
   /**
@@ -58,7 +66,7 @@ export class TokenLedger {
     const ms = this.deps.ports.clock.now();
     const nonce = this.deps.ports.ids.uuid();
     const expires = ms + this.deps.ttlMs;
-    const payload: TokenPayload = { execution_id: executionId, step_name: stepName, issued_at: ms, expires_at: expires, nonce, ...(wait ? { wait: true as const } : {}) };
+    const payload = tokenPayload(executionId, stepName, ms, expires, nonce, wait);
     const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);
@@ -74,10 +82,7 @@ export class TokenLedger {
   reissue(row: TokenRow, wait: boolean): { token: string; expiresMs: number } | null {
     const expires = Date.parse(row.expires_at);
     if (!(expires > this.deps.ports.clock.now())) return null;
-    const payload: TokenPayload = {
-      execution_id: row.execution_id, step_name: row.step_name, issued_at: Date.parse(row.issued_at), expires_at: expires, nonce: row.nonce,
-      ...(wait ? { wait: true as const } : {}),
-    };
+    const payload = tokenPayload(row.execution_id, row.step_name, Date.parse(row.issued_at), expires, row.nonce, wait);
     return { token: signToken(this.deps.ports.crypto, this.deps.secret(), payload), expiresMs: expires };
   }
 
