@@ -190,9 +190,15 @@ function isZero(buf: Buffer, from: number): boolean {
   return true;
 }
 
-function framesAfter(buf: Buffer, offset: number): JournalRecord[] {
+/** FRAME_MAGIC as the four bytes that open every record. */
+export const FRAME_MAGIC_BYTES: Readonly<Buffer> = (() => {
   const magic = Buffer.alloc(4);
   magic.writeUInt32LE(FRAME_MAGIC, 0);
+  return magic;
+})();
+
+function framesAfter(buf: Buffer, offset: number): JournalRecord[] {
+  const magic = FRAME_MAGIC_BYTES;
   const out: JournalRecord[] = [];
   let at = buf.indexOf(magic, offset + 1);
   while (at !== -1) {

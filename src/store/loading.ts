@@ -7,7 +7,7 @@ import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { FRAME_MAGIC, scanJournal, type JournalRecord } from './journal.js';
+import { FRAME_MAGIC_BYTES, scanJournal, type JournalRecord } from './journal.js';
 import { schemaVersion } from './migrate.js';
 
 const runtimes = new Map<string, Promise<SqlJsStatic>>();
@@ -96,8 +96,7 @@ export function snapshotSeq(db: Database): number {
  * record torn after a prefix of its magic.
  */
 function journalStart(buf: Buffer): boolean {
-  const magic = Buffer.alloc(4);
-  magic.writeUInt32LE(FRAME_MAGIC, 0);
+  const magic = FRAME_MAGIC_BYTES;
   let i = 0;
   while (i < Math.min(4, buf.length) && buf[i] === magic[i]) i++;
   for (let j = i; j < buf.length; j++) if (buf[j] !== 0) return i === 4;
