@@ -1,5 +1,5 @@
 // Commands that act on a database: through its live owner's /control if there is one, else by opening it directly
-// (never creating it).
+// (creating it only for access 'create', and removing it again when the command fails).
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BatonApi } from '../core/api.js';

@@ -21,7 +21,8 @@ import { isPidAlive, type DiscoveryInfo } from './discovery.js';
 /**
  * The JSON-RPC error an owner refused a request with over HTTP (400 for a malformed or duplicate request, 413 for
  * one too large), to pass on to the client in the owner's words rather than as "did not answer"; null for anything
- * else (a network failure, an answer that is not a JSON-RPC error, 404: the session is gone, see `sessionGone`).
+ * else (a network failure, an answer that is not a JSON-RPC error, 404: the session is gone, which the caller reports
+ * as the owner stopping).
  */
 export function ownerRefusal(ex: unknown): { code: number; message: string } | null {
   if (!(ex instanceof StreamableHTTPError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500 || ex.code === 404) return null;
