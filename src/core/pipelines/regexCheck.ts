@@ -39,7 +39,7 @@ function nestedRepeat(pattern: string): string | null {
       const after = unboundedAt(pattern, i + 1);
       if (after && group.repeats) return pattern.slice(group.start, i + 1 + after);
       if (open.length && (group.repeats || after)) open[open.length - 1]!.repeats = true;
-    } else if (open.length && unboundedAt(pattern, i) && i > 0) {
+    } else if (open.length && unboundedAt(pattern, i)) {
       open[open.length - 1]!.repeats = true;
     }
   }
