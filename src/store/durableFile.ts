@@ -1,6 +1,6 @@
 // Crash-safe file replacement: write a temp file in the same folder, fsync it, rename it over the
 // target, fsync the folder.
-import { closeSync, fsync, fsyncSync, openSync, renameSync, unlinkSync, write, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsync, fsyncSync, openSync, renameSync, statSync, unlinkSync, write, writeSync } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
@@ -35,6 +35,27 @@ let tempCounter = 0;
 const tempPathOf = (path: string) => `${path}.tmp-${process.pid}-${++tempCounter}`;
 
 /**
+ * Opens the temp file that will replace `path`, with `path`'s permission bits (a user's 0640 or 0444 stays as it
+ * was); 0600 for a new file.
+ */
+function openTempFor(path: string, temp: string): number {
+  let mode = 0o600;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    // no file yet: a new database is the user's alone
+  }
+  const fd = openSync(temp, 'w', 0o600);
+  try {
+    if (mode !== 0o600) fchmodSync(fd, mode);
+  } catch (ex) {
+    closeSync(fd);
+    throw ex;
+  }
+  return fd;
+}
+
+/**
  * Atomically and durably replaces `path` with the snapshot `source` (multi-MB databases). The chunks are written
  * and synced on the thread pool; the event loop only reads each chunk from `source`.
  */
@@ -42,7 +63,7 @@ export async function replaceFileDurable(path: string, source: SnapshotSource): 
   const temp = tempPathOf(path);
   let fd: number | null = null;
   try {
-    fd = openSync(temp, 'w', 0o600);
+    fd = openTempFor(path, temp);
     for (let offset = 0; offset < source.size; ) {
       const chunk = source.read(offset, Math.min(SNAPSHOT_CHUNK, source.size - offset));
       for (let done = 0; done < chunk.length; ) {
@@ -67,7 +88,7 @@ export async function replaceFileDurable(path: string, source: SnapshotSource): 
 export function writeTempSync(path: string, data: Uint8Array): string {
   const temp = tempPathOf(path);
   try {
-    const fd = openSync(temp, 'w', 0o600);
+    const fd = openTempFor(path, temp);
     try {
       let done = 0;
       while (done < data.length) done += writeSync(fd, data, done, data.length - done);

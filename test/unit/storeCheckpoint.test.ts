@@ -2,7 +2,7 @@
 // writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
@@ -207,5 +207,32 @@ test('close() checkpoints, so a closed database has an empty journal', async () 
     const r = await openStore({ path: t.db });
     assert.deepEqual(keys(r), ['k1']);
     await r.close();
+  });
+});
+
+test("a checkpoint keeps the database's and the journal's permission bits; a new database is 0600", { skip: process.platform === 'win32' ? 'no POSIX modes' : false }, async () => {
+  await withTempDir(async (t) => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    await put(s, 'k0', '0');
+    await s.checkpoint();
+    assert.equal(mode(t.db).toString(8), '600', 'a new database is for its owner only');
+    chmodSync(t.db, 0o640);
+    chmodSync(t.journal, 0o640);
+    // Big enough that writes land while the snapshot is written, so the journal keeps a tail and is replaced too.
+    await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
+    const checkpoint = s.checkpoint();
+    const during: Promise<unknown>[] = [];
+    for (let i = 1; i < 20; i++) {
+      await new Promise((r) => setImmediate(r));
+      during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
+    }
+    await checkpoint;
+    await Promise.all(during);
+    assert.ok(statSync(t.journal).size > 0, 'the journal kept the writes made during the checkpoint');
+    assert.equal(mode(t.db).toString(8), '640');
+    assert.equal(mode(t.journal).toString(8), '640');
+    await s.close();
+    assert.equal(mode(t.db).toString(8), '640', 'and after the checkpoint at close');
   });
 });
