@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ContentProblem } from '../../src/core/api.js';
 import { DEFAULT_OUTPUT_FORMAT, findCycles, loadContent } from '../../src/core/content/index.js';
-import { nodeCrypto } from '../../src/host/nodePorts.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeCrypto, nodeFileSystem } from '../../src/host/nodePorts.js';
 import { memoryFs } from '../fixtures/content/memoryFs.js';
 import { aliasBomb } from '../helpers/aliasBomb.js';
 
@@ -244,6 +247,23 @@ test('two files defining one name in one directory: the second is reported and i
   const c = await load(files);
   assertOne(c.problems, `${B}/workflows/bug-fix.yml`, null, /already defined by \/bundled\/workflows\/bug-fix.yaml/);
   assert.equal(c.workflows[0]!.description, 'Fix it');
+});
+
+test('a file that is not UTF-8 still loads, and its first line with bytes that are not UTF-8 is reported', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-latin1-'));
+  try {
+    const latin1 = Buffer.from(workflow('latin', 'Fix it').replace('find it', 'find the caf\u00e9 bug'), 'latin1');
+    mkdirSync(join(dir, 'workflows'));
+    writeFileSync(join(dir, 'workflows', 'latin.yaml'), latin1);
+    writeFileSync(join(dir, 'workflows', 'clean.yaml'), workflow('clean'));
+    const c = await loadContent(nodeFileSystem, [dir], nodeCrypto);
+    const path = join(dir, 'workflows', 'latin.yaml');
+    assertOne(c.problems, path, 7, /U\+FFFD.*not UTF-8.*save the file as UTF-8/);
+    assert.deepEqual(c.workflows.map((w) => w.name), ['clean', 'latin'], 'both still load');
+    assert.ok(!c.problems.some((p) => p.path.endsWith('clean.yaml') && /FFFD/.test(p.message)), 'a UTF-8 file has no such problem');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('unreadable files and directories are problems, never exceptions', async () => {

@@ -124,11 +124,23 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorText(ex)}` }] };
   }
-  const parsed = parseFile(kind, text, entry);
+  const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
   // The name an invalid file meant to have: its own `name:` line, else its file name.
   const intended = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1] || baseName(entry.relativePath);
   return { ...parsed, hash: crypto.sha256(text), intended };
+}
+
+/**
+ * A file that is not UTF-8 reads with U+FFFD where its other bytes were (an editor saving as Latin-1 or UTF-16, say):
+ * it still loads, but its first such line is reported, since what the agents see is not what the author wrote.
+ */
+function withEncodingProblem(parsed: Parsed, text: string, path: string): Parsed {
+  const at = text.indexOf('\uFFFD');
+  if (at < 0) return parsed;
+  const line = text.slice(0, at).split('\n').length;
+  const message = 'holds U+FFFD, the mark of bytes that are not UTF-8 (or a literal U+FFFD): agents get that mark instead of what was written there; save the file as UTF-8';
+  return { ...parsed, problems: [...parsed.problems, { path, line, message }] };
 }
 
 function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
