@@ -174,3 +174,17 @@ test('two system files with one name are each told which one `pipeline run NAME`
     rmSync(workspace, { recursive: true, force: true });
   }
 });
+
+test('a system file that is not UTF-8 still loads, with a warning naming its first such line', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'baton-latin1-'));
+  try {
+    mkdirSync(join(workspace, '.baton', 'pipelines'), { recursive: true });
+    const path = join(workspace, '.baton', 'pipelines', 'ok.yaml');
+    writeFileSync(path, Buffer.from(GOOD.replace('inputTemplate: "{{x}}"', 'inputTemplate: "{{x}} caf\u00e9"'), 'latin1'));
+    const { system, warnings } = loadSystem('ok', workspace);
+    assert.equal(system.name, 'ok');
+    assert.deepEqual(warnings.map((w) => [w.line, /U\+FFFD.*save the file as UTF-8/.test(w.message)]), [[7, true]]);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});

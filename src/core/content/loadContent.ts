@@ -133,14 +133,18 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
 
 /**
  * A file that is not UTF-8 reads with U+FFFD where its other bytes were (an editor saving as Latin-1 or UTF-16, say):
- * it still loads, but its first such line is reported, since what the agents see is not what the author wrote.
+ * it still loads, but its first such line is a problem, since what the agents see is not what the author wrote.
  */
-function withEncodingProblem(parsed: Parsed, text: string, path: string): Parsed {
+export function encodingProblem(text: string, path: string): ContentProblem | undefined {
   const at = text.indexOf('\uFFFD');
-  if (at < 0) return parsed;
+  if (at < 0) return undefined;
   const line = text.slice(0, at).split('\n').length;
-  const message = 'holds U+FFFD, the mark of bytes that are not UTF-8 (or a literal U+FFFD): agents get that mark instead of what was written there; save the file as UTF-8';
-  return { ...parsed, problems: [...parsed.problems, { path, line, message }] };
+  return { path, line, message: 'holds U+FFFD, the mark of bytes that are not UTF-8 (or a literal U+FFFD): agents get that mark instead of what was written there; save the file as UTF-8' };
+}
+
+function withEncodingProblem(parsed: Parsed, text: string, path: string): Parsed {
+  const problem = encodingProblem(text, path);
+  return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
 }
 
 function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
