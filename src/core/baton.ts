@@ -10,7 +10,7 @@ import { GateWaiters } from './broker/gateWaiters.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { loadContent, syncContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
-import { BatonError } from './errors.js';
+import { BatonError, echo } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts, SqlValue } from './ports.js';
 import { Memory } from './pipelines/memory.js';
@@ -222,7 +222,7 @@ export class Baton implements BatonApi {
     const events: BatonEvent[] = [];
     const result = await this.ports.store.transaction(() => {
       const exec = this.broker.resolve(d.execution_id);
-      if (!exec) throw new BatonError('execution_not_found', `No execution or task "${d.execution_id}"; list them with \`baton status\`.`);
+      if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(d.execution_id)}; list them with \`baton status\`.`);
       const steps = this.repo.stepStates(exec.execution_id);
       const waiting = steps.filter((s) => s.status === 'awaiting_approval');
       const step = d.step_name ? steps.find((s) => s.step_name === d.step_name) : waiting.length === 1 ? waiting[0] : undefined;
@@ -276,7 +276,7 @@ export class Baton implements BatonApi {
     const events: BatonEvent[] = [];
     const id = await this.ports.store.transaction(() => {
       const exec = this.broker.resolve(executionId);
-      if (!exec) throw new BatonError('execution_not_found', `No execution or task "${executionId}"; list them with \`baton status\`.`);
+      if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(executionId)}; list them with \`baton status\`.`);
       if (exec.status === 'completed' || exec.status === 'failed') {
         throw new BatonError('invalid_state', `Execution ${exec.execution_id} is already ${exec.status}; only an unfinished execution can be cancelled.`);
       }
@@ -319,7 +319,7 @@ export class Baton implements BatonApi {
   persona(agent: string): string {
     const name = agent === 'default' ? 'supervisor' : agent;
     const found = this.content.agent(name) ?? (agent === 'default' ? this.content.agent(this.content.agentNames()[0] ?? '') : undefined);
-    if (!found) throw new BatonError('not_found', `No agent "${agent}". Agents: ${this.content.agentNames().join(', ') || '(none)'}.`);
+    if (!found) throw new BatonError('not_found', `No agent ${echo(agent)}. Agents: ${this.content.agentNames().join(', ') || '(none)'}.`);
     return found.content;
   }
 
@@ -362,7 +362,7 @@ export class Baton implements BatonApi {
     const store = this.ports.store;
     const id = !projectId || projectId === 'current' ? this.projectId : Number(projectId);
     const project = Number.isInteger(id) ? store.get<Record<string, string | number | null>>('SELECT * FROM projects WHERE id = ?', [id]) : undefined;
-    if (!project) throw new BatonError('not_found', `No project "${projectId}"; read project-context://current for the workspace project.`);
+    if (!project) throw new BatonError('not_found', `No project ${echo(projectId)}; read project-context://current for the workspace project.`);
     let activeTask = project.active_task_id as string | null;
     const exec = activeTask ? this.repo.executionByTask(activeTask) : undefined;
     if (activeTask && (!exec || exec.status === 'completed' || exec.status === 'failed')) {
@@ -592,7 +592,7 @@ export class Baton implements BatonApi {
       return exec;
     }
     const exec = this.broker.resolve(id);
-    if (!exec) throw new BatonError('execution_not_found', `No execution or task "${id}"; read current-step://active or workflow-status://active.`);
+    if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(id)}; read current-step://active or workflow-status://active.`);
     return exec;
   }
 }

@@ -59,3 +59,12 @@ export class BatonError extends Error {
     return ex instanceof BatonError && (reason === undefined || ex.reason === reason);
   }
 }
+
+/**
+ * A value a client gave (an id, a name, a path), quoted for an error message. One longer than `max` characters is cut,
+ * with its length said: an error answer goes back to the client's model, and a 50 KB id would go with it.
+ */
+export function echo(value: unknown, max = 120): string {
+  const s = String(value);
+  return s.length > max ? `"${s.slice(0, max)}\u2026" (${s.length} characters)` : `"${s}"`;
+}

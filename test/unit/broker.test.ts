@@ -69,6 +69,19 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.match(r.error!.message, /bug-fix/);
   });
 
+  it('echoes a long template name or task id in its error cut short, with its length', async () => {
+    const { baton } = await makeBaton();
+    const long = 'x'.repeat(50_000);
+    for (const req of [{ template_name: long }, { task_id: long }]) {
+      const r = await baton.nextStep(req);
+      assert.equal(r.status, 'error');
+      assert.ok(r.error!.message.length < 600, `a message of ${r.error!.message.length} characters`);
+      assert.match(r.error!.message, /"x{120}\u2026" \(50000 characters\)/);
+      assert.ok(resultText(r).length < 1500, `a result text of ${resultText(r).length} characters`);
+    }
+    assert.match((await baton.nextStep({ template_name: 'nope' })).error!.message, /No workflow template "nope"\./);
+  });
+
   it('starts from the template as the last content sync left it (templates are read once by name, until a sync changes them)', async () => {
     const { baton, workspace } = await makeBaton();
     const firstStep = async (name: string) => okStep(await baton.nextStep({ template_name: name })).step;

@@ -1,5 +1,5 @@
 // The `workflow_next_step` broker: create, continue, claim and refresh, each one atomic transaction.
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
@@ -213,7 +213,7 @@ export class Broker {
     const template = this.deps.content.template(name);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
-      throw new BatonError('template_not_found', `No workflow template "${name}". Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`, { templates: names });
+      throw new BatonError('template_not_found', `No workflow template ${echo(name)}. Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`, { templates: names });
     }
     return template;
   }
@@ -264,7 +264,7 @@ export class Broker {
 
   private claimInTx(id: string, req: NextStepRequest, ctx: CallContext): TxResult {
     const exec = this.resolve(id);
-    if (!exec) throw new BatonError('execution_not_found', `No execution or task "${id}". Start one with template_name, or read project-context://current for the active task.`);
+    if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(id)}. Start one with template_name, or read project-context://current for the active task.`);
     if (exec.kind === 'pipeline') {
       throw new BatonError('invalid_state', `Execution ${exec.execution_id} is a pipeline run: Baton starts its agents itself, so it has no steps to claim. Follow it at workflow-status://${exec.execution_id}.`);
     }
@@ -279,7 +279,7 @@ export class Broker {
     if (req.task_id && req.task_id !== exec.execution_id && req.task_id !== exec.task_id) {
       throw new BatonError(
         'token_wrong_execution',
-        `This step_token belongs to execution ${exec.execution_id}, not "${req.task_id}". Use the token from the last response for that workflow, or drop task_id.`,
+        `This step_token belongs to execution ${exec.execution_id}, not ${echo(req.task_id)}. Use the token from the last response for that workflow, or drop task_id.`,
         { execution_id: exec.execution_id },
       );
     }
@@ -649,7 +649,7 @@ export class Broker {
     return this.run([], () => {
       const exec = this.repo.execution(executionId);
       const step = exec && this.repo.step(executionId, stepName);
-      if (!exec || !step) throw new BatonError('execution_not_found', `No execution "${executionId}" with step "${stepName}".`);
+      if (!exec || !step) throw new BatonError('execution_not_found', `No execution ${echo(executionId)} with step ${echo(stepName)}.`);
       this.assertWorkable(exec);
       if (step.status !== 'running' || !step.token_nonce) throw new BatonError('invalid_state', `Step "${stepName}" is ${step.status}; only the phase in progress can be completed.`);
       const tok = this.repo.token(step.token_nonce)!;

@@ -2,7 +2,7 @@
 // modes, ETags (the file's SHA-256) and redaction; projects discovered from paths.
 import { minimatch } from 'minimatch';
 import { getAgent, getTemplate, listAgents, listRules, listTemplates, type StoredAgent, type StoredRule, type StoredTemplate } from '../content/contentRepo.js';
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import { redactWithPolicy } from '../safety/redact.js';
 import type { Projects } from './projects.js';
@@ -43,14 +43,14 @@ export class ContentQueries {
   /** One workflow; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getWorkflow(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const t = getTemplate(this.ports.store, name);
-    if (!t) throw new BatonError('template_not_found', `No workflow "${name}". Workflows: ${listTemplates(this.ports.store).map((w) => w.name).join(', ') || '(none)'}.`);
+    if (!t) throw new BatonError('template_not_found', `No workflow ${echo(name)}. Workflows: ${listTemplates(this.ports.store).map((w) => w.name).join(', ') || '(none)'}.`);
     return this.respond(t, o, () => this.workflowBase(t, o.detailLevel ?? 'summary'), () => workflowMarkdown(t));
   }
 
   /** One agent persona; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getAgentPersona(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const a = getAgent(this.ports.store, name);
-    if (!a) throw new BatonError('not_found', `No agent "${name}". Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
+    if (!a) throw new BatonError('not_found', `No agent ${echo(name)}. Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
     return this.respond(a, o, () => agentBase(a, o.detailLevel ?? 'summary'), () => `# ${a.name}\n\n> ${a.description}\n\n${a.content}\n`);
   }
 

@@ -2,7 +2,7 @@
 // dependencies, on the broker's tables and through the one state machine.
 import type { ContentCache } from '../broker/contentCache.js';
 import type { ExecutionRepo } from '../broker/executionRepo.js';
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus, StepStatus } from '../types.js';
 import type { ContractValidator } from './contracts.js';
@@ -50,7 +50,7 @@ export class Lifecycle {
   row(id: string): Raw {
     const r = this.store.get<Raw>('SELECT * FROM executions WHERE execution_id = ?', [id])
       ?? this.store.get<Raw>('SELECT * FROM executions WHERE task_id = ? ORDER BY started_at DESC LIMIT 1', [id]);
-    if (!r) throw new BatonError('execution_not_found', `No execution "${id}"; find ids with get_incomplete_executions or get_execution_history.`);
+    if (!r) throw new BatonError('execution_not_found', `No execution ${echo(id)}; find ids with get_incomplete_executions or get_execution_history.`);
     return r;
   }
 
@@ -64,7 +64,7 @@ export class Lifecycle {
     const template = this.deps.content.template(input.workflowName);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
-      throw new BatonError('template_not_found', `No workflow "${input.workflowName}". Workflows: ${names.join(', ') || '(none)'}; see search_workflows.`);
+      throw new BatonError('template_not_found', `No workflow ${echo(input.workflowName)}. Workflows: ${names.join(', ') || '(none)'}; see search_workflows.`);
     }
     let projectId = this.deps.projectId();
     if (input.projectId !== undefined) {
@@ -195,7 +195,7 @@ export class Lifecycle {
   /** A step by its id (a string of digits); throws `step_not_found`. */
   step(stepId: string): WorkflowStep {
     const r = /^\d+$/.test(stepId) ? this.store.get<Raw>('SELECT * FROM steps WHERE id = ?', [Number(stepId)]) : undefined;
-    if (!r) throw new BatonError('step_not_found', `No step with id "${stepId}"; step ids are the "id" of start_step results (see get_execution_details).`);
+    if (!r) throw new BatonError('step_not_found', `No step with id ${echo(stepId)}; step ids are the "id" of start_step results (see get_execution_details).`);
     return this.steps(String(r.execution_id)).find((s) => s.id === stepId)!;
   }
 

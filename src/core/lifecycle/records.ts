@@ -1,7 +1,7 @@
 // Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
 // project/global scope and ranked full-text search, execution history and details.
 import { utf8Length } from '../utf8.js';
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { SqlValue } from '../ports.js';
 import { bm25, toFtsQuery } from './ftsQuery.js';
 import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
@@ -44,7 +44,7 @@ export class Records {
     if (stepId === undefined) return null;
     const s = /^\d+$/.test(stepId) ? this.store.get<{ step_name: string; agent_name: string; execution_id: string }>('SELECT step_name, agent_name, execution_id FROM steps WHERE id = ?', [Number(stepId)]) : undefined;
     if (!s || s.execution_id !== executionId) {
-      throw new BatonError('step_not_found', `No step "${stepId}" in execution ${executionId}; step ids are listed by get_execution_details.`);
+      throw new BatonError('step_not_found', `No step ${echo(stepId)} in execution ${executionId}; step ids are listed by get_execution_details.`);
     }
     return { name: s.step_name, agent: s.agent_name };
   }
@@ -112,7 +112,7 @@ export class Records {
   /** An artifact by id. */
   artifact(artifactId: string): LifecycleArtifact {
     const r = this.store.get<Raw>(`${ARTIFACT_SELECT} WHERE a.artifact_id = ?`, [artifactId]);
-    if (!r) throw new BatonError('not_found', `No artifact "${artifactId}"; list an execution's artifacts with get_execution_details({ includeArtifacts: true }).`);
+    if (!r) throw new BatonError('not_found', `No artifact ${echo(artifactId)}; list an execution's artifacts with get_execution_details({ includeArtifacts: true }).`);
     return toArtifactView(r);
   }
 

@@ -1,6 +1,6 @@
 // Shared memory of pipeline runs: what agents store for the agents after them (memory_store / memory_retrieve /
 // memory_search / memory_list). Entries belong to a run, or to the global scope every run can read.
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import { bm25, toFtsQuery } from '../lifecycle/ftsQuery.js';
 import type { CorePorts } from '../ports.js';
 import { utf8Length } from '../utf8.js';
@@ -124,7 +124,7 @@ export class Memory {
     const some = this.ports.store.all<{ key: string }>(
       `SELECT key FROM memory_entries WHERE scope_key IN (${keys.map(() => '?').join(',')}) ORDER BY id DESC LIMIT 20`, keys,
     ).map((r) => r.key);
-    throw new BatonError('not_found', `No memory entry "${key}"${reach === 'global' ? ' in the global scope' : ''}. ${some.length ? `Keys: ${some.join(', ')}.` : 'Nothing is stored yet.'} Use memory_search to find entries by content.`);
+    throw new BatonError('not_found', `No memory entry ${echo(key)}${reach === 'global' ? ' in the global scope' : ''}. ${some.length ? `Keys: ${some.join(', ')}.` : 'Nothing is stored yet.'} Use memory_search to find entries by content.`);
   }
 
   /** Entries matching a full-text query (FTS4, BM25-ranked) and/or a category, best first. */

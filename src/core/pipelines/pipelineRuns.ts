@@ -3,7 +3,7 @@
 // durable journal (every step transition is written and flushed before the next step starts), the human_review
 // gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption.
 import type { ExecutionRepo, ExecutionRow } from '../broker/executionRepo.js';
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
 import { PipelineEngine, type RunOutcome } from './engine/engine.js';
@@ -175,7 +175,7 @@ export class PipelineRuns {
   run(runId: string): ExecutionRow & { metadata: PipelineRunMeta } {
     const exec = this.deps.repo.execution(runId);
     if (!exec || exec.kind !== 'pipeline') {
-      throw new BatonError('execution_not_found', `No pipeline run "${runId}"; list runs with \`baton pipeline list\`.`);
+      throw new BatonError('execution_not_found', `No pipeline run ${echo(runId)}; list runs with \`baton pipeline list\`.`);
     }
     return exec as ExecutionRow & { metadata: PipelineRunMeta };
   }

@@ -1,6 +1,6 @@
 // The spec's SourceParser interface, the parse error with what an agent or person needs to fix the file, and the
 // choice of a parser by content.
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { ParsedSpec, SpecGateItem, SpecPhase } from '../specTypes.js';
 
 /** Reads one format of tasks.md into phases and tasks. */
@@ -70,7 +70,7 @@ export function parseSource(parsers: readonly SourceParser[], name: string, text
 export function chooseParser(parsers: readonly SourceParser[], name: string, text: string, path: string): SourceParser {
   if (name !== 'auto') {
     const named = parsers.find((p) => p.id === name);
-    if (!named) throw new BatonError('invalid_input', `No tasks.md parser "${name}"; parsers: auto, ${parsers.map((p) => p.id).join(', ')}.`);
+    if (!named) throw new BatonError('invalid_input', `No tasks.md parser ${echo(name)}; parsers: auto, ${parsers.map((p) => p.id).join(', ')}.`);
     return named;
   }
   let best: { parser: SourceParser; score: number } | undefined;

@@ -4,7 +4,7 @@
 import type { Broker } from '../broker/broker.js';
 import type { DynamicPhases, PreparedSource } from '../broker/dynamicPhases.js';
 import type { ExecutionRepo, ExecutionRow, StepRow } from '../broker/executionRepo.js';
-import { BatonError, type ErrorReason } from '../errors.js';
+import { BatonError, type ErrorReason, echo } from '../errors.js';
 import type { CorePorts, FileSystem } from '../ports.js';
 import type {
   EvidenceInput, ParsedSpec, SourceDrift, SpecApi, SpecPhase, SpecPhaseContent, SpecPhaseResult, SpecSourcePort, SpecStartInput,
@@ -139,7 +139,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const port = this.port;
     const real = await port.realPath(file.absolute);
     if (real === undefined) {
-      const message = `No file "${file.relative}" in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.`;
+      const message = `No file ${echo(file.relative)} in the workspace (${this.deps.workspacePath}); pass the tasks.md path relative to it.`;
       throw await this.missingSource('source_not_found', () => message, { path: file.relative, workspace: this.deps.workspacePath });
     }
     const root = (await port.realPath(this.deps.workspacePath)) ?? this.deps.workspacePath;
@@ -147,7 +147,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       throw new BatonError('source_outside_workspace', `The source "${file.relative}" is a link that leads out of the workspace (to ${real}); spec sources must be inside it.`, { path: file.relative, workspace: this.deps.workspacePath });
     }
     const text = await port.read(file.absolute);
-    if (text === undefined) throw new BatonError('source_not_found', `Could not read "${file.relative}" in the workspace.`, { path: file.relative, workspace: this.deps.workspacePath });
+    if (text === undefined) throw new BatonError('source_not_found', `Could not read ${echo(file.relative)} in the workspace.`, { path: file.relative, workspace: this.deps.workspacePath });
     const parsed = parseSource(SPEC_PARSERS, config.parser, text, file.relative);
     const [phaseTemplate, taskTemplate] = await Promise.all([this.readTemplate(config.templates.phase), this.readTemplate(config.templates.task)]);
     const prepared: Prepared = { kind: 'prepared_source', relative: file.relative, absolute: file.absolute, text, parsed, phaseTemplate, taskTemplate };
@@ -170,7 +170,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const folder = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
     const found = new Set<string>();
     for (const dir of dirs) for (const f of await this.deps.ports.fs.list(folder ? `${dir}/${folder}` : dir)) if (f.relativePath.endsWith('.md')) found.add(`${folder ? `${folder}/` : ''}${f.relativePath}`);
-    throw new BatonError('template_not_found', `No spec template "${relative}" in the content folders (${dirs.join(', ')}). Templates that exist: ${[...found].join(', ') || '(none)'}.`, { template: relative, templates: [...found] });
+    throw new BatonError('template_not_found', `No spec template ${echo(relative)} in the content folders (${dirs.join(', ')}). Templates that exist: ${[...found].join(', ') || '(none)'}.`, { template: relative, templates: [...found] });
   }
 
   /** @inheritdoc */
@@ -281,7 +281,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const template = input.template_name ?? SPEC_TEMPLATE;
     const t = this.deps.template(template);
     if (t && !t.dynamic_phases) {
-      throw new BatonError('invalid_input', `Template "${template}" has no dynamic phases; spec workflows run templates such as ${SPEC_TEMPLATE}.`);
+      throw new BatonError('invalid_input', `Template ${echo(template)} has no dynamic phases; spec workflows run templates such as ${SPEC_TEMPLATE}.`);
     }
     // The template's source_path_key names the metadata entry that holds the source (the spec's options); else `source`.
     const key = t?.dynamic_config?.source_path_key ?? 'spec_path';

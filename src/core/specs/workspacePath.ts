@@ -1,6 +1,6 @@
 // Where a spec's tasks.md may be: inside the workspace only. Pure string work (no node:path): `..`, absolute paths and
 // drive letters are refused here; symlinks that lead out are refused once the host has resolved the real path.
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 
 /** A source path resolved inside the workspace. */
 export interface WorkspaceFile {
@@ -25,7 +25,7 @@ export function resolveInWorkspace(workspace: string, input: string): WorkspaceF
   const p = raw.replace(/\\/g, '/');
   const refuse = (why: string) => new BatonError(
     'source_outside_workspace',
-    `The source "${raw}" ${why}; spec sources must be inside the workspace (${workspace}). Pass a path relative to it, such as "specs/auth/tasks.md".`,
+    `The source ${echo(raw)} ${why}; spec sources must be inside the workspace (${workspace}). Pass a path relative to it, such as "specs/auth/tasks.md".`,
     { path: raw, workspace },
   );
   const root = norm(workspace);
@@ -37,7 +37,7 @@ export function resolveInWorkspace(workspace: string, input: string): WorkspaceF
   }
   const parts = p.split('/').filter((s) => s !== '' && s !== '.');
   if (parts.includes('..')) throw refuse('goes up with ".."');
-  if (parts.length === 0) throw new BatonError('invalid_input', `The source "${raw}" names the workspace itself; pass the tasks.md file in it.`);
+  if (parts.length === 0) throw new BatonError('invalid_input', `The source ${echo(raw)} names the workspace itself; pass the tasks.md file in it.`);
   const relative = parts.join('/');
   return { relative, absolute: `${root === '/' ? '' : root}/${relative}` };
 }
