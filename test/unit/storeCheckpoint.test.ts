@@ -25,6 +25,21 @@ async function largeDatabase(s: SqlJsStore, dbPath: string, rows: number, bytes:
   assert.ok(dbBytes > atLeast, `a database of ${dbBytes} bytes`);
   return dbBytes;
 }
+/**
+ * Checkpoints a store holding a 4 MB row, so that its snapshot takes a while to write, and writes keys k00..k(n-1)
+ * one per turn meanwhile; resolves once the checkpoint and every write are done.
+ */
+async function checkpointWithWritesDuring(s: SqlJsStore, n: number): Promise<void> {
+  await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
+  const checkpoint = s.checkpoint();
+  const during: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    await new Promise((r) => setImmediate(r));
+    during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
+  }
+  await checkpoint;
+  await Promise.all(during);
+}
 const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
 
 test('checkpoint() empties the journal and the snapshot alone holds the data', async () => {
@@ -48,16 +63,7 @@ test('checkpoint() empties the journal and the snapshot alone holds the data', a
 test('writes that arrive during a checkpoint stay in the journal and survive a crash', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
-    // Make the snapshot big enough that its write takes a while.
-    await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
-    const checkpoint = s.checkpoint();
-    const during: Promise<unknown>[] = [];
-    for (let i = 0; i < 30; i++) {
-      await new Promise((r) => setImmediate(r));
-      during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
-    }
-    await checkpoint;
-    await Promise.all(during);
+    await checkpointWithWritesDuring(s, 30);
     assert.ok(s.stats().journalRecords > 0, 'some writes landed after the snapshot was taken');
     const crash = crashImage(t.dir);
     await s.close();
@@ -214,21 +220,13 @@ test("a checkpoint keeps the database's and the journal's permission bits; a new
   await withTempDir(async (t) => {
     const mode = (path: string) => statSync(path).mode & 0o777;
     const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
-    await put(s, 'k0', '0');
+    await put(s, 'first', '0');
     await s.checkpoint();
     assert.equal(mode(t.db).toString(8), '600', 'a new database is for its owner only');
     chmodSync(t.db, 0o640);
     chmodSync(t.journal, 0o640);
-    // Big enough that writes land while the snapshot is written, so the journal keeps a tail and is replaced too.
-    await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
-    const checkpoint = s.checkpoint();
-    const during: Promise<unknown>[] = [];
-    for (let i = 1; i < 20; i++) {
-      await new Promise((r) => setImmediate(r));
-      during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
-    }
-    await checkpoint;
-    await Promise.all(during);
+    // Writes land while the snapshot is written, so the journal keeps a tail and is replaced too.
+    await checkpointWithWritesDuring(s, 20);
     assert.ok(statSync(t.journal).size > 0, 'the journal kept the writes made during the checkpoint');
     assert.equal(mode(t.db).toString(8), '640');
     assert.equal(mode(t.journal).toString(8), '640');
