@@ -7,8 +7,7 @@ import type { Owner } from '../host/owner.js';
 import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
-import { describeEvent, kickoffWarnings, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
-import { loadWorkflowFile } from '../host/worker/openContext.js';
+import { describeEvent, TEAM_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownDatabase } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
 
@@ -26,7 +25,7 @@ export async function runCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
-  for (const warning of kickoffWarnings(loadWorkflowFile(resolve(positionals[0]!)))) process.stderr.write(`baton: warning: ${warning}\n`);
+  warnAboutTeamFile(resolve(positionals[0]!), 'run');
   const where = await ownDatabase(values);
   const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
   const print = printer(values);

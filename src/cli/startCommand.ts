@@ -11,8 +11,7 @@ import { teamsOf } from '../host/worker/teams.js';
 import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbPathOf, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
-import { describeEvent, kickoffWarnings, serveTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
-import { loadWorkflowFile } from '../host/worker/openContext.js';
+import { describeEvent, serveTeams, TEAM_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownDatabase } from './ownDatabase.js';
 import { START_USAGE } from './usage.js';
 
@@ -31,7 +30,7 @@ export async function startCommand(args: string[]): Promise<number> {
   const file = resolve(positionals[0]!);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
-  for (const warning of kickoffWarnings(loadWorkflowFile(file))) process.stderr.write(`baton: warning: ${warning}\n`);
+  warnAboutTeamFile(file, 'start');
   if (values.background) return background(file, values, args);
   const where = await ownDatabase(values);
   const start = { file, instance: values.instance, mode: 'start' as const, cwd: workspaceOf(values), maxInvocations };

@@ -6,6 +6,7 @@ import type { ChannelEntry, WorkflowFile } from '../core/worker/types.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
 import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { checkWorkflowFile } from '../host/worker/openContext.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf } from './common.js';
 import type { OwnerDbValues } from './ownDatabase.js';
@@ -70,8 +71,11 @@ export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () =>
  * Warnings about a team's kickoff a person would want before the run: agents wake only when @mentioned, so a kickoff
  * that mentions none of them starts nothing (the team ends at once, idle), and an @name that is no agent wakes nobody.
  */
-export function kickoffWarnings(file: WorkflowFile): string[] {
-  if (file.kickoff === undefined) return [];
+export function kickoffWarnings(file: WorkflowFile, mode: 'run' | 'start' = 'start'): string[] {
+  if (file.kickoff === undefined) {
+    // `start` keeps the team for `baton send`; `run` ends as soon as every agent is idle, which is at once.
+    return mode === 'run' ? [`the workflow has no kickoff, so no agent wakes up and the team ends at once; add one, as in kickoff: "@${Object.keys(file.agents)[0]} …" (or use baton start, then baton send)`] : [];
+  }
   const agents = Object.keys(file.agents);
   const named = mentionedNames(file.kickoff);
   const out = named.filter((n) => !agents.includes(n)).map((n) => `the kickoff mentions @${n}, which is not an agent of this workflow (agents: ${agents.join(', ')})`);
@@ -79,4 +83,14 @@ export function kickoffWarnings(file: WorkflowFile): string[] {
     out.push(`the kickoff mentions none of the agents, so none wakes up and the team ends at once; address one, as in "@${agents[0]} …"`);
   }
   return out;
+}
+
+/**
+ * Checks a team workflow file before a database is opened (a missing or invalid one is refused) and prints, as
+ * warnings, what its parse ignored (a misspelt field) and what is wrong with its kickoff.
+ */
+export function warnAboutTeamFile(path: string, mode: 'run' | 'start'): void {
+  const { file, warnings } = checkWorkflowFile(path);
+  const lines = [...[...warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)).map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`), ...kickoffWarnings(file, mode)];
+  for (const line of lines) process.stderr.write(`baton: warning: ${line}\n`);
 }

@@ -1,7 +1,7 @@
 // Rule: `baton mcp` over real stdio speaks only JSON-RPC on stdout (logs on stderr), runs bug-fix to its human gate,
 // and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
@@ -169,6 +169,24 @@ describe('baton command line usage', () => {
         assert.match(r.stderr, /^baton: (No file "nofile\.md"|workflow file .*nofile\.yaml not found|no Baton database at .*there is no run nope to resume)/);
         assert.equal(existsSync(join(setup.workspace, '.baton')), false, `${args.join(' ')} left .baton/ behind`);
       }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('run warns, by line, about what a team file ignores (a misspelt kickoff) and about a team with no kickoff', async () => {
+    const setup = tempSetup('baton-teamtypo-');
+    try {
+      const file = join(setup.workspace, 'team.yaml');
+      writeFileSync(file, ['name: t', 'agents:', '  alice:', '    backend: command', '    command: [node, -e, "0"]', '    system_prompt: hi', '    temprature: 0.2', 'kickof: "@alice go"', ''].join('\n'));
+      const r = await runCli(['run', 'team.yaml', '--workspace', setup.workspace], {}, setup.workspace);
+      assert.equal(r.code, 0, r.stderr);
+      const warnings = r.stderr.split('\n').filter((l) => l.startsWith('baton: warning: '));
+      assert.deepEqual(warnings, [
+        `baton: warning: ${file}:7: agents.alice.temprature: unknown field; known fields: model, backend, system_prompt, tools, command (ignored)`,
+        `baton: warning: ${file}:8: kickof: unknown field; known fields: name, context, agents, setup, kickoff (ignored)`,
+        'baton: warning: the workflow has no kickoff, so no agent wakes up and the team ends at once; add one, as in kickoff: "@alice \u2026" (or use baton start, then baton send)',
+      ]);
     } finally {
       rmSync(setup.dir, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 // Rule: before a team runs, a kickoff that wakes no agent (agents wake only when @mentioned) or names an @agent the
-// workflow does not have is pointed out; a kickoff that mentions an agent, or none at all, is fine.
+// workflow does not have is pointed out, as is no kickoff for `baton run` (which ends at once); a kickoff that mentions
+// an agent is fine, and so is none for `baton start` (the team waits for `baton send`).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { kickoffWarnings } from '../../src/cli/teamCommon.js';
@@ -13,5 +14,6 @@ test('a kickoff that wakes nobody, or names an agent the team does not have, is 
   assert.deepEqual(kickoffWarnings(team('Please review the PR')), ['the kickoff mentions none of the agents, so none wakes up and the team ends at once; address one, as in "@reviewer …"']);
   assert.deepEqual(kickoffWarnings(team('@ghost and @reviewer, go')), ['the kickoff mentions @ghost, which is not an agent of this workflow (agents: reviewer, writer)']);
   assert.deepEqual(kickoffWarnings(team('@writer draft it; mail me at a@b.com; `@reviewer` in code')), []);
-  assert.deepEqual(kickoffWarnings(team()), [], 'no kickoff: nothing to say');
+  assert.deepEqual(kickoffWarnings(team()), [], 'no kickoff for baton start: the team waits for baton send');
+  assert.deepEqual(kickoffWarnings(team(), 'run'), ['the workflow has no kickoff, so no agent wakes up and the team ends at once; add one, as in kickoff: "@reviewer …" (or use baton start, then baton send)']);
 });

@@ -2,6 +2,8 @@
 // ContextProvider of an instance (file or memory, by the workflow's `context`), paths resolved against `cwd`.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
+import type { ContentProblem } from '../../core/api.js';
+import { encodingProblem } from '../../core/content/loadContent.js';
 import { BatonError } from '../../core/errors.js';
 import type { Clock } from '../../core/ports.js';
 import { formatProblems, type Parsed } from '../../core/pipelines/systemFile.js';
@@ -26,15 +28,25 @@ export function readWorkflowFile(path: string): Parsed<WorkflowFile> {
       return undefined;
     }
   };
-  return parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
+  const parsed = parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
+  const problem = encodingProblem(raw, path);
+  return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
 }
 
 /** The workflow file at `path`, or a BatonError listing every problem as `file:line: field: message`. */
 export function loadWorkflowFile(path: string): WorkflowFile {
+  return checkWorkflowFile(path).file;
+}
+
+/**
+ * The workflow file at `path` with what its parse ignored (an unknown field such as a misspelt `kickof:`, a file
+ * that is not UTF-8), or a BatonError listing every problem as `file:line: field: message`.
+ */
+export function checkWorkflowFile(path: string): { file: WorkflowFile; warnings: ContentProblem[] } {
   if (!existsSync(path)) throw new BatonError('not_found', `workflow file ${path} not found; check the path (it is resolved against the current folder), or list the examples in content/teams/`);
   const parsed = readWorkflowFile(path);
   if (!parsed.value) throw new BatonError('content_invalid', `${path} is not a valid team workflow:\n${formatProblems(parsed.problems)}`);
-  return parsed.value;
+  return { file: parsed.value, warnings: parsed.problems };
 }
 
 /**
