@@ -1,5 +1,6 @@
 // Turns zod issues into messages that name the field and say what it must be, so an agent can fix its call.
 import type * as z from 'zod';
+import { didYouMean } from '../core/suggest.js';
 
 /** A string as JSON, cut to `max` characters with an ellipsis: an echo of a client's input in an error stays short. */
 export function quoted(value: string, max = 80): string {
@@ -46,7 +47,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function formatIssue(issue: z.core.$ZodIssue, input: unknown, hints: Record<string, string>, validFields: readonly string[]): string {
   if (issue.code === 'unrecognized_keys') {
     const where = paths(issue.path).shown;
-    const fields = issue.keys.map((k) => `"${k}"`).join(', ');
+    const siblings = where ? [] : validFields;
+    const fields = issue.keys.map((k) => `${quoted(k)}${siblings.length ? didYouMean(k, siblings).replace(/'/g, '"') : ''}`).join(', ');
     const valid = where ? '' : validFields.length ? `; valid fields: ${validFields.join(', ')}` : '; this tool takes no arguments';
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${fields}${where ? ` in ${where}` : ''}${valid}`;
   }

@@ -184,7 +184,7 @@ describe('baton command line usage', () => {
       const warnings = r.stderr.split('\n').filter((l) => l.startsWith('baton: warning: '));
       assert.deepEqual(warnings, [
         `baton: warning: ${file}:7: agents.alice.temprature: unknown field; known fields: model, backend, system_prompt, tools, command (ignored)`,
-        `baton: warning: ${file}:8: kickof: unknown field; known fields: name, context, agents, setup, kickoff (ignored)`,
+        `baton: warning: ${file}:8: kickof: unknown field (did you mean 'kickoff'?); known fields: name, context, agents, setup, kickoff (ignored)`,
         'baton: warning: the workflow has no kickoff, so no agent wakes up and the team ends at once; add one, as in kickoff: "@alice \u2026" (or use baton start, then baton send)',
       ]);
     } finally {

@@ -1,6 +1,7 @@
 // Typed field reads over parsed YAML values that record a precise problem for every bad field.
 import { LineCounter, parseDocument } from 'yaml';
 import type { ContentProblem } from '../api.js';
+import { didYouMean } from '../suggest.js';
 
 /** A location inside a parsed document: keys and list indexes from the root. */
 export type FieldPath = ReadonlyArray<string | number>;
@@ -100,7 +101,7 @@ export class FieldReader {
   unknownKeys(obj: Record<string, unknown>, at: FieldPath, where: string, known: readonly string[]): void {
     for (const key of Object.keys(obj)) {
       if (known.includes(key)) continue;
-      this.warn([...at, key], `${where}: unknown field '${key}' is ignored (known fields: ${known.join(', ')})`);
+      this.warn([...at, key], `${where}: unknown field '${key}' is ignored${didYouMean(key, known)} (known fields: ${known.join(', ')})`);
     }
   }
 }

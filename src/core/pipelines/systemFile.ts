@@ -5,6 +5,7 @@ import type { ContentProblem } from '../api.js';
 import { describe, isMapping, parseYaml, type FieldPath } from '../content/fieldReader.js';
 import { regexProblem } from './regexCheck.js';
 import { RUNNER_KINDS, type RunnerKind } from './runner.js';
+import { didYouMean } from '../suggest.js';
 import {
   BLUEPRINT_CATEGORIES, BLUEPRINT_INPUT_TYPES, CONDITION_OPERATORS, FAILURE_POLICIES, STEP_TYPES, SYSTEM_AGENT_ROLES, TRANSFORM_OPERATIONS,
   type AgentTemplate, type BlueprintInput, type Budget, type System, type SystemAgent, type SystemBlueprint, type SystemWorkflowStep,
@@ -99,7 +100,7 @@ export class Reader {
   }
 
   unknown(obj: Record<string, unknown>, at: FieldPath, known: readonly string[]): void {
-    for (const k of Object.keys(obj)) if (!known.includes(k)) this.warn([...at, k], `unknown field; known fields: ${known.join(', ')}`);
+    for (const k of Object.keys(obj)) if (!known.includes(k)) this.warn([...at, k], `unknown field${didYouMean(k, known)}; known fields: ${known.join(', ')}`);
   }
 }
 
