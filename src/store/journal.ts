@@ -61,8 +61,14 @@ export function openNodeJournalFile(path: string): JournalFile {
       end += data.length;
       if (end > allocated) {
         zeros ??= Buffer.alloc(PREALLOCATE);
-        writeAll(zeros, end);
-        allocated = end + zeros.length;
+        try {
+          writeAll(zeros, end);
+          allocated = end + zeros.length;
+        } catch {
+          // Only a saving: a full disk or a file-size limit fails the next record's own write, not this one's.
+          ftruncateSync(fd, end);
+          allocated = end;
+        }
       }
     },
     sync: () => fdatasyncSync(fd),

@@ -119,11 +119,12 @@ export class JournalWriter {
     const first = items[0]!.seq;
     const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
+    const start = this.file.size();
     try {
       this.file.append(data);
       if (this.durability === 'fsync' && !concurrent) this.file.sync();
     } catch (ex) {
-      this.failGroups(group, ex);
+      this.failGroups(group, ex, start);
       return;
     }
     if (this.durability !== 'fsync' || !concurrent) {
@@ -133,11 +134,9 @@ export class JournalWriter {
     this.syncing = group;
     this.file.syncAsync((error) => {
       this.syncing = null;
+      if (error) this.failGroups(group, error, start);
       if (this.closeWhenSynced) this.file.close();
-      if (error) {
-        this.failGroups(group, error);
-        return;
-      }
+      if (error) return;
       this.flushed(group, items.length, data.length);
       if (this.flushQueued && !this.closeWhenSynced) this.flush();
     });
@@ -150,12 +149,26 @@ export class JournalWriter {
     this.onFlushed();
   }
 
-  /** A failed write or sync fails its group and every group queued behind it. */
-  private failGroups(group: Deferred, ex: unknown): void {
+  /**
+   * A failed write or sync fails its group and every group queued behind it. The group's bytes are cut from the
+   * journal (from `start`), so that a call answered store_failed is not applied at the next open after all.
+   */
+  private failGroups(group: Deferred, ex: unknown, start: number): void {
+    this.unwrite(start);
     const failure = this.fail(ex);
     group.reject(failure);
     this.group?.reject(failure);
     this.dropQueued();
+  }
+
+  /** Cuts the journal back to `start`, its end before a group that failed; if that fails too, says what it means. */
+  private unwrite(start: number): void {
+    try {
+      this.file.truncate(start);
+      this.file.sync();
+    } catch (ex) {
+      this.log.warn(`store: the journal ${this.path} could not be cut back after a failed write (${ex instanceof Error ? ex.message : String(ex)}): the writes answered store_failed may still be applied at the next open`);
+    }
   }
 
   /** Forgets the queued group (taken for a write, or failed) with its flush and background timer. */

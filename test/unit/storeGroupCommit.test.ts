@@ -119,6 +119,7 @@ test('a failed sync fails every write of its group and of the group behind it, a
     const r = await openStore({ path: t.db });
     assert.equal(value(r, 'acked'), 'acked');
     for (const k of ['b1', 'b2', 'later']) assert.equal(value(r, k), undefined, `${k} was never written`);
+    for (const k of ['a1', 'a2', 'a3']) assert.equal(value(r, k), undefined, `${k} was answered store_failed, so its record was cut from the journal`);
     await r.close();
   });
 });

@@ -239,8 +239,39 @@ test('an fdatasync failure is a store failure too', async () => {
   await withTempDir(async (t) => {
     const probe = journalProbe();
     const s = await openStore({ path: t.db, openJournalFile: probe.open, ...noCheckpoints });
+    await put(s, 'acked', '1');
     probe.syncError = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
     await assert.rejects(put(s, 'x', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed') && ex.details.code === 'EIO');
+    probe.syncError = null;
     await s.close();
+    const r = await openStore({ path: t.db });
+    assert.equal(value(r, 'acked'), '1');
+    assert.equal(value(r, 'x'), undefined, 'a write answered store_failed is cut from the journal, not applied at the next open');
+    await r.close();
+  });
+});
+
+test('a record written whole before its write failed (the space ahead of it could not be taken) is not applied at the next open', async () => {
+  await withTempDir(async (t) => {
+    let failing = false;
+    const openJournalFile = (path: string): JournalFile => {
+      const f = openNodeJournalFile(path);
+      return {
+        ...f,
+        append(d) {
+          f.append(d);
+          if (failing) throw Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
+        },
+      };
+    };
+    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    await put(s, 'acked', '1');
+    failing = true;
+    await assert.rejects(put(s, 'refused', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed'));
+    await s.close();
+    const r = await openStore({ path: t.db });
+    assert.equal(value(r, 'acked'), '1');
+    assert.equal(value(r, 'refused'), undefined);
+    await r.close();
   });
 });
