@@ -226,6 +226,28 @@ describe('broker: tokens', () => {
     okStep(await baton.nextStep({ step_token: fresh.token, model_output_so_far: output('done') }));
   });
 
+  it('a step whose token expired unused is handed to the next caller; the agent that went away is told it moved on', async () => {
+    const { baton, clock, store } = await makeBaton({ tokenTtlMs: 60_000 });
+    const first = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'gone-agent' });
+    const old = okStep(first).token;
+    // While the token is valid the step stays with its agent, and the answer says until when.
+    const busy = await baton.nextStep({ task_id: first.execution_id! }, { client_name: 'other' });
+    assert.equal(busy.status, 'no_op');
+    assert.match(busy.human_message!, /analyze-root-cause \(being worked on by debugger; if its token expires unused, at \S+Z, the step is handed to the next caller\)/);
+    clock.advance(60_001);
+    const taken = okStep(await baton.nextStep({ task_id: first.execution_id! }, { client_name: 'other' }));
+    assert.equal(taken.step, 'analyze-root-cause');
+    assert.notEqual(taken.token, old);
+    const reclaimed = baton.events(first.execution_id!).filter((e) => e.event_type === 'step_reclaimed');
+    assert.equal(reclaimed.length, 1);
+    assert.deepEqual(reclaimed[0]!.event_data, { step_name: 'analyze-root-cause', from: 'gone-agent', claimed_by: 'other' });
+    assert.equal(store.get<{ claimed_by: string }>("SELECT claimed_by FROM steps WHERE execution_id = ? AND step_name = 'analyze-root-cause'", [first.execution_id!])?.claimed_by, 'other');
+    // The first agent comes back: neither a refresh nor a submit with its token takes the step back.
+    assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: old })).status, 'error');
+    assert.equal((await baton.nextStep({ step_token: old, model_output_so_far: output('late') })).status, 'error');
+    assert.equal(okStep(await baton.nextStep({ step_token: taken.token, model_output_so_far: output('done') })).step, 'implement-fix');
+  });
+
   it('refuses a token presented for another execution', async () => {
     const { baton } = await makeBaton();
     const a = await baton.nextStep({ template_name: 'bug-fix' });

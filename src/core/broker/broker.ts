@@ -440,10 +440,18 @@ export class Broker {
     }
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
+    const held = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldUntil(exec, s.step_name)]));
+    // A step whose agent let its token expire (it went away) is handed to whoever asks for work now.
+    const abandoned = [...held].find(([, until]) => until !== null && until <= this.now().ms)?.[0];
+    if (abandoned) return this.reclaim(exec, this.repo.step(exec.execution_id, abandoned)!, ctx, events, steps);
     if (inFlight.length > 0) {
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
-      const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? `being worked on by ${s.agent_name}` : 'waiting for approval'})`).join(', ');
+      const holding = (s: StepState) => {
+        const until = held.get(s.step_name);
+        return `being worked on by ${s.agent_name}${until ? `; if its token expires unused, at ${new Date(until).toISOString()}, the step is handed to the next caller` : ''}`;
+      };
+      const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? holding(s) : 'waiting for approval'})`).join(', ');
       return {
         response: {
           status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress,
@@ -493,6 +501,26 @@ export class Broker {
     const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
     fitStepResult(response, heads, this.options.inlineBudgetBytes);
     return { response, events };
+  }
+
+  /** When the token of running step `stepName` expires (ms), or null when it holds none that is active. */
+  private heldUntil(exec: ExecutionRow, stepName: string): number | null {
+    const nonce = this.repo.step(exec.execution_id, stepName)?.token_nonce;
+    const tok = nonce ? this.repo.token(nonce) : undefined;
+    return tok && tok.state === 'active' ? Date.parse(tok.expires_at) : null;
+  }
+
+  /**
+   * Hands a running step whose token expired unused to this caller: the old token is superseded (its agent, if it
+   * comes back, is told the step moved on), and the step is offered again with a fresh token.
+   */
+  private reclaim(exec: ExecutionRow, step: StepRow, ctx: CallContext, events: BatonEvent[], states: StepState[]): TxResult {
+    const { iso } = this.now();
+    if (step.token_nonce) this.repo.closeToken(step.token_nonce, 'superseded', iso);
+    const by = ctx.agent_name ?? ctx.client_name ?? step.agent_name;
+    this.repo.updateStep(exec.execution_id, step.step_name, { claimed_by: by });
+    this.event(exec.execution_id, 'step_reclaimed', { step_name: step.step_name, from: step.claimed_by ?? null, claimed_by: by });
+    return this.offer(exec, { ...step, claimed_by: by }, undefined, ctx, events, states);
   }
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
