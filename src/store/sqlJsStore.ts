@@ -1,5 +1,7 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import type { Row, SqlParams, Store, TransactionOptions } from '../core/ports.js';
@@ -8,6 +10,29 @@ import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource 
 import { decodeParams, encodeStatement, type JournalRecord } from './journal.js';
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
 import type { OpenStoreOptions } from './openStore.js';
+
+/** The first wait after a failed automatic checkpoint, and the longest. */
+const CHECKPOINT_RETRY_MS = 5_000;
+const CHECKPOINT_RETRY_MAX_MS = 300_000;
+/** Free space a checkpoint leaves for the journal while its snapshot is written (two of the journal's 1 MiB steps). */
+const CHECKPOINT_HEADROOM = 2 * 1024 * 1024;
+
+/**
+ * Refuses a checkpoint whose temp snapshot would leave the journal no room: on a nearly full disk the temp file would
+ * take the last free space, the journal's next write would fail, and the store would stop taking writes.
+ */
+export function assertRoomFor(path: string, bytes: number): void {
+  let free: number;
+  try {
+    const fs = statfsSync(dirname(path));
+    free = fs.bavail * fs.bsize;
+  } catch {
+    return; // unknown: the write itself will tell
+  }
+  if (free < bytes + CHECKPOINT_HEADROOM) {
+    throw new Error(`not enough free space beside ${path} for its snapshot: ${bytes} bytes and ${CHECKPOINT_HEADROOM} to spare are needed, ${free} are free`);
+  }
+}
 
 export { resolveDbPath } from './dbPath.js';
 export { openStore, type OpenStoreOptions, type StoreAccess } from './openStore.js';
@@ -62,6 +87,9 @@ export class SqlJsStore implements Store {
    * written meanwhile.
    */
   private checkpointPending = false;
+  /** After a failed automatic checkpoint, none is tried again before this time (ms), and the wait doubles. */
+  private checkpointRetryAt = 0;
+  private checkpointBackoffMs = 0;
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
@@ -104,16 +132,16 @@ export class SqlJsStore implements Store {
     const s = this.settings;
     const j = this.durable!.journal;
     const due = (j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && j.bytes >= s.checkpointRatio * this.databaseBytes();
-    if (due && !this.checkpointPending) {
+    if (due && !this.checkpointPending && Date.now() >= this.checkpointRetryAt) {
       this.checkpointPending = true;
       // Never inside the caller's transaction or flush: on the next turn of the event loop.
       setImmediate(() => {
-        if (!this.closing) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
+        if (!this.closing) this.autoCheckpoint();
       });
     }
     if (!this.idleTimer) {
       this.idleTimer = setTimeout(() => {
-        if (j.records > 0 && !this.closing && !j.failure && this.idleCheckpointDue()) void this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex));
+        if (j.records > 0 && !this.closing && !j.failure && Date.now() >= this.checkpointRetryAt && this.idleCheckpointDue()) this.autoCheckpoint();
       }, s.idleCheckpointMs);
       this.idleTimer.unref();
     } else {
@@ -213,7 +241,10 @@ export class SqlJsStore implements Store {
     this.closing = true;
     try {
       await this.checkpointChain;
-      if (this.durable && !this.durable.journal.failure) await this.checkpoint();
+      if (this.durable && !this.durable.journal.failure) {
+        // A checkpoint that fails here loses nothing: the journal is replayed at the next open.
+        await this.checkpoint().catch((ex: unknown) => this.checkpointFailed(ex, 'it is replayed at the next open'));
+      }
     } finally {
       this.dispose();
     }
@@ -425,9 +456,25 @@ export class SqlJsStore implements Store {
     }
   }
 
-  private checkpointFailed(ex: unknown): void {
+  /** A checkpoint the store decided on (size, idle); after a failure the next waits 5 s, doubling up to 5 minutes. */
+  private autoCheckpoint(): void {
+    this.checkpoint().then(
+      () => {
+        this.checkpointBackoffMs = 0;
+        this.checkpointRetryAt = 0;
+      },
+      (ex: unknown) => {
+        this.checkpointBackoffMs = Math.min(Math.max(this.checkpointBackoffMs * 2, CHECKPOINT_RETRY_MS), CHECKPOINT_RETRY_MAX_MS);
+        this.checkpointRetryAt = Date.now() + this.checkpointBackoffMs;
+        this.checkpointFailed(ex, `the next try is in ${Math.round(this.checkpointBackoffMs / 1000)} s`);
+      },
+    );
+  }
+
+  private checkpointFailed(ex: unknown, next: string): void {
     if (BatonError.is(ex, 'store_failed')) return; // already reported to every writer
-    this.settings.log.error(`store: checkpoint of ${this.path} failed; the journal still holds every write: ${String(ex)}`);
+    const why = ex instanceof Error ? ex.message : String(ex);
+    this.settings.log.error(`store: checkpoint of ${this.path} failed (${why}); the journal still holds every write, and ${next}`);
   }
 
   private async checkpointNow(): Promise<void> {
@@ -458,6 +505,7 @@ export class SqlJsStore implements Store {
     const snapshot = this.snapshot();
     this.dirty = false;
     try {
+      assertRoomFor(d.path, snapshot.size);
       await replaceFileDurable(d.path, {
         size: snapshot.size,
         // Disposed meanwhile (its lock released: another process may own the file now): the temp goes, no rename.

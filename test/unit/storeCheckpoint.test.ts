@@ -2,9 +2,11 @@
 // writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { assertRoomFor, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
 
 const put = (s: SqlJsStore, key: string, value: string) =>
@@ -233,4 +235,32 @@ test("a checkpoint keeps the database's and the journal's permission bits; a new
     await s.close();
     assert.equal(mode(t.db).toString(8), '640', 'and after the checkpoint at close');
   });
+});
+
+test('a checkpoint that fails is tried again after a wait that doubles, not at every write; close still ends, the journal kept', async () => {
+  await withTempDir(async (t) => {
+    const errors: string[] = [];
+    const log = { debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) };
+    const s = await openStore({ path: t.db, checkpointRecords: 3, checkpointRatio: 0, idleCheckpointMs: 60_000, log });
+    // Every checkpoint's rename now fails: a folder that is not empty sits where the database file goes.
+    rmSync(t.db);
+    mkdirSync(t.db);
+    writeFileSync(join(t.db, 'in-the-way'), '');
+    for (let i = 0; i < 30; i++) {
+      await put(s, `k${String(i).padStart(2, '0')}`, String(i));
+      await new Promise((r) => setImmediate(r));
+    }
+    await sleep(50);
+    const failed = errors.filter((m) => m.includes('checkpoint of'));
+    assert.equal(failed.length, 1, `one try in 30 writes, then a wait: ${failed.join('\n')}`);
+    assert.match(failed[0]!, /failed \(.*\); the journal still holds every write, and the next try is in 5 s$/);
+    await s.close();
+    assert.match(errors.at(-1)!, /the journal still holds every write, and it is replayed at the next open$/);
+    assert.ok(statSync(t.journal).size > 0, 'the journal was kept');
+  });
+});
+
+test('assertRoomFor refuses a snapshot the disk has no room for, with the sizes', () => {
+  assert.throws(() => assertRoomFor(join(tmpdir(), 'baton.db'), Number.MAX_SAFE_INTEGER), /not enough free space beside .*baton\.db for its snapshot: \d+ bytes and 2097152 to spare are needed, \d+ are free/);
+  assertRoomFor(join(tmpdir(), 'baton.db'), 1);
 });
