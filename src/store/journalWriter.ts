@@ -22,6 +22,17 @@ export function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
+/** What to do before restarting, by the error that stopped the journal. */
+const FIXES: Record<string, string> = {
+  ENOSPC: 'Free disk space',
+  EDQUOT: 'Free space within your disk quota',
+  EFBIG: "Raise the file-size limit (ulimit -f) of Baton's process",
+  EACCES: 'Make the journal and its folder writable again',
+  EPERM: 'Make the journal and its folder writable again (check chattr/immutable flags)',
+  EROFS: 'Remount the file system read-write, or move the database (--db)',
+  EIO: 'Check the disk: it reported an I/O error',
+};
+
 /** How long a background record may wait for a group to ride with before it is flushed on its own. */
 export const BACKGROUND_FLUSH_MS = 1000;
 
@@ -230,9 +241,11 @@ export class JournalWriter {
 
   private fail(ex: unknown): BatonError {
     const why = ex instanceof Error ? ex.message : String(ex);
+    const code = (ex as NodeJS.ErrnoException).code;
+    const fix = FIXES[code ?? ''] ?? 'Mend the cause';
     this.failure ??= new BatonError(
       'store_failed',
-      `Baton could not write its journal ${this.path} (${why}), so the database in memory is ahead of the disk and Baton accepts no more writes. Free disk space if needed, then restart Baton (or reopen the store): the journal on disk is intact up to the last acknowledged write.`,
+      `Baton could not write its journal ${this.path} (${why}), so the database in memory is ahead of the disk and Baton accepts no more writes. ${fix}, then restart Baton (or reopen the store): the journal on disk is intact up to the last acknowledged write.`,
       { path: this.path, code: (ex as NodeJS.ErrnoException).code },
     );
     this.log.error(`store: ${this.failure.message}`);

@@ -51,7 +51,7 @@ test('a journal past the file-size limit: store_failed, and the calls so answere
     }
     assert.ok(failed, 'the journal reached the limit');
     assert.equal(failure?.code, 'store_failed');
-    assert.match(failure!.message, /could not write its journal .*baton\.journal \(EFBIG/);
+    assert.match(failure!.message, /could not write its journal .*baton\.journal \(EFBIG.*Raise the file-size limit \(ulimit -f\)/);
     // Every later write is refused the same way.
     assert.equal((await call({ template_name: 'bug-fix' })).error?.code, 'store_failed');
     await client.close();

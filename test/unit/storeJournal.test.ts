@@ -217,7 +217,7 @@ test('a journal write failure puts the store in store_failed; acknowledged write
     for (const p of [a, b]) {
       await assert.rejects(p, (ex: unknown) => {
         assert.ok(BatonError.is(ex, 'store_failed'), String(ex));
-        assert.match(ex.message, /restart Baton/);
+        assert.match(ex.message, /Free disk space, then restart Baton/);
         assert.match(ex.message, /intact up to the last acknowledged write/);
         return true;
       });
