@@ -74,11 +74,18 @@ export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | nul
     throw corruptDb(path, bytes.length === 0 ? 'the file is empty' : 'no SQLite header');
   }
   const db = new SQL.Database(bytes);
+  let problem: string | undefined;
   try {
-    db.exec('SELECT count(*) FROM sqlite_master');
+    // Every page's structure (about 90 ms for 70 MB): a damaged page is refused here, not met by some later query,
+    // and never copied into the next snapshot by a checkpoint.
+    const rows = db.exec('PRAGMA quick_check(5)')[0]?.values ?? [];
+    if (rows.length !== 1 || rows[0]![0] !== 'ok') problem = `its pages are damaged: ${rows.map((r) => String(r[0])).join('; ')}`;
   } catch (ex) {
+    problem = ex instanceof Error ? ex.message : String(ex);
+  }
+  if (problem !== undefined) {
     db.close();
-    throw corruptDb(path, ex instanceof Error ? ex.message : String(ex));
+    throw corruptDb(path, problem);
   }
   return { db, existed: true };
 }

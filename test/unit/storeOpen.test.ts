@@ -41,6 +41,31 @@ test('a folder given as the database is refused naming a file to give instead', 
   });
 });
 
+test('a snapshot with damaged pages is refused as store_corrupt and left untouched, owned or only read', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db });
+    await s.transaction(() => {
+      for (let i = 0; i < 400; i++) s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [`k${i}`, 'v'.repeat(500)]);
+    });
+    await s.close();
+    const bytes = readFileSync(t.db);
+    // Three pages near the end overwritten with noise (a bad sector, a stray write).
+    const page = 4096;
+    const at = Math.floor(bytes.length / page - 6) * page;
+    for (let i = at; i < at + 3 * page; i++) bytes[i] = (i * 7919) % 251;
+    writeFileSync(t.db, bytes);
+    for (const access of ['create', 'read'] as const) {
+      await assert.rejects(openStore({ path: t.db, access }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+        assert.match(ex.message, /is not a readable Baton database \(.+\)\. Baton left it untouched: move it aside or restore a backup/);
+        return true;
+      });
+    }
+    assert.deepEqual(readFileSync(t.db), bytes);
+    assert.equal(existsSync(`${t.db}.lock`), false);
+  });
+});
+
 test("another program's SQLite database is refused and left untouched, owned or only read", async () => {
   await withTempDir(async (t) => {
     const SQL = await loadSqlJs(defaultWasmPath());
