@@ -94,6 +94,14 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     await endpoint.close().catch(() => undefined);
     throw ex;
   }
+  // Its folder deleted and written again by the store: the discovery file went with it, so clients could not find us.
+  opened.store.onRecreated(() => {
+    try {
+      writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
+    } catch (ex) {
+      log.error('could not write the discovery file again', ex);
+    }
+  });
   // Each agent step of a pipeline run here reaches this endpoint with a token of its own, scoped to its run and agent
   // (memory tools, calls logged under the agent), revoked when the step ends (see PipelineRuns.setMcp).
   const agentGroups: ToolGroup[] = options.toolGroups.includes('memory') ? [...options.toolGroups] : [...options.toolGroups, 'memory'];

@@ -38,6 +38,8 @@ export interface JournalFile {
   truncate(length: number): void;
   read(offset: number, length: number): Buffer;
   close(): void;
+  /** Whether the file was deleted while open (its folder removed, say): what is written to it then is lost. */
+  unlinked?(): boolean;
 }
 
 // The file is grown in zero-filled chunks ahead of the records: an fdatasync that does not change
@@ -72,6 +74,7 @@ export function openNodeJournalFile(path: string): JournalFile {
       }
     },
     sync: () => fdatasyncSync(fd),
+    unlinked: () => fstatSync(fd).nlink === 0,
     syncAsync: (done) => fdatasync(fd, done),
     truncate(length) {
       ftruncateSync(fd, length);

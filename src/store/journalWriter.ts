@@ -192,6 +192,23 @@ export class JournalWriter {
     this.backgroundTimer = null;
   }
 
+  /** Whether the journal file was deleted while open (see JournalFile.unlinked). */
+  gone(): boolean {
+    return this.file.unlinked?.() ?? false;
+  }
+
+  /**
+   * Replaces a journal file that was deleted while open with a new, empty one at the same path (call with nothing
+   * queued or syncing, see drain). Its records are lost with the old file: the caller writes a snapshot next.
+   */
+  replaceFile(): void {
+    this.file.close();
+    this.file = this.openFile(this.path);
+    this.file.truncate(0);
+    this.records = 0;
+    this.bytes = 0;
+  }
+
   /** Logical size of the journal in bytes. */
   size(): number {
     return this.file.size();

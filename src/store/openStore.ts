@@ -202,7 +202,12 @@ async function openFileStore(
     const file = openJournal(journalPath);
     let onFlushed: () => void = noop;
     const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
-    store = new SqlJsStore(db, { path, journal, release: lock.release }, settings);
+    const relock = () => {
+      const again = acquireLock(path);
+      if (again.acquired) return again;
+      return again.ownerPid === process.pid ? { release: noop } : null; // the lock file was left: still ours
+    };
+    store = new SqlJsStore(db, { path, journal, release: lock.release, relock }, settings);
     const opened = store;
     onFlushed = () => opened.afterFlush();
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);

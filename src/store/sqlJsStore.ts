@@ -1,6 +1,6 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
-import { statfsSync } from 'node:fs';
+import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError } from '../core/errors.js';
@@ -59,6 +59,8 @@ interface Durable {
   path: string;
   journal: JournalWriter;
   release: () => void;
+  /** Takes the database's lock again (after its folder was deleted); false when another live process holds it now. */
+  relock?: () => { release: () => void } | null;
 }
 
 /** A database up to this size is checkpointed at every pause whatever its journal holds (idleCheckpointRatio). */
@@ -87,6 +89,9 @@ export class SqlJsStore implements Store {
    * written meanwhile.
    */
   private checkpointPending = false;
+  /** The files are being written again after the journal was found deleted (recreateFiles). */
+  private recreating = false;
+  private readonly recreatedListeners = new Set<() => void>();
   /** After a failed automatic checkpoint, none is tried again before this time (ms), and the wait doubles. */
   private checkpointRetryAt = 0;
   private checkpointBackoffMs = 0;
@@ -131,6 +136,10 @@ export class SqlJsStore implements Store {
   afterFlush(): void {
     const s = this.settings;
     const j = this.durable!.journal;
+    if (!this.recreating && j.gone()) {
+      this.recreating = true;
+      setImmediate(() => void this.recreateFiles());
+    }
     const due = (j.records >= s.checkpointRecords || j.bytes >= s.checkpointBytes) && j.bytes >= s.checkpointRatio * this.databaseBytes();
     if (due && !this.checkpointPending && Date.now() >= this.checkpointRetryAt) {
       this.checkpointPending = true;
@@ -454,6 +463,52 @@ export class SqlJsStore implements Store {
     } catch {
       // SQLite already rolled back (e.g. after SQLITE_FULL); nothing left to undo
     }
+  }
+
+  /** Calls `listener` each time the store wrote its files again after they were deleted (the owner republishes). */
+  onRecreated(listener: () => void): () => void {
+    this.recreatedListeners.add(listener);
+    return () => this.recreatedListeners.delete(listener);
+  }
+
+  /**
+   * The journal was deleted while open (someone removed the .baton folder): what is written to it is lost, and so is
+   * the snapshot. The database in memory still holds every write, so the folder, the lock, a new journal and a
+   * snapshot of it all are written again. Only a crash in the moment between a flush and this could lose the last
+   * writes; if another process took the database meanwhile, writes stop (store_failed).
+   */
+  private recreateFiles(): Promise<void> {
+    const d = this.durable!;
+    const run = this.checkpointChain.then(async () => {
+      if (this.closed || !d.journal.gone()) return;
+      await d.journal.drain();
+      mkdirSync(dirname(d.path), { recursive: true });
+      const lock = d.relock?.();
+      if (lock === null) {
+        throw new BatonError('store_failed', `${d.path} was deleted while Baton ran, and another Baton process owns a new database there now; restart this one.`, { path: d.path });
+      }
+      if (lock) {
+        const before = d.release;
+        d.release = () => {
+          lock.release();
+          before();
+        };
+      }
+      d.journal.replaceFile();
+      this.dirty = true;
+      await this.checkpointOnce();
+      this.settings.log.warn(`store: the folder or files of ${d.path} were deleted while Baton ran; Baton wrote the database again from memory, and nothing is lost`);
+      for (const l of this.recreatedListeners) l();
+    });
+    this.checkpointChain = run.catch(noop);
+    return run
+      .catch((ex: unknown) => {
+        if (BatonError.is(ex, 'store_failed')) this.failure ??= ex;
+        this.settings.log.error(`store: could not write ${d.path} again after its files were deleted: ${ex instanceof Error ? ex.message : String(ex)}`);
+      })
+      .finally(() => {
+        this.recreating = false;
+      });
   }
 
   /** A checkpoint the store decided on (size, idle); after a failure the next waits 5 s, doubling up to 5 minutes. */

@@ -1,15 +1,16 @@
 // Rule: when the journal cannot be written (here the file-size limit of `ulimit -f`, EFBIG, as a full disk gives
 // ENOSPC), `baton mcp` answers store_failed naming the journal, and a call so answered is not applied after all: the
-// database reopened without the limit holds exactly the acknowledged calls.
+// database reopened without the limit holds exactly the acknowledged calls. And when the files are deleted under it
+// (the .baton folder removed), it writes them again from memory: nothing acknowledged is lost.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
-import { CLI, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
 interface Body { status?: string; execution_id?: string; new_step_token?: string; next_step_contract?: { step_name: string }; error?: { code: string; message: string } }
 
@@ -75,6 +76,29 @@ test('a journal past the file-size limit: store_failed, and the calls so answere
     } finally {
       await store.close();
     }
+  } finally {
+    killAll(started);
+    rmSync(setup.dir, { recursive: true, force: true });
+  }
+});
+
+test('its .baton folder deleted under a running baton mcp: the files and server.json come back, and no execution is lost', { timeout: 60_000 }, async () => {
+  ensureBuilt();
+  const setup = tempSetup('baton-deleted-');
+  const dotBaton = join(setup.workspace, '.baton');
+  try {
+    const client = await connect(['mcp', '--workspace', setup.workspace]);
+    const start = async () => ((await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'x' } })).structuredContent as Body).execution_id!;
+    const ids = [await start()];
+    await waitFor(() => existsSync(join(dotBaton, 'server.json')), 10_000, 'server.json');
+    rmSync(dotBaton, { recursive: true, force: true });
+    ids.push(await start());
+    await waitFor(() => existsSync(join(dotBaton, 'server.json')), 10_000, 'server.json written again');
+    ids.push(await start());
+    await client.close();
+    const status = await runCli(['status', '--all', '--workspace', setup.workspace]);
+    assert.equal(status.code, 0, status.stderr);
+    for (const id of ids) assert.ok(status.stdout.includes(id), `${id} is still there:\n${status.stdout}`);
   } finally {
     killAll(started);
     rmSync(setup.dir, { recursive: true, force: true });

@@ -264,3 +264,28 @@ test('assertRoomFor refuses a snapshot the disk has no room for, with the sizes'
   assert.throws(() => assertRoomFor(join(tmpdir(), 'baton.db'), Number.MAX_SAFE_INTEGER), /not enough free space beside .*baton\.db for its snapshot: \d+ bytes and 2097152 to spare are needed, \d+ are free/);
   assertRoomFor(join(tmpdir(), 'baton.db'), 1);
 });
+
+test('its folder deleted while open: the store writes the folder, lock, journal and database again from memory, and nothing is lost', async () => {
+  await withTempDir(async (t) => {
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (m: string) => void warnings.push(m), error: (m: string) => void warnings.push(m) };
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000, log });
+    let recreated = 0;
+    s.onRecreated(() => recreated++);
+    await put(s, 'k00', 'before');
+    rmSync(t.dir, { recursive: true, force: true });
+    for (let i = 1; i < 10; i++) await put(s, `k${String(i).padStart(2, '0')}`, String(i));
+    for (const start = Date.now(); recreated === 0; await sleep(10)) assert.ok(Date.now() - start < 5000, 'the files were written again');
+    assert.ok(existsSync(t.db) && existsSync(t.journal) && existsSync(`${t.db}.lock`), 'database, journal and lock are back');
+    assert.match(warnings.join('\n'), /were deleted while Baton ran; Baton wrote the database again from memory, and nothing is lost/);
+    for (let i = 10; i < 15; i++) await put(s, `k${String(i).padStart(2, '0')}`, String(i));
+    // What a crash now would leave: every write, the ones made after the deletion included.
+    const crash = crashImage(t.dir);
+    await s.close();
+    assert.equal(existsSync(`${t.db}.lock`), false, 'the lock is released at close');
+    const r = await openStore({ path: crash.db });
+    assert.equal(keys(r).length, 15);
+    await r.close();
+    assert.equal(recreated, 1);
+  });
+});
