@@ -199,6 +199,8 @@ export class Teams {
   private recordState(runId: string, event: TeamEvent): void {
     const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? (event.status === 'completed' ? 'idle' : 'failed') : null;
     if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
+    // Its reason, where the person looks (the editor's output channel, the owner's stderr): the state only says failed.
+    if (event.type === 'agent_finished' && event.status !== 'completed') this.options.log.info(`team ${runId}: @${event.agent} ${event.status}: ${event.error ?? 'no reason given'}`);
   }
 
   /**
