@@ -117,7 +117,7 @@ export class Baton implements BatonApi {
     this.repo = new ExecutionRepo(ports.store);
     this.content = new ContentCache(ports.store);
     const brokerOptions: BrokerOptions = {
-      tokenTtlMs: this.options.tokenTtlMs, rateLimits: this.options.rateLimits,
+      tokenTtlMs: this.options.tokenTtlMs, reclaimAfterMs: this.options.stallMinutes * 60_000, rateLimits: this.options.rateLimits,
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
       approveCommand: this.options.approveCommand,
     };

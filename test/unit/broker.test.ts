@@ -226,15 +226,18 @@ describe('broker: tokens', () => {
     okStep(await baton.nextStep({ step_token: fresh.token, model_output_so_far: output('done') }));
   });
 
-  it('a step whose token expired unused is handed to the next caller; the agent that went away is told it moved on', async () => {
-    const { baton, clock, store } = await makeBaton({ tokenTtlMs: 60_000 });
+  it('a step whose token expired unused stallMinutes ago is handed to the next caller; a slow agent back before that keeps it', async () => {
+    const { baton, clock, store } = await makeBaton({ tokenTtlMs: 60_000, stallMinutes: 5 });
     const first = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'gone-agent' });
     const old = okStep(first).token;
     // While the token is valid the step stays with its agent, and the answer says until when.
     const busy = await baton.nextStep({ task_id: first.execution_id! }, { client_name: 'other' });
     assert.equal(busy.status, 'no_op');
-    assert.match(busy.human_message!, /analyze-root-cause \(being worked on by debugger; if its token expires unused, at \S+Z, the step is handed to the next caller\)/);
-    clock.advance(60_001);
+    assert.match(busy.human_message!, /analyze-root-cause \(being worked on by debugger; if its agent neither submits nor refreshes its token by 2026-01-01T00:06:00\.000Z, the step is handed to the next caller\)/);
+    // Expired, but not for long: a slow agent is still coming back to it, so it stays held.
+    clock.advance(4 * 60_000);
+    assert.equal((await baton.nextStep({ task_id: first.execution_id! }, { client_name: 'other' })).status, 'no_op');
+    clock.advance(2 * 60_000 + 1);
     const taken = okStep(await baton.nextStep({ task_id: first.execution_id! }, { client_name: 'other' }));
     assert.equal(taken.step, 'analyze-root-cause');
     assert.notEqual(taken.token, old);

@@ -22,6 +22,11 @@ import { decodeTokenUnverified, type TokenPayload } from './tokens.js';
 /** Broker settings. */
 export interface BrokerOptions {
   tokenTtlMs: number;
+  /**
+   * How long after its token expired unused a running step is taken to be abandoned (its agent went away) and is
+   * handed to the next claim. A slow agent that comes back sooner refreshes its token and keeps the step.
+   */
+  reclaimAfterMs: number;
   rateLimits: RateLimitConfig;
   /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
@@ -441,15 +446,16 @@ export class Broker {
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
     const held = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldUntil(exec, s.step_name)]));
-    // A step whose agent let its token expire (it went away) is handed to whoever asks for work now.
-    const abandoned = [...held].find(([, until]) => until !== null && until <= this.now().ms)?.[0];
+    // A step whose token expired unused long ago (its agent went away) is handed to whoever asks for work now.
+    const abandoned = [...held].find(([, until]) => until !== null && until + this.options.reclaimAfterMs <= this.now().ms)?.[0];
     if (abandoned) return this.reclaim(exec, this.repo.step(exec.execution_id, abandoned)!, ctx, events, steps);
     if (inFlight.length > 0) {
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
       const holding = (s: StepState) => {
         const until = held.get(s.step_name);
-        return `being worked on by ${s.agent_name}${until ? `; if its token expires unused, at ${new Date(until).toISOString()}, the step is handed to the next caller` : ''}`;
+        const free = until === null || until === undefined ? null : new Date(until + this.options.reclaimAfterMs).toISOString();
+        return `being worked on by ${s.agent_name}${free ? `; if its agent neither submits nor refreshes its token by ${free}, the step is handed to the next caller` : ''}`;
       };
       const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? holding(s) : 'waiting for approval'})`).join(', ');
       return {
