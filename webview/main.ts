@@ -138,7 +138,7 @@ function render(): void {
       h('div', { class: 'column' },
         s.spec ? renderSpec(s.spec, shown) : null,
         // A pipeline run shows its system's structure (nested steps) rather than a dependency graph and contracts.
-        gateStep ? renderGate(gateStep, s.awaiting, gate) : null,
+        gateStep ? renderGate(gateStep, s.awaiting, gate, s.submissions.find((x) => x.stepName === gateStep)) : null,
         s.pipeline ? renderPipeline(s.pipeline, pipeline) : h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
           h('h2', { id: 'graph-heading' }, 'Steps'),
           h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),

@@ -1,7 +1,7 @@
 // The facade contract that the MCP server, the CLI and the editor call; implemented by `Baton`.
 import type {
-  BatonEvent, CallContext, GateWait, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract, StepStatus,
-  WorkflowTemplate,
+  BatonEvent, CallContext, DecisionInput, FindingInput, GateWait, ExecutionStatus, NextStepRequest, NextStepResponse, StepContract,
+  StepStatus, WorkflowTemplate,
 } from './types.js';
 import type {
   ContentOptions, ContentResponse, ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding,
@@ -36,8 +36,24 @@ export interface CurrentStepResource {
   progress: number;
   current_step: string | null;
   /** Steps currently claimed or waiting for a person. */
-  active_steps: Array<{ step_name: string; status: StepStatus; agent_name: string; contract: StepContract | null; feedback: string | null }>;
+  active_steps: Array<{
+    step_name: string; status: StepStatus; agent_name: string; contract: StepContract | null; feedback: string | null;
+    /** What the agent handed in, for a step waiting for approval (null otherwise; absent from an older owner). */
+    submitted?: SubmittedOutput | null;
+  }>;
   artifacts: ArtifactRecord[];
+}
+
+/** What an agent submitted for a step, as a person reviews it at the gate; artifact contents are read as artifacts. */
+export interface SubmittedOutput {
+  summary: string;
+  confidence: number | null;
+  references: string[];
+  decisions: DecisionInput[];
+  findings: FindingInput[];
+  blockers: string[];
+  next_steps: string[];
+  artifacts: Array<{ type: string; title: string }>;
 }
 
 /** One step in `workflow-status://{task_id}`. */
@@ -65,6 +81,10 @@ export interface WorkflowStatusResource {
   progress: number;
   started_at: string;
   completed_at: string | null;
+  /** What the person (or agent) said the task is when it started; absent from an older owner. */
+  task_description?: string | null;
+  /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
+  cancelled?: boolean;
   steps: StepStatusView[];
   /** For a team run (execution kind 'worker'): its instance, agents with unread counts, and the channel's newest entries. */
   team?: TeamStatusView;
@@ -154,6 +174,10 @@ export interface ExecutionSummary {
   current_step: string | null;
   started_at: string;
   updated_at: string;
+  /** What the person (or agent) said the task is when it started; absent from an older owner. */
+  task_description?: string | null;
+  /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
+  cancelled?: boolean;
   steps: Array<{ step_name: string; status: StepStatus; agent_name: string }>;
 }
 

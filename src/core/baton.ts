@@ -7,6 +7,7 @@ import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js'
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
+import { executionFacts, submittedOutput } from './broker/submittedOutput.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { loadContent, syncContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
@@ -287,7 +288,11 @@ export class Baton implements BatonApi {
         this.repo.updateStep(exec.execution_id, s.step_name, { status: 'failed', token_nonce: null, completed_at: iso });
         events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'failed' });
       }
-      this.repo.updateExecution(exec.execution_id, { status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null }, iso);
+      // Cancelled executions are `failed` to the state machine; the mark lets the views say "cancelled".
+      this.repo.updateExecution(exec.execution_id, {
+        status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null,
+        metadata: { ...exec.metadata, cancelled: { reason, by: by ?? null, at: iso } },
+      }, iso);
       if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
       this.broker.event(exec.execution_id, 'workflow_cancelled', { reason, by: by ?? null });
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
@@ -308,7 +313,7 @@ export class Baton implements BatonApi {
   private summaryOf(e: ExecutionRow): ExecutionSummary {
     return {
       execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
-      progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at,
+      progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at, ...executionFacts(e),
       steps: this.repo.stepStates(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
     };
   }
@@ -336,7 +341,10 @@ export class Baton implements BatonApi {
     return {
       execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
       progress: exec.progress, current_step: exec.current_step,
-      active_steps: active.map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name, contract: s.contract, feedback: s.feedback })),
+      active_steps: active.map((s) => ({
+        step_name: s.step_name, status: s.status, agent_name: s.agent_name, contract: s.contract, feedback: s.feedback,
+        submitted: s.status === 'awaiting_approval' ? submittedOutput(s.output) : null,
+      })),
       artifacts: this.repo.artifactsOf(exec.execution_id, names),
     };
   }
@@ -348,6 +356,7 @@ export class Baton implements BatonApi {
     return {
       execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
       current_step: exec.current_step, progress: exec.progress, started_at: exec.started_at, completed_at: exec.completed_at,
+      ...executionFacts(exec),
       steps: this.repo.steps(exec.execution_id).map((s) => ({
         step_name: s.step_name, status: s.status, agent_name: s.agent_name, dependencies: s.dependencies,
         started_at: s.started_at, completed_at: s.completed_at, duration_ms: s.duration_ms, outcome_summary: s.outcome_summary,

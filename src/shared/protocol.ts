@@ -60,6 +60,29 @@ export interface PanelFinding {
   recommendation: string;
 }
 
+/** A decision an agent recorded with its output. */
+export interface PanelDecision {
+  decision: string;
+  rationale: string;
+  alternativesRejected: string[];
+  tradeOffs: string;
+}
+
+/** Everything an agent handed in for a step that waits for approval: what the person decides on. */
+export interface PanelSubmission {
+  stepName: string;
+  summary: string;
+  /** 0–1 as the agent gave it; null when it gave none. */
+  confidence: number | null;
+  findings: PanelFinding[];
+  blockers: string[];
+  decisions: PanelDecision[];
+  /** The artifacts submitted with it (open them from the Artifacts list). */
+  artifacts: Array<{ type: string; title: string }>;
+  references: string[];
+  nextSteps: string[];
+}
+
 /** One entry of the audit timeline. */
 export interface PanelTimelineEntry {
   type: string;
@@ -209,8 +232,12 @@ export interface PanelTeam {
 export interface PanelState {
   executionId: string;
   taskId: string | null;
+  /** The task as the person (or agent) described it when the run started. */
+  taskDescription: string | null;
   workflow: string | null;
   status: ExecutionStatus;
+  /** Cancelled by a person or agent (`status` is then `failed`). */
+  cancelled: boolean;
   /** 0–100. */
   progress: number;
   currentStep: string | null;
@@ -226,6 +253,8 @@ export interface PanelState {
   timeline: PanelTimelineEntry[];
   /** Steps waiting for a person's decision. */
   awaiting: string[];
+  /** What the agents submitted for the steps in `awaiting` (one entry each when the source says). */
+  submissions: PanelSubmission[];
   /** The step the person last selected in this panel, if any. */
   selectedStep: string | null;
   /** Set for a spec workflow (a tasks.md run as gated phases). */

@@ -1,11 +1,13 @@
 // Rule: the broker moves a workflow only through valid, single-use tokens, in the spec's dependency and
-// scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis.
+// scoring order, stops at human gates until a person decides, and closes with final artifacts and a synthesis. What a
+// gated step submitted is readable at the gate; a cancelled execution is marked as such; listings carry the task.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { resultText } from '../../src/core/broker/stepText.js';
+import { executionFacts, submittedOutput } from '../../src/core/broker/submittedOutput.js';
 import { makeBaton, makeWorkspace, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
@@ -35,6 +37,13 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.deepEqual(order, ['analyze-root-cause', 'implement-fix', 'write-tests', 'review-code']);
     assert.equal(r.status, 'awaiting_approval');
     assert.equal(baton.currentStep(executionId).status, 'awaiting_approval');
+    assert.equal(baton.workflowStatus(executionId).cancelled, false);
+    assert.equal(baton.workflowStatus(executionId).task_description, 'Login fails with 500');
+    assert.equal(baton.listExecutions().find((e) => e.execution_id === executionId)?.task_description, 'Login fails with 500');
+    const gate = baton.currentStep(executionId).active_steps.find((a) => a.step_name === 'review-code')!;
+    assert.equal(gate.submitted?.summary, 'did review-code', 'what the agent submitted is readable at the gate');
+    assert.deepEqual(gate.submitted?.artifacts, [{ type: 'markdown', title: 'did review-code artifact' }], 'artifact titles, not contents');
+    assert.equal(gate.submitted?.confidence, 0.8);
     await baton.decide({ execution_id: executionId, decision: 'approve', by: 'test' });
     const closed = await baton.nextStep({ step_token: r.new_step_token! });
     assert.equal(closed.status, 'task_closed');
@@ -534,6 +543,8 @@ describe('broker: cancelling an execution', () => {
     assert.equal(late.status, 'error');
     assert.match(late.error!.message, /newer token|failed/);
     assert.equal(baton.events(r.execution_id!).at(-1)!.event_type, 'workflow_cancelled');
+    assert.equal(summary.cancelled, true, 'the views say "cancelled", not "failed"');
+    assert.equal(baton.workflowStatus(r.execution_id!).cancelled, true);
     await assert.rejects(baton.cancel(r.execution_id!), /already failed/);
     await assert.rejects(baton.cancel('nope'), /No execution or task "nope"/);
   });
@@ -570,5 +581,24 @@ describe('broker: cancelling an old execution', () => {
     const summary = await baton.cancel(old.execution_id);
     assert.equal(summary.execution_id, old.execution_id);
     assert.equal(summary.status, 'failed');
+  });
+});
+
+describe('broker: what a gate shows of a submission', () => {
+  it('keeps findings, blockers, decisions, confidence, references and next steps; drops artifact contents and malformed entries', () => {
+    const sub = submittedOutput({
+      summary: 'done', confidence: 0.2, references: ['a.ts', 7], blockers: ['needs a fixture'], next_steps: ['ship'],
+      findings: [{ severity: 'critical', category: 'security', description: 'SQL injection', recommendation: 'bind' }, { severity: 'low' }],
+      decisions: [{ decision: 'Keep v1', rationale: 'compat', alternatives_rejected: [], trade_offs: '' }, 'nonsense'],
+      artifacts: [{ type: 'code', title: 'patch', content: 'x'.repeat(100_000) }],
+    })!;
+    assert.equal(sub.findings.length, 1);
+    assert.deepEqual(sub.blockers, ['needs a fixture']);
+    assert.deepEqual(sub.references, ['a.ts']);
+    assert.equal(sub.decisions.length, 1);
+    assert.deepEqual(sub.artifacts, [{ type: 'code', title: 'patch' }]);
+    assert.equal(submittedOutput(null), null);
+    assert.equal(submittedOutput({})?.confidence, null);
+    assert.deepEqual(executionFacts({ metadata: { task_description: '  ' } }), { task_description: null, cancelled: false });
   });
 });

@@ -1,6 +1,8 @@
 // Rule: the panel state is plain, bounded JSON built from the engine's resources — steps with status, dependencies,
 // timings, attempts and feedback; live contracts first, template definitions for the rest; guardrails by rule;
-// artifacts without content; findings from artifact metadata; the last 200 events; awaiting steps.
+// artifacts without content; findings from artifact metadata; the last 200 events; awaiting steps. At a gate, everything
+// the agent submitted for the waiting step (summary, findings, blockers, confidence, decisions, artifacts, references)
+// is in the state before the decision; the task as typed, and a cancelled execution, are told.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ArtifactRecord, CurrentStepResource, StepStatusView, TimelineEvent, WorkflowStatusResource } from '../../src/core/api.js';
@@ -122,4 +124,57 @@ test('a selected step survives only if the execution has it; the state is plain 
   assert.equal(buildPanelState(status, current, [], [], '', 'gone').selectedStep, null);
   const s = buildPanelState(status, current, [], [artifact('a1', 'analyze')], guardrails, 'fix', definitions);
   assert.deepEqual(JSON.parse(JSON.stringify(s)), s);
+});
+
+/** The gate of `status` with what its agent submitted: 30 findings, blockers, a low confidence, a decision. */
+function submittedCurrent(): CurrentStepResource {
+  const findings = Array.from({ length: 30 }, (_, i) => ({
+    severity: i < 8 ? 'critical' as const : 'low' as const, category: 'security', description: `finding ${i}`, location: `src/f${i}.ts:1`, recommendation: 'fix it',
+  }));
+  return {
+    ...current,
+    active_steps: [{
+      ...current.active_steps[0]!,
+      submitted: {
+        summary: 'Patched the rounding', confidence: 0.2, references: ['src/cart.js'], findings, blockers: ['blocked by the missing fixture'],
+        decisions: [{ decision: 'Round half up', rationale: 'matches the spec', alternatives_rejected: ['banker'], trade_offs: 'none' }],
+        next_steps: ['add a test'], artifacts: [{ type: 'code', title: 'cart.js patch' }],
+      },
+    }],
+  };
+}
+
+test('at a gate the submission of the waiting step is in the state before anyone decides, its findings listed', () => {
+  const s = buildPanelState(status, submittedCurrent(), [], [], guardrails, null, definitions);
+  assert.equal(s.submissions.length, 1);
+  const sub = s.submissions[0]!;
+  assert.equal(sub.stepName, 'fix');
+  assert.equal(sub.summary, 'Patched the rounding');
+  assert.equal(sub.confidence, 0.2);
+  assert.deepEqual(sub.blockers, ['blocked by the missing fixture']);
+  assert.deepEqual(sub.decisions, [{ decision: 'Round half up', rationale: 'matches the spec', alternativesRejected: ['banker'], tradeOffs: 'none' }]);
+  assert.deepEqual(sub.artifacts, [{ type: 'code', title: 'cart.js patch' }]);
+  assert.deepEqual(sub.references, ['src/cart.js']);
+  assert.deepEqual(sub.nextSteps, ['add a test']);
+  assert.equal(sub.findings.length, 30);
+  assert.equal(s.findings.length, 30, 'the Findings section lists them too, not "No findings yet."');
+  assert.equal(s.findings.filter((f) => f.severity === 'critical').length, 8);
+  // After approval the synthesis carries the same findings: they are not listed twice.
+  const synthesis = artifact('syn', null, { metadata: { findings: submittedCurrent().active_steps[0]!.submitted!.findings } });
+  assert.equal(buildPanelState(status, submittedCurrent(), [], [synthesis], '').findings.length, 30);
+  // A running step has nothing submitted; an older owner says nothing: no submission either way.
+  assert.deepEqual(buildPanelState(status, current, [], [], '').submissions, []);
+  assert.doesNotThrow(() => JSON.stringify(s));
+});
+
+test('the task as typed and a cancelled execution are in the state (cancelled from the mark, or from the timeline)', () => {
+  const s = buildPanelState({ ...status, task_description: 'Fix the cart total rounding' }, current, [], [], '');
+  assert.equal(s.taskDescription, 'Fix the cart total rounding');
+  assert.equal(s.cancelled, false);
+  const failed = { ...status, status: 'failed' as const };
+  assert.equal(buildPanelState({ ...failed, cancelled: true }, null, [], [], '').cancelled, true);
+  const cancelledEvent: TimelineEvent = { event_type: 'workflow_cancelled', event_data: { reason: 'cancelled' }, created_at: '2026-01-01T00:00:09Z' };
+  assert.equal(buildPanelState(failed, null, [cancelledEvent], [], '').cancelled, true, 'an older owner: the timeline says so');
+  assert.equal(buildPanelState(failed, null, [], [], '').cancelled, false, 'a failure is not a cancellation');
+  assert.equal(buildPanelState(status, null, [], [], '').taskDescription, null);
 });

@@ -1,9 +1,9 @@
 // Turns the engine's resources into the panel's plain-JSON state: bounded, content-free, and the same for owner and
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
 import type { StepDefinition } from '../../core/types.js';
-import type { ArtifactRecord, CurrentStepResource, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
+import type { ArtifactRecord, CurrentStepResource, SubmittedOutput, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
 import type {
-  PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelTimelineEntry,
+  PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelSubmission, PanelTimelineEntry,
 } from '../../shared/protocol.js';
 
 /** How many timeline events the panel keeps (the newest). */
@@ -12,6 +12,10 @@ const SUMMARY_CHARS = 600;
 const DETAIL_CHARS = 240;
 const FINDINGS_LIMIT = 200;
 const GUARDRAIL_ITEMS_LIMIT = 100;
+/** How many entries of each list of a submission the gate shows (blockers, decisions, references, next steps). */
+const SUBMISSION_ITEMS_LIMIT = 100;
+const SUBMITTED_SUMMARY_CHARS = 4000;
+const TASK_CHARS = 1000;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -94,30 +98,62 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** Findings travel in artifact metadata (the synthesis carries every step's findings). */
-function findings(records: ArtifactRecord[]): PanelFinding[] {
+/** One finding as the panel shows it; null when it has no description. */
+function finding(f: unknown): PanelFinding | null {
+  if (typeof f !== 'object' || f === null) return null;
+  const r = f as Record<string, unknown>;
+  const description = str(r.description);
+  if (description === null) return null;
+  return {
+    severity: str(r.severity) ?? 'low', category: str(r.category) ?? '', description: clip(description, SUMMARY_CHARS),
+    location: str(r.location), recommendation: clip(str(r.recommendation) ?? '', SUMMARY_CHARS),
+  };
+}
+
+/**
+ * Findings of steps waiting for approval (submitted, not yet in any artifact), then those in artifact metadata (the
+ * synthesis carries every step's findings), without repeats.
+ */
+function findings(submitted: unknown[], records: ArtifactRecord[]): PanelFinding[] {
   const out: PanelFinding[] = [];
   const seen = new Set<string>();
-  for (const a of records) {
-    const list = a.metadata?.findings;
+  const lists = [submitted, ...records.map((a) => a.metadata?.findings)];
+  for (const list of lists) {
     if (!Array.isArray(list)) continue;
     for (const f of list as unknown[]) {
-      if (typeof f !== 'object' || f === null) continue;
-      const r = f as Record<string, unknown>;
-      const description = str(r.description);
-      if (description === null) continue;
-      const finding: PanelFinding = {
-        severity: str(r.severity) ?? 'low', category: str(r.category) ?? '', description: clip(description, SUMMARY_CHARS),
-        location: str(r.location), recommendation: clip(str(r.recommendation) ?? '', SUMMARY_CHARS),
-      };
-      const key = JSON.stringify(finding);
+      const one = finding(f);
+      if (one === null) continue;
+      const key = JSON.stringify(one);
       if (!seen.has(key) && out.length < FINDINGS_LIMIT) {
         seen.add(key);
-        out.push(finding);
+        out.push(one);
       }
     }
   }
   return out;
+}
+
+function items(list: string[], max = SUMMARY_CHARS): string[] {
+  return list.slice(0, SUBMISSION_ITEMS_LIMIT).map((x) => clip(x, max));
+}
+
+/** What the agent handed in for a step waiting for approval, bounded for the panel. */
+function submission(stepName: string, out: SubmittedOutput): PanelSubmission {
+  return {
+    stepName,
+    summary: clip(out.summary, SUBMITTED_SUMMARY_CHARS),
+    confidence: out.confidence,
+    findings: out.findings.map(finding).filter((f): f is PanelFinding => f !== null).slice(0, FINDINGS_LIMIT),
+    blockers: items(out.blockers),
+    decisions: out.decisions.slice(0, SUBMISSION_ITEMS_LIMIT).map((d) => ({
+      decision: clip(String(d.decision ?? ''), SUMMARY_CHARS), rationale: clip(str(d.rationale) ?? '', SUMMARY_CHARS),
+      alternativesRejected: items(Array.isArray(d.alternatives_rejected) ? d.alternatives_rejected.filter((x): x is string => typeof x === 'string') : []),
+      tradeOffs: clip(str(d.trade_offs) ?? '', SUMMARY_CHARS),
+    })),
+    artifacts: out.artifacts.slice(0, SUBMISSION_ITEMS_LIMIT).map((a) => ({ type: a.type, title: clip(a.title, DETAIL_CHARS) })),
+    references: items(out.references, DETAIL_CHARS),
+    nextSteps: items(out.next_steps),
+  };
 }
 
 /** A one-line rendering of an event's data: its scalar fields as `key: value`, step name left out (shown apart). */
@@ -156,11 +192,17 @@ export function buildPanelState(
 ): PanelState {
   const panelSteps = steps(status, definitions);
   const records = [...artifactRecords, ...status.steps.flatMap((s) => s.artifacts)];
+  const awaiting = panelSteps.filter((s) => s.status === 'awaiting_approval').map((s) => s.name);
+  const submitted = (current?.active_steps ?? []).filter((a) => awaiting.includes(a.step_name) && a.submitted);
+  const description = status.task_description ?? null;
   return {
     executionId: status.execution_id,
     taskId: status.task_id,
+    taskDescription: description === null ? null : clip(description, TASK_CHARS),
     workflow: status.workflow,
     status: status.status,
+    // An owner that predates the cancelled mark: its timeline still says so.
+    cancelled: status.cancelled ?? (status.status === 'failed' && events.some((e) => e.event_type === 'workflow_cancelled')),
     progress: Math.max(0, Math.min(100, Math.round(status.progress))),
     currentStep: status.current_step,
     startedAt: status.started_at,
@@ -169,9 +211,10 @@ export function buildPanelState(
     contracts: contracts(status, current, definitions),
     guardrails: parseGuardrailsMarkdown(guardrailsMarkdown),
     artifacts: artifacts(records),
-    findings: findings(records),
+    findings: findings(submitted.flatMap((a) => a.submitted!.findings), records),
     timeline: timeline(events),
-    awaiting: panelSteps.filter((s) => s.status === 'awaiting_approval').map((s) => s.name),
+    awaiting,
+    submissions: submitted.map((a) => submission(a.step_name, a.submitted!)),
     selectedStep: selectedStep !== null && panelSteps.some((s) => s.name === selectedStep) ? selectedStep : null,
   };
 }

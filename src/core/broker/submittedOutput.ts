@@ -1,0 +1,40 @@
+// The output a step handed in, as the gate shows it to a person, and the execution facts listings carry (the task as
+// typed, whether it was cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
+import type { SubmittedOutput } from '../api.js';
+import type { DecisionInput, FindingInput } from '../types.js';
+import type { ExecutionRow } from './executionRepo.js';
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function records(v: unknown): Record<string, unknown>[] {
+  return Array.isArray(v) ? v.filter(isRecord) : [];
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** A stored step output (ModelOutput JSON) as the gate shows it, artifact contents left out; null when there is none. */
+export function submittedOutput(output: unknown): SubmittedOutput | null {
+  if (!isRecord(output)) return null;
+  return {
+    summary: typeof output.summary === 'string' ? output.summary : '',
+    confidence: typeof output.confidence === 'number' && Number.isFinite(output.confidence) ? output.confidence : null,
+    references: strings(output.references),
+    decisions: records(output.decisions).filter((d) => typeof d.decision === 'string') as unknown as DecisionInput[],
+    findings: records(output.findings).filter((f) => typeof f.description === 'string') as unknown as FindingInput[],
+    blockers: strings(output.blockers),
+    next_steps: strings(output.next_steps),
+    artifacts: records(output.artifacts).map((a) => ({
+      type: typeof a.type === 'string' ? a.type : 'artifact', title: typeof a.title === 'string' ? a.title : '',
+    })),
+  };
+}
+
+/** The task description an execution started with, and whether it was cancelled (both kept in its metadata). */
+export function executionFacts(e: Pick<ExecutionRow, 'metadata'>): { task_description: string | null; cancelled: boolean } {
+  const description = e.metadata.task_description;
+  return { task_description: typeof description === 'string' && description.trim() ? description : null, cancelled: e.metadata.cancelled !== undefined };
+}
