@@ -2,6 +2,7 @@
 // first (tree, panel, palette, notification, `baton approve`) wins; a later decision's invalid_state is dropped quietly.
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
+import { gateMessage, runName } from '../shared/labels.js';
 import type { BatonConnection } from './ownership.js';
 import { pickStep, targetOf } from './pickers.js';
 import type { Services } from './services.js';
@@ -66,10 +67,12 @@ export function registerApprovalNotifications(s: Services): vscode.Disposable {
 async function notify(s: Services, executionId: string, stepName: string): Promise<void> {
   const status = await s.connection.workflowStatus(executionId);
   const pick = await vscode.window.showInformationMessage(
-    `Baton: ${stepName} of ${status.workflow ?? 'the workflow'} awaits your approval`, 'Approve', 'Reject…', 'Show',
+    gateMessage(stepName, status.workflow, status.task_description, status.execution_id), 'Approve', 'Reject…', 'Show',
   );
   if (pick === 'Approve') {
-    if (await decide(s.connection, executionId, stepName, 'approve')) void vscode.window.showInformationMessage(`Baton: "${stepName}" approved.`);
+    if (await decide(s.connection, executionId, stepName, 'approve')) {
+      void vscode.window.showInformationMessage(`Baton: "${stepName}" of ${runName(status.workflow ?? 'the workflow', status.task_description)} approved.`);
+    }
   } else if (pick === 'Reject…') {
     const feedback = await askFeedback(stepName);
     if (feedback !== undefined) await decide(s.connection, executionId, stepName, 'reject', feedback.trim());

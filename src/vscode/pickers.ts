@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../core/api.js';
 import type { StepStatus } from '../core/types.js';
 import type { BatonSource } from './batonSource.js';
-import { executionLabel, statusText, type TreeNode } from './views/treeModel.js';
+import { taskLabel } from '../shared/labels.js';
+import { executionDescription, executionLabel, statusText, type TreeNode } from './views/treeModel.js';
 
 /** What a command argument names. */
 export interface Target {
@@ -41,11 +42,11 @@ export async function pickExecution(source: BatonSource, title: string, filter: 
   const picked = await vscode.window.showQuickPick(
     executions.map((e) => ({
       label: executionLabel(e),
-      description: e.current_step ?? undefined,
+      description: executionDescription(e),
       detail: `${e.execution_id} · started ${e.started_at.slice(0, 16).replace('T', ' ')}`,
       id: e.execution_id,
     })),
-    { title, placeHolder: 'Choose an execution', matchOnDetail: true },
+    { title, placeHolder: 'Choose an execution', matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.id;
 }
@@ -55,13 +56,19 @@ export async function pickStep(source: BatonSource, title: string, statuses: Ste
   const executions = (await source.listExecutions({ active_only: true, limit: 200 })).filter((e) => !executionId || e.execution_id === executionId);
   const steps = executions.flatMap((e) => e.steps.filter((s) => statuses.includes(s.status)).map((s) => ({ e, s })));
   if (steps.length === 0) {
-    void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map(statusText).join(' or ')} right now.`);
+    void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map((st) => statusText(st)).join(' or ')} right now.`);
     return undefined;
   }
   if (steps.length === 1) return { executionId: steps[0]!.e.execution_id, stepName: steps[0]!.s.step_name };
   const picked = await vscode.window.showQuickPick(
-    steps.map(({ e, s }) => ({ label: s.step_name, description: `${e.workflow ?? e.kind} · ${statusText(s.status)}`, detail: e.execution_id, e, s })),
-    { title, placeHolder: 'Choose a step' },
+    steps.map(({ e, s }) => {
+      const task = taskLabel(e.task_description);
+      return {
+        label: s.step_name, description: `${e.workflow ?? e.kind}${task ? ` “${task}”` : ''} · ${statusText(s.status)}`,
+        detail: `${e.execution_id} · started ${e.started_at.slice(0, 16).replace('T', ' ')}`, e, s,
+      };
+    }),
+    { title, placeHolder: 'Choose a step', matchOnDescription: true, matchOnDetail: true },
   );
   return picked && { executionId: picked.e.execution_id, stepName: picked.s.step_name };
 }

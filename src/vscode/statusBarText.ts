@@ -1,6 +1,7 @@
 // What the status bar says about the active execution. No 'vscode' import (unit-tested).
 import type { ExecutionSummary } from '../core/api.js';
 import type { SpecStatus } from '../core/specTypes.js';
+import { plural, runName } from '../shared/labels.js';
 
 /** The status bar's text, tooltip and the execution a click opens; undefined hides the item. */
 export interface StatusBarView {
@@ -41,13 +42,17 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
     if (view) return view;
   }
   const active = executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
-  const gated = active.find((e) => e.steps.some((s) => s.status === 'awaiting_approval'));
-  if (gated) {
-    const step = gated.steps.find((s) => s.status === 'awaiting_approval')!.step_name;
+  const waiting = active.flatMap((e) => e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => ({ e, step: s.step_name })));
+  const first = waiting[0];
+  if (first) {
+    // One gate is named; several are counted, so a second gate is never hidden behind the first.
+    const runs = waiting.map((w) => `"${w.step}" of ${runName(w.e.workflow ?? w.e.kind, w.e.task_description)}`);
     return {
-      text: `$(bell) Baton: ${step} awaiting approval`,
-      tooltip: `${gated.workflow ?? gated.kind}: "${step}" waits for your approval. Click to open the execution.`,
-      executionId: gated.execution_id,
+      text: waiting.length === 1 ? `$(bell) Baton: ${first.step} awaiting approval` : `$(bell) Baton: ${plural(waiting.length, 'step')} await approval`,
+      tooltip: waiting.length === 1
+        ? `${runs[0]} waits for your approval. Click to open the execution.`
+        : `Waiting for your approval: ${runs.join('; ')}. Click to open the first.`,
+      executionId: first.e.execution_id,
     };
   }
   const current = active[0];

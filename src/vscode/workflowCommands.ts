@@ -7,7 +7,8 @@ import { ExecutionPanel } from './panels/executionPanel.js';
 import { isActive, pickExecution, targetOf } from './pickers.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
-import { executionLabel } from './views/treeModel.js';
+import { plural } from '../shared/labels.js';
+import { cancelQuestion } from './views/treeModel.js';
 
 /** The text an agent needs to take over a step the editor holds (the token is the capability). */
 export function handoffPrompt(workflow: string, step: string, token: string): string {
@@ -52,7 +53,7 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
     const picked = await vscode.window.showQuickPick(
       templates.map((t) => ({
         label: t.name,
-        description: `${t.steps.length} steps · ${t.type}${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
+        description: `${plural(t.steps.length, 'step')} · ${t.type}${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
         detail: t.description,
       })),
       { title: 'Baton: Start Workflow', placeHolder: 'Choose a workflow', matchOnDescription: true, matchOnDetail: true },
@@ -160,8 +161,8 @@ export async function cancelExecution(s: Services, arg?: unknown): Promise<void>
   if (!id) return;
   const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === id);
   const confirm = await vscode.window.showWarningMessage(
-    `Cancel ${e ? executionLabel(e) : id}?`,
-    { modal: true, detail: 'The execution stops as failed (cancelled); agents working on it lose their step tokens.' },
+    e ? cancelQuestion(e) : `Cancel execution ${id}?`,
+    { modal: true, detail: `Execution ${id}. It stops as cancelled; agents working on it lose their step tokens.` },
     'Cancel Execution',
   );
   if (confirm !== 'Cancel Execution') return;

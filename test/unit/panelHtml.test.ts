@@ -1,9 +1,10 @@
 // Rule: the panel page runs under a strict CSP — nothing by default, scripts and styles only by nonce or from the
-// extension's own resources — with no inline script, and escapes whatever it interpolates.
+// extension's own resources — with no inline script, and escapes whatever it interpolates. Its tab title names the run
+// (workflow and task), so the tabs of two runs of one workflow differ.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { makeNonce, panelCsp, panelHtml } from '../../src/vscode/panels/panelHtml.js';
+import { makeNonce, panelCsp, panelHtml, panelTitle } from '../../src/vscode/panels/panelHtml.js';
 
 const input = {
   cspSource: 'https://x.vscode-cdn.net', nonce: 'abc123NONCE', scriptUri: 'https://x.vscode-cdn.net/dist/webview/main.js',
@@ -34,4 +35,13 @@ test('nonces are 32 alphanumeric characters and differ between loads', () => {
   const b = makeNonce((n) => randomBytes(n));
   assert.match(a, /^[A-Za-z0-9]{32}$/);
   assert.notEqual(a, b);
+});
+
+test('the tab title names the workflow and the task (clipped), so two runs of one workflow have different tabs', () => {
+  const a = panelTitle({ workflow: 'bug-fix', executionId: 'e1', taskDescription: 'Fix the cart total rounding when a coupon applies twice' });
+  const b = panelTitle({ workflow: 'bug-fix', executionId: 'e2', taskDescription: 'Fix the login redirect loop' });
+  assert.equal(a, 'Baton: bug-fix “Fix the cart total rounding when a coup…”');
+  assert.equal(b, 'Baton: bug-fix “Fix the login redirect loop”');
+  assert.equal(panelTitle({ workflow: 'bug-fix', executionId: 'e1', taskDescription: null }), 'Baton: bug-fix');
+  assert.equal(panelTitle({ workflow: null, executionId: 'e1', taskDescription: null }), 'Baton: e1');
 });

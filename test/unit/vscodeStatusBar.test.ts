@@ -1,5 +1,5 @@
 // Rule: the status bar names the step a person must act on first (a gate), else the latest running step with its
-// progress, and disappears when no execution is active.
+// progress, and disappears when no execution is active. Several gates are counted, never one hiding the others.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
@@ -39,5 +39,16 @@ describe('status bar text', () => {
     const v = statusBarView([exec('r', { updated_at: '2026-11-22T09:00:00.000Z' }), gated])!;
     assert.equal(v.text, '$(bell) Baton: review-code awaiting approval');
     assert.equal(v.executionId, 'g');
+  });
+
+  it('counts the gates when several wait, naming each run with its task in the tooltip', () => {
+    const gate = (id: string, task: string, updated: string) => exec(id, {
+      status: 'awaiting_approval', updated_at: updated, task_description: task,
+      steps: [{ step_name: 'review-code', status: 'awaiting_approval', agent_name: 'reviewer' }],
+    });
+    const v = statusBarView([gate('a', 'Fix the cart total rounding', '2026-11-22T06:00:00.000Z'), gate('b', 'Fix the login redirect loop', '2026-11-22T07:00:00.000Z')])!;
+    assert.equal(v.text, '$(bell) Baton: 2 steps await approval');
+    assert.match(v.tooltip, /"review-code" of bug-fix “Fix the login redirect loop”; "review-code" of bug-fix “Fix the cart total rounding”/);
+    assert.equal(v.executionId, 'b', 'a click opens the most recently updated one');
   });
 });

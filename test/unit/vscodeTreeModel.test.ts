@@ -1,6 +1,7 @@
 // Rule: the Baton tree is built from the core's listings into nodes with stable, unique ids, the documented labels
 // ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on; a workflow that has not
-// run opens onto its steps, which look unlike a run's steps and get no step actions.
+// run opens onto its steps, which look unlike a run's steps and get no step actions. Two runs of one workflow are told
+// apart by the task typed for them; a cancelled run says "cancelled"; counts take the right plural.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
 import type { StepStatus, WorkflowTemplate } from '../../src/core/types.js';
 import {
-  artifactNodes, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
+  artifactNodes, cancelQuestion, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
 } from '../../src/vscode/views/treeModel.js';
 
 const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -199,5 +200,28 @@ describe('tree model', () => {
     assert.equal(a!.collapsible, 'expanded');
     assert.equal(b!.description, 'not served');
     assert.equal(executionLabel({ workflow: null, kind: 'spec', status: 'paused', progress: 0 }), 'spec · paused · 0%');
+  });
+
+  it('tells two runs of one workflow apart by their task, says "cancelled" for a cancelled run, and counts "1 step"', () => {
+    const [a, b, gone] = executionNodes([
+      exec('e1', { task_description: 'Fix the cart total rounding when a coupon and a gift card are both applied' }),
+      exec('e2', { task_description: 'Fix the login redirect loop' }),
+      exec('e3', { status: 'failed', cancelled: true, progress: 25, task_description: 'old run' }),
+    ], { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']));
+    assert.equal(a!.description, 'Fix the cart total rounding when a coupon and a g… · implement-fix');
+    assert.equal(b!.description, 'Fix the login redirect loop · implement-fix');
+    assert.match(a!.tooltip!, /^Fix the cart total rounding when a coupon and a gift card are both applied\n/);
+    assert.equal(gone!.label, 'bug-fix · cancelled · 25%');
+    assert.equal(gone!.icon.id, 'circle-slash');
+    assert.equal(gone!.contextValue, 'execution:failed', 'the menus still see a finished execution');
+    assert.equal(exec('x').task_description, undefined);
+    assert.equal(executionNodes([exec('e4')], { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']))[0]!.description, 'implement-fix', 'an older owner sends no task');
+    const one = rootNodes([{ name: 'spec_execution_v1', description: '', type: 'spec', steps_count: 1, estimated_duration_minutes: null, tags: [] }], [exec('e1')]);
+    assert.equal(one.find((n) => n.label === 'spec_execution_v1')!.description, '1 step');
+  });
+
+  it('asks to cancel a run by its task, status and step, not only the workflow name', () => {
+    const q = cancelQuestion(exec('e1', { status: 'awaiting_approval', current_step: 'review-code', task_description: 'Fix the login redirect loop' }));
+    assert.equal(q, 'Cancel bug-fix “Fix the login redirect loop”? It is awaiting approval at review-code, started 2026-11-22 07:00.');
   });
 });

@@ -6,7 +6,7 @@ import { isName, isStepName } from '../../shared/protocol.js';
 import type { BatonSource } from '../batonSource.js';
 import { PanelController } from './panelController.js';
 import type { PanelLog, PanelPipelines } from './panelController.js';
-import { makeNonce, panelHtml } from './panelHtml.js';
+import { makeNonce, panelHtml, panelTitle } from './panelHtml.js';
 import type { PanelTeams } from './panelTeam.js';
 
 /** The panel's view type (also the serializer's and the `onWebviewPanel:` activation event's). */
@@ -104,7 +104,7 @@ export class ExecutionPanel {
       },
       openArtifact: (artifactId) => Promise.resolve(vscode.commands.executeCommand('baton.openArtifact', artifactId)),
       onState: (state) => {
-        panel.title = `Baton: ${state.workflow ?? state.executionId}`;
+        panel.title = panelTitle(state);
       },
       log: ExecutionPanel.log,
       pipelines: ExecutionPanel.pipelines,

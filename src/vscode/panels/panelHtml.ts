@@ -1,5 +1,7 @@
 // The execution panel's HTML: a strict CSP with a per-load nonce, no inline script, the bundled script and codicons
 // loaded from the extension. Pure (no 'vscode'), so the policy is unit-tested.
+import { runName } from '../../shared/labels.js';
+import type { PanelState } from '../../shared/protocol.js';
 
 /** What the page needs from the webview host. */
 export interface PanelHtmlInput {
@@ -54,4 +56,12 @@ export function panelHtml(input: PanelHtmlInput): string {
 </body>
 </html>
 `;
+}
+
+/** How many characters of the task a panel's tab title shows. */
+export const TITLE_TASK_CHARS = 40;
+
+/** The panel's tab title: the workflow and the task it runs on (clipped), so the tabs of two runs differ. */
+export function panelTitle(state: Pick<PanelState, 'workflow' | 'executionId' | 'taskDescription'>): string {
+  return `Baton: ${state.workflow === null ? state.executionId : runName(state.workflow, state.taskDescription, TITLE_TASK_CHARS)}`;
 }

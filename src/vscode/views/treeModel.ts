@@ -3,6 +3,9 @@
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
 import type { Finding } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
+import { plural, runName, statusText, taskLabel } from '../../shared/labels.js';
+
+export { statusText };
 
 /** A codicon and an optional theme colour id. */
 export interface NodeIcon {
@@ -48,8 +51,9 @@ const DONE = new Set<ExecutionStatus>(['completed', 'failed']);
 /** Executions shown in their own groups (Pipelines, Agent Teams), not under templates or "Other executions". */
 const OWN_GROUP = new Set(['pipeline', 'worker']);
 
-/** The codicon of an execution or step status (colours are theme colour ids). */
-export function statusIcon(status: ExecutionStatus | StepStatus): NodeIcon {
+/** The codicon of an execution or step status (colours are theme colour ids); a cancelled execution is not an error. */
+export function statusIcon(status: ExecutionStatus | StepStatus, cancelled = false): NodeIcon {
+  if (cancelled && status === 'failed') return { id: 'circle-slash', color: 'disabledForeground' };
   switch (status) {
     case 'running': return { id: 'sync~spin', color: 'charts.blue' };
     case 'awaiting_approval': return { id: 'bell', color: 'list.warningForeground' };
@@ -64,14 +68,23 @@ export function statusIcon(status: ExecutionStatus | StepStatus): NodeIcon {
   }
 }
 
-/** "awaiting_approval" → "awaiting approval". */
-export function statusText(status: string): string {
-  return status.replace(/_/g, ' ');
+/** The label of an execution: "<workflow> · <status> · <progress>%" (a cancelled one says "cancelled"). */
+export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress' | 'cancelled'>): string {
+  return `${e.workflow ?? e.kind} · ${statusText(e.status, e.cancelled)} · ${Math.round(e.progress)}%`;
 }
 
-/** The label of an execution: "<workflow> · <status> · <progress>%". */
-export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress'>): string {
-  return `${e.workflow ?? e.kind} · ${statusText(e.status)} · ${Math.round(e.progress)}%`;
+/** What tells one run from another of the same workflow: the task as typed (clipped), then the step or start time. */
+export function executionDescription(e: Pick<ExecutionSummary, 'task_description' | 'current_step' | 'status' | 'started_at'>): string {
+  const when = e.current_step && !DONE.has(e.status) ? e.current_step : e.started_at.slice(0, 16).replace('T', ' ');
+  const task = taskLabel(e.task_description);
+  return task ? `${task} · ${when}` : when;
+}
+
+/** The Cancel confirmation's question: the run with its task, status, step and start, so a person knows which run stops. */
+export function cancelQuestion(e: ExecutionSummary): string {
+  const step = e.current_step ? ` at ${e.current_step}` : '';
+  return `Cancel ${runName(e.workflow ?? e.kind, e.task_description, 60)}? It is ${statusText(e.status, e.cancelled)}${step}, ` +
+    `started ${e.started_at.slice(0, 16).replace('T', ' ')}.`;
 }
 
 /** A message node (starting, failed, empty). */
@@ -104,7 +117,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       // has an id of its own: the template's first run appears under a new, expanded node instead of a folded one.
       id: runs.length ? `template:${w.name}` : `template:${w.name}:outline`,
       label: w.name,
-      description: runs.length ? `${active} active · ${runs.length} run${runs.length === 1 ? '' : 's'}` : `${w.steps_count} steps`,
+      description: runs.length ? `${active} active · ${plural(runs.length, 'run')}` : plural(w.steps_count, 'step'),
       tooltip: w.description,
       icon: { id: 'list-ordered' },
       contextValue: 'template',
@@ -156,9 +169,10 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
   return mine.map((e) => ({
     id: `execution:${e.execution_id}`,
     label: executionLabel(e),
-    description: e.current_step && !DONE.has(e.status) ? e.current_step : e.started_at.slice(0, 16).replace('T', ' '),
-    tooltip: `Execution ${e.execution_id}${e.task_id ? `\nTask ${e.task_id}` : ''}\nStarted ${e.started_at}\nUpdated ${e.updated_at}`,
-    icon: statusIcon(e.status),
+    description: executionDescription(e),
+    tooltip: `${e.task_description ? `${taskLabel(e.task_description, 500)}\n` : ''}Execution ${e.execution_id}${e.task_id ? `\nTask ${e.task_id}` : ''}` +
+      `\nStarted ${e.started_at}\nUpdated ${e.updated_at}${e.cancelled ? '\nCancelled' : ''}`,
+    icon: statusIcon(e.status, e.cancelled),
     contextValue: `execution:${e.status}`,
     collapsible: DONE.has(e.status) ? 'collapsed' : 'expanded',
     ref: { kind: 'execution', execution_id: e.execution_id, workflow: e.workflow, status: e.status },

@@ -1,0 +1,49 @@
+// How runs are named to a person in the editor's own UI (tree, pickers, notifications, status bar, tab titles) and in
+// the panel: human status text, plurals, the typed task clipped to one line, and agent text made safe for bidi. No
+// 'vscode' import: the webview uses it too.
+
+/** Bidi controls (LRM/RLM/ALM, embeddings, overrides, isolates): agent text can use them to show "evil" as "live". */
+const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** Agent or person text with its bidi control characters made visible (`[U+202E]`), so they reorder nothing. */
+export function bidiSafe(text: string): string {
+  return text.replace(BIDI_CONTROLS, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
+}
+
+/** "awaiting_approval" → "awaiting approval"; a cancelled execution (stored as `failed`) → "cancelled". */
+export function statusText(status: string, cancelled = false): string {
+  return cancelled && status === 'failed' ? 'cancelled' : status.replace(/_/g, ' ');
+}
+
+/** "1 step", "2 steps" (`many` for an irregular plural). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** How many characters of a task description the editor's one-line labels show. */
+export const TASK_LABEL_CHARS = 50;
+
+/**
+ * A task description as a one-line label: whitespace collapsed, bidi controls shown, cut to `max` characters with "…";
+ * null when there is none.
+ */
+export function taskLabel(description: string | null | undefined, max = TASK_LABEL_CHARS): string | null {
+  const line = bidiSafe(description ?? '').replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  const chars = [...line];
+  return chars.length <= max ? line : `${chars.slice(0, max - 1).join('').trimEnd()}…`;
+}
+
+/** "bug-fix “Fix the cart total…”": the workflow with the task it runs on, so two runs can be told apart. */
+export function runName(workflow: string, taskDescription: string | null | undefined, max = TASK_LABEL_CHARS): string {
+  const task = taskLabel(taskDescription, max);
+  return task ? `${workflow} “${task}”` : workflow;
+}
+
+/**
+ * The notification of a gate: the step, the run (workflow and task) and the execution's short id, so two gates of
+ * the same workflow never read alike (the editor merges notifications whose text is the same).
+ */
+export function gateMessage(stepName: string, workflow: string | null, taskDescription: string | null | undefined, executionId: string): string {
+  return `Baton: ${stepName} of ${runName(workflow ?? 'the workflow', taskDescription)} awaits your approval (run ${executionId.slice(0, 8)})`;
+}

@@ -1,0 +1,45 @@
+// Rule: what the editor shows a person names runs so two of one workflow differ (the task as typed, clipped to one
+// line), each gate's notification text is its own, statuses read as words ("awaiting approval", "cancelled"), counts
+// take the right plural, and bidi control characters in agent text are shown, never obeyed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bidiSafe, gateMessage, plural, runName, statusText, taskLabel } from '../../src/shared/labels.js';
+
+describe('labels', () => {
+  it('reads statuses as words, a cancelled failure as "cancelled"', () => {
+    assert.equal(statusText('awaiting_approval'), 'awaiting approval');
+    assert.equal(statusText('failed'), 'failed');
+    assert.equal(statusText('failed', true), 'cancelled');
+    assert.equal(statusText('running', true), 'running', 'only a finished execution reads as cancelled');
+  });
+
+  it('counts with the right plural', () => {
+    assert.deepEqual([plural(0, 'step'), plural(1, 'step'), plural(2, 'step'), plural(2, 'entry', 'entries')], ['0 steps', '1 step', '2 steps', '2 entries']);
+  });
+
+  it('clips a task to one line with an ellipsis, and has none for a blank task', () => {
+    assert.equal(taskLabel('Fix the\n  cart   total'), 'Fix the cart total');
+    const long = taskLabel('x'.repeat(80))!;
+    assert.equal([...long].length, 50);
+    assert.ok(long.endsWith('…'));
+    assert.equal(taskLabel('  '), null);
+    assert.equal(taskLabel(null), null);
+    assert.equal(runName('bug-fix', 'Fix it'), 'bug-fix “Fix it”');
+    assert.equal(runName('bug-fix', undefined), 'bug-fix');
+  });
+
+  it('gives each gate its own notification text, even for the same workflow, step and task', () => {
+    const a = gateMessage('review-code', 'bug-fix', 'Fix the cart total', '11111111-aaaa');
+    const b = gateMessage('review-code', 'bug-fix', 'Fix the login loop', '22222222-bbbb');
+    const c = gateMessage('review-code', 'bug-fix', 'Fix the cart total', '33333333-cccc');
+    assert.equal(a, 'Baton: review-code of bug-fix “Fix the cart total” awaits your approval (run 11111111)');
+    assert.equal(new Set([a, b, c]).size, 3);
+  });
+
+  it('shows bidi controls instead of obeying them', () => {
+    assert.equal(bidiSafe('a\u202Elive\u202C b'), 'a[U+202E]live[U+202C] b');
+    assert.equal(bidiSafe('\u2066x\u2069\u200F'), '[U+2066]x[U+2069][U+200F]');
+    assert.equal(bidiSafe('שלום plain'), 'שלום plain', 'right-to-left letters themselves are kept');
+    assert.equal(taskLabel('\u202Eevil'), '[U+202E]evil');
+  });
+});
