@@ -1,5 +1,7 @@
 // A tiny element builder: text goes in as text nodes (never HTML), attributes as attributes, and no inline styles
-// (the CSP has no 'unsafe-inline').
+// (the CSP has no 'unsafe-inline'). Much of the text is an agent's: its bidi control characters are shown as
+// `[U+202E]` rather than obeyed, so they cannot reorder what follows ("evil" shown as "live").
+import { bidiSafe } from '../src/shared/labels.js';
 
 type Child = Node | string | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined>;
@@ -9,11 +11,11 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 function apply(el: Element, attrs: Attrs, children: Child[]): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === null || v === undefined || v === false) continue;
-    el.setAttribute(k, v === true ? '' : String(v));
+    el.setAttribute(k, v === true ? '' : typeof v === 'string' ? bidiSafe(v) : String(v));
   }
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    el.append(typeof c === 'string' ? document.createTextNode(bidiSafe(c)) : c);
   }
 }
 

@@ -1,6 +1,7 @@
 // The panel's sections, each a pure function of the state to DOM (text only, no HTML strings), with the stable
 // data-testids the end-to-end tests use.
-import type { PanelContract, PanelState, PanelStep } from '../src/shared/protocol.js';
+import { statusText } from '../src/shared/labels.js';
+import type { PanelContract, PanelFinding, PanelState, PanelStep } from '../src/shared/protocol.js';
 import { h } from './dom.js';
 import { statusLabel } from './graphView.js';
 
@@ -27,14 +28,19 @@ function list(testid: string, items: string[], empty: string): HTMLElement {
   return h('ul', { 'data-testid': testid }, ...items.map((i) => h('li', {}, i)));
 }
 
-/** Workflow name, status badge and progress. */
+/** Workflow name, the task it runs on, status badge and progress. */
 export function renderHeader(state: PanelState): HTMLElement {
+  const status = statusText(state.status, state.cancelled);
   return h('header', { class: 'header' },
     h('h1', {}, state.workflow ?? 'Workflow'),
-    h('vscode-badge', { 'data-testid': 'status', class: `status status-${state.status}`, title: `Execution ${statusLabel(state.status)}` }, state.status),
+    h('vscode-badge', {
+      'data-testid': 'status', 'data-status': state.cancelled ? 'cancelled' : state.status,
+      class: `status status-${state.cancelled ? 'cancelled' : state.status}`, title: `Execution ${status}`,
+    }, status),
     h('div', { class: 'progress' },
       h('vscode-progress-bar', { value: state.progress, max: 100, 'aria-label': 'Workflow progress' }),
       h('span', { 'data-testid': 'progress', class: 'percent', 'aria-live': 'polite' }, `${state.progress}%`)),
+    state.taskDescription ? h('p', { 'data-testid': 'task', class: 'task agent-text' }, state.taskDescription) : null,
     h('p', { class: 'meta' },
       `Execution ${state.executionId}${state.taskId ? ` · task ${state.taskId}` : ''} · started ${time(state.startedAt)}`,
       state.completedAt ? ` · finished ${time(state.completedAt)}` : ''));
@@ -74,7 +80,7 @@ export function renderStep(state: PanelState, stepName: string | null): HTMLElem
       h('dt', {}, 'Started'), h('dd', {}, time(step.startedAt)),
       h('dt', {}, 'Took'), h('dd', {}, duration(step.durationMs))),
     step.description ? h('p', { class: 'description' }, step.description) : null,
-    step.summary ? h('blockquote', { class: 'summary' }, step.summary) : null,
+    step.summary ? h('blockquote', { class: 'summary agent-text' }, step.summary) : null,
     contractBody(step, contract));
 }
 
@@ -88,26 +94,34 @@ export function renderGuardrails(state: PanelState): HTMLElement {
 
 /** Artifacts; each opens in an editor tab. */
 export function renderArtifacts(state: PanelState, open: (id: string) => void): HTMLElement {
+  // The icon stands beside the entry (not inside the title, where a long title pushed it onto a line of its own).
   const items = state.artifacts.map((a) => {
     const button = h('button', {
-      type: 'button', class: 'link', 'data-testid': `artifact-${a.id}`, 'data-type': a.type,
+      type: 'button', class: 'link agent-text', 'data-testid': `artifact-${a.id}`, 'data-type': a.type,
       title: `Open ${a.title} in an editor tab`,
-    }, h('span', { class: 'codicon codicon-file', 'aria-hidden': 'true' }), ` ${a.title}`);
+    }, a.title);
     button.addEventListener('click', () => open(a.id));
-    return h('li', {}, button, h('span', { class: 'dim' }, ` ${a.type} · ${a.step ?? 'workflow'} · ${size(a.sizeBytes)}${a.isFinal ? ' · final' : ''}`));
+    return h('li', {},
+      h('span', { class: 'codicon codicon-file', 'aria-hidden': 'true' }),
+      h('div', { class: 'artifact-entry' }, button,
+        h('span', { class: 'dim' }, ` ${a.type} · ${a.step ?? 'workflow'} · ${size(a.sizeBytes)}${a.isFinal ? ' · final' : ''}`)));
   });
   return h('section', { class: 'artifacts', 'aria-labelledby': 'artifacts-heading' },
     h('h2', { id: 'artifacts-heading' }, `Artifacts (${state.artifacts.length})`),
-    items.length ? h('ul', { 'data-testid': 'artifacts' }, ...items) : h('p', { 'data-testid': 'artifacts', class: 'empty' }, 'No artifacts yet.'));
+    items.length ? h('ul', { 'data-testid': 'artifacts', class: 'artifact-list' }, ...items) : h('p', { 'data-testid': 'artifacts', class: 'empty' }, 'No artifacts yet.'));
 }
 
-/** Findings reported by the steps. */
+/** One finding: severity, category, what, where, and the recommendation. */
+export function renderFinding(f: PanelFinding): HTMLElement {
+  return h('li', { 'data-severity': f.severity, class: 'agent-text' },
+    h('span', { class: `severity severity-${f.severity}` }, f.severity), ` [${f.category}] ${f.description}`,
+    f.location ? h('span', { class: 'dim' }, ` (${f.location})`) : null,
+    f.recommendation ? h('div', { class: 'dim' }, `→ ${f.recommendation}`) : null);
+}
+
+/** Findings reported by the steps (those of a step waiting for approval included). */
 export function renderFindings(state: PanelState): HTMLElement {
-  const items = state.findings.map((f) =>
-    h('li', { 'data-severity': f.severity },
-      h('span', { class: `severity severity-${f.severity}` }, f.severity), ` [${f.category}] ${f.description}`,
-      f.location ? h('span', { class: 'dim' }, ` (${f.location})`) : null,
-      f.recommendation ? h('div', { class: 'dim' }, `→ ${f.recommendation}`) : null));
+  const items = state.findings.map(renderFinding);
   return h('section', { class: 'findings', 'aria-labelledby': 'findings-heading' },
     h('h2', { id: 'findings-heading' }, `Findings (${state.findings.length})`),
     items.length ? h('ul', { 'data-testid': 'findings' }, ...items) : h('p', { 'data-testid': 'findings', class: 'empty' }, 'No findings yet.'));

@@ -1,7 +1,9 @@
 // Rule: the panel page works under its own strict CSP in a real browser — no violations, says `panel/ready` first,
 // renders every data-testid the editor tests use, keeps Reject disabled until feedback is typed, sends only protocol
 // messages, selects steps by click and keyboard, drops malformed messages, and shows a spec workflow's current phase
-// (tasks with state, gate, what the last submission lacked, the drift of tasks.md). Needs Chromium (`apt-get install -y
+// (tasks with state, gate, what the last submission lacked, the drift of tasks.md). At a gate it shows what the agent
+// submitted; the badge reads as words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its
+// column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y
 // chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -168,7 +170,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await send({ type: 'panel/init', executionId: 'e1', state: fixture('awaiting_approval') });
     const $ = (id: string) => page.locator(`[data-testid="${id}"]`);
     await $('graph').waitFor({ timeout: 10_000 });
-    assert.equal(await $('status').textContent(), 'awaiting_approval');
+    assert.equal(await $('status').textContent(), 'awaiting approval');
     assert.equal(await $('progress').textContent(), '50%');
     assert.equal(await $('node-implement_fix').getAttribute('data-status'), 'awaiting_approval');
     assert.equal(await $('node-implement_fix').getAttribute('aria-label'), 'implement_fix: awaiting approval');
@@ -233,6 +235,45 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await $('raise-budget').click();
     assert.equal(await $('raise-budget').getAttribute('disabled'), '', 'one request at a time');
 
+    // At a gate: what the agent submitted, with long unbroken tokens and a right-to-left override in it.
+    const token = 'x'.repeat(3000);
+    const gated = fixture('awaiting_approval');
+    const findingsIn = Array.from({ length: 30 }, (_, i) => ({ severity: i < 8 ? 'critical' : 'low', category: 'sec', description: `${token}${i}`, location: null, recommendation: '' }));
+    await send({ type: 'panel/update', state: {
+      ...gated, cancelled: false, taskDescription: 'Fix the \u202Eevil\u202C total',
+      steps: gated.steps.map((st) => ({ ...st, summary: token })),
+      artifacts: [{ ...gated.artifacts[0]!, title: `${token}-title` }],
+      findings: findingsIn,
+      submissions: [{
+        stepName: 'implement_fix', summary: `Patched ${token}`, confidence: 0.2, findings: findingsIn, blockers: ['blocked by the fixture'],
+        decisions: [{ decision: 'Round half up', rationale: 'spec', alternativesRejected: [], tradeOffs: '' }], artifacts: [{ type: 'code', title: 'patch' }],
+        references: ['src/cart.js'], nextSteps: [],
+      }],
+    } });
+    await $('submission').waitFor({ timeout: 5_000 });
+    assert.match((await $('submission-summary').textContent()) ?? '', /^Patched x/);
+    assert.equal(await $('submission-confidence').textContent(), 'Confidence: 20%');
+    assert.match((await $('submission-blockers').textContent()) ?? '', /Blockers \(1\)blocked by the fixture/);
+    assert.match((await $('submission-findings').textContent()) ?? '', /^Findings \(30\)critical/);
+    assert.match((await $('submission-decisions').textContent()) ?? '', /Round half up/);
+    assert.match((await $('submission-references').textContent()) ?? '', /src\/cart\.js/);
+    assert.equal(await page.locator('[data-testid="findings"] li').count(), 30);
+    assert.equal(await $('task').textContent(), 'Fix the [U+202E]evil[U+202C] total', 'the override is shown, not obeyed');
+    await $('node-implement_fix').click();
+    const widths = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      return [doc.documentElement.scrollWidth, doc.documentElement.clientWidth];
+    }, null) as [number, number];
+    assert.ok(widths[0] <= widths[1], `the page is no wider than the view (${widths[0]} > ${widths[1]})`);
+    const [icon, title] = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { top: number } } | null } }).document;
+      return [d.querySelector('.artifact-list li .codicon')!.getBoundingClientRect().top, d.querySelector('.artifact-list li button')!.getBoundingClientRect().top];
+    }, null) as [number, number];
+    assert.ok(Math.abs(icon - title) < 12, `the artifact icon stays on the title's first line (${icon} vs ${title})`);
+    await send({ type: 'panel/update', state: { ...fixture('completed'), status: 'failed', cancelled: true } });
+    await page.locator('[data-testid="status"][data-status="cancelled"]').waitFor({ timeout: 5_000 });
+    assert.equal(await $('status').textContent(), 'cancelled');
+
     assert.deepEqual(messages(), [
       { type: 'panel/ready' },
       { type: 'panel/reject', stepName: 'implement_fix', feedback: 'cover the null case' },
@@ -240,8 +281,9 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
       { type: 'panel/selectStep', stepName: 'review' },
       { type: 'panel/selectStep', stepName: 'analyze' },
       { type: 'pipeline/resume', tokens: 500, usd: null },
+      { type: 'panel/selectStep', stepName: 'implement_fix' },
     ]);
-    assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'analyze' } });
+    assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'implement_fix' } });
     assert.deepEqual(posted.filter((m) => 'csp' in m), [], 'no CSP violations');
     assert.deepEqual(errors, []);
   } finally {
