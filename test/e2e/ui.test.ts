@@ -124,12 +124,22 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
       assert.equal(r.status, 'ok', JSON.stringify(r));
       token = r.new_step_token;
     }
-    const gated = await agent!.nextStep({ step_token: token, model_output_so_far: stepOutput('review-code') });
+    const blocked = { ...stepOutput('review-code'), blockers: ['blocked by a flaky cart test'], confidence: 0.4,
+      findings: [{ severity: 'high', category: 'correctness', description: 'Quantities ignored in totals', recommendation: 'multiply' }] };
+    const gated = await agent!.nextStep({ step_token: token, model_output_so_far: blocked });
     assert.equal(gated.status, 'awaiting_approval', JSON.stringify(gated));
     const waiting = agent!.nextStep({ step_token: gated.new_step_token ?? token });
     const approve = panel.locator('[data-testid="approve"]').first();
     await approve.waitFor({ state: 'visible', timeout: 20_000 });
     await waitFor('the tree to show the step awaiting approval', async () => (await wb.treeRows()).some((r) => /review-code/.test(r.label) && r.level === '3'));
+    // Before deciding, the person sees what the agent submitted: summary, confidence, blockers, findings.
+    await waitFor('the submission at the gate', async () =>
+      /Did review-code for the cart total bug/.test(await panel.locator('[data-testid="submission-summary"]').first().innerText({ timeout: 1000 })));
+    assert.equal(await panel.locator('[data-testid="submission-confidence"]').first().innerText(), 'Confidence: 40%');
+    assert.match(await panel.locator('[data-testid="submission-blockers"]').first().innerText(), /blocked by a flaky cart test/);
+    assert.match(await panel.locator('[data-testid="findings"]').first().innerText(), /Quantities ignored in totals/);
+    assert.equal(await panel.locator('[data-testid="status"]').first().innerText(), 'awaiting approval');
+    assert.ok((await wb.tabTitles()).some((t) => t.includes(`bug-fix “${TASK}”`)), 'the tab names the task');
     await wb.clearNotifications();
     await wb.screenshot('panel');
     await wb.screenshot('tree', page.locator('.part.sidebar').first(), 260);
