@@ -4,6 +4,7 @@ import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
+import { taskLabel } from '../shared/labels.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
@@ -14,7 +15,8 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
   if (executions.length === 0) return activeOnly ? 'No unfinished executions (baton status --all lists the finished ones too).' : 'No executions.';
   return executions
     .map((e) => {
-      const head = `${e.execution_id}  ${e.workflow ?? e.kind}  ${e.status}  ${e.progress}%${e.current_step ? `  step: ${e.current_step}` : ''}`;
+      const task = taskLabel(e.task_description, 60);
+      const head = `${e.execution_id}  ${e.workflow ?? e.kind}  ${e.cancelled ? 'cancelled' : e.status}  ${e.progress}%${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
       const steps = e.steps.map((s) => `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`);
       const hint = e.status === 'awaiting_approval'
         ? [`  → baton approve ${e.execution_id}${dbFlag}   or   baton reject ${e.execution_id}${dbFlag} --feedback TEXT`]
