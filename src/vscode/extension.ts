@@ -18,6 +18,7 @@ import { registerSpecCodeLens, SPEC_CODELENS_SETTING } from './specCommands.js';
 import { registerStatusBar } from './statusBar.js';
 import { registerTestHooks } from './testHooks.js';
 import { registerWorkflowsTree } from './views/workflowsTreeProvider.js';
+import { refreshLauncher } from './mcpConfigCommands.js';
 
 let connection: BatonConnection | undefined;
 
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const testHooks = registerTestHooks(services);
   if (testHooks) context.subscriptions.push(testHooks);
   c.start();
+  refreshLauncher(context, log);
   services.timings.activationMs = Math.round(performance.now() - t0);
   log.info(`Baton: activated in ${services.timings.activationMs} ms`);
 }

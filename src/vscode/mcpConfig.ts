@@ -1,4 +1,7 @@
-// The MCP configuration a terminal agent needs to join this workspace's Baton. No 'vscode' import (unit-tested).
+// The MCP configuration a terminal agent needs to join this workspace's Baton, and the launcher it names. No 'vscode'
+// import (unit-tested).
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /** The clients "Copy MCP Config for …" serves. */
 export type McpClient = 'claude' | 'cursor' | 'codex';
@@ -35,4 +38,33 @@ export function mcpConfigHint(client: McpClient): string {
     case 'cursor': return 'Paste it into .cursor/mcp.json in the project.';
     case 'codex': return 'Paste it into ~/.codex/config.toml.';
   }
+}
+
+/** The launcher's file name, in the extension's global storage. */
+export const LAUNCHER_NAME = 'baton-cli.js';
+
+/** The launcher's text: it runs the CLI of the extension installed now. */
+export function launcherText(cliPath: string): string {
+  return `// Written by the Baton extension each time it starts: it runs the CLI of the Baton installed now, so an MCP config\n// that names this file keeps working after Baton updates (the extension's own folder changes with its version).\nrequire(${JSON.stringify(cliPath)});\n`;
+}
+
+/**
+ * Writes (or refreshes) the launcher in `storageDir` for `cliPath`; returns its path. With `onlyIfPresent`, a launcher
+ * that was never written (no config copied yet) is left unwritten.
+ */
+export function writeLauncher(storageDir: string, cliPath: string, onlyIfPresent = false): string {
+  const path = join(storageDir, LAUNCHER_NAME);
+  const text = launcherText(cliPath);
+  let current: string | null = null;
+  try {
+    current = readFileSync(path, 'utf8');
+  } catch {
+    // none yet
+  }
+  if (current === text || (onlyIfPresent && current === null)) return path;
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, text);
+  renameSync(temp, path);
+  return path;
 }

@@ -1,7 +1,7 @@
 // Copy MCP Config for Claude Code / Cursor / Codex: a stdio config that runs this extension's CLI on the workspace.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { mcpConfigHint, mcpConfigText, type McpClient } from './mcpConfig.js';
+import { mcpConfigHint, mcpConfigText, writeLauncher, type McpClient } from './mcpConfig.js';
 import type { Services } from './services.js';
 
 const NAMES: Record<McpClient, string> = { claude: 'Claude Code', cursor: 'Cursor', codex: 'Codex' };
@@ -15,11 +15,35 @@ export async function copyMcpConfig(s: Services, client: McpClient): Promise<str
   }
   const custom = vscode.workspace.getConfiguration('baton').get<string>('database.path')?.trim();
   const text = mcpConfigText(client, {
-    cliPath: join(s.context.extensionPath, 'dist', 'cli.js'),
+    cliPath: stableCliPath(s),
     workspace: folder,
     dbPath: custom ? s.connection.dbPath || undefined : undefined,
   });
   await vscode.env.clipboard.writeText(text);
   void vscode.window.showInformationMessage(`Baton: MCP config for ${NAMES[client]} copied. ${mcpConfigHint(client)}`);
   return text;
+}
+
+/**
+ * The CLI path a copied config names: a launcher in the extension's global storage that runs the CLI of the Baton
+ * installed now (refreshed at each start, see refreshLauncher), so the config survives updates; the extension's own
+ * dist/cli.js when the launcher cannot be written.
+ */
+function stableCliPath(s: Services): string {
+  const cli = join(s.context.extensionPath, 'dist', 'cli.js');
+  try {
+    return writeLauncher(s.context.globalStorageUri.fsPath, cli);
+  } catch (ex) {
+    s.log.warn(`Baton: could not write the CLI launcher (the config names this version's CLI instead): ${ex instanceof Error ? ex.message : String(ex)}`);
+    return cli;
+  }
+}
+
+/** Points a launcher written earlier at this version's CLI (after an update); writes none where there was none. */
+export function refreshLauncher(context: vscode.ExtensionContext, log: { warn(m: string): void }): void {
+  try {
+    writeLauncher(context.globalStorageUri.fsPath, join(context.extensionPath, 'dist', 'cli.js'), true);
+  } catch (ex) {
+    log.warn(`Baton: could not refresh the CLI launcher: ${ex instanceof Error ? ex.message : String(ex)}`);
+  }
 }

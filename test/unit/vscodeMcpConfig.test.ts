@@ -1,10 +1,16 @@
 // Rule: "Copy MCP Config" produces configs the clients parse — JSON `mcpServers.baton` for Claude Code (stdio) and
 // Cursor, TOML `[mcp_servers.baton]` for Codex — running `node <extension>/dist/cli.js mcp --workspace <folder>`;
+// the launcher they name runs the CLI of the Baton installed now (so a config survives updates);
 // artifact document URIs round-trip and pick the language; settings fall back to defaults when invalid.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { artifactExtension, artifactLanguage, artifactUriParts, fileNameOf, parseArtifactUri } from '../../src/vscode/artifactUri.js';
-import { mcpConfigText } from '../../src/vscode/mcpConfig.js';
+import { LAUNCHER_NAME, mcpConfigText, writeLauncher } from '../../src/vscode/mcpConfig.js';
+import { ROOT, ensureBuilt } from '../fixtures/mcp/cliHarness.js';
 import { databasePath, readSettings } from '../../src/vscode/settings.js';
 
 const target = { cliPath: '/ext/dist/cli.js', workspace: '/home/me/my "app"' };
@@ -23,6 +29,25 @@ describe('MCP config text', () => {
   it('gives Codex a TOML table with escaped strings', () => {
     const text = mcpConfigText('codex', target);
     assert.equal(text, '[mcp_servers.baton]\ncommand = "node"\nargs = ["/ext/dist/cli.js", "mcp", "--workspace", "/home/me/my \\"app\\""]\n');
+  });
+});
+
+describe('the CLI launcher a copied config names', () => {
+  it('runs the CLI it points at, is pointed at the new one after an update, and is not written by a refresh alone', () => {
+    const storage = mkdtempSync(join(tmpdir(), 'baton-launcher-'));
+    try {
+      assert.equal(writeLauncher(storage, '/old/ext/dist/cli.js', true), join(storage, LAUNCHER_NAME));
+      assert.equal(existsSync(join(storage, LAUNCHER_NAME)), false, 'a refresh writes no launcher where none was copied');
+      const path = writeLauncher(storage, '/old/ext/dist/cli.js');
+      assert.match(readFileSync(path, 'utf8'), /require\("\/old\/ext\/dist\/cli\.js"\);/);
+      // The next version starts: the launcher now runs its CLI.
+      ensureBuilt();
+      writeLauncher(storage, join(ROOT, 'dist', 'cli.js'), true);
+      const version = execFileSync(process.execPath, [path, '--version'], { encoding: 'utf8' }).trim();
+      assert.match(version, /^\d+\.\d+\.\d+/);
+    } finally {
+      rmSync(storage, { recursive: true, force: true });
+    }
   });
 });
 
