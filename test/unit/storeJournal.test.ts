@@ -196,22 +196,37 @@ test('a journal with a missing record is refused rather than replayed with a gap
   });
 });
 
-test('a journal write failure puts the store in store_failed; acknowledged writes survive', async () => {
-  await withTempDir(async (t) => {
-    let failing = false;
-    const openJournalFile = (path: string): JournalFile => {
+/**
+ * Real journal files whose appends fail with `code` while `failing` is set: 'before' writing anything (a full disk),
+ * or 'after' the record is written whole (the space ahead of it could not be taken).
+ */
+function failingJournal(when: 'before' | 'after', code: string, message: string): { open: (path: string) => JournalFile; failing: boolean } {
+  const control = {
+    failing: false,
+    open: (path: string): JournalFile => {
       const f = openNodeJournalFile(path);
+      const fail = () => {
+        if (control.failing) throw Object.assign(new Error(message), { code });
+      };
       return {
         ...f,
         append(d) {
-          if (failing) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          if (when === 'before') fail();
           f.append(d);
+          if (when === 'after') fail();
         },
       };
-    };
-    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    },
+  };
+  return control;
+}
+
+test('a journal write failure puts the store in store_failed; acknowledged writes survive', async () => {
+  await withTempDir(async (t) => {
+    const journal = failingJournal('before', 'ENOSPC', 'ENOSPC: no space left on device, write');
+    const s = await openStore({ path: t.db, openJournalFile: journal.open, ...noCheckpoints });
     await put(s, 'acked', '1');
-    failing = true;
+    journal.failing = true;
     const a = put(s, 'lost-a', '1');
     const b = put(s, 'lost-b', '1');
     for (const p of [a, b]) {
@@ -222,7 +237,7 @@ test('a journal write failure puts the store in store_failed; acknowledged write
         return true;
       });
     }
-    failing = false;
+    journal.failing = false;
     await assert.rejects(put(s, 'later', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed'));
     await assert.rejects(s.checkpoint(), (ex: unknown) => BatonError.is(ex, 'store_failed'));
     const dbBefore = readFileSync(t.db);
@@ -253,20 +268,10 @@ test('an fdatasync failure is a store failure too', async () => {
 
 test('a record written whole before its write failed (the space ahead of it could not be taken) is not applied at the next open', async () => {
   await withTempDir(async (t) => {
-    let failing = false;
-    const openJournalFile = (path: string): JournalFile => {
-      const f = openNodeJournalFile(path);
-      return {
-        ...f,
-        append(d) {
-          f.append(d);
-          if (failing) throw Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
-        },
-      };
-    };
-    const s = await openStore({ path: t.db, openJournalFile, ...noCheckpoints });
+    const journal = failingJournal('after', 'EFBIG', 'EFBIG: file too large, write');
+    const s = await openStore({ path: t.db, openJournalFile: journal.open, ...noCheckpoints });
     await put(s, 'acked', '1');
-    failing = true;
+    journal.failing = true;
     await assert.rejects(put(s, 'refused', '1'), (ex: unknown) => BatonError.is(ex, 'store_failed'));
     await s.close();
     const r = await openStore({ path: t.db });
