@@ -103,8 +103,9 @@ describe("the editor's agent mode drives Baton", { timeout: 5 * 60_000 }, () => 
         return status === 'running' && shown === progress;
       }, 20_000);
       if (i > 0) assert.equal(await view.locator(`[data-testid="node-${STEPS[i - 1]}"]`).first().getAttribute('data-status'), 'completed');
+      // The row names the run by its task, then the step it is at.
       await waitFor(`the tree to name ${s} as the current step`, async () =>
-        (await wb.treeRows()).some((r) => r.level === '2' && r.label === `bug-fix · running · ${progress}, ${s}`), 20_000);
+        (await wb.treeRows()).some((r) => r.level === '2' && r.label === `bug-fix · running · ${progress}, Fix cart total ignoring quantities · ${s}`), 20_000);
       await waitFor(`the tree's step row ${s} running`, async () => (await wb.treeRows()).some((r) => r.level === '3' && r.label.startsWith(`${s}, running`)), 20_000);
       writeFileSync(join(model.dir, 'release', s), '');
     }
