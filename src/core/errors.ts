@@ -68,3 +68,8 @@ export function echo(value: unknown, max = 120): string {
   const s = String(value);
   return s.length > max ? `"${s.slice(0, max)}\u2026" (${s.length} characters)` : `"${s}"`;
 }
+
+/** The message of a thrown value: an Error's message, anything else as text. */
+export function errorMessage(ex: unknown): string {
+  return ex instanceof Error ? ex.message : String(ex);
+}

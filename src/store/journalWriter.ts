@@ -1,6 +1,6 @@
 // Appends committed transactions to the journal with group commit, and compacts it after a
 // checkpoint. A failed write or fdatasync stops all further writes (store_failed).
-import { BatonError } from '../core/errors.js';
+import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { commitReplaceSync, writeTempSync } from './durableFile.js';
 import { encodeFrame, type JournalFile } from './journal.js';
@@ -178,7 +178,7 @@ export class JournalWriter {
       this.file.truncate(start);
       this.file.sync();
     } catch (ex) {
-      this.log.warn(`store: the journal ${this.path} could not be cut back after a failed write (${ex instanceof Error ? ex.message : String(ex)}): the writes answered store_failed may still be applied at the next open`);
+      this.log.warn(`store: the journal ${this.path} could not be cut back after a failed write (${errorMessage(ex)}): the writes answered store_failed may still be applied at the next open`);
     }
   }
 
@@ -257,7 +257,7 @@ export class JournalWriter {
   }
 
   private fail(ex: unknown): BatonError {
-    const why = ex instanceof Error ? ex.message : String(ex);
+    const why = errorMessage(ex);
     const code = (ex as NodeJS.ErrnoException).code;
     const fix = FIXES[code ?? ''] ?? 'Mend the cause';
     this.failure ??= new BatonError(

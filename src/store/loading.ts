@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { BatonError } from '../core/errors.js';
+import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { FRAME_MAGIC_BYTES, scanJournal, type JournalRecord } from './journal.js';
 import { schemaVersion } from './migrate.js';
@@ -81,7 +81,7 @@ export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | nul
     const rows = db.exec('PRAGMA quick_check(5)')[0]?.values ?? [];
     if (rows.length !== 1 || rows[0]![0] !== 'ok') problem = `its pages are damaged: ${rows.map((r) => String(r[0])).join('; ')}`;
   } catch (ex) {
-    problem = ex instanceof Error ? ex.message : String(ex);
+    problem = errorMessage(ex);
   }
   if (problem !== undefined) {
     db.close();

@@ -3,7 +3,7 @@
 import { mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BindParams, Database, Statement } from 'sql.js';
-import { BatonError } from '../core/errors.js';
+import { BatonError, errorMessage } from '../core/errors.js';
 import type { Row, SqlParams, Store, TransactionOptions } from '../core/ports.js';
 import { replaceFileDurable } from './durableFile.js';
 import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
@@ -297,7 +297,7 @@ export class SqlJsStore implements Store {
     } catch (ex) {
       throw new BatonError(
         'store_corrupt',
-        `${journalPath}: record seq ${last + 1} cannot be replayed onto ${this.path} (${ex instanceof Error ? ex.message : String(ex)}). Baton left both files untouched: restore a backup or move the journal aside.`,
+        `${journalPath}: record seq ${last + 1} cannot be replayed onto ${this.path} (${errorMessage(ex)}). Baton left both files untouched: restore a backup or move the journal aside.`,
         { path: journalPath },
       );
     }
@@ -438,7 +438,7 @@ export class SqlJsStore implements Store {
     } catch (ex) {
       this.failure = new BatonError(
         'store_failed',
-        `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction(s) it could not redo (${ex instanceof Error ? ex.message : String(ex)}); restart Baton: its journal holds every acknowledged write.`,
+        `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction(s) it could not redo (${errorMessage(ex)}); restart Baton: its journal holds every acknowledged write.`,
         { path: this.path },
       );
       this.settings.log.error(`store: ${this.failure.message}`);
@@ -504,7 +504,7 @@ export class SqlJsStore implements Store {
     return run
       .catch((ex: unknown) => {
         if (BatonError.is(ex, 'store_failed')) this.failure ??= ex;
-        this.settings.log.error(`store: could not write ${d.path} again after its files were deleted: ${ex instanceof Error ? ex.message : String(ex)}`);
+        this.settings.log.error(`store: could not write ${d.path} again after its files were deleted: ${errorMessage(ex)}`);
       })
       .finally(() => {
         this.recreating = false;
@@ -528,7 +528,7 @@ export class SqlJsStore implements Store {
 
   private checkpointFailed(ex: unknown, next: string): void {
     if (BatonError.is(ex, 'store_failed')) return; // already reported to every writer
-    const why = ex instanceof Error ? ex.message : String(ex);
+    const why = errorMessage(ex);
     this.settings.log.error(`store: checkpoint of ${this.path} failed (${why}); the journal still holds every write, and ${next}`);
   }
 

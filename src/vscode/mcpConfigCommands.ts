@@ -1,6 +1,7 @@
 // Copy MCP Config for Claude Code / Cursor / Codex: a stdio config that runs this extension's CLI on the workspace.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errors.js';
 import { mcpConfigHint, mcpConfigText, writeLauncher, type McpClient } from './mcpConfig.js';
 import type { Services } from './services.js';
 
@@ -34,7 +35,7 @@ function stableCliPath(s: Services): string {
   try {
     return writeLauncher(s.context.globalStorageUri.fsPath, cli);
   } catch (ex) {
-    s.log.warn(`Baton: could not write the CLI launcher (the config names this version's CLI instead): ${ex instanceof Error ? ex.message : String(ex)}`);
+    s.log.warn(`Baton: could not write the CLI launcher (the config names this version's CLI instead): ${errorMessage(ex)}`);
     return cli;
   }
 }
@@ -44,6 +45,6 @@ export function refreshLauncher(context: vscode.ExtensionContext, log: { warn(m:
   try {
     writeLauncher(context.globalStorageUri.fsPath, join(context.extensionPath, 'dist', 'cli.js'), true);
   } catch (ex) {
-    log.warn(`Baton: could not refresh the CLI launcher: ${ex instanceof Error ? ex.message : String(ex)}`);
+    log.warn(`Baton: could not refresh the CLI launcher: ${errorMessage(ex)}`);
   }
 }

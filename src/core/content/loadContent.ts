@@ -1,5 +1,6 @@
 // Loads agents, rules and workflow templates from content directories; later directories win by name.
 import type { ContentProblem } from '../api.js';
+import { errorMessage } from '../errors.js';
 import type { Crypto, FileEntry, FileSystem } from '../ports.js';
 import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
 import { baseName } from './fieldReader.js';
@@ -89,7 +90,7 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   try {
     entries = await fs.list(dir);
   } catch (ex) {
-    acc.problems.push({ path: dir, line: null, message: `cannot list the content directory: ${errorText(ex)}` });
+    acc.problems.push({ path: dir, line: null, message: `cannot list the content directory: ${errorMessage(ex)}` });
     return;
   }
   const sorted = [...entries].sort((a, b) => (a.relativePath < b.relativePath ? -1 : a.relativePath > b.relativePath ? 1 : 0));
@@ -122,7 +123,7 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   try {
     text = await fs.readText(entry.absolutePath);
   } catch (ex) {
-    return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorText(ex)}` }] };
+    return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorMessage(ex)}` }] };
   }
   const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
@@ -163,8 +164,4 @@ function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
 
 function sortByName<T extends { name: string }>(items: T[]): T[] {
   return items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-function errorText(ex: unknown): string {
-  return ex instanceof Error ? ex.message : String(ex);
 }

@@ -2,6 +2,7 @@
 // debounced updates), its page in panelHtml (strict CSP), restored after a reload by a WebviewPanelSerializer.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
+import { errorMessage } from '../../core/errors.js';
 import { isName, isStepName } from '../../shared/protocol.js';
 import type { BatonSource } from '../batonSource.js';
 import { PanelController } from './panelController.js';
@@ -12,9 +13,6 @@ import type { PanelTeams } from './panelTeam.js';
 /** The panel's view type (also the serializer's and the `onWebviewPanel:` activation event's). */
 export const EXECUTION_VIEW_TYPE = 'baton.execution';
 
-function messageOf(ex: unknown): string {
-  return ex instanceof Error ? ex.message : String(ex);
-}
 
 /** One execution's panel. */
 export class ExecutionPanel {
@@ -100,7 +98,7 @@ export class ExecutionPanel {
   ) {
     this.controller = new PanelController(source, executionId, {
       post: (message) => {
-        void panel.webview.postMessage(message).then(undefined, (ex: unknown) => ExecutionPanel.log.warn(`post failed: ${messageOf(ex)}`));
+        void panel.webview.postMessage(message).then(undefined, (ex: unknown) => ExecutionPanel.log.warn(`post failed: ${errorMessage(ex)}`));
       },
       openArtifact: (artifactId) => Promise.resolve(vscode.commands.executeCommand('baton.openArtifact', artifactId)),
       onState: (state) => {

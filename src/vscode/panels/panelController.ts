@@ -4,7 +4,7 @@
 import type { BatonEvent } from '../../core/types.js';
 import { parseFromWebview } from '../../shared/protocol.js';
 import type { FromWebview, PanelState, ToWebview } from '../../shared/protocol.js';
-import { BatonError } from '../../core/errors.js';
+import { BatonError, errorMessage } from '../../core/errors.js';
 import type { BatonSource, SourceDisposable } from '../batonSource.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 import type { PipelineSource } from '../pipelines/pipelineSource.js';
@@ -60,9 +60,6 @@ export async function loadPanelState(source: BatonSource, executionId: string, s
   return state;
 }
 
-function messageOf(ex: unknown): string {
-  return ex instanceof Error ? ex.message : String(ex);
-}
 
 /** One execution's panel logic. */
 export class PanelController {
@@ -130,7 +127,7 @@ export class PanelController {
         return;
       case 'panel/openArtifact':
         await this.host.openArtifact(msg.artifactId).then(undefined, (ex: unknown) => {
-          this.host.post({ type: 'panel/error', message: `Could not open artifact ${msg.artifactId}: ${messageOf(ex)}` });
+          this.host.post({ type: 'panel/error', message: `Could not open artifact ${msg.artifactId}: ${errorMessage(ex)}` });
         });
         return;
       case 'panel/approve':
@@ -161,8 +158,8 @@ export class PanelController {
         (s) => s.steps.some((st) => st.step_name === stepName && st.status === 'awaiting_approval'),
         () => true,
       );
-      if (stillWaiting) this.host.post({ type: 'panel/error', message: messageOf(ex) });
-      else this.host.log.warn(`${decision} of ${stepName} skipped: already decided (${messageOf(ex)})`);
+      if (stillWaiting) this.host.post({ type: 'panel/error', message: errorMessage(ex) });
+      else this.host.log.warn(`${decision} of ${stepName} skipped: already decided (${errorMessage(ex)})`);
     }
     await this.push('update');
   }
@@ -172,7 +169,7 @@ export class PanelController {
     try {
       await act();
     } catch (ex) {
-      this.host.post({ type: 'panel/error', message: `${what}: ${messageOf(ex)}` });
+      this.host.post({ type: 'panel/error', message: `${what}: ${errorMessage(ex)}` });
     }
     await this.push('update');
   }
@@ -184,7 +181,7 @@ export class PanelController {
       if (!pipelines) throw new Error('this editor does not run pipelines');
       await (await pipelines.source()).resume(this.id, { ...(tokens === null ? {} : { tokens }), ...(usd === null ? {} : { usd }) });
     } catch (ex) {
-      this.host.post({ type: 'panel/error', message: `Could not resume run ${this.id}: ${messageOf(ex)}` });
+      this.host.post({ type: 'panel/error', message: `Could not resume run ${this.id}: ${errorMessage(ex)}` });
     }
     await this.push('update');
   }
@@ -220,8 +217,8 @@ export class PanelController {
       this.host.post(kind === 'init' ? { type: 'panel/init', executionId: state.executionId, state } : { type: 'panel/update', state });
     } catch (ex) {
       if (seq !== this.loadSeq) return;
-      this.host.log.error(`could not read execution ${this.id}: ${messageOf(ex)}`);
-      this.host.post({ type: 'panel/error', message: `Could not read execution ${this.id}: ${messageOf(ex)}` });
+      this.host.log.error(`could not read execution ${this.id}: ${errorMessage(ex)}`);
+      this.host.post({ type: 'panel/error', message: `Could not read execution ${this.id}: ${errorMessage(ex)}` });
     }
   }
 
