@@ -136,14 +136,15 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
  * A file that is not UTF-8 reads with U+FFFD where its other bytes were (an editor saving as Latin-1 or UTF-16, say):
  * it still loads, but its first such line is a problem, since what the agents see is not what the author wrote.
  */
-export function encodingProblem(text: string, path: string): ContentProblem | undefined {
+function encodingProblem(text: string, path: string): ContentProblem | undefined {
   const at = text.indexOf('\uFFFD');
   if (at < 0) return undefined;
   const line = text.slice(0, at).split('\n').length;
   return { path, line, message: 'holds U+FFFD, the mark of bytes that are not UTF-8 (or a literal U+FFFD): agents get that mark instead of what was written there; save the file as UTF-8' };
 }
 
-function withEncodingProblem(parsed: Parsed, text: string, path: string): Parsed {
+/** `parsed` with the encoding problem of its `text`, if it has one, added to its problems. */
+export function withEncodingProblem<P extends { problems: ContentProblem[] }>(parsed: P, text: string, path: string): P {
   const problem = encodingProblem(text, path);
   return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
 }

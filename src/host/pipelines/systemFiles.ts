@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ContentProblem } from '../../core/api.js';
-import { encodingProblem } from '../../core/content/loadContent.js';
+import { withEncodingProblem } from '../../core/content/loadContent.js';
 import { BatonError } from '../../core/errors.js';
 import { formatProblems, parseBlueprintFile, parseSystemFile, type Parsed } from '../../core/pipelines/systemFile.js';
 import type { System, SystemBlueprint } from '../../core/pipelines/types.js';
@@ -40,9 +40,7 @@ function parseFile<T>(path: string, parse: (raw: string, path: string, fallback:
     const why = code === 'EISDIR' ? 'it is a folder, not a file' : code ?? (ex as Error).message;
     return { value: undefined, problems: [{ path, line: null, message: `cannot read the file (${why})` }] };
   }
-  const parsed = parse(raw, path, basename(path).replace(/\.ya?ml$/, ''));
-  const problem = encodingProblem(raw, path);
-  return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
+  return withEncodingProblem(parse(raw, path, basename(path).replace(/\.ya?ml$/, '')), raw, path);
 }
 
 /** Every system file of the workspace, parsed. */

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, isAbsolute, resolve } from 'node:path';
 import type { ContentProblem } from '../../core/api.js';
-import { encodingProblem } from '../../core/content/loadContent.js';
+import { withEncodingProblem } from '../../core/content/loadContent.js';
 import { BatonError } from '../../core/errors.js';
 import type { Clock } from '../../core/ports.js';
 import { formatProblems, type Parsed } from '../../core/pipelines/systemFile.js';
@@ -28,9 +28,7 @@ export function readWorkflowFile(path: string): Parsed<WorkflowFile> {
       return undefined;
     }
   };
-  const parsed = parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile });
-  const problem = encodingProblem(raw, path);
-  return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
+  return withEncodingProblem(parseWorkflowFile(raw, path, basename(path, extname(path)), { readFile }), raw, path);
 }
 
 /** The workflow file at `path`, or a BatonError listing every problem as `file:line: field: message`. */
