@@ -47,8 +47,8 @@ export function closestName(name: string, known: readonly string[]): string | un
   return best !== undefined && bestDistance <= max && !tie ? best : undefined;
 }
 
-/** " (did you mean 'x'?)" for a name that misspells one of `known`, else "". */
-export function didYouMean(name: string, known: readonly string[]): string {
+/** " (did you mean 'x'?)" for a name that misspells one of `known`, else ""; `quote` writes the name. */
+export function didYouMean(name: string, known: readonly string[], quote = (s: string) => `'${s}'`): string {
   const close = closestName(name, known);
-  return close === undefined ? '' : ` (did you mean '${close}'?)`;
+  return close === undefined ? '' : ` (did you mean ${quote(close)}?)`;
 }

@@ -47,8 +47,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function formatIssue(issue: z.core.$ZodIssue, input: unknown, hints: Record<string, string>, validFields: readonly string[]): string {
   if (issue.code === 'unrecognized_keys') {
     const where = paths(issue.path).shown;
-    const siblings = where ? [] : validFields;
-    const fields = issue.keys.map((k) => `${quoted(k)}${siblings.length ? didYouMean(k, siblings).replace(/'/g, '"') : ''}`).join(', ');
+    const fields = issue.keys.map((k) => `${quoted(k)}${where ? '' : didYouMean(k, validFields, quoted)}`).join(', ');
     const valid = where ? '' : validFields.length ? `; valid fields: ${validFields.join(', ')}` : '; this tool takes no arguments';
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${fields}${where ? ` in ${where}` : ''}${valid}`;
   }
