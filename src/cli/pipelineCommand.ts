@@ -16,6 +16,7 @@ import { PIPELINE_USAGE } from './usage.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
 } from './common.js';
+import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
 import { ownDatabase } from './ownDatabase.js';
@@ -124,7 +125,7 @@ async function run(target: string, values: Values): Promise<number> {
   const budget = budgetOf(values);
   const variables = varsOf(values);
   const { system, path, warnings } = loadSystem(target, workspace);
-  for (const w of warnings) process.stderr.write(`baton: warning: ${w.path}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
+  printWarnings(warnings);
   const where = await ownDatabase(values);
   if ('remote' in where) {
     const started = (await callControl(where.remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };

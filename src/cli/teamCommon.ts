@@ -9,6 +9,7 @@ import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { checkWorkflowFile } from '../host/worker/openContext.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf } from './common.js';
+import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
 
 /** Options of every team command. */
@@ -91,6 +92,5 @@ export function kickoffWarnings(file: WorkflowFile, mode: 'run' | 'start' = 'sta
  */
 export function warnAboutTeamFile(path: string, mode: 'run' | 'start'): void {
   const { file, warnings } = checkWorkflowFile(path);
-  const lines = [...[...warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)).map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`), ...kickoffWarnings(file, mode)];
-  for (const line of lines) process.stderr.write(`baton: warning: ${line}\n`);
+  printWarnings([...[...warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)), ...kickoffWarnings(file, mode)]);
 }
