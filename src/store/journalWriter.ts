@@ -263,7 +263,7 @@ export class JournalWriter {
     this.failure ??= new BatonError(
       'store_failed',
       `Baton could not write its journal ${this.path} (${why}), so the database in memory is ahead of the disk and Baton accepts no more writes. ${fix}, then restart Baton (or reopen the store): the journal on disk is intact up to the last acknowledged write.`,
-      { path: this.path, code: (ex as NodeJS.ErrnoException).code },
+      { path: this.path, code },
     );
     this.log.error(`store: ${this.failure.message}`);
     return this.failure;

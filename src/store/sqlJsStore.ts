@@ -235,7 +235,12 @@ export class SqlJsStore implements Store {
 
   /** Writes a snapshot and empties the journal (no-op in memory or when nothing changed). */
   checkpoint(): Promise<void> {
-    const run = this.checkpointChain.then(() => this.checkpointNow());
+    return this.afterCheckpoints(() => this.checkpointNow());
+  }
+
+  /** Runs `fn` once the checkpoints (and file rewrites) queued before it are done; the next ones wait for it. */
+  private afterCheckpoints(fn: () => Promise<void>): Promise<void> {
+    const run = this.checkpointChain.then(fn);
     this.checkpointChain = run.catch(noop);
     return run;
   }
@@ -479,7 +484,7 @@ export class SqlJsStore implements Store {
    */
   private recreateFiles(): Promise<void> {
     const d = this.durable!;
-    const run = this.checkpointChain.then(async () => {
+    return this.afterCheckpoints(async () => {
       if (this.closed || !d.journal.gone()) return;
       await d.journal.drain();
       mkdirSync(dirname(d.path), { recursive: true });
@@ -499,9 +504,7 @@ export class SqlJsStore implements Store {
       await this.checkpointOnce();
       this.settings.log.warn(`store: the folder or files of ${d.path} were deleted while Baton ran; Baton wrote the database again from memory, and nothing is lost`);
       for (const l of this.recreatedListeners) l();
-    });
-    this.checkpointChain = run.catch(noop);
-    return run
+    })
       .catch((ex: unknown) => {
         if (BatonError.is(ex, 'store_failed')) this.failure ??= ex;
         this.settings.log.error(`store: could not write ${d.path} again after its files were deleted: ${errorMessage(ex)}`);
