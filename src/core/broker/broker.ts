@@ -517,8 +517,8 @@ export class Broker {
   }
 
   /**
-   * Hands a running step whose token expired unused to this caller: the old token is superseded (its agent, if it
-   * comes back, is told the step moved on), and the step is offered again with a fresh token.
+   * Hands a running step whose token expired unused (reclaimAfterMs ago) to this caller: the old token is superseded
+   * (its agent, if it comes back, is told the step moved on), and the step is offered again with a fresh token.
    */
   private reclaim(exec: ExecutionRow, step: StepRow, ctx: CallContext, events: BatonEvent[], states: StepState[]): TxResult {
     const { iso } = this.now();
@@ -526,7 +526,7 @@ export class Broker {
     const by = ctx.agent_name ?? ctx.client_name ?? step.agent_name;
     this.repo.updateStep(exec.execution_id, step.step_name, { claimed_by: by });
     this.event(exec.execution_id, 'step_reclaimed', { step_name: step.step_name, from: step.claimed_by ?? null, claimed_by: by });
-    return this.offer(exec, { ...step, claimed_by: by }, undefined, ctx, events, states);
+    return this.offer(exec, step, undefined, ctx, events, states);
   }
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
