@@ -6,6 +6,7 @@ import { join, relative, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import { deriveInbox } from '../core/worker/mentions.js';
 import type { TeamRuns, TeamRunSummary } from '../core/worker/teamRuns.js';
+import { statusText } from '../shared/labels.js';
 import type { PanelTeam, PanelTeamDocument } from '../shared/protocol.js';
 
 /** Channel entries the view carries (the newest). */
@@ -53,7 +54,7 @@ export async function buildTeamView(runs: TeamRuns, runId: string): Promise<Pane
     unread: deriveInbox(channel, a.agent, a.readCursor ?? undefined).length,
   }));
   return {
-    instance: run.instance, workflow: run.workflow, status: run.status, source: run.source, contextDir: run.contextDir,
+    instance: run.instance, workflow: run.workflow, status: statusText(run.status, run.cancelled), source: run.source, contextDir: run.contextDir,
     agents, working: agents.filter((a) => a.state === 'running').map((a) => a.name),
     channel: channel.map((e) => ({ from: e.from, timestamp: e.timestamp, message: e.message, mentions: e.mentions })),
     documents, canSend: run.status === 'running' && served !== undefined,

@@ -214,6 +214,7 @@ export interface PanelTeamDocument {
 export interface PanelTeam {
   instance: string;
   workflow: string;
+  /** As a person reads it: "running", "completed", "failed", or "cancelled" for a team stopped before it was done. */
   status: string;
   /** The workflow file. */
   source: string | null;

@@ -112,7 +112,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     await dialog.waitFor({ state: 'visible', timeout: 20_000 });
     assert.match(await dialog.innerText(), /Stop team @pr-7\?[\s\S]*Agents that are working are killed/);
     await dialog.locator('.monaco-button').filter({ hasText: 'Stop Team' }).first().click();
-    await waitFor('the stopped team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@pr-7 · completed')), 30_000);
+    await waitFor('the stopped team in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@pr-7 · cancelled')), 30_000);
     await waitFor('the panel read-only, without Stop', async () =>
       (await panel.locator('[data-testid="team-ended"]').count()) > 0 && (await panel.locator('[data-testid="team-stop"]').count()) === 0, 30_000);
   });
@@ -135,7 +135,7 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     const stopped = await cli(['stop', '@term', '--db', db, '--workspace', server.workspace]);
     assert.equal(stopped.code, 0, stopped.stderr);
     assert.match(stopped.stdout, /@term/);
-    await waitFor('the team ended in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · completed')), 30_000);
+    await waitFor('the team ended in the tree', async () => (await wb.treeRows()).some((r) => r.label.startsWith('crew@term · cancelled')), 30_000);
     await waitFor('the panel read-only', async () => (await panel.locator('[data-testid="team-ended"]').count()) > 0, 30_000);
   });
 });

@@ -86,10 +86,10 @@ kickoff: "@reviewer please review add()"
 
     await controller.receive({ type: 'team/stop', agent: null });
     await until('the owner stopped the instance', () => teams.get('pr-9').end);
-    await until('the team ended in the panel', () => last()?.team?.status === 'completed');
+    await until('the team ended in the panel, cancelled', () => last()?.team?.status === 'cancelled');
     await controller.receive({ type: 'team/send', message: '@coder still there?' });
     const errors = posted.flatMap((m) => (m.type === 'panel/error' ? [m.message] : []));
-    assert.match(errors.join('\n'), /Could not post to the channel: team @pr-9 is completed/);
+    assert.match(errors.join('\n'), /Could not post to the channel: team @pr-9 is cancelled/);
     controller.dispose();
   });
 

@@ -100,6 +100,30 @@ describe('team runs in the database', () => {
     assert.equal(teams.agents(runId).find((x) => x.agent === 'coder')?.state, 'running');
   });
 
+  it('finish cancelled: failed to the state machine with the cancelled mark and its reason, in the listing and the event', async () => {
+    const { baton, store, teams, runId } = await team();
+    await teams.finish(runId, 'cancelled', 'stopped by baton stop @pr-1');
+    const exec = store.get<{ status: string; metadata: string }>('SELECT status, metadata FROM executions WHERE execution_id = ?', [runId])!;
+    assert.equal(exec.status, 'failed');
+    assert.equal((JSON.parse(exec.metadata) as { cancelled?: { reason: string } }).cancelled?.reason, 'stopped by baton stop @pr-1');
+    assert.equal(teams.list()[0]?.cancelled, true);
+    assert.equal(baton.listExecutions().find((e) => e.execution_id === runId)?.cancelled, true, 'baton status and the views say "cancelled"');
+    const event = store.get<{ event_data: string }>("SELECT event_data FROM events WHERE execution_id = ? AND event_type = 'team_finished'", [runId])!;
+    assert.deepEqual(JSON.parse(event.event_data), { status: 'failed', cancelled: true, reason: 'stopped by baton stop @pr-1' });
+    assert.ok(teams.agents(runId).every((a) => a.state === 'stopped'));
+  });
+
+  it('finish failed keeps its error in the event; completed says only its status', async () => {
+    const a = await team();
+    await a.teams.finish(a.runId, 'failed', 'the kickoff could not be posted: disk full');
+    const data = (t: typeof a) => JSON.parse(t.store.get<{ event_data: string }>("SELECT event_data FROM events WHERE execution_id = ? AND event_type = 'team_finished'", [t.runId])!.event_data) as unknown;
+    assert.deepEqual(data(a), { status: 'failed', error: 'the kickoff could not be posted: disk full' });
+    assert.equal(a.teams.list()[0]?.cancelled, false);
+    const b = await team();
+    await b.teams.finish(b.runId, 'completed');
+    assert.deepEqual(data(b), { status: 'completed' });
+  });
+
   it('catches up entries another writer added to the context', async () => {
     const { teams, runId, raw, provider } = await team();
     await provider.appendChannel('system', 'recorded');
@@ -119,6 +143,7 @@ describe('team runs in the database', () => {
     await teams.finish(runId, 'failed');
     assert.equal(store.get<{ status: string }>('SELECT status FROM executions WHERE execution_id = ?', [runId])?.status, 'completed', 'finishing twice changes nothing');
     const again = await teams.start({ workflow: 'review', instance: 'pr-1', agents: [] });
+    assert.equal(teams.list().find((t) => t.runId === runId)?.cancelled, false);
     assert.notEqual(again, runId);
     assert.deepEqual(teams.list({ activeOnly: true }).map((t) => t.runId), [again]);
     assert.throws(() => teams.attach('nope', new MemoryContextProvider({ agents: [] })), (ex: unknown) => BatonError.is(ex, 'execution_not_found'));

@@ -38,6 +38,12 @@ describe('the Agent Teams group', () => {
     assert.deepEqual([done!.id, done!.description, done!.collapsible], ['team:r2:done', '3 messages · review', 'collapsed']);
   });
 
+  it('says "cancelled" for a run stopped before its agents were done, without the error icon of a failed one', () => {
+    const [stopped, failed] = teamRunNodes([run({ status: 'failed', cancelled: true, agents: [] }), run({ runId: 'r2', status: 'failed', agents: [] })]);
+    assert.deepEqual([stopped!.label, stopped!.icon.id], ['review@pr-1 · cancelled', 'circle-slash']);
+    assert.deepEqual([failed!.label, failed!.icon.id], ['review@pr-1 · failed', 'error']);
+  });
+
   it('folds a run onto its agents with their states', () => {
     const nodes = teamAgentNodes(run());
     assert.deepEqual(nodes.map((n) => [n.id, n.label, n.description, n.icon.id]), [

@@ -148,6 +148,11 @@ export class TeamRunner {
     this.end('stopped', message);
   }
 
+  /** Ends the team as failed (it could not start: the kickoff was not posted); every running invocation is killed. */
+  fail(message: string): void {
+    this.end('failed', message);
+  }
+
   private async pump(): Promise<void> {
     do {
       this.again = false;

@@ -8,7 +8,8 @@
 //   await teams.finish(runId, 'completed');              // also detaches
 // Entries written to the context by another process (`baton send` on a file context) are caught up by sync(runId).
 import type { TeamStatusView } from '../api.js';
-import type { ExecutionRepo } from '../broker/executionRepo.js';
+import { parseJson, type ExecutionRepo } from '../broker/executionRepo.js';
+import { executionFacts } from '../broker/submittedOutput.js';
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
@@ -37,6 +38,8 @@ export interface TeamRunSummary {
   startedAt: string;
   agents: TeamAgentRow[];
   messages: number;
+  /** Whether it was stopped before its agents were done (its status is then `failed`); absent from an older owner. */
+  cancelled?: boolean;
 }
 
 /** A team whose context is served in this process. */
@@ -114,17 +117,27 @@ export class TeamRuns {
     return this.served.get(runId);
   }
 
-  /** Ends a team run (completed, or failed with an error) and detaches it. */
-  async finish(runId: string, status: 'completed' | 'failed', error?: string): Promise<void> {
+  /**
+   * Ends a team run and detaches it: completed, failed with an error, or cancelled (stopped by a person or by the
+   * owner's shutdown before the agents were done; `reason` says which). A cancelled run is `failed` to the state
+   * machine with the mark that makes the views say "cancelled", as a cancelled workflow is.
+   */
+  async finish(runId: string, outcome: 'completed' | 'failed' | 'cancelled', reason?: string): Promise<void> {
     this.detach(runId);
     const exec = this.deps.repo.execution(runId);
     if (!exec || exec.kind !== 'worker') throw notTeam(runId);
     if (exec.status === 'completed' || exec.status === 'failed') return;
     const now = this.iso();
+    const status = outcome === 'completed' ? 'completed' : 'failed';
+    const cancelled = outcome === 'cancelled' ? { cancelled: { reason: reason ?? 'stopped', by: null, at: now } } : {};
     await this.deps.ports.store.transaction(() => {
-      this.deps.repo.updateExecution(runId, { status, completed_at: now, duration_ms: Date.parse(now) - Date.parse(exec.started_at) }, now, exec.status);
+      this.deps.repo.updateExecution(runId, {
+        status, completed_at: now, duration_ms: Date.parse(now) - Date.parse(exec.started_at),
+        ...(outcome === 'cancelled' ? { metadata: { ...exec.metadata, ...cancelled } } : {}),
+      }, now, exec.status);
       this.deps.ports.store.run("UPDATE team_agents SET state = 'stopped', updated_at = ? WHERE execution_id = ? AND state IN ('idle', 'running')", [now, runId]);
-      this.deps.event(runId, 'team_finished', { status, ...(error ? { error } : {}) });
+      const said = outcome === 'cancelled' ? { cancelled: true, reason: reason ?? 'stopped' } : outcome === 'failed' && reason ? { error: reason } : {};
+      this.deps.event(runId, 'team_finished', { status, ...said });
     });
     this.deps.emit([{ type: 'execution', execution_id: runId, task_id: null, status }]);
   }
@@ -216,14 +229,15 @@ export class TeamRuns {
 
   /** Team runs, newest first (`activeOnly`: those running). */
   list(opts: { activeOnly?: boolean; limit?: number } = {}): TeamRunSummary[] {
-    const rows = this.deps.ports.store.all<{ execution_id: string; instance: string; workflow: string; source: string | null; context_dir: string | null; status: ExecutionStatus; started_at: string; messages: number }>(
-      `SELECT t.execution_id, t.instance, t.workflow, t.source, t.context_dir, e.status, e.started_at,
+    const rows = this.deps.ports.store.all<{ execution_id: string; instance: string; workflow: string; source: string | null; context_dir: string | null; status: ExecutionStatus; started_at: string; metadata: string; messages: number }>(
+      `SELECT t.execution_id, t.instance, t.workflow, t.source, t.context_dir, e.status, e.started_at, e.metadata,
               (SELECT COUNT(*) FROM team_messages m WHERE m.execution_id = t.execution_id) AS messages
          FROM team_runs t JOIN executions e ON e.execution_id = t.execution_id
         ${opts.activeOnly ? "WHERE e.status = 'running'" : ''} ORDER BY e.started_at DESC, t.rowid DESC LIMIT ?`, [opts.limit ?? 100]);
     return rows.map((r) => ({
       runId: r.execution_id, instance: r.instance, workflow: r.workflow, status: r.status, source: r.source, contextDir: r.context_dir,
       startedAt: r.started_at, agents: this.agents(r.execution_id), messages: r.messages,
+      cancelled: executionFacts({ metadata: parseJson(r.metadata, {}) }).cancelled,
     }));
   }
 

@@ -125,7 +125,7 @@ export class Teams {
     try {
       if (kickoff !== undefined && kickoff.trim()) await provider.appendChannel('system', kickoff);
     } catch (ex) {
-      team.runner.stop(`the kickoff could not be posted: ${(ex as Error).message}`);
+      team.runner.fail(`the kickoff could not be posted: ${(ex as Error).message}`);
       throw ex;
     }
     team.begin();
@@ -190,8 +190,9 @@ export class Teams {
       clearInterval(poll);
       for (const t of tokens.values()) t.revoke();
       await this.runs.sync(runId).catch(() => undefined);
-      const ok = end.reason === 'idle' || end.reason === 'stopped';
-      await this.runs.finish(runId, ok ? 'completed' : 'failed', ok ? undefined : end.message).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
+      // Stopped before the agents were done (by a person, or by the owner's shutdown) is cancelled, not completed.
+      const outcome = end.reason === 'idle' ? 'completed' : end.reason === 'stopped' ? 'cancelled' : 'failed';
+      await this.runs.finish(runId, outcome, outcome === 'completed' ? undefined : end.message).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
     });
     return team;
   }

@@ -1,6 +1,7 @@
 // The tree's Agent Teams group as plain data: the team runs (newest first), each with its agents and their states
 // (working, idle, stopped, failed). A run opens its panel on click. No 'vscode'.
 import type { TeamRunSummary } from '../../core/worker/teamRuns.js';
+import { statusText } from '../../shared/labels.js';
 import { statusIcon, type NodeIcon, type TreeNode } from './treeModel.js';
 
 const DONE = new Set(['completed', 'failed']);
@@ -28,10 +29,10 @@ export function teamRunNodes(runs: readonly TeamRunSummary[]): TreeNode[] {
   return runs.map((r) => ({
     // A finished run gets a new id: the editor keeps the first collapsible state it saw for an id.
     id: `team:${r.runId}${DONE.has(r.status) ? ':done' : ''}`,
-    label: `${r.workflow}@${r.instance} · ${r.status}`,
+    label: `${r.workflow}@${r.instance} · ${statusText(r.status, r.cancelled)}`,
     description: runDescription(r),
     tooltip: `Team run ${r.runId}\nWorkflow ${r.source ?? r.workflow}${r.contextDir ? `\nContext ${r.contextDir}` : ''}\nStarted ${r.startedAt}`,
-    icon: statusIcon(r.status),
+    icon: statusIcon(r.status, r.cancelled),
     contextValue: `team:${r.status}`,
     collapsible: DONE.has(r.status) ? 'collapsed' : 'expanded',
     ref: { kind: 'execution', execution_id: r.runId, workflow: r.workflow, status: r.status },
