@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { registerApprovalNotifications } from './approvals.js';
 import { registerArtifactDocuments } from './artifactDocuments.js';
 import { registerCommands } from './commands.js';
+import { registerContentDiagnostics } from './contentDiagnostics.js';
 import { HeldSteps } from './heldSteps.js';
 import { createBatonLog } from './log.js';
 import { registerRunner } from '../host/pipelines/runnerRegistry.js';
@@ -55,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerApprovalNotifications(services),
     registerCommands(services),
     registerSpecCodeLens(services),
+    registerContentDiagnostics(log),
     ExecutionPanel.registerSerializer(context, () => c),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void c.restart()),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -1,7 +1,8 @@
 // Rule: inside the real extension host (VS Code 1.139 server, Node 24), Baton activates, registers every command it
 // declares, owns the workspace endpoint, is reachable by the editor's own MCP client, and its endpoint refuses
 // callers without the token or from a foreign Host or Origin; Start Workflow hands spec_execution_v1 (which needs a
-// tasks.md) to the spec command; the test hook exists when the harness asks for it.
+// tasks.md) to the spec command; a workflow file that does not parse is an error in the Problems panel until it is
+// fixed; the test hook exists when the harness asks for it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -23,7 +24,7 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
   };
 
   it('the suite ran to its end and passed', () => {
-    assert.equal(run.checks.length, 7, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
+    assert.equal(run.checks.length, 8, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
     assert.equal(run.exitCode, 0, run.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.error}`).join('\n'));
   });
   it('activates', () => {
@@ -50,5 +51,10 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
   it('Start Workflow on spec_execution_v1 starts it on the open tasks.md', () => {
     const detail = check('Start Workflow on spec_execution_v1 starts it on the open tasks.md instead of asking for a task');
     assert.equal(detail.source, 'inhost-spec/tasks.md');
+  });
+  it('a workflow file that does not parse shows in the Problems panel, and goes once fixed', () => {
+    const detail = check('a workflow file that does not parse is an error in the Problems panel at its line, gone once it is fixed');
+    assert.ok(Number(detail.line) >= 5 && Number(detail.line) <= 7, JSON.stringify(detail));
+    assert.match(String(detail.message), /Baton leaves this file out until it is fixed/);
   });
 });

@@ -94,7 +94,33 @@ const checks = [
     if (!spec || spec.source !== 'inhost-spec/tasks.md') throw new Error(`spec status: ${JSON.stringify(status).slice(0, 400)}`);
     return { id, source: spec.source, phases: spec.total_phases ?? spec.phases?.length };
   }],
+  ['a workflow file that does not parse is an error in the Problems panel at its line, gone once it is fixed', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) throw new Error('no workspace folder');
+    const file = vscode.Uri.joinPath(folder, '.baton', 'workflows', 'inhost-broken.yaml');
+    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, '.baton', 'workflows'));
+    await vscode.workspace.fs.writeFile(file, Buffer.from('name: inhost-broken\ndescription: Broken\ntype: sequential\nsteps:\n  - name: a\n    agent: debugger\n   description: bad indent\n'));
+    const baton = () => vscode.languages.getDiagnostics(file).filter((d) => d.source === 'Baton');
+    const shown = await until(() => baton().length > 0 && baton(), 20_000, 'no Baton diagnostic on the broken workflow');
+    const first = shown[0];
+    if (first.severity !== vscode.DiagnosticSeverity.Error) throw new Error(`severity ${first.severity}: ${first.message}`);
+    await vscode.workspace.fs.writeFile(file, Buffer.from('name: inhost-broken\ndescription: Fixed\ntype: sequential\nsteps:\n  - name: a\n    agent: debugger\n    description: good indent\n'));
+    await until(() => baton().length === 0, 20_000, `the diagnostics stayed after the fix: ${baton().map((d) => d.message).join('; ')}`);
+    await vscode.workspace.fs.delete(file);
+    return { line: first.range.start.line + 1, message: first.message };
+  }],
 ];
+
+/** Polls `test` every 200 ms until it returns something truthy (returned), or throws `message` after `ms`. */
+async function until(test, ms, message) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = test();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(message);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 /** A /control call on the owner's endpoint with its token; resolves to the parsed answer. */
 function control(endpoint, body) {
