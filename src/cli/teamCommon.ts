@@ -1,8 +1,8 @@
 // What the team commands (run, start, stop, list, send, peek, new) share: finding the live owner (teams run in the
 // owner, see ownDatabase.ts; other processes reach them through its /control endpoint), and printing channel entries.
 import { resolve } from 'node:path';
-import { mentionedNames } from '../core/worker/mentions.js';
-import type { ChannelEntry, WorkflowFile } from '../core/worker/types.js';
+import { kickoffWarnings } from '../core/worker/kickoffWarnings.js';
+import type { ChannelEntry } from '../core/worker/types.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
 import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
@@ -66,24 +66,6 @@ export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () =>
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
-}
-
-/**
- * Warnings about a team's kickoff a person would want before the run: agents wake only when @mentioned, so a kickoff
- * that mentions none of them starts nothing (the team ends at once, idle), and an @name that is no agent wakes nobody.
- */
-export function kickoffWarnings(file: WorkflowFile, mode: 'run' | 'start' = 'start'): string[] {
-  if (file.kickoff === undefined) {
-    // `start` keeps the team for `baton send`; `run` ends as soon as every agent is idle, which is at once.
-    return mode === 'run' ? [`the workflow has no kickoff, so no agent wakes up and the team ends at once; add one, as in kickoff: "@${Object.keys(file.agents)[0]} …" (or use baton start, then baton send)`] : [];
-  }
-  const agents = Object.keys(file.agents);
-  const named = mentionedNames(file.kickoff);
-  const out = named.filter((n) => !agents.includes(n)).map((n) => `the kickoff mentions @${n}, which is not an agent of this workflow (agents: ${agents.join(', ')})`);
-  if (!named.some((n) => agents.includes(n))) {
-    out.push(`the kickoff mentions none of the agents, so none wakes up and the team ends at once; address one, as in "@${agents[0]} …"`);
-  }
-  return out;
 }
 
 /**

@@ -1,8 +1,9 @@
 // Rule: agent teams run from the editor the way a person runs them (code-server in headless Chromium): "Baton: Run
 // Agent Team (YAML)…" from the palette on a workspace team file whose agents are `command` agents (a scripted agent
-// that talks through Baton's `context` tools); the panel shows the channel live, a message posted from the panel
+// that talks through Baton's `context` tools); a kickoff @mentioning no agent of the team is warned about, as
+// `baton start` does; the panel shows the channel live, a message posted from the panel
 // @mentions an agent and its reply appears in the timeline; documents open in tabs; Stop in the panel (after the
-// modal) ends the team: the tree says so and the panel turns read-only. A team file that is not valid is
+// modal) ends the team: the tree says "cancelled" and the panel turns read-only. A team file that is not valid is
 // refused with file:line and opened there; a team `baton start` starts against the editor (the owner) appears in the
 // tree and in its panel live, and ends there (read-only) when `baton stop` stops it.
 import assert from 'node:assert/strict';
@@ -22,7 +23,7 @@ agents:
   coder: { backend: command, command: AGENT, model: scripted, system_prompt: You fix code. }
 kickoff: |
   The diff adds add(a, b) = a + b + 1.
-  @reviewer please review.
+  @reviewer please review (cc @ghost).
 `;
 
 const TYPO = `name: typo
@@ -72,6 +73,8 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
     await wb.answerQuickInput('crew.yaml');
     await wb.answerQuickInput('pr-7');
     const panel: Frame = await wb.webviewFrame('team', 60_000);
+    // What `baton start` prints as a warning, the editor says too: @ghost is no agent of the crew.
+    await waitFor('the kickoff warning', async () => (await wb.notifications()).some((n) => /crew@pr-7: the kickoff mentions @ghost, which is not an agent of this workflow \(agents: reviewer, coder\)/.test(n)), 20_000);
     const messages = async () => {
       const from = await panel.locator('[data-testid="tmsg"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-from') ?? ''));
       const bodies = await panel.locator('[data-testid="tmsg-body"]').evaluateAll((els) => els.map((e) => e.textContent ?? ''));

@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../../core/errors.js';
+import { kickoffWarnings } from '../../core/worker/kickoffWarnings.js';
 import { checkInstanceName, DEFAULT_INSTANCE } from '../../core/worker/workflowVariables.js';
 import { bundledContentDir } from '../../host/openBaton.js';
 import { showProblems } from '../pipelineCommands.js';
@@ -86,5 +87,25 @@ export async function runTeam(s: Services): Promise<string | undefined> {
   s.log.info(`team ${file.name} started as @${instance} (run ${runId})${teams.local ? '' : ' in the owner process'}`);
   s.tree.refresh();
   ExecutionPanel.show(s.context, s.connection, runId);
+  void warnAboutTeamFile(s, file, instance);
   return runId;
+}
+
+/**
+ * What `baton start` warns about, said in the editor: what the file's parse ignored (a misspelt field), and a kickoff
+ * that wakes nobody or names an @agent the team does not have. All of it goes to the log; the first in a notification.
+ */
+async function warnAboutTeamFile(s: Services, file: TeamFile, instance: string): Promise<void> {
+  const lines = [
+    ...file.problems.map((p) => `${p.line ? `line ${p.line}: ` : ''}${p.message}`),
+    ...(file.workflow ? kickoffWarnings(file.workflow, 'start') : []),
+  ];
+  if (!lines.length) return;
+  for (const line of lines) s.log.warn(`team ${file.path}: ${line}`);
+  const more = lines.length > 1 ? ` (and ${lines.length - 1} more; see Baton: Show Log)` : '';
+  const open = await vscode.window.showWarningMessage(`Baton: ${file.name}@${instance}: ${lines[0]}${more}`, 'Open File');
+  if (open) {
+    const line = Math.max(0, (file.problems.find((p) => p.line !== null)?.line ?? 1) - 1);
+    await vscode.window.showTextDocument(vscode.Uri.file(file.path), { selection: new vscode.Range(line, 0, line, 0) });
+  }
 }
