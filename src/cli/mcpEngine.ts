@@ -8,7 +8,7 @@ import type { OpenedBaton } from '../host/openBaton.js';
 import { exitsWithin, httpUpstream, ownerAnswers, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
-import { deserializeLine } from '../mcp/jsonRpc.js';
+import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
@@ -53,7 +53,7 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
     return async () => undefined;
   }
   const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
-  await server.connect(front);
+  await connectServer(server, front);
   // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
   const answered = front.attach(deserializeLine);
   await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, PUBLISH_WITHIN_MS).unref())]);
@@ -89,7 +89,7 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
         await server.close().catch(() => undefined);
         await owner.close();
       }, log, true);
-      await server.connect(StdioFront.ready(log, deserializeLine));
+      await connectServer(server, StdioFront.ready(log, deserializeLine));
       log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
       return -1;
     }
@@ -143,7 +143,7 @@ async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwne
   const owner = found.opened;
   const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
   const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
+  await connectServer(server, serverSide);
   log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
   return {
     transport: proxySide,

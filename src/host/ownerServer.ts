@@ -10,6 +10,7 @@ import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
+import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
 import { McpHttpTransport } from './mcpHttpTransport.js';
 
@@ -154,7 +155,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     transport.onclose = () => {
       sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
+    await connectServer(server, transport);
     transport.handle(req, res, body);
   };
 

@@ -2,6 +2,7 @@
 // the whole message, arguments and all, several times per call in the SDK: ~3% of a call's CPU on the hot path);
 // anything else (responses, tasks, odd ids, unknown keys) goes to the SDK's schemas, so what is accepted is exactly
 // what they accept.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../core/pipelines/streams/streamParser.js';
 import { isRequestId } from './invalidMessage.js';
@@ -52,3 +53,31 @@ export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in
 
 /** Whether a message (already validated) is an answer: a result or an error. */
 export const isAnswer = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m;
+
+/** The parts of the SDK's Protocol that `connectServer` dispatches to (internal to the SDK; checked before use). */
+interface ProtocolDispatch {
+  _onrequest?: (request: JSONRPCMessage, extra?: unknown) => void;
+  _onnotification?: (notification: JSONRPCMessage) => void;
+}
+
+/**
+ * Connects `server` to `transport` as `server.connect` does, then lets a plain request or notification (see
+ * `plainMessage`) skip the SDK's dispatch, which tells a message's kind by parsing it with zod as a result, then as an
+ * error, then as a request: three parses of every call's whole arguments, two of them failing (building zod's issues),
+ * ~2% of a call's CPU. Anything else (a client's answer to an elicitation, an odd message) goes through the SDK's
+ * dispatch as before; so does everything if the SDK's Protocol no longer has the methods it dispatches to.
+ */
+export async function connectServer(server: { server: object; connect(transport: Transport): Promise<void> }, transport: Transport): Promise<void> {
+  const before = transport.onmessage;
+  await server.connect(transport);
+  const sdk = transport.onmessage;
+  const protocol = server.server as ProtocolDispatch;
+  const { _onrequest: onRequest, _onnotification: onNotification } = protocol;
+  if (!sdk || typeof onRequest !== 'function' || typeof onNotification !== 'function') return;
+  transport.onmessage = (message, extra) => {
+    if (plainMessage(message) !== message) return sdk(message, extra);
+    before?.(message, extra);
+    if (isRequest(message)) onRequest.call(protocol, message, extra);
+    else onNotification.call(protocol, message);
+  };
+}
