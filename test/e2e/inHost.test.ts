@@ -2,7 +2,7 @@
 // declares, owns the workspace endpoint, is reachable by the editor's own MCP client, and its endpoint refuses
 // callers without the token or from a foreign Host or Origin; Start Workflow hands spec_execution_v1 (which needs a
 // tasks.md) to the spec command; a workflow file that does not parse is an error in the Problems panel until it is
-// fixed; the test hook exists when the harness asks for it.
+// fixed, and so is an opened team file that is not valid; the test hook exists when the harness asks for it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -24,7 +24,7 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
   };
 
   it('the suite ran to its end and passed', () => {
-    assert.equal(run.checks.length, 8, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
+    assert.equal(run.checks.length, 9, `checks recorded: ${run.checks.map((c) => c.name).join('; ')}\n${run.consoleLog.slice(-30).join('\n')}`);
     assert.equal(run.exitCode, 0, run.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.error}`).join('\n'));
   });
   it('activates', () => {
@@ -56,5 +56,10 @@ describe('Baton inside the extension host', { timeout: 10 * 60_000 }, () => {
     const detail = check('a workflow file that does not parse is an error in the Problems panel at its line, gone once it is fixed');
     assert.ok(Number(detail.line) >= 5 && Number(detail.line) <= 7, JSON.stringify(detail));
     assert.match(String(detail.message), /Baton leaves this file out until it is fixed/);
+  });
+  it('a team workflow file that is not valid shows its problem at its line once opened', () => {
+    const detail = check('a team workflow file that is not valid shows its problem at its line once opened');
+    assert.equal(detail.line, 4, JSON.stringify(detail));
+    assert.match(String(detail.message), /backend/);
   });
 });

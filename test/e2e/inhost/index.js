@@ -109,6 +109,19 @@ const checks = [
     await vscode.workspace.fs.delete(file);
     return { line: first.range.start.line + 1, message: first.message };
   }],
+  ['a team workflow file that is not valid shows its problem at its line once opened', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) throw new Error('no workspace folder');
+    const file = vscode.Uri.joinPath(folder, 'inhost-team.yaml');
+    await vscode.workspace.fs.writeFile(file, Buffer.from('name: crew\nagents:\n  reviewer:\n    backend: nope\nkickoff: "@reviewer go"\n'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+    const baton = () => vscode.languages.getDiagnostics(file).filter((d) => d.source === 'Baton');
+    const shown = await until(() => baton().length > 0 && baton(), 20_000, 'no Baton diagnostic on the team file');
+    const at = shown.find((d) => /backend/.test(d.message));
+    if (!at || at.severity !== vscode.DiagnosticSeverity.Error) throw new Error(`diagnostics: ${shown.map((d) => `${d.range.start.line + 1}: ${d.message}`).join('; ')}`);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    return { line: at.range.start.line + 1, message: at.message };
+  }],
 ];
 
 /** Polls `test` every 200 ms until it returns something truthy (returned), or throws `message` after `ms`. */
