@@ -19,7 +19,7 @@ function toDiagnostic(p: FileProblem): vscode.Diagnostic {
   const line = Math.max(0, (p.line ?? 1) - 1);
   const d = new vscode.Diagnostic(
     new vscode.Range(line, 0, line, Number.MAX_SAFE_INTEGER),
-    p.leftOut ? `${p.message} (Baton leaves this file out until it is fixed)` : p.message,
+    p.leftOut && !/until this file is valid|this file is ignored/.test(p.message) ? `${p.message} (Baton leaves this file out until it is fixed)` : p.message,
     p.leftOut ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
   );
   d.source = 'Baton';
