@@ -87,7 +87,7 @@ export async function runTeam(s: Services): Promise<string | undefined> {
   s.log.info(`team ${file.name} started as @${instance} (run ${runId})${teams.local ? '' : ' in the owner process'}`);
   s.tree.refresh();
   ExecutionPanel.show(s.context, s.connection, runId);
-  void warnAboutTeamFile(s, file, instance);
+  void warnAboutTeamFile(s, file, instance).catch((ex: unknown) => s.log.warn(`showing the warnings of ${file.path} failed`, ex));
   return runId;
 }
 
