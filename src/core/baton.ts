@@ -7,7 +7,7 @@ import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js'
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
-import { executionFacts, submittedOutput } from './broker/submittedOutput.js';
+import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { loadContent, syncContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
@@ -291,7 +291,7 @@ export class Baton implements BatonApi {
       // Cancelled executions are `failed` to the state machine; the mark lets the views say "cancelled".
       this.repo.updateExecution(exec.execution_id, {
         status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null,
-        metadata: { ...exec.metadata, cancelled: { reason, by: by ?? null, at: iso } },
+        metadata: withCancelledMark(exec.metadata, reason, by ?? null, iso),
       }, iso);
       if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
       this.broker.event(exec.execution_id, 'workflow_cancelled', { reason, by: by ?? null });

@@ -33,6 +33,11 @@ export function submittedOutput(output: unknown): SubmittedOutput | null {
   };
 }
 
+/** An execution's metadata with the mark that it was cancelled (what `executionFacts` reads as `cancelled`). */
+export function withCancelledMark(metadata: ExecutionRow['metadata'], reason: string, by: string | null, at: string): ExecutionRow['metadata'] {
+  return { ...metadata, cancelled: { reason, by, at } };
+}
+
 /** The task description an execution started with, and whether it was cancelled (both kept in its metadata). */
 export function executionFacts(e: Pick<ExecutionRow, 'metadata'>): { task_description: string | null; cancelled: boolean } {
   const description = e.metadata.task_description;

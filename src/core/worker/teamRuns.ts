@@ -9,7 +9,7 @@
 // Entries written to the context by another process (`baton send` on a file context) are caught up by sync(runId).
 import type { TeamStatusView } from '../api.js';
 import { parseJson, type ExecutionRepo } from '../broker/executionRepo.js';
-import { executionFacts } from '../broker/submittedOutput.js';
+import { executionFacts, withCancelledMark } from '../broker/submittedOutput.js';
 import { BatonError } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
@@ -129,14 +129,14 @@ export class TeamRuns {
     if (exec.status === 'completed' || exec.status === 'failed') return;
     const now = this.iso();
     const status = outcome === 'completed' ? 'completed' : 'failed';
-    const cancelled = outcome === 'cancelled' ? { cancelled: { reason: reason ?? 'stopped', by: null, at: now } } : {};
+    const why = outcome === 'cancelled' ? reason ?? 'stopped' : null;
     await this.deps.ports.store.transaction(() => {
       this.deps.repo.updateExecution(runId, {
         status, completed_at: now, duration_ms: Date.parse(now) - Date.parse(exec.started_at),
-        ...(outcome === 'cancelled' ? { metadata: { ...exec.metadata, ...cancelled } } : {}),
+        ...(why !== null ? { metadata: withCancelledMark(exec.metadata, why, null, now) } : {}),
       }, now, exec.status);
       this.deps.ports.store.run("UPDATE team_agents SET state = 'stopped', updated_at = ? WHERE execution_id = ? AND state IN ('idle', 'running')", [now, runId]);
-      const said = outcome === 'cancelled' ? { cancelled: true, reason: reason ?? 'stopped' } : outcome === 'failed' && reason ? { error: reason } : {};
+      const said = why !== null ? { cancelled: true, reason: why } : outcome === 'failed' && reason ? { error: reason } : {};
       this.deps.event(runId, 'team_finished', { status, ...said });
     });
     this.deps.emit([{ type: 'execution', execution_id: runId, task_id: null, status }]);
