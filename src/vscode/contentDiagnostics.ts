@@ -5,7 +5,6 @@
 // and a team workflow file (anywhere) when it is opened or saved, until it is closed. A file Baton leaves out is an
 // error at its line, one it uses with a problem (a step whose agent is not defined, say) a warning. Computed here
 // with the loaders the engine and the commands use, whichever process owns the database.
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { teamFileProblems, workspaceProblems, type FileProblem, type ProblemsByFile } from './contentProblems.js';
 import type { BatonLog } from './log.js';
@@ -43,7 +42,7 @@ export function registerContentDiagnostics(log: BatonLog): vscode.Disposable {
   const refresh = async (): Promise<void> => {
     const gen = ++generation;
     const root = folder();
-    const byFile = root ? await workspaceProblems(root, join(root, '.baton')) : new Map();
+    const byFile = root ? await workspaceProblems(root) : new Map();
     if (gen !== generation) return; // a newer refresh is under way
     workspace.clear();
     publish(workspace, byFile);
@@ -55,8 +54,8 @@ export function registerContentDiagnostics(log: BatonLog): vscode.Disposable {
   // A team file may be anywhere: it is checked as it is opened or saved (a .baton file is the workspace's above).
   const checkTeam = (doc: vscode.TextDocument): void => {
     if (doc.uri.scheme !== 'file' || !/\.ya?ml$/.test(doc.uri.fsPath) || !folder()) return;
-    const own = teamFileProblems(doc.uri.fsPath)?.get(doc.uri.fsPath);
-    if (own) teams.set(doc.uri, own.map(toDiagnostic));
+    const own = teamFileProblems(doc.uri.fsPath);
+    if (own?.length) teams.set(doc.uri, own.map(toDiagnostic));
     else teams.delete(doc.uri);
   };
   const watchers = WATCHED.map((glob) => vscode.workspace.createFileSystemWatcher(glob));

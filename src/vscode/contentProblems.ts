@@ -2,7 +2,7 @@
 // whether the file is left out (an error) or used with it (a warning). Read with the loaders the engine and the
 // commands use: the content in .baton/agents, rules and workflows, the pipelines in .baton/pipelines, the blueprints
 // in .baton/blueprints, and a team workflow file (which may be anywhere). No 'vscode' import.
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import type { ContentProblem } from '../core/api.js';
 import { loadContent, type LoadedContent } from '../core/content/loadContent.js';
 import { bundledContentDir } from '../host/openBaton.js';
@@ -39,8 +39,9 @@ export function workspaceContentProblems(loaded: LoadedContent, workspaceContent
   return byFile;
 }
 
-/** The problems of every Baton file under the workspace's `.baton`: content, pipelines and the workspace's blueprints. */
-export async function workspaceProblems(folder: string, workspaceContent: string): Promise<ProblemsByFile> {
+/** The problems of every Baton file under `folder`'s `.baton`: content, pipelines and the workspace's blueprints. */
+export async function workspaceProblems(folder: string): Promise<ProblemsByFile> {
+  const workspaceContent = join(folder, '.baton'); // the engine's workspace content folder (openBaton)
   const loaded = await loadContent(nodeFileSystem, [bundledContentDir(), workspaceContent], nodeCrypto);
   const byFile = workspaceContentProblems(loaded, workspaceContent);
   for (const s of listSystems(folder)) add(byFile, s.problems, () => !s.system);
@@ -49,11 +50,9 @@ export async function workspaceProblems(folder: string, workspaceContent: string
   return byFile;
 }
 
-/** The problems of `path` if it is a team workflow file; undefined when it is not one. */
-export function teamFileProblems(path: string): ProblemsByFile | undefined {
+/** The problems of `path` itself if it is a team workflow file; undefined when it is not one. */
+export function teamFileProblems(path: string): FileProblem[] | undefined {
   const team = readTeamFile(path);
   if (!team) return undefined;
-  const byFile: ProblemsByFile = new Map();
-  add(byFile, team.problems, () => !team.workflow);
-  return byFile;
+  return team.problems.filter((p) => p.path === path).map((p) => ({ line: p.line, message: p.message, leftOut: !team.workflow }));
 }

@@ -32,7 +32,7 @@ test('workspace problems by file, with lines, left-out files as errors and bundl
   const blueprint = join(dir, 'blueprints', 'mine.yaml');
   writeFileSync(blueprint, 'id: mine\n: not yaml\n');
 
-  const byFile = await workspaceProblems(folder, dir);
+  const byFile = await workspaceProblems(folder);
 
   assert.deepEqual([...byFile.keys()].sort(), [broken, override, stranger, pipeline, blueprint].sort(), 'only the workspace files with problems');
   const b = byFile.get(broken)!;
@@ -51,17 +51,17 @@ test('workspace problems by file, with lines, left-out files as errors and bundl
 
 test('no .baton folder: no problems (its absence is not one)', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'baton-problems-'));
-  assert.equal((await workspaceProblems(folder, join(folder, '.baton'))).size, 0);
+  assert.equal((await workspaceProblems(folder)).size, 0);
 });
 
 test('a team workflow file gets its problems; a YAML file that is no team file gets none', () => {
   const { folder } = workspace();
   const team = join(folder, 'crew.yaml');
   writeFileSync(team, 'name: crew\nagents:\n  reviewer:\n    backend: nope\nkickoff: "@reviewer go"\n');
-  const problems = teamFileProblems(team)!.get(team)!;
+  const problems = teamFileProblems(team)!;
   assert.ok(problems.some((p) => p.line === 4 && p.leftOut && /backend/.test(p.message)), JSON.stringify(problems));
   writeFileSync(team, 'name: crew\nagents:\n  reviewer: { backend: claude, model: claude-sonnet-4-5, system_prompt: You review. }\nkickof: "@reviewer go"\n');
-  const ignored = teamFileProblems(team)!.get(team)!;
+  const ignored = teamFileProblems(team)!;
   assert.ok(ignored.some((p) => !p.leftOut && /kickof/.test(p.message)), `a misspelt field is a warning: ${JSON.stringify(ignored)}`);
   const other = join(folder, 'docker-compose.yaml');
   writeFileSync(other, 'services:\n  web: { image: nginx }\n');
