@@ -477,7 +477,7 @@ export class Baton implements BatonApi {
    * or on the next turn once CALL_LOG_BATCH are waiting.
    */
   logCall(entry: CallLogEntry): void {
-    this.unoutlinedCalls.push({ entry, id: this.ports.ids.uuid(), at: new Date(this.ports.clock.now()).toISOString() });
+    this.unoutlinedCalls.push({ entry, id: this.ports.ids.orderedUuid(), at: new Date(this.ports.clock.now()).toISOString() });
     this.outlineSoon ??= setImmediate(this.outlineCallsBound);
   }
 

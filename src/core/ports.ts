@@ -40,8 +40,14 @@ export interface Clock {
 
 /** Identifier source (UUIDs), injected so replay and tests are deterministic. */
 export interface Ids {
-  /** A new random UUID. */
+  /** A new random UUID: the ids people see, shorten and type (executions, tasks, findings, runs). */
   uuid(): string;
+  /**
+   * A new UUID, as unique and unguessable, for the rows written on every call (events, step-token nonces, artifacts,
+   * memory entries, the call log): the node port's are time-ordered (version 7) so their unique indexes grow at the
+   * right edge. Not for ids people shorten: ids made in the same minute share their first eight characters.
+   */
+  orderedUuid(): string;
 }
 
 /** Cryptographic primitives. */

@@ -1,5 +1,5 @@
 // Node implementations of the core's ports.
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
@@ -8,8 +8,36 @@ import type { Clock, Crypto, FileEntry, FileSystem, Ids, Log } from '../core/por
 /** The real clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** Random UUIDs. */
-export const randomIds: Ids = { uuid: () => randomUUID() };
+/** Random bytes drawn 4 KiB at a time (as node's randomUUID does): one system call per 409 ids, not one each. */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits. Ids made later sort later, so the
+ * unique indexes on ids (events, artifacts, step tokens, the call log) grow at their right edge instead of taking a
+ * random page of the b-tree each, which made every insert slower as the database grew.
+ */
+export function uuidV7(now = Date.now()): string {
+  if (poolAt + 10 > POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const r = poolAt;
+  poolAt += 10;
+  const hi = Math.floor(now / 0x10000); // the top 32 of the 48 bits
+  const t = HEX[(hi >>> 24) & 0xff]! + HEX[(hi >>> 16) & 0xff]! + HEX[(hi >>> 8) & 0xff]! + HEX[hi & 0xff]!;
+  const lo = HEX[(now >>> 8) & 0xff]! + HEX[now & 0xff]!;
+  const ver = HEX[0x70 | (pool[r]! & 0x0f)]! + HEX[pool[r + 1]!]!;
+  const variant = HEX[0x80 | (pool[r + 2]! & 0x3f)]! + HEX[pool[r + 3]!]!;
+  let node = '';
+  for (let i = r + 4; i < r + 10; i++) node += HEX[pool[i]!]!;
+  return `${t}-${lo}-${ver}-${variant}-${node}`;
+}
+
+/** Random UUIDs (version 4), and time-ordered ones (version 7) for the rows written on every call. */
+export const randomIds: Ids = { uuid: () => randomUUID(), orderedUuid: () => uuidV7() };
 
 /** node:crypto. */
 export const nodeCrypto: Crypto = {

@@ -153,7 +153,7 @@ test('the ledger skips the HMAC only for its own tokens, unaltered; expiry still
   const crypto = { ...nodeCrypto, hmacSha256: (key: string, data: string) => (hmacs++, nodeCrypto.hmacSha256(key, data)) };
   const ledger = new TokenLedger({
     repo: { insertToken: () => undefined, execution: () => ({}) } as never, // its executions are all here: a bad signature is tampering
-    ports: { crypto, clock: { now: () => now }, ids: { uuid: () => 'nonce-x' } } as never,
+    ports: { crypto, clock: { now: () => now }, ids: { uuid: () => 'nonce-x', orderedUuid: () => 'nonce-x' } } as never,
     secret: () => SECRET,
     ttlMs: 60_000,
   });

@@ -375,7 +375,7 @@ export class Broker {
     const ids = this.deps.ports.ids;
     for (const a of output.artifacts) {
       this.repo.insertArtifact({
-        artifact_id: ids.uuid(), execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,
+        artifact_id: ids.orderedUuid(), execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,
         type: a.type, title: a.title, content: a.content, description: a.description ?? null, is_final: false,
         metadata: { ...(a.metadata ?? {}), attempt: step.attempt }, now: iso,
       });
@@ -588,7 +588,7 @@ export class Broker {
       : undefined;
     this.repo.finalizeArtifacts(exec.execution_id);
     const synthesis = buildSynthesis(exec, task?.task_description ?? '', steps, this.repo.artifactLabels(exec.execution_id));
-    const artifactId = this.deps.ports.ids.uuid();
+    const artifactId = this.deps.ports.ids.orderedUuid();
     this.repo.insertArtifact({
       artifact_id: artifactId, execution_id: exec.execution_id, step_name: null, agent_name: 'supervisor', type: 'design_doc',
       title: 'Workflow Synthesis', content: synthesis.outcome_summary, description: 'Final synthesis of workflow execution',
@@ -698,7 +698,7 @@ export class Broker {
 
   /** Appends to the audit timeline (inside the current transaction). */
   event(executionId: string | null, type: string, data: unknown): void {
-    this.repo.insertEvent({ event_id: this.deps.ports.ids.uuid(), execution_id: executionId, event_type: type, data, now: this.now().iso });
+    this.repo.insertEvent({ event_id: this.deps.ports.ids.orderedUuid(), execution_id: executionId, event_type: type, data, now: this.now().iso });
   }
 
   /** Blocks until a gated step is decided or the wait elapses (outside any transaction). */

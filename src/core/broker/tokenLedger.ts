@@ -64,7 +64,7 @@ export class TokenLedger {
   /** A new signed token for a step, recorded as active (inside the caller's transaction); `wait` marks one for waiting on a gate. */
   issue(executionId: string, stepName: string, wait = false): { token: string; nonce: string; expiresAt: string } {
     const ms = this.deps.ports.clock.now();
-    const nonce = this.deps.ports.ids.uuid();
+    const nonce = this.deps.ports.ids.orderedUuid();
     const expires = ms + this.deps.ttlMs;
     const payload = tokenPayload(executionId, stepName, ms, expires, nonce, wait);
     const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);

@@ -94,7 +94,7 @@ export class Records {
       }
       size = utf8Length(content);
     }
-    const id = this.deps.ports.ids.uuid();
+    const id = this.deps.ports.ids.orderedUuid();
     const mime = typeof input.metadata?.mimeType === 'string' ? input.metadata.mimeType : MIME[input.contentType] ?? null;
     await this.store.transaction(() => {
       this.store.run(

@@ -89,7 +89,7 @@ export class Memory {
     if (utf8Length(metadata) > MEMORY_LIMITS.metadataBytes) throw new BatonError('invalid_input', `metadata is ${utf8Length(metadata)} bytes of JSON; the limit is ${MEMORY_LIMITS.metadataBytes}.`);
     const scopeKey = input.global ? '' : scope.runId;
     const iso = new Date(this.ports.clock.now()).toISOString();
-    const id = this.ports.ids.uuid();
+    const id = this.ports.ids.orderedUuid();
     const { store } = this.ports;
     await store.transaction(() => this.storeInTx(scopeKey, scope, { key, value: input.value, category, metadata, size, id, iso }));
     return this.retrieve(scope, key, input.global ? 'global' : 'run');

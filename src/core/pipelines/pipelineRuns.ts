@@ -556,7 +556,7 @@ class Journal implements RunJournal {
 
   /** An agent step's output: an artifact of the run, and a memory entry under its outputVariable (or step name). */
   private storeOutput(step: StepInstance, output: string, iso: string, events: BatonEvent[]): void {
-    const artifactId = this.deps.ports.ids.uuid();
+    const artifactId = this.deps.ports.ids.orderedUuid();
     this.deps.repo.insertArtifact({
       artifact_id: artifactId, execution_id: this.runId, step_name: step.name, agent_name: step.agent, type: 'agent_output',
       title: `${step.name} (${step.agent})`, content: output, description: `Output of agent ${step.agent} at step ${step.name}`, is_final: false,
@@ -566,7 +566,7 @@ class Journal implements RunJournal {
     const value = output.length > MEMORY_LIMITS.valueBytes / 4 ? `${output.slice(0, MEMORY_LIMITS.valueBytes / 4)}\n… (cut)` : output;
     this.deps.memory.storeInTx(this.runId, { runId: this.runId, agent: step.agent }, {
       key: `step:${step.name}`, value, category: 'findings', metadata: JSON.stringify({ stepId: step.name, agentId: step.agent }),
-      size: value.length, id: this.deps.ports.ids.uuid(), iso,
+      size: value.length, id: this.deps.ports.ids.orderedUuid(), iso,
     });
   }
 
