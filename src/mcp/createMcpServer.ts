@@ -291,6 +291,10 @@ function unprefixed(ex: McpError): Error {
 
 /** A BatonError keeps its message; an unexpected failure is logged and hidden. */
 function toMcpError(ex: unknown, log: Log, uri: string): Error {
+  if (ex instanceof McpError && ex.code === ErrorCode.InvalidParams && ex.data === undefined && ex.message.endsWith(`Resource ${uri} not found`)) {
+    // The SDK's answer for a URI no resource or template matches: say which ones there are, and carry the URI (SEP-2164).
+    return rpcError(ErrorCode.InvalidParams, `Resource ${uri} not found; read one that resources/list or resources/templates/list names, such as available-workflows://all or current-step://active`, { uri });
+  }
   if (ex instanceof McpError) return unprefixed(ex);
   if (BatonError.is(ex)) return rpcError(ErrorCode.InvalidParams, ex.message, { reason: ex.reason, uri });
   log.error(`reading ${uri} failed`, ex);

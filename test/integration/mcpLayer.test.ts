@@ -113,6 +113,17 @@ describe('MCP layer (scripted core)', () => {
     await client.unsubscribeResource({ uri: 'workflow-status://active' });
   });
 
+  it('a read of a URI no resource or template matches is Invalid params naming the resources, with the URI in its data', async () => {
+    const uri = 'test://nonexistent-resource-for-conformance-testing';
+    await assert.rejects(client.readResource({ uri }), (ex: { code?: number; message?: string; data?: unknown }) => {
+      assert.equal(ex.code, -32602);
+      assert.equal(ex.message, `MCP error -32602: Resource ${uri} not found; read one that resources/list or resources/templates/list names, such as available-workflows://all or current-step://active`);
+      assert.deepEqual(ex.data, { uri });
+      return true;
+    });
+    assert.equal(baton.logged.at(-1)!.error_category, 'validation');
+  });
+
   it('an unknown tool is still refused', async () => {
     const res = await client.callTool({ name: 'workflow.nope', arguments: {} });
     assert.equal(res.isError, true);
