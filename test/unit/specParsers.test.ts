@@ -300,6 +300,48 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual([three!.id, three!.name], ['T002a', 'uv pip install "llama-cpp-python[server]"'], 'an id inserted later, and a pip extra kept');
   });
 
+  it('a fence closes only with its own kind, as long or longer: a ```bash block shown in a ```` block stays code', () => {
+    const text = [
+      '## Phase 3.1: Setup', '- [ ] T001 Create project', '', '## Parallel example', '````markdown', '```bash',
+      '# Phase 3.4 - Launch these together:', 'Task: "T001"', '```', '````', '', '## Validation Checklist', '- [x] All tests come before implementation',
+    ].join('\n');
+    const p = parse(text);
+    assert.deepEqual(shape(p), ['Setup [T001]']);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['All tests come before implementation']);
+    assert.deepEqual(shape(parse('### Phase 1: A\n~~~\n```\n### Phase 9: not a phase\n~~~\n- [ ] **Task 1.1**: a\n')), ['A [1.1]'], 'a tilde fence is not closed by backticks; spec format too');
+    assert.deepEqual(shape(parse('## Phase 1: A\n- [ ] T001 a\n``` not a fence `x`\n## Phase 2: B\n- [ ] T002 b\n')), ['A [T001]', 'B [T002]'], 'backticks in the info string: no fence');
+  });
+
+  it('TASK-001 and T-001 ids are ids: kept as written, their [P] read, not numbered again per phase', () => {
+    const p = parse('## Phase 1: Setup\n- [ ] TASK-001 Create directories\n- [ ] TASK-002 [P] Configure pytest\n## Phase 2: Core\n- [ ] T-003 Write the model test\n');
+    assert.deepEqual(shape(p), ['Setup [TASK-001 TASK-002]', 'Core [T-003]']);
+    assert.deepEqual([p.phases[0]!.tasks[1]!.name, p.phases[0]!.tasks[1]!.parallel], ['Configure pytest', true]);
+  });
+
+  it('"## Quality Gates" after the tasks, with its sub-headings, is the last phase\'s gate, not phases of tasks', () => {
+    const p = parse('## Phase 1: Setup\n- [ ] T001 Create project\n- [ ] T002 Add CI\n\n## Quality Gates\n\n### Code Quality\n- [ ] Unit test coverage >90%\n- [ ] No lint errors\n\n### Performance\n- [ ] p95 under 200 ms\n');
+    assert.deepEqual(shape(p), ['Setup [T001 T002]']);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['Unit test coverage >90%', 'No lint errors', 'p95 under 200 ms']);
+  });
+
+  it('a title or detail wrapped onto the next line goes on in it; a line that starts a sentence of its own is a detail', () => {
+    const kiro = parse([
+      '# Implementation Plan',
+      '- [x] 1. Implement the serializer — bootstrap and peer2peer extension', '      messages',
+      '  - [x] 1.1 Declare RequestVote/AppendEntries request/response', '        messages', '    - Declare `PeerInfo` and the', '      ClusterJoin messages', '    - _Requirements: 2.1_',
+      '  - [x] 1.2 Cluster join',
+      '- [ ] 2. **[operator] Provision the account for validation', '      and CI**',
+      '  - [ ] 2.1 Write the README', '    Explain the set-up',
+    ].join('\n'));
+    assert.deepEqual(shape(kiro), ['Implement the serializer — bootstrap and peer2peer extension messages [1.1 1.2]', 'Provision the account for validation and CI [2.1]']);
+    const [one] = kiro.phases[0]!.tasks;
+    assert.equal(one!.name, 'Declare RequestVote/AppendEntries request/response messages');
+    assert.deepEqual(one!.requirements, ['2.1']);
+    assert.match(one!.description, /^Declare PeerInfo and the ClusterJoin messages$/m);
+    assert.deepEqual(kiro.phases[1]!.tasks[0]!.acceptance_criteria, ['Explain the set-up'], 'a sentence of its own stays a detail');
+    assert.deepEqual(kiro.phases[1]!.tasks[0]!.name, 'Write the README');
+  });
+
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
     const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
     assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);

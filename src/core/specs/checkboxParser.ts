@@ -5,7 +5,7 @@
 // phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
+import { field, heading, Fences, listItem, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
@@ -42,13 +42,17 @@ interface Item {
 const ID_FORMS = [
   /^(\d+(?:\.\d+)*)\.?\s+(.*)$/, // 1. Title, 1.1 Title
   /^(T\d+[a-z]?)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit), T004a for one inserted later
+  /^((?:TASK|TSK|T)-\d+[a-z]?)\b[:.]?\s*(.*)$/i, // TASK-001 Title, T-001
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
 ];
 const GATE_LABELS = /^(checkpoint|validation gate|gate|exit criteria|done when|independent test)$/;
 const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of done|validation|verification)$/;
-/** A section after the tasks that lists what must hold, not what to do: it joins the last phase's gate. */
-const CRITERIA_HEADING = /\b(checklist|criteria|definition of done)\b/i;
+/**
+ * A section after the tasks that lists what must hold, not what to do ("Validation Checklist", "Quality Gates" and
+ * its "### Code Quality"): it joins the last phase's gate.
+ */
+const CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?)\b/i;
 // `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
 const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
 
@@ -103,8 +107,9 @@ export class CheckboxTasksParser implements SourceParser {
 function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   const firstTasks = groups.findIndex((g) => g.items.length > 0);
   const gate: SpecGateItem[] = [];
+  const criteria = (g: Group | null): boolean => g !== null && !g.phase && (CRITERIA_HEADING.test(plain(g.text)) || criteria(g.parent));
   for (const g of groups.slice(firstTasks + 1)) {
-    if (g.items.length === 0 || g.phase || !CRITERIA_HEADING.test(plain(g.text))) continue;
+    if (g.items.length === 0 || !criteria(g)) continue;
     gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
     g.items = [];
     g.gate = [];
@@ -134,11 +139,11 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   const groups: Group[] = [{ text: '', line: 0, level: 0, phase: null, parent: null, said: false, description: '', gate: [], items: [] }];
   const open: Group[] = []; // the headings the current line is under, outermost first
   let last: Item | null = null;
+  let lastLine = 0; // the line `last`'s title or its last detail ended on
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
-  let fenced = false;
+  const fences = new Fences();
   for (const line of lines) {
-    if (isFence(line)) fenced = !fenced;
-    if (fenced || line.text.trim() === '') continue;
+    if (fences.code(line) || line.text.trim() === '') continue;
     const h = heading(line);
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
@@ -166,11 +171,21 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     gateList = null;
     if (item?.checkbox) {
       last = newItem(item, line);
+      lastLine = line.number;
       group.items.push(last);
       continue;
     }
     if (last && line.indent > last.indent) {
-      last.details.push(item ? item.content : line.text.trim());
+      const text = item ? item.content : line.text.trim();
+      const before = last.details.length ? last.details.at(-1)! : last.content;
+      if (!item && line.number === lastLine + 1 && continues(before, text)) {
+        // The title (or a detail) wrapped onto the next line: one paragraph, as Markdown shows it.
+        if (last.details.length) last.details[last.details.length - 1] = `${before} ${text}`;
+        else last.content = `${before} ${text}`;
+      } else {
+        last.details.push(text);
+      }
+      lastLine = line.number;
       continue;
     }
     last = null;
@@ -178,6 +193,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (!item) group.said = true;
     if (plainItems && item && !f) {
       last = newItem(item, line); // no box: its checkbox is null
+      lastLine = line.number;
       group.items.push(last);
       continue;
     }
@@ -186,6 +202,20 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
   }
   return { title, groups };
+}
+
+/**
+ * Whether `text`, on the line right after `before`, goes on with it (a title or a detail wrapped in the editor): it
+ * starts in lower case or with a closing mark, or `before` ends in a comma, a dash or a word such as "the" or "and",
+ * or left bold, code or a parenthesis open. A line that starts
+ * a sentence of its own ("Create the folders") is a detail, and a field (`_Requirements: 1.2_`) never goes on.
+ */
+function continues(before: string, text: string): boolean {
+  if (field(text)) return false;
+  if (/^[\p{Ll})\]/,.;:]/u.test(text)) return true;
+  if (/(?:^|\s)(?:the|a|an|and|or|of|to|for|with|in|on|by|from|as|at|into|per)$|[,/\u2013\u2014-]$/i.test(before)) return true;
+  const count = (re: RegExp) => (before.match(re) ?? []).length;
+  return count(/\*\*/g) % 2 === 1 || count(/`/g) % 2 === 1 || count(/\(/g) > count(/\)/g);
 }
 
 /** An item as `collect` starts it, from its list line. */

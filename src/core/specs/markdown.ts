@@ -83,9 +83,28 @@ export function phaseName(rest: string): string {
   return note ? (r ? `${r} (${note[1]!.trim()})` : note[1]!.trim()) : r;
 }
 
-/** Whether a line opens or closes a fenced code block. */
-export function isFence(line: SourceLine): boolean {
-  return /^ {0,3}(```|~~~)/.test(line.text);
+/**
+ * Fenced code blocks as CommonMark reads them: a block opens with three or more backticks or tildes (a backtick
+ * fence's info string has no backtick) and closes only with a fence of the same character, at least as long, with
+ * nothing after it; so a ```` block can show a ```bash block, whose `# Phase 2 …` comment stays code.
+ */
+export class Fences {
+  private open: { char: string; length: number } | null = null;
+
+  /**
+   * Whether the line is code: a fence that opens a block, or a line inside one. A closing fence is not code: it is
+   * read as a line of text (a section with only a code block in it says something).
+   */
+  code(line: SourceLine): boolean {
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line.text);
+    if (this.open) {
+      if (m && m[1]![0] === this.open.char && m[1]!.length >= this.open.length && m[2]!.trim() === '') this.open = null;
+      return this.open !== null;
+    }
+    if (!m || (m[1]![0] === '`' && m[2]!.includes('`'))) return false;
+    this.open = { char: m[1]![0]!, length: m[1]!.length };
+    return true;
+  }
 }
 
 /** Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`) and inline code ticks. */

@@ -1,7 +1,7 @@
 // The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, isFence, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { field, heading, Fences, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p{N}])(.*)$/iu;
@@ -37,15 +37,14 @@ export class SpecTasksParser implements SourceParser {
     const phases: SpecPhase[] = [];
     let title: string | null = null;
     let open: OpenPhase | null = null;
-    let fenced = false;
     const orphans = new Map<string, number>(); // task lines under no phase heading: id → line
     const close = () => {
       if (open) phases.push(open.phase);
       open = null;
     };
+    const fences = new Fences();
     for (const line of lines) {
-      if (isFence(line)) fenced = !fenced;
-      if (fenced) continue;
+      if (fences.code(line)) continue;
       const h = heading(line);
       if (h) {
         if (h.level === 1 && title === null) title = plain(h.text);
