@@ -9,7 +9,7 @@ import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/execution
 import { GateWaiters } from './broker/gateWaiters.js';
 import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
-import { loadContent, syncContent } from './content/index.js';
+import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
 import { BatonError, echo } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
@@ -86,6 +86,8 @@ export class Baton implements BatonApi {
   private secret = '';
   private projectId = 0;
   private callsSincePrune = 0;
+  /** The content files the last sync left out for their problems (see LoadedContent.leftOut). */
+  private leftOut: LoadedContent['leftOut'] = new Map();
   /** Call-log entries whose answer is still on its way: outlined on the turn after (`outlineCalls`). */
   private readonly unoutlinedCalls: Array<{ entry: CallLogEntry; id: string; at: string }> = [];
   private outlineSoon: ReturnType<typeof setImmediate> | undefined;
@@ -139,7 +141,7 @@ export class Baton implements BatonApi {
       ports, repo: this.repo, content: this.content, contracts, projects: this.projects, projectId: () => this.projectId,
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
-    this.catalog = new ContentQueries(ports, this.projects, () => this.projectId);
+    this.catalog = new ContentQueries(ports, this.projects, () => this.projectId, (name) => leftOutNote(this.leftOut, 'agents', name));
     this.memory = new Memory(ports);
     this.pipelines = new PipelineRuns({
       ports, repo: this.repo, memory: this.memory, projectId: () => this.projectId,
@@ -324,7 +326,7 @@ export class Baton implements BatonApi {
   persona(agent: string): string {
     const name = agent === 'default' ? 'supervisor' : agent;
     const found = this.content.agent(name) ?? (agent === 'default' ? this.content.agent(this.content.agentNames()[0] ?? '') : undefined);
-    if (!found) throw new BatonError('not_found', `No agent ${echo(agent)}. Agents: ${this.content.agentNames().join(', ') || '(none)'}.`);
+    if (!found) throw new BatonError('not_found', `No agent ${echo(agent)}${leftOutNote(this.leftOut, 'agents', name)}. Agents: ${this.content.agentNames().join(', ') || '(none)'}.`);
     return found.content;
   }
 
@@ -444,6 +446,7 @@ export class Baton implements BatonApi {
   async syncContent(): Promise<ContentReport> {
     const loaded = await loadContent(this.ports.fs, this.options.contentDirs, this.ports.crypto);
     const { changed } = await syncContent(this.ports.store, this.ports.clock, loaded);
+    this.leftOut = loaded.leftOut;
     for (const p of loaded.problems) this.ports.log.warn(`content: ${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`);
     if (changed.length) {
       this.content.invalidate();

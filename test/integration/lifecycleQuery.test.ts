@@ -340,3 +340,24 @@ describe('content tools: projects', () => {
     }
   });
 });
+
+describe('an agent file Baton leaves out', () => {
+  let rig: LifecycleRig;
+  before(async () => {
+    // Not frontmatter Baton can read in any way (a list, not fields): the file is left out.
+    rig = await openLifecycle({ files: { 'agents/broken.md': '---\n- name: broken\n---\n# Broken\n' } });
+  });
+  after(() => rig.close());
+
+  it('is named with its problem where the agent is asked for (persona:// and get_agent_persona), not as missing', async () => {
+    await assert.rejects(rig.client.readResource({ uri: 'persona://broken' }), (ex: Error) => {
+      assert.match(ex.message, /No agent "broken"; \/.+\/\.baton\/agents\/broken\.md defines it but is left out until it is fixed \(line 2: frontmatter must be a mapping of fields .+\)\. Agents: architect,/);
+      return true;
+    });
+    const r = await rig.call('get_agent_persona', { agentName: 'broken' });
+    assert.equal(r.isError, true);
+    assert.match(r.text, /No agent "broken"; .+agents\/broken\.md defines it but is left out until it is fixed \(line 2: /);
+    const other = await rig.call('get_agent_persona', { agentName: 'nobody' });
+    assert.match(other.text, /No agent "nobody"\. Agents: /, 'an agent no file meant is just missing');
+  });
+});

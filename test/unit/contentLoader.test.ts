@@ -202,13 +202,40 @@ test('a step naming an undefined agent is reported at its agent line, without re
 });
 
 test('bad frontmatter YAML: reported at the file line of the error', async () => {
-  const text = '---\nname: broken\ndescription: [unclosed\ntags: x\n---\n# Broken Agent\n';
+  const text = '---\n- name: broken\ndescription: [unclosed\ntags: x\n---\n# Broken Agent\n';
   const { problems, names } = await problemsOf('agents/broken.md', text);
   const [p] = problems.filter((x) => x.path === `${W}/agents/broken.md`);
   assert.ok(p && p.message.startsWith('frontmatter YAML error:'), JSON.stringify(problems));
-  assert.ok(p.line !== null && p.line >= 3 && p.line <= 4, `line ${p.line}`);
+  assert.ok(p.line !== null && p.line >= 2 && p.line <= 4, `line ${p.line}`);
   assert.ok(!names.includes('broken'));
   assert.ok(names.includes('debugger'));
+});
+
+test('frontmatter that is not YAML but key: value lines (Claude Code agents, Cursor globs) loads, with a warning that says how to quote it', async () => {
+  const files = baseFiles();
+  // As Claude Code's /agents writes them: a ': ' in the description, and `\n` escapes in one line.
+  files.set(`${W}/agents/reviewer2.md`, '---\nname: reviewer2\ndescription: Use this agent when: reviewing code. Examples:\\n\\n<example>\\nContext: a PR\ntools: Read, Grep\nmodel: sonnet\n---\n# Reviewer\n');
+  files.set(`${W}/rules/ts.md`, '---\ndescription: TypeScript rules\nglobs: **/*.ts, **/*.tsx\nalwaysApply: false\n---\n- **NEVER** use any\n');
+  files.set(`${W}/rules/all.md`, '---\nglobs: *\n---\n- **ALWAYS** be kind\n');
+  const c = await load(files);
+  const reviewer = c.agents.find((a) => a.name === 'reviewer2')!;
+  assert.equal(reviewer.description, 'Use this agent when: reviewing code. Examples:\\n\\n<example>\\nContext: a PR');
+  const ts = c.rules.find((r) => r.name === 'ts')!;
+  assert.deepEqual([ts.globs, ts.always_apply, ts.description], [['**/*.ts', '**/*.tsx'], false, 'TypeScript rules']);
+  assert.deepEqual(c.rules.find((r) => r.name === 'all')!.globs, ['*']);
+  assertOne(c.problems, `${W}/agents/reviewer2.md`, 3, /^frontmatter is not valid YAML \(.+\), so it was read line by line as 'key: value'.*quote a value that holds ': '/);
+  assertOne(c.problems, `${W}/rules/ts.md`, 3, /^frontmatter is not valid YAML/);
+});
+
+test("Copilot's applyTo is a rule's globs; a display name that is no Baton name loads under the file name, with the one to set", async () => {
+  const files = baseFiles();
+  files.set(`${W}/rules/cs.md`, "---\ndescription: 'C# conventions'\napplyTo: '**/*.cs, **/*.csx'\n---\n- **ALWAYS** use file-scoped namespaces\n");
+  files.set(`${W}/agents/address-comments.md`, "---\nname: 'Universal PR Comment Addresser'\ndescription: Addresses PR comments\n---\n# Addresser\n");
+  const c = await load(files);
+  assert.deepEqual(c.rules.find((r) => r.name === 'cs')!.globs, ['**/*.cs', '**/*.csx']);
+  assert.ok(c.agents.some((a) => a.name === 'address-comments'));
+  assertOne(c.problems, `${W}/agents/address-comments.md`, 2, /name 'Universal PR Comment Addresser' is not a name Baton can use .* goes by its file name 'address-comments'; set name to one \(such as 'universal-pr-comment-addresser'\)/);
+  assert.ok(!c.problems.some((p) => p.path === `${W}/rules/cs.md`), JSON.stringify(c.problems));
 });
 
 test('unclosed frontmatter, a wrong field type and an invalid name are reported', async () => {
@@ -225,9 +252,10 @@ test('unclosed frontmatter, a wrong field type and an invalid name are reported'
 });
 
 test('a rule line that looks like a guardrail but would not be parsed is pointed out', async () => {
-  const text = '---\ndescription: r\n---\n\n# R\n\n- **NEVER** leak\n* **Never** push to main\n';
+  const text = '---\ndescription: r\n---\n\n# R\n\n- **NEVER** leak\n- Never push to main\n* **Never** force-push\n- **DO NOT** drop tables\n```\n- never in code\n```\n';
   const { problems, names } = await problemsOf('rules/near.md', text);
   assertOne(problems, `${W}/rules/near.md`, 8, /looks like a guardrail but is not recognised/);
+  assert.equal(problems.filter((p) => p.path === `${W}/rules/near.md`).length, 1, 'the lines the guardrail parser takes are not pointed out, nor code');
   assert.ok(names.includes('near'));
 });
 
@@ -311,4 +339,14 @@ test('findCycles: a chain of 50,000 steps, each waiting for the next, is walked 
   assert.deepEqual(findCycles(chain), []);
   chain[n - 1] = { name: `s${n - 1}`, dependencies: [`s${n - 3}`] };
   assert.deepEqual(findCycles(chain), [[`s${n - 3}`, `s${n - 2}`, `s${n - 1}`, `s${n - 3}`]], 'a cycle at its far end');
+});
+
+test("a step whose agent has no persona says so at the step's line, and names the file meant to define it when that was left out", async () => {
+  const files = baseFiles();
+  files.set(`${W}/workflows/w.yaml`, 'name: w\ndescription: d\ntype: sequential\nsteps:\n  - name: s\n    agent: colon\n    description: x\n  - name: t\n    agent: ghost\n    description: y\n');
+  files.set(`${W}/agents/colon.md`, '---\n- name: colon\n---\n# Colon\n');
+  const c = await load(files);
+  assertOne(c.problems, `${W}/workflows/w.yaml`, 6, new RegExp(`^step 's': agent 'colon' is not defined; ${W}/agents/colon\\.md defines it but is left out until it is fixed \\(line 2: frontmatter must be a mapping.*\\), so the step has no persona$`));
+  assertOne(c.problems, `${W}/workflows/w.yaml`, 9, /^step 't': agent 'ghost' is not defined in any agents\/ directory, so the step has no persona$/);
+  assert.equal(c.leftOut.get('agents:colon')?.path, `${W}/agents/colon.md`);
 });

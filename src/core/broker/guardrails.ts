@@ -1,4 +1,5 @@
 // Turns rule markdown into forbidden / required / validation actions, and picks the most critical for a contract.
+import { GUARDRAIL_LINE as ACTION_LINE } from '../content/markdownFile.js';
 
 /** Actions found in active rules, by kind. */
 export interface ParsedGuardrails {
@@ -10,8 +11,6 @@ export interface ParsedGuardrails {
 
 type Kind = 'forbidden' | 'required' | 'validation';
 
-/** `- **KEYWORD** …` (or `*` bullets, any indentation); keyword matched case-insensitively. */
-const ACTION_LINE = /^\s*[-*+]\s+\*\*(NEVER|PROTECT|MUST NOT|DO NOT|ALWAYS|MUST|VALIDATE)\*\*/i;
 const BULLET_LINE = /^\s*[-*+]\s+\S/;
 const FENCE = /^\s*(```|~~~)/;
 

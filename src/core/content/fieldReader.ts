@@ -61,12 +61,17 @@ export class FieldReader {
     const explicit = this.string(obj, at, 'name', where, expected, false);
     if (explicit === undefined && obj['name'] !== undefined && obj['name'] !== null) return undefined;
     const name = explicit ?? fallback;
-    if (!NAME_PATTERN.test(name)) {
-      const origin = explicit === undefined ? `the file name '${name}' (the name, as there is no 'name' field)` : `name '${name}'`;
-      this.error(explicit === undefined ? at : [...at, 'name'], `${where}: ${origin} is not valid; expected ${expected}, since names appear in URIs such as persona://NAME`);
-      return undefined;
+    if (NAME_PATTERN.test(name)) return name;
+    const slug = name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|-+$/g, '');
+    const suggestion = slug && NAME_PATTERN.test(slug) ? ` (such as '${slug}')` : '';
+    if (explicit !== undefined && NAME_PATTERN.test(fallback)) {
+      // A display name (Copilot's `name: 'Universal PR Comment Addresser'`): the file still loads, under its file name.
+      this.warn([...at, 'name'], `${where}: name '${name}' is not a name Baton can use (${expected}, since names appear in URIs such as persona://NAME), so it goes by its file name '${fallback}'; set name to one${suggestion} to choose another`);
+      return fallback;
     }
-    return name;
+    const origin = explicit === undefined ? `the file name '${name}' (the name, as there is no 'name' field)` : `name '${name}'`;
+    this.error(explicit === undefined ? at : [...at, 'name'], `${where}: ${origin} is not valid; expected ${expected}${suggestion}, since names appear in URIs such as persona://NAME`);
+    return undefined;
   }
 
   /** A list of non-empty strings; missing means `[]`. A lone string is accepted when `splitString` says how to split it. */

@@ -28,6 +28,17 @@ export interface LoadedContent {
   rules: LoadedRule[];
   workflows: LoadedWorkflow[];
   problems: ContentProblem[];
+  /** The files left out for their problems, by `kind:name` (the name each meant to have): the first problem of each. */
+  leftOut: Map<string, ContentProblem>;
+}
+
+/**
+ * What to add to "no agent X" when a file meant to define it was left out: `; PATH defines it but is left out until
+ * it is fixed (line N: problem)`, or '' when none was.
+ */
+export function leftOutNote(leftOut: ReadonlyMap<string, ContentProblem> | undefined, kind: ContentKind, name: string): string {
+  const p = leftOut?.get(`${kind}:${name}`);
+  return p ? `; ${p.path} defines it but is left out until it is fixed (${p.line ? `line ${p.line}: ` : ''}${p.message})` : '';
 }
 
 /** The kinds of content, in the order they are reported. */
@@ -56,6 +67,7 @@ export async function loadContent(fs: FileSystem, dirs: readonly string[], crypt
     problems: [],
     maps: { agents: new Map(), rules: new Map(), workflows: new Map() },
     agentLines: new Map(),
+    leftOut: new Map(),
   };
   for (const [d, dir] of dirs.entries()) await loadDir(fs, crypto, dir, d === 0 ? 'bundled' : 'workspace', acc);
 
@@ -65,7 +77,8 @@ export async function loadContent(fs: FileSystem, dirs: readonly string[], crypt
     for (const step of wf.steps) {
       if (maps.agents.has(step.agent)) continue;
       const line = acc.agentLines.get(wf.path)?.get(step.name) ?? null;
-      problems.push({ path: wf.path, line, message: `step '${step.name}': agent '${step.agent}' is not defined in any agents/ directory, so the step has no persona` });
+      const where = leftOutNote(acc.leftOut, 'agents', step.agent) || ' in any agents/ directory';
+      problems.push({ path: wf.path, line, message: `step '${step.name}': agent '${step.agent}' is not defined${where}, so the step has no persona` });
     }
   }
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : (a.line ?? 0) - (b.line ?? 0)));
@@ -74,6 +87,7 @@ export async function loadContent(fs: FileSystem, dirs: readonly string[], crypt
     rules: sortByName([...maps.rules.values()]) as LoadedRule[],
     workflows,
     problems,
+    leftOut: acc.leftOut,
   };
 }
 
@@ -83,6 +97,7 @@ interface Accumulator {
   maps: Record<ContentKind, Map<string, LoadedAgent | LoadedRule | LoadedWorkflow>>;
   /** Per workflow file, the line of each step's agent field. */
   agentLines: Map<string, Map<string, number | null>>;
+  leftOut: Map<string, ContentProblem>;
 }
 
 async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: string, source: ContentSource, acc: Accumulator): Promise<void> {
@@ -101,6 +116,7 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
     const parsed = await loadFile(fs, crypto, kind, entry);
     acc.problems.push(...parsed.problems);
     if (!parsed.item) {
+      if (parsed.intended !== undefined && parsed.problems[0]) acc.leftOut.set(`${kind}:${parsed.intended}`, parsed.problems[0]);
       // An invalid file meant to replace an item (a workspace's own bug-fix): say that the one before it stays in use.
       const kept = parsed.intended === undefined ? undefined : acc.maps[kind].get(parsed.intended);
       if (kept) acc.problems.push({ path: entry.absolutePath, line: null, message: `until this file is valid, ${kind.slice(0, -1)} '${kept.name}' is still the one from ${kept.path}` });

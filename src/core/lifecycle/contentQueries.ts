@@ -22,7 +22,13 @@ function etag(value: string): string {
 
 /** Read-only queries over synced content and projects. */
 export class ContentQueries {
-  constructor(private readonly ports: CorePorts, private readonly projects: Projects, private readonly workspaceProject: () => number) {}
+  constructor(
+    private readonly ports: CorePorts,
+    private readonly projects: Projects,
+    private readonly workspaceProject: () => number,
+    /** Why an agent of this name is missing, when a file meant to define it was left out ('' otherwise). */
+    private readonly agentLeftOut: (name: string) => string = () => '',
+  ) {}
 
   /** Workflows matching every given filter (any of `tags`, all of `keywords`, `complexity`), a page of them. */
   searchWorkflows(q: SearchWorkflowsInput): { workflows: ContentResponse[]; total: number; page: number; limit: number } {
@@ -50,7 +56,7 @@ export class ContentQueries {
   /** One agent persona; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getAgentPersona(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const a = getAgent(this.ports.store, name);
-    if (!a) throw new BatonError('not_found', `No agent ${echo(name)}. Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
+    if (!a) throw new BatonError('not_found', `No agent ${echo(name)}${this.agentLeftOut(name)}. Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
     return this.respond(a, o, () => agentBase(a, o.detailLevel ?? 'summary'), () => `# ${a.name}\n\n> ${a.description}\n\n${a.content}\n`);
   }
 
