@@ -11,7 +11,7 @@ import { executionFacts, submittedOutput, withCancelledMark } from './broker/sub
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
 import { callLogText } from './callLogText.js';
-import { BatonError, echo } from './errors.js';
+import { BatonError, echo, errorMessage } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts, SqlValue } from './ports.js';
 import { Memory } from './pipelines/memory.js';
@@ -489,8 +489,16 @@ export class Baton implements BatonApi {
     if (this.outlineSoon) clearImmediate(this.outlineSoon);
     this.outlineSoon = undefined;
     for (const { entry, id, at } of this.unoutlinedCalls.splice(0)) {
-      const request = callLogText(entry.request, entry.success);
-      const response = callLogText(entry.response, entry.success);
+      let request: { text: string; size: number };
+      let response: { text: string; size: number };
+      try {
+        request = callLogText(entry.request, entry.success);
+        response = callLogText(entry.response, entry.success);
+      } catch (ex) {
+        // This runs on a turn of its own: an exception here would end the process, over one row of the log.
+        this.ports.log.error(`call log: cannot record the call of ${entry.name}`, ex);
+        request = response = { text: JSON.stringify({ unloggable: errorMessage(ex) }), size: 0 };
+      }
       this.pendingCallRows.push([
         id, entry.call_type, entry.name, request.text, response.text, request.size, response.size, Math.round(entry.duration_ms),
         entry.success ? 1 : 0, entry.error_message ?? null, entry.error_category ?? null, at, this.projectId,

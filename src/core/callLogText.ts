@@ -48,6 +48,16 @@ function outline(value: unknown, depth: number): unknown {
  * successful call) it keeps the outline; otherwise (a failed call) the whole value, or a redacted head of a huge one.
  */
 export function callLogText(value: unknown, outlined = false): { text: string; size: number } {
+  try {
+    return logText(value, outlined);
+  } catch (ex) {
+    if (!(ex instanceof RangeError)) throw ex;
+    // Nested deeper than the stack can walk (a client's arguments thousands of levels deep): the row says so.
+    return { text: JSON.stringify({ unloggable: 'nested too deep to walk', error: ex.message }), size: 0 };
+  }
+}
+
+function logText(value: unknown, outlined: boolean): { text: string; size: number } {
   const raw = JSON.stringify(value ?? null);
   const size = utf8Length(raw);
   if (outlined) return { text: JSON.stringify(outline(value, 0) ?? null), size };

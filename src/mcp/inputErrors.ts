@@ -1,4 +1,5 @@
 // Turns zod issues into messages that name the field and say what it must be, so an agent can fix its call.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { didYouMean } from '../core/suggest.js';
 
@@ -90,4 +91,17 @@ export function withoutRefusedNulls(input: Record<string, unknown>, issues: read
   const copy = structuredClone(input);
   for (const { path } of nulls) delete (valueAt(copy, path.slice(0, -1)) as Record<PropertyKey, unknown>)[path.at(-1)!];
   return copy;
+}
+
+/**
+ * A tool's answer when walking its arguments overflowed the stack (a value nested thousands of levels deep, which
+ * the schema let through as free-form metadata), else undefined: the caller's mistake, not an internal error.
+ */
+export function tooDeepResult(tool: string, ex: unknown): CallToolResult | undefined {
+  if (!(ex instanceof RangeError) || !/call stack/i.test(ex.message)) return undefined;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `Invalid arguments for ${tool}: a value is nested too deep to read (thousands of levels of objects or arrays); send it with at most a few dozen levels.` }],
+    _meta: { errorCode: 'invalid_input' },
+  };
 }

@@ -3,6 +3,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../core/api.js';
 import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
+import { BatonError } from '../core/errors.js';
 import { resourceCompleters } from './completions.js';
 
 const MD = 'text/markdown';
@@ -21,7 +22,12 @@ function json(uri: URL, value: unknown): ReadResourceResult {
 /** The one variable of a template match, decoded. */
 function variable(vars: Record<string, string | string[]>, name: string): string {
   const v = vars[name];
-  return decodeURIComponent(Array.isArray(v) ? v.join(',') : v ?? '');
+  const raw = Array.isArray(v) ? v.join(',') : v ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BatonError('invalid_input', `${name} '${raw}' is not valid percent-encoding (a % must be followed by two hex digits of UTF-8); write it as resources/list names it`);
+  }
 }
 
 /** `active` plus one entry per unfinished execution, for the list callbacks of the per-task resources. */

@@ -132,6 +132,13 @@ describe('MCP server on the real core (in memory)', () => {
     assert.equal((await read(`final/${sc.execution_id}`)).artifacts.length, 0);
     assert.ok((await read('final')).artifacts.every((a) => a.execution_id !== sc.execution_id));
     await assert.rejects(client.readResource({ uri: 'workflow-artifacts://recent?limit=abc' }), /Valid forms/);
+    for (const uri of ['persona://%ZZ', 'current-step://%', 'workflow-status://%FF', 'project-context://%C3%28']) {
+      await assert.rejects(client.readResource({ uri }), (ex: { code?: number; message?: string }) => {
+        assert.equal(ex.code, -32602, `${uri}: ${ex.message}`);
+        assert.match(ex.message!, /'%[^']*' is not valid percent-encoding \(a % must be followed by two hex digits of UTF-8\)/);
+        return true;
+      });
+    }
   });
 
   it('completes resource template variables from what exists (completion/complete)', async () => {

@@ -152,3 +152,27 @@ test('a session without a run needs run_id or the global scope', async () => {
   const globalOnly = await call('memory_search', {});
   assert.deepEqual((globalOnly.structuredContent as { entries: Array<{ key: string }> }).entries.map((e) => e.key), ['g']);
 });
+
+test('the memory tools refuse a misspelt field, name the query field in a search error, and refuse metadata nested too deep', async () => {
+  const { baton, run1 } = await withRuns();
+  const { call } = await client(baton, { runId: run1, agent: 'scout' });
+  const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+  const typo = await call('memory_store', { key: 'k3', value: 'v', categroy: 'plans' });
+  assert.equal(typo.isError, true);
+  assert.match(text(typo), /unknown field "categroy"/);
+  assert.match(text(typo), /category/);
+  assert.equal((await call('memory_search', { qeury: 'x' })).isError, true, 'a misspelt query does not list everything');
+  const star = await call('memory_search', { query: '*' });
+  assert.match(text(star), /^query "\*" cannot be searched: /);
+  const long = await call('memory_search', { query: Array.from({ length: 5000 }, () => 'a').join(' OR ') });
+  assert.equal(long.isError, true);
+  assert.ok(text(long).length < 600, `the query is clipped in the error: ${text(long).length} characters`);
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 20_000; i++) deep = { d: deep };
+  const tooDeep = await call('memory_store', { key: 'deep', value: 'v', metadata: { deep } });
+  assert.equal(tooDeep.isError, true);
+  assert.match(text(tooDeep), /^Invalid arguments for memory_store: a value is nested too deep to read/);
+  baton.logCall({ call_type: 'tool', name: 'memory_store', request: { deep }, response: null, duration_ms: 1, success: false });
+  await baton.flushCalls();
+  assert.match(String(baton.recentCalls(1)[0]!.request_full), /"unloggable":"nested too deep to walk"/, 'the call log keeps a row that says so, and the process lives');
+});

@@ -1,6 +1,6 @@
 // Full-text search for findings on FTS4: the FTS5-style query a user types (AND / OR / NOT, "phrases", prefix*,
 // -term) becomes FTS4's enhanced syntax, and matches are ranked by Okapi BM25 computed from matchinfo('pcnalx').
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 
 /** Columns of `findings_fts` in order, with their BM25 weights (a title hit counts most). */
 export const FTS_COLUMNS = ['title', 'description', 'tags', 'category'] as const;
@@ -11,12 +11,12 @@ const EXAMPLES = 'e.g. `sql injection`, `"input not sanitized"`, `auth*`, `xss O
 /**
  * Turns a user query into an FTS4 MATCH expression. Operators are upper-case words, as in FTS5: `AND` (implicit
  * between terms), `OR`, `NOT` (binary in FTS4, so `a AND NOT b` becomes `a NOT b`, and `-b` becomes `NOT b`).
- * Throws `invalid_input` for a query FTS4 cannot run, with examples.
+ * Throws `invalid_input` for a query FTS4 cannot run, with examples, naming the query by the caller's `field`.
  */
-export function toFtsQuery(text: string): string {
+export function toFtsQuery(text: string, field = 'searchText'): string {
   const tokens: string[] = [];
   const re = /"([^"]*)"(\*?)|(\()|(\))|([^\s()"]+)/g;
-  if ((text.match(/"/g) ?? []).length % 2 === 1) throw bad(text, 'a quote is not closed');
+  if ((text.match(/"/g) ?? []).length % 2 === 1) throw bad(text, field, 'a quote is not closed');
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     if (m[1] !== undefined) {
@@ -34,18 +34,18 @@ export function toFtsQuery(text: string): string {
     else out.push(t);
   }
   const ops = new Set(['AND', 'OR', 'NOT']);
-  if (out.length === 0) throw bad(text, 'there is no search term');
-  if (ops.has(out[0]!)) throw bad(text, `it starts with ${out[0]} (put a term before it, ${out[0] === 'NOT' ? 'as in `injection NOT test`' : 'as in `sql OR xss`'})`);
-  if (ops.has(out.at(-1)!)) throw bad(text, `it ends with ${out.at(-1)}`);
+  if (out.length === 0) throw bad(text, field, 'there is no search term');
+  if (ops.has(out[0]!)) throw bad(text, field, `it starts with ${out[0]} (put a term before it, ${out[0] === 'NOT' ? 'as in `injection NOT test`' : 'as in `sql OR xss`'})`);
+  if (ops.has(out.at(-1)!)) throw bad(text, field, `it ends with ${out.at(-1)}`);
   for (let i = 1; i < out.length; i++) {
-    if (ops.has(out[i]!) && ops.has(out[i - 1]!)) throw bad(text, `${out[i - 1]} is followed by ${out[i]}`);
+    if (ops.has(out[i]!) && ops.has(out[i - 1]!)) throw bad(text, field, `${out[i - 1]} is followed by ${out[i]}`);
   }
   let depth = 0;
   for (const t of out) {
     depth += t === '(' ? 1 : t === ')' ? -1 : 0;
-    if (depth < 0) throw bad(text, 'a ")" has no "("');
+    if (depth < 0) throw bad(text, field, 'a ")" has no "("');
   }
-  if (depth !== 0) throw bad(text, 'a "(" is not closed');
+  if (depth !== 0) throw bad(text, field, 'a "(" is not closed');
   return out.join(' ');
 }
 
@@ -63,8 +63,8 @@ function word(raw: string): string[] {
   return [`${parts[0]}${prefix ? '*' : ''}`];
 }
 
-function bad(text: string, why: string): BatonError {
-  return new BatonError('invalid_input', `searchText ${JSON.stringify(text)} cannot be searched: ${why}. Use terms with AND / OR / NOT, "exact phrases" and prefix*, ${EXAMPLES}.`);
+function bad(text: string, field: string, why: string): BatonError {
+  return new BatonError('invalid_input', `${field} ${echo(text)} cannot be searched: ${why}. Use terms with AND / OR / NOT, "exact phrases" and prefix*, ${EXAMPLES}.`);
 }
 
 /**

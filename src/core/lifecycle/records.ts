@@ -1,7 +1,7 @@
 // Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
 // project/global scope and ranked full-text search, execution history and details.
 import { utf8Length } from '../utf8.js';
-import { BatonError, echo } from '../errors.js';
+import { BatonError, echo, errorMessage } from '../errors.js';
 import type { SqlValue } from '../ports.js';
 import { bm25, toFtsQuery } from './ftsQuery.js';
 import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
@@ -179,7 +179,7 @@ export class Records {
         [fts, ...params],
       );
     } catch (ex) {
-      throw new BatonError('invalid_input', `searchText ${JSON.stringify(search)} is not a valid search (${ex instanceof Error ? ex.message : String(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
+      throw new BatonError('invalid_input', `searchText ${echo(search)} is not a valid search (${errorMessage(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
     }
     const ranked = hits.map((h) => ({ id: h.id, score: bm25(h.mi) })).sort((a, b) => b.score - a.score || b.id - a.id);
     const page = ranked.slice(offset, offset + limit);

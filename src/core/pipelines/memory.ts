@@ -1,6 +1,6 @@
 // Shared memory of pipeline runs: what agents store for the agents after them (memory_store / memory_retrieve /
 // memory_search / memory_list). Entries belong to a run, or to the global scope every run can read.
-import { BatonError, echo } from '../errors.js';
+import { BatonError, echo, errorMessage } from '../errors.js';
 import { bm25, toFtsQuery } from '../lifecycle/ftsQuery.js';
 import type { CorePorts } from '../ports.js';
 import { utf8Length } from '../utf8.js';
@@ -144,7 +144,7 @@ export class Memory {
       const total = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM memory_entries m WHERE ${where.join(' AND ')}`, params)!.n;
       return { entries: rows.map(toEntry), total };
     }
-    const fts = toFtsQuery(text).replace(/\b(title|description|tags):/g, '');
+    const fts = toFtsQuery(text, 'query').replace(/\b(title|description|tags):/g, '');
     let hits: Array<{ id: number; mi: Uint8Array }>;
     let total: number;
     const filter = `WHERE memory_fts MATCH ? AND ${where.join(' AND ')}`;
@@ -159,7 +159,7 @@ export class Memory {
       total = hits.length < RANK_WINDOW ? hits.length
         : store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM memory_fts CROSS JOIN memory_entries m ON m.id = memory_fts.docid ${filter}`, [fts, ...params])!.n;
     } catch (ex) {
-      throw new BatonError('invalid_input', `query ${JSON.stringify(text)} is not a valid search (${ex instanceof Error ? ex.message : String(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
+      throw new BatonError('invalid_input', `query ${echo(text)} is not a valid search (${errorMessage(ex)}); use terms, AND / OR / NOT, "phrases" and prefix*.`);
     }
     const ranked = hits.map((h) => ({ id: h.id, score: bm25(h.mi, 1.2, 0.75, WEIGHTS) })).sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);
     if (!ranked.length) return { entries: [], total: 0 };

@@ -6,6 +6,7 @@ import { NEXT_STEP_TOOL, resultText } from '../../core/broker/stepText.js';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
+import { tooDeepResult } from '../inputErrors.js';
 import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
 import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
 import { elicitGateDecision } from './gateElicitation.js';
@@ -49,6 +50,8 @@ export function registerBrokerTools(
       if (BatonError.is(ex)) {
         return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: '' } });
       }
+      const tooDeep = tooDeepResult(NEXT_STEP_TOOL, ex);
+      if (tooDeep) return tooDeep;
       log.error(`${NEXT_STEP_TOOL} failed`, ex);
       return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
     } finally {

@@ -6,6 +6,7 @@ import type { BatonApi } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
 import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
+import { tooDeepResult } from '../inputErrors.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { LIFECYCLE_HINTS, LIFECYCLE_INPUTS, LIFECYCLE_OUTPUTS } from './lifecycleSchema.js';
 import { findingsText } from './listText.js';
@@ -33,6 +34,8 @@ export function registerToolDefs(server: McpServer, log: Log, defs: ReadonlyArra
         return { structuredContent: structured as Record<string, unknown>, content: [{ type: 'text', text }] };
       } catch (ex) {
         if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason, ...(Object.keys(ex.details).length ? { errorDetails: ex.details } : {}) } };
+        const tooDeep = tooDeepResult(def.name, ex);
+        if (tooDeep) return tooDeep;
         log.error(`${def.name} failed`, ex);
         return { isError: true, content: [{ type: 'text', text: "internal error; see Baton's log" }] };
       }

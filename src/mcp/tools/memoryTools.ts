@@ -29,7 +29,7 @@ const entry = z.object({
 const listing = z.object({ entries: z.array(entry), total: z.number() });
 
 const INPUTS = {
-  memory_store: z.object({
+  memory_store: z.strictObject({
     key: z.string().min(1).max(MEMORY_LIMITS.keyChars).describe('Unique key for this entry (in its scope); storing the same key again replaces it.'),
     value: z.string().describe(`Content to store (at most ${MEMORY_LIMITS.valueBytes / 1024} KB).`),
     category: category.optional().describe('Category: findings, plans, code, notes or custom (default notes).'),
@@ -37,19 +37,19 @@ const INPUTS = {
     global: z.boolean().optional().describe('Store in the global scope every run reads, instead of this run.'),
     run_id: runId,
   }),
-  memory_retrieve: z.object({
+  memory_retrieve: z.strictObject({
     key: z.string().min(1).describe('Key to retrieve.'),
     scope: reach.optional().describe('run, global, or all (default: the run first, then global).'),
     run_id: runId,
   }),
-  memory_search: z.object({
+  memory_search: z.strictObject({
     query: z.string().optional().describe('Full-text query: terms (all must match), OR, NOT, "phrases", prefix*. Omit to list the newest.'),
     category: category.optional().describe('Filter by category.'),
     limit: z.number().int().min(1).max(MEMORY_LIMITS.maxResults).optional().describe('Max results (default 10).'),
     scope: reach.optional().describe('run, global, or all (default all).'),
     run_id: runId,
   }),
-  memory_list: z.object({
+  memory_list: z.strictObject({
     category: category.optional().describe('Only this category.'),
     scope: reach.optional().describe('run, global, or all (default all).'),
     run_id: runId,
