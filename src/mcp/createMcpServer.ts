@@ -7,6 +7,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { BatonApi, CallLogEntry } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues, quoted, withoutRefusedNulls } from './inputErrors.js';
@@ -175,6 +176,7 @@ function wrapToolCalls(
       // input a second time and re-validate our own structured output on every call (a hot path).
       const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
       result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>, extra) : ((await original(forwarded, extra)) as CallToolResult);
+      if (!spec && result.isError) result = unknownTool(result, request.params.name, [...byName.keys()]);
       const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
         ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);
@@ -203,6 +205,17 @@ function wrapToolCalls(
     const request = withoutNullArguments(received);
     return plainToolCall(request) ? handle(request as CallToolRequest, extra as ToolCallExtra) : checked(request, extra);
   });
+}
+
+/**
+ * The SDK's answer for a tool it does not have ("MCP error -32602: Tool x not found", the code twice over in the
+ * text) as the model should read it: the name it may have meant, and where the tools are listed.
+ */
+function unknownTool(result: CallToolResult, name: string, known: readonly string[]): CallToolResult {
+  const text = result.content.find((c) => c.type === 'text')?.text ?? '';
+  if (!/^(?:MCP error -?\d+: )?Tool .* not found$/.test(text)) return result;
+  const hint = didYouMean(name, known, (s) => `"${s}"`);
+  return { ...result, content: [{ type: 'text', text: `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.` }] };
 }
 
 /**

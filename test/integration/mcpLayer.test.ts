@@ -113,6 +113,16 @@ describe('MCP layer (scripted core)', () => {
     await client.unsubscribeResource({ uri: 'workflow-status://active' });
   });
 
+  it('a call of a tool that does not exist names the one it may have meant and where the tools are listed', async () => {
+    const text = async (name: string) => {
+      const r = await client.callTool({ name, arguments: {} });
+      assert.equal(r.isError, true);
+      return (r.content as Array<{ text: string }>)[0]!.text;
+    };
+    assert.equal(await text('workflow_next_stepp'), 'Unknown tool "workflow_next_stepp" (did you mean "workflow_next_step"?); tools/list names the tools this server has.');
+    assert.equal(await text('make_coffee'), 'Unknown tool "make_coffee"; tools/list names the tools this server has.');
+  });
+
   it('a read of a URI no resource or template matches is Invalid params naming the resources, with the URI in its data', async () => {
     const uri = 'test://nonexistent-resource-for-conformance-testing';
     await assert.rejects(client.readResource({ uri }), (ex: { code?: number; message?: string; data?: unknown }) => {
