@@ -5,6 +5,7 @@ import type { BatonApi } from '../core/api.js';
 import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
 import { BatonError } from '../core/errors.js';
 import { resourceCompleters } from './completions.js';
+import { quoted } from './inputErrors.js';
 
 const MD = 'text/markdown';
 const JSON_MIME = 'application/json';
@@ -26,7 +27,7 @@ function variable(vars: Record<string, string | string[]>, name: string): string
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new BatonError('invalid_input', `${name} '${raw}' is not valid percent-encoding (a % must be followed by two hex digits of UTF-8); write it as resources/list names it`);
+    throw new BatonError('invalid_input', `${name} ${quoted(raw)} is not valid percent-encoding (a % must be followed by two hex digits of UTF-8); write it as resources/list names it`);
   }
 }
 

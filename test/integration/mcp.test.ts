@@ -135,7 +135,7 @@ describe('MCP server on the real core (in memory)', () => {
     for (const uri of ['persona://%ZZ', 'current-step://%', 'workflow-status://%FF', 'project-context://%C3%28']) {
       await assert.rejects(client.readResource({ uri }), (ex: { code?: number; message?: string }) => {
         assert.equal(ex.code, -32602, `${uri}: ${ex.message}`);
-        assert.match(ex.message!, /'%[^']*' is not valid percent-encoding \(a % must be followed by two hex digits of UTF-8\)/);
+        assert.match(ex.message!, /"%[^"]*" is not valid percent-encoding \(a % must be followed by two hex digits of UTF-8\)/);
         return true;
       });
     }
