@@ -167,9 +167,13 @@ function wrapToolCalls(
         parsed = spec.inputSchema.safeParse(lenient);
       }
     }
+    const misspelt = spec?.misspelt && parsed?.success ? spec.misspelt(checked) : [];
     if (spec && parsed && !parsed.success) {
       const text = formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape));
       result = { isError: true, content: [{ type: 'text', text }] };
+      category = 'validation';
+    } else if (spec && misspelt.length) {
+      result = { isError: true, content: [{ type: 'text', text: `Invalid arguments for ${spec.name}: ${misspelt.slice(0, 5).join('; ')}. Fix the field${misspelt.length > 1 ? 's' : ''} and call again.` }] };
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the

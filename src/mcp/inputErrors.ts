@@ -1,7 +1,7 @@
 // Turns zod issues into messages that name the field and say what it must be, so an agent can fix its call.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
-import { didYouMean } from '../core/suggest.js';
+import { closestName, didYouMean } from '../core/suggest.js';
 
 /** A string as JSON, cut to `max` characters with an ellipsis: an echo of a client's input in an error stays short. */
 export function quoted(value: string, max = 80): string {
@@ -104,4 +104,19 @@ export function tooDeepResult(tool: string, ex: unknown): CallToolResult | undef
     content: [{ type: 'text', text: `Invalid arguments for ${tool}: a value is nested too deep to read (thousands of levels of objects or arrays); send it with at most a few dozen levels.` }],
     _meta: { errorCode: 'invalid_input' },
   };
+}
+
+/**
+ * The keys of `value` (an object the caller sent at `path`) that are none of `known` but misspell one of them, each
+ * as "path.key (did you mean 'known'?)". Keys that are nothing like a known one are not reported.
+ */
+export function misspeltKeys(value: unknown, path: string, known: readonly string[]): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  const out: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const close = closestName(key, known);
+    if (close !== undefined) out.push(`unknown field ${path}.${key} (did you mean '${close}'?)`);
+  }
+  return out;
 }

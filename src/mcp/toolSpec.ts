@@ -15,6 +15,11 @@ export interface ToolSpec {
   inputSchema: z.ZodObject;
   /** Path → what the field must be, for error messages. */
   hints: Record<string, string>;
+  /**
+   * Fields of the raw arguments that the schema drops as unknown but that misspell a known one (a nested object's
+   * keys, which a strict schema would refuse in full), each as "model_output_so_far.findigs (did you mean …?)".
+   */
+  misspelt?: (args: Record<string, unknown>) => string[];
   /** The tool's implementation, called with input already validated against `inputSchema`. */
   call: (args: Record<string, unknown>, extra: ToolCallExtra) => Promise<CallToolResult>;
 }

@@ -224,6 +224,16 @@ describe('MCP server on the real core (in memory)', () => {
     assert.ok(got.includes('workflow-status://active'));
     assert.ok(!got.includes(`workflow-status://${executionId}`));
   });
+
+  it('a misspelt field of model_output_so_far is refused before the step advances; an agent\'s own extra field passes', async () => {
+    const { sc } = await call(client, { template_name: 'bug-fix' });
+    const typo = await call(client, { step_token: sc.new_step_token, model_output_so_far: { ...validOutput, findigs: [{ severity: 'high' }], refrences: [] } });
+    assert.equal(typo.res.isError, true);
+    assert.equal((typo.res.content as Array<{ text: string }>)[0]!.text, "Invalid arguments for workflow_next_step: unknown field model_output_so_far.findigs (did you mean 'findings'?); unknown field model_output_so_far.refrences (did you mean 'references'?). Fix the fields and call again.");
+    const same = await call(client, { step_token: sc.new_step_token, model_output_so_far: { ...validOutput, notes_for_reviewer: 'mine' } });
+    assert.equal(same.sc.status, 'ok', 'the token was not used by the refused call, and a key of its own passes');
+    assert.notEqual(same.sc.next_step_contract?.step_name, sc.next_step_contract?.step_name);
+  });
 });
 
 describe('rate limits (on)', () => {

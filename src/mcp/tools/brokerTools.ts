@@ -6,9 +6,9 @@ import { NEXT_STEP_TOOL, resultText } from '../../core/broker/stepText.js';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
-import { tooDeepResult } from '../inputErrors.js';
+import { misspeltKeys, tooDeepResult } from '../inputErrors.js';
 import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
-import { NEXT_STEP_FIELD_HINTS, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
+import { NEXT_STEP_FIELD_HINTS, modelOutputSchema, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
 import { elicitGateDecision } from './gateElicitation.js';
 import { gateWait } from './gateProgress.js';
 
@@ -36,6 +36,9 @@ What the result's status means:
 The text of each result says the same in words, with the exact arguments of the next call on its "Next call:" line.`;
 
 /** Registers the broker tools; returns their specs for input pre-validation and aliases. */
+/** The fields of model_output_so_far, against which a misspelt key is told apart from an agent's own extra one. */
+const OUTPUT_FIELDS = Object.keys(modelOutputSchema.shape);
+
 export function registerBrokerTools(
   server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number,
 ): ToolSpec[] {
@@ -75,6 +78,8 @@ export function registerBrokerTools(
       aliases: [NEXT_STEP_TOOL_SPEC_NAME],
       inputSchema: nextStepInputSchema,
       hints: NEXT_STEP_FIELD_HINTS,
+      // An agent's own extra keys in its output pass (and are dropped); a misspelt one (`findigs`) would lose data.
+      misspelt: (args) => misspeltKeys(args.model_output_so_far, 'model_output_so_far', OUTPUT_FIELDS),
       call,
     },
   ];
