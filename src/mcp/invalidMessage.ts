@@ -19,6 +19,9 @@ export function limitText(bytes: number): string {
 /** An id MCP allows: a string or an integer (never null). */
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 
+/** The members of a JSON-RPC 2.0 message. */
+const MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+
 /** A refused message: the Invalid Request answer, and whether JSON-RPC answers it at all (not a notification or an answer). */
 export interface InvalidMessage {
   answer: JSONRPCMessage;
@@ -38,6 +41,7 @@ export function invalidMessage(value: unknown, why?: Error): InvalidMessage {
     : 'id' in m && !isRequestId(m.id) ? `id must be a string or an integer${m.id === null ? ' (MCP allows no null id)' : ''}`
     : 'params' in m && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params)) ? 'params must be an object'
     : !('method' in m) && !('result' in m) && !('error' in m) ? 'a message needs a method (a request or notification), or a result or error (an answer)'
+    : Object.keys(m).some((k) => !MEMBERS.has(k)) ? `unknown member ${JSON.stringify(Object.keys(m).find((k) => !MEMBERS.has(k))!.slice(0, 80))}; a message has only jsonrpc, id, method and params (or result or error): put request fields in params`
     : `not a message the server accepts${why ? ` (${firstIssue(why)})` : ''}`;
   const id = m && isRequestId(m.id) ? m.id : undefined;
   // JSON-RPC answers neither a notification (a method, no id) nor an answer, however malformed.

@@ -175,8 +175,9 @@ describe('the stdio front of baton mcp', () => {
     w.send({ jsonrpc: '2.0', id: 4, method: 'ping', params: [1] });
     w.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: 'x' });
     w.send({ jsonrpc: '2.0', id: 5, result: 'x', error: {} });
+    w.send({ jsonrpc: '2.0', id: 7, method: 'ping', extra: 1 });
     w.send({ jsonrpc: '2.0', id: 6, method: 'ping' });
-    await w.written(8);
+    await w.written(9);
     const [parse, ...rest] = w.out.slice(1);
     assert.equal(parse!.error?.code, -32700);
     assert.match(parse!.error!.message, /^Parse error: .*Send one JSON-RPC message per line\.$/);
@@ -187,6 +188,7 @@ describe('the stdio front of baton mcp', () => {
       { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer (MCP allows no null id)' } },
       { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: id must be a string or an integer' } },
       { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'Invalid Request: params must be an object' } },
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request: unknown member "extra"; a message has only jsonrpc, id, method and params (or result or error): put request fields in params' } },
       { jsonrpc: '2.0', id: 6, result: {} },
     ], 'the malformed notification and answer get nothing; the next request is answered');
     await s.mcp.close();
