@@ -259,6 +259,19 @@ test('a rule line that looks like a guardrail but would not be parsed is pointed
   assert.ok(names.includes('near'));
 });
 
+test("Cursor's .mdc rule files are rules, named by their file; a .md and a .mdc of one name clash as two .md files would", async () => {
+  const files = baseFiles();
+  files.set(`${W}/rules/typescript.mdc`, '---\ndescription: TS\nglobs: "**/*.ts"\nalwaysApply: false\n---\n- **NEVER** use any\n');
+  files.set(`${W}/rules/react.md`, '---\ndescription: React\n---\n- **ALWAYS** use hooks\n');
+  files.set(`${W}/rules/react.mdc`, '---\ndescription: React again\n---\n- **ALWAYS** use hooks\n');
+  files.set(`${W}/agents/notes.mdc`, '---\ndescription: not an agent file\n---\n# Notes\n');
+  const c = await load(files);
+  assert.deepEqual(c.rules.find((r) => r.name === 'typescript')?.globs, ['**/*.ts']);
+  assert.equal(c.rules.find((r) => r.name === 'react')?.description, 'React');
+  assertOne(c.problems, `${W}/rules/react.mdc`, null, /already defined by .*react\.md in the same directory; this file is ignored/);
+  assert.ok(!c.agents.some((a) => a.name === 'notes'), 'agents are .md only');
+});
+
 test('Cursor-style rule fields are accepted; CRLF files parse', async () => {
   const text = '---\r\ndescription: r\r\nalwaysApply: true\r\nglobs: "*.ts, *.tsx"\r\n---\r\n- **MUST** be nice\r\n';
   const files = baseFiles();

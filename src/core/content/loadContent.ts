@@ -46,7 +46,7 @@ export type ContentKind = 'agents' | 'rules' | 'workflows';
 
 const PATTERNS: Record<ContentKind, RegExp> = {
   agents: /^agents\/[^/]+\.md$/,
-  rules: /^rules\/[^/]+\.md$/,
+  rules: /^rules\/[^/]+\.mdc?$/, // Cursor's rules are .mdc: the same Markdown with frontmatter
   workflows: /^workflows\/[^/]+\.ya?ml$/,
 };
 
@@ -59,7 +59,7 @@ interface Parsed {
 /**
  * Loads `dirs` in increasing precedence: the first is the bundled content, the rest are
  * workspace folders (`.baton`) whose items replace bundled ones of the same name. Each dir holds
- * `agents/*.md`, `rules/*.md` and `workflows/*.yaml|yml`. Invalid files are reported in
+ * `agents/*.md`, `rules/*.md|mdc` and `workflows/*.yaml|yml`. Invalid files are reported in
  * `problems` and skipped; this never throws.
  */
 export async function loadContent(fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>): Promise<LoadedContent> {
