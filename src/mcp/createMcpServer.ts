@@ -10,7 +10,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { formatInputIssues, quoted, withoutRefusedNulls } from './inputErrors.js';
+import { formatInputIssues, invalidArguments, quoted, withoutRefusedNulls } from './inputErrors.js';
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { WorkflowPrompts } from './prompts.js';
@@ -173,7 +173,7 @@ function wrapToolCalls(
       result = { isError: true, content: [{ type: 'text', text }] };
       category = 'validation';
     } else if (spec && misspelt.length) {
-      result = { isError: true, content: [{ type: 'text', text: `Invalid arguments for ${spec.name}: ${misspelt.slice(0, 5).join('; ')}. Fix the field${misspelt.length > 1 ? 's' : ''} and call again.` }] };
+      result = { isError: true, content: [{ type: 'text', text: invalidArguments(spec.name, misspelt) }] };
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the

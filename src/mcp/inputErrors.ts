@@ -72,7 +72,11 @@ export function formatInputIssues(
   hints: Record<string, string>,
   validFields: readonly string[],
 ): string {
-  const lines = [...new Set(error.issues.map((i) => formatIssue(i, input, hints, validFields)))];
+  return invalidArguments(toolName, [...new Set(error.issues.map((i) => formatIssue(i, input, hints, validFields)))]);
+}
+
+/** "Invalid arguments for TOOL: problem; problem. Fix the fields and call again.", five problems at most. */
+export function invalidArguments(toolName: string, lines: readonly string[]): string {
   const shown = lines.slice(0, 5);
   const hidden = lines.length - shown.length;
   const more = hidden > 0 ? `\n(and ${hidden} more problem${hidden > 1 ? 's' : ''})` : '';
