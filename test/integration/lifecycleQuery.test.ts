@@ -345,7 +345,12 @@ describe('an agent file Baton leaves out', () => {
   let rig: LifecycleRig;
   before(async () => {
     // Not frontmatter Baton can read in any way (a list, not fields): the file is left out.
-    rig = await openLifecycle({ files: { 'agents/broken.md': '---\n- name: broken\n---\n# Broken\n' } });
+    rig = await openLifecycle({
+      files: {
+        'agents/broken.md': '---\n- name: broken\n---\n# Broken\n',
+        'workflows/uses-broken.yaml': 'name: uses-broken\ndescription: d\ntype: sequential\nsteps:\n  - name: s\n    agent: broken\n    description: do it\n',
+      },
+    });
   });
   after(() => rig.close());
 
@@ -359,5 +364,10 @@ describe('an agent file Baton leaves out', () => {
     assert.match(r.text, /No agent "broken"; .+agents\/broken\.md defines it but is left out until it is fixed \(line 2: /);
     const other = await rig.call('get_agent_persona', { agentName: 'nobody' });
     assert.match(other.text, /No agent "nobody"\. Agents: /, 'an agent no file meant is just missing');
+  });
+
+  it("a step of that agent says in its context that the persona is missing or left out, and where to see which", async () => {
+    const first = (await rig.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'uses-broken' } })).structuredContent as { context: { persona_summary: string } };
+    assert.equal(first.context.persona_summary, 'Agent "broken" (no persona loaded: its file is missing or left out for a problem; read persona://broken to see which).');
   });
 });

@@ -25,7 +25,7 @@ const summaries = new WeakMap<AgentDefinition, string>();
 
 /** A short persona: the description, then the body's opening lines. */
 export function personaSummary(agentName: string, agent: AgentDefinition | undefined): string {
-  if (!agent) return `Agent "${agentName}" (no persona file found; read persona://${agentName} after adding one).`;
+  if (!agent) return `Agent "${agentName}" (no persona loaded: its file is missing or left out for a problem; read persona://${agentName} to see which).`;
   let summary = summaries.get(agent);
   if (summary === undefined) summaries.set(agent, (summary = summarize(agent)));
   return summary;
