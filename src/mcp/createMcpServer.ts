@@ -144,7 +144,6 @@ function cacheToolList(server: McpServer, key: string): void {
 function wrapToolCalls(
   server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], clientName: () => string | undefined, agentName: string | undefined,
 ): void {
-  const original = sdkHandler(server, 'tools/call');
   const byName = new Map<string, ToolSpec>();
   for (const spec of specs) {
     byName.set(spec.name, spec);
@@ -177,10 +176,9 @@ function wrapToolCalls(
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the
-      // input a second time and re-validate our own structured output on every call (a hot path).
-      const forwarded = name === request.params.name ? request : { ...request, params: { ...request.params, name } };
-      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>, extra) : ((await original(forwarded, extra)) as CallToolResult);
-      if (!spec && result.isError) result = unknownTool(result, request.params.name, [...byName.keys()]);
+      // input a second time and re-validate our own structured output on every call (a hot path). Every tool the
+      // registrars register comes with its spec, so a name without one is no tool of this server.
+      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>, extra) : unknownTool(request.params.name, [...byName.keys()]);
       const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
         ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);
@@ -212,14 +210,12 @@ function wrapToolCalls(
 }
 
 /**
- * The SDK's answer for a tool it does not have ("MCP error -32602: Tool x not found", the code twice over in the
- * text) as the model should read it: the name it may have meant, and where the tools are listed.
+ * The answer to a call of a tool this server does not have, as the model should read it (an isError result, as the
+ * SDK answers it): the name it may have meant, and where the tools are listed.
  */
-function unknownTool(result: CallToolResult, name: string, known: readonly string[]): CallToolResult {
-  const text = result.content.find((c) => c.type === 'text')?.text ?? '';
-  if (!/^(?:MCP error -?\d+: )?Tool .* not found$/.test(text)) return result;
+function unknownTool(name: string, known: readonly string[]): CallToolResult {
   const hint = didYouMean(name, known, (s) => `"${s}"`);
-  return { ...result, content: [{ type: 'text', text: `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.` }] };
+  return { isError: true, content: [{ type: 'text', text: `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.` }] };
 }
 
 /**
