@@ -1,5 +1,5 @@
 // Turns rule markdown into forbidden / required / validation actions, and picks the most critical for a contract.
-import { GUARDRAIL_LINE as ACTION_LINE } from '../content/markdownFile.js';
+import { CODE_FENCE as FENCE, GUARDRAIL_LINE as ACTION_LINE } from '../content/markdownFile.js';
 
 /** Actions found in active rules, by kind. */
 export interface ParsedGuardrails {
@@ -12,7 +12,6 @@ export interface ParsedGuardrails {
 type Kind = 'forbidden' | 'required' | 'validation';
 
 const BULLET_LINE = /^\s*[-*+]\s+\S/;
-const FENCE = /^\s*(```|~~~)/;
 
 const KIND_OF: Record<string, Kind> = {
   'NEVER': 'forbidden', 'PROTECT': 'forbidden', 'MUST NOT': 'forbidden', 'DO NOT': 'forbidden',

@@ -11,6 +11,8 @@ import { FieldReader, describe, isMapping, normalizeText, type FieldPath } from 
  * the keyword matched case-insensitively. One pattern for both, so the loader's warnings and the contracts agree.
  */
 export const GUARDRAIL_LINE = /^\s*[-*+]\s+\*\*(NEVER|PROTECT|MUST NOT|DO NOT|ALWAYS|MUST|VALIDATE)\*\*/i;
+/** A line that opens or closes a code block, as the guardrail parser and the loader's check of its lines skip them. */
+export const CODE_FENCE = /^\s*(```|~~~)/;
 const GUARDRAIL_NEAR_MISS = /^\s*[-*+]\s*\*{0,2}(never|protect|always|must|validate|do not)\b/i;
 /** Copilot's `*.instructions.md` say where they apply with `applyTo` (comma-separated globs), Cursor's with `globs`. */
 const RULE_FIELDS = ['name', 'description', 'tags', 'always_apply', 'alwaysApply', 'globs', 'applyTo'] as const;
@@ -148,7 +150,7 @@ function checkGuardrailLines(r: FieldReader, body: string, bodyOffset: number): 
   let recognised = 0;
   let fenced = false;
   lines.forEach((line, i) => {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (CODE_FENCE.test(line)) fenced = !fenced;
     if (fenced) return;
     if (GUARDRAIL_LINE.test(line)) {
       recognised++;
