@@ -7,11 +7,6 @@ import { BatonError } from '../core/errors.js';
 import { resourceCompleters } from './completions.js';
 import { quoted } from './inputErrors.js';
 
-/** The schemes of the resources and templates registerResources serves (a subscription to any other is refused). */
-export const RESOURCE_SCHEMES: ReadonlySet<string> = new Set([
-  'available-workflows', 'current-step', 'guardrails', 'persona', 'project-context', 'workflow-artifacts', 'workflow-status',
-]);
-
 const MD = 'text/markdown';
 const JSON_MIME = 'application/json';
 

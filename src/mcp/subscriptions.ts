@@ -5,7 +5,6 @@ import type { BatonApi } from '../core/api.js';
 import type { Log } from '../core/ports.js';
 import type { BatonEvent } from '../core/types.js';
 import { quoted } from './inputErrors.js';
-import { RESOURCE_SCHEMES } from './resources.js';
 
 /** Forms of a per-task URI that follow whatever is active or recent rather than one execution. */
 const FLOATING = new Set(['active', 'recent', 'final', 'all', 'current']);
@@ -53,9 +52,6 @@ export function installSubscriptions(server: McpServer, baton: BatonApi, log: Lo
     const parsed = parse(req.params.uri);
     if (!parsed) {
       throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(req.params.uri)} is not a resource URI (scheme://…); subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`);
-    }
-    if (!RESOURCE_SCHEMES.has(parsed.scheme)) {
-      throw new McpError(ErrorCode.InvalidParams, `Resource ${quoted(req.params.uri)} not found: no resource here has the scheme ${parsed.scheme}://; subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`, { uri: req.params.uri });
     }
     subs.set(req.params.uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
     return {};

@@ -13,7 +13,6 @@ import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { BAD_INPUT, validOutput } from '../fixtures/mcp/badInput.js';
-import { RESOURCE_SCHEMES } from '../../src/mcp/resources.js';
 
 type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string }; error?: { code: string; message: string; retry_after_ms?: number } };
 
@@ -88,11 +87,6 @@ describe('MCP server on the real core (in memory)', () => {
     await opened.baton.decide({ execution_id: executionId, decision: 'approve', by: 'test' });
     ({ sc } = await call(client, { step_token: gateToken }));
     assert.equal(sc.status, 'task_closed');
-  });
-
-  it('knows the scheme of every resource and template it lists (a subscription to another is refused)', async () => {
-    const listed = [...(await client.listResources()).resources.map((r) => r.uri), ...(await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)];
-    assert.deepEqual([...new Set(listed.map((u) => u.split('://')[0]!))].sort(), [...RESOURCE_SCHEMES].sort());
   });
 
   it('reads every resource', async () => {
