@@ -35,14 +35,39 @@ export function decodeBase64(b64: string): Uint8Array {
 
 /** Encodes bytes as standard, padded base64. */
 export function encodeBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    s += ALPHABET[(n >> 18) & 63]! + ALPHABET[(n >> 12) & 63]!;
-    s += i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63]! : '=';
-    s += i + 2 < bytes.length ? ALPHABET[n & 63]! : '=';
+  return encodeWith(bytes, STANDARD, true);
+}
+
+const STANDARD = new TextEncoder().encode(ALPHABET);
+const URL_SAFE = new TextEncoder().encode(ALPHABET.replace('+', '-').replace('/', '_'));
+const ASCII = new TextDecoder();
+const UTF8 = new TextEncoder();
+
+/**
+ * `bytes` in the 64 characters of `alphabet` (its ASCII codes), with `=` padding or none. The characters go into one
+ * array decoded at once: a step token is encoded on every call, and a string built a character at a time is a chain of
+ * small strings to allocate and then flatten.
+ */
+function encodeWith(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
+  const whole = Math.floor(bytes.length / 3) * 3;
+  const rest = bytes.length - whole;
+  const out = new Uint8Array((whole / 3) * 4 + (rest === 0 ? 0 : pad ? 4 : rest + 1));
+  let o = 0;
+  for (let i = 0; i < whole; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out[o++] = alphabet[n >> 18]!;
+    out[o++] = alphabet[(n >> 12) & 63]!;
+    out[o++] = alphabet[(n >> 6) & 63]!;
+    out[o++] = alphabet[n & 63]!;
   }
-  return s;
+  if (rest > 0) {
+    const n = (bytes[whole]! << 16) | (rest === 2 ? bytes[whole + 1]! << 8 : 0);
+    out[o++] = alphabet[n >> 18]!;
+    out[o++] = alphabet[(n >> 12) & 63]!;
+    if (rest === 2) out[o++] = alphabet[(n >> 6) & 63]!;
+    if (pad) while (o < out.length) out[o++] = 0x3d; // '='
+  }
+  return ASCII.decode(out);
 }
 
 /** Unpadded base64url text. */
@@ -50,7 +75,7 @@ export const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Base64url without padding (RFC 4648 §5) of the UTF-8 bytes of `text`. */
 export function encodeBase64Url(text: string): string {
-  return encodeBase64(new TextEncoder().encode(text)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return encodeWith(UTF8.encode(text), URL_SAFE, false);
 }
 
 /** The UTF-8 text of unpadded base64url `part`, or null when it is not valid base64url or valid UTF-8. */

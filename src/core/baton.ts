@@ -70,6 +70,14 @@ const CALL_LOG_FLUSH_MS = 250;
  */
 const CALL_LOG_BATCH = 16;
 
+/** The INSERT of `rows` call-log rows, built once per row count (the store caches its statements by text). */
+const callLogInserts: string[] = [];
+function callLogInsert(rows: number): string {
+  return (callLogInserts[rows] ??= `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full,
+    request_size_bytes, response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name,
+    ide_type, parent_call_id) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+}
+
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
   ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
@@ -533,13 +541,10 @@ export class Baton implements BatonApi {
     const prune = this.callsSincePrune >= 200;
     if (prune) this.callsSincePrune = 0;
     void store.transaction(() => {
-      for (const row of rows) {
-        store.run(
-          `INSERT INTO call_log (correlation_id, call_type, tool_or_resource_name, request_full, response_full, request_size_bytes,
-             response_size_bytes, duration_ms, success, error_message, error_category, created_at, project_id, agent_name, ide_type, parent_call_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          row,
-        );
+      // One statement per CALL_LOG_BATCH rows: each statement is a journal entry and a round trip into SQLite.
+      for (let i = 0; i < rows.length; i += CALL_LOG_BATCH) {
+        const batch = rows.slice(i, i + CALL_LOG_BATCH);
+        store.run(callLogInsert(batch.length), batch.flat());
       }
       if (prune) store.run('DELETE FROM call_log WHERE id <= (SELECT MAX(id) FROM call_log) - ?', [this.options.callLogRetention]);
     }, { background: true }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));

@@ -1,5 +1,5 @@
 // Node implementations of the core's ports.
-import { createHash, createHmac, randomBytes, randomFillSync, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, randomFillSync, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
@@ -39,9 +39,19 @@ export function uuidV7(now = Date.now()): string {
 /** Random UUIDs (version 4), and time-ordered ones (version 7) for the rows written on every call. */
 export const randomIds: Ids = { uuid: () => randomUUID(), orderedUuid: () => uuidV7() };
 
+/**
+ * The key object of an HMAC key: every call signs and checks a step token under the same per-database secret, and
+ * a key object spares createHmac importing the key text each time.
+ */
+let lastKey: { text: string; key: KeyObject } | undefined;
+function hmacKey(text: string): KeyObject {
+  if (lastKey?.text !== text) lastKey = { text, key: createSecretKey(Buffer.from(text, 'utf8')) };
+  return lastKey.key;
+}
+
 /** node:crypto. */
 export const nodeCrypto: Crypto = {
-  hmacSha256: (key, data) => createHmac('sha256', key).update(data).digest('base64url'),
+  hmacSha256: (key, data) => createHmac('sha256', hmacKey(key)).update(data).digest('base64url'),
   randomHex: (n) => randomBytes(n).toString('hex'),
   timingSafeEqual: (a, b) => {
     const x = Buffer.from(a);
