@@ -21,6 +21,17 @@ export interface Store {
    * changes synchronously; the promise resolves once the writes are durable on disk.
    */
   transaction<T>(fn: () => T, options?: TransactionOptions): Promise<T>;
+  /**
+   * Gives the space of deleted rows back (SQLite VACUUM) and writes the smaller database to disk; stores that keep
+   * nothing on disk or cannot shrink leave it out. Never inside `transaction`.
+   */
+  compact?(): Promise<CompactResult>;
+}
+
+/** What `Store.compact` did: the database's size before and after, in bytes. */
+export interface CompactResult {
+  beforeBytes: number;
+  afterBytes: number;
 }
 
 /** How a transaction's writes reach the disk. */

@@ -1,6 +1,6 @@
 // Rule: the bundle's patched sql.js stores exactly the bytes the unpatched one does (the patches only change
-// how strings are encoded and how the in-memory file grows), its database file node holds exactly the committed
-// database (what a snapshot is written from), and the patches still apply to the installed sql.js.
+// how strings are encoded and how the in-memory file grows and shrinks), its database file node holds exactly the
+// committed database (what a snapshot is written from), and the patches still apply to the installed sql.js.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -25,7 +25,7 @@ test('the patch applies to the installed sql.js', () => {
   assert.ok(code.includes('m>=g||batonGrow(a,g);') && !code.includes('1.125'), 'a growing in-memory database file grows in place');
   assert.match(code, /prototype\.batonFileNode=/);
   assert.ok(code.includes('a.batonBeforeWrite&&a.batonBeforeWrite(e,c)'), 'MEMFS writes call the snapshot hook first');
-  assert.ok(code.includes('a.batonBeforeResize&&a.batonBeforeResize(b)'), 'MEMFS resizes call the snapshot hook first');
+  assert.ok(code.includes('a.batonBeforeResize&&a.batonBeforeResize(b),batonResize(a,b)'), 'MEMFS resizes call the snapshot hook first, then resize in place');
 });
 
 test('a database grown past several megabytes by the patched sql.js is byte-identical to the unpatched one', async () => {
@@ -43,6 +43,35 @@ test('a database grown past several megabytes by the patched sql.js is byte-iden
   const [plain, patched] = [grow(await loadSqlJs()), grow(await patchedSqlJs())];
   assert.ok(plain.length > 4 * 1024 * 1024, `the database grew past 4 MB (${plain.length} bytes)`);
   assert.ok(Buffer.from(patched).equals(Buffer.from(plain)));
+});
+
+test('a database shrunk by VACUUM gives its memory back in place and grows in place again, with the bytes of the unpatched one', async () => {
+  type Node = { Ua: Uint8Array; Wa: number };
+  const shrinkAndGrow = (SQL: SqlJsStatic) => {
+    const db = new SQL.Database() as InstanceType<SqlJsStatic['Database']> & { batonFileNode?(): Node };
+    const buffer = () => db.batonFileNode?.().Ua.buffer as (ArrayBuffer & { resizable?: boolean }) | undefined;
+    try {
+      db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
+      db.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+      db.run('BEGIN');
+      for (let i = 0; i < 600; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
+      db.run('COMMIT');
+      db.run('DELETE FROM t WHERE k % 3 <> 0');
+      const grown = buffer();
+      // As SqlJsStore.compact runs it: its rollback journal is a second MEMFS file, grown, then truncated to nothing.
+      db.exec('PRAGMA journal_mode = TRUNCATE; PRAGMA temp_store = FILE; VACUUM; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY');
+      const shrunk = { buffer: buffer(), bytes: buffer()?.byteLength, fileBytes: db.batonFileNode?.().Wa };
+      for (let i = 0; i < 300; i++) db.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'grown again '.repeat(1000)}`]);
+      return { bytes: db.export(), grown, shrunk, regrown: buffer() };
+    } finally {
+      db.close();
+    }
+  };
+  const [plain, patched] = [shrinkAndGrow(await loadSqlJs()), shrinkAndGrow(await patchedSqlJs())];
+  assert.ok(Buffer.from(patched.bytes).equals(Buffer.from(plain.bytes)));
+  assert.ok(patched.grown?.resizable && patched.shrunk.buffer === patched.grown, 'VACUUM shrank the same resizable buffer');
+  assert.ok(patched.shrunk.bytes! < 3 * 1024 * 1024 && patched.shrunk.bytes === patched.shrunk.fileBytes, `the buffer is no larger than the file: ${patched.shrunk.bytes} bytes`);
+  assert.equal(patched.regrown, patched.grown, 'and grew in place again');
 });
 
 test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
