@@ -10,6 +10,7 @@ export { statusCommand } from './statusCommand.js';
 export { listCommand } from './listCommand.js';
 export { newCommand } from './newCommand.js';
 export { peekCommand } from './peekCommand.js';
+export { pruneCommand } from './pruneCommand.js';
 export { runCommand } from './runCommand.js';
 export { sendCommand } from './sendCommand.js';
 export { startCommand } from './startCommand.js';

@@ -1,6 +1,7 @@
 // The engine settings `baton mcp` and `baton serve` share: tool groups, rate limits, token lifetime, stall threshold.
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_RATE_LIMITS, type BucketConfig, type RateLimitConfig } from '../core/broker/rateLimiter.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import { parseToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import { CliError } from './common.js';
 
@@ -10,13 +11,17 @@ export const ENGINE_OPTIONS = {
   'rate-limits': { type: 'string' },
   'token-ttl': { type: 'string' },
   'stall-minutes': { type: 'string' },
+  'retention-days': { type: 'string' },
+  'retention-runs': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Usage lines of the engine settings. */
 export const ENGINE_USAGE = `  --tools GROUPS          comma-separated tool groups: broker, specs, lifecycle, content, memory, context, or all (default broker)
   --rate-limits SPEC      on (default: per task 0.5/s burst 3, per agent 2/s burst 10), off, or rates like task=1/5,agent=4/20
   --token-ttl MINUTES     lifetime of a step token (default 10); refresh with request "refresh_token"
-  --stall-minutes N       report a running workflow idle this long as stalled (default 30)`;
+  --stall-minutes N       report a running workflow idle this long as stalled (default 30)
+  --retention-days N      prune finished runs older than N days, about hourly (default 30; 0 keeps them by age)
+  --retention-runs N      keep at most the newest N finished runs (default 1000; 0 keeps them by count)`;
 
 /** Parsed engine settings. */
 export interface EngineSettings {
@@ -24,6 +29,8 @@ export interface EngineSettings {
   rateLimits?: RateLimitConfig;
   tokenTtlMs?: number;
   stallMinutes?: number;
+  /** The retention flags given (the rest of the policy is the default). */
+  retention?: Partial<RetentionPolicy>;
 }
 
 function usageError(message: string, usage: string): CliError {
@@ -38,6 +45,14 @@ function positive(value: string | undefined, flag: string, usage: string): numbe
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw usageError(`${flag} must be a positive number (got "${value}")`, usage);
+  return n;
+}
+
+/** A whole-number flag ≥ 0, or undefined when absent. */
+export function wholeNumber(value: string | undefined, flag: string, usage: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw usageError(`${flag} must be a whole number ≥ 0 (got "${value}")`, usage);
   return n;
 }
 
@@ -61,7 +76,10 @@ export function parseRateLimits(value: string | undefined, usage: string): RateL
 }
 
 /** Reads the engine settings from parsed flags. */
-export function engineSettings(values: { tools?: string; 'rate-limits'?: string; 'token-ttl'?: string; 'stall-minutes'?: string }, usage: string): EngineSettings {
+export function engineSettings(
+  values: { tools?: string; 'rate-limits'?: string; 'token-ttl'?: string; 'stall-minutes'?: string; 'retention-days'?: string; 'retention-runs'?: string },
+  usage: string,
+): EngineSettings {
   let toolGroups: ToolGroup[];
   try {
     toolGroups = parseToolGroups(values.tools);
@@ -77,5 +95,14 @@ export function engineSettings(values: { tools?: string; 'rate-limits'?: string;
     rateLimits: parseRateLimits(values['rate-limits'], usage),
     tokenTtlMs: ttl === undefined ? undefined : Math.round(ttl * 60_000),
     stallMinutes: positive(values['stall-minutes'], '--stall-minutes', usage),
+    retention: retentionFlags(values, usage),
   };
+}
+
+/** The retention flags given, or undefined when neither is. */
+function retentionFlags(values: { 'retention-days'?: string; 'retention-runs'?: string }, usage: string): Partial<RetentionPolicy> | undefined {
+  const days = wholeNumber(values['retention-days'], '--retention-days', usage);
+  const maxRuns = wholeNumber(values['retention-runs'], '--retention-runs', usage);
+  if (days === undefined && maxRuns === undefined) return undefined;
+  return { ...(days === undefined ? {} : { days }), ...(maxRuns === undefined ? {} : { maxRuns }) };
 }

@@ -5,7 +5,7 @@ import { CliError, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
-  BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
+  BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE,
 } from './usage.js';
 
@@ -20,6 +20,7 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
+  prune     delete finished runs older than N days or past the newest N (--dry-run counts them)
   pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
   spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
@@ -37,7 +38,7 @@ Run "baton <command> --help" or "baton help <command>" for a command's options.
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
-const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE,
+const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE, prune: PRUNE_USAGE,
   pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,
   run: RUN_USAGE, start: START_USAGE, stop: STOP_USAGE, list: LIST_USAGE, ls: LIST_USAGE, send: SEND_USAGE, peek: PEEK_USAGE, new: NEW_USAGE,
 };
@@ -89,6 +90,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'approve':
       case 'reject':
         return await (await loadEngine()).decideCommand(command, rest);
+      case 'prune':
+        return await (await loadEngine()).pruneCommand(rest);
       case 'pipeline':
         return await (await loadEngine()).pipelineCommand(rest);
       case 'blueprint':

@@ -116,6 +116,8 @@ function warnIgnored(options: McpOptions, log: Log): void {
     options.rateLimits && '--rate-limits',
     options.tokenTtlMs !== undefined && '--token-ttl',
     options.stallMinutes !== undefined && '--stall-minutes',
+    options.retention?.days !== undefined && '--retention-days',
+    options.retention?.maxRuns !== undefined && '--retention-runs',
     options.contentDir !== undefined && '--content',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;

@@ -8,6 +8,7 @@ import type {
   FindingsPage, LifecycleArtifact, LogExecutionInput, NotModified, Project, QueryFindingsInput, RelevantRulesInput, SearchWorkflowsInput,
   StartExecutionInput, StartStepInput, StoreArtifactInput, StoreFindingInput, TransitionResult, WorkflowExecution, WorkflowStep,
 } from './lifecycleTypes.js';
+import type { PruneRequest, PruneResult } from './retention.js';
 import type { SpecApi } from './specTypes.js';
 
 /** A stored artifact as resources return it. */
@@ -262,6 +263,11 @@ export interface BatonApi {
   onEvent(listener: (event: BatonEvent) => void): () => void;
   /** Re-reads content directories into the database. */
   syncContent(): Promise<ContentReport>;
+  /**
+   * Deletes finished runs past the retention policy (the instance's, or the days and run count asked for) with their
+   * steps, artifacts, events, tokens, logs and run memory; findings stay. A dry run only counts.
+   */
+  prune(req?: PruneRequest): Promise<PruneResult>;
   /** Periodic work: stall detection and the timeout sweep. The host calls it on a timer; tests call it with a fake clock. */
   tick(): Promise<void>;
   /** Lifecycle, logging and query operations (the `lifecycle` tool group). */

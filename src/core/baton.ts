@@ -18,6 +18,7 @@ import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
+import { checkPolicy, DEFAULT_RETENTION, describePolicy, Retention, type PruneRequest, type PruneResult, type RetentionPolicy } from './retention.js';
 import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
@@ -41,6 +42,8 @@ export interface BatonOptions {
   approveCommand: string | null;
   /** Call-log rows kept. */
   callLogRetention: number;
+  /** Finished runs kept: `tick()` prunes the others about hourly (see retention.ts). */
+  retention: RetentionPolicy;
   /** How often `tick()` sweeps for timed-out executions (by the injected clock); 0 turns the sweep off. */
   timeoutSweepMs: number;
   /** Every workspace folder (multi-root): each becomes a project at start-up. Defaults to `[workspacePath]`. */
@@ -58,6 +61,7 @@ export const DEFAULT_OPTIONS: Omit<BatonOptions, 'workspacePath' | 'contentDirs'
   approvalWaitMs: 25_000,
   approveCommand: 'baton approve',
   callLogRetention: 10_000,
+  retention: DEFAULT_RETENTION,
   timeoutSweepMs: 60_000,
 };
 
@@ -78,10 +82,19 @@ function callLogInsert(rows: number): string {
     ide_type, parent_call_id) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
 }
 
+/** The first automatic prune waits this long after start-up (nothing a first call needs), the next ones PRUNE_EVERY_MS. */
+const FIRST_PRUNE_MS = 60_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
   ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
 ];
+
+/** `1.5 MiB`. */
+function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}
 
 /** The Baton core. Build it with `Baton.create`. */
 export class Baton implements BatonApi {
@@ -109,6 +122,11 @@ export class Baton implements BatonApi {
   /** Whether `callFlush` is the next-turn flush of a full batch (not the CALL_LOG_FLUSH_MS one). */
   private callFlushSoon = false;
   private lastTimeoutSweep = Number.NEGATIVE_INFINITY;
+  private readonly retention: Retention;
+  /** When `tick()` prunes next (by the injected clock). */
+  private nextPruneAt: number;
+  /** The prune running now; the next waits for it. */
+  private pruning: Promise<unknown> = Promise.resolve();
   private readonly projects: Projects;
   /** @inheritdoc */
   readonly lifecycle: LifecycleApi;
@@ -125,6 +143,11 @@ export class Baton implements BatonApi {
 
   private constructor(private readonly ports: CorePorts, options: Partial<BatonOptions> & Pick<BatonOptions, 'workspacePath' | 'contentDirs'>) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
+    checkPolicy(this.options.retention);
+    this.nextPruneAt = ports.clock.now() + FIRST_PRUNE_MS;
+    this.retention = new Retention({
+      store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
+    });
     this.repo = new ExecutionRepo(ports.store);
     this.content = new ContentCache(ports.store);
     const brokerOptions: BrokerOptions = {
@@ -570,6 +593,29 @@ export class Baton implements BatonApi {
       this.lastTimeoutSweep = now;
       await this.lifecycle.checkTimeouts();
     }
+    if (now >= this.nextPruneAt) {
+      this.nextPruneAt = now + PRUNE_EVERY_MS;
+      const r = await this.prune();
+      if (r.pruned || r.compacted) {
+        const compacted = r.compacted ? `; compacted ${mib(r.compacted.beforeBytes)} to ${mib(r.compacted.afterBytes)}` : '';
+        this.ports.log.info(`retention: pruned ${r.pruned} finished run(s) (${describePolicy(r.policy)}), ${r.kept} kept${compacted}`);
+      }
+    }
+  }
+
+  /**
+   * @inheritdoc Batches of runs are deleted in transactions of their own, so calls go on between them; one prune runs
+   * at a time.
+   */
+  async prune(req: PruneRequest = {}): Promise<PruneResult> {
+    const policy = checkPolicy({ days: req.days ?? this.options.retention.days, maxRuns: req.max_runs ?? this.options.retention.maxRuns });
+    const run = this.pruning.then(async () => {
+      const { result, ids } = await this.retention.prune(policy, req);
+      if (ids.length && !result.dry_run) this.emit([{ type: 'pruned', execution_ids: ids }]);
+      return result;
+    });
+    this.pruning = run.catch(() => undefined);
+    return run;
   }
 
   private async detectStalls(): Promise<void> {
@@ -604,6 +650,9 @@ export class Baton implements BatonApi {
   /** Writes pending call-log entries and releases waiters; the host closes the store after. */
   async close(): Promise<void> {
     this.waiters.wakeAll();
+    // A prune under way stops after its batch; its last writes go before the store closes.
+    this.retention.stop();
+    await this.pruning;
     this.listeners.clear();
     await this.flushCalls();
   }

@@ -302,4 +302,6 @@ export type BatonEvent =
   /** A spec workflow wrote a phase's boxes back to its tasks.md, or refused a phase's evidence. */
   | { type: 'spec'; execution_id: string; phase: number; what: 'write_back' | 'evidence_refused' }
   /** A team run's channel got an entry, an agent acknowledged its inbox or changed state, or a document changed. */
-  | { type: 'team'; execution_id: string; what: 'message' | 'ack' | 'agent' | 'document' };
+  | { type: 'team'; execution_id: string; what: 'message' | 'ack' | 'agent' | 'document' }
+  /** Finished runs were deleted by retention (`prune`): views drop them. */
+  | { type: 'pruned'; execution_ids: string[] };

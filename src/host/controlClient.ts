@@ -1,5 +1,6 @@
 // Calls a live owner's POST /control, for `baton approve|reject|status` run in another process.
 import type { ExecutionSummary, GateDecisionResult } from '../core/api.js';
+import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { DiscoveryInfo } from './discovery.js';
@@ -45,6 +46,12 @@ export async function decideViaOwner(owner: DiscoveryInfo, decision: Omit<Extrac
 export async function statusViaOwner(owner: DiscoveryInfo, activeOnly: boolean): Promise<ExecutionSummary[]> {
   const body = (await callControl(owner, { op: 'status', active_only: activeOnly })) as { executions: ExecutionSummary[] };
   return body.executions;
+}
+
+/** Prunes finished runs through the owner (which may take a while on a large database: it compacts too). */
+export async function pruneViaOwner(owner: DiscoveryInfo, request: PruneRequest): Promise<PruneResult> {
+  const body = (await callControl(owner, { op: 'prune', ...request }, 300_000)) as { result: PruneResult };
+  return body.result;
 }
 
 /** Starts a spec workflow through the owner (the source as a path the owner's workspace holds). */

@@ -3,6 +3,7 @@
 import type { ArtifactQuery, BatonApi, GateDecision } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
+import type { PruneRequest } from '../core/retention.js';
 import type { CallContext, NextStepRequest } from '../core/types.js';
 import { formatProblems, parseSystemFile } from '../core/pipelines/systemFile.js';
 import type { Budget } from '../core/pipelines/types.js';
@@ -30,6 +31,7 @@ export type ControlRequest =
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
   | { op: 'spec_status'; id?: string }
   | { op: 'spec_list'; source?: string }
+  | ({ op: 'prune' } & PruneRequest)
   | { op: 'team_runs' }
   | { op: 'team_view'; run_id: string }
   | TeamControlRequest;
@@ -103,6 +105,10 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'team_runs':
     case 'team_view':
       return runTeamViewOp(baton, req);
+    case 'prune': {
+      const { op: _op, ...prune } = req;
+      return { result: await baton.prune(prune) };
+    }
     case 'decide': {
       const { op: _op, ...decision } = req;
       return { result: await baton.decide(decision) };
@@ -227,6 +233,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
       return { op: 'spec_status', id: optionalString(body, 'id') };
     case 'spec_list':
       return { op: 'spec_list', source: optionalString(body, 'source') };
+    case 'prune':
+      return parsePrune(body);
     case 'team_runs':
       return { op: 'team_runs' };
     case 'team_view':
@@ -236,7 +244,25 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
+/** `prune`: days and max_runs whole numbers ≥ 0 (checked again by the core), dry_run and compact booleans; all optional. */
+function parsePrune(body: Record<string, unknown>): ControlRequest {
+  const req: { op: 'prune' } & PruneRequest = { op: 'prune' };
+  for (const key of ['days', 'max_runs'] as const) {
+    const v = body[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new BatonError('invalid_input', `${key} must be a whole number ≥ 0`);
+    req[key] = v;
+  }
+  for (const key of ['dry_run', 'compact'] as const) {
+    const v = body[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') throw new BatonError('invalid_input', `${key} must be true or false`);
+    req[key] = v;
+  }
+  return req;
+}
+
+const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import type { HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
@@ -28,6 +29,8 @@ export interface OpenBatonOptions {
   rateLimits?: boolean | RateLimitConfig;
   tokenTtlMs?: number;
   stallMinutes?: number;
+  /** Finished runs kept (the rest of the policy is the default): `tick` prunes the others. */
+  retention?: Partial<RetentionPolicy>;
   approvalWaitMs?: number;
   inlineBudgetBytes?: number;
   /** 'read': read the database without writing anything (no content sync, timers or watchers); see openStore. */
@@ -72,6 +75,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     if (options.approvalWaitMs !== undefined) overrides.approvalWaitMs = options.approvalWaitMs;
     if (options.inlineBudgetBytes !== undefined) overrides.inlineBudgetBytes = options.inlineBudgetBytes;
     if (options.timeoutSweepMs !== undefined) overrides.timeoutSweepMs = options.timeoutSweepMs;
+    if (options.retention) overrides.retention = { ...DEFAULT_OPTIONS.retention, ...options.retention };
     if (options.workspaceFolders?.length) overrides.workspaceFolders = options.workspaceFolders.map((f) => resolve(f));
     if (readOnly) overrides.readOnly = true;
     baton = await Baton.create(

@@ -6,6 +6,7 @@ import type { OwnerServer } from './ownerServer.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
+import type { RetentionPolicy } from '../core/retention.js';
 import type { HeldLock } from '../store/lock.js';
 import { dirname } from 'node:path';
 import { attachTeams } from './worker/teams.js';
@@ -17,6 +18,8 @@ export interface OwnerOptions {
   rateLimits?: RateLimitConfig;
   tokenTtlMs?: number;
   stallMinutes?: number;
+  /** Finished runs kept (the rest of the policy is the default). */
+  retention?: Partial<RetentionPolicy>;
   /** Baton's version, announced to MCP clients. */
   version: string;
   contentDir?: string;
@@ -64,6 +67,7 @@ export function openAsOwner(options: OwnerOptions): Promise<OpenedBaton> {
     rateLimits: options.rateLimits,
     tokenTtlMs: options.tokenTtlMs,
     stallMinutes: options.stallMinutes,
+    retention: options.retention,
     watchContent: true,
     log: options.log,
     lock: options.lock,

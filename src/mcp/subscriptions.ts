@@ -41,6 +41,7 @@ export function eventTouches(sub: Subscription, event: BatonEvent): boolean {
   if (FLOATING.has(sub.head) && !(sub.head === 'final' && sub.second)) return true;
   if (sub.scheme === 'workflow-artifacts' && sub.head === 'type') return true;
   const id = sub.head === 'final' && sub.second ? sub.second : sub.head;
+  if (event.type === 'pruned') return event.execution_ids.includes(id) || (sub.executionId !== null && event.execution_ids.includes(sub.executionId));
   const taskId = event.type === 'execution' ? event.task_id : null;
   return id === event.execution_id || (taskId !== null && id === taskId) || sub.executionId === event.execution_id;
 }

@@ -7,8 +7,9 @@ import { ensureBuilt, runCli } from '../fixtures/mcp/cliHarness.js';
 
 /** The flags each command's parser accepts. */
 const FLAGS: Record<string, string[]> = {
-  mcp: ['db', 'workspace', 'content', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'help'],
-  serve: ['db', 'workspace', 'content', 'port', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'help'],
+  mcp: ['db', 'workspace', 'content', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'help'],
+  serve: ['db', 'workspace', 'content', 'port', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'help'],
+  prune: ['days', 'keep', 'dry-run', 'compact', 'json', 'db', 'workspace', 'help'],
   status: ['all', 'json', 'db', 'workspace', 'help'],
   approve: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
   reject: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
@@ -77,6 +78,8 @@ describe('baton errors', () => {
     [['mcp', 'extra'], /^baton: mcp takes no arguments \(got "extra"\)\n\nUsage: baton mcp/],
     [['serve', '--port', 'x'], /^baton: --port must be a port number \(got "x"\)/],
     [['approve'], /^baton: approve needs exactly one EXECUTION id/],
+    [['mcp', '--retention-days', 'soon'], /^baton: --retention-days must be a whole number ≥ 0 \(got "soon"\)\n\nUsage: baton mcp/],
+    [['serve', '--retention-runs=-5'], /^baton: --retention-runs must be a whole number ≥ 0 \(got "-5"\)\n\nUsage: baton serve/],
     [['reject', 'some-execution'], /^baton: reject needs --feedback TEXT: tell the agent what to change/],
     [['mcp', '--tools', 'brokr'], /^baton: unknown tool group "brokr"/],
     [['mcp', '--tools', 'all,brokr'], /^baton: unknown tool group "brokr"/],

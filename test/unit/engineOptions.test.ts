@@ -23,6 +23,19 @@ describe('engine flags', () => {
     });
   }
 
+  it('reads --retention-days and --retention-runs as whole numbers ≥ 0, each alone or both', () => {
+    assert.equal(engineSettings({}, '').retention, undefined, 'neither given: the default policy');
+    assert.deepEqual(engineSettings({ 'retention-days': '7' }, '').retention, { days: 7 });
+    assert.deepEqual(engineSettings({ 'retention-runs': '0', 'retention-days': '90' }, '').retention, { days: 90, maxRuns: 0 });
+    for (const bad of ['-1', '1.5', 'soon', '', '1e3', '99999999999999999999']) {
+      assert.throws(() => engineSettings({ 'retention-runs': bad }, 'USAGE'), (ex: Error & { exitCode?: number }) => {
+        assert.equal(ex.message, `--retention-runs must be a whole number ≥ 0 (got "${bad}")\n\nUSAGE`);
+        assert.equal(ex.exitCode, 2);
+        return true;
+      });
+    }
+  });
+
   it('converts --token-ttl minutes and refuses non-positive numbers', () => {
     assert.equal(engineSettings({ 'token-ttl': '1.5' }, '').tokenTtlMs, 90_000);
     assert.equal(engineSettings({ 'stall-minutes': '45' }, '').stallMinutes, 45);

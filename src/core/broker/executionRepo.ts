@@ -191,6 +191,14 @@ export class ExecutionRepo {
     this.shapes.delete(executionId);
   }
 
+  /** Forgets everything cached about executions that were deleted (pruned). */
+  forgetExecutions(executionIds: readonly string[]): void {
+    for (const id of executionIds) {
+      this.shapes.delete(id);
+      this.kinds.delete(id);
+    }
+  }
+
   /** How many steps are in each status (counted here: GROUP BY would run a sorter, 5x the cost of the read). */
   statusCounts(executionId: string): Partial<Record<StepStatus, number>> {
     const out: Partial<Record<StepStatus, number>> = {};

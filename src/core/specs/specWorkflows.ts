@@ -475,6 +475,11 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       if (phase && phase > 0 && this.specRepo.get(e.execution_id)) this.pendingWrites.push({ executionId: e.execution_id, phase });
     } else if (e.type === 'execution' && (e.status === 'completed' || e.status === 'failed')) {
       this.cache.drop(e.execution_id);
+    } else if (e.type === 'pruned') {
+      for (const id of e.execution_ids) {
+        this.cache.drop(id);
+        this.specRepo.forget(id);
+      }
     }
   }
 

@@ -1,0 +1,228 @@
+// Retention: finished runs older than a number of days, or past the newest N, are deleted with everything recorded
+// for them, so a database used for months does not grow without bound (each step keeps its contract, definition,
+// output and events: about 5 KB). Findings stay: they are the project's knowledge, not a run's record.
+import { BatonError } from './errors.js';
+import type { CompactResult, Store } from './ports.js';
+import { TERMINAL_STATES } from './stateMachine.js';
+
+/** How much history is kept; 0 turns a limit off. */
+export interface RetentionPolicy {
+  /** Finished runs older than this many days (by when they finished) are pruned. */
+  days: number;
+  /** At most this many finished runs are kept, the newest; the older ones are pruned. */
+  maxRuns: number;
+}
+
+/** A month of history and at most a thousand finished runs. */
+export const DEFAULT_RETENTION: RetentionPolicy = { days: 30, maxRuns: 1000 };
+
+/** What `prune` is asked to do: the policy (the instance's unless given), whether to only count, whether to compact. */
+export interface PruneRequest {
+  days?: number;
+  max_runs?: number;
+  /** Count what would go; delete nothing. */
+  dry_run?: boolean;
+  /**
+   * Give the freed space back (VACUUM) after pruning: true always, false never; left out, when at least a quarter of
+   * the database (and 4 MiB) is free.
+   */
+  compact?: boolean;
+}
+
+/** What `prune` did (or, on a dry run, would do). */
+export interface PruneResult {
+  /** The finished runs pruned (or that would be). */
+  pruned: number;
+  /** Their execution ids, oldest first; at most PRUNED_IDS_SHOWN of them. */
+  execution_ids: string[];
+  /** Rows deleted, by table (on a dry run: rows that would be). */
+  rows: Record<string, number>;
+  /** Finished runs left. */
+  kept: number;
+  /** The policy applied. */
+  policy: RetentionPolicy;
+  dry_run: boolean;
+  /** Set when the database was compacted: its size before and after, in bytes. */
+  compacted: CompactResult | null;
+}
+
+/** Ids listed in a result: enough for a person to recognise, few enough to print. */
+export const PRUNED_IDS_SHOWN = 100;
+/**
+ * Runs deleted per transaction: 100 held the event loop for up to 71 ms on a 270 MB database; 25 keep each batch to a
+ * few milliseconds (bench/retention.bench.ts), so calls in flight go on between batches.
+ */
+const PRUNE_BATCH = 25;
+/** Compacting is worth it once this share of the database is free pages, and at least COMPACT_MIN_FREE_BYTES. */
+const COMPACT_FREE_RATIO = 0.25;
+const COMPACT_MIN_FREE_BYTES = 4 * 1024 * 1024;
+const DAY_MS = 86_400_000;
+
+/** Tables with an `execution_id` column whose rows belong to one run, deleted with it (executions itself last). */
+const RUN_TABLES = ['steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs'] as const;
+
+/** `older than 30 days or past the newest 1000`. */
+export function describePolicy(p: RetentionPolicy): string {
+  const parts = [p.days ? `older than ${p.days} day(s)` : '', p.maxRuns ? `past the newest ${p.maxRuns}` : ''].filter(Boolean);
+  return parts.length ? parts.join(' or ') : 'nothing: retention is off';
+}
+
+/** Checks a policy given by a person or a setting; the error names the fix. */
+export function checkPolicy(p: RetentionPolicy): RetentionPolicy {
+  for (const [key, flag] of [['days', 'days'], ['maxRuns', 'max_runs']] as const) {
+    const v = p[key];
+    if (!Number.isInteger(v) || v < 0) {
+      throw new BatonError('invalid_input', `retention ${flag} must be a whole number ≥ 0 (0 keeps everything by that measure); got ${JSON.stringify(v)}`);
+    }
+  }
+  return p;
+}
+
+/** What pruning needs from the core. */
+export interface RetentionDeps {
+  store: Store;
+  now: () => number;
+  /** Forgets what is cached about runs that are gone. */
+  forget: (executionIds: string[]) => void;
+}
+
+/** Finds and deletes the finished runs past the policy. */
+export class Retention {
+  /** Set when the core closes: a prune under way stops after its current batch. */
+  private stopped = false;
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  /** Stops a prune under way after its current batch (what is pruned stays pruned); no prune starts after. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Prunes by `policy` (a dry run only counts); compacts as `req.compact` says. `ids`: every run pruned. */
+  async prune(policy: RetentionPolicy, req: Pick<PruneRequest, 'dry_run' | 'compact'> = {}): Promise<{ result: PruneResult; ids: string[] }> {
+    checkPolicy(policy);
+    const { store } = this.deps;
+    const doomed = this.doomed(policy);
+    const rows: Record<string, number> = {};
+    const add = (table: string, n: number) => {
+      if (n > 0) rows[table] = (rows[table] ?? 0) + n;
+    };
+    const doomedIds = new Set(doomed.map((r) => r.execution_id));
+    const countedTasks = new Set<string>();
+    let done = 0;
+    for (let i = 0; i < doomed.length && !this.stopped; i += PRUNE_BATCH, done = Math.min(i, doomed.length)) {
+      const batch = doomed.slice(i, i + PRUNE_BATCH);
+      if (req.dry_run) this.count(batch, doomedIds, countedTasks, add);
+      else {
+        const start = this.deps.now();
+        await store.transaction(() => this.delete(batch, add));
+        this.deps.forget(batch.map((r) => r.execution_id));
+        // Calls get at least half of the time: as long a pause as the batch took (from its start until durable).
+        const took = this.deps.now() - start;
+        if (took > 0 && i + PRUNE_BATCH < doomed.length) await new Promise((resolve) => setTimeout(resolve, took));
+      }
+    }
+    const kept = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE status IN (${TERMINAL_STATES.map(() => '?').join(', ')})`, [...TERMINAL_STATES])!.n;
+    const gone = doomed.slice(0, done);
+    const result: PruneResult = {
+      pruned: gone.length, execution_ids: gone.slice(0, PRUNED_IDS_SHOWN).map((r) => r.execution_id), rows,
+      kept: req.dry_run ? kept - gone.length : kept, policy, dry_run: req.dry_run === true, compacted: null,
+    };
+    if (!req.dry_run && !this.stopped && store.compact && (req.compact ?? this.worthCompacting())) result.compacted = await store.compact();
+    return { result, ids: gone.map((r) => r.execution_id) };
+  }
+
+  /** The finished runs past the policy, oldest first. */
+  private doomed(policy: RetentionPolicy): Run[] {
+    if (policy.days === 0 && policy.maxRuns === 0) return [];
+    const finished = 'COALESCE(completed_at, updated_at)';
+    const terminal = `status IN (${TERMINAL_STATES.map(() => '?').join(', ')})`;
+    const where: string[] = [];
+    const params: Array<string | number> = [...TERMINAL_STATES];
+    if (policy.days > 0) {
+      where.push(`${finished} < ?`);
+      params.push(new Date(this.deps.now() - policy.days * DAY_MS).toISOString());
+    }
+    if (policy.maxRuns > 0) {
+      // Ties on the time are broken by rowid, so the same runs are kept however often this runs.
+      where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${terminal} ORDER BY ${finished} DESC, rowid DESC LIMIT ?)`);
+      params.push(...TERMINAL_STATES, policy.maxRuns);
+    }
+    return this.deps.store.all<Run>(
+      `SELECT execution_id, task_id FROM executions WHERE ${terminal} AND (${where.join(' OR ')}) ORDER BY ${finished}, rowid`,
+      params,
+    );
+  }
+
+  /** Deletes one batch of runs and what belongs to them (inside a transaction). */
+  private delete(batch: Run[], add: (table: string, n: number) => void): void {
+    const { store } = this.deps;
+    const ids = batch.map((r) => r.execution_id);
+    const tasks = tasksOf(batch);
+    const list = marks(ids.length);
+    for (const table of RUN_TABLES) add(table, store.run(`DELETE FROM ${table} WHERE execution_id IN (${list})`, ids));
+    // A run's shared memory is scoped to it; global entries (scope '') are the project's and stay.
+    add('memory_entries', store.run(`DELETE FROM memory_entries WHERE scope_key IN (${list})`, ids));
+    // A run's rate bucket is keyed by its task id, or its execution id when it has none.
+    const keys = [...ids, ...tasks];
+    add('rate_buckets', store.run(`DELETE FROM rate_buckets WHERE scope = 'task' AND scope_key IN (${marks(keys.length)})`, keys));
+    add('executions', store.run(`DELETE FROM executions WHERE execution_id IN (${list})`, ids));
+    if (tasks.length) {
+      const taskList = marks(tasks.length);
+      // A task another (kept) execution still names stays.
+      add('agent_tasks', store.run(
+        `DELETE FROM agent_tasks WHERE task_id IN (${taskList}) AND task_id NOT IN (SELECT task_id FROM executions WHERE task_id IN (${taskList}))`,
+        [...tasks, ...tasks],
+      ));
+      store.run(`UPDATE projects SET active_task_id = NULL WHERE active_task_id IN (${taskList})`, tasks);
+    }
+  }
+
+  /** Counts what `delete` would remove for one batch (a dry run); `doomed` is every run the dry run would prune. */
+  private count(batch: Run[], doomed: ReadonlySet<string>, countedTasks: Set<string>, add: (table: string, n: number) => void): void {
+    const { store } = this.deps;
+    const ids = batch.map((r) => r.execution_id);
+    const list = marks(ids.length);
+    const n = (sql: string, params: string[]) => store.get<{ n: number }>(sql, params)!.n;
+    for (const table of RUN_TABLES) add(table, n(`SELECT COUNT(*) AS n FROM ${table} WHERE execution_id IN (${list})`, ids));
+    add('memory_entries', n(`SELECT COUNT(*) AS n FROM memory_entries WHERE scope_key IN (${list})`, ids));
+    const tasks = tasksOf(batch);
+    const keys = [...ids, ...tasks];
+    add('rate_buckets', n(`SELECT COUNT(*) AS n FROM rate_buckets WHERE scope = 'task' AND scope_key IN (${marks(keys.length)})`, keys));
+    add('executions', ids.length);
+    if (!tasks.length) return;
+    // A task goes with the last run naming it: count it once, and only if no run that stays names it.
+    const stays = new Set(
+      store.all<{ execution_id: string; task_id: string }>(`SELECT execution_id, task_id FROM executions WHERE task_id IN (${marks(tasks.length)})`, tasks)
+        .filter((r) => !doomed.has(r.execution_id)).map((r) => r.task_id),
+    );
+    const going = tasks.filter((t) => !stays.has(t) && !countedTasks.has(t));
+    for (const t of going) countedTasks.add(t);
+    if (going.length) add('agent_tasks', n(`SELECT COUNT(*) AS n FROM agent_tasks WHERE task_id IN (${marks(going.length)})`, going));
+  }
+
+  /** Whether enough of the database is free pages to be worth a VACUUM. */
+  private worthCompacting(): boolean {
+    const r = this.deps.store.get<{ free: number; total: number; size: number }>(
+      'SELECT f.freelist_count AS free, c.page_count AS total, s.page_size AS size FROM pragma_freelist_count() f, pragma_page_count() c, pragma_page_size() s',
+    );
+    if (!r || r.total === 0) return false;
+    return r.free / r.total >= COMPACT_FREE_RATIO && r.free * r.size >= COMPACT_MIN_FREE_BYTES;
+  }
+}
+
+/** A finished run, as pruning selects it. */
+interface Run {
+  execution_id: string;
+  task_id: string | null;
+}
+
+/** The distinct task ids of `runs`. */
+function tasksOf(runs: Run[]): string[] {
+  return [...new Set(runs.flatMap((r) => (r.task_id ? [r.task_id] : [])))];
+}
+
+/** `?, ?, …` for `n` parameters. */
+function marks(n: number): string {
+  return Array.from({ length: n }, () => '?').join(', ');
+}

@@ -1,0 +1,160 @@
+// Retention: finished runs past the policy go with every row recorded for them; unfinished runs, findings, global
+// memory and other runs stay; the tick prunes on its own, hourly.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Baton } from '../../src/core/baton.js';
+import type { BatonEvent } from '../../src/core/types.js';
+import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
+
+const ONE_STEP = `name: one
+description: One step
+type: sequential
+steps:
+  - name: only
+    agent: implementer
+    description: Do it
+`;
+const DAY = 86_400_000;
+
+/** Starts a run of `one`; finishes it unless `finish` is false. Returns its execution and task ids. */
+async function run(baton: Baton, finish = true): Promise<{ id: string; task: string }> {
+  const first = await baton.nextStep({ template_name: 'one', task_description: 'a task' });
+  const { token } = okStep(first);
+  const id = first.execution_id!;
+  // Everything a run records besides its steps: memory of its own, a finding, a rate bucket.
+  await baton.memory.store({ runId: id, agent: 'implementer' }, { key: 'note', value: 'run memory' });
+  await baton.lifecycle.storeFinding({ executionId: id, severity: 'low', category: 'style', title: `finding of ${id}`, description: 'kept as knowledge' });
+  if (finish) {
+    const done = await baton.nextStep({ step_token: token, model_output_so_far: output('did it') });
+    assert.notEqual(done.status, 'ok');
+    if (done.status !== 'task_closed') assert.equal((await baton.nextStep({ step_token: done.new_step_token! })).status, 'task_closed');
+  }
+  return { id, task: baton.workflowStatus(id).task_id! };
+}
+
+/** How many rows each run table holds for `id`. */
+function rowsOf(baton: Baton, id: string): Record<string, number> {
+  const store = (baton as unknown as { ports: { store: import('../../src/core/ports.js').Store } }).ports.store;
+  const count = (sql: string) => store.get<{ n: number }>(sql, [id])!.n;
+  const out: Record<string, number> = {};
+  for (const t of ['executions', 'steps', 'artifacts', 'events', 'step_tokens']) out[t] = count(`SELECT COUNT(*) AS n FROM ${t} WHERE execution_id = ?`);
+  out.memory = count('SELECT COUNT(*) AS n FROM memory_entries WHERE scope_key = ?');
+  out.findings = count('SELECT COUNT(*) AS n FROM findings WHERE execution_id = ?');
+  return out;
+}
+
+async function setup(retention = { days: 30, maxRuns: 0 }) {
+  const made = await makeBaton({ workflows: { one: ONE_STEP }, retention });
+  const events: BatonEvent[] = [];
+  made.baton.onEvent((e) => events.push(e));
+  return { ...made, events };
+}
+
+test('runs finished longer ago than the policy go with their rows; recent, unfinished runs, findings and global memory stay', async () => {
+  const { baton, clock, store, events } = await setup();
+  const old = await run(baton);
+  const oldUnfinished = await run(baton, false);
+  await baton.memory.store({ runId: old.id, agent: null }, { key: 'shared', value: 'global memory', global: true });
+  clock.advance(31 * DAY);
+  const recent = await run(baton);
+  const before = rowsOf(baton, old.id);
+  assert.ok(before.steps! > 0 && before.events! > 0 && before.artifacts! > 0 && before.memory === 1);
+
+  const dry = await baton.prune({ dry_run: true });
+  assert.equal(dry.pruned, 1);
+  assert.deepEqual(dry.execution_ids, [old.id]);
+  assert.equal(dry.dry_run, true);
+  assert.deepEqual(rowsOf(baton, old.id).executions, 1, 'a dry run deletes nothing');
+
+  const r = await baton.prune();
+  assert.equal(r.pruned, 1);
+  assert.deepEqual(r.execution_ids, [old.id]);
+  assert.deepEqual(r.rows, dry.rows, 'the dry run counted exactly what went');
+  assert.equal(r.rows.executions, 1);
+  assert.equal(r.rows.agent_tasks, 1);
+  assert.equal(r.kept, 1);
+  assert.deepEqual(rowsOf(baton, old.id), { executions: 0, steps: 0, artifacts: 0, events: 0, step_tokens: 0, memory: 0, findings: 1 });
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM agent_tasks WHERE task_id = ?', [old.task])!.n, 0);
+  assert.equal(store.get<{ n: number }>("SELECT COUNT(*) AS n FROM memory_entries WHERE scope_key = ''")!.n, 1, 'global memory stays');
+  assert.equal(baton.lifecycle.queryFindings({ executionId: old.id }).findings.length, 1, 'findings are knowledge: they stay');
+  assert.equal(rowsOf(baton, recent.id).executions, 1);
+  assert.equal(rowsOf(baton, oldUnfinished.id).executions, 1, 'an unfinished run is never pruned, however old');
+  assert.deepEqual(events.filter((e) => e.type === 'pruned'), [{ type: 'pruned', execution_ids: [old.id] }]);
+  assert.throws(() => baton.workflowStatus(old.id), /No execution or task/);
+  // Nothing more to do: a second prune finds nothing.
+  assert.equal((await baton.prune()).pruned, 0);
+});
+
+test('max runs keeps the newest finished runs, oldest pruned first', async () => {
+  const { baton, clock } = await setup({ days: 0, maxRuns: 2 });
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    ids.push((await run(baton)).id);
+    clock.advance(1000);
+  }
+  const r = await baton.prune();
+  assert.deepEqual(r.execution_ids, ids.slice(0, 3));
+  assert.equal(r.kept, 2);
+  assert.deepEqual(baton.listExecutions().map((e) => e.execution_id).sort(), ids.slice(3).sort());
+  // The request may override the policy.
+  assert.deepEqual((await baton.prune({ max_runs: 1 })).execution_ids, [ids[3]]);
+});
+
+test('a policy of 0 and 0 keeps everything; a bad policy is refused with the fix', async () => {
+  const { baton, clock } = await setup({ days: 0, maxRuns: 0 });
+  await run(baton);
+  clock.advance(3650 * DAY);
+  assert.equal((await baton.prune()).pruned, 0);
+  await assert.rejects(baton.prune({ days: -1 }), /retention days must be a whole number ≥ 0/);
+  await assert.rejects(baton.prune({ max_runs: 1.5 }), /retention max_runs must be a whole number ≥ 0/);
+  await assert.rejects(makeBaton({ retention: { days: Number.NaN, maxRuns: 1 } }), /retention days must be a whole number/);
+});
+
+test('many runs are pruned, batch by batch, with nothing of theirs left but their findings', async () => {
+  const { baton, clock, store } = await setup({ days: 1, maxRuns: 0 });
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i++) ids.push((await run(baton)).id);
+  clock.advance(2 * DAY);
+  const r = await baton.prune();
+  assert.equal(r.pruned, 60);
+  assert.equal(r.rows.executions, 60);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n, 0);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM steps')!.n, 0);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM findings')!.n, 60);
+});
+
+test('tick prunes by the policy a minute after start, then hourly', async () => {
+  const { baton, clock, events } = await setup({ days: 0, maxRuns: 1 });
+  const pruned = () => events.filter((e) => e.type === 'pruned').length;
+  await run(baton);
+  await run(baton);
+  clock.advance(59_000);
+  await baton.tick();
+  assert.equal(pruned(), 0, 'nothing is pruned in the first minute: start-up and the first calls come first');
+  clock.advance(1000);
+  await baton.tick();
+  assert.equal(pruned(), 1);
+  assert.equal(baton.listExecutions().length, 1);
+  await run(baton);
+  clock.advance(30 * 60_000);
+  await baton.tick();
+  assert.equal(pruned(), 1, 'not again within the hour');
+  assert.equal(baton.listExecutions().length, 2);
+  clock.advance(30 * 60_000);
+  await baton.tick();
+  assert.equal(pruned(), 2);
+  assert.equal(baton.listExecutions().length, 1);
+});
+
+test('closing the core stops a prune under way after its batch: no error, and what it pruned is gone for good', async () => {
+  const { baton, clock, store } = await setup({ days: 1, maxRuns: 0 });
+  for (let i = 0; i < 60; i++) await run(baton);
+  clock.advance(2 * DAY);
+  const pruning = baton.prune();
+  await baton.close();
+  const r = await pruning;
+  assert.ok(r.pruned < 60, `stopped early (pruned ${r.pruned})`);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n, 60 - r.pruned);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM steps')!.n, 60 - r.pruned, 'no run is half pruned');
+  assert.equal(r.compacted, null);
+});
