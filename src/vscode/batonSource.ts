@@ -5,6 +5,7 @@ import type {
   ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 
@@ -39,6 +40,8 @@ export interface BatonSource {
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
+  /** Deletes finished runs past the owner's retention policy (or the one asked for); a dry run only counts. */
+  prune(req?: PruneRequest): Promise<PruneResult>;
   /** Starts a workflow without claiming a step: an agent picks it up. */
   startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary>;
   /** `guardrails://active` markdown. */
@@ -118,6 +121,10 @@ export class LocalSource implements BatonSource {
 
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
     return this.baton.nextStep(req, { client_name: EDITOR_ACTOR, ...ctx });
+  }
+
+  prune(req?: PruneRequest): Promise<PruneResult> {
+    return this.baton.prune(req);
   }
 
   startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {

@@ -8,6 +8,7 @@ import type {
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { Owner } from '../host/owner.js';
@@ -133,6 +134,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           rateLimits: settings.rateLimits,
           tokenTtlMs: settings.tokenTtlMs,
           stallMinutes: settings.stallMinutes,
+          retention: settings.retention,
           version: this.version,
           workspace: folder,
           workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -274,6 +276,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   async nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
     return (await this.ready()).nextStep(req, ctx);
+  }
+
+  async prune(req?: PruneRequest): Promise<PruneResult> {
+    return (await this.ready()).prune(req);
   }
 
   async startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {

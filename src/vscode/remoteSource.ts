@@ -6,6 +6,7 @@ import type {
 } from '../core/api.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
@@ -15,6 +16,8 @@ import { EDITOR_ACTOR, type BatonSource, type SourceDisposable, type SourceEndpo
 /** Reads and calls time out after this long, except next_step, which may wait on a gate. */
 const CALL_TIMEOUT_MS = 15_000;
 const NEXT_STEP_TIMEOUT_MS = 10 * 60_000;
+/** A prune of a large database may compact it too (as `baton prune` allows through the owner). */
+const PRUNE_TIMEOUT_MS = 5 * 60_000;
 
 /** Splits a Server-Sent Events buffer into complete `data:` payloads and the unfinished rest. */
 export function parseSse(buffer: string): { data: string[]; rest: string } {
@@ -104,6 +107,10 @@ export class RemoteSource implements BatonSource {
 
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {
     return this.result({ op: 'next_step', request: req, context: { client_name: EDITOR_ACTOR, ...ctx } }, NEXT_STEP_TIMEOUT_MS);
+  }
+
+  prune(req: PruneRequest = {}): Promise<PruneResult> {
+    return this.result({ op: 'prune', ...req }, PRUNE_TIMEOUT_MS);
   }
 
   startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary> {

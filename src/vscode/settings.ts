@@ -1,6 +1,7 @@
 // The `baton.*` settings turned into owner options. No 'vscode' import: it reads through a getter (unit-tested).
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
+import { DEFAULT_RETENTION, type RetentionPolicy } from '../core/retention.js';
 import { assertToolGroups, DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
 
 /** Reads one setting under `baton.` (like `WorkspaceConfiguration.get`). */
@@ -13,6 +14,8 @@ export interface BatonSettings {
   tokenTtlMs: number;
   rateLimits: RateLimitConfig;
   stallMinutes: number;
+  /** Finished runs kept when this editor owns the database (a terminal owner uses its own flags). */
+  retention: RetentionPolicy;
   /** Problems with the settings, reported in the log; defaults were used instead. */
   problems: string[];
 }
@@ -23,6 +26,15 @@ function positive(get: SettingReader, key: string, fallback: number, problems: s
   if (v === undefined || v === null) return fallback;
   if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v;
   problems.push(`baton.${key} must be a positive number (got ${JSON.stringify(v)}); using ${fallback}`);
+  return fallback;
+}
+
+/** A whole number ≥ 0 setting (0 turns a limit off), or its default with a problem noted. */
+function wholeNumber(get: SettingReader, key: string, fallback: number, problems: string[]): number {
+  const v = get<number>(key);
+  if (v === undefined || v === null) return fallback;
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  problems.push(`baton.${key} must be a whole number ≥ 0, 0 for no limit (got ${JSON.stringify(v)}); using ${fallback}`);
   return fallback;
 }
 
@@ -51,6 +63,10 @@ export function readSettings(get: SettingReader, folder: string): BatonSettings 
     tokenTtlMs: Math.round(positive(get, 'tokens.lifetimeMinutes', 10, problems) * 60_000),
     rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: get<boolean>('rateLimits.enabled') !== false },
     stallMinutes: positive(get, 'stall.thresholdMinutes', 30, problems),
+    retention: {
+      days: wholeNumber(get, 'retention.days', DEFAULT_RETENTION.days, problems),
+      maxRuns: wholeNumber(get, 'retention.maxRuns', DEFAULT_RETENTION.maxRuns, problems),
+    },
     problems,
   };
 }

@@ -1,10 +1,11 @@
-// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Copy Agent Prompt.
+// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Prune Finished Runs…, Copy Agent Prompt.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import { isActive, pickExecution, targetOf } from './pickers.js';
+import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
 import { plural } from '../shared/labels.js';
@@ -173,6 +174,19 @@ export async function cancelExecution(s: Services, arg?: unknown): Promise<void>
     if (!BatonError.is(ex, 'invalid_state')) throw ex;
     void vscode.window.showInformationMessage(`Baton: ${ex.message}`);
   }
+}
+
+/** `baton.pruneRuns`: a dry run by the owner's retention policy, a modal confirmation, then the prune. */
+export async function pruneFinishedRuns(s: Services): Promise<void> {
+  await pruneRuns(s.connection, {
+    info: (message) => void vscode.window.showInformationMessage(message),
+    confirm: (message, detail, button) => Promise.resolve(vscode.window.showWarningMessage(message, { modal: true, detail }, button)),
+    error: (message, ex) => {
+      s.log.error(message, ex);
+      void vscode.window.showErrorMessage(message);
+    },
+    progress: (title, task) => Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, task)),
+  });
 }
 
 /** `baton.copyHandoffPrompt`: copies a prompt that gives a step the editor holds to an agent. */

@@ -159,4 +159,13 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await waitFor('the synthesis text in the editor', async () => /synthesis|bug-fix/i.test(await page.locator('.part.editor .monaco-editor .view-lines').first().innerText({ timeout: 1000 })));
     assert.ok(executionId);
   });
+
+  it('Prune Finished Runs… counts first: a run finished just now is kept and nothing is deleted', async () => {
+    await wb.clearNotifications();
+    await wb.runCommand('Baton: Prune Finished Runs');
+    const toast = page.locator('.notifications-toasts').first();
+    await waitFor('the prune notification', async () =>
+      /no finished run is older than 30 day\(s\) or past the newest 1000; 1 kept/.test(await toast.innerText({ timeout: 1000 }).catch(() => '')));
+    assert.ok((await wb.treeRows()).some((r) => /bug-fix/.test(r.label)), 'the run is still in the tree');
+  });
 });

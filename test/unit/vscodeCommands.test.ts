@@ -1,7 +1,7 @@
 // Rule: package.json declares exactly the commands the extension registers (same ids, exact titles, category Baton),
 // every menu entry names a declared command, the manifest carries nothing of the tests (no test command, no activation
 // on one) and no `onCommand:` events the editor generates itself, and the view, container and MCP provider ids are the
-// ones the code and the end-to-end tests use.
+// ones the code and the end-to-end tests use; the retention settings and the prune command are where a person looks.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +39,7 @@ describe('commands: package.json ⇄ the command table', () => {
       'baton.rejectStep': 'Reject Step…', 'baton.showExecution': 'Show Execution', 'baton.openArtifact': 'Open Artifact',
       'baton.cancelExecution': 'Cancel Execution', 'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
       'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor', 'baton.copyMcpConfigCodex': 'Copy MCP Config for Codex',
-      'baton.showLog': 'Show Log', 'baton.refresh': 'Refresh',
+      'baton.showLog': 'Show Log', 'baton.refresh': 'Refresh', 'baton.pruneRuns': 'Prune Finished Runs…',
     };
     for (const [id, title] of Object.entries(required)) assert.equal(declared.find((c) => c.command === id)?.title, title, id);
   });
@@ -85,6 +85,15 @@ describe('commands: package.json ⇄ the command table', () => {
     assert.ok(!re.test('execution:completed') && !re.test('execution:failed'));
   });
 
+  it('offers Prune Finished Runs… in the palette once Baton is ready and in the Workflows view\'s … menu', () => {
+    const palette: Array<{ command: string; when?: string }> = pkg.contributes.menus.commandPalette;
+    assert.deepEqual(palette.find((x) => x.command === 'baton.pruneRuns'), { command: 'baton.pruneRuns', when: 'baton.state == ready' });
+    const title: Array<{ command: string; when: string; group: string }> = pkg.contributes.menus['view/title'];
+    const prune = title.find((x) => x.command === 'baton.pruneRuns');
+    assert.equal(prune?.when, 'view == baton.workflows');
+    assert.ok(prune && !prune.group.startsWith('navigation'), 'in the overflow menu, not a title button');
+  });
+
   it('activates on the view, the MCP provider and startup, and leaves onCommand: events to the editor (since 1.74)', () => {
     const events: string[] = pkg.activationEvents;
     assert.deepEqual(events.filter((e) => e.startsWith('onCommand:')), [], 'generated from contributes.commands by VS Code ≥ 1.74');
@@ -110,6 +119,14 @@ describe('commands: package.json ⇄ the command table', () => {
     assert.equal(props['baton.tokens.lifetimeMinutes'].default, 10);
     assert.equal(props['baton.rateLimits.enabled'].default, true);
     assert.equal(props['baton.stall.thresholdMinutes'].default, 30);
+    for (const [key, fallback, flag] of [['baton.retention.days', 30, '--retention-days'], ['baton.retention.maxRuns', 1000, '--retention-runs']] as const) {
+      assert.equal(props[key].type, 'integer', key);
+      assert.equal(props[key].default, fallback, key);
+      assert.equal(props[key].minimum, 0, key);
+      assert.match(props[key].markdownDescription, /`0`: no \w+ limit/, `${key} says what 0 does`);
+      assert.match(props[key].markdownDescription, /when this editor owns the database; a terminal owner/, key);
+      assert.ok(props[key].markdownDescription.includes(flag), `${key} names the terminal owner's ${flag}`);
+    }
     const [walk] = pkg.contributes.walkthroughs;
     assert.ok(walk.steps.length >= 3 && walk.steps.length <= 4);
     for (const step of walk.steps) assert.ok(existsSync(join(root, step.media.markdown)), step.media.markdown);

@@ -1,7 +1,8 @@
 // Rule: "Copy MCP Config" produces configs the clients parse — JSON `mcpServers.baton` for Claude Code (stdio) and
 // Cursor, TOML `[mcp_servers.baton]` for Codex — running `node <extension>/dist/cli.js mcp --workspace <folder>`;
 // the launcher they name runs the CLI of the Baton installed now (so a config survives updates);
-// artifact document URIs round-trip and pick the language; settings fall back to defaults when invalid.
+// artifact document URIs round-trip and pick the language; settings fall back to defaults when invalid (retention: whole
+// numbers ≥ 0, where 0 turns a limit off).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -78,6 +79,7 @@ describe('settings', () => {
     assert.equal(s.tokenTtlMs, 600_000);
     assert.equal(s.rateLimits.enabled, true);
     assert.equal(s.stallMinutes, 30);
+    assert.deepEqual(s.retention, { days: 30, maxRuns: 1000 });
     assert.deepEqual(s.problems, []);
   });
 
@@ -94,5 +96,26 @@ describe('settings', () => {
     assert.equal(s.problems.length, 2);
     assert.deepEqual(readSettings(<T>(k: string) => (k === 'mcp.toolGroups' ? ['all'] : undefined) as T, '/ws').toolGroups.length, 6);
     assert.equal(databasePath('/abs/x.db', '/ws'), '/abs/x.db');
+  });
+
+  it('reads the retention limits: whole numbers ≥ 0 (0 turns a limit off); anything else is the default, reported', () => {
+    const read = (days: unknown, maxRuns: unknown) =>
+      readSettings(<T>(k: string) => ({ 'retention.days': days, 'retention.maxRuns': maxRuns } as Record<string, unknown>)[k] as T, '/ws');
+    const good = read(7, 50);
+    assert.deepEqual(good.retention, { days: 7, maxRuns: 50 });
+    assert.deepEqual(good.problems, []);
+    const off = read(0, 0);
+    assert.deepEqual(off.retention, { days: 0, maxRuns: 0 }, '0 is a value (no limit), not a fallback');
+    assert.deepEqual(off.problems, []);
+    const bad: Array<[unknown, string]> = [[-1, '-1'], [2.5, '2.5'], ['30', '"30"'], [Number.NaN, 'null'], [Infinity, 'null'], [true, 'true']];
+    for (const [value, shown] of bad) {
+      const s = read(value, value);
+      assert.deepEqual(s.retention, { days: 30, maxRuns: 1000 }, shown);
+      assert.equal(s.problems.length, 2, shown);
+      assert.match(s.problems[0]!, /^baton\.retention\.days must be a whole number ≥ 0.*using 30$/);
+      assert.ok(s.problems[0]!.includes(`(got ${shown})`), s.problems[0]);
+      assert.match(s.problems[1]!, /^baton\.retention\.maxRuns must be a whole number ≥ 0.*using 1000$/);
+    }
+    assert.deepEqual(read(undefined, 12).retention, { days: 30, maxRuns: 12 }, 'one limit set, the other its default');
   });
 });

@@ -16,6 +16,8 @@ import { PanelTeamPart, type PanelTeams } from './panelTeam.js';
 /** How long source events are gathered before the panel is refreshed. */
 export const UPDATE_DEBOUNCE_MS = 100;
 const ARTIFACT_LIMIT = 500;
+/** What a panel says once retention deleted its run (it reads nothing after that). */
+export const PRUNED_MESSAGE = 'This run was pruned by retention; its record is gone.';
 
 /** Where the panel reports what it ignored or failed at (structurally a `LogOutputChannel`). */
 export interface PanelLog {
@@ -74,6 +76,8 @@ export class PanelController {
   /** Whether the execution is a pipeline run (unknown until first read). */
   private pipeline: boolean | undefined;
   private readonly team: PanelTeamPart;
+  /** Set once retention deleted the run: there is nothing left to read. */
+  private pruned = false;
 
   constructor(
     private readonly source: BatonSource,
@@ -187,6 +191,10 @@ export class PanelController {
   }
 
   private onSourceEvent(e: BatonEvent): void {
+    if (e.type === 'pruned') {
+      if (e.execution_ids.some((id) => this.matches(id))) this.gone();
+      return;
+    }
     const relevant =
       e.type === 'content' ||
       ('execution_id' in e && this.matches(e.execution_id)) ||
@@ -194,8 +202,17 @@ export class PanelController {
     if (relevant) this.updateSoon();
   }
 
+  /** The run was pruned: drop any pending or in-flight read and say so. */
+  private gone(): void {
+    this.pruned = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.loadSeq++;
+    if (this.ready) this.host.post({ type: 'panel/error', message: PRUNED_MESSAGE });
+  }
+
   private updateSoon(): void {
-    if (!this.ready) return;
+    if (!this.ready || this.pruned) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -206,6 +223,8 @@ export class PanelController {
   /** Reads the state and posts it; only the newest read is posted, and only to a live webview. */
   private async push(kind: 'init' | 'update'): Promise<void> {
     if (!this.ready) return;
+    // A webview shown again (or refreshed) after its run was pruned is told so instead of failing to read it.
+    if (this.pruned) return this.host.post({ type: 'panel/error', message: PRUNED_MESSAGE });
     const seq = ++this.loadSeq;
     try {
       const state = await loadPanelState(this.source, this.id, this.selectedStep);
