@@ -65,6 +65,16 @@ export function okStep(r: NextStepResponse): { step: string; token: string } {
   return { step: r.next_step_contract!.step_name, token: r.new_step_token! };
 }
 
+/** A workflow of one ungated step (`one`): a run of it finishes with one call after the claim. */
+export const ONE_STEP_YAML = `name: one
+description: One step
+type: sequential
+steps:
+  - name: only
+    agent: implementer
+    description: Do it
+`;
+
 /** The spec's four-step ready-set example as a template. */
 export const SPEC_EXAMPLE_YAML = `name: spec-example
 description: The broker spec's ready-set example

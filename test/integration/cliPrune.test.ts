@@ -9,15 +9,8 @@ import { openBaton } from '../../src/host/openBaton.js';
 import { silentLog } from '../../src/core/ports.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 import { readDiscovery } from '../../src/host/discovery.js';
+import { ONE_STEP_YAML } from '../helpers/coreHarness.js';
 
-const ONE_STEP = `name: one
-description: One step
-type: sequential
-steps:
-  - name: only
-    agent: implementer
-    description: Do it
-`;
 
 /** Runs `count` one-step workflows to the end on `db`, finished at `at` (ms); returns their execution ids. */
 async function finishedRuns(db: string, workspace: string, count: number, at: number): Promise<string[]> {
@@ -43,7 +36,7 @@ async function finishedRuns(db: string, workspace: string, count: number, at: nu
 
 function workspaceWithOneStep(workspace: string): void {
   mkdirSync(join(workspace, '.baton', 'workflows'), { recursive: true });
-  writeFileSync(join(workspace, '.baton', 'workflows', 'one.yaml'), ONE_STEP);
+  writeFileSync(join(workspace, '.baton', 'workflows', 'one.yaml'), ONE_STEP_YAML);
 }
 
 const LONG_AGO = Date.parse('2020-01-01T00:00:00Z');

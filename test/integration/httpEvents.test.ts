@@ -1,6 +1,7 @@
 // Rule: an editor that is a client of a terminal owner sees the same state as the owner's core — every /control read
 // op answers what the core answers, calls go through with the owner's errors, /events streams every core event as
-// Server-Sent Events behind the bearer token, and the stream's end tells the client that the owner has gone.
+// Server-Sent Events behind the bearer token, and the stream's end tells the client that the owner has gone. The
+// editor prunes the same way through either source, in process or through the owner, and hears the 'pruned' event.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,6 +14,7 @@ import type { BatonEvent } from '../../src/core/types.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { LocalSource, type BatonSource } from '../../src/vscode/batonSource.js';
 import { parseSse, RemoteSource } from '../../src/vscode/remoteSource.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 
@@ -135,6 +137,50 @@ describe('owner /control read ops and /events for editor clients', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(((await res.json()) as { error: { reason: string } }).error.reason, 'invalid_input');
     }
+  });
+
+  /** Three finished runs (oldest first) and one still running. */
+  async function runs(source: BatonSource): Promise<{ finished: string[]; running: string }> {
+    const finished: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const e = await source.startWorkflow('bug-fix', `finished ${i}`);
+      await source.cancel(e.execution_id, 'done with it');
+      finished.push(e.execution_id);
+    }
+    const running = (await source.startWorkflow('bug-fix', 'still going')).execution_id;
+    return { finished, running };
+  }
+
+  for (const which of ['local', 'remote'] as const) {
+    it(`prunes through the ${which} source: a dry run counts, the prune deletes the oldest finished runs past max_runs, running ones stay`, async () => {
+      const source: BatonSource = which === 'local' ? new LocalSource(opened.baton, { url: owner.url, token: owner.token }) : remote;
+      const { finished, running } = await runs(source);
+      const before = (await source.listExecutions({ limit: 500 })).map((e) => e.execution_id);
+      // Keep the newest finished run of all (this test's last, as the other case's ran earlier).
+      const dry = await source.prune({ days: 0, max_runs: 1, dry_run: true });
+      assert.equal(dry.dry_run, true);
+      assert.deepEqual(dry.policy, { days: 0, maxRuns: 1 });
+      assert.ok(dry.execution_ids.includes(finished[0]!) && dry.execution_ids.includes(finished[1]!), JSON.stringify(dry.execution_ids));
+      assert.ok(!dry.execution_ids.includes(finished[2]!) && !dry.execution_ids.includes(running));
+      assert.deepEqual((await source.listExecutions({ limit: 500 })).map((e) => e.execution_id), before, 'a dry run deletes nothing');
+
+      const done = await source.prune({ days: 0, max_runs: 1 });
+      assert.equal(done.dry_run, false);
+      assert.equal(done.pruned, dry.pruned);
+      assert.equal(done.kept, 1);
+      const after = new Set((await source.listExecutions({ limit: 500 })).map((e) => e.execution_id));
+      assert.ok(!after.has(finished[0]!) && !after.has(finished[1]!));
+      assert.ok(after.has(finished[2]!) && after.has(running));
+      const deadline = Date.now() + 3000;
+      while (!seen.some((e) => e.type === 'pruned' && e.execution_ids.includes(finished[0]!))) {
+        assert.ok(Date.now() < deadline, `no 'pruned' event over /events; got ${JSON.stringify(seen.map((e) => e.type))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+  }
+
+  it('a bad prune limit comes back through the owner as invalid_input', async () => {
+    await assert.rejects(remote.prune({ days: -1 }), (ex: Error & { reason?: string }) => ex.reason === 'invalid_input' && /days/.test(ex.message));
   });
 
   it('ends the event stream when the owner stops, so the client can take over', async () => {

@@ -8,7 +8,7 @@ import type { ArtifactQuery, ArtifactsResource, CurrentStepResource, GateDecisio
 import type { BatonEvent, StepStatus } from '../../src/core/types.js';
 import type { ToWebview } from '../../src/shared/protocol.js';
 import type { BatonSource } from '../../src/vscode/batonSource.js';
-import { PanelController } from '../../src/vscode/panels/panelController.js';
+import { PanelController, PRUNED_MESSAGE } from '../../src/vscode/panels/panelController.js';
 
 class FakeSource {
   gate: StepStatus = 'awaiting_approval';
@@ -148,4 +148,35 @@ test('openArtifact runs the host command; a failure is shown; reading a missing 
   assert.equal(missing.posted[0]?.type, 'panel/error');
   missing.controller.dispose();
   assert.deepEqual(posted, []);
+});
+
+test('a run pruned by retention: the panel says so, drops the update pending for it and reads nothing after, drops the update pending for it and reads nothing after', async () => {
+  const { source, posted, controller } = setup();
+  await controller.receive({ type: 'panel/ready' });
+  const readsBefore = source.reads;
+  source.emit({ type: 'execution', execution_id: 'e1', task_id: 't1', status: 'completed' });
+  source.emit({ type: 'pruned', execution_ids: ['e0', 'e1'] });
+  await sleep(20);
+  assert.deepEqual(posted.slice(1), [{ type: 'panel/error', message: PRUNED_MESSAGE }]);
+  source.emit({ type: 'step', execution_id: 'e1', step_name: 'fix', status: 'running' });
+  await controller.receive({ type: 'panel/refresh' });
+  controller.detach();
+  await controller.receive({ type: 'panel/ready' });
+  await sleep(20);
+  assert.equal(source.reads, readsBefore, 'no read of a run that is gone');
+  assert.deepEqual(posted.slice(1).map((m) => m.type), ['panel/error', 'panel/error', 'panel/error']);
+  assert.ok(posted.slice(1).every((m) => m.type === 'panel/error' && m.message === PRUNED_MESSAGE));
+  controller.dispose();
+});
+
+test('a pruned event matches the run however the panel was opened (by its task id) and ignores a prune of other runs', async () => {
+  const { source, posted, controller } = setup('t1');
+  await controller.receive({ type: 'panel/ready' });
+  source.emit({ type: 'pruned', execution_ids: ['e7', 'e8'] });
+  source.emit({ type: 'step', execution_id: 'e1', step_name: 'fix', status: 'completed' });
+  await sleep(20);
+  assert.deepEqual(posted.map((m) => m.type), ['panel/init', 'panel/update'], 'other runs pruned: this one still updates');
+  source.emit({ type: 'pruned', execution_ids: ['e1'] });
+  assert.deepEqual(posted.at(-1), { type: 'panel/error', message: PRUNED_MESSAGE });
+  controller.dispose();
 });

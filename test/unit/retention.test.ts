@@ -4,16 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Baton } from '../../src/core/baton.js';
 import type { BatonEvent } from '../../src/core/types.js';
-import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
+import { makeBaton, okStep, ONE_STEP_YAML, output } from '../helpers/coreHarness.js';
 
-const ONE_STEP = `name: one
-description: One step
-type: sequential
-steps:
-  - name: only
-    agent: implementer
-    description: Do it
-`;
 const DAY = 86_400_000;
 
 /** Starts a run of `one`; finishes it unless `finish` is false. Returns its execution and task ids. */
@@ -44,7 +36,7 @@ function rowsOf(baton: Baton, id: string): Record<string, number> {
 }
 
 async function setup(retention = { days: 30, maxRuns: 0 }) {
-  const made = await makeBaton({ workflows: { one: ONE_STEP }, retention });
+  const made = await makeBaton({ workflows: { one: ONE_STEP_YAML }, retention });
   const events: BatonEvent[] = [];
   made.baton.onEvent((e) => events.push(e));
   return { ...made, events };
