@@ -148,7 +148,7 @@ export class Baton implements BatonApi {
     this.retention = new Retention({
       store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
     });
-    this.repo = new ExecutionRepo(ports.store);
+    this.repo = new ExecutionRepo(ports.store, (text) => ports.crypto.sha256(text));
     this.content = new ContentCache(ports.store);
     const brokerOptions: BrokerOptions = {
       tokenTtlMs: this.options.tokenTtlMs, reclaimAfterMs: this.options.stallMinutes * 60_000, rateLimits: this.options.rateLimits,

@@ -1,17 +1,21 @@
 // Rule: the repository's per-execution cache of step shapes never hides a step: states come in template
 // order, a step added behind the cache's back is picked up with its dependencies, and the shapes cached as a new
-// execution's steps are inserted are what a read would give.
+// execution's steps are inserted are what a read would give. Step definitions and contracts are stored once per
+// distinct text and read back whole; rows from before (inline) read as they did.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ExecutionRepo } from '../../src/core/broker/executionRepo.js';
 import type { Row, SqlParams, Store } from '../../src/core/ports.js';
 import type { StepDefinition } from '../../src/core/types.js';
+import { nodeCrypto } from '../../src/host/nodePorts.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
+
+const sha256 = (text: string) => nodeCrypto.sha256(text);
 
 test('stepStates: template order, and a step added after caching is seen with its dependencies', async () => {
   const store = await openStore({ path: null });
   try {
-    const repo = new ExecutionRepo(store);
+    const repo = new ExecutionRepo(store, sha256);
     const step = (name: string, position: number, deps: string[]) =>
       store.run(
         "INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', ?, 'implementer', ?, ?, 'pending')",
@@ -37,7 +41,7 @@ test('stepStates: template order, and a step added after caching is seen with it
 test('a step inserted through the repository is cached as a read would give it, as a copy of its definition', async () => {
   const store = await openStore({ path: null });
   try {
-    const repo = new ExecutionRepo(store);
+    const repo = new ExecutionRepo(store, sha256);
     const def = (name: string, dependencies: string[], extra: Partial<StepDefinition> = {}): StepDefinition =>
       ({ name, agent: 'implementer', description: `do ${name}`, dependencies, ...extra }) as StepDefinition;
     const defs = [def('analyze', [], { path_patterns: ['src/**'], tags: ['triage'] }), def('fix', ['analyze']), def('review', ['fix'], { tags: ['review'] })];
@@ -48,7 +52,7 @@ test('a step inserted through the repository is cached as a read would give it, 
       run: (sql, params) => store.run(sql, params),
       transaction: (fn, options) => store.transaction(fn, options),
     };
-    const primed = new ExecutionRepo(counting);
+    const primed = new ExecutionRepo(counting, sha256);
     await store.transaction(() => {
       store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
       defs.forEach((d, position) => primed.insertStep({ execution_id: 'e1', def: d, position, status: d.dependencies.length ? 'pending' : 'ready' }));
@@ -73,7 +77,7 @@ test("the broker's reads of whole rows and its status counts run without a sorte
       run: (sql: string, params?: unknown[]) => store.run(sql, params as never),
       transaction: <T>(fn: () => T) => store.transaction(fn),
     };
-    const repo = new ExecutionRepo(recording as never);
+    const repo = new ExecutionRepo(recording as never, sha256);
     repo.stepStates('e1');
     repo.steps('e1');
     repo.stepsWithStatus('e1', ['running', 'completed']);
@@ -98,12 +102,73 @@ test('executionKind: read once per execution (a kind never changes); a missing e
   try {
     let reads = 0;
     const counting = { ...store, get: (sql: string, params?: unknown[]) => (reads++, store.get(sql, params as never)) };
-    const repo = new ExecutionRepo(counting as never);
+    const repo = new ExecutionRepo(counting as never, sha256);
     assert.equal(repo.executionKind('e1'), undefined);
     await store.transaction(() => store.run("INSERT INTO executions (execution_id, kind, status, started_at, updated_at) VALUES ('e1', 'spec', 'running', 'now', 'now')"));
     assert.equal(repo.executionKind('e1'), 'spec', 'an execution created after a miss is found');
     assert.equal(repo.executionKind('e1'), 'spec');
     assert.equal(reads, 2, 'the second lookup of e1 is answered from the cache');
+  } finally {
+    await store.close();
+  }
+});
+
+test('definitions and contracts are stored once per distinct text, read back whole and frozen; older inline rows read as before', async () => {
+  const store = await openStore({ path: null });
+  try {
+    const repo = new ExecutionRepo(store, sha256);
+    const def = { name: 'fix', agent: 'implementer', description: 'do fix', dependencies: [], allowed_actions: ['edit'], required_output_format: 'md', human_gate: false } as unknown as StepDefinition;
+    const contract = { step_name: 'fix', allowed_actions: ['edit'], forbidden_actions: ['push'], required_output_format: 'md', human_gate_required: false };
+    await store.transaction(() => {
+      for (const id of ['e1', 'e2', 'e3']) {
+        store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES (?, 'running', 'now', 'now')", [id]);
+        repo.insertStep({ execution_id: id, def, position: 0, status: 'ready' });
+        repo.updateStep(id, 'fix', { status: 'running', contract });
+      }
+    });
+    assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n, 2, 'one definition and one contract for three runs');
+    const row = store.get<{ metadata: string; contract: string | null; definition_ref: string; contract_ref: string }>("SELECT metadata, contract, definition_ref, contract_ref FROM steps WHERE execution_id = 'e2'")!;
+    assert.deepEqual([row.metadata, row.contract], ['{}', null], 'nothing of either inline');
+    assert.match(row.definition_ref, /^[0-9a-f]{32}$/);
+    const step = repo.step('e3', 'fix')!;
+    assert.deepEqual(step.metadata.definition, def);
+    assert.deepEqual(step.contract, contract);
+    assert.ok(!('definition_ref' in step) && !('contract_ref' in step), 'the refs stay inside the repository');
+    assert.ok(Object.isFrozen(step.contract) && Object.isFrozen(step.metadata.definition!.allowed_actions), 'shared values are frozen');
+    assert.equal(repo.step('e1', 'fix')!.contract, step.contract, 'one value for every row naming it');
+    await store.transaction(() => repo.updateStep('e1', 'fix', { contract: null }));
+    assert.equal(repo.step('e1', 'fix')!.contract, null);
+
+    // A row written before schema v8 keeps its definition and contract inline, and reads the same.
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('old', 'running', 'now', 'now')");
+      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata, contract) VALUES ('old', 'fix', 'implementer', 0, '[]', 'running', ?, ?)",
+        [JSON.stringify({ definition: def }), JSON.stringify(contract)]);
+    });
+    const old = repo.step('old', 'fix')!;
+    assert.deepEqual([old.metadata.definition, old.contract], [def, contract]);
+    assert.deepEqual(repo.stepStates('old').map((s) => s.step_name), ['fix']);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a text stored by a transaction that was rolled back is stored again by the next that names it', async () => {
+  const store = await openStore({ path: null });
+  try {
+    const repo = new ExecutionRepo(store, sha256);
+    const contract = { step_name: 'fix', allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: true };
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
+      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
+    });
+    await assert.rejects(store.transaction(() => {
+      repo.updateStep('e1', 'fix', { contract });
+      throw new Error('later in the same call');
+    }), /later in the same call/);
+    assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n, 0);
+    await store.transaction(() => repo.updateStep('e1', 'fix', { contract }));
+    assert.deepEqual(repo.step('e1', 'fix')!.contract, contract);
   } finally {
     await store.close();
   }

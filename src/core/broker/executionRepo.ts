@@ -95,15 +95,56 @@ function toExecution(r: Raw): ExecutionRow {
   return { ...(r as unknown as ExecutionRow), metadata: parseJson(r.metadata, {}) };
 }
 
-function toStep(r: Raw): StepRow {
-  return {
-    ...(r as unknown as StepRow),
-    dependencies: parseJson(r.dependencies, []),
-    contract: parseJson(r.contract, null),
-    output: parseJson(r.output, null),
-    metadata: parseJson(r.metadata, {}),
-  };
+/** Freezes `value` and everything in it: a stored text's value is shared by every step row that names it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
+
+/**
+ * Step definitions and contracts, stored once per distinct JSON text (schema v8, `step_texts`) and named by hash: they
+ * are the same for every run of a template version. Values are read once and shared, frozen.
+ */
+export class StepTexts {
+  /** Texts stored or read, by their JSON text: their ref. */
+  private readonly refs = new Map<string, string>();
+  private readonly values = new Map<string, unknown>();
+
+  constructor(private readonly store: Store, private readonly sha256: (text: string) => string) {}
+
+  /** The ref of `value`, its text stored if new (inside a transaction). */
+  ref(value: unknown): string {
+    const text = json(value);
+    let ref = this.refs.get(text);
+    if (ref === undefined) {
+      ref = this.sha256(text).slice(0, 32);
+      if (this.refs.size >= TEXT_CACHE_LIMIT) this.refs.clear();
+      this.refs.set(text, ref);
+    }
+    // Looked up every time: the transaction that stored it may have been rolled back since.
+    if (!this.store.get('SELECT 1 AS found FROM step_texts WHERE hash = ?', [ref])) {
+      this.store.run('INSERT INTO step_texts (hash, text) VALUES (?, ?)', [ref, text]);
+    }
+    return ref;
+  }
+
+  /** The value a ref names (frozen: shared); undefined when no text has that ref. */
+  value<T>(ref: string): T | undefined {
+    if (this.values.has(ref)) return this.values.get(ref) as T;
+    const row = this.store.get<{ text: string }>('SELECT text FROM step_texts WHERE hash = ?', [ref]);
+    if (!row) return undefined;
+    const value = deepFreeze(parseJson<unknown>(row.text, null));
+    if (this.values.size >= TEXT_CACHE_LIMIT) this.values.clear();
+    this.values.set(ref, value);
+    return value as T;
+  }
+}
+
+/** Distinct texts kept decoded: template versions' steps and their contracts, a few hundred at most in practice. */
+const TEXT_CACHE_LIMIT = 1024;
 
 /** Decodes an artifact row for resources. */
 export function toArtifact(r: Raw): ArtifactRecord {
@@ -136,7 +177,26 @@ export class ExecutionRepo {
   /** An execution's kind never changes: cached so the hot path need not read the whole row to learn it. */
   private readonly kinds = new Map<string, ExecutionRow['kind']>();
 
-  constructor(private readonly store: Store) {}
+  private readonly texts: StepTexts;
+
+  /** `sha256`: hex SHA-256, which names the stored definitions and contracts. */
+  constructor(private readonly store: Store, sha256: (text: string) => string) {
+    this.texts = new StepTexts(store, sha256);
+  }
+
+  /** A step row decoded: its definition and contract from their refs (or inline, in rows older than schema v8). */
+  private toStep(r: Raw): StepRow {
+    const { definition_ref: definitionRef, contract_ref: contractRef, ...row } = r;
+    const metadata = parseJson<StepRow['metadata']>(row.metadata, {});
+    if (typeof definitionRef === 'string') metadata.definition = this.texts.value<StepDefinition>(definitionRef);
+    return {
+      ...(row as unknown as StepRow),
+      dependencies: parseJson(row.dependencies, []),
+      contract: typeof contractRef === 'string' ? this.texts.value<StepContract>(contractRef) ?? null : parseJson(row.contract, null),
+      output: parseJson(row.output, null),
+      metadata,
+    };
+  }
 
   /** The kind of an execution (`workflow`, `spec`, `pipeline`, ...), or undefined if there is no such execution. */
   executionKind(id: string): ExecutionRow['kind'] | undefined {
@@ -155,10 +215,10 @@ export class ExecutionRepo {
     let shapes = this.shapes.get(executionId);
     if (!shapes) {
       shapes = new Map();
-      for (const r of this.store.all<{ step_name: string; position: number; dependencies: string; metadata: string }>(
-        'SELECT step_name, position, dependencies, metadata FROM steps WHERE execution_id = ?', [executionId],
+      for (const r of this.store.all<{ step_name: string; position: number; dependencies: string; metadata: string; definition_ref: string | null }>(
+        'SELECT step_name, position, dependencies, metadata, definition_ref FROM steps WHERE execution_id = ?', [executionId],
       )) {
-        const def = parseJson<{ definition?: StepDefinition }>(r.metadata, {}).definition;
+        const def = r.definition_ref ? this.texts.value<StepDefinition>(r.definition_ref) : parseJson<{ definition?: StepDefinition }>(r.metadata, {}).definition;
         shapes.set(r.step_name, { position: r.position, dependencies: parseJson(r.dependencies, []), path_patterns: def?.path_patterns ?? [], tags: def?.tags ?? [] });
       }
       this.cacheShapes(executionId, shapes);
@@ -213,7 +273,7 @@ export class ExecutionRepo {
     const marks = statuses.map(() => '?').join(',');
     return this.store
       .all<Raw>(`SELECT * FROM steps WHERE execution_id = ? AND status IN (${marks})`, [executionId, ...statuses])
-      .map(toStep)
+      .map((r) => this.toStep(r))
       .sort(byPosition);
   }
 
@@ -248,12 +308,12 @@ export class ExecutionRepo {
   }
 
   steps(executionId: string): StepRow[] {
-    return this.store.all<Raw>('SELECT * FROM steps WHERE execution_id = ?', [executionId]).map(toStep).sort(byPosition);
+    return this.store.all<Raw>('SELECT * FROM steps WHERE execution_id = ?', [executionId]).map((r) => this.toStep(r)).sort(byPosition);
   }
 
   step(executionId: string, stepName: string): StepRow | undefined {
     const r = this.store.get<Raw>('SELECT * FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, stepName]);
-    return r && toStep(r);
+    return r && this.toStep(r);
   }
 
   token(nonce: string): TokenRow | undefined {
@@ -305,9 +365,9 @@ export class ExecutionRepo {
   /** Inserts a step of a new execution, and caches its shape (the first `stepStates` need not read and decode it back). */
   insertStep(s: { execution_id: string; def: StepDefinition; position: number; status: StepStatus }): void {
     this.store.run(
-      `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [s.execution_id, s.def.name, s.def.agent, s.position, json(s.def.dependencies), s.status, json({ definition: s.def })],
+      `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata, definition_ref)
+       VALUES (?, ?, ?, ?, ?, ?, '{}', ?)`,
+      [s.execution_id, s.def.name, s.def.agent, s.position, json(s.def.dependencies), s.status, this.texts.ref(s.def)],
     );
     let shapes = this.shapes.get(s.execution_id);
     if (!shapes) {
@@ -322,8 +382,14 @@ export class ExecutionRepo {
     const sets: string[] = [];
     const params: Array<string | number | null> = [];
     for (const [k, v] of Object.entries(fields)) {
+      if (k === 'contract') {
+        // Named by its stored text's ref; the inline column of older rows is emptied.
+        sets.push('contract = NULL', 'contract_ref = ?');
+        params.push(v ? this.texts.ref(v) : null);
+        continue;
+      }
       sets.push(`${k} = ?`);
-      const encoded = k === 'contract' || k === 'output' || k === 'metadata' || k === 'dependencies' ? json(v) : v;
+      const encoded = k === 'output' || k === 'metadata' || k === 'dependencies' ? json(v) : v;
       params.push(encoded as string | number | null);
     }
     params.push(executionId, stepName);
