@@ -6,6 +6,9 @@ import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { DiscoveryInfo } from './discovery.js';
 import type { ControlRequest } from './ownerServer.js';
 
+/** How an owner begins its refusal of an op it does not have (controlOps.ts), before the list of those it has. */
+const UNKNOWN_OP = 'op must be one of ';
+
 /** The control URL of an owner whose MCP URL is `…/mcp`. */
 function controlUrl(mcpUrl: string): string {
   return new URL('/control', mcpUrl).href;
@@ -31,7 +34,12 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
   const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
   if (!res.ok) {
     const reason = (body.error?.reason ?? 'store_failed') as ErrorReason;
-    throw new BatonError(reason, body.error?.message ?? `owner answered HTTP ${res.status}`);
+    const message = body.error?.message ?? `owner answered HTTP ${res.status}`;
+    if (res.status === 400 && message.startsWith(UNKNOWN_OP) && !message.slice(UNKNOWN_OP.length).split(', ').includes(request.op)) {
+      // An owner from an older Baton, which lists the ops it has: say that, not its list.
+      throw new BatonError('invalid_state', `Baton process ${owner.pid} owns the database but is an older version that cannot "${request.op}"; restart it with this version of Baton (or stop it, and this command works on the file)`);
+    }
+    throw new BatonError(reason, message);
   }
   return body;
 }

@@ -4,11 +4,11 @@ import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
-import { BatonError, type ErrorReason } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
 import { EDITOR_ACTOR, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
@@ -147,21 +147,8 @@ export class RemoteSource implements BatonSource {
   }
 
   /** One POST /control; domain errors come back as BatonErrors with the owner's reason and message. */
-  private async call(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await fetch(new URL('/control', this.owner.url), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${this.owner.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(request),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (ex) {
-      throw new BatonError('owner_unreachable', `Baton process ${this.owner.pid} (${this.owner.url}) does not answer: ${(ex as Error).message}`, { ownerPid: this.owner.pid });
-    }
-    const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
-    if (!res.ok) throw new BatonError((body.error?.reason ?? 'store_failed') as ErrorReason, body.error?.message ?? `owner answered HTTP ${res.status}`);
-    return body;
+  private call(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
+    return callControl(this.owner, request, timeoutMs);
   }
 
   /** Reads /events until it ends (the owner stopped or the connection broke: both mean the owner is gone). */

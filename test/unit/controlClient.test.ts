@@ -1,0 +1,40 @@
+// Rule: a terminal command that asks the database's owner for an op the owner does not have (an older Baton) is told
+// so, with what to do, instead of the owner's list of ops; the owner's other refusals pass through as they are.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { callControl } from '../../src/host/controlClient.js';
+import type { DiscoveryInfo } from '../../src/host/discovery.js';
+
+describe('callControl against an owner that refuses', () => {
+  let server: Server;
+  let owner: DiscoveryInfo;
+  let answer: { status: number; body: unknown } = { status: 200, body: {} };
+
+  before(async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    owner = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, token: 't', pid: 4242 } as DiscoveryInfo;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('an op the owner does not list: an older Baton, restart it', async () => {
+    answer = { status: 400, body: { error: { reason: 'invalid_input', message: 'op must be one of decide, status, executions' } } };
+    await assert.rejects(callControl(owner, { op: 'prune' }), (ex: Error & { reason?: string }) => {
+      assert.equal(ex.reason, 'invalid_state');
+      assert.equal(ex.message, 'Baton process 4242 owns the database but is an older version that cannot "prune"; restart it with this version of Baton (or stop it, and this command works on the file)');
+      return true;
+    });
+  });
+
+  it("the owner's other refusals pass through with their reason and words", async () => {
+    answer = { status: 400, body: { error: { reason: 'invalid_input', message: 'days must be a whole number ≥ 0' } } };
+    await assert.rejects(callControl(owner, { op: 'prune', days: -1 }), { reason: 'invalid_input', message: 'days must be a whole number ≥ 0' });
+    answer = { status: 400, body: { error: { reason: 'invalid_input', message: 'op must be one of decide, prune, status' } } };
+    await assert.rejects(callControl(owner, { op: 'prune' }), { reason: 'invalid_input', message: 'op must be one of decide, prune, status' });
+  });
+});
