@@ -2,7 +2,7 @@
 // and status, and the exact next call (a copyable JSON object with the token), naming the tool as it is listed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildContract, stepHumanMessage } from '../../src/core/broker/contract.js';
+import { buildContract, contractFor, stepHumanMessage } from '../../src/core/broker/contract.js';
 import { NEXT_CALL_PREFIX, renderResultText } from '../../src/core/broker/stepText.js';
 import type { NextStepResponse, StepContext } from '../../src/core/types.js';
 
@@ -35,6 +35,17 @@ test("buildContract produces the spec's contract example and copies arrays", () 
   assert.notEqual(contract.allowed_actions, allowed);
   assert.notEqual(contract.forbidden_actions, forbidden);
   assert.equal(buildContract({ ...stepDef, human_gate: true }, []).human_gate_required, true);
+});
+
+test('contractFor builds one frozen contract per definition and forbidden list, and a new one when either changes', () => {
+  const def = { ...stepDef };
+  const first = contractFor(def, forbidden);
+  assert.deepEqual(first, buildContract(def, forbidden));
+  assert.equal(contractFor(def, forbidden), first, 'the same contract for every claim of the step');
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.allowed_actions) && Object.isFrozen(first.forbidden_actions));
+  const changed = [...forbidden.slice(1), 'NEVER run rm -rf /'];
+  assert.deepEqual(contractFor(def, changed).forbidden_actions, changed, 'guardrails changed: a new contract');
+  assert.notEqual(contractFor({ ...stepDef }, forbidden), first, 'another definition object: its own contract');
 });
 
 test('human_message is one short line pointing at the structured fields, not the contract again', () => {

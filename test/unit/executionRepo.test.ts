@@ -136,6 +136,13 @@ test('definitions and contracts are stored once per distinct text, read back who
     assert.ok(!('definition_ref' in step) && !('contract_ref' in step), 'the refs stay inside the repository');
     assert.ok(Object.isFrozen(step.contract) && Object.isFrozen(step.metadata.definition!.allowed_actions), 'shared values are frozen');
     assert.equal(repo.step('e1', 'fix')!.contract, step.contract, 'one value for every row naming it');
+    // A frozen contract (as the broker shares one per step) is hashed once, however often it is stored.
+    let hashed = 0;
+    const counted = new ExecutionRepo(store, (text) => (hashed++, sha256(text)));
+    const shared = Object.freeze({ ...contract, step_name: 'shared' });
+    await store.transaction(() => ['e1', 'e2', 'e3'].forEach((id) => counted.updateStep(id, 'fix', { contract: shared })));
+    assert.equal(hashed, 1);
+    assert.deepEqual(counted.step('e2', 'fix')!.contract, shared);
     await store.transaction(() => repo.updateStep('e1', 'fix', { contract: null }));
     assert.equal(repo.step('e1', 'fix')!.contract, null);
 

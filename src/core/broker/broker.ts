@@ -4,7 +4,7 @@ import type { CorePorts } from '../ports.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
-import { buildContract, stepHumanMessage } from './contract.js';
+import { contractFor, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
 import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
@@ -476,7 +476,7 @@ export class Broker {
   ): TxResult {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
-    const contract = buildContract(def, this.deps.content.topForbiddenActions());
+    const contract = contractFor(def, this.deps.content.topForbiddenActions());
     // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
     const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
     if (step.status !== 'running') {
