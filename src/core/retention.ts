@@ -35,7 +35,10 @@ export interface PruneResult {
   pruned: number;
   /** Their execution ids, oldest first; at most PRUNED_IDS_SHOWN of them. */
   execution_ids: string[];
-  /** Rows deleted, by table (on a dry run: rows that would be). */
+  /**
+   * Rows deleted, by table (on a dry run: rows that would be, but for `step_texts`: the stored definitions and
+   * contracts no step names any more once the runs are gone, deleted after them).
+   */
   rows: Record<string, number>;
   /** Finished runs left. */
   kept: number;
@@ -60,6 +63,10 @@ const DAY_MS = 86_400_000;
 
 /** Tables with an `execution_id` column whose rows belong to one run, deleted with it (executions itself last). */
 const RUN_TABLES = ['steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs'] as const;
+
+/** Deletes the stored step texts no step names (a full read of `steps`: once per prune, after its batches). */
+const ORPHAN_TEXTS = `DELETE FROM step_texts WHERE hash NOT IN (
+  SELECT definition_ref FROM steps WHERE definition_ref IS NOT NULL UNION SELECT contract_ref FROM steps WHERE contract_ref IS NOT NULL)`;
 
 /** `older than 30 days or past the newest 1000`. */
 export function describePolicy(p: RetentionPolicy): string {
@@ -121,6 +128,10 @@ export class Retention {
         const took = this.deps.now() - start;
         if (took > 0 && i + PRUNE_BATCH < doomed.length) await new Promise((resolve) => setTimeout(resolve, took));
       }
+    }
+    if (!req.dry_run && done > 0) {
+      // Definitions and contracts (schema v8) that no step names any more: a spec run's phases are its own.
+      await store.transaction(() => add('step_texts', store.run(ORPHAN_TEXTS)));
     }
     const kept = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE status IN (${TERMINAL_STATES.map(() => '?').join(', ')})`, [...TERMINAL_STATES])!.n;
     const gone = doomed.slice(0, done);

@@ -113,6 +113,24 @@ test('many runs are pruned, batch by batch, with nothing of theirs left but thei
   assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n, 0);
   assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM steps')!.n, 0);
   assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM findings')!.n, 60);
+  assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n, 0, 'no step names a stored definition or contract any more');
+  assert.ok(r.rows.step_texts! > 0);
+});
+
+test('stored definitions and contracts go once no step names them; those a kept run names stay', async () => {
+  const { baton, clock, store } = await setup({ days: 1, maxRuns: 0 });
+  const texts = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n;
+  await run(baton);
+  const shared = texts();
+  assert.ok(shared >= 2, 'the one step\'s definition and contract');
+  clock.advance(2 * DAY);
+  const kept = await run(baton);
+  assert.equal(texts(), shared, 'a second run of the same workflow stores nothing new');
+  const r = await baton.prune();
+  assert.equal(r.pruned, 1);
+  assert.equal(r.rows.step_texts, undefined, 'the kept run names them all');
+  assert.equal(texts(), shared);
+  assert.equal(baton.workflowStatus(kept.id).steps[0]!.step_name, 'only');
 });
 
 test('tick prunes by the policy a minute after start, then hourly', async () => {
