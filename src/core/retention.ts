@@ -60,6 +60,8 @@ const PRUNE_BATCH = 25;
 const COMPACT_FREE_RATIO = 0.25;
 const COMPACT_MIN_FREE_BYTES = 4 * 1024 * 1024;
 const DAY_MS = 86_400_000;
+/** A finished execution (completed or failed; cancelled ones are failed), with TERMINAL_STATES as its parameters. */
+const TERMINAL = `status IN (${marks(TERMINAL_STATES.length)})`;
 
 /** Tables with an `execution_id` column whose rows belong to one run, deleted with it (executions itself last). */
 const RUN_TABLES = ['steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs'] as const;
@@ -105,9 +107,8 @@ export class Retention {
     this.stopped = true;
   }
 
-  /** Prunes by `policy` (a dry run only counts); compacts as `req.compact` says. `ids`: every run pruned. */
+  /** Prunes by `policy` (checked by the caller; a dry run only counts); compacts as `req.compact` says. `ids`: every run pruned. */
   async prune(policy: RetentionPolicy, req: Pick<PruneRequest, 'dry_run' | 'compact'> = {}): Promise<{ result: PruneResult; ids: string[] }> {
-    checkPolicy(policy);
     const { store } = this.deps;
     const doomed = this.doomed(policy);
     const rows: Record<string, number> = {};
@@ -133,7 +134,7 @@ export class Retention {
       // Definitions and contracts (schema v8) that no step names any more: a spec run's phases are its own.
       await store.transaction(() => add('step_texts', store.run(ORPHAN_TEXTS)));
     }
-    const kept = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE status IN (${TERMINAL_STATES.map(() => '?').join(', ')})`, [...TERMINAL_STATES])!.n;
+    const kept = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE ${TERMINAL}`, TERMINAL_STATES)!.n;
     const gone = doomed.slice(0, done);
     const result: PruneResult = {
       pruned: gone.length, execution_ids: gone.slice(0, PRUNED_IDS_SHOWN).map((r) => r.execution_id), rows,
@@ -147,7 +148,6 @@ export class Retention {
   private doomed(policy: RetentionPolicy): Run[] {
     if (policy.days === 0 && policy.maxRuns === 0) return [];
     const finished = 'COALESCE(completed_at, updated_at)';
-    const terminal = `status IN (${TERMINAL_STATES.map(() => '?').join(', ')})`;
     const where: string[] = [];
     const params: Array<string | number> = [...TERMINAL_STATES];
     if (policy.days > 0) {
@@ -156,11 +156,11 @@ export class Retention {
     }
     if (policy.maxRuns > 0) {
       // Ties on the time are broken by rowid, so the same runs are kept however often this runs.
-      where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${terminal} ORDER BY ${finished} DESC, rowid DESC LIMIT ?)`);
+      where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${TERMINAL} ORDER BY ${finished} DESC, rowid DESC LIMIT ?)`);
       params.push(...TERMINAL_STATES, policy.maxRuns);
     }
     return this.deps.store.all<Run>(
-      `SELECT execution_id, task_id FROM executions WHERE ${terminal} AND (${where.join(' OR ')}) ORDER BY ${finished}, rowid`,
+      `SELECT execution_id, task_id FROM executions WHERE ${TERMINAL} AND (${where.join(' OR ')}) ORDER BY ${finished}, rowid`,
       params,
     );
   }
@@ -168,16 +168,10 @@ export class Retention {
   /** Deletes one batch of runs and what belongs to them (inside a transaction). */
   private delete(batch: Run[], add: (table: string, n: number) => void): void {
     const { store } = this.deps;
+    for (const { table, where, params } of runRows(batch)) add(table, store.run(`DELETE FROM ${table} WHERE ${where}`, params));
     const ids = batch.map((r) => r.execution_id);
+    add('executions', store.run(`DELETE FROM executions WHERE execution_id IN (${marks(ids.length)})`, ids));
     const tasks = tasksOf(batch);
-    const list = marks(ids.length);
-    for (const table of RUN_TABLES) add(table, store.run(`DELETE FROM ${table} WHERE execution_id IN (${list})`, ids));
-    // A run's shared memory is scoped to it; global entries (scope '') are the project's and stay.
-    add('memory_entries', store.run(`DELETE FROM memory_entries WHERE scope_key IN (${list})`, ids));
-    // A run's rate bucket is keyed by its task id, or its execution id when it has none.
-    const keys = [...ids, ...tasks];
-    add('rate_buckets', store.run(`DELETE FROM rate_buckets WHERE scope = 'task' AND scope_key IN (${marks(keys.length)})`, keys));
-    add('executions', store.run(`DELETE FROM executions WHERE execution_id IN (${list})`, ids));
     if (tasks.length) {
       const taskList = marks(tasks.length);
       // A task another (kept) execution still names stays.
@@ -192,15 +186,10 @@ export class Retention {
   /** Counts what `delete` would remove for one batch (a dry run); `doomed` is every run the dry run would prune. */
   private count(batch: Run[], doomed: ReadonlySet<string>, countedTasks: Set<string>, add: (table: string, n: number) => void): void {
     const { store } = this.deps;
-    const ids = batch.map((r) => r.execution_id);
-    const list = marks(ids.length);
     const n = (sql: string, params: string[]) => store.get<{ n: number }>(sql, params)!.n;
-    for (const table of RUN_TABLES) add(table, n(`SELECT COUNT(*) AS n FROM ${table} WHERE execution_id IN (${list})`, ids));
-    add('memory_entries', n(`SELECT COUNT(*) AS n FROM memory_entries WHERE scope_key IN (${list})`, ids));
+    for (const { table, where, params } of runRows(batch)) add(table, n(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, params));
+    add('executions', batch.length);
     const tasks = tasksOf(batch);
-    const keys = [...ids, ...tasks];
-    add('rate_buckets', n(`SELECT COUNT(*) AS n FROM rate_buckets WHERE scope = 'task' AND scope_key IN (${marks(keys.length)})`, keys));
-    add('executions', ids.length);
     if (!tasks.length) return;
     // A task goes with the last run naming it: count it once, and only if no run that stays names it.
     const stays = new Set(
@@ -226,6 +215,20 @@ export class Retention {
 interface Run {
   execution_id: string;
   task_id: string | null;
+}
+
+/** The rows a batch of runs owns outside `executions` and `agent_tasks`, table by table: what is deleted, or counted. */
+function runRows(batch: Run[]): Array<{ table: string; where: string; params: string[] }> {
+  const ids = batch.map((r) => r.execution_id);
+  const list = marks(ids.length);
+  // A run's rate bucket is keyed by its task id, or its execution id when it has none.
+  const keys = [...ids, ...tasksOf(batch)];
+  return [
+    ...RUN_TABLES.map((table) => ({ table, where: `execution_id IN (${list})`, params: ids })),
+    // A run's shared memory is scoped to it; global entries (scope '') are the project's and stay.
+    { table: 'memory_entries', where: `scope_key IN (${list})`, params: ids },
+    { table: 'rate_buckets', where: `scope = 'task' AND scope_key IN (${marks(keys.length)})`, params: keys },
+  ];
 }
 
 /** The distinct task ids of `runs`. */
