@@ -1,5 +1,5 @@
 // `baton prune`: deletes finished runs past a retention policy, through the live owner or on the database directly.
-import { describePolicy, type PruneRequest, type PruneResult } from '../core/retention.js';
+import { describePolicy, mib, type PruneRequest, type PruneResult } from '../core/retention.js';
 import { pruneViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { wholeNumber } from './engineOptions.js';
@@ -58,6 +58,5 @@ export function renderPrune(r: PruneResult): string {
 }
 
 function compacted(r: PruneResult): string {
-  const mb = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-  return `Compacted the database from ${mb(r.compacted!.beforeBytes)} to ${mb(r.compacted!.afterBytes)}.`;
+  return `Compacted the database from ${mib(r.compacted!.beforeBytes)} to ${mib(r.compacted!.afterBytes)}.`;
 }

@@ -18,7 +18,7 @@ import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
-import { checkPolicy, DEFAULT_RETENTION, describePolicy, Retention, type PruneRequest, type PruneResult, type RetentionPolicy } from './retention.js';
+import { checkPolicy, DEFAULT_RETENTION, describePolicy, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy } from './retention.js';
 import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
@@ -90,11 +90,6 @@ const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
   ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
 ];
-
-/** `1.5 MiB`. */
-function mib(bytes: number): string {
-  return `${(bytes / 1048576).toFixed(1)} MiB`;
-}
 
 /** The Baton core. Build it with `Baton.create`. */
 export class Baton implements BatonApi {

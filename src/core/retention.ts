@@ -70,6 +70,11 @@ const RUN_TABLES = ['steps', 'artifacts', 'events', 'step_tokens', 'execution_lo
 const ORPHAN_TEXTS = `DELETE FROM step_texts WHERE hash NOT IN (
   SELECT definition_ref FROM steps WHERE definition_ref IS NOT NULL UNION SELECT contract_ref FROM steps WHERE contract_ref IS NOT NULL)`;
 
+/** `12.3 MiB`: how a compaction's sizes are shown (log, terminal, editor). */
+export function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}
+
 /** `older than 30 days or past the newest 1000`. */
 export function describePolicy(p: RetentionPolicy): string {
   const parts = [p.days ? `older than ${p.days} day(s)` : '', p.maxRuns ? `past the newest ${p.maxRuns}` : ''].filter(Boolean);

@@ -1,7 +1,7 @@
 // "Baton: Prune Finished Runs…": count what the owner's retention policy would delete (a dry run), ask, prune, report.
 // No 'vscode' import: the window calls come through PruneUi, so the flow is unit-tested with a fake.
 import { errorMessage } from '../core/errors.js';
-import { describePolicy, type PruneResult, type RetentionPolicy } from '../core/retention.js';
+import { describePolicy, mib, type PruneResult, type RetentionPolicy } from '../core/retention.js';
 import { plural } from '../shared/labels.js';
 import type { BatonSource } from './batonSource.js';
 
@@ -18,11 +18,6 @@ export interface PruneUi {
 
 /** The modal's action button. */
 export const PRUNE_BUTTON = 'Prune';
-
-/** `12.3 MiB`. */
-function mib(bytes: number): string {
-  return `${(bytes / 1048576).toFixed(1)} MiB`;
-}
 
 /** Why nothing is pruned when both limits are 0, naming where the policy is set. */
 function retentionOff(mode: BatonSource['mode']): string {
