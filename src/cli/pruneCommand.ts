@@ -41,7 +41,8 @@ export async function pruneCommand(args: string[]): Promise<number> {
 export function renderPrune(r: PruneResult): string {
   const policy = describePolicy(r.policy);
   if (r.pruned === 0) {
-    const lines = [`No finished run is ${policy === 'nothing: retention is off' ? 'pruned: retention is off (--days 0 --keep 0)' : policy}; ${r.kept} kept.`];
+    const off = r.policy.days === 0 && r.policy.maxRuns === 0;
+    const lines = [`No finished run is ${off ? 'pruned: retention is off (--days 0 --keep 0)' : policy}; ${r.kept} kept.`];
     if (r.compacted) lines.push(compacted(r));
     return lines.join('\n');
   }
