@@ -119,15 +119,16 @@ export class StepTexts {
   /** The ref of `value`, its text stored if new (inside a transaction). */
   ref(value: unknown): string {
     // A frozen value (a shared contract, a stored definition) cannot change: its text and ref are kept with it.
-    const frozen = value !== null && typeof value === 'object' && Object.isFrozen(value) ? this.frozen.get(value) : undefined;
-    const text = frozen?.text ?? json(value);
-    let ref = frozen?.ref ?? this.refs.get(text);
+    const keep = value !== null && typeof value === 'object' && Object.isFrozen(value) ? value : null;
+    const kept = keep ? this.frozen.get(keep) : undefined;
+    const text = kept?.text ?? json(value);
+    let ref = kept?.ref ?? this.refs.get(text);
     if (ref === undefined) {
       ref = this.sha256(text).slice(0, 32);
       if (this.refs.size >= TEXT_CACHE_LIMIT) this.refs.clear();
       this.refs.set(text, ref);
     }
-    if (!frozen && value !== null && typeof value === 'object' && Object.isFrozen(value)) this.frozen.set(value, { text, ref });
+    if (keep && !kept) this.frozen.set(keep, { text, ref });
     // Looked up every time: the transaction that stored it may have been rolled back since.
     if (!this.store.get('SELECT 1 AS found FROM step_texts WHERE hash = ?', [ref])) {
       this.store.run('INSERT INTO step_texts (hash, text) VALUES (?, ?)', [ref, text]);
