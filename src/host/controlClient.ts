@@ -3,11 +3,9 @@ import type { ExecutionSummary, GateDecisionResult } from '../core/api.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
+import { UNKNOWN_OP } from './controlOps.js';
 import type { DiscoveryInfo } from './discovery.js';
 import type { ControlRequest } from './ownerServer.js';
-
-/** How an owner begins its refusal of an op it does not have (controlOps.ts), before the list of those it has. */
-const UNKNOWN_OP = 'op must be one of ';
 
 /** The control URL of an owner whose MCP URL is `…/mcp`. */
 function controlUrl(mcpUrl: string): string {

@@ -262,6 +262,9 @@ function parsePrune(body: Record<string, unknown>): ControlRequest {
   return req;
 }
 
+/** How an owner begins its refusal of an op it does not have, before the list of those it has (controlClient reads it). */
+export const UNKNOWN_OP = 'op must be one of ';
+
 const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
@@ -278,7 +281,7 @@ function parseControl(raw: string): ControlRequest {
   }
   const other = parseReadOp(body) ?? parseTeamOp(body);
   if (other) return other;
-  if (body.op !== 'decide') throw new BatonError('invalid_input', `op must be one of ${CONTROL_OPS}`);
+  if (body.op !== 'decide') throw new BatonError('invalid_input', `${UNKNOWN_OP}${CONTROL_OPS}`);
   if (typeof body.execution_id !== 'string' || !body.execution_id) throw new BatonError('invalid_input', 'execution_id must be a non-empty string');
   if (body.decision !== 'approve' && body.decision !== 'reject') throw new BatonError('invalid_input', 'decision must be "approve" or "reject"');
   for (const key of ['step_name', 'feedback', 'by'] as const) {
