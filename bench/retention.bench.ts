@@ -3,12 +3,10 @@
 // the event loop is held, and the latency of calls made meanwhile), and what it gives back: the file, and the
 // process's memory (sql.js holds the whole database in memory). Runs bundled like dist/ (sql.js patched). Prints one
 // JSON object. Run: node --import tsx bench/retention.bench.ts [RUNS]
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
 import { Baton } from '../src/core/baton.js';
 import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
@@ -16,6 +14,7 @@ import type { NextStepRequest, NextStepResponse } from '../src/core/types.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
 import { stats, stepOutput } from './benchKit.js';
+import { benchBundled } from './bundledBench.js';
 
 const RUNS = Number(process.argv[2] ?? process.env.BATON_BENCH_RETENTION_RUNS ?? 3000);
 const RECENT = 200;
@@ -131,22 +130,4 @@ async function main(): Promise<void> {
   }
 }
 
-/** Runs this file bundled like dist/ (with the bundled content beside it) and prints what it prints. */
-async function bundled(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-retention-bundle-'));
-  try {
-    const bundle = await bundleLikeDist(__filename, dir);
-    const { cpSync } = await import('node:fs');
-    cpSync(join(__dirname, '..', 'content'), join(dir, 'content'), { recursive: true });
-    process.stdout.write(execFileSync(process.execPath, ['--expose-gc', bundle, ...process.argv.slice(2)], {
-      encoding: 'utf8', env: { ...process.env, BATON_BENCH_BUNDLED: '1' }, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 * MB,
-    }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-(process.env.BATON_BENCH_BUNDLED ? main() : bundled()).catch((ex: unknown) => {
-  process.stderr.write(`${ex instanceof Error ? ex.stack : String(ex)}\n`);
-  process.exit(1);
-});
+benchBundled(__filename, main, { nodeArgs: ['--expose-gc'], args: process.argv.slice(2), content: true });

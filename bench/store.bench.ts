@@ -2,12 +2,11 @@
 // the database), the time to open a 100 MB database and replay ~1000 journal records, and how long a checkpoint of
 // it blocks the event loop. Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js
 // patched: copy-on-write snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
-import { execFileSync } from 'node:child_process';
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
 import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
+import { benchBundled } from './bundledBench.js';
 
 const MB = 1024 * 1024;
 const noAutoCheckpoint = { checkpointRecords: 1e9, checkpointBytes: 1e12, idleCheckpointMs: 3_600_000 };
@@ -140,18 +139,4 @@ async function main(): Promise<void> {
   }
 }
 
-/** Runs this file bundled like dist/ and prints what it prints. */
-async function bundled(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-store-bundle-'));
-  try {
-    const bundle = await bundleLikeDist(__filename, dir);
-    process.stdout.write(execFileSync(process.execPath, [bundle], { encoding: 'utf8', env: { ...process.env, BATON_BENCH_BUNDLED: '1' }, stdio: ['ignore', 'pipe', 'inherit'] }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-(process.env.BATON_BENCH_BUNDLED ? main() : bundled()).catch((ex: unknown) => {
-  process.stderr.write(`${ex instanceof Error ? ex.stack : String(ex)}\n`);
-  process.exit(1);
-});
+benchBundled(__filename, main);
