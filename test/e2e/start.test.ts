@@ -121,11 +121,14 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     assert.deepEqual(toasts.filter((t) => /git|repositor/i.test(t)), [], `notifications: ${JSON.stringify(toasts)}`);
   });
 
-  it('prints what the editor does until Baton is active, and where its endpoint is', () => {
+  it('prints what the editor does until Baton is active, and where its endpoint is', async () => {
+    const ownsLine = `Baton: owns ${join(running!.workspace, '.baton', 'baton.db')}; MCP endpoint http://127.0.0.1:`;
+    // npm start reads the editor's logs every 500 ms; its last line may still be on its way.
+    await waitFor('npm start to say that Baton owns the database', () => running!.stderr().includes(ownsLine), 10_000).catch(() => undefined);
     const err = running!.stderr();
     const opened = err.indexOf('editor: a page opened');
     const active = err.search(/Baton: active [\d.]+ s after the page opened/);
-    const owns = err.indexOf(`Baton: owns ${join(running!.workspace, '.baton', 'baton.db')}; MCP endpoint http://127.0.0.1:`);
+    const owns = err.indexOf(ownsLine);
     assert.ok(opened >= 0 && active > opened && owns > opened, err);
   });
 
@@ -143,6 +146,9 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     const row = await waitFor('the execution from before the restart in the tree', async () =>
       (await wb.treeRows()).find((r) => r.label.startsWith('bug-fix · running') && r.level === '2'), 60_000);
     assert.match(row.label, /analyze-root-cause/);
-    assert.ok(running.stderr().includes(`Baton: owns ${join(running.workspace, '.baton', 'baton.db')}`), running.stderr());
+    // npm start reads Baton's log every 500 ms, so its line may come a moment after the tree has filled.
+    const owns = `Baton: owns ${join(running.workspace, '.baton', 'baton.db')}`;
+    await waitFor('npm start to say that Baton owns the demo database again', () => running!.stderr().includes(owns), 10_000)
+      .catch(() => assert.fail(`npm start never said "${owns}"; it printed:\n${running!.stderr()}`));
   });
 });
