@@ -541,7 +541,12 @@ describe('broker: cancelling an execution', () => {
     assert.equal(summary.steps.find((s) => s.step_name === 'analyze-root-cause')!.status, 'failed');
     const late = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output('late') });
     assert.equal(late.status, 'error');
-    assert.match(late.error!.message, /newer token|failed/);
+    // The agent is told what became of the run, not to use a newer token or to refresh this one.
+    assert.match(late.error!.message, /^Execution \S+ was cancelled at \S+ by tester \(not needed\); its steps no longer move/);
+    assert.match(late.error!.recovery, /start a new workflow with template_name/);
+    assert.equal(late.error!.next_call, undefined);
+    const refresh = await baton.nextStep({ step_token: r.new_step_token!, request: 'refresh_token' });
+    assert.equal(refresh.error!.message, late.error!.message);
     assert.equal(baton.events(r.execution_id!).at(-1)!.event_type, 'workflow_cancelled');
     assert.equal(summary.cancelled, true, 'the views say "cancelled", not "failed"');
     assert.equal(baton.workflowStatus(r.execution_id!).cancelled, true);

@@ -33,6 +33,9 @@ function errorResponse(ex: BatonError): NextStepResponse {
   };
 }
 
+/** Token refusals that, for a run that has ended unfinished, mean only that it has: no refresh or retry helps. */
+const ENDED_TOKEN_ERRORS = new Set(['token_expired', 'token_out_of_order', 'token_replayed']);
+
 /** Errors that concern no execution, or (rate_limited) must stay cheap to answer. */
 const PLAIN = new Set(['rate_limited', 'invalid_input', 'template_not_found']);
 
@@ -52,9 +55,25 @@ export function errorResult(
   res.execution_id = exec.execution_id;
   res.task_id = exec.task_id ?? undefined;
   res.error.current_step = describeCurrent(exec, steps);
+  if (exec.status === 'failed' && ENDED_TOKEN_ERRORS.has(ex.reason)) {
+    // An agent back at a run that was cancelled (by a person, or for being idle) or failed: say so, not "refresh".
+    res.error.message = endedMessage(exec);
+    res.error.recovery = 'start a new workflow with template_name (see available-workflows://all); this one has ended';
+    delete res.error.next_call;
+    return res;
+  }
   const call = res.error.next_call ?? recoveryCall(ex, req, exec, steps);
   if (call) res.error.next_call = call;
   return res;
+}
+
+/** How a run that ended unfinished ended: cancelled (why, by whom, when) or failed. */
+function endedMessage(exec: ExecutionRow): string {
+  const c = exec.metadata.cancelled as { reason?: unknown; by?: unknown; at?: unknown } | undefined;
+  const how = c
+    ? `was cancelled${typeof c.at === 'string' ? ` at ${c.at}` : ''}${typeof c.by === 'string' ? ` by ${c.by}` : ''}${typeof c.reason === 'string' ? ` (${c.reason})` : ''}`
+    : 'has failed';
+  return `Execution ${exec.execution_id} ${how}; its steps no longer move and this token is of no further use. Read workflow-status://${exec.execution_id} for what it did, or start a new workflow with template_name.`;
 }
 
 /** Where an execution stands, for an error about it: its steps in flight, or how it ended. */
