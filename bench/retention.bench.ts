@@ -1,8 +1,9 @@
-// Retention benchmark: a database of RUNS finished bug-fix runs (most of them finished two months ago) is pruned by
-// the default policy (30 days, 1000 runs) and compacted. Measures what pruning costs while calls go on (the longest
-// the event loop is held, and the latency of calls made meanwhile), and what it gives back: the file, and the
-// process's memory (sql.js holds the whole database in memory). Runs bundled like dist/ (sql.js patched). Prints one
-// JSON object. Run: node --import tsx bench/retention.bench.ts [RUNS]
+// Retention benchmark: a database of RUNS finished bug-fix runs (most of them finished two months ago) and ABANDONED
+// runs left at the gate two months ago is pruned by the default policy (30 days, 1000 runs, idle runs cancelled after
+// 30 days) and compacted. Measures what pruning costs while calls go on (the longest the event loop is held, and the
+// latency of calls made meanwhile), and what it gives back: the file, and the process's memory (sql.js holds the
+// whole database in memory); then, 31 days on, that the cancelled runs go too. Runs bundled like dist/ (sql.js
+// patched). Prints one JSON object. Run: node --import tsx bench/retention.bench.ts [RUNS] [ABANDONED]
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { stats, stepOutput } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
 
 const RUNS = Number(process.argv[2] ?? process.env.BATON_BENCH_RETENTION_RUNS ?? 3000);
+const ABANDONED = Number(process.argv[3] ?? 500);
 const RECENT = 200;
 const DAY = 86_400_000;
 const MB = 1024 * 1024;
@@ -27,23 +29,29 @@ function rssMb(): number {
   return Math.round((process.memoryUsage().rss / MB) * 10) / 10;
 }
 
-/** Runs one bug-fix workflow through its gate to task_closed. */
-async function runOne(baton: Baton, i: number): Promise<void> {
+/** Runs one bug-fix workflow to its gate. */
+async function toGate(baton: Baton, i: number): Promise<NextStepResponse> {
   let res: NextStepResponse = await baton.nextStep({ template_name: 'bug-fix', task_description: `bench task ${i}` });
   for (let n = 0; res.status === 'ok'; n++) {
     res = await baton.nextStep({ step_token: res.new_step_token!, model_output_so_far: stepOutput(res.next_step_contract!.step_name, n) } as NextStepRequest);
   }
   if (res.status !== 'awaiting_approval') throw new Error(`expected the gate, got ${JSON.stringify(res).slice(0, 300)}`);
+  return res;
+}
+
+/** Runs one bug-fix workflow through its gate to task_closed. */
+async function runOne(baton: Baton, i: number): Promise<void> {
+  const res = await toGate(baton, i);
   await baton.decide({ execution_id: res.execution_id!, decision: 'approve', by: 'bench' });
   const closed = await baton.nextStep({ step_token: res.new_step_token! });
   if (closed.status !== 'task_closed') throw new Error(`expected task_closed, got ${closed.status}`);
 }
 
-/** Runs `count` workflows, 16 at a time. */
-async function runMany(baton: Baton, count: number, from: number): Promise<void> {
+/** Runs `count` workflows, 16 at a time, to the end (or, `abandon`, to the gate nobody decides). */
+async function runMany(baton: Baton, count: number, from: number, abandon = false): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < count) await runOne(baton, from + next++);
+    while (next < count) await (abandon ? toGate : runOne)(baton, from + next++);
   }));
 }
 
@@ -59,6 +67,7 @@ async function main(): Promise<void> {
       { workspacePath: dir, contentDirs: [join(__dirname, 'content')], rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: false }, approvalWaitMs: 0 },
     );
     await runMany(baton, RUNS - RECENT, 0);
+    await runMany(baton, ABANDONED, 3_000_000, true);
     offset = 0;
     await runMany(baton, RECENT, RUNS - RECENT);
     await store.checkpoint();
@@ -97,12 +106,18 @@ async function main(): Promise<void> {
     const compactMs = performance.now() - t1;
     const dbAfter = statSync(dbPath).size;
     const rssAfter = rssMb();
+    // A month on: the runs cancelled for being idle have been finished for longer than the policy, and go.
+    offset = 31 * DAY;
+    const later = await baton.prune();
+    const left = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n;
     await baton.close();
     await store.close();
     const calls = stats(latencies);
     process.stdout.write(`${JSON.stringify({
       bench: 'retention',
       runs: RUNS,
+      abandoned: ABANDONED,
+      cancelled_idle: result.cancelled,
       pruned: result.pruned,
       kept: result.kept,
       rows_deleted: Object.values(result.rows).reduce((a, b) => a + b, 0),
@@ -124,6 +139,8 @@ async function main(): Promise<void> {
       rss_mb_before: rssBefore,
       rss_mb_after_prune: rssAfterPrune,
       rss_mb_after_compact: rssAfter,
+      pruned_31_days_later: later.pruned,
+      runs_left_31_days_later: left,
     })}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,6 +13,7 @@ export const ENGINE_OPTIONS = {
   'stall-minutes': { type: 'string' },
   'retention-days': { type: 'string' },
   'retention-runs': { type: 'string' },
+  'retention-idle-days': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 /** Usage lines of the engine settings. */
@@ -21,7 +22,9 @@ export const ENGINE_USAGE = `  --tools GROUPS          comma-separated tool grou
   --token-ttl MINUTES     lifetime of a step token (default 10); refresh with request "refresh_token"
   --stall-minutes N       report a running workflow idle this long as stalled (default 30)
   --retention-days N      prune finished runs older than N days, about hourly (default 30; 0 keeps them by age)
-  --retention-runs N      keep at most the newest N finished runs (default 1000; 0 keeps them by count)`;
+  --retention-runs N      keep at most the newest N finished runs (default 1000; 0 keeps them by count)
+  --retention-idle-days N  cancel unfinished runs with no activity for N days, about hourly; they are then
+                          pruned as finished runs (default 30; 0 never cancels one)`;
 
 /** Parsed engine settings. */
 export interface EngineSettings {
@@ -77,7 +80,7 @@ export function parseRateLimits(value: string | undefined, usage: string): RateL
 
 /** Reads the engine settings from parsed flags. */
 export function engineSettings(
-  values: { tools?: string; 'rate-limits'?: string; 'token-ttl'?: string; 'stall-minutes'?: string; 'retention-days'?: string; 'retention-runs'?: string },
+  values: { tools?: string; 'rate-limits'?: string; 'token-ttl'?: string; 'stall-minutes'?: string } & RetentionFlags,
   usage: string,
 ): EngineSettings {
   let toolGroups: ToolGroup[];
@@ -99,10 +102,14 @@ export function engineSettings(
   };
 }
 
-/** The retention flags given, or undefined when neither is. */
-function retentionFlags(values: { 'retention-days'?: string; 'retention-runs'?: string }, usage: string): Partial<RetentionPolicy> | undefined {
-  const days = wholeNumber(values['retention-days'], '--retention-days', usage);
-  const maxRuns = wholeNumber(values['retention-runs'], '--retention-runs', usage);
-  if (days === undefined && maxRuns === undefined) return undefined;
-  return { ...(days === undefined ? {} : { days }), ...(maxRuns === undefined ? {} : { maxRuns }) };
+type RetentionFlags = { 'retention-days'?: string; 'retention-runs'?: string; 'retention-idle-days'?: string };
+
+/** The retention flags given, or undefined when none is. */
+function retentionFlags(values: RetentionFlags, usage: string): Partial<RetentionPolicy> | undefined {
+  const policy: Partial<RetentionPolicy> = {};
+  for (const [flag, key] of [['retention-days', 'days'], ['retention-runs', 'maxRuns'], ['retention-idle-days', 'idleDays']] as const) {
+    const v = wholeNumber(values[flag], `--${flag}`, usage);
+    if (v !== undefined) policy[key] = v;
+  }
+  return Object.keys(policy).length ? policy : undefined;
 }

@@ -118,6 +118,7 @@ function warnIgnored(options: McpOptions, log: Log): void {
     options.stallMinutes !== undefined && '--stall-minutes',
     options.retention?.days !== undefined && '--retention-days',
     options.retention?.maxRuns !== undefined && '--retention-runs',
+    options.retention?.idleDays !== undefined && '--retention-idle-days',
     options.contentDir !== undefined && '--content',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (given.length === 0) return;

@@ -1,5 +1,6 @@
-// `baton prune`: deletes finished runs past a retention policy, through the live owner or on the database directly.
-import { describePolicy, mib, type PruneRequest, type PruneResult } from '../core/retention.js';
+// `baton prune`: cancels the runs idle past a retention policy and deletes the finished runs past it, through the live
+// owner or on the database directly.
+import { describeIdle, describePolicy, mib, type PruneRequest, type PruneResult } from '../core/retention.js';
 import { pruneViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { wholeNumber } from './engineOptions.js';
@@ -10,7 +11,10 @@ import { withCore } from './withCore.js';
 export async function pruneCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(
     args,
-    { ...DB_OPTIONS, days: { type: 'string' }, keep: { type: 'string' }, 'dry-run': { type: 'boolean' }, compact: { type: 'boolean' }, json: { type: 'boolean' } },
+    {
+      ...DB_OPTIONS, days: { type: 'string' }, keep: { type: 'string' }, 'idle-days': { type: 'string' },
+      'dry-run': { type: 'boolean' }, compact: { type: 'boolean' }, json: { type: 'boolean' },
+    },
     PRUNE_USAGE,
   );
   if (values.help) {
@@ -20,8 +24,9 @@ export async function pruneCommand(args: string[]): Promise<number> {
   refuseArguments('prune', positionals, PRUNE_USAGE);
   const days = wholeNumber(values.days, '--days', PRUNE_USAGE);
   const keep = wholeNumber(values.keep, '--keep', PRUNE_USAGE);
+  const idle = wholeNumber(values['idle-days'], '--idle-days', PRUNE_USAGE);
   const request: PruneRequest = {
-    ...(days === undefined ? {} : { days }), ...(keep === undefined ? {} : { max_runs: keep }),
+    ...(days === undefined ? {} : { days }), ...(keep === undefined ? {} : { max_runs: keep }), ...(idle === undefined ? {} : { idle_days: idle }),
     ...(values['dry-run'] ? { dry_run: true } : {}), ...(values.compact ? { compact: true } : {}),
   };
   const dbPath = dbPathOf(values);
@@ -39,23 +44,32 @@ export async function pruneCommand(args: string[]): Promise<number> {
 
 /** What a prune did, for a person. */
 export function renderPrune(r: PruneResult): string {
-  const policy = describePolicy(r.policy);
+  const lines: string[] = [];
+  if (r.cancelled) {
+    lines.push(
+      `${r.dry_run ? 'Would cancel' : 'Cancelled'} ${r.cancelled} unfinished run(s) ${describeIdle(r.policy)}; they are pruned later, as finished runs.`,
+      `  runs: ${r.cancelled_ids.join(', ')}${andMore(r.cancelled, r.cancelled_ids)}`,
+    );
+  }
   if (r.pruned === 0) {
     const off = r.policy.days === 0 && r.policy.maxRuns === 0;
-    const lines = [`No finished run is ${off ? 'pruned: retention is off (--days 0 --keep 0)' : policy}; ${r.kept} kept.`];
-    if (r.compacted) lines.push(compacted(r));
-    return lines.join('\n');
+    lines.push(`No finished run is ${off ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} kept.`);
+  } else {
+    const tables = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ');
+    lines.push(
+      `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.pruned} finished run(s) ${describePolicy(r.policy)}; ${r.kept} ${r.dry_run ? 'would be kept' : 'kept'}.`,
+      `  runs: ${r.execution_ids.join(', ')}${andMore(r.pruned, r.execution_ids)}`,
+      `  rows${r.dry_run ? ' that would be' : ''} deleted: ${tables}`,
+    );
   }
-  const tables = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ');
-  const more = r.pruned > r.execution_ids.length ? ` and ${r.pruned - r.execution_ids.length} more` : '';
-  const lines = [
-    `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.pruned} finished run(s) ${policy}; ${r.kept} ${r.dry_run ? 'would be kept' : 'kept'}.`,
-    `  runs: ${r.execution_ids.join(', ')}${more}`,
-    `  rows${r.dry_run ? ' that would be' : ''} deleted: ${tables}`,
-  ];
   if (r.compacted) lines.push(compacted(r));
-  if (r.dry_run) lines.push('Nothing was deleted (--dry-run).');
+  if (r.dry_run && (r.pruned || r.cancelled)) lines.push('Nothing was cancelled or deleted (--dry-run).');
   return lines.join('\n');
+}
+
+/** ` and 12 more` when `shown` lists fewer than `count` ids. */
+function andMore(count: number, shown: string[]): string {
+  return count > shown.length ? ` and ${count - shown.length} more` : '';
 }
 
 function compacted(r: PruneResult): string {

@@ -6,6 +6,7 @@ import { RUNNER_KINDS } from '../core/pipelines/runner.js';
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--workspace DIR] [--content DIR] [--tools GROUPS] [--rate-limits SPEC]
                  [--token-ttl MINUTES] [--stall-minutes N] [--retention-days N] [--retention-runs N]
+                 [--retention-idle-days N]
 
 Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first process on a database
 owns it (creating it if needed) and also serves 127.0.0.1 HTTP for others; later ones forward to the owner
@@ -22,7 +23,7 @@ ${USAGE_FOOTER}`;
 /** Usage of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--workspace DIR] [--content DIR] [--port N] [--tools GROUPS]
                    [--rate-limits SPEC] [--token-ttl MINUTES] [--stall-minutes N] [--retention-days N]
-                   [--retention-runs N]
+                   [--retention-runs N] [--retention-idle-days N]
 
 Owns the database (creating it if needed) and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in
 server.json beside the database, or NAME.server.json beside NAME.db; mode 0600). Runs until SIGINT/SIGTERM.
@@ -48,21 +49,26 @@ ${DB_USAGE}
 ${USAGE_FOOTER}`;
 
 /** Usage of `baton prune`. */
-export const PRUNE_USAGE = `Usage: baton prune [--days N] [--keep N] [--dry-run] [--compact] [--json] [--db PATH] [--workspace DIR]
+export const PRUNE_USAGE = `Usage: baton prune [--days N] [--keep N] [--idle-days N] [--dry-run] [--compact] [--json] [--db PATH]
+                   [--workspace DIR]
 
 Deletes finished (completed, failed or cancelled) runs finished more than N days ago, or past the newest N,
 with their steps, artifacts, events, tokens, logs and run memory. Findings stay: they are the project's
-knowledge. Unfinished runs are never touched. Then, when a quarter of the database is free space (or with
---compact), gives that space back to the disk and to memory. The process that owns the database prunes this way
-about hourly by its own policy (--retention-days and --retention-runs of baton mcp and baton serve, or the
-editor's baton.retention settings); this command asks it to prune now, or prunes the file itself when no process
-owns it. With no database there is nothing to prune: the command says where it looked and exits 1.
+knowledge. An unfinished run is never deleted: first, one with no activity for --idle-days days (its agent went
+away, nobody decided its gate) is cancelled, and is pruned later like any finished run. Then, when a quarter of
+the database is free space (or with --compact), gives that space back to the disk and to memory. The process
+that owns the database does all this about hourly by its own policy (--retention-days, --retention-runs and
+--retention-idle-days of baton mcp and baton serve, or the editor's baton.retention settings); this command asks
+it to prune now, or prunes the file itself when no process owns it. With no database there is nothing to prune:
+the command says where it looked and exits 1.
 
 Options:
   --days N                prune runs finished more than N days ago (default: the owner's policy, else 30;
                           0: none by age)
   --keep N                keep at most the newest N finished runs (default: the owner's policy, else 1000;
                           0: none by count)
+  --idle-days N           cancel unfinished runs with no activity for N days (default: the owner's policy,
+                          else 30; 0: none)
   --dry-run               count what would go; delete nothing
   --compact               give the freed space back even when less than a quarter of the database is free
   --json                  print the result as JSON

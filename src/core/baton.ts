@@ -18,7 +18,10 @@ import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
-import { checkPolicy, DEFAULT_RETENTION, describePolicy, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy } from './retention.js';
+import { TERMINAL_STATES } from './stateMachine.js';
+import {
+  checkPolicy, DEFAULT_RETENTION, describeIdle, describePolicy, IDLE_CANCELLED_BY, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy,
+} from './retention.js';
 import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
 
 /** Settings of a Baton instance. */
@@ -142,6 +145,7 @@ export class Baton implements BatonApi {
     this.nextPruneAt = ports.clock.now() + FIRST_PRUNE_MS;
     this.retention = new Retention({
       store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
+      cancelIdle: (ids, since, reason) => this.cancelIdle(ids, since, reason),
     });
     this.repo = new ExecutionRepo(ports.store, (text) => ports.crypto.sha256(text));
     this.content = new ContentCache(ports.store);
@@ -309,27 +313,50 @@ export class Baton implements BatonApi {
       if (exec.status === 'completed' || exec.status === 'failed') {
         throw new BatonError('invalid_state', `Execution ${exec.execution_id} is already ${exec.status}; only an unfinished execution can be cancelled.`);
       }
-      const now = this.ports.clock.now();
-      const iso = new Date(now).toISOString();
-      for (const s of this.repo.stepsWithStatus(exec.execution_id, ['running', 'awaiting_approval'])) {
-        if (s.token_nonce) this.repo.closeToken(s.token_nonce, 'superseded', iso);
-        this.repo.updateStep(exec.execution_id, s.step_name, { status: 'failed', token_nonce: null, completed_at: iso });
-        events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'failed' });
-      }
-      // Cancelled executions are `failed` to the state machine; the mark lets the views say "cancelled".
-      this.repo.updateExecution(exec.execution_id, {
-        status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null,
-        metadata: withCancelledMark(exec.metadata, reason, by ?? null, iso),
-      }, iso);
-      if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
-      this.broker.event(exec.execution_id, 'workflow_cancelled', { reason, by: by ?? null });
-      events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
+      this.cancelInTx(exec, reason, by ?? null, events);
       return exec.execution_id;
     });
+    this.cancelled([id], events);
+    return this.summaryOf(this.repo.execution(id)!);
+  }
+
+  /** Retention's cancellation of runs idle since `since`: those still unfinished and idle, in one transaction. */
+  private async cancelIdle(ids: string[], since: string, reason: string): Promise<string[]> {
+    const events: BatonEvent[] = [];
+    const cancelled = await this.ports.store.transaction(() => ids.filter((id) => {
+      const exec = this.repo.execution(id);
+      if (!exec || TERMINAL_STATES.includes(exec.status) || exec.updated_at >= since) return false;
+      this.cancelInTx(exec, reason, IDLE_CANCELLED_BY, events);
+      return true;
+    }));
+    this.cancelled(cancelled, events);
+    return cancelled;
+  }
+
+  /** Fails an unfinished execution and its open steps as cancelled (inside a transaction); adds the events to `events`. */
+  private cancelInTx(exec: ExecutionRow, reason: string, by: string | null, events: BatonEvent[]): void {
+    const now = this.ports.clock.now();
+    const iso = new Date(now).toISOString();
+    for (const s of this.repo.stepsWithStatus(exec.execution_id, ['running', 'awaiting_approval'])) {
+      if (s.token_nonce) this.repo.closeToken(s.token_nonce, 'superseded', iso);
+      this.repo.updateStep(exec.execution_id, s.step_name, { status: 'failed', token_nonce: null, completed_at: iso });
+      events.push({ type: 'step', execution_id: exec.execution_id, step_name: s.step_name, status: 'failed' });
+    }
+    // Cancelled executions are `failed` to the state machine; the mark lets the views say "cancelled".
+    this.repo.updateExecution(exec.execution_id, {
+      status: 'failed', completed_at: iso, duration_ms: now - Date.parse(exec.started_at), current_step: null,
+      metadata: withCancelledMark(exec.metadata, reason, by, iso),
+    }, iso);
+    if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
+    this.broker.event(exec.execution_id, 'workflow_cancelled', { reason, by });
+    events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
+  }
+
+  /** After a cancellation is durable: tells the listeners, wakes the agents waiting on its steps, stops its pipeline runs. */
+  private cancelled(ids: string[], events: BatonEvent[]): void {
     this.emit(events);
     for (const e of events) if (e.type === 'step') this.waiters.wake(e.execution_id, e.step_name);
-    this.pipelines.abort(id);
-    return this.summaryOf(this.repo.execution(id)!);
+    for (const id of ids) this.pipelines.abort(id);
   }
 
   /** @inheritdoc */
@@ -591,6 +618,7 @@ export class Baton implements BatonApi {
     if (now >= this.nextPruneAt) {
       this.nextPruneAt = now + PRUNE_EVERY_MS;
       const r = await this.prune();
+      if (r.cancelled) this.ports.log.info(`retention: cancelled ${r.cancelled} unfinished run(s) ${describeIdle(r.policy)}`);
       if (r.pruned || r.compacted) {
         const compacted = r.compacted ? `; compacted ${mib(r.compacted.beforeBytes)} to ${mib(r.compacted.afterBytes)}` : '';
         this.ports.log.info(`retention: pruned ${r.pruned} finished run(s) (${describePolicy(r.policy)}), ${r.kept} kept${compacted}`);
@@ -603,7 +631,8 @@ export class Baton implements BatonApi {
    * at a time.
    */
   async prune(req: PruneRequest = {}): Promise<PruneResult> {
-    const policy = checkPolicy({ days: req.days ?? this.options.retention.days, maxRuns: req.max_runs ?? this.options.retention.maxRuns });
+    const own = this.options.retention;
+    const policy = checkPolicy({ days: req.days ?? own.days, maxRuns: req.max_runs ?? own.maxRuns, idleDays: req.idle_days ?? own.idleDays });
     const run = this.pruning.then(async () => {
       const { result, ids } = await this.retention.prune(policy, req);
       if (ids.length && !result.dry_run) this.emit([{ type: 'pruned', execution_ids: ids }]);

@@ -1,6 +1,9 @@
 // Retention: finished runs older than a number of days, or past the newest N, are deleted with everything recorded
 // for them, so a database used for months does not grow without bound (each call keeps a step's output, artifacts,
 // events and tokens: about 1.9 KB on bug-fix). Findings stay: they are the project's knowledge, not a run's record.
+// Runs an agent left unfinished (its session ended, nobody approved the gate) would stay for ever: after a number of
+// days with no activity they are cancelled, as GitHub Actions cancels a run still waiting after 30 days, and from then
+// on they are finished runs like any other.
 import { BatonError } from './errors.js';
 import type { CompactResult, Store } from './ports.js';
 import { TERMINAL_STATES } from './stateMachine.js';
@@ -11,15 +14,21 @@ export interface RetentionPolicy {
   days: number;
   /** At most this many finished runs are kept, the newest; the older ones are pruned. */
   maxRuns: number;
+  /** Unfinished runs with no activity for this many days are cancelled (and so pruned later as finished runs). */
+  idleDays: number;
 }
 
-/** A month of history and at most a thousand finished runs. */
-export const DEFAULT_RETENTION: RetentionPolicy = { days: 30, maxRuns: 1000 };
+/** A month of history, at most a thousand finished runs, and runs left unfinished cancelled after a month idle. */
+export const DEFAULT_RETENTION: RetentionPolicy = { days: 30, maxRuns: 1000, idleDays: 30 };
+
+/** Who cancels an idle run, as its cancellation records it (the execution's `metadata.cancelled.by`). */
+export const IDLE_CANCELLED_BY = 'retention';
 
 /** What `prune` is asked to do: the policy (the instance's unless given), whether to only count, whether to compact. */
 export interface PruneRequest {
   days?: number;
   max_runs?: number;
+  idle_days?: number;
   /** Count what would go; delete nothing. */
   dry_run?: boolean;
   /**
@@ -42,6 +51,10 @@ export interface PruneResult {
   rows: Record<string, number>;
   /** Finished runs left. */
   kept: number;
+  /** Unfinished runs cancelled (or that would be) for having been idle `policy.idleDays` days. */
+  cancelled: number;
+  /** Their execution ids, longest idle first; at most PRUNED_IDS_SHOWN of them. */
+  cancelled_ids: string[];
   /** The policy applied. */
   policy: RetentionPolicy;
   dry_run: boolean;
@@ -75,15 +88,25 @@ export function mib(bytes: number): string {
   return `${(bytes / 1048576).toFixed(1)} MiB`;
 }
 
-/** `older than 30 days or past the newest 1000`. */
+/** `older than 30 days or past the newest 1000`: which finished runs are pruned. */
 export function describePolicy(p: RetentionPolicy): string {
   const parts = [p.days ? `older than ${p.days} day(s)` : '', p.maxRuns ? `past the newest ${p.maxRuns}` : ''].filter(Boolean);
   return parts.length ? parts.join(' or ') : 'nothing: retention is off';
 }
 
+/** `idle for more than 30 day(s)`: which unfinished runs are cancelled (the policy has idleDays > 0). */
+export function describeIdle(p: RetentionPolicy): string {
+  return `idle for more than ${p.idleDays} day(s)`;
+}
+
+/** Whether the policy does nothing at all: no finished run is pruned and no idle run cancelled. */
+export function retentionOff(p: RetentionPolicy): boolean {
+  return p.days === 0 && p.maxRuns === 0 && p.idleDays === 0;
+}
+
 /** Checks a policy given by a person or a setting; the error names the fix. */
 export function checkPolicy(p: RetentionPolicy): RetentionPolicy {
-  for (const [key, flag] of [['days', 'days'], ['maxRuns', 'max_runs']] as const) {
+  for (const [key, flag] of [['days', 'days'], ['maxRuns', 'max_runs'], ['idleDays', 'idle_days']] as const) {
     const v = p[key];
     if (!Number.isInteger(v) || v < 0) {
       throw new BatonError('invalid_input', `retention ${flag} must be a whole number ≥ 0 (0 keeps everything by that measure); got ${JSON.stringify(v)}`);
@@ -98,6 +121,11 @@ export interface RetentionDeps {
   now: () => number;
   /** Forgets what is cached about runs that are gone. */
   forget: (executionIds: string[]) => void;
+  /**
+   * Cancels, in one transaction, those of `executionIds` still unfinished and with no activity since `idleSince` (an
+   * ISO time): an agent may have come back since they were picked. Resolves to the ids it cancelled.
+   */
+  cancelIdle: (executionIds: string[], idleSince: string, reason: string) => Promise<string[]>;
 }
 
 /** Finds and deletes the finished runs past the policy. */
@@ -112,9 +140,13 @@ export class Retention {
     this.stopped = true;
   }
 
-  /** Prunes by `policy` (checked by the caller; a dry run only counts); compacts as `req.compact` says. `ids`: every run pruned. */
+  /**
+   * Cancels the runs idle past the policy, then prunes by it (checked by the caller; a dry run only counts); compacts as
+   * `req.compact` says. `ids`: every run pruned.
+   */
   async prune(policy: RetentionPolicy, req: Pick<PruneRequest, 'dry_run' | 'compact'> = {}): Promise<{ result: PruneResult; ids: string[] }> {
     const { store } = this.deps;
+    const cancelled = await this.cancelIdle(policy, req.dry_run === true);
     const doomed = this.doomed(policy);
     const rows: Record<string, number> = {};
     const add = (table: string, n: number) => {
@@ -122,18 +154,13 @@ export class Retention {
     };
     const doomedIds = new Set(doomed.map((r) => r.execution_id));
     const countedTasks = new Set<string>();
-    let done = 0;
-    for (let i = 0; i < doomed.length && !this.stopped; i += PRUNE_BATCH, done = Math.min(i, doomed.length)) {
-      const batch = doomed.slice(i, i + PRUNE_BATCH);
-      if (req.dry_run) this.count(batch, doomedIds, countedTasks, add);
-      else {
-        const start = this.deps.now();
+    let done = doomed.length;
+    if (req.dry_run) for (let i = 0; i < doomed.length; i += PRUNE_BATCH) this.count(doomed.slice(i, i + PRUNE_BATCH), doomedIds, countedTasks, add);
+    else {
+      done = await this.inBatches(doomed, async (batch) => {
         await store.transaction(() => this.delete(batch, add));
         this.deps.forget(batch.map((r) => r.execution_id));
-        // Calls get at least half of the time: as long a pause as the batch took (from its start until durable).
-        const took = this.deps.now() - start;
-        if (took > 0 && i + PRUNE_BATCH < doomed.length) await new Promise((resolve) => setTimeout(resolve, took));
-      }
+      });
     }
     if (!req.dry_run && done > 0) {
       // Definitions and contracts (schema v8) that no step names any more: a spec run's phases are its own.
@@ -143,10 +170,46 @@ export class Retention {
     const gone = doomed.slice(0, done);
     const result: PruneResult = {
       pruned: gone.length, execution_ids: gone.slice(0, PRUNED_IDS_SHOWN).map((r) => r.execution_id), rows,
-      kept: req.dry_run ? kept - gone.length : kept, policy, dry_run: req.dry_run === true, compacted: null,
+      kept: req.dry_run ? kept - gone.length : kept, cancelled: cancelled.length, cancelled_ids: cancelled.slice(0, PRUNED_IDS_SHOWN),
+      policy, dry_run: req.dry_run === true, compacted: null,
     };
     if (!req.dry_run && !this.stopped && store.compact && (req.compact ?? this.worthCompacting())) result.compacted = await store.compact();
     return { result, ids: gone.map((r) => r.execution_id) };
+  }
+
+  /**
+   * Cancels the unfinished runs with no activity (`updated_at`) for `policy.idleDays` days, longest idle first, in
+   * batches (a dry run only picks them). Returns their ids.
+   */
+  private async cancelIdle(policy: RetentionPolicy, dryRun: boolean): Promise<string[]> {
+    if (policy.idleDays === 0) return [];
+    const since = new Date(this.deps.now() - policy.idleDays * DAY_MS).toISOString();
+    const idle = this.deps.store.all<{ execution_id: string }>(
+      `SELECT execution_id FROM executions WHERE NOT ${TERMINAL} AND updated_at < ? ORDER BY updated_at, rowid`,
+      [...TERMINAL_STATES, since],
+    ).map((r) => r.execution_id);
+    if (dryRun) return idle;
+    const reason = `no activity for more than ${policy.idleDays} day(s)`;
+    const cancelled: string[] = [];
+    await this.inBatches(idle, async (batch) => void cancelled.push(...await this.deps.cancelIdle(batch, since, reason)));
+    return cancelled;
+  }
+
+  /**
+   * Hands `items` to `work` PRUNE_BATCH at a time until all are done or the core closes. Calls get at least half of
+   * the time: after each batch, as long a pause as it took (from its start until durable). Returns how many were done.
+   */
+  private async inBatches<T>(items: T[], work: (batch: T[]) => Promise<void>): Promise<number> {
+    let done = 0;
+    while (done < items.length && !this.stopped) {
+      const batch = items.slice(done, done + PRUNE_BATCH);
+      const start = this.deps.now();
+      await work(batch);
+      done += batch.length;
+      const took = this.deps.now() - start;
+      if (took > 0 && done < items.length) await new Promise((resolve) => setTimeout(resolve, took));
+    }
+    return done;
   }
 
   /** The finished runs past the policy, oldest first. */

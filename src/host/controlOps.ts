@@ -244,10 +244,10 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   }
 }
 
-/** `prune`: days and max_runs whole numbers ≥ 0 (checked again by the core), dry_run and compact booleans; all optional. */
+/** `prune`: days, max_runs and idle_days whole numbers ≥ 0 (checked again by the core), dry_run and compact booleans; all optional. */
 function parsePrune(body: Record<string, unknown>): ControlRequest {
   const req: { op: 'prune' } & PruneRequest = { op: 'prune' };
-  for (const key of ['days', 'max_runs'] as const) {
+  for (const key of ['days', 'max_runs', 'idle_days'] as const) {
     const v = body[key];
     if (v === undefined) continue;
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new BatonError('invalid_input', `${key} must be a whole number ≥ 0`);

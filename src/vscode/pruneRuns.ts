@@ -1,7 +1,8 @@
-// "Baton: Prune Finished Runs…": count what the owner's retention policy would delete (a dry run), ask, prune, report.
+// "Baton: Prune Finished Runs…": count what the owner's retention policy would delete and cancel (a dry run), ask,
+// prune, report.
 // No 'vscode' import: the window calls come through PruneUi, so the flow is unit-tested with a fake.
 import { errorMessage } from '../core/errors.js';
-import { describePolicy, mib, type PruneResult, type RetentionPolicy } from '../core/retention.js';
+import { describeIdle, describePolicy, mib, retentionOff, type PruneResult, type RetentionPolicy } from '../core/retention.js';
 import { plural } from '../shared/labels.js';
 import type { BatonSource } from './batonSource.js';
 
@@ -19,28 +20,43 @@ export interface PruneUi {
 /** The modal's action button. */
 export const PRUNE_BUTTON = 'Prune';
 
-/** Why nothing is pruned when both limits are 0, naming where the policy is set. */
-function retentionOff(mode: BatonSource['mode']): string {
+/** Why nothing is pruned or cancelled when every limit is 0, naming where the policy is set. */
+function offMessage(mode: BatonSource['mode']): string {
   return mode === 'owner'
-    ? 'Baton: retention is off (baton.retention.days and baton.retention.maxRuns are both 0); no run is pruned.'
-    : 'Baton: retention is off for the terminal Baton that owns this database (--retention-days 0 --retention-runs 0); no run is pruned.';
+    ? 'Baton: retention is off (baton.retention.days, maxRuns and idleDays are all 0); no run is pruned or cancelled.'
+    : 'Baton: retention is off for the terminal Baton that owns this database (--retention-days 0 --retention-runs 0 --retention-idle-days 0); no run is pruned or cancelled.';
+}
+
+/**
+ * `Prune 3 finished runs (older than 30 day(s)) and mark 2 unfinished runs idle for more than 30 day(s) as cancelled`,
+ * or either half, with the verbs given. (Not "cancel": the modal's own dismiss button is Cancel.)
+ */
+function whatGoes(r: PruneResult, prune: string, mark: string): string {
+  return [
+    r.pruned ? `${prune} ${plural(r.pruned, 'finished run')} (${describePolicy(r.policy)})` : '',
+    r.cancelled ? `${mark} ${plural(r.cancelled, 'unfinished run')} ${describeIdle(r.policy)} as cancelled` : '',
+  ].filter(Boolean).join(' and ');
 }
 
 /** The modal's question and its detail. */
 export function pruneQuestion(dry: PruneResult, mode: BatonSource['mode']): { message: string; detail: string } {
   const owner = mode === 'client'
-    ? ' The policy is that of the terminal Baton that owns this database (its --retention-days and --retention-runs), not these settings.'
+    ? ' The policy is that of the terminal Baton that owns this database (its --retention-days, --retention-runs and --retention-idle-days), not these settings.'
     : '';
+  const deleted = dry.pruned ? 'Their steps, artifacts and events are deleted; findings stay. ' : '';
+  const cancelled = dry.cancelled ? 'The cancelled runs stay as finished runs, pruned later by the same policy. ' : '';
+  const question = whatGoes(dry, 'Prune', dry.pruned ? 'mark' : 'Mark');
   return {
-    message: `Prune ${plural(dry.pruned, 'finished run')} (${describePolicy(dry.policy)})?`,
-    detail: `Their steps, artifacts and events are deleted; findings stay. ${plural(dry.kept, 'finished run')} kept; unfinished runs are never pruned.${owner}`,
+    message: `${question}?`,
+    detail: `${deleted}${cancelled}${plural(dry.kept, 'finished run')} kept; unfinished runs with recent activity are never touched.${owner}`,
   };
 }
 
 /** What a prune did, for the closing notification. */
 export function prunedMessage(r: PruneResult): string {
   const compacted = r.compacted ? `; database compacted from ${mib(r.compacted.beforeBytes)} to ${mib(r.compacted.afterBytes)}` : '';
-  return `Baton: pruned ${plural(r.pruned, 'finished run')}; ${r.kept} kept${compacted}.`;
+  const done = r.pruned || r.cancelled ? whatGoes(r, 'pruned', 'marked') : `pruned ${plural(0, 'finished run')}`;
+  return `Baton: ${done}; ${r.kept} kept${compacted}.`;
 }
 
 /** The whole flow; resolves to what the prune did, or undefined when it did not prune (nothing to, declined, failed). */
@@ -53,14 +69,17 @@ export async function pruneRuns(source: Pick<BatonSource, 'mode' | 'prune'>, ui:
     return undefined;
   }
   const policy: RetentionPolicy = dry.policy;
-  if (policy.days === 0 && policy.maxRuns === 0) return void ui.info(retentionOff(source.mode));
-  if (dry.pruned === 0) return void ui.info(`Baton: no finished run is ${describePolicy(policy)}; ${dry.kept} kept.`);
+  if (retentionOff(policy)) return void ui.info(offMessage(source.mode));
+  if (!dry.pruned && !dry.cancelled) { // (an owner older than idle cancelling answers no `cancelled`)
+    const idle = policy.idleDays ? ` and no unfinished run is ${describeIdle(policy)}` : '';
+    return void ui.info(`Baton: no finished run is ${describePolicy(policy)}${idle}; ${dry.kept} kept.`);
+  }
   const { message, detail } = pruneQuestion(dry, source.mode);
   if ((await ui.confirm(message, detail, PRUNE_BUTTON)) !== PRUNE_BUTTON) return undefined;
   let done: PruneResult;
   try {
     // The policy the person confirmed, whatever the owner's is by now; compacting is the core's call.
-    done = await ui.progress('Baton: pruning finished runs…', () => source.prune({ days: policy.days, max_runs: policy.maxRuns }));
+    done = await ui.progress('Baton: pruning finished runs…', () => source.prune({ days: policy.days, max_runs: policy.maxRuns, idle_days: policy.idleDays }));
   } catch (ex) {
     ui.error(`Baton: pruning finished runs failed: ${errorMessage(ex)}`, ex);
     return undefined;

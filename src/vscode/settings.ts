@@ -66,6 +66,7 @@ export function readSettings(get: SettingReader, folder: string): BatonSettings 
     retention: {
       days: wholeNumber(get, 'retention.days', DEFAULT_RETENTION.days, problems),
       maxRuns: wholeNumber(get, 'retention.maxRuns', DEFAULT_RETENTION.maxRuns, problems),
+      idleDays: wholeNumber(get, 'retention.idleDays', DEFAULT_RETENTION.idleDays, problems),
     },
     problems,
   };

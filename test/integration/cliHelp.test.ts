@@ -7,9 +7,9 @@ import { ensureBuilt, runCli } from '../fixtures/mcp/cliHarness.js';
 
 /** The flags each command's parser accepts. */
 const FLAGS: Record<string, string[]> = {
-  mcp: ['db', 'workspace', 'content', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'help'],
-  serve: ['db', 'workspace', 'content', 'port', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'help'],
-  prune: ['days', 'keep', 'dry-run', 'compact', 'json', 'db', 'workspace', 'help'],
+  mcp: ['db', 'workspace', 'content', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'retention-idle-days', 'help'],
+  serve: ['db', 'workspace', 'content', 'port', 'tools', 'rate-limits', 'token-ttl', 'stall-minutes', 'retention-days', 'retention-runs', 'retention-idle-days', 'help'],
+  prune: ['days', 'keep', 'idle-days', 'dry-run', 'compact', 'json', 'db', 'workspace', 'help'],
   status: ['all', 'json', 'db', 'workspace', 'help'],
   approve: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
   reject: ['step', 'feedback', 'by', 'json', 'db', 'workspace', 'content', 'help'],
@@ -80,6 +80,7 @@ describe('baton errors', () => {
     [['approve'], /^baton: approve needs exactly one EXECUTION id/],
     [['mcp', '--retention-days', 'soon'], /^baton: --retention-days must be a whole number ≥ 0 \(got "soon"\)\n\nUsage: baton mcp/],
     [['serve', '--retention-runs=-5'], /^baton: --retention-runs must be a whole number ≥ 0 \(got "-5"\)\n\nUsage: baton serve/],
+    [['mcp', '--retention-idle-days', '1e3'], /^baton: --retention-idle-days must be a whole number ≥ 0 \(got "1e3"\)\n\nUsage: baton mcp/],
     [['reject', 'some-execution'], /^baton: reject needs --feedback TEXT: tell the agent what to change/],
     [['mcp', '--tools', 'brokr'], /^baton: unknown tool group "brokr"/],
     [['mcp', '--tools', 'all,brokr'], /^baton: unknown tool group "brokr"/],

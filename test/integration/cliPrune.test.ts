@@ -1,6 +1,7 @@
 // Rule: `baton prune` deletes finished runs past the policy, on the file when nobody owns it and through the owner
-// when one runs (whose tree and resources then drop them); it says what it did, counts on --dry-run, refuses bad
-// numbers with exit 2 and a missing database with exit 1, and creates nothing.
+// when one runs (whose tree and resources then drop them); it cancels the unfinished runs idle past the policy (which
+// are pruned later as finished runs); it says what it did, counts on --dry-run, refuses bad numbers with exit 2 and a
+// missing database with exit 1, and creates nothing.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,18 @@ async function finishedRuns(db: string, workspace: string, count: number, at: nu
   return ids;
 }
 
+/** Starts a one-step workflow on `db` at `at` (ms) and leaves it unfinished, its agent gone; returns its execution id. */
+async function unfinishedRun(db: string, workspace: string, at: number): Promise<string> {
+  const opened = await openBaton({ dbPath: db, workspace, log: silentLog, clock: { now: () => at }, rateLimits: false, approvalWaitMs: 0 });
+  try {
+    const first = await opened.baton.nextStep({ template_name: 'one', task_description: 'left unfinished' });
+    assert.equal(first.status, 'ok', JSON.stringify(first));
+    return first.execution_id!;
+  } finally {
+    await opened.close();
+  }
+}
+
 function workspaceWithOneStep(workspace: string): void {
   mkdirSync(join(workspace, '.baton', 'workflows'), { recursive: true });
   writeFileSync(join(workspace, '.baton', 'workflows', 'one.yaml'), ONE_STEP_YAML);
@@ -61,7 +74,7 @@ describe('baton prune', () => {
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /^Would prune 3 finished run\(s\) older than 30 day\(s\) or past the newest 1000; 1 would be kept\.\n/);
     assert.match(dry.stdout, /rows that would be deleted: steps 3, artifacts [36], events \d+, step_tokens 3, executions 3, agent_tasks 3\n/);
-    assert.match(dry.stdout, /Nothing was deleted \(--dry-run\)\./);
+    assert.match(dry.stdout, /Nothing was cancelled or deleted \(--dry-run\)\./);
     for (const id of old) assert.ok(dry.stdout.includes(id), `the dry run names ${id}`);
 
     const r = await runCli(['prune', '--db', setup.db, '--json']);
@@ -78,7 +91,34 @@ describe('baton prune', () => {
   it('--keep and --compact: keeps the newest N and gives the space back', async () => {
     const r = await runCli(['prune', '--db', setup.db, '--keep', '0', '--days', '0', '--compact']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^No finished run is pruned: retention is off \(--days 0 --keep 0\); 1 kept\.\nCompacted the database from [\d.]+ MiB to [\d.]+ MiB\.\n$/);
+    assert.match(r.stdout, /^No finished run is pruned: pruning is off \(--days 0 --keep 0\); 1 kept\.\nCompacted the database from [\d.]+ MiB to [\d.]+ MiB\.\n$/);
+  });
+
+  it('cancels a run left unfinished for longer than --idle-days and keeps it as a finished run', async () => {
+    const db = join(setup.dir, 'idle.db');
+    const idle = await unfinishedRun(db, setup.workspace, LONG_AGO);
+    const active = await unfinishedRun(db, setup.workspace, Date.now());
+    const dry = await runCli(['prune', '--db', db, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(dry.stdout, [
+      'Would cancel 1 unfinished run(s) idle for more than 30 day(s); they are pruned later, as finished runs.',
+      `  runs: ${idle}`,
+      'No finished run is older than 30 day(s) or past the newest 1000; 0 kept.',
+      'Nothing was cancelled or deleted (--dry-run).',
+      '',
+    ].join('\n'));
+    const off = JSON.parse((await runCli(['prune', '--db', db, '--idle-days', '0', '--json'])).stdout) as { cancelled: number; policy: unknown };
+    assert.equal(off.cancelled, 0, '--idle-days 0 cancels nothing');
+    assert.deepEqual(off.policy, { days: 30, maxRuns: 1000, idleDays: 0 });
+
+    const r = await runCli(['prune', '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as { cancelled: number; cancelled_ids: string[]; pruned: number; kept: number };
+    assert.deepEqual({ cancelled: result.cancelled, ids: result.cancelled_ids, pruned: result.pruned, kept: result.kept }, { cancelled: 1, ids: [idle], pruned: 0, kept: 1 });
+    const status = JSON.parse((await runCli(['status', '--all', '--json', '--db', db])).stdout) as { executions: Array<{ execution_id: string; status: string }> };
+    const byId = new Map(status.executions.map((e) => [e.execution_id, e.status]));
+    assert.equal(byId.get(idle), 'failed', 'the idle run is cancelled (failed), and kept until it is past the policy');
+    assert.equal(byId.get(active), 'running', 'a run with recent activity goes on');
   });
 
   it('through the owner: its policy applies unless the flags say otherwise; its listing drops the pruned runs', async () => {
@@ -87,7 +127,7 @@ describe('baton prune', () => {
     await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
     const off = await runCli(['prune', '--db', setup.db, '--json']);
     assert.equal(off.code, 0, off.stderr);
-    assert.deepEqual(JSON.parse(off.stdout).policy, { days: 0, maxRuns: 0 }, "the owner's policy (retention off)");
+    assert.deepEqual(JSON.parse(off.stdout).policy, { days: 0, maxRuns: 0, idleDays: 30 }, "the owner's policy (pruning off)");
     assert.equal(JSON.parse(off.stdout).pruned, 0);
     const r = await runCli(['prune', '--db', setup.db, '--days', '365']);
     assert.equal(r.code, 0, r.stderr);

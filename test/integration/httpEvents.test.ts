@@ -159,7 +159,9 @@ describe('owner /control read ops and /events for editor clients', () => {
       // Keep the newest finished run of all (this test's last, as the other case's ran earlier).
       const dry = await source.prune({ days: 0, max_runs: 1, dry_run: true });
       assert.equal(dry.dry_run, true);
-      assert.deepEqual(dry.policy, { days: 0, maxRuns: 1 });
+      assert.deepEqual(dry.policy, { days: 0, maxRuns: 1, idleDays: 30 }, "the owner's idle days, as none were given");
+      assert.equal(dry.cancelled, 0, 'the running one is recent');
+      assert.deepEqual((await source.prune({ idle_days: 7, dry_run: true })).policy.idleDays, 7, 'idle_days reaches the owner');
       assert.ok(dry.execution_ids.includes(finished[0]!) && dry.execution_ids.includes(finished[1]!), JSON.stringify(dry.execution_ids));
       assert.ok(!dry.execution_ids.includes(finished[2]!) && !dry.execution_ids.includes(running));
       assert.deepEqual((await source.listExecutions({ limit: 500 })).map((e) => e.execution_id), before, 'a dry run deletes nothing');
@@ -181,6 +183,7 @@ describe('owner /control read ops and /events for editor clients', () => {
 
   it('a bad prune limit comes back through the owner as invalid_input', async () => {
     await assert.rejects(remote.prune({ days: -1 }), (ex: Error & { reason?: string }) => ex.reason === 'invalid_input' && /days/.test(ex.message));
+    await assert.rejects(remote.prune({ idle_days: 1.5 }), (ex: Error & { reason?: string }) => ex.reason === 'invalid_input' && /idle_days/.test(ex.message));
   });
 
   it('ends the event stream when the owner stops, so the client can take over', async () => {

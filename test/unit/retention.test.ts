@@ -1,8 +1,10 @@
 // Retention: finished runs past the policy go with every row recorded for them; unfinished runs, findings, global
-// memory and other runs stay; the tick prunes on its own, hourly.
+// memory and other runs stay; unfinished runs idle past the policy are cancelled (and pruned later as finished runs);
+// the tick prunes on its own, hourly.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Baton } from '../../src/core/baton.js';
+import type { RetentionPolicy } from '../../src/core/retention.js';
 import type { BatonEvent } from '../../src/core/types.js';
 import { makeBaton, okStep, ONE_STEP_YAML, output } from '../helpers/coreHarness.js';
 
@@ -35,8 +37,9 @@ function rowsOf(baton: Baton, id: string): Record<string, number> {
   return out;
 }
 
-async function setup(retention = { days: 30, maxRuns: 0 }) {
-  const made = await makeBaton({ workflows: { one: ONE_STEP_YAML }, retention });
+/** A core with the one-step workflow and `retention` over a policy of 30 days, no count limit, no idle cancelling. */
+async function setup(retention: Partial<RetentionPolicy> = {}) {
+  const made = await makeBaton({ workflows: { one: ONE_STEP_YAML }, retention: { days: 30, maxRuns: 0, idleDays: 0, ...retention } });
   const events: BatonEvent[] = [];
   made.baton.onEvent((e) => events.push(e));
   return { ...made, events };
@@ -99,7 +102,46 @@ test('a policy of 0 and 0 keeps everything; a bad policy is refused with the fix
   assert.equal((await baton.prune()).pruned, 0);
   await assert.rejects(baton.prune({ days: -1 }), /retention days must be a whole number ≥ 0/);
   await assert.rejects(baton.prune({ max_runs: 1.5 }), /retention max_runs must be a whole number ≥ 0/);
-  await assert.rejects(makeBaton({ retention: { days: Number.NaN, maxRuns: 1 } }), /retention days must be a whole number/);
+  await assert.rejects(baton.prune({ idle_days: -2 }), /retention idle_days must be a whole number ≥ 0/);
+  await assert.rejects(makeBaton({ retention: { days: Number.NaN, maxRuns: 1, idleDays: 0 } }), /retention days must be a whole number/);
+});
+
+test('unfinished runs idle past the policy are cancelled, longest idle first, and pruned once finished long enough', async () => {
+  const { baton, clock, store, events } = await setup({ days: 30, idleDays: 10 });
+  const leftStep = await baton.nextStep({ template_name: 'one', task_description: 'left unfinished' });
+  const left = { id: leftStep.execution_id!, token: okStep(leftStep).token };
+  const first = await baton.nextStep({ template_name: 'one', task_description: 'worked on' });
+  const { token } = okStep(first);
+  clock.advance(5 * DAY);
+  const later = await run(baton, false);
+  clock.advance(6 * DAY);
+  // `left` and `first` have been idle 11 days, `later` 6; `first`'s agent comes back.
+  const heartbeat = await baton.nextStep({ step_token: token, request: 'refresh_token' });
+  assert.equal(heartbeat.status, 'ok', JSON.stringify(heartbeat));
+
+  const dry = await baton.prune({ dry_run: true });
+  assert.deepEqual({ cancelled: dry.cancelled, ids: dry.cancelled_ids }, { cancelled: 1, ids: [left.id] });
+  assert.equal(baton.workflowStatus(left.id).status, 'running', 'a dry run cancels nothing');
+
+  const r = await baton.prune();
+  assert.deepEqual({ cancelled: r.cancelled, ids: r.cancelled_ids, pruned: r.pruned, kept: r.kept }, { cancelled: 1, ids: [left.id], pruned: 0, kept: 1 });
+  assert.equal(baton.workflowStatus(left.id).status, 'failed');
+  const meta = JSON.parse(store.get<{ m: string }>('SELECT metadata AS m FROM executions WHERE execution_id = ?', [left.id])!.m) as { cancelled: { by: string; reason: string } };
+  assert.equal(meta.cancelled.by, 'retention');
+  assert.equal(meta.cancelled.reason, 'no activity for more than 10 day(s)');
+  // Its agent, back with its (long expired) token, is told what became of the run.
+  const back = await baton.nextStep({ step_token: left.token, model_output_so_far: output('back at last') });
+  assert.match(back.error!.message, /was cancelled at \S+ by retention \(no activity for more than 10 day\(s\)\)/);
+  assert.ok(events.some((e) => e.type === 'execution' && e.execution_id === left.id && e.status === 'failed'), 'the views hear of it');
+  assert.equal(baton.workflowStatus(later.id).status, 'running');
+  assert.equal(baton.workflowStatus(first.execution_id!).status, 'running', 'activity since counts');
+  assert.equal((await baton.prune()).cancelled, 0, 'nothing more to cancel');
+
+  clock.advance(31 * DAY);
+  const again = await baton.prune();
+  assert.deepEqual(again.execution_ids, [left.id], 'cancelled 31 days ago: pruned like any finished run');
+  assert.deepEqual([...again.cancelled_ids].sort(), [first.execution_id!, later.id].sort());
+  assert.equal(rowsOf(baton, left.id).executions, 0);
 });
 
 test('many runs are pruned, batch by batch, with nothing of theirs left but their findings', async () => {

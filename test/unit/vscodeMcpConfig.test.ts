@@ -79,7 +79,7 @@ describe('settings', () => {
     assert.equal(s.tokenTtlMs, 600_000);
     assert.equal(s.rateLimits.enabled, true);
     assert.equal(s.stallMinutes, 30);
-    assert.deepEqual(s.retention, { days: 30, maxRuns: 1000 });
+    assert.deepEqual(s.retention, { days: 30, maxRuns: 1000, idleDays: 30 });
     assert.deepEqual(s.problems, []);
   });
 
@@ -99,23 +99,24 @@ describe('settings', () => {
   });
 
   it('reads the retention limits: whole numbers ≥ 0 (0 turns a limit off); anything else is the default, reported', () => {
-    const read = (days: unknown, maxRuns: unknown) =>
-      readSettings(<T>(k: string) => ({ 'retention.days': days, 'retention.maxRuns': maxRuns } as Record<string, unknown>)[k] as T, '/ws');
-    const good = read(7, 50);
-    assert.deepEqual(good.retention, { days: 7, maxRuns: 50 });
+    const read = (days: unknown, maxRuns: unknown, idleDays: unknown = undefined) =>
+      readSettings(<T>(k: string) => ({ 'retention.days': days, 'retention.maxRuns': maxRuns, 'retention.idleDays': idleDays } as Record<string, unknown>)[k] as T, '/ws');
+    const good = read(7, 50, 90);
+    assert.deepEqual(good.retention, { days: 7, maxRuns: 50, idleDays: 90 });
     assert.deepEqual(good.problems, []);
-    const off = read(0, 0);
-    assert.deepEqual(off.retention, { days: 0, maxRuns: 0 }, '0 is a value (no limit), not a fallback');
+    const off = read(0, 0, 0);
+    assert.deepEqual(off.retention, { days: 0, maxRuns: 0, idleDays: 0 }, '0 is a value (no limit), not a fallback');
     assert.deepEqual(off.problems, []);
     const bad: Array<[unknown, string]> = [[-1, '-1'], [2.5, '2.5'], ['30', '"30"'], [Number.NaN, 'null'], [Infinity, 'null'], [true, 'true']];
     for (const [value, shown] of bad) {
-      const s = read(value, value);
-      assert.deepEqual(s.retention, { days: 30, maxRuns: 1000 }, shown);
-      assert.equal(s.problems.length, 2, shown);
+      const s = read(value, value, value);
+      assert.deepEqual(s.retention, { days: 30, maxRuns: 1000, idleDays: 30 }, shown);
+      assert.equal(s.problems.length, 3, shown);
       assert.match(s.problems[0]!, /^baton\.retention\.days must be a whole number ≥ 0.*using 30$/);
       assert.ok(s.problems[0]!.includes(`(got ${shown})`), s.problems[0]);
       assert.match(s.problems[1]!, /^baton\.retention\.maxRuns must be a whole number ≥ 0.*using 1000$/);
+      assert.match(s.problems[2]!, /^baton\.retention\.idleDays must be a whole number ≥ 0.*using 30$/);
     }
-    assert.deepEqual(read(undefined, 12).retention, { days: 30, maxRuns: 12 }, 'one limit set, the other its default');
+    assert.deepEqual(read(undefined, 12).retention, { days: 30, maxRuns: 12, idleDays: 30 }, 'one limit set, the others their default');
   });
 });

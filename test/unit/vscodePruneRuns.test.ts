@@ -1,6 +1,6 @@
-// Rule: "Prune Finished Runs…" first counts with a dry run by the owner's policy; with nothing to prune it only says so;
-// otherwise it asks in a modal, and prunes (no dry run, the policy the person saw, compacting left to the core) only
-// when "Prune" is picked, under a progress notification; a failure of either call is shown naming what failed.
+// Rule: "Prune Finished Runs…" first counts with a dry run by the owner's policy; with nothing to prune or cancel it
+// only says so; otherwise it asks in a modal, and prunes (no dry run, the policy the person saw, compacting left to the
+// core) only when "Prune" is picked, under a progress notification; a failure of either call is shown naming what failed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PruneRequest, PruneResult } from '../../src/core/retention.js';
@@ -10,7 +10,7 @@ import { PRUNE_BUTTON, pruneRuns, type PruneUi } from '../../src/vscode/pruneRun
 function result(pruned: number, kept: number, extra: Partial<PruneResult> = {}): PruneResult {
   return {
     pruned, execution_ids: Array.from({ length: pruned }, (_, i) => `e${i}`), rows: pruned ? { executions: pruned, steps: 3 * pruned } : {},
-    kept, policy: { days: 30, maxRuns: 1000 }, dry_run: false, compacted: null, ...extra,
+    kept, cancelled: 0, cancelled_ids: [], policy: { days: 30, maxRuns: 1000, idleDays: 0 }, dry_run: false, compacted: null, ...extra,
   };
 }
 
@@ -63,8 +63,8 @@ describe('Baton: Prune Finished Runs…', () => {
   });
 
   it('on "Prune", prunes for real by the policy the dry run showed, under progress, and reports what went', async () => {
-    const dry = result(3, 40, { policy: { days: 7, maxRuns: 0 } });
-    const real = result(3, 40, { policy: { days: 7, maxRuns: 0 }, compacted: { beforeBytes: 20 * 1048576, afterBytes: 5.5 * 1048576 } });
+    const dry = result(3, 40, { policy: { days: 7, maxRuns: 0, idleDays: 0 } });
+    const real = result(3, 40, { policy: { days: 7, maxRuns: 0, idleDays: 0 }, compacted: { beforeBytes: 20 * 1048576, afterBytes: 5.5 * 1048576 } });
     const source = new FakeSource('owner', dry, real);
     const ui = new FakeUi(PRUNE_BUTTON);
     const done = await pruneRuns(source, ui);
@@ -72,14 +72,35 @@ describe('Baton: Prune Finished Runs…', () => {
     assert.equal(done?.dry_run, false);
     assert.equal(source.calls.length, 2);
     assert.deepEqual(source.calls[0], { dry_run: true });
-    assert.deepEqual(source.calls[1], { days: 7, max_runs: 0 }, 'no dry_run, no compact: the core decides on compacting');
+    assert.deepEqual(source.calls[1], { days: 7, max_runs: 0, idle_days: 0 }, 'no dry_run, no compact: the core decides on compacting');
     assert.equal(ui.asked.length, 1);
     assert.equal(ui.asked[0]!.message, 'Prune 3 finished runs (older than 7 day(s))?');
     assert.match(ui.asked[0]!.detail, /^Their steps, artifacts and events are deleted; findings stay\. 40 finished runs kept/);
     assert.equal(ui.asked[0]!.button, PRUNE_BUTTON);
     assert.equal(ui.progressTitles.length, 1);
-    assert.deepEqual(ui.infos, ['Baton: pruned 3 finished runs; 40 kept; database compacted from 20.0 MiB to 5.5 MiB.']);
+    assert.deepEqual(ui.infos, ['Baton: pruned 3 finished runs (older than 7 day(s)); 40 kept; database compacted from 20.0 MiB to 5.5 MiB.']);
     assert.deepEqual(ui.errors, []);
+  });
+
+  it('with idle runs to cancel, says so in the question and the report, and prunes by the idle days it showed', async () => {
+    const policy = { days: 30, maxRuns: 0, idleDays: 14 };
+    const both = new FakeSource('owner', result(2, 6, { policy, cancelled: 3, cancelled_ids: ['a', 'b', 'c'] }), result(2, 6, { policy, cancelled: 3 }));
+    const ui = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(both, ui);
+    assert.equal(ui.asked[0]!.message, 'Prune 2 finished runs (older than 30 day(s)) and mark 3 unfinished runs idle for more than 14 day(s) as cancelled?');
+    assert.match(ui.asked[0]!.detail, /findings stay\. The cancelled runs stay as finished runs, pruned later by the same policy\. 6 finished runs kept/);
+    assert.deepEqual(both.calls[1], { days: 30, max_runs: 0, idle_days: 14 });
+    assert.deepEqual(ui.infos, ['Baton: pruned 2 finished runs (older than 30 day(s)) and marked 3 unfinished runs idle for more than 14 day(s) as cancelled; 6 kept.']);
+
+    const onlyIdle = new FakeUi(undefined);
+    await pruneRuns(new FakeSource('owner', result(0, 6, { policy, cancelled: 1 })), onlyIdle);
+    assert.equal(onlyIdle.asked[0]!.message, 'Mark 1 unfinished run idle for more than 14 day(s) as cancelled?', 'not "Cancel": that is the dismiss button');
+    assert.doesNotMatch(onlyIdle.asked[0]!.detail, /are deleted/);
+
+    const nothing = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(0, 6, { policy })), nothing);
+    assert.deepEqual(nothing.infos, ['Baton: no finished run is older than 30 day(s) and no unfinished run is idle for more than 14 day(s); 6 kept.']);
+    assert.deepEqual(nothing.asked, []);
   });
 
   it('dismissing the modal prunes nothing', async () => {
@@ -96,9 +117,9 @@ describe('Baton: Prune Finished Runs…', () => {
   it('a client says whose policy it is; with retention off it says where it is turned off and asks nothing', async () => {
     const client = new FakeUi(undefined);
     await pruneRuns(new FakeSource('client', result(1, 0)), client);
-    assert.match(client.asked[0]!.detail, /terminal Baton that owns this database \(its --retention-days and --retention-runs\)/);
-    const off = { policy: { days: 0, maxRuns: 0 } };
-    for (const [mode, where] of [['owner', /baton\.retention\.days and baton\.retention\.maxRuns are both 0/], ['client', /--retention-days 0 --retention-runs 0/]] as const) {
+    assert.match(client.asked[0]!.detail, /terminal Baton that owns this database \(its --retention-days, --retention-runs and --retention-idle-days\)/);
+    const off = { policy: { days: 0, maxRuns: 0, idleDays: 0 } };
+    for (const [mode, where] of [['owner', /baton\.retention\.days, maxRuns and idleDays are all 0/], ['client', /--retention-days 0 --retention-runs 0 --retention-idle-days 0/]] as const) {
       const source = new FakeSource(mode, result(0, 9, off));
       const ui = new FakeUi(PRUNE_BUTTON);
       await pruneRuns(source, ui);
