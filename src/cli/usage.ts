@@ -69,7 +69,7 @@ Options:
                           0: none by count)
   --idle-days N           cancel unfinished runs with no activity for N days (default: the owner's policy,
                           else 30; 0: none)
-  --dry-run               count what would go; delete nothing
+  --dry-run               count what would go; cancel and delete nothing
   --compact               give the freed space back even when less than a quarter of the database is free
   --json                  print the result as JSON
 ${DB_USAGE}
