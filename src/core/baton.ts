@@ -146,6 +146,8 @@ export class Baton implements BatonApi {
     this.retention = new Retention({
       store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
       cancelIdle: (ids, since, reason) => this.cancelIdle(ids, since, reason),
+      // A team this process serves is not abandoned, however quiet its channel: it ends when the team is stopped.
+      served: (id) => this.teams.get(id) !== undefined,
     });
     this.repo = new ExecutionRepo(ports.store, (text) => ports.crypto.sha256(text));
     this.content = new ContentCache(ports.store);

@@ -126,6 +126,8 @@ export interface RetentionDeps {
    * ISO time): an agent may have come back since they were picked. Resolves to the ids it cancelled.
    */
   cancelIdle: (executionIds: string[], idleSince: string, reason: string) => Promise<string[]>;
+  /** Whether this process serves the run (a team's): never taken for idle. */
+  served: (executionId: string) => boolean;
 }
 
 /** Finds and deletes the finished runs past the policy. */
@@ -187,7 +189,7 @@ export class Retention {
     const idle = this.deps.store.all<{ execution_id: string }>(
       `SELECT execution_id FROM executions WHERE NOT ${TERMINAL} AND updated_at < ? ORDER BY updated_at, rowid`,
       [...TERMINAL_STATES, since],
-    ).map((r) => r.execution_id);
+    ).map((r) => r.execution_id).filter((id) => !this.deps.served(id));
     if (dryRun) return idle;
     const reason = `no activity for more than ${policy.idleDays} day(s)`;
     const cancelled: string[] = [];

@@ -37,6 +37,19 @@ describe('team runs in the database', () => {
     assert.deepEqual(teams.get(runId)?.agents, ['reviewer', 'coder']);
   });
 
+  it('is not cancelled for being idle while this process serves it; once it is not served, it is', async () => {
+    const { baton, clock, teams, runId } = await team();
+    clock.advance(31 * 86_400_000);
+    assert.equal((await baton.prune({ idle_days: 30, dry_run: true })).cancelled, 0, 'nor counted by a dry run');
+    const served = await baton.prune({ idle_days: 30 });
+    assert.deepEqual(served.cancelled_ids, [], 'a team served here is live, however quiet its channel');
+    assert.equal(baton.workflowStatus(runId).status, 'running');
+    teams.detach(runId);
+    const gone = await baton.prune({ idle_days: 30 });
+    assert.deepEqual(gone.cancelled_ids, [runId], 'left behind by a process that ended');
+    assert.equal(baton.workflowStatus(runId).status, 'failed');
+  });
+
   it('records an agent that joins a running team, idle, with an event; the same name twice is refused by the database', async () => {
     const { store, teams, runId, events } = await team();
     await teams.addAgent(runId, { name: 'helper', backend: 'command' });
