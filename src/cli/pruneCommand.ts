@@ -1,6 +1,6 @@
 // `baton prune`: cancels the runs idle past a retention policy and deletes the finished runs past it, through the live
 // owner or on the database directly.
-import { describeIdle, describePolicy, mib, type PruneRequest, type PruneResult } from '../core/retention.js';
+import { describeIdle, describePolicy, mib, pruningOff, type PruneRequest, type PruneResult } from '../core/retention.js';
 import { pruneViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { wholeNumber } from './engineOptions.js';
@@ -52,8 +52,7 @@ export function renderPrune(r: PruneResult): string {
     );
   }
   if (r.pruned === 0) {
-    const off = r.policy.days === 0 && r.policy.maxRuns === 0;
-    lines.push(`No finished run is ${off ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} kept.`);
+    lines.push(`No finished run is ${pruningOff(r.policy) ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} kept.`);
   } else {
     const tables = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ');
     lines.push(

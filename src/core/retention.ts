@@ -99,9 +99,14 @@ export function describeIdle(p: RetentionPolicy): string {
   return `idle for more than ${p.idleDays} day(s)`;
 }
 
+/** Whether the policy prunes no finished run (both limits 0). */
+export function pruningOff(p: RetentionPolicy): boolean {
+  return p.days === 0 && p.maxRuns === 0;
+}
+
 /** Whether the policy does nothing at all: no finished run is pruned and no idle run cancelled. */
 export function retentionOff(p: RetentionPolicy): boolean {
-  return p.days === 0 && p.maxRuns === 0 && p.idleDays === 0;
+  return pruningOff(p) && p.idleDays === 0;
 }
 
 /** Checks a policy given by a person or a setting; the error names the fix. */
@@ -216,7 +221,7 @@ export class Retention {
 
   /** The finished runs past the policy, oldest first. */
   private doomed(policy: RetentionPolicy): Run[] {
-    if (policy.days === 0 && policy.maxRuns === 0) return [];
+    if (pruningOff(policy)) return [];
     const finished = 'COALESCE(completed_at, updated_at)';
     const where: string[] = [];
     const params: Array<string | number> = [...TERMINAL_STATES];
