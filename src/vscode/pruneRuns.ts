@@ -2,7 +2,7 @@
 // prune, report.
 // No 'vscode' import: the window calls come through PruneUi, so the flow is unit-tested with a fake.
 import { errorMessage } from '../core/errors.js';
-import { describeIdle, describePolicy, mib, retentionOff, type PruneResult, type RetentionPolicy } from '../core/retention.js';
+import { describeIdle, describePolicy, mib, pruningOff, retentionOff, type PruneResult, type RetentionPolicy } from '../core/retention.js';
 import { plural } from '../shared/labels.js';
 import type { BatonSource } from './batonSource.js';
 
@@ -71,8 +71,9 @@ export async function pruneRuns(source: Pick<BatonSource, 'mode' | 'prune'>, ui:
   const policy: RetentionPolicy = dry.policy;
   if (retentionOff(policy)) return void ui.info(offMessage(source.mode));
   if (!dry.pruned && !dry.cancelled) { // (an owner older than idle cancelling answers no `cancelled`)
+    const finished = pruningOff(policy) ? 'pruning finished runs is off' : `no finished run is ${describePolicy(policy)}`;
     const idle = policy.idleDays ? ` and no unfinished run is ${describeIdle(policy)}` : '';
-    return void ui.info(`Baton: no finished run is ${describePolicy(policy)}${idle}; ${dry.kept} kept.`);
+    return void ui.info(`Baton: ${finished}${idle}; ${dry.kept} kept.`);
   }
   const { message, detail } = pruneQuestion(dry, source.mode);
   if ((await ui.confirm(message, detail, PRUNE_BUTTON)) !== PRUNE_BUTTON) return undefined;

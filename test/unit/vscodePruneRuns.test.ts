@@ -101,6 +101,10 @@ describe('Baton: Prune Finished Runs…', () => {
     await pruneRuns(new FakeSource('owner', result(0, 6, { policy })), nothing);
     assert.deepEqual(nothing.infos, ['Baton: no finished run is older than 30 day(s) and no unfinished run is idle for more than 14 day(s); 6 kept.']);
     assert.deepEqual(nothing.asked, []);
+
+    const onlyIdlePolicy = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(0, 6, { policy: { days: 0, maxRuns: 0, idleDays: 14 } })), onlyIdlePolicy);
+    assert.deepEqual(onlyIdlePolicy.infos, ['Baton: pruning finished runs is off and no unfinished run is idle for more than 14 day(s); 6 kept.']);
   });
 
   it('dismissing the modal prunes nothing', async () => {
