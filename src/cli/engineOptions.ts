@@ -1,4 +1,5 @@
-// The engine settings `baton mcp` and `baton serve` share: tool groups, rate limits, token lifetime, stall threshold.
+// The engine settings `baton mcp` and `baton serve` share: tool groups, rate limits, token lifetime, stall threshold,
+// retention.
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_RATE_LIMITS, type BucketConfig, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { RetentionPolicy } from '../core/retention.js';

@@ -20,7 +20,7 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
-  prune     delete finished runs older than N days or past the newest N (--dry-run counts them)
+  prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
   pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
   spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])

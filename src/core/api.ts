@@ -264,8 +264,9 @@ export interface BatonApi {
   /** Re-reads content directories into the database. */
   syncContent(): Promise<ContentReport>;
   /**
-   * Deletes finished runs past the retention policy (the instance's, or the days and run count asked for) with their
-   * steps, artifacts, events, tokens, logs and run memory; findings stay. A dry run only counts.
+   * Cancels the unfinished runs idle past the retention policy, then deletes the finished runs past it (the instance's
+   * policy, or the days, run count and idle days asked for) with their steps, artifacts, events, tokens, logs and run
+   * memory; findings stay. A dry run only counts.
    */
   prune(req?: PruneRequest): Promise<PruneResult>;
   /** Periodic work: stall detection and the timeout sweep. The host calls it on a timer; tests call it with a fake clock. */

@@ -40,7 +40,7 @@ export interface BatonSource {
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
-  /** Deletes finished runs past the owner's retention policy (or the one asked for); a dry run only counts. */
+  /** Cancels idle runs and deletes finished runs past the owner's retention policy (or the one asked for); a dry run only counts. */
   prune(req?: PruneRequest): Promise<PruneResult>;
   /** Starts a workflow without claiming a step: an agent picks it up. */
   startWorkflow(templateName: string, taskDescription?: string): Promise<ExecutionSummary>;
