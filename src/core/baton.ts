@@ -45,7 +45,7 @@ export interface BatonOptions {
   approveCommand: string | null;
   /** Call-log rows kept. */
   callLogRetention: number;
-  /** Finished runs kept: `tick()` prunes the others about hourly (see retention.ts). */
+  /** Finished runs kept and idle runs cancelled: `tick()` applies it about hourly (see retention.ts). */
   retention: RetentionPolicy;
   /** How often `tick()` sweeps for timed-out executions (by the injected clock); 0 turns the sweep off. */
   timeoutSweepMs: number;
