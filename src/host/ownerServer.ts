@@ -65,6 +65,8 @@ interface Session {
   open: number;
   /** When the last request came in or was answered. */
   lastSeen: number;
+  /** The order of that moment among all sessions': Date.now() ties within a millisecond, and which was seen last matters. */
+  seenOrder: number;
 }
 
 /** A JSON reply. */
@@ -100,6 +102,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
   const sessions = new Map<string, Session>();
+  /** How many times a session was seen, all sessions together (Session.seenOrder). */
+  let seenCount = 0;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
@@ -147,7 +151,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     }
     const server = options.createServer(grant === null ? undefined : grants.get(grant));
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
-      const session: Session = { transport, server, grant, open: 0, lastSeen: Date.now() };
+      const session: Session = { transport, server, grant, open: 0, lastSeen: Date.now(), seenOrder: ++seenCount };
       sessions.set(id, session);
       track(session, res);
       closeIdleOverLimit();
@@ -162,11 +166,15 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   /** A session is idle only with no request open, from its last answer on (not from when a long call came in). */
   const track = (session: Session, res: ServerResponse): void => {
     session.open++;
-    session.lastSeen = Date.now();
+    seen(session);
     res.once('close', () => {
       session.open--;
-      session.lastSeen = Date.now();
+      seen(session);
     });
+  };
+  const seen = (session: Session): void => {
+    session.lastSeen = Date.now();
+    session.seenOrder = ++seenCount;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -218,7 +226,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const idle = [...sessions].filter(([, s]) => s.open === 0);
     const excess = idle.length + 1 - maxIdle;
     if (excess <= 0) return;
-    idle.sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    idle.sort((a, b) => a[1].seenOrder - b[1].seenOrder);
     for (const [id, s] of idle.slice(0, excess)) {
       log.info(`closing MCP session ${id}: over ${maxIdle} sessions with nothing open, it was seen least recently`);
       closeSession(id, s);
