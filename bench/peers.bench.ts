@@ -2,7 +2,8 @@
 // hold): the seed's own server midex (../shared/peers/compare-midex, interleaved calls, then 16 in flight on one
 // connection), and the durable floors of ../shared/peers (a trivial tool that appends ~1 KB and fdatasyncs, on the
 // same SDK): over stdio interleaved call by call with Baton's continue (and midex's, when it is set up), and over
-// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating, with each server's CPU per call. And
+// HTTP with 16 clients (load.mjs) against `baton serve`, rounds alternating, with each server's CPU per call and the load
+// driver's (the CPU the floor's server may take, less what the driver needs more per Baton call, is the budget). And
 // Baton's engine alone (bench/engineLoop.ts, bundled like dist/): 16 workflows in flight in process, no MCP and no
 // transport, the ceiling any server around it can reach. Prints one JSON object: every figure with its ratio and
 // issue 10's target.
@@ -28,6 +29,20 @@ function cpuMs(pid: number | undefined): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in USER_HZ (100 on Linux)
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system) of this process's children that have ended and been waited for, in ms (the `cutime` and
+ * `cstime` of /proc/self/stat); null where /proc is not there. Read around a child run with execFileSync, it is that
+ * child's CPU.
+ */
+function childrenCpuMs(): number | null {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
   } catch {
     return null;
   }
@@ -276,13 +291,19 @@ async function floorHttp(peers: string, dir: string) {
     const serverPid = new Map([[info.url, children[1]!.pid], [floorUrl.trim(), floor.pid]]);
     const load = (url: string, token: string, seconds: number) => {
       const cpu0 = cpuMs(serverPid.get(url));
+      const driver0 = childrenCpuMs();
       const out = execFileSync(process.execPath, [join(peers, 'load.mjs'), url, token, String(HTTP_CLIENTS), String(seconds)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       const cpu1 = cpuMs(serverPid.get(url));
+      const driver1 = childrenCpuMs();
       const m = out.match(/(\d+) next_step\/s, p50 ([\d.]+) ms, p95 ([\d.]+) ms, (\d+) errors, (\d+) double claims \(n=(\d+)\)/);
       if (!m) throw new Error(`load.mjs printed no figures: ${out.slice(-400)}`);
       const calls = Number(m[6]);
       const serverCpu = cpu0 !== null && cpu1 !== null && calls > 0 ? round((cpu1 - cpu0) / calls) : null;
-      return { calls_per_s: Number(m[1]), p50_ms: Number(m[2]), p95_ms: Number(m[3]), errors: Number(m[4]) + Number(m[5]), server_cpu_ms_per_call: serverCpu };
+      const driverCpu = driver0 !== null && driver1 !== null && calls > 0 ? round((driver1 - driver0) / calls) : null;
+      return {
+        calls_per_s: Number(m[1]), p50_ms: Number(m[2]), p95_ms: Number(m[3]), errors: Number(m[4]) + Number(m[5]),
+        server_cpu_ms_per_call: serverCpu, driver_cpu_ms_per_call: driverCpu,
+      };
     };
     // Warm-up (sessions, content, the JIT); on a busy machine it may end before a call completes, which is fine.
     for (const [url, token] of [[info.url, info.token], [floorUrl.trim(), 'none']] as const) {
@@ -309,16 +330,25 @@ async function floorHttp(peers: string, dir: string) {
       p95_ms: { baton: median(rounds.map((r) => r.baton.p95_ms)), floor: median(rounds.map((r) => r.floor.p95_ms)) },
       // Each server's CPU (all its threads, kernel time included) per call: on 2 cores shared with the 16 clients,
       // calls/s follows the sum of the server's and the clients' CPU per call.
-      server_cpu_ms_per_call: {
-        baton: rounds.every((r) => r.baton.server_cpu_ms_per_call !== null) ? median(rounds.map((r) => r.baton.server_cpu_ms_per_call!)) : null,
-        floor: rounds.every((r) => r.floor.server_cpu_ms_per_call !== null) ? median(rounds.map((r) => r.floor.server_cpu_ms_per_call!)) : null,
-      },
+      server_cpu_ms_per_call: perServer(rounds, 'server_cpu_ms_per_call'),
+      // The load driver's CPU per call: its 16 SDK clients run in one Node process, whose event loop also has to keep
+      // up. Its figure against the server's says which of the two sets the pace.
+      driver_cpu_ms_per_call: perServer(rounds, 'driver_cpu_ms_per_call'),
       errors: rounds.reduce((n, r) => n + r.baton.errors, 0),
     };
   } finally {
     // baton serve checkpoints as it stops: wait for that before the folder goes.
     await Promise.all(children.map((c) => new Promise((res) => (c.exitCode !== null || c.signalCode !== null ? res(null) : (c.once('exit', res), c.kill())))));
   }
+}
+
+/** The median over the rounds of one per-call CPU figure, for each server; null where a round could not measure it. */
+function perServer(
+  rounds: Array<Record<'baton' | 'floor', Record<'server_cpu_ms_per_call' | 'driver_cpu_ms_per_call', number | null>>>,
+  key: 'server_cpu_ms_per_call' | 'driver_cpu_ms_per_call',
+): { baton: number | null; floor: number | null } {
+  const of = (side: 'baton' | 'floor') => (rounds.every((r) => r[side][key] !== null) ? median(rounds.map((r) => r[side][key]!)) : null);
+  return { baton: of('baton'), floor: of('floor') };
 }
 
 // ---- the engine alone --------------------------------------------------------------------------------------
@@ -340,6 +370,19 @@ async function engineAlone(dir: string, midexInflight: number | null) {
   };
 }
 
+/**
+ * What the HTTP target leaves Baton's server, by the CPU accounting of the floor's rounds: the two cores were as busy
+ * there, so to do the floor's calls/s Baton's server may take what the floor's server and driver took per call, less
+ * what the driver takes per Baton call (larger answers, an output schema to check). The engine alone takes its share
+ * of that before any HTTP, MCP, JSON or call log.
+ */
+function httpBudget(http: Awaited<ReturnType<typeof floorHttp>>, engineCpu: number) {
+  const { server_cpu_ms_per_call: server, driver_cpu_ms_per_call: driver } = http;
+  if (server.floor === null || driver.floor === null || driver.baton === null) return null;
+  const budget = round(server.floor + driver.floor - driver.baton);
+  return { server_cpu_ms_per_call: budget, engine_alone_cpu_ms_per_call: engineCpu, left_beside_the_engine_ms: round(budget - engineCpu) };
+}
+
 async function main() {
   if (!existsSync(CLI)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const peers = peersDir();
@@ -354,6 +397,7 @@ async function main() {
     const floor_http = await floorHttp(peers, dir);
     const midexInflight = 'inflight' in midex && midex.inflight ? midex.inflight.calls_per_s.reference : null;
     const engine_alone = await engineAlone(dir, midexInflight);
+    const http_budget = httpBudget(floor_http, engine_alone.cpu_ms_per_call);
     const met: Record<string, boolean> = {};
     const collect = (prefix: string, o: unknown) => {
       if (!o || typeof o !== 'object') return;
@@ -365,7 +409,7 @@ async function main() {
     collect('midex.', midex);
     collect('floor_stdio.', floor_stdio);
     collect('floor_http.', floor_http);
-    process.stdout.write(`${JSON.stringify({ bench: 'peers', peers_dir: peers, midex, floor_stdio, floor_http, engine_alone, met })}\n`);
+    process.stdout.write(`${JSON.stringify({ bench: 'peers', peers_dir: peers, midex, floor_stdio, floor_http, engine_alone, http_budget, met })}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
