@@ -380,7 +380,13 @@ function httpBudget(http: Awaited<ReturnType<typeof floorHttp>>, engineCpu: numb
   const { server_cpu_ms_per_call: server, driver_cpu_ms_per_call: driver } = http;
   if (server.floor === null || driver.floor === null || driver.baton === null) return null;
   const budget = round(server.floor + driver.floor - driver.baton);
-  return { server_cpu_ms_per_call: budget, engine_alone_cpu_ms_per_call: engineCpu, left_beside_the_engine_ms: round(budget - engineCpu) };
+  // The cores the server and the driver kept busy together (calls/s × their CPU per call): near 2 on both sides
+  // says the runs were CPU-bound, which the budget assumes.
+  const busy = (callsPerS: number, serverCpu: number | null, driverCpu: number) => (serverCpu === null ? null : round((callsPerS * (serverCpu + driverCpu)) / 1000));
+  return {
+    server_cpu_ms_per_call: budget, engine_alone_cpu_ms_per_call: engineCpu, left_beside_the_engine_ms: round(budget - engineCpu),
+    busy_cores: { baton: busy(http.calls_per_s.baton, server.baton, driver.baton), floor: busy(http.calls_per_s.reference, server.floor, driver.floor) },
+  };
 }
 
 async function main() {
