@@ -24,29 +24,27 @@ const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 6);
 const HTTP_CLIENTS = 16;
 const ENGINE_SECONDS = Number(process.env.BENCH_ENGINE_SECONDS ?? 8);
 
-/** CPU time (user + system, all threads) a process has used, in ms; null where /proc is not there. */
-function cpuMs(pid: number | undefined): number | null {
+/**
+ * Two consecutive CPU-time fields of /proc/<pid>/stat, summed, in ms (USER_HZ is 100 on Linux); null where /proc is not
+ * there. Counted from the field after the command name: 11 and 12 are utime and stime, 13 and 14 cutime and cstime.
+ */
+function procCpuMs(pid: number | 'self' | undefined, first: 11 | 13): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in USER_HZ (100 on Linux)
+    return (Number(fields[first]) + Number(fields[first + 1])) * 10;
   } catch {
     return null;
   }
 }
 
+/** CPU time (user + system, all threads) a process has used, in ms. */
+const cpuMs = (pid: number | undefined) => procCpuMs(pid, 11);
+
 /**
- * CPU time (user + system) of this process's children that have ended and been waited for, in ms (the `cutime` and
- * `cstime` of /proc/self/stat); null where /proc is not there. Read around a child run with execFileSync, it is that
- * child's CPU.
+ * CPU time of this process's children that have ended and been waited for, in ms. Read around a child run with
+ * execFileSync, it is that child's CPU.
  */
-function childrenCpuMs(): number | null {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return null;
-  }
-}
+const childrenCpuMs = () => procCpuMs('self', 13);
 
 /** Issue 10's targets, as ratios Baton / reference. */
 const TARGETS = {
