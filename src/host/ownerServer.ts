@@ -151,7 +151,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     }
     const server = options.createServer(grant === null ? undefined : grants.get(grant));
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
-      const session: Session = { transport, server, grant, open: 0, lastSeen: Date.now(), seenOrder: ++seenCount };
+      // `track` stamps when it was seen (lastSeen, seenOrder).
+      const session: Session = { transport, server, grant, open: 0, lastSeen: 0, seenOrder: 0 };
       sessions.set(id, session);
       track(session, res);
       closeIdleOverLimit();
