@@ -10,7 +10,7 @@ import { GateWaiters } from './broker/gateWaiters.js';
 import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
-import { callLogText } from './callLogText.js';
+import { callLogText, responseDigest } from './callLogText.js';
 import { BatonError, echo, errorMessage } from './errors.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts, SqlValue } from './ports.js';
@@ -548,7 +548,7 @@ export class Baton implements BatonApi {
       let response: { text: string; size: number };
       try {
         request = callLogText(entry.request, entry.success);
-        response = callLogText(entry.response, entry.success);
+        response = callLogText(entry.response, entry.success, entry.success ? responseDigest(entry.name, entry.response) : entry.response);
       } catch (ex) {
         // This runs on a turn of its own: an exception here would end the process, over one row of the log.
         this.ports.log.error(`call log: cannot record the call of ${entry.name}`, ex);

@@ -1,6 +1,8 @@
 // What the call log stores of a request or response: redacted JSON text and the size of the whole value in UTF-8
 // bytes. Every call is logged, so this runs for every call, on both sides.
+import { NEXT_STEP_TOOL } from './broker/stepText.js';
 import { dropCutWord, isSecretKeyName, redactSecrets, redactText } from './safety/redact.js';
+import type { NextStepResponse } from './types.js';
 import { utf8Length } from './utf8.js';
 
 /** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
@@ -44,12 +46,42 @@ function outline(value: unknown, depth: number): unknown {
 }
 
 /**
- * A call-log value as stored text (redacted) and its full size in UTF-8 bytes. With `outlined` (either side of a
- * successful call) it keeps the outline; otherwise (a failed call) the whole value, or a redacted head of a huge one.
+ * What the call log keeps of a successful `workflow_next_step` answer before it is outlined: everything but the three
+ * members Baton builds from what the database holds (the step's contract, its context, the scoring), which keep what
+ * names them. They were most of every row (1.7 of 1.9 KB), and the hottest call paid to outline, store, journal and
+ * snapshot them.
  */
-export function callLogText(value: unknown, outlined = false): { text: string; size: number } {
+function nextStepDigest(res: NextStepResponse): unknown {
+  const { next_step_contract: c, context: x, selection: s, ...rest } = res;
+  return {
+    ...rest,
+    ...(c ? { next_step_contract: { step_name: c.step_name, human_gate_required: c.human_gate_required } } : {}),
+    ...(x ? { context: { workflow: x.workflow, agent_name: x.agent_name, attempt: x.attempt, dependency_artifacts: x.dependency_artifacts } } : {}),
+    ...(s ? { selection: { reason: s.reason } } : {}),
+  };
+}
+
+/** The digest a tool's successful answer is outlined from, by tool name (the whole answer for the others). */
+const RESPONSE_DIGESTS: ReadonlyMap<string, (response: never) => unknown> = new Map([[NEXT_STEP_TOOL, nextStepDigest]]);
+
+/**
+ * What the call log keeps of a successful call's response to `tool`, before it is outlined: a digest for the tools
+ * that have one, else the response itself. Anything but a plain object (an answer of another shape) stays whole.
+ */
+export function responseDigest(tool: string, response: unknown): unknown {
+  const digest = RESPONSE_DIGESTS.get(tool);
+  if (!digest || response === null || typeof response !== 'object' || Array.isArray(response)) return response;
+  return digest(response as never);
+}
+
+/**
+ * A call-log value as stored text (redacted) and its full size in UTF-8 bytes. With `outlined` (either side of a
+ * successful call) it keeps the outline (of `kept`, the part of the value worth keeping, when given); otherwise (a
+ * failed call) the whole value, or a redacted head of a huge one.
+ */
+export function callLogText(value: unknown, outlined = false, kept: unknown = value): { text: string; size: number } {
   try {
-    return logText(value, outlined);
+    return logText(value, outlined, kept);
   } catch (ex) {
     if (!(ex instanceof RangeError)) throw ex;
     // Nested deeper than the stack can walk (a client's arguments thousands of levels deep): the row says so.
@@ -57,10 +89,10 @@ export function callLogText(value: unknown, outlined = false): { text: string; s
   }
 }
 
-function logText(value: unknown, outlined: boolean): { text: string; size: number } {
+function logText(value: unknown, outlined: boolean, kept: unknown): { text: string; size: number } {
   const raw = JSON.stringify(value ?? null);
   const size = utf8Length(raw);
-  if (outlined) return { text: JSON.stringify(outline(value, 0) ?? null), size };
+  if (outlined) return { text: JSON.stringify(outline(kept, 0) ?? null), size };
   if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size };
   return { text: JSON.stringify({ truncated: true, size, head: dropCutWord(redactText(raw.slice(0, CALL_LOG_MAX_CHARS))) }), size };
 }

@@ -1,6 +1,7 @@
 // Rule: the call log keeps what a successful call says, both ways (status, ids, names, the first words of each text,
 // the size of each list), but not a copy of Baton's own output or of what the agent stored, which the database holds
-// anyway; both sides of a failed call stay as they were, redacted. Sizes are the whole JSON's, in UTF-8 bytes. Entries
+// anyway (of a workflow_next_step answer, the step's contract, context and scoring only by what names them); both
+// sides of a failed call stay as they were, redacted. Sizes are the whole JSON's, in UTF-8 bytes. Entries
 // are outlined after the call's turn, and written as a background write: no disk sync of their own, on disk with the
 // next call's write or when the store closes.
 import assert from 'node:assert/strict';
@@ -46,7 +47,7 @@ describe('call log', () => {
       next_step_contract: { step_name: 'implement-fix', allowed_actions: ['a', 'b', 'c'], human_gate_required: false },
       context: { persona_uri: 'persona://implementer', guardrails: ['x', 'y'], selection: { scores: { a: 1 } } },
     };
-    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request, response, duration_ms: 2, success: true });
+    baton.logCall({ call_type: 'tool', name: 'workflow_status', request, response, duration_ms: 2, success: true });
     await baton.flushCalls();
     const row = baton.recentCalls(1)[0] as Row;
 
@@ -68,6 +69,35 @@ describe('call log', () => {
         artifacts: '[1 items]', references: '[1 items]', confidence: 0.8,
       },
     });
+  });
+
+  it("keeps of a workflow_next_step answer what names its step, not the contract, context and scoring Baton built", async () => {
+    const { baton } = await makeBaton();
+    const res = await baton.nextStep({ template_name: 'bug-fix', task_description: 'the login page returns 500' });
+    const { token } = okStep(res);
+    const request = { template_name: 'bug-fix', task_description: 'the login page returns 500' };
+    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request, response: res, duration_ms: 1, success: true });
+    await baton.flushCalls();
+    const row = baton.recentCalls(1)[0] as Row;
+
+    assert.equal(row.response_size_bytes, Buffer.byteLength(JSON.stringify(res)), "the size is the whole answer's");
+    const kept = JSON.parse(row.response_full) as Record<string, unknown>;
+    assert.deepEqual(
+      { status: kept.status, execution_id: kept.execution_id, task_id: kept.task_id, progress: kept.progress, token_expires_at: kept.token_expires_at },
+      { status: 'ok', execution_id: res.execution_id, task_id: res.task_id, progress: res.progress, token_expires_at: res.token_expires_at },
+    );
+    assert.equal(kept.new_step_token, '[REDACTED]');
+    assert.ok(!row.response_full.includes(token), 'no token in the row');
+    assert.deepEqual(kept.next_step_contract, { step_name: res.next_step_contract!.step_name, human_gate_required: res.next_step_contract!.human_gate_required });
+    assert.deepEqual(kept.context, { workflow: 'bug-fix', agent_name: res.context!.agent_name, dependency_artifacts: '[0 items]' });
+    assert.deepEqual(kept.selection, { reason: res.selection!.reason });
+    assert.ok(row.response_full.length < 1024, `a short row (${row.response_full.length} characters)`);
+
+    // Any other shape of answer is outlined as it is.
+    const odd = [{ type: 'text', text: 'not a step result' }];
+    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request: {}, response: odd, duration_ms: 1, success: true });
+    await baton.flushCalls();
+    assert.deepEqual(JSON.parse((baton.recentCalls(1)[0] as Row).response_full), odd);
   });
 
   it('redacts the outline: secret-named keys whatever they hold, and secrets inside texts', async () => {

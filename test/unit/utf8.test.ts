@@ -11,6 +11,14 @@ test('utf8Length equals the TextEncoder byte count, lone surrogates included', (
   for (const s of SAMPLES) assert.equal(utf8Length(s), bytes(s), JSON.stringify(s));
 });
 
+test('utf8Length of a long text (counted by the host where it can) equals the TextEncoder byte count too', () => {
+  for (const s of SAMPLES) {
+    const long = s.repeat(Math.ceil(80 / Math.max(1, s.length)));
+    assert.equal(utf8Length(long), bytes(long), JSON.stringify(s));
+  }
+  assert.equal(utf8Length(`${'x'.repeat(50)}\ud800`), 53, 'a lone surrogate at the end of a long text is U+FFFD');
+});
+
 test('truncateUtf8 keeps the longest prefix that fits, on a character boundary', () => {
   for (const s of SAMPLES) {
     for (let budget = 0; budget <= bytes(s) + 2; budget++) {

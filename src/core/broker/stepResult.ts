@@ -59,10 +59,11 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
   const textBase = utf8Length(frame.head) + utf8Length(frame.tail);
   // Newest first: the most recent dependency usually matters most.
   const newest = [...heads].reverse();
-  // What each artifact needs inside the JSON, counted only up to the budget (nothing larger can fit anyway).
+  // What each artifact needs inside the JSON; more than the budget cannot fit anyway (artifactHeads cut each to the
+  // budget's length in characters, so the native count stays short).
   const need = newest.map((a) => {
-    const [length, used] = fittingPrefix(a.content, budgetBytes);
-    return length === a.content.length ? used : budgetBytes + 1;
+    const used = jsonLength(a.content);
+    return used <= budgetBytes ? used : budgetBytes + 1;
   });
   const shells: InlineArtifact[] = newest.map((a) => ({
     artifact_id: a.artifact_id, step_name: a.step_name, type: a.type, title: a.title, content: '', truncated: false, uri: `${all}#${a.artifact_id}`,
