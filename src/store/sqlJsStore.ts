@@ -119,6 +119,12 @@ export class SqlJsStore implements Store {
   private readonly deferCommitBound = () => {
     this.batchTimer = setImmediate(this.commitBatchBound);
   };
+  /** The look at the journal after its flushes (`afterFlush`), scheduled for the next turn. */
+  private afterFlushSoon: NodeJS.Immediate | null = null;
+  private readonly afterFlushBound = () => {
+    this.afterFlushSoon = null;
+    if (!this.closed) this.scheduleCheckpoints();
+  };
 
   /** Use `openStore`. */
   constructor(
@@ -132,8 +138,17 @@ export class SqlJsStore implements Store {
     this.applyConnectionSettings();
   }
 
-  /** @internal Called by the journal after each flush: schedules size and idle checkpoints. */
+  /**
+   * @internal Called by the journal after each flush. What it decides (whether the journal file is gone, whether a
+   * checkpoint is due) waits for the next turn: the answers the flush released go out first (it took 20 µs of each
+   * serial call's answer), and the flushes of one turn are looked at once.
+   */
   afterFlush(): void {
+    this.afterFlushSoon ??= setImmediate(this.afterFlushBound);
+  }
+
+  /** Schedules size and idle checkpoints after flushes; recreates the files if the journal was deleted. */
+  private scheduleCheckpoints(): void {
     const s = this.settings;
     const j = this.durable!.journal;
     if (!this.recreating && j.gone()) {
@@ -308,6 +323,7 @@ export class SqlJsStore implements Store {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.batchTimer) clearImmediate(this.batchTimer);
+    if (this.afterFlushSoon) clearImmediate(this.afterFlushSoon);
     this.dropStatements();
     this.db.close();
     if (this.durable) {
