@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertRoomFor, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
+import { crashImage, journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 
 const put = (s: SqlJsStore, key: string, value: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
@@ -263,6 +263,27 @@ test('a checkpoint that fails is tried again after a wait that doubles, not at e
 test('assertRoomFor refuses a snapshot the disk has no room for, with the sizes', () => {
   assert.throws(() => assertRoomFor(join(tmpdir(), 'baton.db'), Number.MAX_SAFE_INTEGER), /not enough free space beside .*baton\.db for its snapshot: \d+ bytes and 2097152 to spare are needed, \d+ are free/);
   assertRoomFor(join(tmpdir(), 'baton.db'), 1);
+});
+
+test('a write is answered before the store looks at its journal after the flush, and a store closed meanwhile does not look', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
+    await put(s, 'k1', 'v1');
+    await sleep(5);
+    const before = probe.unlinkedChecks;
+    await put(s, 'k2', 'v2');
+    assert.equal(probe.unlinkedChecks, before, 'the write was answered first');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(probe.unlinkedChecks, before + 1, 'then, on the next turn, the journal was looked at');
+    await put(s, 'k3', 'v3');
+    s.dispose();
+    await sleep(5);
+    assert.equal(probe.unlinkedChecks, before + 1, 'not once the store was closed (its journal with it)');
+    const r = await openStore({ path: t.db });
+    assert.equal(keys(r).length, 3, 'every answered write is there');
+    await r.close();
+  });
 });
 
 test('its folder deleted while open: the store writes the folder, lock, journal and database again from memory, and nothing is lost', async () => {
