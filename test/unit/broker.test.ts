@@ -461,6 +461,21 @@ describe('broker: rate limits, stalls and the call log', () => {
     assert.deepEqual(garbage, [...Array<string>(10).fill('token_malformed'), 'rate_limited']);
   });
 
+  it('a call refused inside its transaction (an old token) undoes nothing there: its batch is not rolled back and redone', async () => {
+    const { baton, store } = await makeBaton({ rateLimits: DEFAULT_RATE_LIMITS });
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    const step = r.next_step_contract!.step_name;
+    const refreshed = await baton.nextStep({ request: 'refresh_token', step_token: r.new_step_token! });
+    // Both in one turn: the call with the old token is refused in the batch the other one wrote into.
+    const [submitted, refused] = await Promise.all([
+      baton.nextStep({ step_token: refreshed.new_step_token!, model_output_so_far: output(step) }),
+      baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(`${step}, again`) }),
+    ]);
+    assert.equal(submitted.status, 'ok');
+    assert.equal(refused.error?.code, 'token_out_of_order');
+    assert.equal(store.stats().batchRedos, 0, 'the refusal came before any write (the rate buckets are saved after the step)');
+  });
+
   it('reports a stalled workflow once per threshold, as an informational event', async () => {
     const { baton, clock } = await makeBaton({ stallMinutes: 30 });
     const r = await baton.nextStep({ template_name: 'bug-fix' });

@@ -93,6 +93,62 @@ test('a transaction is answered before its batch is committed: a transaction rig
   });
 });
 
+test('a failing transaction that changed nothing leaves its batch as it is; one that changed something rolls the batch back and redoes the others', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db });
+    const redos = () => s.stats().batchRedos;
+    // All in one turn, so in one batch.
+    const a = s.transaction(() => insertEvent(s, 'a'));
+    const refused = assert.rejects(
+      s.transaction(() => {
+        ids(s);
+        throw new BatonError('invalid_input', 'refused before it wrote');
+      }),
+      /refused before it wrote/,
+    );
+    assert.equal(redos(), 0, 'a failure after reads only undoes nothing');
+    const innerOnly = assert.rejects(
+      s.transaction(() => {
+        try {
+          void s.transaction(() => {
+            insertEvent(s, 'inner');
+            throw new Error('inner boom');
+          });
+        } catch {
+          // its write is undone by its own savepoint
+        }
+        throw new Error('outer boom');
+      }),
+      /outer boom/,
+    );
+    assert.equal(redos(), 0, 'a nested failure is undone by its own savepoint');
+    assert.deepEqual(ids(s), ['a']);
+    const wrote = assert.rejects(
+      s.transaction(() => {
+        insertEvent(s, 'x');
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal(redos(), 1, "'x' is rolled back with the batch, and 'a' redone");
+    assert.deepEqual(ids(s), ['a']);
+    // The redo closed that batch; 'c' opens the next. A statement that fails may have undone more than itself, so its
+    // batch is redone though the failed transaction wrote nothing.
+    const c = s.transaction(() => insertEvent(s, 'c'));
+    const failedStatement = assert.rejects(s.transaction(() => insertEvent(s, 'a')), /UNIQUE/);
+    assert.equal(redos(), 2);
+    assert.deepEqual(ids(s), ['a', 'c']);
+    const b = s.transaction(() => insertEvent(s, 'b'));
+    await Promise.all([a, refused, innerOnly, wrote, c, failedStatement, b]);
+    assert.deepEqual(ids(s), ['a', 'b', 'c']);
+    const image = crashImage(t.dir);
+    const reopened = await openStore({ path: image.db });
+    assert.deepEqual(ids(reopened), ['a', 'b', 'c'], 'the journal holds exactly the transactions that succeeded');
+    await reopened.close();
+    await s.close();
+  });
+});
+
 test('a checkpoint taken in the turn of a transaction holds it: the database file alone has it', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db });

@@ -166,8 +166,10 @@ export class Broker {
   /** Runs `fn` in a transaction, persists rate buckets with it, and emits its events once durable. */
   private async run(buckets: DrawnBucket[], fn: () => TxResult): Promise<NextStepResponse> {
     const result = await this.deps.ports.store.transaction(() => {
+      // Saved after fn: a call refused before it writes anything (a used token, say) leaves nothing to undo.
+      const r = fn();
       this.buckets.save(buckets);
-      return fn();
+      return r;
     });
     this.deps.emit(result.events);
     return result.response;
