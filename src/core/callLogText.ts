@@ -52,14 +52,18 @@ function outline(value: unknown, depth: number): unknown {
  * snapshot them.
  */
 function nextStepDigest(res: NextStepResponse): unknown {
-  const { next_step_contract: c, context: x, selection: s, ...rest } = res;
-  return {
-    ...rest,
-    ...(c ? { next_step_contract: { step_name: c.step_name, human_gate_required: c.human_gate_required } } : {}),
-    ...(x ? { context: { workflow: x.workflow, agent_name: x.agent_name, attempt: x.attempt, dependency_artifacts: x.dependency_artifacts } } : {}),
-    ...(s ? { selection: { reason: s.reason } } : {}),
-  };
+  // Copied key by key: a rest copy and spreads adding keys take V8 11.3's slow path (src/core/withFields.ts).
+  const digest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(res)) if (!DIGESTED.has(key)) digest[key] = value;
+  const { next_step_contract: c, context: x, selection: s } = res;
+  if (c) digest.next_step_contract = { step_name: c.step_name, human_gate_required: c.human_gate_required };
+  if (x) digest.context = { workflow: x.workflow, agent_name: x.agent_name, attempt: x.attempt, dependency_artifacts: x.dependency_artifacts };
+  if (s) digest.selection = { reason: s.reason };
+  return digest;
 }
+
+/** The members of a `workflow_next_step` answer its digest keeps only what names them of. */
+const DIGESTED: ReadonlySet<string> = new Set(['next_step_contract', 'context', 'selection']);
 
 /** The digest a tool's successful answer is outlined from, by tool name (the whole answer for the others). */
 const RESPONSE_DIGESTS: ReadonlyMap<string, (response: never) => unknown> = new Map([[NEXT_STEP_TOOL, nextStepDigest]]);

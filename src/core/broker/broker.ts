@@ -4,6 +4,7 @@ import type { CorePorts } from '../ports.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
+import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
 import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
@@ -103,7 +104,7 @@ export class Broker {
         if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload, wait);
-        if (mode === 'continue' && req.model_output_so_far) req = { ...req, evidence: await this.checkEvidence(payload, req) };
+        if (mode === 'continue' && req.model_output_so_far) req = withFields(req, { evidence: await this.checkEvidence(payload, req) });
         return await this.run(buckets ?? [], () => this.continueInTx(payload, req, ctx, mode === 'refresh'));
       }
       draw();
@@ -402,14 +403,14 @@ export class Broker {
       const response = this.issueWaitToken(exec, fresh);
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
-      return { response: { ...response, progress }, events };
+      return { response: withFields(response, { progress }), events };
     }
     this.repo.updateStep(exec.execution_id, step.step_name, {
       status: 'completed', output, outcome_summary: output.summary, token_nonce: null, completed_at: iso, duration_ms: duration,
     });
     this.event(exec.execution_id, 'step_completed', { step_name: step.step_name, artifacts: output.artifacts.length, confidence: output.confidence });
     events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });
-    return this.advance(exec, { ...req, last_agent: step.agent_name }, ctx, events);
+    return this.advance(exec, withFields(req, { last_agent: step.agent_name }), ctx, events);
   }
 
   /** Picks the next ready step and hands it out, or closes, waits or fails the workflow. */
@@ -565,7 +566,7 @@ export class Broker {
     const done = (counts.completed ?? 0) + (counts.skipped ?? 0);
     const progress = total ? Math.round((done * 100) / total) : 100;
     const status = !counts.running && counts.awaiting_approval ? 'awaiting_approval' : 'running';
-    this.repo.updateExecution(exec.execution_id, { ...also, status, progress }, this.now().iso, exec.status);
+    this.repo.updateExecution(exec.execution_id, withFields(also, { status, progress }), this.now().iso, exec.status);
     exec.status = status; // `exec` was read in this transaction and stays its current view
     return { status, progress };
   }
