@@ -99,6 +99,32 @@ describe('owner HTTP endpoint (real core)', () => {
     });
   });
 
+  it('reads a body sent in pieces, and stops reading one that grows past 10 MiB with no declared length; the next call is served', async () => {
+    /** A POST whose body goes out as chunks (no Content-Length), a few milliseconds apart. */
+    const chunked = (pieces: Buffer[]) =>
+      new Promise<{ status: number; body: string } | { closed: string }>((resolve) => {
+        const req = request({ host: '127.0.0.1', port: owner.port, method: 'POST', path: '/mcp', headers }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', (ex: NodeJS.ErrnoException) => resolve({ closed: ex.code ?? ex.message }));
+        const next = (i: number) => {
+          if (i === pieces.length) return void req.end();
+          if (!req.write(pieces[i]!)) req.once('drain', () => setTimeout(() => next(i + 1), 2));
+          else setTimeout(() => next(i + 1), 2);
+        };
+        next(0);
+      });
+    const text = Buffer.from(JSON.stringify(INIT));
+    const whole = await chunked([text.subarray(0, 10), text.subarray(10, 40), text.subarray(40)]);
+    assert.ok('status' in whole && whole.status === 200, JSON.stringify(whole));
+    const mib = Buffer.alloc(1024 * 1024, 0x20);
+    const huge = await chunked(Array.from({ length: 12 }, () => mib));
+    assert.ok('closed' in huge || huge.status === 413, `the server read on: ${JSON.stringify(huge).slice(0, 200)}`);
+    assert.equal((await raw(owner.port, { headers, body: JSON.stringify(INIT) })).status, 200);
+  });
+
   it('takes a body that starts with a byte order mark (RFC 8259 lets a parser ignore it)', async () => {
     const res = await raw(owner.port, { headers, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(INIT))]) });
     assert.equal(res.status, 200, res.body);
