@@ -3,6 +3,7 @@
 import { NEXT_STEP_TOOL } from './broker/stepText.js';
 import { dropCutWord, isSecretKeyName, redactSecrets, redactText } from './safety/redact.js';
 import type { NextStepResponse } from './types.js';
+import { knownJsonSize } from './jsonSize.js';
 import { utf8Length } from './utf8.js';
 
 /** Characters of one request or response the call log keeps; larger ones keep a redacted head and their size. */
@@ -94,6 +95,8 @@ export function callLogText(value: unknown, outlined = false, kept: unknown = va
 }
 
 function logText(value: unknown, outlined: boolean, kept: unknown): { text: string; size: number } {
+  const known = outlined ? knownJsonSize(value) : undefined;
+  if (known !== undefined) return { text: JSON.stringify(outline(kept, 0) ?? null), size: known };
   const raw = JSON.stringify(value ?? null);
   const size = utf8Length(raw);
   if (outlined) return { text: JSON.stringify(outline(kept, 0) ?? null), size };

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { knownJsonSize } from '../../src/core/jsonSize.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
@@ -69,6 +70,16 @@ describe('call log', () => {
         artifacts: '[1 items]', references: '[1 items]', confidence: 0.8,
       },
     });
+  });
+
+  it('takes the size of a step result with artifacts inline from the fitting that built it: the same bytes as its JSON', async () => {
+    const { baton } = await makeBaton();
+    const first = await baton.nextStep({ template_name: 'bug-fix' });
+    const res = await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('root cause', 'Root cause', { artifacts: [{ type: 'markdown', title: 'Root cause "é"', content: 'The cookie parser throws on expiry 🙂.\n'.repeat(200) }] }) });
+    assert.ok(res.context!.dependency_artifacts.length > 0 && knownJsonSize(res) !== undefined, 'the fitting recorded its size');
+    baton.logCall({ call_type: 'tool', name: 'workflow_next_step', request: { step_token: 'x' }, response: res, duration_ms: 1, success: true });
+    await baton.flushCalls();
+    assert.equal((baton.recentCalls(1)[0] as Row).response_size_bytes, Buffer.byteLength(JSON.stringify(res)));
   });
 
   it("keeps of a workflow_next_step answer what names its step, not the contract, context and scoring Baton built", async () => {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { jsonLength, truncateJson } from '../../src/core/broker/stepResult.js';
+import { fitStepResult, jsonLength, truncateJson } from '../../src/core/broker/stepResult.js';
+import { knownJsonSize } from '../../src/core/jsonSize.js';
 import { resultText } from '../../src/core/broker/stepText.js';
 import type { ModelOutput, NextStepResponse } from '../../src/core/types.js';
 import { bundledContentDir } from '../../src/host/openBaton.js';
@@ -51,6 +52,7 @@ describe('step result size', () => {
         const step = r.next_step_contract!.step_name;
         const json = bytes(JSON.stringify(r));
         const text = bytes(resultText(r));
+        if (r.context!.dependency_artifacts.length) assert.equal(knownJsonSize(r), json, `${step}: the size fitting worked out`);
         assert.ok(json <= BUDGET, `${step}: structured form is ${json} bytes`);
         assert.ok(text <= BUDGET, `${step}: text form is ${text} bytes`);
         // The structured form no longer repeats the contract as markdown.
@@ -98,6 +100,26 @@ describe('step result size', () => {
     assert.deepEqual(r.context!.dependency_artifacts.map((a) => [a.content, a.truncated]), [['The cookie parser throws on expiry.', false]]);
     assert.deepEqual(r.context!.more, []);
     assert.ok(resultText(r).includes('The cookie parser throws on expiry.'));
+    assert.equal(knownJsonSize(r), bytes(JSON.stringify(r)));
+  });
+
+  it('the size the fitting works out is the size of the JSON, whatever the artifacts (counts, escapes, characters, cuts)', async () => {
+    const { baton } = await makeBaton();
+    const first = await baton.nextStep({ template_name: 'bug-fix' });
+    const base = await baton.nextStep({ step_token: first.new_step_token!, model_output_so_far: output('root cause') });
+    const pieces = ['plain words ', 'a "quote" ', 'back\\slash ', 'tab\t', 'line\n', 'é', '🙂', '\u0001', '\ud800', 'x'.repeat(300)];
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let round = 0; round < 200; round++) {
+      const heads = Array.from({ length: 1 + rand(4) }, (_, i) => {
+        const content = Array.from({ length: rand(40) }, () => pieces[rand(pieces.length)]).join('');
+        // Some arrive cut already (artifactHeads): their full size is larger than their content.
+        return { artifact_id: `a${i}`, step_name: 's', type: 'markdown', title: rand(3) ? `T${i} "é"` : undefined, content, content_size_bytes: bytes(content) + (rand(4) ? 0 : 50) };
+      });
+      const r = JSON.parse(JSON.stringify(base)) as NextStepResponse;
+      fitStepResult(r, heads as never, rand(2) ? BUDGET : 1200 + rand(2000));
+      assert.equal(knownJsonSize(r), bytes(JSON.stringify(r)), `round ${round}: ${JSON.stringify(heads).slice(0, 200)}`);
+    }
   });
 
   it('truncateJson counts escapes and multi-byte characters and never splits a character', () => {

@@ -1,6 +1,7 @@
 // Fits an `ok` step result to the byte budget: each form a client may forward to its model (the structured JSON and
 // the text) stays within it, and the dependency artifacts get what the contract, context and token leave.
 import type { InlineArtifact, NextStepResponse } from '../types.js';
+import { rememberJsonSize } from '../jsonSize.js';
 import { utf8Length } from '../utf8.js';
 import type { ArtifactHead } from './executionRepo.js';
 import { artifactsSection, okTextFrame, rememberText } from './stepText.js';
@@ -85,13 +86,23 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
     alloc[i] = Math.min(need[i]!, Math.floor(left / (kept - k)));
     left -= alloc[i]!;
   });
+  // The JSON's final size, from jsonBase: each artifact is its shell (with a comma) and its content's bytes, one byte
+  // less when `truncated` is true, not false; one comma less in all; and the `more` pointer's bytes if it goes.
+  let jsonSize = jsonBase - 1;
   ctx.dependency_artifacts = shells.slice(0, kept).map((s, i) => {
     const head = newest[i]!;
-    const content = alloc[i]! >= need[i]! ? head.content : truncateJson(head.content, alloc[i]!);
+    const [length, used] = alloc[i]! >= need[i]! ? [head.content.length, need[i]!] : fittingPrefix(head.content, alloc[i]!);
+    const content = head.content.slice(0, length);
     // `head.content` may arrive cut already (artifactHeads); its full size is content_size_bytes.
-    return { ...s, content, truncated: utf8Length(content) < head.content_size_bytes };
+    const truncated = utf8Length(content) < head.content_size_bytes;
+    jsonSize += jsonShell[i]! + used - (truncated ? 1 : 0);
+    return { ...s, content, truncated };
   });
-  if (kept === heads.length && !ctx.dependency_artifacts.some((a) => a.truncated)) ctx.more = [];
+  if (kept === heads.length && !ctx.dependency_artifacts.some((a) => a.truncated)) {
+    ctx.more = [];
+    jsonSize -= utf8Length(JSON.stringify(all));
+  }
+  rememberJsonSize(res, jsonSize);
   return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
 }
 
