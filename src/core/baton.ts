@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.
 import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
 import { callLogText, responseDigest } from './callLogText.js';
 import { BatonError, echo, errorMessage } from './errors.js';
+import { isoTime } from './isoTime.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts, SqlValue } from './ports.js';
 import { Memory } from './pipelines/memory.js';
@@ -535,7 +536,7 @@ export class Baton implements BatonApi {
    * or on the next turn once CALL_LOG_BATCH are waiting.
    */
   logCall(entry: CallLogEntry): void {
-    this.unoutlinedCalls.push({ entry, id: this.ports.ids.orderedUuid(), at: new Date(this.ports.clock.now()).toISOString() });
+    this.unoutlinedCalls.push({ entry, id: this.ports.ids.orderedUuid(), at: isoTime(this.ports.clock.now()) });
     this.outlineSoon ??= setImmediate(this.outlineCallsBound);
   }
 

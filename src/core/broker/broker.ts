@@ -1,6 +1,7 @@
 // The `workflow_next_step` broker: create, continue, claim and refresh, each one atomic transaction.
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
+import { isoTime } from '../isoTime.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
@@ -78,7 +79,7 @@ export class Broker {
   private now(): { ms: number; iso: string } {
     const ms = this.deps.ports.clock.now();
     // A call asks for the time several times within the same millisecond: format it once.
-    if (ms !== this.lastNow.ms) this.lastNow = { ms, iso: new Date(ms).toISOString() };
+    if (ms !== this.lastNow.ms) this.lastNow = { ms, iso: isoTime(ms) };
     return this.lastNow;
   }
 

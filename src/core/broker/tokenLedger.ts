@@ -1,5 +1,6 @@
 // The token ledger: issuing signed step tokens and checking a presented one against what was issued.
 import { BatonError } from '../errors.js';
+import { isoTime } from '../isoTime.js';
 import type { CorePorts } from '../ports.js';
 import type { NextStepResponse } from '../types.js';
 import type { ExecutionRepo, ExecutionRow, TokenRow } from './executionRepo.js';
@@ -70,8 +71,8 @@ export class TokenLedger {
     const token = signToken(this.deps.ports.crypto, this.deps.secret(), payload);
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);
-    const expiresAt = new Date(expires).toISOString();
-    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: new Date(ms).toISOString(), expires_at: expiresAt, follows: this.follows });
+    const expiresAt = isoTime(expires);
+    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: isoTime(ms), expires_at: expiresAt, follows: this.follows });
     return { token, nonce, expiresAt };
   }
 
