@@ -140,3 +140,17 @@ test('registered functions and cached statements keep working after checkpoints'
     await s.close();
   });
 });
+
+test('rows are keyed by column name: any name, the later of two alike, NULL as null, a blob as bytes', async () => {
+  const s = await openStore({ path: null });
+  const row = s.get<Record<string, unknown>>(`SELECT 1 AS a, 'x' AS "we""ird name", NULL AS "n", 2 AS a, 'c' AS "constructor", x'00ff' AS b`)!;
+  assert.deepEqual(Object.keys(row), ['a', 'we"ird name', 'n', 'constructor', 'b']);
+  assert.equal(row.a, 2);
+  assert.equal(row['we"ird name'], 'x');
+  assert.equal(row.n, null);
+  assert.equal(row.constructor, 'c');
+  assert.deepEqual(row.b, new Uint8Array([0, 255]));
+  // The same statement's next rows come out alike; all() too.
+  assert.deepEqual(s.all<{ k: number }>('SELECT value AS k FROM json_each(?)', ['[1,2,3]']), [{ k: 1 }, { k: 2 }, { k: 3 }]);
+  await s.close();
+});
