@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fitStepResult, jsonLength, truncateJson } from '../../src/core/broker/stepResult.js';
+import { fitStepResult, fittingPrefix, jsonLength } from '../../src/core/broker/stepResult.js';
 import { knownJsonSize } from '../../src/core/jsonSize.js';
 import { resultText } from '../../src/core/broker/stepText.js';
 import type { ModelOutput, NextStepResponse } from '../../src/core/types.js';
@@ -16,6 +16,13 @@ import { bundledContentDir } from '../../src/host/openBaton.js';
 import { makeBaton, output } from '../helpers/coreHarness.js';
 
 const BUDGET = 4096;
+/** `s` cut to the longest prefix that takes at most `n` bytes inside a JSON string, with the bytes it takes checked. */
+const truncateJson = (s: string, n: number) => {
+  const [length, used] = fittingPrefix(s, n);
+  const cut = s.slice(0, length);
+  assert.equal(used, jsonLength(cut), `the bytes counted for ${JSON.stringify(cut)}`);
+  return cut;
+};
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** A large artifact full of what JSON escapes: newlines, quotes, backslashes, a tab, and multi-byte characters. */
@@ -122,7 +129,7 @@ describe('step result size', () => {
     }
   });
 
-  it('truncateJson counts escapes and multi-byte characters and never splits a character', () => {
+  it('fittingPrefix counts escapes and multi-byte characters, never splits a character, and says the bytes it took', () => {
     assert.equal(truncateJson('abc', 10), 'abc');
     assert.equal(truncateJson('a"b"c', 4), 'a"b');
     assert.equal(jsonLength('a"b'), 4);

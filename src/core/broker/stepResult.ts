@@ -25,8 +25,11 @@ function charCost(s: string, i: number): [bytes: number, units: number] {
   return c >= 0xd800 && c <= 0xdfff ? [6, 1] : [3, 1]; // a lone surrogate is written as a \uXXXX escape
 }
 
-/** The longest prefix of `s` (on a character boundary) that takes at most `bytes` inside a JSON string: its length and bytes. */
-function fittingPrefix(s: string, bytes: number): [length: number, used: number] {
+/**
+ * The longest prefix of `s` (on a character boundary, so never inside a surrogate pair) that takes at most `bytes`
+ * inside a JSON string, and so as UTF-8 text: its length and the bytes it takes.
+ */
+export function fittingPrefix(s: string, bytes: number): [length: number, used: number] {
   let used = 0;
   let i = 0;
   while (i < s.length) {
@@ -36,11 +39,6 @@ function fittingPrefix(s: string, bytes: number): [length: number, used: number]
     i += units;
   }
   return [i, used];
-}
-
-/** `s` cut on a character boundary so that it takes at most `bytes` inside a JSON string (and so as UTF-8 text). */
-export function truncateJson(s: string, bytes: number): string {
-  return s.slice(0, fittingPrefix(s, bytes)[0]);
 }
 
 /**
