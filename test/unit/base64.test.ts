@@ -20,6 +20,13 @@ test('bytes of every length up to 300 round-trip as base64 and as base64url, the
   }
 });
 
+test('a text longer than the kept buffer (64 KB of UTF-8) is encoded whole, and a short one after it too', () => {
+  const long = 'é🙂'.repeat(20_000);
+  assert.equal(encodeBase64Url(long), Buffer.from(long, 'utf8').toString('base64url'));
+  assert.equal(decodeBase64Url(encodeBase64Url(long)), long);
+  assert.equal(encodeBase64Url('short'), Buffer.from('short').toString('base64url'));
+});
+
 test('a lone surrogate is encoded as U+FFFD, as TextEncoder and Buffer do', () => {
   assert.equal(encodeBase64Url('a\ud800b'), Buffer.from('a\ufffdb', 'utf8').toString('base64url'));
 });
