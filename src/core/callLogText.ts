@@ -95,11 +95,10 @@ export function callLogText(value: unknown, outlined = false, kept: unknown = va
 }
 
 function logText(value: unknown, outlined: boolean, kept: unknown): { text: string; size: number } {
-  const known = outlined ? knownJsonSize(value) : undefined;
-  if (known !== undefined) return { text: JSON.stringify(outline(kept, 0) ?? null), size: known };
+  // A successful call's size is the one recorded where its answer was built, else measured here.
+  if (outlined) return { text: JSON.stringify(outline(kept, 0) ?? null), size: knownJsonSize(value) ?? utf8Length(JSON.stringify(value ?? null)) };
   const raw = JSON.stringify(value ?? null);
   const size = utf8Length(raw);
-  if (outlined) return { text: JSON.stringify(outline(kept, 0) ?? null), size };
   if (raw.length <= CALL_LOG_MAX_CHARS) return { text: JSON.stringify(redactSecrets(value) ?? null), size };
   return { text: JSON.stringify({ truncated: true, size, head: dropCutWord(redactText(raw.slice(0, CALL_LOG_MAX_CHARS))) }), size };
 }
