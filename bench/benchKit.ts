@@ -11,6 +11,16 @@ export function rng(seed: number): () => number {
   };
 }
 
+/** A copy of `xs` in random order (Fisher-Yates with `rand`). */
+export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 /** Seeded picks and text: `vocab` holds 5,000 seven-letter pseudo-words (each in ~0.5% of 25-word texts). */
 export function wordSource(seed: number) {
   const rand = rng(seed);
