@@ -146,6 +146,7 @@ export class Baton implements BatonApi {
     this.nextPruneAt = ports.clock.now() + FIRST_PRUNE_MS;
     this.retention = new Retention({
       store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
+      forgetTexts: () => this.repo.forgetStoredTexts(),
       cancelIdle: (ids, since, reason) => this.cancelIdle(ids, since, reason),
       // A team this process serves is not abandoned, however quiet its channel: it ends when the team is stopped.
       served: (id) => this.teams.get(id) !== undefined,

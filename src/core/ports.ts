@@ -26,6 +26,12 @@ export interface Store {
    * nothing on disk or cannot shrink leave it out. Never inside `transaction`.
    */
   compact?(): Promise<CompactResult>;
+  /**
+   * How many times the store undid writes it had already made (a failed transaction that wrote, a nested transaction's
+   * rollback, a batch SQLite lost). A cache of rows seen to exist holds only while this stays the same. Stores that
+   * leave it out are never trusted by such a cache.
+   */
+  rollbacks?(): number;
 }
 
 /** What `Store.compact` did: the database's size before and after, in bytes. */

@@ -126,6 +126,8 @@ export interface RetentionDeps {
   now: () => number;
   /** Forgets what is cached about runs that are gone. */
   forget: (executionIds: string[]) => void;
+  /** Forgets which step texts are known to be stored; called in the transaction that deletes the orphaned ones. */
+  forgetTexts: () => void;
   /**
    * Cancels, in one transaction, those of `executionIds` still unfinished and with no activity since `idleSince` (an
    * ISO time): an agent may have come back since they were picked. Resolves to the ids it cancelled.
@@ -171,7 +173,11 @@ export class Retention {
     }
     if (!req.dry_run && done > 0) {
       // Definitions and contracts (schema v8) that no step names any more: a spec run's phases are its own.
-      await store.transaction(() => add('step_texts', store.run(ORPHAN_TEXTS)));
+      // The cache is dropped in the same transaction: no call may take a text for stored between the two.
+      await store.transaction(() => {
+        add('step_texts', store.run(ORPHAN_TEXTS));
+        this.deps.forgetTexts();
+      });
     }
     const kept = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE ${TERMINAL}`, TERMINAL_STATES)!.n;
     const gone = doomed.slice(0, done);

@@ -91,6 +91,8 @@ export class SqlJsStore implements Store {
   private dirty = false;
   private checkpoints = 0;
   private batchRedos = 0;
+  /** Writes undone so far (see `rollbacks`). */
+  private rollbackCount = 0;
   /**
    * A checkpoint is scheduled or running. While one runs (its snapshot is written while calls go on), the journal it
    * is about to compact must not look due for another: that one would rewrite the whole database for the few records
@@ -351,6 +353,11 @@ export class SqlJsStore implements Store {
     }
   }
 
+  /** @inheritdoc */
+  rollbacks(): number {
+    return this.rollbackCount;
+  }
+
   stats(): StoreStats {
     const j = this.durable?.journal;
     return { journalRecords: j?.records ?? 0, journalBytes: j?.bytes ?? 0, lastSeq: j?.lastSeq ?? 0, checkpoints: this.checkpoints, batchRedos: this.batchRedos };
@@ -446,6 +453,7 @@ export class SqlJsStore implements Store {
     } catch (ex) {
       // Inline semantics: the inner writes are undone and the error reaches the outer fn.
       this.depth--;
+      this.rollbackCount++;
       this.exec(`ROLLBACK TO ${savepoint}`);
       this.exec(`RELEASE ${savepoint}`);
       this.pending.length = mark;
@@ -498,6 +506,7 @@ export class SqlJsStore implements Store {
   }
 
   private loseBatch(): void {
+    this.rollbackCount++;
     if (this.batchTimer) clearImmediate(this.batchTimer);
     this.batchTimer = null;
     this.rollbackQuietly();

@@ -180,3 +180,85 @@ test('a text stored by a transaction that was rolled back is stored again by the
     await store.close();
   }
 });
+
+test('a text is looked up once stored; a nested rollback, a failed transaction or a prune has it looked up (and stored) again', async () => {
+  const store = await openStore({ path: null });
+  try {
+    let lookups = 0;
+    const counting = {
+      ...store,
+      get: (sql: string, params?: SqlParams) => (/FROM step_texts/.test(sql) && lookups++, store.get(sql, params)),
+      all: (sql: string, params?: SqlParams) => store.all(sql, params),
+      run: (sql: string, params?: SqlParams) => store.run(sql, params),
+      transaction: <T>(fn: () => T) => store.transaction(fn),
+      rollbacks: () => store.rollbacks(),
+    } as Store;
+    const repo = new ExecutionRepo(counting, sha256);
+    const contract = (n: number) => ({ step_name: `fix${n}`, allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: false });
+    const texts = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n;
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
+      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
+    });
+    const setContract = (n: number) => repo.updateStep('e1', 'fix', { contract: contract(n) });
+    await store.transaction(() => setContract(1));
+    await store.transaction(() => setContract(1));
+    assert.equal(lookups, 1, 'seen stored: not looked up again');
+
+    // A nested transaction stores a new text and is rolled back; the outer one names the text again.
+    await store.transaction(() => {
+      // A nested transaction's failure reaches the outer one's function as it happens.
+      assert.throws(() => store.transaction(() => {
+        setContract(2);
+        throw new Error('inner');
+      }), /inner/);
+      setContract(2);
+    });
+    assert.equal(texts(), 2, 'the text the inner transaction stored and lost is stored again');
+    assert.deepEqual(repo.step('e1', 'fix')!.contract, contract(2));
+
+    // A transaction stores a text and fails after it: the batch is redone without it, and the next names it again.
+    await assert.rejects(store.transaction(() => {
+      setContract(3);
+      throw new Error('later in the same call');
+    }));
+    assert.equal(texts(), 2);
+    await store.transaction(() => setContract(3));
+    assert.equal(texts(), 3);
+    assert.deepEqual(repo.step('e1', 'fix')!.contract, contract(3));
+
+    // Texts deleted behind the repository's back (a prune of orphaned texts) are stored again once it forgets.
+    await store.transaction(() => {
+      store.run('DELETE FROM step_texts');
+      repo.forgetStoredTexts();
+    });
+    await store.transaction(() => setContract(3));
+    assert.equal(texts(), 1);
+    assert.deepEqual(new ExecutionRepo(store, sha256).step('e1', 'fix')!.contract, contract(3), 'read back by a repository that cached nothing');
+  } finally {
+    await store.close();
+  }
+});
+
+test('a store that does not count its rollbacks has every text looked up', async () => {
+  const store = await openStore({ path: null });
+  try {
+    let lookups = 0;
+    const plain = {
+      get: (sql: string, params?: SqlParams) => (/FROM step_texts/.test(sql) && lookups++, store.get(sql, params)),
+      all: (sql: string, params?: SqlParams) => store.all(sql, params),
+      run: (sql: string, params?: SqlParams) => store.run(sql, params),
+      transaction: <T>(fn: () => T) => store.transaction(fn),
+    } as Store;
+    const repo = new ExecutionRepo(plain, sha256);
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
+      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
+    });
+    const contract = { step_name: 'fix', allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: false };
+    for (let i = 0; i < 3; i++) await store.transaction(() => repo.updateStep('e1', 'fix', { contract }));
+    assert.equal(lookups, 3);
+  } finally {
+    await store.close();
+  }
+});

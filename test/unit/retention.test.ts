@@ -157,6 +157,14 @@ test('many runs are pruned, batch by batch, with nothing of theirs left but thei
   assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM findings')!.n, 60);
   assert.equal(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n, 0, 'no step names a stored definition or contract any more');
   assert.ok(r.rows.step_texts! > 0);
+
+  // The texts the earlier runs stored are gone: the next run of the same workflow stores them again (the repository
+  // had seen them stored, and forgot that with the prune), and reads its step back whole.
+  const next = await run(baton, false);
+  assert.ok(store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n >= 2);
+  const dangling = store.all("SELECT s.step_name FROM steps s WHERE (s.definition_ref IS NOT NULL AND s.definition_ref NOT IN (SELECT hash FROM step_texts)) OR (s.contract_ref IS NOT NULL AND s.contract_ref NOT IN (SELECT hash FROM step_texts))");
+  assert.deepEqual(dangling, [], 'every ref names a stored text');
+  assert.equal(baton.workflowStatus(next.id).steps[0]!.step_name, 'only');
 });
 
 test('stored definitions and contracts go once no step names them; those a kept run names stay', async () => {

@@ -113,6 +113,9 @@ export class StepTexts {
   private readonly refs = new Map<string, string>();
   private readonly values = new Map<string, unknown>();
   private readonly frozen = new WeakMap<object, { text: string; ref: string }>();
+  /** Refs seen stored since the store last undid writes (`rollbacksSeen`): their lookup is skipped. */
+  private readonly stored = new Set<string>();
+  private rollbacksSeen = 0;
 
   constructor(private readonly store: Store, private readonly sha256: (text: string) => string) {}
 
@@ -129,11 +132,32 @@ export class StepTexts {
       this.refs.set(text, ref);
     }
     if (keep && !kept) this.frozen.set(keep, { text, ref });
-    // Looked up every time: the transaction that stored it may have been rolled back since.
-    if (!this.store.get('SELECT 1 AS found FROM step_texts WHERE hash = ?', [ref])) {
-      this.store.run('INSERT INTO step_texts (hash, text) VALUES (?, ?)', [ref, text]);
+    // A ref seen stored is not looked up again until the store undoes writes (the transaction that stored it may
+    // be among them) or a prune deletes texts no step names (`forgetStored`).
+    if (!this.seenStored(ref)) {
+      if (!this.store.get('SELECT 1 AS found FROM step_texts WHERE hash = ?', [ref])) {
+        this.store.run('INSERT INTO step_texts (hash, text) VALUES (?, ?)', [ref, text]);
+      }
+      if (this.stored.size >= TEXT_CACHE_LIMIT) this.stored.clear();
+      this.stored.add(ref);
     }
     return ref;
+  }
+
+  /** Whether `ref` was seen stored since the store last undid writes; a store that does not count them is always asked. */
+  private seenStored(ref: string): boolean {
+    const rollbacks = this.store.rollbacks?.();
+    if (rollbacks === undefined) return false;
+    if (rollbacks !== this.rollbacksSeen) {
+      this.stored.clear();
+      this.rollbacksSeen = rollbacks;
+    }
+    return this.stored.has(ref);
+  }
+
+  /** Forgets which refs are stored: texts were deleted (a prune's texts that no step names any more). */
+  forgetStored(): void {
+    this.stored.clear();
   }
 
   /** The value a ref names (frozen: shared); undefined when no text has that ref. */
@@ -264,6 +288,11 @@ export class ExecutionRepo {
       this.shapes.delete(id);
       this.kinds.delete(id);
     }
+  }
+
+  /** Forgets which step texts are stored (call in the transaction that deleted some). */
+  forgetStoredTexts(): void {
+    this.texts.forgetStored();
   }
 
   /** How many steps are in each status (counted here: GROUP BY would run a sorter, 5x the cost of the read). */
