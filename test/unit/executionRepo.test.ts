@@ -12,6 +12,27 @@ import { openStore } from '../../src/store/sqlJsStore.js';
 
 const sha256 = (text: string) => nodeCrypto.sha256(text);
 
+/** Execution e1 with one ready step, fix. */
+function insertStepE1Fix(store: Store): Promise<void> {
+  return store.transaction(() => {
+    store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
+    store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
+  });
+}
+
+/** `store` counting its lookups of step texts; with or without its count of rollbacks. */
+function countingTextLookups(store: Store & { rollbacks(): number }, withRollbacks: boolean): { store: Store; lookups: () => number } {
+  let lookups = 0;
+  const counting: Store = {
+    get: (sql: string, params?: SqlParams) => (/FROM step_texts/.test(sql) && lookups++, store.get(sql, params)),
+    all: (sql: string, params?: SqlParams) => store.all(sql, params),
+    run: (sql: string, params?: SqlParams) => store.run(sql, params),
+    transaction: <T>(fn: () => T) => store.transaction(fn),
+    ...(withRollbacks ? { rollbacks: () => store.rollbacks() } : {}),
+  };
+  return { store: counting, lookups: () => lookups };
+}
+
 test('stepStates: template order, and a step added after caching is seen with its dependencies', async () => {
   const store = await openStore({ path: null });
   try {
@@ -165,10 +186,7 @@ test('a text stored by a transaction that was rolled back is stored again by the
   try {
     const repo = new ExecutionRepo(store, sha256);
     const contract = { step_name: 'fix', allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: true };
-    await store.transaction(() => {
-      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
-      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
-    });
+    await insertStepE1Fix(store);
     await assert.rejects(store.transaction(() => {
       repo.updateStep('e1', 'fix', { contract });
       throw new Error('later in the same call');
@@ -184,26 +202,15 @@ test('a text stored by a transaction that was rolled back is stored again by the
 test('a text is looked up once stored; a nested rollback, a failed transaction or a prune has it looked up (and stored) again', async () => {
   const store = await openStore({ path: null });
   try {
-    let lookups = 0;
-    const counting = {
-      ...store,
-      get: (sql: string, params?: SqlParams) => (/FROM step_texts/.test(sql) && lookups++, store.get(sql, params)),
-      all: (sql: string, params?: SqlParams) => store.all(sql, params),
-      run: (sql: string, params?: SqlParams) => store.run(sql, params),
-      transaction: <T>(fn: () => T) => store.transaction(fn),
-      rollbacks: () => store.rollbacks(),
-    } as Store;
-    const repo = new ExecutionRepo(counting, sha256);
+    const counted = countingTextLookups(store, true);
+    const repo = new ExecutionRepo(counted.store, sha256);
     const contract = (n: number) => ({ step_name: `fix${n}`, allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: false });
     const texts = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n;
-    await store.transaction(() => {
-      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
-      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
-    });
+    await insertStepE1Fix(store);
     const setContract = (n: number) => repo.updateStep('e1', 'fix', { contract: contract(n) });
     await store.transaction(() => setContract(1));
     await store.transaction(() => setContract(1));
-    assert.equal(lookups, 1, 'seen stored: not looked up again');
+    assert.equal(counted.lookups(), 1, 'seen stored: not looked up again');
 
     // A nested transaction stores a new text and is rolled back; the outer one names the text again.
     await store.transaction(() => {
@@ -243,21 +250,12 @@ test('a text is looked up once stored; a nested rollback, a failed transaction o
 test('a store that does not count its rollbacks has every text looked up', async () => {
   const store = await openStore({ path: null });
   try {
-    let lookups = 0;
-    const plain = {
-      get: (sql: string, params?: SqlParams) => (/FROM step_texts/.test(sql) && lookups++, store.get(sql, params)),
-      all: (sql: string, params?: SqlParams) => store.all(sql, params),
-      run: (sql: string, params?: SqlParams) => store.run(sql, params),
-      transaction: <T>(fn: () => T) => store.transaction(fn),
-    } as Store;
-    const repo = new ExecutionRepo(plain, sha256);
-    await store.transaction(() => {
-      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e1', 'running', 'now', 'now')");
-      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
-    });
+    const counted = countingTextLookups(store, false);
+    const repo = new ExecutionRepo(counted.store, sha256);
+    await insertStepE1Fix(store);
     const contract = { step_name: 'fix', allowed_actions: [], forbidden_actions: [], required_output_format: 'md', human_gate_required: false };
     for (let i = 0; i < 3; i++) await store.transaction(() => repo.updateStep('e1', 'fix', { contract }));
-    assert.equal(lookups, 3);
+    assert.equal(counted.lookups(), 3);
   } finally {
     await store.close();
   }
