@@ -118,6 +118,30 @@ test("the broker's reads of whole rows and its status counts run without a sorte
   }
 });
 
+test("an execution's status written unchanged is left out of the UPDATE, which then rewrites none of its indexes", async () => {
+  const store = await openStore({ path: null });
+  try {
+    const written: Array<{ sql: string; params: SqlParams | undefined }> = [];
+    const recording = { ...store, run: (sql: string, params?: SqlParams) => (written.push({ sql, params }), store.run(sql, params)) };
+    const repo = new ExecutionRepo(recording as never, sha256);
+    await insertStepE1Fix(store);
+    const indexWrites = ({ sql, params }: (typeof written)[number]) =>
+      store.all<{ opcode: string }>(`EXPLAIN ${sql}`, params).filter((r) => r.opcode === 'IdxInsert' || r.opcode === 'IdxDelete').length;
+    await store.transaction(() => repo.updateExecution('e1', { status: 'running', progress: 50, current_step: 'fix' }, 'later', 'running'));
+    assert.doesNotMatch(written[0]!.sql, /status/);
+    assert.equal(indexWrites(written[0]!), 0, 'progress and current step are in no index');
+    await store.transaction(() => repo.updateExecution('e1', { status: 'awaiting_approval', progress: 60 }, 'later', 'running'));
+    assert.match(written[1]!.sql, /status = \?/);
+    assert.ok(indexWrites(written[1]!) > 0, 'a status that changes moves the row in the status indexes');
+    assert.deepEqual(
+      store.get('SELECT status, progress, current_step, updated_at FROM executions WHERE execution_id = ?', ['e1']),
+      { status: 'awaiting_approval', progress: 60, current_step: 'fix', updated_at: 'later' },
+    );
+  } finally {
+    await store.close();
+  }
+});
+
 test('executionKind: read once per execution (a kind never changes); a missing execution is not remembered', async () => {
   const store = await openStore({ path: null });
   try {

@@ -384,13 +384,16 @@ export class ExecutionRepo {
    * `from` is its status as the caller read it in this transaction, which saves reading it again.
    */
   updateExecution(id: string, fields: Partial<Omit<ExecutionRow, 'execution_id'>>, now: string, from?: ExecutionStatus): void {
+    let unchanged: string | undefined;
     if (fields.status !== undefined) {
       const current = from ?? this.store.get<{ status: ExecutionStatus }>('SELECT status FROM executions WHERE execution_id = ?', [id])?.status;
       if (current) assertTransition(id, current, fields.status);
+      if (current === fields.status) unchanged = 'status';
     }
     const sets: string[] = ['updated_at = ?'];
     const params: Array<string | number | null> = [now];
     for (const [k, v] of Object.entries(fields)) {
+      if (k === unchanged) continue;
       sets.push(`${k} = ?`);
       params.push(k === 'metadata' ? json(v) : (v as string | number | null));
     }
