@@ -156,7 +156,8 @@ function wrapToolCalls(
     const args = request.params.arguments ?? {};
     let result: CallToolResult;
     let category: CallLogEntry['error_category'];
-    let parsed = spec?.inputSchema.safeParse(args);
+    const fast = spec?.fastParse?.(args);
+    let parsed = fast ? { success: true as const, data: fast } : spec?.inputSchema.safeParse(args);
     let checked = args;
     if (spec && parsed && !parsed.success) {
       // A null in a field that takes none is the field left out (see withoutRefusedNulls); judge the call without it.

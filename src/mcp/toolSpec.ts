@@ -20,6 +20,11 @@ export interface ToolSpec {
    * keys, which a strict schema would refuse in full), each as "model_output_so_far.findigs (did you mean …?)".
    */
   misspelt?: (args: Record<string, unknown>) => string[];
+  /**
+   * A quicker check of the inputs agents usually send: what `inputSchema.safeParse` would give, or undefined where it
+   * does not vouch for the input (the schema then checks it and words any error).
+   */
+  fastParse?: (args: unknown) => Record<string, unknown> | undefined;
   /** The tool's implementation, called with input already validated against `inputSchema`. */
   call: (args: Record<string, unknown>, extra: ToolCallExtra) => Promise<CallToolResult>;
 }

@@ -8,6 +8,7 @@ import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
 import { misspeltKeys, tooDeepResult } from '../inputErrors.js';
 import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
+import { fastParseNextStep } from './nextStepFastParse.js';
 import { NEXT_STEP_FIELD_HINTS, modelOutputSchema, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
 import { elicitGateDecision } from './gateElicitation.js';
 import { gateWait } from './gateProgress.js';
@@ -80,6 +81,7 @@ export function registerBrokerTools(
       hints: NEXT_STEP_FIELD_HINTS,
       // An agent's own extra keys in its output pass (and are dropped); a misspelt one (`findigs`) would lose data.
       misspelt: (args) => misspeltKeys(args.model_output_so_far, 'model_output_so_far', OUTPUT_FIELDS),
+      fastParse: fastParseNextStep,
       call,
     },
   ];
