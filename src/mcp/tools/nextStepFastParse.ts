@@ -1,9 +1,9 @@
 // The input of `workflow_next_step` checked by hand, for the inputs agents send on every call. zod's check of the same
 // input took 36 µs at the median when calls come one at a time (2.5% of a call over stdio; 2 µs in a loop: its
-// generic parsers find the processor's caches cold), this one a few. It accepts only what it can vouch for and gives
-// exactly what `nextStepInputSchema.safeParse` gives (the same objects, keys in the schema's order, unknown nested keys
-// dropped); anything else (a null, a field it does not take, a wrong type, decisions or findings) returns undefined,
-// and zod checks the input and words the error, as before.
+// generic parsers find the processor's caches cold); with this one the whole input stage takes 11-15 µs. It accepts
+// only what it can vouch for and gives exactly what `nextStepInputSchema.safeParse` gives (the same objects, keys in
+// the schema's order, unknown nested keys dropped); anything else (a null, a field it does not take, a wrong type,
+// decisions or findings) returns undefined, and zod checks the input and words the error, as before.
 import { ARTIFACT_TYPES } from '../../core/types.js';
 
 /** Returned by a field's check for a value it does not vouch for. */
