@@ -21,11 +21,21 @@ function isPlain(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 }
 
-function texts(v: unknown): unknown {
-  if (!Array.isArray(v)) return DOUBT;
-  for (const item of v) if (typeof item !== 'string') return DOUBT;
-  return v.slice();
+/** An array whose every item passes `check`, as a new array of what the checks give (zod copies arrays too). */
+function listOf(check: Check): Check {
+  return (v) => {
+    if (!Array.isArray(v)) return DOUBT;
+    const out: unknown[] = [];
+    for (const item of v) {
+      const checked = check(item);
+      if (checked === DOUBT) return DOUBT;
+      out.push(checked);
+    }
+    return out;
+  };
 }
+
+const texts = listOf(text);
 
 /** `z.record(z.string(), z.unknown())`: a copy. A `__proto__` key (zod's copy sets the prototype) goes to zod. */
 function record(v: unknown): unknown {
@@ -70,16 +80,7 @@ export const ARTIFACT_FIELDS = [
   ['metadata', record, false],
 ] as const;
 
-function artifacts(v: unknown): unknown {
-  if (!Array.isArray(v)) return DOUBT;
-  const out: unknown[] = [];
-  for (const item of v) {
-    const checked = object(item, ARTIFACT_FIELDS, false);
-    if (checked === DOUBT) return DOUBT;
-    out.push(checked);
-  }
-  return out;
-}
+const artifacts = listOf((v) => object(v, ARTIFACT_FIELDS, false));
 
 const confidence: Check = (v) => (typeof v === 'number' && v >= 0 && v <= 1 ? v : DOUBT);
 
