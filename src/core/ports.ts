@@ -14,8 +14,20 @@ export interface Store {
   all<T = Row>(sql: string, params?: SqlParams): T[];
   /** The first row of a read-only query, if any. */
   get<T = Row>(sql: string, params?: SqlParams): T | undefined;
-  /** Runs one write statement; only valid inside `transaction`. Returns the number of changed rows. */
+  /**
+   * Runs one write statement; only valid inside `transaction`. Returns the number of changed rows, or -1 for a write
+   * deferred by `deferWrites` (not run yet).
+   */
   run(sql: string, params?: SqlParams): number;
+  /**
+   * Lets the open transaction's writes from here on reach the database after its answer, as the last thing it does:
+   * they are journaled with it (on disk before the answer, as every write is) and run on the turn after, or as soon as
+   * anything reads or writes, in order, so no reader sees the database without them. A read inside the transaction
+   * runs them at once and ends the deferral. For writes whose changed-row count nobody needs and whose values cannot
+   * break a constraint: one that fails later is skipped (and logged), here and when the journal is replayed, where
+   * inside the transaction it would have failed it. No-op in a nested transaction; stores without it run writes at once.
+   */
+  deferWrites?(): void;
   /**
    * Runs `fn` atomically (all its writes or none) and journals its writes. The in-memory state
    * changes synchronously; the promise resolves once the writes are durable on disk.

@@ -1,7 +1,8 @@
 // The write-ahead journal: one checksummed, length-prefixed record per committed write transaction.
 //
 // Frame: magic u32 'BJR1' | payload length u32 | crc32(payload) u32 | payload (UTF-8 JSON).
-// Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}.
+// Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}; a statement written after its
+// transaction's answer (Store.deferWrites) is [sql, params, 1].
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
@@ -11,8 +12,11 @@ export const FRAME_MAGIC = 0x314a5242; // 'BJR1' little-endian
 export const FRAME_HEADER = 12;
 const MAX_PAYLOAD = 0x7fff_ffff;
 
-/** One journaled statement: SQL and its (encoded) parameters. */
-export type JournalStatement = [sql: string, params: unknown];
+/**
+ * One journaled statement: SQL, its (encoded) parameters, and 1 when it was deferred (applied after its transaction
+ * was answered, see `Store.deferWrites`): one that fails for a reason its values decide is skipped, live and at replay.
+ */
+export type JournalStatement = [sql: string, params: unknown, deferred?: 1];
 
 /** A decoded journal record. */
 export interface JournalRecord {
@@ -116,8 +120,11 @@ function decodeValue(v: unknown): SqlValue {
 const sqlJson = new Map<string, string>();
 const SQL_JSON_LIMIT = 1000;
 
-/** Encodes one statement as a JSON fragment; done at run() time so later mutation of params can't diverge. */
-export function encodeStatement(sql: string, params: SqlParams | undefined): string {
+/**
+ * Encodes one statement as a JSON fragment; done at run() time so later mutation of params can't diverge. `deferred`
+ * marks a statement applied after its transaction was answered (see JournalStatement).
+ */
+export function encodeStatement(sql: string, params: SqlParams | undefined, deferred = false): string {
   let p: unknown = null;
   if (Array.isArray(params)) {
     p = params.map(encodeValue);
@@ -133,7 +140,16 @@ export function encodeStatement(sql: string, params: SqlParams | undefined): str
     text = JSON.stringify(sql);
     sqlJson.set(sql, text);
   }
-  return `[${text},${JSON.stringify(p)}]`;
+  return deferred ? `[${text},${JSON.stringify(p)},1]` : `[${text},${JSON.stringify(p)}]`;
+}
+
+/**
+ * Whether a statement failed for a reason of the moment (memory, the disk, an interruption, a lock) rather than one
+ * its values and the rows it met decide, which a replay of the journal meets again. A deferred write that fails for
+ * the second kind is skipped, live and at replay alike (see JournalStatement).
+ */
+export function failedOfTheMoment(ex: unknown): boolean {
+  return !(ex instanceof Error) || /out of memory|disk is full|disk i\/o error|interrupted|is locked/i.test(ex.message);
 }
 
 /** Decodes a statement's parameters back to bindable values. */

@@ -7,7 +7,7 @@ import { BatonError, errorMessage } from '../core/errors.js';
 import type { CompactResult, Row, SqlParams, Store, TransactionOptions } from '../core/ports.js';
 import { replaceFileDurable } from './durableFile.js';
 import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
-import { decodeParams, encodeStatement, type JournalRecord } from './journal.js';
+import { decodeParams, encodeStatement, failedOfTheMoment, type JournalRecord, type JournalStatement } from './journal.js';
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
 import type { OpenStoreOptions } from './openStore.js';
 
@@ -85,6 +85,23 @@ export class SqlJsStore implements Store {
    * SQLITE_NOMEM, an ON CONFLICT ROLLBACK), so if the transaction fails its batch is rolled back and redone.
    */
   private statementFailed = false;
+  /**
+   * Writes journaled with their transaction but not yet run in SQLite (see `deferWrites`), in order. They run before
+   * anything else touches the database: a read, another write, the next transaction, the batch's commit. Only while
+   * a batch is open.
+   */
+  private deferred: Array<[sql: string, params: SqlParams | undefined]> = [];
+  /** The open transaction defers its writes: `deferWrites` was called and nothing has read since. */
+  private deferring = false;
+  /** The deferred writes belong to transactions already released, not to the open one. */
+  private deferredReleased = false;
+  /** Transactions released with deferred writes whose answers have not gone out yet: the batch's commit waits for them. */
+  private deferredUnanswered = 0;
+  private applySoon: NodeJS.Immediate | null = null;
+  private readonly applySoonBound = () => {
+    this.applySoon = null;
+    if (!this.closed) this.applyDeferred();
+  };
   private nestedDone: Deferred | null = null;
   private closing = false;
   private closed = false;
@@ -120,7 +137,11 @@ export class SqlJsStore implements Store {
   private batchRecords: string[][] = [];
   /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
   private failure: BatonError | null = null;
-  private readonly commitBatchBound = () => this.commitBatch();
+  private readonly commitBatchBound = () => {
+    // Not before the answers of the transactions whose deferred writes it would run: the turn after them.
+    if (this.deferredUnanswered > 0 && this.deferred.length) this.batchTimer = setImmediate(this.commitBatchBound);
+    else this.commitBatch();
+  };
   /**
    * The batch's commit is scheduled from the check phase of the turn its first transaction ran in, so it runs on the
    * turn after: the journal's flush (scheduled in that first turn) and the answers it releases go out before the pages
@@ -184,6 +205,7 @@ export class SqlJsStore implements Store {
   }
 
   all<T = Row>(sql: string, params?: SqlParams): T[] {
+    if (this.deferring || this.deferred.length) this.applyDeferred();
     const c = this.prepare(sql);
     const rows: T[] = [];
     try {
@@ -199,6 +221,7 @@ export class SqlJsStore implements Store {
   }
 
   get<T = Row>(sql: string, params?: SqlParams): T | undefined {
+    if (this.deferring || this.deferred.length) this.applyDeferred();
     const c = this.prepare(sql);
     try {
       if (params) c.stmt.bind(params as BindParams);
@@ -214,6 +237,13 @@ export class SqlJsStore implements Store {
   run(sql: string, params?: SqlParams): number {
     if (this.depth === 0) throw new Error(`Store.run() called outside transaction(): ${sql}`);
     if (this.readOnly) throw this.readOnlyError();
+    if (this.deferring) {
+      // Journaled now, with the transaction; the parameters are copied, as their encoding is, against later changes.
+      this.pending.push(encodeStatement(sql, params, true));
+      this.deferred.push([sql, Array.isArray(params) ? [...params] : params ? { ...params } : undefined]);
+      return -1;
+    }
+    if (this.deferred.length) this.applyDeferred();
     // Encode first: a parameter the journal cannot hold must fail before the write happens.
     const record = encodeStatement(sql, params);
     this.exec(sql, params);
@@ -221,11 +251,71 @@ export class SqlJsStore implements Store {
     return this.db.getRowsModified();
   }
 
+  /**
+   * @inheritdoc The deferred writes are journaled with the transaction, so they are on disk before its answer, and run
+   * in SQLite on the turn after it (or first thing when anything touches the database sooner), in order. One that
+   * fails for a reason its values decide is skipped and logged, here and when the journal is replayed, so both give
+   * the same rows.
+   */
+  deferWrites(): void {
+    if (this.depth === 0) throw new Error('Store.deferWrites() called outside transaction()');
+    // A nested transaction's writes stay undeferred: its rollback could not take back writes not yet run.
+    if (this.depth === 1) this.deferring = true;
+  }
+
+  /**
+   * Runs the deferred writes. Inside their own transaction (a read came after deferWrites) a failure fails it, as
+   * run() would have. Once their transaction was released one that fails for a reason its values decide (a constraint)
+   * is skipped (the journal's replay skips it too); any other failure loses the batch, redone from the journal's records.
+   */
+  private applyDeferred(): void {
+    this.deferring = false;
+    if (this.deferred.length === 0) return;
+    const todo = this.deferred;
+    this.deferred = [];
+    if (!this.deferredReleased) {
+      for (const [sql, params] of todo) this.exec(sql, params);
+      return;
+    }
+    this.deferredReleased = false;
+    for (const [sql, params] of todo) {
+      try {
+        this.exec(sql, params);
+      } catch (ex) {
+        if (!this.skippable(ex)) {
+          this.loseBatch();
+          return;
+        }
+        this.skippedDeferred(sql, ex);
+      }
+    }
+  }
+
+  /**
+   * Whether a deferred write's failure can be skipped: its values and the rows it met decided it (a replay meets it
+   * again), and SQLite kept the transaction it ran in (a RAISE(ROLLBACK) would not: BEGIN then succeeds).
+   */
+  private skippable(ex: unknown): boolean {
+    if (failedOfTheMoment(ex)) return false;
+    try {
+      this.db.exec('BEGIN');
+    } catch {
+      return true;
+    }
+    this.db.exec('ROLLBACK');
+    return false;
+  }
+
+  private skippedDeferred(sql: string, ex: unknown): void {
+    this.settings.log.error(`store: a write deferred past its answer failed and was skipped (${errorMessage(ex)}): ${sql.replace(/\s+/g, ' ').slice(0, 120)}`);
+  }
+
   transaction<T>(fn: () => T, options?: TransactionOptions): Promise<T> {
     if (this.depth > 0) return this.nested(fn);
     if (this.closing) return Promise.reject(new Error('store is closed'));
     const journal = this.durable?.journal;
     if (journal?.failure) return Promise.reject(journal.failure);
+    if (this.deferred.length) this.applyDeferred();
     if (this.failure) return Promise.reject(this.failure);
     if (!this.batchTimer) {
       this.exec('BEGIN');
@@ -245,12 +335,24 @@ export class SqlJsStore implements Store {
       return Promise.reject(ex);
     }
     this.depth = 0;
+    this.deferring = false;
     const statements = this.pending;
     this.pending = [];
     if (statements.length > 0) this.batchRecords.push(statements);
     // A read-only transaction still waits for queued writes it may have read.
     const done = !journal ? null : statements.length > 0 ? journal.append(statements, options?.background) : journal.pending();
     this.settleNested(done);
+    if (this.deferred.length) {
+      this.deferredReleased = true;
+      this.deferredUnanswered++;
+      // On the turn after the answer: it goes out in the promise reactions of `done`, before any immediate.
+      const soon = () => {
+        this.deferredUnanswered--;
+        this.applySoon ??= setImmediate(this.applySoonBound);
+      };
+      if (done) done.then(soon, soon);
+      else soon();
+    }
     return done ? done.then(() => result) : Promise.resolve(result);
   }
 
@@ -342,6 +444,9 @@ export class SqlJsStore implements Store {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.batchTimer) clearImmediate(this.batchTimer);
     if (this.afterFlushSoon) clearImmediate(this.afterFlushSoon);
+    if (this.applySoon) clearImmediate(this.applySoon);
+    // Deferred writes not run yet are in the journal: the next open replays them.
+    this.deferred = [];
     this.dropStatements();
     this.db.close();
     if (this.durable) {
@@ -371,7 +476,7 @@ export class SqlJsStore implements Store {
     try {
       this.inTransaction(() => {
         for (const r of todo) {
-          for (const [sql, params] of r.statements) this.exec(sql, decodeParams(params));
+          for (const s of r.statements) this.redo(s);
           last = r.seq;
         }
       });
@@ -443,6 +548,8 @@ export class SqlJsStore implements Store {
   }
 
   private nested<T>(fn: () => T): Promise<T> {
+    // The deferred writes run first: a rollback to the savepoint must not take back their records but not them.
+    if (this.deferring || this.deferred.length) this.applyDeferred();
     const mark = this.pending.length;
     const savepoint = `baton_sp_${this.depth}`;
     this.exec(`SAVEPOINT ${savepoint}`);
@@ -482,7 +589,13 @@ export class SqlJsStore implements Store {
    * transactions released into it are redone from their records: the failed one's writes are gone, theirs stand.
    */
   private abort(ex: unknown): void {
-    if (this.pending.length > 0 || this.statementFailed) {
+    // Its deferred writes never ran: their records go with the rest of its writes. They were undone all the same, for
+    // anyone who took them as made (a cache of rows seen to exist, see rollbacks()).
+    const ran = this.pending.length - this.deferred.length;
+    if (this.deferred.length) this.rollbackCount++;
+    this.deferred = [];
+    this.deferring = false;
+    if (ran > 0 || this.statementFailed) {
       this.batchRedos++;
       this.loseBatch();
     }
@@ -494,6 +607,11 @@ export class SqlJsStore implements Store {
   /** Commits the open batch into the in-memory file: on the next turn, or first thing before a snapshot or export. */
   private commitBatch(): void {
     if (!this.batchTimer) return;
+    if (this.deferred.length && !this.closed) {
+      this.applyDeferred();
+      // A failure there lost the batch and redid it, committed: nothing is open any more.
+      if (!this.batchTimer) return;
+    }
     clearImmediate(this.batchTimer);
     this.batchTimer = null;
     if (this.closed) return;
@@ -506,6 +624,9 @@ export class SqlJsStore implements Store {
   }
 
   private loseBatch(): void {
+    // The redo runs every record of the batch, the deferred writes' included.
+    this.deferred = [];
+    this.deferredReleased = false;
     this.rollbackCount++;
     if (this.batchTimer) clearImmediate(this.batchTimer);
     this.batchTimer = null;
@@ -525,10 +646,7 @@ export class SqlJsStore implements Store {
     try {
       this.inTransaction(() => {
         for (const statements of records) {
-          for (const s of statements) {
-            const [sql, params] = JSON.parse(s) as [string, unknown];
-            this.exec(sql, decodeParams(params));
-          }
+          for (const s of statements) this.redo(JSON.parse(s) as JournalStatement);
         }
       });
     } catch (ex) {
@@ -538,6 +656,16 @@ export class SqlJsStore implements Store {
         { path: this.path },
       );
       this.settings.log.error(`store: ${this.failure.message}`);
+    }
+  }
+
+  /** Runs a journaled statement again (a replay, a lost batch's redo); a deferred one is skipped as it was live. */
+  private redo([sql, params, deferred]: JournalStatement): void {
+    try {
+      this.exec(sql, decodeParams(params));
+    } catch (ex) {
+      if (deferred !== 1 || !this.skippable(ex)) throw ex;
+      this.skippedDeferred(sql, ex);
     }
   }
 

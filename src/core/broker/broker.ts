@@ -481,6 +481,10 @@ export class Broker {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
     const contract = contractFor(def, this.deps.content.topForbiddenActions());
+    // The call's last read; the writes after it (the token, the claim, its event, the progress) only have to be on
+    // disk before the answer, not in SQLite: they run on the turn after it (Store.deferWrites).
+    const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
+    this.deps.ports.store.deferWrites?.();
     // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
     const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
     if (step.status !== 'running') {
@@ -508,7 +512,6 @@ export class Broker {
       selection, progress,
     };
     if (exec.kind === 'spec') this.deps.dynamic?.decorate(exec, step, response, this.options.inlineBudgetBytes);
-    const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
     fitStepResult(response, heads, this.options.inlineBudgetBytes);
     return { response, events };
   }
