@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { ExecutionRepo, headOf } from '../../src/core/broker/executionRepo.js';
+import { fitStepResult } from '../../src/core/broker/stepResult.js';
+import { nodeCrypto } from '../../src/host/nodePorts.js';
 import { scanJournal } from '../../src/store/journal.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
@@ -35,9 +38,9 @@ describe('broker: the hand-out of the next step is written after the answer', ()
       assert.equal(second.step, 'implement-fix');
       assert.deepEqual(lastRecord(t.journal), [
         ['UPDATE step_tokens', false], // the submitted token, consumed: its changed-row count says whether it lost a race
-        ['INSERT INTO artifacts', false],
-        ['UPDATE steps', false],
-        ['INSERT INTO events', false],
+        ['INSERT INTO artifacts', true],
+        ['UPDATE steps', true],
+        ['INSERT INTO events', true],
         ['INSERT INTO step_tokens', true],
         ['UPDATE steps', true],
         ['INSERT INTO events', true],
@@ -57,5 +60,60 @@ describe('broker: the hand-out of the next step is written after the answer', ()
       assert.equal(okStep(live).step, 'write-tests');
       await store.close();
     });
+  });
+
+  it('reads the next step\'s inputs ahead of the submission, with the submission patched in: the answer is the one a fresh read gives', async () => {
+    const { baton, store } = await makeBaton();
+    const first = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    // Long enough to be cut, with a pair and a two-byte character around the cut, and a second, short artifact.
+    const long = `${'é'.repeat(2000)}😀${'x'.repeat(3000)}😀 end`;
+    const submitted = await baton.nextStep({
+      step_token: first.token,
+      model_output_so_far: output('found it', 'notes', { artifacts: [{ type: 'markdown', title: 'long 😀', content: long }, { type: 'test_plan', title: 'short', content: 'short one' }] }),
+    });
+    okStep(submitted);
+    // The same answer fitted to the heads as the database now gives them back.
+    const dependencies = ['analyze-root-cause'];
+    const stored = new ExecutionRepo(store, (t) => nodeCrypto.sha256(t)).artifactHeads(submitted.execution_id!, dependencies, 4096);
+    const fresh = structuredClone(submitted);
+    fitStepResult(fresh, stored, 4096);
+    assert.deepEqual(submitted.context!.dependency_artifacts, fresh.context!.dependency_artifacts);
+    assert.deepEqual(submitted.context!.more, fresh.context!.more);
+    assert.ok(submitted.context!.dependency_artifacts.some((a) => a.truncated), 'the long one was cut');
+    assert.equal(submitted.context!.dependency_artifacts.length, 2);
+    await store.close();
+  });
+
+  it('reads back a submission SQLite would not give back as it is (a NUL, a lone surrogate): its writes run at once', async () => {
+    for (const content of ['before\0after', 'lone \ud800 half']) {
+      await withTempDir(async (t) => {
+        const { baton, store } = await makeBaton({ store: await openStore({ path: t.db }) });
+        const first = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+        const submitted = await baton.nextStep({
+          step_token: first.token, model_output_so_far: output('found it', 'notes', { artifacts: [{ type: 'markdown', title: 'odd', content }] }),
+        });
+        assert.equal(okStep(submitted).step, 'implement-fix');
+        const record = lastRecord(t.journal);
+        assert.deepEqual(record.slice(0, 4), [['UPDATE step_tokens', false], ['INSERT INTO artifacts', false], ['UPDATE steps', false], ['INSERT INTO events', false]]);
+        assert.deepEqual(record[4], ['INSERT INTO step_tokens', true], 'the hand-out is still deferred (from its token on)');
+        const stored = new ExecutionRepo(store, (x) => nodeCrypto.sha256(x)).artifactHeads(submitted.execution_id!, ['analyze-root-cause'], 4096);
+        const fresh = structuredClone(submitted);
+        fitStepResult(fresh, stored, 4096);
+        assert.deepEqual(submitted.context!.dependency_artifacts, fresh.context!.dependency_artifacts, JSON.stringify(content));
+        await store.close();
+      });
+    }
+  });
+
+  it('cuts a text where SQLite\'s substr does: by code points', async () => {
+    const store = await openStore({ path: null });
+    const texts = ['', 'plain', 'é'.repeat(10), '😀'.repeat(10), `ab😀c😀😀d${'€'.repeat(5)}`, `${'x'.repeat(7)}😀yz`];
+    for (const text of texts) {
+      for (const n of [0, 1, 2, 7, 8, 9, 12, 40]) {
+        const sql = store.get<{ h: string }>('SELECT substr(?, 1, ?) AS h', [text, n])!.h;
+        assert.equal(headOf(text, n), sql, `${JSON.stringify(text)} cut at ${n}`);
+      }
+    }
+    await store.close();
   });
 });

@@ -5,10 +5,11 @@ import { isoTime } from '../isoTime.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
+import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
-import { ExecutionRepo, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
+import { ExecutionRepo, headOf, type ArtifactHead, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
 import type { DynamicPhases, PreparedSource } from './dynamicPhases.js';
 import { errorResult } from './brokerErrors.js';
@@ -52,6 +53,24 @@ export interface BrokerDeps {
 }
 
 /** The work of one transaction: its response and the events to emit once it is durable. */
+/** The step `advance` hands out next (see `pick`). */
+interface NextPick {
+  name: string;
+  selection: SelectionInfo;
+  /** Several steps were ready: the execution counts the decision. */
+  parallel: boolean;
+}
+
+/** What `advance` reads to hand out the next step, read ahead of the writes of the step just submitted. */
+interface ReadAhead {
+  steps: StepState[];
+  next: NextPick;
+  row: StepRow;
+  heads: ArtifactHead[];
+  /** The execution's metadata, when `next.parallel`. */
+  metadata: Record<string, unknown> | undefined;
+}
+
 interface TxResult {
   response: NextStepResponse;
   events: BatonEvent[];
@@ -376,10 +395,17 @@ export class Broker {
     if (!this.repo.closeToken(tok.nonce, 'consumed', iso)) {
       throw new BatonError('token_replayed', `This step_token was already used. ${readCurrent(exec.execution_id)}.`);
     }
+    const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
+    const hints = withFields(req, { last_agent: step.agent_name });
+    // What handing out the next step reads, read now (this step's writes patched in): this step's writes and the
+    // hand-out's then all come after the call's last read, and reach SQLite after the answer (Store.deferWrites).
     const ids = this.deps.ports.ids;
-    for (const a of output.artifacts) {
+    const artifactIds = output.artifacts.map(() => ids.orderedUuid());
+    const ahead = gated ? undefined : this.readAhead(exec, step, output, artifactIds, hints, ctx);
+    if (ahead) this.deps.ports.store.deferWrites?.();
+    for (const [i, a] of output.artifacts.entries()) {
       this.repo.insertArtifact({
-        artifact_id: ids.orderedUuid(), execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,
+        artifact_id: artifactIds[i]!, execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,
         type: a.type, title: a.title, content: a.content, description: a.description ?? null, is_final: false,
         metadata: { ...(a.metadata ?? {}), attempt: step.attempt }, now: iso,
       });
@@ -390,7 +416,6 @@ export class Broker {
     if (exec.kind === 'spec' && Array.isArray(req.evidence)) {
       this.repo.updateStep(exec.execution_id, step.step_name, { metadata: { ...step.metadata, evidence: req.evidence, evidence_at: iso } });
     }
-    const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
     const events: BatonEvent[] = [];
     if (output.artifacts.length) events.push({ type: 'artifact', execution_id: exec.execution_id, artifact_id: '*', is_final: false });
     const duration = step.started_at ? ms - Date.parse(step.started_at) : null;
@@ -411,7 +436,33 @@ export class Broker {
     });
     this.event(exec.execution_id, 'step_completed', { step_name: step.step_name, artifacts: output.artifacts.length, confidence: output.confidence });
     events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });
-    return this.advance(exec, withFields(req, { last_agent: step.agent_name }), ctx, events);
+    return this.advance(exec, hints, ctx, events, ahead);
+  }
+
+  /**
+   * What `advance` reads to hand out the step that follows `step`, read before `step`'s submission is written, with
+   * that submission patched in: its status (completed), its output's paths, its artifacts. Undefined when no step is
+   * ready then (closing, waiting and failing read as they write).
+   */
+  private readAhead(
+    exec: ExecutionRow, step: StepRow, output: ModelOutput, artifactIds: string[], hints: NextStepRequest & { last_agent?: string }, ctx: CallContext,
+  ): ReadAhead | undefined {
+    // Texts SQLite would give back otherwise than they are (cut at a NUL, a lone surrogate re-encoded) are read back.
+    if (!output.artifacts.every((a) => storedAsIs(a.content) && (a.title === undefined || a.title === null || storedAsIs(a.title)))) return undefined;
+    const steps = this.repo.stepStates(exec.execution_id);
+    for (const s of steps) if (s.step_name === step.step_name) s.status = 'completed';
+    const next = this.pick(exec, steps, hints, ctx, output.references ?? []);
+    if (!next) return undefined;
+    const row = this.repo.step(exec.execution_id, next.name)!;
+    const heads = this.repo.artifactHeads(exec.execution_id, row.dependencies, this.options.inlineBudgetBytes);
+    // Its artifacts, about to be written, are the newest: last in id order, cut as artifactHeads cuts them.
+    if (row.dependencies.includes(step.step_name)) {
+      output.artifacts.forEach((a, i) => heads.push({
+        artifact_id: artifactIds[i]!, step_name: step.step_name, type: a.type, title: a.title ?? null,
+        content: headOf(a.content, this.options.inlineBudgetBytes), content_size_bytes: utf8Length(a.content),
+      }));
+    }
+    return { steps, next, row, heads, metadata: next.parallel ? this.repo.execution(exec.execution_id)!.metadata : undefined };
   }
 
   /** Picks the next ready step and hands it out, or closes, waits or fails the workflow. */
@@ -420,32 +471,20 @@ export class Broker {
     hints: NextStepRequest & { last_agent?: string },
     ctx: CallContext,
     events: BatonEvent[],
+    ahead?: ReadAhead,
   ): TxResult {
-    const steps = this.repo.stepStates(exec.execution_id);
-    const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
-    const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
-    const ready = computeReadySet(steps.map(toSelectable), completed, busy);
-    if (ready.length === 0) this.refreshReady(exec, events, steps);
-    if (ready.length > 0) {
-      // Focus paths only matter when several candidates compete and one of them has path patterns.
-      const needsFocus = ready.length > 1 && ready.some((r) => r.path_patterns.length > 0);
-      const scored = scoreParallelCandidates(
-        ready,
-        { requested_step_name: hints.requested_step_name, referenced_paths: hints.referenced_paths, intent_tags: hints.intent_tags },
-        { current_agent: hints.last_agent ?? ctx.agent_name, focus_paths: needsFocus ? this.focusPaths(exec) : [] },
-      );
-      const selection: SelectionInfo = {
-        scores: scored.scores, reason: scored.reason, all_candidates: scored.all_candidates,
-        parallel_opportunities: scored.parallel_opportunities, tie_broken_by: scored.tie_broken_by,
-      };
-      if (ready.length > 1) {
-        const meta = this.repo.execution(exec.execution_id)!.metadata;
+    const steps = ahead?.steps ?? this.repo.stepStates(exec.execution_id);
+    const next = ahead ? ahead.next : this.pick(exec, steps, hints, ctx);
+    if (!next) this.refreshReady(exec, events, steps);
+    if (next) {
+      if (next.parallel) {
+        const meta = ahead?.metadata ?? this.repo.execution(exec.execution_id)!.metadata;
         this.repo.updateExecution(exec.execution_id, { metadata: { ...meta, parallel_decision_count: Number(meta.parallel_decision_count ?? 0) + 1 } }, this.now().iso);
       }
-      this.refreshReady(exec, events, steps, scored.chosen.name);
-      const chosen = steps.find((st) => st.step_name === scored.chosen.name)!;
+      this.refreshReady(exec, events, steps, next.name);
+      const chosen = steps.find((st) => st.step_name === next.name)!;
       chosen.status = 'running';
-      return this.offer(exec, this.repo.step(exec.execution_id, scored.chosen.name)!, selection, ctx, events, steps);
+      return this.offer(exec, ahead?.row ?? this.repo.step(exec.execution_id, next.name)!, next.selection, ctx, events, steps, undefined, ahead?.heads);
     }
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
@@ -473,17 +512,42 @@ export class Broker {
     return this.fail(exec, steps, events);
   }
 
+  /**
+   * The ready step to hand out next, by the spec's scoring, from `steps` as they stand; undefined when none is ready.
+   * `focus` adds paths to those of the completed steps' outputs (a submission not written yet).
+   */
+  private pick(exec: ExecutionRow, steps: StepState[], hints: NextStepRequest & { last_agent?: string }, ctx: CallContext, focus: string[] = []): NextPick | undefined {
+    const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
+    const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
+    const ready = computeReadySet(steps.map(toSelectable), completed, busy);
+    if (ready.length === 0) return undefined;
+    // Focus paths only matter when several candidates compete and one of them has path patterns.
+    const needsFocus = ready.length > 1 && ready.some((r) => r.path_patterns.length > 0);
+    const scored = scoreParallelCandidates(
+      ready,
+      { requested_step_name: hints.requested_step_name, referenced_paths: hints.referenced_paths, intent_tags: hints.intent_tags },
+      { current_agent: hints.last_agent ?? ctx.agent_name, focus_paths: needsFocus ? [...this.focusPaths(exec), ...focus] : [] },
+    );
+    const selection: SelectionInfo = {
+      scores: scored.scores, reason: scored.reason, all_candidates: scored.all_candidates,
+      parallel_opportunities: scored.parallel_opportunities, tie_broken_by: scored.tie_broken_by,
+    };
+    return { name: scored.chosen.name, selection, parallel: ready.length > 1 };
+  }
+
   /** Claims `step` (if not yet running), issues a fresh token and builds the `ok` response. */
   private offer(
     exec: ExecutionRow, step: StepRow, selection: SelectionInfo | undefined, ctx: CallContext, events: BatonEvent[], states?: StepState[],
     again?: { token: string; nonce: string; expiresMs: number },
+    readHeads?: ArtifactHead[],
   ): TxResult {
     const { iso } = this.now();
     const def = step.metadata.definition ?? fallbackDefinition(step);
     const contract = contractFor(def, this.deps.content.topForbiddenActions());
-    // The call's last read; the writes after it (the token, the claim, its event, the progress) only have to be on
-    // disk before the answer, not in SQLite: they run on the turn after it (Store.deferWrites).
-    const heads = this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
+    // The call's last read (`readHeads` when it was read ahead); the writes after it (the token, the claim, its event,
+    // the progress) only have to be on disk before the answer, not in SQLite: they run on the turn after it
+    // (Store.deferWrites).
+    const heads = readHeads ?? this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
     this.deps.ports.store.deferWrites?.();
     // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
     const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
@@ -722,6 +786,14 @@ export class Broker {
 function parseSynthesis(json: string | null): { outcome_summary: string; model_output: unknown; artifact_id: string } | undefined {
   return json ? (JSON.parse(json) as { outcome_summary: string; model_output: unknown; artifact_id: string }) : undefined;
 }
+
+/** Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is re-encoded) without a NUL (the read stops there). */
+function storedAsIs(text: string): boolean {
+  return !LONE_SURROGATE_OR_NUL.test(text);
+}
+
+/** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
+const LONE_SURROGATE_OR_NUL = /[\p{Cs}\0]/u;
 
 function toSelectable(s: StepState): SelectableStep {
   return { name: s.step_name, dependencies: s.dependencies, agent_name: s.agent_name, path_patterns: s.path_patterns, tags: s.tags };

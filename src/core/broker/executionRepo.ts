@@ -81,6 +81,20 @@ export interface TokenRow {
 type Raw = Record<string, unknown>;
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
+
+/**
+ * The first `maxChars` characters of a well-formed `text` as SQLite's substr counts them (code points), so as
+ * `artifactHeads` reads a stored text back: a surrogate pair is one character.
+ */
+export function headOf(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  let i = 0;
+  for (let n = 0; n < maxChars && i < text.length; n++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1;
+  }
+  return text.slice(0, i);
+}
 /** A JSON column's value, or `fallback` when it is empty or not JSON. */
 export function parseJson<T>(v: unknown, fallback: T): T {
   if (typeof v !== 'string' || v === '') return fallback;
@@ -471,6 +485,7 @@ export class ExecutionRepo {
    * The inline view of some steps' artifacts, oldest first: content cut to `maxChars` characters in SQL
    * (`content_size_bytes` stays the full size). Sorted here: an ORDER BY id costs SQLite about 10 µs more.
    */
+  /** The artifacts of `stepNames` in id order, each with the first `maxChars` characters of its content (see headOf). */
   artifactHeads(executionId: string, stepNames: string[], maxChars: number): ArtifactHead[] {
     if (stepNames.length === 0) return [];
     const marks = stepNames.map(() => '?').join(',');
