@@ -1,6 +1,8 @@
-// Rule: a step's hand-out (its token, the claim, its event, the execution's progress) is the last thing a call
-// writes, after its last read, so it reaches SQLite after the answer (Store.deferWrites); it is on disk before the
-// answer all the same: a crash image taken right after the answer continues with the token it handed out.
+// Rule: a call reads first what handing out the next step needs (a submission patched in), then writes: the
+// submission (its token's close, its artifacts, the step's completion, its event) and the hand-out (its token, the
+// claim, its event, the execution's progress) reach SQLite after the answer (Store.deferWrites). They are on disk
+// before the answer all the same: a crash image taken right after it continues with the token it handed out. The
+// answer is the one the database's own rows give.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -37,7 +39,7 @@ describe('broker: the hand-out of the next step is written after the answer', ()
       const second = { ...okStep(res), execution_id: res.execution_id! };
       assert.equal(second.step, 'implement-fix');
       assert.deepEqual(lastRecord(t.journal), [
-        ['UPDATE step_tokens', false], // the submitted token, consumed: its changed-row count says whether it lost a race
+        ['UPDATE step_tokens', true], // the submitted token, consumed (read active in the same transaction)
         ['INSERT INTO artifacts', true],
         ['UPDATE steps', true],
         ['INSERT INTO events', true],

@@ -392,9 +392,6 @@ export class Broker {
 
   private submit(exec: ExecutionRow, step: StepRow, tok: TokenRow, output: ModelOutput, req: NextStepRequest, ctx: CallContext): TxResult {
     const { iso, ms } = this.now();
-    if (!this.repo.closeToken(tok.nonce, 'consumed', iso)) {
-      throw new BatonError('token_replayed', `This step_token was already used. ${readCurrent(exec.execution_id)}.`);
-    }
     const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
     const hints = withFields(req, { last_agent: step.agent_name });
     // What handing out the next step reads, read now (this step's writes patched in): this step's writes and the
@@ -403,6 +400,10 @@ export class Broker {
     const artifactIds = output.artifacts.map(() => ids.orderedUuid());
     const ahead = gated ? undefined : this.readAhead(exec, step, output, artifactIds, hints, ctx);
     if (ahead) this.deps.ports.store.deferWrites?.();
+    // The token was read active in this transaction (tokens.check), so its close cannot lose a race here, deferred or not.
+    if (tok.state !== 'active' || !this.repo.closeToken(tok.nonce, 'consumed', iso)) {
+      throw new BatonError('token_replayed', `This step_token was already used. ${readCurrent(exec.execution_id)}.`);
+    }
     for (const [i, a] of output.artifacts.entries()) {
       this.repo.insertArtifact({
         artifact_id: artifactIds[i]!, execution_id: exec.execution_id, step_name: step.step_name, agent_name: step.agent_name,

@@ -461,12 +461,15 @@ export class ExecutionRepo {
     return this.store.get<TokenRow>('SELECT * FROM step_tokens WHERE execution_id = ? AND follows = ? ORDER BY rowid DESC LIMIT 1', [executionId, nonce]);
   }
 
-  /** Closes a token; returns false if it was no longer active (lost a race). */
+  /**
+   * Closes a token; returns false if it was no longer active (lost a race). A deferred close (Store.deferWrites) has
+   * changed nothing yet and returns true: its caller read the token active in the same transaction.
+   */
   closeToken(nonce: string, state: 'consumed' | 'superseded', now: string): boolean {
     return this.store.run(
       `UPDATE step_tokens SET state = ?, closed_at = ? WHERE nonce = ? AND state = 'active'`,
       [state, now, nonce],
-    ) === 1;
+    ) !== 0;
   }
 
   insertArtifact(a: {
