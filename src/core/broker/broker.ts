@@ -52,7 +52,6 @@ export interface BrokerDeps {
   dynamic?: DynamicPhases;
 }
 
-/** The work of one transaction: its response and the events to emit once it is durable. */
 /** The step `advance` hands out next (see `pick`). */
 interface NextPick {
   name: string;
@@ -71,6 +70,7 @@ interface ReadAhead {
   metadata: Record<string, unknown> | undefined;
 }
 
+/** The work of one transaction: its response and the events to emit once it is durable. */
 interface TxResult {
   response: NextStepResponse;
   events: BatonEvent[];
