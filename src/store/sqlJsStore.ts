@@ -138,10 +138,12 @@ export class SqlJsStore implements Store {
   /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
   private failure: BatonError | null = null;
   private readonly commitBatchBound = () => {
-    // Not before the answers of the transactions whose deferred writes it would run: the turn after them.
-    if (this.deferredUnanswered > 0 && this.deferred.length) this.batchTimer = setImmediate(this.commitBatchBound);
+    // Not before the answers of the transactions whose deferred writes it would run: the next answer re-arms it.
+    if (this.deferredUnanswered > 0 && this.deferred.length) this.commitWaits = true;
     else this.commitBatch();
   };
+  /** The batch's commit waits for an answer (see commitBatchBound); `batchTimer` keeps the batch open meanwhile. */
+  private commitWaits = false;
   /**
    * The batch's commit is scheduled from the check phase of the turn its first transaction ran in, so it runs on the
    * turn after: the journal's flush (scheduled in that first turn) and the answers it releases go out before the pages
@@ -349,6 +351,8 @@ export class SqlJsStore implements Store {
       const soon = () => {
         this.deferredUnanswered--;
         this.applySoon ??= setImmediate(this.applySoonBound);
+        if (this.commitWaits && this.batchTimer) this.batchTimer = setImmediate(this.commitBatchBound);
+        this.commitWaits = false;
       };
       if (done) done.then(soon, soon);
       else soon();
@@ -607,6 +611,7 @@ export class SqlJsStore implements Store {
   /** Commits the open batch into the in-memory file: on the next turn, or first thing before a snapshot or export. */
   private commitBatch(): void {
     if (!this.batchTimer) return;
+    this.commitWaits = false;
     if (this.deferred.length && !this.closed) {
       this.applyDeferred();
       // A failure there lost the batch and redid it, committed: nothing is open any more.
@@ -625,6 +630,7 @@ export class SqlJsStore implements Store {
 
   private loseBatch(): void {
     // The redo runs every record of the batch, the deferred writes' included.
+    this.commitWaits = false;
     this.deferred = [];
     this.deferredReleased = false;
     this.rollbackCount++;
