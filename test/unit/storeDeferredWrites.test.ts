@@ -52,6 +52,9 @@ test('deferred writes are journaled with their transaction, run after its answer
     assert.deepEqual(last.map((q) => [q[1], q[2]]), [[['a'], undefined], [['b'], 1], [['c'], 1]], 'on disk before the answer, marked deferred');
     await nextTurn();
     assert.deepEqual(inserted, ['a', 'b', 'c'], 'run on the turn after the answer');
+    // The batch's commit, which waited for that answer, follows: nothing is left to redo.
+    await nextTurn();
+    assert.equal((s as unknown as { batchRecords: unknown[] }).batchRecords.length, 0, 'the batch was committed');
 
     // Released and not yet run: a read outside any transaction runs them first.
     await s.transaction(() => {
