@@ -95,6 +95,7 @@ export function headOf(text: string, maxChars: number): string {
   }
   return text.slice(0, i);
 }
+
 /** A JSON column's value, or `fallback` when it is empty or not JSON. */
 export function parseJson<T>(v: unknown, fallback: T): T {
   if (typeof v !== 'string' || v === '') return fallback;
@@ -487,8 +488,8 @@ export class ExecutionRepo {
   /**
    * The inline view of some steps' artifacts, oldest first: content cut to `maxChars` characters in SQL
    * (`content_size_bytes` stays the full size). Sorted here: an ORDER BY id costs SQLite about 10 µs more.
+   * Cut as `headOf` cuts a text.
    */
-  /** The artifacts of `stepNames` in id order, each with the first `maxChars` characters of its content (see headOf). */
   artifactHeads(executionId: string, stepNames: string[], maxChars: number): ArtifactHead[] {
     if (stepNames.length === 0) return [];
     const marks = stepNames.map(() => '?').join(',');
