@@ -1,8 +1,9 @@
-// Rule: a call reads first what handing out the next step needs (a submission patched in), then writes: the
-// submission (its token's close, its artifacts, the step's completion, its event) and the hand-out (its token, the
-// claim, its event, the execution's progress) reach SQLite after the answer (Store.deferWrites). They are on disk
-// before the answer all the same: a crash image taken right after it continues with the token it handed out. The
-// answer is the one the database's own rows give.
+// Rule: a call reads first what handing out the next step needs (a submission patched in; a create builds the rows
+// it writes as a read gives them back), then writes: a create's task, execution, steps and event, a submission's
+// token close, artifacts, completion and event, and the hand-out (its token, the claim, its event, the execution's
+// progress) reach SQLite after the answer (Store.deferWrites). They are on disk before the answer all the same: a
+// crash image taken right after it continues with the token it handed out. The answer is the one the database's own
+// rows give.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -22,7 +23,7 @@ function lastRecord(journal: string): Array<[string, boolean]> {
 }
 
 describe('broker: the hand-out of the next step is written after the answer', () => {
-  it('defers exactly the hand-out of a create and of a continue, and a crash image right after the answer continues with its token', async () => {
+  it('defers every write of a create and of a continue, and a crash image right after the answer continues with its token', async () => {
     await withTempDir(async (t) => {
       const { baton, store } = await makeBaton({ store: await openStore({ path: t.db }) });
       // A first run to its gate: each step's contract is stored once, looked up (a read) the first time it is used.
@@ -33,7 +34,8 @@ describe('broker: the hand-out of the next step is written after the answer', ()
       }
       const first = okStep(await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails' }));
       const created = lastRecord(t.journal);
-      assert.deepEqual(created.filter(([, d]) => d).map(([q]) => q), ['INSERT INTO step_tokens', 'UPDATE steps', 'INSERT INTO events', 'UPDATE executions']);
+      assert.deepEqual(created.filter(([, d]) => !d), [], 'a create writes nothing before its answer');
+      assert.deepEqual(created.slice(-4).map(([q]) => q), ['INSERT INTO step_tokens', 'UPDATE steps', 'INSERT INTO events', 'UPDATE executions']);
 
       const res = await baton.nextStep({ step_token: first.token, model_output_so_far: output('found it') });
       const second = { ...okStep(res), execution_id: res.execution_id! };
@@ -105,6 +107,52 @@ describe('broker: the hand-out of the next step is written after the answer', ()
         await store.close();
       });
     }
+  });
+
+  it('hands out a create\'s first step from rows built as a read gives them back, and defers all its writes', async () => {
+    await withTempDir(async (t) => {
+      const { baton, store } = await makeBaton({ store: await openStore({ path: t.db }) });
+      okStep(await baton.nextStep({ template_name: 'bug-fix' })); // texts stored and read once
+      const created = await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails' });
+      assert.equal(okStep(created).step, 'analyze-root-cause');
+      const record = lastRecord(t.journal);
+      assert.ok(record.length >= 10);
+      assert.deepEqual(record.filter(([, d]) => !d), [], 'every statement of a plain create is deferred');
+      assert.deepEqual(record.slice(0, 3).map(([q]) => q), ['INSERT INTO agent_tasks', 'INSERT INTO executions', 'INSERT INTO steps']);
+      // Its answer is the one a create that reads its rows back gives (the first one above, with the same task).
+      const again = await makeBaton({ store: await openStore({ path: null }) });
+      const fresh = await again.baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails' });
+      const strip = (r: typeof created) => ({ ...r, execution_id: '', task_id: '', new_step_token: '', token_expires_at: '' });
+      assert.deepEqual(strip(created), strip(fresh));
+      await again.store.close();
+      await store.close();
+    });
+  });
+
+  it('builds the rows insertExecution and insertStep write as execution() and step() read them back', async () => {
+    const store = await openStore({ path: null });
+    const repo = new ExecutionRepo(store, (x) => nodeCrypto.sha256(x));
+    const def = { name: 'b', agent: 'implementer', dependencies: ['a'], path_patterns: ['src/**'], tags: ['x'], description: 'do b' } as never;
+    const execution = {
+      execution_id: 'e1', kind: 'template' as const, template_id: 3, template_name: 'wf', task_id: 't1', project_id: null, status: 'running' as const,
+      now: '2026-11-29T00:00:00.000Z', metadata: { task_description: 'x', client: null, nested: { a: [1, 'é'] } },
+    };
+    for (let round = 0; round < 2; round++) {
+      const id = `e${round + 1}`;
+      const first = repo.nextStepId();
+      await store.transaction(() => {
+        repo.insertExecution({ ...execution, execution_id: id });
+        repo.insertStep({ execution_id: id, def: { ...(def as object), name: 'a', dependencies: [] } as never, position: 0, status: 'ready' });
+        repo.insertStep({ execution_id: id, def, position: 1, status: 'pending' });
+      });
+      const built = repo.insertedExecution({ ...execution, execution_id: id });
+      const read = repo.execution(id)!;
+      assert.deepEqual(built, Object.fromEntries(Object.keys(built).map((k) => [k, read[k as keyof typeof read]])));
+      const step = repo.insertedStep({ execution_id: id, def, position: 1, status: 'pending' }, first + 1);
+      const stepRead = repo.step(id, 'b')!;
+      assert.deepEqual(step, Object.fromEntries(Object.keys(step).map((k) => [k, stepRead[k as keyof typeof stepRead]])));
+    }
+    await store.close();
   });
 
   it('cuts a text where SQLite\'s substr does: by code points', async () => {

@@ -9,7 +9,9 @@ import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
-import { ExecutionRepo, headOf, type ArtifactHead, type ExecutionRow, type StepRow, type StepState, type TokenRow } from './executionRepo.js';
+import {
+  ExecutionRepo, headOf, type ArtifactHead, type ExecutionRow, type NewExecution, type NewStep, type StepRow, type StepState, type TokenRow,
+} from './executionRepo.js';
 import type { GateWaiters } from './gateWaiters.js';
 import type { DynamicPhases, PreparedSource } from './dynamicPhases.js';
 import { errorResult } from './brokerErrors.js';
@@ -60,7 +62,10 @@ interface NextPick {
   parallel: boolean;
 }
 
-/** What `advance` reads to hand out the next step, read ahead of the writes of the step just submitted. */
+/**
+ * What `advance` reads to hand out the next step, had without reading back what the call wrote: read ahead of a
+ * submission's writes (`readAhead`), or built from the rows a create writes.
+ */
 interface ReadAhead {
   steps: StepState[];
   next: NextPick;
@@ -268,22 +273,43 @@ export class Broker {
     const taskId = ids.uuid();
     const projectId = this.deps.projectId();
     const description = req.task_description ?? req.rationale ?? `Run the ${name} workflow`;
+    // A plain create hands out its first step from the rows it writes, built as a read would give them: it reads
+    // nothing after its writes, so they all reach SQLite after the answer (Store.deferWrites).
+    const plain = claim && !prepared;
+    const firstStepId = plain ? this.repo.nextStepId() : 0;
+    if (plain) this.deps.ports.store.deferWrites?.();
     this.repo.insertTask({
       task_id: taskId, agent_name: 'supervisor', project_id: projectId, description, now: iso,
       metadata: { template_name: name, referenced_paths: req.referenced_paths ?? [], intent_tags: req.intent_tags ?? [] },
     });
-    this.repo.insertExecution({
+    const execution: NewExecution = {
       execution_id: executionId, kind: prepared ? 'spec' : 'template', template_id: template.id, template_name: name, task_id: taskId,
       project_id: projectId, status: 'running', now: iso,
       metadata: { stall_count: 0, parallel_decision_count: 0, task_description: description, client: ctx.client_name ?? null },
-    });
+    };
+    this.repo.insertExecution(execution);
     const phases = prepared ? this.deps.dynamic!.create(executionId, template, prepared, iso) : [];
-    [...template.steps, ...phases].forEach((def, position) => {
-      this.repo.insertStep({ execution_id: executionId, def, position, status: def.dependencies.length ? 'pending' : 'ready' });
-    });
+    const steps: NewStep[] = [...template.steps, ...phases].map((def, position) => ({
+      execution_id: executionId, def, position, status: def.dependencies.length ? 'pending' : 'ready',
+    }));
+    for (const s of steps) this.repo.insertStep(s);
     this.deps.ports.store.run('UPDATE projects SET active_task_id = ?, updated_at = ? WHERE id = ?', [taskId, iso, projectId]);
     const events: BatonEvent[] = [{ type: 'execution', execution_id: executionId, task_id: taskId, status: 'running' }];
     this.event(executionId, 'workflow_started', { template: name, task_id: taskId, task_description: description });
+    if (plain) {
+      const exec = this.repo.insertedExecution(execution);
+      const states: StepState[] = steps.map((s) => ({
+        step_name: s.def.name, status: s.status, agent_name: s.def.agent, dependencies: [...s.def.dependencies],
+        path_patterns: [...(s.def.path_patterns ?? [])], tags: [...(s.def.tags ?? [])],
+      }));
+      const next = this.pick(exec, states, req, ctx);
+      const i = next ? steps.findIndex((s) => s.def.name === next.name) : -1;
+      if (next && i >= 0) {
+        const row = this.repo.insertedStep(steps[i]!, firstStepId + i);
+        const heads = row.dependencies.length ? this.repo.artifactHeads(executionId, row.dependencies, this.options.inlineBudgetBytes) : [];
+        return this.advance(exec, req, ctx, events, { steps: states, next, row, heads, metadata: next.parallel ? exec.metadata : undefined });
+      }
+    }
     const exec = this.repo.execution(executionId)!;
     if (claim) return this.advance(exec, req, ctx, events);
     this.syncExecution(exec);

@@ -80,6 +80,20 @@ export interface TokenRow {
 
 type Raw = Record<string, unknown>;
 
+/** What `insertExecution` writes. */
+export interface NewExecution {
+  execution_id: string; kind: ExecutionKind; template_id: number | null; template_name: string | null;
+  task_id: string | null; project_id: number | null; status: ExecutionStatus; now: string; metadata: unknown;
+}
+
+/** What `insertStep` writes. */
+export interface NewStep {
+  execution_id: string;
+  def: StepDefinition;
+  position: number;
+  status: StepStatus;
+}
+
 const json = (v: unknown): string => JSON.stringify(v ?? null);
 
 /**
@@ -383,10 +397,7 @@ export class ExecutionRepo {
     this.store.run('UPDATE agent_tasks SET status = ?, updated_at = ? WHERE task_id = ?', [status, now, taskId]);
   }
 
-  insertExecution(e: {
-    execution_id: string; kind: ExecutionKind; template_id: number | null; template_name: string | null;
-    task_id: string | null; project_id: number | null; status: ExecutionStatus; now: string; metadata: unknown;
-  }): void {
+  insertExecution(e: NewExecution): void {
     this.store.run(
       `INSERT INTO executions (execution_id, kind, template_id, template_name, task_id, project_id, status, progress,
          started_at, updated_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
@@ -417,7 +428,34 @@ export class ExecutionRepo {
   }
 
   /** Inserts a step of a new execution, and caches its shape (the first `stepStates` need not read and decode it back). */
-  insertStep(s: { execution_id: string; def: StepDefinition; position: number; status: StepStatus }): void {
+  /**
+   * The row `insertExecution(e)` writes, as `execution()` reads it back (the fields ExecutionRow names): for a
+   * transaction that hands out work from rows it has not read back (Broker.createInTx).
+   */
+  insertedExecution(e: NewExecution): ExecutionRow {
+    return {
+      execution_id: e.execution_id, kind: e.kind, template_id: e.template_id, template_name: e.template_name, task_id: e.task_id,
+      project_id: e.project_id, status: e.status, current_step: null, progress: 0, started_at: e.now, updated_at: e.now,
+      completed_at: null, duration_ms: null, synthesis_output: null, metadata: parseJson(json(e.metadata), {}),
+    };
+  }
+
+  /** The id SQLite gives the next step row (AUTOINCREMENT), read before rows are inserted and not read back. */
+  nextStepId(): number {
+    return (this.store.get<{ seq: number }>("SELECT seq FROM sqlite_sequence WHERE name = 'steps'")?.seq ?? 0) + 1;
+  }
+
+  /** The row `insertStep(s)` writes as the step with `id`, as `step()` reads it back (the fields StepRow names). */
+  insertedStep(s: NewStep, id: number): StepRow {
+    return {
+      id, execution_id: s.execution_id, step_name: s.def.name, agent_name: s.def.agent, position: s.position,
+      dependencies: [...s.def.dependencies], status: s.status, contract: null, output: null, outcome_summary: null,
+      token_nonce: null, claimed_by: null, attempt: 0, feedback: null, started_at: null, completed_at: null,
+      duration_ms: null, metadata: { definition: this.texts.value<StepDefinition>(this.texts.ref(s.def)) },
+    };
+  }
+
+  insertStep(s: NewStep): void {
     this.store.run(
       `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, metadata, definition_ref)
        VALUES (?, ?, ?, ?, ?, ?, '{}', ?)`,
