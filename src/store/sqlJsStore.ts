@@ -93,8 +93,6 @@ export class SqlJsStore implements Store {
   private deferred: Array<[sql: string, params: SqlParams | undefined]> = [];
   /** The open transaction defers its writes: `deferWrites` was called and nothing has read since. */
   private deferring = false;
-  /** The deferred writes belong to transactions already released, not to the open one. */
-  private deferredReleased = false;
   /** Transactions released with deferred writes whose answers have not gone out yet: the batch's commit waits for them. */
   private deferredUnanswered = 0;
   private applySoon: NodeJS.Immediate | null = null;
@@ -266,20 +264,20 @@ export class SqlJsStore implements Store {
   }
 
   /**
-   * Runs the deferred writes. Inside their own transaction (a read came after deferWrites) a failure fails it, as
-   * run() would have. Once their transaction was released one that fails for a reason its values decide (a constraint)
-   * is skipped (the journal's replay skips it too); any other failure loses the batch, redone from the journal's records.
+   * Runs the deferred writes. Inside a transaction they are its own (it ran those released before it first), and a
+   * failure fails it, as run() would have. Outside one their transaction was released: one that fails for a reason its
+   * values decide (a constraint) is skipped (the journal's replay skips it too); any other failure loses the batch,
+   * redone from the journal's records.
    */
   private applyDeferred(): void {
     this.deferring = false;
     if (this.deferred.length === 0) return;
     const todo = this.deferred;
     this.deferred = [];
-    if (!this.deferredReleased) {
+    if (this.depth > 0) {
       for (const [sql, params] of todo) this.exec(sql, params);
       return;
     }
-    this.deferredReleased = false;
     for (const [sql, params] of todo) {
       try {
         this.exec(sql, params);
@@ -345,7 +343,6 @@ export class SqlJsStore implements Store {
     const done = !journal ? null : statements.length > 0 ? journal.append(statements, options?.background) : journal.pending();
     this.settleNested(done);
     if (this.deferred.length) {
-      this.deferredReleased = true;
       this.deferredUnanswered++;
       // On the turn after the answer: it goes out in the promise reactions of `done`, before any immediate.
       const soon = () => {
@@ -632,7 +629,6 @@ export class SqlJsStore implements Store {
     // The redo runs every record of the batch, the deferred writes' included.
     this.commitWaits = false;
     this.deferred = [];
-    this.deferredReleased = false;
     this.rollbackCount++;
     if (this.batchTimer) clearImmediate(this.batchTimer);
     this.batchTimer = null;
