@@ -296,17 +296,14 @@ export class Broker {
     this.deps.ports.store.run('UPDATE projects SET active_task_id = ?, updated_at = ? WHERE id = ?', [taskId, iso, projectId]);
     const events: BatonEvent[] = [{ type: 'execution', execution_id: executionId, task_id: taskId, status: 'running' }];
     this.event(executionId, 'workflow_started', { template: name, task_id: taskId, task_description: description });
-    if (plain) {
+    const states = plain ? this.repo.insertedStates(steps) : undefined;
+    if (states) {
       const exec = this.repo.insertedExecution(execution);
-      const states: StepState[] = steps.map((s) => ({
-        step_name: s.def.name, status: s.status, agent_name: s.def.agent, dependencies: [...s.def.dependencies],
-        path_patterns: [...(s.def.path_patterns ?? [])], tags: [...(s.def.tags ?? [])],
-      }));
       const next = this.pick(exec, states, req, ctx);
-      const i = next ? steps.findIndex((s) => s.def.name === next.name) : -1;
-      if (next && i >= 0) {
+      if (next) {
+        const i = states.findIndex((s) => s.step_name === next.name);
         const row = this.repo.insertedStep(steps[i]!, firstStepId + i);
-        const heads = row.dependencies.length ? this.repo.artifactHeads(executionId, row.dependencies, this.options.inlineBudgetBytes) : [];
+        const heads = this.repo.artifactHeads(executionId, row.dependencies, this.options.inlineBudgetBytes);
         return this.advance(exec, req, ctx, events, { steps: states, next, row, heads, metadata: next.parallel ? exec.metadata : undefined });
       }
     }
@@ -475,7 +472,7 @@ export class Broker {
     exec: ExecutionRow, step: StepRow, output: ModelOutput, artifactIds: string[], hints: NextStepRequest & { last_agent?: string }, ctx: CallContext,
   ): ReadAhead | undefined {
     // Texts SQLite would give back otherwise than they are (cut at a NUL, a lone surrogate re-encoded) are read back.
-    if (!output.artifacts.every((a) => storedAsIs(a.content) && (a.title === undefined || a.title === null || storedAsIs(a.title)))) return undefined;
+    if (!output.artifacts.every((a) => storedAsIs(a.content) && storedAsIs(a.title ?? ''))) return undefined;
     const steps = this.repo.stepStates(exec.execution_id);
     for (const s of steps) if (s.step_name === step.step_name) s.status = 'completed';
     const next = this.pick(exec, steps, hints, ctx, output.references ?? []);
