@@ -113,7 +113,15 @@ describe('broker: the hand-out of the next step is written after the answer', ()
     await withTempDir(async (t) => {
       const { baton, store } = await makeBaton({ store: await openStore({ path: t.db }) });
       okStep(await baton.nextStep({ template_name: 'bug-fix' })); // texts stored and read once
+      // Every execution SQLite inserts calls back here: the create reads none of its rows back before its answer.
+      const inserted: string[] = [];
+      store.registerFunction('seen', (id: string) => (inserted.push(id), 0));
+      await store.transaction(() => store.run('CREATE TRIGGER seen_execution AFTER INSERT ON executions BEGIN SELECT seen(NEW.execution_id); END'));
+      await new Promise((r) => setImmediate(r));
       const created = await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails' });
+      assert.deepEqual(inserted, [], 'not in SQLite when the answer comes');
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(inserted, [created.execution_id], 'in SQLite on the turn after');
       assert.equal(okStep(created).step, 'analyze-root-cause');
       const record = lastRecord(t.journal);
       assert.ok(record.length >= 10);
