@@ -1,5 +1,6 @@
-// Rule: every write the broker acknowledged survives SIGKILL at any instant, and the reopened
-// database is consistent (integrity check, one active token per running step, artifacts with their steps).
+// Rule: every write the broker acknowledged survives SIGKILL at any instant, with one call in flight or several (their
+// records share syncs, and their writes reach SQLite after their answers), and the reopened database is consistent
+// (integrity check, one active token per running step, artifacts with their steps, each handed-out token usable).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,11 +13,11 @@ import { makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 const ROUNDS = 20;
 const writer = join(__dirname, '..', 'fixtures', 'durability', 'brokerWriter.ts');
 
-interface Ack { op?: string; execution_id?: string; step?: string; status?: string; ready?: boolean }
+interface Ack { op?: string; execution_id?: string; step?: string; status?: string; ready?: boolean; next?: string; token?: string }
 
-function runAndKill(dbPath: string, workspace: string, killAfterMs: number): Promise<Ack[]> {
+function runAndKill(dbPath: string, workspace: string, killAfterMs: number, inFlight: number): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dbPath, workspace], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, dbPath, workspace, String(inFlight)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acks: Ack[] = [];
     let buffer = '';
     let stderr = '';
@@ -51,16 +52,20 @@ describe('broker durability under SIGKILL', () => {
     const acked: Ack[] = [];
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        acked.push(...(await runAndKill(dbPath, workspace, 20 + Math.floor(Math.random() * 400))));
+        // Every other round runs several workflows at once.
+        const inFlight = round % 2 === 0 ? 1 : 2 + Math.floor(Math.random() * 7);
+        const got = await runAndKill(dbPath, workspace, 20 + Math.floor(Math.random() * 400), inFlight);
+        acked.push(...got);
+        const at = `round ${round} (${inFlight} in flight)`;
         const store = await openStore({ path: dbPath });
         try {
           assert.equal(store.get<{ r: string }>('PRAGMA integrity_check')?.r ?? Object.values(store.get('PRAGMA integrity_check')!)[0], 'ok');
           for (const a of acked) {
             if (a.op === 'create') {
-              assert.ok(store.get('SELECT 1 FROM executions WHERE execution_id = ?', [a.execution_id!]), `round ${round}: execution ${a.execution_id} lost`);
+              assert.ok(store.get('SELECT 1 FROM executions WHERE execution_id = ?', [a.execution_id!]), `${at}: execution ${a.execution_id} lost`);
             } else if (a.op === 'complete') {
               const s = store.get<{ status: string }>('SELECT status FROM steps WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.step!]);
-              assert.equal(s?.status, 'completed', `round ${round}: acknowledged step ${a.step} of ${a.execution_id} is ${s?.status}`);
+              assert.equal(s?.status, 'completed', `${at}: acknowledged step ${a.step} of ${a.execution_id} is ${s?.status}`);
               assert.ok(store.get('SELECT 1 FROM artifacts WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.step!]), 'its artifact survived');
               if (a.status === 'task_closed') {
                 assert.equal(store.get<{ status: string }>('SELECT status FROM executions WHERE execution_id = ?', [a.execution_id!])?.status, 'completed');
@@ -73,7 +78,20 @@ describe('broker durability under SIGKILL', () => {
                AND t.step_name = s.step_name AND t.state = 'active') AS active FROM steps s
              WHERE (s.status = 'running' AND active != 1) OR (s.status IN ('completed','pending','ready') AND active != 0)`,
           );
-          assert.deepEqual(bad, [], `round ${round}: token ledger consistent`);
+          assert.deepEqual(bad, [], `${at}: token ledger consistent`);
+          // The last answer of each workflow handed out a step and its token: the token is that step's active one, or
+          // a later submission with it reached the disk before the kill (its answer did not get out), completing it.
+          const last = new Map(got.filter((a) => a.token).map((a) => [a.execution_id!, a]));
+          for (const a of last.values()) {
+            const nonce = (JSON.parse(Buffer.from(a.token!.split('.')[0]!, 'base64url').toString()) as { nonce: string }).nonce;
+            const token = store.get<{ step_name: string; state: string }>('SELECT step_name, state FROM step_tokens WHERE nonce = ?', [nonce]);
+            const step = store.get<{ status: string }>('SELECT status FROM steps WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.next!]);
+            assert.equal(token?.step_name, a.next, `${at}: the token handed out for ${a.next} of ${a.execution_id} is on disk`);
+            assert.ok(
+              `${token?.state}/${step?.status}` === 'active/running' || `${token?.state}/${step?.status}` === 'consumed/completed',
+              `${at}: the token handed out for ${a.next} of ${a.execution_id} is ${token?.state}, its step ${step?.status}`,
+            );
+          }
         } finally {
           await store.close();
         }
