@@ -145,7 +145,11 @@ export class Baton implements BatonApi {
     checkPolicy(this.options.retention);
     this.nextPruneAt = ports.clock.now() + FIRST_PRUNE_MS;
     this.retention = new Retention({
-      store: ports.store, now: () => ports.clock.now(), forget: (ids) => this.repo.forgetExecutions(ids),
+      store: ports.store, now: () => ports.clock.now(),
+      forget: (ids) => {
+        this.repo.forgetExecutions(ids);
+        this.broker.forgetRateBuckets(); // the runs' task buckets went with them
+      },
       forgetTexts: () => this.repo.forgetStoredTexts(),
       cancelIdle: (ids, since, reason) => this.cancelIdle(ids, since, reason),
       // A team this process serves is not abandoned, however quiet its channel: it ends when the team is stopped.

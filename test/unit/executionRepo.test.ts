@@ -158,6 +158,40 @@ test('executionKind: read once per execution (a kind never changes); a missing e
   }
 });
 
+test("executionTask and stepAgent: what execution() and step() read, read once (neither changes), forgotten with a pruned execution", async () => {
+  const store = await openStore({ path: null });
+  try {
+    let reads = 0;
+    const counting = { ...store, get: (sql: string, params?: unknown[]) => (reads++, store.get(sql, params as never)) };
+    const repo = new ExecutionRepo(counting as never, sha256);
+    assert.equal(repo.executionTask('e1'), undefined);
+    assert.equal(repo.stepAgent('e1', 'fix'), undefined);
+    await store.transaction(() => {
+      store.run("INSERT INTO executions (execution_id, task_id, status, started_at, updated_at) VALUES ('e1', 't1', 'running', 'now', 'now')");
+      store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES ('e2', 'running', 'now', 'now')");
+      store.run("INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES ('e1', 'fix', 'implementer', 0, '[]', 'ready')");
+    });
+    reads = 0;
+    for (let i = 0; i < 3; i++) {
+      assert.equal(repo.executionTask('e1'), repo.execution('e1')!.task_id);
+      assert.equal(repo.executionTask('e2'), null, 'an execution without a task');
+      assert.equal(repo.stepAgent('e1', 'fix'), repo.step('e1', 'fix')!.agent_name);
+    }
+    assert.equal(reads, 3 * 2 + 3, 'executionTask and stepAgent read once each; execution() and step() every time');
+    assert.equal(repo.executionKind('e1'), 'template', 'the kind comes with the task (the column default)');
+    await store.transaction(() => {
+      store.run("DELETE FROM steps WHERE execution_id = 'e1'");
+      store.run("DELETE FROM executions WHERE execution_id = 'e1'");
+    });
+    repo.forgetExecutions(['e1']);
+    assert.equal(repo.executionTask('e1'), undefined);
+    assert.equal(repo.stepAgent('e1', 'fix'), undefined);
+    assert.equal(repo.executionKind('e1'), undefined);
+  } finally {
+    await store.close();
+  }
+});
+
 test('definitions and contracts are stored once per distinct text, read back whole and frozen; older inline rows read as before', async () => {
   const store = await openStore({ path: null });
   try {

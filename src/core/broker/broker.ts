@@ -125,7 +125,7 @@ export class Broker {
         return this.taskOf(payload, req);
       }
       if (mode === 'continue' || mode === 'refresh') {
-        const waiting = mode === 'continue' && !req.model_output_so_far && decodeTokenUnverified(req.step_token!)?.wait === true;
+        const waiting = mode === 'continue' && !req.model_output_so_far && this.unverified(req.step_token!)?.wait === true;
         if (mode === 'continue' && !waiting) draw();
         const payload = this.tokens.verify(req.step_token!, this.now().ms, { allowExpired: mode === 'refresh' });
         if (mode === 'continue' && !req.model_output_so_far) await this.waitForGate(payload, wait);
@@ -201,16 +201,26 @@ export class Broker {
     return result.response;
   }
 
+  /** A token's payload before its signature is checked (for rate-limit keys and the like): one this process signed needs no decoding. */
+  private unverified(token: string): Partial<TokenPayload> | null {
+    return this.tokens.signedPayload(token) ?? decodeTokenUnverified(token);
+  }
+
+  /** Forgets the rate buckets this broker read or saved (buckets were deleted, as a prune does). */
+  forgetRateBuckets(): void {
+    this.buckets.forget();
+  }
+
   /** The task and agent buckets a call draws from. */
   private rateKeys(req: NextStepRequest, ctx: CallContext, mode: string): Array<{ scope: 'task' | 'agent'; key: string }> {
     if (!this.buckets.enabled) return [];
     const keys: Array<{ scope: 'task' | 'agent'; key: string }> = [];
     let agent = ctx.agent_name ?? 'supervisor';
     if (mode === 'continue' || mode === 'refresh') {
-      const p = decodeTokenUnverified(req.step_token!);
+      const p = this.unverified(req.step_token!);
       if (p?.execution_id) {
-        keys.push({ scope: 'task', key: this.repo.execution(p.execution_id)?.task_id ?? p.execution_id });
-        if (!ctx.agent_name && p.step_name) agent = this.repo.step(p.execution_id, p.step_name)?.agent_name ?? agent;
+        keys.push({ scope: 'task', key: this.repo.executionTask(p.execution_id) ?? p.execution_id });
+        if (!ctx.agent_name && p.step_name) agent = this.repo.stepAgent(p.execution_id, p.step_name) ?? agent;
       }
     } else if (mode === 'claim') {
       const exec = this.resolve(req.task_id!);

@@ -237,8 +237,11 @@ export class ExecutionRepo {
   /** Step definitions (and positions) are immutable once an execution exists, so their decoded form is cached. */
   private readonly shapes = new Map<string, Map<string, StepShape>>();
 
-  /** An execution's kind never changes: cached so the hot path need not read the whole row to learn it. */
-  private readonly kinds = new Map<string, ExecutionRow['kind']>();
+  /** An execution's kind and task never change: cached so the hot path need not read the whole row to learn them. */
+  private readonly facts = new Map<string, { kind: ExecutionRow['kind']; task_id: string | null }>();
+
+  /** A step's agent never changes once the step exists: cached by execution and step name (the rate limits' key). */
+  private readonly agents = new Map<string, string>();
 
   private readonly texts: StepTexts;
 
@@ -263,14 +266,36 @@ export class ExecutionRepo {
 
   /** The kind of an execution (`workflow`, `spec`, `pipeline`, ...), or undefined if there is no such execution. */
   executionKind(id: string): ExecutionRow['kind'] | undefined {
-    let kind = this.kinds.get(id);
-    if (kind === undefined) {
-      kind = this.store.get<{ kind: ExecutionRow['kind'] }>('SELECT kind FROM executions WHERE execution_id = ?', [id])?.kind;
-      if (kind === undefined) return undefined;
-      if (this.kinds.size >= 1024) this.kinds.delete(this.kinds.keys().next().value!);
-      this.kinds.set(id, kind);
+    return this.factsOf(id)?.kind;
+  }
+
+  /** The task an execution runs (null: none), or undefined if there is no such execution. */
+  executionTask(id: string): string | null | undefined {
+    return this.factsOf(id)?.task_id;
+  }
+
+  private factsOf(id: string): { kind: ExecutionRow['kind']; task_id: string | null } | undefined {
+    let facts = this.facts.get(id);
+    if (facts === undefined) {
+      facts = this.store.get<{ kind: ExecutionRow['kind']; task_id: string | null }>('SELECT kind, task_id FROM executions WHERE execution_id = ?', [id]);
+      if (facts === undefined) return undefined;
+      if (this.facts.size >= 1024) this.facts.delete(this.facts.keys().next().value!);
+      this.facts.set(id, facts);
     }
-    return kind;
+    return facts;
+  }
+
+  /** The agent a step is for, or undefined if there is no such step. */
+  stepAgent(executionId: string, stepName: string): string | undefined {
+    const id = `${executionId}\n${stepName}`;
+    let agent = this.agents.get(id);
+    if (agent === undefined) {
+      agent = this.store.get<{ agent_name: string }>('SELECT agent_name FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, stepName])?.agent_name;
+      if (agent === undefined) return undefined;
+      if (this.agents.size >= 1024) this.agents.delete(this.agents.keys().next().value!);
+      this.agents.set(id, agent);
+    }
+    return agent;
   }
 
   /** Steps' states in template order, without decoding outputs or contracts (the broker's hot path). */
@@ -317,10 +342,12 @@ export class ExecutionRepo {
 
   /** Forgets everything cached about executions that were deleted (pruned). */
   forgetExecutions(executionIds: readonly string[]): void {
-    for (const id of executionIds) {
+    const gone = new Set(executionIds);
+    for (const id of gone) {
       this.shapes.delete(id);
-      this.kinds.delete(id);
+      this.facts.delete(id);
     }
+    for (const key of this.agents.keys()) if (gone.has(key.slice(0, key.indexOf('\n')))) this.agents.delete(key);
   }
 
   /** Forgets which step texts are stored (call in the transaction that deleted some). */

@@ -10,8 +10,19 @@ export interface DrawnBucket {
   bucket: Bucket;
 }
 
+/** How many buckets are kept in memory (the least recently read or saved forgotten first). */
+const KNOWN_LIMIT = 4096;
+
 /** Draws one token per scope key or throws `rate_limited` with `retry_after_ms`. */
 export class RateBuckets {
+  /**
+   * Buckets as this process last read or saved them, by scope and key (null: none stored). Only this process writes
+   * them (it owns the database), so they are read once, until the store undoes writes (a save among them) or a prune
+   * deletes buckets (`forget`). Every call drew from two buckets it read from the database first.
+   */
+  private readonly known = new Map<string, Bucket | null>();
+  private rollbacksSeen: number | undefined;
+
   constructor(private readonly store: Store, private readonly config: RateLimitConfig) {}
 
   /** Whether limits apply at all. */
@@ -23,11 +34,7 @@ export class RateBuckets {
   draw(keys: Array<{ scope: 'task' | 'agent'; key: string }>, now: number): DrawnBucket[] {
     if (!this.config.enabled) return [];
     return keys.map(({ scope, key }) => {
-      const stored = this.store.get<Bucket>(
-        'SELECT tokens, last_refill, steady_rps, burst_tokens FROM rate_buckets WHERE scope = ? AND scope_key = ?',
-        [scope, key],
-      );
-      const r = takeToken(stored, now, this.config[scope]);
+      const r = takeToken(this.stored(scope, key), now, this.config[scope]);
       if (!r.allowed) {
         throw new BatonError('rate_limited', `Rate limit exceeded for ${scope}:${key}; retry after ${r.retry_after_ms} ms.`, {
           retry_after_ms: r.retry_after_ms,
@@ -46,6 +53,44 @@ export class RateBuckets {
            steady_rps = excluded.steady_rps, burst_tokens = excluded.burst_tokens`,
         [scope, key, bucket.tokens, bucket.last_refill, bucket.steady_rps, bucket.burst_tokens],
       );
+      // If this transaction fails, the store counts the undone write and `stored` reads the bucket again.
+      if (this.trusted()) this.remember(`${scope}\n${key}`, { ...bucket });
     }
+  }
+
+  /** Forgets the buckets read or saved (call when buckets were deleted, as a prune does). */
+  forget(): void {
+    this.known.clear();
+  }
+
+  /** The bucket stored for a scope key, if any: from memory when this process read or saved it since the last undo. */
+  private stored(scope: 'task' | 'agent', key: string): Bucket | undefined {
+    const id = `${scope}\n${key}`;
+    const trusted = this.trusted();
+    const known = trusted ? this.known.get(id) : undefined;
+    if (known !== undefined) return known ?? undefined;
+    const row = this.store.get<Bucket>(
+      'SELECT tokens, last_refill, steady_rps, burst_tokens FROM rate_buckets WHERE scope = ? AND scope_key = ?',
+      [scope, key],
+    );
+    if (trusted) this.remember(id, row ?? null);
+    return row;
+  }
+
+  /** Whether the buckets in memory still hold: the store has undone no writes since (a store that does not say, never). */
+  private trusted(): boolean {
+    const rollbacks = this.store.rollbacks?.();
+    if (rollbacks === undefined) return false;
+    if (rollbacks !== this.rollbacksSeen) {
+      this.known.clear();
+      this.rollbacksSeen = rollbacks;
+    }
+    return true;
+  }
+
+  private remember(id: string, bucket: Bucket | null): void {
+    this.known.delete(id);
+    if (this.known.size >= KNOWN_LIMIT) this.known.delete(this.known.keys().next().value!);
+    this.known.set(id, bucket);
   }
 }

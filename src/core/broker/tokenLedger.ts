@@ -33,6 +33,11 @@ export class TokenLedger {
 
   constructor(private readonly deps: { repo: ExecutionRepo; ports: CorePorts; secret: () => string; ttlMs: number }) {}
 
+  /** The payload of a token this process signed (and still remembers), as `verify` would give it; else undefined. */
+  signedPayload(token: string): TokenPayload | undefined {
+    return this.signed.get(token);
+  }
+
   /** Checks shape, signature and expiry of a presented token (see `verifyToken`). */
   verify(token: string, now: number, options: { allowExpired?: boolean } = {}): TokenPayload {
     const known = this.signed.get(token);
