@@ -78,7 +78,9 @@ function nextCall(text: string): Record<string, unknown> {
 test('an ok text carries the step, status, ids, task, contract, persona and the exact submit call with the token', () => {
   const text = renderResultText(ok());
   assert.ok(text.startsWith('# Step "implement-fix" of bug-fix, for the implementer agent\n'), text);
-  assert.match(text, /^status: ok · progress: 25% · execution_id: exec-1 · task_id: task-1$/m);
+  assert.match(text, /^status: ok \| progress: 25% \| execution_id: exec-1 \| task_id: task-1$/m);
+  // Its content is ASCII, and so is everything Baton adds: the answer then needs no transcoding on either side.
+  assert.doesNotMatch(text, /[^\x00-\x7f]/);
   assert.match(text, /## Task\nFix the login crash\.\n\nFix it at the root cause\./);
   assert.match(text, new RegExp(`## Allowed\n${allowed.map((a) => `- ${a}`).join('\n')}\n`));
   assert.match(text, new RegExp(`## Forbidden\n${forbidden.map((a) => `- ${a.replace(/[()/]/g, '\\$&')}`).join('\n')}\n`));
@@ -110,7 +112,8 @@ test('a human gate, review feedback, parallel steps and inline artifacts each ge
   assert.ok(text.indexOf('Reviewer feedback') < text.indexOf('## Task'));
   assert.match(text, /A person approves this step after you submit: then call again with only the step_token you get back/);
   assert.match(text, /Also ready: design-refactor; another agent claims one with \{"task_id":"exec-1"\}\./);
-  assert.match(text, /## From earlier steps\n### analyze-root-cause · markdown · Root cause \(cut\) · workflow-artifacts:\/\/exec-1#a1\nThe cookie parser throws\.\n\(In full: workflow-artifacts:\/\/exec-1\)/);
+  assert.match(text, /## From earlier steps\n### analyze-root-cause \| markdown \| Root cause \(cut\) \| workflow-artifacts:\/\/exec-1#a1\nThe cookie parser throws\.\n\(In full: workflow-artifacts:\/\/exec-1\)/);
+  assert.doesNotMatch(text, /[^\x00-\x7f]/, 'the headings are ASCII');
 });
 
 test('empty action lists still render a bullet, never an empty section', () => {
@@ -122,12 +125,12 @@ test('empty action lists still render a bullet, never an empty section', () => {
 
 test('awaiting, no_op, closed and error texts each carry the status, the ids and what to call', () => {
   const waiting = renderResultText({ status: 'awaiting_approval', execution_id: 'exec-1', task_id: 'task-1', new_step_token: 'wait.sig', progress: 75, human_message: 'Step "review-code" waits.' });
-  assert.match(waiting, /^status: awaiting_approval · progress: 75% · execution_id: exec-1 · task_id: task-1\nStep "review-code" waits\.\n/);
+  assert.match(waiting, /^status: awaiting_approval \| progress: 75% \| execution_id: exec-1 \| task_id: task-1\nStep "review-code" waits\.\n/);
   assert.deepEqual(nextCall(waiting), { step_token: 'wait.sig' });
   const idle = renderResultText({ status: 'no_op', execution_id: 'exec-1', progress: 50, human_message: 'No step is ready right now.' });
   assert.deepEqual(nextCall(idle), { task_id: 'exec-1' });
   const closed = renderResultText({ status: 'task_closed', execution_id: 'exec-1', progress: 100, human_message: 'Complete.', synthesis: { outcome_summary: '# Workflow Synthesis: bug-fix\n' } });
-  assert.match(closed, /^status: task_closed · progress: 100% · execution_id: exec-1\nComplete\.\n\n# Workflow Synthesis: bug-fix\n$/);
+  assert.match(closed, /^status: task_closed \| progress: 100% \| execution_id: exec-1\nComplete\.\n\n# Workflow Synthesis: bug-fix\n$/);
   const limited = renderResultText({ status: 'error', error: { code: 'rate_limited', message: 'Rate limit exceeded.', recovery: 'wait', retry_after_ms: 1500 } });
   assert.match(limited, /^Error rate_limited: Rate limit exceeded\.\nstatus: error\nretry_after_ms: 1500\nRecovery: wait\n$/);
   const expired = renderResultText({
