@@ -6,7 +6,10 @@
 // few kilobytes per call (artifacts, step output, contracts), so these loops showed up in every
 // profile. The patch encodes with TextEncoder.encodeInto (native, one pass) and passes the byte count
 // it returns. Results are the same bytes for every well-formed string; a lone surrogate becomes U+FFFD
-// (sql.js would have written bytes that its own TextDecoder turns into U+FFFD when read back).
+// (sql.js would have written bytes that its own TextDecoder turns into U+FFFD when read back). Below 64K
+// characters the copy gets 3 bytes per character; a longer string (an artifact of a few hundred KB) gets
+// its exact size, counted natively by Buffer.byteLength where there is one (sql.js's counting loop took
+// 3.5 ms per MB, twice per submission of a 1 MB artifact: in its content and in the step's output).
 //
 // The patterns match sql.js 1.16.0's minified dist/sql-wasm.js exactly. If sql.js changes, the patch
 // reports itself as not applied, the build warns and keeps sql.js as it is, and a unit test fails.
@@ -14,7 +17,7 @@
 /** sql.js's `allocate a NUL-terminated UTF-8 copy of a string` helper, and its patched form. */
 const ALLOCATE = {
   from: 'fa=a=>{var b=l(a)+1,d=da(b);d&&L(a,E,d,b);return d}',
-  to: 'fa=a=>{var b=a.length<65536?3*a.length+1:l(a)+1,d=da(b);if(d){var r=batonUtf8.encodeInto(a,E.subarray(d,d+b-1));E[d+r.written]=0;batonUtf8Length=r.written}return d}',
+  to: 'fa=a=>{var b=a.length<65536?3*a.length+1:(batonByteLength?batonByteLength(a):l(a))+1,d=da(b);if(d){var r=batonUtf8.encodeInto(a,E.subarray(d,d+b-1));E[d+r.written]=0;batonUtf8Length=r.written}return d}',
 };
 
 /** Statement.bindString: binds the copy with its byte length, counted a second time. */
@@ -71,7 +74,8 @@ const RESIZE_HOOK = {
  * What the patches call: the string encoder, MEMFS_GROWTH's in-place growth of a file node's array to `need` bytes,
  * and RESIZE_HOOK's resize to `size` bytes (bytes past a file's length are always zero: every shrink cuts the buffer).
  */
-const PRELUDE = `var batonUtf8=new TextEncoder(),batonUtf8Length=0,BATON_FILE_MAX=2147483648;
+const PRELUDE = `var batonUtf8=new TextEncoder(),batonUtf8Length=0,BATON_FILE_MAX=2147483648,
+batonByteLength=typeof Buffer=="function"&&typeof Buffer.byteLength=="function"?function(s){return Buffer.byteLength(s,"utf8")}:null;
 function batonGrow(node,need){var cur=node.Ua,buf=cur.buffer,size=Math.max(need,cur.length*2,256);
 if(buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);return}
 var next;try{next=new Uint8Array(new ArrayBuffer(size,{maxByteLength:Math.max(size,BATON_FILE_MAX)}))}catch(e){next=new Uint8Array(size)}

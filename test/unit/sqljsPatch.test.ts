@@ -16,6 +16,7 @@ const samples = [
   'embedded \u0000 NUL and after',
   'x'.repeat(70_000), // past the patch's exact-length threshold
   `mixed ${'é中🎉'.repeat(5_000)}`,
+  `mixed past the threshold ${'é中🎉 text'.repeat(12_000)}`,
 ];
 
 test('the patch applies to the installed sql.js', () => {
@@ -94,8 +95,11 @@ test('patched and unpatched sql.js store the same bytes for every bound string',
     assert.equal(expected![2], Buffer.byteLength(text), label);
     assert.equal(expected![0], text, label);
   }
-  // A lone surrogate is not valid UTF-8: both read back U+FFFD for it.
+  // A lone surrogate is not valid UTF-8: both read back U+FFFD for it, in a short string and past the threshold
+  // (where the copy is sized by the exact count, which must count it as U+FFFD's three bytes, as it is written).
   assert.equal(roundTrip(patched, 'a\ud800b')![0], 'a\ufffdb');
+  const long = `${'a\ud800b\udc00'.repeat(20_000)}\ud83c`;
+  assert.deepEqual(roundTrip(patched, long), [long.replace(/[\ud800-\udfff]/g, '\ufffd'), Buffer.from(long).toString('hex').toUpperCase(), Buffer.byteLength(long)]);
 });
 
 test("with the store's connection settings, the patched file node holds exactly the committed database", async () => {
