@@ -3,6 +3,7 @@ import type { ArtifactRecord } from '../api.js';
 import type { Store } from '../ports.js';
 import { utf8Length } from '../utf8.js';
 import { assertTransition } from '../stateMachine.js';
+import { UndoWatch } from '../undoWatch.js';
 import type { ExecutionKind, ExecutionStatus, FindingInput, StepContract, StepDefinition, StepStatus } from '../types.js';
 
 /** An execution row. */
@@ -101,6 +102,21 @@ export interface NewStep {
 
 const json = (v: unknown): string => JSON.stringify(v ?? null);
 
+/** Facts about rows that never change once written, kept per cache (the oldest forgotten first). */
+const FACTS_KEPT = 1024;
+
+/** `cache`'s value for `key`, read on a miss and kept; a read that finds nothing is not kept (the row may come later). */
+function readThrough<T>(cache: Map<string, T>, key: string, read: () => T | undefined): T | undefined {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = read();
+    if (value === undefined) return undefined;
+    if (cache.size >= FACTS_KEPT) cache.delete(cache.keys().next().value!);
+    cache.set(key, value);
+  }
+  return value;
+}
+
 /**
  * The first `maxChars` characters of a well-formed `text` as SQLite's substr counts them (code points), so as
  * `artifactHeads` reads a stored text back: a surrogate pair is one character.
@@ -147,11 +163,13 @@ export class StepTexts {
   private readonly refs = new Map<string, string>();
   private readonly values = new Map<string, unknown>();
   private readonly frozen = new WeakMap<object, { text: string; ref: string }>();
-  /** Refs seen stored since the store last undid writes (`rollbacksSeen`): their lookup is skipped. */
+  /** Refs seen stored since the store last undid writes (`undo`): their lookup is skipped. */
   private readonly stored = new Set<string>();
-  private rollbacksSeen = 0;
+  private readonly undo: UndoWatch;
 
-  constructor(private readonly store: Store, private readonly sha256: (text: string) => string) {}
+  constructor(private readonly store: Store, private readonly sha256: (text: string) => string) {
+    this.undo = new UndoWatch(store, () => this.stored.clear());
+  }
 
   /** The ref of `value`, its text stored if new (inside a transaction). */
   ref(value: unknown): string {
@@ -180,13 +198,7 @@ export class StepTexts {
 
   /** Whether `ref` was seen stored since the store last undid writes; a store that does not count them is always asked. */
   private seenStored(ref: string): boolean {
-    const rollbacks = this.store.rollbacks?.();
-    if (rollbacks === undefined) return false;
-    if (rollbacks !== this.rollbacksSeen) {
-      this.stored.clear();
-      this.rollbacksSeen = rollbacks;
-    }
-    return this.stored.has(ref);
+    return this.undo.holds() && this.stored.has(ref);
   }
 
   /** Forgets which refs are stored: texts were deleted (a prune's texts that no step names any more). */
@@ -275,27 +287,13 @@ export class ExecutionRepo {
   }
 
   private factsOf(id: string): { kind: ExecutionRow['kind']; task_id: string | null } | undefined {
-    let facts = this.facts.get(id);
-    if (facts === undefined) {
-      facts = this.store.get<{ kind: ExecutionRow['kind']; task_id: string | null }>('SELECT kind, task_id FROM executions WHERE execution_id = ?', [id]);
-      if (facts === undefined) return undefined;
-      if (this.facts.size >= 1024) this.facts.delete(this.facts.keys().next().value!);
-      this.facts.set(id, facts);
-    }
-    return facts;
+    return readThrough(this.facts, id, () => this.store.get<{ kind: ExecutionRow['kind']; task_id: string | null }>('SELECT kind, task_id FROM executions WHERE execution_id = ?', [id]));
   }
 
   /** The agent a step is for, or undefined if there is no such step. */
   stepAgent(executionId: string, stepName: string): string | undefined {
-    const id = `${executionId}\n${stepName}`;
-    let agent = this.agents.get(id);
-    if (agent === undefined) {
-      agent = this.store.get<{ agent_name: string }>('SELECT agent_name FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, stepName])?.agent_name;
-      if (agent === undefined) return undefined;
-      if (this.agents.size >= 1024) this.agents.delete(this.agents.keys().next().value!);
-      this.agents.set(id, agent);
-    }
-    return agent;
+    return readThrough(this.agents, `${executionId}\n${stepName}`, () =>
+      this.store.get<{ agent_name: string }>('SELECT agent_name FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, stepName])?.agent_name);
   }
 
   /** Steps' states in template order, without decoding outputs or contracts (the broker's hot path). */

@@ -1,6 +1,7 @@
 // Database-backed token buckets: which buckets a broker call draws from, and their persistence.
 import { BatonError } from '../errors.js';
 import type { Store } from '../ports.js';
+import { UndoWatch } from '../undoWatch.js';
 import { takeToken, type Bucket, type RateLimitConfig } from './rateLimiter.js';
 
 /** A bucket drawn from by one call, to be saved with that call's writes. */
@@ -21,9 +22,11 @@ export class RateBuckets {
    * deletes buckets (`forget`). Every call drew from two buckets it read from the database first.
    */
   private readonly known = new Map<string, Bucket | null>();
-  private rollbacksSeen: number | undefined;
+  private readonly undo: UndoWatch;
 
-  constructor(private readonly store: Store, private readonly config: RateLimitConfig) {}
+  constructor(private readonly store: Store, private readonly config: RateLimitConfig) {
+    this.undo = new UndoWatch(store, () => this.known.clear());
+  }
 
   /** Whether limits apply at all. */
   get enabled(): boolean {
@@ -54,7 +57,7 @@ export class RateBuckets {
         [scope, key, bucket.tokens, bucket.last_refill, bucket.steady_rps, bucket.burst_tokens],
       );
       // If this transaction fails, the store counts the undone write and `stored` reads the bucket again.
-      if (this.trusted()) this.remember(`${scope}\n${key}`, { ...bucket });
+      if (this.undo.holds()) this.remember(`${scope}\n${key}`, { ...bucket });
     }
   }
 
@@ -66,7 +69,7 @@ export class RateBuckets {
   /** The bucket stored for a scope key, if any: from memory when this process read or saved it since the last undo. */
   private stored(scope: 'task' | 'agent', key: string): Bucket | undefined {
     const id = `${scope}\n${key}`;
-    const trusted = this.trusted();
+    const trusted = this.undo.holds();
     const known = trusted ? this.known.get(id) : undefined;
     if (known !== undefined) return known ?? undefined;
     const row = this.store.get<Bucket>(
@@ -75,17 +78,6 @@ export class RateBuckets {
     );
     if (trusted) this.remember(id, row ?? null);
     return row;
-  }
-
-  /** Whether the buckets in memory still hold: the store has undone no writes since (a store that does not say, never). */
-  private trusted(): boolean {
-    const rollbacks = this.store.rollbacks?.();
-    if (rollbacks === undefined) return false;
-    if (rollbacks !== this.rollbacksSeen) {
-      this.known.clear();
-      this.rollbacksSeen = rollbacks;
-    }
-    return true;
   }
 
   private remember(id: string, bucket: Bucket | null): void {
