@@ -106,9 +106,12 @@ describe('agent teams in the editor', { timeout: 5 * 60_000 }, () => {
 
     await panel.locator('[data-testid="tdoc-notes.md"]').click();
     await waitFor('notes.md open in a tab', async () => (await wb.tabTitles()).some((t) => t.includes('notes.md')), 20_000);
+    // The tab's title shows before Monaco has laid out its lines, so wait for the text, not the tab.
     // Monaco renders spaces as no-break spaces.
-    const text = (await page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
-    assert.match(text, /Coder: fixed the off-by-one/);
+    const editorText = async () => (await page.locator('.part.editor .monaco-editor .view-lines').evaluateAll((els) => els.map((e) => e.textContent ?? ''))).join('\n').replace(/\u00a0/g, ' ');
+    await waitFor('the coder\'s note in the editor', async () => /Coder: fixed the off-by-one/.test(await editorText()), 20_000).catch(async (e: Error) => {
+      throw new Error(`${e.message}; the editor shows: ${JSON.stringify(await editorText())}`);
+    });
 
     await panel.locator('[data-testid="team-stop"]').click();
     const dialog = page.locator('.monaco-dialog-box').first();
