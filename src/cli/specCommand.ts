@@ -30,7 +30,8 @@ export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
   if (s.drift.state === 'missing') lines.push(`⚠ ${s.source} is missing; the workflow keeps its snapshot.`);
   for (const p of s.phases) {
     lines.push(`${MARK[p.status] ?? '?'} Phase ${p.phase}: ${p.name} (${p.status}${p.human_signoff ? ', signed off by a person' : ''})`);
-    for (const t of p.tasks) lines.push(`    ${MARK[t.state] ?? '?'} ${t.id} ${t.name}`);
+    // A box already ticked in tasks.md when the workflow started says so, as the tree and the agent's phase text do.
+    for (const t of p.tasks) lines.push(`    ${MARK[t.state] ?? '?'} ${t.id} ${t.name}${t.done_in_source ? ' (ticked in source)' : ''}`);
     for (const g of p.gate) if (g.evidence) lines.push(`    evidence · ${g.text}: ${g.evidence}`);
     if (p.last_refusal) lines.push(`    refused at ${p.last_refusal.at}, missing: ${p.last_refusal.missing.join('; ')}`);
     if (p.status === 'awaiting_approval') lines.push(`    → baton approve ${s.execution_id}${dbFlag}   or   baton reject ${s.execution_id}${dbFlag} --feedback TEXT`);

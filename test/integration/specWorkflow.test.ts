@@ -218,6 +218,9 @@ describe('baton spec without an owner', () => {
       assert.equal(st.code, 0, st.stderr);
       assert.match(st.stdout, /tasks\.md \(checkbox_tasks_parser\)/);
       assert.match(st.stdout, /○ Phase 0: Read the spec and confirm scope \(ready\)/);
+      // The fixture's task 2.1 is ticked in the file: the status says so; an unticked one says nothing.
+      assert.match(st.stdout, /^ {4}· 2\.1 Create core data model interfaces and types \(ticked in source\)$/m);
+      assert.doesNotMatch(st.stdout, /2\.2 [^\n]*ticked in source/);
       for (const args of [['spec'], ['spec', 'start'], ['spec', 'frob'], ['spec', 'status', 'a', 'b']]) {
         const r = await runCli(args);
         assert.equal(r.code, 2, args.join(' '));
