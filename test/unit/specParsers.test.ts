@@ -312,6 +312,23 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(shape(parse('## Phase 1: A\n- [ ] T001 a\n``` not a fence `x`\n## Phase 2: B\n- [ ] T002 b\n')), ['A [T001]', 'B [T002]'], 'backticks in the info string: no fence');
   });
 
+  it('HTML comments are skipped as CommonMark skips them: a task commented out is no task, in either format', () => {
+    const commented = [
+      '## Phase 1: Setup', '- [ ] T001 Create project', '<!--', '- [ ] T002 Dropped for now', '## Phase 9: not a phase', '-->',
+      '- [ ] T003 Configure lint', '  <!-- - [ ] T004 indented, one line -->', '- [ ] T005 Add CI',
+    ].join('\n');
+    assert.deepEqual(shape(parse(commented)), ['Setup [T001 T003 T005]']);
+    const kiro = parse('# Plan\n\n- [ ] 1. One\n  <!--\n  - [ ] 1.1 not yet\n  -->\n  - [ ] 1.2 b\n- [ ] 2. Two\n  - [ ] 2.1 c\n');
+    assert.deepEqual(shape(kiro), ['One [1.2]', 'Two [2.1]'], 'a comment inside a list item');
+    const spec = parse('### Phase 1: A\n<!-- - [ ] **Task 1.9**: commented -->\n- [ ] **Task 1.1**: a\n');
+    assert.deepEqual(shape(spec), ['A [1.1]'], 'spec format too');
+    // A fence inside a comment opens nothing, and `<!--` inside a fence is code, not a comment.
+    assert.deepEqual(shape(parse('## Phase 1: A\n<!--\n```\n-->\n- [ ] T001 a\n```\n- [ ] T002 b\n')), ['A [T001]']);
+    assert.deepEqual(shape(parse('## Phase 1: A\n```html\n<!--\n```\n- [ ] T001 a\n')), ['A [T001]']);
+    // `<!-->` closes where it opens (CommonMark's end condition is the line holding `-->`).
+    assert.deepEqual(shape(parse('## Phase 1: A\n<!-->\n- [ ] T001 a\n')), ['A [T001]']);
+  });
+
   it('TASK-001 and T-001 ids are ids: kept as written, their [P] read, not numbered again per phase', () => {
     const p = parse('## Phase 1: Setup\n- [ ] TASK-001 Create directories\n- [ ] TASK-002 [P] Configure pytest\n## Phase 2: Core\n- [ ] T-003 Write the model test\n');
     assert.deepEqual(shape(p), ['Setup [TASK-001 TASK-002]', 'Core [T-003]']);

@@ -87,15 +87,26 @@ export function phaseName(rest: string): string {
  * Fenced code blocks as CommonMark reads them: a block opens with three or more backticks or tildes (a backtick
  * fence's info string has no backtick) and closes only with a fence of the same character, at least as long, with
  * nothing after it; so a ```` block can show a ```bash block, whose `# Phase 2 …` comment stays code.
+ *
+ * HTML comments too: a line that starts with `<!--` (indented or not, so one inside a list item counts) opens one,
+ * and it ends with the line that holds `-->`, all of whose lines are skipped as CommonMark's HTML block does. A task
+ * commented out (`<!-- - [ ] T009 … -->`) is no task, and spec-kit's template comments are not read as text.
  */
 export class Fences {
   private open: { char: string; length: number } | null = null;
+  private comment = false;
 
   /**
-   * Whether the line is code: a fence that opens a block, or a line inside one. A closing fence is not code: it is
-   * read as a line of text (a section with only a code block in it says something).
+   * Whether the line is code or comment: a fence that opens a block, or a line inside one; a line of an HTML
+   * comment. A closing fence is not code: it is read as a line of text (a section with only a code block in it says
+   * something).
    */
   code(line: SourceLine): boolean {
+    if (this.comment || (!this.open && /^\s*<!--/.test(line.text))) {
+      // CommonMark's end condition: the line contains `-->` (the opening line too: `<!-- note -->`, `<!-->`).
+      this.comment = !line.text.includes('-->');
+      return true;
+    }
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line.text);
     if (this.open) {
       if (m && m[1]![0] === this.open.char && m[1]!.length >= this.open.length && m[2]!.trim() === '') this.open = null;
