@@ -327,6 +327,9 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(shape(parse('## Phase 1: A\n```html\n<!--\n```\n- [ ] T001 a\n')), ['A [T001]']);
     // `<!-->` closes where it opens (CommonMark's end condition is the line holding `-->`).
     assert.deepEqual(shape(parse('## Phase 1: A\n<!-->\n- [ ] T001 a\n')), ['A [T001]']);
+    // A `<!--` nothing closes hides nothing (CommonMark would hide the rest of the file): no task is lost to a typo.
+    assert.deepEqual(shape(parse('## Phase 1: A\n- [ ] T001 a\n<!-- TODO: split this phase\n- [ ] T002 b\n## Phase 2: B\n- [ ] T003 c\n')), ['A [T001 T002]', 'B [T003]']);
+    assert.deepEqual(shape(parse('## Phase 1: A\n<!-- x -->\n- [ ] T001 a\n<!-- open\n- [ ] T002 b\n')), ['A [T001 T002]'], 'closed before, open after');
   });
 
   it('TASK-001 and T-001 ids are ids: kept as written, their [P] read, not numbered again per phase', () => {

@@ -141,7 +141,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   let last: Item | null = null;
   let lastLine = 0; // the line `last`'s title or its last detail ended on
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
-  const fences = new Fences();
+  const fences = new Fences(lines);
   for (const line of lines) {
     if (fences.code(line) || line.text.trim() === '') continue;
     const h = heading(line);

@@ -90,11 +90,21 @@ export function phaseName(rest: string): string {
  *
  * HTML comments too: a line that starts with `<!--` (indented or not, so one inside a list item counts) opens one,
  * and it ends with the line that holds `-->`, all of whose lines are skipped as CommonMark's HTML block does. A task
- * commented out (`<!-- - [ ] T009 … -->`) is no task, and spec-kit's template comments are not read as text.
+ * commented out (`<!-- - [ ] T009 … -->`) is no task, and spec-kit's template comments are not read as text. Unlike
+ * CommonMark, a `<!--` that nothing closes hides nothing: a forgotten `-->` must not drop the rest of the plan.
  */
 export class Fences {
   private open: { char: string; length: number } | null = null;
   private comment = false;
+  /** The number of the last line that holds `-->` (0 for none): a comment opened after it never closes. */
+  private readonly lastClose: number;
+
+  /** `lines`: the whole text's lines, which `code` is then asked about in order. */
+  constructor(lines: readonly SourceLine[]) {
+    let last = 0;
+    for (let i = lines.length - 1; i >= 0 && last === 0; i--) if (lines[i]!.text.includes('-->')) last = lines[i]!.number;
+    this.lastClose = last;
+  }
 
   /**
    * Whether the line is code or comment: a fence that opens a block, or a line inside one; a line of an HTML
@@ -102,7 +112,7 @@ export class Fences {
    * something).
    */
   code(line: SourceLine): boolean {
-    if (this.comment || (!this.open && /^\s*<!--/.test(line.text))) {
+    if (this.comment || (!this.open && line.number <= this.lastClose && /^\s*<!--/.test(line.text))) {
       // CommonMark's end condition: the line contains `-->` (the opening line too: `<!-- note -->`, `<!-->`).
       this.comment = !line.text.includes('-->');
       return true;

@@ -42,7 +42,7 @@ export class SpecTasksParser implements SourceParser {
       if (open) phases.push(open.phase);
       open = null;
     };
-    const fences = new Fences();
+    const fences = new Fences(lines);
     for (const line of lines) {
       if (fences.code(line)) continue;
       const h = heading(line);
