@@ -61,6 +61,11 @@ export interface SpecPhase {
   line: number;
   /** The phase's own checkbox (a top-level item of a checkbox list), if it has one. */
   checkbox: CheckboxRef | null;
+  /**
+   * The boxes of items that only group some of the phase's tasks (Kiro's `- [ ] 1. Schema` over `1.1` and `1.2`, two
+   * or more such under one phase heading): no task of their own, ticked with the phase. Absent when there are none.
+   */
+  group_checkboxes?: CheckboxRef[];
   tasks: SpecTask[];
 }
 

@@ -1,6 +1,7 @@
 // Rule: tasks.md files of both formats (the spec's and the checkbox lists of Kiro, spec-kit, spec-workflow-mcp, Task
 // Master) parse into the phases and tasks they say, chosen by content; CRLF, BOM, tabs, unicode and 200+ tasks work;
 // an empty phase, an empty file and an unrecognised file are source_parse_failed errors with file, line and an example.
+import { applyEdits, phaseCheckboxes, planTicks } from '../../src/core/specs/writeBack.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -290,6 +291,28 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(kiro.phases[0]!.tasks[1]!.tags, ['optional'], '"- [ ]\\*" (escaped) marks an optional task too');
     const inserted = parse('# Tasks\n\n- [ ] 5. Five\n- [ ] 6. Six\n- [ ] 6.5 Six and a half\n- [ ] 7. Seven\n');
     assert.deepEqual(shape(inserted), ['Tasks [5 6 6.5 7]']);
+  });
+
+  it('Kiro under phase headings: each numbered item over numbered sub-tasks groups them; none is lost, every box is ticked', () => {
+    const text = [
+      '## Phase 1: Schema', '- [ ] 1. Database schema', '  - [ ] 1.1 Add columns', '  - [x] 1.2 Create history table',
+      '- [ ] 2. Domain model', '  - Write the enum first', '  - [ ] 2.1 Extend enum', '- [ ] 9. Loose end',
+      '## Phase 2: Status', '- [ ] 3. Status repo', '  - [ ] 3.1 Add history',
+    ].join('\n');
+    const p = parse(text);
+    // 1 only groups 1.1 and 1.2; 2 has work of its own, so it is a task before its sub-task; 9 is a task as it stands.
+    assert.deepEqual(shape(p), ['Schema [1.1 1.2 2 2.1 9]', 'Status [3.1]']);
+    assert.equal(p.phases[0]!.tasks[1]!.done_in_source, true);
+    assert.deepEqual(p.phases[0]!.group_checkboxes?.map((c) => c.line), [2], "1's box goes with the phase");
+    assert.equal(p.phases[1]!.checkbox?.line, 10, 'one item over the phase: its box is the phase\'s (Agent OS)');
+    assert.equal(p.phases[1]!.group_checkboxes, undefined);
+    const lines = text.split('\n');
+    const ticked = applyEdits(text, planTicks(text, phaseCheckboxes(p.phases[0]!)).edits).split('\n');
+    assert.deepEqual(ticked.map((l, i) => (l === lines[i] ? '' : l.trim())).filter(Boolean), [
+      '- [x] 1. Database schema', '- [x] 1.1 Add columns', '- [x] 2. Domain model', '- [x] 2.1 Extend enum', '- [x] 9. Loose end',
+    ]);
+    // The same file flat (Kiro also writes sub-tasks at their parent's indent).
+    assert.deepEqual(shape(parse(text.replace(/^ {2}- \[/gm, '- ['))), ['Schema [1.1 1.2 2 2.1 9]', 'Status [3.1]']);
   });
 
   it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {

@@ -330,18 +330,30 @@ function itemTask(it: Item, number: number): SpecTask {
   return task;
 }
 
+/**
+ * Whether a numbered item's numbered sub-items are tasks of their own rather than its criteria: every one has an id
+ * (`- [ ] 1. Schema` over `- [ ] 1.1 Add columns`, `- [ ] 1.2 …`, as Kiro and Agent OS write them).
+ */
+const groupsTasks = (it: Item): boolean => it.id !== null && it.children.length > 0 && it.children.every((c) => c.id !== null);
+
 /** A heading group as a phase; its top-level items are the tasks. */
 function groupPhase(g: Group, number: number, title?: string | null): SpecPhase {
   const m = g.phase;
   const name = (m ? phaseName(m[2]!) : plain(g.text)) || title || 'Tasks';
   const roots = g.items.filter((it) => !it.parent || !g.items.includes(it.parent));
-  // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks.
-  const [only] = roots;
-  const umbrella = roots.length === 1 && only!.id !== null && only!.children.length > 0 && only!.children.every((c) => c.id !== null);
+  // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks; Kiro under a
+  // phase heading: several such items, each over its sub-tasks. An item that groups tasks is a task itself only when
+  // it has work of its own written under it (as itemPhase reads it); else its box is ticked with the phase.
+  const groups = roots.filter(groupsTasks);
+  const umbrella = roots.length === 1 && groups.length === 1;
+  const ownWork = (it: Item) => it.details.some((d) => !detailField(d));
+  const items = umbrella ? roots[0]!.children : roots.flatMap((it) => (groupsTasks(it) ? (ownWork(it) ? [it, ...it.children] : it.children) : [it]));
+  const grouping = groups.filter((it) => !umbrella && !ownWork(it)).map((it) => it.checkbox).filter((c): c is CheckboxRef => c !== null);
   return {
     number, label: m ? `Phase ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
-    validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? only!.checkbox : null,
-    tasks: (umbrella ? only!.children : roots).map((it, i) => itemTask(it, i + 1)),
+    validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? roots[0]!.checkbox : null,
+    ...(grouping.length ? { group_checkboxes: grouping } : {}),
+    tasks: items.map((it, i) => itemTask(it, i + 1)),
   };
 }
 

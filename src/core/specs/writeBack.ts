@@ -19,9 +19,10 @@ function unmarked(text: string, column: number): string {
   return `${text.slice(0, column)}\u0000${text.slice(column + 1)}`;
 }
 
-/** The checkbox boxes a completed phase ticks: its own box, its tasks' and its gate items'. */
+/** The checkbox boxes a completed phase ticks: its own box, its task groups', its tasks' and its gate items'. */
 export function phaseCheckboxes(phase: SpecPhase): CheckboxRef[] {
-  return [phase.checkbox, ...phase.tasks.map((t) => t.checkbox), ...phase.validation_gate.map((g) => g.checkbox)].filter((c): c is CheckboxRef => c !== null);
+  return [phase.checkbox, ...(phase.group_checkboxes ?? []), ...phase.tasks.map((t) => t.checkbox), ...phase.validation_gate.map((g) => g.checkbox)]
+    .filter((c): c is CheckboxRef => c !== null);
 }
 
 /**
