@@ -315,6 +315,12 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(shape(parse(text.replace(/^ {2}- \[/gm, '- ['))), ['Schema [1.1 1.2 2 2.1 9]', 'Status [3.1]']);
   });
 
+  it('a "## Checklist" heading the tasks sit under is their section, not criteria after them: no task is taken for a gate', () => {
+    const p = parse('# Tasks\n## Checklist\n### Alpha\n- [ ] a one\n### Beta\n- [ ] b one\n- [ ] b two\n## Done Criteria\n- [ ] all green\n');
+    assert.deepEqual(shape(p), ['Alpha [1]', 'Beta [1 2]']);
+    assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['all green'], 'a criteria heading after the tasks is still the gate');
+  });
+
   it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {
     const p = parse('## Phase 1: Pages\n- [ ] T001 [P] [US1] Create src/app/posts/[slug]/page.tsx\n- [ ] T002 [US2] Create [Entity] model\n- [ ] T002a [US2] uv pip install "llama-cpp-python[server]"\n');
     const [one, two, three] = p.phases[0]!.tasks;

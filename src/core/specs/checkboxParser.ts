@@ -107,7 +107,10 @@ export class CheckboxTasksParser implements SourceParser {
 function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   const firstTasks = groups.findIndex((g) => g.items.length > 0);
   const gate: SpecGateItem[] = [];
-  const criteria = (g: Group | null): boolean => g !== null && !g.phase && (CRITERIA_HEADING.test(plain(g.text)) || criteria(g.parent));
+  // The heading that says so must itself come after the first tasks: `## Checklist` over `### Alpha` and `### Beta`
+  // is the section the tasks are in, and Beta's tasks are tasks.
+  const after = groups[firstTasks]?.line ?? 0;
+  const criteria = (g: Group | null): boolean => g !== null && !g.phase && ((g.line > after && CRITERIA_HEADING.test(plain(g.text))) || criteria(g.parent));
   for (const g of groups.slice(firstTasks + 1)) {
     if (g.items.length === 0 || !criteria(g)) continue;
     gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
