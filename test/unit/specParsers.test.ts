@@ -321,6 +321,14 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['all green'], 'a criteria heading after the tasks is still the gate');
   });
 
+  it('a code span keeps what is in it: `__tests__/`, `__init__` and `**kwargs` are not emphasis; outside one they are', () => {
+    const p = parse('## 1. Tests\n- [ ] 1.1 Create `__tests__/lib/selector.test.ts` with **failing** tests\n- [ ] 1.2 Call `__init__` in `snake_case_file.py`\n- [ ] 1.3 Rename `**kwargs` handling\n- [ ] 1.4 Quote ``a ` b`` and *stress `x*y` here*\n- [ ] 1.5 A stray ` tick\n');
+    assert.deepEqual(p.phases[0]!.tasks.map((t) => t.name), [
+      'Create __tests__/lib/selector.test.ts with failing tests', 'Call __init__ in snake_case_file.py', 'Rename **kwargs handling',
+      'Quote a ` b and stress x*y here', 'A stray  tick',
+    ]);
+  });
+
   it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {
     const p = parse('## Phase 1: Pages\n- [ ] T001 [P] [US1] Create src/app/posts/[slug]/page.tsx\n- [ ] T002 [US2] Create [Entity] model\n- [ ] T002a [US2] uv pip install "llama-cpp-python[server]"\n');
     const [one, two, three] = p.phases[0]!.tasks;

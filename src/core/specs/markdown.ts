@@ -128,9 +128,42 @@ export class Fences {
   }
 }
 
-/** Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`) and inline code ticks. */
+/**
+ * Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`) and inline code ticks. A code
+ * span keeps what is in it as written: `__tests__/x.ts`, `__init__` and `**kwargs` are paths and names, not emphasis.
+ */
 export function plain(text: string): string {
-  return text.replace(/\*\*|__/g, '').replace(/(^|\s)[*_](\S(?:.*?\S)?)[*_](?=\s|$|[.,;:])/g, '$1$2').replace(/`/g, '').trim();
+  if (!text.includes('`')) return unemphasised(text).trim();
+  // Each code span is set aside (a placeholder of no space, `*` or `_`, so emphasis around it still reads), the rest is
+  // read, and the spans come back as written, without their ticks.
+  const spans: string[] = [];
+  let rest = '';
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf('`', i);
+    if (open < 0) break;
+    let run = open;
+    while (text[run] === '`') run++;
+    const ticks = text.slice(open, run);
+    // A code span ends at the next run of exactly as many backticks (CommonMark); without one the ticks are text.
+    const close = new RegExp(`(?<!\`)${ticks}(?!\`)`, 'g');
+    close.lastIndex = run;
+    const end = close.exec(text);
+    if (!end) {
+      rest += text.slice(i, run);
+      i = run;
+      continue;
+    }
+    rest += `${text.slice(i, open)}\ue000${spans.length}\ue001`;
+    spans.push(text.slice(run, end.index));
+    i = end.index + ticks.length;
+  }
+  rest += text.slice(i);
+  return unemphasised(rest).replace(/`/g, '').replace(/\ue000(\d+)\ue001/g, (m: string, n: string) => spans[Number(n)] ?? m).trim();
+}
+
+function unemphasised(text: string): string {
+  return text.replace(/\*\*|__/g, '').replace(/(^|\s)[*_](\S(?:.*?\S)?)[*_](?=\s|$|[.,;:])/g, '$1$2');
 }
 
 /**
