@@ -329,6 +329,14 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     ]);
   });
 
+  it('an item inserted later with a letter (2a., 2a.1) has that id; a letter with no dot after it is text (3d model)', () => {
+    const p = parse('- [x] 1. First task\n- [x] 2. Second task\n- [ ] 2a. Late addition\n  - Added after the fact\n  - [ ] 2a.1 Client side\n  - [ ] 2a.2 Server side\n');
+    assert.deepEqual(shape(p), ['First task [1]', 'Second task [2]', 'Late addition [2a 2a.1 2a.2]']);
+    assert.deepEqual(p.phases.map((ph) => ph.label), ['1', '2', '2a']);
+    const flat = parse('# Tasks\n- [ ] 3d model export\n- [ ] 2FA setup\n- [ ] 4. Four\n');
+    assert.deepEqual(flat.phases[0]!.tasks.map((t) => [t.id, t.name]), [['1', '3d model export'], ['2', '2FA setup'], ['4', 'Four']]);
+  });
+
   it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {
     const p = parse('## Phase 1: Pages\n- [ ] T001 [P] [US1] Create src/app/posts/[slug]/page.tsx\n- [ ] T002 [US2] Create [Entity] model\n- [ ] T002a [US2] uv pip install "llama-cpp-python[server]"\n');
     const [one, two, three] = p.phases[0]!.tasks;

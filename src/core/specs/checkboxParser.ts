@@ -40,7 +40,8 @@ interface Item {
 }
 
 const ID_FORMS = [
-  /^(\d+(?:\.\d+)*)\.?\s+(.*)$/, // 1. Title, 1.1 Title
+  // 1. Title, 1.1 Title; 10a. and 10a.1 for ones inserted later (a letter only before a dot: `3d model` is no id)
+  /^(\d+(?:[a-z](?=\.))?(?:\.\d+(?:[a-z](?=\.))?)*)\.?\s+(.*)$/,
   /^(T\d+[a-z]?)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit), T004a for one inserted later
   /^((?:TASK|TSK|T)-\d+[a-z]?)\b[:.]?\s*(.*)$/i, // TASK-001 Title, T-001
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
