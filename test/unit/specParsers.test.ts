@@ -405,6 +405,16 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.match(one!.description, /^Declare PeerInfo and the ClusterJoin messages$/m);
     assert.deepEqual(kiro.phases[1]!.tasks[0]!.acceptance_criteria, ['Explain the set-up'], 'a sentence of its own stays a detail');
     assert.deepEqual(kiro.phases[1]!.tasks[0]!.name, 'Write the README');
+    // Code, a parenthesis or a dash starting the next line, an operator or "via" ending the title: one title still.
+    const wrapped = parse([
+      '## Phase 1', '- [ ] 1. Server: register_fetch_handler +', '  `CallbackService` override', '- [ ] 2. Reconnection property test',
+      '  (`tests/reconnection_test.cpp`)', '- [ ] 3. Issue certificates via', '  `certificate_authority` for the tests', '- [ ] 4. Cross-transport equivalence',
+      '  \u2014 done and CI-verified', '- [ ] 5. Write the README', '  Explain the set-up',
+    ].join('\n'));
+    assert.deepEqual(wrapped.phases[0]!.tasks.map((t) => t.name), [
+      'Server: register_fetch_handler + CallbackService override', 'Reconnection property test (tests/reconnection_test.cpp)',
+      'Issue certificates via certificate_authority for the tests', 'Cross-transport equivalence \u2014 done and CI-verified', 'Write the README',
+    ]);
   });
 
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {

@@ -210,14 +210,15 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
 
 /**
  * Whether `text`, on the line right after `before`, goes on with it (a title or a detail wrapped in the editor): it
- * starts in lower case or with a closing mark, or `before` ends in a comma, a dash or a word such as "the" or "and",
- * or left bold, code or a parenthesis open. A line that starts a sentence of its own ("Create the folders") is a
+ * starts in lower case, with a closing mark, code, a parenthesis, a dash or an operator, or `before` ends in a comma, a
+ * dash, an operator or a word such as "the", "and" or "via", or left bold, code or a parenthesis open. A line that starts a sentence of its own ("Create the folders") is a
  * detail, and a field (`_Requirements: 1.2_`) never goes on.
  */
 function continues(before: string, text: string): boolean {
   if (field(text)) return false;
-  if (/^[\p{Ll})\]/,.;:]/u.test(text)) return true;
-  if (/(?:^|\s)(?:the|a|an|and|or|of|to|for|with|in|on|by|from|as|at|into|per)$|[,/\u2013\u2014-]$/i.test(before)) return true;
+  // Lower case, a closing mark, code, a parenthesis, a dash or an operator: no sentence of its own starts so.
+  if (/^(?:[\p{Ll})\]/,.;:`(+&\u2013\u2014\u2192]|->)/u.test(text)) return true;
+  if (/(?:^|\s)(?:the|a|an|and|or|of|to|for|with|in|on|by|from|as|at|into|per|via|using|against|between|than|that|which|when|if|its|their|this|each|both|over|through|without|within)$|[,/+&=\u2013\u2014\u2192-]$/i.test(before)) return true;
   const count = (re: RegExp) => (before.match(re) ?? []).length;
   return count(/\*\*/g) % 2 === 1 || count(/`/g) % 2 === 1 || count(/\(/g) > count(/\)/g);
 }
