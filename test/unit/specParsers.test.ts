@@ -227,6 +227,28 @@ describe('spec parsers: tasks written as headings', () => {
     assert.deepEqual(p.phases[1]!.tasks[0]!.dependencies, ['1.1', '1.2']);
     assert.equal(p.phases[1]!.tasks[0]!.name, 'Implement the parser');
   });
+
+  it('"- [ ] N.1 …" items under a "### Task N: Name" heading are its sub-tasks, with their boxes; the heading only groups them', () => {
+    const text = [
+      '## Phase 1: Structure', '### Task 1: Create directory skeleton', '- [x] 1.1 Create all new directories',
+      '### Task 2: Extract shared utilities', '- [x] 2.1 Create src/shared/ssm.js', '  - _Requirements: 3.1_', '  - [ ] exports get()',
+      '- [ ] 2.2 Create src/shared/dynamo.js', '- [ ] 3.1 Not a sub-task of 2', '- [ ] works offline',
+      '### Task 3: Wire retries', 'Wrap each scraper before anything else.', '- [ ] 3.1 Wrap the HTTP calls',
+      '#### Validation Gate', '- [ ] 9.9 All green',
+    ].join('\n');
+    const p = parse(text);
+    assert.equal(p.parser, 'spec_tasks_parser');
+    // Task 3 has prose of its own under it, so it stays a task before its sub-task.
+    assert.deepEqual(shape(p), ['Structure [1.1 2.1 2.2 3 3.1]']);
+    const [a, b, c, three, d] = p.phases[0]!.tasks;
+    assert.deepEqual([a!.done_in_source, b!.done_in_source, c!.done_in_source, three!.checkbox, d!.checkbox?.line], [true, true, false, null, 13]);
+    assert.deepEqual(b!.requirements, ['3.1']);
+    assert.equal(b!.description, 'exports get()', 'a box nested under a sub-task is about it');
+    assert.equal(c!.description, '3.1 Not a sub-task of 2\nworks offline', 'an id that is not N.x, or none, is no sub-task and not dropped');
+    assert.equal(three!.description, 'Wrap each scraper before anything else.');
+    assert.deepEqual(p.phases[0]!.tasks.map((t) => t.number), [1, 2, 3, 4, 5]);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['9.9 All green'], 'the gate after them is still the gate');
+  });
 });
 
 describe('spec parsers: a plan without boxes', () => {

@@ -13,12 +13,19 @@ const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overvie
 const DURATION_LABELS = /^(estimated duration|duration|estimated time|estimate|effort|time estimate)$/;
 
 /** A phase being read, with the heading level that ends it. */
+type OpenTask = SpecTask & { indent: number; criteriaIndent: number | null };
+
 interface OpenPhase {
   phase: SpecPhase;
   level: number;
   mode: 'none' | 'tasks' | 'gate';
-  task: (SpecTask & { indent: number; criteriaIndent: number | null }) | null;
+  task: OpenTask | null;
+  /** The `### Task N: Name` heading the lines are under, whose `- [ ] N.1 …` items are its sub-tasks. */
+  heading?: OpenTask | null;
 }
+
+/** A numbered sub-task's line (`1.1 Create the folders`): its id and name. */
+const SUB_TASK = /^(\d+(?:\.\d+)+)\.?\s+(.*)$/;
 
 /** Parses the spec's tasks.md format. */
 export class SpecTasksParser implements SourceParser {
@@ -112,6 +119,7 @@ function sectionHeading(open: OpenPhase, text: string): void {
   if (GATE_LABELS.test(label)) open.mode = 'gate';
   else if (label === 'tasks') open.mode = 'tasks';
   open.task = null;
+  open.heading = null;
 }
 
 /**
@@ -123,6 +131,25 @@ function headingTask(open: OpenPhase, id: string, rest: string, line: SourceLine
   const t = newTask(open.phase.tasks.length + 1, id, rest, line, null, -1);
   open.phase.tasks.push(t);
   open.task = t;
+  open.heading = t;
+}
+
+/**
+ * A checkbox item under a `### Task 2: Name` heading whose id extends the heading's (`- [ ] 2.1 …`, as Kiro writes
+ * them): a task of its own, with its box. The heading then only groups its sub-tasks and is no task itself, unless
+ * something was written under it before them (a description, criteria, requirements). Undefined for any other item.
+ */
+function subTask(open: OpenPhase, item: { content: string; checkbox: CheckboxRef | null; indent: number }, line: SourceLine): OpenTask | undefined {
+  const heading = open.heading;
+  if (!heading || !item.checkbox || open.mode !== 'tasks') return undefined;
+  if (open.task && open.task !== heading && item.indent > open.task.indent) return undefined; // nested under a sub-task
+  const m = SUB_TASK.exec(plain(item.content));
+  if (!m || !m[1]!.startsWith(`${heading.id}.`)) return undefined;
+  const said = heading.description || heading.acceptance_criteria.length || heading.requirements.length || heading.dependencies.length || heading.estimated_time;
+  if (!said && open.phase.tasks.at(-1) === heading) open.phase.tasks.pop();
+  const t = newTask(open.phase.tasks.length + 1, m[1]!, m[2]!, line, item.checkbox, item.indent);
+  open.phase.tasks.push(t);
+  return t;
 }
 
 function readLine(open: OpenPhase, line: SourceLine): void {
@@ -148,12 +175,18 @@ function readLine(open: OpenPhase, line: SourceLine): void {
     open.task = t;
     return;
   }
+  const sub = subTask(open, item, line);
+  if (sub) {
+    open.task = sub;
+    return;
+  }
   if (open.mode === 'gate' && (!open.task || item.indent <= open.task.indent)) {
     open.phase.validation_gate.push({ text: content, checkbox: item.checkbox });
     open.phase.gate_from_source = true;
     return;
   }
-  if (open.task && item.indent > open.task.indent) {
+  // Under a task heading's sub-task, an item at its indent that is no sub-task is still about it (nothing is dropped).
+  if (open.task && (item.indent > open.task.indent || (open.heading && open.task !== open.heading))) {
     taskDetail(open.task, item.content, item.indent);
     return;
   }
@@ -170,9 +203,11 @@ function phaseField(open: OpenPhase, label: string, value: string): void {
   } else if (label === 'tasks') {
     open.mode = 'tasks';
     open.task = null;
+    open.heading = null;
   } else if (GATE_LABELS.test(label)) {
     open.mode = 'gate';
     open.task = null;
+    open.heading = null;
     if (value) {
       open.phase.validation_gate.push({ text: plain(value), checkbox: null });
       open.phase.gate_from_source = true;
