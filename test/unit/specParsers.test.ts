@@ -359,6 +359,11 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(flat.phases[0]!.tasks.map((t) => [t.id, t.name]), [['1', '3d model export'], ['2', '2FA setup'], ['4', 'Four']]);
   });
 
+  it('a phase heading with no name after its number is named by it, not after the document (each was "Tasks")', () => {
+    assert.deepEqual(shape(parse('# My Plan\n\n## Phase 1\n- [ ] a\n- [ ] b\n\n## Phase 2\n- [ ] c\n')), ['Phase 1 [1 2]', 'Phase 2 [1]']);
+    assert.deepEqual(shape(parse('# My Plan\n\n## Phase 1\n- [ ] a\n')), ['Phase 1 [1]']);
+  });
+
   it('markers lead a task title; brackets further on are its text (a Next.js route, a placeholder)', () => {
     const p = parse('## Phase 1: Pages\n- [ ] T001 [P] [US1] Create src/app/posts/[slug]/page.tsx\n- [ ] T002 [US2] Create [Entity] model\n- [ ] T002a [US2] uv pip install "llama-cpp-python[server]"\n');
     const [one, two, three] = p.phases[0]!.tasks;

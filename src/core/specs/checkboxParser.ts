@@ -344,7 +344,8 @@ const groupsTasks = (it: Item): boolean => it.id !== null && it.children.length 
 /** A heading group as a phase; its top-level items are the tasks. */
 function groupPhase(g: Group, number: number, title?: string | null): SpecPhase {
   const m = g.phase;
-  const name = (m ? phaseName(m[2]!) : plain(g.text)) || title || 'Tasks';
+  // A bare `## Phase 2` is named so, as the spec format names it (not after the document, nor "Tasks" for each).
+  const name = (m ? phaseName(m[2]!) || `Phase ${m[1]}` : plain(g.text)) || title || 'Tasks';
   const roots = g.items.filter((it) => !it.parent || !g.items.includes(it.parent));
   // Agent OS: one `- [ ] 1.0 Complete the database layer` per heading, its numbered sub-items the tasks; Kiro under a
   // phase heading: several such items, each over its sub-tasks. An item that groups tasks is a task itself only when
