@@ -397,6 +397,8 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     // A fence inside a comment opens nothing, and `<!--` inside a fence is code, not a comment.
     assert.deepEqual(shape(parse('## Phase 1: A\n<!--\n```\n-->\n- [ ] T001 a\n```\n- [ ] T002 b\n')), ['A [T001]']);
     assert.deepEqual(shape(parse('## Phase 1: A\n```html\n<!--\n```\n- [ ] T001 a\n')), ['A [T001]']);
+    // An inline comment in a title shows as nothing; in a code span it is code.
+    assert.deepEqual(parse('## Phase 1: A <!-- rename? -->\n- [ ] T001 Create X <!-- owner: bob --> now\n- [ ] T002 Show `<!-- x -->`\n').phases[0]!.tasks.map((t) => t.name), ['Create X now', 'Show <!-- x -->']);
     // `<!-->` closes where it opens (CommonMark's end condition is the line holding `-->`).
     assert.deepEqual(shape(parse('## Phase 1: A\n<!-->\n- [ ] T001 a\n')), ['A [T001]']);
     // A `<!--` nothing closes hides nothing (CommonMark would hide the rest of the file): no task is lost to a typo.

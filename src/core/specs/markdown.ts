@@ -129,8 +129,9 @@ export class Fences {
 }
 
 /**
- * Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`) and inline code ticks. A code
- * span keeps what is in it as written: `__tests__/x.ts`, `__init__` and `**kwargs` are paths and names, not emphasis.
+ * Text without markdown emphasis markers around words (`**x**`, `__x__`, `*x*`, `_x_`), inline code ticks and inline
+ * HTML comments. A code span keeps what is in it as written: `__tests__/x.ts`, `__init__` and `**kwargs` are paths and
+ * names, not emphasis.
  */
 export function plain(text: string): string {
   if (!text.includes('`')) return unemphasised(text).trim();
@@ -163,6 +164,8 @@ export function plain(text: string): string {
 }
 
 function unemphasised(text: string): string {
+  // An inline HTML comment (`T001 Create X <!-- owner: bob -->`) shows as nothing, as CommonMark renders it.
+  if (text.includes('<!--')) text = text.replace(/\s*<!--[\s\S]*?-->/g, '');
   return text.replace(/\*\*|__/g, '').replace(/(^|\s)[*_](\S(?:.*?\S)?)[*_](?=\s|$|[.,;:])/g, '$1$2');
 }
 
