@@ -136,6 +136,25 @@ test('an invalid file meant to replace a bundled workflow says the bundled one s
   assertOne(unnamed.problems, `${W}/workflows/bug-fix.yaml`, null, /^until this file is valid, workflow 'bug-fix' is still the one from/);
 });
 
+test('two YAML documents in one file: the problem says to keep one, at the second one\'s "---" (not to call parseAllDocuments)', async () => {
+  const text = `${workflow('twice')}---\nname: again\n`;
+  const { problems, names } = await problemsOf('workflows/twice.yaml', text);
+  const line = text.split('\n').indexOf('---') + 1;
+  assertOne(problems, `${W}/workflows/twice.yaml`, line, /^YAML syntax error: the file holds more than one YAML document \(a "---" line starts another\); keep one: remove the "---" and what follows it, or move it to a file of its own$/);
+  assert.ok(!names.includes('twice'));
+});
+
+test('YAML merge keys (<<: *base) share fields: the steps they build load as written out', async () => {
+  const text = [
+    'name: merged', 'description: x', 'type: sequential', 'steps:', '  - &base {name: a, agent: debugger, description: find it}',
+    '  - {<<: *base, name: b, dependencies: [a]}', '',
+  ].join('\n');
+  const c = await load(new Map([...baseFiles(), [`${W}/workflows/merged.yaml`, text]]));
+  assert.deepEqual(c.problems, []);
+  const steps = c.workflows.find((w) => w.name === 'merged')?.steps;
+  assert.deepEqual(steps?.map((st) => [st.name, st.agent, st.description, st.dependencies]), [['a', 'debugger', 'find it', []], ['b', 'debugger', 'find it', ['a']]]);
+});
+
 test('YAML syntax error inside a flow list points at its line', async () => {
   const text = 'name: flow\ndescription: x\ntype: sequential\nsteps: [\n  {name: a, agent: debugger, description: d}\n  tags: [1\n';
   const { problems, names } = await problemsOf('workflows/flow.yaml', text);

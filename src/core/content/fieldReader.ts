@@ -126,14 +126,18 @@ export function parseYaml(raw: string, path: string): YamlText | { problems: Con
   const lineCounter = new LineCounter();
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(normalizeText(raw), { lineCounter, prettyErrors: true, uniqueKeys: true });
+    // `merge`: YAML 1.1's `<<: *base` merge keys, which people use to share fields between agents or steps.
+    doc = parseDocument(normalizeText(raw), { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true });
   } catch (ex) {
     return { problems: [unreadableYaml(path, ex)] };
   }
   if (doc.errors.length > 0) {
     return {
       problems: doc.errors.map((e) => ({
-        path, line: e.linePos?.[0].line ?? null, message: `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+        path, line: e.linePos?.[0].line ?? null,
+        message: e.code === 'MULTIPLE_DOCS'
+          ? 'YAML syntax error: the file holds more than one YAML document (a "---" line starts another); keep one: remove the "---" and what follows it, or move it to a file of its own'
+          : `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
       })),
     };
   }
