@@ -348,6 +348,8 @@ describe('an agent file Baton leaves out', () => {
     rig = await openLifecycle({
       files: {
         'agents/broken.md': '---\n- name: broken\n---\n# Broken\n',
+        // A name that is no name (a list): the file would go by its file name, so it is named under that one.
+        'agents/listed.md': '---\nname: [a, b]\ndescription: 42\n---\nPERSONA BODY\n',
         'workflows/uses-broken.yaml': 'name: uses-broken\ndescription: d\ntype: sequential\nsteps:\n  - name: s\n    agent: broken\n    description: do it\n',
       },
     });
@@ -362,6 +364,8 @@ describe('an agent file Baton leaves out', () => {
     const r = await rig.call('get_agent_persona', { agentName: 'broken' });
     assert.equal(r.isError, true);
     assert.match(r.text, /No agent "broken"; .+agents\/broken\.md defines it but is left out until it is fixed \(line 2: /);
+    const listed = await rig.call('get_agent_persona', { agentName: 'listed' });
+    assert.match(listed.text, /No agent "listed"; .+agents\/listed\.md defines it but is left out until it is fixed \(line 2: /);
     const other = await rig.call('get_agent_persona', { agentName: 'nobody' });
     assert.match(other.text, /No agent "nobody"\. Agents: /, 'an agent no file meant is just missing');
   });
@@ -369,5 +373,35 @@ describe('an agent file Baton leaves out', () => {
   it("a step of that agent says in its context that the persona is missing or left out, and where to see which", async () => {
     const first = (await rig.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'uses-broken' } })).structuredContent as { context: { persona_summary: string } };
     assert.equal(first.context.persona_summary, 'Agent "broken" (no persona loaded: its file is missing or left out for a problem; read persona://broken to see which).');
+  });
+});
+
+describe('a workflow file Baton leaves out', () => {
+  let rig: LifecycleRig;
+  before(async () => {
+    // Valid YAML whose steps depend on each other in a cycle: the template is left out, and the agent must hear why.
+    rig = await openLifecycle({
+      files: {
+        'workflows/loop.yaml': [
+          'name: loop', 'description: d', 'type: sequential', 'steps:',
+          '  - { name: one, agent: implementer, description: d, dependencies: [two] }',
+          '  - { name: two, agent: reviewer, description: d, dependencies: [one] }', '',
+        ].join('\n'),
+      },
+    });
+  });
+  after(() => rig.close());
+
+  it('is named with its file, line and problem where the template is asked for (workflow_next_step, get_workflow, start_execution)', async () => {
+    const why = /No workflow (?:template )?"loop"; \/.+\/\.baton\/workflows\/loop\.yaml defines it but is left out until it is fixed \(line \d+: [^)]*cycle/;
+    const next = await rig.call('workflow_next_step', { template_name: 'loop' });
+    assert.equal(next.isError, true);
+    assert.match(next.text, why);
+    const get = await rig.call('get_workflow', { workflowName: 'loop' });
+    assert.match(get.text, why);
+    const start = await rig.call('start_execution', { workflowName: 'loop' });
+    assert.match(start.text, why);
+    const other = await rig.call('workflow_next_step', { template_name: 'nothing-like-it' });
+    assert.match(other.text, /No workflow template "nothing-like-it"\. Available: /, 'a template no file meant is just missing');
   });
 });

@@ -256,7 +256,7 @@ export class Broker {
     const template = this.deps.content.template(name);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
-      throw new BatonError('template_not_found', `No workflow template ${echo(name)}. Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`, { templates: names });
+      throw new BatonError('template_not_found', `No workflow template ${echo(name)}${this.deps.content.leftOutNote('workflows', name)}. Available: ${names.join(', ') || '(none)'}; see available-workflows://all.`, { templates: names });
     }
     return template;
   }

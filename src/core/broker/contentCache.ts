@@ -15,6 +15,12 @@ export class ContentCache {
   /** Active templates read by name; only those found (a name a client made up is not kept). */
   private readonly templatesByName = new Map<string, WorkflowTemplate & { id: number }>();
 
+  /**
+   * Why content of this kind and name is missing when a file meant to define it was left out for its problems
+   * (`; PATH defines it but is left out until it is fixed (line N: …)`), else ''. Set by whoever loads the content.
+   */
+  leftOutNote: (kind: 'agents' | 'rules' | 'workflows', name: string) => string = () => '';
+
   constructor(private readonly store: Store) {}
 
   /** Drops every cached value. */

@@ -3,7 +3,7 @@ import type { ContentProblem } from '../api.js';
 import { errorMessage } from '../errors.js';
 import type { Crypto, FileEntry, FileSystem } from '../ports.js';
 import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
-import { baseName } from './fieldReader.js';
+import { baseName, NAME_PATTERN } from './fieldReader.js';
 import { parseAgentFile, parseRuleFile } from './markdownFile.js';
 import { parseWorkflowFile } from './workflowFile.js';
 
@@ -143,8 +143,10 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   }
   const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
-  // The name an invalid file meant to have: its own `name:` line, else its file name.
-  const intended = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1] || baseName(entry.relativePath);
+  // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then
+  // the file name is the one it would go by), else its file name.
+  const named = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1];
+  const intended = named && NAME_PATTERN.test(named) ? named : baseName(entry.relativePath);
   return { ...parsed, hash: crypto.sha256(text), intended };
 }
 

@@ -26,8 +26,8 @@ export class ContentQueries {
     private readonly ports: CorePorts,
     private readonly projects: Projects,
     private readonly workspaceProject: () => number,
-    /** Why an agent of this name is missing, when a file meant to define it was left out ('' otherwise). */
-    private readonly agentLeftOut: (name: string) => string = () => '',
+    /** Why content of this kind and name is missing, when a file meant to define it was left out ('' otherwise). */
+    private readonly leftOut: (kind: 'agents' | 'workflows', name: string) => string = () => '',
   ) {}
 
   /** Workflows matching every given filter (any of `tags`, all of `keywords`, `complexity`), a page of them. */
@@ -49,14 +49,14 @@ export class ContentQueries {
   /** One workflow; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getWorkflow(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const t = getTemplate(this.ports.store, name);
-    if (!t) throw new BatonError('template_not_found', `No workflow ${echo(name)}. Workflows: ${listTemplates(this.ports.store).map((w) => w.name).join(', ') || '(none)'}.`);
+    if (!t) throw new BatonError('template_not_found', `No workflow ${echo(name)}${this.leftOut('workflows', name)}. Workflows: ${listTemplates(this.ports.store).map((w) => w.name).join(', ') || '(none)'}.`);
     return this.respond(t, o, () => this.workflowBase(t, o.detailLevel ?? 'summary'), () => workflowMarkdown(t));
   }
 
   /** One agent persona; `{ notModified }` when `ifNoneMatch` is its `fileHash`. */
   async getAgentPersona(name: string, o: ContentOptions): Promise<ContentResponse | NotModified> {
     const a = getAgent(this.ports.store, name);
-    if (!a) throw new BatonError('not_found', `No agent ${echo(name)}${this.agentLeftOut(name)}. Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
+    if (!a) throw new BatonError('not_found', `No agent ${echo(name)}${this.leftOut('agents', name)}. Agents: ${listAgents(this.ports.store).map((x) => x.name).join(', ') || '(none)'}.`);
     return this.respond(a, o, () => agentBase(a, o.detailLevel ?? 'summary'), () => `# ${a.name}\n\n> ${a.description}\n\n${a.content}\n`);
   }
 

@@ -64,7 +64,7 @@ export class Lifecycle {
     const template = this.deps.content.template(input.workflowName);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
-      throw new BatonError('template_not_found', `No workflow ${echo(input.workflowName)}. Workflows: ${names.join(', ') || '(none)'}; see search_workflows.`);
+      throw new BatonError('template_not_found', `No workflow ${echo(input.workflowName)}${this.deps.content.leftOutNote('workflows', input.workflowName)}. Workflows: ${names.join(', ') || '(none)'}; see search_workflows.`);
     }
     let projectId = this.deps.projectId();
     if (input.projectId !== undefined) {
