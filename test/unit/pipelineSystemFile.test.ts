@@ -127,6 +127,29 @@ test('YAML syntax errors and unknown fields are reported with lines', () => {
   assert.equal(q.problems[0]!.line, 6);
 });
 
+test('a field of another step type is named, not dropped without a word; a conditional with no branch is refused', () => {
+  const text = `name: p
+agents: [{ id: a, runner: command, command: [node, a.js] }]
+workflow:
+  - { id: l, type: loop, maxIterations: 3, condition: { field: out, operator: contains, value: ok }, children: [{ id: c, type: agent, agentId: a, outputVariable: out }] }
+  - { id: s, type: sequential, failurePolicy: fail_fast, children: [{ id: d, type: agent, agentId: a, children: [] }] }
+`;
+  const p = parseSystemFile(text, 'p.yaml', 'p');
+  assert.ok(p.value, 'a misplaced field alone does not reject the file (as an unknown one does not)');
+  const lines = p.problems.map((x) => `${x.line}: ${x.message}`);
+  assert.deepEqual(lines.map((l) => l.replace(/; an? \w+ step's fields: .*$/, '')), [
+    "4: workflow[0].condition: not a field of a loop step (it belongs to conditional steps) (did you mean 'breakCondition'?)",
+    '5: workflow[1].failurePolicy: not a field of a sequential step (it belongs to parallel steps)',
+    '5: workflow[1].children[0].children: not a field of an agent step (it belongs to sequential, parallel and loop steps)',
+  ]);
+  assert.match(lines[0]!, /a loop step's fields: id, type, name, inputTemplate, outputVariable, maxIterations, children, breakCondition \(ignored\)$/);
+  const none = parseSystemFile(text.replace(/workflow:[\s\S]*$/, 'workflow:\n  - { id: k, type: conditional, condition: { field: x, operator: equals, value: 1 } }\n'), 'p.yaml', 'p');
+  assert.equal(none.value, undefined);
+  assert.deepEqual(none.problems.map((x) => `${x.line}: ${x.message}`), [
+    '4: workflow[0]: a conditional step needs trueBranch or falseBranch (or both): the steps to run when its condition holds, or when it does not',
+  ]);
+});
+
 const blueprintsDir = join(__dirname, '..', '..', 'content', 'blueprints');
 
 test('every shipped blueprint is valid and instantiates into a system that parses again', () => {

@@ -26,6 +26,20 @@ const STEP_FIELDS = [
   'id', 'type', 'name', 'agentId', 'inputTemplate', 'outputVariable', 'children', 'condition', 'trueBranch', 'falseBranch', 'maxIterations',
   'breakCondition', 'failurePolicy', 'timeoutMs', 'retry', 'operation', 'pattern', 'group', 'onReject',
 ];
+/**
+ * The fields each step type reads beyond the common ones (`id`, `type`, `name`, `inputTemplate`, `outputVariable`): a
+ * field of another type is ignored by this one, so it is named (`condition` on a loop step means `breakCondition`).
+ */
+const COMMON_STEP_FIELDS = ['id', 'type', 'name', 'inputTemplate', 'outputVariable'];
+const TYPE_FIELDS: Record<(typeof STEP_TYPES)[number], readonly string[]> = {
+  agent: ['agentId', 'timeoutMs', 'retry'],
+  sequential: ['children'],
+  parallel: ['children', 'failurePolicy'],
+  conditional: ['condition', 'trueBranch', 'falseBranch'],
+  loop: ['maxIterations', 'children', 'breakCondition'],
+  human_review: ['onReject'],
+  transform: ['operation', 'pattern', 'group'],
+};
 const BLUEPRINT_FIELDS = ['id', 'name', 'description', 'category', 'agentTemplates', 'workflowTemplate', 'requiredInputs', 'budget'];
 /** Hard limits that keep a runaway file from a runaway run. */
 const MAX_ITERATIONS = 1000;
@@ -269,6 +283,16 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
   r.unknown(item, at, STEP_FIELDS);
   const type = r.oneOf(item, at, 'type', STEP_TYPES, true);
   if (!type) return undefined;
+  const own = [...COMMON_STEP_FIELDS, ...TYPE_FIELDS[type]];
+  for (const k of Object.keys(item)) {
+    if (own.includes(k) || !STEP_FIELDS.includes(k)) continue; // unknown fields are named above
+    const of = STEP_TYPES.filter((t) => TYPE_FIELDS[t].includes(k));
+    const belongs = of.length > 1 ? `${of.slice(0, -1).join(', ')} and ${of.at(-1)}` : of[0];
+    // `condition` on a loop step is its `breakCondition`: a field of this type that ends in the name given.
+    const meant = TYPE_FIELDS[type].find((f) => f !== k && f.toLowerCase().endsWith(k.toLowerCase()));
+    const a = /^[aeiou]/.test(type) ? 'an' : 'a';
+    r.warn([...at, k], `not a field of ${a} ${type} step (it belongs to ${belongs} steps)${meant ? ` (did you mean '${meant}'?)` : ''}; ${a} ${type} step's fields: ${own.join(', ')}`);
+  }
   const agentId = r.str(item, at, 'agentId', 'the id of an agent of this system');
   const rawId = r.str(item, at, 'id', "a step id of letters, digits, '_' or '-'");
   if (rawId !== undefined && !ID.test(rawId)) r.error([...at, 'id'], `'${rawId}' is not a valid id (letters, digits, '_' or '-')`);
@@ -302,6 +326,9 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
       s.condition = readCondition(r, item['condition'], [...at, 'condition'], true);
       s.trueBranch = readSteps(r, item['trueBranch'], [...at, 'trueBranch'], agents, false, true);
       s.falseBranch = readSteps(r, item['falseBranch'], [...at, 'falseBranch'], agents, false, true);
+      if (item['trueBranch'] === undefined && item['falseBranch'] === undefined) {
+        r.error(at, 'a conditional step needs trueBranch or falseBranch (or both): the steps to run when its condition holds, or when it does not');
+      }
       break;
     case 'loop':
       s.maxIterations = r.int(item, at, 'maxIterations', 1, MAX_ITERATIONS, true);
