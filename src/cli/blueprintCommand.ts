@@ -7,6 +7,7 @@ import { bundledContentDir } from '../host/openBaton.js';
 import { blueprintDirs, listBlueprints, loadBlueprint, writeSystem } from '../host/pipelines/systemFiles.js';
 import { CliError, parse } from './common.js';
 import { BLUEPRINT_USAGE } from './usage.js';
+import { printWarnings } from './warnings.js';
 
 
 const OPTIONS = {
@@ -51,7 +52,9 @@ export async function blueprintCommand(args: string[]): Promise<number> {
     if (eq <= 0) throw new CliError(`--input must be KEY=VALUE (got "${kv}")`, 2);
     inputs[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
-  const bp = loadBlueprint(values.from, dirs);
+  const { blueprint: bp, warnings } = loadBlueprint(values.from, dirs);
+  // What the blueprint's file has that is ignored (`requiredInput:` for `requiredInputs:`) is said before it is used.
+  printWarnings(warnings);
   const system = instantiateBlueprint(bp, { name, inputs, runner: values.runner as RunnerKind | undefined, command: values.command });
   const file = writeSystem(system, workspace, values.force === true);
   process.stdout.write(`Wrote ${file} from blueprint ${bp.id} (${system.agents.length} agents). Run it: baton pipeline run ${name} --input TEXT\n`);

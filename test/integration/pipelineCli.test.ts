@@ -198,6 +198,7 @@ test('baton blueprint new writes a runnable system and names missing inputs', as
   assert.match(unknown.stderr, /No blueprint "nope"\. Blueprints: .*feature-implementation/);
   const made = await runCli(['blueprint', 'new', 'research', '--from', 'research-pipeline', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);
   assert.equal(made.code, 0, made.stderr);
+  assert.equal(made.stderr, '', 'a blueprint without problems warns of nothing');
   const again = await runCli(['blueprint', 'new', 'research', '--from', 'research-pipeline', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);
   assert.match(again.stderr, /already exists; pick another name or pass --force/);
   const ran = await runCli(['pipeline', 'run', 'research', '--input', 'go', '--db', w.db, '--workspace', w.workspace], w.env);
@@ -207,4 +208,11 @@ test('baton blueprint new writes a runnable system and names missing inputs', as
   const body = JSON.parse(listed.stdout) as { systems: Array<{ name: string }>; runs: Array<{ system: string; status: string }> };
   assert.deepEqual(body.systems.map((s) => s.name).sort(), ['research', 'three']);
   assert.deepEqual(body.runs.map((r) => [r.system, r.status]), [['research', 'completed']]);
+  // A field the blueprint's file has that is ignored (`requiredInput:` for `requiredInputs:`) is said when it is used.
+  const bundled = readFileSync(join(ROOT, 'content', 'blueprints', 'research-pipeline.yaml'), 'utf8');
+  mkdirSync(join(w.workspace, '.baton', 'blueprints'), { recursive: true });
+  writeFileSync(join(w.workspace, '.baton', 'blueprints', 'slip.yaml'), `${bundled.replace(/^id: .*$/m, 'id: slip')}\nrequiredInput: []\n`);
+  const slip = await runCli(['blueprint', 'new', 'slipped', '--from', 'slip', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);
+  assert.equal(slip.code, 0, slip.stderr);
+  assert.match(slip.stderr, /^baton: warning: .*slip\.yaml:\d+: requiredInput: unknown field \(did you mean 'requiredInputs'\?\)/m);
 });

@@ -150,6 +150,27 @@ workflow:
   ]);
 });
 
+test('a blueprint with two agent templates of one id, or two inputs of one name, is refused at the second one', () => {
+  const text = `id: dup
+name: X
+description: d
+category: research
+agentTemplates:
+  - { id: a, role: researcher, suggestedModels: [claude-haiku], promptTemplate: "{{system.input}}" }
+  - { id: a, role: analyzer, suggestedModels: [claude-haiku], promptTemplate: "x" }
+workflowTemplate: [{ id: s1, type: agent, agentId: a }]
+requiredInputs:
+  - { name: topic, description: d, type: string }
+  - { name: topic, description: again, type: string }
+`;
+  const p = parseBlueprintFile(text, 'dup.yaml', 'dup');
+  assert.equal(p.value, undefined);
+  assert.deepEqual(p.problems.map((x) => `${x.line}: ${x.message}`), [
+    "7: agentTemplates[1].id: duplicate agent id 'a'; give each agent template an id of its own (steps name them by agentId)",
+    "11: requiredInputs[1].name: duplicate input 'topic'; each input is asked for once, so give it a name of its own or remove it",
+  ]);
+});
+
 const blueprintsDir = join(__dirname, '..', '..', 'content', 'blueprints');
 
 test('every shipped blueprint is valid and instantiates into a system that parses again', () => {

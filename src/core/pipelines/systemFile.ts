@@ -454,6 +454,7 @@ function readAgentTemplates(r: Reader, raw: unknown): AgentTemplate[] {
     r.error(at, `must be a non-empty list of agent templates (id, role, suggestedModels, suggestedTools, promptTemplate), got ${describe(raw)}`);
     return [];
   }
+  const seen = new Set<string>();
   return raw.flatMap((item, i) => {
     const here = [...at, i];
     if (!isMapping(item)) {
@@ -463,6 +464,9 @@ function readAgentTemplates(r: Reader, raw: unknown): AgentTemplate[] {
     r.unknown(item, here, ['id', 'role', 'suggestedModels', 'suggestedTools', 'promptTemplate', 'runner', 'command']);
     const role = r.oneOf(item, here, 'role', SYSTEM_AGENT_ROLES, true) ?? 'custom';
     const id = r.str(item, here, 'id', 'an agent id') ?? role;
+    // Two templates of one id make a pipeline with two agents of that id, whose steps would all run the last one.
+    if (seen.has(id)) r.error([...here, 'id'], `duplicate agent id '${id}'; give each agent template an id of its own (steps name them by agentId)`);
+    seen.add(id);
     const runner = r.oneOf(item, here, 'runner', RUNNER_KINDS);
     const command = r.strings(item, here, 'command');
     const t: AgentTemplate = {
@@ -482,6 +486,7 @@ function readInputs(r: Reader, raw: unknown): BlueprintInput[] {
     r.error(at, `must be a list of inputs (name, description, type), got ${describe(raw)}`);
     return [];
   }
+  const names = new Set<string>();
   return raw.flatMap((item, i) => {
     const here = [...at, i];
     if (!isMapping(item)) {
@@ -491,6 +496,8 @@ function readInputs(r: Reader, raw: unknown): BlueprintInput[] {
     r.unknown(item, here, ['name', 'description', 'type', 'options', 'default']);
     const name = r.str(item, here, 'name', 'an input name', true);
     if (name !== undefined && !VARIABLE.test(name)) r.error([...here, 'name'], `'${name}' is not a valid variable name (letters, digits and '_')`);
+    if (name !== undefined && names.has(name)) r.error([...here, 'name'], `duplicate input '${name}'; each input is asked for once, so give it a name of its own or remove it`);
+    if (name !== undefined) names.add(name);
     const type = r.oneOf(item, here, 'type', BLUEPRINT_INPUT_TYPES, true) ?? 'string';
     const input: BlueprintInput = { name: name ?? '', description: r.str(item, here, 'description', 'what the input is', true) ?? '', type };
     const options = r.strings(item, here, 'options');

@@ -101,13 +101,16 @@ export function listBlueprints(dirs: string[]): Array<{ id: string; path: string
   return [...byId.values()];
 }
 
-/** One blueprint by id; `not_found` lists the ids, `content_invalid` its problems. */
-export function loadBlueprint(id: string, dirs: string[]): SystemBlueprint {
+/**
+ * One blueprint by id, with the problems that do not stop it (an unknown field, ignored) to print as warnings;
+ * `not_found` lists the ids, `content_invalid` its problems.
+ */
+export function loadBlueprint(id: string, dirs: string[]): { blueprint: SystemBlueprint; warnings: ContentProblem[] } {
   const all = listBlueprints(dirs);
   const found = all.find((b) => b.id === id);
   if (!found) throw new BatonError('not_found', `No blueprint "${id}". Blueprints: ${all.map((b) => b.id).join(', ') || '(none)'}.`);
   if (!found.blueprint) throw new BatonError('content_invalid', `Blueprint ${found.path} is not valid:\n${formatProblems(found.problems)}`);
-  return found.blueprint;
+  return { blueprint: found.blueprint, warnings: found.problems };
 }
 
 /** Writes a system as `.baton/pipelines/NAME.yaml`; refuses to overwrite unless `force`. Returns the path. */
