@@ -27,7 +27,8 @@ describe('workflow files and contexts on disk', () => {
     writeFileSync(path, 'agents:\n  a:\n    model: acme/x\n    system_prompt: missing.md\n');
     assert.throws(() => loadWorkflowFile(path), (ex: unknown) => BatonError.is(ex, 'content_invalid')
       && ex.message.includes(`${path}:3: agents.a.model: unknown provider 'acme'`) && ex.message.includes(`${path}:4: agents.a.system_prompt: file missing.md not found`));
-    assert.match(readWorkflowFile(join(cwd, 'none.yaml')).problems[0]!.message, /cannot read the workflow file \(ENOENT\)/);
+    assert.match(readWorkflowFile(join(cwd, 'none.yaml')).problems[0]!.message, /cannot read the workflow file \(there is no such file; check the path\)/);
+    assert.match(readWorkflowFile(cwd).problems[0]!.message, /cannot read the workflow file \(it is a folder; pass the team's \.yaml file in it\)/);
     assert.throws(() => loadWorkflowFile(join(cwd, 'none.yaml')), (ex: unknown) => BatonError.is(ex, 'not_found') && /workflow file .*none\.yaml not found; check the path/.test(ex.message));
   });
 

@@ -78,6 +78,15 @@ describe('workflow file: fields', () => {
     const parsed = parse('agents:\n  a:\n    model: claude-x\n    system_prompt: prompts/a.md\n', { 'teams/prompts/a.md': 'You are A.' });
     assert.equal(parsed.value?.agents['a']?.system_prompt, 'You are A.');
   });
+  it('reads a one-line prompt that names a file that is there, whatever its name; other text is the prompt', () => {
+    const files = { 'teams/my prompt.md': 'You are spaced.', 'teams/prompts/reviewer': 'You review.' };
+    const prompt = (value: string) => parse(`agents:\n  a:\n    model: claude-x\n    system_prompt: ${value}\n`, files).value?.agents['a']?.system_prompt;
+    assert.equal(prompt('my prompt.md'), 'You are spaced.');
+    assert.equal(prompt('prompts/reviewer'), 'You review.');
+    assert.equal(prompt('You review code.'), 'You review code.', 'no such file: the text is the prompt');
+    assert.equal(prompt('|\n      prompts/reviewer\n      and more'), 'prompts/reviewer\nand more\n', 'more than one line is always text');
+  });
+
   it('keeps setup tasks and the kickoff', () => {
     const v = parse(`${AGENT}setup:\n  - shell: echo hi\n    as: greeting\n  - shell: echo \${{ greeting }}\nkickoff: "\${{ greeting }} @reviewer \${{ env.HOME }} \${{ workflow.instance }}"\n`).value;
     assert.deepEqual(v?.setup, [{ shell: 'echo hi', as: 'greeting' }, { shell: 'echo ${{ greeting }}' }]);
@@ -90,6 +99,7 @@ describe('workflow file: problems name file, line, field and fix', () => {
     ['YAML syntax', 'agents: [\n', /^teams\/t\.yaml:\d+: YAML syntax error/],
     ['not a mapping', '- a\n', /teams\/t\.yaml:1: \(file\): expected a mapping with agents/],
     ['no agents', 'name: x\n', /\(file\)|agents: must be a mapping of agent names/],
+    ['an empty agents mapping', 'name: x\nagents: {}\n', /t\.yaml:2: agents: must be a mapping of agent names .* with at least one agent, such as "coder: \{ model: claude \}"; got an empty mapping \(no agent\)/],
     ['bad agent name', 'agents:\n  2fast:\n    model: claude-x\n    system_prompt: hi\n', /t\.yaml:\d: agents\.2fast: '2fast' is not a valid agent name/],
     ['reserved agent name', 'agents:\n  system:\n    model: claude-x\n    system_prompt: hi\n', /agents\.system: 'system' is reserved/],
     ['unknown backend', 'agents:\n  a:\n    backend: gpt\n    model: x\n    system_prompt: hi\n', /t\.yaml:3: agents\.a\.backend: must be one of claude, codex, gemini, opencode, cursor-agent, command; got the string "gpt"/],

@@ -120,7 +120,8 @@ function insideContext(p: string): boolean {
 function readAgents(r: Reader, raw: unknown, path: string, options: WorkflowParseOptions): Record<string, AgentDefinition> {
   const at: FieldPath = ['agents'];
   if (!isMapping(raw) || Object.keys(raw).length === 0) {
-    r.error(at, `must be a mapping of agent names to definitions (model, system_prompt), with at least one agent; got ${describe(raw)}`);
+    const got = isMapping(raw) ? 'an empty mapping (no agent)' : describe(raw);
+    r.error(at, `must be a mapping of agent names to definitions (model, system_prompt), with at least one agent, such as "coder: { model: claude }"; got ${got}`);
     return {};
   }
   const out: Record<string, AgentDefinition> = {};
@@ -184,9 +185,15 @@ export function isPromptPath(value: string): boolean {
 
 function readPrompt(r: Reader, item: Record<string, unknown>, at: FieldPath, path: string, options: WorkflowParseOptions): string | undefined {
   const value = r.str(item, at, 'system_prompt', 'inline text, or a path (relative to the workflow file) to a file holding it', true);
-  if (value === undefined || !isPromptPath(value)) return value;
+  if (value === undefined || !options.readFile) return value;
+  if (!isPromptPath(value)) {
+    // One line that names a file that is there (`my prompt.md`, `prompts/reviewer`) is that file, not its name as the
+    // prompt; any other text is the prompt itself.
+    const line = value.trim();
+    const file = line && !line.includes('\n') ? options.readFile(resolveRelative(path, line)) : undefined;
+    return file ?? value;
+  }
   const target = resolveRelative(path, value.trim());
-  if (!options.readFile) return value;
   const text = options.readFile(target);
   if (text === undefined) {
     r.error([...at, 'system_prompt'], `file ${value.trim()} not found (looked for ${target}, relative to the workflow file); create it, or write the prompt inline with 'system_prompt: |'`);

@@ -19,7 +19,11 @@ export function readWorkflowFile(path: string): Parsed<WorkflowFile> {
   try {
     raw = readFileSync(path, 'utf8');
   } catch (ex) {
-    return { value: undefined, problems: [{ path, line: null, message: `cannot read the workflow file (${(ex as NodeJS.ErrnoException).code ?? (ex as Error).message})` }] };
+    const code = (ex as NodeJS.ErrnoException).code;
+    const why = code === 'EISDIR'
+      ? 'it is a folder; pass the team\'s .yaml file in it'
+      : code === 'ENOENT' ? 'there is no such file; check the path' : code ?? (ex as Error).message;
+    return { value: undefined, problems: [{ path, line: null, message: `cannot read the workflow file (${why})` }] };
   }
   const readFile = (p: string) => {
     try {
