@@ -88,6 +88,12 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   } catch (ex) {
     throw new CliError(`${(ex as Error).message}\n\n${usage}`, 2);
   }
+  // An empty path (`--db "$UNSET"`) is refused: read as "not given", it would use the default database instead.
+  for (const flag of ['db', 'workspace', 'content']) {
+    if ((parsed.values as Record<string, unknown>)[flag] === '') {
+      throw new CliError(`--${flag} needs a path (got an empty one); leave --${flag} out for the default\n\n${usage}`, 2);
+    }
+  }
   for (const flag of ['workspace', 'content']) {
     const value = (parsed.values as Record<string, unknown>)[flag];
     if (typeof value !== 'string') continue;

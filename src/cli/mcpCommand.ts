@@ -1,12 +1,13 @@
 // `baton mcp`: stdio MCP for an agent. The owner of the database serves it in process; otherwise it proxies to the owner.
 // This part runs before the engine is loaded: it takes the database's lock, answers the client's handshake from the
 // build-time catalog (stdioFront.ts) and only then loads the engine (dist/engine.js), which opens the database.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { acquireLock, type HeldLock } from '../store/lock.js';
+import { makeDirs } from '../store/makeDirs.js';
 import { cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import type { McpOptions } from './mcpEngine.js';
@@ -30,7 +31,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   capYoungGeneration();
   const log = cliLog();
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
-  mkdirSync(dirname(options.dbPath), { recursive: true });
+  makeDirs(dirname(options.dbPath));
   const lock = acquireLock(options.dbPath);
   if (!lock.acquired) return (await loadEngine()).forwardMcp(options);
   await serveAsOwner(options, lock, log);

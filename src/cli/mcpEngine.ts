@@ -14,6 +14,7 @@ import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
 import { StdioFront } from './stdioFront.js';
+import { systemErrorText } from './systemError.js';
 
 /** At most this long after the database is open, other processes can reach it (the owner's endpoint is published). */
 const PUBLISH_WITHIN_MS = 1000;
@@ -46,9 +47,10 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
     opened = await openAsOwner(options);
   } catch (ex) {
     start.lock.release();
-    const known = BatonError.is(ex);
-    process.stderr.write(`baton: ${known ? ex.message : `internal error: ${(ex as Error).stack ?? String(ex)}`}\n`);
-    front.fail(known ? ex.message : `Baton could not open its database ${dbPath} (internal error: ${(ex as Error).message}); see its log on stderr.`);
+    // A path the system refuses (a folder that cannot be made, no permission) is said plainly, without a stack.
+    const known = BatonError.is(ex) ? ex.message : systemErrorText(ex);
+    process.stderr.write(`baton: ${known ?? `internal error: ${(ex as Error).stack ?? String(ex)}`}\n`);
+    front.fail(known ?? `Baton could not open its database ${dbPath} (internal error: ${(ex as Error).message}); see its log on stderr.`);
     process.exitCode = 1;
     return async () => undefined;
   }

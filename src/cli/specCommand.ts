@@ -68,6 +68,7 @@ export async function specCommand(args: string[]): Promise<number> {
   }
   if (sub === 'status') {
     if (rest.length > 1) throw new CliError(`spec status takes at most one ID\n\n${SPEC_USAGE}`, 2);
+    if (rest[0] === '') throw new CliError(`spec status got an empty ID; give a spec workflow's id, or none for the latest\n\n${SPEC_USAGE}`, 2);
     if (values.description !== undefined) throw new CliError(`--description is for spec start\n\n${SPEC_USAGE}`, 2);
     const s = await withCore(
       { dbPath, access: 'read', workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'spec status only reads, so nothing was created.') },

@@ -7,6 +7,7 @@ export function systemErrorText(ex: unknown): string | null {
   const why: Record<string, string> = {
     EISDIR: 'it is a folder where a file is needed',
     ENOTDIR: 'a part of the path is a file, not a folder',
+    ENOENT: 'no such file or folder',
     EACCES: 'permission denied',
     EPERM: 'operation not permitted',
     EROFS: 'the file system is read-only',

@@ -1,6 +1,6 @@
 // Opening a store's file: owning it (creating it or not) with its lock, journal replay, migrations and a first
 // checkpoint; or only reading it, which writes nothing at all.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../core/errors.js';
@@ -8,6 +8,7 @@ import { silentLog, type Log } from '../core/ports.js';
 import { journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
+import { makeDirs } from './makeDirs.js';
 import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
 import { acquireLock, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
@@ -183,7 +184,7 @@ async function openFileStore(
   settings: StoreSettings,
   migrations: ReturnType<typeof loadMigrations>,
 ): Promise<SqlJsStore> {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const lock = options.lock ?? acquireLock(path);
   if (!lock.acquired) throw lockedError(path, lock.ownerPid);
   let db: Database | null = null;

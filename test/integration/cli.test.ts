@@ -152,9 +152,29 @@ describe('baton command line usage', () => {
       const negative = await runCli(['mcp', '--workspace', setup.workspace, '--token-ttl', '-5']);
       assert.equal(negative.code, 2);
       assert.match(negative.stderr, /^baton: --token-ttl must be a positive number \(got "-5"\)/);
+      // An empty --db (a script's unset variable) is refused, not read as "not given" (the default database).
+      const empty = await runCli(['approve', 'x', '--db', ''], {}, setup.workspace);
+      assert.equal(empty.code, 2);
+      assert.match(empty.stderr, /^baton: --db needs a path \(got an empty one\); leave --db out for the default/);
       const folder = await runCli(['status', '--db', setup.workspace]);
       assert.equal(folder.code, 1);
       assert.equal(folder.stderr, `baton: ${setup.workspace} is a folder, not a database file; name a file, such as ${join(setup.workspace, 'baton.db')}.\n`);
+      // A --db whose folder cannot be made (a part of it is a file; /proc refuses folders, where Node's own recursive
+      // mkdir looped for ever): mcp and spec start say so and exit 1, no stack, no hang.
+      const file = join(setup.dir, 'a-file');
+      writeFileSync(file, 'hello\n');
+      const underFile = await runCli(['mcp', '--workspace', setup.workspace, '--db', join(file, 'baton.db')], {}, undefined, 15_000);
+      assert.equal(underFile.code, 1);
+      assert.equal(underFile.stderr, `baton: cannot mkdir ${file}: a part of the path is a file, not a folder (ENOTDIR). Check the path (--db, --workspace, BATON_DB_PATH) and its permissions.\n`);
+      if (existsSync('/proc/self')) {
+        const proc = await runCli(['mcp', '--workspace', setup.workspace, '--db', '/proc/baton-nowhere/baton.db'], {}, undefined, 15_000);
+        assert.equal(proc.code, 1);
+        assert.match(proc.stderr, /^baton: cannot mkdir \/proc\/baton-nowhere: no such file or folder \(ENOENT\)\. Check the path/);
+        writeFileSync(join(setup.workspace, 'tasks.md'), '- [ ] one\n- [ ] two\n');
+        const spec = await runCli(['spec', 'start', 'tasks.md', '--db', '/proc/baton-nowhere/baton.db'], {}, setup.workspace, 15_000);
+        assert.equal(spec.code, 1);
+        assert.match(spec.stderr, /^baton: cannot mkdir \/proc\/baton-nowhere: no such file or folder \(ENOENT\)/);
+      }
     } finally {
       rmSync(setup.dir, { recursive: true, force: true });
     }

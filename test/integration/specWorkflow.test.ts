@@ -221,7 +221,7 @@ describe('baton spec without an owner', () => {
       // The fixture's task 2.1 is ticked in the file: the status says so; an unticked one says nothing.
       assert.match(st.stdout, /^ {4}· 2\.1 Create core data model interfaces and types \(ticked in source\)$/m);
       assert.doesNotMatch(st.stdout, /2\.2 [^\n]*ticked in source/);
-      for (const args of [['spec'], ['spec', 'start'], ['spec', 'frob'], ['spec', 'status', 'a', 'b']]) {
+      for (const args of [['spec'], ['spec', 'start'], ['spec', 'frob'], ['spec', 'status', 'a', 'b'], ['spec', 'status', ''], ['spec', 'status', '--db', '']]) {
         const r = await runCli(args);
         assert.equal(r.code, 2, args.join(' '));
         assert.match(r.stderr, /^baton: /);
