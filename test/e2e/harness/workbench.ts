@@ -44,7 +44,20 @@ export class Workbench {
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first();
     await row.waitFor({ state: 'visible', timeout: 15_000 });
-    await row.click();
+    // The list can re-render under the click (a late "similar commands" section), which then runs nothing and leaves
+    // the palette open: click again until the palette closes on it.
+    // Still the palette with this command (not closed, nor a quick input the command itself opened): the click was lost.
+    const stillHere = async () => {
+      const values = await this.page.locator('.quick-input-widget .quick-input-box input')
+        .evaluateAll((els) => els.map((e) => (e as unknown as { value: string; offsetParent: unknown }).offsetParent ? (e as unknown as { value: string }).value : ''))
+        .catch(() => [] as string[]);
+      return values.includes(`>${title}`);
+    };
+    for (let attempt = 0; ; attempt++) {
+      await row.click();
+      const lost = await waitFor('the palette to take the click', async () => !(await stillHere()), 2000).then(() => false, () => true);
+      if (!lost || attempt >= 3) return;
+    }
   }
 
   /** The visible quick pick's rows (aria-labels). */
