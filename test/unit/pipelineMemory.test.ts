@@ -74,9 +74,14 @@ test('size limits are enforced with errors that say the limit and what to do', a
   const s = { runId: run1, agent: 'x' };
   await assert.rejects(baton.memory.store(s, { key: 'big', value: 'x'.repeat(MEMORY_LIMITS.valueBytes + 1) }), /value is 65537 bytes; the limit is 65536 \(64 KB\)\. Store a summary, or split it/);
   await assert.rejects(baton.memory.store(s, { key: 'k'.repeat(201), value: 'v' }), /key is 201 characters; the limit is 200/);
+  // Characters as the schema's maxLength counts them: 200 emoji (400 UTF-16 units) fit, 201 do not.
+  await assert.rejects(baton.memory.store(s, { key: '\u{1F389}'.repeat(201), value: 'v' }), /key is 201 characters; the limit is 200/);
+  assert.throws(() => baton.memory.search(s, { query: '\u{1F389}' }), /cannot be searched: there is no search term \(only words are indexed: letters and digits; emoji and symbols alone cannot be searched\)/);
   await assert.rejects(baton.memory.store(s, { key: '  ', value: 'v' }), /key must not be empty/);
   await assert.rejects(baton.memory.store(s, { key: 'm', value: 'v', metadata: { blob: 'x'.repeat(9000) } }), /metadata is \d+ bytes of JSON; the limit is 8192/);
   assert.equal(baton.memory.list(s).total, 0, 'nothing was stored');
+  await baton.memory.store(s, { key: '\u{1F389}'.repeat(200), value: 'v' });
+  assert.equal(baton.memory.list(s).total, 1, '200 emoji are 200 characters');
 });
 
 test('the memory context lists the run\'s entries under the spec\'s heading, newest first, within its budget', async () => {

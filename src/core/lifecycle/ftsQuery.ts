@@ -34,7 +34,7 @@ export function toFtsQuery(text: string, field = 'searchText'): string {
     else out.push(t);
   }
   const ops = new Set(['AND', 'OR', 'NOT']);
-  if (out.length === 0) throw bad(text, field, 'there is no search term');
+  if (out.length === 0) throw bad(text, field, 'there is no search term (only words are indexed: letters and digits; emoji and symbols alone cannot be searched)');
   if (ops.has(out[0]!)) throw bad(text, field, `it starts with ${out[0]} (put a term before it, ${out[0] === 'NOT' ? 'as in `injection NOT test`' : 'as in `sql OR xss`'})`);
   if (ops.has(out.at(-1)!)) throw bad(text, field, `it ends with ${out.at(-1)}`);
   for (let i = 1; i < out.length; i++) {

@@ -80,7 +80,9 @@ export class Memory {
     const key = input.key.trim();
     const category = checkCategory(input.category ?? 'notes');
     if (!key) throw new BatonError('invalid_input', 'key must not be empty; use a short name such as "scout-findings".');
-    if (key.length > MEMORY_LIMITS.keyChars) throw new BatonError('invalid_input', `key is ${key.length} characters; the limit is ${MEMORY_LIMITS.keyChars}. Use a shorter key and put the detail in value.`);
+    // Characters as the tool's schema counts them (code points: an emoji is one, not two UTF-16 units).
+    const chars = [...key].length;
+    if (chars > MEMORY_LIMITS.keyChars) throw new BatonError('invalid_input', `key is ${chars} characters; the limit is ${MEMORY_LIMITS.keyChars}. Use a shorter key and put the detail in value.`);
     const size = utf8Length(input.value);
     if (size > MEMORY_LIMITS.valueBytes) {
       throw new BatonError('invalid_input', `value is ${size} bytes; the limit is ${MEMORY_LIMITS.valueBytes} (64 KB). Store a summary, or split it over several keys (e.g. "${key}-1", "${key}-2").`);
