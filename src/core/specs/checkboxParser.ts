@@ -211,8 +211,8 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
 /**
  * Whether `text`, on the line right after `before`, goes on with it (a title or a detail wrapped in the editor): it
  * starts in lower case, with a closing mark, code, a parenthesis, a dash or an operator, or `before` ends in a comma, a
- * dash, an operator or a word such as "the", "and" or "via", or left bold, code or a parenthesis open. A line that starts a sentence of its own ("Create the folders") is a
- * detail, and a field (`_Requirements: 1.2_`) never goes on.
+ * dash, an operator or a word such as "the", "and" or "via", or left bold, code or a parenthesis open. A line that
+ * starts a sentence of its own ("Create the folders") is a detail, and a field (`_Requirements: 1.2_`) never goes on.
  */
 function continues(before: string, text: string): boolean {
   if (field(text)) return false;
