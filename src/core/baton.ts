@@ -157,7 +157,7 @@ export class Baton implements BatonApi {
     });
     this.repo = new ExecutionRepo(ports.store, (text) => ports.crypto.sha256(text));
     this.content = new ContentCache(ports.store);
-    this.content.leftOutNote = (kind, name) => leftOutNote(this.leftOut, kind, name);
+    this.content.leftOutNote = (kind, name) => leftOutNote(this.leftOut, kind, name); // the catalog's too
     const brokerOptions: BrokerOptions = {
       tokenTtlMs: this.options.tokenTtlMs, reclaimAfterMs: this.options.stallMinutes * 60_000, rateLimits: this.options.rateLimits,
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
@@ -180,7 +180,7 @@ export class Baton implements BatonApi {
       ports, repo: this.repo, content: this.content, contracts, projects: this.projects, projectId: () => this.projectId,
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
-    this.catalog = new ContentQueries(ports, this.projects, () => this.projectId, (kind, name) => leftOutNote(this.leftOut, kind, name));
+    this.catalog = new ContentQueries(ports, this.projects, () => this.projectId, this.content.leftOutNote);
     this.memory = new Memory(ports);
     this.pipelines = new PipelineRuns({
       ports, repo: this.repo, memory: this.memory, projectId: () => this.projectId,

@@ -341,6 +341,9 @@ function itemTask(it: Item, number: number): SpecTask {
  */
 const groupsTasks = (it: Item): boolean => it.id !== null && it.children.length > 0 && it.children.every((c) => c.id !== null);
 
+/** Whether an item has work of its own written under it (not only fields): then it is a task before its sub-items. */
+const hasOwnWork = (it: Item): boolean => it.details.some((d) => !detailField(d));
+
 /** A heading group as a phase; its top-level items are the tasks. */
 function groupPhase(g: Group, number: number, title?: string | null): SpecPhase {
   const m = g.phase;
@@ -352,9 +355,8 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
   // it has work of its own written under it (as itemPhase reads it); else its box is ticked with the phase.
   const groups = roots.filter(groupsTasks);
   const umbrella = roots.length === 1 && groups.length === 1;
-  const ownWork = (it: Item) => it.details.some((d) => !detailField(d));
-  const items = umbrella ? roots[0]!.children : roots.flatMap((it) => (groupsTasks(it) ? (ownWork(it) ? [it, ...it.children] : it.children) : [it]));
-  const grouping = groups.filter((it) => !umbrella && !ownWork(it)).map((it) => it.checkbox).filter((c): c is CheckboxRef => c !== null);
+  const items = umbrella ? roots[0]!.children : roots.flatMap((it) => (groupsTasks(it) ? (hasOwnWork(it) ? [it, ...it.children] : it.children) : [it]));
+  const grouping = groups.filter((it) => !umbrella && !hasOwnWork(it)).map((it) => it.checkbox).filter((c): c is CheckboxRef => c !== null);
   return {
     number, label: m ? `Phase ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
     validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? roots[0]!.checkbox : null,
@@ -367,7 +369,7 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
 function itemPhase(root: Item, number: number): SpecPhase {
   const { name } = titleOf(root.content);
   // An item with work of its own written under it (not only fields) is the phase's first task, before its sub-items.
-  const ownWork = root.children.length > 0 && root.details.some((d) => !detailField(d));
+  const ownWork = root.children.length > 0 && hasOwnWork(root);
   const items = root.children.length === 0 || ownWork ? [root, ...root.children] : root.children;
   return {
     number, label: root.id ?? String(number), name: name || `Phase ${number}`, description: '', estimated_duration: null,

@@ -12,9 +12,10 @@ const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition 
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
 const DURATION_LABELS = /^(estimated duration|duration|estimated time|estimate|effort|time estimate)$/;
 
-/** A phase being read, with the heading level that ends it. */
+/** A task being read, with the indent of its line (-1 for a heading) and of its criteria list. */
 type OpenTask = SpecTask & { indent: number; criteriaIndent: number | null };
 
+/** A phase being read, with the heading level that ends it. */
 interface OpenPhase {
   phase: SpecPhase;
   level: number;
@@ -139,11 +140,11 @@ function headingTask(open: OpenPhase, id: string, rest: string, line: SourceLine
  * them): a task of its own, with its box. The heading then only groups its sub-tasks and is no task itself, unless
  * something was written under it before them (a description, criteria, requirements). Undefined for any other item.
  */
-function subTask(open: OpenPhase, item: { content: string; checkbox: CheckboxRef | null; indent: number }, line: SourceLine): OpenTask | undefined {
+function subTask(open: OpenPhase, item: { checkbox: CheckboxRef | null; indent: number }, content: string, line: SourceLine): OpenTask | undefined {
   const heading = open.heading;
   if (!heading || !item.checkbox || open.mode !== 'tasks') return undefined;
   if (open.task && open.task !== heading && item.indent > open.task.indent) return undefined; // nested under a sub-task
-  const m = SUB_TASK.exec(plain(item.content));
+  const m = SUB_TASK.exec(content);
   if (!m || !m[1]!.startsWith(`${heading.id}.`)) return undefined;
   const said = heading.description || heading.acceptance_criteria.length || heading.requirements.length || heading.dependencies.length || heading.estimated_time;
   if (!said && open.phase.tasks.at(-1) === heading) open.phase.tasks.pop();
@@ -175,7 +176,7 @@ function readLine(open: OpenPhase, line: SourceLine): void {
     open.task = t;
     return;
   }
-  const sub = subTask(open, item, line);
+  const sub = subTask(open, item, content, line);
   if (sub) {
     open.task = sub;
     return;
