@@ -1,7 +1,8 @@
 // The discovery file beside a database: how other Baton processes find the owner's endpoint (mode 0600).
-import { chmodSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from '../store/lock.js';
+import { makeDirs } from '../store/makeDirs.js';
 
 /** What `server.json` holds. */
 export interface DiscoveryInfo {
@@ -25,7 +26,7 @@ export { isPidAlive };
 /** Writes the discovery file atomically (temp file + rename) with mode 0600; returns its path. */
 export function writeDiscovery(dbPath: string, info: DiscoveryInfo): string {
   const path = discoveryPath(dbPath);
-  mkdirSync(dirname(path), { recursive: true }); // the folder may have been deleted under a running owner
+  makeDirs(dirname(path)); // the folder may have been deleted under a running owner
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, JSON.stringify(info) + '\n', { mode: 0o600 });
   chmodSync(temp, 0o600); // the umask may have widened nothing, but an existing temp file keeps its old mode

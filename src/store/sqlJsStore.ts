@@ -1,6 +1,6 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
-import { mkdirSync, statfsSync } from 'node:fs';
+import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BindParams, Database, Statement } from 'sql.js';
 import { BatonError, errorMessage } from '../core/errors.js';
@@ -9,6 +9,7 @@ import { replaceFileDurable } from './durableFile.js';
 import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
 import { decodeParams, encodeStatement, failedOfTheMoment, type JournalRecord, type JournalStatement } from './journal.js';
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
+import { makeDirs } from './makeDirs.js';
 import type { OpenStoreOptions } from './openStore.js';
 
 /** The first wait after a failed automatic checkpoint, and the longest. */
@@ -708,7 +709,7 @@ export class SqlJsStore implements Store {
     return this.afterCheckpoints(async () => {
       if (this.closed || !d.journal.gone()) return;
       await d.journal.drain();
-      mkdirSync(dirname(d.path), { recursive: true });
+      makeDirs(dirname(d.path));
       const lock = d.relock?.();
       if (lock === null) {
         throw new BatonError('store_failed', `${d.path} was deleted while Baton ran, and another Baton process owns a new database there now; restart this one.`, { path: d.path });
