@@ -10,7 +10,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { formatInputIssues, invalidArguments, quoted, withoutRefusedNulls } from './inputErrors.js';
+import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls } from './inputErrors.js';
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { WorkflowPrompts } from './prompts.js';
@@ -168,12 +168,14 @@ function wrapToolCalls(
       }
     }
     const misspelt = spec?.misspelt && parsed?.success ? spec.misspelt(checked) : [];
+    const unstorable = spec && parsed?.success ? unstorableInput(checked) : undefined;
     if (spec && parsed && !parsed.success) {
       const text = formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape));
       result = { isError: true, content: [{ type: 'text', text }] };
       category = 'validation';
-    } else if (spec && misspelt.length) {
-      result = { isError: true, content: [{ type: 'text', text: invalidArguments(spec.name, misspelt) }] };
+    } else if (spec && (misspelt.length || unstorable)) {
+      const lines = unstorable ? [...misspelt, unstorable] : misspelt;
+      result = { isError: true, content: [{ type: 'text', text: invalidArguments(spec.name, lines) }] };
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the

@@ -124,3 +124,48 @@ export function misspeltKeys(value: unknown, path: string, known: readonly strin
   }
   return out;
 }
+
+/** A string UTF-8 can hold: no lone half of a UTF-16 surrogate pair (SQLite's text is UTF-8; one becomes U+FFFD). */
+const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+function isWellFormed(s: string): boolean {
+  if (wellFormed) return wellFormed.call(s);
+  return !/\p{Surrogate}/u.test(s); // with the u flag only a lone half matches
+}
+
+/** A value met in a walk, linked to its parent: a path is built only for the field reported (copies grow with depth²). */
+type At = { value: unknown; key?: PropertyKey; parent?: At };
+
+/**
+ * What in `input` (a call's arguments) cannot be stored as sent, as one problem line naming the field, or undefined:
+ * a text or key holding a lone UTF-16 surrogate (a JSON `\ud83d` without its pair; stored it would turn into U+FFFD,
+ * so the caller would read back other text than it wrote), or an object key `__proto__` (JavaScript objects cannot
+ * keep it as data; it was dropped without a word). Walks without recursion: a value may be nested thousands deep.
+ */
+export function unstorableInput(input: unknown): string | undefined {
+  const stack: At[] = [{ value: input }];
+  while (stack.length) {
+    const at = stack.pop()!;
+    const { value } = at;
+    if (typeof value === 'string') {
+      if (!isWellFormed(value)) return `${fieldName(at)} holds a lone UTF-16 surrogate (half of a character such as an emoji, e.g. a JSON "\\ud83d" without its pair), which cannot be stored as text; send the whole character or leave it out`;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: at });
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        if (key === '__proto__') return `${fieldName(at)} has a key "__proto__", which cannot be kept as data; rename the key`;
+        if (!isWellFormed(key)) return `${fieldName(at)} has a key holding a lone UTF-16 surrogate (${quoted(key, 40)}), which cannot be stored as text; send the whole character or leave it out`;
+        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: at });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The field `at` names, as `a.b[2].c` ("arguments" for the whole). */
+function fieldName(at: At): string {
+  const path: PropertyKey[] = [];
+  for (let a: At | undefined = at; a?.parent; a = a.parent) path.unshift(a.key!);
+  return paths(path).shown || 'arguments';
+}

@@ -122,4 +122,26 @@ describe('tool inputs (real core, every tool group)', () => {
     const six = text(await client.callTool({ name: 'start_step', arguments: { executionId: 1, stepName: 2, phaseName: 3, agentName: 4, dependsOn: 5, extra: 6 } }));
     assert.match(six, /\n\(and 1 more problem\)\. Fix the fields and call again\.$/, six);
   });
+
+  it('refuses text UTF-8 cannot hold (a lone surrogate) and a "__proto__" key, naming the field; stores nothing', async () => {
+    // As a JSON client sends them: JSON.parse keeps a "\ud83d" escape and an own "__proto__" key.
+    const cases: Array<[string, string, RegExp]> = [
+      ['memory_store', '{"key":"k1","value":"ab\\ud83dcd","global":true}', /: value holds a lone UTF-16 surrogate .*send the whole character or leave it out/],
+      ['memory_store', '{"key":"k2","value":"v","global":true,"metadata":{"tags":["ok","x\\udc00"]}}', /: metadata\.tags\[1\] holds a lone UTF-16 surrogate/],
+      ['memory_store', '{"key":"k3","value":"v","global":true,"metadata":{"\\ud800":1}}', /: metadata has a key holding a lone UTF-16 surrogate \("\\ud800"\)/],
+      ['memory_store', '{"key":"k4","value":"v","global":true,"metadata":{"__proto__":{"a":1},"b":2}}', /: metadata has a key "__proto__", which cannot be kept as data; rename the key/],
+    ];
+    for (const [name, json, said] of cases) {
+      const res = await client.callTool({ name, arguments: JSON.parse(json) as Record<string, unknown> });
+      assert.equal(res.isError, true, json);
+      assert.match(text(res), said);
+    }
+    const listed = text(await client.callTool({ name: 'memory_list', arguments: { global: true } }));
+    for (const key of ['k1', 'k2', 'k3', 'k4']) assert.doesNotMatch(listed, new RegExp(`\\b${key}\\b`), listed);
+    // A whole character (a surrogate pair) is stored, and so is a value nested a few dozen levels.
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const ok = await client.callTool({ name: 'memory_store', arguments: { key: 'k5', value: 'ok \u{1F600}', global: true, metadata: { deep } } });
+    assert.notEqual(ok.isError, true, text(ok));
+  });
 });
