@@ -103,9 +103,15 @@ describe('lifecycle tools: the complete lifecycle', () => {
     assert.equal(done1.state, 'completed');
     assert.deepEqual(done1.output, STEP_OUTPUT);
     assert.equal(done1.contract.validated, true);
+    // Progress counts the template's phases no step has taken up yet: 1 of 4 done is 25%, not 1 of 1.
+    const progress = async () => (await rig.ok('get_execution_details', { executionId: e.id })).execution.progress;
+    assert.equal(await progress(), 25);
+    const incomplete = await rig.ok('get_incomplete_executions', {});
+    assert.equal(incomplete.executions.find((x: { id: string }) => x.id === e.id).progress, 25);
     const s2 = await rig.ok('start_step', { executionId: e.id, stepName: 'implement', phaseName: 'implement-fix', dependsOn: [s1.id] });
     assert.deepEqual(s2.dependsOn, [s1.id]);
     await rig.ok('complete_step', { stepId: s2.id, output: { summary: 'Fixed', confidence: 0.9 } });
+    assert.equal(await progress(), 50);
     const closed = await rig.ok('complete_execution', { executionId: e.id, output: WORKFLOW_OUTPUT });
     assert.equal(closed.state, 'completed');
 
@@ -125,6 +131,21 @@ describe('lifecycle tools: the complete lifecycle', () => {
     assert.ok(history.executions.some((x: { id: string }) => x.id === e.id));
     const timeline = rig.baton.events(e.id).map((x) => x.event_type);
     assert.ok(timeline.includes('state_changed') && timeline.includes('step_started') && timeline.includes('step_completed'));
+  });
+
+  it('counts a step of no phase as more work in the progress, and a failed step as not done', async () => {
+    const e = await rig.ok('start_execution', { workflowName: 'bug-fix' });
+    await rig.ok('transition_workflow_state', { executionId: e.id, newState: 'running' });
+    const progress = async () => (await rig.ok('get_execution_details', { executionId: e.id })).execution.progress;
+    const s1 = await rig.ok('start_step', { executionId: e.id, stepName: 'analyze-root-cause' });
+    await rig.ok('complete_step', { stepId: s1.id, output: STEP_OUTPUT });
+    assert.equal(await progress(), 25);
+    const extra = await rig.ok('start_step', { executionId: e.id, stepName: 'changelog' });
+    await rig.ok('complete_step', { stepId: extra.id, output: STEP_OUTPUT });
+    assert.equal(await progress(), 40); // 2 of 5
+    const failed = await rig.ok('start_step', { executionId: e.id, stepName: 'implement-fix' });
+    await rig.ok('complete_step', { stepId: failed.id, error: 'the build broke' });
+    assert.equal(await progress(), 40);
   });
 
   it('refuses an unknown workflow with the list of workflows', async () => {

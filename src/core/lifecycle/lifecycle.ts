@@ -300,13 +300,9 @@ export class Lifecycle {
         'UPDATE steps SET status = ?, output = ?, outcome_summary = ?, error = ?, completed_at = ?, duration_ms = ? WHERE id = ?',
         [status, output === undefined ? null : JSON.stringify(output), summary, error ?? null, iso, ms - started, Number(stepId)],
       );
-      const counts = this.store.get<{ total: number; done: number }>(
-        "SELECT COUNT(*) AS total, SUM(CASE WHEN status IN ('completed','skipped') THEN 1 ELSE 0 END) AS done FROM steps WHERE execution_id = ?",
-        [step.executionId],
-      )!;
       this.store.run(
         'UPDATE executions SET progress = ?, current_step = CASE WHEN current_step = ? THEN NULL ELSE current_step END, updated_at = ? WHERE execution_id = ?',
-        [Math.round((100 * (counts.done ?? 0)) / Math.max(1, counts.total)), step.stepName, iso, step.executionId],
+        [this.progress(step.executionId, r), step.stepName, iso, step.executionId],
       );
       this.deps.event(step.executionId, status === 'completed' ? 'step_completed' : 'step_failed', { step_id: stepId, step_name: step.stepName, error: error ?? null });
       events.push({ type: 'step', execution_id: step.executionId, step_name: step.stepName, status });
@@ -314,6 +310,21 @@ export class Lifecycle {
     this.deps.emit(events);
     const done = this.step(stepId);
     return contract ? { ...done, contract } : done;
+  }
+
+  /**
+   * Percent done: completed or skipped steps out of all the work known, the steps started so far and the template's
+   * phases no step has taken up yet (counting only the started steps said 100% after the first of four phases).
+   */
+  private progress(executionId: string, r: Raw): number {
+    const steps = this.store.all<{ step_name: string; phase_name: string | null; status: StepStatus }>(
+      'SELECT step_name, phase_name, status FROM steps WHERE execution_id = ?', [executionId],
+    );
+    const taken = new Set(steps.flatMap((s) => (s.phase_name ? [s.step_name, s.phase_name] : [s.step_name])));
+    const phases = (JSON.parse(String(r.metadata ?? '{}')) as { phases?: WorkflowPhase[] }).phases ?? [];
+    const total = steps.length + phases.filter((p) => !taken.has(p.phase)).length;
+    const done = steps.filter((s) => DONE.has(s.status)).length;
+    return Math.round((100 * done) / Math.max(1, total));
   }
 
   /** Broker executions move their steps only through step tokens. */
