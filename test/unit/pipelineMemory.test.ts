@@ -33,6 +33,9 @@ test('entries are per run; global entries are shared; a key is replaced, not dup
   assert.throws(() => m.retrieve({ runId: run2, agent: null }, 'conventions', 'run'), /No memory entry "conventions"\. Keys: findings\./);
   assert.equal(m.list({ runId: run1, agent: null }, 'findings', 'run').total, 1);
   assert.equal(m.list({ runId: run1, agent: null }).total, 2);
+  // A key is stored and read without the spaces around it, as the stored entry's key says.
+  assert.equal((await m.store({ runId: run1, agent: 'scout' }, { key: ' plan ', value: 'p' })).key, 'plan');
+  assert.equal(m.retrieve({ runId: run1, agent: null }, 'plan\n').value, 'p');
 });
 
 test('search is full text, ranked, filtered by category and scope', async () => {

@@ -116,8 +116,12 @@ export class Memory {
     );
   }
 
-  /** The entry under `key`: the run's first, then the global one (unless `reach` limits it); `not_found` names some keys. */
-  retrieve(scope: MemoryScope, key: string, reach: MemoryReach = 'all'): MemoryEntry {
+  /**
+   * The entry under `key`: the run's first, then the global one (unless `reach` limits it); `not_found` names some keys.
+   * Keys are read as `store` writes them, without spaces around (`" notes "` is `"notes"`).
+   */
+  retrieve(scope: MemoryScope, wanted: string, reach: MemoryReach = 'all'): MemoryEntry {
+    const key = wanted.trim();
     const keys = scopeKeys(scope, reach);
     for (const k of keys) {
       const r = this.ports.store.get<Raw>(`SELECT ${COLUMNS} FROM memory_entries WHERE scope_key = ? AND key = ?`, [k, key]);
