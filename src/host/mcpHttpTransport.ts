@@ -40,6 +40,17 @@ function accepts(header: string | undefined, type: string): boolean {
   });
 }
 
+/**
+ * Refuses (400) a request after `initialize` whose MCP-Protocol-Version header names a version this server does not
+ * speak, as the transport specification says for every such request (a POST, the GET stream, a DELETE); true if so.
+ */
+function unsupportedVersion(req: IncomingMessage, res: ServerResponse): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  return true;
+}
+
 const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** A server-side Streamable HTTP transport for one session (create it for an `initialize` POST). */
@@ -68,6 +79,7 @@ export class McpHttpTransport implements Transport {
   handle(req: IncomingMessage, res: ServerResponse, body?: unknown): void {
     if (this.closed) return rpcError(res, 404, -32001, 'Session not found; initialize again');
     if (req.method === 'POST') return this.post(req, res, body);
+    if (unsupportedVersion(req, res)) return;
     if (req.method === 'GET') return this.get(req, res);
     if (req.method === 'DELETE') {
       res.writeHead(200).end();
@@ -112,10 +124,7 @@ export class McpHttpTransport implements Transport {
       this.onInitialized(this.sessionId);
     } else {
       if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');
-      const version = req.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
-      }
+      if (unsupportedVersion(req, res)) return;
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);

@@ -76,6 +76,11 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** A JSON error reply in the control format. */
+/** Ends a session's transport, then its server (which drops the server's subscription to the core's events). */
+function closeServer(transport: McpHttpTransport, server: McpServer): void {
+  void transport.close().then(() => server.close()).catch(() => undefined);
+}
+
 function refuse(res: ServerResponse, status: number, reason: string, message: string): void {
   reply(res, status, { error: { reason, message } });
 }
@@ -150,7 +155,9 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
     }
     const server = options.createServer(grant === null ? undefined : grants.get(grant));
+    let accepted = false;
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
+      accepted = true;
       // `track` stamps when it was seen (lastSeen, seenOrder).
       const session: Session = { transport, server, grant, open: 0, lastSeen: 0, seenOrder: 0 };
       sessions.set(id, session);
@@ -162,6 +169,10 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     };
     await connectServer(server, transport);
     transport.handle(req, res, body);
+    // An initialize the transport refused (a wrong Accept or Content-Type) made no session: its server is closed, or
+    // it would stay subscribed to the core's events for good (a client retrying with a wrong header ran the owner
+    // out of memory, about 70 KB a request).
+    if (!accepted) closeServer(transport, server);
   };
 
   /** A session is idle only with no request open, from its last answer on (not from when a long call came in). */
@@ -219,7 +230,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const url = `http://127.0.0.1:${port}/mcp`;
   const closeSession = (id: string, s: Session) => {
     sessions.delete(id);
-    void s.transport.close().then(() => s.server.close()).catch(() => undefined);
+    closeServer(s.transport, s.server);
   };
   const maxIdle = options.maxIdleSessions ?? MAX_IDLE_SESSIONS;
   /** Called as a session starts (its initialize still open): room is made for it among the sessions with nothing open. */

@@ -17,6 +17,7 @@ import { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, ToolListChangedNotificati
 import type { NextStepResponse } from '../../src/core/types.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
+import { until } from '../helpers/until.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
@@ -221,8 +222,45 @@ describe('owner Streamable HTTP transport', () => {
     assert.equal(r.status, 400);
     assert.deepEqual(JSON.parse(r.body), { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params must be an object' } }, 'a bad member of a 2025-03-26 batch');
     assert.equal((await raw({ headers: { ...headers, 'mcp-protocol-version': '1999-01-01' }, body: call(2) })).status, 400);
+    // So are the session's GET stream and its DELETE with a version this server does not speak.
+    assert.equal((await raw({ method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'mcp-protocol-version': '2099-01-01' } })).status, 400);
+    assert.equal((await raw({ method: 'DELETE', headers: { ...headers, 'mcp-protocol-version': '1999-01-01' } })).status, 400);
+    assert.equal((await raw({ headers, body: call(2) })).status, 200, 'the session is still open');
     assert.equal((await raw({ headers, body: { ...INIT, id: 9 } })).status, 400, 'a second initialize');
     assert.equal((await raw({ method: 'PUT', headers, body: call(2) })).status, 405);
+  });
+
+  it('closes the server an initialize made when the transport refuses that initialize (no session, nothing kept)', async () => {
+    let made = 0;
+    let closed = 0;
+    const counting = await startOwnerServer({
+      baton: opened.baton, log: silentLog,
+      createServer: () => {
+        made++;
+        const server = testServer();
+        server.server.onclose = () => void closed++;
+        return server;
+      },
+    });
+    try {
+      const post = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: counting.port, method: 'POST', path: '/mcp', headers: { ...base, host: `127.0.0.1:${counting.port}`, authorization: `Bearer ${counting.token}`, ...headers } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
+      });
+      assert.equal(await post({ 'content-type': 'text/plain' }), 415);
+      assert.equal(await post({ accept: 'text/html' }), 406);
+      await until('both refused servers closed', () => closed === 2);
+      assert.equal(made, 2);
+      assert.equal(await post({}), 200, 'an accepted initialize keeps its server');
+      assert.equal(made, 3);
+      assert.equal(closed, 2);
+    } finally {
+      await counting.close();
+    }
   });
 
   it('keeps one GET stream per session, sends unrelated server messages on it, and closes the session on DELETE', async () => {
