@@ -99,10 +99,10 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   wrapToolCalls(server, baton, log, specs, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
-    prompts.refresh();
+    const promptsChanged = prompts.refresh();
     if (server.isConnected()) {
       server.sendResourceListChanged();
-      server.sendPromptListChanged();
+      if (promptsChanged) server.sendPromptListChanged();
     }
   });
   answerMalformedParams(server); // last: it wraps every handler registered by now

@@ -38,38 +38,59 @@ export function promptText(template: WorkflowTemplate, task: string | undefined,
   ].join('\n');
 }
 
-/** Keeps one prompt per workflow template; `refresh()` re-reads the templates after a content change. */
+/**
+ * Keeps one prompt per workflow template; `refresh()` re-reads the templates after a content change and says whether
+ * the prompt list changed, so the server sends one `notifications/prompts/list_changed` for it, and none when only
+ * other content changed (the SDK sends one per prompt added, updated or removed: 2 × N for a re-registration).
+ */
 export class WorkflowPrompts {
-  private registered = new Map<string, RegisteredPrompt>();
+  /** Each prompt with what `prompts/list` shows of it (description, arguments). */
+  private registered = new Map<string, { prompt: RegisteredPrompt; listed: string }>();
+  /** The current templates by name: a prompt's text is made from the template as it is when the prompt is got. */
+  private templates = new Map<string, WorkflowTemplate>();
 
   constructor(
     private readonly server: McpServer,
     private readonly baton: BatonApi,
   ) {}
 
-  /** Registers prompts for the current templates, removing those that no longer exist. */
-  refresh(): void {
+  /** Registers prompts for the current templates, removing those that no longer exist; true if the list changed. */
+  refresh(): boolean {
     const templates = this.baton.templates();
-    const names = new Set(templates.map((t) => t.name));
-    for (const [name, prompt] of this.registered) {
-      if (!names.has(name)) {
-        prompt.remove();
-        this.registered.delete(name);
+    this.templates = new Map(templates.map((t) => [t.name, t]));
+    let changed = false;
+    const server = this.server as { sendPromptListChanged: () => void };
+    server.sendPromptListChanged = () => undefined; // the caller sends one for the whole refresh
+    try {
+      for (const [name, { prompt }] of this.registered) {
+        if (!this.templates.has(name)) {
+          prompt.remove();
+          this.registered.delete(name);
+          changed = true;
+        }
       }
+      for (const template of templates) {
+        const listed = JSON.stringify([template.description, Boolean(template.dynamic_phases)]);
+        const known = this.registered.get(template.name);
+        if (known?.listed === listed) continue;
+        known?.prompt.remove();
+        this.registered.set(template.name, { prompt: this.register(template.name, template), listed });
+        changed = true;
+      }
+    } finally {
+      delete (server as Partial<typeof server>).sendPromptListChanged; // the SDK's own method again
     }
-    for (const template of templates) {
-      this.registered.get(template.name)?.remove();
-      this.registered.set(template.name, this.register(template));
-    }
+    return changed;
   }
 
-  private register(template: WorkflowTemplate): RegisteredPrompt {
+  private register(name: string, first: WorkflowTemplate): RegisteredPrompt {
+    const template = () => this.templates.get(name) ?? first;
     return this.server.registerPrompt(
-      template.name,
+      name,
       {
-        title: `Workflow: ${template.name}`,
-        description: template.description,
-        argsSchema: template.dynamic_phases
+        title: `Workflow: ${name}`,
+        description: first.description,
+        argsSchema: first.dynamic_phases
           ? {
             source: completable(
               z.string().optional().describe('The spec tasks.md, relative to the workspace'),
@@ -79,8 +100,8 @@ export class WorkflowPrompts {
           : { task: z.string().optional().describe('What to work on') },
       },
       (args: { task?: string; source?: string }) => ({
-        description: template.description,
-        messages: [{ role: 'user', content: { type: 'text', text: promptText(template, args.task, args.source) } }],
+        description: template().description,
+        messages: [{ role: 'user', content: { type: 'text', text: promptText(template(), args.task, args.source) } }],
       }),
     );
   }
