@@ -95,6 +95,8 @@ export class StdioFront implements Transport {
   private oversize: Oversize | null = null;
   private readonly held: string[] = [];
   private initialize: (Raw & { id: string | number }) | null = null;
+  /** The replayed initialize's answer is still to come (and to be dropped). */
+  private replayed = false;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
   private failure = '';
   /** The protocol version the client asked for in its `initialize` (batches depend on it). */
@@ -162,7 +164,10 @@ export class StdioFront implements Transport {
     }
     const answered = new Promise<void>((resolve) => (this.allAnswered = resolve));
     if (this.waiting.size === 0) this.allAnswered();
-    if (this.initialize) this.onmessage?.({ ...this.initialize, id: REPLAY_ID } as JSONRPCMessage);
+    if (this.initialize) {
+      this.replayed = true;
+      this.onmessage?.({ ...this.initialize, id: REPLAY_ID } as JSONRPCMessage);
+    }
     for (const line of held) this.dispatch(line);
     return answered;
   }
@@ -178,7 +183,8 @@ export class StdioFront implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const m = message as Raw;
-    if (m.id === REPLAY_ID && m.method === undefined) {
+    if (this.replayed && m.id === REPLAY_ID && m.method === undefined) {
+      this.replayed = false; // one answer only: a client may use that id too, and its answers go through
       if ('error' in m) this.options.log.warn(`the server refused the client's replayed initialize: ${JSON.stringify(m)}`);
       return Promise.resolve();
     }
@@ -232,6 +238,7 @@ export class StdioFront implements Transport {
       const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/\r$/, '');
       this.pieces = [];
       this.pieceBytes = 0;
+      if (!/\S/.test(line)) continue; // a blank line is no message (the SDK's own transport skips it too)
       if (this.phase === 'attached') this.dispatch(line);
       else if (this.phase === 'failed') this.answerFailed(line);
       else this.early(line);

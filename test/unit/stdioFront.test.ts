@@ -126,6 +126,10 @@ describe('the stdio front of baton mcp', () => {
     w.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: {} } });
     await w.written(7);
     assert.equal(w.out[6]!.id, 7, 'later calls go straight to the server');
+    // Only the replayed initialize's own answer is dropped: a client's request with that id is answered.
+    w.send({ jsonrpc: '2.0', id: 'baton-stdio-front-initialize', method: 'ping' });
+    await w.written(8);
+    assert.deepEqual(w.out[7], { jsonrpc: '2.0', id: 'baton-stdio-front-initialize', result: {} });
     await s.mcp.close();
   });
 
@@ -201,8 +205,10 @@ describe('the stdio front of baton mcp', () => {
     for (let i = 0; i < bytes.length; i += 7) w.front['ondata'](bytes.subarray(i, i + 7)); // pieces that split a UTF-8 character too
     w.front['ondata'](Buffer.from('{"jsonrpc":"2.0","id":"a","method":"ping"}\r\n{"jsonrpc":"2.0","id":"b","method":"ping"}\n{"jsonrpc":"2.0",'));
     w.front['ondata'](Buffer.from('"id":"c","method":"ping"}\n'));
-    await w.written(5);
-    assert.deepEqual(w.out.slice(1).map((m) => m.id).sort(), ['a', 'b', 'c', 'split'], 'each line answered once (a tool call may answer after a ping)');
+    w.front['ondata'](Buffer.from('\n\r\n   \t\n{"jsonrpc":"2.0","id":"d","method":"ping"}\n')); // blank lines are no messages
+    await w.written(6);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(w.out.slice(1).map((m) => m.id).sort(), ['a', 'b', 'c', 'd', 'split'], 'each line answered once (a tool call may answer after a ping), a blank one not at all');
     assert.equal(w.out.find((m) => m.id === 'split').result.content[0].text, 'client c');
     await s.mcp.close();
   });
