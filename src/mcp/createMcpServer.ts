@@ -13,6 +13,7 @@ import type { Log } from '../core/ports.js';
 import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls } from './inputErrors.js';
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
+import { portableSchema } from './portableSchema.js';
 import { WorkflowPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { installSubscriptions } from './subscriptions.js';
@@ -132,7 +133,14 @@ function cacheToolList(server: McpServer, key: string): void {
   server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     let list = toolLists.get(key);
     if (!list) {
-      list = original(request, extra) as Promise<ListToolsResult>;
+      list = (original(request, extra) as Promise<ListToolsResult>).then((l) => ({
+        ...l,
+        tools: l.tools.map((t) => ({
+          ...t,
+          inputSchema: portableSchema(t.inputSchema),
+          ...(t.outputSchema ? { outputSchema: portableSchema(t.outputSchema) } : {}),
+        })),
+      }));
       toolLists.set(key, list);
       list.catch(() => toolLists.delete(key));
     }

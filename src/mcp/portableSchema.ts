@@ -1,0 +1,40 @@
+// Tool schemas as strict clients take them. zod writes JSON Schema keywords that say nothing a client needs but that
+// some clients refuse: Gemini's function declarations (OpenAPI's subset) stop at "$schema", "propertyNames" and
+// "exclusiveMinimum" ("Unknown name … Cannot find field"), and a tool list one of them refuses is lost whole.
+
+type Schema = Record<string, unknown>;
+
+/**
+ * `schema` without what no client needs, in a new object: the top's `$schema`, a `propertyNames: {type: "string"}`
+ * (every JSON key is a string), and an integer's `exclusiveMinimum: n` written as `minimum: n + 1`.
+ */
+export function portableSchema<T extends object>(schema: T): T {
+  const out: Schema = {};
+  const given = schema as Schema;
+  for (const [key, value] of Object.entries(given)) {
+    if (key === '$schema') continue;
+    if (key === 'propertyNames' && isStringType(value)) continue;
+    if (key === 'exclusiveMinimum' && given.type === 'integer' && typeof value === 'number' && given.minimum === undefined) {
+      out.minimum = Math.floor(value) + 1;
+      continue;
+    }
+    out[key] = NAMED_SCHEMAS.has(key) && isObject(value) ? mapValues(value, portableSchema)
+      : SCHEMA_LISTS.has(key) && Array.isArray(value) ? value.map((v) => (isObject(v) ? portableSchema(v) : v))
+      : SCHEMAS.has(key) && isObject(value) ? portableSchema(value)
+      : value; // enum, const, default, required…: data, not schemas
+  }
+  return out as T;
+}
+
+/** Keywords whose value is a schema, a list of schemas, or schemas by name (a name may be "$schema"). */
+const SCHEMAS = new Set(['items', 'additionalProperties', 'not', 'propertyNames', 'contains', 'if', 'then', 'else', 'additionalItems']);
+const SCHEMA_LISTS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems', 'items']);
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+const isObject = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
+const mapValues = (o: Schema, f: (s: Schema) => Schema): Schema =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, isObject(v) ? f(v) : v]));
+
+function isStringType(value: unknown): boolean {
+  return isObject(value) && Object.keys(value).length === 1 && value.type === 'string';
+}
