@@ -358,7 +358,7 @@ export class StdioFront implements Transport {
         this.armGrace();
         return;
       }
-      if (m.method === 'tools/list') {
+      if (m.method === 'tools/list' && m.params?.cursor === undefined) { // a cursor is the server's to refuse
         void this.reply(m.id, toolsListResult(catalog, toolGroups));
         this.wantEngine();
         return;

@@ -106,6 +106,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
       if (promptsChanged) server.sendPromptListChanged();
     }
   });
+  refuseCursors(server);
   answerMalformedParams(server); // last: it wraps every handler registered by now
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
@@ -247,6 +248,26 @@ function withoutNullArguments(request: unknown): unknown {
  * prompt or resource template that does not exist) goes out without its "MCP error -32602: " prefix, which the
  * client adds again.
  */
+/** The list methods; Baton answers each with everything at once (no `nextCursor`). */
+const LISTS = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'];
+
+/**
+ * Refuses a list request that carries a cursor: Baton never hands one out, so any cursor is one it did not issue,
+ * which MCP's pagination says to answer with Invalid params (the SDK's handlers listed everything again).
+ */
+function refuseCursors(server: McpServer): void {
+  const handlers = requestHandlers(server);
+  for (const method of LISTS) {
+    const handler = handlers.get(method);
+    if (!handler) continue;
+    handlers.set(method, (request, extra) => {
+      const cursor = (request as { params?: { cursor?: unknown } }).params?.cursor;
+      if (cursor === undefined) return handler(request, extra);
+      return Promise.reject(rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: cursor ${typeof cursor === 'string' ? quoted(cursor, 40) : JSON.stringify(cursor)} is not one this server gave out; it lists everything on the first page (no nextCursor), so call without a cursor.`));
+    });
+  }
+}
+
 function answerMalformedParams(server: McpServer): void {
   const handlers = requestHandlers(server);
   for (const [method, handler] of handlers) {

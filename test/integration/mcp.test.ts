@@ -68,6 +68,14 @@ describe('MCP server on the real core (in memory)', () => {
     assert.ok(tool.outputSchema && Object.keys(tool.outputSchema.properties ?? {}).includes('new_step_token'));
   });
 
+  it('refuses a list request with a cursor it never gave out (-32602), and lists everything without one', async () => {
+    for (const list of [() => client.listTools({ cursor: 'page-2' }), () => client.listPrompts({ cursor: 'page-2' }), () => client.listResources({ cursor: 'page-2' }), () => client.listResourceTemplates({ cursor: 'page-2' })]) {
+      await assert.rejects(list(), (ex: { code?: number; message?: string }) => ex.code === -32602 && /cursor "page-2" is not one this server gave out; it lists everything on the first page/.test(ex.message ?? ''));
+    }
+    const all = await client.listPrompts();
+    assert.ok(all.prompts.length > 0 && all.nextCursor === undefined);
+  });
+
   it('runs bug-fix to its gate through the dotted spelling, then closes after approval', async () => {
     let { res, sc } = await call(client, { template_name: 'bug-fix', task_description: 'login fails' }, 'workflow.next_step');
     assert.equal(res.isError, undefined);
