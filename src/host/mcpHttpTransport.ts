@@ -148,8 +148,8 @@ export class McpHttpTransport implements Transport {
 
   /**
    * The client cancelled a request: the server sends it no answer (MCP's cancellation), so its POST is ended here —
-   * an SSE stream closes once the POST's other calls are answered, a JSON POST of that call alone gets 202 — or it
-   * would stay open, with its socket, for good.
+   * an SSE stream closes once the POST's other calls are answered, a POST of that call alone gets an empty SSE
+   * stream (202 if the client takes only JSON) — or it would stay open, with its socket, for good.
    */
   private cancelled(id: RequestId | undefined): void {
     const post = id === undefined ? undefined : this.pending.get(id);
@@ -167,7 +167,10 @@ export class McpHttpTransport implements Transport {
       return;
     }
     if (post.ids.length === 0) {
-      post.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      // Every call it carried was cancelled, so nothing answers them. A POST of requests must be answered with an SSE
+      // stream or a JSON body: an empty stream says it, for a client that takes one; one that takes only JSON gets 202.
+      if (post.sseAccepted) post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId }).end();
+      else post.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       return;
     }
     const out = post.batch ? post.ids.map((i) => post.answers.get(i)) : post.answers.get(post.ids[0]!);

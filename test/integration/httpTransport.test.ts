@@ -159,14 +159,20 @@ describe('owner Streamable HTTP transport', () => {
     });
   });
 
-  it('ends the POST of a call the client cancelled (202, or its SSE stream closed): its socket is not held for good', async () => {
+  it('ends the POST of a call the client cancelled (an empty SSE stream, 202 for JSON only): its socket is not held for good', async () => {
     const headers = await session();
     const cancel = (requestId: number) => raw({ headers, body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'test' } } });
-    const json = raw({ headers, body: call(30, 'hold') });
+    const both = raw({ headers, body: call(30, 'hold') });
     while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
     assert.equal((await cancel(30)).status, 202);
+    const empty = await both;
+    assert.deepEqual([empty.status, empty.type, empty.body], [200, 'text/event-stream', ''], 'no answer for a cancelled call, in a form a request may get');
+    held.shift()!();
+    const json = raw({ headers: { ...headers, accept: 'application/json' }, body: call(32, 'hold') });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal((await cancel(32)).status, 202);
     const ended = await json;
-    assert.deepEqual([ended.status, ended.body], [202, ''], 'no answer for a cancelled call, and the POST ends');
+    assert.deepEqual([ended.status, ended.body], [202, ''], 'a client that takes only JSON: no body at all');
     held.shift()!();
     const sse = raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(31, 'hold') });
     while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
