@@ -36,6 +36,8 @@ export interface OwnerServerOptions {
   maxIdleSessions?: number;
   /** How often /events sends a comment line so a dead peer is noticed; 15 s unless set. */
   heartbeatMs?: number;
+  /** On close, how long calls in flight may take to be answered before their sessions close; 2 s unless set. */
+  drainMs?: number;
 }
 
 /** A running owner endpoint. */
@@ -54,6 +56,13 @@ export interface OwnerServer {
 const MAX_BODY = MAX_MESSAGE_BYTES;
 const IDLE_SESSION_MS = 30 * 60_000;
 const MAX_IDLE_SESSIONS = 100;
+const DRAIN_MS = 2000;
+/** On close with sessions open, how long at least new calls are refused (503) before idle connections are cut. */
+const GRACE_MS = 100;
+/** On close, how long connections still busy (an /events stream, a call just sent) get before they are cut. */
+const CUT_AFTER_MS = 100;
+/** The answer to an MCP request that comes while the owner stops (HTTP 503). */
+const STOPPING = 'Baton is stopping: this process no longer takes calls for its database; call again (a `baton mcp` that forwards here sends it to the next owner)';
 
 /** One MCP session on the endpoint. */
 interface Session {
@@ -107,6 +116,10 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
   const sessions = new Map<string, Session>();
+  /** Set by close(): calls in flight are being answered and nothing new starts. */
+  let stopping = false;
+  /** The MCP requests still open (calls being answered, GET streams). */
+  const answers = new Set<ServerResponse>();
   /** How many times a session was seen, all sessions together (Session.seenOrder). */
   let seenCount = 0;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -179,9 +192,11 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const track = (session: Session, res: ServerResponse): void => {
     session.open++;
     seen(session);
+    answers.add(res);
     res.once('close', () => {
       session.open--;
       seen(session);
+      answers.delete(res);
     });
   };
   const seen = (session: Session): void => {
@@ -195,6 +210,13 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
+    if (stopping && (path === '/mcp' || path === '/control')) {
+      // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
+      res.setHeader('retry-after', '1');
+      res.setHeader('connection', 'close');
+      if (path === '/control') return refuse(res, 503, 'owner_unreachable', `Baton process ${process.pid}, which owns the database, is stopping; run the command again in a moment`);
+      return reply(res, 503, { jsonrpc: '2.0', error: { code: -32001, message: STOPPING }, id: null });
+    }
     if (!authorized(req)) {
       const grant = path === '/mcp' ? grantOf(req) : null;
       if (grant !== null) return handleMcp(req, res, grant);
@@ -274,15 +296,29 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     async close() {
       grants.clear();
       clearInterval(sweeper);
+      // Calls in flight (another agent's, forwarded by its `baton mcp`) are answered first: their writes are made and
+      // would be durable by the answer, and a session closed under them told the agent that its call may not have run.
+      // A call that takes longer (one waiting on a gate) is answered as its session closes, as before.
+      stopping = true;
+      // Each connection closes after its answer, so no client sends another call down it that the close would cut.
+      for (const res of answers) if (!res.headersSent) res.setHeader('connection', 'close');
+      const deadline = Date.now() + (options.drainMs ?? DRAIN_MS);
+      // With sessions open, a moment's grace too: a client busy on a pooled connection gets its 503 (and the
+      // connection's close) before the idle connections are cut under a call it may just have sent.
+      const graceEnds = Date.now() + (sessions.size ? GRACE_MS : 0);
+      const answering = () => [...sessions.values()].some((s) => s.open > (s.transport.streaming ? 1 : 0));
+      while ((answering() || Date.now() < graceEnds) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      if (answering()) log.warn(`owner endpoint: calls still open after ${options.drainMs ?? DRAIN_MS} ms; their sessions close now`);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(open.map(async (s) => {
         await s.transport.close();
         await s.server.close();
       }));
+      // Idle connections close now; a call already sent on one is answered (503) in the moment before the rest are cut.
       await new Promise<void>((resolve) => {
         http.close(() => resolve());
-        http.closeAllConnections();
+        setTimeout(() => http.closeAllConnections(), CUT_AFTER_MS).unref();
       });
     },
   };

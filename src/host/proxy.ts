@@ -108,6 +108,16 @@ function connectionRefused(ex: unknown): boolean {
   return false;
 }
 
+/** Whether a send was refused because the owner is stopping (503): the owner did not run it. */
+function ownerStopping(ex: unknown): boolean {
+  return ex instanceof StreamableHTTPError && ex.code === 503;
+}
+
+/** Whether a send was refused because the owner's session was gone (404): the owner did not run it. */
+function sessionGone(ex: unknown): boolean {
+  return ex instanceof StreamableHTTPError && ex.code === 404;
+}
+
 function stoppedBeforeAnswering(owner: Upstream): string {
   return `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
 }
@@ -198,14 +208,16 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (lostSince() && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via));
       },
       async (ex: unknown) => {
-        if (id !== undefined) sending.delete(id);
         // Lost already (a takeover closed this connection), or about to be: a killed owner drops its connections
         // a moment before its pid is gone (until its parent reaps it). Only a network failure (fetch's TypeError)
         // can mean the latter; an HTTP error status is answered at once.
-        const lost = lostSince() || (via.pid !== null && ex instanceof TypeError && (await exitsWithin(via.pid, 1000)));
+        // A stopping owner refuses new calls (503) while it answers those in flight, then exits within moments.
+        const lost = lostSince() || (via.pid !== null && (ex instanceof TypeError || ownerStopping(ex)) && (await exitsWithin(via.pid, ownerStopping(ex) ? 5000 : 1000)));
+        // Settled only now: meanwhile a takeover must leave this call to this handler (see ownerLost).
+        if (id !== undefined) sending.delete(id);
         if (lost) {
-          if (connectionRefused(ex)) {
-            // Refused outright: it never reached the owner, so it goes to the next one.
+          if (connectionRefused(ex) || sessionGone(ex) || ownerStopping(ex)) {
+            // Refused outright, or by a stopping owner (its session closed, or 503): it never ran; the next owner takes it.
             if (id !== undefined) pending.delete(id);
             if (via === up) void ownerLost(`${via.name} exited`);
             if (!closing) forward(message);
@@ -217,8 +229,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         if (id === undefined || !pending.has(id)) return;
-        // The owner closed the session (it is stopping): what the agent must know is that the call may not have run.
-        if (ex instanceof StreamableHTTPError && ex.code === 404) return failRequest(id, stoppedBeforeAnswering(via));
+        // The owner closed the session (it is stopping) and is still there: the call did not run, but may not be
+        // taken by the next owner either; the agent decides.
+        if (sessionGone(ex)) return failRequest(id, stoppedBeforeAnswering(via));
         const refusal = ownerRefusal(ex);
         if (refusal) return failRequest(id, refusal.message, refusal.code);
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);

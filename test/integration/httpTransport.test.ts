@@ -269,6 +269,32 @@ describe('owner Streamable HTTP transport', () => {
     }
   });
 
+  it('answers the calls in flight before it closes their sessions (a graceful stop tells no agent its call may not have run)', async () => {
+    const stopping = await startOwnerServer({ baton: opened.baton, createServer: testServer, log: silentLog });
+    const client = new Client({ name: 'drain', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(stopping.url), { requestInit: { headers: { authorization: `Bearer ${stopping.token}` } } }));
+    const call = client.callTool({ name: 'hold', arguments: {} });
+    while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const closed = stopping.close();
+    await new Promise((r) => setTimeout(r, 50));
+    // Nothing new starts meanwhile: 503, and the connection closes after it (a forwarding process sends it elsewhere).
+    const late = await new Promise<{ status: number; connection: string; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: stopping.port, method: 'POST', path: '/mcp', headers: { ...base, host: `127.0.0.1:${stopping.port}`, authorization: `Bearer ${stopping.token}` } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: String(res.headers.connection), body }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(INIT));
+    });
+    assert.deepEqual([late.status, late.connection], [503, 'close']);
+    assert.match(late.body, /Baton is stopping: this process no longer takes calls for its database; call again/);
+    held.shift()!();
+    assert.deepEqual((await call).content, [{ type: 'text', text: 'released' }]);
+    await closed;
+    await client.close();
+  });
+
   it('keeps one GET stream per session, sends unrelated server messages on it, and closes the session on DELETE', async () => {
     const client = new Client({ name: 'stream', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL(owner.url), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } });

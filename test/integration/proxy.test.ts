@@ -263,6 +263,36 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       assert.equal((again.structuredContent as Structured).status, 'awaiting_approval', JSON.stringify(again.content).slice(0, 300));
     }));
 
+  it('calls in flight when the owner stops in order are answered, and calls sent meanwhile go to the next owner: no error', () =>
+    ownerAndProxy('baton-takeover-drain-', async (owner, proxied, db) => {
+      const acked: string[] = [];
+      const failed: string[] = [];
+      let stop = false;
+      const lane = async () => {
+        while (!stop) {
+          try {
+            const r = await call(proxied, { template_name: 'bug-fix', task_description: `lane call ${acked.length}` });
+            acked.push(r.task_id!);
+          } catch (ex) {
+            failed.push((ex as Error).message);
+          }
+        }
+      };
+      const lanes = [lane(), lane(), lane(), lane()];
+      await waitFor(() => acked.length >= 20, 10_000, 'calls going through the owner');
+      process.kill(owner.pid!, 'SIGTERM');
+      await waitFor(() => readDiscovery(db)?.pid === proxied.pid, 15_000, 'the proxy owning the database');
+      const atTakeover = acked.length;
+      await waitFor(() => acked.length >= atTakeover + 20, 10_000, 'calls going on after the takeover');
+      stop = true;
+      await Promise.all(lanes);
+      assert.deepEqual(failed, []);
+      for (const taskId of acked) {
+        const status = await proxied.client.readResource({ uri: `workflow-status://${taskId}` });
+        assert.match(String((status.contents[0] as { text: string }).text), /"current_step":\s*"analyze-root-cause"/, taskId);
+      }
+    }));
+
   it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, () =>
     ownerAndProxy('baton-takeover-inflight-', async (owner, proxied) => {
       const first = await call(proxied, { template_name: 'bug-fix', task_description: 'in flight' });
