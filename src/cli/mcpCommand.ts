@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
-import { acquireLock, type HeldLock } from '../store/lock.js';
+import { acquireLock, lockPathOf, type HeldLock } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
 import { cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
@@ -31,7 +31,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   capYoungGeneration();
   const log = cliLog();
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
-  makeDirs(dirname(options.dbPath));
+  makeDirs(dirname(lockPathOf(options.dbPath))); // the folder of the file a linked database leads to
   const lock = acquireLock(options.dbPath);
   if (!lock.acquired) return (await loadEngine()).forwardMcp(options);
   await serveAsOwner(options, lock, log);

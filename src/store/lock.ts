@@ -1,12 +1,14 @@
 // One owner per database: `baton.db.lock` beside it holds the owner's pid (DESIGN "Who owns the database").
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { followLinks } from './dbPath.js';
 
 /** The result of trying to take the lock. */
 export type LockResult = { acquired: true; release(): void } | { acquired: false; ownerPid: number };
 /** A lock this process holds. */
 export type HeldLock = Extract<LockResult, { acquired: true }>;
 
-const lockPathOf = (dbPath: string) => `${dbPath}.lock`;
+/** The lock file of the database at `dbPath`: beside the file its links lead to, where its owner writes. */
+export const lockPathOf = (dbPath: string): string => `${followLinks(dbPath)}.lock`;
 // A takeover that was interrupted by a crash leaves this behind; it only guards a few syscalls.
 const STALE_TAKEOVER_MS = 10_000;
 

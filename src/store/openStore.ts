@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../core/errors.js';
 import { silentLog, type Log } from '../core/ports.js';
-import { journalPathOf } from './dbPath.js';
+import { followLinks, journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { makeDirs } from './makeDirs.js';
@@ -63,14 +63,26 @@ export interface OpenStoreOptions {
 /** How a store opens its file: own it (creating it or not), or only read it. */
 export type StoreAccess = 'create' | 'existing' | 'read';
 
-/** Temp files a killed owner left mid-checkpoint; only the lock holder writes them, so they are dead. */
-function removeStaleTemps(path: string): void {
-  const dir = dirname(path);
-  const prefixes = [`${basename(path)}.tmp-`, `${basename(journalPathOf(path))}.tmp-`];
-  for (const name of readdirSync(dir)) {
-    if (prefixes.some((p) => name.startsWith(p))) rmSync(join(dir, name), { force: true });
+/** Temp files a killed owner left mid-checkpoint beside the database or its journal; only the lock holder writes them, so they are dead. */
+function removeStaleTemps(...paths: string[]): void {
+  for (const path of paths) {
+    const dir = dirname(path);
+    const prefix = `${basename(path)}.tmp-`;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (ex) {
+      if ((ex as NodeJS.ErrnoException).code === 'ENOENT') continue; // a linked journal's folder: opening it says so
+      throw ex;
+    }
+    for (const name of names) {
+      if (name.startsWith(prefix)) rmSync(join(dir, name), { force: true });
+    }
   }
 }
+
+/** The journal of the database at `path` (links followed: see followLinks). */
+const journalOf = (path: string) => followLinks(journalPathOf(path));
 
 /**
  * Opens the database, replays its journal and applies migrations. By default it owns the file (creating it if
@@ -96,7 +108,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     applyMigrations(store.database, migrations);
     return store;
   }
-  const path = resolve(options.path);
+  // Links followed once here: the journal, lock and temp files are the real file's, and its replacements land there.
+  const path = followLinks(resolve(options.path));
   if (isFolder(path)) {
     throw new BatonError('invalid_input', `${path} is a folder, not a database file; name a file, such as ${join(path, 'baton.db')}.`, { path });
   }
@@ -159,7 +172,7 @@ async function openReadOnly(
     assertBatonDatabase(db, path);
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);
-    const journalPath = journalPathOf(path);
+    const journalPath = journalOf(path);
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log, 'read');
     store = new SqlJsStore(db, null, settings, path);
@@ -190,13 +203,13 @@ async function openFileStore(
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
   try {
-    removeStaleTemps(path);
+    const journalPath = journalOf(path);
+    removeStaleTemps(path, journalPath);
     const snapshot = loadSnapshot(SQL, path, await readSnapshotFile(path));
     db = snapshot.db;
     assertBatonDatabase(db, path);
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);
-    const journalPath = journalPathOf(path);
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log);
     const openJournal = options.openJournalFile ?? openNodeJournalFile;
