@@ -8,6 +8,7 @@ import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
+import { lockPathOf } from '../store/lock.js';
 
 /** Baton's version (package.json). */
 export const VERSION: string = packageJson.version;
@@ -195,10 +196,16 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
 /** The message when another process owns the database but cannot be reached. */
 export function unreachableOwner(dbPath: string, ownerPid: unknown, url: string | null): CliError {
   const where = url ? `its endpoint ${url} does not answer` : `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
-  return new CliError(`database ${dbPath} is owned by Baton process ${String(ownerPid)} but ${where}; stop that process or use --db elsewhere`, 1);
+  return new CliError(`database ${dbPath} is owned by Baton process ${String(ownerPid)} but ${where}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
+}
+
+/** What to do when the pid a lock names is not Baton's at all (it was reused), which Baton cannot always tell. */
+export function notBatonHint(dbPath: string, ownerPid: unknown): string {
+  return `If process ${String(ownerPid)} is not Baton (its pid was reused after a restart), delete ${lockPathOf(dbPath)} and start again.`;
 }
 
 /** The owner pid a store_locked error names. */
 export function lockedBy(ex: unknown): number | null {
-  return BatonError.is(ex, 'store_locked') ? Number(ex.details.ownerPid) : null;
+  // A store_locked error without an owner (a takeover that could not finish) says itself what to do.
+  return BatonError.is(ex, 'store_locked') && typeof ex.details.ownerPid === 'number' ? ex.details.ownerPid : null;
 }

@@ -1,7 +1,7 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { readDiscovery } from '../host/discovery.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, lockedBy, parse, refuseArguments, VERSION,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, lockedBy, notBatonHint, parse, refuseArguments, VERSION,
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
@@ -37,6 +37,6 @@ export async function serveCommand(args: string[]): Promise<number> {
     const ownerPid = lockedBy(ex);
     if (ownerPid === null) throw ex;
     const info = readDiscovery(dbPath);
-    throw new CliError(`database ${dbPath} is already owned by Baton process ${ownerPid}${info ? ` (endpoint ${info.url})` : ''}`, 1);
+    throw new CliError(`database ${dbPath} is already owned by Baton process ${ownerPid}${info ? ` (endpoint ${info.url})` : `. ${notBatonHint(dbPath, ownerPid)}`}`, 1);
   }
 }

@@ -1,5 +1,6 @@
 // One owner per database: `baton.db.lock` beside it holds the owner's pid (DESIGN "Who owns the database").
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { BatonError } from '../core/errors.js';
 import { followLinks } from './dbPath.js';
 
 /** The result of trying to take the lock. */
@@ -9,8 +10,20 @@ export type HeldLock = Extract<LockResult, { acquired: true }>;
 
 /** The lock file of the database at `dbPath`: beside the file its links lead to, where its owner writes. */
 export const lockPathOf = (dbPath: string): string => `${followLinks(dbPath)}.lock`;
-// A takeover that was interrupted by a crash leaves this behind; it only guards a few syscalls.
+// A takeover only guards a few syscalls: a guard this old was left by a crash (or by a process stopped in the middle,
+// which then gets no second chance), whatever its pid says.
 const STALE_TAKEOVER_MS = 10_000;
+// ...and one whose process is gone (or was never a Baton) needs only outlive the moment a new guard's pid is written.
+const DEAD_TAKEOVER_MS = 1_000;
+// How long acquiring tries before it gives up: past DEAD_TAKEOVER_MS, so that a crashed takeover's guard ages out.
+const ACQUIRE_MS = 1_500;
+
+// The lock files this process holds (a count per path: a store that takes its lock again after its folder was deleted
+// holds it twice). Shared through the global object, because dist/cli.js and dist/engine.js each bundle this module
+// and one may take the lock the other's store relies on.
+const HELD = Symbol.for('baton.heldLocks');
+const heldLocks: Map<string, number> = ((globalThis as Record<symbol, unknown>)[HELD] as Map<string, number> | undefined) ??
+  ((globalThis as Record<symbol, unknown>)[HELD] = new Map<string, number>());
 
 /** Whether a process with this pid exists (EPERM means it exists but is not ours). */
 export function isPidAlive(pid: number): boolean {
@@ -23,6 +36,39 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether the live process `pid` may be a Baton: Node.js, or an editor's extension host. False only where Linux's /proc
+ * shows plainly some other program (the pid was reused after a restart); elsewhere, or when /proc cannot tell, true.
+ */
+export function mayBeBaton(pid: number, readCmdline: (pid: number) => string = readProcCmdline): boolean {
+  if (process.platform !== 'linux') return true;
+  let cmdline: string;
+  try {
+    cmdline = readCmdline(pid);
+  } catch {
+    return true;
+  }
+  const words = cmdline.split('\0').join(' ').trim();
+  // Empty: a kernel thread, or a process that has exited and not been reaped yet; neither holds a database.
+  return words !== '' && BATON_HOSTS.test(words);
+}
+
+// Node.js itself (the CLI, a test), another JavaScript runtime, or an Electron editor's helper (--type=utility, the
+// extension host): generous on purpose, since taking over a live owner's lock would have two processes write one file.
+const BATON_HOSTS = /node|baton|electron|bun|deno|--type=|extension|\.[cm]?[jt]sx?\b/i;
+
+const readProcCmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+
+/**
+ * Whether the lock file at `lockPath` naming `pid` belongs to a live owner. Our own pid in a lock we do not hold is
+ * stale: a previous process had our pid (Baton as PID 1 in a restarted container).
+ */
+function isLiveOwner(lockPath: string, pid: number): boolean {
+  if (pid === process.pid) return heldLocks.has(lockPath);
+  return isPidAlive(pid) && mayBeBaton(pid);
+}
+
+/** The pid a lock (or takeover guard) file holds; null when it holds none. */
 function readPid(path: string): number | null {
   let text: string;
   try {
@@ -82,45 +128,70 @@ function unlinkQuiet(path: string): void {
 
 /** The pid of the live process owning the database, or null when no live process does. */
 export function readLockOwner(dbPath: string): number | null {
-  const pid = readPid(lockPathOf(dbPath));
-  return pid !== null && isPidAlive(pid) ? pid : null;
+  const lockPath = lockPathOf(dbPath);
+  const pid = readPid(lockPath);
+  return pid !== null && isLiveOwner(lockPath, pid) ? pid : null;
 }
 
 /**
- * Takes the lock, or reports the live owner. A lock of a dead pid (or an empty/garbage one) is
- * taken over under a second exclusive file, so two processes racing for a stale lock cannot
- * both remove it and both win.
+ * Takes the lock, or reports the live owner. A lock of a dead pid (or an empty/garbage one, or a pid now some other
+ * program's, or our own pid from an earlier process) is taken over under a second exclusive file, so two processes
+ * racing for a stale lock cannot both remove it and both win.
  */
 export function acquireLock(dbPath: string): LockResult {
   const lockPath = lockPathOf(dbPath);
-  for (let attempt = 0; attempt < 50; attempt++) {
+  const deadline = Date.now() + ACQUIRE_MS;
+  for (;;) {
     if (createExclusive(lockPath)) return held(lockPath);
     const owner = readPid(lockPath);
-    if (owner !== null && isPidAlive(owner)) return { acquired: false, ownerPid: owner };
+    if (owner !== null && isLiveOwner(lockPath, owner)) return { acquired: false, ownerPid: owner };
     if (takeOverStale(lockPath)) return held(lockPath);
+    if (Date.now() >= deadline) throw stuckTakeover(lockPath);
     sleepSync(5);
   }
-  const owner = readPid(lockPath);
-  throw new Error(`could not acquire ${lockPath} (holder: ${owner ?? 'unknown'})`);
 }
 
 function takeOverStale(lockPath: string): boolean {
-  const guard = `${lockPath}.takeover`;
+  const guard = guardPathOf(lockPath);
   if (!createExclusive(guard)) {
-    const guardPid = readPid(guard);
-    const age = Date.now() - mtimeOr(guard, Date.now());
-    if ((guardPid === null || !isPidAlive(guardPid)) && age > STALE_TAKEOVER_MS) unlinkQuiet(guard);
+    if (staleGuard(guard)) unlinkQuiet(guard);
     return false;
   }
   try {
     // Re-check under the guard: someone may have taken it over since we looked.
     const owner = readPid(lockPath);
-    if (owner !== null && isPidAlive(owner)) return false;
+    if (owner !== null && isLiveOwner(lockPath, owner)) return false;
     unlinkQuiet(lockPath);
     return createExclusive(lockPath);
   } finally {
     unlinkQuiet(guard);
   }
+}
+
+const guardPathOf = (lockPath: string) => `${lockPath}.takeover`;
+
+/** Whether a takeover guard was left by a takeover that will not finish (see STALE_TAKEOVER_MS). */
+function staleGuard(guard: string): boolean {
+  const age = Date.now() - mtimeOr(guard, Date.now());
+  if (age > STALE_TAKEOVER_MS) return true;
+  const pid = readPid(guard);
+  // Our own pid: this process takes over synchronously and removes its guard, so an earlier process with our pid left it.
+  if (pid === process.pid) return true;
+  return (pid === null || !isPidAlive(pid) || !mayBeBaton(pid)) && age > DEAD_TAKEOVER_MS;
+}
+
+/** The failure when a stale lock could not be taken over in time: a young takeover guard held by a live process. */
+function stuckTakeover(lockPath: string): BatonError {
+  const guard = guardPathOf(lockPath);
+  const owner = readPid(lockPath);
+  const guardPid = readPid(guard);
+  return new BatonError(
+    'store_locked',
+    `could not take over the stale lock ${lockPath} (it names ${owner === null ? 'no live process' : `process ${owner}, not a live Baton`}): ` +
+      `${guard}, the guard of a takeover, is held by ${guardPid === null ? 'no process' : `process ${guardPid}`}. ` +
+      `If no Baton is starting on this database, delete ${guard} and ${lockPath}, then start Baton again (a guard older than ${STALE_TAKEOVER_MS / 1000} s is removed by itself).`,
+    { path: lockPath, guard },
+  );
 }
 
 function mtimeOr(path: string, fallback: number): number {
@@ -132,11 +203,15 @@ function mtimeOr(path: string, fallback: number): number {
 }
 
 function held(lockPath: string): LockResult {
+  heldLocks.set(lockPath, (heldLocks.get(lockPath) ?? 0) + 1);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
     process.removeListener('exit', release);
+    const count = (heldLocks.get(lockPath) ?? 1) - 1;
+    if (count > 0) heldLocks.set(lockPath, count);
+    else heldLocks.delete(lockPath);
     // Only remove the file if it is still ours.
     if (readPid(lockPath) === process.pid) unlinkQuiet(lockPath);
   };

@@ -10,7 +10,7 @@ import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { makeDirs } from './makeDirs.js';
 import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
-import { acquireLock, readLockOwner, type HeldLock } from './lock.js';
+import { acquireLock, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
 
@@ -127,7 +127,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
 function lockedError(path: string, ownerPid: number): BatonError {
   return new BatonError(
     'store_locked',
-    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it`,
+    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it. If process ${ownerPid} is not Baton (its pid was reused after a restart), delete ${lockPathOf(path)} and start again.`,
     { ownerPid, path },
   );
 }

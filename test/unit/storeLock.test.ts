@@ -1,11 +1,12 @@
 // Rule: exactly one live process owns a database; a second opener is told the owner's pid, and the
-// lock of a dead process (or a garbage lock file) is taken over.
+// lock of a dead process (or a garbage lock file, a pid now another program's, our own pid from an earlier process, or
+// a takeover left half done) is taken over.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { BatonError } from '../../src/core/errors.js';
-import { acquireLock, readLockOwner } from '../../src/store/lock.js';
+import { acquireLock, mayBeBaton, readLockOwner } from '../../src/store/lock.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { runToEnd, spawnTs, storeChildScript, tempDir, withTempDir, waitForLine } from '../fixtures/store/helpers.js';
 
@@ -103,3 +104,104 @@ test('release() leaves a lock that someone else now holds alone', () => {
     t.cleanup();
   }
 });
+
+test('a lock naming this very process, which it did not take, is stale: Baton is PID 1 again after a container restart', async () => {
+  await withTempDir(async (t) => {
+    writeFileSync(`${t.db}.lock`, `${process.pid}\n`);
+    assert.equal(readLockOwner(t.db), null, 'an earlier process with our pid left it');
+    const s = await openStore({ path: t.db });
+    assert.equal(readLockOwner(t.db), process.pid);
+    await assert.rejects(openStore({ path: t.db }), (ex: unknown) => BatonError.is(ex, 'store_locked') && ex.details.ownerPid === process.pid, 'once taken, it is ours');
+    await s.close();
+    assert.equal(existsSync(`${t.db}.lock`), false);
+  });
+});
+
+test('mayBeBaton: on Linux a command line that is plainly another program is not Baton; Node, editors and unknowns may be', () => {
+  const cases: Array<[string, string | Error, boolean]> = [
+    ['the CLI', 'node\0/usr/lib/node_modules/baton/dist/cli.js\0mcp\0', true],
+    ['a test under tsx', '/usr/bin/node\0--import\0tsx\0test/unit/x.test.ts\0', true],
+    ["VS Code's extension host", '/usr/share/code/code\0--type=utility\0--utility-sub-type=node.mojom.NodeService\0', true],
+    ['code-server', '/usr/lib/code-server/lib/node\0/usr/lib/code-server/out/node/entry\0', true],
+    ['systemd as PID 1', '/sbin/init\0splash\0', false],
+    ['a shell', '-bash\0', false],
+    ['python reading json', 'python3\0tool.py\0data.json\0', false],
+    ['a kernel thread or an unreaped process', '', false],
+    ['/proc unreadable', new Error('EACCES'), true],
+  ];
+  for (const [what, cmdline, expected] of cases) {
+    const read = () => {
+      if (cmdline instanceof Error) throw cmdline;
+      return cmdline;
+    };
+    assert.equal(mayBeBaton(4242, read), process.platform === 'linux' ? expected : true, what);
+  }
+});
+
+test('a lock whose pid now belongs to another program is taken over on Linux; a Node process holding it is refused, naming the lock file', { skip: process.platform !== 'linux' ? 'reads /proc' : false }, async () => {
+  await withTempDir(async (t) => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const node = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(`${t.db}.lock`, `${other.pid}\n`);
+      assert.equal(readLockOwner(t.db), null, `process ${other.pid} is sleep(1), not Baton`);
+      const s = await openStore({ path: t.db });
+      await s.close();
+      writeFileSync(`${t.db}.lock`, `${node.pid}\n`);
+      await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_locked'), String(ex));
+        assert.match(ex.message, new RegExp(`If process ${node.pid} is not Baton \\(its pid was reused after a restart\\), delete ${t.db}\\.lock and start again`));
+        return true;
+      });
+    } finally {
+      other.kill();
+      node.kill();
+    }
+  });
+});
+
+test('a takeover guard left behind is aged out whatever pid it holds; a young one held by a live process fails plainly, naming both files', async () => {
+  await withTempDir(async (t) => {
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      takeoverGuards(t.db, sleeper.pid!);
+    } finally {
+      sleeper.kill();
+    }
+  });
+});
+
+/** The takeover-guard cases, with `live` a live Node process (it may be a Baton taking over). */
+function takeoverGuards(db: string, live: number): void {
+  const lockPath = `${db}.lock`;
+  const guard = `${lockPath}.takeover`;
+  const guardAged = (pid: number, ms: number) => {
+    writeFileSync(lockPath, `${deadPid()}\n`);
+    writeFileSync(guard, `${pid}\n`);
+    const then = new Date(Date.now() - ms);
+    utimesSync(guard, then, then);
+  };
+
+  guardAged(live, 86_400_000);
+  const lock = acquireLock(db);
+  assert.ok(lock.acquired, 'a day-old guard is removed though its pid is alive');
+  assert.equal(existsSync(guard), false);
+  lock.release();
+
+  guardAged(deadPid(), 2000);
+  const again = acquireLock(db);
+  assert.ok(again.acquired, 'the guard of a takeover whose process died is removed after a second');
+  again.release();
+
+  guardAged(live, 0);
+  const started = Date.now();
+  assert.throws(() => acquireLock(db), (ex: unknown) => {
+    assert.ok(BatonError.is(ex, 'store_locked'), String(ex));
+    assert.equal(ex.details.ownerPid, undefined, 'no owner to connect to');
+    assert.ok(ex.message.includes(`could not take over the stale lock ${lockPath}`), ex.message);
+    assert.ok(ex.message.includes(`${guard}, the guard of a takeover, is held by process ${live}`), ex.message);
+    assert.ok(ex.message.includes(`delete ${guard} and ${lockPath}, then start Baton again`), ex.message);
+    return true;
+  });
+  assert.ok(Date.now() - started < 5000, 'it gives up within seconds');
+}
