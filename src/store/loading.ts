@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import initSqlJs from 'sql.js';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError, errorMessage } from '../core/errors.js';
@@ -126,6 +126,28 @@ export function assertBatonDatabase(db: Database, path: string): void {
   );
 }
 
+function readJournalFile(journalPath: string): Buffer {
+  try {
+    return readFileSync(journalPath);
+  } catch (ex) {
+    // Reading a folder fails without its path: the system's words alone would not say which file is meant.
+    if ((ex as NodeJS.ErrnoException).code !== 'EISDIR') throw ex;
+    throw new BatonError(
+      'invalid_input',
+      `${journalPath} is a folder where Baton keeps the database's journal; move it aside (Baton makes the file itself), then start Baton again.`,
+      { path: journalPath },
+    );
+  }
+}
+
+function journalWithoutDatabase(dbPath: string, journalPath: string, records: JournalRecord[]): BatonError {
+  return new BatonError(
+    'store_corrupt',
+    `${dbPath} is missing, but its journal ${journalPath} holds ${records.length} write(s) (seq ${records[0]!.seq} to ${records.at(-1)!.seq}): a journal holds only the writes since the database's last checkpoint, so it cannot be replayed alone. Baton left the journal untouched and created no database: restore ${basename(dbPath)} from a backup, or move the journal aside to start with an empty database.`,
+    { path: dbPath, journal: journalPath },
+  );
+}
+
 /** The journal's valid records and where its valid bytes end (a torn tail is reported, not removed). */
 export interface JournalOnDisk {
   records: JournalRecord[];
@@ -135,12 +157,15 @@ export interface JournalOnDisk {
 
 /**
  * Reads and checks the journal; a corrupt (not merely torn) journal is refused. `access` 'read' only changes the
- * wording: a reader leaves a torn tail on disk for the next owner to cut.
+ * wording: a reader leaves a torn tail on disk for the next owner to cut. `missingDb`: the database file, when there
+ * is none (its journal's records then cannot be replayed).
  */
-export function readJournal(journalPath: string, baseSeq: number, log: Log, access: 'own' | 'read' = 'own'): JournalOnDisk {
+export function readJournal(journalPath: string, baseSeq: number, log: Log, access: 'own' | 'read' = 'own', missingDb: string | null = null): JournalOnDisk {
   if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0 };
-  const buf = readFileSync(journalPath);
+  const buf = readJournalFile(journalPath);
   const scan = scanJournal(buf);
+  // A database writes its snapshot before its first journal record: records without one mean the file went missing.
+  if (missingDb !== null && scan.records.length > 0) throw journalWithoutDatabase(missingDb, journalPath, scan.records);
   if (scan.ok && scan.records.length === 0 && !journalStart(buf)) {
     // Not even a torn first record: a file of someone else's where this database's journal would be. Cutting it as a
     // torn write would destroy it.

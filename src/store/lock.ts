@@ -68,13 +68,18 @@ function isLiveOwner(lockPath: string, pid: number): boolean {
   return isPidAlive(pid) && mayBeBaton(pid);
 }
 
-/** The pid a lock (or takeover guard) file holds; null when it holds none. */
+/** The pid a lock (or takeover guard) file holds; null when it holds none. A folder in its place is named. */
 function readPid(path: string): number | null {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (ex) {
-    if ((ex as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (ex as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // Reading a folder fails without its path: the system's words alone would not say which file is meant.
+    if (code === 'EISDIR') {
+      throw new BatonError('invalid_input', `${path} is a folder where Baton keeps a lock file; move it aside (Baton makes the file itself), then start Baton again.`, { path });
+    }
     throw ex;
   }
   const pid = Number(text.trim());

@@ -1,9 +1,9 @@
 // Opening a store's file: owning it (creating it or not) with its lock, journal replay, migrations and a first
 // checkpoint; or only reading it, which writes nothing at all.
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { BatonError } from '../core/errors.js';
+import { BatonError, errorMessage } from '../core/errors.js';
 import { silentLog, type Log } from '../core/ports.js';
 import { followLinks, journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
@@ -202,6 +202,7 @@ async function openFileStore(
   if (!lock.acquired) throw lockedError(path, lock.ownerPid);
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
+  let createdJournal: string | null = null;
   try {
     const journalPath = journalOf(path);
     removeStaleTemps(path, journalPath);
@@ -211,8 +212,9 @@ async function openFileStore(
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);
     const baseSeq = snapshotSeq(db);
-    const onDisk = readJournal(journalPath, baseSeq, settings.log);
+    const onDisk = readJournal(journalPath, baseSeq, settings.log, 'own', snapshot.existed ? null : path);
     const openJournal = options.openJournalFile ?? openNodeJournalFile;
+    if (!existsSync(journalPath)) createdJournal = journalPath;
     const file = openJournal(journalPath);
     let onFlushed: () => void = noop;
     const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
@@ -233,10 +235,14 @@ async function openFileStore(
     // Migrations are not journaled: a checkpoint makes them (and a brand-new file) durable before any write.
     if (applyMigrations(db, migrations) > 0 || !snapshot.existed) {
       store.markDirty();
-      await store.checkpoint();
+      await store.checkpoint().catch((ex: unknown) => {
+        throw noRoomError(path, snapshot.existed, ex) ?? ex;
+      });
     }
     return store;
   } catch (ex) {
+    // An open that fails leaves no file of its own behind (still under the lock: nobody else may have written it).
+    if (createdJournal !== null) removeIfEmpty(createdJournal);
     if (store) {
       store.dispose();
     } else {
@@ -244,6 +250,22 @@ async function openFileStore(
       lock.release();
     }
     throw ex;
+  }
+}
+
+/** The failure of the checkpoint that opening needs, when the disk has no room for it (see assertRoomFor); else null. */
+function noRoomError(path: string, existed: boolean, ex: unknown): BatonError | null {
+  const code = (ex as NodeJS.ErrnoException).code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return null;
+  const left = existed ? `Baton left ${path} as it was` : 'Baton created no database';
+  return new BatonError('store_failed', `Baton could not write ${path}: ${errorMessage(ex)}. ${left}: free disk space there (or pass another --db), then start Baton again.`, { path, code });
+}
+
+function removeIfEmpty(path: string): void {
+  try {
+    if (statSync(path).size === 0) unlinkSync(path);
+  } catch {
+    // gone already, or held open (Windows): an empty journal is harmless
   }
 }
 

@@ -31,7 +31,9 @@ export function assertRoomFor(path: string, bytes: number): void {
     return; // unknown: the write itself will tell
   }
   if (free < bytes + CHECKPOINT_HEADROOM) {
-    throw new Error(`not enough free space beside ${path} for its snapshot: ${bytes} bytes and ${CHECKPOINT_HEADROOM} to spare are needed, ${free} are free`);
+    // ENOSPC, as the write itself would fail: opening says it plainly (see noRoomError in openStore.ts).
+    const ex = new Error(`not enough free space beside ${path} for its snapshot: ${bytes} bytes and ${CHECKPOINT_HEADROOM} to spare are needed, ${free} are free`);
+    throw Object.assign(ex, { code: 'ENOSPC' });
   }
 }
 

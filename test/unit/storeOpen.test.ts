@@ -1,15 +1,16 @@
 // Rule: opening never damages what is on disk — a file that is not a database, or one from a newer
-// Baton, is refused and left byte-for-byte untouched — and migrations bring older files up to date.
-import { test } from 'node:test';
+// Baton, is refused and left byte-for-byte untouched, and a refusal names the file at fault and leaves no file of its
+// own behind — and migrations bring older files up to date.
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import fs, { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { journalPathOf } from '../../src/store/dbPath.js';
 import { defaultWasmPath, loadSqlJs } from '../../src/store/loading.js';
 import { loadMigrations } from '../../src/store/migrate.js';
-import { openStore, resolveDbPath } from '../../src/store/sqlJsStore.js';
+import { openStore, resolveDbPath, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, tempDir, withTempDir } from '../fixtures/store/helpers.js';
 
 const realMigrations = join(__dirname, '..', '..', 'src', 'store', 'migrations');
@@ -191,5 +192,69 @@ test('opening creates the folder of a new database', async () => {
     const s = await openStore({ path });
     assert.ok(existsSync(path));
     await s.close();
+  });
+});
+
+test('a folder where the lock or the journal goes is refused naming it, and left as it was', async () => {
+  await withTempDir(async (t) => {
+    await (await openStore({ path: t.db })).close();
+    for (const [what, path] of [['lock', `${t.db}.lock`], ['journal', t.journal]] as const) {
+      rmSync(path, { force: true });
+      mkdirSync(path);
+      for (const access of what === 'journal' ? (['create', 'read'] as const) : (['create'] as const)) {
+        await assert.rejects(openStore({ path: t.db, access }), (ex: unknown) => {
+          assert.ok(BatonError.is(ex, 'invalid_input'), String(ex));
+          assert.ok(ex.message.startsWith(`${path} is a folder where Baton keeps`), ex.message);
+          assert.match(ex.message, /move it aside \(Baton makes the file itself\), then start Baton again/);
+          return true;
+        });
+      }
+      assert.ok(statSync(path).isDirectory());
+      rmSync(path, { recursive: true });
+    }
+  });
+});
+
+test('a missing database whose journal holds records is refused saying so, journal untouched and no database made', async () => {
+  await withTempDir(async (t) => {
+    const put = (s: SqlJsStore, key: string) => s.transaction(() => s.run('INSERT INTO meta (key, value) VALUES (?, ?)', [key, 'v']));
+    // From seq 1 (nothing checkpointed since the database was made), and from a later seq (after a checkpoint).
+    for (const checkpointFirst of [false, true]) {
+      const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+      if (checkpointFirst) {
+        await put(s, `a${checkpointFirst}`);
+        await s.checkpoint();
+      }
+      await put(s, `b${checkpointFirst}`);
+      await put(s, `c${checkpointFirst}`);
+      s.dispose(); // a crash: the last writes are only in the journal
+      rmSync(t.db);
+      const journal = readFileSync(t.journal);
+      await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
+        assert.match(ex.message, new RegExp(`^${t.db} is missing, but its journal ${t.journal} holds 2 write\\(s\\) \\(seq \\d+ to \\d+\\)`));
+        assert.match(ex.message, /cannot be replayed alone\. Baton left the journal untouched and created no database: restore baton\.db from a backup, or move the journal aside to start with an empty database\.$/);
+        return true;
+      });
+      assert.deepEqual(readFileSync(t.journal), journal);
+      assert.equal(existsSync(t.db), false);
+      rmSync(t.journal);
+    }
+  });
+});
+
+test('a disk with no room for the first snapshot: a plain store_failed naming the file, and no journal left behind', async () => {
+  await withTempDir(async (t) => {
+    const statfs = mock.method(fs, 'statfsSync', () => ({ bavail: 10, bsize: 4096 }));
+    try {
+      await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_failed'), String(ex));
+        assert.match(ex.message, new RegExp(`^Baton could not write ${t.db}: not enough free space beside ${t.db} for its snapshot: \\d+ bytes and 2097152 to spare are needed, 40960 are free\\. Baton created no database: free disk space there \\(or pass another --db\\), then start Baton again\\.$`));
+        return true;
+      });
+    } finally {
+      statfs.mock.restore();
+    }
+    assert.deepEqual(readdirSync(t.dir), [], 'no database, journal, lock or temp file');
   });
 });
