@@ -153,6 +153,8 @@ export interface JournalOnDisk {
   records: JournalRecord[];
   validEnd: number;
   fileSize: number;
+  /** The bytes after validEnd that are not whole records (trailing preallocated zeros left out); null when none. */
+  torn: Buffer | null;
 }
 
 /**
@@ -161,7 +163,7 @@ export interface JournalOnDisk {
  * is none (its journal's records then cannot be replayed).
  */
 export function readJournal(journalPath: string, baseSeq: number, log: Log, access: 'own' | 'read' = 'own', missingDb: string | null = null): JournalOnDisk {
-  if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0 };
+  if (!existsSync(journalPath)) return { records: [], validEnd: 0, fileSize: 0, torn: null };
   const buf = readJournalFile(journalPath);
   const scan = scanJournal(buf);
   // A database writes its snapshot before its first journal record: records without one mean the file went missing.
@@ -182,9 +184,10 @@ export function readJournal(journalPath: string, baseSeq: number, log: Log, acce
       { path: journalPath, offset: scan.badOffset },
     );
   }
-  if (scan.torn) {
-    const torn = `a torn last write of ${buf.length - scan.validEnd} bytes at the end of ${journalPath} (it was never acknowledged)`;
-    log.warn(access === 'own' ? `store: dropping ${torn}` : `store: ignoring ${torn}; the next owner of the database drops it`);
+  const torn = scan.torn ? withoutTrailingZeros(buf.subarray(scan.validEnd)) : null;
+  // An owner cuts the tail after the replay, once a copy of it is kept, and says so then (see openFileStore).
+  if (torn && access === 'read') {
+    log.warn(`store: ignoring a torn last write of ${torn.length} bytes at the end of ${journalPath} (not known to have been acknowledged); the next owner of the database drops it, keeping a copy beside the journal`);
   }
   let expected = baseSeq + 1;
   for (const r of scan.records) {
@@ -198,5 +201,12 @@ export function readJournal(journalPath: string, baseSeq: number, log: Log, acce
     }
     expected++;
   }
-  return { records: scan.records, validEnd: scan.validEnd, fileSize: buf.length };
+  return { records: scan.records, validEnd: scan.validEnd, fileSize: buf.length, torn };
+}
+
+/** `bytes` up to their last non-zero byte: what follows is the journal's preallocated space, never written. */
+function withoutTrailingZeros(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  return bytes.subarray(0, end);
 }

@@ -8,6 +8,7 @@ import { silentLog, type Log } from '../core/ports.js';
 import { followLinks, journalPathOf } from './dbPath.js';
 import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
+import { keepTornTail } from './keepTornTail.js';
 import { makeDirs } from './makeDirs.js';
 import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
 import { acquireLock, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
@@ -228,7 +229,14 @@ async function openFileStore(
     onFlushed = () => opened.afterFlush();
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
     journal.lastSeq = store.replay(onDisk.records, baseSeq, journalPath);
-    // Only once the replay succeeded: cut the torn (or preallocated) tail so appends continue there.
+    // Only once the replay succeeded: cut the torn (or preallocated) tail so appends continue there; a torn one is
+    // copied aside first, since nothing proves it was never acknowledged.
+    if (onDisk.torn) {
+      const kept = keepTornTail(journalPath, onDisk.torn);
+      settings.log.warn(
+        `store: cutting a torn last write of ${onDisk.torn.length} bytes at the end of ${journalPath} (not whole records, not known to have been acknowledged); its bytes are kept in ${kept}`,
+      );
+    }
     if (onDisk.validEnd < onDisk.fileSize) journal.truncateAt(onDisk.validEnd);
     journal.records = onDisk.records.length;
     journal.bytes = onDisk.validEnd;
