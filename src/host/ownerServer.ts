@@ -317,8 +317,11 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       }));
       // Idle connections close now; a call already sent on one is answered (503) in the moment before the rest are cut.
       await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        setTimeout(() => http.closeAllConnections(), CUT_AFTER_MS).unref();
+        const cut = setTimeout(() => http.closeAllConnections(), CUT_AFTER_MS);
+        http.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
       });
     },
   };
