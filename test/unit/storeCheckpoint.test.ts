@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertRoomFor, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, journalProbe, withTempDir } from '../fixtures/store/helpers.js';
+import { checkpointWithWritesDuring, crashImage, journalProbe, withTempDir } from '../fixtures/store/helpers.js';
 
 const put = (s: SqlJsStore, key: string, value: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
@@ -26,21 +26,6 @@ async function largeDatabase(s: SqlJsStore, dbPath: string, rows: number, bytes:
   const dbBytes = statSync(dbPath).size;
   assert.ok(dbBytes > atLeast, `a database of ${dbBytes} bytes`);
   return dbBytes;
-}
-/**
- * Checkpoints a store holding a 4 MB row, so that its snapshot takes a while to write, and writes keys k00..k(n-1)
- * one per turn meanwhile; resolves once the checkpoint and every write are done.
- */
-async function checkpointWithWritesDuring(s: SqlJsStore, n: number): Promise<void> {
-  await s.transaction(() => s.run("INSERT INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
-  const checkpoint = s.checkpoint();
-  const during: Promise<unknown>[] = [];
-  for (let i = 0; i < n; i++) {
-    await new Promise((r) => setImmediate(r));
-    during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
-  }
-  await checkpoint;
-  await Promise.all(during);
 }
 const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
 

@@ -6,7 +6,7 @@ import { lstatSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync 
 import { join } from 'node:path';
 import { readLockOwner } from '../../src/store/lock.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { withTempDir } from '../fixtures/store/helpers.js';
+import { checkpointWithWritesDuring, withTempDir } from '../fixtures/store/helpers.js';
 
 const skip = process.platform === 'win32' ? 'symbolic links need privileges on Windows' : false;
 const quiet = { idleCheckpointMs: 60_000 };
@@ -14,20 +14,9 @@ const put = (s: SqlJsStore, key: string, value: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
 const keys = (s: SqlJsStore) => s.all<{ key: string }>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").map((r) => r.key);
 
-/**
- * Writes k00..k(n-1), the later ones while a checkpoint of a 4 MB row is written: the journal keeps them as its tail,
- * and is replaced by a temp file renamed over it.
- */
+/** Writes k00..k(n-1) while a checkpoint is written: the journal keeps them as its tail, and is rewritten. */
 async function writeThroughCheckpoint(s: SqlJsStore, n: number): Promise<void> {
-  await s.transaction(() => s.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('big', ?)", ['x'.repeat(4_000_000)]));
-  const checkpoint = s.checkpoint();
-  const during: Promise<unknown>[] = [];
-  for (let i = 0; i < n; i++) {
-    await new Promise((r) => setImmediate(r));
-    during.push(put(s, `k${String(i).padStart(2, '0')}`, String(i)));
-  }
-  await checkpoint;
-  await Promise.all(during);
+  await checkpointWithWritesDuring(s, n);
   assert.ok(s.stats().journalRecords > 0, 'some writes landed in the journal after the snapshot was taken');
 }
 
