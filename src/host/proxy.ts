@@ -229,9 +229,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         if (id === undefined || !pending.has(id)) return;
-        // The owner closed the session (it is stopping) and is still there: the call did not run, but may not be
-        // taken by the next owner either; the agent decides.
-        if (sessionGone(ex)) return failRequest(id, stoppedBeforeAnswering(via));
+        // The owner closed the session or refused the call (it is stopping) and is still there: the call did not
+        // run, but may not be taken by the next owner either; the agent decides.
+        if (sessionGone(ex) || ownerStopping(ex)) return failRequest(id, stoppedBeforeAnswering(via));
         const refusal = ownerRefusal(ex);
         if (refusal) return failRequest(id, refusal.message, refusal.code);
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
