@@ -5,7 +5,7 @@
 type Schema = Record<string, unknown>;
 
 /**
- * `schema` without what no client needs, in a new object: the top's `$schema`, a `propertyNames: {type: "string"}`
+ * `schema` without what no client needs, in a new object: `$schema`, a `propertyNames: {type: "string"}`
  * (every JSON key is a string), and an integer's `exclusiveMinimum: n` written as `minimum: n + 1`.
  */
 export function portableSchema<T extends object>(schema: T): T {
