@@ -477,6 +477,34 @@ describe('spec parsers: phase headings as people write them', () => {
   });
 });
 
+describe('spec parsers: the spec format as the README writes it', () => {
+  const gate = '**Validation Gate:**\n- [ ] Migrations apply cleanly\n- [ ] Approval by the DBA\n';
+  const bold = `# Plan\n\n### Phase 1: Schema\n**Goal:** Create the schema\n\n**Task 1.1**: Write migration\n- **Estimated Time**: 1h\n- **Acceptance Criteria**: migration runs\n\n**Task 1.2**: Seed data\n- **Dependencies**: Task 1.1\n\n${gate}`;
+  const headings = `# Plan\n\n### Phase 1: Schema\n**Goal:** Create the schema\n\n#### Task 1.1: Write migration\n- **Estimated Time**: 1h\n\n#### Task 1.2: Seed data\n\n${gate}`;
+  const shape = (spec: ParsedSpec) => spec.phases.map((p) => ({
+    tasks: p.tasks.map((t) => [t.id, t.name, t.estimated_time, t.dependencies, t.acceptance_criteria]),
+    gate: p.validation_gate.map((g) => g.text),
+    from: p.gate_from_source,
+  }));
+
+  it('"**Task N.M**" lines of their own (no list, no box) are the tasks, and the gate list after them is the gate', () => {
+    const spec = parse(bold);
+    assert.equal(spec.parser, 'spec_tasks_parser', 'not read as a checkbox list whose only boxes are the gate');
+    assert.deepEqual(shape(spec), [{
+      tasks: [['1.1', 'Write migration', '1h', [], ['migration runs']], ['1.2', 'Seed data', null, ['1.1'], []]],
+      gate: ['Migrations apply cleanly', 'Approval by the DBA'], from: true,
+    }]);
+    assert.deepEqual(shape(parse(bold.replace(/- \[ \] /g, '- '))), shape(spec), 'a gate without boxes too');
+  });
+
+  it('"**Validation Gate:**" after "#### Task N.M" headings is the phase\'s gate, not the last task\'s description', () => {
+    assert.deepEqual(shape(parse(headings)), [{
+      tasks: [['1.1', 'Write migration', '1h', [], []], ['1.2', 'Seed data', null, [], []]],
+      gate: ['Migrations apply cleanly', 'Approval by the DBA'], from: true,
+    }]);
+  });
+});
+
 describe('spec parsers: size', () => {
   it('the spec format with 210 tasks in 7 phases, CRLF', () => {
     const parts = ['# Big\r\n'];

@@ -9,6 +9,10 @@ const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p
 const DEPENDENCY_NOTE = /^\s*(?:\u2192|->|=>|\u21d2|to\s+phase\b)/iu;
 const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
+/** Gate labels that end a task read from a heading or a bold line (`Done when` there is the task's own criteria). */
+const PHASE_GATE_LABELS = /^(validation gate|phase gate|gate|exit criteria)$/;
+/** A bold line that starts a task (`**Task 1.1**: Name`), not in a list. */
+const BOLD_TASK = /^(?:\*\*|__)Task\s+[\w.-]*\d/i;
 const DESCRIPTION_LABELS = /^(goal|objective|purpose|description|summary|overview)$/;
 const DURATION_LABELS = /^(estimated duration|duration|estimated time|estimate|effort|time estimate)$/;
 
@@ -35,7 +39,7 @@ export class SpecTasksParser implements SourceParser {
   /** Sure when it sees a phase heading and a `Task N.M` line (an item or a heading); never for a file without both. */
   detect(text: string): number {
     const phases = /^ {0,3}#{1,6}[ \t]+[^\n]*?Phase\s+\d/im.test(text);
-    const tasks = /^(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?| {0,3}#{2,6}[ \t]+)(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
+    const tasks = /^(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?| {0,3}#{2,6}[ \t]+| {0,3}(?=\*\*|__))(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
     return phases && tasks ? 0.9 : 0;
   }
 
@@ -156,6 +160,21 @@ function subTask(open: OpenPhase, item: { checkbox: CheckboxRef | null; indent: 
 function readLine(open: OpenPhase, line: SourceLine): void {
   if (line.text.trim() === '') return;
   const item = listItem(line);
+  if (!item && BOLD_TASK.test(line.text.trim())) {
+    // `**Task 1.1**: Name` on a line of its own: a task as a heading makes one, whose details are the lines under it.
+    const task = TASK_LINE.exec(plain(line.text));
+    if (task) {
+      headingTask(open, task[1]!, task[2]!, line);
+      open.heading = null; // no `- [ ] 1.1.1` sub-tasks: those are its details
+      return;
+    }
+  }
+  const gate = item ? null : field(line.text);
+  if (gate && PHASE_GATE_LABELS.test(gate.label)) {
+    // `**Validation Gate:**` after tasks read from headings or bold lines ends the last one: it is the phase's.
+    phaseField(open, gate.label, gate.value);
+    return;
+  }
   if (!item && open.task?.indent === -1 && open.mode === 'tasks') {
     // Under a task heading, a label line that is not a list item owns the list that follows at its own indent.
     taskDetail(open.task, line.text.trim(), line.indent - 1);
