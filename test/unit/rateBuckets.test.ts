@@ -110,3 +110,27 @@ test('a store that does not count its undone writes is asked every time', async 
     await db.close();
   }
 });
+
+test('calls in flight together share one bucket: a token drawn counts before its call saves it', async () => {
+  const db = await openStore({ path: null });
+  try {
+    const buckets = new RateBuckets(db, LIMITS);
+    // Five calls draw before any saves (a create awaits its preparation in between): three fit the task bucket.
+    const outcomes: string[] = [];
+    const drawn: DrawnBucket[][] = [];
+    for (let i = 0; i < 5; i++) {
+      try {
+        drawn.push(buckets.draw(KEYS, 0));
+        outcomes.push('ok');
+      } catch (ex) {
+        if (!BatonError.is(ex, 'rate_limited')) throw ex;
+        outcomes.push('limited');
+      }
+    }
+    assert.deepEqual(outcomes, ['ok', 'ok', 'ok', 'limited', 'limited']);
+    for (const d of drawn) await db.transaction(() => buckets.save(d));
+    assert.deepEqual(rows(db).map((r) => [r.scope, r.tokens]), [['agent', 7], ['task', 0]]);
+  } finally {
+    await db.close();
+  }
+});
