@@ -148,6 +148,23 @@ describe('lifecycle tools: the complete lifecycle', () => {
     assert.equal(await progress(), 40);
   });
 
+  it('two calls finishing one step at once: one wins, the other hears that the step is finished', async () => {
+    for (let round = 0; round < 3; round++) {
+      const e = await rig.ok('start_execution', { workflowName: 'bug-fix' });
+      await rig.ok('transition_workflow_state', { executionId: e.id, newState: 'running' });
+      const s1 = await rig.ok('start_step', { executionId: e.id, stepName: 'analyze-root-cause' });
+      const [done, failed] = await Promise.all([
+        rig.call('complete_step', { stepId: s1.id, output: STEP_OUTPUT }),
+        rig.call('complete_step', { stepId: s1.id, error: 'it broke' }),
+      ]);
+      assert.equal([done, failed].filter((r) => r.isError).length, 1, `${done.text} | ${failed.text}`);
+      const loser = done.isError ? done : failed;
+      assert.match(loser.text, /is (completed|failed), not running/);
+      const stored = (await rig.ok('get_execution_details', { executionId: e.id })).steps[0].state;
+      assert.equal(stored, done.isError ? 'failed' : 'completed', 'the stored state is the winner\'s');
+    }
+  });
+
   it('refuses an unknown workflow with the list of workflows', async () => {
     const r = await rig.call('start_execution', { workflowName: 'no-such' });
     assert.equal(r.isError, true);
@@ -213,6 +230,14 @@ describe('lifecycle tools: the complete lifecycle', () => {
       assert.equal((await gated.ok('get_execution_details', { executionId: sc.execution_id })).execution.state, 'awaiting_approval');
       const r = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'escalated' });
       assert.match(r.text, /cannot go from awaiting_approval to escalated\. From awaiting_approval it can go to: running, completed, failed\./);
+      // No lifecycle tool passes the gate for the person: not running, not completed (the agent's own run, its gate open).
+      const running = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'running' });
+      assert.match(running.text, /waits for a person to approve or reject its gate; an agent cannot move it on\. Ask them to decide \(baton approve /);
+      const completed = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'completed' });
+      assert.match(completed.text, /is driven by workflow_next_step \(task [^)]+\): it completes when its last step is submitted/);
+      const closed = await gated.call('complete_execution', { executionId: sc.execution_id, output: { summary: 'done', status: 'completed' } });
+      assert.match(closed.text, /it completes when its last step is submitted/);
+      assert.equal((await gated.ok('get_execution_details', { executionId: sc.execution_id })).execution.state, 'awaiting_approval');
       await gated.baton.decide({ execution_id: sc.execution_id, decision: 'approve' });
       assert.equal((await gated.ok('get_execution_details', { executionId: sc.execution_id })).execution.state, 'running');
     } finally {

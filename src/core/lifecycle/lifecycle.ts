@@ -96,7 +96,9 @@ export class Lifecycle {
   async transition(id: string, to: ExecutionStatus, error?: string, output?: unknown): Promise<TransitionResult> {
     const { result, events } = await this.store.transaction(() => {
       const events: BatonEvent[] = [];
-      const result = this.transitionInTx(this.row(id), to, events, error, output);
+      const r = this.row(id);
+      this.assertNoGatePassed(r, to);
+      const result = this.transitionInTx(r, to, events, error, output);
       return { result, events };
     });
     this.deps.emit(events);
@@ -119,6 +121,7 @@ export class Lifecycle {
     const executionId = String(r.execution_id);
     if (error !== undefined) return this.transition(executionId, 'failed', error, output);
     // Check the transition before validating, so an agent hears about the state first.
+    this.assertNoGatePassed(r, 'completed');
     assertTransition(executionId, r.status as ExecutionStatus, 'completed');
     const contract = output === undefined ? undefined : await this.deps.contracts.check('WorkflowOutput', output, 'output');
     const res = await this.transition(executionId, 'completed', undefined, output);
@@ -294,6 +297,11 @@ export class Lifecycle {
     const status: StepStatus = error === undefined ? 'completed' : 'failed';
     const events: BatonEvent[] = [];
     await this.store.transaction(() => {
+      // Checked again here: another call may have completed or failed it while the output was validated.
+      const now = this.store.get<{ status: StepStatus }>('SELECT status FROM steps WHERE id = ?', [Number(stepId)])?.status;
+      if (now !== 'running') {
+        throw new BatonError('invalid_state', `Step ${stepId} ("${step.stepName}") is ${now ?? 'gone'}, not running: another call finished it first; a finished step cannot be completed again.`);
+      }
       const started = step.startedAt ? Date.parse(step.startedAt) : ms;
       const summary = output && typeof output.summary === 'string' ? output.summary : null;
       this.store.run(
@@ -325,6 +333,28 @@ export class Lifecycle {
     const total = steps.length + phases.filter((p) => !taken.has(p.phase)).length;
     const done = steps.filter((s) => DONE.has(s.status)).length;
     return Math.round((100 * done) / Math.max(1, total));
+  }
+
+  /**
+   * A workflow driven by workflow_next_step completes with its last step, and leaves a gate only by a person's
+   * decision: the lifecycle tools may fail, escalate, pause or resume it, but not complete it or move it out of
+   * awaiting_approval to running (an agent closed its own gated run that way, and the person could no longer decide).
+   */
+  private assertNoGatePassed(r: Raw, to: ExecutionStatus): void {
+    if (!r.task_id || r.status === to) return;
+    const id = String(r.execution_id);
+    if (to === 'completed') {
+      throw new BatonError(
+        'invalid_state',
+        `Execution ${id} is driven by workflow_next_step (task ${String(r.task_id)}): it completes when its last step is submitted; call workflow_next_step({ task_id: "${String(r.task_id)}" }) for the step it needs (or fail it with an error).`,
+      );
+    }
+    if (r.status === 'awaiting_approval' && to === 'running') {
+      throw new BatonError(
+        'invalid_state',
+        `Execution ${id} waits for a person to approve or reject its gate; an agent cannot move it on. Ask them to decide (baton approve ${id}, or in the editor), or wait with workflow_next_step({ step_token }).`,
+      );
+    }
   }
 
   /** Broker executions move their steps only through step tokens. */
