@@ -230,9 +230,27 @@ describe('broker: tokens', () => {
     const refreshed = await baton.nextStep({ request: 'refresh_token', step_token: token });
     const fresh = okStep(refreshed);
     assert.equal(fresh.step, 'analyze-root-cause');
-    // The old token is superseded: it can no longer be refreshed or used.
-    assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: token })).error?.code, 'token_out_of_order');
+    // The old token is superseded: a submission with it is refused; the refresh made again (its answer lost) gets the
+    // same answer, while the token it handed out is unused.
+    assert.equal((await baton.nextStep({ step_token: token, model_output_so_far: output('late') })).error?.code, 'token_expired');
+    const again = okStep(await baton.nextStep({ request: 'refresh_token', step_token: token }));
+    assert.equal(again.token, fresh.token);
     okStep(await baton.nextStep({ step_token: fresh.token, model_output_so_far: output('done') }));
+    assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: token })).error?.code, 'token_out_of_order', 'not once that token is used');
+  });
+
+  it('a wait on a gate made again after a reject gets the same step back with the same token (two waiters, or a lost answer)', async () => {
+    const yaml = 'name: gated\ndescription: g\ntype: sequential\nsteps:\n  - name: g\n    agent: implementer\n    description: Do it\n    human_gate: true\n  - name: after\n    agent: reviewer\n    description: Then\n    dependencies: [g]\n';
+    const { baton } = await makeBaton({ workflows: { gated: yaml } });
+    const first = okStep(await baton.nextStep({ template_name: 'gated' }));
+    const waiting = await baton.nextStep({ step_token: first.token, model_output_so_far: output('g') });
+    assert.equal(waiting.status, 'awaiting_approval');
+    await baton.decide({ execution_id: waiting.execution_id!, decision: 'reject', feedback: 'redo it' });
+    const one = okStep(await baton.nextStep({ step_token: waiting.new_step_token! }));
+    const two = okStep(await baton.nextStep({ step_token: waiting.new_step_token! }));
+    assert.deepEqual([one.step, two.step], ['g', 'g']);
+    assert.equal(two.token, one.token, 'the same answer, not token_out_of_order');
+    assert.equal((await baton.nextStep({ step_token: one.token, model_output_so_far: output('g again') })).status, 'awaiting_approval');
   });
 
   it('a step whose token expired unused stallMinutes ago is handed to the next caller; a slow agent back before that keeps it', async () => {

@@ -348,7 +348,10 @@ export class Broker {
     try {
       tok = this.tokens.check(p);
     } catch (ex) {
-      const again = BatonError.is(ex, 'token_replayed') ? this.answerAgain(exec, p.nonce, ctx) : undefined;
+      // A used token presented again, or a refresh or wait made again with the token it superseded: the answer may
+      // have been lost. (A submission with a superseded token is refused: its output would not be taken.)
+      const repeated = BatonError.is(ex, 'token_replayed') || (BatonError.is(ex, 'token_out_of_order') && !req.model_output_so_far);
+      const again = repeated ? this.answerAgain(exec, p.nonce, ctx) : undefined;
       if (again) return again;
       throw ex;
     }
@@ -365,7 +368,8 @@ export class Broker {
         if (output && !refresh) return this.tokens.following(tok.nonce, () => this.submit(exec, step, tok, output, req, ctx));
         this.repo.closeToken(tok.nonce, 'superseded', iso);
         if (refresh) this.event(exec.execution_id, 'token_refreshed', { step_name: step.step_name });
-        return this.offer(exec, step, undefined, ctx, []);
+        // Recorded as following this token, so the same call made again gets this answer again (see answerAgain).
+        return this.tokens.following(tok.nonce, () => this.offer(exec, step, undefined, ctx, []));
       case 'awaiting_approval':
         if (output && !refresh) {
           throw new BatonError(
@@ -376,7 +380,7 @@ export class Broker {
         }
         if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at, this.options.approveCommand), events: [] };
         this.repo.closeToken(tok.nonce, 'superseded', iso);
-        return { response: this.issueWaitToken(exec, step), events: [] };
+        return this.tokens.following(tok.nonce, () => ({ response: this.issueWaitToken(exec, step), events: [] }));
       case 'completed':
         // Approved while the agent waited: the wait token now moves the workflow on.
         this.repo.closeToken(tok.nonce, 'consumed', iso);
@@ -387,7 +391,7 @@ export class Broker {
   }
 
   /**
-   * A used token presented again: the agent may never have got the answer of the call that used it (a dropped
+   * A used token (or one a refresh superseded) presented again: the agent may never have got the answer of the call that used it (a dropped
    * connection, a killed process, a client that timed out) and calls again. While the token that answer handed out
    * is unused and its step still waits for it, the call gets that answer again — the same step, or the same wait on
    * its gate, with the same token (a new one if it has expired) — and a workflow that call closed answers
