@@ -38,6 +38,16 @@ test('entries are per run; global entries are shared; a key is replaced, not dup
   assert.equal(m.retrieve({ runId: run1, agent: null }, 'plan\n').value, 'p');
 });
 
+test('stores made at once answer each with its own value, and the key holds one of them', async () => {
+  const { baton, run1 } = await withRuns();
+  const values = Array.from({ length: 8 }, (_, i) => `writer ${i}`);
+  const answers = await Promise.all(values.map((value, i) => baton.memory.store({ runId: run1, agent: `a${i}` }, { key: 'shared', value, global: true })));
+  assert.deepEqual(answers.map((e) => e.value), values, 'each call answered with what it wrote');
+  assert.deepEqual(answers.map((e) => e.agent), values.map((_, i) => `a${i}`));
+  assert.ok(values.includes(baton.memory.retrieve({ runId: run1, agent: null }, 'shared').value));
+  assert.equal(baton.memory.list({ runId: run1, agent: null }, undefined, 'global').total, 1);
+});
+
 test('search is full text, ranked, filtered by category and scope', async () => {
   const { baton, run1, run2 } = await withRuns();
   const m = baton.memory;

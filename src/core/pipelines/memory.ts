@@ -93,8 +93,12 @@ export class Memory {
     const iso = new Date(this.ports.clock.now()).toISOString();
     const id = this.ports.ids.orderedUuid();
     const { store } = this.ports;
-    await store.transaction(() => this.storeInTx(scopeKey, scope, { key, value: input.value, category, metadata, size, id, iso }));
-    return this.retrieve(scope, key, input.global ? 'global' : 'run');
+    // The entry as this call left it, read in its own transaction: read after it, another writer's value could show.
+    const row = await store.transaction(() => {
+      this.storeInTx(scopeKey, scope, { key, value: input.value, category, metadata, size, id, iso });
+      return store.get<Raw>(`SELECT ${COLUMNS} FROM memory_entries WHERE scope_key = ? AND key = ?`, [scopeKey, key])!;
+    });
+    return toEntry(row);
   }
 
   /** The store's writes (inside a transaction the caller holds); the engine stores step outputs with its step record. */
