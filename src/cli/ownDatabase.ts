@@ -12,23 +12,34 @@ export interface OwnerDbValues {
   content?: string;
 }
 
-/** This process becomes the owner (the work runs here), or the live owner is found (the work runs there). */
-export async function ownDatabase(values: OwnerDbValues): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
+/** How long a process that holds the lock may take to answer on its endpoint (it may be starting: lock first). */
+const OWNER_START_MS = 5000;
+
+/**
+ * This process becomes the owner (the work runs here), or the live owner is found (the work runs there). An owner
+ * that holds the lock but does not answer yet is waited for (two commands started at once: one takes the lock and
+ * opens the database before it publishes its endpoint); so is its lock, should it exit meanwhile.
+ */
+export async function ownDatabase(values: OwnerDbValues, startMs = OWNER_START_MS): Promise<{ owner: Owner } | { remote: DiscoveryInfo }> {
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return { remote: live };
-  try {
-    return {
-      owner: await becomeOwner({
-        dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-      }),
-    };
-  } catch (ex) {
-    const pid = lockedBy(ex);
-    if (pid === null) throw ex;
-    // Another process took the database between the two looks: it is the owner now.
-    const info = readDiscovery(dbPath);
-    if (info && (await ownerAnswers(info))) return { remote: info };
-    throw unreachableOwner(dbPath, pid, info?.url ?? null);
+  const deadline = Date.now() + startMs;
+  for (;;) {
+    try {
+      return {
+        owner: await becomeOwner({
+          dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+        }),
+      };
+    } catch (ex) {
+      const pid = lockedBy(ex);
+      if (pid === null) throw ex;
+      // Another process took the database between the two looks: it is the owner once it answers.
+      const info = readDiscovery(dbPath);
+      if (info && info.pid === pid && (await ownerAnswers(info))) return { remote: info };
+      if (Date.now() >= deadline) throw unreachableOwner(dbPath, pid, info?.url ?? null);
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -154,6 +154,14 @@ test('with a live owner (baton serve), the run happens in the owner and the CLI 
   }
 });
 
+test('two runs started at once on a new database: one owns it, the other runs in it and follows; both finish', async () => {
+  const w = workspaceWith(THREE);
+  const runs = [0, 1].map((i) => startRun(['p', '--input', `run ${i}`, '--json', '--db', w.db, '--workspace', w.workspace], w.env));
+  const codes = await Promise.all(runs.map((r) => r.exited));
+  assert.deepEqual(codes, [0, 0], runs.map((r) => r.stderr()).join('\n'));
+  for (const r of runs) assert.ok(r.lines.some((l) => l.type === 'summary'), JSON.stringify(r.lines.at(-1)));
+});
+
 test('an invalid pipeline is refused with file:line: field and the allowed values; a missing one lists those there are', async () => {
   const w = workspaceWith(THREE.replace('type: agent, agentId: slow', 'type: agnet, agentId: slow'));
   const bad = await runCli(['pipeline', 'run', 'p', '--input', 'x', '--db', w.db, '--workspace', w.workspace]);

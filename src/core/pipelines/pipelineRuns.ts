@@ -273,6 +273,11 @@ export class PipelineRuns {
     return this.driving.has(runId);
   }
 
+  /** The runs this process drives now. */
+  drivingIds(): string[] {
+    return [...this.driving.keys()];
+  }
+
   private async finish(runId: string, outcome: RunOutcome, journal: Journal): Promise<void> {
     const exec = this.run(runId);
     if (exec.status === 'completed' || exec.status === 'failed') return; // cancelled under us
