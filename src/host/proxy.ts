@@ -118,8 +118,21 @@ function sessionGone(ex: unknown): boolean {
   return ex instanceof StreamableHTTPError && ex.code === 404;
 }
 
-function stoppedBeforeAnswering(owner: Upstream): string {
-  return `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over; call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
+/**
+ * The answer to a call the owner may or may not have run before it stopped. Calling again is safe for a read and for
+ * a call with a step_token (one that had taken effect is answered again); any other call may have done its work, and
+ * would do it twice (a workflow started twice, say), so the agent is told how to look first.
+ */
+function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest): string {
+  const stopped = `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over;`;
+  const params = request?.params as { name?: unknown; arguments?: { step_token?: unknown; template_name?: unknown } } | undefined;
+  if (request?.method !== 'tools/call' || typeof params?.arguments?.step_token === 'string') {
+    return `${stopped} call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
+  }
+  if (typeof params?.arguments?.template_name === 'string') {
+    return `${stopped} the workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again, as a second call starts a second run.`;
+  }
+  return `${stopped} the call may have taken effect already: check before you call again (calling again may do it twice).`;
 }
 
 /** The code an owner's transport answers a call with when its session closes before the answer (and for no session). */
@@ -143,7 +156,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   let initialized: JSONRPCMessage | null = null;
   const subscriptions = new Set<string>();
   // Client requests forwarded and not yet answered: answered with an error if the owner goes before it answers.
-  const pending = new Set<RequestId>();
+  const pending = new Map<RequestId, JSONRPCRequest>();
   // Of those, the ones whose send has not settled yet.
   const sending = new Set<RequestId>();
   // Client messages that arrive while the proxy reconnects.
@@ -196,7 +209,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const id = isJSONRPCRequest(message) ? message.id : undefined;
     if (isJSONRPCRequest(message) && message.method === 'initialize') afterInitialize = [];
     if (id !== undefined) {
-      pending.add(id);
+      pending.set(id, message as JSONRPCRequest);
       sending.add(id);
     }
     const lostSince = () => via !== up || queue !== null;
@@ -205,7 +218,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (id === undefined) return;
         sending.delete(id);
         // Delivered to an owner that was lost meanwhile: it will never answer.
-        if (lostSince() && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via));
+        if (lostSince() && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
       },
       async (ex: unknown) => {
         // Lost already (a takeover closed this connection), or about to be: a killed owner drops its connections
@@ -225,13 +238,13 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           }
           if (via === up) void ownerLost(`${via.name} exited`);
           // It may have reached the owner and taken effect: the agent decides whether to call again.
-          if (id !== undefined && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via));
+          if (id !== undefined && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
           return;
         }
         if (id === undefined || !pending.has(id)) return;
         // The owner closed the session or refused the call (it is stopping) and is still there: the call did not
         // run, but may not be taken by the next owner either; the agent decides.
-        if (sessionGone(ex) || ownerStopping(ex)) return failRequest(id, stoppedBeforeAnswering(via));
+        if (sessionGone(ex) || ownerStopping(ex)) return failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
         const refusal = ownerRefusal(ex);
         if (refusal) return failRequest(id, refusal.message, refusal.code);
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
@@ -268,7 +281,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     }
     if (isJSONRPCErrorResponse(message) && message.error.code === SESSION_CLOSED && message.id !== undefined && pending.has(message.id)) {
       // A call the owner's closing session could not answer: as for an owner that stopped (the session goes on here).
-      failRequest(message.id, stoppedBeforeAnswering(up));
+      failRequest(message.id, stoppedBeforeAnswering(up, pending.get(message.id)));
       return;
     }
     const answersInitialize = answer && !!initialize && message.id === initialize.id;
@@ -307,7 +320,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const lost = up;
     log.warn(`${why}; taking over the database`);
     // Requests still being sent are settled by their own send (refused ones go to the next owner).
-    for (const id of [...pending]) if (!sending.has(id)) failRequest(id, stoppedBeforeAnswering(lost));
+    for (const id of [...pending.keys()]) if (!sending.has(id)) failRequest(id, stoppedBeforeAnswering(lost, pending.get(id)));
     void lost.close().catch(() => undefined);
     if (!options.takeOver) {
       await shutdown(`${why}; no takeover configured`);

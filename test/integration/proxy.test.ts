@@ -293,6 +293,15 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       }
     }));
 
+  it('a create in flight when the owner dies is not said to be safe to call again: it may have started the run', { skip: process.platform === 'win32' }, () =>
+    ownerAndProxy('baton-takeover-create-', async (owner, proxied) => {
+      process.kill(owner.pid!, 'SIGSTOP');
+      const inFlight = call(proxied, { template_name: 'bug-fix', task_description: 'started twice?' });
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(owner.pid!, 'SIGKILL');
+      await assert.rejects(inFlight, /stopped before answering this call\. Baton is taking over; the workflow may have been started already: read current-step:\/\/active/);
+    }));
+
   it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, () =>
     ownerAndProxy('baton-takeover-inflight-', async (owner, proxied) => {
       const first = await call(proxied, { template_name: 'bug-fix', task_description: 'in flight' });
