@@ -351,7 +351,7 @@ export class Broker {
       // A used token presented again, or a refresh or wait made again with the token it superseded: the answer may
       // have been lost. (A submission with a superseded token is refused: its output would not be taken.)
       const repeated = BatonError.is(ex, 'token_replayed') || (BatonError.is(ex, 'token_out_of_order') && !req.model_output_so_far);
-      const again = repeated ? this.answerAgain(exec, p.nonce, ctx) : undefined;
+      const again = repeated ? this.answerAgain(exec, p.nonce, ctx, req.model_output_so_far !== undefined) : undefined;
       if (again) return again;
       throw ex;
     }
@@ -398,7 +398,7 @@ export class Broker {
    * task_closed again. Otherwise (that token was used or refreshed, or the call handed out nothing) undefined: the
    * replay is refused as before. Nothing moves twice: the output sent again is not taken.
    */
-  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext): TxResult | undefined {
+  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean): TxResult | undefined {
     const next = this.repo.followingToken(exec.execution_id, used);
     if (!next) return exec.status === 'completed' ? this.closedResponse(exec, []) : undefined;
     const step = next.state === 'active' ? this.repo.step(exec.execution_id, next.step_name) : undefined;
@@ -412,7 +412,9 @@ export class Broker {
       if (same) return { response: awaitingResponse(exec, step.step_name, same.token, same.expiresMs, this.options.approveCommand), events: [] };
       return { response: this.issueWaitToken(exec, step), events: [] };
     });
-    result.response.human_message = `Your earlier call with this token was recorded but its answer was lost; here it is again. ${result.response.human_message ?? ''}`.trim();
+    // Another agent's submission with the same token may have won: this call's output, whatever it was, was not taken.
+    const kept = resubmitted ? ' The step keeps the output of the call that used the token first; the output of this call was not taken.' : '';
+    result.response.human_message = `Your earlier call with this token was recorded but its answer was lost; here it is again.${kept} ${result.response.human_message ?? ''}`.trim();
     return result;
   }
 
