@@ -179,12 +179,10 @@ function wrapToolCalls(
     const misspelt = spec?.misspelt && parsed?.success ? spec.misspelt(checked) : [];
     const unstorable = spec && parsed?.success ? unstorableInput(checked) : undefined;
     if (spec && parsed && !parsed.success) {
-      const text = formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape));
-      result = { isError: true, content: [{ type: 'text', text }] };
+      result = refusal(spec, formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape)));
       category = 'validation';
     } else if (spec && (misspelt.length || unstorable)) {
-      const lines = unstorable ? [...misspelt, unstorable] : misspelt;
-      result = { isError: true, content: [{ type: 'text', text: invalidArguments(spec.name, lines) }] };
+      result = refusal(spec, invalidArguments(spec.name, unstorable ? [...misspelt, unstorable] : misspelt));
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the
@@ -248,6 +246,12 @@ function withoutNullArguments(request: unknown): unknown {
  * prompt or resource template that does not exist) goes out without its "MCP error -32602: " prefix, which the
  * client adds again.
  */
+/** A call refused for its arguments: the message as text, and in the tool's structured error form if it has one. */
+function refusal(spec: ToolSpec, text: string): CallToolResult {
+  const structured = spec.structuredError?.(text);
+  return { isError: true, content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
+}
+
 /** The list methods; Baton answers each with everything at once (no `nextCursor`). */
 const LISTS = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'];
 

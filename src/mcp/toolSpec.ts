@@ -25,6 +25,8 @@ export interface ToolSpec {
    * does not vouch for the input (the schema then checks it and words any error).
    */
   fastParse?: (args: unknown) => Record<string, unknown> | undefined;
+  /** The structured form of a refusal of the call's arguments (`message`), for a tool whose results carry errors so. */
+  structuredError?: (message: string) => Record<string, unknown>;
   /** The tool's implementation, called with input already validated against `inputSchema`. */
   call: (args: Record<string, unknown>, extra: ToolCallExtra) => Promise<CallToolResult>;
 }

@@ -238,6 +238,13 @@ describe('MCP server on the real core (in memory)', () => {
     const typo = await call(client, { step_token: sc.new_step_token, model_output_so_far: { ...validOutput, findigs: [{ severity: 'high' }], refrences: [] } });
     assert.equal(typo.res.isError, true);
     assert.equal((typo.res.content as Array<{ text: string }>)[0]!.text, "Invalid arguments for workflow_next_step: unknown field model_output_so_far.findigs (did you mean 'findings'?); unknown field model_output_so_far.refrences (did you mean 'references'?). Fix the fields and call again.");
+    // In the structured form too, as every other refusal of this tool, and so is a value of the wrong kind.
+    assert.equal(typo.sc.status, 'error');
+    assert.equal(typo.sc.error?.code, 'invalid_input');
+    assert.match(String(typo.sc.error?.message), /unknown field model_output_so_far\.findigs/);
+    const wrong = await call(client, { template_name: 5 });
+    assert.deepEqual([wrong.res.isError, wrong.sc.status, wrong.sc.error?.code], [true, 'error', 'invalid_input']);
+    assert.match(String(wrong.sc.error?.message), /template_name must be/);
     const same = await call(client, { step_token: sc.new_step_token, model_output_so_far: { ...validOutput, notes_for_reviewer: 'mine' } });
     assert.equal(same.sc.status, 'ok', 'the token was not used by the refused call, and a key of its own passes');
     assert.notEqual(same.sc.next_step_contract?.step_name, sc.next_step_contract?.step_name);

@@ -82,6 +82,8 @@ export function registerBrokerTools(
       // An agent's own extra keys in its output pass (and are dropped); a misspelt one (`findigs`) would lose data.
       misspelt: (args) => misspeltKeys(args.model_output_so_far, 'model_output_so_far', OUTPUT_FIELDS),
       fastParse: fastParseNextStep,
+      // As every other refusal of workflow_next_step: `error` in the structured form too, not only the text.
+      structuredError: (message) => ({ status: 'error', error: { code: 'invalid_input', message, recovery: 'fix the fields named and call workflow_next_step again' } }),
       call,
     },
   ];
