@@ -187,7 +187,7 @@ describe('spec workflow over HTTP: the specs tools (way 2) against `baton serve`
   it('`baton spec start` and `baton spec status` go through the live owner', async () => {
     const started = await runCli(['spec', 'start', 'specs/tasks.md', '--db', setup.db], {}, setup.workspace);
     assert.equal(started.code, 0, started.stderr);
-    const id = /Started spec workflow (\S+) on specs\/tasks\.md: 4 phases/.exec(started.stdout)?.[1];
+    const id = /Started spec workflow (\S+) on specs\/tasks\.md: 4 phases, Phase 0 \(read the spec\) and 3 from the file\./.exec(started.stdout)?.[1];
     assert.ok(id, started.stdout);
     const status = await runCli(['spec', 'status', id, '--db', setup.db]);
     assert.equal(status.code, 0, status.stderr);

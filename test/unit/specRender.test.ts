@@ -57,6 +57,19 @@ describe('spec rendering', () => {
     assert.equal(needsSignoff(['All tests pass', 'Docs updated']), false);
   });
 
+  it('says what waits for the gate (the next phase, or the close of the last), and the estimate only when given', () => {
+    const text = '### Phase 1: A\n**Estimated Duration:** 2 days\n- [ ] **Task 1.1**: One\n### Phase 2: B\n- [ ] **Task 2.1**: Two\n';
+    const [first, last] = parseSource(SPEC_PARSERS, 'auto', text, 't.md').phases;
+    const ctx = { source: 't.md', totalPhases: 3 };
+    const one = renderPhase(phaseTemplate, first!, ctx);
+    assert.match(one, /1 tasks \(t\.md line 1\), estimated 2 days\./);
+    assert.match(one, /🛑 Work on this phase only: Phase 2 stays locked until this one passes its gate\./);
+    const two = renderPhase(phaseTemplate, last!, ctx);
+    assert.match(two, /1 tasks \(t\.md line 4\)\.\n/, 'no "estimated not given"');
+    assert.match(two, /🛑 Work on this phase only: it is the last; the workflow closes once it passes its gate\./);
+    assert.doesNotMatch(two, /Phase 3/);
+  });
+
   it('caches per execution and drops an execution whole', () => {
     const cache = new SpecContentCache();
     let renders = 0;

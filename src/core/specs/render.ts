@@ -47,6 +47,10 @@ export function renderPhase(template: string, phase: SpecPhase, ctx: RenderConte
     TASK_COUNT: String(phase.tasks.length),
     VALIDATION_GATE: gateElsewhere ? `(${gate.length} item${gate.length > 1 ? 's' : ''}: see "Validation gate" below / context.spec.validation_gate)` : numbered(gate),
     NEXT_PHASE_NUMBER: String(phase.number + 1),
+    NEXT_LOCKED: phase.number >= ctx.totalPhases - 1
+      ? 'it is the last; the workflow closes once it passes its gate'
+      : `Phase ${phase.number + 1} stays locked until this one passes its gate`,
+    ESTIMATE: phase.estimated_duration ? `, estimated ${phase.estimated_duration}` : '',
     PHASE_COUNT: String(ctx.totalPhases - 1),
     SOURCE_PATH: ctx.source,
     SOURCE_LINE: String(phase.line),
