@@ -56,10 +56,18 @@ function failureMessage(cli: string, outcome: StreamOutcome, end: ProcessEnd): s
   return parts.join(': ') || `${cli} failed`;
 }
 
-/** The last non-empty lines of stderr, at most 500 characters. */
+/** A line that says what went wrong (`Error: Cannot find module …`, `fatal: …`), not a frame of a stack. */
+const ERROR_LINE = /^(?:\w*(?:Error|Exception)\b|error\b|fatal\b|panic\b|npm ERR!)|\b(?:not found|No such file|permission denied|cannot|could not)\b/i;
+
+/**
+ * The last non-empty lines of stderr, after the first line that says what went wrong when it comes before them (Node
+ * prints `Error: Cannot find module …` above its stack and ends with `Node.js v20…`), at most 500 characters.
+ */
 function lastLines(stderr: string): string {
   const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
-  const tail = lines.slice(-3).join(' | ');
+  const last = lines.slice(-3);
+  const error = lines.slice(0, -3).find((l) => ERROR_LINE.test(l) && !/^at\s/.test(l));
+  const tail = (error ? [error.slice(0, 300), '…', ...last] : last).join(' | ');
   return tail.length > 500 ? `…${tail.slice(-500)}` : tail;
 }
 
