@@ -28,7 +28,7 @@ export async function blueprintCommand(args: string[]): Promise<number> {
   const dirs = blueprintDirs(values.content ?? bundledContentDir(), workspace);
   if (sub === 'list') {
     const all = listBlueprints(dirs);
-    if (values.json || !process.stdout.isTTY) {
+    if (values.json) {
       process.stdout.write(JSON.stringify({ blueprints: all.map((b) => ({ id: b.id, path: b.path, name: b.blueprint?.name ?? null, description: b.blueprint?.description ?? null, requiredInputs: b.blueprint?.requiredInputs ?? [], problems: b.problems })) }) + '\n');
     } else {
       for (const b of all) {

@@ -104,7 +104,7 @@ async function list(values: Values): Promise<number> {
   } catch (ex) {
     if (!BatonError.is(ex, 'store_missing')) throw ex;
   }
-  if (values.json || !process.stdout.isTTY) {
+  if (values.json) {
     process.stdout.write(JSON.stringify({ systems, runs }) + '\n');
     return 0;
   }

@@ -115,7 +115,7 @@ Options:
   --var KEY=VALUE         a variable, {{KEY}} in templates (repeatable; overrides the system's variables)
   --budget-tokens N       pause the run (budget_exceeded) before it uses more than N tokens
   --budget-usd X          pause the run before it spends more than X US dollars
-  --json                  JSON lines on stdout even on a terminal
+  --json                  list: print JSON instead of text; run, resume: JSON lines on stdout even on a terminal
 ${DB_USAGE}
 ${CONTENT_USAGE}
 ${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget) and can be resumed.')}`;

@@ -180,7 +180,7 @@ test('a folder named like a pipeline or blueprint file is listed with its proble
   const w = workspaceWith(THREE);
   mkdirSync(join(w.workspace, '.baton', 'pipelines', 'folder.yaml'));
   mkdirSync(join(w.workspace, '.baton', 'blueprints', 'folder.yaml'), { recursive: true });
-  const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  const listed = await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace]);
   assert.equal(listed.code, 0, listed.stderr);
   const systems = (JSON.parse(listed.stdout) as { systems: Array<{ name: string; valid: boolean; problems: string[] }> }).systems;
   assert.deepEqual(systems.map((x) => [x.name, x.valid]), [['folder', false], ['three', true]]);
@@ -190,11 +190,23 @@ test('a folder named like a pipeline or blueprint file is listed with its proble
   const asPath = await runCli(['pipeline', 'run', join('.baton', 'pipelines', 'folder.yaml'), '--input', 'go', '--db', w.db, '--workspace', w.workspace]);
   assert.equal(asPath.code, 1);
   assert.match(asPath.stderr, /^baton: Pipeline .*folder\.yaml is not valid:\n.*cannot read the file \(it is a folder, not a file\)/);
-  const blueprints = await runCli(['blueprint', 'list', '--workspace', w.workspace]);
+  const blueprints = await runCli(['blueprint', 'list', '--json', '--workspace', w.workspace]);
   assert.equal(blueprints.code, 0, blueprints.stderr);
   const listedBlueprints = (JSON.parse(blueprints.stdout) as { blueprints: Array<{ id: string; problems: Array<{ message: string }> }> }).blueprints;
   assert.ok(listedBlueprints.some((b) => b.id === 'feature-implementation' && b.problems.length === 0));
   assert.deepEqual(listedBlueprints.find((b) => b.id === 'folder')?.problems.map((p) => p.message), ['cannot read the file (it is a folder, not a file)']);
+});
+
+test('pipeline list and blueprint list print text unless --json, also when stdout is not a terminal', async () => {
+  const w = workspaceWith(THREE);
+  const pipelines = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  assert.equal(pipelines.code, 0, pipelines.stderr);
+  assert.match(pipelines.stdout, /^Pipelines:\n {2}three {2}3 agents, 3 steps {2}.*p\.yaml\nRuns:\n {2}\(none\)\n$/);
+  const blueprints = await runCli(['blueprint', 'list', '--workspace', w.workspace]);
+  assert.equal(blueprints.code, 0, blueprints.stderr);
+  assert.match(blueprints.stdout, /^feature-implementation {2}.*\n {4}--input feature=… {2}Feature to implement \(string\)$/m);
+  assert.doesNotMatch(blueprints.stdout, /^\{/, 'not JSON');
+  assert.ok(JSON.parse((await runCli(['blueprint', 'list', '--json', '--workspace', w.workspace])).stdout).blueprints.length > 0);
 });
 
 test('baton blueprint new writes a runnable system and names missing inputs', async () => {
@@ -212,7 +224,7 @@ test('baton blueprint new writes a runnable system and names missing inputs', as
   const ran = await runCli(['pipeline', 'run', 'research', '--input', 'go', '--db', w.db, '--workspace', w.workspace], w.env);
   assert.equal(ran.code, 0, ran.stderr);
   assert.deepEqual(w.counter(), ['scout', 'analyzer', 'summarizer']);
-  const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  const listed = await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace]);
   const body = JSON.parse(listed.stdout) as { systems: Array<{ name: string }>; runs: Array<{ system: string; status: string }> };
   assert.deepEqual(body.systems.map((s) => s.name).sort(), ['research', 'three']);
   assert.deepEqual(body.runs.map((r) => [r.system, r.status]), [['research', 'completed']]);
