@@ -213,7 +213,7 @@ test('baton blueprint new writes a runnable system and names missing inputs', as
   const w = workspaceWith(THREE);
   const missing = await runCli(['blueprint', 'new', 'feat', '--from', 'feature-implementation', '--workspace', w.workspace]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /missing input 'feature': Feature to implement \(string\)/);
+  assert.match(missing.stderr, /missing input 'feature': Feature to implement \(string\); pass it with --input feature=…$/m);
   const unknown = await runCli(['blueprint', 'new', 'feat', '--from', 'nope', '--workspace', w.workspace]);
   assert.match(unknown.stderr, /No blueprint "nope"\. Blueprints: .*feature-implementation/);
   const made = await runCli(['blueprint', 'new', 'research', '--from', 'research-pipeline', '--input', 'topic=cart', '--runner', 'command', '--command', 'node', '--command', AGENT, '--workspace', w.workspace]);

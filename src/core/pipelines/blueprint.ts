@@ -28,7 +28,7 @@ export function instantiateBlueprint(bp: SystemBlueprint, choices: BlueprintChoi
   for (const input of bp.requiredInputs) {
     const v = choices.inputs[input.name] ?? input.default;
     if (v === undefined || v === '') {
-      problems.push(`missing input '${input.name}': ${input.description} (${input.type})`);
+      problems.push(`missing input '${input.name}': ${input.description} (${input.type}); pass it with --input ${input.name}=…`);
       continue;
     }
     if (input.type === 'boolean' && v !== 'true' && v !== 'false') problems.push(`input '${input.name}' must be true or false, got '${v}'`);
