@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import packageJson from '../../package.json';
 import { BatonError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { stderrLog } from '../host/nodePorts.js';
@@ -87,7 +88,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   try {
     parsed = parseArgs({ args: joined, options, allowPositionals: true, strict: true });
   } catch (ex) {
-    throw new CliError(`${(ex as Error).message}\n\n${usage}`, 2);
+    throw new CliError(unknownOption(ex, options, usage) ?? `${(ex as Error).message}\n\n${usage}`, 2);
   }
   // An empty path (`--db "$UNSET"`) is refused: read as "not given", it would use the default database instead.
   for (const flag of ['db', 'workspace', 'content']) {
@@ -102,6 +103,20 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     if (kind !== 'folder') throw new CliError(`--${flag} ${value}: ${kind === 'missing' ? 'no such folder' : 'not a folder'}; name an existing folder\n\n${usage}`, 2);
   }
   return parsed;
+}
+
+/**
+ * The words for an option the command does not take (parseArgs' own advice, to put it after `--`, fits no typo), with
+ * the command's closest option when one is near; undefined for parseArgs' other errors.
+ */
+function unknownOption(ex: unknown, options: NonNullable<ParseArgsConfig['options']>, usage: string): string | undefined {
+  if ((ex as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const option = /Unknown option '([^']+)'/.exec((ex as Error).message)?.[1];
+  if (option === undefined) return undefined;
+  const command = `baton ${/^Usage: baton (\S+)/.exec(usage)?.[1] ?? '<command>'}`;
+  // A one-letter option is near every other one: only a long one gets a suggestion.
+  const near = option.startsWith('--') ? didYouMean(option, Object.keys(options).map((name) => `--${name}`), (s) => s) : '';
+  return `unknown option ${option} for ${command}${near}; see ${command} --help`;
 }
 
 /** Whether `path` is a folder, something else, or nothing. */
