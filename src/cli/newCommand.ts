@@ -6,11 +6,11 @@ import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
 import { CliError, parse } from './common.js';
-import { serveTeams, TEAM_OPTIONS, workspaceOf } from './teamCommon.js';
+import { serveTeams, TEAM_OWNER_OPTIONS, workspaceOf } from './teamCommon.js';
 import { ownDatabase } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
 
-const OPTIONS = { ...TEAM_OPTIONS, backend: { type: 'string' }, model: { type: 'string' }, 'system-prompt': { type: 'string' }, context: { type: 'string' } } as const;
+const OPTIONS = { ...TEAM_OWNER_OPTIONS, backend: { type: 'string' }, model: { type: 'string' }, 'system-prompt': { type: 'string' }, context: { type: 'string' } } as const;
 
 /** Runs `baton new`; returns the exit code. */
 export async function newCommand(args: string[]): Promise<number> {

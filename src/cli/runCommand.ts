@@ -7,11 +7,11 @@ import type { Owner } from '../host/owner.js';
 import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
-import { describeEvent, TEAM_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
+import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownDatabase } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
 
-const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
+const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 

@@ -11,11 +11,11 @@ import { teamsOf } from '../host/worker/teams.js';
 import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbPathOf, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
-import { describeEvent, serveTeams, TEAM_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
+import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownDatabase } from './ownDatabase.js';
 import { START_USAGE } from './usage.js';
 
-const OPTIONS = { ...TEAM_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, background: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
+const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, background: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
 

@@ -13,7 +13,10 @@ import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
 
 /** Options of every team command. */
-export const TEAM_OPTIONS = { ...DB_OPTIONS, ...CONTENT_OPTION } as const;
+export const TEAM_OPTIONS = DB_OPTIONS;
+
+/** Options of the team commands that may open the database themselves, and so load content (run, start, new). */
+export const TEAM_OWNER_OPTIONS = { ...DB_OPTIONS, ...CONTENT_OPTION } as const;
 
 /** The live owner, which runs the teams; a CliError when none runs. */
 export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {

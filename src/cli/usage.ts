@@ -43,7 +43,7 @@ process that owns the database when one runs; otherwise reads the file and write
 there is nothing to list: status says where it looked and exits 1; it never creates one.
 
 Options:
-  --all                   also list finished (completed and failed) executions
+  --all                   also list finished (completed, failed or cancelled) executions
   --json                  print {"executions": [...]} instead of text
 ${DB_USAGE}
 ${USAGE_FOOTER}`;
@@ -172,6 +172,7 @@ const TEAM_EXIT = 'Exit codes: 0 done; 1 failed (e.g. no such team or agent, or 
 
 /** Usage of `baton run`. */
 export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [--json] [--max-invocations N] [--db PATH] [--workspace DIR]
+                      [--content DIR]
 
 Runs a team of agents (a workflow YAML file: name, context, agents, setup, kickoff): runs the setup commands,
 posts the kickoff to the channel, wakes each agent that has unread @mentions, and exits when every agent is idle
@@ -182,11 +183,13 @@ Options:
   --verbose               show the channel and each agent's turns on stderr
   --json                  JSON lines on stdout: every event, then {"type":"result", reason, document, …}
   --max-invocations N     stop after N agent turns in all (default 50), against agents that @mention each other forever
+${CONTENT_USAGE}
 ${TEAM_DB}
-Exit codes: 0 every agent idle; 1 stopped at the limit, an agent's turn failed, or a setup command failed; 2 usage error.`;
+Exit codes: 0 every agent idle; 1 at the limit, a failed agent turn or setup command, or a missing or invalid workflow file; 2 usage error.`;
 
 /** Usage of `baton start`. */
-export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--background] [--verbose] [--max-invocations N] [--db PATH] [--workspace DIR]
+export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--background] [--verbose] [--max-invocations N] [--db PATH]
+                        [--workspace DIR] [--content DIR]
 
 Starts a team of agents and keeps it running until it is stopped (baton stop @instance, or Ctrl-C): people and
 other processes talk to it with baton send, and new @mentions wake its agents.
@@ -196,8 +199,9 @@ Options:
   --background            run in a detached process (its log in teams/NAME.log beside the database)
   --verbose               show the channel and each agent's turns on stderr
   --max-invocations N     stop after N agent turns in all (default 50)
+${CONTENT_USAGE}
 ${TEAM_DB}
-${TEAM_EXIT}`;
+Exit codes: 0 done; 1 failed (e.g. a missing or invalid workflow file, a failed setup command, or no answer from the owner); 2 usage error.`;
 
 /** Usage of `baton stop`. */
 export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
@@ -246,7 +250,7 @@ ${TEAM_EXIT}`;
 
 /** Usage of `baton new`. */
 export const NEW_USAGE = `Usage: baton new NAME --backend B [--model M] [--system-prompt TEXT] [--context @instance] [-- PROGRAM ARGS…]
-                 [--db PATH] [--workspace DIR]
+                 [--db PATH] [--workspace DIR] [--content DIR]
 
 Starts a standalone agent. With --context @instance it joins that running team: it reads and writes its channel
 and documents, and wakes when someone writes @NAME there. Without, it runs alone as NAME with its own context
@@ -258,5 +262,6 @@ Options:
   --system-prompt TEXT    the agent's own instructions (the team guidance is added)
   --context @instance     join that running team's channel
   -- PROGRAM ARGS…        the command backend's program (an argument list, never a shell string)
+${CONTENT_USAGE}
 ${TEAM_DB}
 ${TEAM_EXIT}`;

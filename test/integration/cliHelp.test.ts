@@ -53,6 +53,41 @@ describe('baton help texts', () => {
     }
   });
 
+  /** The flags each team command's parser accepts: --content only where the command may open the database itself. */
+  const TEAM_FLAGS: Record<string, string[]> = {
+    run: ['instance', 'verbose', 'json', 'max-invocations', 'db', 'workspace', 'content', 'help'],
+    start: ['instance', 'background', 'verbose', 'max-invocations', 'db', 'workspace', 'content', 'help'],
+    new: ['backend', 'model', 'system-prompt', 'context', 'db', 'workspace', 'content', 'help'],
+    stop: ['all', 'json', 'db', 'workspace', 'help'],
+    list: ['json', 'db', 'workspace', 'help'],
+    send: ['to', 'json', 'db', 'workspace', 'help'],
+    peek: ['json', 'db', 'workspace', 'help'],
+  };
+  for (const [command, flags] of Object.entries(TEAM_FLAGS)) {
+    it(`${command} --help describes exactly the flags it accepts, and its synopsis names only those`, async () => {
+      const r = await runCli([command, '--help']);
+      assert.equal(r.code, 0, r.stderr);
+      const described = [...r.stdout.matchAll(/^ {2}(?:-\w, )?--([a-z-]+)(?: \S+)? {2,}\S/gm)].map((m) => m[1]!);
+      assert.deepEqual(described.sort(), [...flags].sort());
+      const synopsis = r.stdout.slice(0, r.stdout.indexOf('\n\n'));
+      for (const m of synopsis.matchAll(/--([a-z-]+)/g)) assert.ok(flags.includes(m[1]!), `--${m[1]} of the synopsis is accepted`);
+      for (const flag of flags.filter((f) => f !== 'help')) assert.ok(synopsis.includes(`--${flag}`), `--${flag} is in the synopsis`);
+      // Otherwise well-formed, so that only --content can make it a usage error.
+      const rest: Record<string, string[]> = { stop: ['@x'], send: ['hi', '--to', '@x'] };
+      if (!flags.includes('content')) assert.equal((await runCli([command, ...(rest[command] ?? []), '--content', '.'])).code, 2, `${command} refuses --content`);
+    });
+  }
+
+  it('status --help counts cancelled runs among the finished ones --all adds, as prune --help does', async () => {
+    assert.match((await runCli(['status', '--help'])).stdout, /--all +also list finished \(completed, failed or cancelled\) executions/);
+  });
+
+  it('run and start name an invalid workflow file among the reasons for exit 1', async () => {
+    for (const command of ['run', 'start']) {
+      assert.match((await runCli([command, '--help'])).stdout, /\nExit codes: [^\n]*1 [^\n]*a missing or invalid workflow file/, command);
+    }
+  });
+
   it('baton --help / help / -h print the general usage on stdout with exit 0, naming BATON_DB_PATH and the exit codes', async () => {
     for (const args of [['--help'], ['help'], ['-h'], ['help', 'help'], ['help', '--help']]) {
       const r = await runCli(args);
