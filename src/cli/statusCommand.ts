@@ -13,17 +13,21 @@ const MARK: Record<string, string> = {
 /** Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject commands it suggests. */
 export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false): string {
   if (executions.length === 0) return activeOnly ? 'No unfinished executions (baton status --all lists the finished ones too).' : 'No executions.';
-  return executions
+  const blocks = executions
     .map((e) => {
       const task = taskLabel(e.task_description, 60);
-      const head = `${e.execution_id}  ${e.workflow ?? e.kind}  ${e.cancelled ? 'cancelled' : e.status}  ${e.progress}%${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
+      // A team run has no steps to count: its agents take turns until they are idle or it is stopped.
+      const what = e.kind === 'worker' ? `${e.workflow ?? 'team'}${e.instance ? `@${e.instance}` : ''}` : e.workflow ?? e.kind;
+      const progress = e.kind === 'worker' ? 'team run' : `${e.progress}%`;
+      const head = `${e.execution_id}  ${what}  ${e.cancelled ? 'cancelled' : e.status}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
       const steps = e.steps.map((s) => `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`);
       const hint = e.status === 'awaiting_approval'
         ? [`  → baton approve ${e.execution_id}${dbFlag}   or   baton reject ${e.execution_id}${dbFlag} --feedback TEXT`]
         : [];
       return [head, ...steps, ...hint].join('\n');
-    })
-    .join('\n\n');
+    });
+  // A blank line sets off an entry with steps under it; one-line entries (team runs) follow each other directly.
+  return blocks.reduce((text, block, i) => `${text}${block.includes('\n') || blocks[i - 1]!.includes('\n') ? '\n\n' : '\n'}${block}`);
 }
 
 /** Runs `baton status`; returns the exit code. */

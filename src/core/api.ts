@@ -180,6 +180,8 @@ export interface ExecutionSummary {
   /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
   steps: Array<{ step_name: string; status: StepStatus; agent_name: string }>;
+  /** For a team run (kind 'worker'): its instance; absent from an older owner. */
+  instance?: string;
 }
 
 /** One MCP call for the call log (redacted by the core before it is stored). */

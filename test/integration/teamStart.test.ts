@@ -72,7 +72,7 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   assert.equal(none.code, 1);
   assert.match(none.stderr, /no team is running/);
   // Stopped before its agents were done: the run reads "cancelled", not "completed".
-  assert.match((await w.cli(['status', '--all'])).stdout, /^\S+ {2}team {2}cancelled /m);
+  assert.match((await w.cli(['status', '--all'])).stdout, /^\S+ {2}team@inst {2}cancelled {2}team run$/m);
 });
 
 test('a second start runs in the live owner; stop --all stops both; bad targets name the fix', async () => {

@@ -15,3 +15,17 @@ test('a listed execution shows its task, clipped to one line, and a cancelled on
   assert.match(text, /^e1 {2}bug-fix {2}cancelled {2}20% {2}"Fix the login loop loop .{20,}\u2026"$/);
   assert.equal(renderStatus([{ ...base, task_description: null } as never], '', false), 'e1  bug-fix  failed  20%');
 });
+
+test('a team run shows workflow@instance and "team run" in place of a progress it does not have; one-line entries are not spaced', () => {
+  const base = { task_id: null, started_at: '', updated_at: '', task_description: null, cancelled: false, current_step: null, progress: 0 };
+  const team = { ...base, execution_id: 't1', workflow: 'review', kind: 'worker', status: 'completed', instance: 'pr-7', steps: [] };
+  const older = { ...team, execution_id: 't0', instance: undefined };
+  const workflow = {
+    ...base, execution_id: 'e1', workflow: 'bug-fix', kind: 'template', status: 'running', progress: 25, current_step: 'fix',
+    steps: [{ step_name: 'fix', status: 'running', agent_name: 'implementer' }],
+  };
+  assert.equal(
+    renderStatus([team, older, workflow, team] as never, '', false),
+    't1  review@pr-7  completed  team run\nt0  review  completed  team run\n\ne1  bug-fix  running  25%  step: fix\n  ▶ fix (running, implementer)\n\nt1  review@pr-7  completed  team run',
+  );
+});
