@@ -230,7 +230,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (id !== undefined) sending.delete(id);
         if (lost) {
           if (connectionRefused(ex) || sessionGone(ex) || ownerStopping(ex)) {
-            // Refused outright, or by a stopping owner (its session closed, or 503): it never ran; the next owner takes it.
+            // Refused outright, or by a stopping owner (its session closed, or 503): it never ran; the next owner
+            // takes it.
             if (id !== undefined) pending.delete(id);
             if (via === up) void ownerLost(`${via.name} exited`);
             if (!closing) forward(message);

@@ -180,7 +180,8 @@ function staleGuard(guard: string): boolean {
   const age = Date.now() - mtimeOr(guard, Date.now());
   if (age > STALE_TAKEOVER_MS) return true;
   const pid = readPid(guard);
-  // Our own pid: this process takes over synchronously and removes its guard, so an earlier process with our pid left it.
+  // Our own pid: this process takes over synchronously and removes its guard, so an earlier process with our pid left
+  // it.
   if (pid === process.pid) return true;
   return (pid === null || !isPidAlive(pid) || !mayBeBaton(pid)) && age > DEAD_TAKEOVER_MS;
 }

@@ -64,7 +64,10 @@ export interface OpenStoreOptions {
 /** How a store opens its file: own it (creating it or not), or only read it. */
 export type StoreAccess = 'create' | 'existing' | 'read';
 
-/** Temp files a killed owner left mid-checkpoint beside the database or its journal; only the lock holder writes them, so they are dead. */
+/**
+ * Temp files a killed owner left mid-checkpoint beside the database or its journal; only the lock holder writes them,
+ * so they are dead.
+ */
 function removeStaleTemps(...paths: string[]): void {
   for (const path of paths) {
     const dir = dirname(path);
@@ -261,7 +264,7 @@ async function openFileStore(
   }
 }
 
-/** The failure of the checkpoint that opening needs, when the disk has no room for it (see assertRoomFor); else null. */
+/** The failure of the checkpoint opening needs, when the disk has no room for it (see assertRoomFor); else null. */
 function noRoomError(path: string, existed: boolean, ex: unknown): BatonError | null {
   const code = (ex as NodeJS.ErrnoException).code;
   if (code !== 'ENOSPC' && code !== 'EDQUOT') return null;

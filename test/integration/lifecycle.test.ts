@@ -230,7 +230,7 @@ describe('lifecycle tools: the complete lifecycle', () => {
       assert.equal((await gated.ok('get_execution_details', { executionId: sc.execution_id })).execution.state, 'awaiting_approval');
       const r = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'escalated' });
       assert.match(r.text, /cannot go from awaiting_approval to escalated\. From awaiting_approval it can go to: running, completed, failed\./);
-      // No lifecycle tool passes the gate for the person: not running, not completed (the agent's own run, its gate open).
+      // No lifecycle tool passes the gate for the person: not running, not completed (the agent's own run, gate open).
       const running = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'running' });
       assert.match(running.text, /waits for a person to approve or reject its gate; an agent cannot move it on\. Ask them to decide \(baton approve /);
       const completed = await gated.call('transition_workflow_state', { executionId: sc.execution_id, newState: 'completed' });

@@ -121,8 +121,8 @@ export class Memory {
   }
 
   /**
-   * The entry under `key`: the run's first, then the global one (unless `reach` limits it); `not_found` names some keys.
-   * Keys are read as `store` writes them, without spaces around (`" notes "` is `"notes"`).
+   * The entry under `key`: the run's first, then the global one (unless `reach` limits it); `not_found` names some
+   * keys. Keys are read as `store` writes them, without spaces around (`" notes "` is `"notes"`).
    */
   retrieve(scope: MemoryScope, wanted: string, reach: MemoryReach = 'all'): MemoryEntry {
     const key = wanted.trim();
