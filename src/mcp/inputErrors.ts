@@ -132,7 +132,7 @@ function isWellFormed(s: string): boolean {
   return !/\p{Surrogate}/u.test(s); // with the u flag only a lone half matches
 }
 
-/** A value met in a walk, linked to its parent: a path is built only for the field reported (copies grow as depth²). */
+/** A value met in a walk, linked to its parent: only the reported field's path is built (copies grow as depth²). */
 type At = { value: unknown; key?: PropertyKey; parent?: At };
 
 /**

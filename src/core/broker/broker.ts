@@ -392,11 +392,11 @@ export class Broker {
 
   /**
    * A used token (or one a refresh or a wait superseded) presented again: the agent may never have got the answer of
-   * the call that used it (a dropped connection, a killed process, a client that timed out) and calls again. While the token that answer handed out
-   * is unused and its step still waits for it, the call gets that answer again — the same step, or the same wait on
-   * its gate, with the same token (a new one if it has expired) — and a workflow that call closed answers
-   * task_closed again. Otherwise (that token was used or refreshed, or the call handed out nothing) undefined: the
-   * replay is refused as before. Nothing moves twice: the output sent again is not taken.
+   * the call that used it (a dropped connection, a killed process, a client that timed out) and calls again. While
+   * the token that answer handed out is unused and its step still waits for it, the call gets that answer again — the
+   * same step, or the same wait on its gate, with the same token (a new one if it has expired) — and a workflow that
+   * call closed answers task_closed again. Otherwise (that token was used or refreshed, or the call handed out
+   * nothing) undefined: the replay is refused as before. Nothing moves twice: the output sent again is not taken.
    */
   private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean): TxResult | undefined {
     const next = this.repo.followingToken(exec.execution_id, used);
