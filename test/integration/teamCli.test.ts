@@ -108,4 +108,8 @@ kickoff: "@a and @b go"
   assert.equal(r.code, 1);
   assert.match(r.stderr, /-- @a failed: .*cannot reach the model/);
   assert.match(r.stderr, /every agent is idle after 2 invocations \(1 agent turn failed; see --verbose\)/);
+  // Recorded as failed too, with why (it read "completed" in `baton status` while the command exited 1).
+  const status = await w.cli(['status', '--all', '--json']);
+  const runs = (JSON.parse(status.stdout) as { executions: Array<{ kind: string; status: string; error?: string | null }> }).executions.filter((e) => e.kind === 'worker');
+  assert.deepEqual(runs.map((e) => e.status), ['failed'], status.stdout);
 });

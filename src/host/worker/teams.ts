@@ -190,9 +190,12 @@ export class Teams {
       clearInterval(poll);
       for (const t of tokens.values()) t.revoke();
       await this.runs.sync(runId).catch(() => undefined);
-      // Stopped before the agents were done (by a person, or by the owner's shutdown) is cancelled, not completed.
-      const outcome = end.reason === 'idle' ? 'completed' : end.reason === 'stopped' ? 'cancelled' : 'failed';
-      await this.runs.finish(runId, outcome, outcome === 'completed' ? undefined : end.message).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
+      // Stopped before the agents were done (by a person, or by the owner's shutdown) is cancelled, not completed; idle
+      // after a failed turn is failed, as `baton run` exits 1 for it.
+      const failedTurns = end.reason === 'idle' && end.failures > 0;
+      const outcome = end.reason === 'idle' && !failedTurns ? 'completed' : end.reason === 'stopped' ? 'cancelled' : 'failed';
+      const why = failedTurns ? `${end.failures} agent turn${end.failures === 1 ? '' : 's'} failed; ${end.message}` : end.message;
+      await this.runs.finish(runId, outcome, outcome === 'completed' ? undefined : why).catch((ex: unknown) => this.options.log.error(`recording the end of team @${instance}`, ex));
     });
     return team;
   }
