@@ -19,6 +19,7 @@ import {
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
+import { othersDone } from './othersDone.js';
 import { ownDatabase } from './ownDatabase.js';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -136,35 +137,17 @@ async function run(target: string, values: Values): Promise<number> {
     const runId = await owner.opened.baton.pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
     return await follow(owner, runId, values, 'run_started');
   } finally {
-    await othersDone(owner);
+    await othersDoneHere(owner);
     await owner.close();
   }
 }
 
-/** How long an owner stays after the runs it drove for other commands end, so that they read the outcome. */
-const FOLLOWERS_READ_MS = 2000;
-
-/**
- * Waits for the runs other `baton pipeline` commands started in this process while it owned the database (they run
- * here and those commands follow them: closing now would end them); Ctrl-C stops them, as their own commands' would.
- */
-async function othersDone(owner: Owner): Promise<void> {
+/** The runs other `baton pipeline` commands started in this process, waited for before it closes the database. */
+function othersDoneHere(owner: Owner): Promise<void> {
   const pipelines = owner.opened.baton.pipelines;
-  if (pipelines.drivingIds().length === 0) return;
-  process.stderr.write(`baton: this process owns the database and runs ${pipelines.drivingIds().join(', ')} for other commands; it stops when they end (Ctrl-C stops them)\n`);
-  const stop = () => {
+  return othersDone('pipeline runs', () => pipelines.drivingIds(), () => {
     for (const id of pipelines.drivingIds()) pipelines.abort(id);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    while (pipelines.drivingIds().length > 0) await new Promise((r) => setTimeout(r, 200));
-    // Their commands poll every 250 ms: time to read how the runs ended before this process (their owner) goes.
-    await new Promise((r) => setTimeout(r, FOLLOWERS_READ_MS));
-  } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
-  }
+  });
 }
 
 async function resume(runId: string, values: Values): Promise<number> {
@@ -181,7 +164,7 @@ async function resume(runId: string, values: Values): Promise<number> {
     await pipelines.prepareResume(runId, budgetOf(values));
     return await follow(owner, runId, values, 'run_resumed');
   } finally {
-    await othersDone(owner);
+    await othersDoneHere(owner);
     await owner.close();
   }
 }

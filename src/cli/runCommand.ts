@@ -8,6 +8,7 @@ import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
+import { othersDone } from './othersDone.js';
 import { ownDatabase } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
 
@@ -71,6 +72,9 @@ async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
+    // Teams other `baton run` or `start` commands started here while this process owned the database run on.
+    const teams = teamsOf(owner.opened.baton);
+    await othersDone('teams', () => teams.running().map((i) => `@${i}`), () => void teams.stop(undefined));
     await owner.close();
   }
 }

@@ -98,6 +98,13 @@ test('run: usage errors exit 2; an invalid workflow names file, line and field',
   assert.match(bad.stderr, /team\.yaml:2: .*backend/);
 });
 
+test('run: two runs started at once on a new database both finish (one runs in the other, which waits for it)', async () => {
+  const w = teamWorkspace(REVIEW);
+  const [one, two] = await Promise.all([w.cli(['run', 'team.yaml', '--instance', 'one']), w.cli(['run', 'team.yaml', '--instance', 'two'])]);
+  assert.deepEqual([one.code, two.code], [0, 0], `${one.stderr}\n${two.stderr}`);
+  for (const r of [one, two]) assert.match(r.stdout, /^# Review Notes\n\nCoder: fixed/, 'each prints its own final document');
+});
+
 test('run: a failed agent turn is reported and the run exits 1 (the other agents still finish)', async () => {
   const w = teamWorkspace(`agents:
   a: { backend: command, command: AGENT, system_prompt: x }

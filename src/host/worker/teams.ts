@@ -238,6 +238,11 @@ export class Teams {
     return [...this.instances.values()].sort((a, b) => Number(a.end !== null) - Number(b.end !== null)).map((t) => t.instance);
   }
 
+  /** The instances still running. */
+  running(): string[] {
+    return [...this.instances.values()].filter((t) => !t.end).map((t) => t.instance);
+  }
+
   /** Every agent of every running instance. */
   list(): AgentListing[] {
     return [...this.instances.values()].filter((t) => !t.end).flatMap((t) =>
