@@ -2,7 +2,8 @@
 // database, else in the live owner (the editor or another Baton process), which this process then asks and follows.
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
-import { ownerAnswers } from '../host/proxy.js';
+import { notTaken } from '../host/controlClient.js';
+import { exitsWithin, ownerAnswers } from '../host/proxy.js';
 import { cliLog, dbPathOf, lockedBy, unreachableOwner, VERSION } from './common.js';
 
 /** The database flags of a command that runs work in the owner (the pipeline and team commands). */
@@ -41,5 +42,27 @@ export async function ownDatabase(values: OwnerDbValues, startMs = OWNER_START_M
       if (Date.now() >= deadline) throw unreachableOwner(dbPath, pid, info?.url ?? null);
     }
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** How many owners a command tries that stop before they take its work, and how long each may take to go. */
+const OWNER_TRIES = 3;
+const OWNER_EXIT_MS = 5000;
+
+/**
+ * This process as the owner, or the live owner having taken the work: `send` hands it over and returns how to follow
+ * it. An owner that stops before it takes the work (its own ended: it refuses, or is gone) is no owner; this process
+ * or the next one is, and `send` is tried again (it surely did nothing: see notTaken).
+ */
+export async function ownerTaking<T>(values: OwnerDbValues, send: (remote: DiscoveryInfo) => Promise<T>): Promise<{ owner: Owner } | { follow: T }> {
+  for (let tries = 1; ; tries++) {
+    const where = await ownDatabase(values);
+    if (!('remote' in where)) return where;
+    try {
+      return { follow: await send(where.remote) };
+    } catch (ex) {
+      if (tries >= OWNER_TRIES || !notTaken(ex)) throw ex;
+    }
+    await exitsWithin(where.remote.pid, OWNER_EXIT_MS);
   }
 }

@@ -20,7 +20,7 @@ import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
 import { withCore } from './withCore.js';
 import { othersDone } from './othersDone.js';
-import { ownDatabase } from './ownDatabase.js';
+import { ownerTaking } from './ownDatabase.js';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 
@@ -127,11 +127,11 @@ async function run(target: string, values: Values): Promise<number> {
   const variables = varsOf(values);
   const { system, path, warnings } = loadSystem(target, workspace);
   printWarnings(warnings);
-  const where = await ownDatabase(values);
-  if ('remote' in where) {
-    const started = (await callControl(where.remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };
-    return followRemote(where.remote, started.result.runId, values, 'run_started', system.name);
-  }
+  const where = await ownerTaking(values, async (remote) => {
+    const started = (await callControl(remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };
+    return () => followRemote(remote, started.result.runId, values, 'run_started', system.name);
+  });
+  if ('follow' in where) return where.follow();
   const { owner } = where;
   try {
     const runId = await owner.opened.baton.pipelines.start(system, { input: values.input!, variables, budget, cwd: workspace, source: path });
@@ -147,17 +147,17 @@ function othersDoneHere(owner: Owner): Promise<void> {
   const pipelines = owner.opened.baton.pipelines;
   return othersDone('pipeline runs', () => pipelines.drivingIds(), () => {
     for (const id of pipelines.drivingIds()) pipelines.abort(id);
-  });
+  }, () => owner.endpoint.busy(), pipelines.drivenCount > 1); // its own run is one of them
 }
 
 async function resume(runId: string, values: Values): Promise<number> {
   // No database: no run to resume (and none is made for it).
   if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
-  const where = await ownDatabase(values);
-  if ('remote' in where) {
-    await callControl(where.remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
-    return followRemote(where.remote, runId, values, 'run_resumed', null);
-  }
+  const where = await ownerTaking(values, async (remote) => {
+    await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
+    return () => followRemote(remote, runId, values, 'run_resumed', null);
+  });
+  if ('follow' in where) return where.follow();
   const { owner } = where;
   try {
     const pipelines = owner.opened.baton.pipelines;

@@ -9,7 +9,7 @@ import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { othersDone } from './othersDone.js';
-import { ownDatabase } from './ownDatabase.js';
+import { ownerTaking } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
@@ -27,10 +27,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
   warnAboutTeamFile(resolve(positionals[0]!), 'run');
-  const where = await ownDatabase(values);
   const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
   const print = printer(values);
-  if ('remote' in where) return followRemote(where.remote, start, values, print);
+  const where = await ownerTaking(values, async (remote) => {
+    const started = (await callControl(remote, {
+      op: 'team_start', file: start.file, instance: start.instance, mode: 'run', cwd: start.cwd, max_invocations: start.maxInvocations, env: process.env as Record<string, string>,
+    }, 300_000)) as { result: { instance: string } };
+    return () => followRemote(remote, started.result.instance, print);
+  });
+  if ('follow' in where) return where.follow();
   return runHere(where.owner, start, print);
 }
 
@@ -74,16 +79,14 @@ async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf
     process.removeListener('SIGTERM', onSignal);
     // Teams other `baton run` or `start` commands started here while this process owned the database run on.
     const teams = teamsOf(owner.opened.baton);
-    await othersDone('teams', () => teams.running().map((i) => `@${i}`), () => void teams.stop(undefined));
+    // Its own team is one of the names: more means it ran teams for other commands.
+    await othersDone('teams', () => teams.running().map((i) => `@${i}`), () => void teams.stop(undefined), () => owner.endpoint.busy(), teams.names().length > 1);
     await owner.close();
   }
 }
 
-async function followRemote(remote: DiscoveryInfo, start: { file: string; instance?: string; cwd: string; maxInvocations?: number }, _values: Values, print: Print): Promise<number> {
-  const started = (await callControl(remote, {
-    op: 'team_start', file: start.file, instance: start.instance, mode: 'run', cwd: start.cwd, max_invocations: start.maxInvocations, env: process.env as Record<string, string>,
-  }, 300_000)) as { result: { instance: string } };
-  const instance = started.result.instance;
+/** Follows a team the live owner runs for this command, to its end. */
+async function followRemote(remote: DiscoveryInfo, instance: string, print: Print): Promise<number> {
   const onSignal = () => void callControl(remote, { op: 'team_stop', target: `@${instance}` }).catch(() => undefined);
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -25,8 +25,8 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
   } catch (ex) {
     throw new BatonError(
       'owner_unreachable',
-      `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer (${(ex as Error).message})`,
-      { ownerPid: owner.pid },
+      `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer (${request.op}: ${failure(ex)})`,
+      { ownerPid: owner.pid, notTaken: connectionRefused(ex) },
     );
   }
   const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
@@ -37,9 +37,33 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
       // An owner from an older Baton, which lists the ops it has: say that, not its list.
       throw new BatonError('invalid_state', `Baton process ${owner.pid} owns the database but is an older version that cannot "${request.op}"; restart it with this version of Baton (or stop it, and this command works on the file)`);
     }
-    throw new BatonError(reason, message);
+    // 503: the owner is stopping and took nothing new.
+    throw new BatonError(reason, message, res.status === 503 ? { notTaken: true } : {});
   }
   return body;
+}
+
+/** A failed fetch in words, with its cause (fetch says only "fetch failed"). */
+function failure(ex: unknown): string {
+  const cause = (ex as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
+  return `${(ex as Error).message}${detail ? `: ${detail}` : ''}`;
+}
+
+/** Whether a send failed because nothing listened any more (so the message was never received). */
+export function connectionRefused(ex: unknown): boolean {
+  for (let e = ex as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e.code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a control request surely did nothing because its owner was gone or stopping (refused connection, 503): a
+ * command may then take the database itself, or find the next owner, and send it again.
+ */
+export function notTaken(ex: unknown): boolean {
+  return BatonError.is(ex) && ex.details.notTaken === true;
 }
 
 /** Approves or rejects through the owner. */

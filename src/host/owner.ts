@@ -120,6 +120,8 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     discoveryFile,
     close: () =>
       (closing ??= (async () => {
+        // First, synchronously: a command that waited for this owner to be idle (othersDone) hands it no new work.
+        endpoint.stopTaking();
         removeDiscovery(options.dbPath, process.pid);
         await teams.closeAll().catch((ex: unknown) => log.warn('stopping the agent teams failed', ex));
         await endpoint.close().catch((ex: unknown) => log.warn('closing the endpoint failed', ex));

@@ -50,6 +50,10 @@ export interface OwnerServer {
    * `revoke` retires the token and closes its sessions.
    */
   issueRunToken(scope: RunScope): { token: string; revoke(): void };
+  /** Whether a call (MCP or control) is being answered now; an open stream is no call. */
+  busy(): boolean;
+  /** From now on new calls are refused (503), as while closing; the calls in flight go on. */
+  stopTaking(): void;
   close(): Promise<void>;
 }
 
@@ -120,6 +124,9 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   let stopping = false;
   /** The MCP requests still open (calls being answered, GET streams). */
   const answers = new Set<ServerResponse>();
+  /** Control requests being answered (a team or pipeline another command starts here, a decision…). */
+  let controlsOpen = 0;
+  const answering = () => controlsOpen > 0 || [...sessions.values()].some((s) => s.open > (s.transport.streaming ? 1 : 0));
   /** How many times a session was seen, all sessions together (Session.seenOrder). */
   let seenCount = 0;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -209,9 +216,17 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
+    // A command's health check takes a connection of its own: left open, its next request (a control call) could go
+    // down it just as a stopping owner cuts it, and then may or may not have reached the owner.
+    if (path === '/healthz' && req.method === 'GET') {
+      res.setHeader('connection', 'close');
+      return reply(res, 200, { ok: true, pid: process.pid });
+    }
     if (stopping && (path === '/mcp' || path === '/control')) {
       // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
+      // The request is read whole first: an answer before it, then the connection's close, can reach the client as a
+      // reset instead of the 503.
+      await readBody(req, limit).catch(() => null);
       res.setHeader('retry-after', '1');
       res.setHeader('connection', 'close');
       if (path === '/control') return refuse(res, 503, 'owner_unreachable', `Baton process ${process.pid}, which owns the database, is stopping; run the command again in a moment`);
@@ -225,10 +240,15 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (path === '/mcp') return handleMcp(req, res, null);
     if (path === '/events' && req.method === 'GET') return streamEvents(baton, req, res, heartbeatMs);
     if (path === '/control' && req.method === 'POST') {
-      const raw = await readBody(req, limit);
-      if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
-      const { status, body } = await handleControl(baton, raw.toString('utf8'), log);
-      return reply(res, status, body);
+      controlsOpen++;
+      try {
+        const raw = await readBody(req, limit);
+        if (raw === null) return refuse(res, 413, 'invalid_input', `request body larger than ${limit} bytes`);
+        const { status, body } = await handleControl(baton, raw.toString('utf8'), log);
+        return reply(res, status, body);
+      } finally {
+        controlsOpen--;
+      }
     }
     return refuse(res, 404, 'not_found', `no route ${req.method} ${path}`);
   };
@@ -293,6 +313,10 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
         },
       };
     },
+    busy: answering,
+    stopTaking() {
+      stopping = true;
+    },
     async close() {
       grants.clear();
       clearInterval(sweeper);
@@ -306,7 +330,6 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       // With sessions open, a moment's grace too: a client busy on a pooled connection gets its 503 (and the
       // connection's close) before the idle connections are cut under a call it may just have sent.
       const graceEnds = Date.now() + (sessions.size ? GRACE_MS : 0);
-      const answering = () => [...sessions.values()].some((s) => s.open > (s.transport.streaming ? 1 : 0));
       while ((answering() || Date.now() < graceEnds) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       if (answering()) log.warn(`owner endpoint: calls still open after ${options.drainMs ?? DRAIN_MS} ms; their sessions close now`);
       const open = [...sessions.values()];

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
+import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
 
 /**
@@ -98,14 +99,6 @@ export async function exitsWithin(pid: number, ms: number): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return true;
-}
-
-/** Whether a send failed because nothing listened any more (so the message was never received). */
-function connectionRefused(ex: unknown): boolean {
-  for (let e = ex as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code === 'ECONNREFUSED') return true;
-  }
-  return false;
 }
 
 /** Whether a send was refused because the owner is stopping (503): the owner did not run it. */

@@ -92,6 +92,7 @@ export class PipelineRuns {
   private readonly grants = new Map<string, Set<McpGrant>>();
   private readonly reviewWaiters = new Map<string, () => void>();
   private readonly driving = new Map<string, AbortController>();
+  private driven = 0;
   private readonly watchers = new Set<(p: PipelineProgress) => void>();
 
   constructor(private readonly deps: PipelineDeps) {}
@@ -213,6 +214,7 @@ export class PipelineRuns {
     }
     const ctl = new AbortController();
     this.driving.set(runId, ctl);
+    this.driven++;
     const relay = () => ctl.abort();
     opts.signal?.addEventListener('abort', relay, { once: true });
     const meta = exec.metadata;
@@ -276,6 +278,11 @@ export class PipelineRuns {
   /** The runs this process drives now. */
   drivingIds(): string[] {
     return [...this.driving.keys()];
+  }
+
+  /** How many runs this process has driven (or begun to), ended ones included. */
+  get drivenCount(): number {
+    return this.driven;
   }
 
   private async finish(runId: string, outcome: RunOutcome, journal: Journal): Promise<void> {
