@@ -50,7 +50,10 @@ export interface OwnerServer {
    * `revoke` retires the token and closes its sessions.
    */
   issueRunToken(scope: RunScope): { token: string; revoke(): void };
-  /** Whether a call (MCP or control) is being answered now; an open stream is no call. */
+  /**
+   * Whether a control call is being answered now (another command handing over work, a decision…); MCP calls are not
+   * counted: an agent waiting on a gate through its `baton mcp` would keep a stopping command alive for good.
+   */
   busy(): boolean;
   /** From now on new calls are refused (503), as while closing; the calls in flight go on. */
   stopTaking(): void;
@@ -313,7 +316,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
         },
       };
     },
-    busy: answering,
+    busy: () => controlsOpen > 0,
     stopTaking() {
       stopping = true;
     },
