@@ -219,12 +219,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
     const path = (req.url ?? '/').split('?')[0];
-    // A command's health check takes a connection of its own: left open, its next request (a control call) could go
-    // down it just as a stopping owner cuts it, and then may or may not have reached the owner.
-    if (path === '/healthz' && req.method === 'GET') {
-      res.setHeader('connection', 'close');
-      return reply(res, 200, { ok: true, pid: process.pid });
-    }
+    if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
     if (stopping && (path === '/mcp' || path === '/control')) {
       // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
       // The request is read whole first: an answer before it, then the connection's close, can reach the client as a
