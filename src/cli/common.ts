@@ -188,9 +188,12 @@ export type Ownership<T> = { opened: T } | { owner: DiscoveryInfo } | { lockedBy
 
 /**
  * Opens the database, or finds the live owner's endpoint. For up to `ms` it retries: an owner that is starting has
- * not published its endpoint yet, and one that is exiting has removed it but not yet released the lock.
+ * not published its endpoint yet, and one that is exiting has removed it but not yet released the lock. `ready`,
+ * when given, must also hold of the endpoint found (that it answers, say).
  */
-export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>, ms = 5000): Promise<Ownership<T>> {
+export async function openOrFindOwner<T>(
+  dbPath: string, open: () => Promise<T>, ms = 5000, ready?: (owner: DiscoveryInfo) => Promise<boolean>,
+): Promise<Ownership<T>> {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
@@ -201,7 +204,7 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
       // Only the endpoint of the process that holds the lock: a discovery file another process left, or one that
       // is starting, must not take this database's calls.
       const owner = readDiscovery(dbPath);
-      if (owner && owner.pid === ownerPid) return { owner };
+      if (owner && owner.pid === ownerPid && (!ready || (await ready(owner)))) return { owner };
       if (Date.now() >= deadline) return { lockedBy: ownerPid };
     }
     await new Promise((r) => setTimeout(r, 100));

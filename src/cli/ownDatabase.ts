@@ -4,7 +4,7 @@ import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { notTaken } from '../host/controlClient.js';
 import { exitsWithin, ownerAnswers } from '../host/proxy.js';
-import { cliLog, dbPathOf, lockedBy, unreachableOwner, VERSION } from './common.js';
+import { cliLog, dbPathOf, openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 
 /** The database flags of a command that runs work in the owner (the pipeline and team commands). */
 export interface OwnerDbValues {
@@ -25,24 +25,13 @@ export async function ownDatabase(values: OwnerDbValues, startMs = OWNER_START_M
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return { remote: live };
-  const deadline = Date.now() + startMs;
-  for (;;) {
-    try {
-      return {
-        owner: await becomeOwner({
-          dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-        }),
-      };
-    } catch (ex) {
-      const pid = lockedBy(ex);
-      if (pid === null) throw ex;
-      // Another process took the database between the two looks: it is the owner once it answers.
-      const info = readDiscovery(dbPath);
-      if (info && info.pid === pid && (await ownerAnswers(info))) return { remote: info };
-      if (Date.now() >= deadline) throw unreachableOwner(dbPath, pid, info?.url ?? null);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Another process may take the database between the two looks: it is the owner once it answers.
+  const found = await openOrFindOwner(dbPath, () => becomeOwner({
+    dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+  }), startMs, ownerAnswers);
+  if ('opened' in found) return { owner: found.opened };
+  if ('owner' in found) return { remote: found.owner };
+  throw unreachableOwner(dbPath, found.lockedBy, readDiscovery(dbPath)?.url ?? null);
 }
 
 /** How many owners a command tries that stop before they take its work, and how long each may take to go. */
