@@ -31,6 +31,11 @@ export interface LifecycleDeps {
 type Raw = Record<string, unknown>;
 
 const DONE: ReadonlySet<StepStatus> = new Set(['completed', 'skipped']);
+
+/** The phases a lifecycle execution took from its template (kept in its metadata); none for other executions. */
+function phasesOf(r: Raw): WorkflowPhase[] {
+  return (JSON.parse(String(r.metadata ?? '{}')) as { phases?: WorkflowPhase[] }).phases ?? [];
+}
 const OPEN_STATES: readonly ExecutionStatus[] = ['pending', 'running', 'paused', 'awaiting_approval', 'timeout', 'escalated'];
 
 /** Executions and steps driven by the lifecycle tools. */
@@ -241,7 +246,7 @@ export class Lifecycle {
       }
       if (row && row.status === 'running') return { stepId: String(row.id), blockedBy: [] as string[], events };
       if (!row) {
-        const phase = (JSON.parse(String(r.metadata ?? '{}')) as { phases?: WorkflowPhase[] }).phases?.find((p) => p.phase === (input.phaseName ?? input.stepName));
+        const phase = phasesOf(r).find((p) => p.phase === (input.phaseName ?? input.stepName));
         const position = this.store.get<{ n: number | null }>('SELECT MAX(position) AS n FROM steps WHERE execution_id = ?', [executionId])!.n ?? -1;
         this.store.run(
           `INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status, phase_name, metadata)
@@ -329,7 +334,7 @@ export class Lifecycle {
       'SELECT step_name, phase_name, status FROM steps WHERE execution_id = ?', [executionId],
     );
     const taken = new Set(steps.flatMap((s) => (s.phase_name ? [s.step_name, s.phase_name] : [s.step_name])));
-    const phases = (JSON.parse(String(r.metadata ?? '{}')) as { phases?: WorkflowPhase[] }).phases ?? [];
+    const phases = phasesOf(r);
     const total = steps.length + phases.filter((p) => !taken.has(p.phase)).length;
     const done = steps.filter((s) => DONE.has(s.status)).length;
     return Math.round((100 * done) / Math.max(1, total));
