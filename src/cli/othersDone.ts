@@ -1,5 +1,6 @@
 // A command that owns the database runs, in its process, the work other commands started there (they found it the
 // owner and follow that work through it); it must not close the database under them when its own work ends.
+import { onStopSignal } from '../host/stopSignals.js';
 
 /** How long an owner stays after the work it ran for other commands ends, so that they read how it ended. */
 const FOLLOWERS_READ_MS = 2000;
@@ -13,8 +14,7 @@ export async function othersDone(what: string, running: () => string[], stop: ()
   // A command whose work ended a moment ago may not have read its end yet: having run any, the owner lingers.
   if (!hosted && running().length === 0 && !busy()) return;
   if (running().length > 0) process.stderr.write(`baton: this process owns the database and runs ${what} ${running().join(', ')} for other commands; it stops when they end (Ctrl-C stops them)\n`);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stopListening = onStopSignal(stop);
   try {
     // A command may be handing work over right now (busy): it is waited for too. The owner refuses new work from its
     // close on, which its caller starts at once after this.
@@ -25,7 +25,6 @@ export async function othersDone(what: string, running: () => string[], stop: ()
       if (running().length === 0 && !busy()) break;
     }
   } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    stopListening();
   }
 }

@@ -23,6 +23,7 @@ import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
+import { onStopSignal } from '../host/stopSignals.js';
 
 
 const RUN_OPTIONS = {
@@ -182,14 +183,12 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
   emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}` });
   const ctl = new AbortController();
   const onSignal = () => ctl.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignal(onSignal);
   let outcome: RunOutcome;
   try {
     outcome = await pipelines.drive(runId, { signal: ctl.signal, onProgress: emit });
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stopListening();
     view?.close();
   }
   const usage = pipelines.usage(runId);
@@ -238,8 +237,7 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
     cancelled = true;
     void callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' }).catch(() => {});
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignal(onSignal);
   let seen = 0;
   let status: WorkflowStatusResource['status'];
   let error: string | null = null;
@@ -259,8 +257,7 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stopListening();
     view?.close();
   }
   const usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;

@@ -11,6 +11,7 @@ import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } fro
 import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
 import { RUN_USAGE } from './usage.js';
+import { onStopSignal } from '../host/stopSignals.js';
 
 const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
 
@@ -68,15 +69,13 @@ function printer(values: Values): Print {
 async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf>['start']>[0], print: Print): Promise<number> {
   let team: TeamInstance | undefined;
   const onSignal = () => team?.runner.stop('interrupted (Ctrl-C)');
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignal(onSignal);
   try {
     team = await teamsOf(owner.opened.baton).start({ ...start, onEvent: (e) => print.event(e) });
     const end = await team.runner.done;
     return print.result(team.instance, end, await team.provider.readDocument());
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stopListening();
     // Teams other `baton run` or `start` commands started here while this process owned the database run on.
     const teams = teamsOf(owner.opened.baton);
     // Its own team is one of the names: more means it ran teams for other commands.
@@ -88,8 +87,7 @@ async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf
 /** Follows a team the live owner runs for this command, to its end. */
 async function followRemote(remote: DiscoveryInfo, instance: string, print: Print): Promise<number> {
   const onSignal = () => void callControl(remote, { op: 'team_stop', target: `@${instance}` }).catch(() => undefined);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignal(onSignal);
   try {
     let since = 0;
     let ended = false;
@@ -105,7 +103,6 @@ async function followRemote(remote: DiscoveryInfo, instance: string, print: Prin
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stopListening();
   }
 }

@@ -1,7 +1,8 @@
 // Orderly shutdown of a CLI process on signals or the end of stdin.
 import type { Log } from '../core/ports.js';
+import { onStopSignal } from '../host/stopSignals.js';
 
-/** Runs `stop` once on SIGINT, SIGTERM or stdin end (if asked), then exits. */
+/** Runs `stop` once on a stop signal or stdin end (if asked), then exits. */
 export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): void {
   let stopping = false;
   const handler = (why: string) => {
@@ -14,8 +15,7 @@ export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watch
         process.exit(1);
       });
   };
-  process.once('SIGINT', () => handler('SIGINT'));
-  process.once('SIGTERM', () => handler('SIGTERM'));
+  onStopSignal(handler);
   if (watchStdin) {
     process.stdin.once('end', () => handler('stdin ended'));
     process.stdin.once('close', () => handler('stdin closed'));

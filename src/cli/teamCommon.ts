@@ -11,6 +11,7 @@ import { ownerAnswers } from '../host/proxy.js';
 import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf } from './common.js';
 import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
+import { onStopSignal } from '../host/stopSignals.js';
 
 /** Options of every team command. */
 export const TEAM_OPTIONS = DB_OPTIONS;
@@ -51,8 +52,8 @@ export function describeEvent(event: TeamEvent): string {
 }
 
 /**
- * Runs `begin` (which starts a team or an agent here), then serves this owner's teams until none is left or SIGINT /
- * SIGTERM, which stops them all. Other processes may start more teams here meanwhile.
+ * Runs `begin` (which starts a team or an agent here), then serves this owner's teams until none is left or a stop
+ * signal (SIGINT, SIGTERM, SIGHUP), which stops them all. Other processes may start more teams here meanwhile.
  */
 export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () => Promise<void>): Promise<void> {
   let interrupted = false;
@@ -60,14 +61,12 @@ export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () =>
     interrupted = true;
     teams.stop(undefined);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stopListening = onStopSignal(onSignal);
   try {
     await begin();
     while (!interrupted && teams.list().length > 0) await new Promise((r) => setTimeout(r, 300));
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stopListening();
   }
 }
 

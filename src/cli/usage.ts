@@ -26,7 +26,7 @@ export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--workspace DIR] [--
                    [--retention-runs N] [--retention-idle-days N]
 
 Owns the database (creating it if needed) and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in
-server.json beside the database, or NAME.server.json beside NAME.db; mode 0600). Runs until SIGINT/SIGTERM.
+server.json beside the database, or NAME.server.json beside NAME.db; mode 0600). Runs until SIGINT, SIGTERM or SIGHUP.
 
 Options:
 ${DB_USAGE}

@@ -18,6 +18,7 @@ import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
+import { onStopSignal } from './stopSignals.js';
 
 /**
  * The JSON-RPC error an owner refused a request with over HTTP (400 for a malformed or duplicate request, 413 for
@@ -53,7 +54,7 @@ export interface ProxyOptions {
   log: Log;
   /** The agent-facing side; stdio (the SDK's transport) unless another is given. */
   downstream?: Transport;
-  /** The given downstream reads this process's stdin: the proxy stops when stdin ends or on SIGINT/SIGTERM, as with its own. */
+  /** The given downstream reads this process's stdin: the proxy stops when stdin ends, or on a stop signal. */
   downstreamIsStdio?: boolean;
   /**
    * Called once the owner is gone: opens the database in this process (or finds whoever did) and returns the new
@@ -365,7 +366,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   await down.start();
   if (!options.downstream || options.downstreamIsStdio) {
     process.stdin.once('end', () => void shutdown('stdin ended'));
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(signal));
+    onStopSignal((signal) => void shutdown(signal));
   }
   await done;
 }
