@@ -7,7 +7,7 @@ import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
 import { CliError, parse } from './common.js';
 import { serveTeams, TEAM_OWNER_OPTIONS, workspaceOf } from './teamCommon.js';
-import { ownDatabase } from './ownDatabase.js';
+import { ownerTaking } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OWNER_OPTIONS, backend: { type: 'string' }, model: { type: 'string' }, 'system-prompt': { type: 'string' }, context: { type: 'string' } } as const;
@@ -30,12 +30,15 @@ export async function newCommand(args: string[]): Promise<number> {
   if (values.context !== undefined && !/^@.+/.test(values.context)) throw new CliError(`--context takes @instance (e.g. @pr-123), got "${values.context}"\n\n${NEW_USAGE}`, 2);
   const instance = values.context?.slice(1);
   const def: AgentDefinition = { backend, model: values.model ?? '', system_prompt: values['system-prompt'] ?? '', ...(command.length ? { command } : {}) };
-  const where = await ownDatabase(values);
-  if ('remote' in where) {
-    const r = (await callControl(where.remote, {
+  // An owner that stops before it takes the agent is no owner: this process or the next one is (see ownerTaking).
+  const where = await ownerTaking(values, async (remote) => {
+    const r = (await callControl(remote, {
       op: 'team_new', name, backend, model: values.model, system_prompt: values['system-prompt'], command: command.length ? command : undefined, context: instance, cwd: workspaceOf(values),
     }, 60_000)) as { result: { name: string; pid: number } };
-    process.stdout.write(`${created(r.result.name, r.result.pid)}\n`);
+    return created(r.result.name, r.result.pid);
+  });
+  if ('follow' in where) {
+    process.stdout.write(`${where.follow}\n`);
     return 0;
   }
   const { owner } = where;

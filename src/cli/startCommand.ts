@@ -12,7 +12,7 @@ import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbPathOf, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
 import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
-import { ownDatabase } from './ownDatabase.js';
+import { ownerTaking } from './ownDatabase.js';
 import { START_USAGE } from './usage.js';
 
 const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, background: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
@@ -32,11 +32,14 @@ export async function startCommand(args: string[]): Promise<number> {
   // A missing or invalid file is refused before a database is opened or made.
   warnAboutTeamFile(file, 'start');
   if (values.background) return background(file, values, args);
-  const where = await ownDatabase(values);
   const start = { file, instance: values.instance, mode: 'start' as const, cwd: workspaceOf(values), maxInvocations };
-  if ('remote' in where) {
-    const r = (await callControl(where.remote, { op: 'team_start', ...start, max_invocations: maxInvocations, env: process.env as Record<string, string> }, 300_000)) as { result: { instance: string; agents: string[]; pid: number } };
-    process.stdout.write(`${started(r.result.instance, r.result.agents, r.result.pid)}\n`);
+  // An owner that stops before it takes the team is no owner: this process or the next one is (see ownerTaking).
+  const where = await ownerTaking(values, async (remote) => {
+    const r = (await callControl(remote, { op: 'team_start', ...start, max_invocations: maxInvocations, env: process.env as Record<string, string> }, 300_000)) as { result: { instance: string; agents: string[]; pid: number } };
+    return started(r.result.instance, r.result.agents, r.result.pid);
+  });
+  if ('follow' in where) {
+    process.stdout.write(`${where.follow}\n`);
     return 0;
   }
   const { owner } = where;
