@@ -17,7 +17,7 @@ import { portableSchema } from './portableSchema.js';
 import { WorkflowPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { installSubscriptions } from './subscriptions.js';
-import { assertToolGroups, type ToolGroup } from './toolGroups.js';
+import { assertToolGroups, groupOfTool, type ToolGroup } from './toolGroups.js';
 import type { ToolCallExtra, ToolSpec } from './toolSpec.js';
 import { registerBrokerTools } from './tools/brokerTools.js';
 import { GATE_PROGRESS_MS } from './tools/gateProgress.js';
@@ -97,7 +97,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   prompts.refresh();
 
   cacheToolList(server, groups.join(','));
-  wrapToolCalls(server, baton, log, specs, clientName, agentName);
+  wrapToolCalls(server, baton, log, specs, groups, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
     const promptsChanged = prompts.refresh();
@@ -151,7 +151,8 @@ function cacheToolList(server: McpServer, key: string): void {
 
 /** Accepts aliases (`workflow.next_step`), validates input with field-naming messages, logs every call. */
 function wrapToolCalls(
-  server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], clientName: () => string | undefined, agentName: string | undefined,
+  server: McpServer, baton: BatonApi, log: Log, specs: ToolSpec[], groups: readonly ToolGroup[], clientName: () => string | undefined,
+  agentName: string | undefined,
 ): void {
   const byName = new Map<string, ToolSpec>();
   for (const spec of specs) {
@@ -163,12 +164,21 @@ function wrapToolCalls(
     const spec = byName.get(request.params.name);
     const name = spec?.name ?? request.params.name;
     const args = request.params.arguments ?? {};
+    if (!spec) {
+      // No tool of this server by that name: a protocol error, as MCP's tools spec has it (Invalid params).
+      const message = unknownTool(name, [...byName.keys()], groups);
+      baton.logCall({
+        call_type: 'tool', name, request: args, response: null, duration_ms: performance.now() - started, success: false,
+        error_message: message, error_category: 'validation', ide_type: clientName(), agent_name: agentName,
+      });
+      throw rpcError(ErrorCode.InvalidParams, message);
+    }
     let result: CallToolResult;
     let category: CallLogEntry['error_category'];
-    const fast = spec?.fastParse?.(args);
-    let parsed = fast ? { success: true as const, data: fast } : spec?.inputSchema.safeParse(args);
+    const fast = spec.fastParse?.(args);
+    let parsed = fast ? { success: true as const, data: fast } : spec.inputSchema.safeParse(args);
     let checked = args;
-    if (spec && parsed && !parsed.success) {
+    if (!parsed.success) {
       // A null in a field that takes none is the field left out (see withoutRefusedNulls); judge the call without it.
       const lenient = withoutRefusedNulls(args, parsed.error.issues);
       if (lenient) {
@@ -176,19 +186,19 @@ function wrapToolCalls(
         parsed = spec.inputSchema.safeParse(lenient);
       }
     }
-    const misspelt = spec?.misspelt && parsed?.success ? spec.misspelt(checked) : [];
-    const unstorable = spec && parsed?.success ? unstorableInput(checked) : undefined;
-    if (spec && parsed && !parsed.success) {
+    const misspelt = spec.misspelt && parsed.success ? spec.misspelt(checked) : [];
+    const unstorable = parsed.success ? unstorableInput(checked) : undefined;
+    if (!parsed.success) {
       result = refusal(spec, formatInputIssues(spec.name, parsed.error, checked, spec.hints, Object.keys(spec.inputSchema.shape)));
       category = 'validation';
-    } else if (spec && (misspelt.length || unstorable)) {
+    } else if (misspelt.length || unstorable) {
       result = refusal(spec, invalidArguments(spec.name, unstorable ? [...misspelt, unstorable] : misspelt));
       category = 'validation';
     } else {
       // A known tool whose input just passed validation runs directly: the SDK's handler would parse the
       // input a second time and re-validate our own structured output on every call (a hot path). Every tool the
-      // registrars register comes with its spec, so a name without one is no tool of this server.
-      result = spec && parsed?.success ? await spec.call(parsed.data as Record<string, unknown>, extra) : unknownTool(request.params.name, [...byName.keys()]);
+      // registrars register comes with its spec, so a name without one is no tool of this server (refused above).
+      result = await spec.call(parsed.data as Record<string, unknown>, extra);
       const code = (result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code
         ?? (result._meta as { errorCode?: string } | undefined)?.errorCode;
       if (result.isError) category = errorCategory(code);
@@ -220,12 +230,20 @@ function wrapToolCalls(
 }
 
 /**
- * The answer to a call of a tool this server does not have, as the model should read it (an isError result, as the
- * SDK answers it): the name it may have meant, and where the tools are listed.
+ * Why a call of a tool this server does not have is refused, as the model should read it (clients pass a protocol
+ * error's message on to it): the name it may have meant, and where the tools are listed.
  */
-function unknownTool(name: string, known: readonly string[]): CallToolResult {
+function unknownTool(name: string, known: readonly string[], served: readonly ToolGroup[]): string {
+  const group = groupOfTool(name);
+  if (group) {
+    // A Baton tool of a group this server was not asked for: how to ask for it.
+    const wanted = [...served, group].join(',');
+    return `Unknown tool ${quoted(name)}: it is in Baton's ${group} tool group, which this server does not serve (it serves ` +
+      `${served.join(', ')}). Ask for it with \`--tools ${wanted}\` (baton mcp, baton serve) or the baton.mcp.toolGroups setting ` +
+      '(the editor); tools/list names the tools this server has.';
+  }
   const hint = didYouMean(name, known, (s) => `"${s}"`);
-  return { isError: true, content: [{ type: 'text', text: `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.` }] };
+  return `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.`;
 }
 
 /**

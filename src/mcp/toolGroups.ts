@@ -8,6 +8,28 @@ export type ToolGroup = (typeof TOOL_GROUPS)[number];
 /** Groups on when the user names none. */
 export const DEFAULT_TOOL_GROUPS: readonly ToolGroup[] = ['broker'];
 
+/** The tools of each group (the registrars' names; a test holds the two together). */
+export const GROUP_TOOLS: Readonly<Record<ToolGroup, readonly string[]>> = {
+  broker: ['workflow_next_step'],
+  specs: ['start_workflow', 'get_current_phase', 'get_task', 'complete_phase'],
+  lifecycle: [
+    'start_execution', 'transition_workflow_state', 'start_step', 'complete_step', 'check_execution_timeout', 'resume_execution',
+    'complete_execution', 'get_incomplete_executions', 'log_execution', 'store_artifact', 'store_finding', 'query_findings',
+    'get_execution_history', 'get_execution_details',
+  ],
+  content: ['search_workflows', 'list_projects', 'get_workflow', 'get_agent_persona', 'get_relevant_rules', 'get_project_context'],
+  memory: ['memory_store', 'memory_retrieve', 'memory_search', 'memory_list'],
+  context: [
+    'channel_send', 'channel_read', 'channel_peek', 'inbox_check', 'channel_mentions', 'inbox_peek', 'inbox_ack', 'document_read',
+    'document_write', 'document_append', 'document_list', 'document_create', 'document_delete',
+  ],
+};
+
+/** The group whose tool `name` is, if any. */
+export function groupOfTool(name: string): ToolGroup | undefined {
+  return TOOL_GROUPS.find((g) => GROUP_TOOLS[g].includes(name));
+}
+
 /** Whether `name` is a tool group. */
 export function isToolGroup(name: string): name is ToolGroup {
   return (TOOL_GROUPS as readonly string[]).includes(name);

@@ -113,14 +113,23 @@ describe('MCP layer (scripted core)', () => {
     await client.unsubscribeResource({ uri: 'workflow-status://active' });
   });
 
-  it('a call of a tool that does not exist names the one it may have meant and where the tools are listed', async () => {
-    const text = async (name: string) => {
-      const r = await client.callTool({ name, arguments: {} });
-      assert.equal(r.isError, true);
-      return (r.content as Array<{ text: string }>)[0]!.text;
+  it('a call of a tool that does not exist is Invalid params (MCP\'s tools spec) naming the one it may have meant', async () => {
+    const refusal = async (name: string) => {
+      let message = '';
+      await assert.rejects(client.callTool({ name, arguments: {} }), (ex: { code?: number; message?: string }) => {
+        assert.equal(ex.code, -32602);
+        message = ex.message!;
+        return true;
+      });
+      return message;
     };
-    assert.equal(await text('workflow_next_stepp'), 'Unknown tool "workflow_next_stepp" (did you mean "workflow_next_step"?); tools/list names the tools this server has.');
-    assert.equal(await text('make_coffee'), 'Unknown tool "make_coffee"; tools/list names the tools this server has.');
+    assert.equal(await refusal('workflow_next_stepp'), 'MCP error -32602: Unknown tool "workflow_next_stepp" (did you mean "workflow_next_step"?); tools/list names the tools this server has.');
+    assert.equal(await refusal('make_coffee'), 'MCP error -32602: Unknown tool "make_coffee"; tools/list names the tools this server has.');
+    assert.deepEqual([baton.logged.at(-1)!.name, baton.logged.at(-1)!.success, baton.logged.at(-1)!.error_category], ['make_coffee', false, 'validation'], 'logged');
+    // A Baton tool of a group this server (broker only) does not serve: how to ask for it.
+    assert.equal(await refusal('start_execution'), 'MCP error -32602: Unknown tool "start_execution": it is in Baton\'s lifecycle tool group, which this ' +
+      'server does not serve (it serves broker). Ask for it with `--tools broker,lifecycle` (baton mcp, baton serve) or the ' +
+      'baton.mcp.toolGroups setting (the editor); tools/list names the tools this server has.');
   });
 
   it('a read of a URI no resource or template matches is Invalid params naming the resources, with the URI in its data', async () => {
@@ -134,9 +143,8 @@ describe('MCP layer (scripted core)', () => {
     assert.equal(baton.logged.at(-1)!.error_category, 'validation');
   });
 
-  it('an unknown tool is still refused', async () => {
-    const res = await client.callTool({ name: 'workflow.nope', arguments: {} });
-    assert.equal(res.isError, true);
+  it('an unknown tool is still refused, dotted like an alias or not', async () => {
+    await assert.rejects(client.callTool({ name: 'workflow.nope', arguments: {} }), /-32602: Unknown tool "workflow\.nope"/);
   });
 
   it('a core error result becomes isError with the same structuredContent and a token category in the log', async () => {
