@@ -15,6 +15,7 @@ import { BatonError, echo, errorMessage } from './errors.js';
 import { isoTime } from './isoTime.js';
 import { ContentQueries, ContractValidator, Projects, createLifecycle } from './lifecycle/index.js';
 import type { CorePorts, SqlValue } from './ports.js';
+import { AgentProcesses } from './pipelines/agentProcesses.js';
 import { Memory } from './pipelines/memory.js';
 import { PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
@@ -135,6 +136,8 @@ export class Baton implements BatonApi {
   readonly memory: Memory;
   /** Pipeline runs: start, drive, resume, budgets; faces reach them with `pipelineHost`. */
   readonly pipelines: PipelineRuns;
+  /** The agent processes runs spawned (pipeline steps, team turns); the host installs its process control here. */
+  readonly agentProcesses: AgentProcesses;
   /** Agent team runs and the contexts served in this process (the `context` tool group); faces reach it with `teamHost`. */
   readonly teams: TeamRuns;
   /** @inheritdoc */
@@ -182,12 +185,13 @@ export class Baton implements BatonApi {
     });
     this.catalog = new ContentQueries(ports, this.projects, () => this.projectId, this.content.leftOutNote);
     this.memory = new Memory(ports);
+    this.agentProcesses = new AgentProcesses({ ports, event: (id, type, data) => this.broker.event(id, type, data) });
     this.pipelines = new PipelineRuns({
-      ports, repo: this.repo, memory: this.memory, projectId: () => this.projectId,
+      ports, repo: this.repo, memory: this.memory, processes: this.agentProcesses, projectId: () => this.projectId,
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
     this.teams = new TeamRuns({
-      ports, repo: this.repo, projectId: () => this.projectId,
+      ports, repo: this.repo, processes: this.agentProcesses, projectId: () => this.projectId,
       emit: (events) => this.emit(events), event: (id, type, data) => this.broker.event(id, type, data),
     });
   }

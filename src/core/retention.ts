@@ -77,7 +77,9 @@ const DAY_MS = 86_400_000;
 const TERMINAL = `status IN (${marks(TERMINAL_STATES.length)})`;
 
 /** Tables with an `execution_id` column whose rows belong to one run, deleted with it (executions itself last). */
-const RUN_TABLES = ['steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs'] as const;
+const RUN_TABLES = [
+  'steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs', 'agent_processes',
+] as const;
 
 /** Deletes the stored step texts no step names (a full read of `steps`: once per prune, after its batches). */
 const ORPHAN_TEXTS = `DELETE FROM step_texts WHERE hash NOT IN (

@@ -8,6 +8,7 @@ import type { RetentionPolicy } from '../core/retention.js';
 import type { HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
+import { processControl } from './runners/processControl.js';
 import { nodeCrypto, nodeFileSystem, randomIds, stderrLog, systemClock } from './nodePorts.js';
 import { fileSpecSource } from './specSourceFile.js';
 
@@ -96,6 +97,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
   }
   // Pipelines run their agents through the runner registry (its one seam).
   baton.pipelines.setRunners(runnerFor);
+  // Agents are recorded as they start, to be stopped when a run whose process died is taken up again.
+  baton.agentProcesses.setControl(processControl);
   const timer = readOnly ? undefined : setInterval(() => {
     baton.tick().catch((ex: unknown) => log.error('periodic check failed', ex));
   }, 60_000);

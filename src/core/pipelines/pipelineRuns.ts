@@ -3,6 +3,7 @@
 // durable journal (every step transition is written and flushed before the next step starts), the human_review
 // gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption.
 import type { ExecutionRepo, ExecutionRow } from '../broker/executionRepo.js';
+import type { AgentProcesses } from './agentProcesses.js';
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
@@ -73,6 +74,7 @@ export interface PipelineDeps {
   ports: CorePorts;
   repo: ExecutionRepo;
   memory: Memory;
+  processes: AgentProcesses;
   projectId: () => number;
   emit: (events: BatonEvent[]) => void;
   event: (executionId: string, type: string, data: unknown) => void;
@@ -236,6 +238,7 @@ export class PipelineRuns {
       memoryContext: (agent) => this.deps.memory.contextFor(runId, agent),
       mcpFor: (agent) => this.lend(runId, agent),
       cwd: meta.cwd,
+      track: (step, agent) => this.deps.processes.track(runId, step, agent.id, agent.runner),
       // The budget cannot change while this process drives the run (resume refuses a run being driven).
       overBudget: (live) => overBy(meta.budget, journal.total(), live),
       progress,

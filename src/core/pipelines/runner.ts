@@ -98,6 +98,19 @@ export interface AgentRunRequest {
   allowedTools?: readonly string[];
   /** Prices to compute the cost from the tokens when the CLI reports none (or $0 for tokens it used). */
   price?: TokenPrice;
+  /** Hears the process a runner spawned for this run, once it started (runners without a process never call it). */
+  onProcess?(process: AgentProcess): void;
+}
+
+/** A spawned agent process: what finds it again after the process that started it died (agentProcesses.ts). */
+export interface AgentProcess {
+  pid: number;
+  /** Its process group: runners start each agent in a group of its own, so the group id is its pid. */
+  pgid: number;
+  /** Proves later that a live `pid` is still this process (Linux: boot id and start time); null where nothing can. */
+  identity: string | null;
+  /** The program, for messages. */
+  command: string;
 }
 
 /** One thing a run did, in the order it happened. Usage and cost events carry the run's totals so far. */

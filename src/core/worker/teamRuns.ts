@@ -11,6 +11,7 @@ import type { TeamStatusView } from '../api.js';
 import { parseJson, type ExecutionRepo } from '../broker/executionRepo.js';
 import { executionFacts, withCancelledMark } from '../broker/submittedOutput.js';
 import { BatonError } from '../errors.js';
+import type { AgentProcesses, ProcessTrack } from '../pipelines/agentProcesses.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
 import { normalizeTimestamp } from './mentions.js';
@@ -57,6 +58,7 @@ export interface TeamRegistration {
 export interface TeamDeps {
   ports: CorePorts;
   repo: ExecutionRepo;
+  processes: AgentProcesses;
   projectId: () => number;
   emit: (events: BatonEvent[]) => void;
   event: (executionId: string, type: string, data: unknown) => void;
@@ -140,6 +142,11 @@ export class TeamRuns {
       this.deps.event(runId, 'team_finished', { status, ...said });
     });
     this.deps.emit([{ type: 'execution', execution_id: runId, task_id: null, status }]);
+  }
+
+  /** Records the process of one turn of `agent` while it runs (agentProcesses.ts). */
+  trackTurn(runId: string, agent: string, runner: string): ProcessTrack | undefined {
+    return this.deps.processes.track(runId, agent, agent, runner);
   }
 
   /** Records channel entries (idempotent: an entry already recorded is skipped); returns how many were new. */

@@ -21,7 +21,7 @@ export interface CliRunnerOptions {
   args?: readonly string[];
   /** The CLI's own settings, merged under Baton's MCP entry into the configuration the run writes (see each CLI). */
   config?: Readonly<Record<string, unknown>>;
-  /** Between SIGTERM and SIGKILL on abort or timeout; 2 s unless set. */
+  /** Between SIGTERM and SIGKILL on abort or timeout; KILL_GRACE_MS (2 s) unless set. */
   killGraceMs?: number;
   /** Where scratch folders are made; the system's temporary folder unless set. */
   scratchParent?: string;
@@ -91,6 +91,7 @@ export class CliRunner implements AgentRunner {
         signal: request.signal,
         killGraceMs: options.killGraceMs,
         onEvent: (e) => queue.push(e),
+        onSpawn: request.onProcess,
       });
     } finally {
       await scratch.remove();

@@ -1,13 +1,15 @@
 // Runs one process for a run: started with an argument array (never a shell) in a process group of its own, its
 // standard output parsed line by line into events as it arrives, its standard error kept (the last 8 KB). On abort or
 // timeout the whole group gets SIGTERM, then SIGKILL after a grace period; whatever of the group outlives the process
-// itself (a grandchild it left behind) is killed when it exits.
+// itself (a grandchild it left behind) is killed when it exits. Once started, the process is reported with what finds
+// it again (`onSpawn`: pid, group, identity), so that a run whose Baton process died can stop it (agentProcesses.ts).
 import { spawn } from 'node:child_process';
 import { BatonError } from '../../core/errors.js';
 import type { ProcessEnd } from '../../core/pipelines/runOutcome.js';
-import type { AgentRunEvent, CancelSignal } from '../../core/pipelines/runner.js';
+import type { AgentProcess, AgentRunEvent, CancelSignal } from '../../core/pipelines/runner.js';
 import { LineSplitter } from '../../core/pipelines/streams/lineSplitter.js';
 import type { StreamParser } from '../../core/pipelines/streams/streamParser.js';
+import { KILL_GRACE_MS, processIdentity } from './processControl.js';
 
 /** What to start. */
 export interface ProcessSpec {
@@ -22,10 +24,12 @@ export interface ProcessSpec {
   parser: StreamParser;
   timeoutMs?: number;
   signal?: CancelSignal;
-  /** Between SIGTERM and SIGKILL; 2 s unless set. */
+  /** Between SIGTERM and SIGKILL; KILL_GRACE_MS (2 s) unless set. */
   killGraceMs?: number;
   /** Receives each event as it is parsed. */
   onEvent(event: AgentRunEvent): void;
+  /** Hears the process once it started. */
+  onSpawn?(process: AgentProcess): void;
 }
 
 const STDERR_KEEP = 8 * 1024;
@@ -62,7 +66,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
       if (ended !== 'exited' || exited) return;
       ended = why;
       killGroup('SIGTERM');
-      graceTimer = setTimeout(() => killGroup('SIGKILL'), spec.killGraceMs ?? 2_000);
+      graceTimer = setTimeout(() => killGroup('SIGKILL'), spec.killGraceMs ?? KILL_GRACE_MS);
     };
     const timeout = spec.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), spec.timeoutMs) : undefined;
     const onAbort = () => stop('aborted');
@@ -70,6 +74,8 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
 
     child.once('spawn', () => {
       spawned = true;
+      // detached: the child leads a new session and process group, whose id is its pid.
+      if (child.pid !== undefined) spec.onSpawn?.({ pid: child.pid, pgid: child.pid, identity: processIdentity(child.pid), command: spec.executable });
       if (spec.signal?.aborted) stop('aborted');
     });
     child.once('error', (ex: NodeJS.ErrnoException) => {

@@ -1,6 +1,7 @@
 // One turn of a team agent: its runner (through the runner registry, as pipelines use it), Baton's endpoint with the
 // agent's own bearer token (scoped to the team's `context` tool group), and the project MCP file of its backend held
 // for the duration of the turn (codex, cursor-agent; see projectMcpConfig.ts).
+import type { ProcessTrack } from '../../core/pipelines/agentProcesses.js';
 import type { AgentRunEvent, McpEndpoint, RunnerKind } from '../../core/pipelines/runner.js';
 import type { SystemAgent } from '../../core/pipelines/types.js';
 import type { Invocation, InvocationOutcome } from '../../core/worker/teamRunner.js';
@@ -19,6 +20,8 @@ export interface TurnContext {
   projectConfig: ProjectMcpConfig;
   /** A turn is stopped after this long; 30 minutes unless set. */
   timeoutMs?: number;
+  /** Records the turn's process while it runs, so that it can be stopped if this process dies first. */
+  track?: (runner: RunnerKind) => ProcessTrack | undefined;
   onRunEvent?: (agent: string, event: AgentRunEvent) => void;
 }
 
@@ -29,6 +32,7 @@ export function invokeTeamAgent(agent: string, def: AgentDefinition, request: { 
     const kind = (def.backend ?? 'claude') as RunnerKind;
     const runner = runnerFor({ id: agent, role: 'implementer', runner: kind, command: def.command } as SystemAgent);
     const release = ctx.projectConfig.acquire(kind, ctx.cwd, { name: TEAM_SERVER_NAME, url: ctx.endpoint.url });
+    const track = ctx.track?.(kind);
     try {
       const run = runner.run({
         agent,
@@ -41,12 +45,14 @@ export function invokeTeamAgent(agent: string, def: AgentDefinition, request: { 
         allowedTools: def.tools,
         timeoutMs: ctx.timeoutMs ?? 30 * 60_000,
         signal: controller.signal,
+        onProcess: track?.onProcess,
       });
       for await (const event of run) ctx.onRunEvent?.(agent, event);
       const result = await run.result;
       return { status: result.status, text: result.text, error: result.error };
     } finally {
       release();
+      await track?.ended();
     }
   })();
   return { outcome, stop: () => controller.abort() };

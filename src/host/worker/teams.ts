@@ -155,6 +155,7 @@ export class Teams {
       agents: Object.fromEntries(Object.entries(defs).map(([name, d]) => [name, d.system_prompt])),
       invoke: (agent, request) => invokeTeamAgent(agent, defs[agent]!, request, {
         instance, cwd: req.cwd, endpoint: endpointOf(agent), projectConfig: this.projectConfig,
+        track: (kind) => this.runs.trackTurn(runId, agent, kind),
       }),
       onEvent: (event) => {
         this.recordState(runId, event);

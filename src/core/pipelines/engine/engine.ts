@@ -246,11 +246,13 @@ export class PipelineEngine {
     const systemPrompt = [agent.systemPromptOverride, memory].filter(Boolean).join('\n\n') || undefined;
     let result: AgentRunResult;
     let grant: McpGrant | undefined;
+    const track = this.deps.track?.(name, agent);
     try {
       grant = this.deps.mcpFor(agent.id);
       const run = this.deps.runnerFor(agent).run({
         agent: agent.id, model: agent.modelConfig?.model, systemPrompt, prompt, mcp: grant?.endpoint, cwd: this.deps.cwd,
         env: agent.env, timeoutMs: s.timeoutMs, signal: ctl.signal, allowedTools: agent.allowedTools, price: agent.price,
+        onProcess: track?.onProcess,
       });
       for await (const ev of run) {
         if (ev.type === 'text') this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text });
@@ -278,6 +280,8 @@ export class PipelineEngine {
       grant?.revoke();
       if (timer) clearTimeout(timer);
       scope.signal.removeEventListener('abort', relay);
+      // The run settles once its process ended and its group was killed: nothing is left to find again.
+      await track?.ended();
     }
     return { result, timedOut, paused, fatal: false };
   }

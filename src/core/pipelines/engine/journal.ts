@@ -1,5 +1,6 @@
 // The engine's port to durable state: every step transition is written (and flushed) through it before the next
 // step starts, and a step it reports as finished is replayed from its record, never run again.
+import type { ProcessTrack } from '../agentProcesses.js';
 import type { AgentRunner, McpGrant, TokenUsage } from '../runner.js';
 import type { PipelineProgress, StepType, SystemAgent } from '../types.js';
 
@@ -56,6 +57,8 @@ export interface EngineDeps {
   mcpFor(agent: string): McpGrant | undefined;
   /** The project folder agents work in. */
   cwd: string;
+  /** Records the process of one attempt of an agent step while it runs (agentProcesses.ts); none: not recorded. */
+  track?(step: string, agent: SystemAgent): ProcessTrack | undefined;
   /** A reason to pause when the run's spend plus `live` (tokens and dollars of steps still running) passes its budget. */
   overBudget(live: { tokens: number; usd: number }): string | null;
   progress(p: PipelineProgress): void;
