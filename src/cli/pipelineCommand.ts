@@ -2,6 +2,7 @@
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
 import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
+import type { LeftoverOutcome } from '../core/pipelines/agentProcesses.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
@@ -28,7 +29,7 @@ import { onStopSignal } from '../host/stopSignals.js';
 
 const RUN_OPTIONS = {
   ...DB_OPTIONS, ...CONTENT_OPTION, input: { type: 'string' }, var: { type: 'string', multiple: true }, json: { type: 'boolean' },
-  'budget-tokens': { type: 'string' }, 'budget-usd': { type: 'string' },
+  'budget-tokens': { type: 'string' }, 'budget-usd': { type: 'string' }, 'forget-agents': { type: 'boolean' },
 } as const;
 
 function usage(message: string): CliError {
@@ -48,6 +49,7 @@ export async function pipelineCommand(args: string[]): Promise<number> {
     process.stdout.write(PIPELINE_USAGE + '\n');
     return 0;
   }
+  if (values['forget-agents'] && sub !== 'resume') throw usage(`--forget-agents is an option of pipeline resume only`);
   switch (sub) {
     case 'list':
       if (positionals.length) throw usage(`pipeline list takes no arguments (got "${positionals.join(' ')}")`);
@@ -154,20 +156,27 @@ function othersDoneHere(owner: Owner): Promise<void> {
 async function resume(runId: string, values: Values): Promise<number> {
   // No database: no run to resume (and none is made for it).
   if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
+  const forgetAgents = values['forget-agents'] === true;
   const where = await ownerTaking(values, async (remote) => {
-    await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values) });
+    const resumed = (await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values), forget_agents: forgetAgents })) as { result: { agents?: string[] } };
+    tellAgents(resumed.result.agents ?? []);
     return () => followRemote(remote, runId, values, 'run_resumed', null);
   });
   if ('follow' in where) return where.follow();
   const { owner } = where;
   try {
     const pipelines = owner.opened.baton.pipelines;
-    await pipelines.prepareResume(runId, budgetOf(values));
+    tellAgents((await pipelines.prepareResume(runId, budgetOf(values), { forgetAgents })).map((o: LeftoverOutcome) => o.message));
     return await follow(owner, runId, values, 'run_resumed');
   } finally {
     await othersDoneHere(owner);
     await owner.close();
   }
+}
+
+/** What resuming did with the agents the run's earlier process left running (also in the run's events). */
+function tellAgents(messages: string[]): void {
+  for (const m of messages) process.stderr.write(`baton: ${m}\n`);
 }
 
 /** Drives the run with live progress; Ctrl-C aborts it. */

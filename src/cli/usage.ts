@@ -99,22 +99,26 @@ ${USAGE_FOOTER}`;
 export const PIPELINE_USAGE = `Usage: baton pipeline list [--json] [--db PATH] [--workspace DIR]
        baton pipeline run NAME|FILE --input TEXT [--var KEY=VALUE]... [--budget-tokens N] [--budget-usd X] [--json]
                           [--db PATH] [--workspace DIR] [--content DIR]
-       baton pipeline resume RUN [--budget-tokens N] [--budget-usd X] [--json] [--db PATH] [--workspace DIR]
+       baton pipeline resume RUN [--budget-tokens N] [--budget-usd X] [--forget-agents] [--json] [--db PATH]
+                             [--workspace DIR]
 
 Runs a pipeline: a system of agents (claude, codex, gemini, opencode, cursor-agent, vscode-lm or any command) and
 the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with baton blueprint new). The run is an
 execution like any other (baton status, workflow-status://RUN); each step is written to the database before the next
 starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
-again. A human_review step waits for baton approve|reject RUN. A run past its budget pauses (budget_exceeded);
-resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or with --json) each event is a
-JSON line on stdout. Ctrl-C stops the run (it fails as aborted). When another process owns the database (the editor,
-baton serve), the run happens there and this command follows it.
+again; an agent that process left running is stopped first (its whole process group), once it is proved to be that
+agent (on Linux: by its start time). A human_review step waits for baton approve|reject RUN. A run past its budget
+pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or
+with --json) each event is a JSON line on stdout. Ctrl-C stops the run (it fails as aborted). When another process
+owns the database (the editor, baton serve), the run happens there and this command follows it.
 
 Options:
   --input TEXT            the run's input, {{system.input}} in templates (required for run)
   --var KEY=VALUE         a variable, {{KEY}} in templates (repeatable; overrides the system's variables)
   --budget-tokens N       pause the run (budget_exceeded) before it uses more than N tokens
   --budget-usd X          pause the run before it spends more than X US dollars
+  --forget-agents         resume: a live process that cannot be proved to be the agent the run's earlier process left
+                          running (its pid may be another program's now) is left alone and forgotten, not refused
   --json                  list: print JSON instead of text; run, resume: JSON lines on stdout even on a terminal
 ${DB_USAGE}
 ${CONTENT_USAGE}

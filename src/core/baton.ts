@@ -365,11 +365,19 @@ export class Baton implements BatonApi {
     events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
   }
 
-  /** After a cancellation is durable: tells the listeners, wakes the agents waiting on its steps, stops its pipeline runs. */
+  /**
+   * After a cancellation is durable: tells the listeners, wakes the agents waiting on its steps, stops its pipeline
+   * runs, and the agents that a run's process, which died, left running (in the background; unproven ones are kept).
+   */
   private cancelled(ids: string[], events: BatonEvent[]): void {
     this.emit(events);
     for (const e of events) if (e.type === 'step') this.waiters.wake(e.execution_id, e.step_name);
-    for (const id of ids) this.pipelines.abort(id);
+    for (const id of ids) {
+      const here = this.pipelines.isDriving(id) || this.teams.get(id) !== undefined;
+      this.pipelines.abort(id);
+      if (here) continue; // its agents are this process's, stopped as it stops the run
+      void this.agentProcesses.stopLeftovers(id, 'keep').catch((ex: unknown) => this.ports.log.warn(`stopping the agents left by run ${id}`, ex));
+    }
   }
 
   /** @inheritdoc */

@@ -25,7 +25,7 @@ export type ControlRequest =
   | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
   | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext }
   | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
-  | { op: 'pipeline_resume'; run_id: string; budget?: Budget }
+  | { op: 'pipeline_resume'; run_id: string; budget?: Budget; forget_agents?: boolean }
   | { op: 'pipeline_usage'; run_id: string }
   | { op: 'pipeline_run'; run_id: string }
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
@@ -130,6 +130,7 @@ async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op:
   if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
   if (req.op === 'pipeline_run') return { result: pipelines.view(req.run_id) };
   let runId: string;
+  let agents: string[] = [];
   if (req.op === 'pipeline_start') {
     // The client parsed the file; the system is checked again here (JSON is YAML) before anything runs.
     const parsed = parseSystemFile(JSON.stringify(req.system), 'pipeline_start.system', 'pipeline');
@@ -137,10 +138,11 @@ async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op:
     runId = await pipelines.start(parsed.value, { input: req.input, variables: req.variables, budget: req.budget, cwd: req.cwd, source: req.source });
   } else {
     runId = req.run_id;
-    await pipelines.prepareResume(runId, req.budget);
+    agents = (await pipelines.prepareResume(runId, req.budget, { forgetAgents: req.forget_agents })).map((o) => o.message);
   }
   void pipelines.drive(runId).catch((ex: unknown) => log.error(`pipeline run ${runId} failed`, ex));
-  return { result: { runId } };
+  // What was done with the agents the run's earlier process left running, for the client to show.
+  return { result: { runId, ...(agents.length ? { agents } : {}) } };
 }
 
 /** An optional budget field. */
@@ -223,7 +225,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
       };
     }
     case 'pipeline_resume':
-      return { op: 'pipeline_resume', run_id: requiredString(body, 'run_id'), budget: budgetField(body) };
+      if (body.forget_agents !== undefined && typeof body.forget_agents !== 'boolean') throw new BatonError('invalid_input', 'forget_agents must be a boolean');
+      return { op: 'pipeline_resume', run_id: requiredString(body, 'run_id'), budget: budgetField(body), forget_agents: body.forget_agents as boolean | undefined };
     case 'pipeline_usage':
     case 'pipeline_run':
       return { op: body.op, run_id: requiredString(body, 'run_id') };

@@ -1,9 +1,10 @@
 // Pipeline runs as executions: a run is an execution of kind `pipeline` in the same tables and state machine as
 // every other, each step instance a step row, each agent step's output an artifact. This class is the engine's
 // durable journal (every step transition is written and flushed before the next step starts), the human_review
-// gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption.
+// gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption (which first stops the agents the
+// run's earlier process left running: agentProcesses.ts).
 import type { ExecutionRepo, ExecutionRow } from '../broker/executionRepo.js';
-import type { AgentProcesses } from './agentProcesses.js';
+import type { AgentProcesses, LeftoverOutcome } from './agentProcesses.js';
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
@@ -94,6 +95,8 @@ export class PipelineRuns {
   private readonly grants = new Map<string, Set<McpGrant>>();
   private readonly reviewWaiters = new Map<string, () => void>();
   private readonly driving = new Map<string, AbortController>();
+  /** Runs whose resumption is under way (stopping what their earlier process left running takes a while). */
+  private readonly resuming = new Set<string>();
   private driven = 0;
   private readonly watchers = new Set<(p: PipelineProgress) => void>();
 
@@ -185,27 +188,43 @@ export class PipelineRuns {
 
   /**
    * Makes a paused run runnable again: `budget` replaces its limits (a person raised them); a run still over its
-   * budget is refused with the figures. A `running` run (its process died) needs nothing.
+   * budget is refused with the figures. A `running` run (its process died) may have agents that process left running:
+   * they are stopped first (proven ones; a live one that cannot be proved to be the agent refuses the resumption unless
+   * `forgetAgents`). Returns what was done with those that had not ended on their own.
    */
-  async prepareResume(runId: string, budget?: Budget): Promise<void> {
+  async prepareResume(runId: string, budget?: Budget, opts: { forgetAgents?: boolean } = {}): Promise<LeftoverOutcome[]> {
+    let exec = this.resumable(runId);
+    const meta = { ...exec.metadata, budget: budget ? { ...(exec.metadata.budget ?? {}), ...budget } : exec.metadata.budget };
+    const over = overBy(meta.budget, this.usage(runId).total, { tokens: 0, usd: 0 });
+    if (over) throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${over}. Raise it, e.g. \`baton pipeline resume ${runId} --budget-tokens N --budget-usd X\`.`);
+    this.resuming.add(runId);
+    try {
+      const left = await this.deps.processes.stopLeftovers(runId, opts.forgetAgents ? 'forget' : 'refuse');
+      exec = this.resumable(runId, true); // it may have been cancelled meanwhile
+      const { iso } = this.now();
+      const events: BatonEvent[] = [];
+      await this.deps.ports.store.transaction(() => {
+        const fields: Partial<ExecutionRow> = { metadata: { ...meta, pause_reason: null } };
+        if (exec.status === 'paused' || exec.status === 'timeout' || exec.status === 'escalated') fields.status = 'running';
+        this.deps.repo.updateExecution(runId, fields, iso, exec.status);
+        this.deps.event(runId, 'pipeline_resumed', { budget: meta.budget, from: exec.status });
+        if (fields.status) events.push({ type: 'execution', execution_id: runId, task_id: null, status: 'running' });
+      });
+      this.deps.emit(events);
+      return left.filter((o) => o.outcome !== 'ended');
+    } finally {
+      this.resuming.delete(runId);
+    }
+  }
+
+  /** The run, if it can be resumed now; `invalid_state` otherwise (`mine`: this call is the resumption under way). */
+  private resumable(runId: string, mine = false): ExecutionRow & { metadata: PipelineRunMeta } {
     const exec = this.run(runId);
     if (exec.status === 'completed' || exec.status === 'failed') {
       throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; only a paused or interrupted run can be resumed. Start a new one with \`baton pipeline run\`.`);
     }
-    if (this.driving.has(runId)) throw new BatonError('invalid_state', `Run ${runId} is already running in this process.`);
-    const meta = { ...exec.metadata, budget: budget ? { ...(exec.metadata.budget ?? {}), ...budget } : exec.metadata.budget };
-    const over = overBy(meta.budget, this.usage(runId).total, { tokens: 0, usd: 0 });
-    if (over) throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${over}. Raise it, e.g. \`baton pipeline resume ${runId} --budget-tokens N --budget-usd X\`.`);
-    const { iso } = this.now();
-    const events: BatonEvent[] = [];
-    await this.deps.ports.store.transaction(() => {
-      const fields: Partial<ExecutionRow> = { metadata: { ...meta, pause_reason: null } };
-      if (exec.status === 'paused' || exec.status === 'timeout' || exec.status === 'escalated') fields.status = 'running';
-      this.deps.repo.updateExecution(runId, fields, iso, exec.status);
-      this.deps.event(runId, 'pipeline_resumed', { budget: meta.budget, from: exec.status });
-      if (fields.status) events.push({ type: 'execution', execution_id: runId, task_id: null, status: 'running' });
-    });
-    this.deps.emit(events);
+    if (this.driving.has(runId) || (!mine && this.resuming.has(runId))) throw new BatonError('invalid_state', `Run ${runId} is already running in this process.`);
+    return exec;
   }
 
   /** Runs a pass of the run to its end (completed, failed, paused or aborted); completed steps are replayed, not re-run. */

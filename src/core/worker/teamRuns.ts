@@ -11,7 +11,7 @@ import type { TeamStatusView } from '../api.js';
 import { parseJson, type ExecutionRepo } from '../broker/executionRepo.js';
 import { executionFacts, withCancelledMark } from '../broker/submittedOutput.js';
 import { BatonError } from '../errors.js';
-import type { AgentProcesses, ProcessTrack } from '../pipelines/agentProcesses.js';
+import type { AgentProcesses, LeftoverOutcome, ProcessTrack } from '../pipelines/agentProcesses.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
 import { normalizeTimestamp } from './mentions.js';
@@ -147,6 +147,14 @@ export class TeamRuns {
   /** Records the process of one turn of `agent` while it runs (agentProcesses.ts). */
   trackTurn(runId: string, agent: string, runner: string): ProcessTrack | undefined {
     return this.deps.processes.track(runId, agent, agent, runner);
+  }
+
+  /**
+   * Stops the agents that the process of a run no process serves any more left running; a live one that cannot be
+   * proved to be the agent is left alone and forgotten (the run is over: nothing resumes it). What was done with each.
+   */
+  stopLeftovers(runId: string): Promise<LeftoverOutcome[]> {
+    return this.deps.processes.stopLeftovers(runId, 'forget');
   }
 
   /** Records channel entries (idempotent: an entry already recorded is skipped); returns how many were new. */

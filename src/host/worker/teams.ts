@@ -132,11 +132,19 @@ export class Teams {
     return team;
   }
 
-  /** Team runs the database shows running that no process runs any more (teams run only in the owner: this one). */
+  /**
+   * Team runs the database shows running that no process runs any more (teams run only in the owner: this one): the
+   * agents their process left running are stopped (before this team's agents start beside them), and they end.
+   */
   private async endStale(): Promise<void> {
     const live = new Set([...this.instances.values()].filter((t) => !t.end).map((t) => t.runId));
     for (const run of this.runs.list({ activeOnly: true })) {
-      if (!live.has(run.runId)) await this.runs.finish(run.runId, 'failed', 'the Baton process that ran it ended while it ran');
+      if (live.has(run.runId)) continue;
+      for (const left of await this.runs.stopLeftovers(run.runId)) {
+        if (left.outcome === 'stopped') this.options.log.warn(`team @${run.instance}: ${left.message}`);
+        if (left.outcome === 'forgotten') this.options.log.warn(`team @${run.instance}: ${left.message}; stop it by hand if it is (kill -TERM -- -${left.record.pgid})`);
+      }
+      await this.runs.finish(run.runId, 'failed', 'the Baton process that ran it ended while it ran');
     }
   }
 
