@@ -2,7 +2,7 @@
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
 import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
-import type { LeftoverOutcome } from '../core/pipelines/agentProcesses.js';
+import type { LeftoverOutcome, LiveAgent } from '../core/pipelines/agentProcesses.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
@@ -118,10 +118,18 @@ async function list(values: Values): Promise<number> {
   lines.push('Runs:');
   for (const r of runs) {
     lines.push(`  ${r.runId}  ${r.system}  ${r.status}${r.pauseReason ? ` (${r.pauseReason})` : ''}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+    for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a)}`);
   }
   if (!runs.length) lines.push('  (none)');
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
+}
+
+/** A line on an agent whose run's process has ended while the agent runs on, with how to stop it. */
+function leftRunning(run: PipelineRunSummary, a: LiveAgent): string {
+  const step = a.slot === a.agent ? '' : ` (step ${a.slot})`;
+  const fix = run.status === 'completed' || run.status === 'failed' ? `stop it with kill -TERM -- -${a.pgid}` : `baton pipeline resume ${run.runId} stops it`;
+  return `agent ${a.agent}${step} is still running (${a.runner}, pid ${a.pid}), but the process that ran it (pid ${a.ownerPid}) has ended; ${fix}`;
 }
 
 async function run(target: string, values: Values): Promise<number> {

@@ -107,10 +107,11 @@ the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with
 execution like any other (baton status, workflow-status://RUN); each step is written to the database before the next
 starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
 again; an agent that process left running is stopped first (its whole process group), once it is proved to be that
-agent (on Linux: by its start time). A human_review step waits for baton approve|reject RUN. A run past its budget
-pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or
-with --json) each event is a JSON line on stdout. Ctrl-C stops the run (it fails as aborted). When another process
-owns the database (the editor, baton serve), the run happens there and this command follows it.
+agent (on Linux: by its start time), and list shows such agents. A human_review step waits for baton approve|reject
+RUN. A run past its budget pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is
+drawn live; otherwise (or with --json) each event is a JSON line on stdout. Ctrl-C stops the run (it fails as
+aborted). When another process owns the database (the editor, baton serve), the run happens there and this command
+follows it.
 
 Options:
   --input TEXT            the run's input, {{system.input}} in templates (required for run)

@@ -158,8 +158,10 @@ test('a process recorded while it runs is forgotten once it ends (track → ende
   const track = baton.agentProcesses.track(runId, 'work', 'worker', 'command')!;
   track.onProcess({ pid: process.pid, pgid: process.pid, identity: processIdentity(process.pid), command: 'node' });
   await until('the record', () => baton.agentProcesses.records(runId).length === 1);
+  assert.equal(baton.pipelines.list()[0]?.agents?.[0]?.state, 'running', 'its Baton process (this one) is alive');
   await track.ended();
   assert.deepEqual(baton.agentProcesses.records(runId), []);
+  assert.equal(baton.pipelines.list()[0]?.agents, undefined);
 });
 
 test('a v8 database with an interrupted pipeline run opens at v9; the run resumes and its agents are recorded', async () => {

@@ -4,7 +4,7 @@
 // gate, budgets with their per-step / per-agent / per-run roll-ups, and resumption (which first stops the agents the
 // run's earlier process left running: agentProcesses.ts).
 import type { ExecutionRepo, ExecutionRow } from '../broker/executionRepo.js';
-import type { AgentProcesses, LeftoverOutcome } from './agentProcesses.js';
+import type { AgentProcesses, LeftoverOutcome, LiveAgent } from './agentProcesses.js';
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
@@ -57,6 +57,8 @@ export interface PipelineRunSummary {
   pauseReason: string | null;
   usage: RunUsage['total'] | null;
   budget: Budget | null;
+  /** Its recorded agents still alive (a run's process that died may have left them running); absent when none. */
+  agents?: LiveAgent[];
 }
 
 /** One run as the editor's panel shows it: its system (the step graph), budget, spend and why it paused. */
@@ -361,11 +363,14 @@ export class PipelineRuns {
 
   /** Pipeline runs, newest first. */
   list(limit = 50): PipelineRunSummary[] {
+    const live = this.deps.processes.live();
     return this.deps.repo.executions({ limit: 500 }).filter((e) => e.kind === 'pipeline').slice(0, limit).map((e) => {
       const meta = e.metadata as unknown as PipelineRunMeta;
+      const agents = live.get(e.execution_id);
       return {
         runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
         updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
+        ...(agents ? { agents } : {}),
       };
     });
   }

@@ -1,0 +1,109 @@
+// Rule: an agent that a SIGKILLed `baton pipeline run` left running (in its own process group) is never joined by a
+// second agent on its step: `baton pipeline list` shows it left running, and `baton pipeline resume` stops its whole
+// group, and waits until it is gone, before the step starts again. A team's agent left running by a SIGKILLed
+// `baton start` is stopped when the next team starts (which ends the team run no process serves any more).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { until } from '../helpers/until.js';
+
+const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'orphanAgent.js');
+const TEAM_AGENT = join(ROOT, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
+const pids: number[] = [];
+
+before(() => ensureBuilt());
+after(() => killAll(pids));
+
+const SYSTEM = `name: orphans
+agents:
+  - { id: worker, runner: command, command: [node, AGENT] }
+  - { id: checker, runner: command, command: [node, AGENT] }
+workflow:
+  - { id: work, type: agent, agentId: worker, outputVariable: a }
+  - { id: check, type: agent, agentId: checker, inputTemplate: "{{a}}" }
+`;
+
+/** Alive and not a zombie, by /proc. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
+  } catch {
+    return false;
+  }
+}
+
+type Listed = { runs: Array<{ runId: string; agents?: Array<{ agent: string; pid: number; state: string }> }> };
+
+const linuxOnly = { skip: process.platform !== 'linux' && 'process identity is proved on Linux only' };
+
+test('resume stops the agent group a SIGKILLed run left running before the step runs again', linuxOnly, async () => {
+  const t = tempSetup('baton-orphan-');
+  mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
+  writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), SYSTEM.replaceAll('AGENT', JSON.stringify(AGENT)));
+  const orphanFile = join(t.dir, 'orphan.json');
+  const env = { ORPHAN: orphanFile, HANG_AGENT: 'worker', BATON_LOG_LEVEL: 'error' };
+  const dbArgs = ['--db', t.db, '--workspace', t.workspace];
+
+  const run = spawn(process.execPath, [CLI, 'pipeline', 'run', 'p', '--input', 'go', '--json', ...dbArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  pids.push(run.pid!);
+  let out = '';
+  run.stdout.on('data', (d: Buffer) => void (out += d.toString()));
+  const exited = new Promise<number | null>((r) => run.on('exit', (code) => r(code)));
+  const runId = await until('run_started', () => /"type":"run_started","runId":"([^"]+)"/.exec(out)?.[1], 20_000);
+  const old = await until('the worker', () => existsSync(orphanFile) && (JSON.parse(readFileSync(orphanFile, 'utf8')) as { pid: number; child: number }), 20_000);
+  pids.push(old.pid, old.child);
+  // The run's process has recorded the agent (the owner answers the list).
+  await until('the recorded agent', async () => {
+    const listed = JSON.parse((await runCli(['pipeline', 'list', '--json', ...dbArgs])).stdout) as Listed;
+    return listed.runs.find((r) => r.runId === runId)?.agents?.some((a) => a.pid === old.pid && a.state === 'running');
+  }, 20_000);
+
+  run.kill('SIGKILL');
+  assert.equal(await exited, null);
+  assert.ok(alive(old.pid) && alive(old.child), 'the agent and its child outlive the run\'s process');
+  const listed = await runCli(['pipeline', 'list', ...dbArgs]);
+  assert.match(listed.stdout, new RegExp(`agent worker \\(step work\\) is still running \\(command, pid ${old.pid}\\), but the process that ran it \\(pid ${run.pid}\\) has ended; baton pipeline resume ${runId} stops it`));
+
+  const resumed = await runCli(['pipeline', 'resume', runId, '--json', ...dbArgs], env);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, new RegExp(`stopped the command agent worker of step work \\(pid ${old.pid}\\), left running by the run's earlier process \\(pid ${run.pid}\\)`));
+  const seen = readFileSync(`${orphanFile}.seen`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; at: number; pid: boolean; child: boolean });
+  assert.deepEqual(seen.map((s) => [s.agent, s.pid, s.child]), [['worker', false, false], ['checker', false, false]], 'the old group was gone before the step started again');
+  const terminated = Number(readFileSync(`${orphanFile}.term`, 'utf8').trim());
+  assert.ok(terminated <= seen[0]!.at, 'SIGTERM reached the old agent before the new one started');
+  const summary = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).find((e) => e.type === 'summary');
+  assert.equal(summary?.status, 'completed');
+  const status = JSON.parse((await runCli(['status', '--all', '--json', '--db', t.db])).stdout) as { executions: Array<{ execution_id: string; status: string }> };
+  assert.equal(status.executions.find((e) => e.execution_id === runId)?.status, 'completed');
+  const after = JSON.parse((await runCli(['pipeline', 'list', '--json', ...dbArgs])).stdout) as Listed;
+  assert.equal(after.runs.find((r) => r.runId === runId)?.agents, undefined, 'no agent is recorded once the run is over');
+});
+
+test('a team agent left running by a SIGKILLed baton start is stopped when the next team starts', linuxOnly, async () => {
+  const t = tempSetup('baton-orphan-team-');
+  const command = `[node, ${JSON.stringify(TEAM_AGENT)}]`;
+  writeFileSync(join(t.workspace, 'team.yaml'), `agents:\n  s: { backend: command, command: ${command}, system_prompt: x }\nkickoff: "@s work on it"\n`);
+  writeFileSync(join(t.workspace, 'quiet.yaml'), `agents:\n  q: { backend: command, command: ${command}, system_prompt: x }\nkickoff: "@q hi"\n`);
+  const sleepPid = join(t.dir, 'sleep.pid');
+  const env = { SLEEP_PID: sleepPid, ROLE_s: 'sleeper', ROLE_q: 'silent', BATON_LOG_LEVEL: 'error' };
+  const flags = ['--db', t.db, '--workspace', t.workspace];
+  const owner = spawn(process.execPath, [CLI, 'start', 'team.yaml', ...flags], { cwd: t.workspace, env: { ...process.env, ...env }, stdio: 'ignore' });
+  pids.push(owner.pid!);
+  const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
+  const sleeper = Number(await until('the sleeping agent', () => existsSync(sleepPid) && readFileSync(sleepPid, 'utf8').trim(), 20_000));
+  pids.push(sleeper);
+  // Recorded as it was spawned, well before it got to write its pid (it read its prompt and loaded its modules).
+  await new Promise((r) => setTimeout(r, 300));
+  owner.kill('SIGKILL');
+  assert.equal(await exited, null);
+  assert.ok(alive(sleeper), 'the agent outlives the team\'s process');
+
+  const next = await runCli(['run', 'quiet.yaml', ...flags], { ...env, BATON_LOG_LEVEL: 'warn' }, t.workspace);
+  assert.equal(next.code, 0, next.stderr);
+  assert.match(next.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${owner.pid}\\)`));
+  assert.ok(!alive(sleeper), 'stopped before the next team ran');
+});
