@@ -70,9 +70,9 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
 
   const resumed = await runCli(['pipeline', 'resume', runId, '--json', ...dbArgs], env);
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr, new RegExp(`stopped the command agent worker of step work \\(pid ${old.pid}\\), left running by the run's earlier process \\(pid ${run.pid}\\)`));
   const seen = readFileSync(`${orphanFile}.seen`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent: string; at: number; pid: boolean; child: boolean });
   assert.deepEqual(seen.map((s) => [s.agent, s.pid, s.child]), [['worker', false, false], ['checker', false, false]], 'the old group was gone before the step started again');
+  assert.match(resumed.stderr, new RegExp(`stopped the command agent worker of step work \\(pid ${old.pid}\\), left running by the run's earlier process \\(pid ${run.pid}\\)`));
   const terminated = Number(readFileSync(`${orphanFile}.term`, 'utf8').trim());
   assert.ok(terminated <= seen[0]!.at, 'SIGTERM reached the old agent before the new one started');
   const summary = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).find((e) => e.type === 'summary');
