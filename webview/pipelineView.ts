@@ -66,6 +66,17 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
       h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
       h('div', { class: 'buttons' }, go)));
   }
+  if (p.pausedInterrupted !== null) {
+    const go = h('vscode-button', { 'data-testid': 'resume-interrupted', icon: 'debug-continue' }, 'Resume');
+    if (handlers.pending) go.setAttribute('disabled', '');
+    go.addEventListener('click', () => {
+      if (!go.hasAttribute('disabled')) handlers.resume(null, null);
+    });
+    out.push(h('div', { class: 'approval', 'data-testid': 'interrupted-paused', role: 'alert' },
+      h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: interrupted'),
+      h('p', {}, `${p.pausedInterrupted}; the step it was on runs again, finished steps do not.`),
+      h('div', { class: 'buttons' }, go)));
+  }
   return out;
 }
 

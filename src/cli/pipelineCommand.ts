@@ -1,4 +1,4 @@
-// `baton pipeline list | run | resume`: systems of agents run step by step by this process, which owns the
+// `baton pipeline list | run | resume | cancel`: systems of agents run step by step by this process, which owns the
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
 import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
@@ -12,7 +12,7 @@ import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
-import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
+import type { ExecutionSummary, TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
@@ -40,7 +40,7 @@ function usage(message: string): CliError {
 export async function pipelineCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    if (sub === undefined) throw usage('pipeline needs a subcommand: list, run or resume');
+    if (sub === undefined) throw usage('pipeline needs a subcommand: list, run, resume or cancel');
     process.stdout.write(PIPELINE_USAGE + '\n');
     return 0;
   }
@@ -62,8 +62,11 @@ export async function pipelineCommand(args: string[]): Promise<number> {
     case 'resume':
       if (positionals.length !== 1) throw usage('pipeline resume needs exactly one RUN id (see baton pipeline list)');
       return resume(positionals[0]!, values);
+    case 'cancel':
+      if (positionals.length !== 1) throw usage('pipeline cancel needs exactly one RUN id (see baton pipeline list)');
+      return cancel(positionals[0]!, values);
     default:
-      throw usage(`unknown pipeline subcommand "${sub}" (expected list, run or resume)`);
+      throw usage(`unknown pipeline subcommand "${sub}" (expected list, run, resume or cancel)`);
   }
 }
 
@@ -157,7 +160,8 @@ async function run(target: string, values: Values): Promise<number> {
 function othersDoneHere(owner: Owner): Promise<void> {
   const pipelines = owner.opened.baton.pipelines;
   return othersDone('pipeline runs', () => pipelines.drivingIds(), () => {
-    for (const id of pipelines.drivingIds()) pipelines.abort(id);
+    // As those commands' own Ctrl-C would: each run pauses, to go on with `baton pipeline resume`.
+    for (const id of pipelines.drivingIds()) pipelines.interrupt(id, INTERRUPTED);
   }, () => owner.endpoint.busy(), pipelines.drivenCount > 1); // its own run is one of them
 }
 
@@ -182,12 +186,49 @@ async function resume(runId: string, values: Values): Promise<number> {
   }
 }
 
+/** Why runs this process hosted for other commands paused when it was stopped (their commands' own Ctrl-C would). */
+const INTERRUPTED = 'interrupted (the Baton process running it was stopped)';
+
+/** Why a run paused when a person stopped the command driving it. */
+function interruptedBy(signal: NodeJS.Signals): string {
+  return `interrupted (${signal === 'SIGINT' ? 'Ctrl-C' : signal === 'SIGHUP' ? 'the terminal closed' : signal})`;
+}
+
+/** How a paused run goes on: resumed as it is (interrupted), or with a higher budget. */
+function howToGoOn(runId: string, why: string | null, values: Values): string {
+  const db = dbFlagFor(dbPathOf(values));
+  if (why?.startsWith('interrupted')) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
+  return `Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X`;
+}
+
+/** Ends a run that will not go on (a paused one, say): cancelled, in the owner if one runs it. */
+async function cancel(runId: string, values: Values): Promise<number> {
+  const dbPath = dbPathOf(values);
+  const summary = await withCore(
+    {
+      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
+      missing: () => missingDatabase(dbPath, values, `there is no run ${runId} to cancel.`),
+    },
+    async (owner) => {
+      await callControl(owner, { op: 'pipeline_usage', run_id: runId }); // refuses an id that is no pipeline run
+      return ((await callControl(owner, { op: 'cancel', execution_id: runId, reason: 'cancelled', by: 'cli' })) as { result: ExecutionSummary }).result;
+    },
+    async (baton) => {
+      pipelineHost(baton)?.pipelines.run(runId); // refuses an id that is no pipeline run
+      return baton.cancel(runId, 'cancelled', 'cli');
+    },
+  );
+  if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else process.stdout.write(`Cancelled run ${summary.execution_id}: it is ${summary.status} now.\n`);
+  return 0;
+}
+
 /** What resuming did with the agents the run's earlier process left running (also in the run's events). */
 function tellAgents(messages: string[]): void {
   for (const m of messages) process.stderr.write(`baton: ${m}\n`);
 }
 
-/** Drives the run with live progress; Ctrl-C aborts it. */
+/** Drives the run with live progress; Ctrl-C (or the terminal closing) pauses it. */
 async function follow(owner: Owner, runId: string, values: Values, first: 'run_started' | 'run_resumed'): Promise<number> {
   const pipelines = owner.opened.baton.pipelines;
   const exec = pipelines.run(runId);
@@ -198,12 +239,11 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
     else process.stdout.write(JSON.stringify(p) + '\n');
   };
   emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}` });
-  const ctl = new AbortController();
-  const onSignal = () => ctl.abort();
-  const stopListening = onStopSignal(onSignal);
+  // A person stopping the command pauses the run: the step it stopped runs again on resume, finished ones do not.
+  const stopListening = onStopSignal((signal) => pipelines.interrupt(runId, interruptedBy(signal)));
   let outcome: RunOutcome;
   try {
-    outcome = await pipelines.drive(runId, { signal: ctl.signal, onProgress: emit });
+    outcome = await pipelines.drive(runId, { onProgress: emit });
   } finally {
     stopListening();
     view?.close();
@@ -211,12 +251,15 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
   const usage = pipelines.usage(runId);
   if (view) {
     process.stdout.write(`Run ${runId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
-    if (outcome.status === 'paused') process.stdout.write(`Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X\n`);
+    if (outcome.status === 'paused') process.stdout.write(`${howToGoOn(runId, outcome.error, values)}\n`);
   } else {
     emit({ type: 'summary', runId, status: outcome.status, error: outcome.error, usage });
   }
   if (outcome.status === 'completed') return 0;
-  if (outcome.status === 'paused') return 3;
+  if (outcome.status === 'paused') {
+    if (!view) process.stderr.write(`baton: run ${runId} paused (${outcome.error ?? ''}). ${howToGoOn(runId, outcome.error, values)}\n`);
+    return 3;
+  }
   if (!view) process.stderr.write(`baton: run ${runId} ${outcome.status}: ${outcome.error ?? ''}\n`);
   return 1;
 }
@@ -242,7 +285,7 @@ function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null 
   }
 }
 
-/** Follows a run the live owner drives: its timeline as progress; Ctrl-C cancels it there. */
+/** Follows a run the live owner drives: its timeline as progress; Ctrl-C pauses it there. */
 async function followRemote(remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null): Promise<number> {
   const view = process.stdout.isTTY === true && !values.json
     ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null)
@@ -250,9 +293,12 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
   const emit: Emit = (p) => (view ? view.update(p as PipelineProgress) : process.stdout.write(JSON.stringify(p) + '\n'));
   emit({ type: first, runId, system: name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}`, owner: remote.pid });
   let cancelled = false;
-  const onSignal = () => {
-    cancelled = true;
-    void callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' }).catch(() => {});
+  const onSignal = (signal: NodeJS.Signals) => {
+    // The run pauses in the owner, to go on with `baton pipeline resume`; an owner of an older Baton cancels it.
+    void callControl(remote, { op: 'pipeline_interrupt', run_id: runId, reason: interruptedBy(signal) }).catch(() => {
+      cancelled = true;
+      return callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' });
+    }).catch(() => {});
   };
   const stopListening = onStopSignal(onSignal);
   let seen = 0;
@@ -268,6 +314,7 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
         const d = e.event_data as Record<string, unknown>;
         if (e.event_type === 'workflow_failed' || e.event_type === 'workflow_cancelled') error = String(d.error ?? d.reason ?? 'failed');
         if (e.event_type === 'budget_exceeded') error = String(d.reason ?? 'budget_exceeded');
+        if (e.event_type === 'pipeline_interrupted') error = String(d.reason ?? 'interrupted');
       }
       seen = events.length;
       if (status === 'completed' || status === 'failed' || status === 'paused') break;
@@ -282,7 +329,11 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
   if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
   else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });
   if (outcome === 'completed') return 0;
-  if (outcome === 'paused') return 3;
+  if (outcome === 'paused') {
+    if (view) process.stdout.write(`${howToGoOn(runId, error, values)}\n`);
+    else process.stderr.write(`baton: run ${runId} paused (${error ?? ''}). ${howToGoOn(runId, error, values)}\n`);
+    return 3;
+  }
   if (!view) process.stderr.write(`baton: run ${runId} ${outcome}: ${error ?? ''}\n`);
   return 1;
 }

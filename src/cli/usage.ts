@@ -101,6 +101,7 @@ export const PIPELINE_USAGE = `Usage: baton pipeline list [--json] [--db PATH] [
                           [--db PATH] [--workspace DIR] [--content DIR]
        baton pipeline resume RUN [--budget-tokens N] [--budget-usd X] [--forget-agents] [--json] [--db PATH]
                              [--workspace DIR]
+       baton pipeline cancel RUN [--json] [--db PATH] [--workspace DIR]
 
 Runs a pipeline: a system of agents (claude, codex, gemini, opencode, cursor-agent, vscode-lm or any command) and
 the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with baton blueprint new). The run is an
@@ -109,9 +110,10 @@ starts, so a run whose process died resumes where it was with baton pipeline res
 again; an agent that process left running is stopped first (its whole process group), once it is proved to be that
 agent (on Linux: by its start time), and list shows such agents. A human_review step waits for baton approve|reject
 RUN. A run past its budget pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is
-drawn live; otherwise (or with --json) each event is a JSON line on stdout. Ctrl-C stops the run (it fails as
-aborted). When another process owns the database (the editor, baton serve), the run happens there and this command
-follows it.
+drawn live; otherwise (or with --json) each event is a JSON line on stdout. Ctrl-C (or the terminal closing) pauses
+the run: the agent is stopped, and baton pipeline resume RUN goes on from that step; baton pipeline cancel RUN ends
+a run for good. When another process owns the database (the editor, baton serve), the run happens there and this
+command follows it.
 
 Options:
   --input TEXT            the run's input, {{system.input}} in templates (required for run)
@@ -120,10 +122,11 @@ Options:
   --budget-usd X          pause the run before it spends more than X US dollars
   --forget-agents         resume: a live process that cannot be proved to be the agent the run's earlier process left
                           running (its pid may be another program's now) is left alone and forgotten, not refused
-  --json                  list: print JSON instead of text; run, resume: JSON lines on stdout even on a terminal
+  --json                  list, cancel: print JSON instead of text; run, resume: JSON lines on stdout even on a
+                          terminal
 ${DB_USAGE}
 ${CONTENT_USAGE}
-${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget) and can be resumed.')}`;
+${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget, Ctrl-C) and can be resumed.')}`;
 
 /** Usage of `baton blueprint`. */
 export const BLUEPRINT_USAGE = `Usage: baton blueprint list [--json] [--workspace DIR] [--content DIR]

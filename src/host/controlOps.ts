@@ -27,6 +27,7 @@ export type ControlRequest =
   | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
   | { op: 'pipeline_resume'; run_id: string; budget?: Budget; forget_agents?: boolean }
   | { op: 'pipeline_usage'; run_id: string }
+  | { op: 'pipeline_interrupt'; run_id: string; reason: string }
   | { op: 'pipeline_run'; run_id: string }
   | { op: 'spec_start'; source: string; template_name?: string; task_description?: string }
   | { op: 'spec_status'; id?: string }
@@ -95,6 +96,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'pipeline_resume':
     case 'pipeline_usage':
     case 'pipeline_run':
+    case 'pipeline_interrupt':
       return runPipelineOp(baton, req, log);
     case 'spec_start':
       return { result: await baton.specs.start({ source: req.source, template_name: req.template_name, task_description: req.task_description }) };
@@ -129,6 +131,13 @@ async function runPipelineOp(baton: BatonApi, req: Extract<ControlRequest, { op:
   if (!pipelines) throw new BatonError('invalid_state', 'this Baton process does not run pipelines');
   if (req.op === 'pipeline_usage') return { result: pipelines.usage(pipelines.run(req.run_id).execution_id) };
   if (req.op === 'pipeline_run') return { result: pipelines.view(req.run_id) };
+  if (req.op === 'pipeline_interrupt') {
+    // The following command's Ctrl-C: the run pauses here, to go on with `baton pipeline resume`.
+    if (!pipelines.interrupt(pipelines.run(req.run_id).execution_id, req.reason)) {
+      throw new BatonError('invalid_state', `Run ${req.run_id} is not running in this Baton process (pid ${process.pid}).`);
+    }
+    return { result: { runId: req.run_id } };
+  }
   let runId: string;
   let agents: string[] = [];
   if (req.op === 'pipeline_start') {
@@ -230,6 +239,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'pipeline_usage':
     case 'pipeline_run':
       return { op: body.op, run_id: requiredString(body, 'run_id') };
+    case 'pipeline_interrupt':
+      return { op: 'pipeline_interrupt', run_id: requiredString(body, 'run_id'), reason: requiredString(body, 'reason') };
     case 'spec_start':
       return { op: 'spec_start', source: requiredString(body, 'source'), template_name: optionalString(body, 'template_name'), task_description: optionalString(body, 'task_description') };
     case 'spec_status':
@@ -268,7 +279,7 @@ function parsePrune(body: Record<string, unknown>): ControlRequest {
 /** How an owner begins its refusal of an op it does not have, before the list of those it has (controlClient reads it). */
 export const UNKNOWN_OP = 'op must be one of ';
 
-const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
+const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, pipeline_interrupt, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -1,6 +1,7 @@
 // Rule: closing the terminal (SIGHUP) stops a Baton command as Ctrl-C does: `baton pipeline run` stops the agent it
 // runs in a process group of its own (left to Node's default, the command died and the agent ran on, orphaned) and
-// records the run as stopped; `baton serve` closes the database and removes its discovery file.
+// pauses the run, which `pipeline resume` goes on with, in whichever process runs it (`pipeline cancel` ends it);
+// `baton serve` closes the database and removes its discovery file.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,8 +26,9 @@ function alive(pid: number): boolean {
   }
 }
 
-test('SIGHUP to `baton pipeline run` stops the running agent and records the run as stopped', async () => {
-  const t = tempSetup('baton-hup-');
+/** A workspace whose pipeline `p` has one agent step that hangs on its first run (the fixture's HANG_AGENT). */
+function hangingPipeline(prefix: string) {
+  const t = tempSetup(prefix);
   mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
   writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), `name: one
 agents:
@@ -35,29 +37,81 @@ workflow:
   - { id: work, type: agent, agentId: slow }
 `);
   const env = { COUNTER: join(t.dir, 'counter'), HANG_PID: join(t.dir, 'hang.pid'), HANG_AGENT: 'slow', BATON_LOG_LEVEL: 'error' };
-  const child = spawn(process.execPath, [CLI, 'pipeline', 'run', 'p', '--input', 'x', '--json', '--db', t.db, '--workspace', t.workspace], {
-    env: { ...process.env, ...env },
+  const cli = (args: string[]) => runCli([...args, '--db', t.db, '--workspace', t.workspace], env);
+  return { ...t, env, cli };
+}
+
+/** Starts `baton pipeline run p` in the background; its output so far, and its exit code once it exits. */
+function startRun(w: ReturnType<typeof hangingPipeline>) {
+  const child = spawn(process.execPath, [CLI, 'pipeline', 'run', 'p', '--input', 'x', '--json', '--db', w.db, '--workspace', w.workspace], {
+    env: { ...process.env, ...w.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   pids.push(child.pid!);
   let out = '';
+  let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const events = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; status?: string; error?: string; runId?: string });
+  return { child, exited, events, err: () => err };
+}
+
+test('SIGHUP to `baton pipeline run` stops the agent and pauses the run; resume goes on from that step', async () => {
+  const w = hangingPipeline('baton-hup-');
+  const run = startRun(w);
   try {
-    const agent = Number(await until('the agent', () => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000));
+    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
     pids.push(agent);
-    child.kill('SIGHUP');
-    assert.equal(await exited, 1, out);
+    run.child.kill('SIGHUP');
+    assert.equal(await run.exited, 3, run.err());
     assert.equal(alive(agent), false, 'the agent was stopped with its run');
-    const summary = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; status?: string }).find((e) => e.type === 'summary');
-    assert.equal(summary?.status, 'aborted', out);
-    const status = await runCli(['status', '--all', '--json', '--db', t.db]);
+    const summary = run.events().find((e) => e.type === 'summary');
+    assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (the terminal closed)']);
+    const runId = String(summary!.runId);
+    assert.match(run.err(), new RegExp(`run ${runId} paused .*Go on from the step it stopped: baton pipeline resume ${runId} --db `));
+    const status = await w.cli(['status', '--all', '--json']);
     const exec = (JSON.parse(status.stdout) as { executions: Array<{ status: string; steps: Array<{ status: string }> }> }).executions[0]!;
-    assert.notEqual(exec.steps[0]!.status, 'running', 'the step is not left running');
+    assert.deepEqual([exec.status, exec.steps[0]!.status], ['paused', 'pending'], 'the step is put back, not left running');
+    const resumed = await w.cli(['pipeline', 'resume', runId, '--json']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(readFileSync(w.env.COUNTER, 'utf8').trim().split('\n'), ['slow', 'slow'], 'the stopped step ran again');
   } finally {
-    child.kill('SIGKILL');
-    rmSync(t.dir, { recursive: true, force: true });
+    run.child.kill('SIGKILL');
+    rmSync(w.dir, { recursive: true, force: true });
+  }
+});
+
+test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pipeline cancel` ends it', async () => {
+  const w = hangingPipeline('baton-int-');
+  const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  pids.push(serve.pid!);
+  const run = startRun(w);
+  try {
+    await until('baton serve', () => readDiscovery(w.db), 20_000);
+    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
+    pids.push(agent);
+    const runId = String(run.events().find((e) => e.type === 'run_started')!.runId);
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 3, run.err());
+    assert.equal(alive(agent), false, 'the owner stopped the agent');
+    const summary = run.events().find((e) => e.type === 'summary');
+    assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (Ctrl-C)']);
+    const cancelled = await w.cli(['pipeline', 'cancel', runId]);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal(cancelled.stdout, `Cancelled run ${runId}: it is failed now.\n`);
+    const again = await w.cli(['pipeline', 'resume', runId]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /is failed; only a paused or interrupted run can be resumed/);
+    const notARun = await w.cli(['pipeline', 'cancel', 'nope']);
+    assert.equal(notARun.code, 1);
+    assert.match(notARun.stderr, /No pipeline run "nope"/);
+  } finally {
+    run.child.kill('SIGKILL');
+    const served = new Promise((r) => serve.once('exit', r));
+    serve.kill('SIGTERM');
+    if (serve.exitCode === null && serve.signalCode === null) await served;
+    rmSync(w.dir, { recursive: true, force: true });
   }
 });
 

@@ -120,7 +120,7 @@ function pipelineFixture(): PanelPipeline {
       ] }),
     ],
     total: { tokens: 120, costUsd: 0.01 }, byAgent: [{ agent: 'writer', tokens: 60, costUsd: 0.01, steps: 1 }],
-    budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached',
+    budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached', pausedInterrupted: null,
   };
 }
 
@@ -234,6 +234,12 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await $('budget-usd').fill('');
     await $('raise-budget').click();
     assert.equal(await $('raise-budget').getAttribute('disabled'), '', 'one request at a time');
+    // Paused because a person stopped the process driving it (Ctrl-C): resumed as it is, no budget asked for.
+    await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: { ...pipelineFixture(), pausedForBudget: null, pausedInterrupted: 'interrupted (Ctrl-C)' } } });
+    await $('interrupted-paused').waitFor({ timeout: 5_000 });
+    assert.equal(await $('budget-paused').count(), 0);
+    assert.match((await $('interrupted-paused').textContent()) ?? '', /Paused: interrupted.*interrupted \(Ctrl-C\); the step it was on runs again/);
+    await $('resume-interrupted').click();
 
     // At a gate: what the agent submitted, with long unbroken tokens and a right-to-left override in it.
     const token = 'x'.repeat(3000);
@@ -281,6 +287,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
       { type: 'panel/selectStep', stepName: 'review' },
       { type: 'panel/selectStep', stepName: 'analyze' },
       { type: 'pipeline/resume', tokens: 500, usd: null },
+      { type: 'pipeline/resume', tokens: null, usd: null },
       { type: 'panel/selectStep', stepName: 'implement_fix' },
     ]);
     assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'implement_fix' } });

@@ -99,6 +99,8 @@ export class PipelineRuns {
   private readonly driving = new Map<string, AbortController>();
   /** Runs whose resumption is under way (stopping what their earlier process left running takes a while). */
   private readonly resuming = new Set<string>();
+  /** Runs a person interrupted (Ctrl-C, the terminal closing), with why: their pass pauses rather than fails. */
+  private readonly interrupting = new Map<string, string>();
   private driven = 0;
   private readonly watchers = new Set<(p: PipelineProgress) => void>();
 
@@ -276,15 +278,31 @@ export class PipelineRuns {
     const vars: Variables = { ...meta.variables, system: { input: meta.input, name: meta.system.name, runId } };
     const engine = new PipelineEngine(meta.system, runId, deps);
     try {
-      const outcome = await engine.run(vars, ctl.signal);
-      await this.finish(runId, outcome, journal);
+      let outcome = await engine.run(vars, ctl.signal);
+      const interrupted = outcome.status === 'aborted' ? this.interrupting.get(runId) : undefined;
+      // Stopped by a person who may go on later: the running step was put back, the run waits for resume.
+      if (interrupted !== undefined) outcome = { ...outcome, status: 'paused', error: interrupted };
+      await this.finish(runId, outcome, journal, interrupted !== undefined);
       progress({ type: 'run_finished', runId, status: outcome.status === 'aborted' ? 'failed' : outcome.status, error: outcome.error });
       return outcome;
     } finally {
       this.revokeAll(runId);
       this.driving.delete(runId);
+      this.interrupting.delete(runId);
       opts.signal?.removeEventListener('abort', relay);
     }
+  }
+
+  /**
+   * Stops a run this process drives as a person interrupting it (Ctrl-C, the terminal closing): like `abort`, but the
+   * run pauses (`why` as its reason) instead of failing, and `baton pipeline resume` goes on from the step it stopped.
+   * False when this process does not drive it.
+   */
+  interrupt(runId: string, why: string): boolean {
+    if (!this.driving.has(runId)) return false;
+    if (!this.interrupting.has(runId)) this.interrupting.set(runId, why);
+    this.abort(runId);
+    return true;
   }
 
   /** Stops a run this process drives (cancel); its running steps are put back and the run ends. */
@@ -309,7 +327,7 @@ export class PipelineRuns {
     return this.driven;
   }
 
-  private async finish(runId: string, outcome: RunOutcome, journal: Journal): Promise<void> {
+  private async finish(runId: string, outcome: RunOutcome, journal: Journal, interrupted = false): Promise<void> {
     const exec = this.run(runId);
     if (exec.status === 'completed' || exec.status === 'failed') return; // cancelled under us
     const { ms, iso } = this.now();
@@ -328,7 +346,8 @@ export class PipelineRuns {
         // A review waiting beside the step that passed the budget: the run is running again before it pauses.
         if (exec.status === 'awaiting_approval') this.deps.repo.updateExecution(runId, { status: 'running' }, iso, exec.status);
         this.deps.repo.updateExecution(runId, { status: 'paused', metadata: { ...meta, pause_reason: outcome.error } }, iso, 'running');
-        this.deps.event(runId, 'budget_exceeded', { reason: outcome.error, usage: usage.total, budget: meta.budget });
+        if (interrupted) this.deps.event(runId, 'pipeline_interrupted', { reason: outcome.error, usage: usage.total });
+        else this.deps.event(runId, 'budget_exceeded', { reason: outcome.error, usage: usage.total, budget: meta.budget });
       } else {
         const error = outcome.status === 'aborted' ? 'aborted' : outcome.error;
         if (exec.status === 'awaiting_approval') this.deps.repo.updateExecution(runId, { status: 'running' }, iso, exec.status);

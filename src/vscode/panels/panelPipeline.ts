@@ -102,6 +102,11 @@ function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): P
   return steps.map((s) => node(s, prefix, ctx));
 }
 
+/** Whether a run paused because a person stopped the process driving it (PipelineRuns.interrupt), not for its budget. */
+function interrupted(reason: string | null | undefined): reason is string {
+  return reason?.startsWith('interrupted') === true;
+}
+
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const ctx: Ctx = { rows: new Map(steps.map((s) => [s.step_name, s])), view, feed };
@@ -116,7 +121,8 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
-    pausedForBudget: view.status === 'paused' ? view.pauseReason ?? 'the run reached its budget' : null,
+    pausedForBudget: view.status === 'paused' && !interrupted(view.pauseReason) ? view.pauseReason ?? 'the run reached its budget' : null,
+    pausedInterrupted: view.status === 'paused' && interrupted(view.pauseReason) ? view.pauseReason : null,
     live,
   };
 }
