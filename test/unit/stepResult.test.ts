@@ -100,6 +100,44 @@ describe('step result size', () => {
     });
   }
 
+  it('a long task description or reviewer feedback is cut to keep both forms within the budget, saying where it is whole', async () => {
+    const { baton } = await makeBaton();
+    const task = 'Le parseur plante 😀 на пустом вводе 日本語. '.repeat(150); // ~10 KB of UTF-8
+    const results: NextStepResponse[] = [];
+    let r = await baton.nextStep({ template_name: 'bug-fix', task_description: task });
+    let rejected = false;
+    for (let i = 0; i < 20 && r.status !== 'task_closed'; i++) {
+      if (r.status === 'awaiting_approval') {
+        // The first time, a reviewer pastes a long log as feedback: the step runs again with it.
+        await baton.decide({ execution_id: r.execution_id!, decision: rejected ? 'approve' : 'reject', feedback: rejected ? undefined : `Still failing:\n${'at parse (src/parser.ts:42) 🙁\n'.repeat(300)}` });
+        rejected = true;
+        r = await baton.nextStep({ step_token: r.new_step_token! });
+        continue;
+      }
+      assert.equal(r.status, 'ok', JSON.stringify(r).slice(0, 300));
+      results.push(r);
+      r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: bigOutput(r.next_step_contract!.step_name) });
+    }
+    assert.equal(r.status, 'task_closed');
+    const withFeedback = results.filter((x) => x.context!.feedback);
+    assert.equal(withFeedback.length, 1, 'the rejected step ran again with the feedback');
+    for (const x of results) {
+      const step = x.next_step_contract!.step_name;
+      const json = bytes(JSON.stringify(x));
+      const text = bytes(resultText(x));
+      assert.ok(json <= BUDGET && text <= BUDGET, `${step}: ${json} / ${text} bytes`);
+      if (x.context!.dependency_artifacts.length || x.context!.more.length) assert.equal(knownJsonSize(x) ?? json, json, `${step}: the size fitting worked out`);
+      const ctx = x.context!;
+      assert.match(ctx.task_description, new RegExp(`^Le parseur plante .* \\.\\.\\. \\[cut at \\d+ of ${bytes(task.trim())} bytes; the whole text: task_description in workflow-status://${x.execution_id}\\]$`, 's'));
+      assert.ok(bytes(ctx.task_description) >= 200, `${step}: some of the task stays inline`);
+      assert.ok(resultText(x).includes(ctx.task_description), 'the text carries the same cut task');
+      assert.doesNotMatch(JSON.stringify(x), /\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|\ufffd/i, 'never cut inside a character');
+      if (ctx.feedback) assert.match(ctx.feedback, new RegExp(`\\[cut at \\d+ of \\d+ bytes; the whole text: feedback in current-step://${x.execution_id}\\]$`));
+    }
+    // What the pointers promise: the whole task is there.
+    assert.equal(baton.workflowStatus(results[0]!.execution_id).task_description?.trim(), task.trim());
+  });
+
   it('a short artifact goes inline whole, with nothing left to point at', async () => {
     const { baton } = await makeBaton();
     const first = await baton.nextStep({ template_name: 'bug-fix' });

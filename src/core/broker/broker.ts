@@ -611,7 +611,7 @@ export class Broker {
       context: buildStepContext({
         workflow, agentName: step.agent_name, agent: this.deps.content.agent(step.agent_name),
         taskDescription: String(exec.metadata.task_description ?? ''), stepDescription: def.description,
-        feedback: step.feedback, attempt, required: this.deps.content.guardrails().required_actions,
+        feedback: step.feedback, attempt, required: this.deps.content.guardrails().required_actions, executionId: exec.execution_id,
       }),
       selection, progress,
     };

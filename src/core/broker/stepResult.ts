@@ -5,6 +5,7 @@ import { rememberJsonSize } from '../jsonSize.js';
 import { utf8Length } from '../utf8.js';
 import type { ArtifactHead } from './executionRepo.js';
 import { artifactsSection, okTextFrame, rememberText } from './stepText.js';
+import { cutFreeText, freeTextIsLong } from './stepContext.js';
 
 /** Below this share an artifact is left out (the oldest first) rather than cut to a useless stub. */
 const MIN_ARTIFACT_BYTES = 160;
@@ -52,7 +53,9 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
   // Sized with the `more` pointer in place and the longer variant of every field: the final forms can only be smaller.
   ctx.more = heads.length ? [all] : [];
   ctx.dependency_artifacts = [];
-  const frame = okTextFrame(res);
+  let frame = okTextFrame(res);
+  // A long task description or feedback is cut so that both forms keep to the budget, with room for an artifact's shell.
+  if (freeTextIsLong(ctx)) frame = fitFreeText(res, budgetBytes - (heads.length ? SHELL_ROOM : 0), frame);
   if (heads.length === 0) return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
   const jsonBase = utf8Length(JSON.stringify(res));
   const textBase = utf8Length(frame.head) + utf8Length(frame.tail);
@@ -74,7 +77,8 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
     const jsonUsed = jsonBase + sum(jsonShell, kept);
     const textUsed = textBase + utf8Length(artifactsSection({ ...ctx, dependency_artifacts: shells.slice(0, kept).map((s) => ({ ...s, truncated: true })) }));
     free = budgetBytes - Math.max(jsonUsed, textUsed);
-    if (kept === 1 || sum(need, kept) <= free || free / kept >= MIN_ARTIFACT_BYTES) break;
+    // One artifact stays, however little of it fits, unless even its shell does not: then none does (`more` has all).
+    if (kept === 0 || (kept === 1 && free >= 0) || sum(need, kept) <= free || free / kept >= MIN_ARTIFACT_BYTES) break;
     kept--;
   }
   // Water-filling: the shortest take what they need, the rest share what is left.
@@ -85,8 +89,9 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
     left -= alloc[i]!;
   });
   // The JSON's final size, from jsonBase: each artifact is its shell (with a comma) and its content's bytes, one byte
-  // less when `truncated` is true, not false; one comma less in all; and the `more` pointer's bytes if it goes.
-  let jsonSize = jsonBase - 1;
+  // less when `truncated` is true, not false; one comma less in all (none without artifacts); and the `more` pointer's
+  // bytes if it goes.
+  let jsonSize = jsonBase - (kept > 0 ? 1 : 0);
   ctx.dependency_artifacts = shells.slice(0, kept).map((s, i) => {
     const head = newest[i]!;
     const [length, used] = alloc[i]! >= need[i]! ? [head.content.length, need[i]!] : fittingPrefix(head.content, alloc[i]!);
@@ -102,6 +107,20 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
   }
   rememberJsonSize(res, jsonSize);
   return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
+}
+
+/** Room kept for one inline artifact's shell (its ids, type, title and URI) when the free texts are cut to fit. */
+const SHELL_ROOM = 400;
+
+/** Cuts the context's free texts (cutFreeText) until both forms, without artifacts, fit `budgetBytes`; the new frame. */
+function fitFreeText(res: NextStepResponse, budgetBytes: number, frame: { head: string; tail: string }): { head: string; tail: string } {
+  for (let i = 0; i < 4; i++) {
+    const text = utf8Length(frame.head) + utf8Length(artifactsSection(res.context!)) + utf8Length(frame.tail);
+    const over = Math.max(utf8Length(JSON.stringify(res)), text) - budgetBytes;
+    if (over <= 0 || !cutFreeText(res.context!, over)) break;
+    frame = okTextFrame(res);
+  }
+  return frame;
 }
 
 function sum(values: number[], count: number): number {
