@@ -233,7 +233,12 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (!authorized(req)) {
       const grant = path === '/mcp' ? grantOf(req) : null;
       if (grant !== null) return handleMcp(req, res, grant);
-      return refuse(res, 401, 'unauthorized', 'missing or wrong bearer token (see server.json beside the database)');
+      // RFC 6750 (and RFC 9110: a 401 carries WWW-Authenticate): a token was sent and is not this owner's, or none was.
+      const message = 'missing or wrong bearer token (see server.json beside the database)';
+      res.setHeader('www-authenticate', req.headers.authorization === undefined
+        ? 'Bearer realm="baton"'
+        : `Bearer realm="baton", error="invalid_token", error_description="${message}"`);
+      return refuse(res, 401, 'unauthorized', message);
     }
     if (path === '/mcp') return handleMcp(req, res, null);
     if (path === '/events' && req.method === 'GET') return streamEvents(baton, req, res, heartbeatMs);

@@ -23,12 +23,12 @@ import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 /** A raw HTTP request, so tests can set Host and Origin freely. */
-function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string; session: string }> {
+function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<{ status: number; body: string; session: string; authenticate: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'POST', path: opts.path ?? '/mcp', headers: opts.headers }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, session: String(res.headers['mcp-session-id'] ?? '') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, session: String(res.headers['mcp-session-id'] ?? ''), authenticate: String(res.headers['www-authenticate'] ?? '') }));
     });
     req.on('error', (ex: NodeJS.ErrnoException) => (ex.code === 'EPIPE' || ex.code === 'ECONNRESET' ? undefined : reject(ex)));
     if (opts.body !== undefined) req.end(opts.body);
@@ -68,11 +68,15 @@ describe('owner HTTP endpoint (real core)', () => {
     assert.match(owner.token, /^[0-9a-f]{64}$/);
   });
 
-  it('refuses a missing token and a wrong token with 401', async () => {
+  it('refuses a missing token and a wrong token with 401, saying how to authenticate (WWW-Authenticate, RFC 6750)', async () => {
     const { authorization: _a, ...noAuth } = headers;
-    assert.equal((await raw(owner.port, { headers: noAuth, body: JSON.stringify(INIT) })).status, 401);
+    const none = await raw(owner.port, { headers: noAuth, body: JSON.stringify(INIT) });
+    assert.deepEqual([none.status, none.authenticate], [401, 'Bearer realm="baton"'], 'no token: no error code');
     const wrong = { ...headers, authorization: `Bearer ${'0'.repeat(64)}` };
-    assert.equal((await raw(owner.port, { headers: wrong, body: JSON.stringify(INIT) })).status, 401);
+    const refused = await raw(owner.port, { headers: wrong, body: JSON.stringify(INIT) });
+    assert.equal(refused.status, 401);
+    assert.match(refused.authenticate, /^Bearer realm="baton", error="invalid_token", error_description="[^"]*server\.json[^"]*"$/);
+    assert.match(JSON.parse(refused.body).error.message, /missing or wrong bearer token/);
     assert.equal((await raw(owner.port, { headers: { ...headers, authorization: owner.token }, body: JSON.stringify(INIT) })).status, 401);
   });
 
