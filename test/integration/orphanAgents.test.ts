@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { alive } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'orphanAgent.js');
@@ -25,16 +26,6 @@ workflow:
   - { id: work, type: agent, agentId: worker, outputVariable: a }
   - { id: check, type: agent, agentId: checker, inputTemplate: "{{a}}" }
 `;
-
-/** Alive and not a zombie, by /proc. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
-  } catch {
-    return false;
-  }
-}
 
 type Listed = { runs: Array<{ runId: string; agents?: Array<{ agent: string; pid: number; state: string }> }> };
 

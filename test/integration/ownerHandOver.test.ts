@@ -7,6 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, ROOT, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { startNode } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const STOPPING_OWNER = join(ROOT, 'test', 'fixtures', 'owner', 'stoppingOwner.mjs');
@@ -36,27 +37,19 @@ for (const [command, args] of [
     const stopping = await stoppingOwner(t.db);
     // The agent's program goes last, after `--`: everything there is its own.
     const program = command === 'new' ? ['--', 'node', AGENT] : [];
-    const child = spawn(process.execPath, [CLI, ...args(t.workspace), '--db', t.db, '--workspace', t.workspace, ...program], {
-      env: { ...process.env, BATON_LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child, out, err, exited } = startNode([CLI, ...args(t.workspace), '--db', t.db, '--workspace', t.workspace, ...program], { BATON_LOG_LEVEL: 'error' });
     pids.push(child.pid!);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
       const said = await Promise.race([
-        until('the work started', () => /runs? in Baton process \d+|started @\S+ in Baton process \d+/.exec(out)?.[0], 20_000),
+        until('the work started', () => /runs? in Baton process \d+|started @\S+ in Baton process \d+/.exec(out())?.[0], 20_000),
         exited.then((code) => {
-          throw new Error(`baton ${command} exited ${code}: ${err}`);
+          throw new Error(`baton ${command} exited ${code}: ${err()}`);
         }),
       ]);
       assert.match(said, new RegExp(`Baton process ${child.pid}\\b`), 'this command owns the database and runs the work');
       assert.doesNotMatch(said, new RegExp(`Baton process ${stopping}\\b`));
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, err);
+      assert.equal(await exited, 0, err());
     } finally {
       child.kill('SIGKILL');
       rmSync(t.dir, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { alive, startNode } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
@@ -16,15 +17,6 @@ const pids: number[] = [];
 
 before(() => ensureBuilt());
 after(() => killAll(pids));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A workspace whose pipeline `p` has one agent step that hangs on its first run (the fixture's HANG_AGENT). */
 function hangingPipeline(prefix: string) {
@@ -41,20 +33,12 @@ workflow:
   return { ...t, env, cli };
 }
 
-/** Starts `baton pipeline run p` in the background; its output so far, and its exit code once it exits. */
+/** Starts `baton pipeline run p` in the background; its JSON events so far, its stderr and its exit code. */
 function startRun(w: ReturnType<typeof hangingPipeline>) {
-  const child = spawn(process.execPath, [CLI, 'pipeline', 'run', 'p', '--input', 'x', '--json', '--db', w.db, '--workspace', w.workspace], {
-    env: { ...process.env, ...w.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  pids.push(child.pid!);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const events = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; status?: string; error?: string; runId?: string });
-  return { child, exited, events, err: () => err };
+  const run = startNode([CLI, 'pipeline', 'run', 'p', '--input', 'x', '--json', '--db', w.db, '--workspace', w.workspace], w.env);
+  pids.push(run.child.pid!);
+  const events = () => run.out().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { type: string; status?: string; error?: string; runId?: string });
+  return { ...run, events };
 }
 
 test('SIGHUP to `baton pipeline run` stops the agent and pauses the run; resume goes on from that step', async () => {
@@ -117,15 +101,12 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
 
 test('SIGHUP to `baton serve` closes the database in order: exit 0, discovery file and lock gone', async () => {
   const t = tempSetup('baton-hup-serve-');
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', t.db, '--workspace', t.workspace], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const { child, exited, err } = startNode([CLI, 'serve', '--db', t.db, '--workspace', t.workspace]);
   pids.push(child.pid!);
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   try {
     await until('discovery file', () => readDiscovery(t.db), 20_000);
     child.kill('SIGHUP');
-    assert.equal(await exited, 0, err);
+    assert.equal(await exited, 0, err());
     assert.equal(readDiscovery(t.db), null);
     assert.equal(existsSync(`${t.db}.lock`), false, 'the lock is released');
   } finally {

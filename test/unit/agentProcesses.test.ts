@@ -14,6 +14,7 @@ import { processControl, processIdentity } from '../../src/host/runners/processC
 import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { makeBaton } from '../helpers/coreHarness.js';
+import { alive } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const MIGRATIONS = join(__dirname, '..', '..', 'src', 'store', 'migrations');
@@ -34,16 +35,6 @@ const SYSTEM: System = {
   name: 'one', description: '', agents: [{ id: 'worker', role: 'custom', runner: 'command', command: ['x'] }],
   workflow: [{ id: 'work', type: 'agent', agentId: 'worker', inputTemplate: '{{system.input}}' }],
 } as System;
-
-/** Alive and not a zombie, by /proc. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]!);
-  } catch {
-    return false;
-  }
-}
 
 /** An agent as runners start one: the leader of a new process group, with a child of its own in that group. */
 async function agentGroup(): Promise<{ pid: number; child: number }> {
