@@ -1,7 +1,7 @@
 // `baton pipeline list | run | resume | cancel`: systems of agents run step by step by this process, which owns the
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
-import type { PipelineRunSummary } from '../core/pipelines/pipelineRuns.js';
+import type { PipelineRunSummary, PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import type { LeftoverOutcome, LiveAgent } from '../core/pipelines/agentProcesses.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
@@ -25,6 +25,7 @@ import { ownerTaking } from './ownDatabase.js';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { onStopSignal } from '../host/stopSignals.js';
+import { exitsWithin } from '../host/proxy.js';
 
 
 const RUN_OPTIONS = {
@@ -201,6 +202,23 @@ function howToGoOn(runId: string, why: string | null, values: Values): string {
   return `Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X`;
 }
 
+/** How long a command following a run waits for its stopping owner to exit. */
+const OWNER_GONE_MS = 10_000;
+
+/** A run as its owner, which stopped, left it: read from the database, or from the next owner. */
+async function runAsLeft(runId: string, values: Values): Promise<PipelineRunView> {
+  const dbPath = dbPathOf(values);
+  return withCore(
+    { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, `there is no run ${runId}.`) },
+    async (owner) => ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result,
+    async (baton) => {
+      const pipelines = pipelineHost(baton)?.pipelines;
+      if (!pipelines) throw new BatonError('invalid_state', 'this Baton build does not run pipelines');
+      return pipelines.view(runId);
+    },
+  );
+}
+
 /** Ends a run that will not go on (a paused one, say): cancelled, in the owner if one runs it. */
 async function cancel(runId: string, values: Values): Promise<number> {
   const dbPath = dbPathOf(values);
@@ -304,10 +322,24 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
   let seen = 0;
   let status: WorkflowStatusResource['status'];
   let error: string | null = null;
+  let usage: RunUsage;
   try {
     for (;;) {
-      status = ((await callControl(remote, { op: 'workflow_status', id: runId })) as { result: WorkflowStatusResource }).result.status;
-      const events = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result;
+      let events: TimelineEvent[];
+      try {
+        status = ((await callControl(remote, { op: 'workflow_status', id: runId })) as { result: WorkflowStatusResource }).result.status;
+        events = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result;
+      } catch (ex) {
+        if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
+        // The owner stops under this command (it pauses the runs it drives before it closes the database), or died:
+        // once it is gone, the run is read from the database as it left it.
+        await exitsWithin(remote.pid, OWNER_GONE_MS);
+        const left = await runAsLeft(runId, values);
+        status = left.status;
+        error = left.status === 'paused' ? left.pauseReason ?? error : left.status === 'completed' || left.status === 'failed' ? error : `Baton process ${remote.pid}, which ran it, ended`;
+        usage = left.usage;
+        break;
+      }
       for (const e of events.slice(seen)) {
         const p = fromTimeline(runId, e);
         if (p) emit(p);
@@ -317,14 +349,24 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
         if (e.event_type === 'pipeline_interrupted') error = String(d.reason ?? 'interrupted');
       }
       seen = events.length;
-      if (status === 'completed' || status === 'failed' || status === 'paused') break;
+      if (status === 'completed' || status === 'failed' || status === 'paused') {
+        usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;
+        break;
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
     stopListening();
     view?.close();
   }
-  const usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;
+  if (status !== 'completed' && status !== 'failed' && status !== 'paused') {
+    // Its owner died while it ran: it goes on with `baton pipeline resume` (which stops an agent left running).
+    const how = `Go on with: baton pipeline resume ${runId}${dbFlagFor(dbPathOf(values))}`;
+    if (view) process.stdout.write(`Run ${runId}: stopped (${error}); ${how}\n`);
+    else emit({ type: 'summary', runId, status: 'interrupted', error, usage, owner: remote.pid });
+    process.stderr.write(`baton: run ${runId} stopped: ${error}. ${how}\n`);
+    return 1;
+  }
   const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled ? 'aborted' : 'failed';
   if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
   else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });

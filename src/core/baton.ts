@@ -695,6 +695,8 @@ export class Baton implements BatonApi {
 
   /** Writes pending call-log entries and releases waiters; the host closes the store after. */
   async close(): Promise<void> {
+    // Runs this process drives pause (resumable), their agents stopped, before the store closes under them.
+    await this.pipelines.interruptAll('interrupted (the Baton process running it closed)');
     this.waiters.wakeAll();
     // A prune under way stops after its batch; its last writes go before the store closes.
     this.retention.stop();

@@ -99,6 +99,57 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
   }
 });
 
+test('`baton serve` stopped while it runs a pipeline for a following command pauses the run and stops its agent', async () => {
+  const w = hangingPipeline('baton-serve-stop-');
+  const serve = startNode([CLI, 'serve', '--db', w.db, '--workspace', w.workspace], w.env);
+  pids.push(serve.child.pid!);
+  try {
+    await until('baton serve', () => readDiscovery(w.db), 20_000);
+    const run = startRun(w);
+    pids.push(run.child.pid!);
+    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
+    pids.push(agent);
+    serve.child.kill('SIGTERM');
+    assert.equal(await serve.exited, 0, serve.err());
+    assert.equal(alive(agent), false, 'the owner stopped the agent before it closed the database');
+    assert.equal(await run.exited, 3, run.err());
+    const summary = run.events().find((e) => e.type === 'summary');
+    assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (the Baton process running it closed)']);
+    const resumed = await w.cli(['pipeline', 'resume', String(summary!.runId), '--json']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(readFileSync(w.env.COUNTER, 'utf8').trim().split('\n'), ['slow', 'slow']);
+  } finally {
+    serve.child.kill('SIGKILL');
+    rmSync(w.dir, { recursive: true, force: true });
+  }
+});
+
+test('a command following a run whose owner is killed says so and how to go on; resume stops the agent left running', async () => {
+  const w = hangingPipeline('baton-serve-kill-');
+  const serve = startNode([CLI, 'serve', '--db', w.db, '--workspace', w.workspace], w.env);
+  pids.push(serve.child.pid!);
+  try {
+    await until('baton serve', () => readDiscovery(w.db), 20_000);
+    const run = startRun(w);
+    pids.push(run.child.pid!);
+    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
+    pids.push(agent);
+    const runId = String(run.events().find((e) => e.type === 'run_started')!.runId);
+    serve.child.kill('SIGKILL');
+    assert.equal(await run.exited, 1, run.err());
+    assert.match(run.err(), new RegExp(`run ${runId} stopped: Baton process ${serve.child.pid}, which ran it, ended\\. Go on with: baton pipeline resume ${runId} --db `));
+    assert.equal(run.events().find((e) => e.type === 'summary')?.status, 'interrupted');
+    assert.equal(alive(agent), true, 'a killed owner could not stop its agent');
+    const resumed = await w.cli(['pipeline', 'resume', runId, '--json']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(alive(agent), false, 'resume stopped the agent left running');
+    assert.deepEqual(readFileSync(w.env.COUNTER, 'utf8').trim().split('\n'), ['slow', 'slow']);
+  } finally {
+    serve.child.kill('SIGKILL');
+    rmSync(w.dir, { recursive: true, force: true });
+  }
+});
+
 test('SIGHUP to `baton serve` closes the database in order: exit 0, discovery file and lock gone', async () => {
   const t = tempSetup('baton-hup-serve-');
   const { child, exited, err } = startNode([CLI, 'serve', '--db', t.db, '--workspace', t.workspace]);

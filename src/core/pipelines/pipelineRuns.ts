@@ -97,6 +97,8 @@ export class PipelineRuns {
   private readonly grants = new Map<string, Set<McpGrant>>();
   private readonly reviewWaiters = new Map<string, () => void>();
   private readonly driving = new Map<string, AbortController>();
+  /** The passes under way, settled once each has written how it ended. */
+  private readonly passes = new Set<Promise<unknown>>();
   /** Runs whose resumption is under way (stopping what their earlier process left running takes a while). */
   private readonly resuming = new Set<string>();
   /** Runs a person interrupted (Ctrl-C, the terminal closing), with why: their pass pauses rather than fails. */
@@ -232,7 +234,28 @@ export class PipelineRuns {
   }
 
   /** Runs a pass of the run to its end (completed, failed, paused or aborted); completed steps are replayed, not re-run. */
-  async drive(runId: string, opts: DriveOptions = {}): Promise<RunOutcome> {
+  drive(runId: string, opts: DriveOptions = {}): Promise<RunOutcome> {
+    const pass = this.pass(runId, opts);
+    const settled = pass.then(() => undefined, () => undefined);
+    this.passes.add(settled);
+    void settled.then(() => this.passes.delete(settled));
+    return pass;
+  }
+
+  /**
+   * Pauses every run this process drives, as a person interrupting it would (`why`), and waits up to `waitMs` for
+   * their passes to write how they ended: their agents are stopped (SIGTERM, SIGKILL after the runners' grace) and
+   * `baton pipeline resume` goes on with them. For a process that closes the database under its runs.
+   */
+  async interruptAll(why: string, waitMs = 5_000): Promise<void> {
+    for (const id of [...this.driving.keys()]) this.interrupt(id, why);
+    if (this.passes.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all([...this.passes]), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
+  }
+
+  private async pass(runId: string, opts: DriveOptions): Promise<RunOutcome> {
     const exec = this.run(runId);
     if (exec.status !== 'running' && exec.status !== 'awaiting_approval') {
       throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; ${exec.status === 'paused' ? `resume it with \`baton pipeline resume ${runId}\`` : 'it cannot run'}.`);
