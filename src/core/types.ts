@@ -130,7 +130,7 @@ export interface ModelOutput {
 }
 
 /** What `workflow_next_step` may be asked to do besides `continue` (`get_task`: a task of the spec phase you hold). */
-export type NextStepRequestKind = 'continue' | 'refresh_token' | 'get_task';
+export type NextStepRequestKind = 'continue' | 'refresh_token' | 'get_task' | 'reclaim';
 
 /** The request of `workflow_next_step` (spec names). */
 export interface NextStepRequest {
@@ -278,6 +278,8 @@ export interface NextStepResponse {
 export interface CallContext {
   agent_name?: string;
   client_name?: string;
+  /** The MCP connection the call came on (one per client session): a step handed to it may be handed back to it. */
+  session_id?: string;
   correlation_id?: string;
 }
 

@@ -86,6 +86,9 @@ const DONE_STEP = new Set(['completed', 'skipped']);
 const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 
 /** The broker. */
+
+/** Tokens whose connection the broker remembers for request `reclaim` (the newest). */
+const HANDED_KEPT = 10_000;
 export class Broker {
   private readonly buckets: RateBuckets;
   private readonly tokens: TokenLedger;
@@ -98,6 +101,18 @@ export class Broker {
 
   private get repo() {
     return this.deps.repo;
+  }
+
+  /**
+   * The connection each token was handed to (token nonce → session), for request `reclaim`: kept in memory, since a
+   * connection does not outlive this process; the newest HANDED_KEPT only.
+   */
+  private readonly handedTo = new Map<string, string>();
+
+  private handTo(nonce: string, ctx: CallContext): void {
+    if (ctx.session_id === undefined) return;
+    if (this.handedTo.size >= HANDED_KEPT) this.handedTo.delete(this.handedTo.keys().next().value!);
+    this.handedTo.set(nonce, ctx.session_id);
   }
 
   private now(): { ms: number; iso: string } {
@@ -114,7 +129,7 @@ export class Broker {
    */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}, wait?: GateWait): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] | undefined;
-    let mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | undefined;
+    let mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | 'reclaim' | undefined;
     const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
     try {
       const picked = this.mode(req);
@@ -137,6 +152,7 @@ export class Broker {
         const prepared = await this.prepare(req);
         return await this.run(buckets!, () => this.createInTx(req, ctx, true, prepared));
       }
+      if (mode === 'reclaim') return await this.run(buckets!, () => this.handBackInTx(req.task_id!, ctx));
       return await this.run(buckets!, () => this.claimInTx(req.task_id!, req, ctx));
     } catch (ex) {
       if (!BatonError.is(ex)) throw ex;
@@ -162,7 +178,13 @@ export class Broker {
   }
 
   /** Which of the four operations the request asks for; for a bare call, the active task it picks up. */
-  private mode(req: NextStepRequest): { mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task'; activeTaskId?: string } {
+  private mode(req: NextStepRequest): { mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | 'reclaim'; activeTaskId?: string } {
+    if (req.request === 'reclaim') {
+      if (req.step_token) throw new BatonError('invalid_input', "request 'reclaim' is for a step whose token you lost; with the token, use request 'refresh_token' (or just submit).");
+      const activeTaskId = req.task_id ? undefined : this.activeTaskId();
+      if (!req.task_id && !activeTaskId) throw new BatonError('invalid_input', "request 'reclaim' needs the task_id (or execution_id) of the workflow whose step you lost the token of.");
+      return { mode: 'reclaim', activeTaskId };
+    }
     if (req.request === 'get_task') {
       if (!req.step_token) throw new BatonError('invalid_input', "request 'get_task' needs the step_token of the spec phase you hold, and task_number.");
       return { mode: 'task' };
@@ -222,7 +244,7 @@ export class Broker {
         keys.push({ scope: 'task', key: this.repo.executionTask(p.execution_id) ?? p.execution_id });
         if (!ctx.agent_name && p.step_name) agent = this.repo.stepAgent(p.execution_id, p.step_name) ?? agent;
       }
-    } else if (mode === 'claim') {
+    } else if (mode === 'claim' || mode === 'reclaim') {
       const exec = this.resolve(req.task_id!);
       if (exec) keys.push({ scope: 'task', key: exec.task_id ?? exec.execution_id });
     }
@@ -334,6 +356,38 @@ export class Broker {
     return this.advance(exec, req, ctx, []);
   }
 
+  /**
+   * Request `reclaim`: the step this connection holds, handed to it again with a new token (the one it lost is
+   * superseded), or, for a step waiting for approval, a new wait token. Only the connection the step was handed to
+   * gets it (another agent on another connection waits until the token expires and the step stalls); a connection
+   * holding several steps of the workflow cannot say which token it lost, and is told so.
+   */
+  private handBackInTx(id: string, ctx: CallContext): TxResult {
+    const exec = this.resolve(id);
+    if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(id)}; read current-step://active for the active one.`);
+    this.assertWorkable(exec);
+    const held = this.repo.stepsWithStatus(exec.execution_id, ['running', 'awaiting_approval'])
+      .filter((s) => s.token_nonce !== null && ctx.session_id !== undefined && this.handedTo.get(s.token_nonce) === ctx.session_id);
+    if (held.length === 0) {
+      throw new BatonError(
+        'invalid_state',
+        `No step of execution ${exec.execution_id} was handed to this connection, so none is handed back: a step goes back only to the connection that got it (after a restart of Baton, to none), or to the next caller once its token has expired and the step stalls. ${readCurrent(exec.execution_id)}.`,
+      );
+    }
+    if (held.length > 1) {
+      throw new BatonError(
+        'invalid_state',
+        `This connection holds ${held.map((s) => s.step_name).join(', ')} of execution ${exec.execution_id}; 'reclaim' cannot tell which token was lost. Submit the steps whose tokens you have; the others stall once their tokens expire and go to the next caller.`,
+      );
+    }
+    const step = held[0]!;
+    const { iso } = this.now();
+    this.repo.closeToken(step.token_nonce!, 'superseded', iso);
+    this.event(exec.execution_id, 'token_reclaimed', { step_name: step.step_name });
+    if (step.status === 'awaiting_approval') return { response: this.issueWaitToken(exec, step, ctx), events: [] };
+    return this.offer(exec, step, undefined, ctx, []);
+  }
+
   private continueInTx(p: TokenPayload, req: NextStepRequest, ctx: CallContext, refresh: boolean): TxResult {
     const exec = this.repo.execution(p.execution_id);
     if (!exec) throw new BatonError('execution_not_found', `The execution ${p.execution_id} of this token no longer exists; start a new workflow with template_name.`);
@@ -380,7 +434,7 @@ export class Broker {
         }
         if (!refresh) return { response: awaitingResponse(exec, step.step_name, req.step_token!, p.expires_at, this.options.approveCommand), events: [] };
         this.repo.closeToken(tok.nonce, 'superseded', iso);
-        return this.tokens.following(tok.nonce, () => ({ response: this.issueWaitToken(exec, step), events: [] }));
+        return this.tokens.following(tok.nonce, () => ({ response: this.issueWaitToken(exec, step, ctx), events: [] }));
       case 'completed':
         // Approved while the agent waited: the wait token now moves the workflow on.
         this.repo.closeToken(tok.nonce, 'consumed', iso);
@@ -410,7 +464,7 @@ export class Broker {
     const result = this.tokens.following(used, (): TxResult => {
       if (!waiting) return this.offer(exec, step, undefined, ctx, [], undefined, same ? { token: same.token, nonce: next.nonce, expiresMs: same.expiresMs } : undefined);
       if (same) return { response: awaitingResponse(exec, step.step_name, same.token, same.expiresMs, this.options.approveCommand), events: [] };
-      return { response: this.issueWaitToken(exec, step), events: [] };
+      return { response: this.issueWaitToken(exec, step, ctx), events: [] };
     });
     // Another agent's submission with the same token may have won: this call's output, whatever it was, was not taken.
     const kept = resubmitted ? ' The step keeps the output of the call that used the token first; the output of this call was not taken.' : '';
@@ -466,7 +520,7 @@ export class Broker {
       this.event(exec.execution_id, 'step_submitted_for_approval', { step_name: step.step_name, artifacts: output.artifacts.length });
       events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'awaiting_approval' });
       const fresh = this.repo.step(exec.execution_id, step.step_name)!;
-      const response = this.issueWaitToken(exec, fresh);
+      const response = this.issueWaitToken(exec, fresh, ctx);
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
       return { response: withFields(response, { progress }), events };
@@ -541,10 +595,16 @@ export class Broker {
         return `being worked on by ${s.agent_name}${free ? `; if its agent neither submits nor refreshes its token by ${free}, the step is handed to the next caller` : ''}`;
       };
       const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? holding(s) : 'waiting for approval'})`).join(', ');
+      // A step this very connection holds: its agent may have lost the token (a compacted context, say).
+      const mine = ctx.session_id === undefined ? undefined : inFlight.find((s) => {
+        const nonce = this.repo.step(exec.execution_id, s.step_name)?.token_nonce;
+        return nonce != null && this.handedTo.get(nonce) === ctx.session_id;
+      });
+      const lost = mine ? ` ${mine.step_name} was handed to this connection: if you lost its token, call workflow_next_step({ task_id: "${exec.execution_id}", request: "reclaim" }) to get it again.` : '';
       return {
         response: {
           status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress,
-          human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.`,
+          human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.${lost}`,
         },
         events,
       };
@@ -591,6 +651,7 @@ export class Broker {
     this.deps.ports.store.deferWrites?.();
     // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
     const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
+    this.handTo(nonce, ctx);
     if (step.status !== 'running') {
       this.repo.updateStep(exec.execution_id, step.step_name, {
         status: 'running', started_at: step.started_at ?? iso, claimed_by: ctx.agent_name ?? ctx.client_name ?? step.agent_name,
@@ -641,8 +702,9 @@ export class Broker {
   }
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
-  private issueWaitToken(exec: ExecutionRow, step: StepRow): NextStepResponse {
+  private issueWaitToken(exec: ExecutionRow, step: StepRow, ctx: CallContext): NextStepResponse {
     const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true);
+    this.handTo(nonce, ctx);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
     return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt), this.options.approveCommand);
   }

@@ -1,4 +1,5 @@
 // The `broker` group: the spec's broker tool, listed as `workflow_next_step` because clients refuse dots in tool names.
+import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
@@ -25,6 +26,7 @@ How to call it:
 - Finish your step and get the next one: {"step_token": "<new_step_token from your last result>", "model_output_so_far": {"summary": "...", "artifacts": [{"type": "markdown", "title": "...", "content": "..."}], "references": ["path/file.ts"], "confidence": 0.8}}.
 - Claim a parallel ready step of a running workflow: {"task_id": "<task_id or execution_id>"}; {} (no arguments) does the same for the workflow that is active in this project, e.g. one the user started in the editor.
 - Your token expired but the step is still yours: {"request": "refresh_token", "step_token": "<old token>"}.
+- You lost the token of the step you hold (e.g. your context was compacted): {"request": "reclaim", "task_id": "<task_id>"} hands it to you again, on this same connection.
 - Run a spec's tasks.md phase by phase: {"template_name": "spec_execution_v1", "source": "specs/auth/tasks.md"}; submit each phase with "evidence": {"1": "...", "2": "..."} (one entry per validation-gate item); read a task not listed in full with {"request": "get_task", "step_token": "...", "task_number": 3}.
 
 What the result's status means:
@@ -43,10 +45,12 @@ const OUTPUT_FIELDS = Object.keys(modelOutputSchema.shape);
 export function registerBrokerTools(
   server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number,
 ): ToolSpec[] {
+  // This server serves one client connection: the steps handed out on it may be handed back to it (request reclaim).
+  const sessionId = randomUUID();
   const call = async (args: Record<string, unknown>, extra?: ToolCallExtra): Promise<CallToolResult> => {
     const gate = gateWait(extra, gateProgressMs);
     try {
-      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName() }, gate.wait);
+      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName(), session_id: sessionId }, gate.wait);
       // Only when the step has just been submitted: polling calls do not ask again.
       if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
       return toResult(res);

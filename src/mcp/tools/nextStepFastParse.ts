@@ -10,7 +10,7 @@ import { ARTIFACT_TYPES } from '../../core/types.js';
 const DOUBT: unique symbol = Symbol('doubt');
 type Check = (value: unknown) => unknown;
 
-const REQUESTS: ReadonlySet<unknown> = new Set(['continue', 'refresh_token', 'get_task']);
+const REQUESTS: ReadonlySet<unknown> = new Set(['continue', 'refresh_token', 'get_task', 'reclaim']);
 const ARTIFACT_TYPE_SET: ReadonlySet<unknown> = new Set(ARTIFACT_TYPES);
 
 const text: Check = (v) => (typeof v === 'string' ? v : DOUBT);

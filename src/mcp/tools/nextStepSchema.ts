@@ -45,7 +45,7 @@ export const nextStepInputSchema = z.strictObject({
   template_name: z.string().min(1).optional().describe('Start a new workflow from this template (see available-workflows://all)'),
   task_description: z.string().optional().describe('When starting: what the workflow is for'),
   step_token: z.string().min(1).nullable().optional().describe('The new_step_token of your previous call; submit it with model_output_so_far'),
-  request: z.enum(['continue', 'refresh_token', 'get_task']).optional().describe('"continue" (default), "refresh_token" (fresh token, same step) or "get_task" (a task of your spec phase, with task_number)'),
+  request: z.enum(['continue', 'refresh_token', 'get_task', 'reclaim']).optional().describe('"continue" (default), "refresh_token" (fresh token, same step), "get_task" (a task of your spec phase, with task_number) or "reclaim" (with task_id: the step handed to this connection, again, when you lost its token)'),
   model_output_so_far: modelOutputSchema.optional().describe('Your output for the step the token names'),
   requested_step_name: z.string().min(1).optional().describe('Ask for a specific ready step'),
   intent_tags: z.array(z.string()).optional().describe('Tags for routing (e.g. "security")'),
