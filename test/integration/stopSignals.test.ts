@@ -3,13 +3,12 @@
 // pauses the run, which `pipeline resume` goes on with, in whichever process runs it (`pipeline cancel` ends it);
 // `baton serve` closes the database and removes its discovery file.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
-import { alive, startNode } from '../helpers/processes.js';
+import { alive, startNode, type Started } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
@@ -41,12 +40,41 @@ function startRun(w: ReturnType<typeof hangingPipeline>) {
   return { ...run, events };
 }
 
+/** The agent a started run is waiting on (the hanging fixture's pid, once it wrote it). */
+async function agentOf(w: ReturnType<typeof hangingPipeline>): Promise<number> {
+  const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
+  pids.push(agent);
+  return agent;
+}
+
+/**
+ * `baton serve` owning a workspace, and `baton pipeline run p` following the run it drives, its agent hanging in its
+ * step: `check` gets them; the owner is stopped (in order) and the workspace removed afterwards.
+ */
+async function servingRun(prefix: string, check: (s: { w: ReturnType<typeof hangingPipeline>; serve: Started; run: ReturnType<typeof startRun>; agent: number; runId: string }) => Promise<void>): Promise<void> {
+  const w = hangingPipeline(prefix);
+  const serve = startNode([CLI, 'serve', '--db', w.db, '--workspace', w.workspace], w.env);
+  pids.push(serve.child.pid!);
+  let run: ReturnType<typeof startRun> | undefined;
+  try {
+    await until('baton serve', () => readDiscovery(w.db), 20_000);
+    run = startRun(w);
+    const agent = await agentOf(w);
+    const runId = String(run.events().find((e) => e.type === 'run_started')!.runId);
+    await check({ w, serve, run, agent, runId });
+  } finally {
+    run?.child.kill('SIGKILL');
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    rmSync(w.dir, { recursive: true, force: true });
+  }
+}
+
 test('SIGHUP to `baton pipeline run` stops the agent and pauses the run; resume goes on from that step', async () => {
   const w = hangingPipeline('baton-hup-');
   const run = startRun(w);
   try {
-    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
-    pids.push(agent);
+    const agent = await agentOf(w);
     run.child.kill('SIGHUP');
     assert.equal(await run.exited, 3, run.err());
     assert.equal(alive(agent), false, 'the agent was stopped with its run');
@@ -67,15 +95,7 @@ test('SIGHUP to `baton pipeline run` stops the agent and pauses the run; resume 
 });
 
 test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pipeline cancel` ends it', async () => {
-  const w = hangingPipeline('baton-int-');
-  const serve = spawn(process.execPath, [CLI, 'serve', '--db', w.db, '--workspace', w.workspace], { env: { ...process.env, ...w.env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  pids.push(serve.pid!);
-  const run = startRun(w);
-  try {
-    await until('baton serve', () => readDiscovery(w.db), 20_000);
-    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
-    pids.push(agent);
-    const runId = String(run.events().find((e) => e.type === 'run_started')!.runId);
+  await servingRun('baton-int-', async ({ w, run, agent, runId }) => {
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 3, run.err());
     assert.equal(alive(agent), false, 'the owner stopped the agent');
@@ -90,51 +110,25 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
     const notARun = await w.cli(['pipeline', 'cancel', 'nope']);
     assert.equal(notARun.code, 1);
     assert.match(notARun.stderr, /No pipeline run "nope"/);
-  } finally {
-    run.child.kill('SIGKILL');
-    const served = new Promise((r) => serve.once('exit', r));
-    serve.kill('SIGTERM');
-    if (serve.exitCode === null && serve.signalCode === null) await served;
-    rmSync(w.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('`baton serve` stopped while it runs a pipeline for a following command pauses the run and stops its agent', async () => {
-  const w = hangingPipeline('baton-serve-stop-');
-  const serve = startNode([CLI, 'serve', '--db', w.db, '--workspace', w.workspace], w.env);
-  pids.push(serve.child.pid!);
-  try {
-    await until('baton serve', () => readDiscovery(w.db), 20_000);
-    const run = startRun(w);
-    pids.push(run.child.pid!);
-    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
-    pids.push(agent);
+  await servingRun('baton-serve-stop-', async ({ w, serve, run, agent, runId }) => {
     serve.child.kill('SIGTERM');
     assert.equal(await serve.exited, 0, serve.err());
     assert.equal(alive(agent), false, 'the owner stopped the agent before it closed the database');
     assert.equal(await run.exited, 3, run.err());
     const summary = run.events().find((e) => e.type === 'summary');
     assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (the Baton process running it closed)']);
-    const resumed = await w.cli(['pipeline', 'resume', String(summary!.runId), '--json']);
+    const resumed = await w.cli(['pipeline', 'resume', runId, '--json']);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(readFileSync(w.env.COUNTER, 'utf8').trim().split('\n'), ['slow', 'slow']);
-  } finally {
-    serve.child.kill('SIGKILL');
-    rmSync(w.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a command following a run whose owner is killed says so and how to go on; resume stops the agent left running', async () => {
-  const w = hangingPipeline('baton-serve-kill-');
-  const serve = startNode([CLI, 'serve', '--db', w.db, '--workspace', w.workspace], w.env);
-  pids.push(serve.child.pid!);
-  try {
-    await until('baton serve', () => readDiscovery(w.db), 20_000);
-    const run = startRun(w);
-    pids.push(run.child.pid!);
-    const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
-    pids.push(agent);
-    const runId = String(run.events().find((e) => e.type === 'run_started')!.runId);
+  await servingRun('baton-serve-kill-', async ({ w, serve, run, agent, runId }) => {
     serve.child.kill('SIGKILL');
     assert.equal(await run.exited, 1, run.err());
     assert.match(run.err(), new RegExp(`run ${runId} stopped: Baton process ${serve.child.pid}, which ran it, ended\\. Go on with: baton pipeline resume ${runId} --db `));
@@ -144,10 +138,7 @@ test('a command following a run whose owner is killed says so and how to go on; 
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(alive(agent), false, 'resume stopped the agent left running');
     assert.deepEqual(readFileSync(w.env.COUNTER, 'utf8').trim().split('\n'), ['slow', 'slow']);
-  } finally {
-    serve.child.kill('SIGKILL');
-    rmSync(w.dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('SIGHUP to `baton serve` closes the database in order: exit 0, discovery file and lock gone', async () => {
