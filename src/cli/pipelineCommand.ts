@@ -121,7 +121,9 @@ async function list(values: Values): Promise<number> {
   if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
   lines.push('Runs:');
   for (const r of runs) {
-    lines.push(`  ${r.runId}  ${r.system}  ${r.status}${r.pauseReason ? ` (${r.pauseReason})` : ''}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+    // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
+    const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})` : '';
+    lines.push(`  ${r.runId}  ${r.system}  ${r.status}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a)}`);
   }
   if (!runs.length) lines.push('  (none)');
@@ -171,9 +173,12 @@ async function resume(runId: string, values: Values): Promise<number> {
   if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
   const forgetAgents = values['forget-agents'] === true;
   const where = await ownerTaking(values, async (remote) => {
+    // The run's timeline so far is its earlier passes': only what this pass adds is shown.
+    const earlier = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result.length;
     const resumed = (await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values), forget_agents: forgetAgents })) as { result: { agents?: string[] } };
     tellAgents(resumed.result.agents ?? []);
-    return () => followRemote(remote, runId, values, 'run_resumed', null);
+    const name = ((await callControl(remote, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result.system.name;
+    return () => followRemote(remote, runId, values, 'run_resumed', name, earlier);
   });
   if ('follow' in where) return where.follow();
   const { owner } = where;
@@ -237,7 +242,7 @@ async function cancel(runId: string, values: Values): Promise<number> {
     },
   );
   if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-  else process.stdout.write(`Cancelled run ${summary.execution_id}: it is ${summary.status} now.\n`);
+  else process.stdout.write(`Cancelled run ${summary.execution_id}.\n`);
   return 0;
 }
 
@@ -304,7 +309,9 @@ function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null 
 }
 
 /** Follows a run the live owner drives: its timeline as progress; Ctrl-C pauses it there. */
-async function followRemote(remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null): Promise<number> {
+async function followRemote(
+  remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null, earlier = 0,
+): Promise<number> {
   const view = process.stdout.isTTY === true && !values.json
     ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null)
     : null;
@@ -319,7 +326,7 @@ async function followRemote(remote: DiscoveryInfo, runId: string, values: Values
     }).catch(() => {});
   };
   const stopListening = onStopSignal(onSignal);
-  let seen = 0;
+  let seen = earlier;
   let status: WorkflowStatusResource['status'];
   let error: string | null = null;
   let usage: RunUsage;

@@ -371,8 +371,8 @@ export function parseFromWebview(raw: unknown): FromWebview | null {
     case 'team/stop':
       return parseTeamMessage(raw);
     case 'pipeline/resume': {
+      // Both null: resumed as it is (a run a person interrupted); otherwise the new limits of a run paused at its budget.
       if (!onlyKeys(raw, ['tokens', 'usd']) || !limitOk(raw.tokens, true) || !limitOk(raw.usd, false)) return null;
-      if (raw.tokens === null && raw.usd === null) return null;
       return { type: 'pipeline/resume', tokens: raw.tokens, usd: raw.usd };
     }
     default:

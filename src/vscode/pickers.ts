@@ -72,8 +72,3 @@ export async function pickStep(source: BatonSource, title: string, statuses: Ste
   );
   return picked && { executionId: picked.e.execution_id, stepName: picked.s.step_name };
 }
-
-/** Whether an execution can still change. */
-export function isActive(e: ExecutionSummary): boolean {
-  return e.status !== 'completed' && e.status !== 'failed';
-}

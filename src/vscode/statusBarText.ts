@@ -12,9 +12,15 @@ export interface StatusBarView {
 
 const ACTIVE = new Set(['pending', 'running', 'paused', 'timeout', 'escalated', 'awaiting_approval']);
 
+/** Unfinished executions, those moving first (a paused one waits for a person to resume it), most recent first. */
+function activeOf(executions: ExecutionSummary[]): ExecutionSummary[] {
+  const still = (e: ExecutionSummary) => (e.status === 'paused' ? 1 : 0);
+  return executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => still(a) - still(b) || b.updated_at.localeCompare(a.updated_at));
+}
+
 /** The execution the status bar speaks of: one with a gate waiting for a person, else the most recently updated active one. */
 export function statusBarExecution(executions: ExecutionSummary[]): ExecutionSummary | undefined {
-  const active = executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  const active = activeOf(executions);
   return active.find((e) => e.steps.some((s) => s.status === 'awaiting_approval')) ?? active[0];
 }
 
@@ -41,7 +47,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
     const view = specView(chosen, spec);
     if (view) return view;
   }
-  const active = executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  const active = activeOf(executions);
   const waiting = active.flatMap((e) => e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => ({ e, step: s.step_name })));
   const first = waiting[0];
   if (first) {
@@ -60,7 +66,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   return {
-    text: `$(sync~spin) Baton: ${step} · ${Math.round(current.progress)}%`,
+    text: `${current.status === 'paused' ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
     tooltip: `${current.workflow ?? current.kind}: ${running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,

@@ -4,7 +4,8 @@ import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
-import { isActive, pickExecution, targetOf } from './pickers.js';
+import { isActive, isSteppable } from './executionFilters.js';
+import { pickExecution, targetOf } from './pickers.js';
 import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
@@ -119,7 +120,7 @@ async function editorArtifact(): Promise<{ artifact: ArtifactInput; reference: s
 /** `baton.advanceStep`: a person submits a step (claiming the next ready one if the editor holds none). */
 export async function advanceStep(s: Services, arg?: unknown): Promise<void> {
   const t = targetOf(arg);
-  const executionId = t.executionId ?? (await pickExecution(s.connection, 'Baton: Advance Step', isActive));
+  const executionId = t.executionId ?? (await pickExecution(s.connection, 'Baton: Advance Step', isSteppable));
   if (!executionId) return;
   let held = s.held.get(executionId, t.stepName);
   if (!held) {

@@ -103,13 +103,29 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
     assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (Ctrl-C)']);
     const cancelled = await w.cli(['pipeline', 'cancel', runId]);
     assert.equal(cancelled.code, 0, cancelled.stderr);
-    assert.equal(cancelled.stdout, `Cancelled run ${runId}: it is failed now.\n`);
+    assert.equal(cancelled.stdout, `Cancelled run ${runId}.\n`);
+    const listed = await w.cli(['pipeline', 'list']);
+    assert.match(listed.stdout, new RegExp(`${runId}  one  failed  0 tokens`), 'no pause reason once cancelled');
     const again = await w.cli(['pipeline', 'resume', runId]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /is failed; only a paused or interrupted run can be resumed/);
     const notARun = await w.cli(['pipeline', 'cancel', 'nope']);
     assert.equal(notARun.code, 1);
     assert.match(notARun.stderr, /No pipeline run "nope"/);
+  });
+});
+
+test('resuming through the owner a run paused there shows this pass only: the run\'s name, each step started once', async () => {
+  await servingRun('baton-int-resume-', async ({ w, run, runId }) => {
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 3, run.err());
+    const resumed = await w.cli(['pipeline', 'resume', runId, '--json']);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; system?: string; status?: string });
+    assert.equal(events[0]!.type, 'run_resumed');
+    assert.equal(events[0]!.system, 'one');
+    assert.equal(events.filter((e) => e.type === 'step_started').length, 1, resumed.stdout);
+    assert.equal(events.at(-1)!.status, 'completed');
   });
 });
 

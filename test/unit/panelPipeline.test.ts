@@ -94,6 +94,17 @@ test('container statuses: waiting and running win, then failure; all done (or sk
   for (const [children, want] of cases) assert.equal(aggregateStatus(children), want, JSON.stringify(children));
 });
 
+test('the feed puts whole messages and lines one per line, and runs the pieces of a message being written on', () => {
+  const feed = new PipelineFeed();
+  feed.add({ type: 'step_started', runId: 'r', step: 's', stepType: 'agent', agent: 'a', attempt: 1 });
+  feed.add({ type: 'step_output', runId: 'r', step: 's', text: 'writer: working on Fix the login bug' });
+  feed.add({ type: 'step_output', runId: 'r', step: 's', text: 'writer: finished' });
+  assert.equal(feed.step('r', 's')!.text, 'writer: working on Fix the login bug\nwriter: finished');
+  feed.add({ type: 'step_started', runId: 'g', step: 's', stepType: 'agent', agent: 'a', attempt: 1 });
+  for (const piece of ['DONE', '-ANS', 'WER']) feed.add({ type: 'step_output', runId: 'g', step: 's', text: piece, delta: true });
+  assert.equal(feed.step('g', 's')!.text, 'DONE-ANSWER');
+});
+
 test('the feed keeps the tail of the text, the last tool calls and the most recent runs', () => {
   const feed = new PipelineFeed();
   const heard: string[] = [];
@@ -116,10 +127,11 @@ test('the feed keeps the tail of the text, the last tool calls and the most rece
   assert.equal(feed.step('other0', 's')!.text, '');
 });
 
-test('the panel protocol: resume needs a limit; nested step names are accepted for gates, odd ones are not', () => {
+test('the panel protocol: resume takes new limits or none (an interrupted run); nested step names are accepted for gates, odd ones are not', () => {
   assert.deepEqual(parseFromWebview({ type: 'pipeline/resume', tokens: 5000, usd: null }), { type: 'pipeline/resume', tokens: 5000, usd: null });
   assert.deepEqual(parseFromWebview({ type: 'pipeline/resume', tokens: null, usd: 2.5 }), { type: 'pipeline/resume', tokens: null, usd: 2.5 });
-  for (const bad of [{ tokens: null, usd: null }, { tokens: 1.5, usd: null }, { tokens: -1, usd: null }, { tokens: 5 }, { tokens: 5, usd: null, extra: 1 }, { tokens: '5', usd: null }]) {
+  assert.deepEqual(parseFromWebview({ type: 'pipeline/resume', tokens: null, usd: null }), { type: 'pipeline/resume', tokens: null, usd: null });
+  for (const bad of [{ tokens: 1.5, usd: null }, { tokens: -1, usd: null }, { tokens: 5 }, { tokens: 5, usd: null, extra: 1 }, { tokens: '5', usd: null }]) {
     assert.equal(parseFromWebview({ type: 'pipeline/resume', ...bad }), null, JSON.stringify(bad));
   }
   assert.deepEqual(parseFromWebview({ type: 'panel/approve', stepName: 'again[2]/review' }), { type: 'panel/approve', stepName: 'again[2]/review' });
@@ -225,6 +237,30 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last(), 5000);
   assert.deepEqual(done.pipeline!.budget, { tokens: 1000, usd: null });
   assert.equal(done.pipeline!.pausedForBudget, null);
+  p.close();
+});
+
+test('a run a person interrupted shows as such in the panel, not over its budget; Resume there goes on with it', async () => {
+  const runner = new HeldRunner();
+  const system: System = {
+    name: 'stopped', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
+    workflow: [{ id: 'one', type: 'agent', agentId: 'a' }],
+  };
+  const p = await panelOn(system, runner);
+  const first = p.baton.pipelines.drive(p.runId);
+  await until('the agent', () => runner.releases.length === 1, 5000);
+  assert.equal(p.baton.pipelines.interrupt(p.runId, 'interrupted (Ctrl-C)'), true);
+  assert.equal((await first).status, 'paused');
+  const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedInterrupted && p.last(), 5000);
+  assert.equal(state.pipeline!.pausedInterrupted, 'interrupted (Ctrl-C)');
+  assert.equal(state.pipeline!.pausedForBudget, null);
+  // The webview's Resume button: no new limits.
+  await p.controller.receive({ type: 'pipeline/resume', tokens: null, usd: null });
+  await until('the step to start again', () => runner.releases.length === 2, 5000);
+  runner.releases[1]!();
+  const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last(), 5000);
+  assert.equal(done.pipeline!.pausedInterrupted, null);
+  assert.deepEqual(p.failures, []);
   p.close();
 });
 

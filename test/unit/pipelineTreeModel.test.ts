@@ -37,6 +37,13 @@ test('systems with their runs, invalid files marked, blueprint runs under their 
   assert.deepEqual(pipelineRunNodes(executions, 'bug-fix'), [], 'a workflow execution is not a pipeline run');
 });
 
+test('paused runs are counted as paused, not running', () => {
+  const executions = [exec('r1', 'review', 'pipeline', 'paused'), exec('r2', 'review', 'pipeline'), exec('r3', 'review', 'pipeline', 'paused')];
+  assert.equal(pipelinesGroupNode(FILES, executions)!.description, '3 pipelines · 1 running · 2 paused');
+  assert.equal(pipelineNodes(FILES, executions).find((n) => n.label === 'review')!.description, '1 running · 2 paused · 3 runs · .baton/pipelines/review.yaml');
+  assert.equal(pipelineNodes(FILES, [exec('r1', 'review', 'pipeline', 'paused')]).find((n) => n.label === 'review')!.description, '1 paused · 1 run · .baton/pipelines/review.yaml');
+});
+
 test('no group without systems or runs; pipeline runs stay out of "Other executions" and templates', () => {
   assert.equal(pipelinesGroupNode([], [exec('w1', 'bug-fix', 'workflow')]), null);
   const onlyPipelines = [exec('r1', 'review', 'pipeline'), exec('r2', 'bug-fix', 'pipeline')];

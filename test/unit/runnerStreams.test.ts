@@ -155,6 +155,12 @@ describe('runner stream parsers, against recorded transcripts', () => {
     assert.equal(outcome.failure, null, 'a failed tool call is not a failed run');
   });
 
+  it('gemini: the pieces of a message it streams are text deltas; a whole message is plain text', () => {
+    const events = new GeminiStreamParser().line('{"type":"message","role":"assistant","content":"DONE-","delta":true}', {});
+    assert.deepEqual(events, [{ type: 'text', text: 'DONE-', delta: true }]);
+    assert.deepEqual(new GeminiStreamParser().line('{"type":"message","role":"assistant","content":"Whole."}', {}), [{ type: 'text', text: 'Whole.' }]);
+  });
+
   it('codex and gemini: a failed tool call is a tool_result with isError (recorded)', () => {
     for (const [parser, file] of [[new CodexStreamParser(), 'codex.tool-error.jsonl'], [new GeminiStreamParser(), 'gemini.tool-error.jsonl']] as const) {
       const { events } = parse(parser, transcript(file));

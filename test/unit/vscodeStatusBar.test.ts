@@ -1,8 +1,10 @@
 // Rule: the status bar names the step a person must act on first (a gate), else the latest running step with its
-// progress, and disappears when no execution is active. Several gates are counted, never one hiding the others.
+// progress (a paused run after the moving ones, and shown paused), and disappears when no execution is active. Several
+// gates are counted, never one hiding the others. Advance Step's picker offers only runs whose steps can be claimed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
+import { isActive, isSteppable } from '../../src/vscode/executionFilters.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
 
 function exec(id: string, over: Partial<ExecutionSummary>): ExecutionSummary {
@@ -31,6 +33,14 @@ describe('status bar text', () => {
     assert.match(v.tooltip, /2 active executions/);
   });
 
+  it('puts a moving execution before a paused one, however recent; a paused one alone shows paused, not spinning', () => {
+    const paused = exec('p', { status: 'paused', updated_at: '2026-11-22T09:00:00.000Z', current_step: 'draft', progress: 10, steps: [] });
+    assert.equal(statusBarView([paused, exec('r', {})])!.executionId, 'r');
+    const alone = statusBarView([paused])!;
+    assert.equal(alone.text, '$(debug-pause) Baton: draft · 10%');
+    assert.match(alone.tooltip, /paused/);
+  });
+
   it('puts a gate waiting for a person first, with a bell', () => {
     const gated = exec('g', {
       status: 'awaiting_approval', updated_at: '2026-11-22T06:00:00.000Z',
@@ -50,5 +60,13 @@ describe('status bar text', () => {
     assert.equal(v.text, '$(bell) Baton: 2 steps await approval');
     assert.match(v.tooltip, /"review-code" of bug-fix “Fix the login redirect loop”; "review-code" of bug-fix “Fix the cart total rounding”/);
     assert.equal(v.executionId, 'b', 'a click opens the most recently updated one');
+  });
+});
+
+describe('pickers', () => {
+  it('Advance Step offers the unfinished runs with steps to claim: no pipeline or team run, which Baton drives itself', () => {
+    const runs = [exec('w', {}), exec('s', { kind: 'spec' }), exec('p', { kind: 'pipeline' }), exec('t', { kind: 'worker' }), exec('d', { status: 'completed' })];
+    assert.deepEqual(runs.filter(isSteppable).map((e) => e.execution_id), ['w', 's']);
+    assert.deepEqual(runs.filter(isActive).map((e) => e.execution_id), ['w', 's', 'p', 't']);
   });
 });

@@ -115,7 +115,8 @@ export interface AgentProcess {
 
 /** One thing a run did, in the order it happened. Usage and cost events carry the run's totals so far. */
 export type AgentRunEvent =
-  | { type: 'text'; text: string }
+  /** Text the agent wrote: a whole message or line, or (`delta`) the next piece of one it is still writing. */
+  | { type: 'text'; text: string; delta?: true }
   | { type: 'tool_call'; id: string | null; name: string; server: string | null; input: unknown }
   | { type: 'tool_result'; id: string | null; name: string | null; output: string; isError: boolean }
   | { type: 'usage'; usage: TokenUsage }

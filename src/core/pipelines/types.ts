@@ -167,7 +167,8 @@ export interface SystemBlueprint {
 /** What the engine reports while a run goes on (the CLI's progress, the panel's live view). */
 export type PipelineProgress =
   | { type: 'step_started'; runId: string; step: string; stepType: StepType; agent: string | null; attempt: number }
-  | { type: 'step_output'; runId: string; step: string; text: string }
+  /** `delta`: the next piece of a message the agent is still writing (else a whole message or line). */
+  | { type: 'step_output'; runId: string; step: string; text: string; delta?: true }
   | { type: 'step_tool_call'; runId: string; step: string; name: string; server: string | null }
   | { type: 'step_usage'; runId: string; step: string; usage: TokenUsage; costUsd: number | null }
   | { type: 'step_retry'; runId: string; step: string; attempt: number; error: string; waitMs: number }

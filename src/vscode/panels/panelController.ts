@@ -178,12 +178,13 @@ export class PanelController {
     await this.push('update');
   }
 
-  /** Raises a paused run's budget and resumes it (here, or through the owner). */
+  /** Resumes a paused run (here, or through the owner), with its budget raised to what is given. */
   private async resume(tokens: number | null, usd: number | null): Promise<void> {
     try {
       const pipelines = this.host.pipelines;
       if (!pipelines) throw new Error('this editor does not run pipelines');
-      await (await pipelines.source()).resume(this.id, { ...(tokens === null ? {} : { tokens }), ...(usd === null ? {} : { usd }) });
+      const budget = tokens === null && usd === null ? undefined : { ...(tokens === null ? {} : { tokens }), ...(usd === null ? {} : { usd }) };
+      await (await pipelines.source()).resume(this.id, budget);
     } catch (ex) {
       this.host.post({ type: 'panel/error', message: `Could not resume run ${this.id}: ${errorMessage(ex)}` });
     }

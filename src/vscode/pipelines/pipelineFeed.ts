@@ -29,7 +29,8 @@ export class PipelineFeed {
     else if (p.type === 'step_output' || p.type === 'step_tool_call' || p.type === 'step_usage') {
       const s = steps.get(p.step) ?? { text: '', toolCalls: [], tokens: 0 };
       steps.set(p.step, s);
-      if (p.type === 'step_output') s.text = (s.text + p.text).slice(-FEED_TEXT_CHARS);
+      // Whole messages and lines go one per line; the pieces of a message still being written (deltas) run on.
+      if (p.type === 'step_output') s.text = (s.text && !p.delta && !s.text.endsWith('\n') ? `${s.text}\n${p.text}` : s.text + p.text).slice(-FEED_TEXT_CHARS);
       else if (p.type === 'step_tool_call') {
         s.toolCalls.push(p.server ? `${p.server}/${p.name}` : p.name);
         if (s.toolCalls.length > FEED_TOOL_CALLS) s.toolCalls.shift();

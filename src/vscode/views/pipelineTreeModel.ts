@@ -15,14 +15,21 @@ export interface PipelineFile {
 
 const DONE = new Set(['completed', 'failed']);
 
+/** `1 running · 2 paused ·` for the runs not finished (paused ones wait for a person: not running), or ''. */
+function unfinished(runs: ExecutionSummary[], sep: string, trail: boolean): string {
+  const paused = runs.filter((e) => e.status === 'paused').length;
+  const running = runs.filter((e) => !DONE.has(e.status) && e.status !== 'paused').length;
+  const parts = [running ? `${running} running` : '', paused ? `${paused} paused` : ''].filter(Boolean);
+  return parts.length ? `${trail ? '' : sep}${parts.join(sep)}${trail ? sep : ''}` : '';
+}
+
 /** The Pipelines group node; none when there is no system and no run. */
 export function pipelinesGroupNode(files: PipelineFile[], executions: ExecutionSummary[]): TreeNode | null {
   const runs = executions.filter((e) => e.kind === 'pipeline');
   if (!files.length && !runs.length) return null;
-  const active = runs.filter((e) => !DONE.has(e.status)).length;
   const names = new Set([...files.map((f) => f.name), ...runs.map((r) => r.workflow ?? '')]);
   return {
-    id: 'group:pipelines', label: 'Pipelines', description: `${names.size} pipeline${names.size === 1 ? '' : 's'}${active ? ` · ${active} running` : ''}`,
+    id: 'group:pipelines', label: 'Pipelines', description: `${names.size} pipeline${names.size === 1 ? '' : 's'}${unfinished(runs, ' · ', false)}`,
     tooltip: 'Systems of agents in .baton/pipelines and their runs. Run one with Baton: Run Pipeline…',
     icon: { id: 'type-hierarchy-sub' }, contextValue: 'group', collapsible: 'expanded', ref: { kind: 'group', group: 'pipelines' },
   };
@@ -39,8 +46,7 @@ export function pipelineNodes(files: PipelineFile[], executions: ExecutionSummar
   }
   return entries.map((e) => {
     const mine = runs.filter((r) => r.workflow === e.name);
-    const active = mine.filter((r) => !DONE.has(r.status)).length;
-    const counts = mine.length ? `${active ? `${active} running · ` : ''}${mine.length} run${mine.length === 1 ? '' : 's'}` : 'not run yet';
+    const counts = mine.length ? `${unfinished(mine, ' · ', true)}${mine.length} run${mine.length === 1 ? '' : 's'}` : 'not run yet';
     return {
       // A new id once it has runs: the editor keeps the first collapsible state it saw for an id.
       id: mine.length ? `pipeline:${e.name}` : `pipeline:${e.name}:idle`,

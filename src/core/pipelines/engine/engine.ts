@@ -255,7 +255,7 @@ export class PipelineEngine {
         onProcess: track?.onProcess,
       });
       for await (const ev of run) {
-        if (ev.type === 'text') this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text });
+        if (ev.type === 'text') this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text, ...(ev.delta ? { delta: true as const } : {}) });
         if (ev.type === 'tool_call') this.deps.progress({ type: 'step_tool_call', runId: this.runId, step: name, name: ev.name, server: ev.server });
         if (ev.type === 'usage' || ev.type === 'cost') {
           const cur = this.live.get(name) ?? { tokens: 0, usd: 0 };

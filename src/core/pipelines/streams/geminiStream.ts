@@ -23,7 +23,8 @@ export class GeminiStreamParser extends JsonLinesParser {
         const text = field(e, 'content', 'string');
         this.turnText = e.delta === true ? this.turnText + text : text;
         this.text = this.turnText;
-        return text === '' ? [] : [{ type: 'text', text }];
+        if (text === '') return [];
+        return [e.delta === true ? { type: 'text', text, delta: true } : { type: 'text', text }];
       }
       case 'tool_use': {
         const raw = field(e, 'tool_name', 'string');

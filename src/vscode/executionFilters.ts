@@ -1,0 +1,12 @@
+// Which executions a command offers in its picker. No 'vscode' import (unit-tested).
+import type { ExecutionSummary } from '../core/api.js';
+
+/** Whether an execution can still change. */
+export function isActive(e: ExecutionSummary): boolean {
+  return e.status !== 'completed' && e.status !== 'failed';
+}
+
+/** An unfinished run whose steps agents (or a person) claim and submit: not a pipeline run or team run, which Baton drives. */
+export function isSteppable(e: ExecutionSummary): boolean {
+  return isActive(e) && e.kind !== 'pipeline' && e.kind !== 'worker';
+}
