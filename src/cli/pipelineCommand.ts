@@ -122,7 +122,8 @@ async function list(values: Values): Promise<number> {
   lines.push('Runs:');
   for (const r of runs) {
     // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
-    const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})` : '';
+    const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
+      : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId})` : '';
     lines.push(`  ${r.runId}  ${r.system}  ${r.status}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a)}`);
   }

@@ -179,7 +179,10 @@ export interface PanelPipeline {
   budgetUsedPercent: number | null;
   /** Set while the run is paused because it reached its budget. */
   pausedForBudget: string | null;
-  /** Set while the run is paused because a person stopped the process driving it (Ctrl-C): why, to resume as it is. */
+  /**
+   * Set while the run is paused because a person stopped the process driving it (Ctrl-C), or is left running by one
+   * that ended: why, to resume as it is.
+   */
   pausedInterrupted: string | null;
   /** Whether streamed output reaches this editor (runs driven in this editor's process). */
   live: boolean;

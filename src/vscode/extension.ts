@@ -58,6 +58,11 @@ export function activate(context: vscode.ExtensionContext): void {
     registerSpecCodeLens(services),
     registerContentDiagnostics(log),
     ExecutionPanel.registerSerializer(context, () => c),
+    // A takeover (this window now owns the database, or follows another owner) changes what the panels read from, and
+    // the last events of the owner that went (a run it paused as it closed, say) reach no one: they read again.
+    c.onDidChange(() => {
+      if (c.state === 'ready') ExecutionPanel.refreshAll();
+    }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void c.restart()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       // Settings of the editor's face alone (the CodeLens) leave the database open.

@@ -78,6 +78,11 @@ test('the graph keeps the structure and names instances as the engine does; cont
   assert.equal(fresh.budgetUsedPercent, null);
   const paused = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget of 200 tokens reached' }), rows, undefined, true);
   assert.equal(paused.pausedForBudget, 'budget of 200 tokens reached');
+  assert.equal(paused.pausedInterrupted, null);
+  // Left running by a Baton process that ended (no process drives it): offered to resume as it is.
+  const left = buildPanelPipeline(view({ status: 'running', orphaned: true }), rows, undefined, true);
+  assert.deepEqual([left.pausedInterrupted, left.pausedForBudget], ['interrupted (the Baton process running it ended)', null]);
+  assert.equal(buildPanelPipeline(view({ status: 'running', orphaned: false }), rows, undefined, true).pausedInterrupted, null);
 });
 
 test('container statuses: waiting and running win, then failure; all done (or skipped) is done', () => {

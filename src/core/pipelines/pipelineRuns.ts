@@ -59,6 +59,8 @@ export interface PipelineRunSummary {
   budget: Budget | null;
   /** Its recorded agents still alive (a run's process that died may have left them running); absent when none. */
   agents?: LiveAgent[];
+  /** Unfinished, and no process drives it (the one that did ended): it goes on with resume. Absent from an older owner. */
+  orphaned?: boolean;
 }
 
 /** One run as the editor's panel shows it: its system (the step graph), budget, spend and why it paused. */
@@ -70,6 +72,8 @@ export interface PipelineRunView {
   budget: Budget | null;
   pauseReason: string | null;
   usage: RunUsage;
+  /** Unfinished, and no process drives it (the one that did ended): it goes on with resume. Absent from an older owner. */
+  orphaned?: boolean;
 }
 
 /** What the pipelines need from the facade. */
@@ -335,6 +339,15 @@ export class PipelineRuns {
     for (const [key, wake] of this.reviewWaiters) if (key.startsWith(`${runId}\u0000`)) wake();
   }
 
+  /**
+   * Whether a run is unfinished and no process drives it: runs are driven only by the database's owner, so one this
+   * process (the owner, or a reader with no owner) does not drive was left by a process that ended.
+   */
+  private orphaned(exec: Pick<ExecutionRow, 'execution_id' | 'status'>): boolean {
+    const moving = exec.status === 'running' || exec.status === 'awaiting_approval';
+    return moving && !this.driving.has(exec.execution_id) && !this.resuming.has(exec.execution_id);
+  }
+
   /** Whether this process drives the run now. */
   isDriving(runId: string): boolean {
     return this.driving.has(runId);
@@ -399,7 +412,7 @@ export class PipelineRuns {
     const meta = exec.metadata;
     return {
       runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
-      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id),
+      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id), orphaned: this.orphaned(exec),
     };
   }
 
@@ -412,7 +425,7 @@ export class PipelineRuns {
       return {
         runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
         updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
-        ...(agents ? { agents } : {}),
+        ...(agents ? { agents } : {}), orphaned: this.orphaned(e),
       };
     });
   }

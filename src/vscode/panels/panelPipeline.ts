@@ -122,7 +122,8 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     budget,
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
     pausedForBudget: view.status === 'paused' && !interrupted(view.pauseReason) ? view.pauseReason ?? 'the run reached its budget' : null,
-    pausedInterrupted: view.status === 'paused' && interrupted(view.pauseReason) ? view.pauseReason : null,
+    pausedInterrupted: view.status === 'paused' && interrupted(view.pauseReason) ? view.pauseReason
+      : view.orphaned ? 'interrupted (the Baton process running it ended)' : null,
     live,
   };
 }
