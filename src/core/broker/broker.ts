@@ -85,10 +85,10 @@ const FINISHED = new Set(['completed', 'failed']);
 const DONE_STEP = new Set(['completed', 'skipped']);
 const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 
-/** The broker. */
-
 /** Tokens whose connection the broker remembers for request `reclaim` (the newest). */
 const HANDED_KEPT = 10_000;
+
+/** The broker. */
 export class Broker {
   private readonly buckets: RateBuckets;
   private readonly tokens: TokenLedger;
