@@ -55,9 +55,10 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
   ctx.dependency_artifacts = [];
   let frame = okTextFrame(res);
   // A long task description or feedback is cut so that both forms keep to the budget, with room for an artifact's shell.
-  if (freeTextIsLong(ctx)) frame = fitFreeText(res, budgetBytes - (heads.length ? SHELL_ROOM : 0), frame);
+  let measured: number | undefined;
+  if (freeTextIsLong(ctx)) ({ frame, json: measured } = fitFreeText(res, budgetBytes - (heads.length ? SHELL_ROOM : 0), frame));
   if (heads.length === 0) return remember(res, frame.head + artifactsSection(ctx) + frame.tail);
-  const jsonBase = utf8Length(JSON.stringify(res));
+  const jsonBase = measured ?? utf8Length(JSON.stringify(res));
   const textBase = utf8Length(frame.head) + utf8Length(frame.tail);
   // Newest first: the most recent dependency usually matters most.
   const newest = [...heads].reverse();
@@ -112,15 +113,18 @@ export function fitStepResult(res: NextStepResponse, heads: ArtifactHead[], budg
 /** Room kept for one inline artifact's shell (its ids, type, title and URI) when the free texts are cut to fit. */
 const SHELL_ROOM = 400;
 
-/** Cuts the context's free texts (cutFreeText) until both forms, without artifacts, fit `budgetBytes`; the new frame. */
-function fitFreeText(res: NextStepResponse, budgetBytes: number, frame: { head: string; tail: string }): { head: string; tail: string } {
+/**
+ * Cuts the context's free texts (cutFreeText) until both forms, without artifacts, fit `budgetBytes`; the new frame,
+ * and the JSON's size as it now stands when it was measured last (the fitting of artifacts starts from it).
+ */
+function fitFreeText(res: NextStepResponse, budgetBytes: number, frame: { head: string; tail: string }): { frame: { head: string; tail: string }; json?: number } {
   for (let i = 0; i < 4; i++) {
-    const text = utf8Length(frame.head) + utf8Length(artifactsSection(res.context!)) + utf8Length(frame.tail);
-    const over = Math.max(utf8Length(JSON.stringify(res)), text) - budgetBytes;
-    if (over <= 0 || !cutFreeText(res.context!, over)) break;
+    const json = utf8Length(JSON.stringify(res));
+    const over = Math.max(json, utf8Length(frame.head) + utf8Length(artifactsSection(res.context!)) + utf8Length(frame.tail)) - budgetBytes;
+    if (over <= 0 || !cutFreeText(res.context!, over)) return { frame, json };
     frame = okTextFrame(res);
   }
-  return frame;
+  return { frame };
 }
 
 function sum(values: number[], count: number): number {
