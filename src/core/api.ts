@@ -179,6 +179,8 @@ export interface ExecutionSummary {
   task_description?: string | null;
   /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
+  /** A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. */
+  orphaned?: boolean;
   steps: Array<{ step_name: string; status: StepStatus; agent_name: string }>;
   /** For a team run (kind 'worker'): its instance; absent from an older owner. */
   instance?: string;

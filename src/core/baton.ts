@@ -392,6 +392,7 @@ export class Baton implements BatonApi {
       progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at, ...executionFacts(e),
       steps: this.repo.stepStates(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
+      ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
     };
   }
 

@@ -12,9 +12,14 @@ export interface StatusBarView {
 
 const ACTIVE = new Set(['pending', 'running', 'paused', 'timeout', 'escalated', 'awaiting_approval']);
 
+/** Paused, or left by the process that drove it (orphaned): it waits for a person to resume it. */
+function stopped(e: ExecutionSummary): boolean {
+  return e.status === 'paused' || e.orphaned === true;
+}
+
 /** Unfinished executions, those moving first (a paused one waits for a person to resume it), most recent first. */
 function activeOf(executions: ExecutionSummary[]): ExecutionSummary[] {
-  const still = (e: ExecutionSummary) => (e.status === 'paused' ? 1 : 0);
+  const still = (e: ExecutionSummary) => (stopped(e) ? 1 : 0);
   return executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => still(a) - still(b) || b.updated_at.localeCompare(a.updated_at));
 }
 
@@ -66,8 +71,8 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   return {
-    text: `${current.status === 'paused' ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
-    tooltip: `${current.workflow ?? current.kind}: ${running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
+    text: `${stopped(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
+    tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,
   };

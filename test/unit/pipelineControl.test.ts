@@ -1,5 +1,5 @@
 // Rule: the owner's pipeline control ops re-check what a client sends (system, budget, ids) and answer with the
-// domain error's status and message; a started run is driven by the owner.
+// domain error's status and message; a started run is driven by the owner; a run no process drives is listed as such.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLog } from '../../src/core/ports.js';
@@ -53,4 +53,18 @@ test('bad pipeline requests are refused with the field and the fix', async () =>
   const again = await handleControl(baton, JSON.stringify({ op: 'pipeline_resume', run_id: id }), silentLog);
   assert.equal(again.status, 409);
   assert.match(JSON.stringify(again.body), /is completed; only a paused or interrupted run can be resumed/);
+});
+
+test('a run no process drives (the one that did ended) is listed as orphaned, with its input as its task; driven, not', async () => {
+  const { baton } = await makeBaton();
+  baton.pipelines.setRunners(() => new FakeRunner(() => ({ text: 'done' })));
+  // Started and never driven here: as a run whose driving process died looks to the next owner.
+  const runId = await baton.pipelines.start(SYSTEM as never, { input: 'fix the login bug', cwd: '/tmp' });
+  const listed = () => baton.listExecutions().find((e) => e.execution_id === runId)!;
+  assert.deepEqual([listed().status, listed().orphaned, listed().task_description], ['running', true, 'fix the login bug']);
+  assert.equal(baton.pipelines.list().find((r) => r.runId === runId)!.orphaned, true);
+  const driving = baton.pipelines.drive(runId);
+  assert.equal(listed().orphaned, undefined, 'driven by this process');
+  assert.equal((await driving).status, 'completed');
+  assert.equal(listed().orphaned, undefined, 'finished');
 });

@@ -44,6 +44,16 @@ test('paused runs are counted as paused, not running', () => {
   assert.equal(pipelineNodes(FILES, [exec('r1', 'review', 'pipeline', 'paused')]).find((n) => n.label === 'review')!.description, '1 paused · 1 run · .baton/pipelines/review.yaml');
 });
 
+test('a run the process that drove it left (orphaned) reads interrupted, with the pause icon, and waits with the paused', () => {
+  const left = { ...exec('r1', 'review', 'pipeline'), orphaned: true, task_description: 'fix the login bug' };
+  assert.equal(pipelinesGroupNode(FILES, [left, exec('r2', 'review', 'pipeline')])!.description, '3 pipelines · 1 running · 1 paused');
+  const [node] = pipelineRunNodes([left], 'review');
+  assert.equal(node!.label, 'review · interrupted · 50%');
+  assert.equal(node!.description, 'fix the login bug · draft', 'the run\'s input is its task');
+  assert.equal(node!.icon.id, 'debug-pause');
+  assert.match(node!.tooltip!, /The Baton process that drove it ended: open it and Resume/);
+});
+
 test('no group without systems or runs; pipeline runs stay out of "Other executions" and templates', () => {
   assert.equal(pipelinesGroupNode([], [exec('w1', 'bug-fix', 'workflow')]), null);
   const onlyPipelines = [exec('r1', 'review', 'pipeline'), exec('r2', 'bug-fix', 'pipeline')];

@@ -41,6 +41,14 @@ describe('status bar text', () => {
     assert.match(alone.tooltip, /paused/);
   });
 
+  it('a pipeline run whose driving process ended waits like a paused one: after moving runs, with the pause icon', () => {
+    const left = exec('o', { kind: 'pipeline', orphaned: true, updated_at: '2026-11-22T09:00:00.000Z', current_step: 'draft', progress: 0, steps: [] });
+    assert.equal(statusBarView([left, exec('r', {})])!.executionId, 'r');
+    const alone = statusBarView([left])!;
+    assert.equal(alone.text, '$(debug-pause) Baton: draft · 0%');
+    assert.match(alone.tooltip, /interrupted \(the Baton process that drove it ended\)/);
+  });
+
   it('puts a gate waiting for a person first, with a bell', () => {
     const gated = exec('g', {
       status: 'awaiting_approval', updated_at: '2026-11-22T06:00:00.000Z',

@@ -38,8 +38,11 @@ export function withCancelledMark(metadata: ExecutionRow['metadata'], reason: st
   return { ...metadata, cancelled: { reason, by, at } };
 }
 
-/** The task description an execution started with, and whether it was cancelled (both kept in its metadata). */
+/**
+ * The task description an execution started with (a pipeline run's: its input), and whether it was cancelled (both
+ * kept in its metadata).
+ */
 export function executionFacts(e: Pick<ExecutionRow, 'metadata'>): { task_description: string | null; cancelled: boolean } {
-  const description = e.metadata.task_description;
+  const description = e.metadata.task_description ?? (e.metadata.origin === 'pipeline' ? e.metadata.input : undefined);
   return { task_description: typeof description === 'string' && description.trim() ? description : null, cancelled: e.metadata.cancelled !== undefined };
 }

@@ -343,7 +343,7 @@ export class PipelineRuns {
    * Whether a run is unfinished and no process drives it: runs are driven only by the database's owner, so one this
    * process (the owner, or a reader with no owner) does not drive was left by a process that ended.
    */
-  private orphaned(exec: Pick<ExecutionRow, 'execution_id' | 'status'>): boolean {
+  isOrphaned(exec: Pick<ExecutionRow, 'execution_id' | 'status'>): boolean {
     const moving = exec.status === 'running' || exec.status === 'awaiting_approval';
     return moving && !this.driving.has(exec.execution_id) && !this.resuming.has(exec.execution_id);
   }
@@ -412,7 +412,7 @@ export class PipelineRuns {
     const meta = exec.metadata;
     return {
       runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
-      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id), orphaned: this.orphaned(exec),
+      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id), orphaned: this.isOrphaned(exec),
     };
   }
 
@@ -425,7 +425,7 @@ export class PipelineRuns {
       return {
         runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
         updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
-        ...(agents ? { agents } : {}), orphaned: this.orphaned(e),
+        ...(agents ? { agents } : {}), orphaned: this.isOrphaned(e),
       };
     });
   }

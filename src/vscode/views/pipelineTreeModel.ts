@@ -15,10 +15,14 @@ export interface PipelineFile {
 
 const DONE = new Set(['completed', 'failed']);
 
-/** `1 running · 2 paused ·` for the runs not finished (paused ones wait for a person: not running), or ''. */
+/**
+ * `1 running · 2 paused ·` for the runs not finished, or ''. Paused ones, and those the process that drove them left
+ * (orphaned), wait for a person to resume them: not running.
+ */
 function unfinished(runs: ExecutionSummary[], sep: string, trail: boolean): string {
-  const paused = runs.filter((e) => e.status === 'paused').length;
-  const running = runs.filter((e) => !DONE.has(e.status) && e.status !== 'paused').length;
+  const waits = (e: ExecutionSummary) => e.status === 'paused' || e.orphaned === true;
+  const paused = runs.filter(waits).length;
+  const running = runs.filter((e) => !DONE.has(e.status) && !waits(e)).length;
   const parts = [running ? `${running} running` : '', paused ? `${paused} paused` : ''].filter(Boolean);
   return parts.length ? `${trail ? '' : sep}${parts.join(sep)}${trail ? sep : ''}` : '';
 }

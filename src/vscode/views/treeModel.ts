@@ -69,8 +69,8 @@ export function statusIcon(status: ExecutionStatus | StepStatus, cancelled = fal
 }
 
 /** The label of an execution: "<workflow> · <status> · <progress>%" (a cancelled one says "cancelled"). */
-export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress' | 'cancelled'>): string {
-  return `${e.workflow ?? e.kind} · ${statusText(e.status, e.cancelled)} · ${Math.round(e.progress)}%`;
+export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress' | 'cancelled' | 'orphaned'>): string {
+  return `${e.workflow ?? e.kind} · ${e.orphaned ? 'interrupted' : statusText(e.status, e.cancelled)} · ${Math.round(e.progress)}%`;
 }
 
 /** What tells one run from another of the same workflow: the task as typed (clipped), then the step or start time. */
@@ -171,8 +171,10 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
     label: executionLabel(e),
     description: executionDescription(e),
     tooltip: `${e.task_description ? `${taskLabel(e.task_description, 500)}\n` : ''}Execution ${e.execution_id}${e.task_id ? `\nTask ${e.task_id}` : ''}` +
-      `\nStarted ${e.started_at}\nUpdated ${e.updated_at}${e.cancelled ? '\nCancelled' : ''}`,
-    icon: statusIcon(e.status, e.cancelled),
+      `\nStarted ${e.started_at}\nUpdated ${e.updated_at}${e.cancelled ? '\nCancelled' : ''}` +
+      `${e.orphaned ? '\nThe Baton process that drove it ended: open it and Resume, or run baton pipeline resume' : ''}`,
+    // A run left by the process that drove it waits, as a paused one does, for a person to resume it.
+    icon: statusIcon(e.orphaned ? 'paused' : e.status, e.cancelled),
     contextValue: `execution:${e.status}`,
     collapsible: DONE.has(e.status) ? 'collapsed' : 'expanded',
     ref: { kind: 'execution', execution_id: e.execution_id, workflow: e.workflow, status: e.status },
