@@ -30,12 +30,15 @@ function list(testid: string, items: string[], empty: string): HTMLElement {
 
 /** Workflow name, the task it runs on, status badge and progress. */
 export function renderHeader(state: PanelState): HTMLElement {
-  const status = statusText(state.status, state.cancelled);
+  // A pipeline run its driving process left reads "running" in the database: it waits, as a paused one does.
+  const left = state.status === 'running' && state.pipeline?.pausedInterrupted != null;
+  const status = left ? 'interrupted' : statusText(state.status, state.cancelled);
+  const key = state.cancelled ? 'cancelled' : left ? 'paused' : state.status;
   return h('header', { class: 'header' },
     h('h1', {}, state.workflow ?? 'Workflow'),
     h('vscode-badge', {
-      'data-testid': 'status', 'data-status': state.cancelled ? 'cancelled' : state.status,
-      class: `status status-${state.cancelled ? 'cancelled' : state.status}`, title: `Execution ${status}`,
+      'data-testid': 'status', 'data-status': left ? 'interrupted' : key,
+      class: `status status-${key}`, title: `Execution ${status}`,
     }, status),
     h('div', { class: 'progress' },
       h('vscode-progress-bar', { value: state.progress, max: 100, 'aria-label': 'Workflow progress' }),

@@ -240,6 +240,10 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await $('budget-paused').count(), 0);
     assert.match((await $('interrupted-paused').textContent()) ?? '', /Paused: interrupted.*interrupted \(Ctrl-C\); the step it was on runs again/);
     await $('resume-interrupted').click();
+    // Left running by a Baton process that ended: the header says interrupted, not running.
+    await send({ type: 'panel/update', state: { ...fixture('running'), pipeline: { ...pipelineFixture(), pausedForBudget: null, pausedInterrupted: 'interrupted (the Baton process running it ended)' } } });
+    await page.locator('[data-testid="status"][data-status="interrupted"]').waitFor({ timeout: 5_000 });
+    assert.equal(await $('status').textContent(), 'interrupted');
 
     // At a gate: what the agent submitted, with long unbroken tokens and a right-to-left override in it.
     const token = 'x'.repeat(3000);
