@@ -89,7 +89,6 @@ export function renderPipeline(p: PanelPipeline, handlers: PipelineHandlers): HT
     : h('p', { class: 'empty', 'data-testid': 'agent-usage' }, 'No agent has finished a step yet.');
   return h('section', { class: 'pipeline', 'data-testid': 'pipeline', 'aria-labelledby': 'pipeline-heading' },
     h('h2', { id: 'pipeline-heading' }, `Pipeline ${p.system}`),
-    h('p', { class: 'dim', 'data-testid': 'pipeline-input' }, `Task: ${p.input}`),
     h('p', { 'data-testid': 'pipeline-usage' }, `Run: ${p.total.tokens} tokens · ${money(p.total.costUsd)}`),
     ...renderBudget(p, handlers),
     p.live ? null : h('p', { class: 'dim' }, 'Another Baton process drives this run: statuses follow it, streamed output shows there.'),

@@ -224,6 +224,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: pipelineFixture() } });
     await $('pipeline').waitFor({ timeout: 5_000 });
     assert.equal(await $('graph').count(), 0, 'a pipeline shows its outline, not the dependency graph');
+    assert.equal(await $('pipeline-input').count(), 0, 'the run\'s input is the task the header shows: not said twice');
     assert.equal(await $('pstep-fan/lint').getAttribute('data-status'), 'running');
     assert.equal(await $('pstep-fan').getAttribute('data-type'), 'parallel');
     assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="poutput"]').textContent()) ?? '', /linting the draft/);
