@@ -1,7 +1,7 @@
 // `baton pipeline list | run | resume | cancel`: systems of agents run step by step by this process, which owns the
 // database while it runs (so `baton approve` in another terminal reaches it, and agents reach its MCP server).
 import type { Budget, PipelineProgress } from '../core/pipelines/types.js';
-import type { PipelineRunSummary, PipelineRunView } from '../core/pipelines/pipelineRuns.js';
+import { interruptedReason, isInterruption, type PipelineRunSummary, type PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import type { LeftoverOutcome, LiveAgent } from '../core/pipelines/agentProcesses.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
@@ -194,17 +194,17 @@ async function resume(runId: string, values: Values): Promise<number> {
 }
 
 /** Why runs this process hosted for other commands paused when it was stopped (their commands' own Ctrl-C would). */
-const INTERRUPTED = 'interrupted (the Baton process running it was stopped)';
+const INTERRUPTED = interruptedReason('the Baton process running it was stopped');
 
 /** Why a run paused when a person stopped the command driving it. */
 function interruptedBy(signal: NodeJS.Signals): string {
-  return `interrupted (${signal === 'SIGINT' ? 'Ctrl-C' : signal === 'SIGHUP' ? 'the terminal closed' : signal})`;
+  return interruptedReason(signal === 'SIGINT' ? 'Ctrl-C' : signal === 'SIGHUP' ? 'the terminal closed' : signal);
 }
 
 /** How a paused run goes on: resumed as it is (interrupted), or with a higher budget. */
 function howToGoOn(runId: string, why: string | null, values: Values): string {
   const db = dbFlagFor(dbPathOf(values));
-  if (why?.startsWith('interrupted')) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
+  if (isInterruption(why)) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
   return `Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X`;
 }
 

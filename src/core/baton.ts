@@ -17,7 +17,7 @@ import { ContentQueries, ContractValidator, Projects, createLifecycle } from './
 import type { CorePorts, SqlValue } from './ports.js';
 import { AgentProcesses } from './pipelines/agentProcesses.js';
 import { Memory } from './pipelines/memory.js';
-import { PipelineRuns } from './pipelines/pipelineRuns.js';
+import { interruptedReason, PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
 import { TERMINAL_STATES } from './stateMachine.js';
@@ -697,7 +697,7 @@ export class Baton implements BatonApi {
   /** Writes pending call-log entries and releases waiters; the host closes the store after. */
   async close(): Promise<void> {
     // Runs this process drives pause (resumable), their agents stopped, before the store closes under them.
-    await this.pipelines.interruptAll('interrupted (the Baton process running it closed)');
+    await this.pipelines.interruptAll(interruptedReason('the Baton process running it closed'));
     this.waiters.wakeAll();
     // A prune under way stops after its batch; its last writes go before the store closes.
     this.retention.stop();

@@ -46,6 +46,19 @@ export interface DriveOptions {
   onProgress?: (p: PipelineProgress) => void;
 }
 
+/**
+ * The pause reason of a run stopped by a person or by the process driving it closing (`cause`: "Ctrl-C", …), which
+ * `baton pipeline resume` goes on with as it is; `isInterruption` tells it from a budget's.
+ */
+export function interruptedReason(cause: string): string {
+  return `interrupted (${cause})`;
+}
+
+/** Whether a pause reason is an interruption's (interruptedReason), not a budget's. */
+export function isInterruption(reason: string | null | undefined): reason is string {
+  return reason?.startsWith('interrupted (') === true;
+}
+
 /** A run as `baton pipeline list` shows it. */
 export interface PipelineRunSummary {
   runId: string;

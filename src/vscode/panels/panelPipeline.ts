@@ -2,7 +2,7 @@
 // (`seq/child`, `cond/then/child`, `loop[2]/child`), each leaf with its recorded status and spend and its streamed
 // output, containers with the status of what they hold; spend per agent and for the run, and the budget. Pure.
 import { describeCondition } from '../../core/pipelines/engine/conditions.js';
-import type { PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
+import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import type { StepStatus } from '../../core/types.js';
 import type { PanelPipeline, PanelPipelineNode } from '../../shared/protocol.js';
@@ -102,11 +102,6 @@ function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): P
   return steps.map((s) => node(s, prefix, ctx));
 }
 
-/** Whether a run paused because a person stopped the process driving it (PipelineRuns.interrupt), not for its budget. */
-function interrupted(reason: string | null | undefined): reason is string {
-  return reason?.startsWith('interrupted') === true;
-}
-
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const ctx: Ctx = { rows: new Map(steps.map((s) => [s.step_name, s])), view, feed };
@@ -121,9 +116,9 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
-    pausedForBudget: view.status === 'paused' && !interrupted(view.pauseReason) ? view.pauseReason ?? 'the run reached its budget' : null,
-    pausedInterrupted: view.status === 'paused' && interrupted(view.pauseReason) ? view.pauseReason
-      : view.orphaned ? 'interrupted (the Baton process running it ended)' : null,
+    pausedForBudget: view.status === 'paused' && !isInterruption(view.pauseReason) ? view.pauseReason ?? 'the run reached its budget' : null,
+    pausedInterrupted: view.status === 'paused' && isInterruption(view.pauseReason) ? view.pauseReason
+      : view.orphaned ? interruptedReason('the Baton process running it ended') : null,
     live,
   };
 }
