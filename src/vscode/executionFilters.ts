@@ -10,3 +10,8 @@ export function isActive(e: ExecutionSummary): boolean {
 export function isSteppable(e: ExecutionSummary): boolean {
   return isActive(e) && e.kind !== 'pipeline' && e.kind !== 'worker';
 }
+
+/** Paused, or a pipeline run the process that drove it left (orphaned): it waits for a person to resume it. */
+export function waitsForResume(e: ExecutionSummary): boolean {
+  return e.status === 'paused' || e.orphaned === true;
+}

@@ -2,6 +2,7 @@
 import type { ExecutionSummary } from '../core/api.js';
 import type { SpecStatus } from '../core/specTypes.js';
 import { plural, runName } from '../shared/labels.js';
+import { waitsForResume } from './executionFilters.js';
 
 /** The status bar's text, tooltip and the execution a click opens; undefined hides the item. */
 export interface StatusBarView {
@@ -12,14 +13,9 @@ export interface StatusBarView {
 
 const ACTIVE = new Set(['pending', 'running', 'paused', 'timeout', 'escalated', 'awaiting_approval']);
 
-/** Paused, or left by the process that drove it (orphaned): it waits for a person to resume it. */
-function stopped(e: ExecutionSummary): boolean {
-  return e.status === 'paused' || e.orphaned === true;
-}
-
 /** Unfinished executions, those moving first (a paused one waits for a person to resume it), most recent first. */
 function activeOf(executions: ExecutionSummary[]): ExecutionSummary[] {
-  const still = (e: ExecutionSummary) => (stopped(e) ? 1 : 0);
+  const still = (e: ExecutionSummary) => (waitsForResume(e) ? 1 : 0);
   return executions.filter((e) => ACTIVE.has(e.status)).sort((a, b) => still(a) - still(b) || b.updated_at.localeCompare(a.updated_at));
 }
 
@@ -71,7 +67,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   return {
-    text: `${stopped(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
+    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
     tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,

@@ -2,6 +2,7 @@
 // (pipeline executions, newest first), and the runs of systems no file holds (started from a blueprint). No 'vscode'.
 import type { ExecutionSummary } from '../../core/api.js';
 import { executionNodes, type TreeNode } from './treeModel.js';
+import { waitsForResume } from '../executionFilters.js';
 
 /** A system file as the tree lists it. */
 export interface PipelineFile {
@@ -20,9 +21,8 @@ const DONE = new Set(['completed', 'failed']);
  * (orphaned), wait for a person to resume them: not running.
  */
 function unfinished(runs: ExecutionSummary[], sep: string, trail: boolean): string {
-  const waits = (e: ExecutionSummary) => e.status === 'paused' || e.orphaned === true;
-  const paused = runs.filter(waits).length;
-  const running = runs.filter((e) => !DONE.has(e.status) && !waits(e)).length;
+  const paused = runs.filter(waitsForResume).length;
+  const running = runs.filter((e) => !DONE.has(e.status) && !waitsForResume(e)).length;
   const parts = [running ? `${running} running` : '', paused ? `${paused} paused` : ''].filter(Boolean);
   return parts.length ? `${trail ? '' : sep}${parts.join(sep)}${trail ? sep : ''}` : '';
 }
