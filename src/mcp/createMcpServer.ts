@@ -164,13 +164,15 @@ function wrapToolCalls(
     const spec = byName.get(request.params.name);
     const name = spec?.name ?? request.params.name;
     const args = request.params.arguments ?? {};
+    // The call's one entry in the call log, however it ends (`failed`: why, when it did).
+    const logged = (response: unknown, failed?: { message: string | undefined; category: CallLogEntry['error_category'] }) => baton.logCall({
+      call_type: 'tool', name, request: args, response, duration_ms: performance.now() - started, success: !failed,
+      error_message: failed?.message, error_category: failed?.category, ide_type: clientName(), agent_name: agentName,
+    });
     if (!spec) {
       // No tool of this server by that name: a protocol error, as MCP's tools spec has it (Invalid params).
       const message = unknownTool(name, [...byName.keys()], groups);
-      baton.logCall({
-        call_type: 'tool', name, request: args, response: null, duration_ms: performance.now() - started, success: false,
-        error_message: message, error_category: 'validation', ide_type: clientName(), agent_name: agentName,
-      });
+      logged(null, { message, category: 'validation' });
       throw rpcError(ErrorCode.InvalidParams, message);
     }
     let result: CallToolResult;
@@ -204,18 +206,7 @@ function wrapToolCalls(
       if (result.isError) category = errorCategory(code);
     }
     const message = result.isError ? result.content.find((c) => c.type === 'text')?.text : undefined;
-    baton.logCall({
-      call_type: 'tool',
-      name,
-      request: args,
-      response: result.structuredContent ?? result.content,
-      duration_ms: performance.now() - started,
-      success: !result.isError,
-      error_message: message,
-      error_category: category,
-      ide_type: clientName(),
-      agent_name: agentName,
-    });
+    logged(result.structuredContent ?? result.content, result.isError ? { message, category } : undefined);
     if (result.isError && category === 'system_error') log.debug(`tool ${name} failed: ${message ?? ''}`);
     return result;
   };
