@@ -4,10 +4,10 @@
 // `baton start` is stopped when the next team starts (which ends the team run no process serves any more).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { alive } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
@@ -32,9 +32,7 @@ type Listed = { runs: Array<{ runId: string; agents?: Array<{ agent: string; pid
 const linuxOnly = { skip: process.platform !== 'linux' && 'process identity is proved on Linux only' };
 
 test('resume stops the agent group a SIGKILLed run left running before the step runs again', linuxOnly, async () => {
-  const t = tempSetup('baton-orphan-');
-  mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
-  writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), SYSTEM.replaceAll('AGENT', JSON.stringify(AGENT)));
+  const t = pipelineSetup('baton-orphan-', SYSTEM, AGENT);
   const orphanFile = join(t.dir, 'orphan.json');
   const env = { ORPHAN: orphanFile, HANG_AGENT: 'worker', BATON_LOG_LEVEL: 'error' };
   const dbArgs = ['--db', t.db, '--workspace', t.workspace];

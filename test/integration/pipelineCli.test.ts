@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
@@ -16,9 +16,7 @@ before(() => ensureBuilt());
 after(() => killAll(pids));
 
 function workspaceWith(yaml: string) {
-  const t = tempSetup('baton-pipe-');
-  mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
-  writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), yaml.replaceAll('AGENT', JSON.stringify(AGENT)));
+  const t = pipelineSetup('baton-pipe-', yaml, AGENT);
   const env = { COUNTER: join(t.dir, 'counter'), HANG_PID: join(t.dir, 'hang.pid'), BATON_LOG_LEVEL: 'error' };
   return { ...t, env, counter: () => (existsSync(env.COUNTER) ? readFileSync(env.COUNTER, 'utf8').trim().split('\n') : []) };
 }

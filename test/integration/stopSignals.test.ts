@@ -3,11 +3,11 @@
 // pauses the run, which `pipeline resume` goes on with, in whichever process runs it (`pipeline cancel` ends it);
 // `baton serve` closes the database and removes its discovery file.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
-import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { alive, startNode, type Started } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
@@ -19,14 +19,12 @@ after(() => killAll(pids));
 
 /** A workspace whose pipeline `p` has one agent step that hangs on its first run (the fixture's HANG_AGENT). */
 function hangingPipeline(prefix: string) {
-  const t = tempSetup(prefix);
-  mkdirSync(join(t.workspace, '.baton', 'pipelines'), { recursive: true });
-  writeFileSync(join(t.workspace, '.baton', 'pipelines', 'p.yaml'), `name: one
+  const t = pipelineSetup(prefix, `name: one
 agents:
-  - { id: slow, runner: command, command: [node, ${JSON.stringify(AGENT)}] }
+  - { id: slow, runner: command, command: [node, AGENT] }
 workflow:
   - { id: work, type: agent, agentId: slow }
-`);
+`, AGENT);
   const env = { COUNTER: join(t.dir, 'counter'), HANG_PID: join(t.dir, 'hang.pid'), HANG_AGENT: 'slow', BATON_LOG_LEVEL: 'error' };
   const cli = (args: string[]) => runCli([...args, '--db', t.db, '--workspace', t.workspace], env);
   return { ...t, env, cli };
