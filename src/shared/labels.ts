@@ -15,6 +15,12 @@ export function statusText(status: string, cancelled = false): string {
   return cancelled && status === 'failed' ? 'cancelled' : status.replace(/_/g, ' ');
 }
 
+/** A progress percentage as shown: whole, 0–100, below 100 until the run has completed (rounding says 100 early). */
+export function shownProgress(progress: number, status: string): number {
+  const whole = Math.max(0, Math.min(100, Math.round(progress)));
+  return status === 'completed' ? whole : Math.min(99, whole);
+}
+
 /** "1 step", "2 steps" (`many` for an irregular plural). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

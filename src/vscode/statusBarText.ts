@@ -1,7 +1,7 @@
 // What the status bar says about the active execution. No 'vscode' import (unit-tested).
 import type { ExecutionSummary } from '../core/api.js';
 import type { SpecStatus } from '../core/specTypes.js';
-import { plural, runName } from '../shared/labels.js';
+import { plural, runName, shownProgress } from '../shared/labels.js';
 import { waitsForResume } from './executionFilters.js';
 
 /** The status bar's text, tooltip and the execution a click opens; undefined hides the item. */
@@ -32,7 +32,7 @@ function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefi
   const title = `Phase ${phase.phase}/${spec.total_phases - 1}: ${phase.name}`;
   const waiting = phase.status === 'awaiting_approval';
   return {
-    text: waiting ? `$(bell) Baton: ${title} awaiting approval` : `$(sync~spin) Baton: ${title} · ${Math.round(e.progress)}%`,
+    text: waiting ? `$(bell) Baton: ${title} awaiting approval` : `$(sync~spin) Baton: ${title} · ${shownProgress(e.progress, e.status)}%`,
     tooltip: `Spec workflow on ${spec.source}: ${title}, ${waiting ? "waits for a person's sign-off" : phase.status.replace(/_/g, ' ')}. Click to open the execution.`,
     executionId: e.execution_id,
   };
@@ -67,7 +67,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   return {
-    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${Math.round(current.progress)}%`,
+    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${shownProgress(current.progress, current.status)}%`,
     tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,

@@ -1,9 +1,13 @@
 // Rule: what the editor shows a person names runs so two of one workflow differ (the task as typed, clipped to one
 // line), each gate's notification text is its own, statuses read as words ("awaiting approval", "cancelled"), counts
-// take the right plural, and bidi control characters in agent text are shown, never obeyed.
+// take the right plural, progress says 100% only for a run that completed, and bidi control characters in agent text
+// are shown, never obeyed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bidiSafe, gateMessage, plural, runName, statusText, taskLabel } from '../../src/shared/labels.js';
+import { bidiSafe, gateMessage, plural, runName, shownProgress, statusText, taskLabel } from '../../src/shared/labels.js';
+import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+import { statusBarView } from '../../src/vscode/statusBarText.js';
+import { executionLabel } from '../../src/vscode/views/treeModel.js';
 
 describe('labels', () => {
   it('reads statuses as words, a cancelled failure as "cancelled"', () => {
@@ -11,6 +15,17 @@ describe('labels', () => {
     assert.equal(statusText('failed'), 'failed');
     assert.equal(statusText('failed', true), 'cancelled');
     assert.equal(statusText('running', true), 'running', 'only a finished execution reads as cancelled');
+  });
+
+  it('says 100% only for a completed run: the panel, the tree and the status bar', () => {
+    assert.deepEqual([shownProgress(99.6, 'running'), shownProgress(100, 'awaiting_approval'), shownProgress(100, 'completed'), shownProgress(-3, 'running'), shownProgress(49.5, 'paused')], [99, 99, 100, 0, 50]);
+    // 199 of 200 steps done rounds to 100 (an owner that rounded, or an older run's record): the last one still runs.
+    const run = { execution_id: 'e1', task_id: null, workflow: 'long', kind: 'template' as const, status: 'running' as const, progress: 100, current_step: 'last', started_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', steps: [{ step_name: 'last', status: 'running' as const, agent_name: 'a' }] };
+    assert.equal(executionLabel(run), 'long · running · 99%');
+    assert.match(statusBarView([run])!.text, / · 99%$/);
+    const state = buildPanelState({ ...run, completed_at: null, steps: [] }, null, [], [], '');
+    assert.equal(state.progress, 99);
+    assert.equal(buildPanelState({ ...run, status: 'completed', completed_at: null, steps: [] }, null, [], [], '').progress, 100);
   });
 
   it('counts with the right plural', () => {

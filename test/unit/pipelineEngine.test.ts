@@ -303,6 +303,38 @@ workflow:
   }
 });
 
+test('progress counts the steps not reached yet and reads 100% only once the run has finished', async () => {
+  const { baton } = await setup((req) => (req.agent === 'analyzer' ? { hang: true } : { text: 'plan v1' }));
+  const sys = system(`name: paced
+${AGENTS}
+workflow:
+  - { type: agent, agentId: scout, outputVariable: plan }
+  - { id: check, type: human_review, inputTemplate: "Approve {{plan}}?" }
+  - id: last
+    type: conditional
+    condition: { field: plan, operator: contains, value: plan }
+    trueBranch: [{ id: write, type: agent, agentId: analyzer }]
+    falseBranch: []
+`);
+  const id = await baton.pipelines.start(sys, { input: 'x', cwd: '/tmp' });
+  const driving = baton.pipelines.drive(id);
+  while (baton.workflowStatus(id).status !== 'awaiting_approval') await new Promise((r) => setTimeout(r, 2));
+  // One of three planned steps is done (the first one's row was the only one, and read 100%).
+  assert.equal(baton.workflowStatus(id).progress, 33, 'at the gate');
+  await baton.decide({ execution_id: id, decision: 'approve', by: 'tester' });
+  while (baton.workflowStatus(id).steps.find((s) => s.step_name === 'last/then/write')?.status !== 'running') await new Promise((r) => setTimeout(r, 2));
+  assert.equal(baton.workflowStatus(id).progress, 67, 'while the last step runs');
+  baton.pipelines.abort(id);
+  await driving;
+  assert.notEqual(baton.workflowStatus(id).progress, 100, 'a cancelled run is not done');
+  const { runningProgress } = await import('../../src/core/pipelines/pipelineRuns.js');
+  assert.equal(runningProgress({ completed: 200, running: 1 }, 3), 99, 'rounding never says 100 while a step runs');
+  const done = await setup(() => ({ text: 'ok' }));
+  const quick = await done.baton.pipelines.start(system(`name: quick\n${AGENTS}\nworkflow:\n  - { type: agent, agentId: scout }\n`), { input: 'x', cwd: '/tmp' });
+  assert.equal((await done.baton.pipelines.drive(quick)).status, 'completed');
+  assert.equal(done.baton.workflowStatus(quick).progress, 100);
+});
+
 test('transform steps trim, parse JSON, extract with a pattern and split lines; a bad JSON text fails the run clearly', async () => {
   const { baton, runner } = await setup(() => ({ text: 'Score: 8/10\n```json\n{"ok": true}\n```' }));
   const sys = system(`name: t

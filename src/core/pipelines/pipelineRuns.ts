@@ -14,7 +14,7 @@ import type { Variables } from './engine/interpolate.js';
 import type { Memory } from './memory.js';
 import { MEMORY_LIMITS } from './memory.js';
 import { addUsage, ZERO_USAGE, type AgentRunner, type McpGrant, type TokenUsage } from './runner.js';
-import type { Budget, PipelineProgress, System, SystemAgent } from './types.js';
+import type { Budget, PipelineProgress, System, SystemAgent, SystemWorkflowStep } from './types.js';
 
 /** Resolves an agent to its runner: the host's runner registry. */
 export type RunnerResolver = (agent: SystemAgent) => AgentRunner;
@@ -283,7 +283,7 @@ export class PipelineRuns {
     const relay = () => ctl.abort();
     opts.signal?.addEventListener('abort', relay, { once: true });
     const meta = exec.metadata;
-    const journal = new Journal(this, runId, this.loadSteps(runId));
+    const journal = new Journal(this, runId, this.loadSteps(runId), plannedSteps(meta.system.workflow));
     const progress = (p: PipelineProgress) => {
       opts.onProgress?.(p);
       for (const w of [...this.watchers]) {
@@ -532,13 +532,46 @@ function rollup(steps: Map<string, StepRowLite>): RunUsage {
   return out;
 }
 
+/**
+ * How many step instances a pass over `steps` runs at least: a loop's children once, a conditional's larger arm
+ * (rows are written only as steps start, so the steps not reached yet are counted from the system).
+ */
+export function plannedSteps(steps: readonly SystemWorkflowStep[]): number {
+  return steps.reduce((n, s) => {
+    switch (s.type) {
+      case 'sequential':
+      case 'parallel':
+      case 'loop':
+        return n + plannedSteps(s.children ?? []);
+      case 'conditional':
+        return n + Math.max(plannedSteps(s.trueBranch ?? []), plannedSteps(s.falseBranch ?? []));
+      default:
+        return n + 1;
+    }
+  }, 0);
+}
+
+/**
+ * A running run's progress: its done steps over the larger of its recorded and planned steps, below 100 until the run
+ * has finished (only `finish` says 100: a run whose last step or gate still runs is not done).
+ */
+export function runningProgress(counts: Partial<Record<string, number>>, planned: number): number {
+  const recorded = Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
+  const total = Math.max(recorded, planned);
+  const done = (counts.completed ?? 0) + (counts.skipped ?? 0);
+  return total ? Math.min(99, Math.round((done * 100) / total)) : 0;
+}
+
 /** The durable journal of one pass over one run. */
 class Journal implements RunJournal {
   private position: number;
   /** The run's spend so far, kept up to date as steps end (the budget is checked before every step). */
   private spent: RunUsage['total'];
 
-  constructor(private readonly runs: PipelineRuns, private readonly runId: string, private readonly rows: Map<string, StepRowLite>) {
+  constructor(
+    private readonly runs: PipelineRuns, private readonly runId: string, private readonly rows: Map<string, StepRowLite>,
+    private readonly planned: number,
+  ) {
     this.position = Math.max(0, ...[...rows.values()].map((r) => r.position)) + 1;
     this.spent = rollup(rows).total;
   }
@@ -602,7 +635,8 @@ class Journal implements RunJournal {
         this.deps.repo.forgetShapes(this.runId);
       }
       const from = this.status()!;
-      const fields: Record<string, unknown> = { current_step: step.name };
+      // A step that starts counts in the progress (a run whose first step finished read 100% while its next one ran).
+      const fields: Record<string, unknown> = { current_step: step.name, progress: runningProgress(this.deps.repo.statusCounts(this.runId), this.planned) };
       if (status === 'awaiting_approval' && from === 'running') fields.status = 'awaiting_approval';
       this.deps.repo.updateExecution(this.runId, fields, iso, from);
       this.deps.event(this.runId, status === 'running' ? 'step_started' : 'gate_requested', { step_name: step.name, type: step.type, agent: step.agent, attempt: step.attempt, ...extra });
@@ -647,10 +681,7 @@ class Journal implements RunJournal {
         [status, outputJson, summary, status === 'completed' ? null : r.error ?? null, status === 'pending' ? null : iso, started ? ms - Date.parse(started) : null, meta, this.runId, step.name],
       );
       if (status === 'completed' && step.type === 'agent') this.storeOutput(step, r.output ?? '', iso, events);
-      const counts = this.deps.repo.statusCounts(this.runId);
-      const all = Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
-      const progress = all ? Math.round(((counts.completed ?? 0) * 100) / all) : 0;
-      this.deps.repo.updateExecution(this.runId, { progress }, iso);
+      this.deps.repo.updateExecution(this.runId, { progress: runningProgress(this.deps.repo.statusCounts(this.runId), this.planned) }, iso);
       this.deps.event(this.runId, status === 'completed' ? 'step_completed' : status === 'failed' ? 'step_failed' : 'step_interrupted', {
         step_name: step.name, agent: step.agent, attempt: step.attempt, usage: total.usage, cost_usd: total.costUsd, error: r.error ?? null,
       });

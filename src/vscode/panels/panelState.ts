@@ -2,6 +2,7 @@
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
 import type { StepDefinition } from '../../core/types.js';
 import type { ArtifactRecord, CurrentStepResource, SubmittedOutput, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
+import { shownProgress } from '../../shared/labels.js';
 import type {
   PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelSubmission, PanelTimelineEntry,
 } from '../../shared/protocol.js';
@@ -203,7 +204,7 @@ export function buildPanelState(
     status: status.status,
     // An owner that predates the cancelled mark: its timeline still says so.
     cancelled: status.cancelled ?? (status.status === 'failed' && events.some((e) => e.event_type === 'workflow_cancelled')),
-    progress: Math.max(0, Math.min(100, Math.round(status.progress))),
+    progress: shownProgress(status.progress, status.status),
     currentStep: status.current_step,
     startedAt: status.started_at,
     completedAt: status.completed_at,

@@ -3,7 +3,7 @@
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
 import type { Finding } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
-import { plural, runName, statusText, taskLabel } from '../../shared/labels.js';
+import { plural, runName, shownProgress, statusText, taskLabel } from '../../shared/labels.js';
 
 export { statusText };
 
@@ -70,7 +70,7 @@ export function statusIcon(status: ExecutionStatus | StepStatus, cancelled = fal
 
 /** The label of an execution: "<workflow> · <status> · <progress>%" (a cancelled one says "cancelled"). */
 export function executionLabel(e: Pick<ExecutionSummary, 'workflow' | 'kind' | 'status' | 'progress' | 'cancelled' | 'orphaned'>): string {
-  return `${e.workflow ?? e.kind} · ${e.orphaned ? 'interrupted' : statusText(e.status, e.cancelled)} · ${Math.round(e.progress)}%`;
+  return `${e.workflow ?? e.kind} · ${e.orphaned ? 'interrupted' : statusText(e.status, e.cancelled)} · ${shownProgress(e.progress, e.status)}%`;
 }
 
 /** What tells one run from another of the same workflow: the task as typed (clipped), then the step or start time. */
