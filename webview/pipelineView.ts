@@ -1,6 +1,7 @@
 // A pipeline run in the panel: the system's step graph as a nested outline (parallel, conditional and loop structure
 // kept), each step's type, status, spend and streamed output with its tool calls; spend per agent and for the run,
 // the budget with how much is used, and — for a run paused at its budget — raising it and resuming.
+import { money, spendText, tokenCount } from '../src/shared/labels.js';
 import type { PanelPipeline, PanelPipelineNode } from '../src/shared/protocol.js';
 import { h } from './dom.js';
 import { statusLabel } from './graphView.js';
@@ -16,14 +17,6 @@ const TYPE_ICONS: Record<string, string> = {
   loop: 'sync', iteration: 'debug-restart', human_review: 'person', transform: 'symbol-operator',
 };
 
-function money(usd: number | null): string {
-  return usd === null ? '' : `$${usd.toFixed(4)}`;
-}
-
-function spend(tokens: number, usd: number | null): string {
-  return [tokens ? `${tokens} tokens` : '', usd ? money(usd) : ''].filter(Boolean).join(' · ');
-}
-
 function renderNode(n: PanelPipelineNode): HTMLElement {
   const head = h('div', { class: 'pnode-head' },
     h('span', { class: `codicon codicon-${TYPE_ICONS[n.type] ?? 'circle'}`, 'aria-hidden': 'true' }),
@@ -32,7 +25,7 @@ function renderNode(n: PanelPipelineNode): HTMLElement {
     n.agent ? h('span', { class: 'dim' }, ` · ${n.agent}`) : null,
     h('span', { class: `pstatus status-${n.status}`, 'data-testid': 'pstatus' }, ` ${statusLabel(n.status)}`),
     n.attempt > 1 ? h('span', { class: 'dim' }, ` · attempt ${n.attempt}`) : null,
-    n.tokens || n.costUsd ? h('span', { class: 'dim', 'data-testid': 'pspend' }, ` · ${spend(n.tokens, n.costUsd)}`) : null);
+    n.tokens || n.costUsd ? h('span', { class: 'dim', 'data-testid': 'pspend' }, ` · ${spendText(n.tokens, n.costUsd)}`) : null);
   return h('li', { class: `pnode pnode-${n.type}`, 'data-testid': `pstep-${n.name}`, 'data-status': n.status, 'data-type': n.type },
     head,
     n.detail ? h('div', { class: 'dim pdetail' }, n.detail) : null,
@@ -45,7 +38,7 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
   const out: HTMLElement[] = [];
   const used = p.budget
     ? `Budget: ${p.budgetUsedPercent ?? 0}% used — ${[
-      p.budget.tokens !== null ? `${p.total.tokens} of ${p.budget.tokens} tokens` : '',
+      p.budget.tokens !== null ? `${tokenCount(p.total.tokens)} of ${tokenCount(p.budget.tokens)} tokens` : '',
       p.budget.usd !== null ? `${money(p.total.costUsd)} of ${money(p.budget.usd)}` : '',
     ].filter(Boolean).join(' · ')}`
     : 'No budget set.';
@@ -85,11 +78,11 @@ export function renderPipeline(p: PanelPipeline, handlers: PipelineHandlers): HT
   const agents = p.byAgent.length
     ? h('table', { 'data-testid': 'agent-usage', class: 'usage' },
       h('tr', {}, h('th', {}, 'Agent'), h('th', {}, 'Steps'), h('th', {}, 'Tokens'), h('th', {}, 'Cost')),
-      ...p.byAgent.map((a) => h('tr', { 'data-agent': a.agent }, h('td', {}, a.agent), h('td', {}, String(a.steps)), h('td', {}, String(a.tokens)), h('td', {}, money(a.costUsd)))))
+      ...p.byAgent.map((a) => h('tr', { 'data-agent': a.agent }, h('td', {}, a.agent), h('td', {}, String(a.steps)), h('td', {}, tokenCount(a.tokens)), h('td', {}, money(a.costUsd)))))
     : h('p', { class: 'empty', 'data-testid': 'agent-usage' }, 'No agent has finished a step yet.');
   return h('section', { class: 'pipeline', 'data-testid': 'pipeline', 'aria-labelledby': 'pipeline-heading' },
     h('h2', { id: 'pipeline-heading' }, `Pipeline ${p.system}`),
-    h('p', { 'data-testid': 'pipeline-usage' }, `Run: ${p.total.tokens} tokens · ${money(p.total.costUsd)}`),
+    h('p', { 'data-testid': 'pipeline-usage' }, `Run: ${tokenCount(p.total.tokens)} tokens · ${money(p.total.costUsd)}`),
     ...renderBudget(p, handlers),
     p.live ? null : h('p', { class: 'dim' }, 'Another Baton process drives this run: statuses follow it, streamed output shows there.'),
     h('ul', { class: 'ptree ptree-root', 'data-testid': 'pipeline-steps' }, ...p.nodes.map(renderNode)),

@@ -21,6 +21,21 @@ export function shownProgress(progress: number, status: string): number {
   return status === 'completed' ? whole : Math.min(99, whole);
 }
 
+/** Dollars as the panel shows spend: "$0.0123"; empty for none. */
+export function money(usd: number | null): string {
+  return usd === null ? '' : `$${usd.toFixed(4)}`;
+}
+
+/** A token count with its thousands grouped: "1,234". */
+export function tokenCount(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
+
+/** Spend as the panel shows it: "1,234 tokens · $0.0100", either part left out when nothing (all of it: empty). */
+export function spendText(tokens: number, usd: number | null): string {
+  return [tokens ? `${tokenCount(tokens)} tokens` : '', usd ? money(usd) : ''].filter(Boolean).join(' · ');
+}
+
 /** "1 step", "2 steps" (`many` for an irregular plural). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

@@ -1,8 +1,9 @@
 // Rule: the panel state is plain, bounded JSON built from the engine's resources — steps with status, dependencies,
 // timings, attempts and feedback; live contracts first, template definitions for the rest; guardrails by rule;
-// artifacts without content; findings from artifact metadata; the last 200 events; awaiting steps. At a gate, everything
-// the agent submitted for the waiting step (summary, findings, blockers, confidence, decisions, artifacts, references)
-// is in the state before the decision; the task as typed, and a cancelled execution, are told.
+// artifacts without content; findings from artifact metadata; the last 200 events (usage said as spend, not JSON);
+// awaiting steps. At a gate, everything the agent submitted for the waiting step (summary, findings, blockers,
+// confidence, decisions, artifacts, references) is in the state before the decision; the task as typed, and a
+// cancelled execution, are told.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ArtifactRecord, CurrentStepResource, StepStatusView, TimelineEvent, WorkflowStatusResource } from '../../src/core/api.js';
@@ -117,6 +118,20 @@ test('the timeline keeps the last 200 events with their step and a one-line deta
   assert.equal(eventDetail(null), '');
   assert.equal(eventDetail('plain'), 'plain');
   assert.ok(eventDetail({ text: 'y'.repeat(1000) }).length <= 240);
+});
+
+test('usage in the timeline reads as spend does in the panel ("1,234 tokens · $0.0100"), never as JSON', () => {
+  const usage = { input: 1000, output: 234, cached: 50, reasoning: 0 };
+  assert.equal(eventDetail({ step_name: 'draft', agent: 'writer', attempt: 1, usage, cost_usd: 0.01, error: null }),
+    'agent: writer, attempt: 1, usage: 1,234 tokens · $0.0100');
+  assert.equal(eventDetail({ usage: { usage, tokens: 1234, costUsd: 0.5 } }), 'usage: 1,234 tokens · $0.5000', 'a run\'s total');
+  assert.equal(eventDetail({ reason: 'over', usage: { usage, tokens: 1234, costUsd: 0 }, budget: { tokens: 1000 } }),
+    'reason: over, usage: 1,234 tokens, budget: 1,000 tokens');
+  assert.equal(eventDetail({ step_name: 'loud', usage: { input: 0, output: 0, cached: 0, reasoning: 0 }, cost_usd: null }), '', 'a step that spent nothing');
+  assert.equal(eventDetail({ usage: 'n/a', cost_usd: 0.2 }), 'usage: n/a, cost_usd: 0.2', 'what is not usage stays as it is');
+  const s = buildPanelState(status, current, [{ event_type: 'workflow_completed', event_data: { usage: { usage, tokens: 1234, costUsd: 0.01 } }, created_at: '2026-01-01T00:00:00Z' }], [], '');
+  assert.equal(s.timeline[0]?.detail, 'usage: 1,234 tokens · $0.0100');
+  assert.ok(!s.timeline[0]?.detail.includes('{'));
 });
 
 test('a selected step survives only if the execution has it; the state is plain JSON', () => {

@@ -2,7 +2,7 @@
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
 import type { StepDefinition } from '../../core/types.js';
 import type { ArtifactRecord, CurrentStepResource, SubmittedOutput, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
-import { shownProgress } from '../../shared/labels.js';
+import { shownProgress, spendText } from '../../shared/labels.js';
 import type {
   PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelSubmission, PanelTimelineEntry,
 } from '../../shared/protocol.js';
@@ -157,15 +157,39 @@ function submission(stepName: string, out: SubmittedOutput): PanelSubmission {
   };
 }
 
-/** A one-line rendering of an event's data: its scalar fields as `key: value`, step name left out (shown apart). */
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/**
+ * Spend in an event as the panel says it elsewhere ("1,234 tokens · $0.0100", empty for none): a step's token counts
+ * (`input` + `output`) with its `cost_usd`, a run's total (`tokens`, `costUsd`), a budget (`tokens`, `usd`); null when
+ * `v` is none of these.
+ */
+function spendOf(v: unknown, costUsd: unknown = null): string | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  const counted = num(r.input) !== null || num(r.output) !== null;
+  const tokens = num(r.tokens) ?? (counted ? (num(r.input) ?? 0) + (num(r.output) ?? 0) : null);
+  const usd = num(r.costUsd) ?? num(r.usd) ?? num(costUsd);
+  return tokens === null && usd === null ? null : spendText(tokens ?? 0, usd);
+}
+
+/**
+ * A one-line rendering of an event's data: its scalar fields as `key: value`, step name left out (shown apart), usage
+ * and budgets as spend (a step's cost said with its usage; no usage at all left out).
+ */
 export function eventDetail(data: unknown): string {
   if (data === null || data === undefined) return '';
   if (typeof data !== 'object') return clip(String(data), DETAIL_CHARS);
+  const fields = data as Record<string, unknown>;
+  const usage = spendOf(fields.usage, fields.cost_usd);
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    if (k === 'step_name' || v === null || v === undefined) continue;
-    const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    parts.push(`${k}: ${text}`);
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'step_name' || v === null || v === undefined || (k === 'cost_usd' && usage !== null)) continue;
+    const spend = k === 'usage' ? usage : k === 'budget' ? spendOf(v) : null;
+    if (spend === '') continue;
+    parts.push(`${k}: ${spend ?? (typeof v === 'object' ? JSON.stringify(v) : String(v))}`);
   }
   return clip(parts.join(', '), DETAIL_CHARS);
 }
