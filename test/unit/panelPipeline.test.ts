@@ -1,7 +1,8 @@
 // Rule: a pipeline run's panel shows the system's structure (parallel, conditional arms, loop passes) named as the
 // engine names step instances, each step's status, streamed output and tool calls as they arrive (runs driven in this
-// process, whoever started them), spend per step / agent / run against the budget; a human_review is approved from
-// the panel, and a run paused at its budget is raised and resumed from it.
+// process, whoever started them), spend per step / agent / run against the budget; a human_review's prompt as the run
+// says it (placeholders filled or named, never raw), the review approved from the panel, and a run paused at its
+// budget is raised and resumed from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -83,6 +84,23 @@ test('the graph keeps the structure and names instances as the engine does; cont
   const left = buildPanelPipeline(view({ status: 'running', orphaned: true }), rows, undefined, true);
   assert.deepEqual([left.pausedInterrupted, left.pausedForBudget], ['interrupted (the Baton process running it ended)', null]);
   assert.equal(buildPanelPipeline(view({ status: 'running', orphaned: false }), rows, undefined, true).pausedInterrupted, null);
+});
+
+test('a review\'s prompt reads as the run says it: recorded once reached, else filled with what is known, never {{…}}', () => {
+  const system: System = {
+    name: 'asks', description: '', agents: [{ id: 'a', role: 'custom', runner: 'command', command: ['x'] }],
+    workflow: [
+      { id: 'draft', name: 'Draft', type: 'agent', agentId: 'a', outputVariable: 'draft' },
+      { id: 'gate', type: 'human_review', inputTemplate: 'Ship {{ draft }} for {{system.input}} (score {{later.score}}, {{nowhere}})?' },
+      { id: 'later', type: 'agent', agentId: 'a', outputVariable: 'later' },
+    ],
+  };
+  const detail = (rows: ReturnType<typeof row>[], prompts?: Record<string, string>) =>
+    find(buildPanelPipeline(view({ system, ...(prompts ? { prompts } : {}) }), rows, undefined, true).nodes, 'gate')!.detail;
+  assert.equal(detail([]), 'Ship [Draft] for do it (score [later], [nowhere])?');
+  assert.equal(detail([row('draft', 'completed', 'v1 of the notes')]), 'Ship v1 of the notes for do it (score [later], [nowhere])?');
+  assert.equal(detail([row('draft', 'completed', 'v1'), row('gate', 'awaiting_approval')], { gate: 'Ship the whole v1 text?' }), 'Ship the whole v1 text?');
+  assert.equal(detail([row('draft', 'completed', 'x'.repeat(5000))])!.length, 2000, 'a long output is cut');
 });
 
 test('container statuses: waiting and running win, then failure; all done (or skipped) is done', () => {
@@ -192,9 +210,13 @@ test('the panel follows a run live: streamed output and tool calls, then the gat
   const runner = new HeldRunner();
   const system: System = {
     name: 'gated', description: '', agents: [{ id: 'writer', role: 'custom', runner: 'command', command: ['x'] }],
-    workflow: [{ id: 'draft', type: 'agent', agentId: 'writer' }, { id: 'sign', type: 'sequential', children: [{ id: 'ok', type: 'human_review', inputTemplate: 'Ship?' }] }],
+    workflow: [
+      { id: 'draft', type: 'agent', agentId: 'writer', outputVariable: 'draft' },
+      { id: 'sign', type: 'sequential', children: [{ id: 'ok', type: 'human_review', inputTemplate: 'Ship {{draft}}?' }] },
+    ],
   };
   const p = await panelOn(system, runner);
+  assert.equal(find(p.last().pipeline!.nodes, 'sign/ok')!.detail, 'Ship [draft]?', 'before the draft exists: its step named');
   assert.equal(p.last().pipeline?.system, 'gated');
   const drive = p.baton.pipelines.drive(p.runId);
   const streaming = await until('the streamed output in the panel', () => {
@@ -205,6 +227,8 @@ test('the panel follows a run live: streamed output and tool calls, then the gat
   runner.releases[0]!();
   const waiting = await until('the gate in the panel', () => p.last().awaiting.includes('sign/ok') && p.last(), 5000);
   assert.equal(find(waiting.pipeline!.nodes, 'sign')!.status, 'awaiting_approval');
+  assert.equal(find(waiting.pipeline!.nodes, 'sign/ok')!.detail, 'Ship writer done?', 'the prompt as the run asked it');
+  assert.deepEqual((await p.pipelines.view(p.runId)).prompts, { 'sign/ok': 'Ship writer done?' }, 'recorded by the run');
   await p.controller.receive({ type: 'panel/approve', stepName: 'sign/ok' });
   const outcome = await drive;
   assert.equal(outcome.status, 'completed');

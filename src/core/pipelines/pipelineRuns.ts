@@ -87,6 +87,18 @@ export interface PipelineRunView {
   usage: RunUsage;
   /** Unfinished, and no process drives it (the one that did ended): it goes on with resume. Absent from an older owner. */
   orphaned?: boolean;
+  /** What the run asked a person at each human_review step it reached (filled in). Absent from an older owner. */
+  prompts?: Record<string, string>;
+}
+
+/** The prompt a human_review step instance was begun with (kept in its row's metadata), if any. */
+function promptOf(metadata: string): string | null {
+  try {
+    const m = JSON.parse(metadata) as { type?: string; prompt?: unknown };
+    return m.type === 'human_review' && typeof m.prompt === 'string' ? m.prompt : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What the pipelines need from the facade. */
@@ -423,9 +435,15 @@ export class PipelineRuns {
   view(runId: string): PipelineRunView {
     const exec = this.run(runId);
     const meta = exec.metadata;
+    const steps = this.loadSteps(exec.execution_id);
+    const prompts: Record<string, string> = {};
+    for (const row of steps.values()) {
+      const prompt = promptOf(row.metadata);
+      if (prompt !== null) prompts[row.step_name] = prompt;
+    }
     return {
       runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
-      pauseReason: meta.pause_reason ?? null, usage: this.usage(exec.execution_id), orphaned: this.isOrphaned(exec),
+      pauseReason: meta.pause_reason ?? null, usage: rollup(steps), orphaned: this.isOrphaned(exec), prompts,
     };
   }
 

@@ -2,6 +2,7 @@
 // (`seq/child`, `cond/then/child`, `loop[2]/child`), each leaf with its recorded status and spend and its streamed
 // output, containers with the status of what they hold; spend per agent and for the run, and the budget. Pure.
 import { describeCondition } from '../../core/pipelines/engine/conditions.js';
+import { interpolate, type Variables } from '../../core/pipelines/engine/interpolate.js';
 import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import type { StepStatus } from '../../core/types.js';
@@ -22,6 +23,33 @@ interface Ctx {
   rows: Map<string, PipelineStepRow>;
   view: PipelineRunView;
   feed: PipelineFeed | undefined;
+  /** The run's variables as far as the panel knows them (a finished step's output by its outputVariable), in order. */
+  vars: Variables;
+  /** The step that writes each outputVariable, as it is labelled. */
+  writers: Map<string, string>;
+}
+
+/** How long a review's prompt may be in the panel (an output filled into it can be long). */
+const PROMPT_CHARS = 2_000;
+
+/**
+ * A human_review step's prompt as the run puts it: the one it recorded when it reached the step; before that, its
+ * template filled with what the steps it names produced so far (their recorded summaries) and, for a value not known
+ * yet, the name of the step that will produce it in brackets, never a raw `{{…}}`.
+ */
+function reviewPrompt(s: SystemWorkflowStep, name: string, ctx: Ctx): string | null {
+  const asked = ctx.view.prompts?.[name] ?? (s.inputTemplate === undefined ? null
+    : interpolate(s.inputTemplate, ctx.vars, (path) => `[${ctx.writers.get(path.split('.')[0]!) ?? path}]`));
+  return asked === null || asked.length <= PROMPT_CHARS ? asked : `${asked.slice(0, PROMPT_CHARS - 1)}…`;
+}
+
+/** Each outputVariable of `steps` (nested ones too) with the label of the step that writes it. */
+function writersOf(steps: readonly SystemWorkflowStep[], into = new Map<string, string>()): Map<string, string> {
+  for (const s of steps) {
+    if (s.outputVariable) into.set(s.outputVariable, s.name ?? s.id);
+    for (const inner of [s.children, s.trueBranch, s.falseBranch]) if (inner) writersOf(inner, into);
+  }
+  return into;
 }
 
 function tail(text: string): string {
@@ -51,7 +79,8 @@ function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode 
   const spent = ctx.view.usage.bySteps[name];
   const live = ctx.feed?.step(ctx.view.runId, name);
   const running = row?.status === 'running';
-  const detail = s.type === 'human_review' ? s.inputTemplate ?? null : s.type === 'transform' ? s.operation ?? 'none' : null;
+  const detail = s.type === 'human_review' ? reviewPrompt(s, name, ctx) : s.type === 'transform' ? s.operation ?? 'none' : null;
+  if (s.outputVariable && row?.status === 'completed' && row.outcome_summary !== null) ctx.vars[s.outputVariable] = row.outcome_summary;
   return {
     name, label: s.name ?? s.id, type: s.type, status: row?.status ?? 'pending', agent: s.agentId ?? null, detail,
     attempt: row?.attempt ?? 0,
@@ -104,7 +133,8 @@ function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): P
 
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
-  const ctx: Ctx = { rows: new Map(steps.map((s) => [s.step_name, s])), view, feed };
+  const vars: Variables = { system: { input: view.input, name: view.system.name, runId: view.runId } };
+  const ctx: Ctx = { rows: new Map(steps.map((s) => [s.step_name, s])), view, feed, vars, writers: writersOf(view.system.workflow) };
   const total = { tokens: view.usage.total.tokens, costUsd: view.usage.total.costUsd };
   const budget = view.budget ? { tokens: view.budget.tokens ?? null, usd: view.budget.usd ?? null } : null;
   const shares = budget ? [budget.tokens ? total.tokens / budget.tokens : null, budget.usd ? total.costUsd / budget.usd : null].filter((x): x is number => x !== null) : [];

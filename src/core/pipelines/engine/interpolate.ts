@@ -24,11 +24,14 @@ export function asText(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** `template` with each `{{path}}` replaced by its value; unknown paths stay as written. */
-export function interpolate(template: string, vars: Variables): string {
+/**
+ * `template` with each `{{path}}` replaced by its value; unknown paths stay as written, or become what `missing` says
+ * (a preview of a prompt before the run has the values).
+ */
+export function interpolate(template: string, vars: Variables, missing?: (path: string) => string): string {
   return template.replace(PLACEHOLDER, (whole, path: string) => {
     const value = lookup(vars, path);
-    return value === undefined ? whole : asText(value);
+    return value !== undefined ? asText(value) : missing ? missing(path) : whole;
   });
 }
 
