@@ -30,9 +30,19 @@ function lines(items: string[]): HTMLElement | null {
   return items.length ? h('ul', {}, ...items.map((i) => h('li', { class: 'agent-text' }, i))) : null;
 }
 
+/** What a pipeline's review asks and what its agents produced so far (the artifacts below). */
+function renderReview(sub: PanelSubmission): HTMLElement {
+  return h('div', { 'data-testid': 'submission', class: 'submission', 'data-kind': 'review' },
+    h('h3', {}, 'What the run asks'),
+    h('blockquote', { 'data-testid': 'submission-summary', class: 'summary agent-text' }, sub.summary),
+    part('submission-artifacts', `What its agents produced (${sub.artifacts.length}, open them below)`,
+      lines(sub.artifacts.map((a) => `${a.title || '(untitled)'} · ${a.type}`))));
+}
+
 /** What the agent handed in for the step; "not known" when the source did not say (an older terminal owner). */
 export function renderSubmission(sub: PanelSubmission | undefined): HTMLElement {
   if (!sub) return h('p', { 'data-testid': 'submission', class: 'empty' }, 'What the agent submitted is not known here: open its artifacts below.');
+  if (sub.kind === 'review') return renderReview(sub);
   const confidence = sub.confidence === null ? 'not given' : `${Math.round(Math.max(0, Math.min(1, sub.confidence)) * 100)}%`;
   return h('div', { 'data-testid': 'submission', class: 'submission' },
     h('h3', {}, 'What the agent submitted'),

@@ -71,6 +71,11 @@ export interface PanelDecision {
 /** Everything an agent handed in for a step that waits for approval: what the person decides on. */
 export interface PanelSubmission {
   stepName: string;
+  /**
+   * `review`: a pipeline's human_review step, which no agent submits: `summary` is what the run asks the person and
+   * `artifacts` what its agents produced so far. Absent: an agent's submission.
+   */
+  kind?: 'review';
   summary: string;
   /** 0–1 as the agent gave it; null when it gave none. */
   confidence: number | null;

@@ -1,8 +1,8 @@
 // Rule: a pipeline run's panel shows the system's structure (parallel, conditional arms, loop passes) named as the
 // engine names step instances, each step's status, streamed output and tool calls as they arrive (runs driven in this
 // process, whoever started them), spend per step / agent / run against the budget; a human_review's prompt as the run
-// says it (placeholders filled or named, never raw), the review approved from the panel, and a run paused at its
-// budget is raised and resumed from it.
+// says it (placeholders filled or named, never raw) and in the gate box as what the person decides on, the review
+// approved from the panel, and a run paused at its budget is raised and resumed from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -229,6 +229,9 @@ test('the panel follows a run live: streamed output and tool calls, then the gat
   assert.equal(find(waiting.pipeline!.nodes, 'sign')!.status, 'awaiting_approval');
   assert.equal(find(waiting.pipeline!.nodes, 'sign/ok')!.detail, 'Ship writer done?', 'the prompt as the run asked it');
   assert.deepEqual((await p.pipelines.view(p.runId)).prompts, { 'sign/ok': 'Ship writer done?' }, 'recorded by the run');
+  // The gate box's submission: no agent submits a review, but what the run asks and the draft are known here.
+  assert.deepEqual(waiting.submissions.map((x) => [x.stepName, x.kind, x.summary, x.artifacts]),
+    [['sign/ok', 'review', 'Ship writer done?', [{ type: 'agent_output', title: 'draft (writer)' }]]]);
   await p.controller.receive({ type: 'panel/approve', stepName: 'sign/ok' });
   const outcome = await drive;
   assert.equal(outcome.status, 'completed');

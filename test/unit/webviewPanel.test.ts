@@ -2,9 +2,9 @@
 // renders every data-testid the editor tests use, keeps Reject disabled until feedback is typed, sends only protocol
 // messages, selects steps by click and keyboard, drops malformed messages, and shows a spec workflow's current phase
 // (tasks with state, gate, what the last submission lacked, the drift of tasks.md). At a gate it shows what the agent
-// submitted; the badge reads as words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its
-// column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y
-// chromium`; .ci/run installs it) and playwright-core (a dev dependency).
+// submitted (a pipeline review: what the run asks); the badge reads as words ("awaiting approval", "cancelled"); long
+// unbroken agent text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get
+// install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -270,6 +270,15 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.match((await $('submission-references').textContent()) ?? '', /src\/cart\.js/);
     assert.equal(await page.locator('[data-testid="findings"] li').count(), 30);
     assert.equal(await $('task').textContent(), 'Fix the [U+202E]evil[U+202C] total', 'the override is shown, not obeyed');
+    // A pipeline's review: what the run asks and what its agents produced, no confidence (no agent submitted it).
+    await send({ type: 'panel/update', state: { ...gated, submissions: [{
+      stepName: 'implement_fix', kind: 'review', summary: 'Ship the draft v1?', confidence: null, findings: [], blockers: [], decisions: [],
+      artifacts: [{ type: 'agent_output', title: 'draft (writer)' }], references: [], nextSteps: [],
+    }] } });
+    await page.locator('[data-testid="submission"][data-kind="review"]').waitFor({ timeout: 5_000 });
+    assert.equal(await $('submission-summary').textContent(), 'Ship the draft v1?');
+    assert.match((await $('submission-artifacts').textContent()) ?? '', /draft \(writer\) · agent_output/);
+    assert.equal(await $('submission-confidence').count(), 0);
     await $('node-implement_fix').click();
     const widths = await page.evaluate(() => {
       const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;

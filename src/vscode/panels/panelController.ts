@@ -8,7 +8,7 @@ import { BatonError, errorMessage } from '../../core/errors.js';
 import type { BatonSource, SourceDisposable } from '../batonSource.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 import type { PipelineSource } from '../pipelines/pipelineSource.js';
-import { buildPanelPipeline } from './panelPipeline.js';
+import { buildPanelPipeline, reviewSubmissions } from './panelPipeline.js';
 import { buildPanelSpec } from './panelSpec.js';
 import { buildPanelState } from './panelState.js';
 import { PanelTeamPart, type PanelTeams } from './panelTeam.js';
@@ -231,6 +231,11 @@ export class PanelController {
       const state = await loadPanelState(this.source, this.id, this.selectedStep);
       state.team = await this.team.load(state.executionId);
       if (!state.team) state.pipeline = await this.loadPipeline(state);
+      // A pipeline's review has no agent's submission: what the run asks is what the person decides on.
+      if (state.pipeline) {
+        const missing = state.awaiting.filter((name) => !state.submissions.some((x) => x.stepName === name));
+        state.submissions.push(...reviewSubmissions(state.pipeline, missing, state.artifacts));
+      }
       if (seq !== this.loadSeq || !this.ready) return;
       this.resolvedId = state.executionId;
       this.host.onState?.(state);

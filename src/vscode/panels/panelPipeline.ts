@@ -6,7 +6,7 @@ import { interpolate, type Variables } from '../../core/pipelines/engine/interpo
 import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import type { StepStatus } from '../../core/types.js';
-import type { PanelPipeline, PanelPipelineNode } from '../../shared/protocol.js';
+import type { PanelArtifact, PanelPipeline, PanelPipelineNode, PanelSubmission } from '../../shared/protocol.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 
 const OUTPUT_CHARS = 4_000;
@@ -151,4 +151,27 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
       : view.orphaned ? interruptedReason('the Baton process running it ended') : null,
     live,
   };
+}
+
+function findNode(nodes: PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
+  for (const n of nodes) {
+    const hit = n.name === name ? n : findNode(n.children, name);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/**
+ * What a pipeline's waiting human_review steps put before the person (no agent submits them): the prompt as the run
+ * asks it and the run's artifacts so far; none for a review whose prompt is not known.
+ */
+export function reviewSubmissions(p: PanelPipeline, awaiting: string[], artifacts: PanelArtifact[]): PanelSubmission[] {
+  return awaiting.flatMap((stepName) => {
+    const n = findNode(p.nodes, stepName);
+    if (n?.type !== 'human_review' || n.detail === null) return [];
+    return [{
+      stepName, kind: 'review' as const, summary: n.detail, confidence: null, findings: [], blockers: [], decisions: [],
+      artifacts: artifacts.map((a) => ({ type: a.type, title: a.title })), references: [], nextSteps: [],
+    }];
+  });
 }
