@@ -1,22 +1,10 @@
 // Gates: Approve Step, Reject Step…, and the notification when a step starts waiting for a person. Whoever decides
-// first (tree, panel, palette, notification, `baton approve`) wins; a later decision's invalid_state is dropped quietly.
+// first (tree, panel, palette, notification, `baton approve`) wins; a later click is told it was already decided.
 import * as vscode from 'vscode';
-import { BatonError } from '../core/errors.js';
 import { gateMessage, runName } from '../shared/labels.js';
-import type { BatonConnection } from './ownership.js';
+import { approveGate, decisionsSoFar, rejectGate, type GateSeen, type GateUi } from './gateDecisions.js';
 import { pickStep, targetOf } from './pickers.js';
 import type { Services } from './services.js';
-
-/** Decides a gate; false when someone else decided first (the gate is no longer waiting). */
-async function decide(connection: BatonConnection, executionId: string, stepName: string, decision: 'approve' | 'reject', feedback?: string): Promise<boolean> {
-  try {
-    await connection.decide({ execution_id: executionId, step_name: stepName, decision, feedback });
-    return true;
-  } catch (ex) {
-    if (BatonError.is(ex, 'invalid_state')) return false;
-    throw ex;
-  }
-}
 
 /** Asks for the feedback a rejection needs (the agent redoes the step with it). */
 function askFeedback(stepName: string): Thenable<string | undefined> {
@@ -28,26 +16,30 @@ function askFeedback(stepName: string): Thenable<string | undefined> {
   });
 }
 
+const ui: GateUi = {
+  info: (message) => void vscode.window.showInformationMessage(message),
+  askFeedback,
+};
+
+/** A step picked now (palette, tree): named with its run; when its gate was shown is not known. */
+async function picked(s: Services, arg: unknown, title: string): Promise<GateSeen | undefined> {
+  const t = targetOf(arg);
+  const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, title, ['awaiting_approval'], t.executionId);
+  if (!target) return undefined;
+  const status = await s.connection.workflowStatus(target.executionId);
+  return { ...target, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen: null };
+}
+
 /** `baton.approveStep`. */
 export async function approveStep(s: Services, arg?: unknown): Promise<void> {
-  const t = targetOf(arg);
-  const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, 'Baton: Approve Step', ['awaiting_approval'], t.executionId);
-  if (!target) return;
-  if (await decide(s.connection, target.executionId, target.stepName, 'approve')) {
-    void vscode.window.showInformationMessage(`Baton: "${target.stepName}" approved.`);
-  }
+  const gate = await picked(s, arg, 'Baton: Approve Step');
+  if (gate) await approveGate(s.connection, ui, gate);
 }
 
 /** `baton.rejectStep`. */
 export async function rejectStep(s: Services, arg?: unknown): Promise<void> {
-  const t = targetOf(arg);
-  const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, 'Baton: Reject Step', ['awaiting_approval'], t.executionId);
-  if (!target) return;
-  const feedback = await askFeedback(target.stepName);
-  if (feedback === undefined) return;
-  if (await decide(s.connection, target.executionId, target.stepName, 'reject', feedback.trim())) {
-    void vscode.window.showInformationMessage(`Baton: "${target.stepName}" sent back with your feedback.`);
-  }
+  const gate = await picked(s, arg, 'Baton: Reject Step');
+  if (gate) await rejectGate(s.connection, ui, gate);
 }
 
 /** Notifies once per gate when a step enters awaiting_approval, with Approve / Reject… / Show. */
@@ -65,18 +57,15 @@ export function registerApprovalNotifications(s: Services): vscode.Disposable {
 }
 
 async function notify(s: Services, executionId: string, stepName: string): Promise<void> {
-  const status = await s.connection.workflowStatus(executionId);
+  const [status, decisionsSeen] = await Promise.all([s.connection.workflowStatus(executionId), decisionsSoFar(s.connection, executionId, stepName)]);
+  const gate: GateSeen = { executionId, stepName, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen };
+  // The notification stays up when the gate is decided elsewhere (the editor cannot close it): its buttons check.
   const pick = await vscode.window.showInformationMessage(
     gateMessage(stepName, status.workflow, status.task_description, status.execution_id), 'Approve', 'Reject…', 'Show',
   );
-  if (pick === 'Approve') {
-    if (await decide(s.connection, executionId, stepName, 'approve')) {
-      void vscode.window.showInformationMessage(`Baton: "${stepName}" of ${runName(status.workflow ?? 'the workflow', status.task_description)} approved.`);
-    }
-  } else if (pick === 'Reject…') {
-    const feedback = await askFeedback(stepName);
-    if (feedback !== undefined) await decide(s.connection, executionId, stepName, 'reject', feedback.trim());
-  } else if (pick === 'Show') {
+  if (pick === 'Approve') await approveGate(s.connection, ui, gate);
+  else if (pick === 'Reject…') await rejectGate(s.connection, ui, gate);
+  else if (pick === 'Show') {
     await vscode.commands.executeCommand('baton.showExecution', executionId);
   }
 }
