@@ -1,8 +1,9 @@
 // Rule: a pipeline run's panel shows the system's structure (parallel, conditional arms, loop passes) named as the
 // engine names step instances, each step's status, streamed output and tool calls as they arrive (runs driven in this
 // process, whoever started them), spend per step / agent / run against the budget; a human_review's prompt as the run
-// says it (placeholders filled or named, never raw) and in the gate box as what the person decides on, the review
-// approved from the panel, and a run paused at its budget is raised and resumed from it.
+// says it (placeholders filled or named, never raw) and in the gate box as what the person decides on, no earlier
+// attempt's output shown as a step's own once it starts again (follower and owner alike), the review approved from
+// the panel, and a run paused at its budget is raised and resumed from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -101,6 +102,22 @@ test('a review\'s prompt reads as the run says it: recorded once reached, else f
   assert.equal(detail([row('draft', 'completed', 'v1 of the notes')]), 'Ship v1 of the notes for do it (score [later], [nowhere])?');
   assert.equal(detail([row('draft', 'completed', 'v1'), row('gate', 'awaiting_approval')], { gate: 'Ship the whole v1 text?' }), 'Ship the whole v1 text?');
   assert.equal(detail([row('draft', 'completed', 'x'.repeat(5000))])!.length, 2000, 'a long output is cut');
+});
+
+test('a step started again shows no earlier attempt\'s output as its own, in a follower window as in the owner\'s', () => {
+  const again = { step_name: 'first', status: 'running' as const, attempt: 2, outcome_summary: 'aborted' };
+  const follower = buildPanelPipeline(view(), [again], undefined, false);
+  assert.equal(find(follower.nodes, 'first')!.output, null, 'no stream here: the recorded summary is the earlier attempt\'s');
+  const feed = new PipelineFeed();
+  feed.add({ type: 'step_started', runId: 'r1', step: 'first', stepType: 'agent', agent: 'a', attempt: 2 });
+  assert.equal(find(buildPanelPipeline(view(), [again], feed, true).nodes, 'first')!.output, null, 'the owner before its first line');
+  feed.add({ type: 'step_output', runId: 'r1', step: 'first', text: 'second try' });
+  assert.equal(find(buildPanelPipeline(view(), [again], feed, true).nodes, 'first')!.output, 'second try');
+  const waiting = buildPanelPipeline(view(), [{ step_name: 'gate', status: 'awaiting_approval', attempt: 1, outcome_summary: 'interrupted (Ctrl-C)' }], undefined, false);
+  assert.equal(find(waiting.nodes, 'gate')!.output, null, 'a review waiting again');
+  const stopped = buildPanelPipeline(view(), [{ ...again, status: 'pending' }, row('fan/x', 'completed', 'done')], undefined, false);
+  assert.equal(find(stopped.nodes, 'first')!.output, 'aborted', 'put back (not started again): why it stopped still shows');
+  assert.equal(find(stopped.nodes, 'fan/x')!.output, 'done');
 });
 
 test('container statuses: waiting and running win, then failure; all done (or skipped) is done', () => {

@@ -86,7 +86,9 @@ function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode 
     attempt: row?.attempt ?? 0,
     tokens: running && live ? Math.max(live.tokens, spent?.tokens ?? 0) : spent?.tokens ?? 0,
     costUsd: spent?.costUsd ?? null,
-    output: live?.text ? tail(live.text) : row?.outcome_summary ?? null,
+    // A step started again (a resumed run, a retry) keeps its earlier attempt's summary ("aborted") until it ends: not
+    // this attempt's output, in a follower window (no stream) as in the owner's before its first streamed line.
+    output: live?.text ? tail(live.text) : running || row?.status === 'awaiting_approval' ? null : row?.outcome_summary ?? null,
     toolCalls: live?.toolCalls.slice() ?? [],
     children: [],
   };
