@@ -1,8 +1,9 @@
 // Rule: pipelines run from the editor the way a person runs them (code-server in headless Chromium): "Baton: Run
-// Pipeline…" from the palette on a workspace system whose agents are `command` runners; the panel follows the run
-// live (step statuses change, an agent's output streams in), a human_review step is approved in the panel, and the
-// run completes (tree and database agree). A file that is not valid is refused with file:line and opened at it; a
-// run that `baton pipeline run` starts against the editor (the owner) appears in the tree live.
+// Pipeline…" from the palette on a workspace system whose agents are `command` runners; the panel follows the run live
+// (step statuses change, an agent's output streams in), a human_review step (what it asks in the gate box, the progress
+// short of 100%) is approved in the panel, and the run completes (tree and database agree). A file that is not valid is
+// refused with file:line and opened at it; a run that `baton pipeline run` starts against the editor (the owner)
+// appears in the tree live.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -128,6 +129,9 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     assert.match(await node('draft').locator('[data-testid="poutput"]').innerText(), /writer: finished/);
     assert.match(await panel.locator('[data-testid="pipeline-usage"]').innerText(), /Run: 60 tokens · \$0\.0040/);
     assert.match(await panel.locator('[data-testid="agent-usage"]').innerText(), /writer\s+1\s+30/);
+    // The gate box says what the run asks (no agent submits a review), and the run is not done while it waits.
+    assert.equal(await panel.locator('[data-testid="approval"] [data-testid="submission-summary"]').first().innerText(), 'Ship the draft?');
+    assert.equal(await panel.locator('[data-testid="progress"]').first().innerText(), '75%');
     const approve = panel.locator('[data-testid="approval"][data-step="signoff"] [data-testid="approve"]').first();
     await approve.click();
     await waitFor('the run completed in the panel', async () =>
