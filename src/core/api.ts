@@ -285,8 +285,11 @@ export interface BatonApi {
 
 /** The lifecycle, logging and query tools of specs/lifecycle-tools.md (the `lifecycle` tool group). */
 export interface LifecycleApi {
-  /** Creates a `pending` template execution with the template's steps as phases. */
-  startExecution(input: StartExecutionInput): Promise<WorkflowExecution>;
+  /**
+   * Creates a `pending` template execution with the template's steps as phases; a `requestKey` recorded already gives
+   * the execution that start created instead (see requestKeys.ts).
+   */
+  startExecution(input: StartExecutionInput, requestKey?: string): Promise<WorkflowExecution>;
   /** Moves an execution through the one state machine; an illegal move names the allowed ones. */
   transition(executionId: string, newState: ExecutionStatus, error?: string): Promise<TransitionResult>;
   /** Starts a step once its dependencies are completed (it is kept pending otherwise). */

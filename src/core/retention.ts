@@ -79,6 +79,7 @@ const TERMINAL = `status IN (${marks(TERMINAL_STATES.length)})`;
 /** Tables with an `execution_id` column whose rows belong to one run, deleted with it (executions itself last). */
 const RUN_TABLES = [
   'steps', 'artifacts', 'events', 'step_tokens', 'execution_logs', 'spec_sources', 'team_messages', 'team_agents', 'team_runs', 'agent_processes',
+  'request_keys',
 ] as const;
 
 /** Deletes the stored step texts no step names (a full read of `steps`: once per prune, after its batches). */

@@ -281,6 +281,11 @@ export interface CallContext {
   /** The MCP connection the call came on (one per client session): a step handed to it may be handed back to it. */
   session_id?: string;
   correlation_id?: string;
+  /**
+   * A start's request key (the client's, or the one `baton mcp` adds): a start sent again with the same key starts no
+   * second run but is answered with the first (see requestKeys.ts). Other calls ignore it.
+   */
+  request_key?: string;
 }
 
 /**

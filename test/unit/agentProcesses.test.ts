@@ -155,7 +155,7 @@ test('a process recorded while it runs is forgotten once it ends (track → ende
   assert.equal(baton.pipelines.list()[0]?.agents, undefined);
 });
 
-test('a v8 database with an interrupted pipeline run opens at v9; the run resumes and its agents are recorded', async () => {
+test('a v8 database with an interrupted pipeline run opens at the latest version (v9 and on); the run resumes and its agents are recorded', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-mig9-'));
   const v8 = join(dir, 'v8');
   const db = join(dir, 'baton.db');
@@ -171,7 +171,7 @@ test('a v8 database with an interrupted pipeline run opens at v9; the run resume
     const store = await openStore({ path: db, durability: 'write' });
     const { baton } = await makeBaton({ store });
     try {
-      assert.equal(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '9');
+      assert.equal(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, String(loadMigrations(MIGRATIONS).at(-1)!.version));
       baton.agentProcesses.setControl(processControl);
       assert.deepEqual(await baton.pipelines.prepareResume(runId), [], 'no agent was recorded before the upgrade');
       baton.agentProcesses.track(runId, 'work', 'worker', 'command')!.onProcess({ pid: process.pid, pgid: process.pid, identity: null, command: 'node' });

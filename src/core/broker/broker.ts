@@ -5,6 +5,7 @@ import { isoTime } from '../isoTime.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
+import { recordRequestKey, requestKeyExecution, requestKeyMark } from '../requestKeys.js';
 import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
@@ -150,6 +151,9 @@ export class Broker {
       draw();
       if (mode === 'create') {
         const prepared = await this.prepare(req);
+        const key = ctx.request_key;
+        // The tokens a keyed start hands out follow its key: the same start sent again gets them again (answerAgain).
+        if (key !== undefined) return await this.run(buckets!, () => this.tokens.following(requestKeyMark(key), () => this.createInTx(req, ctx, true, prepared, key)));
         return await this.run(buckets!, () => this.createInTx(req, ctx, true, prepared));
       }
       if (mode === 'reclaim') return await this.run(buckets!, () => this.handBackInTx(req.task_id!, ctx));
@@ -295,13 +299,18 @@ export class Broker {
     return this.deps.dynamic.prepare(template, req);
   }
 
-  private createInTx(req: NextStepRequest, ctx: CallContext, claim = true, prepared?: PreparedSource): TxResult {
+  /**
+   * Creates an execution and, with `claim`, hands out its first step. With `requestKey`, the key is recorded with it
+   * (one insert, before any write is deferred), and a key recorded already answers with the run it started instead.
+   */
+  private createInTx(req: NextStepRequest, ctx: CallContext, claim = true, prepared?: PreparedSource, requestKey?: string): TxResult {
     const name = req.template_name!;
-    const template = this.templateOf(name);
-    if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);
     const { iso } = this.now();
     const ids = this.deps.ports.ids;
     const executionId = ids.uuid();
+    if (requestKey !== undefined && !recordRequestKey(this.deps.ports.store, requestKey, executionId, iso)) return this.startedAgain(requestKey, ctx);
+    const template = this.templateOf(name);
+    if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);
     const taskId = ids.uuid();
     const projectId = this.deps.projectId();
     const description = req.task_description ?? req.rationale ?? `Run the ${name} workflow`;
@@ -452,7 +461,7 @@ export class Broker {
    * call closed answers task_closed again. Otherwise (that token was used or refreshed, or the call handed out
    * nothing) undefined: the replay is refused as before. Nothing moves twice: the output sent again is not taken.
    */
-  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean): TxResult | undefined {
+  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean, earlier = 'Your earlier call with this token'): TxResult | undefined {
     const next = this.repo.followingToken(exec.execution_id, used);
     if (!next) return exec.status === 'completed' ? this.closedResponse(exec, []) : undefined;
     const step = next.state === 'active' ? this.repo.step(exec.execution_id, next.step_name) : undefined;
@@ -468,8 +477,28 @@ export class Broker {
     });
     // Another agent's submission with the same token may have won: this call's output, whatever it was, was not taken.
     const kept = resubmitted ? ' The step keeps the output of the call that used the token first; the output of this call was not taken.' : '';
-    result.response.human_message = `Your earlier call with this token was recorded but its answer was lost; here it is again.${kept} ${result.response.human_message ?? ''}`.trim();
+    result.response.human_message = `${earlier} was recorded but its answer was lost; here it is again.${kept} ${result.response.human_message ?? ''}`.trim();
     return result;
+  }
+
+  /**
+   * A start sent again with the request key of one that created a run (its answer was lost): no second run. The first
+   * answer again while the step it handed out still waits for its token (see answerAgain), task_closed for a finished
+   * workflow, else where the run stands now, with nothing handed out.
+   */
+  private startedAgain(key: string, ctx: CallContext): TxResult {
+    const executionId = requestKeyExecution(this.deps.ports.store, key)!;
+    const exec = this.repo.execution(executionId);
+    if (!exec) throw new BatonError('execution_not_found', `The execution ${executionId} this request key started no longer exists; start the workflow again without the key, or with a new one.`);
+    const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, 'Your earlier call that started this workflow (same request key)');
+    if (again) return again;
+    return {
+      response: {
+        status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: exec.progress,
+        human_message: `An earlier call with this request key started this workflow, which has moved on since (it is ${exec.status}): no second run was started and nothing is handed out again; ${readCurrent(exec.execution_id)}.`,
+      },
+      events: [],
+    };
   }
 
   /** Refuses executions that are not in a state where steps move. */

@@ -13,7 +13,7 @@ export function createLifecycle(deps: LifecycleDeps): LifecycleApi {
   const lifecycle = new Lifecycle(deps);
   const records = new Records(deps, lifecycle);
   return {
-    startExecution: (i) => lifecycle.startExecution(i),
+    startExecution: (i, key) => lifecycle.startExecution(i, key),
     transition: (id, state, error) => lifecycle.transition(id, state, error),
     startStep: (i) => lifecycle.startStep(i),
     completeStep: (id, output, error) => lifecycle.completeStep(id, output, error),

@@ -4,6 +4,7 @@ import type { ContentCache } from '../broker/contentCache.js';
 import type { ExecutionRepo } from '../broker/executionRepo.js';
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
+import { recordRequestKey, requestKeyExecution } from '../requestKeys.js';
 import type { BatonEvent, ExecutionStatus, StepStatus } from '../types.js';
 import type { ContractValidator } from './contracts.js';
 import type { Projects } from './projects.js';
@@ -64,8 +65,11 @@ export class Lifecycle {
     return toExecutionView(this.row(id), withPhases);
   }
 
-  /** Creates a `pending` execution of a workflow template, associated with a project; its phases come from the template. */
-  async startExecution(input: StartExecutionInput): Promise<WorkflowExecution> {
+  /**
+   * Creates a `pending` execution of a workflow template, associated with a project; its phases come from the template.
+   * With `requestKey`, a key recorded already gives the execution it created as it is now, and none is created.
+   */
+  async startExecution(input: StartExecutionInput, requestKey?: string): Promise<WorkflowExecution> {
     const template = this.deps.content.template(input.workflowName);
     if (!template) {
       const names = this.deps.content.templates().map((t) => t.name);
@@ -84,7 +88,8 @@ export class Lifecycle {
     }));
     const { iso } = this.now();
     const id = this.deps.ports.ids.uuid();
-    await this.store.transaction(() => {
+    const earlier = await this.store.transaction(() => {
+      if (requestKey !== undefined && !recordRequestKey(this.store, requestKey, id, iso)) return requestKeyExecution(this.store, requestKey);
       this.store.run(
         `INSERT INTO executions (execution_id, kind, template_id, template_name, task_id, project_id, status, progress, started_at, updated_at,
            created_at, timeout_ms, metadata) VALUES (?, 'template', ?, ?, NULL, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
@@ -92,7 +97,9 @@ export class Lifecycle {
           JSON.stringify({ origin: 'lifecycle', user: input.metadata ?? null, phases })],
       );
       this.deps.event(id, 'execution_created', { workflow: template.name, project_id: projectId, timeout_ms: input.timeoutMs ?? null });
+      return undefined;
     });
+    if (earlier !== undefined) return this.execution(earlier);
     this.deps.emit([{ type: 'execution', execution_id: id, task_id: null, status: 'pending' }]);
     return this.execution(id);
   }

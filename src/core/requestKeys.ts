@@ -1,0 +1,28 @@
+// Request keys (schema v10): a start that carries one records key → execution in the transaction that creates the
+// execution, so the same start sent again (its answer lost with the process that owned the database, say) starts no
+// second run but is answered with the first one.
+import type { Store } from './ports.js';
+
+/**
+ * Records `key` as the start of `executionId`, inside the transaction that creates it and before it defers its writes
+ * (the changed-row count is read); false when the key was recorded already, and then nothing is written.
+ */
+export function recordRequestKey(store: Store, key: string, executionId: string, now: string): boolean {
+  return store.run(
+    'INSERT INTO request_keys (request_key, execution_id, created_at) VALUES (?, ?, ?) ON CONFLICT (request_key) DO NOTHING',
+    [key, executionId, now],
+  ) > 0;
+}
+
+/** The execution the start carrying `key` created, if one did. */
+export function requestKeyExecution(store: Store, key: string): string | undefined {
+  return store.get<{ execution_id: string }>('SELECT execution_id FROM request_keys WHERE request_key = ?', [key])?.execution_id;
+}
+
+/**
+ * What the tokens a keyed start hands out follow (step_tokens.follows, otherwise the nonce of the token whose use
+ * handed them out): its answer is then found again as a replayed token's is.
+ */
+export function requestKeyMark(key: string): string {
+  return `request-key:${key}`;
+}
