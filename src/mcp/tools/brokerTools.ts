@@ -8,6 +8,7 @@ import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
 import type { NextStepRequest, NextStepResponse } from '../../core/types.js';
 import { misspeltKeys, tooDeepResult } from '../inputErrors.js';
+import { requestKeyOf } from '../requestKey.js';
 import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
 import { fastParseNextStep } from './nextStepFastParse.js';
 import { NEXT_STEP_FIELD_HINTS, modelOutputSchema, nextStepInputSchema, nextStepOutputSchema } from './nextStepSchema.js';
@@ -50,7 +51,8 @@ export function registerBrokerTools(
   const call = async (args: Record<string, unknown>, extra?: ToolCallExtra): Promise<CallToolResult> => {
     const gate = gateWait(extra, gateProgressMs);
     try {
-      const res = await baton.nextStep(args as NextStepRequest, { client_name: clientName(), session_id: sessionId }, gate.wait);
+      const ctx = { client_name: clientName(), session_id: sessionId, request_key: requestKeyOf(extra) };
+      const res = await baton.nextStep(args as NextStepRequest, ctx, gate.wait);
       // Only when the step has just been submitted: polling calls do not ask again.
       if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
       return toResult(res);

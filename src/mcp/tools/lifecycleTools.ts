@@ -7,7 +7,8 @@ import { BatonError } from '../../core/errors.js';
 import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
 import { tooDeepResult } from '../inputErrors.js';
-import type { ToolSpec } from '../toolSpec.js';
+import { requestKeyOf } from '../requestKey.js';
+import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
 import { LIFECYCLE_HINTS, LIFECYCLE_INPUTS, LIFECYCLE_OUTPUTS } from './lifecycleSchema.js';
 import { findingsText } from './listText.js';
 
@@ -19,7 +20,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject> {
   input: I;
   output: z.ZodObject;
   annotations: ToolAnnotations;
-  run: (args: z.infer<I>) => Promise<{ structured: unknown; text: string }>;
+  /** `extra`: what the SDK hands a tool with the call (its `_meta`, say). */
+  run: (args: z.infer<I>, extra?: ToolCallExtra) => Promise<{ structured: unknown; text: string }>;
 }
 
 const QUERY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -28,9 +30,9 @@ const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, id
 /** Registers tool definitions; domain errors become `isError` results carrying the BatonError message and reason. */
 export function registerToolDefs(server: McpServer, log: Log, defs: ReadonlyArray<ToolDef>, hints: Record<string, string>): ToolSpec[] {
   return defs.map((def) => {
-    const call = async (args: unknown): Promise<CallToolResult> => {
+    const call = async (args: unknown, extra?: ToolCallExtra): Promise<CallToolResult> => {
       try {
-        const { structured, text } = await def.run(args as z.infer<typeof def.input>);
+        const { structured, text } = await def.run(args as z.infer<typeof def.input>, extra);
         return { structuredContent: structured as Record<string, unknown>, content: [{ type: 'text', text }] };
       } catch (ex) {
         if (BatonError.is(ex)) return { isError: true, content: [{ type: 'text', text: ex.message }], _meta: { errorCode: ex.reason, ...(Object.keys(ex.details).length ? { errorDetails: ex.details } : {}) } };
@@ -64,8 +66,8 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
     tool({
       name: 'start_execution', title: 'Lifecycle: start execution', input: I.start_execution, output: O.start_execution, annotations: WRITE,
       description: 'Create an execution of a workflow template in state "pending", with the template\'s steps as phases. Next: transition_workflow_state({executionId, newState: "running"}), then start_step / complete_step for each phase, then complete_execution. timeoutMs makes it move to "timeout" if it runs longer.',
-      run: async (a) => {
-        const e = await lc.startExecution(a);
+      run: async (a, extra) => {
+        const e = await lc.startExecution(a, requestKeyOf(extra));
         return { structured: e, text: `Execution ${e.id} of ${e.workflowName} is pending with ${e.phases?.length ?? 0} phases; move it to running with transition_workflow_state.` };
       },
     }),
