@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
+import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
 import { onStopSignal } from './stopSignals.js';
@@ -115,7 +116,8 @@ function sessionGone(ex: unknown): boolean {
 /**
  * The answer to a call the owner may or may not have run before it stopped. Calling again is safe for a read and for
  * a call with a step_token (one that had taken effect is answered again); any other call may have done its work, and
- * would do it twice (a workflow started twice, say), so the agent is told how to look first.
+ * would do it twice (a workflow started twice, say), so the agent is told how to look first. (A start with a request
+ * key is not answered so: the proxy sends it again itself, see `answerLost`.)
  */
 function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest): string {
   const stopped = `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over;`;
@@ -183,6 +185,22 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     if (initialize && id === initialize.id) initializeAnswered();
   };
 
+  /**
+   * A call that `via` may or may not have run before it stopped answering. A start with a request key is sent again,
+   * as it is, to the next owner (queued while the proxy takes over): its key makes it start at most one run, and the
+   * agent gets its answer. Any other call is answered with what the agent should do (see stoppedBeforeAnswering).
+   */
+  const answerLost = (via: Upstream, id: RequestId) => {
+    const request = pending.get(id);
+    if (request && isKeyedStart(request) && carriedKey(request) !== undefined) {
+      pending.delete(id);
+      log.info(`sending a start again (id ${String(id)}) with its request key: ${via.name} stopped before answering it`);
+      forward(request);
+      return;
+    }
+    failRequest(id, stoppedBeforeAnswering(via, request));
+  };
+
   /** The forwarded initialize has its answer: what the client sent meanwhile goes on, in order. */
   const initializeAnswered = () => {
     const held = afterInitialize;
@@ -212,7 +230,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (id === undefined) return;
         sending.delete(id);
         // Delivered to an owner that was lost meanwhile: it will never answer.
-        if (lostSince() && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
+        if (lostSince() && pending.has(id)) answerLost(via, id);
       },
       async (ex: unknown) => {
         // Lost already (a takeover closed this connection), or about to be: a killed owner drops its connections
@@ -232,8 +250,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
             return;
           }
           if (via === up) void ownerLost(`${via.name} exited`);
-          // It may have reached the owner and taken effect: the agent decides whether to call again.
-          if (id !== undefined && pending.has(id)) failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
+          // It may have reached the owner and taken effect: sent again if that is safe, else the agent decides.
+          if (id !== undefined && pending.has(id)) answerLost(via, id);
           return;
         }
         if (id === undefined || !pending.has(id)) return;
@@ -276,7 +294,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     }
     if (isJSONRPCErrorResponse(message) && message.error.code === SESSION_CLOSED && message.id !== undefined && pending.has(message.id)) {
       // A call the owner's closing session could not answer: as for an owner that stopped (the session goes on here).
-      failRequest(message.id, stoppedBeforeAnswering(up, pending.get(message.id)));
+      answerLost(up, message.id);
       return;
     }
     const answersInitialize = answer && !!initialize && message.id === initialize.id;
@@ -314,8 +332,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     afterInitialize = null;
     const lost = up;
     log.warn(`${why}; taking over the database`);
-    // Requests still being sent are settled by their own send (refused ones go to the next owner).
-    for (const id of [...pending.keys()]) if (!sending.has(id)) failRequest(id, stoppedBeforeAnswering(lost, pending.get(id)));
+    // Requests still being sent are settled by their own send (refused ones go to the next owner); keyed starts are
+    // queued for it here.
+    for (const id of [...pending.keys()]) if (!sending.has(id)) answerLost(lost, id);
     void lost.close().catch(() => undefined);
     if (!options.takeOver) {
       await shutdown(`${why}; no takeover configured`);
@@ -343,7 +362,11 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     for (const m of waiting) forward(m);
   };
 
-  down.onmessage = (message: JSONRPCMessage) => {
+  down.onmessage = (received: JSONRPCMessage) => {
+    // A start gets a request key (unless its client gave it one), so that it can be sent again to the next owner if
+    // this one stops before answering it.
+    const keyless = isJSONRPCRequest(received) && isKeyedStart(received) && carriedKey(received) === undefined;
+    const message = keyless ? withRequestKey(received, randomUUID()) : received;
     if (isJSONRPCRequest(message)) {
       if (message.method === 'initialize') initialize = message;
       const uri = (message.params as { uri?: unknown } | undefined)?.uri;

@@ -2,16 +2,19 @@
 // one live state (same executions, resource-updated notifications through the proxy), and an owner that does not
 // answer is reported with its pid instead of a hang, while one that exits before answering (it closed its endpoint
 // but still held the lock) leaves the database to the newcomer. When the owner exits mid-session, the forwarding
-// process takes over the database and its client's session goes on.
+// process takes over the database and its client's session goes on. A start the owner did not answer before it died
+// is sent again (with its request key) to the next owner: the agent gets its step, and one run exists.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InitializeResultSchema, LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { discoveryPath, readDiscovery, writeDiscovery } from '../../src/host/discovery.js';
+import { openStore } from '../../src/store/sqlJsStore.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+import { spawnTs, waitForLine } from '../fixtures/store/helpers.js';
 
 type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
 
@@ -231,9 +234,11 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
   });
 
   /** An owner and a forwarding process on a fresh database, for `fn`; both stopped and the files removed after. */
-  async function ownerAndProxy(prefix: string, fn: (owner: CliSession, proxied: CliSession, db: string) => Promise<void>): Promise<void> {
+  async function ownerAndProxy(
+    prefix: string, fn: (owner: CliSession, proxied: CliSession, db: string) => Promise<void>, extraArgs: string[] = [],
+  ): Promise<void> {
     const setup = tempSetup(prefix);
-    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off', ...extraArgs];
     const owner = await startMcp(args, 'editor');
     let proxied: CliSession | undefined;
     try {
@@ -293,14 +298,23 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       }
     }));
 
-  it('a create in flight when the owner dies is not said to be safe to call again: it may have started the run', { skip: process.platform === 'win32' }, () =>
-    ownerAndProxy('baton-takeover-create-', async (owner, proxied) => {
+  it('calls in flight when the owner dies: a start is sent again to the next owner (one run); another write is said to need a check first', { skip: process.platform === 'win32' }, () =>
+    ownerAndProxy('baton-takeover-create-', async (owner, proxied, db) => {
+      const lifecycle = await proxied.client.callTool({ name: 'start_execution', arguments: { workflowName: 'bug-fix' } });
+      const executionId = (lifecycle.structuredContent as { id: string }).id;
       process.kill(owner.pid!, 'SIGSTOP');
-      const inFlight = call(proxied, { template_name: 'bug-fix', task_description: 'started twice?' });
+      const start = call(proxied, { template_name: 'bug-fix', task_description: 'started twice?' });
+      const move = proxied.client.callTool({ name: 'transition_workflow_state', arguments: { executionId, newState: 'running' } });
       await new Promise((r) => setTimeout(r, 300));
       process.kill(owner.pid!, 'SIGKILL');
-      await assert.rejects(inFlight, /stopped before answering this call\. Baton is taking over; the workflow may have been started already: read current-step:\/\/active/);
-    }));
+      await assert.rejects(move, /stopped before answering this call\. Baton is taking over; the call may have taken effect already: check before you call again/);
+      const started = await start;
+      assert.equal(started.status, 'ok', JSON.stringify(started));
+      assert.equal(started.next_step_contract?.step_name, 'analyze-root-cause');
+      await proxied.client.close();
+      await waitFor(() => !existsSync(discoveryPath(db)), 10_000, 'the discovery file removed on close');
+      assert.equal(await runsIn(db), 2, 'the lifecycle execution and one bug-fix run');
+    }, ['--tools', 'broker,lifecycle']));
 
   it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, () =>
     ownerAndProxy('baton-takeover-inflight-', async (owner, proxied) => {
@@ -315,4 +329,63 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       assert.equal(retry.status, 'ok', JSON.stringify(retry));
       assert.equal(retry.next_step_contract?.step_name, 'implement-fix');
     }));
+});
+
+/** How many runs the database at `db` holds (no process may own it). */
+async function runsIn(db: string): Promise<number> {
+  const store = await openStore({ path: db });
+  try {
+    return store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n;
+  } finally {
+    await store.close();
+  }
+}
+
+describe('a start whose owner dies before answering it is sent again to the next owner', { skip: process.platform === 'win32' }, () => {
+  before(() => ensureBuilt());
+  const dyingOwner = join(__dirname, '..', 'fixtures', 'owner', 'dyingOwner.ts');
+  const call = (s: CliSession, args: Record<string, unknown>) =>
+    s.client.callTool({ name: 'workflow_next_step', arguments: args }).then((r) => r.structuredContent as Structured);
+
+  for (const mode of ['after', 'before'] as const) {
+    const what = mode === 'after' ? 'ran the start (its run is durable), then died' : 'died before running the start';
+    it(`the owner ${what}: the agent gets a normal answer with a token that works, and one run exists`, async () => {
+      const setup = tempSetup(`baton-resend-${mode}-`);
+      const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
+      const owner = spawnTs(dyingOwner, [mode, setup.db, setup.workspace]);
+      const died = new Promise((resolve) => owner.once('exit', resolve));
+      let said = '';
+      owner.stdout!.on('data', (d: Buffer) => void (said += d.toString()));
+      let proxied: CliSession | undefined;
+      try {
+        await waitForLine(owner, /^ready$/);
+        proxied = await startMcp(args, 'terminal-agent');
+        await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
+        const first = await proxied.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'start once' } });
+        await died;
+        const r = first.structuredContent as Structured;
+        assert.equal(r.status, 'ok', JSON.stringify(first.content).slice(0, 400));
+        assert.equal(r.next_step_contract?.step_name, 'analyze-root-cause');
+        assert.match(proxied.stderr(), /sending a start again \(id \d+\) with its request key: Baton process \d+ stopped before answering it/);
+        if (mode === 'after') {
+          const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
+          assert.equal(r.execution_id, executionId, 'the run the dead owner started');
+          assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
+        } else {
+          assert.equal(said.includes('started'), false);
+        }
+        const next = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
+        assert.equal(next.next_step_contract?.step_name, 'implement-fix', JSON.stringify(next));
+        assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
+        await proxied.client.close();
+        proxied = undefined;
+        await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+        assert.equal(await runsIn(setup.db), 1, 'exactly one run');
+      } finally {
+        await proxied?.client.close().catch(() => undefined);
+        owner.kill('SIGKILL');
+        rmSync(setup.dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
