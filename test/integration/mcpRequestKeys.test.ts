@@ -3,34 +3,21 @@
 // no second run but answers with the first; a malformed key is refused with what to send instead.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { silentLog } from '../../src/core/ports.js';
 import type { NextStepResponse } from '../../src/core/types.js';
-import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
-import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { plainToolCall } from '../../src/mcp/jsonRpc.js';
 import { REQUEST_KEY_META } from '../../src/mcp/requestKey.js';
-import { makeWorkspace } from '../helpers/coreHarness.js';
+import { openLifecycle, type LifecycleRig } from '../helpers/lifecycleHarness.js';
 
 describe('request keys through an MCP client', () => {
-  let opened: OpenedBaton;
-  let client: Client;
-  const runs = () => opened.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n;
+  let rig: LifecycleRig;
+  const runs = () => rig.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n;
   const call = (name: string, args: Record<string, unknown>, key: unknown) =>
-    client.callTool({ name, arguments: args, _meta: { [REQUEST_KEY_META]: key } });
+    rig.client.callTool({ name, arguments: args, _meta: { [REQUEST_KEY_META]: key } });
 
   before(async () => {
-    opened = await openBaton({ dbPath: null, workspace: makeWorkspace(), rateLimits: false, approvalWaitMs: 0, log: silentLog });
-    const server = createMcpServer(opened.baton, { toolGroups: ['broker', 'lifecycle'], version: 't', log: silentLog });
-    client = new Client({ name: 'agent', version: '1' });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await Promise.all([server.connect(a), client.connect(b)]);
+    rig = await openLifecycle({ groups: ['broker', 'lifecycle'] });
   });
-  after(async () => {
-    await client.close();
-    await opened.close();
-  });
+  after(() => rig.close());
 
   it('workflow_next_step: the same key twice is one run and the same answer', async () => {
     const start = { template_name: 'bug-fix', task_description: 'keyed' };

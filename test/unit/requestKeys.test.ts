@@ -6,6 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { Baton } from '../../src/core/baton.js';
 import type { Store } from '../../src/core/ports.js';
 import { loadMigrations } from '../../src/store/migrate.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
@@ -20,6 +21,21 @@ const runs = (store: Store) => store.get<{ n: number }>('SELECT COUNT(*) AS n FR
 /** The request-key rows, as key → execution. */
 const keys = (store: Store) =>
   Object.fromEntries(store.all<{ request_key: string; execution_id: string }>('SELECT request_key, execution_id FROM request_keys').map((r) => [r.request_key, r.execution_id]));
+
+/**
+ * A Baton on `path` (closed after `fn`), its clock at `ms` (a token handed out before, at that time, has not expired).
+ */
+async function reopened(path: string, workspace: string, ms: number, fn: (baton: Baton, store: Store) => Promise<void>): Promise<void> {
+  const store = await openStore({ path });
+  const opened = await makeBaton({ store, workspacePath: workspace });
+  opened.clock.ms = ms;
+  try {
+    await fn(opened.baton, store);
+  } finally {
+    await opened.baton.close();
+    await store.close();
+  }
+}
 
 describe('workflow_next_step starts with a request key', () => {
   it('the same key twice: one run, and the second call gets the first answer (same execution, step and token)', async () => {
@@ -92,18 +108,13 @@ describe('workflow_next_step starts with a request key', () => {
       await one.baton.close();
       await s1.close();
 
-      const s2 = await openStore({ path });
-      const two = await makeBaton({ store: s2, workspacePath: workspace });
-      two.clock.ms = one.clock.ms; // the token has not expired: the very same token comes back
-      try {
-        const again = await two.baton.nextStep(start, { request_key: 'k-durable' });
-        assert.equal(runs(s2), 1);
+      // The token has not expired: the very same token comes back.
+      await reopened(path, workspace, one.clock.ms, async (baton, store) => {
+        const again = await baton.nextStep(start, { request_key: 'k-durable' });
+        assert.equal(runs(store), 1);
         assert.equal(again.execution_id, first.execution_id);
         assert.equal(again.new_step_token, first.new_step_token);
-      } finally {
-        await two.baton.close();
-        await s2.close();
-      }
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(workspace, { recursive: true, force: true });
@@ -124,20 +135,14 @@ describe('workflow_next_step starts with a request key', () => {
       await one.baton.close();
       await s1.close();
 
-      const s2 = await openStore({ path });
-      const two = await makeBaton({ store: s2, workspacePath: workspace });
-      two.clock.ms = one.clock.ms;
-      try {
-        assert.equal(s2.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '10');
-        assert.equal(okStep(await two.baton.nextStep({ step_token: old.new_step_token, model_output_so_far: output('root cause') })).step, 'implement-fix');
+      await reopened(path, workspace, one.clock.ms, async (baton, store) => {
+        assert.equal(store.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")!.value, '10');
+        assert.equal(okStep(await baton.nextStep({ step_token: old.new_step_token, model_output_so_far: output('root cause') })).step, 'implement-fix');
         const start = { template_name: 'bug-fix', task_description: 'after the upgrade' };
-        const first = await two.baton.nextStep(start, { request_key: 'k-v10' });
-        assert.equal((await two.baton.nextStep(start, { request_key: 'k-v10' })).execution_id, first.execution_id);
-        assert.equal(runs(s2), 2);
-      } finally {
-        await two.baton.close();
-        await s2.close();
-      }
+        const first = await baton.nextStep(start, { request_key: 'k-v10' });
+        assert.equal((await baton.nextStep(start, { request_key: 'k-v10' })).execution_id, first.execution_id);
+        assert.equal(runs(store), 2);
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
       rmSync(workspace, { recursive: true, force: true });
