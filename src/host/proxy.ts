@@ -114,21 +114,38 @@ function sessionGone(ex: unknown): boolean {
 }
 
 /**
- * The answer to a call the owner may or may not have run before it stopped. Calling again is safe for a read and for
- * a call with a step_token (one that had taken effect is answered again); any other call may have done its work, and
- * would do it twice (a workflow started twice, say), so the agent is told how to look first. (A start with a request
- * key is not answered so: the proxy sends it again itself, see `answerLost`.)
+ * Whether a request may be sent again when its answer was lost (the owner stopped, or the connection failed before
+ * it answered): anything but a tool call (a read, a list, a subscription), a tool call with a step_token (one that had
+ * taken effect is answered again, with the same step_token), and a start with a request key (it starts one run).
+ * Any other tool call may have done its work, and would do it twice.
+ */
+export function safeToSendAgain(request: JSONRPCRequest): boolean {
+  if (request.method !== 'tools/call') return true;
+  const args = (request.params as { arguments?: { step_token?: unknown } } | undefined)?.arguments;
+  return typeof args?.step_token === 'string' || (isKeyedStart(request) && carriedKey(request) !== undefined);
+}
+
+/**
+ * The answer to a call the owner may or may not have run before it stopped, when the proxy does not send it again
+ * itself (see `safeToSendAgain`): the agent is told how to look first, as calling again may do it twice (a workflow
+ * started twice, say).
  */
 function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest): string {
   const stopped = `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over;`;
   const params = request?.params as { name?: unknown; arguments?: { step_token?: unknown; template_name?: unknown } } | undefined;
-  if (request?.method !== 'tools/call' || typeof params?.arguments?.step_token === 'string') {
+  if (request === undefined || safeToSendAgain(request)) {
     return `${stopped} call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
   }
   if (typeof params?.arguments?.template_name === 'string') {
     return `${stopped} the workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again, as a second call starts a second run.`;
   }
   return `${stopped} the call may have taken effect already: check before you call again (calling again may do it twice).`;
+}
+
+/** A request as the log names it: "tools/call workflow_next_step (id 4)". */
+function described(request: JSONRPCRequest): string {
+  const name = (request.params as { name?: unknown } | undefined)?.name;
+  return `${request.method}${typeof name === 'string' ? ` ${name}` : ''} (id ${String(request.id)})`;
 }
 
 /** The code an owner's transport answers a call with when its session closes before the answer (and for no session). */
@@ -186,20 +203,24 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   };
 
   /**
-   * A call that `via` may or may not have run before it stopped answering. A start with a request key is sent again,
-   * as it is, to the next owner (queued while the proxy takes over): its key makes it start at most one run, and the
-   * agent gets its answer. Any other call is answered with what the agent should do (see stoppedBeforeAnswering).
+   * A call that `via` may or may not have run before it stopped answering. One that is safe to send again (a read, a
+   * call with a step_token, a start with its request key) is sent again, as it is, to the next owner (queued while the
+   * proxy takes over), and the agent gets its answer. Any other call is answered with what the agent should do (see
+   * stoppedBeforeAnswering).
    */
   const answerLost = (via: Upstream, id: RequestId) => {
     const request = pending.get(id);
-    if (request && isKeyedStart(request) && carriedKey(request) !== undefined) {
+    if (request && safeToSendAgain(request)) {
       pending.delete(id);
-      log.info(`sending a start again (id ${String(id)}) with its request key: ${via.name} stopped before answering it`);
+      log.info(`sending ${described(request)} again: ${via.name} stopped before answering it`);
       forward(request);
       return;
     }
     failRequest(id, stoppedBeforeAnswering(via, request));
   };
+
+  // Requests sent again once after a failed connection to an owner still there (sent again once only).
+  const resent = new WeakSet<JSONRPCMessage>();
 
   /** The forwarded initialize has its answer: what the client sent meanwhile goes on, in order. */
   const initializeAnswered = () => {
@@ -237,7 +258,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         // a moment before its pid is gone (until its parent reaps it). Only a network failure (fetch's TypeError)
         // can mean the latter; an HTTP error status is answered at once.
         // A stopping owner refuses new calls (503) while it answers those in flight, then exits within moments.
-        const lost = lostSince() || (via.pid !== null && (ex instanceof TypeError || ownerStopping(ex)) && (await exitsWithin(via.pid, ownerStopping(ex) ? 5000 : 1000)));
+        // So does one whose session closed as it stops (404: a call sent again after its session answered "closed").
+        const refused = ownerStopping(ex) || sessionGone(ex);
+        const lost = lostSince() || (via.pid !== null && (ex instanceof TypeError || refused) && (await exitsWithin(via.pid, refused ? 5000 : 1000)));
         // Settled only now: meanwhile a takeover must leave this call to this handler (see ownerLost).
         if (id !== undefined) sending.delete(id);
         if (lost) {
@@ -260,8 +283,22 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (sessionGone(ex) || ownerStopping(ex)) return failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
         const refusal = ownerRefusal(ex);
         if (refusal) return failRequest(id, refusal.message, refusal.code);
+        const request = pending.get(id)!;
+        // A network failure with the owner still there: an owner whose event loop stalled past its keep-alive time
+        // (stopped, in a debugger) resets the idle connection the call went out on when it wakes, unread. A call that
+        // is safe to send again goes again, once, on a new connection.
+        if (ex instanceof TypeError && !resent.has(message) && safeToSendAgain(request)) {
+          resent.add(message);
+          pending.delete(id);
+          log.info(`sending ${described(request)} again: the connection to ${via.name} failed (${(ex as Error).message})`);
+          forward(message);
+          return;
+        }
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
-        failRequest(id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}`);
+        const again = safeToSendAgain(request)
+          ? 'call again with the same arguments (a call that had taken effect is answered again)'
+          : 'the call may have taken effect: check before you call again (calling again may do it twice)';
+        failRequest(id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}; ${again}.`);
       },
     );
   };

@@ -252,7 +252,7 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
     }
   }
 
-  it('gate waits in flight when the owner stops in order get an error that says to call again (plain and streaming progress)', () =>
+  it('gate waits in flight when the owner stops in order go on waiting at the next owner (plain and streaming progress)', () =>
     ownerAndProxy('baton-takeover-wait-', async (owner, proxied, db) => {
       let r = await call(proxied, { template_name: 'bug-fix', task_description: 'wait through a stop' });
       while (r.status === 'ok') r = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
@@ -262,10 +262,17 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       const streaming = proxied.client.callTool(wait, undefined, { onprogress: () => undefined });
       await new Promise((resolve) => setTimeout(resolve, 500));
       process.kill(owner.pid!, 'SIGTERM');
-      for (const waiting of [plain, streaming]) await assert.rejects(waiting, /stopped before answering this call\. Baton is taking over; call again with the same arguments/);
       await waitFor(() => readDiscovery(db)?.pid === proxied.pid, 15_000, 'the proxy owning the database');
-      const again = await proxied.client.callTool(wait);
-      assert.equal((again.structuredContent as Structured).status, 'awaiting_approval', JSON.stringify(again.content).slice(0, 300));
+      await waitFor(() => /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/.test(proxied.stderr()), 5000, 'the waits sent again');
+      // The person decides at the new owner: both waits, sent on there, get the decision (the gate is bug-fix's last
+      // step, so the workflow closes).
+      const approved = await runCli(['approve', r.execution_id!, '--db', db]);
+      assert.equal(approved.code, 0, approved.stderr);
+      for (const waiting of [plain, streaming]) {
+        const answer = (await waiting).structuredContent as Structured;
+        assert.equal(answer.status, 'task_closed', JSON.stringify(answer).slice(0, 300));
+        assert.equal(answer.execution_id, r.execution_id);
+      }
     }));
 
   it('calls in flight when the owner stops in order are answered, and calls sent meanwhile go to the next owner: no error', () =>
@@ -316,18 +323,34 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       assert.equal(await runsIn(db), 2, 'the lifecycle execution and one bug-fix run');
     }, ['--tools', 'broker,lifecycle']));
 
-  it('a call in flight when the owner dies gets an error that says to call again, and the retry works', { skip: process.platform === 'win32' }, () =>
+  it('a submission in flight when the owner dies is sent again to the next owner: the agent gets its next step', { skip: process.platform === 'win32' }, () =>
     ownerAndProxy('baton-takeover-inflight-', async (owner, proxied) => {
       const first = await call(proxied, { template_name: 'bug-fix', task_description: 'in flight' });
       // A stopped owner accepts the connection but never answers: the call is in flight when it dies.
       process.kill(owner.pid!, 'SIGSTOP');
-      const inFlight = proxied.client.callTool({ name: 'workflow_next_step', arguments: { step_token: first.new_step_token, model_output_so_far: validOutput } });
+      const inFlight = call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
       await new Promise((r) => setTimeout(r, 300));
       process.kill(owner.pid!, 'SIGKILL');
-      await assert.rejects(inFlight, /stopped before answering this call\. Baton is taking over; call again/);
-      const retry = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
-      assert.equal(retry.status, 'ok', JSON.stringify(retry));
-      assert.equal(retry.next_step_contract?.step_name, 'implement-fix');
+      const answer = await inFlight;
+      assert.equal(answer.status, 'ok', JSON.stringify(answer));
+      assert.equal(answer.next_step_contract?.step_name, 'implement-fix');
+      // Sent once more by the agent, it is answered again: the same step and token, nothing moved twice.
+      const again = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
+      assert.equal(again.new_step_token, answer.new_step_token);
+    }));
+
+  it('a call on a connection the owner reset after a stall (past its keep-alive time) is sent again on a new one', { skip: process.platform === 'win32' }, () =>
+    ownerAndProxy('baton-stall-', async (owner, proxied) => {
+      const first = await call(proxied, { template_name: 'bug-fix', task_description: 'stalled owner' });
+      // Stopped longer than the owner's keep-alive time (5 s): when it goes on, it resets the idle connection the next
+      // call went out on before it reads the call.
+      process.kill(owner.pid!, 'SIGSTOP');
+      const stalled = call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
+      await new Promise((r) => setTimeout(r, 6500));
+      process.kill(owner.pid!, 'SIGCONT');
+      const answer = await stalled;
+      assert.equal(answer.status, 'ok', JSON.stringify(answer));
+      assert.equal(answer.next_step_contract?.step_name, 'implement-fix');
     }));
 });
 
@@ -366,7 +389,7 @@ describe('a start whose owner dies before answering it is sent again to the next
         const r = first.structuredContent as Structured;
         assert.equal(r.status, 'ok', JSON.stringify(first.content).slice(0, 400));
         assert.equal(r.next_step_contract?.step_name, 'analyze-root-cause');
-        assert.match(proxied.stderr(), /sending a start again \(id \d+\) with its request key: Baton process \d+ stopped before answering it/);
+        assert.match(proxied.stderr(), /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/);
         if (mode === 'after') {
           const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
           assert.equal(r.execution_id, executionId, 'the run the dead owner started');
