@@ -1,8 +1,10 @@
 // Approve / Reject-with-feedback for a step waiting in awaiting_approval, above everything the agent submitted for it
 // (summary, confidence, blockers, findings, decisions, artifacts, references), which is what the person decides on.
-// Reject stays disabled until feedback is typed; both are disabled while a decision is on its way.
+// Reject stays disabled until feedback is typed; both are disabled while a decision is on its way. What the box says
+// rejecting does follows the gate: a workflow step goes back to its agent; a pipeline's review ends the run or not.
 import { MAX_FEEDBACK_CHARS } from '../src/shared/protocol.js';
 import type { PanelSubmission } from '../src/shared/protocol.js';
+import { rejectWords, type RejectOutcome } from '../src/shared/rejectWords.js';
 import { h } from './dom.js';
 import { renderFinding } from './sections.js';
 
@@ -60,11 +62,15 @@ export function renderSubmission(sub: PanelSubmission | undefined): HTMLElement 
     part('submission-next-steps', `Next steps (${sub.nextSteps.length})`, lines(sub.nextSteps)));
 }
 
-/** The approval box for `step` (one of `awaiting`, listed so a person sees every step that waits), with its submission. */
-export function renderGate(step: string, awaiting: string[], handlers: GateHandlers, submission?: PanelSubmission): HTMLElement {
+/**
+ * The approval box for `step` (one of `awaiting`, listed so a person sees every step that waits), with its submission;
+ * `outcome` is what rejecting it does.
+ */
+export function renderGate(step: string, awaiting: string[], handlers: GateHandlers, outcome: RejectOutcome, submission?: PanelSubmission): HTMLElement {
+  const words = rejectWords(outcome);
   const feedback = h('textarea', {
     'data-testid': 'feedback', id: 'feedback', rows: 4, maxlength: MAX_FEEDBACK_CHARS,
-    placeholder: 'What must change? (needed to reject)', 'aria-describedby': 'feedback-help',
+    placeholder: words.placeholder, 'aria-describedby': 'feedback-help',
   });
   feedback.value = handlers.drafts.get(step) ?? '';
   const approve = h('vscode-button', { 'data-testid': 'approve', icon: 'check' }, 'Approve');
@@ -91,9 +97,9 @@ export function renderGate(step: string, awaiting: string[], handlers: GateHandl
   return h('section', { class: 'approval', 'data-testid': 'approval', 'data-step': step, 'aria-labelledby': 'approval-heading' },
     h('h2', { id: 'approval-heading' }, h('span', { class: 'codicon codicon-person', 'aria-hidden': 'true' }), ` ${step} waits for your decision`),
     renderSubmission(submission),
-    h('label', { for: 'feedback' }, 'Feedback'),
+    h('label', { for: 'feedback' }, words.label),
     feedback,
-    h('p', { id: 'feedback-help', class: 'dim' }, 'Rejecting sends the step back to the agent with your feedback.'),
+    h('p', { id: 'feedback-help', class: 'dim', 'data-testid': 'feedback-help' }, words.help),
     h('div', { class: 'buttons' }, approve, reject),
     others.length ? h('p', { class: 'dim' }, `Also waiting: ${others.join(', ')} (select it in the graph).`) : null);
 }

@@ -5,6 +5,7 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import { parseToWebview } from '../src/shared/protocol.js';
 import type { FromWebview, PanelPersistedState, PanelState, ToWebview } from '../src/shared/protocol.js';
+import { panelRejection } from '../src/shared/rejectWords.js';
 import { h } from './dom.js';
 import { renderGate } from './gateView.js';
 import type { GateHandlers } from './gateView.js';
@@ -138,7 +139,7 @@ function render(): void {
       h('div', { class: 'column' },
         s.spec ? renderSpec(s.spec, shown) : null,
         // A pipeline run shows its system's structure (nested steps) rather than a dependency graph and contracts.
-        gateStep ? renderGate(gateStep, s.awaiting, gate, s.submissions.find((x) => x.stepName === gateStep)) : null,
+        gateStep ? renderGate(gateStep, s.awaiting, gate, panelRejection(s.pipeline, gateStep), s.submissions.find((x) => x.stepName === gateStep)) : null,
         s.pipeline ? renderPipeline(s.pipeline, pipeline) : h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
           h('h2', { id: 'graph-heading' }, 'Steps'),
           h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),

@@ -19,7 +19,7 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
   const [executionId, ...extra] = positionals;
   if (!executionId || extra.length > 0) throw new CliError(`${decision} needs exactly one EXECUTION id\n\n${DECIDE_USAGE}`, 2);
   if (decision === 'reject' && !values.feedback?.trim()) {
-    throw new CliError('reject needs --feedback TEXT: tell the agent what to change', 2);
+    throw new CliError('reject needs --feedback TEXT: tell the agent what to change (or, for a pipeline\'s review, why you reject it)', 2);
   }
   const request: GateDecision = {
     execution_id: executionId,

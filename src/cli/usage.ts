@@ -87,7 +87,10 @@ where it looked and exits 1; it never creates one.
 
 Options:
   --step NAME             the step to decide (default: the one step awaiting approval)
-  --feedback TEXT         reject only, required: what the agent must change; it redoes the step with these words
+  --feedback TEXT         reject only, required: for a workflow's step, what the agent must change (it redoes the
+                          step with these words); for a pipeline's human_review step, why you reject it (recorded
+                          with the run, which then fails, or goes on with the review not approved when the step
+                          says onReject: continue)
   --by NAME               who decides, recorded with the decision (default: cli:$USER)
   --json                  print the result as JSON
 ${DB_USAGE}

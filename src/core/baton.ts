@@ -263,7 +263,7 @@ export class Baton implements BatonApi {
     if (d.decision !== 'approve' && d.decision !== 'reject') throw new BatonError('invalid_input', `decision must be "approve" or "reject" (got "${String(d.decision)}").`);
     const feedback = d.feedback?.trim();
     if (d.decision === 'reject' && !feedback) {
-      throw new BatonError('invalid_input', 'Rejecting needs feedback: say what the agent must change (it redoes the step with your words).');
+      throw new BatonError('invalid_input', 'Rejecting needs feedback: say what the agent must change (it redoes the step with your words), or why you reject a pipeline\'s review.');
     }
     const events: BatonEvent[] = [];
     const result = await this.ports.store.transaction(() => {

@@ -154,6 +154,8 @@ export interface PanelPipelineNode {
   agent: string | null;
   /** What the node is about: the condition, the loop's bound, the failure policy, the review prompt. */
   detail: string | null;
+  /** A human_review step's: what rejecting it does (the run fails, or goes on with the review not approved). */
+  onReject?: 'fail' | 'continue';
   attempt: number;
   tokens: number;
   costUsd: number | null;

@@ -2,18 +2,26 @@
 // first (tree, panel, palette, notification, `baton approve`) wins; a later click is told it was already decided.
 import * as vscode from 'vscode';
 import { gateMessage, runName } from '../shared/labels.js';
-import { approveGate, decisionsSoFar, rejectGate, type GateSeen, type GateUi } from './gateDecisions.js';
+import { rejectWords, type RejectOutcome } from '../shared/rejectWords.js';
+import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, type GateUi } from './gateDecisions.js';
 import { pickStep, targetOf } from './pickers.js';
 import type { Services } from './services.js';
 
-/** Asks for the feedback a rejection needs (the agent redoes the step with it). */
-function askFeedback(stepName: string): Thenable<string | undefined> {
+/** Asks for what a rejection needs: the agent's feedback (it redoes the step), or a pipeline review's reason. */
+function askFeedback(stepName: string, outcome: RejectOutcome): Thenable<string | undefined> {
+  const words = rejectWords(outcome);
   return vscode.window.showInputBox({
     title: `Baton: Reject "${stepName}"`,
-    prompt: 'What must the agent change? (required; the agent redoes the step with your words)',
+    prompt: words.prompt,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'Feedback is required to reject'),
+    validateInput: (v) => (v.trim() ? undefined : words.required),
   });
+}
+
+/** What rejecting the step does (a pipeline review ends or goes on with the run; a workflow step is redone). */
+async function rejection(s: Services, executionId: string, stepName: string): Promise<RejectOutcome> {
+  const pipelines = await s.connection.pipelines();
+  return rejectionOf((id) => pipelines.view(id), executionId, stepName);
 }
 
 const ui: GateUi = {
@@ -26,8 +34,8 @@ async function picked(s: Services, arg: unknown, title: string): Promise<GateSee
   const t = targetOf(arg);
   const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, title, ['awaiting_approval'], t.executionId);
   if (!target) return undefined;
-  const status = await s.connection.workflowStatus(target.executionId);
-  return { ...target, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen: null };
+  const [status, outcome] = await Promise.all([s.connection.workflowStatus(target.executionId), rejection(s, target.executionId, target.stepName)]);
+  return { ...target, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen: null, rejection: outcome };
 }
 
 /** `baton.approveStep`. */
@@ -57,8 +65,10 @@ export function registerApprovalNotifications(s: Services): vscode.Disposable {
 }
 
 async function notify(s: Services, executionId: string, stepName: string): Promise<void> {
-  const [status, decisionsSeen] = await Promise.all([s.connection.workflowStatus(executionId), decisionsSoFar(s.connection, executionId, stepName)]);
-  const gate: GateSeen = { executionId, stepName, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen };
+  const [status, decisionsSeen, outcome] = await Promise.all([
+    s.connection.workflowStatus(executionId), decisionsSoFar(s.connection, executionId, stepName), rejection(s, executionId, stepName),
+  ]);
+  const gate: GateSeen = { executionId, stepName, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen, rejection: outcome };
   // The notification stays up when the gate is decided elsewhere (the editor cannot close it): its buttons check.
   const pick = await vscode.window.showInformationMessage(
     gateMessage(stepName, status.workflow, status.task_description, status.execution_id), 'Approve', 'Reject…', 'Show',

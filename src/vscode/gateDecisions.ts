@@ -3,6 +3,8 @@
 // plainly that the gate was already decided, and how, instead of doing nothing; Reject… checks before it asks for the
 // feedback, so what the person would type is not thrown away. No 'vscode' import: unit-tested with a fake.
 import { BatonError } from '../core/errors.js';
+import { rejectionAt, type PipelineRunView } from '../core/pipelines/pipelineRuns.js';
+import { rejectedMessage, rejectWords, type RejectOutcome } from '../shared/rejectWords.js';
 import type { BatonSource } from './batonSource.js';
 
 /** What the flow needs of the source. */
@@ -11,8 +13,8 @@ export type GateSource = Pick<BatonSource, 'decide' | 'workflowStatus' | 'events
 /** What the flow asks of the editor's window. */
 export interface GateUi {
   info(message: string): void;
-  /** The feedback a rejection needs; undefined when the person dismissed the box. */
-  askFeedback(stepName: string): PromiseLike<string | undefined>;
+  /** The feedback (or reason) a rejection needs, asked as `outcome` says; undefined when the person dismissed the box. */
+  askFeedback(stepName: string, outcome: RejectOutcome): PromiseLike<string | undefined>;
 }
 
 /** A gate as the person saw it: its step, the run named for people, and the decisions it had had by then. */
@@ -23,10 +25,25 @@ export interface GateSeen {
   run: string;
   /** How many decisions the step had had when it was shown (one more means it was decided since); null: not known. */
   decisionsSeen: number | null;
+  /** What rejecting it does; absent: a workflow step's gate (the agent redoes the step). */
+  rejection?: RejectOutcome;
+}
+
+/**
+ * What rejecting `stepName` does: for a pipeline run's review, what the run recorded (it fails, or goes on); else the
+ * agent redoes the step. `view` reads a pipeline run and fails with execution_not_found for any other execution.
+ */
+export async function rejectionOf(view: (runId: string) => Promise<Pick<PipelineRunView, 'onReject'>>, executionId: string, stepName: string): Promise<RejectOutcome> {
+  try {
+    return rejectionAt(await view(executionId), stepName);
+  } catch (ex) {
+    if (BatonError.is(ex, 'execution_not_found')) return 'redo';
+    throw ex;
+  }
 }
 
 /** Whether the gate still waits for the decision the person is about to make; else how it was decided, if known. */
-export type GateNow = { waiting: true } | { waiting: false; how: 'approved' | 'sent back' | null };
+export type GateNow = { waiting: true } | { waiting: false; how: 'approved' | 'rejected' | null };
 
 /** The gate decisions (approve, reject) recorded for a step, oldest first. */
 async function decisionsOf(source: GateSource, executionId: string, stepName: string): Promise<string[]> {
@@ -52,12 +69,13 @@ export async function gateNow(source: GateSource, gate: GateSeen): Promise<GateN
   const since = decisions.slice(gate.decisionsSeen ?? 0);
   if (waiting && (gate.decisionsSeen === null || since.length === 0)) return { waiting: true };
   const last = since.at(-1);
-  return { waiting: false, how: last === 'gate_approved' ? 'approved' : last === 'gate_rejected' ? 'sent back' : null };
+  return { waiting: false, how: last === 'gate_approved' ? 'approved' : last === 'gate_rejected' ? 'rejected' : null };
 }
 
 /** What the person is told when the gate was decided before their click (or while they wrote their feedback). */
-export function alreadyDecided(gate: GateSeen, now: { how: 'approved' | 'sent back' | null }, feedback?: string): string {
-  const how = now.how ? `was already ${now.how}` : 'no longer waits for a decision';
+export function alreadyDecided(gate: GateSeen, now: { how: 'approved' | 'rejected' | null }, feedback?: string): string {
+  const done = now.how === 'rejected' ? rejectWords(gate.rejection ?? 'redo').done : now.how;
+  const how = done ? `was already ${done}` : 'no longer waits for a decision';
   const lost = feedback ? ` Your feedback was not sent: "${feedback}"` : '';
   return `Baton: "${gate.stepName}" of ${gate.run} ${how} elsewhere; nothing was changed.${lost}`;
 }
@@ -85,15 +103,16 @@ export async function approveGate(source: GateSource, ui: GateUi, gate: GateSeen
 export async function rejectGate(source: GateSource, ui: GateUi, gate: GateSeen): Promise<void> {
   const before = await gateNow(source, gate);
   if (!before.waiting) return ui.info(alreadyDecided(gate, before));
-  const typed = await ui.askFeedback(gate.stepName);
+  const outcome = gate.rejection ?? 'redo';
+  const typed = await ui.askFeedback(gate.stepName, outcome);
   if (typed === undefined) return;
   const feedback = typed.trim();
-  if (await decide(source, gate, 'reject', feedback)) return ui.info(`Baton: "${gate.stepName}" of ${gate.run} sent back with your feedback.`);
+  if (await decide(source, gate, 'reject', feedback)) return ui.info(rejectedMessage(outcome, gate.stepName, gate.run));
   ui.info(alreadyDecided(gate, await settled(source, gate), feedback));
 }
 
 /** How a gate someone else decided first ended (a decision refused as no longer waiting). */
-async function settled(source: GateSource, gate: GateSeen): Promise<{ how: 'approved' | 'sent back' | null }> {
+async function settled(source: GateSource, gate: GateSeen): Promise<{ how: 'approved' | 'rejected' | null }> {
   const now = await gateNow(source, gate);
   return now.waiting ? { how: null } : now;
 }

@@ -82,6 +82,12 @@ describe('baton help texts', () => {
     assert.match((await runCli(['status', '--help'])).stdout, /--all +also list finished \(completed, failed or cancelled\) executions/);
   });
 
+  it('reject --help says what a rejection does: a workflow step is redone, a pipeline\'s review fails the run or not', async () => {
+    const text = (await runCli(['reject', '--help'])).stdout.replace(/\s+/g, ' ');
+    assert.match(text, /for a workflow's step, what the agent must change \(it redoes the step with these words\)/);
+    assert.match(text, /for a pipeline's human_review step, why you reject it \(recorded with the run, which then fails, or goes on with the review not approved when the step says onReject: continue\)/);
+  });
+
   it('run and start name an invalid workflow file among the reasons for exit 1', async () => {
     for (const command of ['run', 'start']) {
       assert.match((await runCli([command, '--help'])).stdout, /\nExit codes: [^\n]*1 [^\n]*a missing or invalid workflow file/, command);

@@ -1,12 +1,18 @@
 // Rule: a gate decided elsewhere after the person saw it (another window, the CLI, the tree) is never decided again
 // silently: Approve or Reject… from the notification (which the editor cannot close) says it was already decided and
 // how (approved / sent back); Reject… checks before asking for the feedback, and one typed while someone else decided
-// is given back to the person; a gate redone and waiting again is not the one they saw.
+// is given back to the person; a gate redone and waiting again is not the one they saw. What the person is asked and
+// told follows what rejecting does: a workflow step goes back to its agent; a pipeline's review (human_review) ends
+// the run, failed (onReject: fail, the default), or lets it go on with the review not approved (onReject: continue).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { System } from '../../src/core/pipelines/types.js';
+import type { RejectOutcome } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
-import { approveGate, decisionsSoFar, rejectGate, type GateSeen, type GateUi } from '../../src/vscode/gateDecisions.js';
+import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, type GateUi } from '../../src/vscode/gateDecisions.js';
+import { LocalPipelines } from '../../src/vscode/pipelines/pipelineSource.js';
 import { makeBaton, output } from '../helpers/coreHarness.js';
+import { until } from '../helpers/until.js';
 
 const GATED = 'name: gated\ndescription: g\ntype: sequential\nsteps:\n  - name: g\n    agent: implementer\n    description: Do it\n    human_gate: true\n'
   + '  - name: after\n    agent: reviewer\n    description: Then\n    dependencies: [g]\n';
@@ -26,12 +32,14 @@ async function waitingGate() {
 class FakeUi implements GateUi {
   infos: string[] = [];
   asked = 0;
+  outcomes: RejectOutcome[] = [];
   constructor(private readonly typed: string | undefined, private readonly whileTyping: () => Promise<unknown> = async () => undefined) {}
   info(message: string): void {
     this.infos.push(message);
   }
-  async askFeedback(): Promise<string | undefined> {
+  async askFeedback(_step: string, outcome: RejectOutcome): Promise<string | undefined> {
     this.asked++;
+    this.outcomes.push(outcome);
     await this.whileTyping();
     return this.typed;
   }
@@ -97,5 +105,64 @@ describe('gate decisions from a notification the person saw earlier', () => {
     const ui = new FakeUi(undefined);
     await approveGate(source, ui, { executionId, stepName: 'g', run: 'gated', decisionsSeen: null });
     assert.deepEqual(ui.infos, ['Baton: "g" of gated was already approved elsewhere; nothing was changed.']);
+  });
+});
+
+/** A pipeline run whose only step, a review with `onReject`, waits for a person (driven in this process). */
+async function waitingReview(onReject?: 'fail' | 'continue') {
+  const { baton } = await makeBaton();
+  const system: System = {
+    name: 'signoff', description: '', agents: [],
+    workflow: [{ id: 'ok', type: 'human_review', inputTemplate: 'Ship it?', ...(onReject ? { onReject } : {}) }],
+  };
+  const runId = await baton.pipelines.start(system, { input: 'ship', cwd: '/tmp' });
+  const drive = baton.pipelines.drive(runId);
+  const source = new LocalSource(baton, { url: '', token: '' });
+  const pipelines = new LocalPipelines(baton.pipelines, () => undefined);
+  await until('the review waits', () => baton.workflowStatus(runId).steps.some((st) => st.status === 'awaiting_approval'), 5000);
+  const rejection = await rejectionOf((id) => pipelines.view(id), runId, 'ok');
+  const gate: GateSeen = { executionId: runId, stepName: 'ok', run: 'signoff', decisionsSeen: await decisionsSoFar(source, runId, 'ok'), rejection };
+  return { baton, source, gate, runId, drive };
+}
+
+describe('what rejecting says it does', () => {
+  it('a workflow step goes back to its agent: the feedback is asked for as instructions', async () => {
+    const { baton, source, gate, executionId } = await waitingGate();
+    const pipelines = new LocalPipelines(baton.pipelines, () => undefined);
+    assert.equal(await rejectionOf((id) => pipelines.view(id), executionId, 'g'), 'redo');
+    const ui = new FakeUi('tighten it');
+    await rejectGate(source, ui, gate);
+    assert.deepEqual(ui.outcomes, ['redo']);
+  });
+
+  it('a pipeline review that fails the run on rejection (the default) says the run ends, and it does', async () => {
+    const { baton, source, gate, runId, drive } = await waitingReview();
+    assert.equal(gate.rejection, 'fail');
+    const ui = new FakeUi('not good enough');
+    await rejectGate(source, ui, gate);
+    assert.deepEqual(ui.outcomes, ['fail']);
+    assert.deepEqual(ui.infos, ['Baton: "ok" of signoff rejected: the run ends, failed with your reason.']);
+    assert.equal((await drive).status, 'failed');
+    assert.equal(baton.workflowStatus(runId).status, 'failed');
+  });
+
+  it('a pipeline review with onReject: continue says the run goes on without the approval, and it does', async () => {
+    const { baton, source, gate, runId, drive } = await waitingReview('continue');
+    assert.equal(gate.rejection, 'continue');
+    const ui = new FakeUi('no, but go on');
+    await rejectGate(source, ui, gate);
+    assert.deepEqual(ui.outcomes, ['continue']);
+    assert.deepEqual(ui.infos, ['Baton: "ok" of signoff rejected: the run goes on with this review not approved.']);
+    assert.equal((await drive).status, 'completed');
+    assert.equal(baton.workflowStatus(runId).status, 'completed');
+  });
+
+  it('a pipeline review rejected elsewhere is said to be rejected, not sent back', async () => {
+    const { baton, source, gate, runId, drive } = await waitingReview();
+    await baton.decide({ execution_id: runId, decision: 'reject', feedback: 'no', by: 'cli' });
+    const ui = new FakeUi('never typed');
+    await rejectGate(source, ui, gate);
+    assert.deepEqual(ui.infos, ['Baton: "ok" of signoff was already rejected elsewhere; nothing was changed.']);
+    await drive;
   });
 });

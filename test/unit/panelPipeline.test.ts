@@ -3,7 +3,8 @@
 // process, whoever started them), spend per step / agent / run against the budget; a human_review's prompt as the run
 // says it (placeholders filled or named, never raw) and in the gate box as what the person decides on, no earlier
 // attempt's output shown as a step's own once it starts again (follower and owner alike), the review approved from
-// the panel, and a run paused at its budget is raised and resumed from it.
+// the panel, and a run paused at its budget is raised and resumed from it. The gate box says what rejecting a review
+// does (the run fails, or goes on with it not approved) as the run recorded it, not that an agent redoes it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -11,6 +12,7 @@ import type { PipelineRunView } from '../../src/core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type AgentRun, type AgentRunRequest, type AgentRunner } from '../../src/core/pipelines/runner.js';
 import type { System } from '../../src/core/pipelines/types.js';
 import { parseFromWebview, type PanelPipelineNode, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
+import { panelRejection } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { aggregateStatus, buildPanelPipeline } from '../../src/vscode/panels/panelPipeline.js';
 import { PanelController } from '../../src/vscode/panels/panelController.js';
@@ -102,6 +104,22 @@ test('a review\'s prompt reads as the run says it: recorded once reached, else f
   assert.equal(detail([row('draft', 'completed', 'v1 of the notes')]), 'Ship v1 of the notes for do it (score [later], [nowhere])?');
   assert.equal(detail([row('draft', 'completed', 'v1'), row('gate', 'awaiting_approval')], { gate: 'Ship the whole v1 text?' }), 'Ship the whole v1 text?');
   assert.equal(detail([row('draft', 'completed', 'x'.repeat(5000))])!.length, 2000, 'a long output is cut');
+});
+
+test('a review\'s rejection is what the run recorded, else what its definition says (fail by default); other steps are redone', () => {
+  const system: System = {
+    ...SHAPED,
+    workflow: [...SHAPED.workflow, { id: 'soft', type: 'human_review', inputTemplate: 'Nice?', onReject: 'continue' }],
+  };
+  const before = buildPanelPipeline(view({ system }), [], undefined, false);
+  assert.equal(find(before.nodes, 'gate')!.onReject, 'fail');
+  assert.equal(find(before.nodes, 'soft')!.onReject, 'continue');
+  assert.equal(find(before.nodes, 'first')!.onReject, undefined, 'an agent step has none');
+  const reached = buildPanelPipeline(view({ system, onReject: { gate: 'continue' } }), [row('gate', 'awaiting_approval')], undefined, false);
+  assert.equal(panelRejection(reached, 'gate'), 'continue', 'as recorded when the run reached it');
+  assert.equal(panelRejection(before, 'gate'), 'fail');
+  assert.equal(panelRejection(before, 'first'), 'redo');
+  assert.equal(panelRejection(null, 'gate'), 'redo', 'a workflow run: the agent redoes the step');
 });
 
 test('a step started again shows no earlier attempt\'s output as its own, in a follower window as in the owner\'s', () => {
@@ -246,6 +264,8 @@ test('the panel follows a run live: streamed output and tool calls, then the gat
   assert.equal(find(waiting.pipeline!.nodes, 'sign')!.status, 'awaiting_approval');
   assert.equal(find(waiting.pipeline!.nodes, 'sign/ok')!.detail, 'Ship writer done?', 'the prompt as the run asked it');
   assert.deepEqual((await p.pipelines.view(p.runId)).prompts, { 'sign/ok': 'Ship writer done?' }, 'recorded by the run');
+  assert.deepEqual((await p.pipelines.view(p.runId)).onReject, { 'sign/ok': 'fail' }, 'what rejecting does, recorded by the run');
+  assert.equal(panelRejection(waiting.pipeline, 'sign/ok'), 'fail', 'the gate box says the run ends');
   // The gate box's submission: no agent submits a review, but what the run asks and the draft are known here.
   assert.deepEqual(waiting.submissions.map((x) => [x.stepName, x.kind, x.summary, x.artifacts]),
     [['sign/ok', 'review', 'Ship writer done?', [{ type: 'agent_output', title: 'draft (writer)' }]]]);

@@ -89,13 +89,28 @@ export interface PipelineRunView {
   orphaned?: boolean;
   /** What the run asked a person at each human_review step it reached (filled in). Absent from an older owner. */
   prompts?: Record<string, string>;
+  /**
+   * What rejecting each human_review step it reached does: `fail` ends the run, failed with the reason; `continue`
+   * lets it go on with the review not approved. Absent from an older owner.
+   */
+  onReject?: Record<string, ReviewRejection>;
 }
 
-/** The prompt a human_review step instance was begun with (kept in its row's metadata), if any. */
-function promptOf(metadata: string): string | null {
+/** What rejecting a pipeline's human_review step does to its run. */
+export type ReviewRejection = 'fail' | 'continue';
+
+/** What rejecting `stepName` of a run does, as the run recorded it (the engine's default, fail, when not known). */
+export function rejectionAt(view: Pick<PipelineRunView, 'onReject'>, stepName: string): ReviewRejection {
+  return view.onReject?.[stepName] ?? 'fail';
+}
+
+/** The prompt and onReject a human_review step instance was begun with (kept in its row's metadata), if any. */
+function reviewOf(metadata: string): { prompt: string | null; onReject: ReviewRejection } | null {
   try {
-    const m = JSON.parse(metadata) as { type?: string; prompt?: unknown };
-    return m.type === 'human_review' && typeof m.prompt === 'string' ? m.prompt : null;
+    const m = JSON.parse(metadata) as { type?: string; prompt?: unknown; on_reject?: unknown };
+    if (m.type !== 'human_review') return null;
+    // As decideInTx reads it: only `continue` lets the run go on.
+    return { prompt: typeof m.prompt === 'string' ? m.prompt : null, onReject: m.on_reject === 'continue' ? 'continue' : 'fail' };
   } catch {
     return null;
   }
@@ -437,13 +452,16 @@ export class PipelineRuns {
     const meta = exec.metadata;
     const steps = this.loadSteps(exec.execution_id);
     const prompts: Record<string, string> = {};
+    const onReject: Record<string, ReviewRejection> = {};
     for (const row of steps.values()) {
-      const prompt = promptOf(row.metadata);
-      if (prompt !== null) prompts[row.step_name] = prompt;
+      const review = reviewOf(row.metadata);
+      if (!review) continue;
+      if (review.prompt !== null) prompts[row.step_name] = review.prompt;
+      onReject[row.step_name] = review.onReject;
     }
     return {
       runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
-      pauseReason: meta.pause_reason ?? null, usage: rollup(steps), orphaned: this.isOrphaned(exec), prompts,
+      pauseReason: meta.pause_reason ?? null, usage: rollup(steps), orphaned: this.isOrphaned(exec), prompts, onReject,
     };
   }
 

@@ -91,6 +91,8 @@ function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode 
     output: live?.text ? tail(live.text) : running || row?.status === 'awaiting_approval' ? null : row?.outcome_summary ?? null,
     toolCalls: live?.toolCalls.slice() ?? [],
     children: [],
+    // As the run recorded it when it reached the review, else as its definition says (the engine defaults to fail).
+    ...(s.type === 'human_review' ? { onReject: ctx.view.onReject?.[name] ?? s.onReject ?? 'fail' } : {}),
   };
 }
 
