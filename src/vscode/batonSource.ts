@@ -62,6 +62,11 @@ export const FINDINGS_LIMIT = 500;
 /** Who the editor says it is in decisions and calls. */
 export const EDITOR_ACTOR = 'vscode';
 
+/** Who decides a gate from the editor: the person by their OS user, as `baton approve` records it (cli:$USER). */
+export function editorDecider(): string {
+  return `vscode:${process.env.USER ?? 'user'}`;
+}
+
 /** The in-process core: this editor owns the database. */
 export class LocalSource implements BatonSource {
   readonly mode = 'owner' as const;
@@ -112,7 +117,7 @@ export class LocalSource implements BatonSource {
   }
 
   decide(decision: GateDecision): Promise<GateDecisionResult> {
-    return this.baton.decide({ by: EDITOR_ACTOR, ...decision });
+    return this.baton.decide({ by: editorDecider(), ...decision });
   }
 
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {

@@ -11,7 +11,7 @@ import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, Workfl
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
-import { EDITOR_ACTOR, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
+import { EDITOR_ACTOR, editorDecider, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 
 /** Reads and calls time out after this long, except next_step, which may wait on a gate. */
 const CALL_TIMEOUT_MS = 15_000;
@@ -98,7 +98,7 @@ export class RemoteSource implements BatonSource {
   }
 
   decide(decision: GateDecision): Promise<GateDecisionResult> {
-    return this.result({ op: 'decide', by: EDITOR_ACTOR, ...decision });
+    return this.result({ op: 'decide', by: editorDecider(), ...decision });
   }
 
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {

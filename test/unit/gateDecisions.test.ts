@@ -62,6 +62,20 @@ describe('gate decisions from a notification the person saw earlier', () => {
     assert.equal((rejected?.event_data as { feedback?: string } | undefined)?.feedback, 'tighten it');
   });
 
+  it('a decision from the editor is recorded as the person\'s OS user, as baton approve records it', async () => {
+    const { baton, source, gate, executionId } = await waitingGate();
+    const saved = process.env.USER;
+    process.env.USER = 'ada';
+    try {
+      await approveGate(source, new FakeUi(undefined), gate);
+    } finally {
+      if (saved === undefined) delete process.env.USER;
+      else process.env.USER = saved;
+    }
+    const approved = baton.events(executionId).find((e) => e.event_type === 'gate_approved');
+    assert.equal((approved?.event_data as { by?: string } | undefined)?.by, 'vscode:ada');
+  });
+
   it('Approve on a gate approved elsewhere says it was already approved and decides nothing', async () => {
     const { baton, source, gate, executionId } = await waitingGate();
     await baton.decide({ execution_id: executionId, decision: 'approve', by: 'cli' });
