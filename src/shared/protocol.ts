@@ -150,7 +150,7 @@ export interface PanelPipelineNode {
   label: string;
   /** A step type, or `branch` / `iteration` for the arms of a conditional and the passes of a loop. */
   type: string;
-  status: StepStatus;
+  status: PanelNodeStatus;
   agent: string | null;
   /** What the node is about: the condition, the loop's bound, the failure policy, the review prompt. */
   detail: string | null;
@@ -173,6 +173,9 @@ export interface PanelAgentUsage {
   costUsd: number;
   steps: number;
 }
+
+/** A pipeline step's status in the panel: `interrupted` is one recorded running in a run no process drives now. */
+export type PanelNodeStatus = StepStatus | 'interrupted';
 
 /** What the panel shows of a pipeline run: the step graph, spend per step / agent / run, and the budget. */
 export interface PanelPipeline {

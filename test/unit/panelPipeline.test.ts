@@ -4,7 +4,8 @@
 // says it (placeholders filled or named, never raw) and in the gate box as what the person decides on, no earlier
 // attempt's output shown as a step's own once it starts again (follower and owner alike), the review approved from
 // the panel, and a run paused at its budget is raised and resumed from it. The gate box says what rejecting a review
-// does (the run fails, or goes on with it not approved) as the run recorded it, not that an agent redoes it.
+// does (the run fails, or goes on with it not approved) as the run recorded it, not that an agent redoes it. In a run
+// whose owner died (orphaned) nothing recorded running shows running: it is interrupted until the run is resumed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -120,6 +121,19 @@ test('a review\'s rejection is what the run recorded, else what its definition s
   assert.equal(panelRejection(before, 'gate'), 'fail');
   assert.equal(panelRejection(before, 'first'), 'redo');
   assert.equal(panelRejection(null, 'gate'), 'redo', 'a workflow run: the agent redoes the step');
+});
+
+test('in an orphaned run a step recorded running, and what holds it, show interrupted; resumed, they run again', () => {
+  const rows = [row('first', 'completed', 'ok'), row('fan/x', 'completed'), row('fan/y', 'completed'), row('pick/then/yes', 'completed'), row('again[1]/try', 'running')];
+  const orphaned = buildPanelPipeline(view({ orphaned: true }), rows, undefined, false);
+  assert.equal(find(orphaned.nodes, 'again[1]/try')!.status, 'interrupted');
+  assert.equal(find(orphaned.nodes, 'again[1]')!.status, 'interrupted');
+  assert.equal(find(orphaned.nodes, 'again')!.status, 'interrupted');
+  assert.equal(find(orphaned.nodes, 'first')!.status, 'completed', 'a finished step keeps its state');
+  assert.equal(find(orphaned.nodes, 'gate')!.status, 'pending');
+  const resumed = buildPanelPipeline(view({ orphaned: false }), rows, undefined, false);
+  assert.equal(find(resumed.nodes, 'again[1]/try')!.status, 'running');
+  assert.equal(find(resumed.nodes, 'again')!.status, 'running');
 });
 
 test('a step started again shows no earlier attempt\'s output as its own, in a follower window as in the owner\'s', () => {

@@ -1,7 +1,8 @@
 // Rule: the Baton tree is built from the core's listings into nodes with stable, unique ids, the documented labels
 // ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on; a workflow that has not
 // run opens onto its steps, which look unlike a run's steps and get no step actions. Two runs of one workflow are told
-// apart by the task typed for them; a cancelled run says "cancelled"; counts take the right plural.
+// apart by the task typed for them; a cancelled run says "cancelled"; counts take the right plural. In a run whose
+// owner died (orphaned) a step recorded running does not spin: it shows interrupted until the run is resumed.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -163,6 +164,24 @@ describe('tree model', () => {
     assert.equal(a!.command?.id, 'baton.openArtifact');
     assert.deepEqual(a!.ref, { kind: 'artifact', execution_id: 'e1', artifact_id: 'a1', title: 'Root cause', type: 'design_doc' });
     assert.equal(artifactNodes('e1', [artifact('a2', { title: null, type: 'yaml', is_final: true })])[0]!.label, 'yaml');
+  });
+
+  it('a step recorded running in an orphaned run shows interrupted (paused, no spinner), and running once resumed', () => {
+    const status: WorkflowStatusResource = {
+      execution_id: 'p1', task_id: null, workflow: 'sys', status: 'running', current_step: 'draft', progress: 0, started_at: '', completed_at: null,
+      steps: [
+        { step_name: 'draft', status: 'running', agent_name: 'writer', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null, feedback: null, attempt: 2, artifacts: [] },
+        { step_name: 'plan', status: 'completed', agent_name: 'writer', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null, feedback: null, attempt: 1, artifacts: [] },
+      ],
+    };
+    const [draft, plan] = stepNodes(status, [], true);
+    assert.equal(draft!.description, 'interrupted · attempt 2');
+    assert.equal(draft!.icon.id, 'debug-pause');
+    assert.match(draft!.tooltip!, /Interrupted: the Baton process running it ended; Resume the run/);
+    assert.equal(plan!.icon.id, 'pass', 'a finished step keeps its state');
+    const [resumed] = stepNodes(status, [], false);
+    assert.equal(resumed!.description, 'running · attempt 2');
+    assert.equal(resumed!.icon.id, 'sync~spin');
   });
 
   it('puts a step\'s findings under it with a severity icon, and makes the step expandable', () => {

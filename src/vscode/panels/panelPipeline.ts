@@ -6,7 +6,7 @@ import { interpolate, type Variables } from '../../core/pipelines/engine/interpo
 import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import type { StepStatus } from '../../core/types.js';
-import type { PanelArtifact, PanelPipeline, PanelPipelineNode, PanelSubmission } from '../../shared/protocol.js';
+import type { PanelArtifact, PanelNodeStatus, PanelPipeline, PanelPipelineNode, PanelSubmission } from '../../shared/protocol.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 
 const OUTPUT_CHARS = 4_000;
@@ -56,11 +56,12 @@ function tail(text: string): string {
   return text.length <= OUTPUT_CHARS ? text : `…${text.slice(-(OUTPUT_CHARS - 1))}`;
 }
 
-/** A container's status from its children's: waiting and running win, then failure; done when all are done. */
-export function aggregateStatus(children: StepStatus[]): StepStatus {
-  const has = (s: StepStatus) => children.includes(s);
+/** A container's status from its children's: waiting and running (or interrupted) win, then failure; done when all are. */
+export function aggregateStatus(children: PanelNodeStatus[]): PanelNodeStatus {
+  const has = (s: PanelNodeStatus) => children.includes(s);
   if (has('awaiting_approval')) return 'awaiting_approval';
   if (has('running')) return 'running';
+  if (has('interrupted')) return 'interrupted';
   if (has('failed')) return 'failed';
   const done = children.filter((s) => s === 'completed' || s === 'skipped').length;
   if (children.length > 0 && done === children.length) return children.every((s) => s === 'skipped') ? 'skipped' : 'completed';
@@ -135,6 +136,15 @@ function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): P
   return steps.map((s) => node(s, prefix, ctx));
 }
 
+/** In a run no process drives (its owner ended), nothing runs: what is recorded running (a step, what holds it) waits. */
+function interrupt(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
+  for (const n of nodes) {
+    if (n.status === 'running') n.status = 'interrupted';
+    interrupt(n.children);
+  }
+  return nodes;
+}
+
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const vars: Variables = { system: { input: view.input, name: view.system.name, runId: view.runId } };
@@ -145,7 +155,7 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
   return {
     system: view.system.name,
     input: view.input,
-    nodes: walk(view.system.workflow, '', ctx),
+    nodes: view.orphaned ? interrupt(walk(view.system.workflow, '', ctx)) : walk(view.system.workflow, '', ctx),
     total,
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,

@@ -182,20 +182,28 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
   }));
 }
 
-/** The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. */
-export function stepNodes(status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = []): TreeNode[] {
+/**
+ * The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. In a
+ * run no process drives (`orphaned`: its owner ended) a step recorded running is not: it shows interrupted until Resume.
+ */
+export function stepNodes(status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
-  return status.steps.map((s) => ({
-    id: `step:${status.execution_id}:${s.step_name}`,
-    label: s.step_name,
-    description: statusText(s.status) + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
-    tooltip: stepTooltip(s),
-    icon: statusIcon(s.status),
-    contextValue: `step:${s.status}`,
-    collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
-    ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
-  }));
+  return status.steps.map((s) => {
+    const interrupted = orphaned && s.status === 'running';
+    return {
+      id: `step:${status.execution_id}:${s.step_name}`,
+      label: s.step_name,
+      description: (interrupted ? 'interrupted' : statusText(s.status)) + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
+      tooltip: stepTooltip(s) + (interrupted ? `\n${STEP_INTERRUPTED}` : ''),
+      icon: statusIcon(interrupted ? 'paused' : s.status),
+      contextValue: `step:${s.status}`,
+      collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
+      ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
+    } satisfies TreeNode;
+  });
 }
+
+const STEP_INTERRUPTED = 'Interrupted: the Baton process running it ended; Resume the run to go on with it';
 
 function stepTooltip(s: StepStatusView): string {
   const lines = [`${s.step_name} (${s.agent_name}): ${statusText(s.status)}`];

@@ -96,7 +96,8 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         return pipelineRunNodes((await this.list()).executions, node.ref.name);
       case 'execution': {
         const id = node.ref.execution_id;
-        const kind = (await this.list()).executions.find((e) => e.execution_id === id)?.kind;
+        const run = (await this.list()).executions.find((e) => e.execution_id === id);
+        const kind = run?.kind;
         if (kind === 'worker') {
           const run = (await this.teamRuns()).find((r) => r.runId === id);
           return run ? teamAgentNodes(run) : [];
@@ -104,7 +105,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
         if (kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
         const [status, findings] = await Promise.all([this.connection.workflowStatus(id), this.connection.findings(id)]);
-        return stepNodes(status, findings);
+        return stepNodes(status, findings, run?.orphaned === true);
       }
       case 'step': {
         const { execution_id, step_name, phase } = node.ref;
