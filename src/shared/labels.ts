@@ -36,6 +36,18 @@ export function spendText(tokens: number, usd: number | null): string {
   return [tokens ? `${tokenCount(tokens)} tokens` : '', usd ? money(usd) : ''].filter(Boolean).join(' · ');
 }
 
+/**
+ * Why a run paused at its budget, as the panel shows spend ("2,468 tokens used, budget 2,000 tokens"); a reason in
+ * another form as it is. The run keeps the stored reason ("budget_exceeded: 2468 tokens used, budget 2000").
+ */
+export function budgetReasonText(reason: string): string {
+  const tokens = /^budget_exceeded: (\d+) tokens used, budget (\d+)$/.exec(reason);
+  if (tokens) return `${tokenCount(Number(tokens[1]))} tokens used, budget ${tokenCount(Number(tokens[2]))} tokens`;
+  const usd = /^budget_exceeded: \$(\d+(?:\.\d+)?) spent, budget \$(\d+(?:\.\d+)?)$/.exec(reason);
+  if (usd) return `${money(Number(usd[1]))} spent, budget ${money(Number(usd[2]))}`;
+  return reason;
+}
+
 /** "1 step", "2 steps" (`many` for an irregular plural). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

@@ -1,10 +1,10 @@
 // Rule: what the editor shows a person names runs so two of one workflow differ (the task as typed, clipped to one
 // line), each gate's notification text is its own, statuses read as words ("awaiting approval", "cancelled"), counts
 // take the right plural, progress says 100% only for a run that completed, and bidi control characters in agent text
-// are shown, never obeyed.
+// are shown, never obeyed; a budget pause's stored reason reads with grouped tokens and dollars as spend does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bidiSafe, gateMessage, plural, runName, shownProgress, statusText, taskLabel } from '../../src/shared/labels.js';
+import { bidiSafe, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel } from '../../src/shared/labels.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
 import { executionLabel } from '../../src/vscode/views/treeModel.js';
@@ -56,5 +56,11 @@ describe('labels', () => {
     assert.equal(bidiSafe('\u2066x\u2069\u200F'), '[U+2066]x[U+2069][U+200F]');
     assert.equal(bidiSafe('שלום plain'), 'שלום plain', 'right-to-left letters themselves are kept');
     assert.equal(taskLabel('\u202Eevil'), '[U+202E]evil');
+  });
+
+  it('a budget pause\'s reason reads as spend does; a reason in another form is kept as it is', () => {
+    assert.equal(budgetReasonText('budget_exceeded: 2468 tokens used, budget 2000'), '2,468 tokens used, budget 2,000 tokens');
+    assert.equal(budgetReasonText('budget_exceeded: $0.5 spent, budget $0.25'), '$0.5000 spent, budget $0.2500');
+    assert.equal(budgetReasonText('still over its budget'), 'still over its budget');
   });
 });

@@ -6,6 +6,7 @@
 // the panel, and a run paused at its budget is raised and resumed from it. The gate box says what rejecting a review
 // does (the run fails, or goes on with it not approved) as the run recorded it, not that an agent redoes it. In a run
 // whose owner died (orphaned) nothing recorded running shows running: it is interrupted until the run is resumed.
+// A budget pause's reason reads as the rest of the panel's spend ("2,468 tokens"), never the stored raw form.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -84,6 +85,11 @@ test('the graph keeps the structure and names instances as the engine does; cont
   const paused = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget of 200 tokens reached' }), rows, undefined, true);
   assert.equal(paused.pausedForBudget, 'budget of 200 tokens reached');
   assert.equal(paused.pausedInterrupted, null);
+  // The stored reason reads as the panel shows spend; the run keeps it as it is.
+  const over = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget_exceeded: 2468 tokens used, budget 2000' }), rows, undefined, true);
+  assert.equal(over.pausedForBudget, '2,468 tokens used, budget 2,000 tokens');
+  const overUsd = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget_exceeded: $1.2345 spent, budget $1' }), rows, undefined, true);
+  assert.equal(overUsd.pausedForBudget, '$1.2345 spent, budget $1.0000');
   // Left running by a Baton process that ended (no process drives it): offered to resume as it is.
   const left = buildPanelPipeline(view({ status: 'running', orphaned: true }), rows, undefined, true);
   assert.deepEqual([left.pausedInterrupted, left.pausedForBudget], ['interrupted (the Baton process running it ended)', null]);
@@ -308,7 +314,8 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   const paused = await first;
   assert.equal(paused.status, 'paused', 'the second agent reported 50 more tokens: over 60');
   const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedForBudget && p.last(), 5000);
-  assert.match(state.pipeline!.pausedForBudget!, /token/);
+  assert.equal(state.pipeline!.pausedForBudget, '100 tokens used, budget 60 tokens', 'formatted, not budget_exceeded: …');
+  assert.match((await p.pipelines.view(p.runId)).pauseReason!, /^budget_exceeded: 100 tokens used, budget 60$/, 'stored as it was');
   assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
   // Still over: the panel reports why it cannot resume.
   await p.controller.receive({ type: 'pipeline/resume', tokens: 61, usd: null });

@@ -5,6 +5,7 @@ import { describeCondition } from '../../core/pipelines/engine/conditions.js';
 import { interpolate, type Variables } from '../../core/pipelines/engine/interpolate.js';
 import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
+import { budgetReasonText } from '../../shared/labels.js';
 import type { StepStatus } from '../../core/types.js';
 import type { PanelArtifact, PanelNodeStatus, PanelPipeline, PanelPipelineNode, PanelSubmission } from '../../shared/protocol.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
@@ -160,7 +161,8 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
-    pausedForBudget: view.status === 'paused' && !isInterruption(view.pauseReason) ? view.pauseReason ?? 'the run reached its budget' : null,
+    pausedForBudget: view.status === 'paused' && !isInterruption(view.pauseReason)
+      ? view.pauseReason === null ? 'the run reached its budget' : budgetReasonText(view.pauseReason) : null,
     pausedInterrupted: view.status === 'paused' && isInterruption(view.pauseReason) ? view.pauseReason
       : view.orphaned ? interruptedReason('the Baton process running it ended') : null,
     live,
