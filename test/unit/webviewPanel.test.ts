@@ -2,7 +2,9 @@
 // renders every data-testid the editor tests use, keeps Reject disabled until feedback is typed, sends only protocol
 // messages, selects steps by click and keyboard, drops malformed messages, and shows a spec workflow's current phase
 // (tasks with state, gate, what the last submission lacked, the drift of tasks.md). At a gate it shows what the agent
-// submitted (a pipeline review: what the run asks); the badge reads as words ("awaiting approval", "cancelled"); long
+// submitted (a pipeline review: what the run asks) and says what rejecting does (a workflow step goes back to its
+// agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted; the
+// badge reads as words ("awaiting approval", "cancelled"); long
 // unbroken agent text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get
 // install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
@@ -184,6 +186,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.match((await $('timeline').textContent()) ?? '', /workflow started/);
     for (const id of ['contract', 'artifacts', 'approve', 'reject', 'feedback']) assert.equal(await $(id).count(), 1, id);
 
+    assert.equal(await $('feedback-help').textContent(), 'Rejecting sends the step back to the agent with your feedback.');
     assert.equal(await $('reject').getAttribute('aria-disabled'), 'true');
     await $('reject').click({ force: true }); // a disabled Reject sends nothing
     await $('feedback').fill('  cover the null case  ');
@@ -290,6 +293,20 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
       return [d.querySelector('.artifact-list li .codicon')!.getBoundingClientRect().top, d.querySelector('.artifact-list li button')!.getBoundingClientRect().top];
     }, null) as [number, number];
     assert.ok(Math.abs(icon - title) < 12, `the artifact icon stays on the title's first line (${icon} vs ${title})`);
+    // A pipeline's review says what rejecting it does to the run, and asks for a reason, not for an agent's changes.
+    const review = (onReject: 'fail' | 'continue'): PanelPipeline => ({ ...pipelineFixture(), pausedForBudget: null, nodes: [
+      pnode('draft', 'agent', 'interrupted'), pnode('implement_fix', 'human_review', 'awaiting_approval', { onReject }),
+    ] });
+    const helpSays = async (text: string) => {
+      for (const end = Date.now() + 5_000; Date.now() < end && (await $('feedback-help').textContent()) !== text;) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await $('feedback-help').textContent(), text);
+    };
+    await send({ type: 'panel/update', state: { ...gated, pipeline: review('fail') } });
+    await helpSays('Rejecting ends the run: it fails with your reason.');
+    assert.equal(await $('feedback').getAttribute('placeholder'), 'Why do you reject it? (needed to reject)');
+    assert.equal(await page.locator('[data-testid="pstep-draft"] [data-testid="pstatus"]').textContent(), ' interrupted');
+    await send({ type: 'panel/update', state: { ...gated, pipeline: review('continue') } });
+    await helpSays('Rejecting records your reason; the run goes on with this review not approved.');
     await send({ type: 'panel/update', state: { ...fixture('completed'), status: 'failed', cancelled: true } });
     await page.locator('[data-testid="status"][data-status="cancelled"]').waitFor({ timeout: 5_000 });
     assert.equal(await $('status').textContent(), 'cancelled');
