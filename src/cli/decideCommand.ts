@@ -1,9 +1,40 @@
 // `baton approve` / `baton reject`: a person's decision on a gated step, through the live owner or the database.
-import type { GateDecision } from '../core/api.js';
-import { decideViaOwner } from '../host/controlClient.js';
+import type { GateDecision, GateDecisionResult } from '../core/api.js';
+import { BatonError } from '../core/errors.js';
+import { pipelineHost } from '../core/pipelines/host.js';
+import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
+import { callControl, decideViaOwner } from '../host/controlClient.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE } from './usage.js';
+
+/** A pipeline run as it is just after a decision: whether it is over, and whether a process drives it on. */
+export type RunAfter = Pick<PipelineRunView, 'status' | 'orphaned'>;
+
+/**
+ * The line a decision prints: for a pipeline run (`run` set) what becomes of the run — it goes on (the process driving
+ * it was woken), ends failed (a review rejected with onReject: fail), or waits for `baton pipeline resume`, as no
+ * process drives it; for a workflow, the step's and the execution's statuses.
+ */
+export function decidedText(result: GateDecisionResult, run: RunAfter | null): string {
+  const head = `${result.decision === 'approve' ? 'Approved' : 'Rejected'} ${result.step_name} of ${result.execution_id}: step ${result.step_status}`;
+  if (run === null) return `${head}, execution ${result.execution_status}`;
+  if (run.status === 'completed' || run.status === 'failed') return `${head}; the run ${run.status}`;
+  if (run.orphaned) return `${head}; no Baton process drives the run: go on with baton pipeline resume ${result.execution_id}`;
+  if (result.step_status === 'failed') return `${head}; the run ends: it fails with your reason`;
+  return result.decision === 'reject' ? `${head}; the run goes on with this review not approved` : `${head}; the run goes on`;
+}
+
+/** The pipeline run the decision was on, read after it; null for any other execution. */
+async function runAfter(read: () => Promise<RunAfter>): Promise<RunAfter | null> {
+  try {
+    return await read();
+  } catch (ex) {
+    // Not a pipeline run (or an owner that cannot say): the decision is made all the same, printed as a workflow's.
+    if (BatonError.is(ex)) return null;
+    throw ex;
+  }
+}
 
 /** Runs `baton approve` or `baton reject`; returns the exit code. */
 export async function decideCommand(decision: 'approve' | 'reject', args: string[]): Promise<number> {
@@ -29,19 +60,22 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
     by: values.by ?? `cli:${process.env.USER ?? 'user'}`,
   };
   const dbPath = dbPathOf(values);
-  const result = await withCore(
+  const { result, run } = await withCore(
     {
       dbPath, access: 'existing', contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, `There is no execution to ${decision}, and nothing was created.`),
     },
-    (owner) => decideViaOwner(owner, request),
-    (baton) => baton.decide(request),
+    async (owner) => {
+      const done = await decideViaOwner(owner, request);
+      const view = runAfter(async () => ((await callControl(owner, { op: 'pipeline_run', run_id: done.execution_id })) as { result: PipelineRunView }).result);
+      return { result: done, run: await view };
+    },
+    async (baton) => {
+      const done = await baton.decide(request);
+      const pipelines = pipelineHost(baton)?.pipelines;
+      return { result: done, run: pipelines ? await runAfter(async () => pipelines.view(done.execution_id)) : null };
+    },
   );
-  const verb = decision === 'approve' ? 'Approved' : 'Rejected';
-  process.stdout.write(
-    (values.json
-      ? JSON.stringify(result)
-      : `${verb} ${result.step_name} of ${result.execution_id}: step ${result.step_status}, execution ${result.execution_status}`) + '\n',
-  );
+  process.stdout.write((values.json ? JSON.stringify(result) : decidedText(result, run)) + '\n');
   return 0;
 }
