@@ -70,7 +70,7 @@ function findNode(nodes: PanelPipelineNode[], name: string): PanelPipelineNode |
   return undefined;
 }
 
-/** What rejecting `stepName` of the panel's run does: a pipeline review's as its node says; else the agent redoes it. */
+/** What rejecting `stepName` of the panel's run does: a pipeline review's as its node says; else a redo. */
 export function panelRejection(pipeline: PanelPipeline | null | undefined, stepName: string): RejectOutcome {
   if (!pipeline) return 'redo';
   const node = findNode(pipeline.nodes, stepName);

@@ -13,7 +13,7 @@ export type GateSource = Pick<BatonSource, 'decide' | 'workflowStatus' | 'events
 /** What the flow asks of the editor's window. */
 export interface GateUi {
   info(message: string): void;
-  /** The feedback (or reason) a rejection needs, asked as `outcome` says; undefined when the person dismissed the box. */
+  /** The feedback (or reason) a rejection needs, asked as `outcome` says; undefined: the person dismissed the box. */
   askFeedback(stepName: string, outcome: RejectOutcome): PromiseLike<string | undefined>;
 }
 

@@ -101,7 +101,7 @@ test('a human_review step waits until `baton approve` from another process; then
   assert.deepEqual(w.counter(), ['planner']);
   const approved = await runCli(['approve', String(waiting.runId), '--db', w.db]);
   assert.equal(approved.code, 0, approved.stderr);
-  // The run this CLI drives goes on (or is already done by the time the approval reads it back), not "execution running".
+  // The run this CLI drives goes on (or is already done when the approval reads it back), not "execution running".
   assert.match(approved.stdout, /^Approved check of \S+: step completed; the run (goes on|completed)\n$/);
   assert.equal(await run.exited, 0, run.stderr());
   assert.deepEqual(w.counter(), ['planner', 'doer']);

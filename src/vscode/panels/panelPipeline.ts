@@ -57,7 +57,7 @@ function tail(text: string): string {
   return text.length <= OUTPUT_CHARS ? text : `…${text.slice(-(OUTPUT_CHARS - 1))}`;
 }
 
-/** A container's status from its children's: waiting and running (or interrupted) win, then failure; done when all are. */
+/** A container's status from its children's: waiting, running (or interrupted) win, then failure; done when all are. */
 export function aggregateStatus(children: PanelNodeStatus[]): PanelNodeStatus {
   const has = (s: PanelNodeStatus) => children.includes(s);
   if (has('awaiting_approval')) return 'awaiting_approval';
@@ -137,7 +137,7 @@ function walk(steps: readonly SystemWorkflowStep[], prefix: string, ctx: Ctx): P
   return steps.map((s) => node(s, prefix, ctx));
 }
 
-/** In a run no process drives (its owner ended), nothing runs: what is recorded running (a step, what holds it) waits. */
+/** In a run no process drives (its owner ended) nothing runs: what is recorded running (a step, its holders) waits. */
 function interrupt(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
   for (const n of nodes) {
     if (n.status === 'running') n.status = 'interrupted';

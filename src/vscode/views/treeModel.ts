@@ -184,7 +184,7 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
 
 /**
  * The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. In a
- * run no process drives (`orphaned`: its owner ended) a step recorded running is not: it shows interrupted until Resume.
+ * run no process drives (`orphaned`: its owner ended) a step recorded running is not: it shows interrupted till Resume.
  */
 export function stepNodes(status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
