@@ -174,6 +174,15 @@ export interface PanelAgentUsage {
   steps: number;
 }
 
+/** The node of a pipeline's step graph named `name` (nested ones too), if any. */
+export function findPipelineNode(nodes: readonly PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
+  for (const n of nodes) {
+    const hit = n.name === name ? n : findPipelineNode(n.children, name);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 /** A pipeline step's status in the panel: `interrupted` is one recorded running in a run no process drives now. */
 export type PanelNodeStatus = StepStatus | 'interrupted';
 

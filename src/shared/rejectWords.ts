@@ -1,7 +1,7 @@
 // What a person is told about rejecting a gate, which depends on the gate: a workflow step goes back to its agent with
 // the feedback (`redo`); a pipeline's human_review step ends the run, failed with the reason (`fail`, its default), or
 // lets the run go on with the review not approved (`continue`). Used by the panel, the editor's prompts and toasts.
-import type { PanelPipeline, PanelPipelineNode } from './protocol.js';
+import { findPipelineNode, type PanelPipeline } from './protocol.js';
 
 /** What rejecting a gate does: the agent redoes the step, the run fails, or the run goes on without the approval. */
 export type RejectOutcome = 'redo' | 'fail' | 'continue';
@@ -62,17 +62,9 @@ export function rejectedMessage(outcome: RejectOutcome, stepName: string, run: s
   return `Baton: "${stepName}" of ${run} ${what}.`;
 }
 
-function findNode(nodes: PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
-  for (const n of nodes) {
-    const hit = n.name === name ? n : findNode(n.children, name);
-    if (hit) return hit;
-  }
-  return undefined;
-}
-
 /** What rejecting `stepName` of the panel's run does: a pipeline review's as its node says; else a redo. */
 export function panelRejection(pipeline: PanelPipeline | null | undefined, stepName: string): RejectOutcome {
   if (!pipeline) return 'redo';
-  const node = findNode(pipeline.nodes, stepName);
+  const node = findPipelineNode(pipeline.nodes, stepName);
   return node?.type === 'human_review' ? node.onReject ?? 'fail' : 'redo';
 }

@@ -7,7 +7,9 @@ import { interruptedReason, isInterruption, type PipelineRunView } from '../../c
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import { budgetReasonText } from '../../shared/labels.js';
 import type { StepStatus } from '../../core/types.js';
-import type { PanelArtifact, PanelNodeStatus, PanelPipeline, PanelPipelineNode, PanelSubmission } from '../../shared/protocol.js';
+import {
+  findPipelineNode, type PanelArtifact, type PanelNodeStatus, type PanelPipeline, type PanelPipelineNode, type PanelSubmission,
+} from '../../shared/protocol.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 
 const OUTPUT_CHARS = 4_000;
@@ -169,21 +171,13 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
   };
 }
 
-function findNode(nodes: PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
-  for (const n of nodes) {
-    const hit = n.name === name ? n : findNode(n.children, name);
-    if (hit) return hit;
-  }
-  return undefined;
-}
-
 /**
  * What a pipeline's waiting human_review steps put before the person (no agent submits them): the prompt as the run
  * asks it and the run's artifacts so far; none for a review whose prompt is not known.
  */
 export function reviewSubmissions(p: PanelPipeline, awaiting: string[], artifacts: PanelArtifact[]): PanelSubmission[] {
   return awaiting.flatMap((stepName) => {
-    const n = findNode(p.nodes, stepName);
+    const n = findPipelineNode(p.nodes, stepName);
     if (n?.type !== 'human_review' || n.detail === null) return [];
     return [{
       stepName, kind: 'review' as const, summary: n.detail, confidence: null, findings: [], blockers: [], decisions: [],
