@@ -99,8 +99,8 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         const run = (await this.list()).executions.find((e) => e.execution_id === id);
         const kind = run?.kind;
         if (kind === 'worker') {
-          const run = (await this.teamRuns()).find((r) => r.runId === id);
-          return run ? teamAgentNodes(run) : [];
+          const team = (await this.teamRuns()).find((r) => r.runId === id);
+          return team ? teamAgentNodes(team) : [];
         }
         // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
         if (kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
