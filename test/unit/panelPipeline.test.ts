@@ -13,7 +13,7 @@ import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
 import type { PipelineRunView } from '../../src/core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type AgentRun, type AgentRunRequest, type AgentRunner } from '../../src/core/pipelines/runner.js';
 import type { System } from '../../src/core/pipelines/types.js';
-import { parseFromWebview, type PanelPipelineNode, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
+import { findPipelineNode, parseFromWebview, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
 import { panelRejection } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { aggregateStatus, buildPanelPipeline } from '../../src/vscode/panels/panelPipeline.js';
@@ -38,14 +38,7 @@ function row(step_name: string, status: 'completed' | 'running' | 'awaiting_appr
   return { step_name, status, attempt: 1, outcome_summary };
 }
 
-function find(nodes: PanelPipelineNode[], name: string): PanelPipelineNode | undefined {
-  for (const n of nodes) {
-    if (n.name === name) return n;
-    const hit = find(n.children, name);
-    if (hit) return hit;
-  }
-  return undefined;
-}
+const find = findPipelineNode;
 
 function view(over: Partial<PipelineRunView> = {}): PipelineRunView {
   return {
@@ -58,6 +51,22 @@ function view(over: Partial<PipelineRunView> = {}): PipelineRunView {
     ...over,
   };
 }
+
+test('a container shows what its children spent: tokens and dollars (none known: no dollars)', () => {
+  const rows = [row('first', 'completed'), row('fan/x', 'completed'), row('fan/y', 'completed')];
+  const costed = view({
+    usage: {
+      total: { usage: ZERO_USAGE, tokens: 30, costUsd: 0.003 },
+      byAgent: { a: { usage: ZERO_USAGE, tokens: 30, costUsd: 0.003, steps: 2 } },
+      bySteps: { 'fan/x': { agent: 'a', usage: ZERO_USAGE, tokens: 20, costUsd: 0.002 }, 'fan/y': { agent: 'a', usage: ZERO_USAGE, tokens: 10, costUsd: 0.001 } },
+    },
+  });
+  const fan = find(buildPanelPipeline(costed, rows, undefined, true).nodes, 'fan')!;
+  assert.equal(fan.tokens, 30);
+  assert.ok(Math.abs(fan.costUsd! - 0.003) < 1e-12, String(fan.costUsd));
+  const unpriced = find(buildPanelPipeline(view(), rows, undefined, true).nodes, 'fan')!;
+  assert.equal(unpriced.costUsd, null, 'no child has a known cost');
+});
 
 test('the graph keeps the structure and names instances as the engine does; containers take their children\'s status', () => {
   const rows = [row('first', 'completed', 'it is ok'), row('fan/x', 'completed'), row('fan/y', 'completed'), row('pick/then/yes', 'completed'),

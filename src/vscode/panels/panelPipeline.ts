@@ -71,10 +71,15 @@ export function aggregateStatus(children: PanelNodeStatus[]): PanelNodeStatus {
   return children.some((s) => s === 'completed') ? 'running' : 'pending';
 }
 
+/** What the children cost in all; null when none of them has a known cost. */
+function sumCost(children: PanelPipelineNode[]): number | null {
+  return children.some((c) => c.costUsd !== null) ? children.reduce((a, c) => a + (c.costUsd ?? 0), 0) : null;
+}
+
 function container(name: string, label: string, type: string, detail: string | null, children: PanelPipelineNode[]): PanelPipelineNode {
   return {
     name, label, type, status: aggregateStatus(children.map((c) => c.status)), agent: null, detail, attempt: 0,
-    tokens: children.reduce((a, c) => a + c.tokens, 0), costUsd: null, output: null, toolCalls: [], children,
+    tokens: children.reduce((a, c) => a + c.tokens, 0), costUsd: sumCost(children), output: null, toolCalls: [], children,
   };
 }
 
