@@ -14,6 +14,7 @@ import { BatonConnection } from './ownership.js';
 import { openTeamDocument } from './teams/teamDocuments.js';
 import { confirmTeamStop } from './teams/teamStop.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
+import { registerBudgetNotifications } from './pipelineCommands.js';
 import type { Services } from './services.js';
 import { registerSpecCodeLens, SPEC_CODELENS_SETTING } from './specCommands.js';
 import { registerStatusBar } from './statusBar.js';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     registerArtifactDocuments(c),
     registerStatusBar(c),
     registerApprovalNotifications(services),
+    registerBudgetNotifications(services),
     registerCommands(services),
     registerSpecCodeLens(services),
     registerContentDiagnostics(log),

@@ -12,6 +12,7 @@ import type { BlueprintInput, System, SystemBlueprint } from '../core/pipelines/
 import { bundledContentDir } from '../host/openBaton.js';
 import { blueprintDirs, listBlueprints, listSystems, type SystemListing } from '../host/pipelines/systemFiles.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
+import { budgetPauseMessage } from './pipelines/budgetPause.js';
 import type { Services } from './services.js';
 import type { TreeNode } from './views/treeModel.js';
 
@@ -136,4 +137,25 @@ export async function runPipeline(s: Services, arg?: unknown): Promise<string | 
   s.tree.refresh();
   ExecutionPanel.show(s.context, s.connection, runId);
   return runId;
+}
+
+/** Notifies once per pause when a pipeline run pauses at its budget, with Show (its panel: Raise budget and resume). */
+export function registerBudgetNotifications(s: Services): vscode.Disposable {
+  const sub = s.connection.onEvent((e) => {
+    if (e.type !== 'execution' || e.status !== 'paused') return;
+    void notifyBudgetPause(s, e.execution_id).catch((ex: unknown) => s.log.error('budget notification failed', ex));
+  });
+  return new vscode.Disposable(() => sub.dispose());
+}
+
+async function notifyBudgetPause(s: Services, runId: string): Promise<void> {
+  let message: string | null;
+  try {
+    message = budgetPauseMessage(await (await s.connection.pipelines()).view(runId));
+  } catch (ex) {
+    if (BatonError.is(ex, 'execution_not_found')) return; // a paused workflow or team run: not a pipeline's budget
+    throw ex;
+  }
+  if (message === null) return;
+  if ((await vscode.window.showWarningMessage(message, 'Show')) === 'Show') ExecutionPanel.show(s.context, s.connection, runId);
 }
