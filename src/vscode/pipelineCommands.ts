@@ -12,7 +12,7 @@ import type { BlueprintInput, System, SystemBlueprint } from '../core/pipelines/
 import { bundledContentDir } from '../host/openBaton.js';
 import { blueprintDirs, listBlueprints, listSystems, type SystemListing } from '../host/pipelines/systemFiles.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
-import { budgetPauseMessage } from './pipelines/budgetPause.js';
+import { budgetPauseOf } from './pipelines/budgetPause.js';
 import type { Services } from './services.js';
 import type { TreeNode } from './views/treeModel.js';
 
@@ -149,13 +149,7 @@ export function registerBudgetNotifications(s: Services): vscode.Disposable {
 }
 
 async function notifyBudgetPause(s: Services, runId: string): Promise<void> {
-  let message: string | null;
-  try {
-    message = budgetPauseMessage(await (await s.connection.pipelines()).view(runId));
-  } catch (ex) {
-    if (BatonError.is(ex, 'execution_not_found')) return; // a paused workflow or team run: not a pipeline's budget
-    throw ex;
-  }
+  const message = await budgetPauseOf(async (id) => (await s.connection.pipelines()).view(id), runId);
   if (message === null) return;
   if ((await vscode.window.showWarningMessage(message, 'Show')) === 'Show') ExecutionPanel.show(s.context, s.connection, runId);
 }

@@ -1,10 +1,13 @@
 // Rule: a pipeline run that pauses at its budget is announced with the run's name, the figures as the panel shows
-// them and how to go on; a run paused for any other reason (an interruption) or not paused is not.
+// them and how to go on; a run paused for any other reason (an interruption), not paused, or not a pipeline run is not.
+// An owner that ended with the run it paused (a terminal's `pipeline run`) does not lose the notification: the run is
+// read again from the next owner.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { interruptedReason } from '../../src/core/pipelines/pipelineRuns.js';
 import type { System } from '../../src/core/pipelines/types.js';
-import { budgetPauseMessage } from '../../src/vscode/pipelines/budgetPause.js';
+import { BatonError } from '../../src/core/errors.js';
+import { budgetPauseMessage, budgetPauseOf } from '../../src/vscode/pipelines/budgetPause.js';
 
 const system: System = { name: 'review', description: '', agents: [], workflow: [] };
 const run = (status: string, pauseReason: string | null) =>
@@ -23,4 +26,26 @@ test('a run paused by an interruption, or not paused, is not announced as over i
   assert.equal(budgetPauseMessage(run('paused', interruptedReason('Ctrl-C'))), null);
   assert.equal(budgetPauseMessage(run('running', null)), null);
   assert.equal(budgetPauseMessage(run('completed', null)), null);
+});
+
+test('the owner that paused the run ended with it: the run is read again until the next owner answers', async () => {
+  const paused = run('paused', 'budget_exceeded: 3702 tokens used, budget 3000');
+  let reads = 0;
+  const waits: number[] = [];
+  const view = async () => {
+    if (++reads <= 2) throw new BatonError('owner_unreachable', 'Baton process 15702 owns the database but its endpoint does not answer');
+    return paused;
+  };
+  const message = await budgetPauseOf(view, paused.runId, async (ms) => void waits.push(ms));
+  assert.match(message!, /paused at its budget \(3,702 tokens used, budget 3,000 tokens; run 01234567\)/);
+  assert.deepEqual(waits, [1000, 1000], 'a second apart, twice');
+});
+
+test('not a pipeline run: nothing to say; an owner that never answers: the failure after six reads', async () => {
+  const missing = async () => { throw new BatonError('execution_not_found', 'No pipeline run x'); };
+  assert.equal(await budgetPauseOf(missing, 'x', async () => undefined), null);
+  let reads = 0;
+  const gone = async () => { reads++; throw new BatonError('owner_unreachable', 'does not answer'); };
+  await assert.rejects(budgetPauseOf(gone, 'x', async () => undefined), /does not answer/);
+  assert.equal(reads, 6);
 });
