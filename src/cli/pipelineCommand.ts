@@ -205,7 +205,7 @@ function interruptedBy(signal: NodeJS.Signals): string {
 function howToGoOn(runId: string, why: string | null, values: Values): string {
   const db = dbFlagFor(dbPathOf(values));
   if (isInterruption(why)) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
-  return `Raise the budget and go on: baton pipeline resume ${runId} --budget-tokens N --budget-usd X`;
+  return `Raise the budget and go on: baton pipeline resume ${runId}${db} --budget-tokens N --budget-usd X`;
 }
 
 /** How long a command following a run waits for its stopping owner to exit. */

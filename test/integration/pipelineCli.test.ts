@@ -117,6 +117,8 @@ test('a run over its budget pauses (exit 3, budget_exceeded) and resumes after t
   const summary = run.lines.find((l) => l.type === 'summary') as { status: string; error: string };
   assert.equal(summary.status, 'paused');
   assert.match(summary.error, /budget_exceeded: 220 tokens used, budget 150/);
+  // The way on names the database, as an interrupted run's does: run elsewhere, it would not find the run otherwise.
+  assert.ok(run.stderr().includes(`Raise the budget and go on: baton pipeline resume ${runId} --db ${w.db} --budget-tokens N`), run.stderr());
   const refused = await runCli(['pipeline', 'resume', runId, '--db', w.db, '--workspace', w.workspace], env);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /still over its budget: budget_exceeded: 220 tokens used, budget 150\. Raise it/);
