@@ -127,6 +127,8 @@ test('usage in the timeline reads as spend does in the panel ("1,234 tokens · $
   assert.equal(eventDetail({ usage: { usage, tokens: 1234, costUsd: 0.5 } }), 'usage: 1,234 tokens · $0.5000', 'a run\'s total');
   assert.equal(eventDetail({ reason: 'over', usage: { usage, tokens: 1234, costUsd: 0 }, budget: { tokens: 1000 } }),
     'reason: over, usage: 1,234 tokens, budget: 1,000 tokens');
+  assert.equal(eventDetail({ reason: 'budget_exceeded: 6170 tokens used, budget 5000', usage: { usage, tokens: 6170, costUsd: 0 } }),
+    'reason: 6,170 tokens used, budget 5,000 tokens, usage: 6,170 tokens', 'a budget pause\'s reason as the pause box says it');
   assert.equal(eventDetail({ step_name: 'loud', usage: { input: 0, output: 0, cached: 0, reasoning: 0 }, cost_usd: null }), '', 'a step that spent nothing');
   assert.equal(eventDetail({ usage: 'n/a', cost_usd: 0.2 }), 'usage: n/a, cost_usd: 0.2', 'what is not usage stays as it is');
   const s = buildPanelState(status, current, [{ event_type: 'workflow_completed', event_data: { usage: { usage, tokens: 1234, costUsd: 0.01 } }, created_at: '2026-01-01T00:00:00Z' }], [], '');

@@ -2,7 +2,7 @@
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
 import type { StepDefinition } from '../../core/types.js';
 import type { ArtifactRecord, CurrentStepResource, SubmittedOutput, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
-import { shownProgress, spendText } from '../../shared/labels.js';
+import { budgetReasonText, shownProgress, spendText } from '../../shared/labels.js';
 import type {
   PanelArtifact, PanelContract, PanelFinding, PanelGuardrail, PanelState, PanelStep, PanelSubmission, PanelTimelineEntry,
 } from '../../shared/protocol.js';
@@ -189,7 +189,9 @@ export function eventDetail(data: unknown): string {
     if (k === 'step_name' || v === null || v === undefined || (k === 'cost_usd' && usage !== null)) continue;
     const spend = k === 'usage' ? usage : k === 'budget' ? spendOf(v) : null;
     if (spend === '') continue;
-    parts.push(`${k}: ${spend ?? (typeof v === 'object' ? JSON.stringify(v) : String(v))}`);
+    // A budget pause's stored reason reads as the panel's pause box says it.
+    const text = k === 'reason' && typeof v === 'string' ? budgetReasonText(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    parts.push(`${k}: ${spend ?? text}`);
   }
   return clip(parts.join(', '), DETAIL_CHARS);
 }
