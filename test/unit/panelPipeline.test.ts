@@ -34,7 +34,7 @@ const SHAPED: System = {
   ],
 };
 
-function row(step_name: string, status: 'completed' | 'running' | 'awaiting_approval' | 'failed', outcome_summary: string | null = null) {
+function row(step_name: string, status: 'completed' | 'running' | 'awaiting_approval' | 'failed' | 'pending', outcome_summary: string | null = null) {
   return { step_name, status, attempt: 1, outcome_summary };
 }
 
@@ -66,6 +66,18 @@ test('a container shows what its children spent: tokens and dollars (none known:
   assert.ok(Math.abs(fan.costUsd! - 0.003) < 1e-12, String(fan.costUsd));
   const unpriced = find(buildPanelPipeline(view(), rows, undefined, true).nodes, 'fan')!;
   assert.equal(unpriced.costUsd, null, 'no child has a known cost');
+});
+
+test('in a paused run a loop between passes reads as pending, not running; in a moving run as running', () => {
+  // The second pass's step was stopped when the run passed its budget: its row went back to pending.
+  const rows = [row('first', 'completed', 'it is ok'), row('again[1]/try', 'completed'), row('again[2]/try', 'pending')];
+  const moving = buildPanelPipeline(view(), rows, undefined, true);
+  assert.equal(find(moving.nodes, 'again')!.status, 'running', 'between passes of a run that goes on');
+  const paused = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget_exceeded: 220 tokens used, budget 150' }), rows, undefined, true);
+  assert.equal(find(paused.nodes, 'again')!.status, 'pending', 'nothing in it runs while the run is paused');
+  assert.equal(find(paused.nodes, 'again[1]')!.status, 'completed', 'what is done stays done');
+  const runningLeaf = buildPanelPipeline(view({ status: 'paused' }), [...rows.slice(0, 2), row('again[2]/try', 'running')], undefined, true);
+  assert.equal(find(runningLeaf.nodes, 'again')!.status, 'running', 'a step recorded running still shows in its container');
 });
 
 test('the graph keeps the structure and names instances as the engine does; containers take their children\'s status', () => {

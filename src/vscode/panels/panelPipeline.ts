@@ -153,6 +153,22 @@ function interrupt(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
   return nodes;
 }
 
+/**
+ * In a run that is not moving (paused, failed, cancelled) a container is running only if something in it is: one with
+ * some children done and the rest pending (a loop between passes) reads as pending, not as running.
+ */
+function still(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
+  for (const n of nodes) {
+    if (n.children.length === 0) continue;
+    still(n.children);
+    if (n.status === 'running' && !n.children.some((c) => c.status === 'running')) n.status = 'pending';
+  }
+  return nodes;
+}
+
+/** Whether a run's steps may be moving now (else its containers show only what their steps do: see `still`). */
+const MOVING: ReadonlySet<string> = new Set(['running', 'awaiting_approval']);
+
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const vars: Variables = { system: { input: view.input, name: view.system.name, runId: view.runId } };
@@ -163,7 +179,8 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
   return {
     system: view.system.name,
     input: view.input,
-    nodes: view.orphaned ? interrupt(walk(view.system.workflow, '', ctx)) : walk(view.system.workflow, '', ctx),
+    nodes: view.orphaned ? interrupt(walk(view.system.workflow, '', ctx))
+      : MOVING.has(view.status) ? walk(view.system.workflow, '', ctx) : still(walk(view.system.workflow, '', ctx)),
     total,
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
