@@ -5,17 +5,15 @@ import type { Store } from './ports.js';
 
 /**
  * Records `key` as the start of `executionId`, inside the transaction that creates it and before it defers its writes
- * (the changed-row count is read); false when the key was recorded already, and then nothing is written.
+ * (the changed-row count is read): undefined then. When a start with `key` was recorded already, nothing is written
+ * and the execution that start created is returned instead.
  */
-export function recordRequestKey(store: Store, key: string, executionId: string, now: string): boolean {
-  return store.run(
+export function earlierStart(store: Store, key: string, executionId: string, now: string): string | undefined {
+  const recorded = store.run(
     'INSERT INTO request_keys (request_key, execution_id, created_at) VALUES (?, ?, ?) ON CONFLICT (request_key) DO NOTHING',
     [key, executionId, now],
   ) > 0;
-}
-
-/** The execution the start carrying `key` created, if one did. */
-export function requestKeyExecution(store: Store, key: string): string | undefined {
+  if (recorded) return undefined;
   return store.get<{ execution_id: string }>('SELECT execution_id FROM request_keys WHERE request_key = ?', [key])?.execution_id;
 }
 

@@ -5,7 +5,7 @@ import { isoTime } from '../isoTime.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
-import { recordRequestKey, requestKeyExecution, requestKeyMark } from '../requestKeys.js';
+import { earlierStart, requestKeyMark } from '../requestKeys.js';
 import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
@@ -308,7 +308,8 @@ export class Broker {
     const { iso } = this.now();
     const ids = this.deps.ports.ids;
     const executionId = ids.uuid();
-    if (requestKey !== undefined && !recordRequestKey(this.deps.ports.store, requestKey, executionId, iso)) return this.startedAgain(requestKey, ctx);
+    const earlier = requestKey === undefined ? undefined : earlierStart(this.deps.ports.store, requestKey, executionId, iso);
+    if (earlier !== undefined) return this.startedAgain(earlier, requestKey!, ctx);
     const template = this.templateOf(name);
     if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);
     const taskId = ids.uuid();
@@ -482,12 +483,11 @@ export class Broker {
   }
 
   /**
-   * A start sent again with the request key of one that created a run (its answer was lost): no second run. The first
-   * answer again while the step it handed out still waits for its token (see answerAgain), task_closed for a finished
-   * workflow, else where the run stands now, with nothing handed out.
+   * A start sent again with the request key of the one that created `executionId` (its answer was lost): no second
+   * run. The first answer again while the step it handed out still waits for its token (see answerAgain), task_closed
+   * for a finished workflow, else where the run stands now, with nothing handed out.
    */
-  private startedAgain(key: string, ctx: CallContext): TxResult {
-    const executionId = requestKeyExecution(this.deps.ports.store, key)!;
+  private startedAgain(executionId: string, key: string, ctx: CallContext): TxResult {
     const exec = this.repo.execution(executionId);
     if (!exec) throw new BatonError('execution_not_found', `The execution ${executionId} this request key started no longer exists; start the workflow again without the key, or with a new one.`);
     const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, 'Your earlier call that started this workflow (same request key)');

@@ -4,7 +4,7 @@ import type { ContentCache } from '../broker/contentCache.js';
 import type { ExecutionRepo } from '../broker/executionRepo.js';
 import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
-import { recordRequestKey, requestKeyExecution } from '../requestKeys.js';
+import { earlierStart } from '../requestKeys.js';
 import type { BatonEvent, ExecutionStatus, StepStatus } from '../types.js';
 import type { ContractValidator } from './contracts.js';
 import type { Projects } from './projects.js';
@@ -89,7 +89,8 @@ export class Lifecycle {
     const { iso } = this.now();
     const id = this.deps.ports.ids.uuid();
     const earlier = await this.store.transaction(() => {
-      if (requestKey !== undefined && !recordRequestKey(this.store, requestKey, id, iso)) return requestKeyExecution(this.store, requestKey);
+      const earlier = requestKey === undefined ? undefined : earlierStart(this.store, requestKey, id, iso);
+      if (earlier !== undefined) return earlier;
       this.store.run(
         `INSERT INTO executions (execution_id, kind, template_id, template_name, task_id, project_id, status, progress, started_at, updated_at,
            created_at, timeout_ms, metadata) VALUES (?, 'template', ?, ?, NULL, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
