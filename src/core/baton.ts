@@ -20,7 +20,7 @@ import { Memory } from './pipelines/memory.js';
 import { interruptedReason, PipelineRuns } from './pipelines/pipelineRuns.js';
 import { TeamRuns } from './worker/teamRuns.js';
 import { SpecWorkflows } from './specs/specWorkflows.js';
-import { TERMINAL_STATES } from './stateMachine.js';
+import { isMoving, TERMINAL_STATES } from './stateMachine.js';
 import {
   checkPolicy, DEFAULT_RETENTION, describeIdle, describePolicy, IDLE_CANCELLED_BY, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy,
 } from './retention.js';
@@ -466,7 +466,7 @@ export class Baton implements BatonApi {
       },
       active_task: activeTask && exec ? {
         task_id: activeTask, execution_id: exec.execution_id, workflow: exec.template_name,
-        status: exec.status === 'running' || exec.status === 'awaiting_approval' ? 'active' : exec.status,
+        status: isMoving(exec.status) ? 'active' : exec.status,
         current_step: exec.current_step, progress: exec.progress, last_activity: exec.updated_at,
       } : null,
     };

@@ -37,6 +37,11 @@ export const TERMINAL_STATES: readonly ExecutionStatus[] = ['completed', 'failed
 /** States `resume_execution` accepts. */
 export const RESUMABLE_STATES: readonly ExecutionStatus[] = ['timeout', 'escalated', 'paused'];
 
+/** Whether an execution in `status` moves: its steps run or wait at a gate (not paused, timed out, escalated or over). */
+export function isMoving(status: string): boolean {
+  return status === 'running' || status === 'awaiting_approval';
+}
+
 /** Whether `from → to` is allowed (a state to itself always is). */
 export function canTransition(from: ExecutionStatus, to: ExecutionStatus): boolean {
   return from === to || (EXECUTION_TRANSITIONS[from]?.includes(to) ?? false);

@@ -22,6 +22,7 @@ import { computeReadySet, scoreParallelCandidates, type SelectableStep } from '.
 import { buildStepContext } from './stepContext.js';
 import { fitStepResult } from './stepResult.js';
 import { buildSynthesis } from './synthesis.js';
+import { isMoving } from '../stateMachine.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
 import { decodeTokenUnverified, type TokenPayload } from './tokens.js';
 
@@ -503,7 +504,7 @@ export class Broker {
 
   /** Refuses executions that are not in a state where steps move. */
   private assertWorkable(exec: ExecutionRow): void {
-    if (exec.status === 'running' || exec.status === 'awaiting_approval') return;
+    if (isMoving(exec.status)) return;
     if (FINISHED.has(exec.status)) {
       throw new BatonError('token_out_of_order', `Execution ${exec.execution_id} is ${exec.status}; read workflow-status://${exec.execution_id} for its outcome or start a new workflow.`);
     }

@@ -20,6 +20,7 @@ import { parseSource, type SourceParser } from './sourceParser.js';
 import { SpecRepo, type SpecSnapshot } from './specRepo.js';
 import { specStatus } from './specStatus.js';
 import { SpecTasksParser } from './specTasksParser.js';
+import { isMoving } from '../stateMachine.js';
 import { isInside, resolveInWorkspace } from './workspacePath.js';
 import { phaseCheckboxes, planTicks } from './writeBack.js';
 
@@ -305,7 +306,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
   async currentPhase(sessionId: string): Promise<SpecPhaseResult> {
     const { exec } = this.snapshot(sessionId);
     const cur = this.current(exec);
-    if (cur?.status === 'ready' && (exec.status === 'running' || exec.status === 'awaiting_approval')) {
+    if (cur?.status === 'ready' && isMoving(exec.status)) {
       // Ready after an approval and held by nobody: the caller takes it, as a claim would.
       const res = await this.deps.broker.nextStep({ task_id: exec.execution_id });
       if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message);
