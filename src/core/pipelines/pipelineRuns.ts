@@ -13,6 +13,7 @@ import type { EngineDeps, RunJournal, StepInstance, StepRecord, StepSpend } from
 import type { Variables } from './engine/interpolate.js';
 import type { Memory } from './memory.js';
 import { MEMORY_LIMITS } from './memory.js';
+import { isMoving } from '../stateMachine.js';
 import { addUsage, ZERO_USAGE, type AgentRunner, type McpGrant, type TokenUsage } from './runner.js';
 import type { Budget, PipelineProgress, System, SystemAgent, SystemWorkflowStep } from './types.js';
 
@@ -57,6 +58,11 @@ export function interruptedReason(cause: string): string {
 /** Whether a pause reason is an interruption's (interruptedReason), not a budget's. */
 export function isInterruption(reason: string | null | undefined): reason is string {
   return reason?.startsWith('interrupted (') === true;
+}
+
+/** Whether a run is paused at its budget (paused, and not by an interruption): it waits for the budget to be raised. */
+export function isBudgetPause(run: { status: string; pauseReason: string | null | undefined }): boolean {
+  return run.status === 'paused' && !isInterruption(run.pauseReason);
 }
 
 /** A run as `baton pipeline list` shows it. */
@@ -384,8 +390,7 @@ export class PipelineRuns {
    * process (the owner, or a reader with no owner) does not drive was left by a process that ended.
    */
   isOrphaned(exec: Pick<ExecutionRow, 'execution_id' | 'status'>): boolean {
-    const moving = exec.status === 'running' || exec.status === 'awaiting_approval';
-    return moving && !this.driving.has(exec.execution_id) && !this.resuming.has(exec.execution_id);
+    return isMoving(exec.status) && !this.driving.has(exec.execution_id) && !this.resuming.has(exec.execution_id);
   }
 
   /** Whether this process drives the run now. */

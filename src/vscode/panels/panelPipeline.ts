@@ -3,13 +3,14 @@
 // output, containers with the status of what they hold; spend per agent and for the run, and the budget. Pure.
 import { describeCondition } from '../../core/pipelines/engine/conditions.js';
 import { interpolate, type Variables } from '../../core/pipelines/engine/interpolate.js';
-import { interruptedReason, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
+import { interruptedReason, isBudgetPause, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
 import { budgetReasonText } from '../../shared/labels.js';
 import type { StepStatus } from '../../core/types.js';
 import {
   findPipelineNode, type PanelArtifact, type PanelNodeStatus, type PanelPipeline, type PanelPipelineNode, type PanelSubmission,
 } from '../../shared/protocol.js';
+import { isMoving } from '../../core/stateMachine.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 
 const OUTPUT_CHARS = 4_000;
@@ -166,9 +167,6 @@ function still(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
   return nodes;
 }
 
-/** Whether a run's steps may be moving now (else its containers show only what their steps do: see `still`). */
-const MOVING: ReadonlySet<string> = new Set(['running', 'awaiting_approval']);
-
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const vars: Variables = { system: { input: view.input, name: view.system.name, runId: view.runId } };
@@ -180,12 +178,12 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     system: view.system.name,
     input: view.input,
     nodes: view.orphaned ? interrupt(walk(view.system.workflow, '', ctx))
-      : MOVING.has(view.status) ? walk(view.system.workflow, '', ctx) : still(walk(view.system.workflow, '', ctx)),
+      : isMoving(view.status) ? walk(view.system.workflow, '', ctx) : still(walk(view.system.workflow, '', ctx)),
     total,
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
-    pausedForBudget: view.status === 'paused' && !isInterruption(view.pauseReason)
+    pausedForBudget: isBudgetPause(view)
       ? view.pauseReason === null ? 'the run reached its budget' : budgetReasonText(view.pauseReason) : null,
     pausedInterrupted: view.status === 'paused' && isInterruption(view.pauseReason) ? view.pauseReason
       : view.orphaned ? interruptedReason('the Baton process running it ended') : null,

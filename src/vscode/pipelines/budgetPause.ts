@@ -2,14 +2,14 @@
 // word from the editor only the status bar's pause icon said so. What it says, and reading the run for it, are here
 // (no 'vscode' import: unit-tested); the editor shows it once per pause, with Show (the panel: Raise budget and resume).
 import { BatonError } from '../../core/errors.js';
-import { isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
+import { isBudgetPause, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import { budgetReasonText, runName } from '../../shared/labels.js';
 
 type PausedView = Pick<PipelineRunView, 'runId' | 'system' | 'input' | 'status' | 'pauseReason'>;
 
 /** What the notification says of a run paused at its budget; null for any other run (running, interrupted, …). */
 export function budgetPauseMessage(view: PausedView): string | null {
-  if (view.status !== 'paused' || isInterruption(view.pauseReason)) return null;
+  if (!isBudgetPause(view)) return null;
   const why = view.pauseReason === null ? 'it reached its budget' : budgetReasonText(view.pauseReason);
   return `Baton: ${runName(view.system.name, view.input)} paused at its budget (${why}; run ${view.runId.slice(0, 8)}). ` +
     'Raise the budget and resume it from its panel, or with baton pipeline resume.';
