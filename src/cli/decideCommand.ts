@@ -4,6 +4,7 @@ import { BatonError } from '../core/errors.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl, decideViaOwner } from '../host/controlClient.js';
+import { deciderOn } from '../host/nodePorts.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE } from './usage.js';
@@ -57,7 +58,7 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
     decision,
     step_name: values.step,
     feedback: values.feedback,
-    by: values.by ?? `cli:${process.env.USER ?? 'user'}`,
+    by: values.by ?? deciderOn('cli'),
   };
   const dbPath = dbPathOf(values);
   const { result, run } = await withCore(

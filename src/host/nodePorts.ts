@@ -36,6 +36,11 @@ export function uuidV7(now = Date.now()): string {
   return `${t}-${lo}-${ver}-${variant}-${node}`;
 }
 
+/** Who decides, as a decision records it: the face a person used and their OS user ("cli:ada", "vscode:ada"). */
+export function deciderOn(face: string): string {
+  return `${face}:${process.env.USER ?? 'user'}`;
+}
+
 /** Random UUIDs (version 4), and time-ordered ones (version 7) for the rows written on every call. */
 export const randomIds: Ids = { uuid: () => randomUUID(), orderedUuid: () => uuidV7() };
 

@@ -8,6 +8,7 @@ import type { Finding } from '../core/lifecycleTypes.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+import { deciderOn } from '../host/nodePorts.js';
 
 /** Something to stop (structurally a `vscode.Disposable`). */
 export interface SourceDisposable {
@@ -64,7 +65,7 @@ export const EDITOR_ACTOR = 'vscode';
 
 /** Who decides a gate from the editor: the person by their OS user, as `baton approve` records it (cli:$USER). */
 export function editorDecider(): string {
-  return `vscode:${process.env.USER ?? 'user'}`;
+  return deciderOn(EDITOR_ACTOR);
 }
 
 /** The in-process core: this editor owns the database. */
