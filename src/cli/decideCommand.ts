@@ -5,7 +5,7 @@ import { pipelineHost } from '../core/pipelines/host.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl, decideViaOwner } from '../host/controlClient.js';
 import { deciderOn } from '../host/nodePorts.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE } from './usage.js';
 
@@ -15,13 +15,13 @@ export type RunAfter = Pick<PipelineRunView, 'status' | 'orphaned'>;
 /**
  * The line a decision prints: for a pipeline run (`run` set) what becomes of the run — it goes on (the process driving
  * it was woken), ends failed (a review rejected with onReject: fail), or waits for `baton pipeline resume`, as no
- * process drives it; for a workflow, the step's and the execution's statuses.
+ * process drives it; for a workflow, the step's and the execution's statuses. `db` is dbFlagFor's, for that command.
  */
-export function decidedText(result: GateDecisionResult, run: RunAfter | null): string {
+export function decidedText(result: GateDecisionResult, run: RunAfter | null, db = ''): string {
   const head = `${result.decision === 'approve' ? 'Approved' : 'Rejected'} ${result.step_name} of ${result.execution_id}: step ${result.step_status}`;
   if (run === null) return `${head}, execution ${result.execution_status}`;
   if (run.status === 'completed' || run.status === 'failed') return `${head}; the run ${run.status}`;
-  if (run.orphaned) return `${head}; no Baton process drives the run: go on with baton pipeline resume ${result.execution_id}`;
+  if (run.orphaned) return `${head}; no Baton process drives the run: go on with baton pipeline resume ${result.execution_id}${db}`;
   if (result.step_status === 'failed') return `${head}; the run ends: it fails with your reason`;
   return result.decision === 'reject' ? `${head}; the run goes on with this review not approved` : `${head}; the run goes on`;
 }
@@ -77,6 +77,6 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
       return { result: done, run: pipelines ? await runAfter(async () => pipelines.view(done.execution_id)) : null };
     },
   );
-  process.stdout.write((values.json ? JSON.stringify(result) : decidedText(result, run)) + '\n');
+  process.stdout.write((values.json ? JSON.stringify(result) : decidedText(result, run, dbFlagFor(dbPath))) + '\n');
   return 0;
 }

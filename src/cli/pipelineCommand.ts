@@ -120,22 +120,23 @@ async function list(values: Values): Promise<number> {
   for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${s.agents} agents, ${s.steps} steps` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
   if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
   lines.push('Runs:');
+  const db = dbFlagFor(dbPath);
   for (const r of runs) {
     // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
     const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
-      : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId})` : '';
+      : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})` : '';
     lines.push(`  ${r.runId}  ${r.system}  ${r.status}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
-    for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a)}`);
+    for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);
   }
   if (!runs.length) lines.push('  (none)');
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }
 
-/** A line on an agent whose run's process has ended while the agent runs on, with how to stop it. */
-function leftRunning(run: PipelineRunSummary, a: LiveAgent): string {
+/** A line on an agent whose run's process has ended while the agent runs on, with how to stop it (`db`: dbFlagFor's). */
+function leftRunning(run: PipelineRunSummary, a: LiveAgent, db: string): string {
   const step = a.slot === a.agent ? '' : ` (step ${a.slot})`;
-  const fix = run.status === 'completed' || run.status === 'failed' ? `stop it with kill -TERM -- -${a.pgid}` : `baton pipeline resume ${run.runId} stops it`;
+  const fix = run.status === 'completed' || run.status === 'failed' ? `stop it with kill -TERM -- -${a.pgid}` : `baton pipeline resume ${run.runId}${db} stops it`;
   return `agent ${a.agent}${step} is still running (${a.runner}, pid ${a.pid}), but the process that ran it (pid ${a.ownerPid}) has ended; ${fix}`;
 }
 

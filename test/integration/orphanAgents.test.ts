@@ -55,7 +55,7 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
   assert.equal(await exited, null);
   assert.ok(alive(old.pid) && alive(old.child), 'the agent and its child outlive the run\'s process');
   const listed = await runCli(['pipeline', 'list', ...dbArgs]);
-  assert.match(listed.stdout, new RegExp(`agent worker \\(step work\\) is still running \\(command, pid ${old.pid}\\), but the process that ran it \\(pid ${run.pid}\\) has ended; baton pipeline resume ${runId} stops it`));
+  assert.match(listed.stdout, new RegExp(`agent worker \\(step work\\) is still running \\(command, pid ${old.pid}\\), but the process that ran it \\(pid ${run.pid}\\) has ended; baton pipeline resume ${runId} --db \\S+ stops it`));
 
   const resumed = await runCli(['pipeline', 'resume', runId, '--json', ...dbArgs], env);
   assert.equal(resumed.code, 0, resumed.stderr);

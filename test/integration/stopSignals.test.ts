@@ -149,7 +149,7 @@ test('a command following a run whose owner is killed says so and how to go on; 
     assert.equal(run.events().find((e) => e.type === 'summary')?.status, 'interrupted');
     assert.equal(alive(agent), true, 'a killed owner could not stop its agent');
     const listed = await w.cli(['pipeline', 'list']);
-    assert.match(listed.stdout, new RegExp(`${runId}  one  running \\(the process running it ended; go on with baton pipeline resume ${runId}\\)`));
+    assert.match(listed.stdout, new RegExp(`${runId}  one  running \\(the process running it ended; go on with baton pipeline resume ${runId} --db \\S+\\)`));
     const resumed = await w.cli(['pipeline', 'resume', runId, '--json']);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(alive(agent), false, 'resume stopped the agent left running');

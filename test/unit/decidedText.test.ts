@@ -24,3 +24,10 @@ test('a decision says what becomes of its run', () => {
   ];
   for (const [over, run, text] of cases) assert.equal(decidedText(decided(over), run), text);
 });
+
+test('the way on after a decision names the database the decision was made in, as the command was given it', () => {
+  assert.equal(
+    decidedText(decided({}), { status: 'running', orphaned: true }, " --db '/tmp/my dbs/b.db'"),
+    "Approved check of r1: step completed; no Baton process drives the run: go on with baton pipeline resume r1 --db '/tmp/my dbs/b.db'",
+  );
+});
