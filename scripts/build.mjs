@@ -36,6 +36,10 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: root,
   plugins: [sqlJsPatchPlugin()],
+  // Node 21+ has a navigator global, and VS Code's extension host logs a PendingMigrationError when code reads it
+  // (https://aka.ms/vscode-extensions/navigator): zod looks for Cloudflare in its userAgent, sql.js for a language.
+  // These bundles run in Node only, where neither applies.
+  define: { navigator: 'undefined', 'globalThis.navigator': 'undefined' },
 };
 
 /** dist/cli.js loads the engine with require('./engine.js'), a file of its own, when it needs it. */
