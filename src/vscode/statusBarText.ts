@@ -25,6 +25,11 @@ export function statusBarExecution(executions: ExecutionSummary[]): ExecutionSum
   return active.find((e) => e.steps.some((s) => s.status === 'awaiting_approval')) ?? active[0];
 }
 
+/** " · 40%": an execution's progress as the item ends with it, waiting at a gate or moving. */
+function percent(e: ExecutionSummary): string {
+  return ` · ${shownProgress(e.progress, e.status)}%`;
+}
+
 /** A spec workflow's item: it names the phase ("Phase 2/5: Name"), waiting for a sign-off or in progress. */
 function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefined {
   const phase = spec.current_phase === null ? undefined : spec.phases.find((p) => p.phase === spec.current_phase);
@@ -32,7 +37,7 @@ function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefi
   const title = `Phase ${phase.phase}/${spec.total_phases - 1}: ${phase.name}`;
   const waiting = phase.status === 'awaiting_approval';
   return {
-    text: waiting ? `$(bell) Baton: ${title} awaiting approval` : `$(sync~spin) Baton: ${title} · ${shownProgress(e.progress, e.status)}%`,
+    text: waiting ? `$(bell) Baton: ${title} awaiting approval${percent(e)}` : `$(sync~spin) Baton: ${title}${percent(e)}`,
     tooltip: `Spec workflow on ${spec.source}: ${title}, ${waiting ? "waits for a person's sign-off" : phase.status.replace(/_/g, ' ')}. Click to open the execution.`,
     executionId: e.execution_id,
   };
@@ -52,10 +57,18 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const waiting = active.flatMap((e) => e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => ({ e, step: s.step_name })));
   const first = waiting[0];
   if (first) {
-    // One gate is named; several are counted, so a second gate is never hidden behind the first.
-    const runs = waiting.map((w) => `"${w.step}" of ${runName(w.e.workflow ?? w.e.kind, w.e.task_description)}`);
+    // One gate is named; several are counted, so a second gate is never hidden behind the first. The item ends with the
+    // run's progress when one run waits; gates of several runs give each its run's progress in the tooltip instead.
+    const oneRun = waiting.every((w) => w.e === first.e);
+    const runs = waiting.map((w) => {
+      const run = `"${w.step}" of ${runName(w.e.workflow ?? w.e.kind, w.e.task_description)}`;
+      return oneRun ? run : `${run} (${shownProgress(w.e.progress, w.e.status)}%)`;
+    });
+    const shown = oneRun ? percent(first.e) : '';
     return {
-      text: waiting.length === 1 ? `$(bell) Baton: ${first.step} awaiting approval` : `$(bell) Baton: ${plural(waiting.length, 'step')} await approval`,
+      text: waiting.length === 1
+        ? `$(bell) Baton: ${first.step} awaiting approval${shown}`
+        : `$(bell) Baton: ${plural(waiting.length, 'step')} await approval${shown}`,
       tooltip: waiting.length === 1
         ? `${runs[0]} waits for your approval. Click to open the execution.`
         : `Waiting for your approval: ${runs.join('; ')}. Click to open the first.`,
@@ -67,7 +80,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   return {
-    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step} · ${shownProgress(current.progress, current.status)}%`,
+    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step}${percent(current)}`,
     tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,

@@ -84,7 +84,7 @@ describe('spec workflows in the status bar', () => {
     const s = spec();
     s.phases[2]!.status = 'awaiting_approval';
     const v = statusBarView([exec({ status: 'awaiting_approval', steps: [{ step_name: 'phase-2', status: 'awaiting_approval', agent_name: 'implementer' }] })], s)!;
-    assert.equal(v.text, '$(bell) Baton: Phase 2/5: Document awaiting approval');
+    assert.equal(v.text, '$(bell) Baton: Phase 2/5: Document awaiting approval · 40%');
   });
 
   it('names the step as for any workflow when the spec status is of another execution or unknown', () => {

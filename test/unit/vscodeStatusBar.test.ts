@@ -1,6 +1,6 @@
-// Rule: the status bar names the step a person must act on first (a gate), else the latest running step with its
-// progress (a paused run after the moving ones, and shown paused), and disappears when no execution is active. Several
-// gates are counted, never one hiding the others. Advance Step's picker offers only runs whose steps can be claimed.
+// Rule: the status bar names the step a person must act on first (a gate, with its run's progress), else the latest
+// running step with its progress (a paused run after the moving ones, and shown paused), and disappears when no
+// execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only runs whose steps can be claimed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
@@ -49,24 +49,47 @@ describe('status bar text', () => {
     assert.match(alone.tooltip, /interrupted \(the Baton process that drove it ended\)/);
   });
 
-  it('puts a gate waiting for a person first, with a bell', () => {
+  it('puts a gate waiting for a person first, with a bell and its run\'s progress', () => {
     const gated = exec('g', {
-      status: 'awaiting_approval', updated_at: '2026-11-22T06:00:00.000Z',
+      status: 'awaiting_approval', updated_at: '2026-11-22T06:00:00.000Z', progress: 67,
       steps: [{ step_name: 'review-code', status: 'awaiting_approval', agent_name: 'reviewer' }],
     });
     const v = statusBarView([exec('r', { updated_at: '2026-11-22T09:00:00.000Z' }), gated])!;
-    assert.equal(v.text, '$(bell) Baton: review-code awaiting approval');
+    assert.equal(v.text, '$(bell) Baton: review-code awaiting approval · 67%');
     assert.equal(v.executionId, 'g');
   });
 
-  it('counts the gates when several wait, naming each run with its task in the tooltip', () => {
-    const gate = (id: string, task: string, updated: string) => exec(id, {
-      status: 'awaiting_approval', updated_at: updated, task_description: task,
+  it('a pipeline run\'s last gate reads below 100% while it waits (rounding or a stored 100 never says done)', () => {
+    const gated = exec('p', {
+      kind: 'pipeline', status: 'awaiting_approval', progress: 99.6, current_step: 'sign-off',
+      steps: [{ step_name: 'sign-off', status: 'awaiting_approval', agent_name: 'person' }],
+    });
+    assert.equal(statusBarView([gated])!.text, '$(bell) Baton: sign-off awaiting approval · 99%');
+    assert.equal(statusBarView([{ ...gated, progress: 100 }])!.text, '$(bell) Baton: sign-off awaiting approval · 99%');
+  });
+
+  it('two gates of one run are counted with that run\'s progress', () => {
+    const gated = exec('g', {
+      status: 'awaiting_approval', progress: 40,
+      steps: [
+        { step_name: 'review-api', status: 'awaiting_approval', agent_name: 'person' },
+        { step_name: 'review-ui', status: 'awaiting_approval', agent_name: 'person' },
+      ],
+    });
+    assert.equal(statusBarView([gated])!.text, '$(bell) Baton: 2 steps await approval · 40%');
+  });
+
+  it('counts the gates when several runs wait, naming each run with its task and progress in the tooltip', () => {
+    const gate = (id: string, task: string, updated: string, progress: number) => exec(id, {
+      status: 'awaiting_approval', updated_at: updated, task_description: task, progress,
       steps: [{ step_name: 'review-code', status: 'awaiting_approval', agent_name: 'reviewer' }],
     });
-    const v = statusBarView([gate('a', 'Fix the cart total rounding', '2026-11-22T06:00:00.000Z'), gate('b', 'Fix the login redirect loop', '2026-11-22T07:00:00.000Z')])!;
-    assert.equal(v.text, '$(bell) Baton: 2 steps await approval');
-    assert.match(v.tooltip, /"review-code" of bug-fix “Fix the login redirect loop”; "review-code" of bug-fix “Fix the cart total rounding”/);
+    const v = statusBarView([
+      gate('a', 'Fix the cart total rounding', '2026-11-22T06:00:00.000Z', 20),
+      gate('b', 'Fix the login redirect loop', '2026-11-22T07:00:00.000Z', 80),
+    ])!;
+    assert.equal(v.text, '$(bell) Baton: 2 steps await approval', 'one number for two runs would mislead');
+    assert.match(v.tooltip, /"review-code" of bug-fix “Fix the login redirect loop” \(80%\); "review-code" of bug-fix “Fix the cart total rounding” \(20%\)/);
     assert.equal(v.executionId, 'b', 'a click opens the most recently updated one');
   });
 });
