@@ -1,6 +1,7 @@
 // Rule: the status bar names the step a person must act on first (a gate, with its run's progress), else the latest
 // running step with its progress (a paused run after the moving ones, and shown paused), and disappears when no
-// execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only runs whose steps can be claimed.
+// execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only runs
+// whose steps can be claimed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
