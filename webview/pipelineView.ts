@@ -44,8 +44,9 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
     : 'No budget set.';
   out.push(h('p', { 'data-testid': 'budget', class: (p.budgetUsedPercent ?? 0) >= 100 ? 'over' : '' }, used));
   if (p.pausedForBudget !== null) {
-    const tokens = h('input', { type: 'number', min: 0, step: 1, 'data-testid': 'budget-tokens', 'aria-label': 'New token budget', value: p.budget?.tokens !== null && p.budget?.tokens !== undefined ? String(p.budget.tokens * 2) : '' });
-    const usd = h('input', { type: 'number', min: 0, step: 0.01, 'data-testid': 'budget-usd', 'aria-label': 'New budget in US dollars', value: p.budget?.usd !== null && p.budget?.usd !== undefined ? String(p.budget.usd * 2) : '' });
+    const prefill = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
+    const tokens = h('input', { type: 'number', min: 0, step: 1, 'data-testid': 'budget-tokens', 'aria-label': 'New token budget', 'aria-describedby': 'raise-hint', value: prefill(p.raise?.tokens) });
+    const usd = h('input', { type: 'number', min: 0, step: 0.01, 'data-testid': 'budget-usd', 'aria-label': 'New budget in US dollars', 'aria-describedby': 'raise-hint', value: prefill(p.raise?.usd) });
     const go = h('vscode-button', { 'data-testid': 'raise-budget', icon: 'debug-continue' }, 'Raise budget and resume');
     if (handlers.pending) go.setAttribute('disabled', '');
     go.addEventListener('click', () => {
@@ -57,6 +58,7 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
       h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: budget exceeded'),
       h('p', {}, p.pausedForBudget),
       h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
+      p.raise ? h('p', { class: 'dim', id: 'raise-hint', 'data-testid': 'raise-hint' }, p.raise.hint) : null,
       h('div', { class: 'buttons' }, go)));
   }
   if (p.pausedInterrupted !== null) {

@@ -199,6 +199,11 @@ export interface PanelPipeline {
   /** Set while the run is paused because it reached its budget. */
   pausedForBudget: string | null;
   /**
+   * Set with `pausedForBudget`: the limits its pause box prefills (spent plus the old budget again; null: no such
+   * limit) and the hint that says so.
+   */
+  raise: { tokens: number | null; usd: number | null; hint: string } | null;
+  /**
    * Set while the run is paused because a person stopped the process driving it (Ctrl-C), or is left running by one
    * that ended: why, to resume as it is.
    */

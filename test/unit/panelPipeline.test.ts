@@ -6,7 +6,9 @@
 // the panel, and a run paused at its budget is raised and resumed from it. The gate box says what rejecting a review
 // does (the run fails, or goes on with it not approved) as the run recorded it, not that an agent redoes it. In a run
 // whose owner died (orphaned) nothing recorded running shows running: it is interrupted until the run is resumed.
-// A budget pause's reason reads as the rest of the panel's spend ("2,468 tokens"), never the stored raw form.
+// A budget pause's reason reads as the rest of the panel's spend ("2,468 tokens"), never the stored raw form, and its
+// box prefills what the run spent plus its old budget again (rounded up), not twice the budget, which a run far past it
+// could pass at once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -16,7 +18,7 @@ import type { System } from '../../src/core/pipelines/types.js';
 import { findPipelineNode, parseFromWebview, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
 import { panelRejection } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
-import { aggregateStatus, buildPanelPipeline } from '../../src/vscode/panels/panelPipeline.js';
+import { aggregateStatus, buildPanelPipeline, raisedBudget } from '../../src/vscode/panels/panelPipeline.js';
 import { PanelController } from '../../src/vscode/panels/panelController.js';
 import { FEED_RUNS, FEED_TEXT_CHARS, FEED_TOOL_CALLS, PipelineFeed } from '../../src/vscode/pipelines/pipelineFeed.js';
 import { LocalPipelines } from '../../src/vscode/pipelines/pipelineSource.js';
@@ -115,6 +117,38 @@ test('the graph keeps the structure and names instances as the engine does; cont
   const left = buildPanelPipeline(view({ status: 'running', orphaned: true }), rows, undefined, true);
   assert.deepEqual([left.pausedInterrupted, left.pausedForBudget], ['interrupted (the Baton process running it ended)', null]);
   assert.equal(buildPanelPipeline(view({ status: 'running', orphaned: false }), rows, undefined, true).pausedInterrupted, null);
+});
+
+test('a budget pause prefills spent plus the old budget again, rounded up, per limit, and says so in its hint', () => {
+  // The probe's run: budget 2,000 tokens, 2,468 spent. Twice the budget (4,000) left 1,532 tokens; this leaves 2,032.
+  const probe = raisedBudget({ tokens: 2000, usd: null }, { tokens: 2468, costUsd: 0 });
+  assert.deepEqual([probe.tokens, probe.usd], [4500, null]);
+  assert.equal(probe.hint, 'Prefilled: what the run has spent plus its budget again, rounded up (2,468 + 2,000 tokens → 4,500), so it gets as much again before it pauses.');
+  assert.deepEqual(
+    [[220, 150], [100, 60], [4000, 2000], [1_234_567, 1_000_000], [7, 5]].map(([spent, old]) => raisedBudget({ tokens: old!, usd: null }, { tokens: spent!, costUsd: 0 }).tokens),
+    [370, 160, 6000, 2_300_000, 12],
+  );
+  // Dollars to a tenth of the budget's power of ten (a $1 budget: dimes), cents at least (the box steps by cents),
+  // exact as typed: no 0.060000000000000005.
+  const usd = raisedBudget({ tokens: null, usd: 1 }, { tokens: 900, costUsd: 1.2345 });
+  assert.deepEqual([usd.tokens, usd.usd], [null, 2.3]);
+  assert.match(usd.hint, /\(\$1\.2345 \+ \$1\.0000 → \$2\.3000\)/);
+  assert.equal(raisedBudget({ tokens: null, usd: 0.02 }, { tokens: 0, costUsd: 0.0312 }).usd, 0.06);
+  assert.equal(raisedBudget({ tokens: null, usd: 20 }, { tokens: 0, costUsd: 23.4 }).usd, 44);
+  assert.equal(raisedBudget({ tokens: null, usd: 0.3 }, { tokens: 0, costUsd: 0.29 }).usd, 0.59);
+  const both = raisedBudget({ tokens: 2000, usd: 0.5 }, { tokens: 2468, costUsd: 0.61 });
+  assert.deepEqual([both.tokens, both.usd], [4500, 1.11]);
+  assert.match(both.hint, /2,468 \+ 2,000 tokens → 4,500; \$0\.6100 \+ \$0\.5000 → \$1\.1100/);
+  for (const [spent, old] of [[2468, 2000], [99, 100], [12_345, 987]]) {
+    const raised = raisedBudget({ tokens: old!, usd: null }, { tokens: spent!, costUsd: 0 }).tokens!;
+    assert.ok(raised - spent! >= old! && raised - spent! <= old! * 1.1, `${spent} + ${old} → ${raised}: as much again, give or take a tenth`);
+  }
+  // In the panel: set while paused at the budget, from the run's spend and limits; not otherwise.
+  const rows = [row('first', 'completed')];
+  const paused = buildPanelPipeline(view({ status: 'paused', pauseReason: 'budget_exceeded: 150 tokens used, budget 100', budget: { tokens: 100, usd: 0.2 } }), rows, undefined, true);
+  assert.deepEqual([paused.raise?.tokens, paused.raise?.usd], [250, 0.45]);
+  assert.equal(buildPanelPipeline(view(), rows, undefined, true).raise, null);
+  assert.equal(buildPanelPipeline(view({ status: 'paused', pauseReason: 'interrupted (Ctrl-C)' }), rows, undefined, true).raise, null);
 });
 
 test('a review\'s prompt reads as the run says it: recorded once reached, else filled with what is known, never {{…}}', () => {
@@ -338,6 +372,7 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   assert.equal(state.pipeline!.pausedForBudget, '100 tokens used, budget 60 tokens', 'formatted, not budget_exceeded: …');
   assert.match((await p.pipelines.view(p.runId)).pauseReason!, /^budget_exceeded: 100 tokens used, budget 60$/, 'stored as it was');
   assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
+  assert.deepEqual(state.pipeline!.raise && [state.pipeline!.raise.tokens, state.pipeline!.raise.usd], [160, null], '100 spent + 60 again');
   // Still over: the panel reports why it cannot resume.
   await p.controller.receive({ type: 'pipeline/resume', tokens: 61, usd: null });
   const refused = p.last();

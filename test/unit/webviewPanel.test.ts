@@ -27,6 +27,7 @@ const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chr
 interface Loc {
   click(opts?: { force?: boolean }): Promise<void>;
   fill(text: string): Promise<void>;
+  inputValue(): Promise<string>;
   focus(): Promise<void>;
   press(key: string): Promise<void>;
   count(): Promise<number>;
@@ -123,6 +124,7 @@ function pipelineFixture(): PanelPipeline {
     ],
     total: { tokens: 120, costUsd: 0.01 }, byAgent: [{ agent: 'writer', tokens: 60, costUsd: 0.01, steps: 1 }],
     budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached', pausedInterrupted: null,
+    raise: { tokens: 220, usd: null, hint: 'Prefilled: what the run has spent plus its budget again (120 + 100 tokens → 220)' },
   };
 }
 
@@ -234,6 +236,8 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="ptools"]').textContent()) ?? '', /baton\/memory_store/);
     assert.match((await $('budget').textContent()) ?? '', /Budget: 120% used — 120 of 100 tokens/);
     assert.match((await $('budget-paused').textContent()) ?? '', /Paused: budget exceeded.*token budget of 100 reached/);
+    assert.deepEqual([await $('budget-tokens').inputValue(), await $('budget-usd').inputValue()], ['220', ''], 'prefilled as the extension says');
+    assert.match((await $('raise-hint').textContent()) ?? '', /spent plus its budget again \(120 \+ 100 tokens → 220\)/);
     await $('budget-tokens').fill('500');
     await $('budget-usd').fill('');
     await $('raise-budget').click();

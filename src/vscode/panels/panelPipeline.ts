@@ -5,7 +5,7 @@ import { describeCondition } from '../../core/pipelines/engine/conditions.js';
 import { interpolate, type Variables } from '../../core/pipelines/engine/interpolate.js';
 import { interruptedReason, isBudgetPause, isInterruption, type PipelineRunView } from '../../core/pipelines/pipelineRuns.js';
 import type { SystemWorkflowStep } from '../../core/pipelines/types.js';
-import { budgetReasonText } from '../../shared/labels.js';
+import { budgetReasonText, money, tokenCount } from '../../shared/labels.js';
 import type { StepStatus } from '../../core/types.js';
 import {
   findPipelineNode, type PanelArtifact, type PanelNodeStatus, type PanelPipeline, type PanelPipelineNode, type PanelSubmission,
@@ -167,6 +167,35 @@ function still(nodes: PanelPipelineNode[]): PanelPipelineNode[] {
   return nodes;
 }
 
+/**
+ * `value` rounded up to a step a tenth of `scale`'s power of ten (a budget of 2,000 → hundreds, $5 → dimes), no finer
+ * than 10^minExp (whole tokens, cents as the box steps): the raised budget reads round and never gives less.
+ */
+function roundUp(value: number, scale: number, minExp: number): number {
+  const exp = scale > 0 ? Math.max(minExp, Math.floor(Math.log10(scale)) - 1) : minExp;
+  // Steps counted whole (toFixed drops float noise such as 51.99999), so dollars read 0.052, not 0.052000000000000005.
+  const steps = Math.ceil(Number((value / 10 ** exp).toFixed(6)));
+  return exp < 0 ? steps / 10 ** -exp : steps * 10 ** exp;
+}
+
+/**
+ * What the pause box of a run paused at its budget prefills, and its hint: per limit, what the run has spent plus its
+ * old budget again, rounded up. Doubling the budget gave a run far past it little or nothing (2,468 of 2,000 tokens
+ * spent → 4,000: 1,532 left, less than the step that runs again may take); this gives as much again as it had.
+ */
+export function raisedBudget(budget: NonNullable<PanelPipeline['budget']>, total: PanelPipeline['total']): NonNullable<PanelPipeline['raise']> {
+  const tokens = budget.tokens === null ? null : roundUp(total.tokens + budget.tokens, budget.tokens, 0);
+  const usd = budget.usd === null ? null : roundUp(total.costUsd + budget.usd, budget.usd, -2);
+  const sums = [
+    tokens === null ? '' : `${tokenCount(total.tokens)} + ${tokenCount(budget.tokens!)} tokens → ${tokenCount(tokens)}`,
+    usd === null ? '' : `${money(total.costUsd)} + ${money(budget.usd)} → ${money(usd)}`,
+  ].filter(Boolean);
+  const hint = sums.length
+    ? `Prefilled: what the run has spent plus its budget again, rounded up (${sums.join('; ')}), so it gets as much again before it pauses.`
+    : 'Set a limit to resume with; leave both empty to resume with none.';
+  return { tokens, usd, hint };
+}
+
 /** The panel's view of a pipeline run from its view (system, usage, budget), its step rows and the streamed feed. */
 export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow[], feed: PipelineFeed | undefined, live: boolean): PanelPipeline {
   const vars: Variables = { system: { input: view.input, name: view.system.name, runId: view.runId } };
@@ -185,6 +214,7 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     budgetUsedPercent: shares.length ? Math.round(Math.max(...shares) * 100) : null,
     pausedForBudget: isBudgetPause(view)
       ? view.pauseReason === null ? 'the run reached its budget' : budgetReasonText(view.pauseReason) : null,
+    raise: isBudgetPause(view) ? raisedBudget(budget ?? { tokens: null, usd: null }, total) : null,
     pausedInterrupted: view.status === 'paused' && isInterruption(view.pauseReason) ? view.pauseReason
       : view.orphaned ? interruptedReason('the Baton process running it ended') : null,
     live,
