@@ -1,6 +1,7 @@
 // Rule: the pipeline engine runs every step type as the system says (interpolation, conditions, loops with break,
 // retries with backoff, timeouts, abort, both parallel failure policies, human review, budgets), durably, as an
-// execution in the shared tables; a completed step is replayed, never run again.
+// execution in the shared tables; a completed step is replayed, never run again; a step started again in a later pass
+// (resumed) is its next attempt, as a retry is, without using up its retries.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseSystemFile, formatProblems } from '../../src/core/pipelines/systemFile.js';
@@ -464,5 +465,33 @@ workflow:
   assert.equal(runner2.calls[0]!.prompt, 'scout out', 'its recorded output is replayed into the variables');
   assert.equal(runner2.calls[1]!.prompt, 'scout out / analyzer out (2)');
   assert.ok(progress.some((p) => p.type === 'step_completed' && p.step === 'one' && p.replayed));
-  assert.equal(next.baton.workflowStatus(id).steps.find((s) => s.step_name === 'two')!.attempt, 1);
+  assert.equal(next.baton.workflowStatus(id).steps.find((s) => s.step_name === 'two')!.attempt, 2, 'started again: its second attempt');
+  assert.equal(next.baton.workflowStatus(id).steps.find((s) => s.step_name === 'three')!.attempt, 1);
+});
+
+test('a step stopped at the budget runs again on resume as its next attempt, numbered on by a retry, its retries its own', async () => {
+  // Call 1 streams past the budget (stopped); on resume call 2 fails and is retried; call 3 completes.
+  const { baton, runner } = await setup((_req, n) => (n === 1 ? { stream: [{ input: 1500, output: 968 }], hang: true }
+    : n === 2 ? { error: 'flaky' } : { text: 'done', usage: { input: 10, output: 10 } }));
+  const sys = system(`name: again
+budget: { tokens: 2000 }
+${AGENTS}
+workflow:
+  - { id: big, type: agent, agentId: scout, retry: { maxAttempts: 2, backoffMs: 1 } }
+`);
+  const id = await baton.pipelines.start(sys, { input: 'x', cwd: '/tmp' });
+  const progress: PipelineProgress[] = [];
+  assert.equal((await baton.pipelines.drive(id, { onProgress: (p) => progress.push(p) })).status, 'paused');
+  assert.equal(baton.workflowStatus(id).steps[0]!.attempt, 1);
+  await baton.pipelines.prepareResume(id, { tokens: 4500 });
+  const out = await baton.pipelines.drive(id, { onProgress: (p) => progress.push(p) });
+  assert.equal(out.status, 'completed', out.error ?? '');
+  assert.equal(runner.calls.length, 3, 'the retry policy allows two tries in the pass after the resume: the pause was no failure');
+  const started = (data: unknown) => (data as { attempt: number }).attempt;
+  assert.deepEqual(baton.events(id).filter((e) => e.event_type === 'step_started').map((e) => started(e.event_data)), [1, 2, 3], 'the timeline');
+  assert.deepEqual(progress.filter((p) => p.type === 'step_started').map((p) => p.type === 'step_started' && p.attempt), [1, 2, 3]);
+  assert.deepEqual(progress.filter((p) => p.type === 'step_retry').map((p) => p.type === 'step_retry' && p.attempt), [2]);
+  const st = baton.workflowStatus(id);
+  assert.equal(st.steps[0]!.attempt, 3);
+  assert.deepEqual(st.steps[0]!.artifacts.map((a) => (a.metadata as { attempt?: number } | null)?.attempt), [3]);
 });

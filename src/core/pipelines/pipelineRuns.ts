@@ -133,7 +133,9 @@ export interface PipelineDeps {
   event: (executionId: string, type: string, data: unknown) => void;
 }
 
-type StepRowLite = { step_name: string; status: string; output: string | null; metadata: string; error: string | null; position: number };
+type StepRowLite = {
+  step_name: string; status: string; output: string | null; metadata: string; error: string | null; position: number; attempt: number;
+};
 
 const tokensOf = (u: TokenUsage) => u.input + u.output;
 
@@ -442,7 +444,7 @@ export class PipelineRuns {
   }
 
   private loadSteps(runId: string): Map<string, StepRowLite> {
-    const rows = this.deps.ports.store.all<StepRowLite>('SELECT step_name, status, output, metadata, error, position FROM steps WHERE execution_id = ?', [runId]);
+    const rows = this.deps.ports.store.all<StepRowLite>('SELECT step_name, status, output, metadata, error, position, attempt FROM steps WHERE execution_id = ?', [runId]);
     return new Map(rows.map((r) => [r.step_name, r]));
   }
 
@@ -628,6 +630,10 @@ class Journal implements RunJournal {
     return { status: row.status, output: out.text, value: out.value, error: row.error };
   }
 
+  attempts(name: string): number {
+    return this.rows.get(name)?.attempt ?? 0;
+  }
+
   total(): RunUsage['total'] {
     return this.spent;
   }
@@ -684,7 +690,9 @@ class Journal implements RunJournal {
       events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
       if (fields.status) events.push({ type: 'execution', execution_id: this.runId, task_id: null, status: 'awaiting_approval' });
     });
-    this.rows.set(step.name, { step_name: step.name, status, output: null, metadata: meta, error: null, position: this.rows.get(step.name)?.position ?? this.position - 1 });
+    this.rows.set(step.name, {
+      step_name: step.name, status, output: null, metadata: meta, error: null, position: this.rows.get(step.name)?.position ?? this.position - 1, attempt: step.attempt,
+    });
     this.deps.emit(events);
   }
 
@@ -729,7 +737,9 @@ class Journal implements RunJournal {
       events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
       return true;
     });
-    this.rows.set(step.name, { step_name: step.name, status, output: outputJson, metadata: meta, error: r.error ?? null, position: this.rows.get(step.name)?.position ?? 0 });
+    this.rows.set(step.name, {
+      step_name: step.name, status, output: outputJson, metadata: meta, error: r.error ?? null, position: this.rows.get(step.name)?.position ?? 0, attempt: step.attempt,
+    });
     if (done) this.deps.emit(events);
   }
 
@@ -762,7 +772,10 @@ class Journal implements RunJournal {
         this.runs.wake(this.runId, step.name);
         await wait;
         const out = (now.output ?? { text: '', value: null }) as { text: string; value: unknown };
-        this.rows.set(step.name, { step_name: step.name, status: now.status, output: JSON.stringify(out), metadata: JSON.stringify(now.metadata), error: null, position: now.position });
+        this.rows.set(step.name, {
+          step_name: step.name, status: now.status, output: JSON.stringify(out), metadata: JSON.stringify(now.metadata), error: null, position: now.position,
+          attempt: step.attempt,
+        });
         const error = this.deps.ports.store.get<{ error: string | null }>('SELECT error FROM steps WHERE execution_id = ? AND step_name = ?', [this.runId, step.name])?.error ?? null;
         return { status: now.status, output: out.text, value: out.value, error };
       }

@@ -193,7 +193,11 @@ export class PipelineEngine {
     const maxAttempts = s.retry?.maxAttempts ?? 1;
     let wait = s.retry?.backoffMs ?? 0;
     let spend: StepSpend = { usage: ZERO_USAGE, costUsd: null };
-    for (let attempt = 1; ; attempt++) {
+    // A step started again in a later pass (a resumed run: paused at its budget, interrupted, its process gone) is its
+    // next attempt, as a retry is; the retry policy counts only the tries of this pass, which ended in failure.
+    const before = this.deps.journal.attempts(name);
+    for (let tries = 1; ; tries++) {
+      const attempt = before + tries;
       const inst: StepInstance = { name, type: 'agent', agent: agent.id, attempt };
       const over = this.deps.overBudget(this.liveTotal());
       if (over) {
@@ -222,10 +226,10 @@ export class PipelineEngine {
         throw new AbortRun('aborted');
       }
       const error = got.timedOut ? `timed out after ${s.timeoutMs} ms` : got.result.error ?? `ended ${got.result.status}`;
-      if (attempt >= maxAttempts || got.fatal) {
+      if (tries >= maxAttempts || got.fatal) {
         await this.deps.journal.fail(inst, error, spend);
         this.deps.progress({ type: 'step_failed', runId: this.runId, step: name, error });
-        throw new StepFailure(name, attempt > 1 ? `${error} (after ${attempt} attempts)` : error);
+        throw new StepFailure(name, tries > 1 ? `${error} (after ${tries} attempts)` : error);
       }
       this.deps.progress({ type: 'step_retry', runId: this.runId, step: name, attempt, error, waitMs: wait });
       await this.deps.sleep(wait, scope.signal);

@@ -34,6 +34,8 @@ export interface StepSpend {
 export interface RunJournal {
   /** The record of a step instance that finished in an earlier pass, if any. */
   finished(instance: string): StepRecord | undefined;
+  /** The attempt a step instance last started, in this pass or an earlier one (0: never): one run again counts on. */
+  attempts(instance: string): number;
   /** Durably marks a step instance running (attempt n) before it starts. */
   begin(step: StepInstance): Promise<void>;
   /** Durably records a step's success; an agent step's output also becomes an artifact. */
