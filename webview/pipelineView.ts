@@ -30,7 +30,10 @@ function renderNode(n: PanelPipelineNode): HTMLElement {
     head,
     n.detail ? h('div', { class: 'dim pdetail' }, n.detail) : null,
     n.toolCalls.length ? h('div', { class: 'ptools', 'data-testid': 'ptools' }, `Tools: ${n.toolCalls.join(', ')}`) : null,
-    n.output ? h('pre', { class: 'poutput', 'data-testid': 'poutput' }, n.output) : null,
+    // A stopped attempt's output is what it wrote before it was stopped: marked so, not taken for a finished answer.
+    n.stopped ? h('div', { class: 'pstopped', 'data-testid': 'pstopped' },
+      h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ` Stopped: ${n.stopped}`) : null,
+    n.output ? h('pre', { class: n.stopped ? 'poutput stopped' : 'poutput', 'data-testid': 'poutput' }, n.output) : null,
     n.children.length ? h('ul', { class: 'ptree' }, ...n.children.map(renderNode)) : null);
 }
 

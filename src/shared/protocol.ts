@@ -159,8 +159,13 @@ export interface PanelPipelineNode {
   attempt: number;
   tokens: number;
   costUsd: number | null;
-  /** The agent's output: streamed text while it runs (the tail), else the recorded summary. */
+  /**
+   * The agent's output: streamed text while it runs (the tail), what a stopped attempt streamed (the same in every
+   * window), else the recorded summary.
+   */
   output: string | null;
+  /** Set for an agent step put back when its run paused or stopped under it: why the attempt was stopped. */
+  stopped?: string;
   /** Tools the agent called, in order ("server/tool"). */
   toolCalls: string[];
   children: PanelPipelineNode[];

@@ -1,6 +1,7 @@
 // Rule: an editor that is a client of a terminal owner starts a pipeline run through the owner's /control
 // (`pipeline_start`, as `baton pipeline run` does) — the owner drives it — and its panel shows the run's graph, spend
-// and gate from the owner (`pipeline_run`), approves the review there, and reports the owner's refusals.
+// and gate from the owner (`pipeline_run`), approves the review there, and reports the owner's refusals. A step the
+// budget stopped shows there what its attempt streamed in the owner, marked stopped, as the owner's own window does.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
 import { silentLog } from '../../src/core/ports.js';
+import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
+import { ZERO_USAGE, type AgentRun, type AgentRunRequest, type AgentRunner } from '../../src/core/pipelines/runner.js';
 import type { System } from '../../src/core/pipelines/types.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
@@ -84,6 +87,48 @@ describe('pipelines from an editor that is a client of the owner', () => {
     assert.ok(refused && refused.type === 'panel/error' && /is completed; only a paused or interrupted run can be resumed/.test(refused.message), JSON.stringify(refused));
     assert.deepEqual(errors, []);
     controller.dispose();
+  });
+
+  it('a step the budget stopped shows what it streamed in the owner, marked stopped, in the client\'s panel', async () => {
+    // An agent that writes, then reports more tokens than the budget allows, and waits until it is stopped.
+    const streaming: AgentRunner = {
+      kind: 'command',
+      run(req: AgentRunRequest): AgentRun {
+        const q = new RunEventQueue();
+        q.push({ type: 'text', text: 'writer: read the cart code' });
+        q.push({ type: 'text', text: 'writer: the total ' });
+        q.push({ type: 'text', text: 'rounds twice', delta: true });
+        q.push({ type: 'tool_call', id: '1', name: 'Read', server: null, input: {} });
+        q.push({ type: 'usage', usage: { ...ZERO_USAGE, input: 2000, output: 468 } });
+        req.signal?.addEventListener('abort', () => q.finish({
+          status: 'aborted', text: '', usage: { ...ZERO_USAGE, input: 2000, output: 468 }, costUsd: null, costSource: null, toolCalls: 0,
+          malformedLines: 0, error: 'aborted', exitCode: null, sessionId: null, durationMs: 1, stderr: '',
+        }), { once: true });
+        return q;
+      },
+    };
+    opened.baton.pipelines.setRunners(() => streaming);
+    try {
+      const runId = await pipelines.start(SYSTEM, { input: 'the fix', cwd: tmpdir(), budget: { tokens: 2000 } });
+      await until('the run paused at its budget in the owner', () => opened.baton.workflowStatus(runId).status === 'paused', 5000);
+      const posted: ToWebview[] = [];
+      const controller = new PanelController(remote, runId, {
+        post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: () => undefined },
+        pipelines: { source: async () => pipelines, feed: new PipelineFeed() },
+      }, null, 10);
+      await controller.receive({ type: 'panel/ready' });
+      const state = await until<PanelState>('the pause in the panel', () => {
+        const m = posted.at(-1);
+        return m && (m.type === 'panel/init' || m.type === 'panel/update') && m.state.pipeline?.pausedForBudget ? m.state : undefined;
+      }, 5000);
+      const draft = state.pipeline!.nodes[0]!;
+      assert.deepEqual([draft.status, draft.output, draft.stopped, draft.toolCalls],
+        ['pending', 'writer: read the cart code\nwriter: the total rounds twice', '2,468 tokens used, budget 2,000 tokens', ['Read']], 'not "aborted"');
+      assert.deepEqual(state.pipeline!.raise && [state.pipeline!.raise.tokens, state.pipeline!.raise.usd], [4500, null]);
+      controller.dispose();
+    } finally {
+      opened.baton.pipelines.setRunners(() => runner);
+    }
   });
 
   it('a workflow execution is not a pipeline: its panel has no pipeline part; an unknown run is refused by the owner', async () => {

@@ -8,20 +8,21 @@
 // whose owner died (orphaned) nothing recorded running shows running: it is interrupted until the run is resumed.
 // A budget pause's reason reads as the rest of the panel's spend ("2,468 tokens"), never the stored raw form, and its
 // box prefills what the run spent plus its old budget again (rounded up), not twice the budget, which a run far past it
-// could pass at once.
+// could pass at once. A step stopped by a pause shows what its attempt streamed, marked stopped with why, the same in
+// the owner's window (which heard the stream) and a follower's (which did not), until it starts again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
 import type { PipelineRunView } from '../../src/core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type AgentRun, type AgentRunRequest, type AgentRunner } from '../../src/core/pipelines/runner.js';
 import type { System } from '../../src/core/pipelines/types.js';
-import { findPipelineNode, parseFromWebview, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
+import { findPipelineNode, parseFromWebview, type PanelPipelineNode, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
 import { panelRejection } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { aggregateStatus, buildPanelPipeline, raisedBudget } from '../../src/vscode/panels/panelPipeline.js';
 import { PanelController } from '../../src/vscode/panels/panelController.js';
 import { FEED_RUNS, FEED_TEXT_CHARS, FEED_TOOL_CALLS, PipelineFeed } from '../../src/vscode/pipelines/pipelineFeed.js';
-import { LocalPipelines } from '../../src/vscode/pipelines/pipelineSource.js';
+import { LocalPipelines, type PipelineSource } from '../../src/vscode/pipelines/pipelineSource.js';
 import { makeBaton } from '../helpers/coreHarness.js';
 import { until } from '../helpers/until.js';
 
@@ -313,7 +314,26 @@ async function panelOn(system: System, runner: AgentRunner, budget?: { tokens: n
     assert.ok(m.type === 'panel/init' || m.type === 'panel/update', JSON.stringify(m));
     return m.state;
   };
-  return { baton, runId, pipelines, controller, last, failures, close: () => { controller.dispose(); unwatch.dispose(); } };
+  /** A second window on the run that hears no stream (a follower reads the run from the owner): its latest state. */
+  const follower = async (): Promise<PanelState> => {
+    const seen: ToWebview[] = [];
+    const followerSource: PipelineSource = { ...pipelinesOf(pipelines), live: false, onProgress: () => ({ dispose: () => undefined }) };
+    const other = new PanelController(source, runId, {
+      post: (m) => seen.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: (m) => failures.push(m) },
+      pipelines: { source: async () => followerSource, feed: new PipelineFeed() },
+    }, null, 5);
+    await other.receive({ type: 'panel/ready' });
+    const m = await until('the follower\'s panel', () => seen.find((x) => x.type === 'panel/init'), 5000);
+    other.dispose();
+    assert.ok(m.type === 'panel/init');
+    return m.state;
+  };
+  return { baton, runId, pipelines, controller, last, follower, failures, close: () => { controller.dispose(); unwatch.dispose(); } };
+}
+
+/** The calls of a pipeline source as plain functions (a follower's source reads the same runs, without the stream). */
+function pipelinesOf(p: PipelineSource): Omit<PipelineSource, 'live' | 'onProgress'> {
+  return { runs: () => p.runs(), view: (id) => p.view(id), start: (sys, st) => p.start(sys, st), resume: (id, b) => p.resume(id, b) };
 }
 
 test('the panel follows a run live: streamed output and tool calls, then the gate approved from the panel, then the spend', async () => {
@@ -373,12 +393,24 @@ test('a run paused at its budget says so in the panel; raising it there resumes 
   assert.match((await p.pipelines.view(p.runId)).pauseReason!, /^budget_exceeded: 100 tokens used, budget 60$/, 'stored as it was');
   assert.ok(state.pipeline!.budgetUsedPercent! >= 100, String(state.pipeline!.budgetUsedPercent));
   assert.deepEqual(state.pipeline!.raise && [state.pipeline!.raise.tokens, state.pipeline!.raise.usd], [160, null], '100 spent + 60 again');
+  // The step the budget stopped: what its attempt wrote, marked stopped with why, in the owner's window and a
+  // follower's.
+  const shown = (n: PanelPipelineNode) => [n.status, n.output, n.stopped, n.toolCalls];
+  const stoppedHere = find(state.pipeline!.nodes, 'two')!;
+  assert.deepEqual(shown(stoppedHere), ['pending', 'a reading the task', '100 tokens used, budget 60 tokens', ['baton/memory_store']]);
+  assert.deepEqual(shown(find((await p.follower()).pipeline!.nodes, 'two')!), shown(stoppedHere), 'the same in a follower');
+  assert.deepEqual((await p.pipelines.view(p.runId)).stopped, {
+    two: { text: 'a reading the task', toolCalls: ['baton/memory_store'], reason: 'budget_exceeded: 100 tokens used, budget 60' },
+  });
   // Still over: the panel reports why it cannot resume.
   await p.controller.receive({ type: 'pipeline/resume', tokens: 61, usd: null });
   const refused = p.last();
   assert.equal(refused.status, 'paused');
   await p.controller.receive({ type: 'pipeline/resume', tokens: 1000, usd: null });
   await until('the second pass to start the step again', () => runner.releases.length === 3, 5000);
+  assert.deepEqual((await p.pipelines.view(p.runId)).stopped, {}, 'started again: the stopped attempt is no longer its output');
+  const again = find((await p.follower()).pipeline!.nodes, 'two')!;
+  assert.deepEqual([again.status, again.output, again.stopped, again.toolCalls, again.attempt], ['running', null, undefined, [], 2]);
   runner.releases[2]!();
   const done = await until('the completed run in the panel', () => p.last().status === 'completed' && p.last(), 5000);
   assert.deepEqual(done.pipeline!.budget, { tokens: 1000, usd: null });
@@ -400,6 +432,10 @@ test('a run a person interrupted shows as such in the panel, not over its budget
   const state = await until('the pause in the panel', () => !!p.last().pipeline?.pausedInterrupted && p.last(), 5000);
   assert.equal(state.pipeline!.pausedInterrupted, 'interrupted (Ctrl-C)');
   assert.equal(state.pipeline!.pausedForBudget, null);
+  // The step it was on: what it wrote, stopped by the person (not "aborted"), in both windows.
+  for (const n of [find(state.pipeline!.nodes, 'one')!, find((await p.follower()).pipeline!.nodes, 'one')!]) {
+    assert.deepEqual([n.status, n.output, n.stopped, n.toolCalls], ['pending', 'a reading the task', 'interrupted (Ctrl-C)', ['baton/memory_store']]);
+  }
   // The webview's Resume button: no new limits.
   await p.controller.receive({ type: 'pipeline/resume', tokens: null, usd: null });
   await until('the step to start again', () => runner.releases.length === 2, 5000);

@@ -3,8 +3,8 @@
 // messages, selects steps by click and keyboard, drops malformed messages, and shows a spec workflow's current phase
 // (tasks with state, gate, what the last submission lacked, the drift of tasks.md). At a gate it shows what the agent
 // submitted (a pipeline review: what the run asks) and says what rejecting does (a workflow step goes back to its
-// agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted; the
-// badge reads as words ("awaiting approval", "cancelled"); long
+// agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted, one a
+// pause stopped shows what it wrote marked stopped; the badge reads as words ("awaiting approval", "cancelled"); long
 // unbroken agent text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get
 // install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
@@ -121,6 +121,7 @@ function pipelineFixture(): PanelPipeline {
         pnode('fan/lint', 'agent', 'running', { agent: 'checker', tokens: 60, output: 'linting the draft', toolCalls: ['baton/memory_store'] }),
         pnode('fan/loud', 'transform', 'completed'),
       ] }),
+      pnode('polish', 'agent', 'pending', { agent: 'writer', attempt: 1, output: 'polishing the dr', stopped: 'token budget of 100 reached' }),
     ],
     total: { tokens: 120, costUsd: 0.01 }, byAgent: [{ agent: 'writer', tokens: 60, costUsd: 0.01, steps: 1 }],
     budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached', pausedInterrupted: null,
@@ -234,6 +235,10 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await $('pstep-fan').getAttribute('data-type'), 'parallel');
     assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="poutput"]').textContent()) ?? '', /linting the draft/);
     assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="ptools"]').textContent()) ?? '', /baton\/memory_store/);
+    // A step the pause stopped: what it wrote, marked stopped with why.
+    assert.equal(await page.locator('[data-testid="pstep-polish"] [data-testid="pstopped"]').textContent(), ' Stopped: token budget of 100 reached');
+    assert.equal(await page.locator('[data-testid="pstep-polish"] [data-testid="poutput"]').textContent(), 'polishing the dr');
+    assert.equal(await page.locator('[data-testid="pstep-fan/lint"] [data-testid="pstopped"]').count(), 0);
     assert.match((await $('budget').textContent()) ?? '', /Budget: 120% used — 120 of 100 tokens/);
     assert.match((await $('budget-paused').textContent()) ?? '', /Paused: budget exceeded.*token budget of 100 reached/);
     assert.deepEqual([await $('budget-tokens').inputValue(), await $('budget-usd').inputValue()], ['220', ''], 'prefilled as the extension says');

@@ -100,6 +100,32 @@ export interface PipelineRunView {
    * lets it go on with the review not approved. Absent from an older owner.
    */
   onReject?: Record<string, ReviewRejection>;
+  /**
+   * The agent steps put back to pending when the run paused or stopped under them: what the stopped attempt streamed
+   * (its tail) and why it stopped, until the step starts again. Absent from an older owner.
+   */
+  stopped?: Record<string, StoppedAttempt>;
+}
+
+/** An agent step's attempt stopped before it ended: what it had streamed (its text's tail, its tool calls) and why. */
+export interface StoppedAttempt {
+  text: string;
+  /** "server/tool", the last ones. */
+  toolCalls: string[];
+  reason: string;
+}
+
+/** The stopped attempt kept in a step row's metadata, if the row is pending with one. */
+function stoppedOf(row: Pick<StepRowLite, 'status' | 'metadata'>): StoppedAttempt | null {
+  if (row.status !== 'pending') return null;
+  try {
+    const s = (JSON.parse(row.metadata) as { stopped?: { text?: unknown; toolCalls?: unknown; reason?: unknown } }).stopped;
+    if (!s || typeof s.text !== 'string' || typeof s.reason !== 'string') return null;
+    const toolCalls = Array.isArray(s.toolCalls) ? s.toolCalls.filter((t): t is string => typeof t === 'string') : [];
+    return { text: s.text, toolCalls, reason: s.reason };
+  } catch {
+    return null;
+  }
 }
 
 /** What rejecting a pipeline's human_review step does to its run. */
@@ -340,6 +366,7 @@ export class PipelineRuns {
       // The budget cannot change while this process drives the run (resume refuses a run being driven).
       overBudget: (live) => overBy(meta.budget, journal.total(), live),
       progress,
+      interruptedBecause: () => this.interrupting.get(runId),
       sleep: (ms, signal) => new Promise<void>((resolve) => {
         const t = setTimeout(done, ms);
         function done() {
@@ -460,7 +487,10 @@ export class PipelineRuns {
     const steps = this.loadSteps(exec.execution_id);
     const prompts: Record<string, string> = {};
     const onReject: Record<string, ReviewRejection> = {};
+    const stopped: Record<string, StoppedAttempt> = {};
     for (const row of steps.values()) {
+      const attempt = stoppedOf(row);
+      if (attempt) stopped[row.step_name] = attempt;
       const review = reviewOf(row.metadata);
       if (!review) continue;
       if (review.prompt !== null) prompts[row.step_name] = review.prompt;
@@ -468,7 +498,7 @@ export class PipelineRuns {
     }
     return {
       runId: exec.execution_id, system: meta.system, input: meta.input, status: exec.status, budget: meta.budget ?? null,
-      pauseReason: meta.pause_reason ?? null, usage: rollup(steps), orphaned: this.isOrphaned(exec), prompts, onReject,
+      pauseReason: meta.pause_reason ?? null, usage: rollup(steps), orphaned: this.isOrphaned(exec), prompts, onReject, stopped,
     };
   }
 
@@ -704,15 +734,19 @@ class Journal implements RunJournal {
     await this.end(step, 'failed', spend, { error });
   }
 
-  async interrupt(step: StepInstance, reason: string, spend: StepSpend): Promise<void> {
-    await this.end(step, 'pending', spend, { error: reason });
+  async interrupt(step: StepInstance, reason: string, spend: StepSpend, produced = { text: '', toolCalls: [] as string[] }): Promise<void> {
+    await this.end(step, 'pending', spend, { error: reason, stopped: { text: produced.text, toolCalls: produced.toolCalls, reason } });
   }
 
-  private async end(step: StepInstance, status: 'completed' | 'failed' | 'pending', spend: StepSpend, r: { output?: string; value?: unknown; error?: string }): Promise<void> {
+  private async end(
+    step: StepInstance, status: 'completed' | 'failed' | 'pending', spend: StepSpend,
+    r: { output?: string; value?: unknown; error?: string; stopped?: StoppedAttempt },
+  ): Promise<void> {
     const { ms, iso } = this.runs.internals.now();
     const prior = this.prior(step.name);
     const total = { usage: addUsage(prior.usage, spend.usage), costUsd: prior.costUsd === null && spend.costUsd === null ? null : (prior.costUsd ?? 0) + (spend.costUsd ?? 0) };
-    const meta = this.metadata(step, total);
+    // A stopped attempt's text stays in the row's metadata until the step starts again (begin writes it anew).
+    const meta = this.metadata(step, total, r.stopped ? { stopped: r.stopped } : {});
     const events: BatonEvent[] = [];
     const add = spend.usage.input + spend.usage.output;
     this.spent = { usage: addUsage(this.spent.usage, spend.usage), tokens: this.spent.tokens + add, costUsd: this.spent.costUsd + (spend.costUsd ?? 0) };

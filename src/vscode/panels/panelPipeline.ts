@@ -89,6 +89,9 @@ function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode 
   const spent = ctx.view.usage.bySteps[name];
   const live = ctx.feed?.step(ctx.view.runId, name);
   const running = row?.status === 'running';
+  // Put back when the run paused or stopped under it: the run kept what that attempt streamed and called, which every
+  // window shows (the owner's feed has it too, a follower's has none; the summary only says why: "aborted").
+  const stopped = row?.status === 'pending' ? ctx.view.stopped?.[name] : undefined;
   const detail = s.type === 'human_review' ? reviewPrompt(s, name, ctx) : s.type === 'transform' ? s.operation ?? 'none' : null;
   if (s.outputVariable && row?.status === 'completed' && row.outcome_summary !== null) ctx.vars[s.outputVariable] = row.outcome_summary;
   return {
@@ -98,8 +101,10 @@ function leaf(s: SystemWorkflowStep, name: string, ctx: Ctx): PanelPipelineNode 
     costUsd: spent?.costUsd ?? null,
     // A step started again (a resumed run, a retry) keeps its earlier attempt's summary ("aborted") until it ends: not
     // this attempt's output, in a follower window (no stream) as in the owner's before its first streamed line.
-    output: live?.text ? tail(live.text) : running || row?.status === 'awaiting_approval' ? null : row?.outcome_summary ?? null,
-    toolCalls: live?.toolCalls.slice() ?? [],
+    output: stopped ? (stopped.text ? tail(stopped.text) : null)
+      : live?.text ? tail(live.text) : running || row?.status === 'awaiting_approval' ? null : row?.outcome_summary ?? null,
+    ...(stopped ? { stopped: budgetReasonText(stopped.reason) } : {}),
+    toolCalls: stopped ? stopped.toolCalls.slice() : live?.toolCalls.slice() ?? [],
     children: [],
     // As the run recorded it when it reached the review, else as its definition says (the engine defaults to fail).
     ...(s.type === 'human_review' ? { onReject: ctx.view.onReject?.[name] ?? s.onReject ?? 'fail' } : {}),

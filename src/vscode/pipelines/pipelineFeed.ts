@@ -1,5 +1,6 @@
 // What streams from the runs this editor drives, kept per run and step so that a panel opened mid-run (or after a
 // reload of the webview) shows the output so far: the text's tail, the tool calls, the live tokens. Bounded; pure.
+import { appendStreamed, toolCallName } from '../../core/pipelines/streamedText.js';
 import type { PipelineProgress } from '../../core/pipelines/types.js';
 
 /** The streamed state of one step instance. */
@@ -29,10 +30,9 @@ export class PipelineFeed {
     else if (p.type === 'step_output' || p.type === 'step_tool_call' || p.type === 'step_usage') {
       const s = steps.get(p.step) ?? { text: '', toolCalls: [], tokens: 0 };
       steps.set(p.step, s);
-      // Whole messages and lines go one per line; the pieces of a message still being written (deltas) run on.
-      if (p.type === 'step_output') s.text = (s.text && !p.delta && !s.text.endsWith('\n') ? `${s.text}\n${p.text}` : s.text + p.text).slice(-FEED_TEXT_CHARS);
+      if (p.type === 'step_output') s.text = appendStreamed(s.text, p.text, p.delta === true, FEED_TEXT_CHARS);
       else if (p.type === 'step_tool_call') {
-        s.toolCalls.push(p.server ? `${p.server}/${p.name}` : p.name);
+        s.toolCalls.push(toolCallName(p.name, p.server));
         if (s.toolCalls.length > FEED_TOOL_CALLS) s.toolCalls.shift();
       } else s.tokens = p.usage.input + p.usage.output;
     }

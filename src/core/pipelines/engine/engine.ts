@@ -4,6 +4,7 @@
 // at the step that was running and no completed step runs twice.
 import { BatonError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type AgentRunResult, type McpGrant, type TokenUsage } from '../runner.js';
+import { appendStreamed, STOPPED_TEXT_CHARS, STOPPED_TOOL_CALLS, toolCallName } from '../streamedText.js';
 import type { System, SystemAgent, SystemWorkflowStep } from '../types.js';
 import { describeCondition, evaluate } from './conditions.js';
 import { interpolate, type Variables } from './interpolate.js';
@@ -218,11 +219,11 @@ export class PipelineEngine {
         return;
       }
       if (got.paused || this.pauseReason) {
-        await this.deps.journal.interrupt(inst, this.pauseReason ?? 'budget exceeded', spend);
+        await this.deps.journal.interrupt(inst, this.pauseReason ?? 'budget exceeded', spend, got.streamed);
         throw new PauseRun(this.pauseReason ?? 'budget exceeded');
       }
       if (scope.signal.aborted) {
-        await this.deps.journal.interrupt(inst, 'aborted', spend);
+        await this.deps.journal.interrupt(inst, this.deps.interruptedBecause?.() ?? 'aborted', spend, got.streamed);
         throw new AbortRun('aborted');
       }
       const error = got.timedOut ? `timed out after ${s.timeoutMs} ms` : got.result.error ?? `ended ${got.result.status}`;
@@ -249,6 +250,8 @@ export class PipelineEngine {
     const memory = this.deps.memoryContext(agent.id);
     const systemPrompt = [agent.systemPromptOverride, memory].filter(Boolean).join('\n\n') || undefined;
     let result: AgentRunResult;
+    // What the attempt wrote and called, kept with the step if it is stopped (paused, interrupted) before it ends.
+    const streamed = { text: '', toolCalls: [] as string[] };
     let grant: McpGrant | undefined;
     const track = this.deps.track?.(name, agent);
     try {
@@ -259,8 +262,14 @@ export class PipelineEngine {
         onProcess: track?.onProcess,
       });
       for await (const ev of run) {
-        if (ev.type === 'text') this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text, ...(ev.delta ? { delta: true as const } : {}) });
-        if (ev.type === 'tool_call') this.deps.progress({ type: 'step_tool_call', runId: this.runId, step: name, name: ev.name, server: ev.server });
+        if (ev.type === 'text') {
+          streamed.text = appendStreamed(streamed.text, ev.text, ev.delta === true, STOPPED_TEXT_CHARS);
+          this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text, ...(ev.delta ? { delta: true as const } : {}) });
+        }
+        if (ev.type === 'tool_call') {
+          streamed.toolCalls = [...streamed.toolCalls, toolCallName(ev.name, ev.server)].slice(-STOPPED_TOOL_CALLS);
+          this.deps.progress({ type: 'step_tool_call', runId: this.runId, step: name, name: ev.name, server: ev.server });
+        }
         if (ev.type === 'usage' || ev.type === 'cost') {
           const cur = this.live.get(name) ?? { tokens: 0, usd: 0 };
           if (ev.type === 'usage') cur.tokens = ev.usage.input + ev.usage.output;
@@ -278,7 +287,7 @@ export class PipelineEngine {
     } catch (ex) {
       const fatal = BatonError.is(ex) && (ex.reason as string) === 'runner_unavailable';
       result = failedResult(ex instanceof Error ? ex.message : String(ex));
-      return { result, timedOut, paused, fatal };
+      return { result, timedOut, paused, fatal, streamed };
     } finally {
       // The step's token ends with it: nothing the agent left running can act for the run afterwards.
       grant?.revoke();
@@ -287,7 +296,7 @@ export class PipelineEngine {
       // The run settles once its process ended and its group was killed: nothing is left to find again.
       await track?.ended();
     }
-    return { result, timedOut, paused, fatal: false };
+    return { result, timedOut, paused, fatal: false, streamed };
   }
 
   /** Stops every running step: the run pauses once they are all put back. */

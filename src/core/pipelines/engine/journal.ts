@@ -42,8 +42,12 @@ export interface RunJournal {
   complete(step: StepInstance, output: string, value: unknown, spend: StepSpend): Promise<void>;
   /** Durably records a step's failure. */
   fail(step: StepInstance, error: string, spend: StepSpend): Promise<void>;
-  /** Durably puts a step back to pending (the run paused or stopped under it); what it spent stays billed. */
-  interrupt(step: StepInstance, reason: string, spend: StepSpend): Promise<void>;
+  /**
+   * Durably puts a step back to pending (the run paused or stopped under it); what it spent stays billed, and what the
+   * stopped attempt streamed (`produced`: its text's tail, its tool calls) is kept for the run's view until the step
+   * starts again.
+   */
+  interrupt(step: StepInstance, reason: string, spend: StepSpend, produced?: { text: string; toolCalls: string[] }): Promise<void>;
   /** human_review: durably marks the step awaiting approval and settles once a person decided (its record then). */
   review(step: StepInstance, signal: AbortSignal): Promise<StepRecord>;
 }
@@ -64,6 +68,8 @@ export interface EngineDeps {
   /** A reason to pause when the run's spend plus `live` (tokens and dollars of steps still running) passes its budget. */
   overBudget(live: { tokens: number; usd: number }): string | null;
   progress(p: PipelineProgress): void;
+  /** Why a person stopped the run (an interrupt, which pauses it), if one did; none for a cancel. */
+  interruptedBecause?(): string | undefined;
   /** Waits `ms` or until `signal` aborts (retries' backoff). */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
