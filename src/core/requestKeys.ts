@@ -13,7 +13,11 @@ export function earlierStart(store: Store, key: string, executionId: string, now
     'INSERT INTO request_keys (request_key, execution_id, created_at) VALUES (?, ?, ?) ON CONFLICT (request_key) DO NOTHING',
     [key, executionId, now],
   ) > 0;
-  if (recorded) return undefined;
+  return recorded ? undefined : startedWith(store, key);
+}
+
+/** The execution a start with `key` created, if one was recorded (for a look before any work of the start is done). */
+export function startedWith(store: Store, key: string): string | undefined {
   return store.get<{ execution_id: string }>('SELECT execution_id FROM request_keys WHERE request_key = ?', [key])?.execution_id;
 }
 

@@ -184,6 +184,8 @@ export interface SpecPhaseResult {
   completed_phase?: number;
   /** How a person approves a phase waiting for sign-off. */
   approve_command?: string;
+  /** Set when a start sent again with an earlier start's request key answers: the workflow that start created. */
+  already_started?: true;
 }
 
 /** The answer of `get_task`: the task rendered through task-template.md. */
@@ -250,8 +252,11 @@ export interface SpecSummary {
 
 /** The spec workflows of a Baton core: what the `specs` tools, `baton spec` and the editor call. */
 export interface SpecApi {
-  /** Starts a spec workflow on a tasks.md (read, parsed and snapshotted now); Phase 0 comes first. */
-  start(input: SpecStartInput, ctx?: { client_name?: string; agent_name?: string }): Promise<SpecPhaseResult>;
+  /**
+   * Starts a spec workflow on a tasks.md (read, parsed and snapshotted now); Phase 0 comes first. With a request key,
+   * the same key again starts nothing and answers with the workflow the first start created.
+   */
+  start(input: SpecStartInput, ctx?: { client_name?: string; agent_name?: string; request_key?: string }): Promise<SpecPhaseResult>;
   /** The current phase with its content (claims it when it is ready and nobody holds it). */
   currentPhase(sessionId: string): Promise<SpecPhaseResult>;
   /** One task of a phase that has been handed out, rendered; a later phase is `phase_locked`. */

@@ -81,6 +81,8 @@ interface ReadAhead {
 interface TxResult {
   response: NextStepResponse;
   events: BatonEvent[];
+  /** An unclaimed keyed start found its key recorded: nothing was created, `response` names the earlier execution. */
+  earlier?: boolean;
 }
 
 const FINISHED = new Set(['completed', 'failed']);
@@ -269,13 +271,17 @@ export class Broker {
     return row?.task_id;
   }
 
-  /** Creates an execution without handing out a step: agents claim its ready steps with `{ task_id }` (or a bare call). */
-  async start(req: NextStepRequest, ctx: CallContext = {}): Promise<{ execution_id: string; task_id: string }> {
+  /**
+   * Creates an execution without handing out a step: agents claim its ready steps with `{ task_id }` (or a bare call).
+   * With `ctx.request_key`, the key is recorded with it; a key recorded already creates nothing and gives the execution
+   * the earlier start with it created (`earlier`), as it stands.
+   */
+  async start(req: NextStepRequest, ctx: CallContext = {}): Promise<{ execution_id: string; task_id?: string; earlier: boolean }> {
     if (!req.template_name) throw new BatonError('invalid_input', 'template_name is required to start a workflow (see available-workflows://all).');
     const prepared = await this.prepare(req);
-    const result = await this.deps.ports.store.transaction(() => this.createInTx(req, ctx, false, prepared));
+    const result = await this.deps.ports.store.transaction(() => this.createInTx(req, ctx, false, prepared, ctx.request_key));
     this.deps.emit(result.events);
-    return { execution_id: result.response.execution_id!, task_id: result.response.task_id! };
+    return { execution_id: result.response.execution_id!, task_id: result.response.task_id, earlier: result.earlier === true };
   }
 
   /** The template a request names, or `template_not_found` naming the ones that exist. */
@@ -302,7 +308,8 @@ export class Broker {
 
   /**
    * Creates an execution and, with `claim`, hands out its first step. With `requestKey`, the key is recorded with it
-   * (one insert, before any write is deferred), and a key recorded already answers with the run it started instead.
+   * (one insert, before any write is deferred), and a key recorded already answers with the run it started instead
+   * (unclaimed: only names it, marked `earlier`).
    */
   private createInTx(req: NextStepRequest, ctx: CallContext, claim = true, prepared?: PreparedSource, requestKey?: string): TxResult {
     const name = req.template_name!;
@@ -310,6 +317,7 @@ export class Broker {
     const ids = this.deps.ports.ids;
     const executionId = ids.uuid();
     const earlier = requestKey === undefined ? undefined : earlierStart(this.deps.ports.store, requestKey, executionId, iso);
+    if (earlier !== undefined && !claim) return { response: { status: 'no_op', execution_id: earlier }, events: [], earlier: true };
     if (earlier !== undefined) return this.startedAgain(earlier, requestKey!, ctx);
     const template = this.templateOf(name);
     if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);

@@ -20,6 +20,7 @@ import { parseSource, type SourceParser } from './sourceParser.js';
 import { SpecRepo, type SpecSnapshot } from './specRepo.js';
 import { specStatus } from './specStatus.js';
 import { SpecTasksParser } from './specTasksParser.js';
+import { startedWith } from '../requestKeys.js';
 import { isMoving } from '../stateMachine.js';
 import { isInside, resolveInWorkspace } from './workspacePath.js';
 import { phaseCheckboxes, planTicks } from './writeBack.js';
@@ -90,6 +91,9 @@ export function nameSources(found: readonly string[]): string {
   const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
   return `${found.slice(0, SOURCES_NAMED).join(', ')}${more}`;
 }
+
+/** Whether a start carries metadata to keep. */
+const hasMetadata = (input: SpecStartInput) => input.metadata !== undefined && Object.keys(input.metadata).length > 0;
 
 /** Step names of phases: `phase-0`, `phase-1`, … */
 export const phaseStepName = (n: number) => `phase-${n}`;
@@ -277,8 +281,16 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
 
   // ---- the API ----
 
-  /** @inheritdoc */
+  /**
+   * @inheritdoc
+   * With `ctx.request_key`, the key is recorded in the transaction that creates the execution; the claim of Phase 0
+   * and the metadata follow in transactions of their own, which the same start sent again finishes (startedAgain).
+   */
   async start(input: SpecStartInput, ctx: CallContext = {}): Promise<SpecPhaseResult> {
+    const requestKey = ctx.request_key;
+    // Looked up before the source is read again: it may have changed, or gone, since the start the key recorded.
+    const known = requestKey === undefined ? undefined : startedWith(this.deps.ports.store, requestKey);
+    if (known !== undefined) return this.startedAgain(known, requestKey!, input, ctx);
     const template = input.template_name ?? SPEC_TEMPLATE;
     const t = this.deps.template(template);
     if (t && !t.dynamic_phases) {
@@ -290,27 +302,56 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const description = input.task_description ?? `Carry out the spec ${source} phase by phase`;
     const req: NextStepRequest = { template_name: template, source, task_description: description };
     // Created unclaimed (errors keep their recovery data), then claimed by the caller when it is the agent.
-    const executionId = (await this.deps.broker.start(req, ctx)).execution_id;
-    if (input.claim) {
-      const res = await this.deps.broker.nextStep({ task_id: executionId }, ctx);
-      if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message);
-    }
-    if (input.metadata && Object.keys(input.metadata).length) {
-      const exec = this.deps.repo.execution(executionId)!;
-      await this.deps.ports.store.transaction(() => this.deps.repo.updateExecution(executionId, { metadata: { ...exec.metadata, start_metadata: input.metadata } }, this.now()));
-    }
+    const started = await this.deps.broker.start(req, ctx);
+    const executionId = started.execution_id;
+    // The same key sent twice at once: the other call recorded it first, in the transaction that created its workflow.
+    if (started.earlier) return this.startedAgain(executionId, requestKey!, input, ctx);
+    if (input.claim) await this.claim(executionId, ctx);
+    if (hasMetadata(input)) await this.keepMetadata(executionId, input.metadata!);
     return this.result(executionId);
+  }
+
+  /**
+   * A start sent again with the request key of an earlier one (by start_workflow, or workflow_next_step): no second
+   * workflow, but the one it created as it stands, with what that start left undone after a crash (Phase 0 unclaimed,
+   * the metadata not kept) done now. A key that started anything but a spec workflow is refused.
+   */
+  private async startedAgain(executionId: string, key: string, input: SpecStartInput, ctx: CallContext): Promise<SpecPhaseResult> {
+    const exec = this.deps.repo.execution(executionId);
+    if (!exec || !this.specRepo.get(executionId)) {
+      const what = exec ? `execution ${executionId} (${exec.template_name ?? exec.kind}), which is not a spec workflow` : `execution ${executionId}`;
+      throw new BatonError(
+        'invalid_input',
+        `The request key ${echo(key)} was used by an earlier start, of ${what}: a key names one start. Start the spec workflow with a new key (a new UUID), or without one.`,
+        { execution_id: executionId },
+      );
+    }
+    const cur = this.current(exec);
+    if (input.claim && cur?.status === 'ready' && (phaseOfStep(cur.step_name) ?? 0) === 0 && isMoving(exec.status)) await this.claim(executionId, ctx);
+    if (hasMetadata(input) && this.deps.repo.execution(executionId)!.metadata.start_metadata === undefined) await this.keepMetadata(executionId, input.metadata!);
+    const r = await this.result(executionId);
+    const note = 'An earlier call with this request key started this workflow (its answer was lost): no second one was started.';
+    return { ...r, already_started: true, human_message: `${note} ${r.human_message}` };
+  }
+
+  /** Hands the ready step of a spec execution to the caller (Phase 0 after a start, a phase after its approval). */
+  private async claim(executionId: string, ctx: CallContext = {}): Promise<void> {
+    const res = await this.deps.broker.nextStep({ task_id: executionId }, ctx);
+    if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message);
+  }
+
+  /** Keeps start_workflow's metadata with the execution. */
+  private async keepMetadata(executionId: string, metadata: Record<string, unknown>): Promise<void> {
+    const exec = this.deps.repo.execution(executionId)!;
+    await this.deps.ports.store.transaction(() => this.deps.repo.updateExecution(executionId, { metadata: { ...exec.metadata, start_metadata: metadata } }, this.now()));
   }
 
   /** @inheritdoc */
   async currentPhase(sessionId: string): Promise<SpecPhaseResult> {
     const { exec } = this.snapshot(sessionId);
     const cur = this.current(exec);
-    if (cur?.status === 'ready' && isMoving(exec.status)) {
-      // Ready after an approval and held by nobody: the caller takes it, as a claim would.
-      const res = await this.deps.broker.nextStep({ task_id: exec.execution_id });
-      if (res.status === 'error') throw new BatonError(res.error!.code as never, res.error!.message);
-    }
+    // Ready after an approval and held by nobody: the caller takes it, as a claim would.
+    if (cur?.status === 'ready' && isMoving(exec.status)) await this.claim(exec.execution_id);
     return this.result(exec.execution_id);
   }
 
