@@ -30,14 +30,14 @@ export function requestKeyOf(extra: { _meta?: Record<string, unknown> } | undefi
 
 /**
  * Whether a request is a tools/call that starts a run and takes a request key: workflow_next_step with template_name
- * and no step_token or request (which make it another call; null counts as none, as the server takes it), or
- * start_execution.
+ * and no step_token or request (which make it another call; null counts as none, as the server takes it),
+ * start_execution, or start_workflow (the `specs` group's).
  */
 export function isKeyedStart(request: JSONRPCRequest): boolean {
   if (request.method !== 'tools/call' || !isRecord(request.params)) return false;
   const { name, arguments: args } = request.params;
   if (typeof name !== 'string' || !isRecord(args)) return false;
-  if (name === 'start_execution') return true;
+  if (name === 'start_execution' || name === 'start_workflow') return true;
   return NEXT_STEP_NAMES.has(name) && typeof args.template_name === 'string' && args.step_token == null && args.request == null;
 }
 

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import type { BatonApi } from '../../core/api.js';
 import type { Log } from '../../core/ports.js';
 import type { SpecPhaseResult } from '../../core/specTypes.js';
+import { requestKeyOf } from '../requestKey.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
 
@@ -33,6 +34,7 @@ export const SPEC_INPUTS = {
 const phaseResult = z.looseObject({
   session_id: z.string(), workflow_type: z.string(), status: z.string(), current_phase: z.number().nullable(), total_phases: z.number(),
   source: z.string(), phase_content: z.looseObject({}).nullable(), human_message: z.string(),
+  already_started: z.literal(true).optional().describe('A start sent again with the request key of an earlier one: the workflow that one started'),
 });
 const taskResult = z.looseObject({
   session_id: z.string(), phase: z.number(), task_number: z.number(), task_count: z.number(), task_id: z.string(), task_name: z.string(), task_content: z.string(),
@@ -68,8 +70,9 @@ export function registerSpecTools(server: McpServer, baton: BatonApi, log: Log):
     tool({
       name: 'start_workflow', title: 'Specs: start workflow', input: SPEC_INPUTS.start_workflow, output: phaseResult, annotations: WRITE,
       description: 'Start a spec workflow on a tasks.md: its phases become gated steps. Returns session_id and Phase 0 (read the spec, confirm scope). Then: get_task for a task, complete_phase with evidence for every gate item, get_current_phase for where you are.',
-      run: async (a) => {
-        const r = await s.start({ source: a.target_file, template_name: a.workflow_type, claim: true, metadata: a.metadata });
+      run: async (a, extra) => {
+        const ctx = { request_key: requestKeyOf(extra) };
+        const r = await s.start({ source: a.target_file, template_name: a.workflow_type, claim: true, metadata: a.metadata }, ctx);
         return { structured: r, text: phaseText(r) };
       },
     }),
