@@ -3,10 +3,11 @@
 // answer is reported with its pid instead of a hang, while one that exits before answering (it closed its endpoint
 // but still held the lock) leaves the database to the newcomer. When the owner exits mid-session, the forwarding
 // process takes over the database and its client's session goes on. A start the owner did not answer before it died
-// is sent again (with its request key) to the next owner: the agent gets its step, and one run exists.
+// is sent again (with its request key) to the next owner: the agent gets its step, and one run exists; a
+// start_workflow cut short after creating its workflow is finished by the next owner.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InitializeResultSchema, LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -411,4 +412,45 @@ describe('a start whose owner dies before answering it is sent again to the next
       }
     });
   }
+
+  it('start_workflow, the owner dead between creating the spec workflow and claiming Phase 0: the next owner finishes that start', async () => {
+    const setup = tempSetup('baton-resend-spec-');
+    const source = join(setup.workspace, 'specs', 'auth', 'tasks.md');
+    mkdirSync(dirname(source), { recursive: true });
+    writeFileSync(source, readFileSync(join(__dirname, '..', 'fixtures', 'specs', 'auth-service.tasks.md'), 'utf8'));
+    const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off', '--tools', 'broker,specs'];
+    const owner = spawnTs(dyingOwner, ['spec', setup.db, setup.workspace]);
+    const died = new Promise((resolve) => owner.once('exit', resolve));
+    let said = '';
+    owner.stdout!.on('data', (d: Buffer) => void (said += d.toString()));
+    let proxied: CliSession | undefined;
+    try {
+      await waitForLine(owner, /^ready$/);
+      proxied = await startMcp(args, 'terminal-agent');
+      await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
+      const started = await proxied.client.callTool({ name: 'start_workflow', arguments: { workflow_type: 'spec_execution_v1', target_file: 'specs/auth/tasks.md' } });
+      await died;
+      assert.equal(started.isError, undefined, JSON.stringify(started.content).slice(0, 400));
+      const r = started.structuredContent as { session_id: string; status: string; current_phase: number; already_started?: boolean; phase_content: { validation_gate: string[] } };
+      const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
+      assert.equal(r.session_id, executionId, 'the workflow the dead owner created');
+      assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
+      assert.equal(r.already_started, true);
+      assert.deepEqual([r.status, r.current_phase], ['running', 0]);
+      assert.match(proxied.stderr(), /sending tools\/call start_workflow \(id \d+\) again: Baton process \d+ stopped before answering it/);
+      // Phase 0 is the caller's now: it completes with its evidence.
+      const evidence = Object.fromEntries(r.phase_content.validation_gate.map((_, i) => [String(i + 1), `shown ${i + 1}`]));
+      const done = await proxied.client.callTool({ name: 'complete_phase', arguments: { session_id: r.session_id, phase: 0, evidence } });
+      assert.equal((done.structuredContent as { completed_phase?: number }).completed_phase, 0, JSON.stringify(done.content).slice(0, 400));
+      assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
+      await proxied.client.close();
+      proxied = undefined;
+      await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+      assert.equal(await runsIn(setup.db), 1, 'exactly one workflow');
+    } finally {
+      await proxied?.client.close().catch(() => undefined);
+      owner.kill('SIGKILL');
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });
