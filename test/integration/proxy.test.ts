@@ -3,8 +3,8 @@
 // answer is reported with its pid instead of a hang, while one that exits before answering (it closed its endpoint
 // but still held the lock) leaves the database to the newcomer. When the owner exits mid-session, the forwarding
 // process takes over the database and its client's session goes on. A start the owner did not answer before it died
-// is sent again (with its request key) to the next owner: the agent gets its step, and one run exists; a
-// start_workflow cut short after creating its workflow is finished by the next owner.
+// is sent again (with its request key) to the next owner: the agent gets its step, in words true for its one call,
+// and one run exists; a start_workflow cut short after creating its workflow is finished by the next owner.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,9 @@ import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 import { spawnTs, waitForLine } from '../fixtures/store/helpers.js';
 
-type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+type Structured = {
+  status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string }; human_message?: string;
+};
 
 describe('second baton mcp on the same --db proxies to the owner', () => {
   const setup = tempSetup('baton-proxy-');
@@ -395,6 +397,9 @@ describe('a start whose owner dies before answering it is sent again to the next
           const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
           assert.equal(r.execution_id, executionId, 'the run the dead owner started');
           assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
+          // The agent made one call: what it reads must not speak of an earlier one of its own.
+          assert.ok(r.human_message!.startsWith(`This start's request key (${key}) had already started this workflow, so no second run was started; here is that start's answer. `), r.human_message);
+          assert.doesNotMatch(r.human_message!, /earlier|[Yy]our .*call/);
         } else {
           assert.equal(said.includes('started'), false);
         }

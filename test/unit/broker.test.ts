@@ -165,7 +165,7 @@ describe('broker: tokens', () => {
     assert.equal(okStep(again).step, 'implement-fix');
     assert.equal(okStep(again).token, okStep(lost).token, 'the same token: the same answer');
     assert.equal(again.token_expires_at, lost.token_expires_at);
-    assert.match(again.human_message!, /^Your earlier call with this token was recorded but its answer was lost; here it is again\. The step keeps the output of the call that used the token first; the output of this call was not taken\. /);
+    assert.match(again.human_message!, /^This step_token was used already, by a call that was recorded; here is that call's answer\. The step keeps the output of the call that used the token first; the output of this call was not taken\. /);
     assert.equal(baton.artifacts({ type: 'execution', execution_id: first.execution_id!, limit: 100 }).total, 1, 'the output sent again was not stored twice');
     assert.equal(baton.events(first.execution_id!).filter((e) => e.event_type === 'step_completed').length, 1);
     // Twice lost: still the same answer; and an expired one comes with a new token that replaces it.

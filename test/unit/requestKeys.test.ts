@@ -49,7 +49,7 @@ describe('workflow_next_step starts with a request key', () => {
     assert.equal(again.task_id, first.task_id);
     assert.equal(okStep(again).step, okStep(first).step);
     assert.equal(again.new_step_token, first.new_step_token, 'the same token: the first answer, given again');
-    assert.match(again.human_message!, /^Your earlier call that started this workflow \(same request key\) was recorded but its answer was lost; here it is again\./);
+    assert.match(again.human_message!, /^This start's request key \(k-1\) had already started this workflow, so no second run was started; here is that start's answer\. /);
     // The token answered again is the step's own: it moves the workflow on.
     const next = await baton.nextStep({ step_token: again.new_step_token, model_output_so_far: output('root cause') });
     assert.equal(okStep(next).step, 'implement-fix');
@@ -93,7 +93,7 @@ describe('workflow_next_step starts with a request key', () => {
     assert.equal(again.status, 'no_op', JSON.stringify(again));
     assert.equal(again.execution_id, first.execution_id);
     assert.equal(again.new_step_token, undefined);
-    assert.match(again.human_message!, new RegExp(`started this workflow, which has moved on since \\(it is running\\).*current-step://${first.execution_id}`));
+    assert.match(again.human_message!, new RegExp(`^This start's request key \\(k-moved\\) had already started this workflow, which has moved on since \\(it is running\\).*current-step://${first.execution_id}`));
   });
 
   it('the key survives closing and opening the database again', async () => {

@@ -92,6 +92,12 @@ const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 /** Tokens whose connection the broker remembers for request `reclaim` (the newest). */
 const HANDED_KEPT = 10_000;
 
+// How an answer given again opens (see answerAgain). It must be true both for an agent that called again itself (its
+// connection dropped, its client gave up) and for an agent that called once, whose call `baton mcp` sent again to the
+// next owner after the owner that ran it stopped before answering: so no "your earlier call".
+const TOKEN_USED = "This step_token was used already, by a call that was recorded; here is that call's answer.";
+const keyStarted = (key: string) => `This start's request key (${key}) had already started this workflow`;
+
 /** The broker. */
 export class Broker {
   private readonly buckets: RateBuckets;
@@ -471,7 +477,7 @@ export class Broker {
    * call closed answers task_closed again. Otherwise (that token was used or refreshed, or the call handed out
    * nothing) undefined: the replay is refused as before. Nothing moves twice: the output sent again is not taken.
    */
-  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean, earlier = 'Your earlier call with this token'): TxResult | undefined {
+  private answerAgain(exec: ExecutionRow, used: string, ctx: CallContext, resubmitted: boolean, opening = TOKEN_USED): TxResult | undefined {
     const next = this.repo.followingToken(exec.execution_id, used);
     if (!next) return exec.status === 'completed' ? this.closedResponse(exec, []) : undefined;
     const step = next.state === 'active' ? this.repo.step(exec.execution_id, next.step_name) : undefined;
@@ -487,7 +493,7 @@ export class Broker {
     });
     // Another agent's submission with the same token may have won: this call's output, whatever it was, was not taken.
     const kept = resubmitted ? ' The step keeps the output of the call that used the token first; the output of this call was not taken.' : '';
-    result.response.human_message = `${earlier} was recorded but its answer was lost; here it is again.${kept} ${result.response.human_message ?? ''}`.trim();
+    result.response.human_message = `${opening}${kept} ${result.response.human_message ?? ''}`.trim();
     return result;
   }
 
@@ -499,12 +505,12 @@ export class Broker {
   private startedAgain(executionId: string, key: string, ctx: CallContext): TxResult {
     const exec = this.repo.execution(executionId);
     if (!exec) throw new BatonError('execution_not_found', `The execution ${executionId} this request key started no longer exists; start the workflow again without the key, or with a new one.`);
-    const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, 'Your earlier call that started this workflow (same request key)');
+    const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, `${keyStarted(key)}, so no second run was started; here is that start's answer.`);
     if (again) return again;
     return {
       response: {
         status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: exec.progress,
-        human_message: `An earlier call with this request key started this workflow, which has moved on since (it is ${exec.status}): no second run was started and nothing is handed out again; ${readCurrent(exec.execution_id)}.`,
+        human_message: `${keyStarted(key)}, which has moved on since (it is ${exec.status}): no second run was started and nothing is handed out again; ${readCurrent(exec.execution_id)}.`,
       },
       events: [],
     };
