@@ -12,6 +12,7 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type ProgressToken,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
@@ -45,6 +46,8 @@ export interface Upstream {
   name: string;
   /** The owner's pid, watched so its death is noticed while the agent is idle; null when this process owns the database. */
   pid: number | null;
+  /** The owner's discovery entry, to ask whether it still answers (see ownerAnswers); none for this process. */
+  owner?: DiscoveryInfo;
   /** Closes the connection (and, for an owner in this process, the database). */
   close(): Promise<void>;
 }
@@ -64,6 +67,12 @@ export interface ProxyOptions {
   takeOver?: () => Promise<Upstream>;
   /** How often the owner's pid is checked, in ms (default 500). */
   watchMs?: number;
+  /**
+   * How long, in ms, the owner may fail its health check, check after check, while calls wait on it, before they are
+   * answered with an error that names it (default 30 s). An owner that is alive but stopped or hung never answers;
+   * one that answers its health check keeps its calls as long as they wait (a gate waits for a person for hours).
+   */
+  silentLimitMs?: number;
 }
 
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
@@ -86,6 +95,7 @@ export function httpUpstream(owner: DiscoveryInfo): Upstream {
     transport,
     name: `Baton process ${owner.pid}`,
     pid: owner.pid,
+    owner,
     close: async () => {
       await transport.terminateSession().catch(() => undefined);
       await transport.close().catch(() => undefined);
@@ -142,6 +152,24 @@ function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest): stri
   return `${stopped} the call may have taken effect already: check before you call again (calling again may do it twice).`;
 }
 
+/**
+ * The answer to a call that waited on an owner that stopped answering: the owner is alive but stopped (SIGSTOP, a
+ * debugger) or hung, so only ending it frees the database (a signal it would have to handle itself is never handled).
+ */
+function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPCRequest): string {
+  const pid = owner.pid!;
+  const end = process.platform === 'win32' ? `taskkill /F /PID ${pid}` : `kill -9 ${pid}`;
+  const silent = `Baton process ${pid} owns the database but has not answered for ${Math.round(silentMs / 1000)} s (it is stopped or hung), so this call was given up.`;
+  const fix = `End that process (${end}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
+  const params = request?.params as { arguments?: { template_name?: unknown } } | undefined;
+  // A start is not said to be safe to call again: its request key may be one the proxy added, which a new call lacks.
+  if (typeof params?.arguments?.template_name === 'string') {
+    return `${silent} ${fix} The workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again.`;
+  }
+  if (request === undefined || safeToSendAgain(request)) return `${silent} ${fix} Then call again with the same arguments (a call that had taken effect is answered again).`;
+  return `${silent} ${fix} The call may have taken effect already: check before you call again (calling again may do it twice).`;
+}
+
 /** A request as the log names it: "tools/call workflow_next_step (id 4)". */
 function described(request: JSONRPCRequest): string {
   const name = (request.params as { name?: unknown } | undefined)?.name;
@@ -180,6 +208,10 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const replies = new Map<string, (message: JSONRPCMessage) => void>();
   let replaySeq = 0;
   let closing = false;
+  // Calls answered here because their owner stopped answering (see checkOwner), with their progress tokens: what that
+  // owner sends for them if it goes on after all (a stopped process continued) is dropped, as they were answered. (A
+  // client that used such an id again before that would get the late answer; clients number their requests.)
+  const givenUp = new Map<RequestId, ProgressToken | undefined>();
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
 
@@ -187,6 +219,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     if (closing) return;
     closing = true;
     clearInterval(watch);
+    clearInterval(health);
     log.info(`proxy closing: ${why}`);
     await Promise.allSettled([up.close(), down.close()]);
     finished();
@@ -323,6 +356,14 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
     const own = answer && typeof message.id === 'string' ? message.id : undefined;
     const reply = own === undefined ? undefined : replies.get(own);
+    if (answer && message.id !== undefined && !pending.has(message.id) && givenUp.delete(message.id)) {
+      log.info(`dropped the answer ${up.name} sent late to a call (id ${String(message.id)}) answered when it had stopped answering`);
+      return;
+    }
+    if (isJSONRPCNotification(message) && message.method === 'notifications/progress' && givenUp.size > 0) {
+      const token = (message.params as { progressToken?: ProgressToken } | undefined)?.progressToken;
+      if ([...givenUp.values()].includes(token)) return;
+    }
     if (reply) {
       // An answer to one of the proxy's own replayed requests (a client's request with such an id is passed on).
       replies.delete(own!);
@@ -368,6 +409,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     queue = afterInitialize ?? [];
     afterInitialize = null;
     const lost = up;
+    givenUp.clear(); // the lost owner's connection is closed: nothing more comes from it
     log.warn(`${why}; taking over the database`);
     // Requests still being sent are settled by their own send (refused ones go to the next owner); keyed starts are
     // queued for it here.
@@ -421,6 +463,42 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     if (up.pid !== null && queue === null && !isPidAlive(up.pid)) void ownerLost(`${up.name} exited`);
   }, options.watchMs ?? 500);
   watch.unref();
+
+  // While calls wait on the owner, its health is asked back to back: a pid that lives says nothing of a process that
+  // is stopped or hung, and a call may rightly wait for hours (a gate), so no call has a time limit of its own.
+  const silentLimitMs = options.silentLimitMs ?? 30_000;
+  const checkMs = Math.min(2000, Math.max(50, Math.floor(silentLimitMs / 5)));
+  let silentSince: number | null = null;
+  let checking = false;
+  const checkOwner = async () => {
+    const via = up;
+    if (checking || closing || queue !== null || !via.owner) return;
+    if (pending.size === 0) {
+      silentSince = null; // the next call is measured afresh
+      return;
+    }
+    checking = true;
+    const at = Date.now();
+    const answers = await ownerAnswers(via.owner, checkMs);
+    checking = false;
+    if (via !== up || queue !== null || closing) return;
+    silentSince = answers ? null : (silentSince ?? at);
+    if (silentSince === null || Date.now() - silentSince < silentLimitMs) return;
+    giveUp(via, Date.now() - silentSince);
+    silentSince = null;
+  };
+  const health = setInterval(() => void checkOwner(), checkMs);
+  health.unref();
+
+  /** The owner has not answered its health check for `silentMs`: every call waiting on it is answered with an error. */
+  const giveUp = (via: Upstream, silentMs: number) => {
+    const waiting = [...pending.values()];
+    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (stopped or hung, its pid alive): answering the ${waiting.length} call(s) waiting on it with an error; ending it lets this process take over`);
+    for (const request of waiting) {
+      givenUp.set(request.id, (request.params as { _meta?: { progressToken?: ProgressToken } } | undefined)?._meta?.progressToken);
+      failRequest(request.id, ownerSilent(via, silentMs, request));
+    }
+  };
 
   await attach(up);
   await down.start();
