@@ -1,6 +1,8 @@
 // `baton mcp` when another process owns the database: raw JSON-RPC piped between stdio and the owner's HTTP endpoint.
 // When the owner goes away mid-session (the editor closed, a crash), the proxy takes over: it becomes the owner (or
 // finds the process that did), replays the client's handshake and subscriptions there, and keeps the session alive.
+// An owner that lives but stops answering (stopped, hung) does not hold calls for good (see checkOwner), and requests
+// sent before the client's initialize are answered as Baton's server answers them over stdio (see answerEarly).
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,9 +19,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
+import { batonMethods } from '../mcp/catalogBuilder.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
+import { EarlySession } from './earlySession.js';
 import { onStopSignal } from './stopSignals.js';
 
 /**
@@ -170,6 +174,14 @@ function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPCRequest
   return `${silent} ${fix} The call may have taken effect already: check before you call again (calling again may do it twice).`;
 }
 
+/** The answer to a call whose send to the owner failed (a network error) while the owner is still there. */
+function didNotAnswer(owner: Upstream, request: JSONRPCRequest, ex: unknown): string {
+  const again = safeToSendAgain(request)
+    ? 'call again with the same arguments (a call that had taken effect is answered again)'
+    : 'the call may have taken effect: check before you call again (calling again may do it twice)';
+  return `${owner.name}, which owns the Baton database, did not answer: ${(ex as Error).message}; ${again}.`;
+}
+
 /** A request as the log names it: "tools/call workflow_next_step (id 4)". */
 function described(request: JSONRPCRequest): string {
   const name = (request.params as { name?: unknown } | undefined)?.name;
@@ -212,6 +224,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   // owner sends for them if it goes on after all (a stopped process continued) is dropped, as they were answered. (A
   // client that used such an id again before that would get the late answer; clients number their requests.)
   const givenUp = new Map<RequestId, ProgressToken | undefined>();
+  // Requests the client sends before its initialize, on a session of their own with the owner (see answerEarly).
+  let early: EarlySession | null = null;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
 
@@ -221,7 +235,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     clearInterval(watch);
     clearInterval(health);
     log.info(`proxy closing: ${why}`);
-    await Promise.allSettled([up.close(), down.close()]);
+    await Promise.allSettled([up.close(), down.close(), early?.close()]);
     finished();
   };
 
@@ -328,10 +342,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         log.warn(`forwarding to ${via.name} failed: ${(ex as Error).message}`);
-        const again = safeToSendAgain(request)
-          ? 'call again with the same arguments (a call that had taken effect is answered again)'
-          : 'the call may have taken effect: check before you call again (calling again may do it twice)';
-        failRequest(id, `${via.name}, which owns the Baton database, did not answer: ${(ex as Error).message}; ${again}.`);
+        failRequest(id, didNotAnswer(via, request, ex));
       },
     );
   };
@@ -410,6 +421,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     afterInitialize = null;
     const lost = up;
     givenUp.clear(); // the lost owner's connection is closed: nothing more comes from it
+    early?.fail((request) => stoppedBeforeAnswering(lost, request));
+    void early?.close();
+    early = null;
     log.warn(`${why}; taking over the database`);
     // Requests still being sent are settled by their own send (refused ones go to the next owner); keyed starts are
     // queued for it here.
@@ -441,13 +455,33 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     for (const m of waiting) forward(m);
   };
 
+  /**
+   * A request before the client's initialize, answered as Baton's server answers it over stdio (the SDK's server does
+   * not wait for the handshake): ping at once, a method it does not know with Method not found, any other through a
+   * session of the proxy's own with the owner, whose endpoint answers nothing outside a session.
+   */
+  const answerEarly = (request: JSONRPCRequest) => {
+    if (request.method === 'ping') return toClient({ jsonrpc: '2.0', id: request.id, result: {} });
+    if (!batonMethods().has(request.method)) return toClient({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } });
+    // This process's own server (after a takeover) answers it as over stdio; during a takeover it waits for its end.
+    const owner = up.owner;
+    if (!owner || queue !== null) return forward(request);
+    early ??= new EarlySession({ open: () => httpUpstream(owner), toClient, log, failed: (r, ex) => ownerRefusal(ex) ?? { code: -32603, message: didNotAnswer(up, r, ex) } });
+    early.send(request);
+  };
+
   down.onmessage = (received: JSONRPCMessage) => {
     // A start gets a request key (unless its client gave it one), so that it can be sent again to the next owner if
     // this one stops before answering it.
     const keyless = isJSONRPCRequest(received) && isKeyedStart(received) && carriedKey(received) === undefined;
     const message = keyless ? withRequestKey(received, randomUUID()) : received;
+    if (isJSONRPCRequest(message) && initialize === null && message.method !== 'initialize') return answerEarly(message);
+    if (isJSONRPCNotification(message) && initialize === null && early?.waiting) return early.send(message); // a cancel
     if (isJSONRPCRequest(message)) {
-      if (message.method === 'initialize') initialize = message;
+      if (message.method === 'initialize') {
+        initialize = message;
+        early?.end();
+      }
       const uri = (message.params as { uri?: unknown } | undefined)?.uri;
       if (typeof uri === 'string' && message.method === 'resources/subscribe') subscriptions.add(uri);
       if (typeof uri === 'string' && message.method === 'resources/unsubscribe') subscriptions.delete(uri);
@@ -473,7 +507,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const checkOwner = async () => {
     const via = up;
     if (checking || closing || queue !== null || !via.owner) return;
-    if (pending.size === 0) {
+    if (pending.size === 0 && !early?.waiting) {
       silentSince = null; // the next call is measured afresh
       return;
     }
@@ -493,11 +527,12 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   /** The owner has not answered its health check for `silentMs`: every call waiting on it is answered with an error. */
   const giveUp = (via: Upstream, silentMs: number) => {
     const waiting = [...pending.values()];
-    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (stopped or hung, its pid alive): answering the ${waiting.length} call(s) waiting on it with an error; ending it lets this process take over`);
+    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (stopped or hung, its pid alive): answering the ${waiting.length + (early?.waiting ?? 0)} call(s) waiting on it with an error; ending it lets this process take over`);
     for (const request of waiting) {
       givenUp.set(request.id, (request.params as { _meta?: { progressToken?: ProgressToken } } | undefined)?._meta?.progressToken);
       failRequest(request.id, ownerSilent(via, silentMs, request));
     }
+    early?.fail((request) => ownerSilent(via, silentMs, request));
   };
 
   await attach(up);

@@ -121,6 +121,11 @@ function requestHandlers(server: McpServer): Map<string, RawHandler> {
   return (server.server as unknown as { _requestHandlers: Map<string, RawHandler> })._requestHandlers;
 }
 
+/** The methods `server` answers (those it has a handler for): any other it answers with Method not found. */
+export function serverMethods(server: McpServer): string[] {
+  return [...requestHandlers(server).keys()];
+}
+
 /** The SDK's own handler for `method`, so ours can wrap it. */
 function sdkHandler(server: McpServer, method: string): RawHandler {
   const handler = requestHandlers(server).get(method);
