@@ -431,13 +431,16 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   // is stopped or hung, and a call may rightly wait for hours (a gate), so no call has a time limit of its own.
   const silentLimitMs = options.silentLimitMs ?? 30_000;
   const checkMs = Math.min(2000, Math.max(50, Math.floor(silentLimitMs / 5)));
-  let silentSince: number | null = null;
+  // The failed checks in a row, and when the first of them began. Silence takes a few failures as well as the time:
+  // one check that spans a jump of the clock (the machine slept) is not a silent owner.
+  let silentSince = 0;
+  let failures = 0;
   let checking = false;
   const checkOwner = async () => {
     const via = up;
     if (checking || closing || queue !== null || !via.owner) return;
     if (pending.size === 0 && !early?.waiting) {
-      silentSince = null; // the next call is measured afresh
+      failures = 0; // the next call is measured afresh
       return;
     }
     checking = true;
@@ -445,10 +448,14 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const answers = await ownerAnswers(via.owner, checkMs);
     checking = false;
     if (via !== up || queue !== null || closing) return;
-    silentSince = answers ? null : (silentSince ?? at);
-    if (silentSince === null || Date.now() - silentSince < silentLimitMs) return;
+    if (answers) {
+      failures = 0;
+      return;
+    }
+    if (failures++ === 0) silentSince = at;
+    if (failures < 3 || Date.now() - silentSince < silentLimitMs) return;
     giveUp(via, Date.now() - silentSince);
-    silentSince = null;
+    failures = 0;
   };
   const health = setInterval(() => void checkOwner(), checkMs);
   health.unref();
