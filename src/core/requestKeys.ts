@@ -28,3 +28,11 @@ export function startedWith(store: Store, key: string): string | undefined {
 export function requestKeyMark(key: string): string {
   return `request-key:${key}`;
 }
+
+/**
+ * How the answer to a start sent again with its request key opens. True both for an agent that sent the key twice and
+ * for one whose single call `baton mcp` sent again to the next owner (so no "your earlier call").
+ */
+export function keyStartedText(key: string): string {
+  return `This start's request key (${key}) had already started this workflow`;
+}

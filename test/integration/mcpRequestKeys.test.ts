@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { SpecPhaseResult } from '../../src/core/specTypes.js';
 import type { NextStepResponse } from '../../src/core/types.js';
-import { safeToSendAgain } from '../../src/host/proxy.js';
+import { safeToSendAgain } from '../../src/host/proxyAnswers.js';
 import { fileSpecSource } from '../../src/host/specSourceFile.js';
 import { plainToolCall } from '../../src/mcp/jsonRpc.js';
 import { isKeyedStart, REQUEST_KEY_META, withRequestKey } from '../../src/mcp/requestKey.js';
@@ -90,7 +90,7 @@ describe('start_workflow (the specs group) with a request key through an MCP cli
     assert.equal(a.already_started, undefined);
     const text = (again.content as Array<{ text: string }>)[0]!.text;
     assert.match(text, new RegExp(`^session_id: ${a.session_id} · status: running · phase 0 of \\d+`));
-    assert.match(text, /An earlier call with this request key started this workflow \(its answer was lost\): no second one was started\./);
+    assert.match(text, /This start's request key \(.+\) had already started this workflow, so no second one was started; here it is as it stands\./);
     const other = (await call('mcp-spec-key-2')).structuredContent as unknown as SpecPhaseResult;
     assert.notEqual(other.session_id, a.session_id, 'another key, another workflow');
   });

@@ -61,7 +61,7 @@ describe('start_workflow with a request key', () => {
       assert.equal(again.status, 'running');
       assert.equal(again.current_phase, 0);
       assert.deepEqual(again.phase_content, first.phase_content);
-      assert.match(again.human_message, /^An earlier call with this request key started this workflow \(its answer was lost\): no second one was started\. Work on Phase 0 only/);
+      assert.match(again.human_message, /^This start's request key \(.+\) had already started this workflow, so no second one was started; here it is as it stands\. Work on Phase 0 only/);
       assert.deepEqual(keys(store), { 'k-spec': first.session_id });
       assert.deepEqual(startMetadata(store, first.session_id), { ticket: 'AUTH-1' });
     } finally {

@@ -5,7 +5,7 @@ import { isoTime } from '../isoTime.js';
 import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
-import { earlierStart, requestKeyMark } from '../requestKeys.js';
+import { earlierStart, keyStartedText, requestKeyMark } from '../requestKeys.js';
 import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
@@ -94,9 +94,8 @@ const HANDED_KEPT = 10_000;
 
 // How an answer given again opens (see answerAgain). It must be true both for an agent that called again itself (its
 // connection dropped, its client gave up) and for an agent that called once, whose call `baton mcp` sent again to the
-// next owner after the owner that ran it stopped before answering: so no "your earlier call".
+// next owner after the owner that ran it stopped before answering: so no "your earlier call" (and keyStartedText).
 const TOKEN_USED = "This step_token was used already, by a call that was recorded; here is that call's answer.";
-const keyStarted = (key: string) => `This start's request key (${key}) had already started this workflow`;
 
 /** The broker. */
 export class Broker {
@@ -505,12 +504,12 @@ export class Broker {
   private startedAgain(executionId: string, key: string, ctx: CallContext): TxResult {
     const exec = this.repo.execution(executionId);
     if (!exec) throw new BatonError('execution_not_found', `The execution ${executionId} this request key started no longer exists; start the workflow again without the key, or with a new one.`);
-    const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, `${keyStarted(key)}, so no second run was started; here is that start's answer.`);
+    const again = this.answerAgain(exec, requestKeyMark(key), ctx, false, `${keyStartedText(key)}, so no second run was started; here is that start's answer.`);
     if (again) return again;
     return {
       response: {
         status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress: exec.progress,
-        human_message: `${keyStarted(key)}, which has moved on since (it is ${exec.status}): no second run was started and nothing is handed out again; ${readCurrent(exec.execution_id)}.`,
+        human_message: `${keyStartedText(key)}, which has moved on since (it is ${exec.status}): no second run was started and nothing is handed out again; ${readCurrent(exec.execution_id)}.`,
       },
       events: [],
     };

@@ -20,7 +20,7 @@ import { parseSource, type SourceParser } from './sourceParser.js';
 import { SpecRepo, type SpecSnapshot } from './specRepo.js';
 import { specStatus } from './specStatus.js';
 import { SpecTasksParser } from './specTasksParser.js';
-import { startedWith } from '../requestKeys.js';
+import { keyStartedText, startedWith } from '../requestKeys.js';
 import { isMoving } from '../stateMachine.js';
 import { isInside, resolveInWorkspace } from './workspacePath.js';
 import { phaseCheckboxes, planTicks } from './writeBack.js';
@@ -330,7 +330,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (input.claim && cur?.status === 'ready' && (phaseOfStep(cur.step_name) ?? 0) === 0 && isMoving(exec.status)) await this.claim(executionId, ctx);
     if (hasMetadata(input) && this.deps.repo.execution(executionId)!.metadata.start_metadata === undefined) await this.keepMetadata(executionId, input.metadata!);
     const r = await this.result(executionId);
-    const note = 'An earlier call with this request key started this workflow (its answer was lost): no second one was started.';
+    const note = `${keyStartedText(key)}, so no second one was started; here it is as it stands.`;
     return { ...r, already_started: true, human_message: `${note} ${r.human_message}` };
   }
 
