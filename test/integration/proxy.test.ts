@@ -372,47 +372,59 @@ describe('a start whose owner dies before answering it is sent again to the next
   const dyingOwner = join(__dirname, '..', 'fixtures', 'owner', 'dyingOwner.ts');
   const call = (s: CliSession, args: Record<string, unknown>) =>
     s.client.callTool({ name: 'workflow_next_step', arguments: args }).then((r) => r.structuredContent as Structured);
+  /** Runs `fn` with a dying owner in `mode` and a `baton mcp` forwarding to it (`said`: what the owner printed). */
+  async function withDyingOwner(
+    mode: string, setup: ReturnType<typeof tempSetup>, args: string[],
+    fn: (t: { proxied: CliSession; died: Promise<unknown>; said: () => string }) => Promise<void>,
+  ): Promise<void> {
+    const owner = spawnTs(dyingOwner, [mode, setup.db, setup.workspace]);
+    const died = new Promise((resolve) => owner.once('exit', resolve));
+    let said = '';
+    owner.stdout!.on('data', (d: Buffer) => void (said += d.toString()));
+    let proxied: CliSession | undefined;
+    try {
+      await waitForLine(owner, /^ready$/);
+      proxied = await startMcp(args, 'terminal-agent');
+      await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
+      await fn({ proxied, died, said: () => said });
+      assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
+      await proxied.client.close();
+      proxied = undefined;
+      await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+    } finally {
+      await proxied?.client.close().catch(() => undefined);
+      owner.kill('SIGKILL');
+    }
+  }
 
   for (const mode of ['after', 'before'] as const) {
     const what = mode === 'after' ? 'ran the start (its run is durable), then died' : 'died before running the start';
     it(`the owner ${what}: the agent gets a normal answer with a token that works, and one run exists`, async () => {
       const setup = tempSetup(`baton-resend-${mode}-`);
       const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off'];
-      const owner = spawnTs(dyingOwner, [mode, setup.db, setup.workspace]);
-      const died = new Promise((resolve) => owner.once('exit', resolve));
-      let said = '';
-      owner.stdout!.on('data', (d: Buffer) => void (said += d.toString()));
-      let proxied: CliSession | undefined;
       try {
-        await waitForLine(owner, /^ready$/);
-        proxied = await startMcp(args, 'terminal-agent');
-        await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
-        const first = await proxied.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'start once' } });
-        await died;
-        const r = first.structuredContent as Structured;
-        assert.equal(r.status, 'ok', JSON.stringify(first.content).slice(0, 400));
-        assert.equal(r.next_step_contract?.step_name, 'analyze-root-cause');
-        assert.match(proxied.stderr(), /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/);
-        if (mode === 'after') {
-          const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
-          assert.equal(r.execution_id, executionId, 'the run the dead owner started');
-          assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
-          // The agent made one call: what it reads must not speak of an earlier one of its own.
-          assert.ok(r.human_message!.startsWith(`This start's request key (${key}) had already started this workflow, so no second run was started; here is that start's answer. `), r.human_message);
-          assert.doesNotMatch(r.human_message!, /earlier|[Yy]our .*call/);
-        } else {
-          assert.equal(said.includes('started'), false);
-        }
-        const next = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
-        assert.equal(next.next_step_contract?.step_name, 'implement-fix', JSON.stringify(next));
-        assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
-        await proxied.client.close();
-        proxied = undefined;
-        await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+        await withDyingOwner(mode, setup, args, async ({ proxied, died, said }) => {
+          const first = await proxied.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'start once' } });
+          await died;
+          const r = first.structuredContent as Structured;
+          assert.equal(r.status, 'ok', JSON.stringify(first.content).slice(0, 400));
+          assert.equal(r.next_step_contract?.step_name, 'analyze-root-cause');
+          assert.match(proxied.stderr(), /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/);
+          if (mode === 'after') {
+            const [, executionId, key] = /started (\S+) (\S+)/.exec(said()) ?? [];
+            assert.equal(r.execution_id, executionId, 'the run the dead owner started');
+            assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
+            // The agent made one call: what it reads must not speak of an earlier one of its own.
+            assert.ok(r.human_message!.startsWith(`This start's request key (${key}) had already started this workflow, so no second run was started; here is that start's answer. `), r.human_message);
+            assert.doesNotMatch(r.human_message!, /earlier|[Yy]our .*call/);
+          } else {
+            assert.equal(said().includes('started'), false);
+          }
+          const next = await call(proxied, { step_token: r.new_step_token, model_output_so_far: validOutput });
+          assert.equal(next.next_step_contract?.step_name, 'implement-fix', JSON.stringify(next));
+        });
         assert.equal(await runsIn(setup.db), 1, 'exactly one run');
       } finally {
-        await proxied?.client.close().catch(() => undefined);
-        owner.kill('SIGKILL');
         rmSync(setup.dir, { recursive: true, force: true });
       }
     });
@@ -424,37 +436,25 @@ describe('a start whose owner dies before answering it is sent again to the next
     mkdirSync(dirname(source), { recursive: true });
     writeFileSync(source, readFileSync(join(__dirname, '..', 'fixtures', 'specs', 'auth-service.tasks.md'), 'utf8'));
     const args = ['--db', setup.db, '--workspace', setup.workspace, '--rate-limits', 'off', '--tools', 'broker,specs'];
-    const owner = spawnTs(dyingOwner, ['spec', setup.db, setup.workspace]);
-    const died = new Promise((resolve) => owner.once('exit', resolve));
-    let said = '';
-    owner.stdout!.on('data', (d: Buffer) => void (said += d.toString()));
-    let proxied: CliSession | undefined;
     try {
-      await waitForLine(owner, /^ready$/);
-      proxied = await startMcp(args, 'terminal-agent');
-      await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
-      const started = await proxied.client.callTool({ name: 'start_workflow', arguments: { workflow_type: 'spec_execution_v1', target_file: 'specs/auth/tasks.md' } });
-      await died;
-      assert.equal(started.isError, undefined, JSON.stringify(started.content).slice(0, 400));
-      const r = started.structuredContent as { session_id: string; status: string; current_phase: number; already_started?: boolean; phase_content: { validation_gate: string[] } };
-      const [, executionId, key] = /started (\S+) (\S+)/.exec(said) ?? [];
-      assert.equal(r.session_id, executionId, 'the workflow the dead owner created');
-      assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
-      assert.equal(r.already_started, true);
-      assert.deepEqual([r.status, r.current_phase], ['running', 0]);
-      assert.match(proxied.stderr(), /sending tools\/call start_workflow \(id \d+\) again: Baton process \d+ stopped before answering it/);
-      // Phase 0 is the caller's now: it completes with its evidence.
-      const evidence = Object.fromEntries(r.phase_content.validation_gate.map((_, i) => [String(i + 1), `shown ${i + 1}`]));
-      const done = await proxied.client.callTool({ name: 'complete_phase', arguments: { session_id: r.session_id, phase: 0, evidence } });
-      assert.equal((done.structuredContent as { completed_phase?: number }).completed_phase, 0, JSON.stringify(done.content).slice(0, 400));
-      assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
-      await proxied.client.close();
-      proxied = undefined;
-      await waitFor(() => !existsSync(discoveryPath(setup.db)), 10_000, 'the discovery file removed on close');
+      await withDyingOwner('spec', setup, args, async ({ proxied, died, said }) => {
+        const started = await proxied.client.callTool({ name: 'start_workflow', arguments: { workflow_type: 'spec_execution_v1', target_file: 'specs/auth/tasks.md' } });
+        await died;
+        assert.equal(started.isError, undefined, JSON.stringify(started.content).slice(0, 400));
+        const r = started.structuredContent as { session_id: string; status: string; current_phase: number; already_started?: boolean; phase_content: { validation_gate: string[] } };
+        const [, executionId, key] = /started (\S+) (\S+)/.exec(said()) ?? [];
+        assert.equal(r.session_id, executionId, 'the workflow the dead owner created');
+        assert.match(key!, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'the key the proxy attached');
+        assert.equal(r.already_started, true);
+        assert.deepEqual([r.status, r.current_phase], ['running', 0]);
+        assert.match(proxied.stderr(), /sending tools\/call start_workflow \(id \d+\) again: Baton process \d+ stopped before answering it/);
+        // Phase 0 is the caller's now: it completes with its evidence.
+        const evidence = Object.fromEntries(r.phase_content.validation_gate.map((_, i) => [String(i + 1), `shown ${i + 1}`]));
+        const done = await proxied.client.callTool({ name: 'complete_phase', arguments: { session_id: r.session_id, phase: 0, evidence } });
+        assert.equal((done.structuredContent as { completed_phase?: number }).completed_phase, 0, JSON.stringify(done.content).slice(0, 400));
+      });
       assert.equal(await runsIn(setup.db), 1, 'exactly one workflow');
     } finally {
-      await proxied?.client.close().catch(() => undefined);
-      owner.kill('SIGKILL');
       rmSync(setup.dir, { recursive: true, force: true });
     }
   });
