@@ -25,6 +25,16 @@ function specWorkspace(): string {
   return ws;
 }
 
+/** Runs `fn` with a Baton on a fresh spec workspace, which is removed after. */
+async function onSpecWorkspace(fn: (t: Awaited<ReturnType<typeof makeBaton>> & { workspace: string }) => Promise<void>): Promise<void> {
+  const workspace = specWorkspace();
+  try {
+    await fn({ ...(await makeBaton({ workspacePath: workspace })), workspace });
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
 const runs = (store: Store) => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM executions')!.n;
 const keys = (store: Store) =>
   Object.fromEntries(store.all<{ request_key: string; execution_id: string }>('SELECT request_key, execution_id FROM request_keys').map((r) => [r.request_key, r.execution_id]));
@@ -45,29 +55,23 @@ async function rejects(p: Promise<unknown>, reason: string): Promise<BatonError>
 }
 
 describe('start_workflow with a request key', () => {
-  it('the same key twice: one workflow, answered again with its session and current phase, the source not read again', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const first = await baton.specs.start(START, { request_key: 'k-spec' });
-      assert.equal(first.already_started, undefined);
-      assert.equal(stepStatus(store, first.session_id, 'phase-0'), 'running', 'Phase 0 is the caller\'s');
-      // Gone since: a start sent again answers from its key, and neither reads nor parses the source.
-      rmSync(join(workspace, SOURCE));
-      const again = await baton.specs.start(START, { request_key: 'k-spec' });
-      assert.equal(runs(store), 1, 'the key was sent twice; one workflow');
-      assert.equal(again.session_id, first.session_id);
-      assert.equal(again.already_started, true);
-      assert.equal(again.status, 'running');
-      assert.equal(again.current_phase, 0);
-      assert.deepEqual(again.phase_content, first.phase_content);
-      assert.match(again.human_message, /^This start's request key \(.+\) had already started this workflow, so no second one was started; here it is as it stands\. Work on Phase 0 only/);
-      assert.deepEqual(keys(store), { 'k-spec': first.session_id });
-      assert.deepEqual(startMetadata(store, first.session_id), { ticket: 'AUTH-1' });
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('the same key twice: one workflow, answered again with its session and current phase, the source not read again', () => onSpecWorkspace(async ({ baton, store, workspace }) => {
+    const first = await baton.specs.start(START, { request_key: 'k-spec' });
+    assert.equal(first.already_started, undefined);
+    assert.equal(stepStatus(store, first.session_id, 'phase-0'), 'running', 'Phase 0 is the caller\'s');
+    // Gone since: a start sent again answers from its key, and neither reads nor parses the source.
+    rmSync(join(workspace, SOURCE));
+    const again = await baton.specs.start(START, { request_key: 'k-spec' });
+    assert.equal(runs(store), 1, 'the key was sent twice; one workflow');
+    assert.equal(again.session_id, first.session_id);
+    assert.equal(again.already_started, true);
+    assert.equal(again.status, 'running');
+    assert.equal(again.current_phase, 0);
+    assert.deepEqual(again.phase_content, first.phase_content);
+    assert.match(again.human_message, /^This start's request key \(.+\) had already started this workflow, so no second one was started; here it is as it stands\. Work on Phase 0 only/);
+    assert.deepEqual(keys(store), { 'k-spec': first.session_id });
+    assert.deepEqual(startMetadata(store, first.session_id), { ticket: 'AUTH-1' });
+  }));
 
   it('a crash after the workflow was created: the same key, on the database reopened, finishes that start and creates none', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-spec-keys-'));
@@ -111,86 +115,56 @@ describe('start_workflow with a request key', () => {
     }
   });
 
-  it('the same key twice at once: one workflow, both answered with it', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const [a, b] = await Promise.all([baton.specs.start(START, { request_key: 'k-twice' }), baton.specs.start(START, { request_key: 'k-twice' })]);
-      assert.equal(runs(store), 1);
-      assert.equal(a.session_id, b.session_id);
-      assert.deepEqual([a.already_started, b.already_started], [undefined, true]);
-      assert.equal(b.current_phase, 0);
-      assert.equal(stepStatus(store, a.session_id, 'phase-0'), 'running');
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('the same key twice at once: one workflow, both answered with it', () => onSpecWorkspace(async ({ baton, store }) => {
+    const [a, b] = await Promise.all([baton.specs.start(START, { request_key: 'k-twice' }), baton.specs.start(START, { request_key: 'k-twice' })]);
+    assert.equal(runs(store), 1);
+    assert.equal(a.session_id, b.session_id);
+    assert.deepEqual([a.already_started, b.already_started], [undefined, true]);
+    assert.equal(b.current_phase, 0);
+    assert.equal(stepStatus(store, a.session_id, 'phase-0'), 'running');
+  }));
 
-  it('a key workflow_next_step started a spec workflow with: start_workflow answers with it in its own shape', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const started = await baton.nextStep({ template_name: 'spec_execution_v1', source: SOURCE }, { request_key: 'k-both' });
-      assert.equal(started.next_step_contract?.step_name, 'phase-0');
-      const again = await baton.specs.start(START, { request_key: 'k-both' });
-      assert.equal(runs(store), 1);
-      assert.equal(again.session_id, started.execution_id);
-      assert.equal(again.already_started, true);
-      assert.equal(again.current_phase, 0);
-      // Phase 0 stays with the token workflow_next_step handed out: it still moves the workflow on.
-      const refreshed = await baton.nextStep({ request: 'refresh_token', step_token: started.new_step_token });
-      assert.equal(refreshed.status, 'ok', JSON.stringify(refreshed.error));
-      assert.equal(refreshed.next_step_contract?.step_name, 'phase-0');
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('a key workflow_next_step started a spec workflow with: start_workflow answers with it in its own shape', () => onSpecWorkspace(async ({ baton, store }) => {
+    const started = await baton.nextStep({ template_name: 'spec_execution_v1', source: SOURCE }, { request_key: 'k-both' });
+    assert.equal(started.next_step_contract?.step_name, 'phase-0');
+    const again = await baton.specs.start(START, { request_key: 'k-both' });
+    assert.equal(runs(store), 1);
+    assert.equal(again.session_id, started.execution_id);
+    assert.equal(again.already_started, true);
+    assert.equal(again.current_phase, 0);
+    // Phase 0 stays with the token workflow_next_step handed out: it still moves the workflow on.
+    const refreshed = await baton.nextStep({ request: 'refresh_token', step_token: started.new_step_token });
+    assert.equal(refreshed.status, 'ok', JSON.stringify(refreshed.error));
+    assert.equal(refreshed.next_step_contract?.step_name, 'phase-0');
+  }));
 
-  it('a key start_workflow used, sent with workflow_next_step: that workflow again, no second one', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const first = await baton.specs.start(START, { request_key: 'k-spec-first' });
-      const again = await baton.nextStep({ template_name: 'spec_execution_v1', source: SOURCE }, { request_key: 'k-spec-first' });
-      assert.equal(runs(store), 1);
-      assert.equal(again.execution_id, first.session_id);
-      assert.equal(again.new_step_token, undefined, 'Phase 0 is held by the start_workflow caller; nothing is handed out again');
-      assert.equal(again.status, 'no_op');
-      assert.match(again.human_message!, new RegExp(`no second run was started.*current-step://${first.session_id}`));
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('a key start_workflow used, sent with workflow_next_step: that workflow again, no second one', () => onSpecWorkspace(async ({ baton, store }) => {
+    const first = await baton.specs.start(START, { request_key: 'k-spec-first' });
+    const again = await baton.nextStep({ template_name: 'spec_execution_v1', source: SOURCE }, { request_key: 'k-spec-first' });
+    assert.equal(runs(store), 1);
+    assert.equal(again.execution_id, first.session_id);
+    assert.equal(again.new_step_token, undefined, 'Phase 0 is held by the start_workflow caller; nothing is handed out again');
+    assert.equal(again.status, 'no_op');
+    assert.match(again.human_message!, new RegExp(`no second run was started.*current-step://${first.session_id}`));
+  }));
 
-  it('a key that started another kind of run is refused, naming it; nothing is started', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const bug = await baton.nextStep({ template_name: 'bug-fix', task_description: 'not a spec' }, { request_key: 'k-bug' });
-      const lc = await baton.lifecycle.startExecution({ workflowName: 'bug-fix' }, 'k-lc');
-      const refused = await rejects(baton.specs.start(START, { request_key: 'k-bug' }), 'invalid_input');
-      assert.match(refused.message, new RegExp(`^The request key "k-bug" was used by an earlier start, of execution ${bug.execution_id} \\(bug-fix\\), which is not a spec workflow: a key names one start\\. Start the spec workflow with a new key`));
-      assert.equal(refused.details.execution_id, bug.execution_id);
-      await rejects(baton.specs.start(START, { request_key: 'k-lc' }), 'invalid_input');
-      assert.equal(runs(store), 2, 'no spec workflow was started');
-      assert.deepEqual(keys(store), { 'k-bug': bug.execution_id, 'k-lc': lc.id });
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('a key that started another kind of run is refused, naming it; nothing is started', () => onSpecWorkspace(async ({ baton, store }) => {
+    const bug = await baton.nextStep({ template_name: 'bug-fix', task_description: 'not a spec' }, { request_key: 'k-bug' });
+    const lc = await baton.lifecycle.startExecution({ workflowName: 'bug-fix' }, 'k-lc');
+    const refused = await rejects(baton.specs.start(START, { request_key: 'k-bug' }), 'invalid_input');
+    assert.match(refused.message, new RegExp(`^The request key "k-bug" was used by an earlier start, of execution ${bug.execution_id} \\(bug-fix\\), which is not a spec workflow: a key names one start\\. Start the spec workflow with a new key`));
+    assert.equal(refused.details.execution_id, bug.execution_id);
+    await rejects(baton.specs.start(START, { request_key: 'k-lc' }), 'invalid_input');
+    assert.equal(runs(store), 2, 'no spec workflow was started');
+    assert.deepEqual(keys(store), { 'k-bug': bug.execution_id, 'k-lc': lc.id });
+  }));
 
-  it('without a key, or with another key: a workflow each', async () => {
-    const workspace = specWorkspace();
-    try {
-      const { baton, store } = await makeBaton({ workspacePath: workspace });
-      const a = await baton.specs.start(START, { request_key: 'k-a' });
-      const b = await baton.specs.start(START, { request_key: 'k-b' });
-      const none = await baton.specs.start(START);
-      const none2 = await baton.specs.start(START);
-      assert.equal(new Set([a.session_id, b.session_id, none.session_id, none2.session_id]).size, 4);
-      assert.deepEqual(keys(store), { 'k-a': a.session_id, 'k-b': b.session_id });
-    } finally {
-      rmSync(workspace, { recursive: true, force: true });
-    }
-  });
+  it('without a key, or with another key: a workflow each', () => onSpecWorkspace(async ({ baton, store }) => {
+    const a = await baton.specs.start(START, { request_key: 'k-a' });
+    const b = await baton.specs.start(START, { request_key: 'k-b' });
+    const none = await baton.specs.start(START);
+    const none2 = await baton.specs.start(START);
+    assert.equal(new Set([a.session_id, b.session_id, none.session_id, none2.session_id]).size, 4);
+    assert.deepEqual(keys(store), { 'k-a': a.session_id, 'k-b': b.session_id });
+  }));
 });
