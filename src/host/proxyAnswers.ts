@@ -60,9 +60,8 @@ export function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPC
   const end = process.platform === 'win32' ? `taskkill /F /PID ${pid}` : `kill -9 ${pid}`;
   const silent = `Baton process ${pid} owns the database but has not answered for ${Math.round(silentMs / 1000)} s (it is stopped or hung), so this call was given up.`;
   const fix = `End that process (${end}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
-  const params = request?.params as { arguments?: { template_name?: unknown } } | undefined;
   // A start is not said to be safe to call again: its request key may be one the proxy added, which a new call lacks.
-  if (typeof params?.arguments?.template_name === 'string') {
+  if (request !== undefined && isKeyedStart(request)) {
     return `${silent} ${fix} The workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again.`;
   }
   if (request === undefined || safeToSendAgain(request)) return `${silent} ${fix} Then call again with the same arguments (a call that had taken effect is answered again).`;

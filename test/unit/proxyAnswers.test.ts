@@ -1,0 +1,27 @@
+// Rule: what a forwarding `baton mcp` tells an agent whose call waited on an owner that stopped answering names the
+// owner's pid and how to end it, and what to do about the call: a read or a call with a step_token may be sent again;
+// a start may not (its request key may be one the proxy added, which a new call lacks: it would start a second run),
+// whichever tool starts it; any other write may have taken effect.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ownerSilent } from '../../src/host/proxyAnswers.js';
+import type { Upstream } from '../../src/host/proxy.js';
+
+const owner = { name: 'Baton process 4242', pid: 4242 } as Upstream;
+const call = (name: string, args: Record<string, unknown>): JSONRPCRequest => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+
+test('an owner that stopped answering: the pid, how to end it, and whether the call may go again', () => {
+  const end = process.platform === 'win32' ? 'taskkill /F /PID 4242' : 'kill -9 4242';
+  const opening = `Baton process 4242 owns the database but has not answered for 30 s (it is stopped or hung), so this call was given up. End that process (${end}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
+  const started = 'The workflow may have been started already: read current-step://active (or ask for `baton status`) before you start it again.';
+  const cases: Array<[JSONRPCRequest | undefined, string]> = [
+    [call('workflow_next_step', { template_name: 'bug-fix' }), started],
+    [call('start_execution', { workflowName: 'bug-fix' }), started],
+    [call('start_workflow', { target_file: 'specs/a/tasks.md' }), started],
+    [call('workflow_next_step', { step_token: 't' }), 'Then call again with the same arguments (a call that had taken effect is answered again).'],
+    [{ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: 'current-step://active' } }, 'Then call again with the same arguments (a call that had taken effect is answered again).'],
+    [call('memory_store', { key: 'k', value: 'v' }), 'The call may have taken effect already: check before you call again (calling again may do it twice).'],
+  ];
+  for (const [request, then] of cases) assert.equal(ownerSilent(owner, 30_000, request), `${opening} ${then}`, JSON.stringify(request));
+});
