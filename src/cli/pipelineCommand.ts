@@ -174,10 +174,15 @@ async function resume(runId: string, values: Values): Promise<number> {
   // No database: no run to resume (and none is made for it).
   if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
   const forgetAgents = values['forget-agents'] === true;
+  // A run still over its budget: the refusal says what the limit must pass, and here, with which flag.
+  const stillOver = (ex: unknown): never => {
+    if (!BatonError.is(ex, 'budget_exceeded' as never)) throw ex;
+    throw new CliError(`${ex.message} For example: baton pipeline resume ${runId}${dbFlagFor(dbPathOf(values))} ${budgetFlag(ex.message)}`, 1);
+  };
   const where = await ownerTaking(values, async (remote) => {
     // The run's timeline so far is its earlier passes': only what this pass adds is shown.
     const earlier = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result.length;
-    const resumed = (await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values), forget_agents: forgetAgents })) as { result: { agents?: string[] } };
+    const resumed = (await callControl(remote, { op: 'pipeline_resume', run_id: runId, budget: budgetOf(values), forget_agents: forgetAgents }).catch(stillOver)) as { result: { agents?: string[] } };
     tellAgents(resumed.result.agents ?? []);
     const name = ((await callControl(remote, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result.system.name;
     return () => followRemote(remote, runId, values, 'run_resumed', name, earlier);
@@ -186,7 +191,7 @@ async function resume(runId: string, values: Values): Promise<number> {
   const { owner } = where;
   try {
     const pipelines = owner.opened.baton.pipelines;
-    tellAgents((await pipelines.prepareResume(runId, budgetOf(values), { forgetAgents })).map((o: LeftoverOutcome) => o.message));
+    tellAgents((await pipelines.prepareResume(runId, budgetOf(values), { forgetAgents }).catch(stillOver)).map((o: LeftoverOutcome) => o.message));
     return await follow(owner, runId, values, 'run_resumed');
   } finally {
     await othersDoneHere(owner);
@@ -206,7 +211,14 @@ function interruptedBy(signal: NodeJS.Signals): string {
 function howToGoOn(runId: string, why: string | null, values: Values): string {
   const db = dbFlagFor(dbPathOf(values));
   if (isInterruption(why)) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
-  return `Raise the budget and go on: baton pipeline resume ${runId}${db} --budget-tokens N --budget-usd X`;
+  return `Raise the budget and go on: baton pipeline resume ${runId}${db} ${budgetFlag(why ?? '')}`;
+}
+
+/** The flag that raises the limit a run passed, as its pause reason or resume refusal says (both, if neither says). */
+function budgetFlag(reason: string): string {
+  if (/\btokens? used\b|\btoken budget\b/.test(reason)) return '--budget-tokens N';
+  if (/\bspent\b|\bbudget above \$/.test(reason)) return '--budget-usd X';
+  return '--budget-tokens N --budget-usd X';
 }
 
 /** How long a command following a run waits for its stopping owner to exit. */

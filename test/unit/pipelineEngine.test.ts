@@ -386,12 +386,29 @@ workflow:
   const listed = baton.pipelines.list().find((r) => r.runId === id)!;
   assert.match(listed.pauseReason!, /budget_exceeded/);
 
-  await assert.rejects(baton.pipelines.prepareResume(id), /still over its budget: budget_exceeded: 120 tokens used/);
+  await assert.rejects(baton.pipelines.prepareResume(id), /still over its budget: 120 tokens used, budget 100 tokens\. Resume it with a token budget above 120\.$/);
+  await assert.rejects(baton.pipelines.prepareResume(id, { tokens: 110 }), /budget 110 tokens\. Resume it with a token budget above 120\.$/);
   await baton.pipelines.prepareResume(id, { tokens: 1000 });
   const again = await baton.pipelines.drive(id);
   assert.equal(again.status, 'completed');
   assert.deepEqual(runner.calls.map((c) => c.agent), ['scout', 'analyzer', 'summarizer']);
   assert.equal(baton.pipelines.usage(id).total.tokens, 180);
+});
+
+test('a run over its dollar budget is refused a resume under what it spent, in dollars', async () => {
+  const { baton } = await setup(() => ({ text: 'ok', usage: { input: 1, output: 1 }, costUsd: 0.0123 }));
+  const sys = system(`name: dollars
+budget: { usd: 0.01 }
+${AGENTS}
+workflow:
+  - { id: one, type: agent, agentId: scout }
+  - { id: two, type: agent, agentId: analyzer }
+`);
+  const id = await baton.pipelines.start(sys, { input: 'x', cwd: '/tmp' });
+  assert.equal((await baton.pipelines.drive(id)).status, 'paused');
+  await assert.rejects(baton.pipelines.prepareResume(id, { usd: 0.012 }), /still over its budget: \$0\.0123 spent, budget \$0\.0120\. Resume it with a budget above \$0\.0123\.$/);
+  await baton.pipelines.prepareResume(id, { usd: 1 });
+  assert.equal((await baton.pipelines.drive(id)).status, 'completed');
 });
 
 test('a budget stops a running agent as soon as its streamed usage passes the limit', async () => {

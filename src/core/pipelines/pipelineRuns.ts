@@ -14,6 +14,7 @@ import type { Variables } from './engine/interpolate.js';
 import type { Memory } from './memory.js';
 import { MEMORY_LIMITS } from './memory.js';
 import { isMoving } from '../stateMachine.js';
+import { budgetReasonText, money, tokenCount } from '../../shared/labels.js';
 import { addUsage, ZERO_USAGE, type AgentRunner, type McpGrant, type TokenUsage } from './runner.js';
 import type { Budget, PipelineProgress, System, SystemAgent, SystemWorkflowStep } from './types.js';
 
@@ -279,8 +280,14 @@ export class PipelineRuns {
   async prepareResume(runId: string, budget?: Budget, opts: { forgetAgents?: boolean } = {}): Promise<LeftoverOutcome[]> {
     let exec = this.resumable(runId);
     const meta = { ...exec.metadata, budget: budget ? { ...(exec.metadata.budget ?? {}), ...budget } : exec.metadata.budget };
-    const over = overBy(meta.budget, this.usage(runId).total, { tokens: 0, usd: 0 });
-    if (over) throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${over}. Raise it, e.g. \`baton pipeline resume ${runId} --budget-tokens N --budget-usd X\`.`);
+    const spent = this.usage(runId).total;
+    const over = overBy(meta.budget, spent, { tokens: 0, usd: 0 });
+    if (over) {
+      // In words for whoever asked (a person in the panel, a terminal): what the new limit must pass.
+      const tokensOver = meta.budget?.tokens !== undefined && spent.tokens > meta.budget.tokens;
+      const above = tokensOver ? `a token budget above ${tokenCount(spent.tokens)}` : `a budget above ${money(spent.costUsd)}`;
+      throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${budgetReasonText(over)}. Resume it with ${above}.`);
+    }
     this.resuming.add(runId);
     try {
       const left = await this.deps.processes.stopLeftovers(runId, opts.forgetAgents ? 'forget' : 'refuse');
