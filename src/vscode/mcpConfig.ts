@@ -24,8 +24,9 @@ export function mcpArgs(t: McpConfigTarget): string[] {
 export function mcpConfigText(client: McpClient, t: McpConfigTarget): string {
   const args = mcpArgs(t);
   if (client === 'codex') {
-    // A JSON string is a valid TOML basic string (same escapes).
-    return `[mcp_servers.baton]\ncommand = "node"\nargs = [${args.map((a) => JSON.stringify(a)).join(', ')}]\n`;
+    // A JSON string is a valid TOML basic string (same escapes). required: `codex exec` does not wait for a server
+    // still starting before its first model request (the model then has no Baton tools); with it, codex waits.
+    return `[mcp_servers.baton]\ncommand = "node"\nargs = [${args.map((a) => JSON.stringify(a)).join(', ')}]\nrequired = true\n`;
   }
   const server = client === 'claude' ? { type: 'stdio', command: 'node', args } : { command: 'node', args };
   return JSON.stringify({ mcpServers: { baton: server } }, null, 2) + '\n';

@@ -92,7 +92,7 @@ describe('each CLI gets Baton\'s MCP server its own way, in a scratch HOME', () 
     assert.equal(r.stdin, PROMPT);
     assert.deepEqual(r.argv.slice(0, 5), ['exec', '--json', '--skip-git-repo-check', '--ignore-user-config', '--ephemeral']);
     assert.equal(r.argv.at(-1), '-');
-    assert.ok(r.argv.includes(`mcp_servers.baton={url = "${MCP.url}", bearer_token_env_var = "BATON_MCP_TOKEN", default_tools_approval_mode = "approve"}`), r.argv.join(' '));
+    assert.ok(r.argv.includes(`mcp_servers.baton={url = "${MCP.url}", bearer_token_env_var = "BATON_MCP_TOKEN", default_tools_approval_mode = "approve", required = true}`), r.argv.join(' '));
     assert.ok(r.argv.includes('model_providers.p={name = "p", base_url = "http://127.0.0.1:9/v1", wire_api = "responses"}'));
     assert.ok(r.argv.includes('developer_instructions="Be \\"brief\\"."'));
     assert.ok(!r.argv.some((a) => a.includes(MCP.token)), 'the token is not an argument (ps would show it)');

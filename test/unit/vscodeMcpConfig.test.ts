@@ -29,7 +29,7 @@ describe('MCP config text', () => {
 
   it('gives Codex a TOML table with escaped strings', () => {
     const text = mcpConfigText('codex', target);
-    assert.equal(text, '[mcp_servers.baton]\ncommand = "node"\nargs = ["/ext/dist/cli.js", "mcp", "--workspace", "/home/me/my \\"app\\""]\n');
+    assert.equal(text, '[mcp_servers.baton]\ncommand = "node"\nargs = ["/ext/dist/cli.js", "mcp", "--workspace", "/home/me/my \\"app\\""]\nrequired = true\n');
   });
 });
 

@@ -27,7 +27,7 @@ test('codex: the user\'s file is kept under Baton\'s table and restored byte for
   const second = c.acquire('codex', s.cwd, server);
   const during = readFileSync(join(s.cwd, '.codex', 'config.toml'), 'utf8');
   assert.ok(during.startsWith('model = "o3"\r\n\u00e9\n'));
-  assert.match(during, /\[mcp_servers\.baton\]\nurl = "http:\/\/127\.0\.0\.1:4000\/mcp"\nbearer_token_env_var = "BATON_MCP_TOKEN"\ndefault_tools_approval_mode = "approve"/);
+  assert.match(during, /\[mcp_servers\.baton\]\nurl = "http:\/\/127\.0\.0\.1:4000\/mcp"\nbearer_token_env_var = "BATON_MCP_TOKEN"\ndefault_tools_approval_mode = "approve"\nrequired = true\n/);
   first();
   first();
   assert.equal(readFileSync(join(s.cwd, '.codex', 'config.toml'), 'utf8'), during, 'still held by the second agent');

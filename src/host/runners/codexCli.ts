@@ -1,5 +1,5 @@
 // codex (`@openai/codex`): `exec --json --ignore-user-config --ephemeral`, the prompt on standard input (`-`). Baton's
-// MCP server is a `-c mcp_servers.<name>={url, bearer_token_env_var, default_tools_approval_mode="approve"}` override
+// MCP server is a `-c mcp_servers.<name>={url, bearer_token_env_var, default_tools_approval_mode="approve", required}` override
 // whose token travels in the environment; `config` becomes more `-c key=value` overrides (dotted keys, TOML values),
 // e.g. a model provider. The system prompt is `-c developer_instructions=…`.
 import { CodexStreamParser } from '../../core/pipelines/streams/codexStream.js';
@@ -19,7 +19,9 @@ export const codexCli: CliDefinition = {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.config ?? {})) args.push('-c', `${key}=${tomlValue(value)}`);
     if (request.mcp) {
-      const server = { url: request.mcp.url, bearer_token_env_var: CODEX_TOKEN_VARIABLE, default_tools_approval_mode: 'approve' };
+      // required: `codex exec` sends its first model request without waiting for servers that are still starting, and
+      // the model then has no Baton tools; with it, codex waits (and fails plainly if Baton cannot be reached).
+      const server = { url: request.mcp.url, bearer_token_env_var: CODEX_TOKEN_VARIABLE, default_tools_approval_mode: 'approve', required: true };
       args.push('-c', `mcp_servers.${tomlKey(serverName(request.mcp))}=${tomlValue(server)}`);
       env[CODEX_TOKEN_VARIABLE] = request.mcp.token;
     }

@@ -36,7 +36,7 @@ interface JournalEntry {
 export function projectConfigContent(kind: string, original: Buffer | null, server: { name: string; url: string }): string {
   if (kind === 'codex') {
     const block = `# Added by Baton while a team's agents run; removed when they stop.\n[mcp_servers.${tomlKey(server.name)}]\n` +
-      `url = ${tomlValue(server.url)}\nbearer_token_env_var = ${tomlValue(TEAM_TOKEN_VARIABLE)}\ndefault_tools_approval_mode = "approve"\n`;
+      `url = ${tomlValue(server.url)}\nbearer_token_env_var = ${tomlValue(TEAM_TOKEN_VARIABLE)}\ndefault_tools_approval_mode = "approve"\nrequired = true\n`;
     const before = original?.toString('utf8') ?? '';
     return before ? `${before}${before.endsWith('\n') ? '' : '\n'}\n${block}` : block;
   }
