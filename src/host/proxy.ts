@@ -117,6 +117,9 @@ function described(request: JSONRPCRequest): string {
   return `${request.method}${typeof name === 'string' ? ` ${name}` : ''} (id ${String(request.id)})`;
 }
 
+/** How long a takeover keeps trying when the owner it found is stopping as well (then the next, and so on). */
+const TAKEOVER_MS = 30_000;
+
 /** The code an owner's transport answers a call with when its session closes before the answer (and for no session). */
 const SESSION_CLOSED = -32001;
 
@@ -279,8 +282,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   /** Sends a request of the proxy's own to the current upstream and waits for its answer. */
   const replay = (method: string, params: unknown): Promise<JSONRPCMessage> => {
     const id = `${REPLAY_PREFIX}${++replaySeq}`;
+    let timer: NodeJS.Timeout | undefined;
     const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      timer = setTimeout(() => {
         replies.delete(id);
         reject(new Error(`${up.name} did not answer ${method}`));
       }, 10_000);
@@ -289,7 +293,12 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         resolve(reply);
       });
     });
-    return up.transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).then(() => answered);
+    return up.transport.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage).then(() => answered, (ex: unknown) => {
+      // Never sent: no answer will come, and the wait must not reject later with nobody listening.
+      clearTimeout(timer);
+      replies.delete(id);
+      throw ex;
+    });
   };
 
   const fromOwner = (message: JSONRPCMessage) => {
@@ -362,22 +371,37 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       await shutdown(`${why}; no takeover configured`);
       return;
     }
-    try {
-      await attach(await options.takeOver());
-      if (initialize) {
-        const reply = await replay('initialize', initialize.params);
-        setProtocolVersion(reply);
-        if (initialized) await up.transport.send(initialized);
+    // The next owner may be stopping too (another agent's baton mcp that took over, then closed): the replay is then
+    // refused (503, 404) or its connection fails; once it is gone, the takeover is tried again, until TAKEOVER_MS.
+    const deadline = Date.now() + TAKEOVER_MS;
+    for (;;) {
+      let next: Upstream | undefined;
+      try {
+        next = await options.takeOver();
+        await attach(next);
+        if (initialize) {
+          const reply = await replay('initialize', initialize.params);
+          setProtocolVersion(reply);
+          if (initialized) await up.transport.send(initialized);
+        }
+        for (const uri of subscriptions) await replay('resources/subscribe', { uri });
+        log.info(`took over: now forwarding to ${up.name}`);
+        break;
+      } catch (ex) {
+        const stopping = next !== undefined && (ownerStopping(ex) || sessionGone(ex) || ex instanceof TypeError);
+        if (stopping && !closing && Date.now() < deadline) {
+          log.warn(`taking over: ${next!.name} refused the session (${(ex as Error).message}); it is stopping: trying again once it is gone`);
+          await next!.close().catch(() => undefined);
+          if (next!.pid !== null) await exitsWithin(next!.pid, 5000);
+          continue;
+        }
+        log.error(`taking over after "${why}" failed: ${(ex as Error).message}`);
+        const waiting = queue;
+        queue = null;
+        for (const m of waiting) if (isJSONRPCRequest(m)) failRequest(m.id, `Baton lost the owner of its database and could not take over: ${(ex as Error).message}`);
+        await shutdown('takeover failed');
+        return;
       }
-      for (const uri of subscriptions) await replay('resources/subscribe', { uri });
-      log.info(`took over: now forwarding to ${up.name}`);
-    } catch (ex) {
-      log.error(`taking over after "${why}" failed: ${(ex as Error).message}`);
-      const waiting = queue;
-      queue = null;
-      for (const m of waiting) if (isJSONRPCRequest(m)) failRequest(m.id, `Baton lost the owner of its database and could not take over: ${(ex as Error).message}`);
-      await shutdown('takeover failed');
-      return;
     }
     const waiting = queue;
     queue = null;
