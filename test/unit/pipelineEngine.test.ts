@@ -1,7 +1,8 @@
 // Rule: the pipeline engine runs every step type as the system says (interpolation, conditions, loops with break,
 // retries with backoff, timeouts, abort, both parallel failure policies, human review, budgets), durably, as an
 // execution in the shared tables; a completed step is replayed, never run again; a step started again in a later pass
-// (resumed) is its next attempt, as a retry is, without using up its retries.
+// (resumed) is its next attempt, as a retry is, without using up its retries; the timeline's end of an attempt says
+// what that attempt spent, not the step's total.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseSystemFile, formatProblems } from '../../src/core/pipelines/systemFile.js';
@@ -489,7 +490,7 @@ workflow:
 test('a step stopped at the budget runs again on resume as its next attempt, numbered on by a retry, its retries its own', async () => {
   // Call 1 streams past the budget (stopped); on resume call 2 fails and is retried; call 3 completes.
   const { baton, runner } = await setup((_req, n) => (n === 1 ? { stream: [{ input: 1500, output: 968 }], hang: true }
-    : n === 2 ? { error: 'flaky' } : { text: 'done', usage: { input: 10, output: 10 } }));
+    : n === 2 ? { error: 'flaky', usage: { input: 3, output: 2 } } : { text: 'done', usage: { input: 10, output: 10 } }));
   const sys = system(`name: again
 budget: { tokens: 2000 }
 ${AGENTS}
@@ -511,4 +512,10 @@ workflow:
   const st = baton.workflowStatus(id);
   assert.equal(st.steps[0]!.attempt, 3);
   assert.deepEqual(st.steps[0]!.artifacts.map((a) => (a.metadata as { attempt?: number } | null)?.attempt), [3]);
+  // Each attempt that ended says what it spent itself, not the step's total so far (2,468 + 5 + 20 = 2,493).
+  const ends = baton.events(id).filter((e) => e.event_type === 'step_interrupted' || e.event_type === 'step_completed');
+  type Ended = { attempt: number; usage: { input: number; output: number } };
+  const spent = ends.map((e) => [e.event_type, (e.event_data as Ended).attempt, (e.event_data as Ended).usage.input + (e.event_data as Ended).usage.output]);
+  assert.deepEqual(spent, [['step_interrupted', 1, 2468], ['step_completed', 3, 20]]);
+  assert.equal(baton.pipelines.usage(id).bySteps.big!.tokens, 2493, 'the step still counts every attempt');
 });

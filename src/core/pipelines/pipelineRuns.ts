@@ -772,8 +772,10 @@ class Journal implements RunJournal {
       );
       if (status === 'completed' && step.type === 'agent') this.storeOutput(step, r.output ?? '', iso, events);
       this.deps.repo.updateExecution(this.runId, { progress: runningProgress(this.deps.repo.statusCounts(this.runId), this.planned) }, iso);
+      // The attempt's own spend: the step's total (earlier attempts too) read as if this attempt had spent it.
+      const own = spend.attempt ?? spend;
       this.deps.event(this.runId, status === 'completed' ? 'step_completed' : status === 'failed' ? 'step_failed' : 'step_interrupted', {
-        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: total.usage, cost_usd: total.costUsd, error: r.error ?? null,
+        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: own.usage, cost_usd: own.costUsd, error: r.error ?? null,
       });
       events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
       return true;

@@ -208,7 +208,10 @@ export class PipelineEngine {
       await this.deps.journal.begin(inst);
       this.deps.progress({ type: 'step_started', runId: this.runId, step: name, stepType: 'agent', agent: agent.id, attempt });
       const got = await this.attempt(s, agent, name, scope);
-      spend = { usage: addUsage(spend.usage, got.result.usage), costUsd: sumCost(spend.costUsd, got.result.costUsd) };
+      spend = {
+        usage: addUsage(spend.usage, got.result.usage), costUsd: sumCost(spend.costUsd, got.result.costUsd),
+        attempt: { usage: got.result.usage, costUsd: got.result.costUsd },
+      };
       this.live.delete(name);
       if (got.result.status === 'completed') {
         // Finished work is kept even when the run is pausing or stopping around it: it was paid for.

@@ -24,10 +24,12 @@ export interface StepRecord {
   error: string | null;
 }
 
-/** Tokens and dollars of one step (all its attempts). */
+/** Tokens and dollars a step spent in this pass (all its tries; the journal adds what earlier passes spent). */
 export interface StepSpend {
   usage: TokenUsage;
   costUsd: number | null;
+  /** The part the ending attempt spent (a retry's earlier tries left out); all of it when absent. */
+  attempt?: { usage: TokenUsage; costUsd: number | null };
 }
 
 /** Durable state of one run, as the engine sees it. */
