@@ -1,6 +1,6 @@
 // The panel's sections, each a pure function of the state to DOM (text only, no HTML strings), with the stable
 // data-testids the end-to-end tests use.
-import { statusText } from '../src/shared/labels.js';
+import { statusText, timelineEventName } from '../src/shared/labels.js';
 import type { PanelContract, PanelFinding, PanelState, PanelStep } from '../src/shared/protocol.js';
 import { h } from './dom.js';
 import { statusLabel } from './graphView.js';
@@ -130,11 +130,11 @@ export function renderFindings(state: PanelState): HTMLElement {
     items.length ? h('ul', { 'data-testid': 'findings' }, ...items) : h('p', { 'data-testid': 'findings', class: 'empty' }, 'No findings yet.'));
 }
 
-/** The audit timeline, newest first. */
+/** The audit timeline, newest first (a pipeline run's events named as a pipeline's). */
 export function renderTimeline(state: PanelState): HTMLElement {
   const items = [...state.timeline].reverse().map((e) =>
     h('li', { 'data-event': e.type },
-      h('time', { datetime: e.at }, time(e.at)), ' ', h('strong', {}, statusLabel(e.type)),
+      h('time', { datetime: e.at }, time(e.at)), ' ', h('strong', {}, timelineEventName(e.type, !!state.pipeline)),
       e.step ? ` · ${e.step}` : '', e.detail ? h('span', { class: 'dim' }, ` — ${e.detail}`) : null));
   return h('section', { class: 'timeline', 'aria-labelledby': 'timeline-heading' },
     h('h2', { id: 'timeline-heading' }, 'Timeline'),

@@ -48,6 +48,17 @@ export function budgetReasonText(reason: string): string {
   return reason;
 }
 
+/**
+ * An event's name on the panel's timeline: its type in words, a step put back when its run paused or stopped under it
+ * "step stopped" (as the panel marks it), and a pipeline run's end "pipeline completed" / "failed" / "cancelled", as
+ * its start reads "pipeline started" (the engine records those as every run's `workflow_*`).
+ */
+export function timelineEventName(type: string, pipeline = false): string {
+  if (type === 'step_interrupted') return 'step stopped';
+  const name = pipeline && type.startsWith('workflow_') ? `pipeline_${type.slice('workflow_'.length)}` : type;
+  return name.replace(/_/g, ' ');
+}
+
 /** "1 step", "2 steps" (`many` for an irregular plural). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

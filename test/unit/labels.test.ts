@@ -1,10 +1,13 @@
 // Rule: what the editor shows a person names runs so two of one workflow differ (the task as typed, clipped to one
 // line), each gate's notification text is its own, statuses read as words ("awaiting approval", "cancelled"), counts
 // take the right plural, progress says 100% only for a run that completed, and bidi control characters in agent text
-// are shown, never obeyed; a budget pause's stored reason reads with grouped tokens and dollars as spend does.
+// are shown, never obeyed; a budget pause's stored reason reads with grouped tokens and dollars as spend does; the
+// timeline names a stopped step and a pipeline run's end in the panel's words.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bidiSafe, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel } from '../../src/shared/labels.js';
+import {
+  bidiSafe, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel, timelineEventName,
+} from '../../src/shared/labels.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
 import { executionLabel } from '../../src/vscode/views/treeModel.js';
@@ -62,5 +65,15 @@ describe('labels', () => {
     assert.equal(budgetReasonText('budget_exceeded: 2468 tokens used, budget 2000'), '2,468 tokens used, budget 2,000 tokens');
     assert.equal(budgetReasonText('budget_exceeded: $0.5 spent, budget $0.25'), '$0.5000 spent, budget $0.2500');
     assert.equal(budgetReasonText('still over its budget'), 'still over its budget');
+  });
+
+  it('names timeline events as the panel says things: a stopped step "stopped", a pipeline run\'s end a pipeline\'s', () => {
+    assert.equal(timelineEventName('step_interrupted', true), 'step stopped');
+    assert.equal(timelineEventName('workflow_completed', true), 'pipeline completed');
+    assert.equal(timelineEventName('workflow_failed', true), 'pipeline failed');
+    assert.equal(timelineEventName('workflow_cancelled', true), 'pipeline cancelled');
+    assert.equal(timelineEventName('pipeline_started', true), 'pipeline started');
+    assert.equal(timelineEventName('workflow_completed'), 'workflow completed', 'a workflow run is a workflow');
+    assert.equal(timelineEventName('gate_requested'), 'gate requested');
   });
 });

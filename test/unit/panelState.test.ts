@@ -1,9 +1,9 @@
 // Rule: the panel state is plain, bounded JSON built from the engine's resources — steps with status, dependencies,
 // timings, attempts and feedback; live contracts first, template definitions for the rest; guardrails by rule;
-// artifacts without content; findings from artifact metadata; the last 200 events (usage said as spend, not JSON);
-// awaiting steps. At a gate, everything the agent submitted for the waiting step (summary, findings, blockers,
-// confidence, decisions, artifacts, references) is in the state before the decision; the task as typed, and a
-// cancelled execution, are told.
+// artifacts without content; findings from artifact metadata; the last 200 events (usage said as spend, not JSON; a
+// stopped step's reason as the panel says it); awaiting steps. At a gate, everything the agent submitted for the
+// waiting step (summary, findings, blockers, confidence, decisions, artifacts, references) is in the state before the
+// decision; the task as typed, and a cancelled execution, are told.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ArtifactRecord, CurrentStepResource, StepStatusView, TimelineEvent, WorkflowStatusResource } from '../../src/core/api.js';
@@ -134,6 +134,15 @@ test('usage in the timeline reads as spend does in the panel ("1,234 tokens · $
   const s = buildPanelState(status, current, [{ event_type: 'workflow_completed', event_data: { usage: { usage, tokens: 1234, costUsd: 0.01 } }, created_at: '2026-01-01T00:00:00Z' }], [], '');
   assert.equal(s.timeline[0]?.detail, 'usage: 1,234 tokens · $0.0100');
   assert.ok(!s.timeline[0]?.detail.includes('{'));
+});
+
+test('a stopped step\'s timeline entry gives why it was stopped as the panel says it, not the stored reason as an error', () => {
+  const usage = { input: 1500, output: 968, cached: 0, reasoning: 0 };
+  const data = { step_name: 'plan', agent: 'planner', attempt: 1, usage, cost_usd: null, error: 'budget_exceeded: 2468 tokens used, budget 2000' };
+  const s = buildPanelState(status, current, [{ event_type: 'step_interrupted', event_data: data, created_at: '2026-01-01T00:00:00Z' }], [], '');
+  assert.equal(s.timeline[0]?.detail, 'agent: planner, attempt: 1, usage: 2,468 tokens, reason: 2,468 tokens used, budget 2,000 tokens');
+  assert.equal(eventDetail({ ...data, error: 'interrupted (Ctrl-C)' }, 'step_interrupted'), 'agent: planner, attempt: 1, usage: 2,468 tokens, reason: interrupted (Ctrl-C)');
+  assert.equal(eventDetail({ error: 'flaky' }, 'step_failed'), 'error: flaky', 'a failure keeps its error');
 });
 
 test('a selected step survives only if the execution has it; the state is plain JSON', () => {

@@ -4,9 +4,10 @@
 // (tasks with state, gate, what the last submission lacked, the drift of tasks.md). At a gate it shows what the agent
 // submitted (a pipeline review: what the run asks) and says what rejecting does (a workflow step goes back to its
 // agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted, one a
-// pause stopped shows what it wrote marked stopped; the badge reads as words ("awaiting approval", "cancelled"); long
-// unbroken agent text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get
-// install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
+// pause stopped shows what it wrote marked stopped, and the timeline calls it stopped and a pipeline's end a
+// pipeline's; the badge reads as words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its
+// column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run
+// installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -227,8 +228,15 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await $('spec-write-back').count(), 0);
 
     // A pipeline run paused at its budget: the nested steps with their output, the budget used, raise and resume.
-    await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: pipelineFixture() } });
+    const pipelineTimeline = [
+      { type: 'step_interrupted', at: '2026-01-01T00:00:01Z', step: 'polish', detail: 'reason: 120 tokens used, budget 100 tokens' },
+      { type: 'workflow_completed', at: '2026-01-01T00:00:02Z', step: null, detail: '' },
+    ];
+    await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: pipelineFixture(), timeline: pipelineTimeline } });
     await $('pipeline').waitFor({ timeout: 5_000 });
+    // The timeline says "stopped" as the step does, and a pipeline's end as its start ("pipeline started").
+    assert.equal(await page.locator('[data-event="step_interrupted"] strong').textContent(), 'step stopped');
+    assert.equal(await page.locator('[data-event="workflow_completed"] strong').textContent(), 'pipeline completed');
     assert.equal(await $('graph').count(), 0, 'a pipeline shows its outline, not the dependency graph');
     assert.equal(await $('pipeline-input').count(), 0, 'the run\'s input is the task the header shows: not said twice');
     assert.equal(await $('pstep-fan/lint').getAttribute('data-status'), 'running');

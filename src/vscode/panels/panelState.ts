@@ -177,9 +177,10 @@ function spendOf(v: unknown, costUsd: unknown = null): string | null {
 
 /**
  * A one-line rendering of an event's data: its scalar fields as `key: value`, step name left out (shown apart), usage
- * and budgets as spend (a step's cost said with its usage; no usage at all left out).
+ * and budgets as spend (a step's cost said with its usage; no usage at all left out). A stopped step's (`type`
+ * step_interrupted) `error` is why it was stopped: said as the `reason`, as a budget pause's is.
  */
-export function eventDetail(data: unknown): string {
+export function eventDetail(data: unknown, type = ''): string {
   if (data === null || data === undefined) return '';
   if (typeof data !== 'object') return clip(String(data), DETAIL_CHARS);
   const fields = data as Record<string, unknown>;
@@ -189,9 +190,10 @@ export function eventDetail(data: unknown): string {
     if (k === 'step_name' || v === null || v === undefined || (k === 'cost_usd' && usage !== null)) continue;
     const spend = k === 'usage' ? usage : k === 'budget' ? spendOf(v) : null;
     if (spend === '') continue;
+    const key = k === 'error' && type === 'step_interrupted' ? 'reason' : k;
     // A budget pause's stored reason reads as the panel's pause box says it.
-    const text = k === 'reason' && typeof v === 'string' ? budgetReasonText(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
-    parts.push(`${k}: ${spend ?? text}`);
+    const text = key === 'reason' && typeof v === 'string' ? budgetReasonText(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    parts.push(`${key}: ${spend ?? text}`);
   }
   return clip(parts.join(', '), DETAIL_CHARS);
 }
@@ -200,7 +202,7 @@ function timeline(events: TimelineEvent[]): PanelTimelineEntry[] {
   return events.slice(-TIMELINE_LIMIT).map((e) => {
     const data = e.event_data;
     const step = typeof data === 'object' && data !== null ? str((data as Record<string, unknown>).step_name) : null;
-    return { type: e.event_type, at: e.created_at, step, detail: eventDetail(data) };
+    return { type: e.event_type, at: e.created_at, step, detail: eventDetail(data, e.event_type) };
   });
 }
 
