@@ -89,7 +89,9 @@ export function renderPipeline(p: PanelPipeline, handlers: PipelineHandlers): HT
     h('h2', { id: 'pipeline-heading' }, `Pipeline ${p.system}`),
     h('p', { 'data-testid': 'pipeline-usage' }, `Run: ${tokenCount(p.total.tokens)} tokens · ${money(p.total.costUsd)}`),
     ...renderBudget(p, handlers),
-    p.live ? null : h('p', { class: 'dim' }, 'Another Baton process drives this run: statuses follow it, streamed output shows there.'),
+    // Only while it moves: a paused run has no driver, and what a stopped step wrote shows here too.
+    p.drivenElsewhere ? h('p', { class: 'dim', 'data-testid': 'driven-elsewhere' },
+      'Another Baton process drives this run: statuses follow it here; what its agents stream as they run shows only there.') : null,
     h('ul', { class: 'ptree ptree-root', 'data-testid': 'pipeline-steps' }, ...p.nodes.map(renderNode)),
     h('h3', {}, 'Spend per agent'),
     agents);

@@ -215,6 +215,11 @@ export interface PanelPipeline {
   pausedInterrupted: string | null;
   /** Whether streamed output reaches this editor (runs driven in this editor's process). */
   live: boolean;
+  /**
+   * Whether another Baton process drives the run now: it moves (running, awaiting approval) and this editor does not
+   * drive it, so its agents' output streams there, not here. False while it is paused or left: nothing drives it.
+   */
+  drivenElsewhere: boolean;
 }
 
 /** An agent of a team run as the panel shows it. */

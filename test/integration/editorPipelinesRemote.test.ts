@@ -72,6 +72,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     const waiting = await until<PanelState>('the review waiting in the panel', () => last()?.awaiting.includes('ok') && last());
     const p = waiting.pipeline!;
     assert.equal(p.live, false, 'streamed output stays with the owner');
+    assert.equal(p.drivenElsewhere, true, 'the owner drives the run while it waits at the review');
     assert.deepEqual(p.nodes.map((n) => [n.name, n.status]), [['draft', 'completed'], ['ok', 'awaiting_approval']]);
     assert.match(p.nodes[0]!.output!, /draft for the fix/);
     assert.deepEqual(p.total, { tokens: 10, costUsd: 0.5 });

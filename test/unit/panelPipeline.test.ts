@@ -9,7 +9,8 @@
 // A budget pause's reason reads as the rest of the panel's spend ("2,468 tokens"), never the stored raw form, and its
 // box prefills what the run spent plus its old budget again (rounded up), not twice the budget, which a run far past it
 // could pass at once. A step stopped by a pause shows what its attempt streamed, marked stopped with why, the same in
-// the owner's window (which heard the stream) and a follower's (which did not), until it starts again.
+// the owner's window (which heard the stream) and a follower's (which did not), until it starts again. A follower
+// says another process drives the run only while it moves (running, awaiting approval), not while it is paused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RunEventQueue } from '../../src/core/pipelines/runEvents.js';
@@ -69,6 +70,17 @@ test('a container shows what its children spent: tokens and dollars (none known:
   assert.ok(Math.abs(fan.costUsd! - 0.003) < 1e-12, String(fan.costUsd));
   const unpriced = find(buildPanelPipeline(view(), rows, undefined, true).nodes, 'fan')!;
   assert.equal(unpriced.costUsd, null, 'no child has a known cost');
+});
+
+test('a follower says another process drives the run only while it moves: not paused, not left by its owner', () => {
+  const rows = [row('first', 'completed', 'it is ok'), row('fan/x', 'running')];
+  assert.equal(buildPanelPipeline(view(), rows, undefined, false).drivenElsewhere, true, 'running, driven by the owner');
+  assert.equal(buildPanelPipeline(view({ status: 'awaiting_approval' }), rows, undefined, false).drivenElsewhere, true);
+  const paused = view({ status: 'paused', pauseReason: 'budget_exceeded: 220 tokens used, budget 200' });
+  assert.equal(buildPanelPipeline(paused, rows, undefined, false).drivenElsewhere, false, 'paused: nothing drives it');
+  assert.equal(buildPanelPipeline(view({ orphaned: true }), rows, undefined, false).drivenElsewhere, false, 'its owner ended');
+  assert.equal(buildPanelPipeline(view({ status: 'completed' }), rows, undefined, false).drivenElsewhere, false);
+  assert.equal(buildPanelPipeline(view(), rows, undefined, true).drivenElsewhere, false, 'this editor drives it');
 });
 
 test('in a paused run a loop between passes reads as pending, not running; in a moving run as running', () => {

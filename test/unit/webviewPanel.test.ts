@@ -5,9 +5,9 @@
 // submitted (a pipeline review: what the run asks) and says what rejecting does (a workflow step goes back to its
 // agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted, one a
 // pause stopped shows what it wrote marked stopped, and the timeline calls it stopped and a pipeline's end a
-// pipeline's; the badge reads as words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its
-// column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run
-// installs it) and playwright-core (a dev dependency).
+// pipeline's; a follower says another process drives the run only while it moves; the badge reads as words ("awaiting
+// approval", "cancelled"); long unbroken agent text wraps inside its column and bidi controls in it are shown, not
+// obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -115,7 +115,7 @@ function pnode(name: string, type: string, status: PanelPipelineNode['status'], 
 
 function pipelineFixture(): PanelPipeline {
   return {
-    system: 'review', input: 'fix it', live: true,
+    system: 'review', input: 'fix it', live: true, drivenElsewhere: false,
     nodes: [
       pnode('draft', 'agent', 'completed', { agent: 'writer', tokens: 60, costUsd: 0.01, output: 'the draft' }),
       pnode('fan', 'parallel', 'running', { detail: 'fail_fast', children: [
@@ -239,6 +239,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await page.locator('[data-event="workflow_completed"] strong').textContent(), 'pipeline completed');
     assert.equal(await $('graph').count(), 0, 'a pipeline shows its outline, not the dependency graph');
     assert.equal(await $('pipeline-input').count(), 0, 'the run\'s input is the task the header shows: not said twice');
+    assert.equal(await $('driven-elsewhere').count(), 0, 'a paused run: nothing drives it');
     assert.equal(await $('pstep-fan/lint').getAttribute('data-status'), 'running');
     assert.equal(await $('pstep-fan').getAttribute('data-type'), 'parallel');
     assert.match((await page.locator('[data-testid="pstep-fan/lint"] [data-testid="poutput"]').textContent()) ?? '', /linting the draft/);
@@ -265,6 +266,10 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await send({ type: 'panel/update', state: { ...fixture('running'), pipeline: { ...pipelineFixture(), pausedForBudget: null, pausedInterrupted: 'interrupted (the Baton process running it ended)' } } });
     await page.locator('[data-testid="status"][data-status="interrupted"]').waitFor({ timeout: 5_000 });
     assert.equal(await $('status').textContent(), 'interrupted');
+    // Followed from another window while the owner drives it: said once, without denying the stopped output shown here.
+    await send({ type: 'panel/update', state: { ...fixture('running'), pipeline: { ...pipelineFixture(), pausedForBudget: null, raise: null, live: false, drivenElsewhere: true } } });
+    await $('driven-elsewhere').waitFor({ timeout: 5_000 });
+    assert.match((await $('driven-elsewhere').textContent()) ?? '', /^Another Baton process drives this run: .*as they run shows only there\.$/);
 
     // At a gate: what the agent submitted, with long unbroken tokens and a right-to-left override in it.
     const token = 'x'.repeat(3000);

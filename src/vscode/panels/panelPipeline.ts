@@ -223,6 +223,7 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
     pausedInterrupted: view.status === 'paused' && isInterruption(view.pauseReason) ? view.pauseReason
       : view.orphaned ? interruptedReason('the Baton process running it ended') : null,
     live,
+    drivenElsewhere: !live && isMoving(view.status) && view.orphaned !== true,
   };
 }
 
