@@ -32,6 +32,7 @@ const gate: GateHandlers = {
 
 const pipeline: PipelineHandlers = {
   pending: false,
+  draft: null,
   resume: (tokens, usd) => {
     pipeline.pending = true;
     error = null;

@@ -1,15 +1,28 @@
 // A pipeline run in the panel: the system's step graph as a nested outline (parallel, conditional and loop structure
 // kept), each step's type, status, spend and streamed output with its tool calls; spend per agent and for the run,
-// the budget with how much is used, and — for a run paused at its budget — raising it and resuming.
+// the budget with how much is used, and — for a run paused at its budget — raising it and resuming (what the person
+// typed kept across updates and a refused resume; a limit not above the spend refused before it is sent).
 import { money, spendText, tokenCount } from '../src/shared/labels.js';
 import type { PanelPipeline, PanelPipelineNode } from '../src/shared/protocol.js';
 import { h } from './dom.js';
 import { statusLabel } from './graphView.js';
 
+/** What a person typed in the box of a run paused at its budget: kept across re-renders while that pause lasts. */
+export interface BudgetDraft {
+  /** The pause it was typed in (its reason): a later pause starts from its own prefill. */
+  pause: string;
+  tokens: string;
+  usd: string;
+  /** Why the panel did not send it (a limit not above what the run spent), said next to the box. */
+  problem: string | null;
+}
+
 /** What the section needs from the page. */
 export interface PipelineHandlers {
   resume(tokens: number | null, usd: number | null): void;
   pending: boolean;
+  /** The budget box as typed; null: as prefilled. A resume the run refused keeps it, for the person to correct. */
+  draft: BudgetDraft | null;
 }
 
 const TYPE_ICONS: Record<string, string> = {
@@ -37,6 +50,61 @@ function renderNode(n: PanelPipelineNode): HTMLElement {
     n.children.length ? h('ul', { class: 'ptree' }, ...n.children.map(renderNode)) : null);
 }
 
+/**
+ * Why the run would refuse to resume with these limits, said before asking it: a limit (typed, or the one it has when
+ * left empty) not above what the run spent, or tokens not whole. Null when they can be sent.
+ */
+function raiseProblem(p: Pick<PanelPipeline, 'budget' | 'total'>, tokens: number | null, usd: number | null): string | null {
+  if (tokens !== null && !Number.isInteger(tokens)) return 'Type a whole number of tokens.';
+  const spentTokens = tokenCount(p.total.tokens);
+  const tokenLimit = tokens ?? p.budget?.tokens ?? null;
+  if (tokenLimit !== null && tokenLimit <= p.total.tokens) {
+    const given = tokens === null ? `Left empty, the token budget stays ${tokenCount(tokenLimit)} tokens,` : `${tokenCount(tokens)} tokens is`;
+    return `${given} not above the ${spentTokens} the run has spent: type a token budget above ${spentTokens}.`;
+  }
+  const usdLimit = usd ?? p.budget?.usd ?? null;
+  if (usdLimit !== null && usdLimit <= p.total.costUsd) {
+    const given = usd === null ? `Left empty, the budget stays ${money(usdLimit)},` : `${money(usd)} is`;
+    return `${given} not above the ${money(p.total.costUsd)} the run has spent: type a budget above ${money(p.total.costUsd)}.`;
+  }
+  return null;
+}
+
+/** The box of a run paused at its budget: new limits (as typed, else prefilled), checked before they are sent. */
+function renderRaise(p: PanelPipeline, pause: string, handlers: PipelineHandlers): HTMLElement {
+  if (handlers.draft?.pause !== pause) handlers.draft = null;
+  const draft = handlers.draft;
+  const prefill = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
+  const described = 'raise-hint raise-problem';
+  const tokens = h('input', { type: 'number', min: 0, step: 1, 'data-testid': 'budget-tokens', 'aria-label': 'New token budget', 'aria-describedby': described, value: draft ? draft.tokens : prefill(p.raise?.tokens) });
+  const usd = h('input', { type: 'number', min: 0, step: 0.01, 'data-testid': 'budget-usd', 'aria-label': 'New budget in US dollars', 'aria-describedby': described, value: draft ? draft.usd : prefill(p.raise?.usd) });
+  const problem = h('p', { class: 'problem', id: 'raise-problem', 'data-testid': 'raise-problem', role: 'alert', hidden: !draft?.problem }, draft?.problem ?? '');
+  const say = (text: string | null) => {
+    handlers.draft = { pause, tokens: tokens.value, usd: usd.value, problem: text };
+    problem.textContent = text ?? '';
+    problem.hidden = text === null;
+    for (const box of [tokens, usd]) box.setAttribute('aria-invalid', String(text !== null));
+  };
+  if (draft?.problem) for (const box of [tokens, usd]) box.setAttribute('aria-invalid', 'true');
+  for (const box of [tokens, usd]) box.addEventListener('input', () => say(null));
+  const go = h('vscode-button', { 'data-testid': 'raise-budget', icon: 'debug-continue' }, 'Raise budget and resume');
+  if (handlers.pending) go.setAttribute('disabled', '');
+  go.addEventListener('click', () => {
+    if (go.hasAttribute('disabled')) return;
+    const num = (el: HTMLInputElement) => (el.value.trim() === '' ? null : Number(el.value));
+    const refused = raiseProblem(p, num(tokens), num(usd));
+    say(refused);
+    if (refused === null) handlers.resume(num(tokens), num(usd));
+  });
+  return h('div', { class: 'approval', 'data-testid': 'budget-paused', role: 'alert' },
+    h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: budget exceeded'),
+    h('p', {}, pause),
+    h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
+    problem,
+    p.raise ? h('p', { class: 'dim', id: 'raise-hint', 'data-testid': 'raise-hint' }, p.raise.hint) : null,
+    h('div', { class: 'buttons' }, go));
+}
+
 function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement[] {
   const out: HTMLElement[] = [];
   const used = p.budget
@@ -46,24 +114,8 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
     ].filter(Boolean).join(' · ')}`
     : 'No budget set.';
   out.push(h('p', { 'data-testid': 'budget', class: (p.budgetUsedPercent ?? 0) >= 100 ? 'over' : '' }, used));
-  if (p.pausedForBudget !== null) {
-    const prefill = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
-    const tokens = h('input', { type: 'number', min: 0, step: 1, 'data-testid': 'budget-tokens', 'aria-label': 'New token budget', 'aria-describedby': 'raise-hint', value: prefill(p.raise?.tokens) });
-    const usd = h('input', { type: 'number', min: 0, step: 0.01, 'data-testid': 'budget-usd', 'aria-label': 'New budget in US dollars', 'aria-describedby': 'raise-hint', value: prefill(p.raise?.usd) });
-    const go = h('vscode-button', { 'data-testid': 'raise-budget', icon: 'debug-continue' }, 'Raise budget and resume');
-    if (handlers.pending) go.setAttribute('disabled', '');
-    go.addEventListener('click', () => {
-      if (go.hasAttribute('disabled')) return;
-      const num = (el: HTMLInputElement) => (el.value.trim() === '' ? null : Number(el.value));
-      handlers.resume(num(tokens), num(usd));
-    });
-    out.push(h('div', { class: 'approval', 'data-testid': 'budget-paused', role: 'alert' },
-      h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: budget exceeded'),
-      h('p', {}, p.pausedForBudget),
-      h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
-      p.raise ? h('p', { class: 'dim', id: 'raise-hint', 'data-testid': 'raise-hint' }, p.raise.hint) : null,
-      h('div', { class: 'buttons' }, go)));
-  }
+  if (p.pausedForBudget !== null) out.push(renderRaise(p, p.pausedForBudget, handlers));
+  else handlers.draft = null;
   if (p.pausedInterrupted !== null) {
     const go = h('vscode-button', { 'data-testid': 'resume-interrupted', icon: 'debug-continue' }, 'Resume');
     if (handlers.pending) go.setAttribute('disabled', '');

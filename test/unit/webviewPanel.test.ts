@@ -5,9 +5,11 @@
 // submitted (a pipeline review: what the run asks) and says what rejecting does (a workflow step goes back to its
 // agent; a review ends the run or lets it go on, asking a reason); a step a dead owner left shows interrupted, one a
 // pause stopped shows what it wrote marked stopped, and the timeline calls it stopped and a pipeline's end a
-// pipeline's; a follower says another process drives the run only while it moves; the badge reads as words ("awaiting
-// approval", "cancelled"); long unbroken agent text wraps inside its column and bidi controls in it are shown, not
-// obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
+// pipeline's; a follower says another process drives the run only while it moves; a budget box keeps what was typed
+// through updates and a refused resume, and refuses a limit not above the spend before sending it; the badge reads as
+// words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its column and bidi controls in it
+// are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev
+// dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -252,10 +254,26 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.match((await $('budget-paused').textContent()) ?? '', /Paused: budget exceeded.*token budget of 100 reached/);
     assert.deepEqual([await $('budget-tokens').inputValue(), await $('budget-usd').inputValue()], ['220', ''], 'prefilled as the extension says');
     assert.match((await $('raise-hint').textContent()) ?? '', /spent plus its budget again \(120 \+ 100 tokens → 220\)/);
+    // A limit not above what the run spent (120 tokens) is refused next to the box, before anything is sent.
+    assert.equal(await $('raise-problem').getAttribute('hidden'), '');
+    await $('budget-tokens').fill('110');
+    await $('raise-budget').click();
+    assert.equal(await $('raise-problem').textContent(), '110 tokens is not above the 120 the run has spent: type a token budget above 120.');
+    assert.equal(await $('budget-tokens').getAttribute('aria-invalid'), 'true');
+    await $('budget-tokens').fill('');
+    await $('raise-budget').click();
+    assert.match((await $('raise-problem').textContent()) ?? '', /^Left empty, the token budget stays 100 tokens, not above the 120/);
     await $('budget-tokens').fill('500');
+    assert.equal(await $('raise-problem').getAttribute('hidden'), '', 'typing again clears it');
     await $('budget-usd').fill('');
     await $('raise-budget').click();
     assert.equal(await $('raise-budget').getAttribute('disabled'), '', 'one request at a time');
+    // The run refused it after all (its owner saw more spent): the banner says why, the box keeps what was typed.
+    await send({ type: 'panel/error', message: 'Could not resume run r1: Run r1 is still over its budget' });
+    await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: pipelineFixture(), timeline: pipelineTimeline } });
+    await page.locator('[data-testid="raise-budget"]:not([disabled])').waitFor({ timeout: 5_000 });
+    assert.deepEqual([await $('budget-tokens').inputValue(), await $('budget-usd').inputValue()], ['500', ''], 'not reset to the prefill');
+    assert.match((await $('error').textContent()) ?? '', /still over its budget/);
     // Paused because a person stopped the process driving it (Ctrl-C): resumed as it is, no budget asked for.
     await send({ type: 'panel/update', state: { ...fixture('running'), status: 'paused', pipeline: { ...pipelineFixture(), pausedForBudget: null, pausedInterrupted: 'interrupted (Ctrl-C)' } } });
     await $('interrupted-paused').waitFor({ timeout: 5_000 });
