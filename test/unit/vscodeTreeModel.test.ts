@@ -2,7 +2,8 @@
 // ("<workflow> · <status> · <progress>%"), status icons, and context values the menus match on; a workflow that has not
 // run opens onto its steps, which look unlike a run's steps and get no step actions. Two runs of one workflow are told
 // apart by the task typed for them; a cancelled run says "cancelled"; counts take the right plural. In a run whose
-// owner died (orphaned) a step recorded running does not spin: it shows interrupted until the run is resumed.
+// owner died (orphaned) a step recorded running does not spin: it shows interrupted until the run is resumed; a
+// pipeline step its run stopped when it paused shows stopped, with why.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,6 +183,24 @@ describe('tree model', () => {
     const [resumed] = stepNodes(status, [], false);
     assert.equal(resumed!.description, 'running · attempt 2');
     assert.equal(resumed!.icon.id, 'sync~spin');
+  });
+
+  it('a pipeline step its run stopped when it paused shows stopped with why, not as a step never reached', () => {
+    const row = (step_name: string, status: StepStatus) => ({
+      step_name, status, agent_name: 'planner', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: 'aborted',
+      feedback: null, attempt: 1, artifacts: [],
+    });
+    const status: WorkflowStatusResource = {
+      execution_id: 'p1', task_id: null, workflow: 'sys', status: 'paused', current_step: 'plan', progress: 0, started_at: '', completed_at: null,
+      steps: [row('plan', 'pending'), row('later', 'pending')],
+    };
+    const [plan, later] = stepNodes(status, [], false, { plan: { reason: 'budget_exceeded: 2468 tokens used, budget 2000' } });
+    assert.equal(plan!.description, 'stopped (2,468 tokens used, budget 2,000 tokens)');
+    assert.equal(plan!.icon.id, 'debug-pause');
+    assert.match(plan!.tooltip!, /Stopped before it ended: 2,468 tokens used, budget 2,000 tokens$/);
+    assert.equal(plan!.contextValue, 'step:pending', 'its menus are a pending step\'s');
+    assert.equal(later!.description, 'pending', 'a step not reached yet');
+    assert.equal(stepNodes(status)[0]!.description, 'pending', 'no view: as recorded');
   });
 
   it('puts a step\'s findings under it with a severity icon, and makes the step expandable', () => {

@@ -3,7 +3,7 @@
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
 import type { Finding } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
-import { plural, runName, shownProgress, statusText, taskLabel } from '../../shared/labels.js';
+import { budgetReasonText, plural, runName, shownProgress, statusText, taskLabel } from '../../shared/labels.js';
 
 export { statusText };
 
@@ -185,17 +185,24 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
 /**
  * The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. In a
  * run no process drives (`orphaned`: its owner ended) a step recorded running is not: it shows interrupted till Resume.
+ * A pipeline step put back to pending when its run paused or stopped under it (`stopped`, the run view's, by step)
+ * shows stopped with why, as the panel does, not as a step never reached.
  */
-export function stepNodes(status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false): TreeNode[] {
+export function stepNodes(
+  status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false,
+  stopped: Readonly<Record<string, { reason: string }>> = {},
+): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
   return status.steps.map((s) => {
     const interrupted = orphaned && s.status === 'running';
+    const why = s.status === 'pending' && stopped[s.step_name] ? budgetReasonText(stopped[s.step_name]!.reason) : null;
+    const shown = interrupted ? 'interrupted' : why !== null ? `stopped (${why})` : statusText(s.status);
     return {
       id: `step:${status.execution_id}:${s.step_name}`,
       label: s.step_name,
-      description: (interrupted ? 'interrupted' : statusText(s.status)) + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
-      tooltip: stepTooltip(s) + (interrupted ? `\n${STEP_INTERRUPTED}` : ''),
-      icon: statusIcon(interrupted ? 'paused' : s.status),
+      description: shown + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
+      tooltip: stepTooltip(s) + (interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
+      icon: statusIcon(interrupted || why !== null ? 'paused' : s.status),
       contextValue: `step:${s.status}`,
       collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
       ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },

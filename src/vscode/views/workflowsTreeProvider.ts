@@ -104,8 +104,10 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         }
         // A spec workflow shows its phases with their tasks (the same steps, read through the spec's status).
         if (kind === 'spec') return phaseNodes(await this.connection.specStatus(id));
-        const [status, findings] = await Promise.all([this.connection.workflowStatus(id), this.connection.findings(id)]);
-        return stepNodes(status, findings, run?.orphaned === true);
+        const [status, findings, stopped] = await Promise.all([
+          this.connection.workflowStatus(id), this.connection.findings(id), kind === 'pipeline' ? this.stoppedSteps(id) : {},
+        ]);
+        return stepNodes(status, findings, run?.orphaned === true, stopped);
       }
       case 'step': {
         const { execution_id, step_name, phase } = node.ref;
@@ -136,6 +138,12 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
     const teams = executions.some((e) => e.kind === 'worker') ? teamsGroupNode(await this.teamRuns()) : null;
     return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions)];
+  }
+
+  /** A pipeline run's steps stopped under it when it paused or stopped, with why (in this editor's core, or the owner's). */
+  private stoppedSteps(runId: string): Promise<Record<string, { reason: string }>> {
+    // Only why steps stopped is lost if the run's view cannot be read: the steps are still listed, as recorded.
+    return this.connection.pipelines().then((p) => p.view(runId)).then((v) => v.stopped ?? {}, () => ({}));
   }
 
   /** Team runs with their agents (in this editor's core, or the owner's). */
