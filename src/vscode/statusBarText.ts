@@ -79,8 +79,11 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   if (!current) return undefined;
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
+  // A run waiting to be resumed says so: its step alone, beside a pause icon, read as a step still at work.
+  const waits = !waitsForResume(current) ? null : current.orphaned ? 'interrupted' : 'paused';
   return {
-    text: `${waitsForResume(current) ? '$(debug-pause)' : '$(sync~spin)'} Baton: ${step}${percent(current)}`,
+    text: waits === null ? `$(sync~spin) Baton: ${step}${percent(current)}`
+      : `$(debug-pause) Baton: ${waits}${current.current_step ? ` at ${current.current_step}` : ''}${percent(current)}`,
     tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
       `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
     executionId: current.execution_id,

@@ -1,7 +1,7 @@
 // Rule: the status bar names the step a person must act on first (a gate, with its run's progress), else the latest
-// running step with its progress (a paused run after the moving ones, and shown paused), and disappears when no
-// execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only runs
-// whose steps can be claimed.
+// running step with its progress (a paused run after the moving ones, and said paused at its step), and disappears when
+// no execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only
+// runs whose steps can be claimed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
@@ -38,15 +38,19 @@ describe('status bar text', () => {
     const paused = exec('p', { status: 'paused', updated_at: '2026-11-22T09:00:00.000Z', current_step: 'draft', progress: 10, steps: [] });
     assert.equal(statusBarView([paused, exec('r', {})])!.executionId, 'r');
     const alone = statusBarView([paused])!;
-    assert.equal(alone.text, '$(debug-pause) Baton: draft · 10%');
+    assert.equal(alone.text, '$(debug-pause) Baton: paused at draft · 10%', 'paused, at the step it stopped, with its progress');
     assert.match(alone.tooltip, /paused/);
+    // A pipeline paused at its budget in its first step: nothing is done yet, so 0% is its progress.
+    const first = exec('f', { kind: 'pipeline', status: 'paused', current_step: 'plan', progress: 0, steps: [] });
+    assert.equal(statusBarView([first])!.text, '$(debug-pause) Baton: paused at plan · 0%');
+    assert.equal(statusBarView([{ ...paused, current_step: null }])!.text, '$(debug-pause) Baton: paused · 10%');
   });
 
   it('a pipeline run whose driving process ended waits like a paused one: after moving runs, with the pause icon', () => {
     const left = exec('o', { kind: 'pipeline', orphaned: true, updated_at: '2026-11-22T09:00:00.000Z', current_step: 'draft', progress: 0, steps: [] });
     assert.equal(statusBarView([left, exec('r', {})])!.executionId, 'r');
     const alone = statusBarView([left])!;
-    assert.equal(alone.text, '$(debug-pause) Baton: draft · 0%');
+    assert.equal(alone.text, '$(debug-pause) Baton: interrupted at draft · 0%');
     assert.match(alone.tooltip, /interrupted \(the Baton process that drove it ended\)/);
   });
 
