@@ -213,8 +213,17 @@ export async function openOrFindOwner<T>(
 
 /** The message when another process owns the database but cannot be reached. */
 export function unreachableOwner(dbPath: string, ownerPid: unknown, url: string | null): CliError {
-  const where = url ? `its endpoint ${url} does not answer` : `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
-  return new CliError(`database ${dbPath} is owned by Baton process ${String(ownerPid)} but ${where}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
+  const owned = `database ${dbPath} is owned by Baton process ${String(ownerPid)}`;
+  if (url) {
+    // It published an endpoint and lives on without answering (it would have exited, or answered, by now): stopped
+    // (SIGSTOP, a debugger) or hung, which a plain kill does not end.
+    const end = process.platform === 'win32' ? `taskkill /F /PID ${String(ownerPid)}` : `kill -9 ${String(ownerPid)}`;
+    return new CliError(
+      `${owned} but its endpoint ${url} does not answer, and it lives on (stopped or hung): end it (${end}), or restart the editor if it is the editor's, then start again; or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`,
+      1,
+    );
+  }
+  return new CliError(`${owned} but it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database); stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
 }
 
 /** What to do when the pid a lock names is not Baton's at all (it was reused), which Baton cannot always tell. */

@@ -96,7 +96,7 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
       return -1;
     }
     const info = found.owner;
-    log.info(`database ${dbPath} is owned by process ${info.pid}; forwarding stdio to ${info.url}`);
+    log.info(`database ${dbPath} is owned by process ${info.pid} (endpoint ${info.url})`);
     if (attempt === 1) warnIgnored(options, log);
     try {
       await runProxy({ owner: info, log, downstream: StdioFront.ready(log, deserializeLine), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });

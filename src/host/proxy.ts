@@ -134,6 +134,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       ownerPid: owner.pid,
     });
   }
+  // Said once the owner answered: before, "forwarding" read as done when the owner then proved silent.
+  log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
   const down = options.downstream ?? new StdioServerTransport();
   let up = httpUpstream(owner);
   // What a new owner needs to continue this client's session.

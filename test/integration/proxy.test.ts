@@ -97,9 +97,10 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
       const r = await runCli(['mcp', '--db', setup.db, '--workspace', setup.workspace]);
       assert.equal(r.code, 1);
       assert.ok(
-        r.stderr.includes(`database ${setup.db} is owned by Baton process ${info.pid} but its endpoint ${info.url} does not answer; stop that process or use --db elsewhere`),
+        r.stderr.includes(`database ${setup.db} is owned by Baton process ${info.pid} but its endpoint ${info.url} does not answer, and it lives on (stopped or hung): end it (kill -9 ${info.pid}), or restart the editor if it is the editor's, then start again`),
         r.stderr,
       );
+      assert.doesNotMatch(r.stderr, /forwarding stdio/, 'it never forwarded');
     } finally {
       process.kill(info.pid, 'SIGCONT');
     }
