@@ -109,7 +109,7 @@ describe('two databases in one folder', () => {
     sessions.push(forwarding);
     const started = (await forwarding.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'for a' } })).structuredContent as Structured;
     assert.equal(started.status, 'ok');
-    assert.match(forwarding.stderr(), new RegExp(`owned by process ${ownerA.pid}; forwarding`));
+    assert.match(forwarding.stderr(), new RegExp(`owned by process ${ownerA.pid} \\(endpoint (http://127\\.0\\.0\\.1:\\d+/mcp)\\)\\n(.*\\n)*.*forwarding stdio to \\1\\n`));
     const listed = async (db: string) => (JSON.parse((await runCli(['status', '--db', db, '--json'])).stdout) as { executions: Array<{ execution_id: string }> }).executions.map((e) => e.execution_id);
     assert.deepEqual(await listed(a), [started.execution_id]);
     assert.deepEqual(await listed(b), []);
