@@ -136,6 +136,12 @@ test('usage in the timeline reads as spend does in the panel ("1,234 tokens · $
   assert.ok(!s.timeline[0]?.detail.includes('{'));
 });
 
+test('a failed try of a step with retries reads with its error, its own spend and when it was tried again', () => {
+  const usage = { input: 10, output: 5, cached: 0, reasoning: 0 };
+  assert.equal(eventDetail({ step_name: 's', agent: 'scout', attempt: 1, usage, cost_usd: 0.001, error: 'flaky 1', wait_ms: 30 }, 'step_retry'),
+    'agent: scout, attempt: 1, usage: 15 tokens · $0.0010, error: flaky 1, tried again in: 30 ms');
+});
+
 test('a stopped step\'s timeline entry gives why it was stopped as the panel says it, not the stored reason as an error', () => {
   const usage = { input: 1500, output: 968, cached: 0, reasoning: 0 };
   const data = { step_name: 'plan', agent: 'planner', attempt: 1, usage, cost_usd: null, error: 'budget_exceeded: 2468 tokens used, budget 2000' };

@@ -147,6 +147,9 @@ workflow:
   assert.equal(out.status, 'completed');
   assert.equal(runner.calls.length, 3);
   assert.deepEqual(progress.filter((p) => p.type === 'step_retry').map((p) => p.type === 'step_retry' && p.waitMs), [30, 60]);
+  // Each failed try is on the timeline, with why and when the next one came: the run's record has them all.
+  const retries = baton.events(id).filter((e) => e.event_type === 'step_retry').map((e) => e.event_data as { attempt: number; error: string; wait_ms: number });
+  assert.deepEqual(retries.map((r) => [r.attempt, r.error, r.wait_ms]), [[1, 'flaky 1', 30], [2, 'flaky 2', 60]]);
   assert.ok(times[1]! - times[0]! >= 28 && times[2]! - times[1]! >= 58, `backoff waits: ${times[1]! - times[0]!}, ${times[2]! - times[1]!}`);
   assert.equal(baton.workflowStatus(id).steps[0]!.attempt, 3);
 

@@ -741,6 +741,15 @@ class Journal implements RunJournal {
     await this.end(step, 'failed', spend, { error });
   }
 
+  async retrying(step: StepInstance, error: string, spend: StepSpend, waitMs: number): Promise<void> {
+    const own = spend.attempt ?? spend;
+    await this.deps.ports.store.transaction(() => {
+      this.deps.event(this.runId, 'step_retry', {
+        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: own.usage, cost_usd: own.costUsd, error, wait_ms: waitMs,
+      });
+    });
+  }
+
   async interrupt(step: StepInstance, reason: string, spend: StepSpend, produced = { text: '', toolCalls: [] as string[] }): Promise<void> {
     await this.end(step, 'pending', spend, { error: reason, stopped: { text: produced.text, toolCalls: produced.toolCalls, reason } });
   }

@@ -178,7 +178,8 @@ function spendOf(v: unknown, costUsd: unknown = null): string | null {
 /**
  * A one-line rendering of an event's data: its scalar fields as `key: value`, step name left out (shown apart), usage
  * and budgets as spend (a step's cost said with its usage; no usage at all left out). A stopped step's (`type`
- * step_interrupted) `error` is why it was stopped: said as the `reason`, as a budget pause's is.
+ * step_interrupted) `error` is why it was stopped: said as the `reason`, as a budget pause's is. A retry's `wait_ms`
+ * reads "tried again in: 30 ms".
  */
 export function eventDetail(data: unknown, type = ''): string {
   if (data === null || data === undefined) return '';
@@ -190,9 +191,10 @@ export function eventDetail(data: unknown, type = ''): string {
     if (k === 'step_name' || v === null || v === undefined || (k === 'cost_usd' && usage !== null)) continue;
     const spend = k === 'usage' ? usage : k === 'budget' ? spendOf(v) : null;
     if (spend === '') continue;
-    const key = k === 'error' && type === 'step_interrupted' ? 'reason' : k;
-    // A budget pause's stored reason reads as the panel's pause box says it.
-    const text = key === 'reason' && typeof v === 'string' ? budgetReasonText(v) : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const key = k === 'error' && type === 'step_interrupted' ? 'reason' : k === 'wait_ms' ? 'tried again in' : k;
+    // A budget pause's stored reason reads as the panel's pause box says it; a retry's wait in ms.
+    const text = key === 'reason' && typeof v === 'string' ? budgetReasonText(v) : k === 'wait_ms' ? `${String(v)} ms`
+      : typeof v === 'object' ? JSON.stringify(v) : String(v);
     parts.push(`${key}: ${spend ?? text}`);
   }
   return clip(parts.join(', '), DETAIL_CHARS);

@@ -235,6 +235,7 @@ export class PipelineEngine {
         this.deps.progress({ type: 'step_failed', runId: this.runId, step: name, error });
         throw new StepFailure(name, tries > 1 ? `${error} (after ${tries} attempts)` : error);
       }
+      await this.deps.journal.retrying(inst, error, spend, wait);
       this.deps.progress({ type: 'step_retry', runId: this.runId, step: name, attempt, error, waitMs: wait });
       await this.deps.sleep(wait, scope.signal);
       wait = Math.round(wait * (s.retry?.multiplier ?? 2));

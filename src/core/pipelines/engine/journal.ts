@@ -45,6 +45,11 @@ export interface RunJournal {
   /** Durably records a step's failure. */
   fail(step: StepInstance, error: string, spend: StepSpend): Promise<void>;
   /**
+   * Durably records, on the run's timeline, an attempt that failed with the step to be tried again after `waitMs` (its
+   * retry policy): why, and what that attempt spent. The step stays running; its spend is billed when it ends.
+   */
+  retrying(step: StepInstance, error: string, spend: StepSpend, waitMs: number): Promise<void>;
+  /**
    * Durably puts a step back to pending (the run paused or stopped under it); what it spent stays billed, and what the
    * stopped attempt streamed (`produced`: its text's tail, its tool calls) is kept for the run's view until the step
    * starts again.
