@@ -742,12 +742,16 @@ class Journal implements RunJournal {
   }
 
   async retrying(step: StepInstance, error: string, spend: StepSpend, waitMs: number): Promise<void> {
+    await this.deps.ports.store.transaction(() => this.attemptEvent('step_retry', step, spend, { error, wait_ms: waitMs }));
+  }
+
+  /**
+   * Records how an attempt of `step` ended (its end, or a failed try before a retry) with what that attempt spent: the
+   * step's total (earlier attempts too) would read as if this attempt had spent it.
+   */
+  private attemptEvent(type: string, step: StepInstance, spend: StepSpend, rest: Record<string, unknown>): void {
     const own = spend.attempt ?? spend;
-    await this.deps.ports.store.transaction(() => {
-      this.deps.event(this.runId, 'step_retry', {
-        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: own.usage, cost_usd: own.costUsd, error, wait_ms: waitMs,
-      });
-    });
+    this.deps.event(this.runId, type, { step_name: step.name, agent: step.agent, attempt: step.attempt, usage: own.usage, cost_usd: own.costUsd, ...rest });
   }
 
   async interrupt(step: StepInstance, reason: string, spend: StepSpend, produced = { text: '', toolCalls: [] as string[] }): Promise<void> {
@@ -781,11 +785,7 @@ class Journal implements RunJournal {
       );
       if (status === 'completed' && step.type === 'agent') this.storeOutput(step, r.output ?? '', iso, events);
       this.deps.repo.updateExecution(this.runId, { progress: runningProgress(this.deps.repo.statusCounts(this.runId), this.planned) }, iso);
-      // The attempt's own spend: the step's total (earlier attempts too) read as if this attempt had spent it.
-      const own = spend.attempt ?? spend;
-      this.deps.event(this.runId, status === 'completed' ? 'step_completed' : status === 'failed' ? 'step_failed' : 'step_interrupted', {
-        step_name: step.name, agent: step.agent, attempt: step.attempt, usage: own.usage, cost_usd: own.costUsd, error: r.error ?? null,
-      });
+      this.attemptEvent(status === 'completed' ? 'step_completed' : status === 'failed' ? 'step_failed' : 'step_interrupted', step, spend, { error: r.error ?? null });
       events.push({ type: 'step', execution_id: this.runId, step_name: step.name, status });
       return true;
     });
