@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   isJSONRPCErrorResponse,
-  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   LATEST_PROTOCOL_VERSION,
@@ -15,6 +14,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
+import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import type { Upstream } from './proxy.js';
 
 /** Options of an EarlySession. */
@@ -108,11 +108,8 @@ export class EarlySession {
     }
     // The progress of a request waiting here goes on; the rest (list changes, log lines) is the client's own
     // session's to send.
-    if (isJSONRPCNotification(message) && message.method === 'notifications/progress') {
-      const token = (message.params as { progressToken?: unknown } | undefined)?.progressToken;
-      const mine = [...this.pending.values()].some((r) => (r.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta?.progressToken === token);
-      if (mine) this.options.toClient(message);
-    }
+    const token = progressReportedFor(message);
+    if (token !== undefined && [...this.pending.values()].some((r) => progressTokenOf(r) === token)) this.options.toClient(message);
   }
 
   private closeIfDone(): void {

@@ -20,6 +20,7 @@ import {
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { batonMethods } from '../mcp/catalogBuilder.js';
+import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
@@ -311,10 +312,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       log.info(`dropped the answer ${up.name} sent late to a call (id ${String(message.id)}) answered when it had stopped answering`);
       return;
     }
-    if (isJSONRPCNotification(message) && message.method === 'notifications/progress' && givenUp.size > 0) {
-      const token = (message.params as { progressToken?: ProgressToken } | undefined)?.progressToken;
-      if ([...givenUp.values()].includes(token)) return;
-    }
+    const progressOf = givenUp.size > 0 ? progressReportedFor(message) : undefined;
+    if (progressOf !== undefined && [...givenUp.values()].includes(progressOf)) return;
     if (reply) {
       // An answer to one of the proxy's own replayed requests (a client's request with such an id is passed on).
       replies.delete(own!);
@@ -491,7 +490,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const waiting = [...pending.values()];
     log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (stopped or hung, its pid alive): answering the ${waiting.length + (early?.waiting ?? 0)} call(s) waiting on it with an error; ending it lets this process take over`);
     for (const request of waiting) {
-      givenUp.set(request.id, (request.params as { _meta?: { progressToken?: ProgressToken } } | undefined)?._meta?.progressToken);
+      givenUp.set(request.id, progressTokenOf(request));
       failRequest(request.id, ownerSilent(via, silentMs, request));
     }
     early?.fail((request) => ownerSilent(via, silentMs, request));

@@ -3,7 +3,9 @@
 // anything else (responses, tasks, odd ids, unknown keys) goes to the SDK's schemas, so what is accepted is exactly
 // what they accept.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCNotification, JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest, type ProgressToken,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../core/pipelines/streams/streamParser.js';
 import { isRequestId } from './invalidMessage.js';
 
@@ -35,6 +37,17 @@ export function plainToolCall(request: unknown): { name: string; arguments?: Rec
   if ('arguments' in params && !isRecord(params.arguments)) return undefined;
   if ('_meta' in params && !plainMeta(params._meta)) return undefined;
   return params as { name: string; arguments?: Record<string, unknown> };
+}
+
+/** The progressToken a request asks its progress under (`params._meta.progressToken`), if any. */
+export function progressTokenOf(request: JSONRPCRequest): ProgressToken | undefined {
+  return (request.params as { _meta?: { progressToken?: ProgressToken } } | undefined)?._meta?.progressToken;
+}
+
+/** The progressToken a `notifications/progress` reports on; undefined for any other message. */
+export function progressReportedFor(message: JSONRPCMessage): ProgressToken | undefined {
+  if (!isJSONRPCNotification(message) || message.method !== 'notifications/progress') return undefined;
+  return (message.params as { progressToken?: ProgressToken } | undefined)?.progressToken;
 }
 
 /** `value` as a JSON-RPC message, or undefined if the SDK's schema refuses it. */
