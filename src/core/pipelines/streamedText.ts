@@ -16,7 +16,8 @@ export function appendStreamed(text: string, piece: string, delta: boolean, max:
 /** Tool calls of a stopped attempt the run keeps (the last ones). */
 export const STOPPED_TOOL_CALLS = 100;
 
-/** A tool call as it is listed: "server/tool", or the tool alone for the CLI's own. */
-export function toolCallName(name: string, server: string | null): string {
-  return server ? `${server}/${name}` : name;
+/** Adds a tool call to `calls` as listed ("server/tool", or the CLI's own tool alone), keeping the last `max`. */
+export function pushToolCall(calls: string[], name: string, server: string | null, max: number): void {
+  calls.push(server ? `${server}/${name}` : name);
+  if (calls.length > max) calls.shift();
 }

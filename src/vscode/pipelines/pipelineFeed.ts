@@ -1,6 +1,6 @@
 // What streams from the runs this editor drives, kept per run and step so that a panel opened mid-run (or after a
 // reload of the webview) shows the output so far: the text's tail, the tool calls, the live tokens. Bounded; pure.
-import { appendStreamed, toolCallName } from '../../core/pipelines/streamedText.js';
+import { appendStreamed, pushToolCall } from '../../core/pipelines/streamedText.js';
 import type { PipelineProgress } from '../../core/pipelines/types.js';
 
 /** The streamed state of one step instance. */
@@ -31,10 +31,8 @@ export class PipelineFeed {
       const s = steps.get(p.step) ?? { text: '', toolCalls: [], tokens: 0 };
       steps.set(p.step, s);
       if (p.type === 'step_output') s.text = appendStreamed(s.text, p.text, p.delta === true, FEED_TEXT_CHARS);
-      else if (p.type === 'step_tool_call') {
-        s.toolCalls.push(toolCallName(p.name, p.server));
-        if (s.toolCalls.length > FEED_TOOL_CALLS) s.toolCalls.shift();
-      } else s.tokens = p.usage.input + p.usage.output;
+      else if (p.type === 'step_tool_call') pushToolCall(s.toolCalls, p.name, p.server, FEED_TOOL_CALLS);
+      else s.tokens = p.usage.input + p.usage.output;
     }
     for (const l of [...this.listeners]) l(p.runId);
   }

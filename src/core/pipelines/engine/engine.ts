@@ -4,7 +4,7 @@
 // at the step that was running and no completed step runs twice.
 import { BatonError } from '../../errors.js';
 import { addUsage, ZERO_USAGE, type AgentRunResult, type McpGrant, type TokenUsage } from '../runner.js';
-import { appendStreamed, STOPPED_TEXT_CHARS, STOPPED_TOOL_CALLS, toolCallName } from '../streamedText.js';
+import { appendStreamed, pushToolCall, STOPPED_TEXT_CHARS, STOPPED_TOOL_CALLS } from '../streamedText.js';
 import type { System, SystemAgent, SystemWorkflowStep } from '../types.js';
 import { describeCondition, evaluate } from './conditions.js';
 import { interpolate, type Variables } from './interpolate.js';
@@ -271,7 +271,7 @@ export class PipelineEngine {
           this.deps.progress({ type: 'step_output', runId: this.runId, step: name, text: ev.text, ...(ev.delta ? { delta: true as const } : {}) });
         }
         if (ev.type === 'tool_call') {
-          streamed.toolCalls = [...streamed.toolCalls, toolCallName(ev.name, ev.server)].slice(-STOPPED_TOOL_CALLS);
+          pushToolCall(streamed.toolCalls, ev.name, ev.server, STOPPED_TOOL_CALLS);
           this.deps.progress({ type: 'step_tool_call', runId: this.runId, step: name, name: ev.name, server: ev.server });
         }
         if (ev.type === 'usage' || ev.type === 'cost') {
