@@ -328,7 +328,8 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     }
     const cur = this.current(exec);
     if (input.claim && cur?.status === 'ready' && (phaseOfStep(cur.step_name) ?? 0) === 0 && isMoving(exec.status)) await this.claim(executionId, ctx);
-    if (hasMetadata(input) && this.deps.repo.execution(executionId)!.metadata.start_metadata === undefined) await this.keepMetadata(executionId, input.metadata!);
+    // Read before the claim, which keeps no start metadata.
+    if (hasMetadata(input) && exec.metadata.start_metadata === undefined) await this.keepMetadata(executionId, input.metadata!);
     const r = await this.result(executionId);
     const note = `${keyStartedText(key)}, so no second one was started; here it is as it stands.`;
     return { ...r, already_started: true, human_message: `${note} ${r.human_message}` };

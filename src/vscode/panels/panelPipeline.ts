@@ -208,11 +208,11 @@ export function buildPanelPipeline(view: PipelineRunView, steps: PipelineStepRow
   const total = { tokens: view.usage.total.tokens, costUsd: view.usage.total.costUsd };
   const budget = view.budget ? { tokens: view.budget.tokens ?? null, usd: view.budget.usd ?? null } : null;
   const shares = budget ? [budget.tokens ? total.tokens / budget.tokens : null, budget.usd ? total.costUsd / budget.usd : null].filter((x): x is number => x !== null) : [];
+  const nodes = walk(view.system.workflow, '', ctx);
   return {
     system: view.system.name,
     input: view.input,
-    nodes: view.orphaned ? interrupt(walk(view.system.workflow, '', ctx))
-      : isMoving(view.status) ? walk(view.system.workflow, '', ctx) : still(walk(view.system.workflow, '', ctx)),
+    nodes: view.orphaned ? interrupt(nodes) : isMoving(view.status) ? nodes : still(nodes),
     total,
     byAgent: Object.entries(view.usage.byAgent).map(([agent, u]) => ({ agent, tokens: u.tokens, costUsd: u.costUsd, steps: u.steps })),
     budget,
