@@ -13,6 +13,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { ExecutionSummary, TimelineEvent, WorkflowStatusResource } from '../core/api.js';
+import { budgetOverrun } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
@@ -177,7 +178,8 @@ async function resume(runId: string, values: Values): Promise<number> {
   // A run still over its budget: the refusal says what the limit must pass, and here, with which flag.
   const stillOver = (ex: unknown): never => {
     if (!BatonError.is(ex, 'budget_exceeded' as never)) throw ex;
-    throw new CliError(`${ex.message} For example: baton pipeline resume ${runId}${dbFlagFor(dbPathOf(values))} ${budgetFlag(ex.message)}`, 1);
+    const limit = ex.details.limit === 'tokens' || ex.details.limit === 'usd' ? ex.details.limit : null;
+    throw new CliError(`${ex.message} For example: baton pipeline resume ${runId}${dbFlagFor(dbPathOf(values))} ${budgetFlag(limit)}`, 1);
   };
   const where = await ownerTaking(values, async (remote) => {
     // The run's timeline so far is its earlier passes': only what this pass adds is shown.
@@ -211,13 +213,13 @@ function interruptedBy(signal: NodeJS.Signals): string {
 function howToGoOn(runId: string, why: string | null, values: Values): string {
   const db = dbFlagFor(dbPathOf(values));
   if (isInterruption(why)) return `Go on from the step it stopped: baton pipeline resume ${runId}${db} (or end it: baton pipeline cancel ${runId}${db})`;
-  return `Raise the budget and go on: baton pipeline resume ${runId}${db} ${budgetFlag(why ?? '')}`;
+  return `Raise the budget and go on: baton pipeline resume ${runId}${db} ${budgetFlag(budgetOverrun(why ?? '')?.limit ?? null)}`;
 }
 
-/** The flag that raises the limit a run passed, as its pause reason or resume refusal says (both, if neither says). */
-function budgetFlag(reason: string): string {
-  if (/\btokens? used\b|\btoken budget\b/.test(reason)) return '--budget-tokens N';
-  if (/\bspent\b|\bbudget above \$/.test(reason)) return '--budget-usd X';
+/** The flag that raises the limit a run passed (its pause reason's, or its resume refusal's); both when neither says. */
+function budgetFlag(limit: 'tokens' | 'usd' | null): string {
+  if (limit === 'tokens') return '--budget-tokens N';
+  if (limit === 'usd') return '--budget-usd X';
   return '--budget-tokens N --budget-usd X';
 }
 

@@ -29,7 +29,7 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
       { ownerPid: owner.pid, notTaken: connectionRefused(ex) },
     );
   }
-  const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string } };
+  const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };
   if (!res.ok) {
     const reason = (body.error?.reason ?? 'store_failed') as ErrorReason;
     const message = body.error?.message ?? `owner answered HTTP ${res.status}`;
@@ -38,7 +38,8 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
       throw new BatonError('invalid_state', `Baton process ${owner.pid} owns the database but is an older version that cannot "${request.op}"; restart it with this version of Baton (or stop it, and this command works on the file)`);
     }
     // 503: the owner is stopping and took nothing new.
-    throw new BatonError(reason, message, res.status === 503 ? { notTaken: true } : {});
+    const details = typeof body.error?.details === 'object' && body.error.details !== null ? body.error.details : {};
+    throw new BatonError(reason, message, res.status === 503 ? { ...details, notTaken: true } : details);
   }
   return body;
 }

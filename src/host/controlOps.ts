@@ -53,7 +53,7 @@ export async function handleControl(baton: BatonApi, raw: string, log: Log): Pro
   try {
     return { status: 200, body: await runControl(baton, parseControl(raw), log) };
   } catch (ex) {
-    if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message } } };
+    if (BatonError.is(ex)) return { status: statusOf(ex.reason), body: { error: { reason: ex.reason, message: ex.message, ...detailsOf(ex) } } };
     log.error('control request failed', ex);
     return { status: 500, body: { error: { reason: 'internal', message: "internal error; see Baton's log" } } };
   }
@@ -309,4 +309,14 @@ function parseControl(raw: string): ControlRequest {
     feedback: body.feedback as string | undefined,
     by: body.by as string | undefined,
   };
+}
+
+/** A refusal's details for the answer, as JSON carries them (none: no field); they come back on the caller's BatonError. */
+function detailsOf(ex: BatonError): { details?: Record<string, unknown> } {
+  if (Object.keys(ex.details).length === 0) return {};
+  try {
+    return { details: JSON.parse(JSON.stringify(ex.details)) as Record<string, unknown> };
+  } catch {
+    return {};
+  }
 }

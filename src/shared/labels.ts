@@ -41,11 +41,19 @@ export function spendText(tokens: number, usd: number | null): string {
  * another form as it is. The run keeps the stored reason ("budget_exceeded: 2468 tokens used, budget 2000").
  */
 export function budgetReasonText(reason: string): string {
-  const tokens = /^budget_exceeded: (\d+) tokens used, budget (\d+)$/.exec(reason);
-  if (tokens) return `${tokenCount(Number(tokens[1]))} tokens used, budget ${tokenCount(Number(tokens[2]))} tokens`;
-  const usd = /^budget_exceeded: \$(\d+(?:\.\d+)?) spent, budget \$(\d+(?:\.\d+)?)$/.exec(reason);
-  if (usd) return `${money(Number(usd[1]))} spent, budget ${money(Number(usd[2]))}`;
+  const over = budgetOverrun(reason);
+  if (over?.limit === 'tokens') return `${tokenCount(over.used)} tokens used, budget ${tokenCount(over.budget)} tokens`;
+  if (over) return `${money(over.used)} spent, budget ${money(over.budget)}`;
   return reason;
+}
+
+/** The limit a stored pause reason says a run passed, with the figures; null for a reason in another form. */
+export function budgetOverrun(reason: string): { limit: 'tokens' | 'usd'; used: number; budget: number } | null {
+  const tokens = /^budget_exceeded: (\d+) tokens used, budget (\d+)$/.exec(reason);
+  if (tokens) return { limit: 'tokens', used: Number(tokens[1]), budget: Number(tokens[2]) };
+  const usd = /^budget_exceeded: \$(\d+(?:\.\d+)?) spent, budget \$(\d+(?:\.\d+)?)$/.exec(reason);
+  if (usd) return { limit: 'usd', used: Number(usd[1]), budget: Number(usd[2]) };
+  return null;
 }
 
 /**

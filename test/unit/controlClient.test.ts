@@ -37,4 +37,13 @@ describe('callControl against an owner that refuses', () => {
     answer = { status: 400, body: { error: { reason: 'invalid_input', message: 'op must be one of decide, prune, status' } } };
     await assert.rejects(callControl(owner, { op: 'prune' }), { reason: 'invalid_input', message: 'op must be one of decide, prune, status' });
   });
+
+  it("a refusal's details come back on the error (a stopping owner's 503 adds notTaken)", async () => {
+    answer = { status: 409, body: { error: { reason: 'budget_exceeded', message: 'still over its budget', details: { limit: 'usd' } } } };
+    await assert.rejects(callControl(owner, { op: 'pipeline_resume', run_id: 'r' }), { reason: 'budget_exceeded', details: { limit: 'usd' } });
+    answer = { status: 503, body: { error: { reason: 'invalid_state', message: 'stopping', details: { ownerPid: 7 } } } };
+    await assert.rejects(callControl(owner, { op: 'prune' }), { details: { ownerPid: 7, notTaken: true } });
+    answer = { status: 409, body: { error: { reason: 'invalid_state', message: 'no', details: 'junk' } } };
+    await assert.rejects(callControl(owner, { op: 'prune' }), { details: {} });
+  });
 });

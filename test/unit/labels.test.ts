@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  bidiSafe, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel, timelineEventName,
+  bidiSafe, budgetOverrun, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel, timelineEventName,
 } from '../../src/shared/labels.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
@@ -65,6 +65,13 @@ describe('labels', () => {
     assert.equal(budgetReasonText('budget_exceeded: 2468 tokens used, budget 2000'), '2,468 tokens used, budget 2,000 tokens');
     assert.equal(budgetReasonText('budget_exceeded: $0.5 spent, budget $0.25'), '$0.5000 spent, budget $0.2500');
     assert.equal(budgetReasonText('still over its budget'), 'still over its budget');
+  });
+
+  it('reads which limit a budget pause passed from its stored reason, not from words around it', () => {
+    assert.deepEqual(budgetOverrun('budget_exceeded: 2468 tokens used, budget 2000'), { limit: 'tokens', used: 2468, budget: 2000 });
+    assert.deepEqual(budgetOverrun('budget_exceeded: $0.0123 spent, budget $0.01'), { limit: 'usd', used: 0.0123, budget: 0.01 });
+    assert.equal(budgetOverrun('interrupted (Ctrl-C): 12 tokens used so far'), null);
+    assert.equal(budgetOverrun('budget_exceeded: 12 tokens used, budget 10 (and more)'), null);
   });
 
   it('names timeline events as the panel says things: a stopped step "stopped", a pipeline run\'s end a pipeline\'s', () => {

@@ -68,3 +68,22 @@ test('a run no process drives (the one that did ended) is listed as orphaned, wi
   assert.equal((await driving).status, 'completed');
   assert.equal(listed().orphaned, undefined, 'finished');
 });
+
+test('a resume still over budget is refused through the owner with the limit it passed, for the terminal to name its flag', async () => {
+  const { baton } = await makeBaton();
+  baton.pipelines.setRunners(() => new FakeRunner(() => ({ text: 'ok', usage: { input: 60, output: 60 }, costUsd: 0.02 })));
+  const twoSteps = { ...SYSTEM, workflow: [...SYSTEM.workflow, { ...SYSTEM.workflow[0], id: 't', outputVariable: 'again' }] };
+  const id = await baton.pipelines.start(twoSteps as never, { input: 'x', cwd: '/tmp', budget: { tokens: 100 } });
+  assert.equal((await baton.pipelines.drive(id)).status, 'paused');
+  const tokens = await handleControl(baton, JSON.stringify({ op: 'pipeline_resume', run_id: id }), silentLog);
+  assert.deepEqual(tokens.body, { error: {
+    reason: 'budget_exceeded',
+    message: `Run ${id} is still over its budget: 120 tokens used, budget 100 tokens. Resume it with a token budget above 120.`,
+    details: { limit: 'tokens' },
+  } });
+  const usd = await handleControl(baton, JSON.stringify({ op: 'pipeline_resume', run_id: id, budget: { tokens: 1000, usd: 0.01 } }), silentLog);
+  assert.equal((usd.body as { error: { details: unknown } }).error.details && JSON.stringify((usd.body as { error: { details: unknown } }).error.details), '{"limit":"usd"}');
+  // A refusal without details has no field for them.
+  const missing = await handleControl(baton, JSON.stringify({ op: 'pipeline_resume', run_id: 'nope' }), silentLog);
+  assert.equal('details' in (missing.body as { error: object }).error, false);
+});

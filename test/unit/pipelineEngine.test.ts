@@ -392,6 +392,7 @@ workflow:
 
   await assert.rejects(baton.pipelines.prepareResume(id), /still over its budget: 120 tokens used, budget 100 tokens\. Resume it with a token budget above 120\.$/);
   await assert.rejects(baton.pipelines.prepareResume(id, { tokens: 110 }), /budget 110 tokens\. Resume it with a token budget above 120\.$/);
+  await assert.rejects(baton.pipelines.prepareResume(id), { details: { limit: 'tokens' } });
   await baton.pipelines.prepareResume(id, { tokens: 1000 });
   const again = await baton.pipelines.drive(id);
   assert.equal(again.status, 'completed');
@@ -411,6 +412,7 @@ workflow:
   const id = await baton.pipelines.start(sys, { input: 'x', cwd: '/tmp' });
   assert.equal((await baton.pipelines.drive(id)).status, 'paused');
   await assert.rejects(baton.pipelines.prepareResume(id, { usd: 0.012 }), /still over its budget: \$0\.0123 spent, budget \$0\.0120\. Resume it with a budget above \$0\.0123\.$/);
+  await assert.rejects(baton.pipelines.prepareResume(id, { usd: 0.012 }), { details: { limit: 'usd' } });
   await baton.pipelines.prepareResume(id, { usd: 1 });
   assert.equal((await baton.pipelines.drive(id)).status, 'completed');
 });

@@ -286,7 +286,9 @@ export class PipelineRuns {
       // In words for whoever asked (a person in the panel, a terminal): what the new limit must pass.
       const tokensOver = meta.budget?.tokens !== undefined && spent.tokens > meta.budget.tokens;
       const above = tokensOver ? `a token budget above ${tokenCount(spent.tokens)}` : `a budget above ${money(spent.costUsd)}`;
-      throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${budgetReasonText(over)}. Resume it with ${above}.`);
+      throw new BatonError('budget_exceeded' as never, `Run ${runId} is still over its budget: ${budgetReasonText(over)}. Resume it with ${above}.`, {
+        limit: tokensOver ? 'tokens' : 'usd',
+      });
     }
     this.resuming.add(runId);
     try {
