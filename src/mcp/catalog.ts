@@ -14,6 +14,8 @@ export interface McpCatalog {
   protocolVersions: string[];
   /** The tools of each group that has tools, in the order `tools/list` lists the groups. */
   groups: Array<{ group: string; tools: unknown[] }>;
+  /** The methods the server answers, whatever its groups (a catalog from before they were kept has none). */
+  methods?: string[];
 }
 
 /** The catalog file at `path`, or null when it is missing or not a catalog (run from source: no build). */
@@ -25,7 +27,9 @@ export function readCatalog(path: string): McpCatalog | null {
     return null;
   }
   const ok = typeof parsed.initialize?.protocolVersion === 'string' && Array.isArray(parsed.protocolVersions) && Array.isArray(parsed.groups);
-  return ok ? (parsed as McpCatalog) : null;
+  if (!ok) return null;
+  if (parsed.methods !== undefined && !(Array.isArray(parsed.methods) && parsed.methods.every((m) => typeof m === 'string'))) delete parsed.methods;
+  return parsed as McpCatalog;
 }
 
 /** The `initialize` result for a client asking for `requested`, as the SDK's server negotiates it. */

@@ -1,12 +1,13 @@
 // Builds the catalog (catalog.ts) from the real server: `initialize` and `tools/list` asked over an in-memory
 // connection, exactly as a client receives them. The build runs it; `baton mcp` run from source runs it at start.
-// It also names the methods the server answers, for a forwarding `baton mcp` (batonMethods).
+// It also names the methods the server answers (kept in the catalog), for a forwarding `baton mcp` (batonMethods).
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { BatonApi } from '../core/api.js';
 import { silentLog } from '../core/ports.js';
-import type { McpCatalog } from './catalog.js';
+import { join } from 'node:path';
+import { CATALOG_FILE, readCatalog, type McpCatalog } from './catalog.js';
 import { createMcpServer, serverMethods } from './createMcpServer.js';
 import { TOOL_GROUPS, type ToolGroup } from './toolGroups.js';
 
@@ -57,7 +58,7 @@ export async function buildCatalog(version: string): Promise<McpCatalog> {
   if (!isDeepStrictEqual(groups.flatMap((g) => g.tools), all.tools)) {
     throw new Error('tools/list of all groups is not the tools of each group in order; the catalog cannot hold it');
   }
-  return { initialize, protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS], groups };
+  return { initialize, protocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS], groups, methods: [...serverMethodsOf()] };
 }
 
 let methods: ReadonlySet<string> | undefined;
@@ -67,10 +68,15 @@ let methods: ReadonlySet<string> | undefined;
  * (built once): over stdio it answers any other request, even before `initialize`, with Method not found.
  */
 export function batonMethods(): ReadonlySet<string> {
-  if (!methods) {
-    const server = createMcpServer(NO_ENGINE, { toolGroups: TOOL_GROUPS, version: '0.0.0', log: silentLog });
-    methods = new Set(serverMethods(server));
-    void server.close();
-  }
+  // The build's catalog beside the bundle has them; run from source, a server is built (about 7 ms).
+  methods ??= new Set(readCatalog(join(__dirname, CATALOG_FILE))?.methods ?? serverMethodsOf());
   return methods;
+}
+
+/** The methods a server built without the engine answers. */
+function serverMethodsOf(): string[] {
+  const server = createMcpServer(NO_ENGINE, { toolGroups: TOOL_GROUPS, version: '0.0.0', log: silentLog });
+  const names = serverMethods(server);
+  void server.close();
+  return names;
 }

@@ -14,6 +14,7 @@ import { silentLog } from '../../src/core/ports.js';
 import { discoveryPath } from '../../src/host/discovery.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { initializeResult, readCatalog, toolsListResult, type McpCatalog } from '../../src/mcp/catalog.js';
+import { batonMethods } from '../../src/mcp/catalogBuilder.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { TOOL_GROUPS, type ToolGroup } from '../../src/mcp/toolGroups.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
@@ -62,6 +63,11 @@ describe('the build-time catalog is what the server answers', () => {
     for (const version of [...catalog.protocolVersions, '2023-01-01', 'not-a-version']) {
       assert.deepEqual(initializeResult(catalog, version), await live(opened, ['broker'], 'initialize', init(version)), version);
     }
+  });
+
+  it('the methods the server answers, which a forwarding baton mcp reads instead of building a server', () => {
+    assert.deepEqual(new Set(catalog.methods), batonMethods());
+    assert.ok(catalog.methods!.includes('tools/call') && !catalog.methods!.includes('server/discover'));
   });
 
   it('tools/list, for every combination of tool groups', async () => {
