@@ -20,8 +20,7 @@ function askFeedback(stepName: string, outcome: RejectOutcome): Thenable<string 
 
 /** What rejecting the step does (a pipeline review ends or goes on with the run; a workflow step is redone). */
 async function rejection(s: Services, executionId: string, stepName: string): Promise<RejectOutcome> {
-  const pipelines = await s.connection.pipelines();
-  return rejectionOf((id) => pipelines.view(id), executionId, stepName);
+  return rejectionOf((id) => s.connection.pipelineView(id), executionId, stepName);
 }
 
 const ui: GateUi = {

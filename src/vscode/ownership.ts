@@ -8,6 +8,7 @@ import type {
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
+import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
@@ -203,6 +204,11 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     await this.ready();
     if (!this.pipelineSource) throw new BatonError('invalid_state', 'Baton is not connected to its database; see Baton: Show Log.');
     return this.pipelineSource;
+  }
+
+  /** A pipeline run's view, read from whichever source is current at the call (this editor's core, or the owner). */
+  async pipelineView(runId: string): Promise<PipelineRunView> {
+    return (await this.pipelines()).view(runId);
   }
 
   private use(source: BatonSource): void {

@@ -149,7 +149,7 @@ export function registerBudgetNotifications(s: Services): vscode.Disposable {
 }
 
 async function notifyBudgetPause(s: Services, runId: string): Promise<void> {
-  const message = await budgetPauseOf(async (id) => (await s.connection.pipelines()).view(id), runId);
+  const message = await budgetPauseOf((id) => s.connection.pipelineView(id), runId);
   if (message === null) return;
   if ((await vscode.window.showWarningMessage(message, 'Show')) === 'Show') ExecutionPanel.show(s.context, s.connection, runId);
 }

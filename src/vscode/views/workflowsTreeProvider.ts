@@ -143,7 +143,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   /** A pipeline run's steps stopped under it when it paused or stopped, with why (read here, or from the owner). */
   private stoppedSteps(runId: string): Promise<Record<string, { reason: string }>> {
     // Only why steps stopped is lost if the run's view cannot be read: the steps are still listed, as recorded.
-    return this.connection.pipelines().then((p) => p.view(runId)).then((v) => v.stopped ?? {}, () => ({}));
+    return this.connection.pipelineView(runId).then((v) => v.stopped ?? {}, () => ({}));
   }
 
   /** Team runs with their agents (in this editor's core, or the owner's). */
