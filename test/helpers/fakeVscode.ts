@@ -1,0 +1,87 @@
+// A fake of the few 'vscode' members the editor's tree provider and notifications touch, so a unit test can load
+// src/vscode files that import 'vscode' (only the editor host provides it). Importing this file installs it: import
+// it before any src/vscode file. A member the code under test reaches and this fake lacks fails the test loudly.
+import Module from 'node:module';
+
+/** One message the fake window showed, with its buttons. */
+export interface ShownMessage {
+  level: 'info' | 'warning' | 'error';
+  message: string;
+  items: string[];
+}
+
+/** What the fake window showed, and the person's answer to each message (undefined: dismissed). */
+export const fakeWindow = {
+  shown: [] as ShownMessage[],
+  answer: (_shown: ShownMessage): string | undefined => undefined,
+};
+
+function show(level: ShownMessage['level']) {
+  return async (message: string, ...items: unknown[]): Promise<string | undefined> => {
+    const shown = { level, message, items: items.filter((i): i is string => typeof i === 'string') };
+    fakeWindow.shown.push(shown);
+    return fakeWindow.answer(shown);
+  };
+}
+
+class Disposable {
+  constructor(private readonly fn: () => void) {}
+  static from(...ds: Array<{ dispose(): unknown }>): Disposable {
+    return new Disposable(() => ds.forEach((d) => d.dispose()));
+  }
+  dispose(): void {
+    this.fn();
+  }
+}
+
+class EventEmitter<T> {
+  private readonly listeners = new Set<(e: T) => void>();
+  readonly event = (listener: (e: T) => void) => {
+    this.listeners.add(listener);
+    return new Disposable(() => this.listeners.delete(listener));
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: string;
+  accessibilityInformation?: { label: string };
+  contextValue?: string;
+  iconPath?: unknown;
+  command?: unknown;
+  constructor(public label: string, public collapsibleState: number) {}
+}
+
+const fake = {
+  Disposable,
+  EventEmitter,
+  TreeItem,
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  ThemeIcon: class {
+    constructor(public id: string, public color?: unknown) {}
+  },
+  ThemeColor: class {
+    constructor(public id: string) {}
+  },
+  ViewColumn: { Active: -1, Beside: -2 },
+  workspace: { workspaceFolders: undefined as Array<{ name: string; uri: { fsPath: string } }> | undefined },
+  window: { showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error') },
+  commands: { executeCommand: async () => undefined },
+};
+
+/** The fake module itself (its workspace folders can be set by a test). */
+export const fakeVscode = fake;
+
+// The tests run as CommonJS (tsx): every require('vscode') goes through Module._load.
+const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+const load = loader._load;
+loader._load = function (this: unknown, request: string, ...rest: unknown[]) {
+  return request === 'vscode' ? fake : load.call(this, request, ...rest);
+};
