@@ -35,19 +35,29 @@ export function safeToSendAgain(request: JSONRPCRequest): boolean {
 }
 
 /**
+ * What an agent should do with a call whose answer it did not get: send it again (`again`), look first because it may
+ * have started a run (`started`), or check first because it may have done its work (`check`). A keyed start counts as
+ * one to send again only where the key is surely the agent's (`keyedStartsAgain`): one the proxy added would be lost.
+ */
+function whatNext(request: JSONRPCRequest | undefined, keyedStartsAgain: boolean): 'again' | 'started' | 'check' {
+  if (request === undefined) return 'again';
+  if (isKeyedStart(request) && (!keyedStartsAgain || carriedKey(request) === undefined)) return 'started';
+  return safeToSendAgain(request) ? 'again' : 'check';
+}
+
+/** How to look before starting a workflow again. */
+const LOOK_FIRST = 'read current-step://active (or ask for `baton status`) before you start it again';
+
+/**
  * The answer to a call the owner may or may not have run before it stopped, when the proxy does not send it again
  * itself (see `safeToSendAgain`): the agent is told how to look first, as calling again may do it twice (a workflow
  * started twice, say).
  */
 export function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest): string {
   const stopped = `${owner.name}, which owned the Baton database, stopped before answering this call. Baton is taking over;`;
-  const params = request?.params as { name?: unknown; arguments?: { step_token?: unknown; template_name?: unknown } } | undefined;
-  if (request === undefined || safeToSendAgain(request)) {
-    return `${stopped} call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
-  }
-  if (typeof params?.arguments?.template_name === 'string') {
-    return `${stopped} the workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again, as a second call starts a second run.`;
-  }
+  const next = whatNext(request, true);
+  if (next === 'again') return `${stopped} call again with the same arguments (a call that had taken effect is answered again, with the same step_token).`;
+  if (next === 'started') return `${stopped} the workflow may have been started already: ${LOOK_FIRST}, as a second call starts a second run.`;
   return `${stopped} the call may have taken effect already: check before you call again (calling again may do it twice).`;
 }
 
@@ -61,17 +71,17 @@ export function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPC
   const silent = `Baton process ${pid} owns the database but has not answered for ${Math.round(silentMs / 1000)} s (it is stopped or hung), so this call was given up.`;
   const fix = `End that process (${end}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
   // A start is not said to be safe to call again: its request key may be one the proxy added, which a new call lacks.
-  if (request !== undefined && isKeyedStart(request)) {
-    return `${silent} ${fix} The workflow may have been started already: read current-step://active (or ask for \`baton status\`) before you start it again.`;
-  }
-  if (request === undefined || safeToSendAgain(request)) return `${silent} ${fix} Then call again with the same arguments (a call that had taken effect is answered again).`;
+  const next = whatNext(request, false);
+  if (next === 'started') return `${silent} ${fix} The workflow may have been started already: ${LOOK_FIRST}.`;
+  if (next === 'again') return `${silent} ${fix} Then call again with the same arguments (a call that had taken effect is answered again).`;
   return `${silent} ${fix} The call may have taken effect already: check before you call again (calling again may do it twice).`;
 }
 
 /** The answer to a call whose send to the owner failed (a network error) while the owner is still there. */
 export function didNotAnswer(owner: Upstream, request: JSONRPCRequest, ex: unknown): string {
-  const again = safeToSendAgain(request)
-    ? 'call again with the same arguments (a call that had taken effect is answered again)'
+  const next = whatNext(request, true);
+  const then = next === 'again' ? 'call again with the same arguments (a call that had taken effect is answered again)'
+    : next === 'started' ? `the workflow may have been started already: ${LOOK_FIRST}`
     : 'the call may have taken effect: check before you call again (calling again may do it twice)';
-  return `${owner.name}, which owns the Baton database, did not answer: ${(ex as Error).message}; ${again}.`;
+  return `${owner.name}, which owns the Baton database, did not answer: ${(ex as Error).message}; ${then}.`;
 }
