@@ -53,13 +53,13 @@ const CASES: Case[] = [
   {
     cli: 'claude', make: () => new ClaudeStreamParser(), file: 'claude.jsonl',
     usage: { input: 240, output: 60, cached: 40, reasoning: 0 }, cost: 0.0020080000000000002, text: 'DONE-ANSWER',
-    calls: [['list_projects', 'baton']], sessionId: 'e988f7a3-87e4-4857-86e0-a7849b64bdf4',
+    calls: [['list_projects', 'baton']], sessionId: '4372d32c-b3e8-43cf-a6c1-f15b54b1e0fe',
     wrongShape: '{"type":"assistant","message":{"content":"not an array"}}', finalEvent: true,
   },
   {
     cli: 'codex', make: () => new CodexStreamParser(), file: 'codex.jsonl',
     usage: { input: 240, output: 60, cached: 40, reasoning: 10 }, cost: null, text: 'DONE-ANSWER',
-    calls: [['list_projects', 'baton']], sessionId: '01a20a8c-4845-78f3-abcc-f7667935b49e',
+    calls: [['list_projects', 'baton']], sessionId: '01a2296d-6147-77f1-ac74-78584d1d6a5b',
     wrongShape: '{"type":"item.completed","item":{"id":5,"type":"agent_message","text":"x"}}', finalEvent: true,
   },
   {
