@@ -38,7 +38,7 @@ export function mcpConfigHint(client: McpClient): string {
     case 'claude': return "Paste it into the project's .mcp.json (or run `claude mcp add-json baton '<the baton object>'`).";
     case 'cursor': return 'Paste it into .cursor/mcp.json in the project.';
     // It names this workspace (--workspace): in ~/.codex/config.toml it would serve this workspace's Baton to Codex in
-    // every project. Codex reads a project's .codex/config.toml once the project is trusted (checked with Codex 0.169).
+    // every project. Codex reads a project's .codex/config.toml once the project is trusted (checked with Codex 0.171).
     case 'codex': return "Paste it into the project's .codex/config.toml (Codex reads it once you trust the project).";
   }
 }
