@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
+import { readDiscovery } from '../host/discovery.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { acquireLock, lockPathOf, type HeldLock } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
@@ -33,9 +34,29 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
   makeDirs(dirname(lockPathOf(options.dbPath))); // the folder of the file a linked database leads to
   const lock = acquireLock(options.dbPath);
-  if (!lock.acquired) return (await loadEngine()).forwardMcp(options);
+  if (!lock.acquired) {
+    const front = ownerFront(options.dbPath, log);
+    // Loading the engine holds the event loop: the handshake is answered first, as the owner's own front does.
+    if (front) await front.engineWanted;
+    return (await loadEngine()).forwardMcp(options, front);
+  }
   await serveAsOwner(options, lock, log);
   return -1;
+}
+
+/**
+ * For a process that forwards to the database's owner: a front that answers the client's handshake at once, as the
+ * owner would (its discovery file names the same build's catalog and the groups it serves), while the engine loads
+ * and the owner is reached; null for an owner of another build (or run from source), whose handshake is forwarded.
+ */
+function ownerFront(dbPath: string, log: Log): StdioFront | null {
+  const owner = readDiscovery(dbPath);
+  if (!owner?.catalog || !owner.toolGroups) return null;
+  const catalog = readCatalog(join(__dirname, CATALOG_FILE));
+  if (!catalog || catalog.id !== owner.catalog) return null;
+  const front = new StdioFront({ catalog, toolGroups: owner.toolGroups, log });
+  front.listen();
+  return front;
 }
 
 /** Answers the handshake at once, then loads the engine and opens the database under `lock`. */

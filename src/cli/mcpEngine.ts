@@ -74,15 +74,20 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
 
 /**
  * `baton mcp` when another process held the lock: forwards stdio to the owner it publishes. An owner that is exiting
- * releases the lock a moment later; then this process owns the database after all. Returns 0 once the forwarded
- * session ended, or -1 when this process serves (it exits on its own).
+ * releases the lock a moment later; then this process owns the database after all. `front` (see `ownerFront`) has
+ * answered the client's handshake already: the proxy, or the server, is handed it when it starts. Returns 0 once the
+ * forwarded session ended, or -1 when this process serves (it exits on its own).
  */
-export async function forwardMcp(options: McpOptions): Promise<number> {
+export async function forwardMcp(options: McpOptions, front: StdioFront | null = null): Promise<number> {
   const { dbPath, log, toolGroups } = options;
   const open = () => becomeOwner({ ...options, version: VERSION });
+  const stdio = () => front ?? StdioFront.ready(log, deserializeLine);
+  front?.attachOnStart(deserializeLine);
+  // The calls a front holds are answered with why this process cannot serve them (it exits next).
+  const failed = (ex: Error): Error => (front?.fail(ex.message), ex);
   for (let attempt = 1; ; attempt++) {
     const found = await openOrFindOwner(dbPath, open);
-    if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
+    if ('lockedBy' in found) throw failed(unreachableOwner(dbPath, found.lockedBy, null));
     if ('opened' in found) {
       const owner = found.opened;
       const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
@@ -91,7 +96,7 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
         await server.close().catch(() => undefined);
         await owner.close();
       }, log, true);
-      await connectServer(server, StdioFront.ready(log, deserializeLine));
+      await connectServer(server, stdio());
       log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
       return -1;
     }
@@ -99,13 +104,13 @@ export async function forwardMcp(options: McpOptions): Promise<number> {
     log.info(`database ${dbPath} is owned by process ${info.pid} (endpoint ${info.url})`);
     if (attempt === 1) warnIgnored(options, log);
     try {
-      await runProxy({ owner: info, log, downstream: StdioFront.ready(log, deserializeLine), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
+      await runProxy({ owner: info, log, downstream: stdio(), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
       return 0;
     } catch (ex) {
       if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
       // An owner that is stopping closes its endpoint before it releases the lock (its discovery file may still be
       // read in between): once that process is gone, look again (nothing of the client's was read yet).
-      if (attempt >= OWNER_EXIT_ATTEMPTS || !(await exitsWithin(info.pid, OWNER_EXIT_WAIT_MS))) throw unreachableOwner(dbPath, info.pid, info.url);
+      if (attempt >= OWNER_EXIT_ATTEMPTS || !(await exitsWithin(info.pid, OWNER_EXIT_WAIT_MS))) throw failed(unreachableOwner(dbPath, info.pid, info.url));
       log.info(`process ${info.pid} exited before it answered; looking for the database's owner again`);
     }
   }

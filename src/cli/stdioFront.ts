@@ -1,6 +1,7 @@
 // The stdio side of `baton mcp` in the process that owns the database, from its first moment: it answers `initialize`
 // and `tools/list` from the build-time catalog while the engine loads, holds every other message, and once the
-// server is connected hands it the client's handshake and the held messages, in order. If the database cannot be
+// server is connected hands it the client's handshake and the held messages, in order. A `baton mcp` that forwards to
+// an owner of the same build does the same while it loads the engine and reaches the owner (then the proxy takes it). If the database cannot be
 // opened, it answers every call with that error instead. It imports only types from the SDK: it runs before the engine.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -110,6 +111,7 @@ export class StdioFront implements Transport {
   private readonly input: Readable;
   private readonly output: Writable;
   private listening = false;
+  private attachWhenStarted: ((line: string) => JSONRPCMessage) | null = null;
 
   constructor(private readonly options: StdioFrontOptions) {
     this.input = options.input ?? process.stdin;
@@ -145,6 +147,17 @@ export class StdioFront implements Transport {
   /** Part of Transport: the server connects; messages stay held until `attach`. Reads from now on if not yet. */
   async start(): Promise<void> {
     this.listen();
+    const deserialize = this.attachWhenStarted;
+    this.attachWhenStarted = null;
+    if (deserialize) void this.attach(deserialize);
+  }
+
+  /**
+   * Attaches the front when whatever takes it over (a proxy to the owner, or a server after all) starts it: for a
+   * front that answered the handshake for another process (a forwarding `baton mcp`, see `ownerFront`).
+   */
+  attachOnStart(deserialize: (line: string) => JSONRPCMessage): void {
+    this.attachWhenStarted = deserialize;
   }
 
   /**

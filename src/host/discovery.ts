@@ -9,6 +9,12 @@ export interface DiscoveryInfo {
   url: string;
   token: string;
   pid: number;
+  /**
+   * The owner's MCP catalog (its `id`) and the tool groups it serves: a forwarding `baton mcp` with the same catalog
+   * answers the client's handshake itself (see `ownerFront`). Absent for an owner run from source, or an older one.
+   */
+  catalog?: string;
+  toolGroups?: string[];
 }
 
 /**
@@ -45,7 +51,12 @@ export function readDiscovery(dbPath: string): DiscoveryInfo | null {
   try {
     const info = JSON.parse(raw) as Partial<DiscoveryInfo>;
     if (typeof info.url !== 'string' || typeof info.token !== 'string' || typeof info.pid !== 'number') return null;
-    return isPidAlive(info.pid) ? { url: info.url, token: info.token, pid: info.pid } : null;
+    if (!isPidAlive(info.pid)) return null;
+    const groups = Array.isArray(info.toolGroups) && info.toolGroups.every((g) => typeof g === 'string') ? info.toolGroups : undefined;
+    return {
+      url: info.url, token: info.token, pid: info.pid,
+      ...(typeof info.catalog === 'string' && groups ? { catalog: info.catalog, toolGroups: groups } : {}),
+    };
   } catch {
     return null;
   }

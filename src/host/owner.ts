@@ -3,12 +3,13 @@ import type { Log } from '../core/ports.js';
 import { removeDiscovery, writeDiscovery } from './discovery.js';
 import { openBaton, type OpenedBaton } from './openBaton.js';
 import type { OwnerServer } from './ownerServer.js';
+import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { RetentionPolicy } from '../core/retention.js';
 import type { HeldLock } from '../store/lock.js';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { attachTeams } from './worker/teams.js';
 
 /** What `baton mcp` and `baton serve` need to become the owner. */
@@ -91,9 +92,12 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
   });
   // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
   const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });
+  // With this build's catalog and the groups served, a forwarding `baton mcp` of the same build answers the handshake.
+  const catalog = readCatalog(join(__dirname, CATALOG_FILE))?.id;
+  const discovery = { url: endpoint.url, token: endpoint.token, pid: process.pid, ...(catalog ? { catalog, toolGroups: [...options.toolGroups] } : {}) };
   let discoveryFile: string;
   try {
-    discoveryFile = writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
+    discoveryFile = writeDiscovery(options.dbPath, discovery);
   } catch (ex) {
     await endpoint.close().catch(() => undefined);
     throw ex;
@@ -101,7 +105,7 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
   // Its folder deleted and written again by the store: the discovery file went with it, so clients could not find us.
   opened.store.onRecreated(() => {
     try {
-      writeDiscovery(options.dbPath, { url: endpoint.url, token: endpoint.token, pid: process.pid });
+      writeDiscovery(options.dbPath, discovery);
     } catch (ex) {
       log.error('could not write the discovery file again', ex);
     }

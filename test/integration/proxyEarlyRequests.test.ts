@@ -2,37 +2,12 @@
 // `baton mcp` the answer the owner's own stdio gives it, not the owner endpoint's "no session" error: Method not found
 // for a method Baton does not know, the real answer for one it knows; and the client's session then starts as usual.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { readDiscovery } from '../../src/host/discovery.js';
-import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
-
-type Answer = { jsonrpc: '2.0'; id: number; result?: Record<string, unknown>; error?: { code: number; message: string } };
-
-/** `baton mcp ARGS` spoken to in raw JSON lines, as an agent CLI does. */
-function rawMcp(args: string[]) {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const answers = new Map<number, Answer>();
-  let buffer = '';
-  let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, end)) as Answer;
-      buffer = buffer.slice(end + 1);
-      if (typeof message.id === 'number') answers.set(message.id, message);
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => void (stderr += d.toString()));
-  return {
-    child,
-    stderr: () => stderr,
-    send: (message: Record<string, unknown>) => void child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`),
-    answer: (id: number) => waitFor(() => answers.get(id), 10_000, `the answer to request ${id}`),
-  };
-}
+import { ensureBuilt, rawMcp, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
 /** What an agent CLI may send before it initializes: a method Baton does not know, one it knows, and a ping. */
 const EARLY = [

@@ -1,7 +1,8 @@
 // Rule: before the engine, `baton mcp`'s stdio front answers initialize, tools/list and ping from the catalog and holds
 // everything else; once the server is attached it gets the client's initialize and every held message in order and
 // answers each; a failed open answers every held and later call with the error; the engine is asked for at once by
-// a message that needs it, else after the handshake's grace time.
+// a message that needs it, else after the handshake's grace time. A front told to attach when started (a forwarding
+// `baton mcp`'s) attaches when the proxy or server that takes it over starts it.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -131,6 +132,23 @@ describe('the stdio front of baton mcp', () => {
     w.send({ jsonrpc: '2.0', id: 'baton-stdio-front-initialize', method: 'ping' });
     await w.written(9);
     assert.deepEqual(w.out[8], { jsonrpc: '2.0', id: 'baton-stdio-front-initialize', result: {} });
+    await s.mcp.close();
+  });
+
+  it('told to attach when started (a forwarder\'s front), attaches as whatever takes it over starts it', async () => {
+    const w = wire();
+    w.send(INIT);
+    w.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await w.written(1);
+    w.front.attachOnStart(deserializeMessage);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(w.out.length, 1, 'nothing is handed over before the start');
+    const s = server();
+    await s.mcp.connect(w.front); // starts the front
+    await w.written(2);
+    assert.deepEqual(w.out[1]!.result.content, [{ type: 'text', text: 'client c' }], 'the server got the replayed initialize, then the call');
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(w.out.length, 2, "the replayed initialize's answer is dropped");
     await s.mcp.close();
   });
 
