@@ -21,9 +21,14 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       const progress = e.kind === 'worker' ? 'team run' : `${e.progress}%`;
       const head = `${e.execution_id}  ${what}  ${e.cancelled ? 'cancelled' : e.status}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
       const steps = e.steps.map((s) => `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`);
-      const hint = e.status === 'awaiting_approval'
-        ? [`  → baton approve ${e.execution_id}${dbFlag}   or   baton reject ${e.execution_id}${dbFlag} --feedback TEXT`]
-        : [];
+      // Every gate that waits gets its commands, also in a run whose other steps go on (a parallel workflow).
+      const waiting = e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => s.step_name);
+      if (waiting.length === 0 && e.status === 'awaiting_approval') waiting.push('');
+      const decide = (step: string) => {
+        const which = waiting.length > 1 ? ` --step ${step}` : '';
+        return `  → baton approve ${e.execution_id}${dbFlag}${which}   or   baton reject ${e.execution_id}${dbFlag}${which} --feedback TEXT`;
+      };
+      const hint = waiting.map(decide);
       return [head, ...steps, ...hint].join('\n');
     });
   // A blank line sets off an entry with steps under it; one-line entries (team runs) follow each other directly.

@@ -1,5 +1,5 @@
 // Rule: `baton status` with nothing to show says why: no unfinished execution points at --all, which lists the rest;
-// a listed execution shows its task and whether it was cancelled.
+// a listed execution shows its task and whether it was cancelled; every gate that waits gets its commands.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderStatus } from '../../src/cli/statusCommand.js';
@@ -28,4 +28,19 @@ test('a team run shows workflow@instance and "team run" in place of a progress i
     renderStatus([team, older, workflow, team] as never, '', false),
     't1  review@pr-7  completed  team run\nt0  review  completed  team run\n\ne1  bug-fix  running  25%  step: fix\n  ▶ fix (running, implementer)\n\nt1  review@pr-7  completed  team run',
   );
+});
+
+test('every gate that waits gets its approve and reject commands, in a run whose other steps go on too', () => {
+  const base = { task_id: null, started_at: '', updated_at: '', task_description: null, cancelled: false, workflow: 'feature', kind: 'template', progress: 40 };
+  const step = (step_name: string, status: string) => ({ step_name, status, agent_name: 'a' });
+  const parallel = { ...base, execution_id: 'e1', status: 'running', current_step: 'write-tests', steps: [step('review-design', 'awaiting_approval'), step('write-tests', 'running')] };
+  assert.equal(
+    renderStatus([parallel] as never, ' --db x.db', false),
+    'e1  feature  running  40%  step: write-tests\n  ⏸ review-design (awaiting_approval, a)\n  ▶ write-tests (running, a)\n' +
+      '  → baton approve e1 --db x.db   or   baton reject e1 --db x.db --feedback TEXT',
+  );
+  const two = { ...parallel, steps: [step('review-design', 'awaiting_approval'), step('review-api', 'awaiting_approval')] };
+  assert.match(renderStatus([two] as never, '', false), /\n {2}→ baton approve e1 --step review-design {3}or {3}baton reject e1 --step review-design --feedback TEXT\n {2}→ baton approve e1 --step review-api {3}or {3}baton reject e1 --step review-api --feedback TEXT$/);
+  // A run that says it waits, though no step says so (an older owner's listing): the hint as before.
+  assert.match(renderStatus([{ ...parallel, status: 'awaiting_approval', steps: [] }] as never, '', false), /\n {2}→ baton approve e1 {3}or {3}baton reject e1 --feedback TEXT$/);
 });
