@@ -1,6 +1,7 @@
 // `baton spec start FILE` and `baton spec status [ID]`: spec workflows from a terminal, through the live owner or the
 // database.
 import { isAbsolute, resolve } from 'node:path';
+import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
@@ -10,6 +11,21 @@ import { SPEC_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
 const MARK: Record<string, string> = { completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○', active: '▶' };
+
+/**
+ * A FILE outside the workspace, in a terminal's terms: the path was given relative to the current folder (or absolute),
+ * so the core's "pass a path relative to the workspace" does not apply; the way on is the file's place or --workspace.
+ * A link that leads out is said as the core says it.
+ */
+function outsideWorkspace(ex: unknown, given: string, file: string): never {
+  if (!BatonError.is(ex, 'source_outside_workspace') || ex.details.path !== file) throw ex;
+  const shown = given === file ? file : `${given} (${file})`;
+  throw new CliError(
+    `${shown} is outside the workspace ${String(ex.details.workspace)}: a spec workflow reads a tasks.md inside its workspace. ` +
+      'Move the file into it, or name the folder that holds it with --workspace DIR.',
+    1,
+  );
+}
 
 /** The text of `baton spec start`. */
 export function renderStarted(r: SpecPhaseResult, dbFlag: string): string {
@@ -62,7 +78,7 @@ export async function specCommand(args: string[]): Promise<number> {
       { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'nothing was started.') },
       (owner) => specStartViaOwner(owner, file, values.description),
       (baton) => baton.specs.start({ source: file, task_description: values.description }),
-    );
+    ).catch((ex: unknown) => outsideWorkspace(ex, rest[0]!, file));
     process.stdout.write((values.json ? JSON.stringify(r) : renderStarted(r, dbFlag)) + '\n');
     return 0;
   }
