@@ -6,6 +6,7 @@ import type { LeftoverOutcome, LiveAgent } from '../core/pipelines/agentProcesse
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
+import { IDLE_CANCELLED_BY } from '../core/retention.js';
 import type { Owner } from '../host/owner.js';
 import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
 import { callControl } from '../host/controlClient.js';
@@ -13,7 +14,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { ExecutionSummary, TimelineEvent, WorkflowStatusResource } from '../core/api.js';
-import { budgetOverrun } from '../shared/labels.js';
+import { budgetOverrun, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
@@ -126,7 +127,7 @@ async function list(values: Values): Promise<number> {
     // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
     const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
       : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})` : '';
-    lines.push(`  ${r.runId}  ${r.system}  ${r.status}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+    lines.push(`  ${r.runId}  ${r.system}  ${statusText(r.status, r.cancelled)}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);
   }
   if (!runs.length) lines.push('  (none)');
@@ -288,19 +289,44 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
     view?.close();
   }
   const usage = pipelines.usage(runId);
+  // A pass stopped under it ("aborted") was cancelled by another command, or in the editor: it says so, and by whom.
+  const how = outcome.status === 'aborted' ? cancelledHow(owner.opened.baton.events(runId)) : null;
+  const { status, error } = how === null ? outcome : { status: 'cancelled', error: how || null };
   if (view) {
-    process.stdout.write(`Run ${runId}: ${outcome.status}${outcome.error ? ` (${outcome.error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
-    if (outcome.status === 'paused') process.stdout.write(`${howToGoOn(runId, outcome.error, values)}\n`);
+    process.stdout.write(`Run ${runId}: ${status}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+    if (status === 'paused') process.stdout.write(`${howToGoOn(runId, error, values)}\n`);
   } else {
-    emit({ type: 'summary', runId, status: outcome.status, error: outcome.error, usage });
+    emit({ type: 'summary', runId, status, error, usage });
   }
-  if (outcome.status === 'completed') return 0;
-  if (outcome.status === 'paused') {
-    if (!view) process.stderr.write(`baton: run ${runId} paused (${outcome.error ?? ''}). ${howToGoOn(runId, outcome.error, values)}\n`);
+  if (status === 'completed') return 0;
+  if (status === 'paused') {
+    if (!view) process.stderr.write(`baton: run ${runId} paused (${error ?? ''}). ${howToGoOn(runId, error, values)}\n`);
     return 3;
   }
-  if (!view) process.stderr.write(`baton: run ${runId} ${outcome.status}: ${outcome.error ?? ''}\n`);
+  if (!view) process.stderr.write(`baton: run ${runId} ${endedText(status, error)}\n`);
   return 1;
+}
+
+/**
+ * Who cancelled a run and why, from its last `workflow_cancelled` event, as "cancelled (…)" says it: "by baton pipeline
+ * cancel", "by the editor", "no activity for more than 30 day(s), by the retention policy"; null if it was not cancelled.
+ */
+function cancelledHow(events: TimelineEvent[]): string | null {
+  const e = [...events].reverse().find((x) => x.event_type === 'workflow_cancelled');
+  if (!e) return null;
+  const d = (e.event_data ?? {}) as { reason?: unknown; by?: unknown };
+  const by = typeof d.by === 'string' ? d.by : null;
+  // The `by` of `baton pipeline cancel`, of the editor (EDITOR_ACTOR) and of retention's idle limit.
+  const who = by === 'cli' ? 'baton pipeline cancel' : by === 'vscode' ? 'the editor' : by === IDLE_CANCELLED_BY ? 'the retention policy' : by;
+  // "cancelled" (pipeline cancel's) and "cancelled from the editor" say no more than who it was.
+  const why = typeof d.reason === 'string' && !/^cancelled\b/.test(d.reason) ? d.reason : null;
+  return [why, who && `by ${who}`].filter(Boolean).join(', ');
+}
+
+/** How a run that did not complete or pause ended, after "run RUN": "failed: step two: …", "cancelled (by …)". */
+function endedText(status: string, error: string | null): string {
+  if (status === 'cancelled') return `cancelled${error ? ` (${error})` : ''}`;
+  return `${status}: ${error ?? ''}`;
 }
 
 type Emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => void;
@@ -333,18 +359,21 @@ async function followRemote(
     : null;
   const emit: Emit = (p) => (view ? view.update(p as PipelineProgress) : process.stdout.write(JSON.stringify(p) + '\n'));
   emit({ type: first, runId, system: name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}`, owner: remote.pid });
-  let cancelled = false;
+  // Why this command cancelled the run itself (its owner, of an older Baton, cannot pause it); null if it did not.
+  let cancelledHere: string | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     // The run pauses in the owner, to go on with `baton pipeline resume`; an owner of an older Baton cancels it.
-    void callControl(remote, { op: 'pipeline_interrupt', run_id: runId, reason: interruptedBy(signal) }).catch(() => {
-      cancelled = true;
-      return callControl(remote, { op: 'cancel', execution_id: runId, reason: 'aborted', by: 'cli' });
+    const why = interruptedBy(signal);
+    void callControl(remote, { op: 'pipeline_interrupt', run_id: runId, reason: why }).catch(() => {
+      cancelledHere = `${why}; Baton process ${remote.pid}, which runs it, is too old to pause a run`;
+      return callControl(remote, { op: 'cancel', execution_id: runId, reason: why, by: 'cli' });
     }).catch(() => {});
   };
   const stopListening = onStopSignal(onSignal);
   let seen = earlier;
   let status: WorkflowStatusResource['status'];
   let error: string | null = null;
+  let cancelled: string | null = null; // who cancelled it and why (cancelledHow), if it was
   let usage: RunUsage;
   try {
     for (;;) {
@@ -367,7 +396,8 @@ async function followRemote(
         const p = fromTimeline(runId, e);
         if (p) emit(p);
         const d = e.event_data as Record<string, unknown>;
-        if (e.event_type === 'workflow_failed' || e.event_type === 'workflow_cancelled') error = String(d.error ?? d.reason ?? 'failed');
+        if (e.event_type === 'workflow_failed') error = String(d.error ?? 'failed');
+        if (e.event_type === 'workflow_cancelled') cancelled = cancelledHow([e]);
         if (e.event_type === 'budget_exceeded') error = String(d.reason ?? 'budget_exceeded');
         if (e.event_type === 'pipeline_interrupted') error = String(d.reason ?? 'interrupted');
       }
@@ -390,7 +420,8 @@ async function followRemote(
     process.stderr.write(`baton: run ${runId} stopped: ${error}. ${how}\n`);
     return 1;
   }
-  const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled ? 'aborted' : 'failed';
+  const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled !== null || cancelledHere !== null ? 'cancelled' : 'failed';
+  if (outcome === 'cancelled') error = cancelledHere ?? (cancelled || null);
   if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
   else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });
   if (outcome === 'completed') return 0;
@@ -399,6 +430,6 @@ async function followRemote(
     else process.stderr.write(`baton: run ${runId} paused (${error ?? ''}). ${howToGoOn(runId, error, values)}\n`);
     return 3;
   }
-  if (!view) process.stderr.write(`baton: run ${runId} ${outcome}: ${error ?? ''}\n`);
+  if (!view) process.stderr.write(`baton: run ${runId} ${endedText(outcome, error)}\n`);
   return 1;
 }

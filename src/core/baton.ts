@@ -25,6 +25,7 @@ import {
   checkPolicy, DEFAULT_RETENTION, describeIdle, describePolicy, IDLE_CANCELLED_BY, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy,
 } from './retention.js';
 import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
+import { statusText } from '../shared/labels.js';
 
 /** Settings of a Baton instance. */
 export interface BatonOptions {
@@ -324,7 +325,7 @@ export class Baton implements BatonApi {
       const exec = this.broker.resolve(executionId);
       if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(executionId)}; list them with \`baton status\`.`);
       if (exec.status === 'completed' || exec.status === 'failed') {
-        throw new BatonError('invalid_state', `Execution ${exec.execution_id} is already ${exec.status}; only an unfinished execution can be cancelled.`);
+        throw new BatonError('invalid_state', `Execution ${exec.execution_id} is already ${statusText(exec.status, executionFacts(exec).cancelled)}; only an unfinished execution can be cancelled.`);
       }
       this.cancelInTx(exec, reason, by ?? null, events);
       return exec.execution_id;

@@ -82,6 +82,32 @@ test('a run SIGKILLed mid-step resumes at that step; the completed step is never
   assert.match(events.map((e) => JSON.stringify(e)).join('\n'), /final answered: slow answered: scout answered: find the bug \(saw memory\) \(saw memory\)/);
 });
 
+test('a run `baton pipeline cancel` ends reads cancelled: in the command driving it, the list, cancel and resume', async () => {
+  const w = workspaceWith(THREE);
+  const env = { ...w.env, HANG_AGENT: 'slow' };
+  const run = startRun(['p', '--input', 'x', '--db', w.db, '--workspace', w.workspace], env);
+  const runId = String((await until('run_started', () => run.lines.find((l) => l.type === 'run_started'), 20_000)).runId);
+  await until('the slow agent', () => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000);
+  pids.push(Number(readFileSync(env.HANG_PID, 'utf8')));
+  const cancelled = await runCli(['pipeline', 'cancel', runId, '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  // Not "aborted: aborted": the run was cancelled, and by whom.
+  assert.equal(await run.exited, 1, run.stderr());
+  assert.equal(run.stderr(), `baton: run ${runId} cancelled (by baton pipeline cancel)\n`);
+  const summary = run.lines.find((l) => l.type === 'summary')!;
+  assert.deepEqual([summary.status, summary.error], ['cancelled', 'by baton pipeline cancel']);
+  const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  assert.match(listed.stdout, new RegExp(`^ {2}${runId} {2}three {2}cancelled {2}15 tokens`, 'm'));
+  const listedJson = JSON.parse((await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace])).stdout) as { runs: Array<{ status: string; cancelled: boolean }> };
+  assert.deepEqual(listedJson.runs.map((r) => [r.status, r.cancelled]), [['failed', true]], 'JSON keeps the stored status, with the mark');
+  const twice = await runCli(['pipeline', 'cancel', runId, '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(twice.code, 1);
+  assert.equal(twice.stderr, `baton: Execution ${runId} is already cancelled; only an unfinished execution can be cancelled.\n`);
+  const resumed = await runCli(['pipeline', 'resume', runId, '--db', w.db, '--workspace', w.workspace], env);
+  assert.equal(resumed.code, 1);
+  assert.match(resumed.stderr, new RegExp(`^baton: Run ${runId} is cancelled; only a paused or interrupted run can be resumed\\.`));
+});
+
 /** Plan, a human review of the plan, then do it. */
 const GATED = `name: gated
 agents:

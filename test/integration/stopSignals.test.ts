@@ -102,14 +102,30 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
     const cancelled = await w.cli(['pipeline', 'cancel', runId]);
     assert.equal(cancelled.code, 0, cancelled.stderr);
     assert.equal(cancelled.stdout, `Cancelled run ${runId}.\n`);
+    // Cancelled reads "cancelled" here too, as in `baton status`, not the `failed` it is stored as.
     const listed = await w.cli(['pipeline', 'list']);
-    assert.match(listed.stdout, new RegExp(`${runId}  one  failed  0 tokens`), 'no pause reason once cancelled');
+    assert.match(listed.stdout, new RegExp(`${runId}  one  cancelled  0 tokens`), 'no pause reason once cancelled');
     const again = await w.cli(['pipeline', 'resume', runId]);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /is failed; only a paused or interrupted run can be resumed/);
+    assert.match(again.stderr, new RegExp(`Run ${runId} is cancelled; only a paused or interrupted run can be resumed`));
+    const twice = await w.cli(['pipeline', 'cancel', runId]);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, new RegExp(`Execution ${runId} is already cancelled; only an unfinished execution can be cancelled`));
     const notARun = await w.cli(['pipeline', 'cancel', 'nope']);
     assert.equal(notARun.code, 1);
     assert.match(notARun.stderr, /No pipeline run "nope"/);
+  });
+});
+
+test('a command following a run in `baton serve` that `pipeline cancel` ends says it was cancelled, and by whom', async () => {
+  await servingRun('baton-cancel-remote-', async ({ w, run, agent, runId }) => {
+    const cancelled = await w.cli(['pipeline', 'cancel', runId]);
+    assert.equal(cancelled.code, 0, cancelled.stderr);
+    assert.equal(await run.exited, 1, run.err());
+    await until('the owner stops the agent', () => !alive(agent), 10_000);
+    const summary = run.events().find((e) => e.type === 'summary');
+    assert.deepEqual([summary?.status, summary?.error], ['cancelled', 'by baton pipeline cancel']);
+    assert.match(run.err(), new RegExp(`^baton: run ${runId} cancelled \\(by baton pipeline cancel\\)$`, 'm'));
   });
 });
 

@@ -583,7 +583,7 @@ describe('broker: cancelling an execution', () => {
     assert.equal(baton.events(r.execution_id!).at(-1)!.event_type, 'workflow_cancelled');
     assert.equal(summary.cancelled, true, 'the views say "cancelled", not "failed"');
     assert.equal(baton.workflowStatus(r.execution_id!).cancelled, true);
-    await assert.rejects(baton.cancel(r.execution_id!), /already failed/);
+    await assert.rejects(baton.cancel(r.execution_id!), /is already cancelled; only an unfinished execution can be cancelled/);
     await assert.rejects(baton.cancel('nope'), /No execution or task "nope"/);
   });
 });

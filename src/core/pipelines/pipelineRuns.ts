@@ -14,7 +14,8 @@ import type { Variables } from './engine/interpolate.js';
 import type { Memory } from './memory.js';
 import { MEMORY_LIMITS } from './memory.js';
 import { isMoving } from '../stateMachine.js';
-import { budgetReasonText, money, tokenCount } from '../../shared/labels.js';
+import { budgetReasonText, money, statusText, tokenCount } from '../../shared/labels.js';
+import { executionFacts } from '../broker/submittedOutput.js';
 import { addUsage, ZERO_USAGE, type AgentRunner, type McpGrant, type TokenUsage } from './runner.js';
 import type { Budget, PipelineProgress, System, SystemAgent, SystemWorkflowStep } from './types.js';
 
@@ -81,6 +82,8 @@ export interface PipelineRunSummary {
   agents?: LiveAgent[];
   /** Unfinished, and no process drives it (the one that did ended): it goes on with resume. Absent from an older owner. */
   orphaned?: boolean;
+  /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
+  cancelled?: boolean;
 }
 
 /** One run as the editor's panel shows it: its system (the step graph), budget, spend and why it paused. */
@@ -314,7 +317,7 @@ export class PipelineRuns {
   private resumable(runId: string, mine = false): ExecutionRow & { metadata: PipelineRunMeta } {
     const exec = this.run(runId);
     if (exec.status === 'completed' || exec.status === 'failed') {
-      throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; only a paused or interrupted run can be resumed. Start a new one with \`baton pipeline run\`.`);
+      throw new BatonError('invalid_state', `Run ${runId} is ${statusText(exec.status, executionFacts(exec).cancelled)}; only a paused or interrupted run can be resumed. Start a new one with \`baton pipeline run\`.`);
     }
     if (this.driving.has(runId) || (!mine && this.resuming.has(runId))) throw new BatonError('invalid_state', `Run ${runId} is already running in this process.`);
     return exec;
@@ -345,7 +348,7 @@ export class PipelineRuns {
   private async pass(runId: string, opts: DriveOptions): Promise<RunOutcome> {
     const exec = this.run(runId);
     if (exec.status !== 'running' && exec.status !== 'awaiting_approval') {
-      throw new BatonError('invalid_state', `Run ${runId} is ${exec.status}; ${exec.status === 'paused' ? `resume it with \`baton pipeline resume ${runId}\`` : 'it cannot run'}.`);
+      throw new BatonError('invalid_state', `Run ${runId} is ${statusText(exec.status, executionFacts(exec).cancelled)}; ${exec.status === 'paused' ? `resume it with \`baton pipeline resume ${runId}\`` : 'it cannot run'}.`);
     }
     const ctl = new AbortController();
     this.driving.set(runId, ctl);
@@ -520,7 +523,7 @@ export class PipelineRuns {
       return {
         runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
         updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
-        ...(agents ? { agents } : {}), orphaned: this.isOrphaned(e),
+        ...(agents ? { agents } : {}), orphaned: this.isOrphaned(e), cancelled: executionFacts(e).cancelled,
       };
     });
   }
