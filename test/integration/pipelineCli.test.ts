@@ -133,6 +133,19 @@ test('a human_review step waits until `baton approve` from another process; then
   assert.deepEqual(w.counter(), ['planner', 'doer']);
 });
 
+test('`baton reject` of a human_review says what becomes of the run: it fails, or goes on under onReject: continue', async () => {
+  for (const [onReject, then] of [['fail', /the run (failed|ends: it fails with your reason)/], ['continue', /the run (completed|goes on with this review not approved)/]] as const) {
+    const w = workspaceWith(GATED.replace('inputTemplate: "OK? {{plan}}"', `inputTemplate: "OK? {{plan}}", onReject: ${onReject}`));
+    const run = startRun(['p', '--input', 'ship it', '--db', w.db, '--workspace', w.workspace], w.env);
+    const waiting = await until('the gate', () => run.lines.find((l) => l.type === 'step_awaiting_approval'), 20_000);
+    const rejected = await runCli(['reject', String(waiting.runId), '--feedback', 'not this plan', '--db', w.db]);
+    assert.equal(rejected.code, 0, rejected.stderr);
+    // The run's command may have ended with it before the rejection reads it back: never "execution running".
+    assert.match(rejected.stdout, new RegExp(`^Rejected check of \\S+: step (failed|completed); ${then.source}\n$`), onReject);
+    assert.equal(await run.exited, onReject === 'fail' ? 1 : 0, run.stderr());
+  }
+});
+
 test('a run over its budget pauses (exit 3, budget_exceeded) and resumes after the budget is raised', async () => {
   const w = workspaceWith(THREE);
   const env = { ...w.env, TOKENS: '100', USAGE_FIRST: '1' };
