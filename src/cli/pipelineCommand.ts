@@ -14,7 +14,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { ExecutionSummary, TimelineEvent, WorkflowStatusResource } from '../core/api.js';
-import { budgetOverrun, statusText } from '../shared/labels.js';
+import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
@@ -119,7 +119,7 @@ async function list(values: Values): Promise<number> {
     return 0;
   }
   const lines = ['Pipelines:'];
-  for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${s.agents} agents, ${s.steps} steps` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
+  for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${plural(s.agents, 'agent')}, ${plural(s.steps, 'step')}` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
   if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
   lines.push('Runs:');
   const db = dbFlagFor(dbPath);
@@ -127,7 +127,7 @@ async function list(values: Values): Promise<number> {
     // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
     const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
       : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})` : '';
-    lines.push(`  ${r.runId}  ${r.system}  ${statusText(r.status, r.cancelled)}${why}  ${r.usage?.tokens ?? 0} tokens  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
+    lines.push(`  ${r.runId}  ${r.system}  ${statusText(r.status, r.cancelled)}${why}  ${plural(r.usage?.tokens ?? 0, 'token')}  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);
   }
   if (!runs.length) lines.push('  (none)');
@@ -293,7 +293,7 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
   const how = outcome.status === 'aborted' ? cancelledHow(owner.opened.baton.events(runId)) : null;
   const { status, error } = how === null ? outcome : { status: 'cancelled', error: how || null };
   if (view) {
-    process.stdout.write(`Run ${runId}: ${status}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+    process.stdout.write(`Run ${runId}: ${status}${error ? ` (${error})` : ''}; ${plural(usage.total.tokens, 'token')}, $${usage.total.costUsd.toFixed(4)}\n`);
     if (status === 'paused') process.stdout.write(`${howToGoOn(runId, error, values)}\n`);
   } else {
     emit({ type: 'summary', runId, status, error, usage });
@@ -422,7 +422,7 @@ async function followRemote(
   }
   const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled !== null || cancelledHere !== null ? 'cancelled' : 'failed';
   if (outcome === 'cancelled') error = cancelledHere ?? (cancelled || null);
-  if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${usage.total.tokens} tokens, $${usage.total.costUsd.toFixed(4)}\n`);
+  if (view) process.stdout.write(`Run ${runId}: ${outcome}${error ? ` (${error})` : ''}; ${plural(usage.total.tokens, 'token')}, $${usage.total.costUsd.toFixed(4)}\n`);
   else emit({ type: 'summary', runId, status: outcome, error: outcome === 'completed' ? null : error, usage, owner: remote.pid });
   if (outcome === 'completed') return 0;
   if (outcome === 'paused') {

@@ -1,6 +1,7 @@
 // The live progress of a pipeline run on a terminal: one line per step (status, agent, tokens, elapsed), the run's
 // totals and budget, and the last line an agent wrote; redrawn in place.
 import type { Budget, PipelineProgress, System } from '../core/pipelines/types.js';
+import { plural } from '../shared/labels.js';
 
 interface Row {
   step: string;
@@ -65,10 +66,10 @@ export class ProgressView {
     const rows = [...this.rows.values()];
     const tokens = rows.reduce((a, r) => a + r.tokens, 0);
     const usd = rows.reduce((a, r) => a + (r.costUsd ?? 0), 0);
-    const budget = this.budget ? ` / budget ${[this.budget.tokens !== undefined ? `${this.budget.tokens} tokens` : '', this.budget.usd !== undefined ? `$${this.budget.usd}` : ''].filter(Boolean).join(', ')}` : '';
+    const budget = this.budget ? ` / budget ${[this.budget.tokens !== undefined ? plural(this.budget.tokens, 'token') : '', this.budget.usd !== undefined ? `$${this.budget.usd}` : ''].filter(Boolean).join(', ')}` : '';
     const width = this.out.columns || 100;
     const lines = [
-      `${this.system.name}  run ${this.runId}  ${secs(Date.now() - this.started)}  ${tokens} tokens  $${usd.toFixed(4)}${budget}`,
+      `${this.system.name}  run ${this.runId}  ${secs(Date.now() - this.started)}  ${plural(tokens, 'token')}  $${usd.toFixed(4)}${budget}`,
       ...rows.map((r) => `  ${r.status.startsWith('done') ? '✓' : r.status.startsWith('FAILED') ? '✗' : '…'} ${r.step}  ${r.agent ?? ''}  ${r.status}  ${r.tokens} tok  ${secs((r.ended ?? Date.now()) - r.started)}`),
       `  ${this.last}`,
     ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));

@@ -240,9 +240,16 @@ test('a folder named like a pipeline or blueprint file is listed with its proble
 
 test('pipeline list and blueprint list print text unless --json, also when stdout is not a terminal', async () => {
   const w = workspaceWith(THREE);
+  writeFileSync(join(w.workspace, '.baton', 'pipelines', 'q.yaml'), `name: single
+agents:
+  - { id: solo, runner: command, command: [node, ${JSON.stringify(AGENT)}] }
+workflow:
+  - { id: only, type: agent, agentId: solo }
+`);
   const pipelines = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
   assert.equal(pipelines.code, 0, pipelines.stderr);
-  assert.match(pipelines.stdout, /^Pipelines:\n {2}three {2}3 agents, 3 steps {2}.*p\.yaml\nRuns:\n {2}\(none\)\n$/);
+  // Counts in words: "1 agent, 1 step", not "1 agents, 1 steps".
+  assert.match(pipelines.stdout, /^Pipelines:\n {2}three {2}3 agents, 3 steps {2}.*p\.yaml\n {2}single {2}1 agent, 1 step {2}.*q\.yaml\nRuns:\n {2}\(none\)\n$/);
   const blueprints = await runCli(['blueprint', 'list', '--workspace', w.workspace]);
   assert.equal(blueprints.code, 0, blueprints.stderr);
   assert.match(blueprints.stdout, /^feature-implementation {2}.*\n {4}--input feature=… {2}Feature to implement \(string\)$/m);
