@@ -174,7 +174,7 @@ function othersDoneHere(owner: Owner): Promise<void> {
 
 async function resume(runId: string, values: Values): Promise<number> {
   // No database: no run to resume (and none is made for it).
-  if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `there is no run ${runId} to resume.`);
+  if (!existsSync(dbPathOf(values))) throw missingDatabase(dbPathOf(values), values, `There is no run ${runId} to resume.`);
   const forgetAgents = values['forget-agents'] === true;
   // A run still over its budget: the refusal says what the limit must pass, and here, with which flag.
   const stillOver = (ex: unknown): never => {
@@ -231,7 +231,7 @@ const OWNER_GONE_MS = 10_000;
 async function runAsLeft(runId: string, values: Values): Promise<PipelineRunView> {
   const dbPath = dbPathOf(values);
   return withCore(
-    { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, `there is no run ${runId}.`) },
+    { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, `There is no run ${runId}.`) },
     async (owner) => ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result,
     async (baton) => {
       const pipelines = pipelineHost(baton)?.pipelines;
@@ -247,7 +247,7 @@ async function cancel(runId: string, values: Values): Promise<number> {
   const summary = await withCore(
     {
       dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
-      missing: () => missingDatabase(dbPath, values, `there is no run ${runId} to cancel.`),
+      missing: () => missingDatabase(dbPath, values, `There is no run ${runId} to cancel.`),
     },
     async (owner) => {
       await callControl(owner, { op: 'pipeline_usage', run_id: runId }); // refuses an id that is no pipeline run

@@ -75,7 +75,7 @@ export async function specCommand(args: string[]): Promise<number> {
     }
     const file = isAbsolute(rest[0]!) ? rest[0]! : resolve(process.cwd(), rest[0]!);
     const r = await withCore(
-      { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'nothing was started.') },
+      { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Nothing was started.') },
       (owner) => specStartViaOwner(owner, file, values.description),
       (baton) => baton.specs.start({ source: file, task_description: values.description }),
     ).catch((ex: unknown) => outsideWorkspace(ex, rest[0]!, file));
@@ -87,7 +87,7 @@ export async function specCommand(args: string[]): Promise<number> {
     if (rest[0] === '') throw new CliError(`spec status got an empty ID; give a spec workflow's id, or none for the latest\n\n${SPEC_USAGE}`, 2);
     if (values.description !== undefined) throw new CliError(`--description is for spec start\n\n${SPEC_USAGE}`, 2);
     const s = await withCore(
-      { dbPath, access: 'read', workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'spec status only reads, so nothing was created.') },
+      { dbPath, access: 'read', workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Spec status only reads, so nothing was created.') },
       (owner) => specStatusViaOwner(owner, rest[0]),
       (baton) => baton.specs.status(rest[0]),
     );

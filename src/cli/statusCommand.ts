@@ -48,7 +48,7 @@ export async function statusCommand(args: string[]): Promise<number> {
   const executions = await withCore(
     {
       dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'),
-      missing: () => missingDatabase(dbPath, values, 'status only reads, so nothing was created.'),
+      missing: () => missingDatabase(dbPath, values, 'Status only reads, so nothing was created.'),
     },
     (owner) => statusViaOwner(owner, activeOnly),
     async (baton) => baton.listExecutions({ active_only: activeOnly }),

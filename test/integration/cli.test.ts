@@ -186,7 +186,7 @@ describe('baton command line usage', () => {
       for (const args of [['spec', 'start', 'nofile.md'], ['run', 'nofile.yaml'], ['start', 'nofile.yaml'], ['pipeline', 'resume', 'nope']]) {
         const r = await runCli(args, {}, setup.workspace);
         assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
-        assert.match(r.stderr, /^baton: (No file "nofile\.md"|workflow file .*nofile\.yaml not found|no Baton database at .*there is no run nope to resume)/);
+        assert.match(r.stderr, /^baton: (No file "nofile\.md"|workflow file .*nofile\.yaml not found|no Baton database at .*\. There is no run nope to resume\.)/);
         assert.equal(existsSync(join(setup.workspace, '.baton')), false, `${args.join(' ')} left .baton/ behind`);
       }
     } finally {

@@ -52,7 +52,7 @@ describe('read-only commands with no database', () => {
     assert.equal(r.stdout, '');
     const tried = join(empty, '.baton', 'baton.db');
     assert.ok(r.stderr.startsWith(`baton: no Baton database at ${tried} (the default for the current folder; the folder ${join(empty, '.baton')} does not exist either)`), r.stderr);
-    assert.match(r.stderr, /status only reads, so nothing was created/);
+    assert.match(r.stderr, /does not exist either\)\. Status only reads, so nothing was created\.\n/);
     assert.match(r.stderr, /run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor/);
     assert.deepEqual(readdirSync(empty), [], 'no .baton/ was created');
   });
@@ -94,6 +94,22 @@ describe('read-only commands with no database', () => {
       assert.match(r.stderr, /"baton mcp" or "baton serve"/);
     }
     assert.deepEqual(readdirSync(cwd), [], 'neither state/ nor .baton/ was created');
+  });
+
+  it('every command that finds no database goes on, after the full stop, with a sentence that starts with a capital', async () => {
+    const cwd = mkdtempSync(join(dir, 'sentences-'));
+    const db = join(cwd, 'state', 'baton.db');
+    const commands = [
+      ['status'], ['spec', 'status'], ['pipeline', 'resume', 'abc'], ['pipeline', 'cancel', 'abc'], ['approve', 'abc'],
+      ['reject', 'abc', '--feedback', 'no'], ['prune'],
+    ];
+    for (const args of commands) {
+      const r = await runCli([...args, '--db', db], NO_ENV_DB, cwd);
+      assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+      // "…does not exist either). there is no run abc to resume." read as two sentences, the second one lower case.
+      assert.match(r.stderr, /^baton: no Baton database at .* does not exist either\)\. [A-Z][^\n]*\.\n/, args.join(' '));
+    }
+    assert.deepEqual(readdirSync(cwd), [], 'nothing was created');
   });
 });
 
