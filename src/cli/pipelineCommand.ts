@@ -345,6 +345,15 @@ function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null 
       return { type: 'step_completed', runId, step, output: '', usage, costUsd: (d.cost_usd as number | null) ?? null, replayed: false };
     case 'step_failed':
       return { type: 'step_failed', runId, step, error: String(d.error ?? '') };
+    // The run's end, as a run this process drives reports it (a cancelled one as failed, as the engine does).
+    case 'pipeline_interrupted':
+    case 'budget_exceeded':
+      return { type: 'run_finished', runId, status: 'paused', error: String(d.reason ?? '') };
+    case 'workflow_failed':
+    case 'workflow_cancelled':
+      return { type: 'run_finished', runId, status: 'failed', error: String(d.error ?? d.reason ?? '') };
+    case 'workflow_completed':
+      return { type: 'run_finished', runId, status: 'completed', error: null };
     default:
       return null;
   }

@@ -13,6 +13,9 @@ interface Row {
   ended: number | null;
 }
 
+/** A step's mark by the start of its status; '…' for one still going. */
+const ROW_MARKS: ReadonlyArray<[string, string]> = [['done', '✓'], ['FAILED', '✗'], ['stopped', '■']];
+
 /** Redraws the run's state on each event. */
 export class ProgressView {
   private readonly rows = new Map<string, Row>();
@@ -55,6 +58,13 @@ export class ProgressView {
       case 'step_awaiting_approval':
         Object.assign(row(p.step), { status: `awaiting approval: baton approve ${this.runId}`, agent: 'person' });
         break;
+      case 'run_finished':
+        // The run stopped under the steps still going (Ctrl-C, its budget, a cancel): the last frame says so.
+        for (const r of this.rows.values()) {
+          if (r.ended !== null || r.status.startsWith('done') || r.status.startsWith('FAILED')) continue;
+          Object.assign(r, { status: p.status === 'paused' ? 'stopped (runs again on resume)' : 'stopped', ended: Date.now() });
+        }
+        break;
       default:
         break;
     }
@@ -70,7 +80,7 @@ export class ProgressView {
     const width = this.out.columns || 100;
     const lines = [
       `${this.system.name}  run ${this.runId}  ${secs(Date.now() - this.started)}  ${plural(tokens, 'token')}  $${usd.toFixed(4)}${budget}`,
-      ...rows.map((r) => `  ${r.status.startsWith('done') ? '✓' : r.status.startsWith('FAILED') ? '✗' : '…'} ${r.step}  ${r.agent ?? ''}  ${r.status}  ${r.tokens} tok  ${secs((r.ended ?? Date.now()) - r.started)}`),
+      ...rows.map((r) => `  ${ROW_MARKS.find(([status]) => r.status.startsWith(status))?.[1] ?? '…'} ${r.step}  ${r.agent ?? ''}  ${r.status}  ${r.tokens} tok  ${secs((r.ended ?? Date.now()) - r.started)}`),
       `  ${this.last}`,
     ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
     let text = this.drawn ? `\x1b[${this.drawn}A` : '';

@@ -99,6 +99,9 @@ test('Ctrl-C of a command following a run in `baton serve` pauses it there; `pip
     assert.equal(alive(agent), false, 'the owner stopped the agent');
     const summary = run.events().find((e) => e.type === 'summary');
     assert.deepEqual([summary?.status, summary?.error], ['paused', 'interrupted (Ctrl-C)']);
+    // The run's end comes before the summary, as from a run this command drives (the live view draws the step stopped).
+    const finished = run.events().find((e) => e.type === 'run_finished');
+    assert.deepEqual([finished?.status, finished?.error], ['paused', 'interrupted (Ctrl-C)']);
     const cancelled = await w.cli(['pipeline', 'cancel', runId]);
     assert.equal(cancelled.code, 0, cancelled.stderr);
     assert.equal(cancelled.stdout, `Cancelled run ${runId}.\n`);
