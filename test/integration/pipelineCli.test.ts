@@ -96,6 +96,8 @@ test('a run `baton pipeline cancel` ends reads cancelled: in the command driving
   assert.equal(run.stderr(), `baton: run ${runId} cancelled (by baton pipeline cancel)\n`);
   const summary = run.lines.find((l) => l.type === 'summary')!;
   assert.deepEqual([summary.status, summary.error], ['cancelled', 'by baton pipeline cancel']);
+  const finished = run.lines.find((l) => l.type === 'run_finished')!;
+  assert.deepEqual([finished.status, finished.error], ['failed', 'cancelled'], 'stored failed, with the mark; not "aborted"');
   const listed = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
   assert.match(listed.stdout, new RegExp(`^ {2}${runId} {2}three {2}cancelled {2}15 tokens`, 'm'));
   const listedJson = JSON.parse((await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace])).stdout) as { runs: Array<{ status: string; cancelled: boolean }> };

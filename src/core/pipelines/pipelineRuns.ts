@@ -397,7 +397,9 @@ export class PipelineRuns {
       // Stopped by a person who may go on later: the running step was put back, the run waits for resume.
       if (interrupted !== undefined) outcome = { ...outcome, status: 'paused', error: interrupted };
       await this.finish(runId, outcome, journal, interrupted !== undefined);
-      progress({ type: 'run_finished', runId, status: outcome.status === 'aborted' ? 'failed' : outcome.status, error: outcome.error });
+      // A pass stopped under it ("aborted") and not interrupted was cancelled: the run is failed with the mark.
+      const cancelled = outcome.status === 'aborted' && executionFacts(this.run(runId)).cancelled;
+      progress({ type: 'run_finished', runId, status: outcome.status === 'aborted' ? 'failed' : outcome.status, error: cancelled ? 'cancelled' : outcome.error });
       return outcome;
     } finally {
       this.revokeAll(runId);
