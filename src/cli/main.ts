@@ -6,37 +6,11 @@ import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
   BLUEPRINT_USAGE, DECIDE_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
-  STATUS_USAGE, STOP_USAGE,
+  STATUS_USAGE, STOP_USAGE, USAGE,
 } from './usage.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
-
-const USAGE = `Usage: baton <command> [options]
-
-Commands:
-  mcp       serve MCP on stdio (owner of the database, or proxy to its owner); creates the database if needed
-  serve     own the database and serve MCP over 127.0.0.1 HTTP only; creates the database if needed
-  status    list executions and their steps (reads only; never creates a database)
-  approve   approve a step awaiting approval
-  reject    reject a step awaiting approval, with feedback
-  prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
-  pipeline  list, run or resume pipelines of agents (.baton/pipelines/*.yaml)
-  blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
-  spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
-  run       run a team of agents (workflow YAML) until every agent is idle; prints the final document
-  start     start a team of agents that keeps running until stopped (--background: detached)
-  stop      stop agent@instance, @instance, or --all
-  list      list the agents of running teams (ls)
-  send      post a message to a team's channel (--to agent@instance)
-  peek      show a team's channel, agents and document
-  new       start a standalone agent, alone or in a running team's channel (--context @instance)
-
-Options: -h, --help (this text, on stdout), -v, --version.
-Run "baton <command> --help" or "baton help <command>" for a command's options.
-
-The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
-Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: DECIDE_USAGE, prune: PRUNE_USAGE,
   pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,

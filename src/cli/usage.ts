@@ -3,6 +3,33 @@ import { CONTENT_USAGE, DB_USAGE, NO_DB_USAGE_FOOTER, USAGE_FOOTER } from './com
 import { ENGINE_USAGE } from './engineOptions.js';
 import { RUNNER_KINDS } from '../core/pipelines/runner.js';
 
+/** The general usage: `baton --help`. Each line says what that command does and takes, as its own --help does. */
+export const USAGE = `Usage: baton <command> [options]
+
+Commands:
+  mcp       serve MCP on stdio (owner of the database, or proxy to its owner); creates the database if needed
+  serve     own the database and serve MCP over 127.0.0.1 HTTP only; creates the database if needed
+  status    list executions and their steps (reads only; never creates a database)
+  approve   approve a step awaiting approval
+  reject    reject a step awaiting approval, with feedback
+  prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
+  pipeline  list, run, resume or cancel pipelines of agents (.baton/pipelines/*.yaml)
+  blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
+  spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
+  run       run a team of agents (workflow YAML) until every agent is idle; prints the final document
+  start     start a team of agents that keeps running until stopped (--background: detached)
+  stop      stop agent@instance, @instance (a whole team), a standalone agent NAME, or --all
+  list      list the agents of running teams (ls)
+  send      post a message to a team's channel (--to agent@instance, @instance or a standalone agent's NAME)
+  peek      show a team's channel, agents and document
+  new       start a standalone agent, alone or in a running team's channel (--context @instance)
+
+Options: -h, --help (this text, on stdout), -v, --version.
+Run "baton <command> --help" or "baton help <command>" for a command's options.
+
+The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
+Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
+
 /** Usage of `baton mcp`. */
 export const MCP_USAGE = `Usage: baton mcp [--db PATH] [--workspace DIR] [--content DIR] [--tools GROUPS] [--rate-limits SPEC]
                  [--token-ttl MINUTES] [--stall-minutes N] [--retention-days N] [--retention-runs N]

@@ -105,6 +105,22 @@ describe('baton help texts', () => {
       assert.match(r.stdout, /Exit codes: 0 done; 1 failed/);
     }
   });
+
+  it('the general usage names what each command takes, as its own help does: every subcommand, every stop and send target', async () => {
+    const general = (await runCli(['--help'])).stdout;
+    const line = (command: string) => general.split('\n').find((l) => l.startsWith(`  ${command} `)) ?? '';
+    for (const command of ['pipeline', 'blueprint', 'spec']) {
+      const own = (await runCli([command, '--help'])).stdout;
+      const subcommands = [...own.matchAll(new RegExp(`^(?:Usage: | {7})baton ${command} (\\w+)`, 'gm'))].map((m) => m[1]!);
+      assert.ok(subcommands.length >= 2, `${command} --help has its subcommands`);
+      for (const sub of subcommands) assert.match(line(command), new RegExp(`\\b${sub}\\b`), `${command}: ${sub} in "${line(command)}"`);
+    }
+    for (const [command, pattern] of [['stop', /^Usage: baton stop \(([^)]+)\)/], ['send', /^Usage: baton send MESSAGE --to \(([^)]+)\)/]] as const) {
+      const targets = pattern.exec((await runCli([command, '--help'])).stdout)?.[1]?.split(' | ') ?? [];
+      assert.ok(targets.length >= 3, `${command} --help names its targets`);
+      for (const target of targets) assert.ok(line(command).includes(target), `${command}: ${target} in "${line(command)}"`);
+    }
+  });
 });
 
 describe('baton errors', () => {
