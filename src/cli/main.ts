@@ -1,7 +1,8 @@
 // The `baton` command line: dispatches to one file per subcommand. stdout belongs to JSON-RPC in `baton mcp`.
 // Only what `baton mcp` needs before answering its client is loaded here; the rest is in the engine (engine.ts).
 import { BatonError } from '../core/errors.js';
-import { CliError, VERSION } from './common.js';
+import { didYouMean } from '../core/suggest.js';
+import { CliError, shellQuote, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
@@ -26,9 +27,41 @@ function usageError(message: string): CliError {
 function help(topic: string[]): number {
   if (topic.length > 1) throw usageError(`help takes at most one command (got "${topic.join(' ')}")`);
   const text = topic[0] === undefined || topic[0] === 'help' || topic[0] === '--help' || topic[0] === '-h' ? USAGE : COMMAND_USAGE[topic[0]];
-  if (text === undefined) throw usageError(`no help for unknown command "${topic[0]}"`);
+  if (text === undefined) throw unknownCommand(topic[0]!, [], 'no help for unknown command');
   process.stdout.write(`${text}\n`);
   return 0;
+}
+
+/** baton's own options, which come before any command (`-h`, `-v` are their short forms). */
+const OWN_OPTIONS = ['--help', '--version'];
+
+/**
+ * The usage error for a first word that names no command: a close command's name (then the usage would only bury the
+ * answer), or, for an option, where it goes: after the command that takes it.
+ */
+function unknownCommand(word: string, rest: string[], what = 'unknown command'): CliError {
+  if (!word.startsWith('-')) {
+    const near = didYouMean(word, [...Object.keys(COMMAND_USAGE), 'help'], (s) => s);
+    return near ? new CliError(`${what} "${word}"${near}; see baton --help`, 2) : usageError(`${what} "${word}"`);
+  }
+  const option = word.split('=')[0]!;
+  if (OWN_OPTIONS.includes(option)) return new CliError(`${option} takes no value: write ${option}`, 2);
+  const near = option.startsWith('--') ? didYouMean(option, OWN_OPTIONS, (s) => s) : '';
+  const takers = Object.keys(COMMAND_USAGE).filter((c) => c !== 'ls' && optionsIn(COMMAND_USAGE[c]!).includes(option));
+  const at = rest.findIndex((w) => takers.includes(w));
+  let where = `baton itself takes only -h, --help and -v, --version; a command's options come after the command (see baton --help)`;
+  if (at >= 0) where = `options come after the command: baton ${[rest[at]!, word, ...rest.filter((_, i) => i !== at)].map(shellQuote).join(' ')}`;
+  else if (takers.length > 3) where = `options come after the command (e.g. baton ${takers[0]} ${option}; see baton --help)`;
+  else if (takers.length > 0) {
+    const of = takers.map((c) => `baton ${c}`).join(', ').replace(/, (?=[^,]*$)/, ' and ');
+    where = `it is an option of ${of}: write it after the command (see baton ${takers[0]} --help)`;
+  }
+  return new CliError(`unknown option ${option}${near}; ${where}`, 2);
+}
+
+/** The long options a command's usage describes (its option lines). */
+function optionsIn(usage: string): string[] {
+  return [...usage.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!);
 }
 
 /** Stray console output must never reach stdout, where an MCP client reads JSON-RPC. */
@@ -88,7 +121,7 @@ export async function main(argv: string[]): Promise<number> {
       case undefined:
         throw usageError('missing command');
       default:
-        throw usageError(`unknown command "${command}"`);
+        throw unknownCommand(command, rest);
     }
   } catch (ex) {
     const { code, reason, message } = failure(ex);
