@@ -88,7 +88,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
   try {
     parsed = parseArgs({ args: joined, options, allowPositionals: true, strict: true });
   } catch (ex) {
-    throw new CliError(unknownOption(ex, options, usage) ?? `${(ex as Error).message}\n\n${usage}`, 2);
+    throw new CliError(unknownOption(ex, options, usage) ?? badValue(ex, joined, options, usage) ?? `${(ex as Error).message}\n\n${usage}`, 2);
   }
   // An empty path (`--db "$UNSET"`) is refused: read as "not given", it would use the default database instead.
   for (const flag of ['db', 'workspace', 'content']) {
@@ -113,10 +113,38 @@ function unknownOption(ex: unknown, options: NonNullable<ParseArgsConfig['option
   if ((ex as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
   const option = /Unknown option '([^']+)'/.exec((ex as Error).message)?.[1];
   if (option === undefined) return undefined;
-  const command = `baton ${/^Usage: baton (\S+)/.exec(usage)?.[1] ?? '<command>'}`;
+  const command = commandOf(usage);
   // A one-letter option is near every other one: only a long one gets a suggestion.
   const near = option.startsWith('--') ? didYouMean(option, Object.keys(options).map((name) => `--${name}`), (s) => s) : '';
   return `unknown option ${option} for ${command}${near}; see ${command} --help`;
+}
+
+/**
+ * The words for an option given without its value, or a value it does not take (parseArgs says "argument missing",
+ * "argument is ambiguous", "does not take an argument"), naming how to write it; undefined for other errors.
+ */
+function badValue(ex: unknown, args: string[], options: NonNullable<ParseArgsConfig['options']>, usage: string): string | undefined {
+  if ((ex as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return undefined;
+  // parseArgs names the option as '--db', '--db <value>' or '-h, --help'.
+  const name = /'(?:-\w, )?--([^\s']+)/.exec((ex as Error).message)?.[1];
+  const option = name === undefined ? undefined : options[name];
+  if (option === undefined) return undefined;
+  const see = `see ${commandOf(usage)} --help`;
+  if (option.type === 'boolean') return `--${name} takes no value: write --${name}; ${see}`;
+  const placeholder = new RegExp(`^ {2}(?:-\\w, )?--${name} (\\S+)`, 'm').exec(usage)?.[1] ?? 'VALUE';
+  const next = args[args.indexOf(`--${name}`) + 1];
+  // parseArgs refuses a value that starts with '-' (`--db --all`: a forgotten value, or one that needs the '=' form).
+  let after = '';
+  const known = (word: string) =>
+    word.startsWith('--') ? word.slice(2).split('=')[0]! in options : Object.values(options).some((o) => `-${o.short}` === word);
+  if (next !== undefined && known(next)) after = ` (${next} is an option, not its value)`;
+  else if (next?.startsWith('-')) after = ` (a value that starts with "-" is written --${name}=${next})`;
+  return `--${name} needs a value: --${name} ${placeholder}${after}; ${see}`;
+}
+
+/** `baton status`: the command a usage text is about. */
+function commandOf(usage: string): string {
+  return `baton ${/^Usage: baton (\S+)/.exec(usage)?.[1] ?? '<command>'}`;
 }
 
 /** Whether `path` is a folder, something else, or nothing. */

@@ -137,6 +137,11 @@ describe('baton errors', () => {
     [['--db', 'my db', 'status', '--all'], /^baton: unknown option --db; options come after the command: baton status --db 'my db' --all\n$/],
     [['--json'], /^baton: unknown option --json; options come after the command \(e\.g\. baton status --json; see baton --help\)\n$/],
     [['--version=2'], /^baton: --version takes no value: write --version\n$/],
+    [['status', '--db'], /^baton: --db needs a value: --db PATH; see baton status --help\n$/],
+    [['status', '--all=yes'], /^baton: --all takes no value: write --all; see baton status --help\n$/],
+    [['status', '--db', '--all'], /^baton: --db needs a value: --db PATH \(--all is an option, not its value\); see baton status --help\n$/],
+    [['send', 'hi', '--to', '-x'], /^baton: --to needs a value: --to TARGET \(a value that starts with "-" is written --to=-x\); see baton send --help\n$/],
+    [['pipeline', 'run', 'x', '--input'], /^baton: --input needs a value: --input TEXT; see baton pipeline --help\n$/],
     [['status', '--bogus'], /^baton: unknown option --bogus for baton status; see baton status --help\n$/],
     [['status', '--jsno'], /^baton: unknown option --jsno for baton status \(did you mean --json\?\); see baton status --help\n$/],
     [['pipeline', 'list', '--workspce=.'], /^baton: unknown option --workspce for baton pipeline \(did you mean --workspace\?\); see baton pipeline --help\n$/],
@@ -155,6 +160,21 @@ describe('baton errors', () => {
     [['serve', '--port', '-1'], /^baton: --port must be a port number \(got "-1"\)/],
     [['new', 'x', '--backend', 'bogus'], /^baton: --backend "bogus" is not a backend: use one of /],
   ];
+  const commands = [['mcp'], ['serve'], ['status'], ['approve'], ['reject'], ['prune'], ['pipeline', 'list'], ['pipeline', 'run'], ['pipeline', 'resume'],
+    ['pipeline', 'cancel'], ['blueprint', 'list'], ['blueprint', 'new'], ['spec', 'start'], ['spec', 'status'], ['run'], ['start'], ['stop'], ['list'],
+    ['send'], ['peek'], ['new']];
+  it('every command words a missing option value, or a value given to a flag, in its own terms, naming how to write it', async () => {
+    for (const command of commands) {
+      const help = command[0] === 'reject' ? 'approve' : command[0];
+      const missing = await runCli([...command, '--workspace']);
+      assert.equal(missing.code, 2, missing.stderr);
+      assert.equal(missing.stderr, `baton: --workspace needs a value: --workspace DIR; see baton ${help} --help\n`, command.join(' '));
+      const flag = await runCli([...command, '--help=yes']);
+      assert.equal(flag.code, 2, flag.stderr);
+      assert.equal(flag.stderr, `baton: --help takes no value: write --help; see baton ${help} --help\n`, command.join(' '));
+    }
+  });
+
   for (const [args, expected] of usageErrors) {
     it(`"baton ${args.join(' ')}" is a usage error: exit 2, the baton: prefix, stderr only`, async () => {
       const r = await runCli(args);
