@@ -1,7 +1,7 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
-import { readDiscovery } from '../host/discovery.js';
+import { discoveryPath, readDiscovery } from '../host/discovery.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, lockedBy, notBatonHint, parse, refuseArguments, VERSION,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, lockedBy, notBatonHint, parse, refuseArguments, VERSION,
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
@@ -36,7 +36,23 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (ex) {
     const ownerPid = lockedBy(ex);
     if (ownerPid === null) throw ex;
-    const info = readDiscovery(dbPath);
-    throw new CliError(`database ${dbPath} is already owned by Baton process ${ownerPid}${info ? ` (endpoint ${info.url})` : `. ${notBatonHint(dbPath, ownerPid)}`}`, 1);
+    throw alreadyOwned(dbPath, ownerPid);
   }
+}
+
+/** The message when another process owns the database: the ways on (use that owner, stop it, or another database). */
+function alreadyOwned(dbPath: string, ownerPid: number): CliError {
+  const info = readDiscovery(dbPath);
+  const endpoint = info?.pid === ownerPid ? info.url : null;
+  const stop = process.platform === 'win32' ? `taskkill /PID ${ownerPid}` : `kill ${ownerPid}`;
+  const ways = [
+    endpoint
+      ? `use that process: agents can connect to its endpoint (the bearer token is in ${discoveryPath(dbPath)}), or run baton mcp${dbFlagFor(dbPath)}, which forwards to it;`
+      : `wait: it publishes no endpoint yet (no ${discoveryPath(dbPath)}); if it is starting, try again in a moment;`,
+    `stop process ${ownerPid} (${stop}; if it is an editor's, close that window), then run baton serve again;`,
+    'or serve another database: baton serve --db OTHER.db',
+  ];
+  const owned = `database ${dbPath} is already owned by Baton process ${ownerPid}${endpoint ? ` (endpoint ${endpoint})` : ''}`;
+  const reused = endpoint ? '' : `\n${notBatonHint(dbPath, ownerPid)}`;
+  return new CliError(`${owned}. Either\n${ways.map((w) => `  - ${w}`).join('\n')}${reused}`, 1);
 }

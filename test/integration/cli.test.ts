@@ -38,6 +38,18 @@ describe('baton mcp over stdio (built dist/cli.js, real core, durable store)', (
     assert.equal(statSync(join(dirname(setup.db), 'server.json')).mode & 0o777, 0o600);
   });
 
+  it('baton serve on the database it owns names the ways on: use its endpoint or baton mcp, stop it, or another --db', async () => {
+    const info = await waitFor(() => readDiscovery(setup.db), 10_000, 'discovery file');
+    const r = await runCli(['serve', '--db', setup.db]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, '');
+    const text = r.stderr.replace(/\s+/g, ' ');
+    assert.ok(text.startsWith(`baton: database ${setup.db} is already owned by Baton process ${info.pid} (endpoint ${info.url}). Either`), text);
+    assert.ok(text.includes(`agents can connect to its endpoint (the bearer token is in ${join(dirname(setup.db), 'server.json')}), or run baton mcp --db ${setup.db}, which forwards to it`), text);
+    assert.ok(text.includes(`stop process ${info.pid} (kill ${info.pid};`), text);
+    assert.ok(text.includes('or serve another database: baton serve --db OTHER.db'), text);
+  });
+
   it('runs bug-fix to the gate; `baton approve` in another process releases the waiting agent; task_closed', async () => {
     const call = async (args: Record<string, unknown>) =>
       (await session.client.callTool({ name: 'workflow_next_step', arguments: args }, undefined, { timeout: 60_000 })).structuredContent as Structured;
