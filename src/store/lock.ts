@@ -147,13 +147,33 @@ export function acquireLock(dbPath: string): LockResult {
   const lockPath = lockPathOf(dbPath);
   const deadline = Date.now() + ACQUIRE_MS;
   for (;;) {
-    if (createExclusive(lockPath)) return held(lockPath);
-    const owner = readPid(lockPath);
-    if (owner !== null && isLiveOwner(lockPath, owner)) return { acquired: false, ownerPid: owner };
-    if (takeOverStale(lockPath)) return held(lockPath);
+    try {
+      if (createExclusive(lockPath)) return held(lockPath);
+      const owner = readPid(lockPath);
+      if (owner !== null && isLiveOwner(lockPath, owner)) return { acquired: false, ownerPid: owner };
+      if (takeOverStale(lockPath)) return held(lockPath);
+    } catch (ex) {
+      throw lockFileError(ex, lockPath, dbPath);
+    }
     if (Date.now() >= deadline) throw stuckTakeover(lockPath);
     sleepSync(5);
   }
+}
+
+/** A system error met while making or reading a lock file: any file of it. */
+export type LockFileError = NodeJS.ErrnoException & { path: string; database: string };
+
+/**
+ * A system error of the lock's own files, about the lock file and its database: the temp file the lock is made from
+ * (or the takeover guard) is no name the user knows, nor one to act on. Any other error as it is.
+ */
+function lockFileError(ex: unknown, lockPath: string, dbPath: string): unknown {
+  const e = ex as NodeJS.ErrnoException;
+  if (typeof e?.code !== 'string') return ex;
+  const verb = e.syscall === 'unlink' ? 'remove' : e.syscall === 'read' ? 'read' : 'create';
+  return Object.assign(new Error(`cannot ${verb} the lock file ${lockPath} of the database ${dbPath}: ${e.message}`, { cause: ex }), {
+    code: e.code, errno: e.errno, syscall: verb, path: lockPath, database: dbPath,
+  }) satisfies LockFileError;
 }
 
 function takeOverStale(lockPath: string): boolean {

@@ -192,6 +192,16 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('a --db whose folder takes no new file (/proc) is refused naming the lock file of that database, not its temp file', async (t) => {
+    if (!existsSync('/proc/self')) return t.skip('needs /proc');
+    for (const command of ['mcp', 'serve']) {
+      const r = await runCli([command, '--db', '/proc/baton-x.db'], {}, undefined, 15_000);
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, 'baton: cannot create /proc/baton-x.db.lock, the lock file of the database /proc/baton-x.db: the folder /proc is not ' +
+        'writable, or its file system refuses new files there (ENOENT: no such file or folder). Use another --db (or BATON_DB_PATH) in a folder you can write to.\n');
+    }
+  });
+
   it('a command refused for a missing file leaves no database behind in a folder that had none', async () => {
     const setup = tempSetup('baton-nothing-');
     try {
