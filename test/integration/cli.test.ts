@@ -1,12 +1,12 @@
 // Rule: `baton mcp` over real stdio speaks only JSON-RPC on stdout (logs on stderr), runs bug-fix to its human gate,
 // and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
-import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
+import { ensureBuilt, ROOT, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
 type Structured = { status: string; execution_id?: string; task_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
 
@@ -199,6 +199,23 @@ describe('baton command line usage', () => {
       assert.equal(r.code, 1, r.stderr);
       assert.equal(r.stderr, 'baton: cannot create /proc/baton-x.db.lock, the lock file of the database /proc/baton-x.db: the folder /proc is not ' +
         'writable, or its file system refuses new files there (ENOENT: no such file or folder). Use another --db (or BATON_DB_PATH) in a folder you can write to.\n');
+    }
+  });
+
+  it('run and start of a missing workflow file name the examples shipped with Baton by their absolute folder', async () => {
+    const setup = tempSetup('baton-noteam-');
+    try {
+      const teams = join(ROOT, 'content', 'teams');
+      const examples = readdirSync(teams).filter((f) => f.endsWith('.yaml')).sort();
+      assert.ok(examples.length > 0, 'Baton ships team examples');
+      for (const command of ['run', 'start']) {
+        const r = await runCli([command, 'nofile.yaml'], {}, setup.workspace);
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stderr, `baton: workflow file ${join(setup.workspace, 'nofile.yaml')} not found; check the path (it is resolved against the current ` +
+          `folder), or run one of the examples in ${teams}/ (${examples.join(', ')})\n`);
+      }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
     }
   });
 

@@ -1,7 +1,7 @@
 // Host-side entry points of a team's context: a workflow file read from disk (with its prompt files), and the
 // ContextProvider of an instance (file or memory, by the workflow's `context`), paths resolved against `cwd`.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, extname, isAbsolute, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { ContentProblem } from '../../core/api.js';
 import { withEncodingProblem } from '../../core/content/loadContent.js';
 import { BatonError } from '../../core/errors.js';
@@ -11,6 +11,7 @@ import { MemoryContextProvider } from '../../core/worker/memoryContextProvider.j
 import type { ContextProvider, WorkflowFile } from '../../core/worker/types.js';
 import { parseWorkflowFile } from '../../core/worker/workflowFile.js';
 import { resolveContext, type ResolvedContext } from '../../core/worker/workflowVariables.js';
+import { bundledContentDir } from '../openBaton.js';
 import { FileContextProvider } from './fileContextProvider.js';
 
 /** Parses the workflow file at `path` (prompt files read relative to it); problems are returned, not thrown. */
@@ -45,10 +46,22 @@ export function loadWorkflowFile(path: string): WorkflowFile {
  * that is not UTF-8), or a BatonError listing every problem as `file:line: field: message`.
  */
 export function checkWorkflowFile(path: string): { file: WorkflowFile; warnings: ContentProblem[] } {
-  if (!existsSync(path)) throw new BatonError('not_found', `workflow file ${path} not found; check the path (it is resolved against the current folder), or list the examples in content/teams/`);
+  if (!existsSync(path)) throw new BatonError('not_found', `workflow file ${path} not found; check the path (it is resolved against the current folder)${examples()}`);
   const parsed = readWorkflowFile(path);
   if (!parsed.value) throw new BatonError('content_invalid', `${path} is not a valid team workflow:\n${formatProblems(parsed.problems)}`);
   return { file: parsed.value, warnings: parsed.problems };
+}
+
+/** ", or run one of the examples in /…/content/teams/ (a.yaml, b.yaml)": the team examples shipped with Baton. */
+function examples(): string {
+  const dir = join(bundledContentDir(), 'teams');
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  } catch {
+    return '';
+  }
+  return files.length ? `, or run one of the examples in ${dir}${sep} (${files.join(', ')})` : '';
 }
 
 /**
