@@ -1,10 +1,13 @@
 // `baton run FILE`: starts a team (in this process as the database owner, or in the live owner), follows it until
 // every agent is idle, and prints the final document (JSON lines with --json). Ctrl-C stops the team.
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { Owner } from '../host/owner.js';
 import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
+import type { WorkflowFile } from '../core/worker/types.js';
+import { resolveContext } from '../core/worker/workflowVariables.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
@@ -27,9 +30,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
-  warnAboutTeamFile(resolve(positionals[0]!), 'run');
+  const workflow = warnAboutTeamFile(resolve(positionals[0]!), 'run');
   const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
-  const print = printer(values);
+  const print = printer(values, (instance) => documentPlace(workflow, instance, start.cwd));
   const where = await ownerTaking(values, async (remote) => {
     const started = (await callControl(remote, {
       op: 'team_start', file: start.file, instance: start.instance, mode: 'run', cwd: start.cwd, max_invocations: start.maxInvocations, env: process.env as Record<string, string>,
@@ -50,7 +53,25 @@ export function maxInvocationsOf(raw: string | undefined): number | undefined {
 
 type Print = { event(e: TeamEvent): void; result(instance: string, end: TeamEnd, document: string): number };
 
-function printer(values: Values): Print {
+/**
+ * Where a team keeps its document, for the line said when it wrote none: the file (and its channel's), or that it is
+ * kept in memory only.
+ */
+export function documentPlace(workflow: WorkflowFile, instance: string, cwd: string): { document: string; channel: string } | null {
+  const context = resolveContext(workflow.context, workflow.name!, instance);
+  if (!context || context.provider === 'memory') return null;
+  const dir = isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
+  return { document: join(dir, context.document), channel: join(dir, context.channel) };
+}
+
+/** The line, on stderr, of a team that ended with no document: stdout, which scripts read, stays the document's alone. */
+function noDocument(place: ReturnType<typeof documentPlace>): string {
+  if (!place) return '(no document: the team wrote none; it kept its context in memory only, so nothing is on disk: run with --verbose to see its channel)';
+  const what = existsSync(place.document) ? `${place.document} is empty` : `the team wrote none to ${place.document}`;
+  return `(no document: ${what}; its channel is ${place.channel})`;
+}
+
+function printer(values: Values, placeOf: (instance: string) => ReturnType<typeof documentPlace>): Print {
   return {
     event(e) {
       if (values.json) process.stdout.write(`${JSON.stringify(e)}\n`);
@@ -59,7 +80,8 @@ function printer(values: Values): Print {
     result(instance, end, document) {
       const ok = end.reason === 'idle' && end.failures === 0;
       if (values.json) process.stdout.write(`${JSON.stringify({ type: 'result', instance, ...end, ok, document })}\n`);
-      else process.stdout.write(document.endsWith('\n') || !document ? document : `${document}\n`);
+      else if (!document) process.stderr.write(`${noDocument(placeOf(instance))}\n`);
+      else process.stdout.write(document.endsWith('\n') ? document : `${document}\n`);
       if (!ok) process.stderr.write(`baton: team @${instance}: ${end.message}${end.failures ? ` (${end.failures} agent turn${end.failures === 1 ? '' : 's'} failed; see --verbose)` : ''}\n`);
       return ok ? 0 : 1;
     },

@@ -2,7 +2,7 @@
 // owner, see ownDatabase.ts; other processes reach them through its /control endpoint), and printing channel entries.
 import { resolve } from 'node:path';
 import { kickoffWarnings } from '../core/worker/kickoffWarnings.js';
-import type { ChannelEntry } from '../core/worker/types.js';
+import type { ChannelEntry, WorkflowFile } from '../core/worker/types.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
 import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
@@ -72,9 +72,10 @@ export async function serveTeams(teams: ReturnType<typeof teamsOf>, begin: () =>
 
 /**
  * Checks a team workflow file before a database is opened (a missing or invalid one is refused) and prints, as
- * warnings, what its parse ignored (a misspelt field) and what is wrong with its kickoff.
+ * warnings, what its parse ignored (a misspelt field) and what is wrong with its kickoff; returns the parsed file.
  */
-export function warnAboutTeamFile(path: string, mode: 'run' | 'start'): void {
+export function warnAboutTeamFile(path: string, mode: 'run' | 'start'): WorkflowFile {
   const { file, warnings } = checkWorkflowFile(path);
   printWarnings([...[...warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0)), ...kickoffWarnings(file, mode)]);
+  return file;
 }

@@ -214,7 +214,8 @@ export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [-
 
 Runs a team of agents (a workflow YAML file: name, context, agents, setup, kickoff): runs the setup commands,
 posts the kickoff to the channel, wakes each agent that has unread @mentions, and exits when every agent is idle
-(no unread mentions, none running). Prints the final document (notes.md).
+(no unread mentions, none running). Prints the final document (notes.md) on stdout; when the team wrote none,
+stdout stays empty and a line on stderr says so.
 
 Options:
   --instance NAME         the instance (default: default); agents are NAME@instance

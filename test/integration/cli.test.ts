@@ -251,6 +251,30 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('run prints the document on stdout; a team that wrote none leaves stdout empty and says so, with the file, on stderr', async () => {
+    const setup = tempSetup('baton-nodoc-');
+    try {
+      const team = (command: string) => ['name: t', 'agents:', '  alice:', '    backend: command', `    command: [node, -e, ${JSON.stringify(command)}]`,
+        '    system_prompt: hi', 'kickoff: "@alice go"', ''].join('\n');
+      const notes = join(setup.workspace, '.workflow', 'default', 'notes.md');
+      writeFileSync(join(setup.workspace, 'silent.yaml'), team('0'));
+      const silent = await runCli(['run', 'silent.yaml', '--db', setup.db], {}, setup.workspace);
+      assert.equal(silent.code, 0, silent.stderr);
+      assert.equal(silent.stdout, '', 'stdout is the document alone');
+      assert.ok(silent.stderr.includes(`\n(no document: the team wrote none to ${notes}; its channel is ${join(dirname(notes), 'channel.md')})\n`), silent.stderr);
+      const json = await runCli(['run', 'silent.yaml', '--db', setup.db, '--json'], {}, setup.workspace);
+      assert.equal(json.code, 0, json.stderr);
+      assert.doesNotMatch(json.stderr, /no document/, 'the JSON result carries the empty document itself');
+      writeFileSync(join(setup.workspace, 'writer.yaml'), team(`require('fs').writeFileSync(${JSON.stringify(notes)}, '# done')`));
+      const writer = await runCli(['run', 'writer.yaml', '--db', setup.db], {}, setup.workspace);
+      assert.equal(writer.code, 0, writer.stderr);
+      assert.equal(writer.stdout, '# done\n');
+      assert.doesNotMatch(writer.stderr, /no document/);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('a BATON_LOG_LEVEL that is not a level is said once, and the default level used', async () => {
     const setup = tempSetup('baton-level-');
     try {
