@@ -45,8 +45,8 @@ export interface PruneResult {
   /** Their execution ids, oldest first; at most PRUNED_IDS_SHOWN of them. */
   execution_ids: string[];
   /**
-   * Rows deleted, by table (on a dry run: rows that would be, but for `step_texts`: the stored definitions and
-   * contracts no step names any more once the runs are gone, deleted after them).
+   * Rows deleted, by table (on a dry run: rows that would be), `step_texts` included: the stored definitions and
+   * contracts no step names any more once the runs are gone, deleted after them.
    */
   rows: Record<string, number>;
   /** Finished runs left. */
@@ -82,9 +82,13 @@ const RUN_TABLES = [
   'request_keys',
 ] as const;
 
-/** Deletes the stored step texts no step names (a full read of `steps`: once per prune, after its batches). */
-const ORPHAN_TEXTS = `DELETE FROM step_texts WHERE hash NOT IN (
-  SELECT definition_ref FROM steps WHERE definition_ref IS NOT NULL UNION SELECT contract_ref FROM steps WHERE contract_ref IS NOT NULL)`;
+/**
+ * The stored step texts no step names but those `gone` selects (a full read of `steps`: once per prune, after its
+ * batches): with `gone` false, what the prune deletes once its runs are deleted; a dry run passes the doomed runs.
+ */
+const orphanTexts = (verb: 'DELETE' | 'SELECT COUNT(*) AS n', gone = 'FALSE') => `${verb} FROM step_texts WHERE hash NOT IN (
+  SELECT definition_ref FROM steps WHERE definition_ref IS NOT NULL AND NOT (${gone})
+  UNION SELECT contract_ref FROM steps WHERE contract_ref IS NOT NULL AND NOT (${gone}))`;
 
 /** `12.3 MiB`: how a compaction's sizes are shown (log, terminal, editor). */
 export function mib(bytes: number): string {
@@ -167,8 +171,13 @@ export class Retention {
     const doomedIds = new Set(doomed.map((r) => r.execution_id));
     const countedTasks = new Set<string>();
     let done = doomed.length;
-    if (req.dry_run) for (let i = 0; i < doomed.length; i += PRUNE_BATCH) this.count(doomed.slice(i, i + PRUNE_BATCH), doomedIds, countedTasks, add);
-    else {
+    if (req.dry_run) {
+      for (let i = 0; i < doomed.length; i += PRUNE_BATCH) this.count(doomed.slice(i, i + PRUNE_BATCH), doomedIds, countedTasks, add);
+      // The texts the prune deletes after its runs: those no step of a kept run names.
+      const { where, params } = doomedWhere(policy, this.deps.now());
+      const gone = `execution_id IN (SELECT execution_id FROM executions WHERE ${where})`;
+      if (done > 0) add('step_texts', store.get<{ n: number }>(orphanTexts('SELECT COUNT(*) AS n', gone), [...params, ...params])!.n);
+    } else {
       done = await this.inBatches(doomed, async (batch) => {
         await store.transaction(() => this.delete(batch, add));
         this.deps.forget(batch.map((r) => r.execution_id));
@@ -178,7 +187,7 @@ export class Retention {
       // Definitions and contracts (schema v8) that no step names any more: a spec run's phases are its own.
       // The cache is dropped in the same transaction: no call may take a text for stored between the two.
       await store.transaction(() => {
-        add('step_texts', store.run(ORPHAN_TEXTS));
+        add('step_texts', store.run(orphanTexts('DELETE')));
         this.deps.forgetTexts();
       });
     }
@@ -231,22 +240,8 @@ export class Retention {
   /** The finished runs past the policy, oldest first. */
   private doomed(policy: RetentionPolicy): Run[] {
     if (pruningOff(policy)) return [];
-    const finished = 'COALESCE(completed_at, updated_at)';
-    const where: string[] = [];
-    const params: Array<string | number> = [...TERMINAL_STATES];
-    if (policy.days > 0) {
-      where.push(`${finished} < ?`);
-      params.push(new Date(this.deps.now() - policy.days * DAY_MS).toISOString());
-    }
-    if (policy.maxRuns > 0) {
-      // Ties on the time are broken by rowid, so the same runs are kept however often this runs.
-      where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${TERMINAL} ORDER BY ${finished} DESC, rowid DESC LIMIT ?)`);
-      params.push(...TERMINAL_STATES, policy.maxRuns);
-    }
-    return this.deps.store.all<Run>(
-      `SELECT execution_id, task_id FROM executions WHERE ${TERMINAL} AND (${where.join(' OR ')}) ORDER BY ${finished}, rowid`,
-      params,
-    );
+    const { where, params } = doomedWhere(policy, this.deps.now());
+    return this.deps.store.all<Run>(`SELECT execution_id, task_id FROM executions WHERE ${where} ORDER BY ${FINISHED}, rowid`, params);
   }
 
   /** Deletes one batch of runs and what belongs to them (inside a transaction). */
@@ -293,6 +288,25 @@ export class Retention {
     if (!r || r.total === 0) return false;
     return r.free / r.total >= COMPACT_FREE_RATIO && r.free * r.size >= COMPACT_MIN_FREE_BYTES;
   }
+}
+
+/** When a run finished. */
+const FINISHED = 'COALESCE(completed_at, updated_at)';
+
+/** The condition on `executions` that selects the finished runs past the policy (which prunes some: see pruningOff). */
+function doomedWhere(policy: RetentionPolicy, now: number): { where: string; params: Array<string | number> } {
+  const where: string[] = [];
+  const params: Array<string | number> = [...TERMINAL_STATES];
+  if (policy.days > 0) {
+    where.push(`${FINISHED} < ?`);
+    params.push(new Date(now - policy.days * DAY_MS).toISOString());
+  }
+  if (policy.maxRuns > 0) {
+    // Ties on the time are broken by rowid, so the same runs are kept however often this runs.
+    where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${TERMINAL} ORDER BY ${FINISHED} DESC, rowid DESC LIMIT ?)`);
+    params.push(...TERMINAL_STATES, policy.maxRuns);
+  }
+  return { where: `${TERMINAL} AND (${where.join(' OR ')})`, params };
 }
 
 /** A finished run, as pruning selects it. */

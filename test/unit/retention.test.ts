@@ -183,6 +183,27 @@ test('stored definitions and contracts go once no step names them; those a kept 
   assert.equal(baton.workflowStatus(kept.id).steps[0]!.step_name, 'only');
 });
 
+test('a dry run counts every row the prune then deletes, the stored texts no kept step names included', async () => {
+  const other = ONE_STEP_YAML.replace('name: one', 'name: two').replace('Do it', 'Do the other thing');
+  const made = await makeBaton({ workflows: { one: ONE_STEP_YAML, two: other }, retention: { days: 0, maxRuns: 1, idleDays: 0 } });
+  const { baton, store } = made;
+  const texts = () => store.get<{ n: number }>('SELECT COUNT(*) AS n FROM step_texts')!.n;
+  // Two runs of `two` (texts only they name), then one of `one` (kept: its texts stay).
+  for (const template of ['two', 'two', 'one']) {
+    const first = await baton.nextStep({ template_name: template, task_description: `a ${template} task` });
+    const done = await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('did it') });
+    if (done.status !== 'task_closed') assert.equal((await baton.nextStep({ step_token: done.new_step_token! })).status, 'task_closed');
+  }
+  const before = texts();
+  const dry = await baton.prune({ dry_run: true });
+  assert.equal(texts(), before, 'a dry run deletes nothing');
+  assert.ok((dry.rows.step_texts ?? 0) > 0, `the texts only the pruned runs name are counted: ${JSON.stringify(dry.rows)}`);
+  const real = await baton.prune();
+  assert.equal(real.pruned, dry.pruned);
+  assert.deepEqual(real.rows, dry.rows, 'the dry run counted what the prune deleted, table by table');
+  assert.equal(texts(), before - dry.rows.step_texts!);
+});
+
 test('tick prunes by the policy a minute after start, then hourly', async () => {
   const { baton, clock, events } = await setup({ days: 0, maxRuns: 1 });
   const pruned = () => events.filter((e) => e.type === 'pruned').length;
