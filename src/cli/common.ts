@@ -7,6 +7,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { capital, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
 import { lockPathOf } from '../store/lock.js';
@@ -239,19 +240,24 @@ export async function openOrFindOwner<T>(
   }
 }
 
-/** The message when another process owns the database but cannot be reached. */
-export function unreachableOwner(dbPath: string, ownerPid: unknown, url: string | null): CliError {
-  const owned = `database ${dbPath} is owned by Baton process ${String(ownerPid)}`;
+/**
+ * The message when another process owns the database but cannot be reached. `state`: what the system says of it (a
+ * test passes its own).
+ */
+export function unreachableOwner(dbPath: string, ownerPid: number, url: string | null, state: OwnerState = ownerState(ownerPid)): CliError {
+  const owned = `database ${dbPath} is owned by Baton process ${ownerPid}`;
+  const { why, resume, kill } = silentOwnerWays(ownerPid, state);
+  const end = `end it (${kill}, or restart the editor if it is the editor's), then run this command again; or use --db elsewhere.`;
+  const ways = resume ? `${capital(resume)}, or ${end}` : capital(end);
   if (url) {
     // It published an endpoint and lives on without answering (it would have exited, or answered, by now): stopped
-    // (SIGSTOP, a debugger) or hung, which a plain kill does not end.
-    const end = process.platform === 'win32' ? `taskkill /F /PID ${String(ownerPid)}` : `kill -9 ${String(ownerPid)}`;
-    return new CliError(
-      `${owned} but its endpoint ${url} does not answer, and it lives on (stopped or hung): end it (${end}), or restart the editor if it is the editor's, then start again; or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`,
-      1,
-    );
+    // (Ctrl-Z, SIGSTOP, a debugger), which resuming ends, or hung, which a plain kill does not end.
+    return new CliError(`${owned} but its endpoint ${url} does not answer, and it lives on, ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1);
   }
-  return new CliError(`${owned} but it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database); stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
+  const publishes = `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
+  // One stopped before it published its endpoint is resumed first too; any other may be starting still, or not Baton.
+  if (state === 'stopped' || state === 'traced') return new CliError(`${owned} but ${publishes} and is ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1);
+  return new CliError(`${owned} but ${publishes}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
 }
 
 /** What to do when the pid a lock names is not Baton's at all (it was reused), which Baton cannot always tell. */

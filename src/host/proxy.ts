@@ -26,6 +26,7 @@ import { connectionRefused } from './controlClient.js';
 import { isPidAlive, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
+import { ownerState, silentOwnerWays } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
 
 /** Where the proxy forwards to. */
@@ -488,12 +489,16 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   /** The owner has not answered its health check for `silentMs`: every call waiting on it is answered with an error. */
   const giveUp = (via: Upstream, silentMs: number) => {
     const waiting = [...pending.values()];
-    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (stopped or hung, its pid alive): answering the ${waiting.length + (early?.waiting ?? 0)} call(s) waiting on it with an error; ending it lets this process take over`);
+    // Read once: the log and every answer say the same of it.
+    const state = ownerState(via.pid!);
+    const { why, resume, kill } = silentOwnerWays(via.pid!, state);
+    const ways = `${resume ? `${resume} and it answers again; ` : ''}end it (${kill}) and this process takes over`;
+    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (${why}, its pid alive): answering the ${waiting.length + (early?.waiting ?? 0)} call(s) waiting on it with an error; ${ways}`);
     for (const request of waiting) {
       givenUp.set(request.id, progressTokenOf(request));
-      failRequest(request.id, ownerSilent(via, silentMs, request));
+      failRequest(request.id, ownerSilent(via, silentMs, request, state));
     }
-    early?.fail((request) => ownerSilent(via, silentMs, request));
+    early?.fail((request) => ownerSilent(via, silentMs, request, state));
   };
 
   await attach(up);

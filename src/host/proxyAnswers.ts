@@ -4,6 +4,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { carriedKey, isKeyedStart } from '../mcp/requestKey.js';
 import type { Upstream } from './proxy.js';
+import { capital, ownerState, silentOwnerWays, type OwnerState } from './silentOwner.js';
 
 /**
  * The JSON-RPC error an owner refused a request with over HTTP (400 for a malformed or duplicate request, 413 for
@@ -62,14 +63,16 @@ export function stoppedBeforeAnswering(owner: Upstream, request?: JSONRPCRequest
 }
 
 /**
- * The answer to a call that waited on an owner that stopped answering: the owner is alive but stopped (SIGSTOP, a
- * debugger) or hung, so only ending it frees the database (a signal it would have to handle itself is never handled).
+ * The answer to a call that waited on an owner that stopped answering: the owner is alive but stopped (Ctrl-Z,
+ * SIGSTOP, a debugger), which resuming ends, or hung, so only ending it frees the database (a signal it would have to
+ * handle itself is never handled). `state`: what the system says of it (a test passes its own).
  */
-export function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPCRequest): string {
+export function ownerSilent(owner: Upstream, silentMs: number, request?: JSONRPCRequest, state: OwnerState = ownerState(owner.pid!)): string {
   const pid = owner.pid!;
-  const end = process.platform === 'win32' ? `taskkill /F /PID ${pid}` : `kill -9 ${pid}`;
-  const silent = `Baton process ${pid} owns the database but has not answered for ${Math.round(silentMs / 1000)} s (it is stopped or hung), so this call was given up.`;
-  const fix = `End that process (${end}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
+  const { why, resume, kill } = silentOwnerWays(pid, state);
+  const silent = `Baton process ${pid} owns the database but has not answered for ${Math.round(silentMs / 1000)} s (it is ${why}), so this call was given up.`;
+  const end = `that process (${kill}), or restart the editor if it is the editor's: Baton here then takes over the database.`;
+  const fix = resume ? `${capital(resume)}: it then answers again. Or end ${end}` : `End ${end}`;
   // A start is not said to be safe to call again: its request key may be one the proxy added, which a new call lacks.
   const next = whatNext(request, false);
   if (next === 'started') return `${silent} ${fix} The workflow may have been started already: ${LOOK_FIRST}.`;

@@ -90,17 +90,22 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     assert.deepEqual((await proxied.client.listTools()).tools.map((t) => t.name), ['workflow_next_step'], 'the session goes on');
   });
 
-  it('an owner that does not answer: exit 1 naming its pid and URL', { skip: process.platform === 'win32' }, async () => {
+  it('an owner stopped (SIGSTOP) that does not answer: mcp and status exit 1 naming its pid and URL, and resuming it first', { skip: process.platform === 'win32' }, async () => {
     const info = readDiscovery(setup.db)!;
     process.kill(info.pid, 'SIGSTOP');
     try {
+      // Linux's /proc tells a stopped process; elsewhere it may be stopped or hung.
+      const state = process.platform === 'linux' ? 'stopped by Ctrl-Z or SIGSTOP. Resume it' : 'stopped or hung. Resume it if it was stopped (Ctrl-Z:';
+      const words = `database ${setup.db} is owned by Baton process ${info.pid} but its endpoint ${info.url} does not answer, and it lives on, ${state}` +
+        `${process.platform === 'linux' ? ' (' : ' '}fg in its terminal, or kill -CONT ${info.pid}), or end it (kill -9 ${info.pid}, or restart the editor if it is the editor's), ` +
+        'then run this command again; or use --db elsewhere.';
       const r = await runCli(['mcp', '--db', setup.db, '--workspace', setup.workspace]);
       assert.equal(r.code, 1);
-      assert.ok(
-        r.stderr.includes(`database ${setup.db} is owned by Baton process ${info.pid} but its endpoint ${info.url} does not answer, and it lives on (stopped or hung): end it (kill -9 ${info.pid}), or restart the editor if it is the editor's, then start again`),
-        r.stderr,
-      );
+      assert.ok(r.stderr.includes(words), r.stderr);
       assert.doesNotMatch(r.stderr, /forwarding stdio/, 'it never forwarded');
+      const status = await runCli(['status', '--db', setup.db]);
+      assert.equal(status.code, 1);
+      assert.ok(status.stderr.includes(words), status.stderr);
     } finally {
       process.kill(info.pid, 'SIGCONT');
     }

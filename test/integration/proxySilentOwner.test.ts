@@ -55,13 +55,17 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
       const waiting = proxy.call({ step_token: first.new_step_token, model_output_so_far: validOutput });
       await assert.rejects(waiting, (ex: Error & { code?: number }) => {
         assert.equal(ex.code, -32603);
-        assert.match(ex.message, new RegExp(`Baton process ${owner.pid} owns the database but has not answered for \\d+ s \\(it is stopped or hung\\), so this call was given up\\. End that process \\(kill -9 ${owner.pid}\\)`));
+        const why = process.platform === 'linux' ? 'stopped by Ctrl-Z or SIGSTOP' : 'stopped or hung';
+        const resume = process.platform === 'linux' ? 'Resume it \\(fg' : 'Resume it if it was stopped \\(Ctrl-Z: fg';
+        assert.match(ex.message, new RegExp(`Baton process ${owner.pid} owns the database but has not answered for \\d+ s \\(it is ${why}\\), so this call was ` +
+          `given up\\. ${resume} in its terminal, or kill -CONT ${owner.pid}\\): it then answers again\\. Or end that process \\(kill -9 ${owner.pid}\\)`));
         assert.match(ex.message, /Then call again with the same arguments/);
         return true;
       });
       const waited = Date.now() - started;
       assert.ok(waited >= 1500 && waited < 6000, `given up after ${waited} ms (limit 1500 ms)`);
-      assert.ok(proxy.lines.some((l) => l.startsWith(`warn: Baton process ${owner.pid} has not answered for`)), proxy.lines.join('\n'));
+      const warned = proxy.lines.find((l) => l.startsWith(`warn: Baton process ${owner.pid} has not answered for`));
+      assert.ok(warned?.includes(`kill -CONT ${owner.pid}) and it answers again; end it (kill -9 ${owner.pid}) and this process takes over`), proxy.lines.join('\n'));
 
       process.kill(owner.pid!, 'SIGCONT');
       // The owner goes on: it runs the call it had read and answers it, late; the client, answered already, gets

@@ -1,0 +1,55 @@
+// The words for a Baton process that owns a database and lives on without answering: resumed, a stopped one (Ctrl-Z,
+// SIGSTOP) answers again; a hung one must be ended. Said to a person by `baton status|mcp|run…` (cli/common.ts) and
+// to an agent by a forwarding `baton mcp` (proxyAnswers.ts), in the same words.
+import { readFileSync } from 'node:fs';
+
+/** What the system says of a live process: stopped by job control, stopped in a debugger, running, or not known. */
+export type OwnerState = 'stopped' | 'traced' | 'running' | 'unknown';
+
+/** The state of `pid` from Linux's /proc (its stat's third field); 'unknown' elsewhere, or when /proc cannot tell. */
+export function ownerState(pid: number, readStat: (pid: number) => string = (p) => readFileSync(`/proc/${p}/stat`, 'utf8')): OwnerState {
+  if (process.platform !== 'linux') return 'unknown';
+  let stat: string;
+  try {
+    stat = readStat(pid);
+  } catch {
+    return 'unknown';
+  }
+  // `PID (COMM) STATE …`: COMM may hold spaces and parentheses, so the state follows the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 1).trim()[0];
+  if (state === undefined) return 'unknown';
+  return state === 'T' ? 'stopped' : state === 't' ? 'traced' : state === 'Z' || state === 'X' ? 'unknown' : 'running';
+}
+
+/** How to get past a silent owner: why it is silent, the way to resume it (none for a hung one), the way to end it. */
+export interface SilentOwnerWays {
+  /** `stopped by Ctrl-Z or SIGSTOP`, `stopped in a debugger`, `hung`, or `stopped or hung`. */
+  why: string;
+  /** `resume it (fg in its terminal, or kill -CONT 42)`, or null when resuming is no way on. */
+  resume: string | null;
+  /** `kill -9 42`: the command that ends it. */
+  kill: string;
+}
+
+/** The ways on from a silent owner `pid` in `state`, the first to try first. */
+export function silentOwnerWays(pid: number, state: OwnerState): SilentOwnerWays {
+  const kill = process.platform === 'win32' ? `taskkill /F /PID ${pid}` : `kill -9 ${pid}`;
+  const how = `fg in its terminal, or kill -CONT ${pid}`;
+  switch (state) {
+    case 'stopped':
+      return { why: 'stopped by Ctrl-Z or SIGSTOP', resume: `resume it (${how})`, kill };
+    case 'traced':
+      return { why: 'stopped in a debugger', resume: 'continue it in the debugger', kill };
+    case 'running':
+      return { why: 'hung', resume: null, kill };
+    case 'unknown':
+      // Windows has no job control: a process there that does not answer is hung.
+      if (process.platform === 'win32') return { why: 'hung', resume: null, kill };
+      return { why: 'stopped or hung', resume: `resume it if it was stopped (Ctrl-Z: ${how})`, kill };
+  }
+}
+
+/** `Text` with its first letter a capital. */
+export function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
