@@ -64,7 +64,7 @@ export function documentPlace(workflow: WorkflowFile, instance: string, cwd: str
   return { document: join(dir, context.document), channel: join(dir, context.channel) };
 }
 
-/** The line, on stderr, of a team that ended with no document: stdout, which scripts read, stays the document's alone. */
+/** The line, on stderr, of a team that ended with no document: stdout, which scripts read, stays the document's. */
 function noDocument(place: ReturnType<typeof documentPlace>): string {
   if (!place) return '(no document: the team wrote none; it kept its context in memory only, so nothing is on disk: run with --verbose to see its channel)';
   const what = existsSync(place.document) ? `${place.document} is empty` : `the team wrote none to ${place.document}`;

@@ -1,8 +1,9 @@
 // Rule: what a forwarding `baton mcp` tells an agent whose call waited on an owner that stopped answering names the
-// owner's pid and how to resume it (first, when it is stopped) or end it, and what to do about the call: a read or a call with a step_token may be sent again;
-// a start may not (its request key may be one the proxy added, which a new call lacks: it would start a second run),
-// whichever tool starts it; any other write may have taken effect. An owner that stopped, or a send that failed, is
-// told the same of each call, except that a start carrying its own request key may be sent again there.
+// owner's pid and how to resume it (first, when it is stopped) or end it, and what to do about the call: a read or a
+// call with a step_token may be sent again; a start may not (its request key may be one the proxy added, which a new
+// call lacks: it would start a second run), whichever tool starts it; any other write may have taken effect. An owner
+// that stopped, or a send that failed, is told the same of each call, except that a start carrying its own request
+// key may be sent again there.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
