@@ -2,6 +2,7 @@
 // the store, the MCP server and every command but the start of `baton mcp`, which answers its client first.
 export { blueprintCommand } from './blueprintCommand.js';
 export { decideCommand } from './decideCommand.js';
+export { cancelCommand } from './cancelCommand.js';
 export { pipelineCommand } from './pipelineCommand.js';
 export { forwardMcp, serveOwner } from './mcpEngine.js';
 export { serveCommand } from './serveCommand.js';

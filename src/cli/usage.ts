@@ -12,6 +12,7 @@ Commands:
   status    list executions and their steps (reads only; never creates a database)
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
+  cancel    end an unfinished workflow, spec workflow or pipeline run (as the editor's Cancel Execution)
   prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
   pipeline  list, run, resume or cancel pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
@@ -123,6 +124,21 @@ Options:
 ${DB_USAGE}
   --content DIR           the bundled content, loaded when no process owns the database and this command opens it
                           (default: the content/ folder shipped with Baton)
+${USAGE_FOOTER}`;
+
+/** Usage of `baton cancel`. */
+export const CANCEL_USAGE = `Usage: baton cancel EXECUTION [--json] [--db PATH] [--workspace DIR]
+
+Ends an unfinished execution: a workflow (its agent's next call is refused), a spec workflow, or a pipeline run
+(as baton pipeline cancel does), as the editor's Cancel Execution does. EXECUTION is an
+execution id or a task id (see baton status); it then reads "cancelled" (its status is failed, with a cancellation
+mark). Goes through the process that owns the database when one runs; otherwise writes the database directly. A
+team run is stopped with baton stop @INSTANCE instead. With no database there is nothing to cancel: the command says
+where it looked and exits 1.
+
+Options:
+  --json                  print the cancelled execution as JSON
+${DB_USAGE}
 ${USAGE_FOOTER}`;
 
 /** Usage of `baton pipeline`. */

@@ -1,0 +1,52 @@
+// `baton cancel EXECUTION`: ends an unfinished execution (a workflow, a spec workflow, a pipeline run) as the editor's
+// Cancel Execution does, through the live owner or in the database. A team run is stopped with `baton stop` instead.
+import type { ExecutionSummary, WorkflowStatusResource } from '../core/api.js';
+import { BatonError } from '../core/errors.js';
+import { callControl } from '../host/controlClient.js';
+import { CliError, cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
+import { CANCEL_USAGE } from './usage.js';
+import { withCore } from './withCore.js';
+
+/** Who cancelled, as the execution's record keeps it (`baton pipeline cancel` records `cli`). */
+export const CANCELLED_BY = 'baton cancel';
+
+/** Runs `baton cancel`; returns the exit code. */
+export async function cancelCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { ...DB_OPTIONS, json: { type: 'boolean' } }, CANCEL_USAGE);
+  if (values.help) {
+    process.stdout.write(`${CANCEL_USAGE}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new CliError(`cancel needs exactly one EXECUTION (an execution or task id; baton status lists them)\n\n${CANCEL_USAGE}`, 2);
+  const id = positionals[0]!;
+  const dbPath = dbPathOf(values);
+  const summary = await withCore(
+    {
+      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
+      missing: () => missingDatabase(dbPath, values, `there is no execution ${id} to cancel.`),
+    },
+    async (owner) => {
+      await notATeam(async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result);
+      return ((await callControl(owner, { op: 'cancel', execution_id: id, reason: 'cancelled', by: CANCELLED_BY })) as { result: ExecutionSummary }).result;
+    },
+    async (baton) => {
+      await notATeam(async () => baton.workflowStatus(id));
+      return baton.cancel(id, 'cancelled', CANCELLED_BY);
+    },
+  );
+  if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else process.stdout.write(`Cancelled ${summary.kind === 'pipeline' ? 'run' : 'execution'} ${summary.execution_id}${summary.workflow ? ` (${summary.workflow})` : ''}.\n`);
+  return 0;
+}
+
+/**
+ * A team run has agents to stop, which cancelling its record would leave running: `baton stop` does both. An id that
+ * names nothing is left to the cancel, whose refusal says so in a terminal's words.
+ */
+async function notATeam(read: () => Promise<WorkflowStatusResource>): Promise<void> {
+  const status = await read().catch((ex: unknown) => {
+    if (BatonError.is(ex, 'execution_not_found')) return null;
+    throw ex;
+  });
+  if (status?.team) throw new CliError(`${status.execution_id} is a team run: stop it with baton stop @${status.team.instance}`, 1);
+}
