@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import packageJson from '../../package.json';
+import { version } from '../../package.json';
 import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
@@ -13,7 +13,7 @@ import { resolveDbPath } from '../store/dbPath.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** Baton's version (package.json). */
-export const VERSION: string = packageJson.version;
+export const VERSION: string = version;
 
 // dist/cli.js and dist/engine.js each hold a copy of this module: `instanceof` recognises both copies' errors.
 const CLI_ERROR = Symbol.for('baton.CliError');
