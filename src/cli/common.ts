@@ -189,7 +189,7 @@ export function shellQuote(word: string): string {
 export function missingDatabase(dbPath: string, values: { db?: string; workspace?: string }, consequence: string): CliError {
   const folder = dirname(dbPath);
   return new CliError(
-    `no Baton database at ${dbPath} (${originOf(values)}; ${existsSync(folder) ? 'the folder exists, the file does not' : `the folder ${folder} does not exist either`}). ${consequence}\n` +
+    `no Baton database at ${dbPath} (${originOf(values)}; ${existsSync(folder) ? 'the folder exists, the file does not' : `the folder ${folder} does not exist either`}). ${capital(consequence)}\n` +
       'To start one, run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor with Baton installed.\n' +
       'If Baton already runs elsewhere, name its database with --db PATH or BATON_DB_PATH.',
     1,

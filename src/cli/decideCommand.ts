@@ -9,7 +9,7 @@ import { exitsWithin } from '../host/proxy.js';
 import { deciderOn } from '../host/nodePorts.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
 import { withCore } from './withCore.js';
-import { DECIDE_USAGE } from './usage.js';
+import { DECIDE_USAGE, REJECT_USAGE } from './usage.js';
 
 /** A pipeline run as it is just after a decision: whether it is over, and whether a process drives it on. */
 export type RunAfter = Pick<PipelineRunView, 'status' | 'orphaned'>;
@@ -68,17 +68,18 @@ async function runViaOwner(owner: DiscoveryInfo, runId: string, values: { db?: s
 
 /** Runs `baton approve` or `baton reject`; returns the exit code. */
 export async function decideCommand(decision: 'approve' | 'reject', args: string[]): Promise<number> {
+  const usage = decision === 'approve' ? DECIDE_USAGE : REJECT_USAGE;
   const { values, positionals } = parse(
     args,
     { ...DB_OPTIONS, ...CONTENT_OPTION, step: { type: 'string' }, feedback: { type: 'string' }, json: { type: 'boolean' }, by: { type: 'string' } },
-    DECIDE_USAGE,
+    usage,
   );
   if (values.help) {
-    process.stdout.write(DECIDE_USAGE + '\n');
+    process.stdout.write(usage + '\n');
     return 0;
   }
   const [executionId, ...extra] = positionals;
-  if (!executionId || extra.length > 0) throw new CliError(`${decision} needs exactly one EXECUTION id\n\n${DECIDE_USAGE}`, 2);
+  if (!executionId || extra.length > 0) throw new CliError(`${decision} needs exactly one EXECUTION id\n\n${usage}`, 2);
   if (decision === 'reject' && !values.feedback?.trim()) {
     throw new CliError('reject needs --feedback TEXT: tell the agent what to change (or, for a pipeline\'s review, why you reject it)', 2);
   }

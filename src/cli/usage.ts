@@ -103,10 +103,14 @@ Options:
 ${DB_USAGE}
 ${USAGE_FOOTER}`;
 
-/** Usage of `baton approve` and `baton reject`. */
-export const DECIDE_USAGE = `Usage: baton approve EXECUTION [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR] [--content DIR]
-       baton reject EXECUTION --feedback TEXT [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR]
-                    [--content DIR]
+/** The synopses of `baton approve` and `baton reject`, which share one usage. */
+const APPROVE_SYNOPSIS = 'baton approve EXECUTION [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR] [--content DIR]';
+const REJECT_SYNOPSIS = `baton reject EXECUTION --feedback TEXT [--step NAME] [--by NAME] [--json] [--db PATH] [--workspace DIR]
+                    [--content DIR]`;
+
+/** Usage of `baton approve` (and of reject, second). */
+export const DECIDE_USAGE = `Usage: ${APPROVE_SYNOPSIS}
+       ${REJECT_SYNOPSIS}
 
 Decides a step awaiting approval. EXECUTION is an execution id or a task id (see baton status). The decision
 goes through the process that owns the database when one runs (an agent waiting on the gate goes on at once);
@@ -125,6 +129,9 @@ ${DB_USAGE}
   --content DIR           the bundled content, loaded when no process owns the database and this command opens it
                           (default: the content/ folder shipped with Baton)
 ${USAGE_FOOTER}`;
+
+/** Usage of `baton reject`: approve's, its own synopsis first (its errors then say "see baton reject --help"). */
+export const REJECT_USAGE = DECIDE_USAGE.replace(`Usage: ${APPROVE_SYNOPSIS}\n       ${REJECT_SYNOPSIS}`, `Usage: ${REJECT_SYNOPSIS}\n       ${APPROVE_SYNOPSIS}`);
 
 /** Usage of `baton cancel`. */
 export const CANCEL_USAGE = `Usage: baton cancel EXECUTION [--json] [--db PATH] [--workspace DIR]

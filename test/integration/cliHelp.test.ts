@@ -144,6 +144,8 @@ describe('baton errors', () => {
     [['pipeline', 'run', 'x', '--input'], /^baton: --input needs a value: --input TEXT; see baton pipeline --help\n$/],
     [['status', '--bogus'], /^baton: unknown option --bogus for baton status; see baton status --help\n$/],
     [['status', '--jsno'], /^baton: unknown option --jsno for baton status \(did you mean --json\?\); see baton status --help\n$/],
+    [['reject', 'x', '--jsno'], /^baton: unknown option --jsno for baton reject \(did you mean --json\?\); see baton reject --help\n$/],
+    [['approve', 'x', '--jsno'], /^baton: unknown option --jsno for baton approve \(did you mean --json\?\); see baton approve --help\n$/],
     [['pipeline', 'list', '--workspce=.'], /^baton: unknown option --workspce for baton pipeline \(did you mean --workspace\?\); see baton pipeline --help\n$/],
     [['run', 'team.yaml', '-x'], /^baton: unknown option -x for baton run; see baton run --help\n$/],
     [['status', 'extra'], /^baton: status takes no arguments \(got "extra"\)\n\nUsage: baton status/],
@@ -162,10 +164,10 @@ describe('baton errors', () => {
   ];
   const commands = [['mcp'], ['serve'], ['status'], ['approve'], ['reject'], ['prune'], ['pipeline', 'list'], ['pipeline', 'run'], ['pipeline', 'resume'],
     ['pipeline', 'cancel'], ['blueprint', 'list'], ['blueprint', 'new'], ['spec', 'start'], ['spec', 'status'], ['run'], ['start'], ['stop'], ['list'],
-    ['send'], ['peek'], ['new']];
+    ['send'], ['peek'], ['new'], ['cancel']];
   it('every command words a missing option value, or a value given to a flag, in its own terms, naming how to write it', async () => {
     for (const command of commands) {
-      const help = command[0] === 'reject' ? 'approve' : command[0];
+      const help = command[0];
       const missing = await runCli([...command, '--workspace']);
       assert.equal(missing.code, 2, missing.stderr);
       assert.equal(missing.stderr, `baton: --workspace needs a value: --workspace DIR; see baton ${help} --help\n`, command.join(' '));
