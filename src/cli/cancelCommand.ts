@@ -23,7 +23,7 @@ export async function cancelCommand(args: string[]): Promise<number> {
   const summary = await withCore(
     {
       dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
-      missing: () => missingDatabase(dbPath, values, `there is no execution ${id} to cancel.`),
+      missing: () => missingDatabase(dbPath, values, `There is no execution ${id} to cancel.`),
     },
     async (owner) => {
       await notATeam(async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result);

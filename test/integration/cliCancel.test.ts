@@ -62,7 +62,7 @@ describe('baton cancel', () => {
     assert.match(none.stderr, /^baton: cancel needs exactly one EXECUTION/);
     const missing = await runCli(['cancel', 'x', '--db', `${setup.dir}/absent/baton.db`]);
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /there is no execution x to cancel/);
+    assert.match(missing.stderr, /\. There is no execution x to cancel\.\n/);
   });
 });
 

@@ -1,8 +1,9 @@
 // Rule: a `baton mcp` that forwards to the database's owner answers the client's handshake (`initialize`,
 // `tools/list`) itself when the owner is of the same build (its discovery file names the same catalog), with the tool
 // groups the owner serves, before it loads its engine or reaches the owner; the calls after it go to the owner. An
-// owner that never answers: the calls held meanwhile are answered with why and how to end it. An owner of another
-// build: the handshake goes to the owner, as before.
+// owner that never answers: the calls held meanwhile are answered with why and how to end it; one that dies before the
+// forwarder reaches it leaves the database to the forwarder. An owner of another build: the handshake goes to the
+// owner, as before.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +79,17 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     assert.match(answer.content?.[0]?.text ?? '', new RegExp(`owned by Baton process ${info.pid} .*does not answer.*kill -9 ${info.pid}`, 's'), JSON.stringify(answer));
     const code = fwd.child.exitCode ?? (await new Promise((resolve) => fwd.child.once('exit', resolve)));
     assert.notEqual(code, 0);
+  });
+
+  it('an owner that dies before the forwarder reaches it (the handshake answered): the forwarder owns the database', async () => {
+    const { args, own } = await owner();
+    const fwd = forwarder(args);
+    await fwd.answer(2, 5000);
+    own.child.kill('SIGKILL'); // before the forwarder's engine has loaded: its proxy never met this owner
+    fwd.send({ id: 3, ...START });
+    const started = (await fwd.answer(3, 20_000)).result as { structuredContent?: { status?: string } };
+    assert.equal(started.structuredContent?.status, 'ok', JSON.stringify(started).slice(0, 300));
+    assert.match(fwd.stderr(), /serving MCP on stdio; owner of /);
   });
 
   it('an owner of another build: the handshake goes to the owner', async () => {
