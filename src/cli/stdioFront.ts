@@ -1,8 +1,9 @@
 // The stdio side of `baton mcp` in the process that owns the database, from its first moment: it answers `initialize`
-// and `tools/list` from the build-time catalog while the engine loads, holds every other message, and once the
-// server is connected hands it the client's handshake and the held messages, in order. A `baton mcp` that forwards to
-// an owner of the same build does the same while it loads the engine and reaches the owner (then the proxy takes it). If the database cannot be
-// opened, it answers every call with that error instead. It imports only types from the SDK: it runs before the engine.
+// and `tools/list` from the build-time catalog while the engine loads (and a method the server does not have with
+// Method not found), holds every other message, and once the server is connected hands it the client's handshake and
+// the held messages, in order. A `baton mcp` that forwards to an owner of the same build does the same while it loads
+// the engine and reaches the owner (then the proxy takes it). If the database cannot be opened, it answers every call
+// with that error instead. It imports only types from the SDK: it runs before the engine.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -378,6 +379,12 @@ export class StdioFront implements Transport {
       }
       if (m.method === 'ping') {
         void this.reply(m.id, {});
+        return;
+      }
+      // A method the server does not have gets its Method not found at once, as the server would answer it (Claude
+      // Code asks `server/discover` before `initialize`, and waits for the answer): the engine is not needed for it.
+      if (catalog.methods && !catalog.methods.includes(m.method)) {
+        void this.error(-32601, 'Method not found', m.id);
         return;
       }
     }

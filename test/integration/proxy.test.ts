@@ -235,7 +235,7 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       assert.match(String((status.contents[0] as { text: string }).text), /"current_step":\s*"implement-fix"/);
       const follower = newOwner === a.pid ? b : a;
       // It took over from the old owner (its proxy ran), or, having answered its client's handshake itself while its
-      // engine loaded (a forwarder's front), it found the new owner when it started forwarding: either way, the new one.
+      // engine loaded (a forwarder's front), found the new owner when it started forwarding: either way, the new one.
       const url = readDiscovery(setup.db)!.url.replace(/[.?*+^$()[\]{}|\\]/g, '\\$&');
       const forwards = new RegExp(`took over: now forwarding to Baton process ${newOwner}\\b|forwarding stdio to ${url}`);
       await waitFor(() => forwards.test(follower.stderr()), 5000, 'the other one forwarding to the new owner');

@@ -236,7 +236,7 @@ describe('baton spec without an owner', () => {
       const outside = await runCli(['spec', 'start', '/etc/hosts', '--db', setup.db], {}, setup.workspace);
       assert.equal(outside.code, 1);
       assert.match(outside.stderr, /^baton: \/etc\/hosts is outside the workspace \S+: a spec workflow reads a tasks\.md inside its workspace\. Move the file into it, or name the folder that holds it with --workspace DIR\.\n/);
-      // Given relative to the current folder, as a terminal does: said with where it leads, never "pass a relative path".
+      // Given relative to the current folder, as in a terminal: said with where it leads, never "pass a relative path".
       const up = await runCli(['spec', 'start', '../outside/tasks.md', '--db', setup.db], {}, setup.workspace);
       assert.equal(up.code, 1);
       assert.match(up.stderr, /^baton: \.\.\/outside\/tasks\.md \(\/\S+\/outside\/tasks\.md\) is outside the workspace /);

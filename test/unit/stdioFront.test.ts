@@ -1,8 +1,9 @@
-// Rule: before the engine, `baton mcp`'s stdio front answers initialize, tools/list and ping from the catalog and holds
-// everything else; once the server is attached it gets the client's initialize and every held message in order and
-// answers each; a failed open answers every held and later call with the error; the engine is asked for at once by
-// a message that needs it, else after the handshake's grace time. A front told to attach when started (a forwarding
-// `baton mcp`'s) attaches when the proxy or server that takes it over starts it.
+// Rule: before the engine, `baton mcp`'s stdio front answers initialize, tools/list and ping from the catalog, a method
+// the server does not have with Method not found, and holds everything else; once the server is attached it gets the
+// client's initialize and every held message in order and answers each; a failed open answers every held and later
+// call with the error; the engine is asked for at once by a message that needs it, else after the handshake's grace
+// time. A front told to attach when started (a forwarding `baton mcp`'s) attaches when the proxy or server that takes
+// it over starts it.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -19,6 +20,7 @@ const CATALOG: McpCatalog = {
     { group: 'broker', tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
     { group: 'content', tools: [{ name: 'content_tool', inputSchema: { type: 'object' } }] },
   ],
+  methods: ['ping', 'initialize', 'tools/list', 'tools/call', 'resources/list'],
 };
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
 
@@ -150,6 +152,24 @@ describe('the stdio front of baton mcp', () => {
     await new Promise((r) => setTimeout(r, 30));
     assert.equal(w.out.length, 2, "the replayed initialize's answer is dropped");
     await s.mcp.close();
+  });
+
+  it('answers a method the server does not have with Method not found at once, before initialize too; no engine', async () => {
+    const w = wire();
+    w.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} });
+    await w.written(1);
+    assert.deepEqual(w.out[0], { jsonrpc: '2.0', id: 'd', error: { code: -32601, message: 'Method not found' } });
+    assert.equal(await settled(w.front.engineWanted), false, 'nothing asked for the engine');
+    w.send({ jsonrpc: '2.0', method: 'notifications/whatever' });
+    w.send({ jsonrpc: '2.0', id: 2, method: 'resources/list' });
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(w.out.length, 1, 'a method the server has waits for it; a notification is never answered');
+    // A catalog that does not name the methods (an older build's): nothing is refused here, the server answers.
+    const old = wire();
+    (old.front as unknown as { options: { catalog: McpCatalog } }).options.catalog = { ...CATALOG, methods: undefined };
+    old.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} });
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(old.out.length, 0);
   });
 
   it('asks for the engine at once for a call, and after the grace time when the client says nothing more', async () => {
