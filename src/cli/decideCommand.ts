@@ -5,9 +5,9 @@ import { pipelineHost } from '../core/pipelines/host.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl, decideViaOwner } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
-import { exitsWithin } from '../host/proxy.js';
 import { deciderOn } from '../host/nodePorts.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
+import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE, REJECT_USAGE } from './usage.js';
 
@@ -39,30 +39,17 @@ async function runAfter(read: () => Promise<RunAfter>): Promise<RunAfter | null>
   }
 }
 
-/** How long reading a run back waits for an owner that stopped answering (its run ended, so it exits) to be gone. */
-const OWNER_GONE_MS = 10_000;
-
 /**
  * A pipeline run read back through the owner that took the decision. A `baton pipeline run` whose run the decision
  * ended (a rejected review failing it, the last step approved) exits at once, so it may no longer answer: then the
- * run is read as it left it, once it is gone, from the database (or from the next owner).
+ * run is read as it left it, once it is gone.
  */
 async function runViaOwner(owner: DiscoveryInfo, runId: string, values: { db?: string; workspace?: string }): Promise<RunAfter> {
   try {
     return ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result;
   } catch (ex) {
     if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
-    await exitsWithin(owner.pid, OWNER_GONE_MS);
-    const dbPath = dbPathOf(values);
-    return withCore(
-      { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => ex },
-      async (next) => ((await callControl(next, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result,
-      async (baton) => {
-        const pipelines = pipelineHost(baton)?.pipelines;
-        if (!pipelines) throw new BatonError('invalid_state', 'this Baton build does not run pipelines');
-        return pipelines.view(runId);
-      },
-    );
+    return runAsLeft(owner.pid, runId, values, () => ex);
   }
 }
 

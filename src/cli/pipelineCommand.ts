@@ -21,13 +21,13 @@ import {
 } from './common.js';
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
+import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { onStopSignal } from '../host/stopSignals.js';
-import { exitsWithin } from '../host/proxy.js';
 
 
 const RUN_OPTIONS = {
@@ -224,23 +224,6 @@ function budgetFlag(limit: 'tokens' | 'usd' | null): string {
   return '--budget-tokens N --budget-usd X';
 }
 
-/** How long a command following a run waits for its stopping owner to exit. */
-const OWNER_GONE_MS = 10_000;
-
-/** A run as its owner, which stopped, left it: read from the database, or from the next owner. */
-async function runAsLeft(runId: string, values: Values): Promise<PipelineRunView> {
-  const dbPath = dbPathOf(values);
-  return withCore(
-    { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, `There is no run ${runId}.`) },
-    async (owner) => ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result,
-    async (baton) => {
-      const pipelines = pipelineHost(baton)?.pipelines;
-      if (!pipelines) throw new BatonError('invalid_state', 'this Baton build does not run pipelines');
-      return pipelines.view(runId);
-    },
-  );
-}
-
 /** Ends a run that will not go on (a paused one, say): cancelled, in the owner if one runs it. */
 async function cancel(runId: string, values: Values): Promise<number> {
   const dbPath = dbPathOf(values);
@@ -395,8 +378,7 @@ async function followRemote(
         if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
         // The owner stops under this command (it pauses the runs it drives before it closes the database), or died:
         // once it is gone, the run is read from the database as it left it.
-        await exitsWithin(remote.pid, OWNER_GONE_MS);
-        const left = await runAsLeft(runId, values);
+        const left = await runAsLeft(remote.pid, runId, values, () => missingDatabase(dbPathOf(values), values, `There is no run ${runId}.`));
         status = left.status;
         error = left.status === 'paused' ? left.pauseReason ?? error : left.status === 'completed' || left.status === 'failed' ? error : `Baton process ${remote.pid}, which ran it, ended`;
         usage = left.usage;
