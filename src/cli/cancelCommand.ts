@@ -1,8 +1,9 @@
 // `baton cancel EXECUTION`: ends an unfinished execution (a workflow, a spec workflow, a pipeline run) as the editor's
 // Cancel Execution does, through the live owner or in the database. A team run is stopped with `baton stop` instead.
-import type { ExecutionSummary, WorkflowStatusResource } from '../core/api.js';
+import type { BatonApi, ExecutionSummary, WorkflowStatusResource } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import { callControl } from '../host/controlClient.js';
+import type { DiscoveryInfo } from '../host/discovery.js';
 import { CliError, cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
 import { CANCEL_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
@@ -19,24 +20,37 @@ export async function cancelCommand(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`cancel needs exactly one EXECUTION (an execution or task id; baton status lists them)\n\n${CANCEL_USAGE}`, 2);
   const id = positionals[0]!;
-  const dbPath = dbPathOf(values);
-  const summary = await withCore(
-    {
-      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
-      missing: () => missingDatabase(dbPath, values, `There is no execution ${id} to cancel.`),
-    },
-    async (owner) => {
-      await notATeam(async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result);
-      return ((await callControl(owner, { op: 'cancel', execution_id: id, reason: 'cancelled', by: CANCELLED_BY })) as { result: ExecutionSummary }).result;
-    },
-    async (baton) => {
-      await notATeam(async () => baton.workflowStatus(id));
-      return baton.cancel(id, 'cancelled', CANCELLED_BY);
-    },
-  );
+  const summary = await cancelExecution(id, values, {
+    missing: `There is no execution ${id} to cancel.`,
+    by: CANCELLED_BY,
+    allowedVia: (owner) => notATeam(async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result),
+    allowedIn: (baton) => notATeam(async () => baton.workflowStatus(id)),
+  });
   if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else process.stdout.write(`Cancelled ${summary.kind === 'pipeline' ? 'run' : 'execution'} ${summary.execution_id}${summary.workflow ? ` (${summary.workflow})` : ''}.\n`);
   return 0;
+}
+
+/**
+ * Cancels execution `id` through the live owner, or in the database when none runs, once `allowedVia` (asking the
+ * owner) or `allowedIn` (the core) lets it: each throws the refusal of what this command does not cancel.
+ */
+export async function cancelExecution(
+  id: string, values: { db?: string; workspace?: string },
+  opts: { missing: string; by: string; allowedVia(owner: DiscoveryInfo): Promise<void>; allowedIn(baton: BatonApi): Promise<void> | void },
+): Promise<ExecutionSummary> {
+  const dbPath = dbPathOf(values);
+  return withCore(
+    { dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, opts.missing) },
+    async (owner) => {
+      await opts.allowedVia(owner);
+      return ((await callControl(owner, { op: 'cancel', execution_id: id, reason: 'cancelled', by: opts.by })) as { result: ExecutionSummary }).result;
+    },
+    async (baton) => {
+      await opts.allowedIn(baton);
+      return baton.cancel(id, 'cancelled', opts.by);
+    },
+  );
 }
 
 /**

@@ -13,7 +13,7 @@ import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
-import type { ExecutionSummary, TimelineEvent, WorkflowStatusResource } from '../core/api.js';
+import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
@@ -21,6 +21,7 @@ import {
 } from './common.js';
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
+import { cancelExecution } from './cancelCommand.js';
 import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { othersDone } from './othersDone.js';
@@ -226,21 +227,13 @@ function budgetFlag(limit: 'tokens' | 'usd' | null): string {
 
 /** Ends a run that will not go on (a paused one, say): cancelled, in the owner if one runs it. */
 async function cancel(runId: string, values: Values): Promise<number> {
-  const dbPath = dbPathOf(values);
-  const summary = await withCore(
-    {
-      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
-      missing: () => missingDatabase(dbPath, values, `There is no run ${runId} to cancel.`),
-    },
-    async (owner) => {
-      await callControl(owner, { op: 'pipeline_usage', run_id: runId }); // refuses an id that is no pipeline run
-      return ((await callControl(owner, { op: 'cancel', execution_id: runId, reason: 'cancelled', by: 'cli' })) as { result: ExecutionSummary }).result;
-    },
-    async (baton) => {
-      pipelineHost(baton)?.pipelines.run(runId); // refuses an id that is no pipeline run
-      return baton.cancel(runId, 'cancelled', 'cli');
-    },
-  );
+  // Each check refuses an id that is no pipeline run.
+  const summary = await cancelExecution(runId, values, {
+    missing: `There is no run ${runId} to cancel.`,
+    by: 'cli',
+    allowedVia: async (owner) => void (await callControl(owner, { op: 'pipeline_usage', run_id: runId })),
+    allowedIn: (baton) => void pipelineHost(baton)?.pipelines.run(runId),
+  });
   if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else process.stdout.write(`Cancelled run ${summary.execution_id}.\n`);
   return 0;
