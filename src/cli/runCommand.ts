@@ -1,13 +1,13 @@
 // `baton run FILE`: starts a team (in this process as the database owner, or in the live owner), follows it until
 // every agent is idle, and prints the final document (JSON lines with --json). Ctrl-C stops the team.
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { Owner } from '../host/owner.js';
 import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import type { WorkflowFile } from '../core/worker/types.js';
-import { resolveContext } from '../core/worker/workflowVariables.js';
+import { contextDir, instanceContext } from '../host/worker/openContext.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
 import { CliError, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
@@ -58,9 +58,9 @@ type Print = { event(e: TeamEvent): void; result(instance: string, end: TeamEnd,
  * kept in memory only.
  */
 export function documentPlace(workflow: WorkflowFile, instance: string, cwd: string): { document: string; channel: string } | null {
-  const context = resolveContext(workflow.context, workflow.name!, instance);
+  const context = instanceContext(workflow, instance);
   if (!context || context.provider === 'memory') return null;
-  const dir = isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
+  const dir = contextDir(context, cwd);
   return { document: join(dir, context.document), channel: join(dir, context.channel) };
 }
 

@@ -75,7 +75,7 @@ export async function createTeamContext(context: ResolvedContext, agents: string
     const provider = new MemoryContextProvider({ agents, clock, ...(context ? { document: context.document, documents: context.documents } : {}) });
     return { provider, dir: null };
   }
-  const dir = isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
+  const dir = contextDir(context, cwd);
   const provider = await FileContextProvider.open({
     agents, dir, channel: context.channel, document: context.document, documents: context.documents, clock,
     ...(context.documentsDir ? { documentsDir: context.documentsDir } : {}),
@@ -83,9 +83,19 @@ export async function createTeamContext(context: ResolvedContext, agents: string
   return { provider, dir };
 }
 
+/** The folder of a file context: its `dir`, against `cwd` unless absolute. */
+export function contextDir(context: { dir: string }, cwd: string): string {
+  return isAbsolute(context.dir) ? context.dir : resolve(cwd, context.dir);
+}
+
+/** The resolved context of an instance of `workflow` (false when the workflow has `context: false`). */
+export function instanceContext(workflow: WorkflowFile, instance: string): ResolvedContext {
+  return resolveContext(workflow.context, workflow.name ?? 'workflow', instance);
+}
+
 /** The context of an instance of `workflow` and its provider (undefined when the workflow has `context: false`). */
 export async function openContextProvider(workflow: WorkflowFile, opts: { instance: string; cwd: string; clock?: Clock }): Promise<{ context: ResolvedContext; provider: ContextProvider | undefined }> {
-  const context = resolveContext(workflow.context, workflow.name ?? 'workflow', opts.instance);
+  const context = instanceContext(workflow, opts.instance);
   if (context === false) return { context, provider: undefined };
   const { provider, dir } = await createTeamContext(context, Object.keys(workflow.agents), opts.cwd, opts.clock);
   return { context: dir !== null && context.provider === 'file' ? { ...context, dir } : context, provider };

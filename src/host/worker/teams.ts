@@ -11,12 +11,12 @@ import { teamHost } from '../../core/worker/host.js';
 import type { TeamRuns } from '../../core/worker/teamRuns.js';
 import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
 import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
-import { checkInstanceName, DEFAULT_INSTANCE, interpolate, resolveContext, workflowVariables } from '../../core/worker/workflowVariables.js';
+import { checkInstanceName, DEFAULT_INSTANCE, interpolate, workflowVariables } from '../../core/worker/workflowVariables.js';
 import { invokeTeamAgent } from './teamInvoker.js';
 import { ProjectMcpConfig } from './projectMcpConfig.js';
 import { runSetup } from './setupTasks.js';
 import { parseTarget } from './teamTarget.js';
-import { createTeamContext, loadWorkflowFile } from './openContext.js';
+import { createTeamContext, instanceContext, loadWorkflowFile } from './openContext.js';
 
 /** The part of the owner's endpoint teams use. */
 export interface TeamEndpoint {
@@ -107,7 +107,7 @@ export class Teams {
     checkInstanceName(instance);
     const running = this.instances.get(instance);
     if (running && !running.end) throw new BatonError('invalid_state', `team instance @${instance} is already running (${running.source}); stop it with baton stop @${instance}, or start this one with --instance NAME`);
-    const context = resolveContext(workflow.context, workflow.name!, instance);
+    const context = instanceContext(workflow, instance);
     const env = req.env ?? (process.env as Record<string, string>);
     const base = workflowVariables({ workflow: { name: workflow.name! }, instance, context, env });
     const setup = await runSetup(workflow.setup ?? [], { cwd: req.cwd, env, base, expand: interpolate });
