@@ -137,11 +137,11 @@ export const REJECT_USAGE = DECIDE_USAGE.replace(`Usage: ${APPROVE_SYNOPSIS}\n  
 export const CANCEL_USAGE = `Usage: baton cancel EXECUTION [--json] [--db PATH] [--workspace DIR]
 
 Ends an unfinished execution: a workflow (its agent's next call is refused), a spec workflow, or a pipeline run
-(as baton pipeline cancel does), as the editor's Cancel Execution does. EXECUTION is an
-execution id or a task id (see baton status); it then reads "cancelled" (its status is failed, with a cancellation
-mark). Goes through the process that owns the database when one runs; otherwise writes the database directly. A
-team run is stopped with baton stop @INSTANCE instead. With no database there is nothing to cancel: the command says
-where it looked and exits 1.
+(as baton pipeline cancel does), as the editor's Cancel Execution does. EXECUTION is an execution id or a task id
+(see baton status); it then reads "cancelled" (its status is failed, with a cancellation mark). Goes through the
+process that owns the database when one runs; otherwise writes the database directly. A team run is stopped with
+baton stop @INSTANCE instead. With no database there is nothing to cancel: the command says where it looked and
+exits 1.
 
 Options:
   --json                  print the cancelled execution as JSON
