@@ -12,6 +12,7 @@ export { listCommand } from './listCommand.js';
 export { newCommand } from './newCommand.js';
 export { peekCommand } from './peekCommand.js';
 export { pruneCommand } from './pruneCommand.js';
+export { releaseCommand } from './releaseCommand.js';
 export { runCommand } from './runCommand.js';
 export { sendCommand } from './sendCommand.js';
 export { startCommand } from './startCommand.js';

@@ -6,7 +6,7 @@ import { CliError, shellQuote, VERSION } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
-  BLUEPRINT_USAGE, CANCEL_USAGE, DECIDE_USAGE, REJECT_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
+  BLUEPRINT_USAGE, CANCEL_USAGE, DECIDE_USAGE, REJECT_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RELEASE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE, USAGE,
 } from './usage.js';
 
@@ -14,6 +14,7 @@ import {
 const loadEngine = () => import('./engine.js');
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: REJECT_USAGE, cancel: CANCEL_USAGE,
+  release: RELEASE_USAGE,
   prune: PRUNE_USAGE,
   pipeline: PIPELINE_USAGE, blueprint: BLUEPRINT_USAGE, spec: SPEC_USAGE,
   run: RUN_USAGE, start: START_USAGE, stop: STOP_USAGE, list: LIST_USAGE, ls: LIST_USAGE, send: SEND_USAGE, peek: PEEK_USAGE, new: NEW_USAGE,
@@ -100,6 +101,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await loadEngine()).decideCommand(command, rest);
       case 'cancel':
         return await (await loadEngine()).cancelCommand(rest);
+      case 'release':
+        return await (await loadEngine()).releaseCommand(rest);
       case 'prune':
         return await (await loadEngine()).pruneCommand(rest);
       case 'pipeline':

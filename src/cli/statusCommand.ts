@@ -10,8 +10,14 @@ const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
 };
 
-/** Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject commands it suggests. */
-export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false): string {
+/** How long a workflow with running steps is quiet before the listing says how to release them (the default token TTL). */
+const QUIET_MS = 10 * 60_000;
+
+/**
+ * Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject/release commands it
+ * suggests. `now` (ms) tells a workflow whose agents went quiet holding steps.
+ */
+export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false, now = Date.now()): string {
   if (executions.length === 0) return activeOnly ? 'No unfinished executions (baton status --all lists the finished ones too).' : 'No executions.';
   const blocks = executions
     .map((e) => {
@@ -29,6 +35,12 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         return `  → baton approve ${e.execution_id}${dbFlag}${which}   or   baton reject ${e.execution_id}${dbFlag}${which} --feedback TEXT`;
       };
       const hint = waiting.map(decide);
+      // A step held by an agent that went away waits for its token to expire and the stall threshold: say how not to.
+      const held = e.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
+      if ((e.kind === 'template' || e.kind === 'spec') && held.length && now - Date.parse(e.updated_at) >= QUIET_MS) {
+        const which = held.length > 1 ? ' --step NAME' : '';
+        hint.push(`  → quiet since ${e.updated_at}: if the agent holding ${held.join(', ')} went away, baton release ${e.execution_id}${dbFlag}${which}`);
+      }
       return [head, ...steps, ...hint].join('\n');
     });
   // A blank line sets off an entry with steps under it; one-line entries (team runs) follow each other directly.

@@ -13,6 +13,7 @@ Commands:
   approve   approve a step awaiting approval
   reject    reject a step awaiting approval, with feedback
   cancel    end an unfinished workflow, spec workflow or pipeline run (as the editor's Cancel Execution)
+  release   take a running step from an agent that went away: the next agent that asks gets it
   prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
   pipeline  list, run, resume or cancel pipelines of agents (.baton/pipelines/*.yaml)
   blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
@@ -145,6 +146,22 @@ exits 1.
 
 Options:
   --json                  print the cancelled execution as JSON
+${DB_USAGE}
+${USAGE_FOOTER}`;
+
+/** Usage of `baton release`. */
+export const RELEASE_USAGE = `Usage: baton release EXECUTION [--step NAME] [--json] [--db PATH] [--workspace DIR]
+
+Takes a running step of a workflow or spec workflow from the agent that holds it, as the editor's Release Step
+does: for an agent that went away holding it (its session ended, its process died). The step is ready again at
+once and goes to the next agent that asks for work, where it would otherwise wait until its token expired and
+the stall threshold (--stall-minutes, 30 by default) passed. The token it held stops working: its agent, if it
+comes back, is told the step was released. EXECUTION is an execution id or a task id (see baton status). Goes
+through the process that owns the database when one runs; otherwise writes the database directly.
+
+Options:
+  --step NAME             the step to release, when several are running
+  --json                  print what was released as JSON
 ${DB_USAGE}
 ${USAGE_FOOTER}`;
 

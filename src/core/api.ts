@@ -164,6 +164,17 @@ export interface GateDecisionResult {
   execution_status: ExecutionStatus;
 }
 
+/** What a release did: a running step whose agent went away, ready again for the next agent that asks. */
+export interface StepRelease {
+  execution_id: string;
+  step_name: string;
+  /** The agent (or client) that held it, as the step recorded it. */
+  held_by: string | null;
+  /** When it was handed out. */
+  held_since: string | null;
+  execution_status: ExecutionStatus;
+}
+
 /** One execution in a status listing. */
 export interface ExecutionSummary {
   execution_id: string;
@@ -237,6 +248,11 @@ export interface BatonApi {
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   /** Stops an execution that is not finished: it becomes `failed` (reason `cancelled`); its tokens stop working. */
   cancel(executionId: string, reason?: string, by?: string): Promise<ExecutionSummary>;
+  /**
+   * Takes a running step from the agent that holds it (one that went away, say): its token stops working and the step
+   * is ready again for the next agent that asks, at once. `stepName` is needed when several steps are running.
+   */
+  release(executionId: string, stepName?: string, by?: string): Promise<StepRelease>;
   /** An execution's audit timeline, oldest first. */
   events(executionId: string): TimelineEvent[];
   /** Executions, newest first (optionally only those not finished). */

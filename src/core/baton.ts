@@ -1,13 +1,14 @@
 // The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
 import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
-  ExecutionSummary, GateDecision, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
+  ExecutionSummary, GateDecision, StepRelease, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
 } from './api.js';
 import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
 import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
+import { releaseInTx } from './broker/stepRelease.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
 import { callLogText, responseDigest } from './callLogText.js';
@@ -332,6 +333,15 @@ export class Baton implements BatonApi {
     });
     this.cancelled([id], events);
     return this.summaryOf(this.repo.execution(id)!);
+  }
+
+  /** @inheritdoc */
+  async release(executionId: string, stepName?: string, by?: string): Promise<StepRelease> {
+    const events: BatonEvent[] = [];
+    const iso = new Date(this.ports.clock.now()).toISOString();
+    const result = await this.ports.store.transaction(() => releaseInTx({ repo: this.repo, broker: this.broker, iso }, executionId, stepName, by ?? null, events));
+    this.emit(events);
+    return result;
   }
 
   /** Retention's cancellation of runs idle since `since`: those still unfinished and idle, in one transaction. */

@@ -22,6 +22,7 @@ export type ControlRequest =
   | { op: 'workflows' | 'templates' | 'guardrails' | 'pipeline_runs' }
   | { op: 'artifacts'; query: ArtifactQuery }
   | { op: 'cancel'; execution_id: string; reason?: string; by?: string }
+  | { op: 'release'; execution_id: string; step_name?: string; by?: string }
   | { op: 'next_step'; request: NextStepRequest; context?: CallContext }
   | { op: 'start_workflow'; template_name: string; task_description?: string; context?: CallContext }
   | { op: 'pipeline_start'; system: unknown; input: string; variables?: Record<string, string>; budget?: Budget; cwd: string; source?: string }
@@ -88,6 +89,8 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
       return { result: baton.artifact(req.artifact_id) ?? null };
     case 'cancel':
       return { result: await baton.cancel(req.execution_id, req.reason, req.by) };
+    case 'release':
+      return { result: await baton.release(req.execution_id, req.step_name, req.by) };
     case 'next_step':
       return { result: await baton.nextStep(req.request, req.context) };
     case 'start_workflow':
@@ -212,6 +215,8 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     }
     case 'cancel':
       return { op: 'cancel', execution_id: requiredString(body, 'execution_id'), reason: optionalString(body, 'reason'), by: optionalString(body, 'by') };
+    case 'release':
+      return { op: 'release', execution_id: requiredString(body, 'execution_id'), step_name: optionalString(body, 'step_name'), by: optionalString(body, 'by') };
     case 'next_step':
       return {
         op: 'next_step',
@@ -279,7 +284,7 @@ function parsePrune(body: Record<string, unknown>): ControlRequest {
 /** How an owner begins its refusal of an op it does not have, before the list of those it has (controlClient reads it). */
 export const UNKNOWN_OP = 'op must be one of ';
 
-const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, pipeline_interrupt, artifact, artifacts, cancel, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
+const CONTROL_OPS = `decide, status, executions, workflow_status, current_step, events, findings, workflows, templates, guardrails, pipeline_runs, pipeline_start, pipeline_resume, pipeline_usage, pipeline_run, pipeline_interrupt, artifact, artifacts, cancel, release, next_step, start_workflow, spec_start, spec_status, spec_list, prune, team_runs, team_view, ${TEAM_OPS.join(', ')}`;
 
 /** Parses and validates a control body. */
 function parseControl(raw: string): ControlRequest {

@@ -99,3 +99,10 @@ export function runName(workflow: string, taskDescription: string | null | undef
 export function gateMessage(stepName: string, workflow: string | null, taskDescription: string | null | undefined, executionId: string): string {
   return `Baton: ${stepName} of ${runName(workflow ?? 'the workflow', taskDescription)} awaits your approval (run ${executionId.slice(0, 8)})`;
 }
+
+/** What a release did, in a line: the step, who held it since when, and that it goes to the next agent that asks. */
+export function releasedText(r: { execution_id: string; step_name: string; held_by: string | null; held_since: string | null }): string {
+  const held = r.held_by ? ` from ${r.held_by}` : '';
+  const since = r.held_since ? ` (held since ${r.held_since})` : '';
+  return `Released ${r.step_name} of ${r.execution_id}${held}${since}: it is ready, and the next agent that asks for work gets it.`;
+}

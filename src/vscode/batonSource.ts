@@ -2,7 +2,7 @@
 // terminal owner's /control endpoint (client). No 'vscode' import: the panel protocol and unit tests use it too.
 import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
-  ExecutionSummary, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
+  ExecutionSummary, StepRelease, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
@@ -40,6 +40,8 @@ export interface BatonSource {
   findings(executionId: string): Promise<Finding[]>;
   decide(decision: GateDecision): Promise<GateDecisionResult>;
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary>;
+  /** Takes running step `stepName` from the agent that holds it: the next agent that asks gets it. */
+  release(executionId: string, stepName: string): Promise<StepRelease>;
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse>;
   /** Cancels idle runs and deletes finished runs past the owner's retention policy (or the one asked for); a dry run only counts. */
   prune(req?: PruneRequest): Promise<PruneResult>;
@@ -123,6 +125,10 @@ export class LocalSource implements BatonSource {
 
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
     return this.baton.cancel(executionId, reason, EDITOR_ACTOR);
+  }
+
+  release(executionId: string, stepName: string): Promise<StepRelease> {
+    return this.baton.release(executionId, stepName, editorDecider());
   }
 
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {

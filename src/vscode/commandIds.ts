@@ -14,6 +14,7 @@ export const COMMAND_TITLES = {
   'baton.showExecution': 'Show Execution',
   'baton.openArtifact': 'Open Artifact',
   'baton.cancelExecution': 'Cancel Execution',
+  'baton.releaseStep': 'Release Step',
   'baton.pruneRuns': 'Prune Finished Runs…',
   'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
   'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor',

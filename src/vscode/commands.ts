@@ -9,7 +9,7 @@ import { runTeam } from './teams/teamCommands.js';
 import { stopTeam } from './teams/teamStop.js';
 import type { Services } from './services.js';
 import { startSpecWorkflow } from './specCommands.js';
-import { advanceStep, cancelExecution, copyHandoffPrompt, pruneFinishedRuns, showExecution, startWorkflow } from './workflowCommands.js';
+import { advanceStep, cancelExecution, copyHandoffPrompt, pruneFinishedRuns, releaseStep, showExecution, startWorkflow } from './workflowCommands.js';
 
 /** A command handler: the services, then the arguments the editor passes (a tree node, an id, nothing). */
 type Handler = (s: Services, ...args: unknown[]) => unknown;
@@ -27,6 +27,7 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.showExecution': showExecution,
   'baton.openArtifact': openArtifact,
   'baton.cancelExecution': cancelExecution,
+  'baton.releaseStep': releaseStep,
   'baton.pruneRuns': pruneFinishedRuns,
   'baton.copyMcpConfigClaude': (s) => copyMcpConfig(s, 'claude'),
   'baton.copyMcpConfigCursor': (s) => copyMcpConfig(s, 'cursor'),

@@ -3,7 +3,7 @@
 // source is current and re-subscribes its listeners when ownership changes.
 import * as vscode from 'vscode';
 import type {
-  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary,
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
@@ -278,6 +278,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   async cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
     return (await this.ready()).cancel(executionId, reason);
+  }
+
+  async release(executionId: string, stepName: string): Promise<StepRelease> {
+    return (await this.ready()).release(executionId, stepName);
   }
 
   async nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {

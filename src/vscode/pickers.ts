@@ -51,9 +51,11 @@ export async function pickExecution(source: BatonSource, title: string, filter: 
   return picked?.id;
 }
 
-/** Asks for a step in `status` across active executions; the only one is taken without asking. */
-export async function pickStep(source: BatonSource, title: string, statuses: StepStatus[], executionId?: string): Promise<{ executionId: string; stepName: string } | undefined> {
-  const executions = (await source.listExecutions({ active_only: true, limit: 200 })).filter((e) => !executionId || e.execution_id === executionId);
+/** Asks for a step in `status` across active executions (those `filter` keeps); the only one is taken without asking. */
+export async function pickStep(
+  source: BatonSource, title: string, statuses: StepStatus[], executionId?: string, filter: (e: ExecutionSummary) => boolean = () => true,
+): Promise<{ executionId: string; stepName: string } | undefined> {
+  const executions = (await source.listExecutions({ active_only: true, limit: 200 })).filter((e) => (!executionId || e.execution_id === executionId) && filter(e));
   const steps = executions.flatMap((e) => e.steps.filter((s) => statuses.includes(s.status)).map((s) => ({ e, s })));
   if (steps.length === 0) {
     void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map((st) => statusText(st)).join(' or ')} right now.`);

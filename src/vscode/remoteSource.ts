@@ -1,7 +1,7 @@
 // The editor as a client of a terminal owner (`baton mcp` / `baton serve`): reads and calls go to its /control
 // endpoint, events arrive over its /events Server-Sent Events stream. No 'vscode' import (tested over real HTTP).
 import type {
-  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary,
+  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
@@ -103,6 +103,10 @@ export class RemoteSource implements BatonSource {
 
   cancel(executionId: string, reason?: string): Promise<ExecutionSummary> {
     return this.result({ op: 'cancel', execution_id: executionId, reason, by: EDITOR_ACTOR });
+  }
+
+  release(executionId: string, stepName: string): Promise<StepRelease> {
+    return this.result({ op: 'release', execution_id: executionId, step_name: stepName, by: editorDecider() });
   }
 
   nextStep(req: NextStepRequest, ctx?: CallContext): Promise<NextStepResponse> {

@@ -1,15 +1,15 @@
-// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Prune Finished Runs…, Copy Agent Prompt.
+// Start Workflow…, Advance Step…, Show Execution, Cancel Execution, Release Step, Prune Finished Runs…, Copy Agent Prompt.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import { isActive, isSteppable } from './executionFilters.js';
-import { pickExecution, targetOf } from './pickers.js';
+import { pickExecution, pickStep, targetOf } from './pickers.js';
 import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
-import { plural } from '../shared/labels.js';
+import { plural, releasedText } from '../shared/labels.js';
 import { cancelQuestion } from './views/treeModel.js';
 
 /** The text an agent needs to take over a step the editor holds (the token is the capability). */
@@ -171,6 +171,30 @@ export async function cancelExecution(s: Services, arg?: unknown): Promise<void>
   try {
     await s.connection.cancel(id, 'cancelled from the editor');
     void vscode.window.showInformationMessage('Baton: execution cancelled.');
+  } catch (ex) {
+    if (!BatonError.is(ex, 'invalid_state')) throw ex;
+    void vscode.window.showInformationMessage(`Baton: ${ex.message}`);
+  }
+}
+
+/**
+ * `baton.releaseStep`: after a modal confirmation, a running step is taken from the agent that holds it (one that went
+ * away): its token stops working, and the next agent that asks for work gets the step.
+ */
+export async function releaseStep(s: Services, arg?: unknown): Promise<void> {
+  const t = targetOf(arg);
+  const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, 'Baton: Release Step', ['running'], t.executionId, isSteppable);
+  if (!target) return;
+  const confirm = await vscode.window.showWarningMessage(
+    `Release "${target.stepName}" from the agent that holds it?`,
+    { modal: true, detail: `Execution ${target.executionId}. For an agent that went away holding the step: the token it holds stops working, and the next agent that asks for work gets the step.` },
+    'Release Step',
+  );
+  if (confirm !== 'Release Step') return;
+  try {
+    const released = await s.connection.release(target.executionId, target.stepName);
+    s.held.drop(released.execution_id, released.step_name);
+    void vscode.window.showInformationMessage(`Baton: ${releasedText(released)}`);
   } catch (ex) {
     if (!BatonError.is(ex, 'invalid_state')) throw ex;
     void vscode.window.showInformationMessage(`Baton: ${ex.message}`);

@@ -122,6 +122,16 @@ describe('owner /control read ops and /events for editor clients', () => {
     await assert.rejects(remote.workflowStatus('missing'), (ex) => BatonError.is(ex) && ex.reason.endsWith('not_found'));
   });
 
+  it('releases a running step through the owner, recording the editor as who released it, and streams it ready', async () => {
+    const started = await opened.baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'gone-agent' });
+    const released = await remote.release(started.execution_id!, 'analyze-root-cause');
+    assert.deepEqual([released.step_name, released.held_by], ['analyze-root-cause', 'gone-agent']);
+    await until(seen, (es) => es.some((e) => e.type === 'step' && e.execution_id === started.execution_id && e.status === 'ready'));
+    const by = opened.baton.events(started.execution_id!).find((e) => e.event_type === 'step_released')?.event_data as { by: string };
+    assert.match(by.by, /^vscode:/);
+    await assert.rejects(remote.release(started.execution_id!, 'analyze-root-cause'), (ex) => BatonError.is(ex, 'invalid_state'));
+  });
+
   it('cancels an execution through the owner and streams the failure', async () => {
     const [exec] = opened.baton.listExecutions({ active_only: true });
     const summary = await remote.cancel(exec!.execution_id, 'not needed');

@@ -44,3 +44,22 @@ test('every gate that waits gets its approve and reject commands, in a run whose
   // A run that says it waits, though no step says so (an older owner's listing): the hint as before.
   assert.match(renderStatus([{ ...parallel, status: 'awaiting_approval', steps: [] }] as never, '', false), /\n {2}→ baton approve e1 {3}or {3}baton reject e1 --feedback TEXT$/);
 });
+
+test('a workflow quiet for ten minutes with steps running says how to release them from an agent that went away', () => {
+  const now = Date.parse('2026-01-01T01:00:00.000Z');
+  const step = (step_name: string, status: string) => ({ step_name, status, agent_name: 'a' });
+  const quiet = {
+    execution_id: 'e1', task_id: null, started_at: '', updated_at: '2026-01-01T00:50:00.000Z', task_description: null, cancelled: false,
+    workflow: 'bug-fix', kind: 'template', status: 'running', progress: 0, current_step: 'fix', steps: [step('fix', 'running'), step('test', 'pending')],
+  };
+  assert.equal(
+    renderStatus([quiet] as never, ' --db x.db', false, now),
+    'e1  bug-fix  running  0%  step: fix\n  ▶ fix (running, a)\n  · test (pending, a)\n' +
+      '  → quiet since 2026-01-01T00:50:00.000Z: if the agent holding fix went away, baton release e1 --db x.db',
+  );
+  const two = { ...quiet, kind: 'spec', steps: [step('left', 'running'), step('right', 'running')] };
+  assert.match(renderStatus([two] as never, '', false, now), /\n {2}→ quiet since \S+: if the agent holding left, right went away, baton release e1 --step NAME$/);
+  // Active a minute ago, or a pipeline run (its steps are held by the agents it started): no hint.
+  assert.doesNotMatch(renderStatus([{ ...quiet, updated_at: '2026-01-01T00:59:00.000Z' }] as never, '', false, now), /release/);
+  assert.doesNotMatch(renderStatus([{ ...quiet, kind: 'pipeline' }] as never, '', false, now), /release/);
+});

@@ -76,7 +76,7 @@ export interface TokenRow {
   nonce: string;
   execution_id: string;
   step_name: string;
-  state: 'active' | 'consumed' | 'superseded';
+  state: 'active' | 'consumed' | 'superseded' | 'released';
   issued_at: string;
   expires_at: string;
   closed_at: string | null;
@@ -548,7 +548,7 @@ export class ExecutionRepo {
    * Closes a token; returns false if it was no longer active (lost a race). A deferred close (Store.deferWrites) has
    * changed nothing yet and returns true: its caller read the token active in the same transaction.
    */
-  closeToken(nonce: string, state: 'consumed' | 'superseded', now: string): boolean {
+  closeToken(nonce: string, state: 'consumed' | 'superseded' | 'released', now: string): boolean {
     return this.store.run(
       `UPDATE step_tokens SET state = ?, closed_at = ? WHERE nonce = ? AND state = 'active'`,
       [state, now, nonce],

@@ -116,6 +116,13 @@ export class TokenLedger {
         { execution_id: p.execution_id, step_name: tok.step_name },
       );
     }
+    if (tok.state === 'released') {
+      throw new BatonError(
+        'token_out_of_order',
+        `A person released step "${tok.step_name}" (at ${tok.closed_at}) from this token, so that another agent could take it up: the token no longer works and this call changed nothing; ${readCurrent(p.execution_id)}.`,
+        { execution_id: p.execution_id, step_name: tok.step_name, released: true },
+      );
+    }
     if (tok.state === 'superseded') {
       throw new BatonError(
         'token_out_of_order',

@@ -1,0 +1,77 @@
+// Rule: `baton release EXECUTION` takes a running step from the agent that holds it (one that went away), as the
+// editor's Release Step does: through the live owner or in the database when none runs. The step is ready at once for
+// the next agent that asks; the released token is refused with why. What it cannot release is refused with what to do.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { ensureBuilt, runCli, startMcp, tempSetup, type CliSession } from '../fixtures/mcp/cliHarness.js';
+
+describe('baton release', () => {
+  const setup = tempSetup('baton-release-');
+  const db = ['--db', setup.db];
+  let session: CliSession | undefined;
+  ensureBuilt();
+  after(async () => {
+    await session?.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  type Step = { status: string; execution_id: string; new_step_token: string; next_step_contract?: { step_name: string }; error?: { code: string; message: string } };
+  const call = async (s: CliSession, args: Record<string, unknown>) =>
+    (await s.client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent as Step;
+
+  it('releases the step an agent holds through the live owner: the next caller gets it, the old token is refused', async () => {
+    session = await startMcp([...db, '--workspace', setup.workspace, '--rate-limits', 'off']);
+    const first = await call(session, { template_name: 'bug-fix', task_description: 'to release' });
+    const id = first.execution_id;
+    assert.equal((await call(session, { task_id: id })).status, 'no_op', 'held: nothing for another caller');
+    const released = await runCli(['release', id, ...db]);
+    assert.equal(released.code, 0, released.stderr);
+    assert.match(released.stdout, new RegExp(`^Released analyze-root-cause of ${id} from \\S+ \\(held since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\): it is ready, and the next agent that asks for work gets it\\.\\n$`));
+    const status = await runCli(['status', ...db]);
+    assert.match(status.stdout, /^ {2}○ analyze-root-cause \(ready, debugger\)$/m);
+    const late = await call(session, { step_token: first.new_step_token, model_output_so_far: { summary: 'late', artifacts: [], references: [], confidence: 1 } });
+    assert.equal(late.error?.code, 'token_out_of_order');
+    assert.match(late.error!.message, /^A person released step "analyze-root-cause" \(at [^)]+\) from this token/);
+    const again = await call(session, { task_id: id });
+    assert.equal(again.status, 'ok');
+    assert.equal(again.next_step_contract?.step_name, 'analyze-root-cause');
+    await session.client.close();
+    session = undefined;
+  });
+
+  it('releases in the database when no process owns it; --json prints what was released', async () => {
+    const s = await startMcp([...db, '--workspace', setup.workspace, '--rate-limits', 'off']);
+    const first = await call(s, { template_name: 'bug-fix', task_description: 'owner gone' });
+    await s.client.close();
+    const released = await runCli(['release', first.execution_id, '--json', ...db]);
+    assert.equal(released.code, 0, released.stderr);
+    const r = JSON.parse(released.stdout) as { execution_id: string; step_name: string; held_by: string | null; execution_status: string };
+    assert.deepEqual([r.execution_id, r.step_name, r.execution_status], [first.execution_id, 'analyze-root-cause', 'running']);
+    assert.ok(r.held_by, 'who held it');
+    // The next agent's server picks the step up at once.
+    session = await startMcp([...db, '--workspace', setup.workspace, '--rate-limits', 'off']);
+    const next = await call(session, { task_id: first.execution_id });
+    assert.equal(next.next_step_contract?.step_name, 'analyze-root-cause');
+    const twice = await runCli(['release', first.execution_id, '--step', 'implement-fix', ...db]);
+    assert.equal(twice.code, 1);
+    assert.equal(twice.stderr, `baton: Step "implement-fix" of execution ${first.execution_id} is pending; only a running step can be released: analyze-root-cause.\n`);
+    await session.client.close();
+    session = undefined;
+  });
+
+  it('refuses what it cannot release, saying what to do', async () => {
+    const unknown = await runCli(['release', 'nope', ...db]);
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'baton: No execution or task "nope"; list them with `baton status`.\n');
+    const none = await runCli(['release']);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /^baton: release needs exactly one EXECUTION/);
+    const missing = await runCli(['release', 'x', '--db', `${setup.dir}/absent/baton.db`]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /\. There is no execution x whose step to release\.\n/);
+    const help = await runCli(['release', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: baton release EXECUTION \[--step NAME\]/);
+  });
+});
