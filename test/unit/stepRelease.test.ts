@@ -41,8 +41,10 @@ describe('releasing a running step', () => {
     const first = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'gone-agent' });
     const old = okStep(first).token;
     const id = first.execution_id!;
-    // Held: another agent is told to come back later.
-    assert.equal((await baton.nextStep({ task_id: id }, { client_name: 'other' })).status, 'no_op');
+    // Held: another agent is told to come back later, and how a person hands the step on if its agent went away.
+    const busy = await baton.nextStep({ task_id: id }, { client_name: 'other' });
+    assert.equal(busy.status, 'no_op');
+    assert.match(busy.human_message!, new RegExp(`\\. If the agent holding a step went away, a person can hand it on now with \`baton release ${id}\` \\(or Release Step in the editor\\)\\.$`));
     clock.advance(60_000);
     const events: BatonEvent[] = [];
     baton.onEvent((e) => events.push(e));
@@ -76,6 +78,7 @@ describe('releasing a running step', () => {
     const id = left.execution_id!;
     const right = okStep(await baton.nextStep({ task_id: id }, { client_name: 'b' }));
     assert.deepEqual([okStep(left).step, right.step], ['left', 'right']);
+    assert.match((await baton.nextStep({ task_id: id })).human_message!, new RegExp(`\`baton release ${id} --step NAME\``));
     const several = await refusal(() => baton.release(id));
     assert.equal(several.reason, 'invalid_input');
     assert.equal(several.message, `Several steps of execution ${id} are running (left, right); name the one to release (baton release --step NAME).`);
@@ -84,6 +87,13 @@ describe('releasing a running step', () => {
     assert.deepEqual(steps.map((s) => [s.step_name, s.status]), [['left', 'running'], ['right', 'ready'], ['check', 'pending']]);
     // The left step's agent goes on as if nothing happened.
     assert.equal((await baton.nextStep({ step_token: okStep(left).token, model_output_so_far: output('left') })).status, 'ok');
+  });
+
+  it('with no terminal to reach the database (in memory), the busy answer names only the editor', async () => {
+    const { baton } = await makeBaton({ approveCommand: null });
+    const id = (await baton.nextStep({ template_name: 'bug-fix' })).execution_id!;
+    const busy = await baton.nextStep({ task_id: id });
+    assert.match(busy.human_message!, /\. If the agent holding a step went away, a person can hand it on now with Release Step in the editor\.$/);
   });
 
   it('refuses what it cannot release, saying why', async () => {

@@ -644,10 +644,15 @@ export class Broker {
         return nonce != null && this.handedTo.get(nonce) === ctx.session_id;
       });
       const lost = mine ? ` ${mine.step_name} was handed to this connection: if you lost its token, call workflow_next_step({ task_id: "${exec.execution_id}", request: "reclaim" }) to get it again.` : '';
+      // A person can hand on a step whose agent went away at once (baton approve's database, or the editor).
+      const command = this.options.approveCommand?.replace(/^baton approve/, 'baton release');
+      const which = held.size > 1 ? ' --step NAME' : '';
+      const release = held.size === 0 ? ''
+        : ` If the agent holding a step went away, a person can hand it on now with ${command ? `\`${command} ${exec.execution_id}${which}\` (or ` : ''}Release Step in the editor${command ? ')' : ''}.`;
       return {
         response: {
           status: 'no_op', execution_id: exec.execution_id, task_id: exec.task_id ?? undefined, progress,
-          human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.${lost}`,
+          human_message: `No step is ready right now: ${list}. Call workflow_next_step({ task_id: "${exec.execution_id}" }) later to claim the next step once these finish.${lost}${release}`,
         },
         events,
       };
