@@ -1,8 +1,9 @@
 // Rule: a person can work with Baton in a real editor (code-server in headless Chromium): the Baton icon in the
 // activity bar, the tree of bundled workflows (one that has not run opens onto its steps, which offer no step
-// actions), a workflow started from the command palette, its first step handed to
-// an agent (an MCP SDK client on the registered endpoint with the token), the tree, panel and status bar following
-// the agent live, the gate approved with the panel's button, and the synthesis opened in a tab.
+// actions), a workflow started from the command palette, its first step handed to an agent (an MCP SDK client on the
+// registered endpoint with the token), released from the tree's menu as if that agent went away and taken up again,
+// the tree, panel and status bar following the agent live, the gate approved with the panel's button, and the
+// synthesis opened in a tab.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, stepOutput, type Agent } from './harness/agent.js';
@@ -68,7 +69,7 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await step.click({ button: 'right' });
     await page.waitForTimeout(800); // a context menu opens at once when it has entries
     const menu = await page.locator('.context-view .monaco-menu .action-label').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
-    assert.deepEqual(menu.filter((m) => /Approve|Reject|Advance|Copy Agent Prompt|Cancel|Show Execution/.test(m)), [], `menu: ${menu.join(' | ')}`);
+    assert.deepEqual(menu.filter((m) => /Approve|Reject|Advance|Copy Agent Prompt|Cancel|Release|Show Execution/.test(m)), [], `menu: ${menu.join(' | ')}`);
     await page.keyboard.press('Escape');
     await step.hover();
     const inline = await step.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
@@ -103,6 +104,32 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     assert.equal(taken.next_step_contract.step_name, 'analyze-root-cause');
     executionId = taken.execution_id;
     token = taken.new_step_token;
+  });
+
+  it('releases the step from the tree when its agent goes away: the next agent to ask gets it at once', async () => {
+    // The tree shows the step running (the agent's claim has reached it): a menu opened before would be a ready step's.
+    const step = page.locator('.part.sidebar .monaco-list-row[aria-level="3"][aria-label*="analyze-root-cause, running"]').first();
+    await step.waitFor({ state: 'visible', timeout: 20_000 });
+    const dialog = page.locator('.monaco-dialog-box').first();
+    // A tree refresh (the agent's events) can close the menu under the click: open it again until the dialog shows.
+    await waitFor('the Release Step confirmation', async () => {
+      await page.keyboard.press('Escape'); // a menu left open by an attempt before
+      await step.click({ button: 'right' });
+      const item = page.locator('.context-view .monaco-menu .action-label').filter({ hasText: 'Release Step' }).first();
+      await item.waitFor({ state: 'visible', timeout: 5000 });
+      await item.click();
+      return dialog.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+    }, 40_000);
+    assert.match(await dialog.innerText(), /Release "analyze-root-cause" from the agent that holds it\?[\s\S]*the token it holds stops working/);
+    await dialog.locator('.monaco-button').filter({ hasText: 'Release Step' }).first().click();
+    await waitFor('the toast saying the step was released', async () => (await wb.notifications()).some((n) => /Released analyze-root-cause of/.test(n)));
+    const late = await agent!.nextStep({ step_token: token, model_output_so_far: stepOutput('analyze-root-cause') });
+    assert.equal(late.status, 'error', JSON.stringify(late));
+    assert.match(late.error.message, /^A person released step "analyze-root-cause"/);
+    const again = await agent!.nextStep({ task_id: executionId });
+    assert.equal(again.next_step_contract?.step_name, 'analyze-root-cause', JSON.stringify(again));
+    token = again.new_step_token;
+    await wb.clearNotifications();
   });
 
   it('follows the agent live: tree, panel and status bar update without a reload', async () => {
