@@ -49,7 +49,7 @@ async function runViaOwner(owner: DiscoveryInfo, runId: string, values: { db?: s
     return ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result;
   } catch (ex) {
     if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
-    return runAsLeft(owner.pid, runId, values, () => ex);
+    return (await runAsLeft(owner.pid, runId, values, () => ex)).run;
   }
 }
 

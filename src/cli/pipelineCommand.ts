@@ -364,18 +364,17 @@ async function followRemote(
   try {
     for (;;) {
       let events: TimelineEvent[];
+      let left: PipelineRunView | null = null; // the run as its owner left it, once that owner is gone
       try {
         status = ((await callControl(remote, { op: 'workflow_status', id: runId })) as { result: WorkflowStatusResource }).result.status;
         events = ((await callControl(remote, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result;
       } catch (ex) {
         if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
         // The owner stops under this command (it pauses the runs it drives before it closes the database), or died:
-        // once it is gone, the run is read from the database as it left it.
-        const left = await runAsLeft(remote.pid, runId, values, () => missingDatabase(dbPathOf(values), values, `There is no run ${runId}.`));
+        // once it is gone, the run is read from the database as it left it, with the events this command missed (a
+        // cancel, a failure just before it died), so that its end is told as when it is seen live.
+        ({ run: left, events } = await runAsLeft(remote.pid, runId, values, () => missingDatabase(dbPathOf(values), values, `There is no run ${runId}.`)));
         status = left.status;
-        error = left.status === 'paused' ? left.pauseReason ?? error : left.status === 'completed' || left.status === 'failed' ? error : `Baton process ${remote.pid}, which ran it, ended`;
-        usage = left.usage;
-        break;
       }
       for (const e of events.slice(seen)) {
         const p = fromTimeline(runId, e);
@@ -387,6 +386,12 @@ async function followRemote(
         if (e.event_type === 'pipeline_interrupted') error = String(d.reason ?? 'interrupted');
       }
       seen = events.length;
+      if (left) {
+        if (status === 'paused') error = left.pauseReason ?? error;
+        else if (status !== 'completed' && status !== 'failed') error = `Baton process ${remote.pid}, which ran it, ended`;
+        usage = left.usage;
+        break;
+      }
       if (status === 'completed' || status === 'failed' || status === 'paused') {
         usage = ((await callControl(remote, { op: 'pipeline_usage', run_id: runId })) as { result: RunUsage }).result;
         break;

@@ -146,6 +146,28 @@ test('resuming through the owner a run paused there shows this pass only: the ru
   });
 });
 
+test('a command that missed its run\'s end before the owner was killed reads the end from the run\'s timeline, not "failed"', async () => {
+  await servingRun('baton-cancel-unseen-', async ({ w, serve, run, runId }) => {
+    // Stopped, the command cannot see the cancel before its owner dies; it learns of both when it goes on.
+    run.child.kill('SIGSTOP');
+    try {
+      const cancelled = await w.cli(['pipeline', 'cancel', runId]);
+      assert.equal(cancelled.code, 0, cancelled.stderr);
+      serve.child.kill('SIGKILL');
+      await serve.exited;
+    } finally {
+      run.child.kill('SIGCONT');
+    }
+    assert.equal(await run.exited, 1, run.err());
+    assert.equal(run.err(), `baton: run ${runId} cancelled (by baton pipeline cancel)\n`);
+    const summary = run.events().find((e) => e.type === 'summary');
+    assert.deepEqual([summary?.status, summary?.error], ['cancelled', 'by baton pipeline cancel']);
+    // The events it missed come before the summary, as when it sees them live.
+    const finished = run.events().find((e) => e.type === 'run_finished');
+    assert.deepEqual([finished?.status, finished?.error], ['failed', 'cancelled']);
+  });
+});
+
 test('`baton serve` stopped while it runs a pipeline for a following command pauses the run and stops its agent', async () => {
   await servingRun('baton-serve-stop-', async ({ w, serve, run, agent, runId }) => {
     serve.child.kill('SIGTERM');
