@@ -388,7 +388,11 @@ async function followRemote(
       seen = events.length;
       if (left) {
         if (status === 'paused') error = left.pauseReason ?? error;
-        else if (status !== 'completed' && status !== 'failed') error = `Baton process ${remote.pid}, which ran it, ended`;
+        else if (status !== 'completed' && status !== 'failed') {
+          error = `Baton process ${remote.pid}, which ran it, ended`;
+          // Its steps still going stopped with their owner, and run again on resume, as a paused run's do.
+          view?.update({ type: 'run_finished', runId, status: 'paused', error });
+        }
         usage = left.usage;
         break;
       }
@@ -403,12 +407,15 @@ async function followRemote(
     view?.close();
   }
   if (status !== 'completed' && status !== 'failed' && status !== 'paused') {
-    // Its owner died while it ran: it goes on with `baton pipeline resume` (which stops an agent left running).
-    const how = `Go on with: baton pipeline resume ${runId}${dbFlagFor(dbPathOf(values))}`;
-    if (view) process.stdout.write(`Run ${runId}: stopped (${error}); ${how}\n`);
-    else emit({ type: 'summary', runId, status: 'interrupted', error, usage, owner: remote.pid });
-    process.stderr.write(`baton: run ${runId} stopped: ${error}. ${how}\n`);
-    return 1;
+    // Its owner died while it ran: neither failed nor ended, it goes on from the step it stopped with `baton pipeline
+    // resume` (which stops an agent left running), as an interrupted run does; so it exits as one does.
+    const how = howToGoOn(runId, interruptedReason(error ?? ''), values);
+    if (view) process.stdout.write(`Run ${runId}: stopped (${error}); ${plural(usage.total.tokens, 'token')}, $${usage.total.costUsd.toFixed(4)}\n${how}\n`);
+    else {
+      emit({ type: 'summary', runId, status: 'interrupted', error, usage, owner: remote.pid });
+      process.stderr.write(`baton: run ${runId} stopped: ${error}. ${how}\n`);
+    }
+    return 3;
   }
   const outcome = status === 'completed' ? 'completed' : status === 'paused' ? 'paused' : cancelled !== null || cancelledHere !== null ? 'cancelled' : 'failed';
   if (outcome === 'cancelled') error = cancelledHere ?? (cancelled || null);

@@ -196,7 +196,7 @@ Options:
                           terminal
 ${DB_USAGE}
 ${CONTENT_USAGE}
-${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget, Ctrl-C) and can be resumed.')}`;
+${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget, Ctrl-C) or the process running it ended, and can be resumed.')}`;
 
 /** Usage of `baton blueprint`. */
 export const BLUEPRINT_USAGE = `Usage: baton blueprint list [--json] [--workspace DIR] [--content DIR]

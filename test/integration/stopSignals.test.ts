@@ -185,8 +185,9 @@ test('`baton serve` stopped while it runs a pipeline for a following command pau
 test('a command following a run whose owner is killed says so and how to go on; resume stops the agent left running', async () => {
   await servingRun('baton-serve-kill-', async ({ w, serve, run, agent, runId }) => {
     serve.child.kill('SIGKILL');
-    assert.equal(await run.exited, 1, run.err());
-    assert.match(run.err(), new RegExp(`run ${runId} stopped: Baton process ${serve.child.pid}, which ran it, ended\\. Go on with: baton pipeline resume ${runId} --db `));
+    // Not failed: it goes on with resume, as an interrupted run does (exit 3).
+    assert.equal(await run.exited, 3, run.err());
+    assert.match(run.err(), new RegExp(`run ${runId} stopped: Baton process ${serve.child.pid}, which ran it, ended\\. Go on from the step it stopped: baton pipeline resume ${runId} --db `));
     assert.equal(run.events().find((e) => e.type === 'summary')?.status, 'interrupted');
     assert.equal(alive(agent), true, 'a killed owner could not stop its agent');
     const listed = await w.cli(['pipeline', 'list']);
