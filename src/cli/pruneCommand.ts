@@ -52,7 +52,7 @@ export function renderPrune(r: PruneResult): string {
     );
   }
   if (r.pruned === 0) {
-    lines.push(`No finished run is ${pruningOff(r.policy) ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} kept.`);
+    lines.push(`No finished run is ${pruningOff(r.policy) ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} ${r.dry_run ? 'would be kept' : 'kept'}.`);
   } else {
     const tables = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ');
     lines.push(

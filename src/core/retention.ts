@@ -163,7 +163,12 @@ export class Retention {
   async prune(policy: RetentionPolicy, req: Pick<PruneRequest, 'dry_run' | 'compact'> = {}): Promise<{ result: PruneResult; ids: string[] }> {
     const { store } = this.deps;
     const cancelled = await this.cancelIdle(policy, req.dry_run === true);
-    const doomed = this.doomed(policy);
+    // The runs it cancels are then its newest finished runs: a dry run, to which they are not finished yet, keeps their
+    // places among the newest max runs, so that it counts what the prune deletes. One condition serves both counts.
+    const condition = pruningOff(policy) ? null : doomedWhere(policy, this.deps.now(), req.dry_run ? cancelled.length : 0);
+    // They are pruned later, as finished runs, not by the prune that cancels them, even when they outnumber max runs.
+    const justCancelled = new Set(req.dry_run ? [] : cancelled);
+    const doomed = this.doomed(condition).filter((r) => !justCancelled.has(r.execution_id));
     const rows: Record<string, number> = {};
     const add = (table: string, n: number) => {
       if (n > 0) rows[table] = (rows[table] ?? 0) + n;
@@ -174,9 +179,10 @@ export class Retention {
     if (req.dry_run) {
       for (let i = 0; i < doomed.length; i += PRUNE_BATCH) this.count(doomed.slice(i, i + PRUNE_BATCH), doomedIds, countedTasks, add);
       // The texts the prune deletes after its runs: those no step of a kept run names.
-      const { where, params } = doomedWhere(policy, this.deps.now());
-      const gone = `execution_id IN (SELECT execution_id FROM executions WHERE ${where})`;
-      if (done > 0) add('step_texts', store.get<{ n: number }>(orphanTexts('SELECT COUNT(*) AS n', gone), [...params, ...params])!.n);
+      if (condition && done > 0) {
+        const gone = `execution_id IN (SELECT execution_id FROM executions WHERE ${condition.where})`;
+        add('step_texts', store.get<{ n: number }>(orphanTexts('SELECT COUNT(*) AS n', gone), [...condition.params, ...condition.params])!.n);
+      }
     } else {
       done = await this.inBatches(doomed, async (batch) => {
         await store.transaction(() => this.delete(batch, add));
@@ -195,7 +201,7 @@ export class Retention {
     const gone = doomed.slice(0, done);
     const result: PruneResult = {
       pruned: gone.length, execution_ids: gone.slice(0, PRUNED_IDS_SHOWN).map((r) => r.execution_id), rows,
-      kept: req.dry_run ? kept - gone.length : kept, cancelled: cancelled.length, cancelled_ids: cancelled.slice(0, PRUNED_IDS_SHOWN),
+      kept: req.dry_run ? kept - gone.length + cancelled.length : kept, cancelled: cancelled.length, cancelled_ids: cancelled.slice(0, PRUNED_IDS_SHOWN),
       policy, dry_run: req.dry_run === true, compacted: null,
     };
     if (!req.dry_run && !this.stopped && store.compact && (req.compact ?? this.worthCompacting())) result.compacted = await store.compact();
@@ -237,11 +243,10 @@ export class Retention {
     return done;
   }
 
-  /** The finished runs past the policy, oldest first. */
-  private doomed(policy: RetentionPolicy): Run[] {
-    if (pruningOff(policy)) return [];
-    const { where, params } = doomedWhere(policy, this.deps.now());
-    return this.deps.store.all<Run>(`SELECT execution_id, task_id FROM executions WHERE ${where} ORDER BY ${FINISHED}, rowid`, params);
+  /** The finished runs `condition` (doomedWhere's) selects, oldest first; none without one (pruning is off). */
+  private doomed(condition: { where: string; params: Array<string | number> } | null): Run[] {
+    if (!condition) return [];
+    return this.deps.store.all<Run>(`SELECT execution_id, task_id FROM executions WHERE ${condition.where} ORDER BY ${FINISHED}, rowid`, condition.params);
   }
 
   /** Deletes one batch of runs and what belongs to them (inside a transaction). */
@@ -293,8 +298,12 @@ export class Retention {
 /** When a run finished. */
 const FINISHED = 'COALESCE(completed_at, updated_at)';
 
-/** The condition on `executions` that selects the finished runs past the policy (which prunes some: see pruningOff). */
-function doomedWhere(policy: RetentionPolicy, now: number): { where: string; params: Array<string | number> } {
+/**
+ * The condition on `executions` that selects the finished runs past the policy (which prunes some: see pruningOff).
+ * `reserved`: runs not finished yet that will be the newest finished ones (those a dry run would cancel), whose places
+ * among the newest `maxRuns` are kept for them.
+ */
+function doomedWhere(policy: RetentionPolicy, now: number, reserved = 0): { where: string; params: Array<string | number> } {
   const where: string[] = [];
   const params: Array<string | number> = [...TERMINAL_STATES];
   if (policy.days > 0) {
@@ -304,7 +313,7 @@ function doomedWhere(policy: RetentionPolicy, now: number): { where: string; par
   if (policy.maxRuns > 0) {
     // Ties on the time are broken by rowid, so the same runs are kept however often this runs.
     where.push(`rowid NOT IN (SELECT rowid FROM executions WHERE ${TERMINAL} ORDER BY ${FINISHED} DESC, rowid DESC LIMIT ?)`);
-    params.push(...TERMINAL_STATES, policy.maxRuns);
+    params.push(...TERMINAL_STATES, Math.max(policy.maxRuns - reserved, 0));
   }
   return { where: `${TERMINAL} AND (${where.join(' OR ')})`, params };
 }

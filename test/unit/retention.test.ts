@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Baton } from '../../src/core/baton.js';
-import type { RetentionPolicy } from '../../src/core/retention.js';
+import type { PruneResult, RetentionPolicy } from '../../src/core/retention.js';
 import type { BatonEvent } from '../../src/core/types.js';
 import { makeBaton, okStep, ONE_STEP_YAML, output } from '../helpers/coreHarness.js';
 
@@ -202,6 +202,26 @@ test('a dry run counts every row the prune then deletes, the stored texts no kep
   assert.equal(real.pruned, dry.pruned);
   assert.deepEqual(real.rows, dry.rows, 'the dry run counted what the prune deleted, table by table');
   assert.equal(texts(), before - dry.rows.step_texts!);
+});
+
+test('a dry run that would cancel idle runs counts what the prune then does: they take the newest places of max runs', async () => {
+  // max runs 2: as many places as idle runs; 1: fewer (the runs a prune cancels are pruned later, not by it).
+  for (const maxRuns of [2, 1]) {
+    const { baton, clock } = await setup({ days: 0, maxRuns, idleDays: 10 });
+    const idle = [(await run(baton, false)).id, (await run(baton, false)).id];
+    clock.advance(11 * DAY);
+    const finished: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      finished.push((await run(baton)).id);
+      clock.advance(1000);
+    }
+    const facts = (r: PruneResult) => ({ cancelled: r.cancelled_ids, pruned: r.execution_ids, rows: r.rows, kept: r.kept });
+    const dry = await baton.prune({ dry_run: true });
+    const real = await baton.prune();
+    assert.deepEqual(facts(dry), facts(real), `max runs ${maxRuns}: the dry run counted what the prune did`);
+    assert.deepEqual(facts(real), { cancelled: idle, pruned: finished, rows: real.rows, kept: 2 }, `max runs ${maxRuns}`);
+    assert.deepEqual(baton.listExecutions().map((e) => e.execution_id).sort(), [...idle].sort(), 'the cancelled runs stay');
+  }
 });
 
 test('tick prunes by the policy a minute after start, then hourly', async () => {
