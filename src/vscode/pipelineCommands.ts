@@ -1,7 +1,7 @@
 // "Baton: Run Pipeline…": pick one of the workspace's systems (.baton/pipelines/*.yaml) or a blueprint (asked for its
 // inputs), give the task ({{system.input}}), and the run starts in the editor's core — or in the database's owner when
 // a terminal Baton holds it, as `baton pipeline run` does — with its panel open beside the work.
-import { basename, relative } from 'node:path';
+import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { ContentProblem } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
