@@ -9,7 +9,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
-import { batchesAllowed, batchRefusal, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
+import {
+  batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX,
+} from '../mcp/invalidMessage.js';
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -105,6 +107,11 @@ export class StdioFront implements Transport {
   private protocolVersion: string | undefined;
   /** The requests of a JSON-RPC batch still being answered, by id: their answers go out together, as one array. */
   private readonly batches = new Map<string | number, { waiting: Set<string | number>; answers: JSONRPCMessage[] }>();
+  /**
+   * Ids of the requests handed to the server and not yet answered (nor cancelled): a request that reuses one is
+   * refused, as the HTTP transport refuses it in a session (the SDK's server would answer both under one id).
+   */
+  private readonly inFlight = new Set<string | number>();
   /** Ids of the held requests not yet answered after `attach`. */
   private readonly waiting = new Set<string | number>();
   private allAnswered: () => void = () => undefined;
@@ -209,6 +216,7 @@ export class StdioFront implements Transport {
       batch.answers.push(message);
       return batch.waiting.size ? Promise.resolve() : this.write(batch.answers);
     }
+    if (m.method === undefined) this.inFlight.delete(m.id as string | number);
     const written = this.write(message);
     if (m.method === undefined && this.waiting.delete(m.id as string | number) && this.waiting.size === 0) this.allAnswered();
     return written;
@@ -294,8 +302,30 @@ export class StdioFront implements Transport {
       this.refuse(line, ex as Error);
       return;
     }
+    if (!this.admit(message)) {
+      void this.error(-32600, idInUse((message as Raw).id as string | number, 'a request in flight'), (message as Raw).id as string | number);
+      return;
+    }
     if ((message as Raw).method === 'initialize') this.noteVersion((message as Raw).params);
     this.onmessage?.(message);
+  }
+
+  /**
+   * Counts a request in flight until its answer, or refuses it (false) when its id is in flight already; a client's
+   * cancel ends its request (the server sends no answer to it).
+   */
+  private admit(message: JSONRPCMessage): boolean {
+    const m = message as Raw;
+    if (typeof m.method !== 'string') return true;
+    if (m.method === 'notifications/cancelled' && m.id === undefined) {
+      const cancelled = (m.params as { requestId?: unknown } | undefined)?.requestId;
+      if (isRequestId(cancelled)) this.inFlight.delete(cancelled);
+      return true;
+    }
+    if (!isRequestId(m.id)) return true;
+    if (this.inFlight.has(m.id)) return false;
+    this.inFlight.add(m.id);
+    return true;
   }
 
   private noteVersion(params: Record<string, unknown> | undefined): void {
@@ -345,7 +375,11 @@ export class StdioFront implements Transport {
         continue;
       }
       const id = (message as Raw).id;
-      if ('method' in message && isRequestId(id) && !this.batches.has(id)) {
+      if (!this.admit(message)) {
+        batch.answers.push({ jsonrpc: '2.0', id, error: { code: -32600, message: idInUse(id as string | number, 'a request in flight') } } as JSONRPCMessage);
+        continue;
+      }
+      if ('method' in message && isRequestId(id)) {
         batch.waiting.add(id);
         this.batches.set(id, batch);
       }

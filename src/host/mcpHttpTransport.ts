@@ -8,8 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { quoted } from '../mcp/inputErrors.js';
-import { batchesAllowed, batchRefusal, invalidMessage } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, idInUse, invalidMessage } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
 /** The calls of one POST that are still being answered. */
@@ -186,8 +185,7 @@ export class McpHttpTransport implements Transport {
     if (index < 0) return null;
     const id = ids[index]!;
     const where = this.pending.has(id) ? 'a request in flight in this session' : 'another request in this batch';
-    const message = `Invalid Request: id ${typeof id === 'string' ? quoted(id) : id} is already used by ${where}; give every request an id of its own until it is answered`;
-    return { jsonrpc: '2.0', ...(ids.length === 1 ? { id } : {}), error: { code: -32600, message } } as JSONRPCMessage;
+    return { jsonrpc: '2.0', ...(ids.length === 1 ? { id } : {}), error: { code: -32600, message: idInUse(id, where) } } as JSONRPCMessage;
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {

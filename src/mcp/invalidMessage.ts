@@ -19,6 +19,16 @@ export function limitText(bytes: number): string {
 /** An id MCP allows: a string or an integer (never null). */
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 
+/**
+ * The refusal of a request whose id is already waiting for its answer (`where`: in this session, or earlier in its
+ * batch): both answers would carry that id, the client would take the first for either, and a cancel of the id would
+ * reach only one of them.
+ */
+export function idInUse(id: string | number, where: string): string {
+  const shown = typeof id === 'string' ? JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id) : id;
+  return `Invalid Request: id ${shown} is already used by ${where}; give every request an id of its own until it is answered`;
+}
+
 /** The members of a JSON-RPC 2.0 message. */
 const MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
 
