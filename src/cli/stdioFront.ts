@@ -257,7 +257,9 @@ export class StdioFront implements Transport {
         this.oversize = null;
         continue;
       }
-      const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/\r$/, '');
+      // A byte order mark is not JSON, but RFC 8259 lets a parser ignore one, and encoders that write it (.NET's
+      // UTF8Encoding(true), PowerShell 5) put it before a client's first line: its initialize would never be answered.
+      const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
       this.pieces = [];
       this.pieceBytes = 0;
       if (!/\S/.test(line)) continue; // a blank line is no message (the SDK's own transport skips it too)
