@@ -6,9 +6,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo, type RequestId,
+  InitializeRequestSchema, isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { batchesAllowed, batchRefusal, idInUse, invalidMessage } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 
 /** The calls of one POST that are still being answered. */
@@ -48,6 +49,27 @@ function unsupportedVersion(req: IncomingMessage, res: ServerResponse): boolean 
   if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
   return true;
+}
+
+/**
+ * Refuses (400) a request that names no session and does not start one, saying what is wrong with it: an initialize
+ * whose params the schema refuses names the fields (as stdio's server does), an initialize in a batch is told to come
+ * alone, a body that is no JSON-RPC message names what to fix, and anything else is told to initialize first.
+ */
+export function refuseWithoutSession(res: ServerResponse, method: string | undefined, body: unknown): void {
+  const init = (m: unknown) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
+  if (method === 'POST' && !Array.isArray(body) && init(body) && toMessage(body)) {
+    const issues = InitializeRequestSchema.safeParse(body).error?.issues ?? [];
+    const id = (body as { id?: unknown }).id;
+    const message = `Invalid params for initialize: ${issues.slice(0, 5).map(issueLine).join('; ')}.`;
+    return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', ...(isRequestId(id) ? { id } : {}), error: { code: -32602, message } }));
+  }
+  if (method === 'POST' && Array.isArray(body) && body.some(init)) {
+    return rpcError(res, 400, -32600, 'Invalid Request: send initialize alone, not in a batch: nothing may come before the session it starts');
+  }
+  const invalid = method === 'POST' && !Array.isArray(body) && !toMessage(body) ? invalidMessage(body) : undefined;
+  if (invalid) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(invalid.answer));
+  rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id header of its answer with every request');
 }
 
 const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;

@@ -12,7 +12,7 @@ import type { Log } from '../core/ports.js';
 import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
-import { McpHttpTransport } from './mcpHttpTransport.js';
+import { McpHttpTransport, refuseWithoutSession } from './mcpHttpTransport.js';
 
 export { handleControl, type ControlRequest } from './controlOps.js';
 
@@ -174,9 +174,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (sessionId !== undefined) {
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
     }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      return reply(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad request: no session; send initialize first' }, id: null });
-    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return refuseWithoutSession(res, req.method, body);
     const server = options.createServer(grant === null ? undefined : grants.get(grant));
     let accepted = false;
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
