@@ -9,6 +9,7 @@ import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
+import { quoted } from '../mcp/inputErrors.js';
 import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
@@ -99,6 +100,20 @@ function closeServer(transport: McpHttpTransport, server: McpServer): void {
 
 function refuse(res: ServerResponse, status: number, reason: string, message: string): void {
   reply(res, status, { error: { reason, message } });
+}
+
+/**
+ * Why a Host header is refused, and the ones taken: a page on another host name that resolves to 127.0.0.1 (DNS
+ * rebinding) must not reach the endpoint, and a client behind a port forward must call the owner's own port.
+ */
+function hostRefused(host: string | undefined, port: number): string {
+  const got = host === undefined ? 'A request without a Host header' : `Host ${quoted(host)}`;
+  return `${got} is not allowed: call 127.0.0.1:${port} or localhost:${port} (the url in server.json beside the database); other host names are refused against DNS rebinding`;
+}
+
+/** Why an Origin header is refused: web pages may not call the endpoint (a client that is no browser sends none). */
+function originRefused(origin: string, port: number): string {
+  return `Origin ${quoted(origin)} is not allowed: Baton's endpoint takes no calls from web pages but its own (http://127.0.0.1:${port}); a client that is not a browser sends no Origin header`;
 }
 
 /** Reads the body up to `limit` bytes; null when it is larger (the caller answers 413). */
@@ -213,9 +228,9 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', 'Host header not allowed');
+    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', hostRefused(req.headers.host, port));
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', 'Origin not allowed');
+    if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', originRefused(origin, port));
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
     if (stopping && (path === '/mcp' || path === '/control')) {
