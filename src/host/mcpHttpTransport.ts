@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  InitializeRequestSchema, isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo,
+  InitializeRequestSchema, isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine } from '../mcp/invalidMessage.js';
@@ -67,10 +67,13 @@ export function refuseWithoutSession(res: ServerResponse, method: string | undef
   if (method === 'POST' && Array.isArray(body) && body.some(init)) {
     return rpcError(res, 400, -32600, 'Invalid Request: send initialize alone, not in a batch: nothing may come before the session it starts');
   }
-  const invalid = method === 'POST' && !Array.isArray(body) && !toMessage(body) ? invalidMessage(body) : undefined;
+  const invalid = method === 'POST' && !Array.isArray(body) && !toMessage(body) ? invalidMessage(body, schemaError(body)) : undefined;
   if (invalid) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(invalid.answer));
   rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id header of its answer with every request');
 }
+
+/** What the SDK's message schema says about a value it refuses. */
+const schemaError = (value: unknown): Error | undefined => JSONRPCMessageSchema.safeParse(value).error;
 
 const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
@@ -130,7 +133,7 @@ export class McpHttpTransport implements Transport {
     for (const m of raw) {
       const message = toMessage(m);
       if (!message) {
-        const { answer } = invalidMessage(m);
+        const { answer } = invalidMessage(m, schemaError(m));
         return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       }
       messages.push(message);

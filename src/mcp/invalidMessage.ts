@@ -69,10 +69,28 @@ export function issueLine(issue: { path?: PropertyKey[]; message?: string; code?
   return `${path ? `${path}: ` : ''}${issue.message ?? 'invalid'}`;
 }
 
-/** The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). */
+type Issue = Parameters<typeof issueLine>[0] & { errors?: Issue[][] };
+
+/**
+ * The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). A union (the kinds
+ * of message, an id's string or number) says only "Invalid input": the issue of its closest branch, the one with the
+ * fewest, is named instead, at its full path.
+ */
 function firstIssue(error: Error): string {
-  const first = (error as { issues?: Array<{ path?: PropertyKey[]; message?: string }> }).issues?.[0];
-  return first ? issueLine(first) : error.message.split('\n')[0]!;
+  let first = (error as { issues?: Issue[] }).issues?.[0];
+  let path: PropertyKey[] = [];
+  while (first?.code === 'invalid_union' && first.errors?.length) {
+    path = [...path, ...(first.path ?? [])];
+    const kinds = first.errors.map((branch) => (branch.length === 1 && branch[0]!.code === 'invalid_type' && !branch[0]!.path?.length ? branch[0]! : null));
+    if (kinds.every((kind) => kind !== null)) {
+      // A value of none of the kinds allowed (an id that is null): name them all.
+      const received = / received (\w+)$/.exec(kinds[0]!.message ?? '')?.[1];
+      const expected = kinds.map((kind) => String(kind!.expected)).join(' or ');
+      return issueLine({ path, code: 'invalid_type', expected, message: `Invalid input: expected ${expected}${received ? `, received ${received}` : ''}` });
+    }
+    first = first.errors.reduce((a, b) => (b.length < a.length ? b : a))[0];
+  }
+  return first ? issueLine({ ...first, path: [...path, ...(first.path ?? [])] }) : error.message.split('\n')[0]!;
 }
 
 /** Whether a session of this protocol version may send JSON-RPC batches: MCP 2025-06-18 removed them (2025-03-26 had them). */
