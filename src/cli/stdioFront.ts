@@ -209,6 +209,7 @@ export class StdioFront implements Transport {
       if ('error' in m) this.options.log.warn(`the server refused the client's replayed initialize: ${JSON.stringify(m)}`);
       return Promise.resolve();
     }
+    if (m.method === undefined) this.inFlight.delete(m.id as string | number);
     const batch = this.batches.size && m.method === undefined ? this.batches.get(m.id as string | number) : undefined;
     if (batch) {
       this.batches.delete(m.id as string | number);
@@ -216,7 +217,6 @@ export class StdioFront implements Transport {
       batch.answers.push(message);
       return batch.waiting.size ? Promise.resolve() : this.write(batch.answers);
     }
-    if (m.method === undefined) this.inFlight.delete(m.id as string | number);
     const written = this.write(message);
     if (m.method === undefined && this.waiting.delete(m.id as string | number) && this.waiting.size === 0) this.allAnswered();
     return written;

@@ -70,6 +70,10 @@ describe('baton mcp on stdio refuses a request id still in flight', () => {
       assert.deepEqual(batch.find((m) => 'result' in m), { jsonrpc: '2.0', id: 'g', result: {} });
       assert.match(batch.find((m) => 'error' in m)?.error.message, REUSED);
       assert.equal(mcp.answersTo('g').length, 2, 'no answer outside the array');
+      // Answered in the array, the id is free again, alone or in another batch.
+      mcp.send({ id: 'g', method: 'ping' });
+      await waitFor(() => mcp.answersTo('g').length === 3 || undefined, 10_000, 'the ping after the batch');
+      assert.deepEqual(mcp.answersTo('g').at(-1), { jsonrpc: '2.0', id: 'g', result: {} });
     } finally {
       await mcp.close();
     }
