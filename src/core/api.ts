@@ -253,6 +253,11 @@ export interface BatonApi {
    * is ready again for the next agent that asks, at once. `stepName` is needed when several steps are running.
    */
   release(executionId: string, stepName?: string, by?: string): Promise<StepRelease>;
+  /**
+   * A client connection (CallContext.session_id) closed: the running steps handed out on it go to the next agent that
+   * asks, at once, as a released step would (its agent went away); its token goes on working until one does.
+   */
+  connectionClosed?(sessionId: string): void;
   /** An execution's audit timeline, oldest first. */
   events(executionId: string): TimelineEvent[];
   /** Executions, newest first (optionally only those not finished). */

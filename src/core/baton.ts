@@ -344,6 +344,11 @@ export class Baton implements BatonApi {
     return result;
   }
 
+  /** @inheritdoc */
+  connectionClosed(sessionId: string): void {
+    this.broker.connectionClosed(sessionId);
+  }
+
   /** Retention's cancellation of runs idle since `since`: those still unfinished and idle, in one transaction. */
   private async cancelIdle(ids: string[], since: string, reason: string): Promise<string[]> {
     const events: BatonEvent[] = [];

@@ -12,13 +12,14 @@ import { createMcpServer, serverMethods } from './createMcpServer.js';
 import { TOOL_GROUPS, type ToolGroup } from './toolGroups.js';
 
 /**
- * What the server needs from the core while it is built and asked for its catalog: no templates (so no prompts) and
- * no events. Anything else means the catalog would depend on the database, and fails the build.
+ * What the server needs from the core while it is built and asked for its catalog: no templates (so no prompts), no
+ * events, and its close. Anything else means the catalog would depend on the database, and fails the build.
  */
 const NO_ENGINE = new Proxy({} as BatonApi, {
   get: (_target, prop) => {
     if (prop === 'templates') return () => [];
     if (prop === 'onEvent') return () => () => undefined;
+    if (prop === 'connectionClosed') return () => undefined; // the catalog's server closes, having handed out nothing
     if (prop === 'then') return undefined;
     return () => {
       throw new Error(`the MCP catalog must not depend on the database, but building the server called baton.${String(prop)}`);

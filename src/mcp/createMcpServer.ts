@@ -1,4 +1,5 @@
 // Builds Baton's McpServer from the core facade: tools by group, resources, prompts, subscriptions, call log. No transport.
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
@@ -86,7 +87,10 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const clientName = () => server.server.getClientVersion()?.name;
   const agentName = options.scope?.agent;
   const specs: ToolSpec[] = [];
-  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName, options.gateProgressMs ?? GATE_PROGRESS_MS));
+  // This server serves one client connection: the steps handed out on it may be handed back to it (request reclaim),
+  // and once it closes, to the next caller at once (its agent went away).
+  const sessionId = randomUUID();
+  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName, options.gateProgressMs ?? GATE_PROGRESS_MS, sessionId));
   if (groups.includes('specs')) specs.push(...registerSpecTools(server, baton, log));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));
@@ -111,6 +115,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
     unsubscribe();
+    baton.connectionClosed?.(sessionId);
     previousOnClose?.();
   };
   return server;

@@ -270,7 +270,7 @@ describe('broker: tokens', () => {
     assert.notEqual(taken.token, old);
     const reclaimed = baton.events(first.execution_id!).filter((e) => e.event_type === 'step_reclaimed');
     assert.equal(reclaimed.length, 1);
-    assert.deepEqual(reclaimed[0]!.event_data, { step_name: 'analyze-root-cause', from: 'gone-agent', claimed_by: 'other' });
+    assert.deepEqual(reclaimed[0]!.event_data, { step_name: 'analyze-root-cause', from: 'gone-agent', claimed_by: 'other', reason: 'token_expired' });
     assert.equal(store.get<{ claimed_by: string }>("SELECT claimed_by FROM steps WHERE execution_id = ? AND step_name = 'analyze-root-cause'", [first.execution_id!])?.claimed_by, 'other');
     // The first agent comes back: neither a refresh nor a submit with its token takes the step back.
     assert.equal((await baton.nextStep({ request: 'refresh_token', step_token: old })).status, 'error');

@@ -124,6 +124,22 @@ export class Broker {
     this.handedTo.set(nonce, ctx.session_id);
   }
 
+  /** Connections that closed while a token handed out on them was known (the newest HANDED_KEPT). */
+  private readonly closed = new Set<string>();
+
+  /** A client connection closed: the running steps handed out on it go to the next caller (see advance). */
+  connectionClosed(sessionId: string): void {
+    if (![...this.handedTo.values()].includes(sessionId)) return;
+    if (this.closed.size >= HANDED_KEPT) this.closed.delete(this.closed.values().next().value!);
+    this.closed.add(sessionId);
+  }
+
+  /** Whether the token `nonce` was handed out on a connection that has closed since. */
+  private handedToClosed(nonce: string | null | undefined): boolean {
+    const session = nonce ? this.handedTo.get(nonce) : undefined;
+    return session !== undefined && this.closed.has(session);
+  }
+
   private now(): { ms: number; iso: string } {
     const ms = this.deps.ports.clock.now();
     // A call asks for the time several times within the same millisecond: format it once.
@@ -626,9 +642,15 @@ export class Broker {
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
     const held = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldUntil(exec, s.step_name)]));
-    // A step whose token expired unused long ago (its agent went away) is handed to whoever asks for work now.
-    const abandoned = [...held].find(([, until]) => until !== null && until + this.options.reclaimAfterMs <= this.now().ms)?.[0];
-    if (abandoned) return this.reclaim(exec, this.repo.step(exec.execution_id, abandoned)!, ctx, events, steps);
+    // A step whose token expired unused long ago, or whose connection closed (its agent went away), is handed to
+    // whoever asks for work now.
+    const why = ([name, until]: [string, number | null]): 'token_expired' | 'connection_closed' | null => {
+      if (until === null) return null;
+      if (until + this.options.reclaimAfterMs <= this.now().ms) return 'token_expired';
+      return this.handedToClosed(this.repo.step(exec.execution_id, name)?.token_nonce) ? 'connection_closed' : null;
+    };
+    const abandoned = [...held].map((h) => ({ name: h[0], reason: why(h) })).find((h) => h.reason !== null);
+    if (abandoned) return this.reclaim(exec, this.repo.step(exec.execution_id, abandoned.name)!, ctx, events, steps, abandoned.reason!);
     if (inFlight.length > 0) {
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
@@ -737,15 +759,18 @@ export class Broker {
   }
 
   /**
-   * Hands a running step whose token expired unused (reclaimAfterMs ago) to this caller: the old token is superseded
-   * (its agent, if it comes back, is told the step moved on), and the step is offered again with a fresh token.
+   * Hands a running step whose token expired unused (reclaimAfterMs ago), or whose connection closed, to this caller:
+   * the old token is superseded (its agent, if it comes back, is told the step moved on), and the step is offered
+   * again with a fresh token.
    */
-  private reclaim(exec: ExecutionRow, step: StepRow, ctx: CallContext, events: BatonEvent[], states: StepState[]): TxResult {
+  private reclaim(
+    exec: ExecutionRow, step: StepRow, ctx: CallContext, events: BatonEvent[], states: StepState[], reason: 'token_expired' | 'connection_closed',
+  ): TxResult {
     const { iso } = this.now();
     if (step.token_nonce) this.repo.closeToken(step.token_nonce, 'superseded', iso);
     const by = ctx.agent_name ?? ctx.client_name ?? step.agent_name;
     this.repo.updateStep(exec.execution_id, step.step_name, { claimed_by: by });
-    this.event(exec.execution_id, 'step_reclaimed', { step_name: step.step_name, from: step.claimed_by ?? null, claimed_by: by });
+    this.event(exec.execution_id, 'step_reclaimed', { step_name: step.step_name, from: step.claimed_by ?? null, claimed_by: by, reason });
     return this.offer(exec, step, undefined, ctx, events, states);
   }
 

@@ -1,5 +1,4 @@
 // The `broker` group: the spec's broker tool, listed as `workflow_next_step` because clients refuse dots in tool names.
-import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
@@ -44,10 +43,8 @@ The text of each result says the same in words, with the exact arguments of the 
 const OUTPUT_FIELDS = Object.keys(modelOutputSchema.shape);
 
 export function registerBrokerTools(
-  server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number,
+  server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number, sessionId: string,
 ): ToolSpec[] {
-  // This server serves one client connection: the steps handed out on it may be handed back to it (request reclaim).
-  const sessionId = randomUUID();
   const call = async (args: Record<string, unknown>, extra?: ToolCallExtra): Promise<CallToolResult> => {
     const gate = gateWait(extra, gateProgressMs);
     try {
