@@ -54,7 +54,7 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
     process.exitCode = 1;
     return async () => undefined;
   }
-  const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log });
+  const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log, holderPid: process.pid });
   await connectServer(server, front);
   // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
   const answered = front.attach(deserializeLine);
@@ -90,7 +90,7 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
     if ('lockedBy' in found) throw failed(unreachableOwner(dbPath, found.lockedBy, null));
     if ('opened' in found) {
       const owner = found.opened;
-      const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+      const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log, holderPid: process.pid });
       onShutdown(async (why) => {
         log.info(`stopping (${why})`);
         await server.close().catch(() => undefined);
@@ -151,7 +151,7 @@ async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwne
     return httpUpstream(found.owner);
   }
   const owner = found.opened;
-  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log });
+  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log, holderPid: process.pid });
   const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
   await connectServer(server, serverSide);
   log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);

@@ -57,6 +57,8 @@ export interface BatonOptions {
   workspaceFolders?: string[];
   /** On a read-only store: start-up only looks up what it would otherwise write (secret, project, content). */
   readOnly?: boolean;
+  /** Whether process `pid` still runs (the host's check): a step handed out on a gone process's stdio is abandoned. */
+  processAlive?: (pid: number) => boolean;
 }
 
 /** Defaults for everything but the paths. */
@@ -166,7 +168,7 @@ export class Baton implements BatonApi {
     const brokerOptions: BrokerOptions = {
       tokenTtlMs: this.options.tokenTtlMs, reclaimAfterMs: this.options.stallMinutes * 60_000, rateLimits: this.options.rateLimits,
       inlineBudgetBytes: this.options.inlineBudgetBytes, approvalWaitMs: this.options.approvalWaitMs,
-      approveCommand: this.options.approveCommand,
+      approveCommand: this.options.approveCommand, processAlive: this.options.processAlive,
     };
     const brokerDeps: BrokerDeps = {
       ports, repo: this.repo, content: this.content, secret: () => this.secret, projectId: () => this.projectId,

@@ -280,6 +280,11 @@ export interface CallContext {
   client_name?: string;
   /** The MCP connection the call came on (one per client session): a step handed to it may be handed back to it. */
   session_id?: string;
+  /**
+   * The process whose own stdio client this connection is (it lives exactly as long as that process): the tokens
+   * handed out on it record it, so that another owner can tell their agent went away once the process is gone.
+   */
+  holder_pid?: number;
   correlation_id?: string;
   /**
    * A start's request key (the client's, or the one `baton mcp` adds): a start sent again with the same key starts no

@@ -5,7 +5,7 @@ import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
 import type { RetentionPolicy } from '../core/retention.js';
-import type { HeldLock } from '../store/lock.js';
+import { isPidAlive, mayBeBaton, type HeldLock } from '../store/lock.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
 import { processControl } from './runners/processControl.js';
@@ -85,6 +85,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
         ...overrides,
         workspacePath: workspace,
         approveCommand: approveCommandFor(options.dbPath, workspace),
+        // A pid reused by another program (Linux's /proc tells) is not the process a token was handed out on.
+        processAlive: (pid) => isPidAlive(pid) && mayBeBaton(pid),
         contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
         rateLimits: typeof options.rateLimits === 'object'
           ? options.rateLimits

@@ -37,6 +37,11 @@ export interface CreateMcpServerOptions {
   scope?: RunScope;
   /** How often a call waiting on a human gate reports progress to a client that asked for it; default 5 s. */
   gateProgressMs?: number;
+  /**
+   * This process's pid when the session is its own stdio client (`baton mcp`): the connection lives as long as the
+   * process, and the steps handed out on it record it (see CallContext.holder_pid).
+   */
+  holderPid?: number;
 }
 
 /** A request handler as the SDK stores it. */
@@ -90,7 +95,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   // This server serves one client connection: the steps handed out on it may be handed back to it (request reclaim),
   // and once it closes, to the next caller at once (its agent went away).
   const sessionId = randomUUID();
-  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName, options.gateProgressMs ?? GATE_PROGRESS_MS, sessionId));
+  if (groups.includes('broker')) specs.push(...registerBrokerTools(server, baton, log, clientName, options.gateProgressMs ?? GATE_PROGRESS_MS, sessionId, options.holderPid));
   if (groups.includes('specs')) specs.push(...registerSpecTools(server, baton, log));
   if (groups.includes('lifecycle')) specs.push(...registerLifecycleTools(server, baton, log));
   if (groups.includes('content')) specs.push(...registerContentTools(server, baton, log));

@@ -1,6 +1,6 @@
-// Rule: an agent whose Baton connection ends while it holds a step (its session closed: its `baton mcp` exits and
-// ends its session with the owner) leaves the step to the next agent that asks, at once: real processes, an owner and
-// two agents' forwarding `baton mcp`, as when the editor or `baton serve` owns the database.
+// Rule: an agent whose Baton connection ends while it holds a step leaves the step to the next agent that asks, at
+// once, with real processes: its forwarding `baton mcp` exits and ends its session with the owner (as when the editor
+// or `baton serve` owns the database); or its own `baton mcp`, the owner, is killed, and another agent's takes over.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -36,5 +36,28 @@ describe('a step held by an agent whose connection ended', () => {
       if (r.status === 'ok') taken = r;
     }
     assert.equal(taken?.next_step_contract?.step_name, 'analyze-root-cause', 'handed on within 10 s, not once the token expired');
+  });
+
+  it('goes to the next agent at once when the owner whose own client held it was killed, once another owns the database', async () => {
+    const held = tempSetup('baton-closed-owner-');
+    const own = ['--db', held.db, '--workspace', held.workspace, '--rate-limits', 'off'];
+    try {
+      const gone = await startMcp(own, 'agent-gone'); // the first: it owns the database, its own client is this agent
+      const next = await startMcp(own, 'agent-next');
+      sessions.push(gone, next);
+      const first = await call(gone, { template_name: 'bug-fix', task_description: 'its agent and owner die' });
+      assert.equal(first.status, 'ok');
+      assert.equal((await call(next, { task_id: first.execution_id })).status, 'no_op');
+      process.kill(gone.pid!, 'SIGKILL'); // no goodbye: the next owner learns it from the process being gone
+      // agent-next's baton mcp takes the database over, and hands it the step: its holder's process has gone.
+      let taken: Step | undefined;
+      for (const deadline = Date.now() + 15_000; !taken && Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+        const r = await call(next, { task_id: first.execution_id }).catch(() => null);
+        if (r?.status === 'ok') taken = r;
+      }
+      assert.equal(taken?.next_step_contract?.step_name, 'analyze-root-cause', 'handed on once the owner is gone');
+    } finally {
+      rmSync(held.dir, { recursive: true, force: true });
+    }
   });
 });

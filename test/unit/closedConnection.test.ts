@@ -23,6 +23,18 @@ describe('a step whose connection closed', () => {
     assert.equal(late.error?.code, 'token_out_of_order');
   });
 
+  it('handed out on the stdio of a process that is gone, goes to the next agent; of one that runs, stays', async () => {
+    const dead = 4242;
+    const { baton } = await makeBaton({ processAlive: (pid) => pid !== dead });
+    const live = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'here', session_id: 'a', holder_pid: 7 });
+    assert.equal((await baton.nextStep({ task_id: live.execution_id! }, { client_name: 'other', session_id: 'b' })).status, 'no_op');
+    const gone = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'gone', session_id: 'c', holder_pid: dead });
+    const taken = okStep(await baton.nextStep({ task_id: gone.execution_id! }, { client_name: 'other', session_id: 'b' }));
+    assert.equal(taken.step, 'analyze-root-cause');
+    const reclaimed = baton.events(gone.execution_id!).find((e) => e.event_type === 'step_reclaimed')?.event_data as { reason: string };
+    assert.equal(reclaimed.reason, 'connection_closed');
+  });
+
   it('keeps working for its agent, reconnected, as long as nobody else took the step', async () => {
     const { baton } = await makeBaton();
     const first = await baton.nextStep({ template_name: 'bug-fix' }, { client_name: 'flaky', session_id: 'a' });

@@ -34,6 +34,8 @@ export interface BrokerOptions {
    * handed to the next claim. A slow agent that comes back sooner refreshes its token and keeps the step.
    */
   reclaimAfterMs: number;
+  /** Whether process `pid` still runs (the host's check): a step handed out on a gone process's stdio is abandoned. */
+  processAlive?: (pid: number) => boolean;
   rateLimits: RateLimitConfig;
   /** Byte budget of each form of a step result (structured JSON and text); dependency artifacts fill what is left. */
   inlineBudgetBytes: number;
@@ -641,15 +643,16 @@ export class Broker {
     }
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
-    const held = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldUntil(exec, s.step_name)]));
-    // A step whose token expired unused long ago, or whose connection closed (its agent went away), is handed to
+    const tokens = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldToken(exec, s.step_name)]));
+    const held = new Map([...tokens].map(([name, tok]) => [name, tok ? Date.parse(tok.expires_at) : null]));
+    // A step whose token expired unused long ago, or whose connection ended (its agent went away), is handed to
     // whoever asks for work now.
-    const why = ([name, until]: [string, number | null]): 'token_expired' | 'connection_closed' | null => {
-      if (until === null) return null;
-      if (until + this.options.reclaimAfterMs <= this.now().ms) return 'token_expired';
-      return this.handedToClosed(this.repo.step(exec.execution_id, name)?.token_nonce) ? 'connection_closed' : null;
+    const why = (tok: TokenRow | null): 'token_expired' | 'connection_closed' | null => {
+      if (tok === null) return null;
+      if (Date.parse(tok.expires_at) + this.options.reclaimAfterMs <= this.now().ms) return 'token_expired';
+      return this.connectionGone(tok) ? 'connection_closed' : null;
     };
-    const abandoned = [...held].map((h) => ({ name: h[0], reason: why(h) })).find((h) => h.reason !== null);
+    const abandoned = [...tokens].map(([name, tok]) => ({ name, reason: why(tok) })).find((h) => h.reason !== null);
     if (abandoned) return this.reclaim(exec, this.repo.step(exec.execution_id, abandoned.name)!, ctx, events, steps, abandoned.reason!);
     if (inFlight.length > 0) {
       const { status, progress } = this.syncExecution(exec);
@@ -720,7 +723,7 @@ export class Broker {
     const heads = readHeads ?? this.repo.artifactHeads(exec.execution_id, step.dependencies, this.options.inlineBudgetBytes);
     this.deps.ports.store.deferWrites?.();
     // `again`: the running step's own token, for an answer given again (see answerAgain); the step keeps it.
-    const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name);
+    const { token, nonce, expiresAt } = again ? { ...again, expiresAt: new Date(again.expiresMs).toISOString() } : this.tokens.issue(exec.execution_id, step.step_name, false, ctx.holder_pid ?? null);
     this.handTo(nonce, ctx);
     if (step.status !== 'running') {
       this.repo.updateStep(exec.execution_id, step.step_name, {
@@ -751,11 +754,20 @@ export class Broker {
     return { response, events };
   }
 
-  /** When the token of running step `stepName` expires (ms), or null when it holds none that is active. */
-  private heldUntil(exec: ExecutionRow, stepName: string): number | null {
+  /** The active token of running step `stepName`, or null when it holds none. */
+  private heldToken(exec: ExecutionRow, stepName: string): TokenRow | null {
     const nonce = this.repo.step(exec.execution_id, stepName)?.token_nonce;
     const tok = nonce ? this.repo.token(nonce) : undefined;
-    return tok && tok.state === 'active' ? Date.parse(tok.expires_at) : null;
+    return tok && tok.state === 'active' ? tok : null;
+  }
+
+  /**
+   * Whether the connection token `tok` was handed out on has ended: an MCP session of this process that closed, or
+   * the stdio of a process that is gone (whose connection went with it).
+   */
+  private connectionGone(tok: TokenRow): boolean {
+    if (this.handedToClosed(tok.nonce)) return true;
+    return tok.holder_pid !== null && this.options.processAlive !== undefined && !this.options.processAlive(tok.holder_pid);
   }
 
   /**
@@ -776,7 +788,7 @@ export class Broker {
 
   /** Issues a token for a step that waits on a person; the agent presents it to learn the decision. */
   private issueWaitToken(exec: ExecutionRow, step: StepRow, ctx: CallContext): NextStepResponse {
-    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true);
+    const { token, nonce, expiresAt } = this.tokens.issue(exec.execution_id, step.step_name, true, ctx.holder_pid ?? null);
     this.handTo(nonce, ctx);
     this.repo.updateStep(exec.execution_id, step.step_name, { token_nonce: nonce });
     return awaitingResponse(exec, step.step_name, token, Date.parse(expiresAt), this.options.approveCommand);

@@ -82,6 +82,8 @@ export interface TokenRow {
   closed_at: string | null;
   /** The token whose use handed this one out (migration 007), or null. */
   follows: string | null;
+  /** The process whose own stdio connection it was handed out on (migration 011), or null. */
+  holder_pid: number | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -534,8 +536,8 @@ export class ExecutionRepo {
 
   insertToken(t: Omit<TokenRow, 'closed_at' | 'state'>): void {
     this.store.run(
-      `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at, follows) VALUES (?, ?, ?, 'active', ?, ?, ?)`,
-      [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at, t.follows],
+      `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at, follows, holder_pid) VALUES (?, ?, ?, 'active', ?, ?, ?, ?)`,
+      [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at, t.follows, t.holder_pid],
     );
   }
 

@@ -68,7 +68,7 @@ export class TokenLedger {
   }
 
   /** A new signed token for a step, recorded as active (inside the caller's transaction); `wait` marks one for waiting on a gate. */
-  issue(executionId: string, stepName: string, wait = false): { token: string; nonce: string; expiresAt: string } {
+  issue(executionId: string, stepName: string, wait = false, holderPid: number | null = null): { token: string; nonce: string; expiresAt: string } {
     const ms = this.deps.ports.clock.now();
     const nonce = this.deps.ports.ids.orderedUuid();
     const expires = ms + this.deps.ttlMs;
@@ -77,7 +77,7 @@ export class TokenLedger {
     if (this.signed.size >= SIGNED_KEPT) this.signed.delete(this.signed.keys().next().value!);
     this.signed.set(token, payload);
     const expiresAt = isoTime(expires);
-    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: isoTime(ms), expires_at: expiresAt, follows: this.follows });
+    this.deps.repo.insertToken({ nonce, execution_id: executionId, step_name: stepName, issued_at: isoTime(ms), expires_at: expiresAt, follows: this.follows, holder_pid: holderPid });
     return { token, nonce, expiresAt };
   }
 

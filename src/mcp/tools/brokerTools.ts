@@ -44,11 +44,12 @@ const OUTPUT_FIELDS = Object.keys(modelOutputSchema.shape);
 
 export function registerBrokerTools(
   server: McpServer, baton: BatonApi, log: Log, clientName: () => string | undefined, gateProgressMs: number, sessionId: string,
+  holderPid?: number,
 ): ToolSpec[] {
   const call = async (args: Record<string, unknown>, extra?: ToolCallExtra): Promise<CallToolResult> => {
     const gate = gateWait(extra, gateProgressMs);
     try {
-      const ctx = { client_name: clientName(), session_id: sessionId, request_key: requestKeyOf(extra) };
+      const ctx = { client_name: clientName(), session_id: sessionId, holder_pid: holderPid, request_key: requestKeyOf(extra) };
       const res = await baton.nextStep(args as NextStepRequest, ctx, gate.wait);
       // Only when the step has just been submitted: polling calls do not ask again.
       if ((args as NextStepRequest).model_output_so_far) elicitGateDecision(server, baton, log, res);
