@@ -292,6 +292,13 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(p.phases[1]!.validation_gate.map((g) => [g.text, g.checkbox?.mark]), [['All contracts have tests', 'x'], ['All entities have models', ' ']]);
   });
 
+  it('a section whose heading reads like criteria but has tasks after it is a phase: its tasks are not taken for a gate', () => {
+    // OpenSpec (fix-validate-view-resolution-parity) and kiro-spec-engine (103-00) name a task group after a gate.
+    const p = parse('# Tasks\n## 1. Resolve\n- [x] 1.1 a\n## 2. Archive incomplete-task gate\n- [x] 2.1 b\n- [ ] 2.2 c\n## 3. Parity\n- [ ] 3.1 d\n## Success Criteria\n- [ ] all green\n');
+    assert.deepEqual(shape(p), ['1. Resolve [1.1]', '2. Archive incomplete-task gate [2.1 2.2]', '3. Parity [3.1]']);
+    assert.deepEqual(p.phases[2]!.validation_gate.map((g) => g.text), ['all green'], 'the criteria after the last tasks are still its gate');
+  });
+
   it('the list after "**Acceptance Criteria:**" below a phase\'s tasks is its gate; Agent OS\'s N.0 item gives way to its numbered sub-items', () => {
     const p = parse([
       '# Task Breakdown', '', '#### Task Group 1: Database', '**Dependencies:** None', '',

@@ -102,7 +102,7 @@ export class CheckboxTasksParser implements SourceParser {
 }
 
 /**
- * Takes the items of the sections after the first tasks whose heading says they are criteria ("Validation Checklist",
+ * Takes the items of the sections after the last tasks whose heading says they are criteria ("Validation Checklist",
  * "Success Criteria") out of the groups: they are what must hold once the work is done, the last phase's gate.
  */
 function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
@@ -112,8 +112,16 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   // is the section the tasks are in, and Beta's tasks are tasks.
   const after = groups[firstTasks]?.line ?? 0;
   const criteria = (g: Group | null): boolean => g !== null && !g.phase && ((g.line > after && CRITERIA_HEADING.test(plain(g.text))) || criteria(g.parent));
-  for (const g of groups.slice(firstTasks + 1)) {
-    if (g.items.length === 0 || !criteria(g)) continue;
+  // Only the sections after the last tasks: one with tasks after it is a phase of its own, whatever its heading says
+  // ("## 4. #1202 — archive incomplete-task gate" between OpenSpec's task groups; Kiro's "## 任务 2：Gate 校验").
+  const trailing: Group[] = [];
+  for (let i = groups.length - 1; i > firstTasks; i--) {
+    const g = groups[i]!;
+    if (g.items.length === 0) continue;
+    if (!criteria(g)) break;
+    trailing.unshift(g);
+  }
+  for (const g of trailing) {
     gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
     g.items = [];
     g.gate = [];
