@@ -292,6 +292,18 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(p.phases[1]!.validation_gate.map((g) => [g.text, g.checkbox?.mark]), [['All contracts have tests', 'x'], ['All entities have models', ' ']]);
   });
 
+  it('YAML front matter is no part of the plan: its `# comment` is not the title; a `---` rule with no `key:` after it is no front matter', () => {
+    // GaZmagik/claude-memory-plugin's spec-kit tasks.md opens with front matter for spec-lint.
+    const fm = '---\n# YAML Frontmatter for spec-lint\ndescription: "Task list"\nphases:\n  - id: 0\n    name: "Phase 0: Setup"\n---\n\n';
+    const p = parse(`${fm}# Tasks: v1.1.0 Enhancements\n\n## Phase 0: Setup\n\n- [X] T001 Review research.md\n`);
+    assert.equal(p.title, 'Tasks: v1.1.0 Enhancements');
+    assert.deepEqual(shape(p), ['Setup [T001]']);
+    assert.equal(p.phases[0]!.tasks[0]!.done_in_source, true);
+    const rule = parse('---\n# Release\n- [ ] a\n---\n- [ ] b\n');
+    assert.equal(rule.title, 'Release', 'no `key:` between the rules: a thematic break, not front matter');
+    assert.deepEqual(shape(rule), ['Release [1 2]']);
+  });
+
   it('a section whose heading reads like criteria but has tasks after it is a phase: its tasks are not taken for a gate', () => {
     // OpenSpec (fix-validate-view-resolution-parity) and kiro-spec-engine (103-00) name a task group after a gate.
     const p = parse('# Tasks\n## 1. Resolve\n- [x] 1.1 a\n## 2. Archive incomplete-task gate\n- [x] 2.1 b\n- [ ] 2.2 c\n## 3. Parity\n- [ ] 3.1 d\n## Success Criteria\n- [ ] all green\n');

@@ -92,26 +92,33 @@ export function phaseName(rest: string): string {
  * and it ends with the line that holds `-->`, all of whose lines are skipped as CommonMark's HTML block does. A task
  * commented out (`<!-- - [ ] T009 … -->`) is no task, and spec-kit's template comments are not read as text. Unlike
  * CommonMark, a `<!--` that nothing closes hides nothing: a forgotten `-->` must not drop the rest of the plan.
+ *
+ * And YAML front matter, as GitHub shows it: a first line `---` up to the next `---` (or `...`), when the lines between
+ * hold a `key:`; so its `# comment` is not the plan's title, nor its `- id: 0` a task.
  */
 export class Fences {
   private open: { char: string; length: number } | null = null;
   private comment = false;
   /** The number of the last line that holds `-->` (0 for none): a comment opened after it never closes. */
   private readonly lastClose: number;
+  /** The number of the line that closes the front matter (0 for none). */
+  private readonly frontMatter: number;
 
   /** `lines`: the whole text's lines, which `code` is then asked about in order. */
   constructor(lines: readonly SourceLine[]) {
     let last = 0;
     for (let i = lines.length - 1; i >= 0 && last === 0; i--) if (lines[i]!.text.includes('-->')) last = lines[i]!.number;
     this.lastClose = last;
+    this.frontMatter = frontMatterEnd(lines);
   }
 
   /**
    * Whether the line is code or comment: a fence that opens a block, or a line inside one; a line of an HTML
-   * comment. A closing fence is not code: it is read as a line of text (a section with only a code block in it says
-   * something).
+   * comment or of the front matter. A closing fence is not code: it is read as a line of text (a section with only a
+   * code block in it says something).
    */
   code(line: SourceLine): boolean {
+    if (line.number <= this.frontMatter) return true;
     if (this.comment || (!this.open && line.number <= this.lastClose && /^\s*<!--/.test(line.text))) {
       // CommonMark's end condition: the line contains `-->` (the opening line too: `<!-- note -->`, `<!-->`).
       this.comment = !line.text.includes('-->');
@@ -126,6 +133,14 @@ export class Fences {
     this.open = { char: m[1]![0]!, length: m[1]!.length };
     return true;
   }
+}
+
+/** The line that closes the YAML front matter opening the text (0 for none): `---` on line 1, a `key:` in it. */
+function frontMatterEnd(lines: readonly SourceLine[]): number {
+  if (lines[0]?.text.trimEnd() !== '---') return 0;
+  const close = lines.findIndex((l, i) => i > 0 && /^(?:---|\.\.\.)\s*$/.test(l.text));
+  if (close < 0) return 0;
+  return lines.slice(1, close).some((l) => /^[A-Za-z_][\w-]*:(?:\s|$)/.test(l.text)) ? close + 1 : 0;
 }
 
 /**
