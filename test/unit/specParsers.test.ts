@@ -172,6 +172,16 @@ describe('spec parsers: errors', () => {
     assert.match(String(prose.details.example), /- \[ \] 1\. Set up the project/);
   });
 
+  it('a file whose only boxes are in a code block or a comment says where they are, not "found no checkbox items"', () => {
+    // kiro-spec-engine's docs/manual-workflows-guide.md shows its task marks in a ```markdown block and has no other box.
+    const guide = '# Manual Workflows Guide\n\n## Task Sync Workflow\n\n```markdown\n- [x] 1.1 Completed task\n- [-] 1.2 In progress task\n```\n\n<!--\n- [ ] 2.1 Later\n-->\n';
+    const ex = failure(() => parse(guide, 'docs/guide.md'));
+    assert.equal(ex.details.line, 6);
+    assert.match(ex.message, /line 6: found no checkbox items outside code blocks, HTML comments and front matter \(the 3 on lines 6, 7, 11 are inside one/);
+    assert.match(String(ex.details.expected), /not inside a ``` block or <!-- -->/);
+    assert.match(failure(() => parse('# Notes\n\n```\n- [ ] x\n```\n', 'n.md')).message, /\(the one on line 4 is inside one/);
+  });
+
   it('a named parser that does not exist is refused with the ones that do', () => {
     assert.throws(() => chooseParser(SPEC_PARSERS, 'jira', '', 'x.md'), /parsers: auto, spec_tasks_parser, checkbox_tasks_parser/);
   });

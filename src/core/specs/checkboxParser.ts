@@ -77,7 +77,7 @@ export class CheckboxTasksParser implements SourceParser {
     if (!boxes) ({ title, groups } = collect(lines, true));
     for (const g of groups) nest(g.items);
     intoPhases(groups);
-    if (!boxes) return plainPlan(groups, title, path);
+    if (!boxes) return plainPlan(groups, title, path, lines);
     const finalGate = criteriaAfterTasks(groups);
     const withItems = groups.filter((g) => g.items.length > 0);
     // A phase heading with nothing at all under it is a slip, first, last or between (leaving it out would drop a
@@ -130,10 +130,22 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
 }
 
 /** A plan of phase headings with plain lists (no boxes) under them: each phase heading's items are its tasks. */
-function plainPlan(groups: Group[], title: string | null, path: string): ParsedSpec {
+function plainPlan(groups: Group[], title: string | null, path: string, lines: SourceLine[]): ParsedSpec {
   const phaseGroups = groups.filter((g) => g.phase);
   if (phaseGroups.length === 0) {
-    throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders', true);
+    const example = '- [ ] 1. Set up the project\n  - [ ] 1.1 Create the folders';
+    // No box was read, so every box in the text is in a code block, an HTML comment or the front matter: say so, or
+    // "found no checkbox items" contradicts the boxes the person sees in the file.
+    const hidden = lines.filter((l) => listItem(l)?.checkbox).map((l) => l.number);
+    if (hidden.length) {
+      const one = hidden.length === 1;
+      const at = `line${one ? '' : 's'} ${hidden.slice(0, 5).join(', ')}${hidden.length > 5 ? ', …' : ''}`;
+      throw parseError(
+        path, hidden[0]!, `found no checkbox items outside code blocks, HTML comments and front matter (the ${one ? 'one on' : `${hidden.length} on`} ${at} ${one ? 'is' : 'are'} inside one, which Baton reads as an example, not a task)`,
+        'the tasks as a "- [ ] …" list in the text itself, not inside a ``` block or <!-- -->', example, true,
+      );
+    }
+    throw parseError(path, 1, 'found no checkbox items', 'a list of "- [ ] …" items', example, true);
   }
   const empty = phaseGroups.find((g) => g.items.length === 0 && !g.said) ?? (phaseGroups.every((g) => g.items.length === 0) ? phaseGroups[0] : undefined);
   if (empty) {
