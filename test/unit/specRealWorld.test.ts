@@ -1,0 +1,147 @@
+// Rule: tasks.md files written by others (spec-kit, OpenSpec, Kiro, kiro-spec-engine, BMAD; see
+// test/fixtures/specs/others/SOURCES.md) parse into the phases and tasks a person reading them counts, with their ids,
+// their ticked boxes read as done and none lost or invented; a file Baton cannot use is refused with where and why;
+// ticking every box of every phase changes only those marks (BOM, CRLF, tabs and every other byte kept).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { ParsedSpec } from '../../src/core/specTypes.js';
+import { parseSource } from '../../src/core/specs/sourceParser.js';
+import { SPEC_PARSERS } from '../../src/core/specs/specWorkflows.js';
+import { applyEdits, phaseCheckboxes, planTicks } from '../../src/core/specs/writeBack.js';
+
+const dir = join(__dirname, '..', 'fixtures', 'specs', 'others');
+const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+const parse = (text: string, path: string): ParsedSpec => parseSource(SPEC_PARSERS, 'auto', text, path);
+const shape = (p: ParsedSpec) => p.phases.map((ph) => `${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]`);
+const seq = (prefix: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${prefix}${String(from + i).padStart(3, '0')}`).join(' ');
+const count = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join(' ');
+
+/** Each file, what a person counts in it: the phases with their task ids, how many tasks are ticked, and its title. */
+const TABLE: Array<{ file: string; phases: string[]; done: number; title?: string | null; gate?: number }> = [
+  {
+    file: 'speckit-template.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]',
+    phases: [
+      `Setup (Shared Infrastructure) [${seq('T', 1, 3)}]`, `Foundational (Blocking Prerequisites) [${seq('T', 4, 9)}]`,
+      `User Story 1 - [Title] (Priority: P1) 🎯 MVP [${seq('T', 10, 17)}]`, `User Story 2 - [Title] (Priority: P2) [${seq('T', 18, 23)}]`,
+      `User Story 3 - [Title] (Priority: P3) [${seq('T', 24, 28)}]`,
+      // The template's `TXXX` placeholders are no ids: the tasks are numbered by position, their text kept.
+      `Polish & Cross-Cutting Concerns [${count(6)}]`,
+    ],
+  },
+  { file: 'speckit-hooks-oneline.tasks.md', done: 0, title: null, phases: ['Tasks [T001]'] },
+  {
+    file: 'speckit-frontmatter.tasks.md', done: 20, title: 'Tasks: v1.1.0 Enhancements', gate: 10,
+    phases: [`Dependencies & Research Validation [${seq('T', 1, 6)}]`, `Enhanced Hint Visibility (US1 - Priority P1) [${seq('T', 7, 20)}]`],
+  },
+  {
+    file: 'speckit-tilde.tasks.md', done: 51, title: 'Tasks: Claude Code Memory Plugin', gate: 10,
+    phases: [
+      `Research & Setup [${seq('T', 1, 10)}]`, `Health, Quality & Commands (US5 - Priority P3) [${seq('T', 123, 146)}]`,
+      `Plugin Packaging & Distribution [${seq('T', 147, 166)}]`,
+    ],
+  },
+  {
+    file: 'openspec-gate-heading.tasks.md', done: 27, title: 'Tasks',
+    phases: [
+      '1. #1182 — validate resolves changes like status (membership gate) [1.1 1.2 1.3 1.4 1.5 1.6]',
+      '2. #1182b — nested multi-area delta discovery [2.1 2.2 2.3]',
+      '3. #1202 — task progress through the tracked-tasks artifact glob (view + archive + list) [3.1 3.2 3.3 3.4 3.5 3.6 3.7]',
+      '4. #1202 — archive incomplete-task gate (data safety) [4.1 4.2 4.3]',
+      '5. #1156 — SHALL/MUST hint on main specs (header recovery + remove refine) [5.1 5.2 5.3 5.4 5.5 5.6]',
+      '6. Parity guard and verification [6.1 6.2]',
+    ],
+  },
+  ...['openspec-nested.tasks.md', 'openspec-nested-crlf-bom.tasks.md'].map((file) => ({
+    file, done: 14, title: 'Implementation Tasks',
+    phases: [
+      '1. Core Implementation [1.1.1 1.1.2 1.1.3 1.2.1 1.2.2]', '2. Error Handling [2.1 2.2 2.3]', '3. Testing [3.1.1 3.1.2 3.1.3 3.1.4]',
+      '4. Documentation [4.1 4.2]',
+    ],
+  })),
+  {
+    file: 'openspec-long.tasks.md', done: 69, title: 'Context Store And Initiatives Tasks',
+    phases: [
+      ['1. Lock The Direction', 7], ['2. Stabilize Workspace As Local View', 8], ['3. Add Context Store Foundation', 5],
+      ['4. Add Collection Foundation', 3], ['5. Ship Initiative MVP', 4], ['6. Add Minimal Context Store UX', 8],
+      ['7. Add Agent-First Initiative Discovery', 4], ['8. Connect Repo-Local Changes To Initiatives', 7], ['9. Reject Initiative Resolve', 6],
+      ['Proposed Discussion: Initiative Next / Agent Handoff UX', 4], ['10. Let Workspaces Open Initiatives', 11],
+      ['11. Manual Beta Reality Pass', 4], ['12. Context Store First-Run And Cleanup UX', 5], ['13. Agent Handoff Output And Delivery Polish', 3],
+      ['14. Workspaces Beta Guide Split', 5], ['15. Context Store Project Roots And Schema-Led Initiatives', 14], ['16. Add Escalation UX', 3],
+      ['17. Harden Team-Shared Coordination', 3], ['18. Explore Initiative-Hosted Target-Bound Change Artifacts', 8],
+      ['19. Review Workspace Beta Compatibility Before Public Release', 5],
+    ].map(([name, n]) => `${name} [${count(n as number)}]`),
+  },
+  ...['kiro-trail-effect.tasks.md', 'kiro-trail-effect-tabs.tasks.md'].map((file) => ({
+    file, done: 0, title: 'Implementation Plan for Player Trail Effect',
+    phases: [
+      'Create the Particle System [1.1 1.2 1.3 1.4 1.5]', 'Integrate Particle System with Game Store [2.1 2.2 2.3 2.4]',
+      'Performance Optimization and Testing [6.1 6.2 6.3 6.4]',
+    ],
+  })),
+  {
+    file: 'kiro-optional-trailer.tasks.md', done: 10, title: 'Implementation Plan: npm and GitHub Release Pipeline',
+    phases: ['Tasks [1 2.1 2.2 3.1 3.2 3.3 3.4 4.1 4.2 4.3 4.4 5]', 'SCE Status Markers [1 2 3 4]'],
+  },
+  {
+    file: 'kiro-in-progress.tasks.md', done: 6, title: 'Implementation Plan: User Onboarding and Documentation',
+    phases: ['Tasks [1 1.1 2.1 2.2 5]', 'SCE Status Markers [1 2 3 4]'],
+  },
+  {
+    file: 'kiro-completion-criteria.tasks.md', done: 11, title: 'Implementation Plan: Scene Contract and Kind Model', gate: 3,
+    phases: ['Baseline and Scope [1 2 3]', 'Multi-Ecosystem Adaptation (ERP + Robot) [14 15 16 17 18 19 20 21]'],
+  },
+  {
+    file: 'kiro-zh-gate-heading.tasks.md', done: 0, title: '实现任务',
+    phases: ['任务 1：矩阵构建 [1.1]', '任务 2：Gate 校验 [2.1 2.2 2.3]', '任务 3：发布结论 [3.1 3.2 3.3]'],
+  },
+  // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
+  { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
+];
+
+describe('spec parsers: tasks.md files written by others', () => {
+  it('the table covers every fixture but the one Baton refuses', () => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'SOURCES.md' && f !== 'guide-fenced-boxes-only.md');
+    assert.deepEqual(TABLE.map((r) => r.file).sort(), files.sort());
+  });
+
+  for (const row of TABLE) {
+    it(`${row.file}: ${row.phases.length} phase(s), ${row.phases.reduce((n, p) => n + p.slice(p.lastIndexOf(' [') + 2, -1).split(' ').length, 0)} tasks`, () => {
+      const text = read(row.file);
+      const p = parse(text, row.file);
+      assert.equal(p.parser, 'checkbox_tasks_parser');
+      assert.deepEqual(shape(p), row.phases);
+      const tasks = p.phases.flatMap((ph) => ph.tasks);
+      assert.equal(tasks.filter((t) => t.done_in_source).length, row.done, 'ticked boxes ([x] and [X]) read as done; [ ], [-], [~] not');
+      if (row.title !== undefined) assert.equal(p.title, row.title);
+      if (row.gate !== undefined) assert.equal(p.phases.at(-1)!.validation_gate.filter((g) => g.checkbox).length, row.gate, 'criteria after the tasks');
+      for (const t of tasks) {
+        // The task's line is in the file as parsed, and its box is where the file has it.
+        if (t.checkbox) assert.equal(text.split(/\r\n|\n/)[t.line - 1]!.replace(/^\uFEFF/, ''), t.checkbox.line_text);
+        assert.ok(t.name.trim().length > 0 && !/\r/.test(t.name), `${row.file}: task ${t.id} has a name`);
+      }
+    });
+  }
+
+  it('a guide whose only boxes are in a code block is refused with where they are', () => {
+    assert.throws(() => parse(read('guide-fenced-boxes-only.md'), 'docs/guide.md'),
+      /line 66: found no checkbox items outside code blocks, HTML comments and front matter \(the 4 on lines 66, 67, 68, 69 are inside one/);
+  });
+
+  it('ticking every phase\'s boxes changes only their marks: BOM, line endings, tabs and the other bytes stay', () => {
+    for (const row of TABLE) {
+      const text = read(row.file);
+      const p = parse(text, row.file);
+      const plan = planTicks(text, p.phases.flatMap(phaseCheckboxes));
+      assert.deepEqual(plan.refused, [], row.file);
+      const after = applyEdits(text, plan.edits);
+      assert.equal(after.length, text.length, row.file);
+      for (let i = 0; i < text.length; i++) {
+        if (after[i] === text[i]) continue;
+        assert.ok(after[i] === 'x' && text[i - 1] === '[' && text[i + 1] === ']', `${row.file}: offset ${i} is no box mark`);
+      }
+      assert.ok(parse(after, row.file).phases.every((ph) => ph.tasks.every((t) => !t.checkbox || t.done_in_source)), `${row.file}: every task ticked`);
+    }
+  });
+});
