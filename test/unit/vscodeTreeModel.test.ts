@@ -203,6 +203,30 @@ describe('tree model', () => {
     assert.equal(stepNodes(status)[0]!.description, 'pending', 'no view: as recorded');
   });
 
+  it('a step a cancelled or failed run left unfinished says so and offers no step actions (Advance, Release, a gate)', () => {
+    const row = (step_name: string, status: StepStatus) => ({
+      step_name, status, agent_name: 'reviewer', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null,
+      feedback: null, attempt: 1, artifacts: [],
+    });
+    const steps = [row('scan', 'completed'), row('design', 'ready'), row('apply', 'running'), row('review', 'awaiting_approval'), row('verify', 'pending')];
+    const run = (over: Partial<WorkflowStatusResource>): WorkflowStatusResource => ({
+      execution_id: 'e9', task_id: 't', workflow: 'security-audit', status: 'failed', current_step: null, progress: 20, started_at: '',
+      completed_at: '2026-11-22T08:00:00.000Z', steps, ...over,
+    });
+    const cancelled = stepNodes(run({ cancelled: true }));
+    assert.deepEqual(cancelled.map((n) => n.description), [
+      'completed', 'not run (run cancelled)', 'stopped (run cancelled)', 'stopped (run cancelled)', 'not run (run cancelled)',
+    ]);
+    assert.deepEqual(cancelled.map((n) => n.contextValue), ['step:completed', 'step:ended', 'step:ended', 'step:ended', 'step:ended']);
+    assert.equal(cancelled[1]!.icon.id, 'circle-slash', 'no ready circle, no spinner');
+    assert.equal(cancelled[2]!.icon.id, 'circle-slash');
+    assert.match(cancelled[1]!.tooltip!, /The run was cancelled before this step ended$/);
+    assert.equal(stepNodes(run({}))[1]!.description, 'not run (run failed)');
+    assert.equal(stepNodes(run({ status: 'completed' }))[4]!.description, 'not run (run completed)', 'a branch the run did not take');
+    const moving = stepNodes(run({ status: 'running', completed_at: null }));
+    assert.deepEqual(moving.map((n) => n.contextValue), ['step:completed', 'step:ready', 'step:running', 'step:awaiting_approval', 'step:pending']);
+  });
+
   it('puts a step\'s findings under it with a severity icon, and makes the step expandable', () => {
     const f = {
       id: 'f1', executionId: 'e1', stepId: null, stepName: 'review', projectId: 1, isGlobal: false, severity: 'high', category: 'bug',

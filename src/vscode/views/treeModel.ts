@@ -186,28 +186,40 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
  * The steps of an execution, in the template's order; `findings` (of the execution) make a step expandable too. In a
  * run no process drives (`orphaned`: its owner ended) a step recorded running is not: it shows interrupted till Resume.
  * A pipeline step put back to pending when its run paused or stopped under it (`stopped`, the run view's, by step)
- * shows stopped with why, as the panel does, not as a step never reached.
+ * shows stopped with why, as the panel does, not as a step never reached. In a run that ended (cancelled, failed) a
+ * step it left unfinished says so and offers no step actions: none of them can work on it any more.
  */
 export function stepNodes(
   status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false,
   stopped: Readonly<Record<string, { reason: string }>> = {},
 ): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
+  const runEnded = DONE.has(status.status) ? statusText(status.status, status.cancelled) : null;
   return status.steps.map((s) => {
     const interrupted = orphaned && s.status === 'running';
     const why = s.status === 'pending' && stopped[s.step_name] ? budgetReasonText(stopped[s.step_name]!.reason) : null;
-    const shown = interrupted ? 'interrupted' : why !== null ? `stopped (${why})` : statusText(s.status);
+    const left = runEnded !== null && UNFINISHED_STEP.has(s.status) ? leftText(s.status, runEnded) : null;
+    const shown = left ?? (interrupted ? 'interrupted' : why !== null ? `stopped (${why})` : statusText(s.status));
     return {
       id: `step:${status.execution_id}:${s.step_name}`,
       label: s.step_name,
       description: shown + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
-      tooltip: stepTooltip(s) + (interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
-      icon: statusIcon(interrupted || why !== null ? 'paused' : s.status),
-      contextValue: `step:${s.status}`,
+      tooltip: stepTooltip(s) + (left !== null ? `\nThe run ${runEnded === 'cancelled' ? 'was cancelled' : 'failed'} before this step ended`
+        : interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
+      icon: left !== null ? { id: 'circle-slash', color: 'disabledForeground' } : statusIcon(interrupted || why !== null ? 'paused' : s.status),
+      contextValue: left !== null ? 'step:ended' : `step:${s.status}`,
       collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
       ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
     } satisfies TreeNode;
   });
+}
+
+/** Steps a run can leave behind when it ends early: none of them will move again. */
+const UNFINISHED_STEP = new Set<StepStatus>(['pending', 'ready', 'running', 'awaiting_approval']);
+
+/** "not run (run cancelled)" for a step never started; "stopped (run failed)" for one it cut short. */
+function leftText(step: StepStatus, runEnded: string): string {
+  return `${step === 'pending' || step === 'ready' ? 'not run' : 'stopped'} (run ${runEnded})`;
 }
 
 const STEP_INTERRUPTED = 'Interrupted: the Baton process running it ended; Resume the run to go on with it';
