@@ -32,11 +32,18 @@ export function targetOf(arg: unknown): Target {
   return {};
 }
 
-/** Asks for an execution among those `filter` keeps; undefined when there is none or the person escapes. */
-export async function pickExecution(source: BatonSource, title: string, filter: (e: ExecutionSummary) => boolean = () => true): Promise<string | undefined> {
-  const executions = (await source.listExecutions({ limit: 200 })).filter(filter);
+/**
+ * Asks for an execution among those `filter` keeps; undefined when there is none or the person escapes. With runs but
+ * none that `filter` keeps, says `none` (why none of them will do), not that there is no run.
+ */
+export async function pickExecution(
+  source: BatonSource, title: string, filter: (e: ExecutionSummary) => boolean = () => true, none?: string,
+): Promise<string | undefined> {
+  const all = await source.listExecutions({ limit: 200 });
+  const executions = all.filter(filter);
   if (executions.length === 0) {
-    void vscode.window.showInformationMessage('Baton: no execution to choose from. Start one with "Baton: Start Workflow…".');
+    void vscode.window.showInformationMessage(all.length > 0 && none ? `Baton: ${none}`
+      : 'Baton: no run yet. Start one with "Baton: Start Workflow…".');
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(

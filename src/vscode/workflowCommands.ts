@@ -120,7 +120,9 @@ async function editorArtifact(): Promise<{ artifact: ArtifactInput; reference: s
 /** `baton.advanceStep`: a person submits a step (claiming the next ready one if the editor holds none). */
 export async function advanceStep(s: Services, arg?: unknown): Promise<void> {
   const t = targetOf(arg);
-  const executionId = t.executionId ?? (await pickExecution(s.connection, 'Baton: Advance Step', isSteppable));
+  const executionId = t.executionId ?? (await pickExecution(s.connection, 'Baton: Advance Step', isSteppable,
+    'no workflow run is under way, so there is no step to advance (Baton drives pipelines and teams itself). ' +
+    'Start one with "Baton: Start Workflow…".'));
   if (!executionId) return;
   let held = s.held.get(executionId, t.stepName);
   if (!held) {
@@ -159,7 +161,7 @@ export async function showExecution(s: Services, arg?: unknown): Promise<void> {
 
 /** `baton.cancelExecution`: after a modal confirmation, the execution fails with reason "cancelled". */
 export async function cancelExecution(s: Services, arg?: unknown): Promise<void> {
-  const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Cancel Execution', isActive));
+  const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Cancel Execution', isActive, 'every run has ended already; there is none to cancel.'));
   if (!id) return;
   const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === id);
   const confirm = await vscode.window.showWarningMessage(
