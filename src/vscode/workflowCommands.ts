@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
+import type { WorkflowStatusResource } from '../core/api.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import { isActive, isSteppable } from './executionFilters.js';
@@ -9,7 +10,7 @@ import { pickExecution, pickStep, targetOf } from './pickers.js';
 import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
-import { plural, releasedText } from '../shared/labels.js';
+import { plural, releasedText, runName } from '../shared/labels.js';
 import { cancelQuestion } from './views/treeModel.js';
 
 /** The text an agent needs to take over a step the editor holds (the token is the capability). */
@@ -117,6 +118,26 @@ async function editorArtifact(): Promise<{ artifact: ArtifactInput; reference: s
   };
 }
 
+/**
+ * Why a person cannot take a step of this run now, in a person's words: the step named (or, none named, every step
+ * left) is being worked on by an agent or waits for a decision. Undefined when there is a step to take.
+ */
+export function notYoursText(status: WorkflowStatusResource, stepName?: string): string | undefined {
+  const steps = stepName ? status.steps.filter((x) => x.step_name === stepName) : status.steps;
+  if (steps.length === 0 || steps.some((x) => x.status === 'ready')) return undefined;
+  const working = steps.filter((x) => x.status === 'running');
+  const gated = steps.filter((x) => x.status === 'awaiting_approval');
+  if (working.length === 0 && gated.length === 0) return undefined;
+  const names = (list: typeof steps) => list.map((x) => `"${x.step_name}"`).join(', ');
+  const parts = [
+    working.length ? `${names(working)} ${working.length === 1 ? 'is' : 'are'} being worked on by ${working.length === 1 ? `its agent (${working[0]!.agent_name})` : 'agents'}; ` +
+      'if an agent went away, Release Step hands its step to the next one that asks' : '',
+    gated.length ? `${names(gated)} ${gated.length === 1 ? 'waits' : 'wait'} for your decision: Approve Step or Reject Step…` : '',
+  ].filter(Boolean);
+  const run = runName(status.workflow ?? 'the workflow', status.task_description);
+  return `Baton: no step of ${run} is ready for you. ${parts.join('. ')}.`;
+}
+
 /** `baton.advanceStep`: a person submits a step (claiming the next ready one if the editor holds none). */
 export async function advanceStep(s: Services, arg?: unknown): Promise<void> {
   const t = targetOf(arg);
@@ -126,6 +147,8 @@ export async function advanceStep(s: Services, arg?: unknown): Promise<void> {
   if (!executionId) return;
   let held = s.held.get(executionId, t.stepName);
   if (!held) {
+    const busy = notYoursText(await s.connection.workflowStatus(executionId), t.stepName);
+    if (busy) return void vscode.window.showInformationMessage(busy);
     const claimed = await s.connection.nextStep({ task_id: executionId, requested_step_name: t.stepName });
     s.held.keep(claimed);
     held = s.held.get(executionId, claimed.next_step_contract?.step_name);

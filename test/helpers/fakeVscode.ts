@@ -72,7 +72,11 @@ const fake = {
   },
   ViewColumn: { Active: -1, Beside: -2 },
   workspace: { workspaceFolders: undefined as Array<{ name: string; uri: { fsPath: string } }> | undefined },
-  window: { showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error') },
+  window: {
+    showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
+    // An input box the person dismisses.
+    showInputBox: async () => undefined,
+  },
   commands: { executeCommand: async () => undefined },
 };
 
