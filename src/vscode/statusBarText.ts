@@ -78,14 +78,25 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
   const current = active[0];
   if (!current) return undefined;
   const running = current.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
+  const ready = current.steps.filter((s) => s.status === 'ready').map((s) => s.step_name);
   const step = current.current_step ?? running[0] ?? current.status;
   // A run waiting to be resumed says so: its step alone, beside a pause icon, read as a step still at work.
   const waits = !waitsForResume(current) ? null : current.orphaned ? 'interrupted' : 'paused';
+  const others = `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`;
+  // Nothing at work, steps ready: the run waits for an agent to take them (a spinner read as agents working).
+  if (waits === null && running.length === 0 && ready.length > 0) {
+    return {
+      text: `$(person) Baton: ${ready.length === 1 ? `${ready[0]} waits` : `${ready.length} steps wait`} for an agent${percent(current)}`,
+      tooltip: `${current.workflow ?? current.kind}: ${ready.join(', ')} ${ready.length === 1 ? 'is' : 'are'} ready and no agent has taken ` +
+        `${ready.length === 1 ? 'it' : 'them'} yet; Copy Agent Prompt sends one to the run${others}`,
+      executionId: current.execution_id,
+    };
+  }
   return {
     text: waits === null ? `$(sync~spin) Baton: ${step}${percent(current)}`
       : `$(debug-pause) Baton: ${waits}${current.current_step ? ` at ${current.current_step}` : ''}${percent(current)}`,
     tooltip: `${current.workflow ?? current.kind}: ${current.orphaned ? 'interrupted (the Baton process that drove it ended)' : running.length ? `running ${running.join(', ')}` : current.status.replace(/_/g, ' ')}` +
-      `${active.length > 1 ? ` (${active.length} active executions)` : ''}. Click to open the execution.`,
+      others,
     executionId: current.execution_id,
   };
 }

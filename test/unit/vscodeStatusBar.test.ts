@@ -1,7 +1,7 @@
 // Rule: the status bar names the step a person must act on first (a gate, with its run's progress), else the latest
 // running step with its progress (a paused run after the moving ones, and said paused at its step), and disappears when
-// no execution is active. Several gates are counted, never one hiding the others. Advance Step's picker offers only
-// runs whose steps can be claimed.
+// no execution is active. Several gates are counted, never one hiding the others. A run whose ready steps no agent has
+// taken says it waits for an agent (no spinner). Advance Step's picker offers only runs whose steps can be claimed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
@@ -26,6 +26,23 @@ describe('status bar text', () => {
     const v = statusBarView([exec('e1', {})])!;
     assert.equal(v.text, '$(sync~spin) Baton: implement-fix · 50%');
     assert.equal(v.executionId, 'e1');
+  });
+
+  it('a run with steps ready and none at work waits for an agent: said so, not a spinner over "running"', () => {
+    const fresh = exec('e1', { progress: 0, current_step: null, steps: [
+      { step_name: 'analyze-root-cause', status: 'ready', agent_name: 'debugger' }, { step_name: 'implement-fix', status: 'pending', agent_name: 'implementer' },
+    ] });
+    const v = statusBarView([fresh])!;
+    assert.equal(v.text, '$(person) Baton: analyze-root-cause waits for an agent · 0%');
+    assert.equal(v.tooltip, 'bug-fix: analyze-root-cause is ready and no agent has taken it yet; Copy Agent Prompt sends one to the run. Click to open the execution.');
+    const two = exec('e2', { current_step: null, steps: [
+      { step_name: 'scan', status: 'ready', agent_name: 'reviewer' }, { step_name: 'design', status: 'ready', agent_name: 'architect' },
+    ] });
+    assert.equal(statusBarView([two])!.text, '$(person) Baton: 2 steps wait for an agent · 50%');
+    const oneAtWork = exec('e3', { steps: [
+      { step_name: 'scan', status: 'running', agent_name: 'reviewer' }, { step_name: 'design', status: 'ready', agent_name: 'architect' },
+    ] });
+    assert.equal(statusBarView([oneAtWork])!.text, '$(sync~spin) Baton: implement-fix · 50%', 'a step at work: spinning');
   });
 
   it('prefers the most recently updated running execution', () => {
