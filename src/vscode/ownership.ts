@@ -6,7 +6,7 @@ import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
-import { BatonError } from '../core/errors.js';
+import { BatonError, errorMessage } from '../core/errors.js';
 import type { Finding } from '../core/lifecycleTypes.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
@@ -21,7 +21,7 @@ import { RemoteSource } from './remoteSource.js';
 import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
-import { readSettings } from './settings.js';
+import { databaseFailureText, readSettings } from './settings.js';
 
 /** Where the connection stands. */
 export type ConnectionState = 'starting' | 'ready' | 'failed';
@@ -52,6 +52,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   state: ConnectionState = 'starting';
   /** The database this editor uses. */
   dbPath = '';
+  /** Whether `baton.database.path` chose it (a failure to open it then names the setting). */
+  private customDb = false;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -121,6 +123,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     const settings = readSettings((key) => vscode.workspace.getConfiguration('baton').get(key), folder);
     for (const p of settings.problems) this.log.warn(p);
     this.dbPath = settings.dbPath;
+    this.customDb = !!vscode.workspace.getConfiguration('baton').get<string>('database.path')?.trim();
     const trusted = vscode.workspace.isTrusted;
     if (!trusted) this.log.info("workspace not trusted: the workspace's .baton/ agents, rules and workflows are not loaded");
     const { becomeOwner } = await import('../host/owner.js');
@@ -225,9 +228,15 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   }
 
   private fail(ex: unknown): void {
-    this.failure = ex;
+    // A system error (ENOENT, EACCES) names neither the database nor the way on; Baton's own errors say both.
+    this.failure = BatonError.is(ex) || !this.dbPath ? ex : new Error(databaseFailureText(this.dbPath, this.customDb, errorMessage(ex)));
     this.state = 'failed';
     this.log.error('Baton could not open its database', ex);
+    const settings = this.customDb ? ['Open Settings'] : [];
+    void vscode.window.showErrorMessage(`Baton: ${this.error}`, ...settings, 'Show Log').then((pick) => {
+      if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'baton.database.path');
+      else if (pick === 'Show Log') this.log.channel.show();
+    });
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
     for (const w of waiters) w.reject(ex);

@@ -1,5 +1,5 @@
 // The `baton.*` settings turned into owner options. No 'vscode' import: it reads through a getter (unit-tested).
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import { DEFAULT_RETENTION, type RetentionPolicy } from '../core/retention.js';
 import { assertToolGroups, DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
@@ -43,6 +43,18 @@ export function databasePath(setting: string | undefined, folder: string): strin
   const s = setting?.trim();
   if (!s) return join(folder, '.baton', 'baton.db');
   return isAbsolute(s) ? s : resolve(folder, s);
+}
+
+/**
+ * What a person reads when the database cannot be opened (`cause`: the system's words, ENOENT or EACCES): which file,
+ * and what to change; `custom` when `baton.database.path` chose the file.
+ */
+export function databaseFailureText(dbPath: string, custom: boolean, cause: string): string {
+  const way = custom
+    ? 'The setting baton.database.path names it: point the setting at a file in a folder you can write to, or clear it ' +
+      'to use .baton/baton.db in the workspace folder.'
+    : `Check that Baton may create and write files in ${dirname(dbPath)}, or set baton.database.path to a file elsewhere.`;
+  return `could not open the database ${dbPath} (${cause}). ${way}`;
 }
 
 /** Reads every `baton.*` setting; a bad value falls back to its default and is reported. */

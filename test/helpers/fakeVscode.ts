@@ -71,13 +71,25 @@ const fake = {
     constructor(public id: string) {}
   },
   ViewColumn: { Active: -1, Beside: -2 },
-  workspace: { workspaceFolders: undefined as Array<{ name: string; uri: { fsPath: string } }> | undefined },
+  workspace: {
+    workspaceFolders: undefined as Array<{ name: string; uri: { fsPath: string } }> | undefined,
+    isTrusted: true,
+    /** The user's `baton.*` settings, set by a test (key without the `baton.` prefix). */
+    settings: {} as Record<string, unknown>,
+    getConfiguration: (section: string) => ({
+      get: <T>(key: string): T | undefined => (section === 'baton' ? (fake.workspace.settings[key] as T | undefined) : undefined),
+    }),
+  },
   window: {
     showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
     // An input box the person dismisses.
     showInputBox: async () => undefined,
   },
-  commands: { executeCommand: async () => undefined },
+  commands: {
+    /** The commands run so far, with their arguments. */
+    executed: [] as unknown[][],
+    executeCommand: async (...args: unknown[]) => void fake.commands.executed.push(args),
+  },
 };
 
 /** The fake module itself (its workspace folders can be set by a test). */

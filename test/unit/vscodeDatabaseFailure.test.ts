@@ -1,0 +1,63 @@
+// Rule: when the editor cannot open its database (a folder it cannot create or write), it says so at once in an
+// error notification that names the file, the system's reason and what to change: the baton.database.path setting
+// (with an Open Settings button) when the setting chose the file, else the folder Baton must be able to write; the
+// commands run afterwards say the same, not the bare system error.
+import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { BatonLog } from '../../src/vscode/log.js';
+import { BatonConnection } from '../../src/vscode/ownership.js';
+import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
+
+const log = { debug() {}, info() {}, warn() {}, error() {}, channel: { show() {} } } as unknown as BatonLog;
+
+async function failedConnection(): Promise<BatonConnection> {
+  const storage = mkdtempSync(join(tmpdir(), 'baton-fail-'));
+  const c = new BatonConnection({ globalStorageUri: { fsPath: storage } } as never, log, '0.0.0-test');
+  const settled = new Promise<void>((resolve) => c.onDidChange(() => c.state !== 'starting' && resolve()));
+  c.start();
+  await settled;
+  rmSync(storage, { recursive: true, force: true });
+  return c;
+}
+
+describe('the database cannot be opened', () => {
+  beforeEach(() => {
+    fakeWindow.shown = [];
+    fakeWindow.answer = () => undefined;
+    fakeVscode.workspace.settings = {};
+    fakeVscode.commands.executed = [];
+  });
+  afterEach(() => {
+    fakeVscode.workspace.workspaceFolders = undefined;
+  });
+
+  it('a path from baton.database.path: the notification names the file, why, and the setting to change', async () => {
+    fakeVscode.workspace.settings = { 'database.path': '/proc/nope/baton.db' };
+    fakeWindow.answer = () => 'Open Settings';
+    const c = await failedConnection();
+    assert.equal(c.state, 'failed');
+    assert.equal(fakeWindow.shown.length, 1);
+    const [shown] = fakeWindow.shown;
+    assert.equal(shown!.level, 'error');
+    assert.match(shown!.message, /^Baton: could not open the database \/proc\/nope\/baton\.db \(ENOENT: no such file or directory, mkdir '\/proc\/nope'\)\. /);
+    assert.match(shown!.message, /The setting baton\.database\.path names it: point the setting at a file in a folder you can write to, or clear it to use \.baton\/baton\.db in the workspace folder\.$/);
+    assert.deepEqual(shown!.items, ['Open Settings', 'Show Log']);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(fakeVscode.commands.executed, [['workbench.action.openSettings', 'baton.database.path']]);
+    await assert.rejects(c.listExecutions(), (ex: Error) => ex.message === shown!.message.slice('Baton: '.length), 'a command says the same');
+    c.dispose();
+  });
+
+  it('the default path: names the folder Baton must be able to write, no settings button', async () => {
+    fakeVscode.workspace.workspaceFolders = [{ name: 'ws', uri: { fsPath: '/proc/no-such-folder' } }];
+    const c = await failedConnection();
+    const [shown] = fakeWindow.shown;
+    assert.match(shown!.message, /^Baton: could not open the database \/proc\/no-such-folder\/\.baton\/baton\.db \(ENOENT[^)]*\)\. Check that Baton may create and write files in \/proc\/no-such-folder\/\.baton, or set baton\.database\.path to a file elsewhere\.$/);
+    assert.deepEqual(shown!.items, ['Show Log']);
+    c.dispose();
+  });
+});
