@@ -21,7 +21,7 @@ import { RemoteSource } from './remoteSource.js';
 import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
-import { databaseFailureText, readSettings } from './settings.js';
+import { databaseFailureText, readSettings, settingsProblemsText } from './settings.js';
 
 /** Where the connection stands. */
 export type ConnectionState = 'starting' | 'ready' | 'failed';
@@ -54,6 +54,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   dbPath = '';
   /** Whether `baton.database.path` chose it (a failure to open it then names the setting). */
   private customDb = false;
+  /** The settings problems last shown, so a reconnect (a takeover, a restart) does not show them again. */
+  private shownProblems = '';
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -122,6 +124,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath;
     const settings = readSettings((key) => vscode.workspace.getConfiguration('baton').get(key), folder);
     for (const p of settings.problems) this.log.warn(p);
+    this.showSettingsProblems(settingsProblemsText(settings.problems));
     this.dbPath = settings.dbPath;
     this.customDb = !!vscode.workspace.getConfiguration('baton').get<string>('database.path')?.trim();
     const trusted = vscode.workspace.isTrusted;
@@ -170,6 +173,15 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
       }
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+
+  /** A warning with Open Settings for settings that fell back to their defaults (logged alone, nobody saw them). */
+  private showSettingsProblems(text: string | undefined): void {
+    if ((text ?? '') === this.shownProblems) return;
+    this.shownProblems = text ?? '';
+    if (!text) return;
+    void vscode.window.showWarningMessage(text, 'Open Settings')
+      .then((pick) => pick && void vscode.commands.executeCommand('workbench.action.openSettings', '@ext:baton-dev.baton'));
   }
 
   /** The owner's stream ended: take over (or follow a new owner). */

@@ -38,6 +38,15 @@ function wholeNumber(get: SettingReader, key: string, fallback: number, problems
   return fallback;
 }
 
+/** A true/false setting, or its default with a problem noted (a string "no" is not false). */
+function flag(get: SettingReader, key: string, fallback: boolean, problems: string[]): boolean {
+  const v = get<boolean>(key);
+  if (v === undefined || v === null) return fallback;
+  if (typeof v === 'boolean') return v;
+  problems.push(`baton.${key} must be true or false (got ${JSON.stringify(v)}); using ${fallback}`);
+  return fallback;
+}
+
 /** The database path: the setting (absolute, or relative to the folder), else `<folder>/.baton/baton.db`. */
 export function databasePath(setting: string | undefined, folder: string): string {
   const s = setting?.trim();
@@ -57,6 +66,14 @@ export function databaseFailureText(dbPath: string, custom: boolean, cause: stri
   return `could not open the database ${dbPath} (${cause}). ${way}`;
 }
 
+/** The notification for settings that fell back to their defaults; undefined when none did. */
+export function settingsProblemsText(problems: string[]): string | undefined {
+  if (problems.length === 0) return undefined;
+  return problems.length === 1
+    ? `Baton: a setting is not valid, so its default is used: ${problems[0]}.`
+    : `Baton: ${problems.length} settings are not valid, so their defaults are used: ${problems.join('; ')}.`;
+}
+
 /** Reads every `baton.*` setting; a bad value falls back to its default and is reported. */
 export function readSettings(get: SettingReader, folder: string): BatonSettings {
   const problems: string[] = [];
@@ -73,7 +90,7 @@ export function readSettings(get: SettingReader, folder: string): BatonSettings 
     dbPath: databasePath(get<string>('database.path'), folder),
     toolGroups,
     tokenTtlMs: Math.round(positive(get, 'tokens.lifetimeMinutes', 10, problems) * 60_000),
-    rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: get<boolean>('rateLimits.enabled') !== false },
+    rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: flag(get, 'rateLimits.enabled', true, problems) },
     stallMinutes: positive(get, 'stall.thresholdMinutes', 30, problems),
     retention: {
       days: wholeNumber(get, 'retention.days', DEFAULT_RETENTION.days, problems),
