@@ -5,6 +5,7 @@ import { ARTIFACT_SCHEME, artifactLanguage, artifactUriParts, parseArtifactUri }
 import type { BatonConnection } from './ownership.js';
 import { targetOf } from './pickers.js';
 import type { Services } from './services.js';
+import { runName } from '../shared/labels.js';
 
 /** The document URI of an artifact. */
 export function artifactUri(a: Pick<ArtifactRecord, 'artifact_id' | 'execution_id' | 'title' | 'type'>): vscode.Uri {
@@ -48,9 +49,16 @@ async function pickArtifact(connection: BatonConnection): Promise<ArtifactRecord
     void vscode.window.showInformationMessage('Baton: no artifacts yet.');
     return undefined;
   }
+  // Runs by their workflow and task, as the tree names them (an execution id told two runs apart for no one).
+  const runs = new Map((await connection.listExecutions({ limit: 500 })).map((e) => [e.execution_id, runName(e.workflow ?? e.kind, e.task_description)]));
   const picked = await vscode.window.showQuickPick(
-    artifacts.map((a) => ({ label: a.title ?? a.type, description: `${a.type}${a.is_final ? ' · final' : ''}`, detail: `${a.step_name ?? ''} · ${a.execution_id}`, a })),
-    { title: 'Baton: Open Artifact', matchOnDetail: true },
+    artifacts.map((a) => ({
+      label: a.title ?? a.type,
+      description: [a.step_name, a.type, a.is_final ? 'final' : ''].filter(Boolean).join(' · '),
+      detail: `${runs.get(a.execution_id) ?? `run ${a.execution_id}`} · ${a.created_at.slice(0, 16).replace('T', ' ')}`,
+      a,
+    })),
+    { title: 'Baton: Open Artifact', placeHolder: 'Choose an artifact (newest first)', matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.a;
 }

@@ -13,6 +13,8 @@ export interface ShownMessage {
 /** What the fake window showed, and the person's answer to each message (undefined: dismissed). */
 export const fakeWindow = {
   shown: [] as ShownMessage[],
+  /** The items of each quick pick shown. */
+  picks: [] as unknown[][],
   answer: (_shown: ShownMessage): string | undefined => undefined,
 };
 
@@ -84,6 +86,8 @@ const fake = {
     showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
     // An input box the person dismisses.
     showInputBox: async () => undefined,
+    // A quick pick the person dismisses; its items are kept for the test (fakeWindow.picks).
+    showQuickPick: async (items: unknown) => void fakeWindow.picks.push(await items as unknown[]),
   },
   commands: {
     /** The commands run so far, with their arguments. */
