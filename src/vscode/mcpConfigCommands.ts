@@ -3,17 +3,15 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/errors.js';
 import { mcpConfigHint, mcpConfigText, writeLauncher, type McpClient } from './mcpConfig.js';
+import { folderOrAsk } from './openFolder.js';
 import type { Services } from './services.js';
 
 const NAMES: Record<McpClient, string> = { claude: 'Claude Code', cursor: 'Cursor', codex: 'Codex' };
 
 /** Copies the config for `client` to the clipboard. */
 export async function copyMcpConfig(s: Services, client: McpClient): Promise<string | undefined> {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (!folder) {
-    void vscode.window.showWarningMessage('Baton: open a folder first; terminal agents join the Baton of a workspace folder.');
-    return undefined;
-  }
+  const folder = folderOrAsk('open a folder first; terminal agents join the Baton of a workspace folder.');
+  if (!folder) return undefined;
   const custom = vscode.workspace.getConfiguration('baton').get<string>('database.path')?.trim();
   const text = mcpConfigText(client, {
     cliPath: stableCliPath(s),

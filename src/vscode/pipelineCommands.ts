@@ -4,7 +4,7 @@
 import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { ContentProblem } from '../core/api.js';
-import { BatonError } from '../core/errors.js';
+import { folderOrAsk } from './openFolder.js';
 import { instantiateBlueprint } from '../core/pipelines/blueprint.js';
 import { RUNNER_KINDS, type RunnerKind } from '../core/pipelines/runner.js';
 import { formatProblems } from '../core/pipelines/systemFile.js';
@@ -22,12 +22,6 @@ type Choice =
 
 interface ChoiceItem extends vscode.QuickPickItem {
   choice?: Choice;
-}
-
-function workspaceFolder(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (!folder) throw new BatonError('invalid_state', 'Run Pipeline needs an open folder: its .baton/pipelines holds the systems, and the agents work in it.');
-  return folder;
 }
 
 function choiceItems(folder: string): ChoiceItem[] {
@@ -123,7 +117,8 @@ async function chooseSystem(s: Services, folder: string, arg: unknown): Promise<
 
 /** `baton.runPipeline`: see the file comment. The argument may be a pipeline node of the tree. */
 export async function runPipeline(s: Services, arg?: unknown): Promise<string | undefined> {
-  const folder = workspaceFolder();
+  const folder = folderOrAsk('Run Pipeline needs an open folder: its .baton/pipelines holds the systems, and the agents work in it.');
+  if (!folder) return undefined;
   const chosen = await chooseSystem(s, folder, arg);
   if (!chosen) return undefined;
   const input = await vscode.window.showInputBox({

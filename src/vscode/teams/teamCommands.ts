@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
-import { BatonError } from '../../core/errors.js';
+import { folderOrAsk } from '../openFolder.js';
 import { kickoffWarnings } from '../../core/worker/kickoffWarnings.js';
 import { checkInstanceName, DEFAULT_INSTANCE } from '../../core/worker/workflowVariables.js';
 import { bundledContentDir } from '../../host/openBaton.js';
@@ -19,12 +19,6 @@ interface TeamItem extends vscode.QuickPickItem {
 
 /** Workspace YAML files searched (node_modules and dot folders other than .baton left out). */
 const FIND_LIMIT = 500;
-
-function workspaceFolder(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (!folder) throw new BatonError('invalid_state', 'Run Agent Team needs an open folder: the agents work in it and the team context (.workflow/) is written there.');
-  return folder;
-}
 
 function bundledTeams(): string[] {
   const dir = join(bundledContentDir(), 'teams');
@@ -63,7 +57,8 @@ async function chooseFile(s: Services, folder: string): Promise<TeamFile | undef
 
 /** `baton.runTeam`: see the file comment. Answers with the team run's id. */
 export async function runTeam(s: Services): Promise<string | undefined> {
-  const folder = workspaceFolder();
+  const folder = folderOrAsk('Run Agent Team needs an open folder: the agents work in it and the team context (.workflow/) is written there.');
+  if (!folder) return undefined;
   const file = await chooseFile(s, folder);
   if (!file) return undefined;
   const instance = await vscode.window.showInputBox({
