@@ -2,8 +2,8 @@
 // Pipeline…" from the palette on a workspace system whose agents are `command` runners; the panel follows the run live
 // (step statuses change, an agent's output streams in), a human_review step (what it asks in the gate box, the progress
 // short of 100%) is approved in the panel, and the run completes (tree and database agree). A file that is not valid is
-// refused with file:line and opened at it; a run that `baton pipeline run` starts against the editor (the owner)
-// appears in the tree live.
+// refused with file:line and opened at it, from the palette or a click on its row in the tree; a run that `baton
+// pipeline run` starts against the editor (the owner) appears in the tree live.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -101,6 +101,14 @@ describe('pipelines in the editor', { timeout: 5 * 60_000 }, () => {
     const rows = await wb.quickPickRows();
     assert.ok(rows.some((r) => r.includes('review')) && rows.some((r) => /Research|research/.test(r)), `systems and blueprints: ${rows.join(' | ')}`);
     await wb.answerQuickInput('.baton/pipelines/broken.yaml');
+    assert.match(await wb.openFileFromError('broken.yaml', 5), /broken\.yaml:5: workflow\[0\]\.type: must be one of agent/);
+    // The tree marks it not valid; a click on it shows the same problem, and Open File goes there (it did nothing).
+    await wb.runCommand('View: Close All Editors');
+    await wb.clearNotifications();
+    await wb.openActivity('Baton');
+    const row = page.locator('.part.sidebar .monaco-list-row[aria-label="broken, not valid"]').first();
+    await row.waitFor({ state: 'visible', timeout: 20_000 });
+    await row.click();
     assert.match(await wb.openFileFromError('broken.yaml', 5), /broken\.yaml:5: workflow\[0\]\.type: must be one of agent/);
   });
 

@@ -1,5 +1,6 @@
 // Rule: the tree's Pipelines group lists the workspace's systems and every pipeline run under its system (runs of a
-// system no file holds under its name), marks invalid files, and keeps pipeline runs out of "Other executions".
+// system no file holds under its name), marks invalid files (a click shows the problem), and keeps pipeline runs out of
+// "Other executions".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
@@ -29,6 +30,7 @@ test('systems with their runs, invalid files marked, blueprint runs under their 
     ['research-pipeline', '1 running · 1 run', 'pipeline:other', 'expanded'],
   ]);
   assert.match(nodes[0]!.tooltip!, /broken\.yaml:4: workflow\[0\]\.type/);
+  assert.deepEqual(nodes.map((n) => n.command?.id), ['baton.runPipeline', undefined, undefined, undefined], 'a click on an invalid file shows its problem');
   assert.equal(nodes[0]!.icon.id, 'error');
   assert.notEqual(nodes[1]!.id, nodes[2]!.id);
   assert.equal(nodes[1]!.id, 'pipeline:idle:idle', 'a system without runs has an id of its own (its first run unfolds a new node)');

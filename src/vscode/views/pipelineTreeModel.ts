@@ -61,6 +61,8 @@ export function pipelineNodes(files: PipelineFile[], executions: ExecutionSummar
       contextValue: e.path && !e.problem ? 'pipeline' : 'pipeline:other',
       collapsible: mine.length ? 'expanded' : 'none',
       ref: { kind: 'pipeline', name: e.name, path: e.path },
+      // A file that is not valid shows its problem on click (Run Pipeline refuses it with Open File at the line).
+      ...(e.problem && e.path ? { command: { id: 'baton.runPipeline', title: 'Show the Problem' } } : {}),
     };
   });
 }
