@@ -1,6 +1,7 @@
 // Rule: a team's setup commands are the workflow's own shell text; a `${{ }}` value (an earlier task's output, an
 // env.* value) reaches the command only as a quoted environment variable, so the shell never parses it — quotes,
-// `$(…)`, `;` and newlines in a value stay data. Unknown variables, failures and timeouts stop the setup clearly.
+// `$(…)`, `;` and newlines in a value stay data. Unknown variables, failures and timeouts stop the setup clearly (a
+// command not installed says so, and what to do).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,8 @@ describe('team setup commands', () => {
 
   it('stops on a failing command with its standard error, and on a command that runs too long', async () => {
     await assert.rejects(run([{ shell: 'echo broken >&2; exit 3' }]), (ex: unknown) => BatonError.is(ex, 'invalid_state') && /failed with exit code 3:\nbroken/.test(ex.message));
+    await assert.rejects(run([{ shell: 'baton-no-such-tool --version' }]), (ex: unknown) => BatonError.is(ex, 'invalid_state') &&
+      /failed with exit code 127 \(no such command here: install it, or take this step out of the workflow file\):\n.*not found/.test(ex.message));
     await assert.rejects(run([{ shell: 'sleep 5' }], {}, { timeoutMs: 300 }), (ex: unknown) => BatonError.is(ex, 'invalid_state') && /did not finish within 0\.3 s/.test(ex.message));
   });
 });

@@ -109,7 +109,9 @@ function runShell(command: string, index: number, options: SetupOptions): Promis
       if (why === 'timeout') return reject(new BatonError('invalid_state', `${label} did not finish within ${timeoutMs / 1000} s and was stopped${err}`));
       if (why === 'aborted') return reject(new BatonError('invalid_state', `${label} was stopped`));
       if (why === 'too_large') return reject(new BatonError('invalid_state', `${label} printed more than ${OUTPUT_LIMIT / 1024 / 1024} MB; write big output to a file and pass its path instead`));
-      if (code !== 0) return reject(new BatonError('invalid_state', `${label} failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}${err}`));
+      // 127: the shell found no such command (gh not installed, say); the bare code named no way on.
+      const missing = code === 127 ? ' (no such command here: install it, or take this step out of the workflow file)' : '';
+      if (code !== 0) return reject(new BatonError('invalid_state', `${label} failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}${missing}${err}`));
       resolve(stdout);
     });
   });
