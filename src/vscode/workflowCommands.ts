@@ -244,9 +244,12 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
   const t = targetOf(arg);
   const held = t.executionId ? s.held.get(t.executionId, t.stepName) : s.held.all()[0];
   if (!held) {
-    // No step held by the editor: send the agent to the workflow itself, to claim its ready steps.
-    const executions = await s.connection.listExecutions({ active_only: true, limit: 500 });
-    const e = executions.find((x) => x.execution_id === t.executionId) ?? (t.executionId ? undefined : executions[0]);
+    // No step held by the editor: send the agent to the workflow itself, to claim its ready steps. Pipelines and teams
+    // take no agent from outside; with several runs under way the person says which (the newest was taken unasked).
+    const executions = (await s.connection.listExecutions({ active_only: true, limit: 500 })).filter(isSteppable);
+    const chosen = t.executionId ?? (executions.length > 1 ? await pickExecution(s.connection, 'Baton: Copy Agent Prompt', isSteppable) : undefined);
+    if (executions.length > 1 && !chosen) return;
+    const e = executions.find((x) => x.execution_id === chosen) ?? (chosen ? undefined : executions[0]);
     if (!e) {
       void vscode.window.showInformationMessage('Baton: no running workflow to hand to an agent; start one with "Start Workflow…".');
       return;

@@ -89,6 +89,7 @@ const fake = {
     // A quick pick the person dismisses; its items are kept for the test (fakeWindow.picks).
     showQuickPick: async (items: unknown) => void fakeWindow.picks.push(await items as unknown[]),
   },
+  env: { clipboard: { text: '', writeText: async (text: string) => void (fake.env.clipboard.text = text) } },
   commands: {
     /** The commands run so far, with their arguments. */
     executed: [] as unknown[][],
