@@ -35,7 +35,7 @@ test('systems with their runs, invalid files marked, blueprint runs under their 
   assert.notEqual(nodes[1]!.id, nodes[2]!.id);
   assert.equal(nodes[1]!.id, 'pipeline:idle:idle', 'a system without runs has an id of its own (its first run unfolds a new node)');
   const runs = pipelineRunNodes(executions, 'review');
-  assert.deepEqual(runs.map((r) => [r.id, r.contextValue, r.command?.id]), [['execution:r1', 'execution:running', 'baton.showExecution'], ['execution:r2', 'execution:completed', 'baton.showExecution']]);
+  assert.deepEqual(runs.map((r) => [r.id, r.contextValue, r.command?.id]), [['execution:r1', 'execution:running:driven', 'baton.showExecution'], ['execution:r2', 'execution:completed:driven', 'baton.showExecution']]);
   assert.deepEqual(pipelineRunNodes(executions, 'bug-fix'), [], 'a workflow execution is not a pipeline run');
 });
 

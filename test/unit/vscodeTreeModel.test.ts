@@ -185,6 +185,26 @@ describe('tree model', () => {
     assert.equal(resumed!.icon.id, 'sync~spin');
   });
 
+  it('a pipeline run and its steps, which Baton drives, offer no agent\'s step actions; a review is decided, the run cancelled', () => {
+    const row = (step_name: string, status: StepStatus) => ({
+      step_name, status, agent_name: 'planner', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: null,
+      feedback: null, attempt: 1, artifacts: [],
+    });
+    const status: WorkflowStatusResource = {
+      execution_id: 'p1', task_id: null, workflow: 'sys', status: 'running', current_step: 'draft', progress: 0, started_at: '', completed_at: null,
+      steps: [row('draft', 'running'), row('review', 'awaiting_approval'), row('next', 'ready')],
+    };
+    const [draft, review, next] = stepNodes(status, [], false, {}, true);
+    assert.deepEqual(menuCommands(draft!.contextValue), [], 'no Advance, Copy Agent Prompt or Release on a step its run\'s agent holds');
+    assert.deepEqual(menuCommands(next!.contextValue), []);
+    assert.deepEqual(menuCommands(review!.contextValue).sort(), ['baton.approveStep', 'baton.approveStep', 'baton.rejectStep', 'baton.rejectStep']);
+    // The same steps of a workflow run keep their actions.
+    const [own] = stepNodes(status);
+    assert.deepEqual(menuCommands(own!.contextValue).sort(), ['baton.advanceStep', 'baton.copyHandoffPrompt', 'baton.releaseStep']);
+    const [pipelineRun] = executionNodes([exec('p1', { kind: 'pipeline', workflow: 'sys' })], { kind: 'pipeline', name: 'sys', path: null }, new Set());
+    assert.deepEqual(menuCommands(pipelineRun!.contextValue).sort(), ['baton.cancelExecution', 'baton.showExecution', 'baton.showExecution']);
+  });
+
   it('a pipeline step its run stopped when it paused shows stopped with why, not as a step never reached', () => {
     const row = (step_name: string, status: StepStatus) => ({
       step_name, status, agent_name: 'planner', dependencies: [], started_at: null, completed_at: null, duration_ms: null, outcome_summary: 'aborted',

@@ -175,7 +175,8 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
       `${e.orphaned ? '\nThe Baton process that drove it ended: open it and Resume, or run baton pipeline resume' : ''}`,
     // A run left by the process that drove it waits, as a paused one does, for a person to resume it.
     icon: statusIcon(e.orphaned ? 'paused' : e.status, e.cancelled),
-    contextValue: `execution:${e.status}`,
+    // A pipeline run is driven by Baton (`:driven`): no agent from outside takes or is handed its steps.
+    contextValue: `execution:${e.status}${e.kind === 'pipeline' ? DRIVEN : ''}`,
     collapsible: DONE.has(e.status) ? 'collapsed' : 'expanded',
     ref: { kind: 'execution', execution_id: e.execution_id, workflow: e.workflow, status: e.status },
     command: { id: 'baton.showExecution', title: 'Show Execution' },
@@ -191,7 +192,7 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
  */
 export function stepNodes(
   status: WorkflowStatusResource, findings: Pick<Finding, 'stepName'>[] = [], orphaned = false,
-  stopped: Readonly<Record<string, { reason: string }>> = {},
+  stopped: Readonly<Record<string, { reason: string }>> = {}, driven = false,
 ): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
   const runEnded = DONE.has(status.status) ? statusText(status.status, status.cancelled) : null;
@@ -207,12 +208,16 @@ export function stepNodes(
       tooltip: stepTooltip(s) + (left !== null ? `\nThe run ${runEnded === 'cancelled' ? 'was cancelled' : 'failed'} before this step ended`
         : interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
       icon: left !== null ? { id: 'circle-slash', color: 'disabledForeground' } : statusIcon(interrupted || why !== null ? 'paused' : s.status),
-      contextValue: left !== null ? 'step:ended' : `step:${s.status}`,
+      // A driven run's steps (a pipeline's) get no agent's step actions; a review waiting for a person is decided alike.
+      contextValue: left !== null ? 'step:ended' : `step:${s.status}${driven && s.status !== 'awaiting_approval' ? DRIVEN : ''}`,
       collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
       ref: { kind: 'step', execution_id: status.execution_id, step_name: s.step_name, status: s.status },
     } satisfies TreeNode;
   });
 }
+
+/** The context-value suffix of a run Baton drives itself (a pipeline run) and of its steps. */
+const DRIVEN = ':driven';
 
 /** Steps a run can leave behind when it ends early: none of them will move again. */
 const UNFINISHED_STEP = new Set<StepStatus>(['pending', 'ready', 'running', 'awaiting_approval']);

@@ -107,7 +107,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         const [status, findings, stopped] = await Promise.all([
           this.connection.workflowStatus(id), this.connection.findings(id), kind === 'pipeline' ? this.stoppedSteps(id) : {},
         ]);
-        return stepNodes(status, findings, run?.orphaned === true, stopped);
+        return stepNodes(status, findings, run?.orphaned === true, stopped, kind === 'pipeline');
       }
       case 'step': {
         const { execution_id, step_name, phase } = node.ref;
