@@ -535,6 +535,15 @@ export class ExecutionRepo {
   }
 
   insertToken(t: Omit<TokenRow, 'closed_at' | 'state'>): void {
+    // holder_pid (schema v11) only when there is one: null is its default, and a token handed out over HTTP (most)
+    // keeps the statement it had.
+    if (t.holder_pid === null) {
+      this.store.run(
+        `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at, follows) VALUES (?, ?, ?, 'active', ?, ?, ?)`,
+        [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at, t.follows],
+      );
+      return;
+    }
     this.store.run(
       `INSERT INTO step_tokens (nonce, execution_id, step_name, state, issued_at, expires_at, follows, holder_pid) VALUES (?, ?, ?, 'active', ?, ?, ?, ?)`,
       [t.nonce, t.execution_id, t.step_name, t.issued_at, t.expires_at, t.follows, t.holder_pid],
