@@ -33,8 +33,9 @@ export function targetOf(arg: unknown): Target {
 }
 
 /**
- * Asks for an execution among those `filter` keeps; undefined when there is none or the person escapes. With runs but
- * none that `filter` keeps, says `none` (why none of them will do), not that there is no run.
+ * Asks for an execution among those `filter` keeps, the only one taken without asking (as pickStep does); undefined
+ * when there is none or the person escapes. With runs but none that `filter` keeps, says `none` (why none of them will
+ * do), not that there is no run.
  */
 export async function pickExecution(
   source: BatonSource, title: string, filter: (e: ExecutionSummary) => boolean = () => true, none?: string,
@@ -46,6 +47,7 @@ export async function pickExecution(
       : 'Baton: no run yet. Start one with "Baton: Start Workflow…".');
     return undefined;
   }
+  if (executions.length === 1) return executions[0]!.execution_id;
   const picked = await vscode.window.showQuickPick(
     executions.map((e) => ({
       label: executionLabel(e),

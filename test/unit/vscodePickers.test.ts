@@ -1,6 +1,6 @@
 // Rule: a palette command that asks which run says why it has none to offer: no run at all (start one), or runs that
 // all ended (Cancel Execution: none to cancel; Advance Step: no workflow under way), never "no execution" while the
-// tree lists some.
+// tree lists some; with one run to offer, it takes it without asking.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -31,6 +31,20 @@ describe('the palette pickers with nothing to offer', () => {
     assert.deepEqual(fakeWindow.shown.map((m) => m.message), [
       'Baton: no run yet. Start one with "Baton: Start Workflow…".', 'Baton: no run yet. Start one with "Baton: Start Workflow…".',
     ]);
+  });
+
+  it('with one run to offer, take it without asking; with two, ask', async () => {
+    const { baton, s } = await editor();
+    fakeWindow.picks = [];
+    const first = (await baton.nextStep({ template_name: 'bug-fix' })).execution_id!;
+    await cancelExecution(s); // the modal is dismissed: nothing is cancelled
+    assert.equal(fakeWindow.picks.length, 0, 'no quick pick for the only run');
+    assert.match(fakeWindow.shown.at(-1)!.message, /bug-fix/, 'straight to the confirmation of that run');
+    assert.equal(baton.workflowStatus(first).status, 'running');
+    await baton.nextStep({ template_name: 'bug-fix' });
+    await cancelExecution(s);
+    assert.equal(fakeWindow.picks.length, 1);
+    assert.equal(fakeWindow.picks[0]!.length, 2, 'both runs offered');
   });
 
   it('with runs that all ended, say that none is left to cancel or advance', async () => {
