@@ -24,13 +24,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   const log = cliLog();
   const dbPath = dbPathOf(values);
   try {
-    const owner = await becomeOwner({
+    const opening = becomeOwner({
       ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
     });
+    // Installed before the owner publishes its discovery file: a stop signal from then on (a supervisor that sees the
+    // file and stops the process at once) closes the database in order, once it is open, rather than killing it.
     onShutdown(async (why) => {
       log.info(`stopping (${why})`);
-      await owner.close();
+      await (await opening.catch(() => null))?.close();
     }, log, false);
+    const owner = await opening;
     process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
     return -1;
   } catch (ex) {
