@@ -126,7 +126,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     for (const p of settings.problems) this.log.warn(p);
     this.showSettingsProblems(settingsProblemsText(settings.problems));
     this.dbPath = settings.dbPath;
-    this.customDb = !!vscode.workspace.getConfiguration('baton').get<string>('database.path')?.trim();
+    this.customDb = settings.customDb;
     const trusted = vscode.workspace.isTrusted;
     if (!trusted) this.log.info("workspace not trusted: the workspace's .baton/ agents, rules and workflows are not loaded");
     const { becomeOwner } = await import('../host/owner.js');

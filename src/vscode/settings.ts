@@ -10,6 +10,8 @@ export type SettingReader = <T>(key: string) => T | undefined;
 /** What the owner is opened with. */
 export interface BatonSettings {
   dbPath: string;
+  /** Whether `baton.database.path` chose `dbPath` (a failure to open it then names the setting). */
+  customDb: boolean;
   toolGroups: ToolGroup[];
   tokenTtlMs: number;
   rateLimits: RateLimitConfig;
@@ -77,6 +79,7 @@ export function settingsProblemsText(problems: string[]): string | undefined {
 /** Reads every `baton.*` setting; a bad value falls back to its default and is reported. */
 export function readSettings(get: SettingReader, folder: string): BatonSettings {
   const problems: string[] = [];
+  const dbSetting = get<string>('database.path');
   let toolGroups: ToolGroup[] = [...DEFAULT_TOOL_GROUPS];
   const groups = get<string[]>('mcp.toolGroups');
   if (Array.isArray(groups) && groups.length > 0) {
@@ -87,7 +90,8 @@ export function readSettings(get: SettingReader, folder: string): BatonSettings 
     }
   }
   return {
-    dbPath: databasePath(get<string>('database.path'), folder),
+    dbPath: databasePath(dbSetting, folder),
+    customDb: !!dbSetting?.trim(),
     toolGroups,
     tokenTtlMs: Math.round(positive(get, 'tokens.lifetimeMinutes', 10, problems) * 60_000),
     rateLimits: { ...DEFAULT_RATE_LIMITS, enabled: flag(get, 'rateLimits.enabled', true, problems) },
