@@ -1,5 +1,6 @@
 // `baton status`: executions and their steps, from the live owner or by reading the database (never writing it).
 import type { ExecutionSummary } from '../core/api.js';
+import { DEFAULT_OPTIONS } from '../core/baton.js';
 import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { withCore } from './withCore.js';
@@ -11,7 +12,7 @@ const MARK: Record<string, string> = {
 };
 
 /** How long a workflow with running steps is quiet before the listing says how to release them (the default token TTL). */
-const QUIET_MS = 10 * 60_000;
+const QUIET_MS = DEFAULT_OPTIONS.tokenTtlMs;
 
 /**
  * Human-readable lines for a listing; `dbFlag` (e.g. ` --db PATH`) goes into the approve/reject/release commands it
