@@ -644,7 +644,6 @@ export class Broker {
     if (steps.every((s) => DONE_STEP.has(s.status))) return this.close(exec, events);
     const inFlight = steps.filter((s) => s.status === 'running' || s.status === 'awaiting_approval');
     const tokens = new Map(inFlight.filter((s) => s.status === 'running').map((s) => [s.step_name, this.heldToken(exec, s.step_name)]));
-    const held = new Map([...tokens].map(([name, tok]) => [name, tok ? Date.parse(tok.expires_at) : null]));
     // A step whose token expired unused long ago, or whose connection ended (its agent went away), is handed to
     // whoever asks for work now.
     const why = (tok: TokenRow | null): 'token_expired' | 'connection_closed' | null => {
@@ -658,8 +657,8 @@ export class Broker {
       const { status, progress } = this.syncExecution(exec);
       events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status });
       const holding = (s: StepState) => {
-        const until = held.get(s.step_name);
-        const free = until === null || until === undefined ? null : new Date(until + this.options.reclaimAfterMs).toISOString();
+        const tok = tokens.get(s.step_name);
+        const free = tok ? new Date(Date.parse(tok.expires_at) + this.options.reclaimAfterMs).toISOString() : null;
         return `being worked on by ${s.agent_name}${free ? `; if its agent neither submits nor refreshes its token by ${free}, the step is handed to the next caller` : ''}`;
       };
       const list = inFlight.map((s) => `${s.step_name} (${s.status === 'running' ? holding(s) : 'waiting for approval'})`).join(', ');
@@ -671,8 +670,8 @@ export class Broker {
       const lost = mine ? ` ${mine.step_name} was handed to this connection: if you lost its token, call workflow_next_step({ task_id: "${exec.execution_id}", request: "reclaim" }) to get it again.` : '';
       // A person can hand on a step whose agent went away at once (baton approve's database, or the editor).
       const command = this.options.approveCommand?.replace(/^baton approve/, 'baton release');
-      const which = held.size > 1 ? ' --step NAME' : '';
-      const release = held.size === 0 ? ''
+      const which = tokens.size > 1 ? ' --step NAME' : '';
+      const release = tokens.size === 0 ? ''
         : ` If the agent holding a step went away, a person can hand it on now with ${command ? `\`${command} ${exec.execution_id}${which}\` (or ` : ''}Release Step in the editor${command ? ')' : ''}.`;
       return {
         response: {
