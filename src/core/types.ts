@@ -34,6 +34,8 @@ export interface StepDefinition {
   tags: string[];
   /** Items a submission must give evidence for, one entry each (spec phases; Phase 0 of spec_execution_v1). */
   validation_gate?: string[];
+  /** Whether the step may run beside others, when its file says (a phase's `allowParallel`); else the template's type says. */
+  allow_parallel?: boolean;
 }
 
 /** How a template with `dynamic_phases` builds its phases from a source file (the dynamic-spec-workflows spec). */
@@ -50,7 +52,10 @@ export interface DynamicConfig {
   phase_step: { agent: string; allowed_actions: string[]; required_output_format: string; tags: string[] };
 }
 
-/** A workflow template (`content/workflows/*.yaml`). */
+/**
+ * A workflow template: `content/workflows/*.yaml`, or `*.md` with the fields as YAML frontmatter and its steps as the
+ * lifecycle spec's `phases` (the seed's own workflow files) or as `steps`.
+ */
 export interface WorkflowTemplate {
   name: string;
   description: string;
@@ -58,6 +63,10 @@ export interface WorkflowTemplate {
   tags: string[];
   estimated_duration_minutes: number | null;
   steps: StepDefinition[];
+  /** How demanding the workflow is, when its file says; else it is judged by its number of steps. */
+  complexity?: 'simple' | 'moderate' | 'high';
+  /** The Markdown below the frontmatter of a `.md` workflow: what it is for and how its phases go. */
+  content?: string;
   /** Phases after the template's own steps come from a source file (a spec's tasks.md). */
   dynamic_phases?: boolean;
   /** How those phases are built; present when `dynamic_phases` is true. */

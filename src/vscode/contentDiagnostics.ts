@@ -1,5 +1,5 @@
 // The Problems panel for the workspace's own Baton files: agents, rules and workflows (.baton/agents/*.md,
-// .baton/rules/*.md|mdc, .baton/workflows/*.yaml), pipelines (.baton/pipelines/*.yaml) and blueprints
+// .baton/rules/*.md|mdc, .baton/workflows/*.yaml|md), pipelines (.baton/pipelines/*.yaml) and blueprints
 // (.baton/blueprints/*.yaml), read again when such a file is created, changed or deleted, when the workspace is
 // trusted (an untrusted workspace's .baton is not loaded, so it has no problems to show) and when the folders change;
 // and a team workflow file (anywhere) when it is opened or saved, until it is closed. A file Baton leaves out is an
@@ -10,7 +10,9 @@ import { teamFileProblems, workspaceProblems, type FileProblem, type ProblemsByF
 import type { BatonLog } from './log.js';
 
 /** The files read from a workspace's `.baton`. */
-const WATCHED = ['**/.baton/agents/*.md', '**/.baton/rules/*.{md,mdc}', '**/.baton/{workflows,pipelines,blueprints}/*.{yaml,yml}'];
+const WATCHED = [
+  '**/.baton/agents/*.md', '**/.baton/rules/*.{md,mdc}', '**/.baton/workflows/*.md', '**/.baton/{workflows,pipelines,blueprints}/*.{yaml,yml}',
+];
 /** How long after the last change the files are read again. */
 const SETTLE_MS = 250;
 

@@ -5,7 +5,7 @@ import type { Crypto, FileEntry, FileSystem } from '../ports.js';
 import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
 import { baseName, NAME_PATTERN } from './fieldReader.js';
 import { parseAgentFile, parseRuleFile } from './markdownFile.js';
-import { parseWorkflowFile } from './workflowFile.js';
+import { isWorkflowRegistry, parseMarkdownWorkflowFile, parseWorkflowFile } from './workflowFile.js';
 
 /** Where a loaded item came from, and the SHA-256 of its file (its ETag). */
 export interface ContentOrigin {
@@ -47,8 +47,14 @@ export type ContentKind = 'agents' | 'rules' | 'workflows';
 const PATTERNS: Record<ContentKind, RegExp> = {
   agents: /^agents\/[^/]+\.md$/,
   rules: /^rules\/[^/]+\.mdc?$/, // Cursor's rules are .mdc: the same Markdown with frontmatter
-  workflows: /^workflows\/[^/]+\.ya?ml$/,
+  workflows: /^workflows\/[^/]+\.(?:ya?ml|md)$/, // .md: YAML frontmatter, as the seed writes its workflows
 };
+
+/**
+ * A file whose name starts with '_' is shared text the others point to (the seed's `agents/_shared_context.md`), not
+ * an item of its own: it is not loaded, and not reported.
+ */
+const PARTIAL = /(?:^|\/)_[^/]*$/;
 
 interface Parsed {
   item: (AgentDefinition | RuleDefinition | WorkflowTemplate) | undefined;
@@ -59,7 +65,7 @@ interface Parsed {
 /**
  * Loads `dirs` in increasing precedence: the first is the bundled content, the rest are
  * workspace folders (`.baton`) whose items replace bundled ones of the same name. Each dir holds
- * `agents/*.md`, `rules/*.md|mdc` and `workflows/*.yaml|yml`. Invalid files are reported in
+ * `agents/*.md`, `rules/*.md|mdc` and `workflows/*.yaml|yml|md`. Invalid files are reported in
  * `problems` and skipped; this never throws.
  */
 export async function loadContent(fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>): Promise<LoadedContent> {
@@ -112,7 +118,7 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   const inThisDir = new Map<string, string>();
   for (const entry of sorted) {
     const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
-    if (!kind) continue;
+    if (!kind || PARTIAL.test(entry.relativePath)) continue;
     const parsed = await loadFile(fs, crypto, kind, entry);
     acc.problems.push(...parsed.problems);
     if (!parsed.item) {
@@ -141,6 +147,8 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorMessage(ex)}` }] };
   }
+  // The seed's workflows/index.yaml lists the workflows for discovery; it is no workflow, and nothing to report.
+  if (kind === 'workflows' && !entry.relativePath.endsWith('.md') && isWorkflowRegistry(text)) return { item: undefined, hash: '', problems: [] };
   const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
   // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then
@@ -175,7 +183,8 @@ function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
     case 'rules':
       return parseRuleFile(text, entry.absolutePath, fallback);
     case 'workflows': {
-      const { template, problems, agentLines } = parseWorkflowFile(text, entry.absolutePath, fallback);
+      const parse = entry.relativePath.endsWith('.md') ? parseMarkdownWorkflowFile : parseWorkflowFile;
+      const { template, problems, agentLines } = parse(text, entry.absolutePath, fallback);
       return { item: template, problems, agentLines };
     }
   }

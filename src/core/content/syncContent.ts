@@ -41,6 +41,8 @@ function templateColumns(w: LoadedWorkflow): Columns {
   const definition: WorkflowTemplate = {
     name: w.name, description: w.description, type: w.type, tags: w.tags,
     estimated_duration_minutes: w.estimated_duration_minutes, steps: w.steps,
+    ...(w.complexity ? { complexity: w.complexity } : {}),
+    ...(w.content ? { content: w.content } : {}),
     ...(w.dynamic_phases ? { dynamic_phases: true, dynamic_config: w.dynamic_config } : {}),
   };
   return {

@@ -1,7 +1,8 @@
-// Parses and validates one workflow template file (YAML), with a 1-based line for every problem.
+// Parses and validates one workflow template file, with a 1-based line for every problem: YAML, or Markdown whose
+// YAML frontmatter holds the same fields (the lifecycle spec's workflow files, `phases` and all).
 import type { ContentProblem } from '../api.js';
 import type { DynamicConfig, StepDefinition, WorkflowTemplate } from '../types.js';
-import { FieldReader, describe, isMapping, parseYaml, type FieldPath } from './fieldReader.js';
+import { FieldReader, describe, isMapping, normalizeText, parseYaml, type FieldPath } from './fieldReader.js';
 import { findCycles } from './stepGraph.js';
 
 /** The output format a step gets when its template does not say. */
@@ -12,14 +13,21 @@ export const DEFAULT_OUTPUT_FORMAT =
 /** Workflow `type` values. */
 export const WORKFLOW_TYPES = ['sequential', 'parallel', 'hybrid'] as const;
 
-const TEMPLATE_FIELDS = ['name', 'description', 'type', 'tags', 'estimated_duration_minutes', 'steps', 'dynamic_phases', 'dynamic_config'] as const;
+/** Workflow `complexity` values. */
+export const COMPLEXITIES = ['simple', 'moderate', 'high'] as const;
+
+const TEMPLATE_FIELDS = [
+  'name', 'description', 'type', 'tags', 'complexity', 'estimated_duration_minutes', 'steps', 'phases', 'dynamic_phases', 'dynamic_config',
+] as const;
 const DYNAMIC_FIELDS = ['source_type', 'source_path_key', 'templates', 'parser', 'phase_step'] as const;
 const PHASE_STEP_FIELDS = ['agent', 'allowed_actions', 'required_output_format', 'tags'] as const;
 /** Parsers a template's `dynamic_config.parser` may name. */
 export const SPEC_PARSERS = ['auto', 'spec_tasks_parser', 'checkbox_tasks_parser'] as const;
+/** A step's fields by the lifecycle spec's names (its workflow files' `phases`): `name`, `dependencies`, and one more. */
+const PHASE_NAMES = ['phase', 'dependsOn', 'allowParallel'] as const;
 const STEP_FIELDS = [
   'name', 'agent', 'description', 'dependencies', 'allowed_actions', 'required_output_format', 'human_gate',
-  'path_patterns', 'tags', 'validation_gate',
+  'path_patterns', 'tags', 'validation_gate', ...PHASE_NAMES,
 ] as const;
 
 /** A parsed workflow file: the template when valid, every problem, and where each step names its agent. */
@@ -28,6 +36,28 @@ export interface ParsedWorkflow {
   problems: ContentProblem[];
   /** Line of each step's `agent` field, for cross-file checks. */
   agentLines: Map<string, number | null>;
+}
+
+/**
+ * Parses a Markdown workflow (`workflows/NAME.md`): its frontmatter as a YAML workflow, its body kept as the workflow's
+ * `content`. The seed's own workflow files are written so: name, description, tags, complexity and `phases`.
+ */
+export function parseMarkdownWorkflowFile(raw: string, path: string, fallbackName: string): ParsedWorkflow {
+  const lines = normalizeText(raw).split('\n');
+  const opened = lines[0]?.trim() === '---';
+  const end = opened ? lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...')) : -1;
+  if (end < 0) {
+    const message = opened
+      ? "frontmatter opened with '---' on line 1 is never closed; add a line with '---' after the last field"
+      : "workflow: a Markdown workflow starts with YAML frontmatter between '---' lines: name, description, and phases " +
+        '(each with phase, agent, description and dependsOn) or steps as in a .yaml workflow';
+    return { template: undefined, problems: [{ path, line: 1, message }], agentLines: new Map() };
+  }
+  // The frontmatter after a blank first line, so that each problem's line is the file's.
+  const parsed = parseWorkflowFile(['', ...lines.slice(1, end)].join('\n'), path, fallbackName);
+  const body = lines.slice(end + 1).join('\n').trim();
+  if (parsed.template && body) parsed.template.content = body;
+  return parsed;
 }
 
 /** Parses `text` (the file at `path`); `fallbackName` is used when the file has no `name`. */
@@ -39,7 +69,7 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   const fail = (): ParsedWorkflow => ({ template: undefined, problems: r.problems, agentLines });
   const root = parsed.root;
   if (!isMapping(root)) {
-    r.error([], `expected a mapping with the fields name, description, type and steps, got ${describe(root)}`);
+    r.error([], `expected a mapping with the fields name, description and steps, got ${describe(root)}`);
     return fail();
   }
 
@@ -47,17 +77,30 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   r.unknownKeys(root, [], where, TEMPLATE_FIELDS);
   const name = r.name(root, [], where, fallbackName);
   const description = r.string(root, [], 'description', where, 'a one-line description of what the workflow is for', true);
-  const type = readType(r, root);
   const tags = r.stringList(root, [], 'tags', where);
   const duration = readDuration(r, root);
+  const complexity = readComplexity(r, root);
   const steps = readSteps(r, root, agentLines);
+  const type = readType(r, root, steps);
   const dynamicPhases = r.boolean(root, [], 'dynamic_phases', where, false);
   const dynamicConfig = dynamicPhases ? readDynamicConfig(r, root) : undefined;
   if (!dynamicPhases && root['dynamic_config'] !== undefined) r.error(['dynamic_config'], 'workflow: dynamic_config needs dynamic_phases: true');
   if (r.fatal || name === undefined || description === undefined || type === undefined) return fail();
   const template: WorkflowTemplate = { name, description, type, tags, estimated_duration_minutes: duration, steps };
+  if (complexity) template.complexity = complexity;
   if (dynamicPhases && dynamicConfig) Object.assign(template, { dynamic_phases: true, dynamic_config: dynamicConfig });
   return { template, problems: r.problems, agentLines };
+}
+
+/**
+ * Whether a workflows/ file is the seed's registry of workflows (`index.yaml`: a `workflows` list of names and paths,
+ * a discovery aid) rather than a workflow: it is no workflow to load, and no problem either.
+ */
+export function isWorkflowRegistry(raw: string): boolean {
+  const parsed = parseYaml(raw, '');
+  if ('problems' in parsed || !isMapping(parsed.root)) return false;
+  const root = parsed.root;
+  return Array.isArray(root['workflows']) && root['steps'] === undefined && root['phases'] === undefined;
 }
 
 /** The `dynamic_config` of a template with `dynamic_phases: true` (the dynamic-spec-workflows spec's metadata). */
@@ -96,7 +139,9 @@ function readDynamicConfig(r: FieldReader, root: Record<string, unknown>): Dynam
   return { source_type: sourceType, source_path_key: key, templates: { phase, task }, parser, phase_step: phaseStep };
 }
 
-function readType(r: FieldReader, root: Record<string, unknown>): WorkflowTemplate['type'] | undefined {
+/** The workflow's `type`, or when it has none, the type its steps' dependencies make it. */
+function readType(r: FieldReader, root: Record<string, unknown>, steps: readonly StepDefinition[]): WorkflowTemplate['type'] | undefined {
+  if (root['type'] === undefined || root['type'] === null) return typeOfGraph(steps);
   const expected = `one of ${WORKFLOW_TYPES.join(', ')}`;
   const type = r.string(root, [], 'type', 'workflow', expected, true);
   if (type === undefined) return undefined;
@@ -105,6 +150,31 @@ function readType(r: FieldReader, root: Record<string, unknown>): WorkflowTempla
     return undefined;
   }
   return type as WorkflowTemplate['type'];
+}
+
+/**
+ * What a workflow's dependencies make it: `sequential` when its steps can only go one at a time (one first step, and
+ * no step followed by two or waiting on two), `parallel` when none waits on another, else `hybrid`.
+ */
+export function typeOfGraph(steps: readonly StepDefinition[]): WorkflowTemplate['type'] {
+  if (steps.length > 1 && steps.every((s) => s.dependencies.length === 0)) return 'parallel';
+  const followers = new Map<string, number>();
+  for (const s of steps) for (const d of s.dependencies) followers.set(d, (followers.get(d) ?? 0) + 1);
+  const firsts = steps.filter((s) => s.dependencies.length === 0).length;
+  const chain = firsts <= 1 && steps.every((s) => s.dependencies.length <= 1) && [...followers.values()].every((n) => n <= 1);
+  return chain ? 'sequential' : 'hybrid';
+}
+
+function readComplexity(r: FieldReader, root: Record<string, unknown>): WorkflowTemplate['complexity'] {
+  if (root['complexity'] === undefined || root['complexity'] === null) return undefined;
+  const expected = `one of ${COMPLEXITIES.join(', ')}`;
+  const value = r.string(root, [], 'complexity', 'workflow', expected, false);
+  if (value === undefined) return undefined;
+  if (!(COMPLEXITIES as readonly string[]).includes(value)) {
+    r.error(['complexity'], `workflow: unknown complexity '${value}' (expected ${expected})`);
+    return undefined;
+  }
+  return value as WorkflowTemplate['complexity'];
 }
 
 function readDuration(r: FieldReader, root: Record<string, unknown>): number | null {
@@ -118,69 +188,89 @@ function readDuration(r: FieldReader, root: Record<string, unknown>): number | n
 }
 
 function readSteps(r: FieldReader, root: Record<string, unknown>, agentLines: Map<string, number | null>): StepDefinition[] {
-  const raw = root['steps'];
+  // The lifecycle spec's workflow files list their steps as `phases`; either name, not both.
+  const list = root['steps'] === undefined && root['phases'] !== undefined ? 'phases' : 'steps';
+  if (list === 'steps' && root['phases'] !== undefined) {
+    r.error(['phases'], "workflow: both 'steps' and 'phases' are given; keep one (phases is the lifecycle spec's name for the steps)");
+  }
+  const raw = root[list];
   if (raw === undefined || raw === null) {
-    r.error([], "workflow: missing required field 'steps' (expected a list of steps, each with name, agent and description)");
+    r.error([], "workflow: missing required field 'steps' (expected a list of steps, each with name, agent and description; " +
+      "or 'phases', each with phase, agent, description and dependsOn)");
     return [];
   }
   if (!Array.isArray(raw) || raw.length === 0) {
-    r.error(['steps'], `workflow: field 'steps' must be a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describe(raw)}`);
+    r.error([list], `workflow: field '${list}' must be a non-empty list of steps, got ${Array.isArray(raw) ? 'an empty list' : describe(raw)}`);
     return [];
   }
-  const steps: Array<{ step: StepDefinition; index: number }> = [];
+  const steps: Array<{ step: StepDefinition; index: number; depsKey: string }> = [];
   const firstIndex = new Map<string, number>();
   raw.forEach((item, i) => {
-    const step = readStep(r, item, i);
-    if (step === undefined) return;
+    const read = readStep(r, item, list, i);
+    if (read === undefined) return;
+    const { step, nameKey, depsKey } = read;
     const earlier = firstIndex.get(step.name);
     if (earlier !== undefined) {
-      r.error(['steps', i, 'name'], `step '${step.name}' (steps[${i}]): duplicate step name; steps[${earlier}] already uses it, and step names must be unique`);
+      r.error([list, i, nameKey], `step '${step.name}' (${list}[${i}]): duplicate step name; ${list}[${earlier}] already uses it, and step names must be unique`);
       return;
     }
     firstIndex.set(step.name, i);
-    agentLines.set(step.name, r.lineOf(['steps', i, 'agent']));
-    steps.push({ step, index: i });
+    agentLines.set(step.name, r.lineOf([list, i, 'agent']));
+    steps.push({ step, index: i, depsKey });
   });
   // Graph checks run over every named step, even ones with other errors, so one run shows everything.
-  for (const { step, index } of steps) {
+  for (const { step, index, depsKey } of steps) {
     step.dependencies.forEach((dep, j) => {
       if (firstIndex.has(dep)) return;
-      r.error(['steps', index, 'dependencies', j], `step '${step.name}': dependency '${dep}' names no step in this workflow (steps: ${[...firstIndex.keys()].join(', ')})`);
+      r.error([list, index, depsKey, j], `step '${step.name}': dependency '${dep}' names no step in this workflow (steps: ${[...firstIndex.keys()].join(', ')})`);
     });
   }
   for (const cycle of findCycles(steps.map((s) => s.step))) {
-    const index = firstIndex.get(cycle[0]!)!;
-    r.error(['steps', index, 'dependencies'], `dependency cycle: ${cycle.join(' → ')} (→ means "depends on"); no step in a cycle can ever become ready`);
+    const { index, depsKey } = steps.find((s) => s.step.name === cycle[0])!;
+    r.error([list, index, depsKey], `dependency cycle: ${cycle.join(' → ')} (→ means "depends on"); no step in a cycle can ever become ready`);
   }
   return steps.map((s) => s.step);
 }
 
-function readStep(r: FieldReader, item: unknown, i: number): StepDefinition | undefined {
-  const at: FieldPath = ['steps', i];
+/** The first of two names of one field that `item` uses (`name` or the lifecycle spec's `phase`); both is an error. */
+function fieldName(r: FieldReader, item: Record<string, unknown>, at: FieldPath, where: string, own: string, spec: string): string {
+  if (item[own] === undefined) return item[spec] === undefined ? own : spec;
+  if (item[spec] !== undefined) r.error([...at, spec], `${where}: both '${own}' and '${spec}' are given; keep one (${spec} is the lifecycle spec's name for ${own})`);
+  return own;
+}
+
+function readStep(r: FieldReader, item: unknown, list: string, i: number): { step: StepDefinition; nameKey: string; depsKey: string } | undefined {
+  const at: FieldPath = [list, i];
   if (!isMapping(item)) {
-    r.error(at, `steps[${i}]: expected a mapping with name, agent and description, got ${describe(item)}`);
+    r.error(at, `${list}[${i}]: expected a mapping with name, agent and description, got ${describe(item)}`);
     return undefined;
   }
-  const rawName = typeof item['name'] === 'string' ? item['name'].trim() : '';
-  const where = rawName ? `step '${rawName}'` : `steps[${i}]`;
+  const named = item['name'] ?? item['phase'];
+  const rawName = typeof named === 'string' ? named.trim() : '';
+  const where = rawName ? `step '${rawName}'` : `${list}[${i}]`;
   r.unknownKeys(item, at, where, STEP_FIELDS);
-  const name = r.string(item, at, 'name', where, 'a step name such as implement-fix', true);
+  const nameKey = fieldName(r, item, at, where, 'name', 'phase');
+  const depsKey = fieldName(r, item, at, where, 'dependencies', 'dependsOn');
+  const name = r.string(item, at, nameKey, where, 'a step name such as implement-fix', true);
   const agent = r.string(item, at, 'agent', where, 'the name of the agent that runs the step, such as implementer', true);
   const description = r.string(item, at, 'description', where, 'the task text the agent reads', true);
-  const dependencies = dedupe(r.stringList(item, at, 'dependencies', where));
+  const dependencies = dedupe(r.stringList(item, at, depsKey, where));
   const allowed = r.stringList(item, at, 'allowed_actions', where);
   const format = r.string(item, at, 'required_output_format', where, 'a description of the output the step must submit', false);
   const gate = r.boolean(item, at, 'human_gate', where, false);
   const paths = r.stringList(item, at, 'path_patterns', where);
   const tags = r.stringList(item, at, 'tags', where);
   const gateItems = r.stringList(item, at, 'validation_gate', where);
+  const parallel = item['allowParallel'] === undefined ? undefined : r.boolean(item, at, 'allowParallel', where, true);
   // A step with other errors keeps its name and dependencies for the graph checks; the file is rejected anyway.
   if (name === undefined) return undefined;
-  return {
+  const step: StepDefinition = {
     name, agent: agent ?? '', description: description ?? '', dependencies, allowed_actions: allowed,
     required_output_format: format ?? DEFAULT_OUTPUT_FORMAT, human_gate: gate, path_patterns: paths, tags,
     ...(gateItems.length ? { validation_gate: gateItems } : {}),
+    ...(parallel === undefined ? {} : { allow_parallel: parallel }),
   };
+  return { step, nameKey, depsKey };
 }
 
 function dedupe(list: string[]): string[] {

@@ -15,6 +15,11 @@ export function complexityOf(steps: number): Complexity {
   return steps <= 3 ? 'simple' : steps <= 6 ? 'moderate' : 'high';
 }
 
+/** A workflow's complexity: as its file says, else by its step count. */
+function workflowComplexity(t: StoredTemplate): Complexity {
+  return t.complexity ?? complexityOf(t.steps.length);
+}
+
 /** An ETag as clients send it (`"abc"`, `W/"abc"`) reduced to the hash. */
 function etag(value: string): string {
   return value.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
@@ -35,8 +40,8 @@ export class ContentQueries {
     const keywords = (q.keywords ?? []).map((k) => k.toLowerCase());
     const matches = listTemplates(this.ports.store).filter((t) => {
       if (q.tags?.length && !q.tags.some((tag) => t.tags.includes(tag))) return false;
-      if (q.complexity && complexityOf(t.steps.length) !== q.complexity) return false;
-      const hay = [t.name, t.description, ...t.tags, ...t.steps.flatMap((s) => [s.name, s.description])].join('\n').toLowerCase();
+      if (q.complexity && workflowComplexity(t) !== q.complexity) return false;
+      const hay = [t.name, t.description, ...t.tags, ...t.steps.flatMap((s) => [s.name, s.description]), t.content ?? ''].join('\n').toLowerCase();
       return keywords.every((k) => hay.includes(k));
     });
     const page = q.page ?? 1;
@@ -112,7 +117,7 @@ export class ContentQueries {
     const out: ContentResponse = { kind: 'workflow', name: t.name };
     if (level === 'name') return out;
     Object.assign(out, {
-      description: t.description, type: t.type, tags: t.tags, complexity: complexityOf(t.steps.length), stepsCount: t.steps.length,
+      description: t.description, type: t.type, tags: t.tags, complexity: workflowComplexity(t), stepsCount: t.steps.length,
       estimatedDurationMinutes: t.estimated_duration_minutes, source: t.source, updatedAt: t.updated_at,
     });
     return out;

@@ -84,7 +84,7 @@ export class Lifecycle {
     }
     const parallel = template.type !== 'sequential';
     const phases: WorkflowPhase[] = template.steps.map((s) => ({
-      phase: s.name, agent: s.agent, description: s.description, dependsOn: s.dependencies, allowParallel: parallel,
+      phase: s.name, agent: s.agent, description: s.description, dependsOn: s.dependencies, allowParallel: s.allow_parallel ?? parallel,
     }));
     const { iso } = this.now();
     const id = this.deps.ports.ids.uuid();
