@@ -1,7 +1,8 @@
 // Rule: a workspace that brings the seed's own content (midex's Markdown workflows with `phases`, its registry and its
 // shared context, copied into .baton/) works unchanged over real stdio: the workflows are listed and replace the
 // bundled ones of the same name, two agents work the parallel phases of one run at once, the synthesis waits for all
-// of them, and the lifecycle tools answer with the phases and the body as the file has them.
+// of them, the lifecycle tools answer with the phases and the body as the file has them, and a step's output is
+// checked by the seed's own contract (JSON Schema draft 2020-12).
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CLI, ensureBuilt } from '../fixtures/mcp/cliHarness.js';
 
 const SEED = join(__dirname, '..', 'fixtures', 'content', 'seed');
-const FILES = ['workflows/bug-fix.md', 'workflows/parallel-code-review.md', 'workflows/index.yaml', 'agents/_shared_context.md', 'agents/security-specialist.md'];
+const FILES = [
+  'workflows/bug-fix.md', 'workflows/parallel-code-review.md', 'workflows/index.yaml', 'agents/_shared_context.md', 'agents/security-specialist.md',
+  'contracts/StepOutput.schema.json',
+];
 
 interface Answer { status: string; execution_id?: string; new_step_token?: string; next_step_contract?: { step_name: string }; error?: { code: string; message: string } }
 
@@ -89,7 +93,7 @@ describe("the seed's own content in a workspace (real stdio, built dist/cli.js)"
     assert.ok([first.status, second.status].includes('task_closed'), `the run closed: ${first.status}, ${second.status}`);
   });
 
-  it('the lifecycle and content tools answer with the phases, allowParallel and the body as the file has them', async () => {
+  it('the lifecycle and content tools answer with the phases, allowParallel, the body and the contract as the files have them', async () => {
     const client = await agent('lifecycle', 'all');
     const started = await client.callTool({ name: 'start_execution', arguments: { workflowName: 'parallel-code-review' } });
     const phases = (started.structuredContent as { phases?: Array<{ phase: string; dependsOn: string[]; allowParallel: boolean }> }).phases!;
@@ -97,6 +101,16 @@ describe("the seed's own content in a workspace (real stdio, built dist/cli.js)"
       ['quality-review', 0, true], ['security-review', 0, true], ['performance-review', 0, true], ['maintainability-review', 0, true],
       ['architecture-review', 0, true], ['review-synthesis', 5, false],
     ]);
+    const executionId = (started.structuredContent as { id: string }).id;
+    await client.callTool({ name: 'transition_workflow_state', arguments: { executionId, newState: 'running' } });
+    const step = (await client.callTool({ name: 'start_step', arguments: { executionId, stepName: 'quality-review' } })).structuredContent as { id: string };
+    const refused = await client.callTool({ name: 'complete_step', arguments: { stepId: step.id, output: { summary: 'ok', confidence: 0.9 } } });
+    assert.equal(refused.isError, true);
+    assert.match(JSON.stringify(refused.content), /does not match the StepOutput contract \([^)]*\.baton\/contracts\/StepOutput\.schema\.json\): \/confidence is not allowed/);
+    const completed = await client.callTool({
+      name: 'complete_step', arguments: { stepId: step.id, output: { summary: 'Reviewed', artifacts: [{ type: 'report', content: '# Review' }], findings: ['naming'] } },
+    });
+    assert.deepEqual((completed.structuredContent as { contract: unknown }).contract, { schema: 'StepOutput', validated: true }, JSON.stringify(completed.content));
     const got = await client.callTool({ name: 'get_workflow', arguments: { workflowName: 'bug-fix', detailLevel: 'full' } });
     assert.ok(got.structuredContent, JSON.stringify(got).slice(0, 800));
     const wf = got.structuredContent as { complexity: string; content: { content: string; steps: unknown[] } };

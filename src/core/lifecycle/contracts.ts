@@ -1,27 +1,65 @@
 // Validates step and workflow outputs (and log contracts) against JSON Schema files with Ajv; a missing schema
-// skips validation with a logged notice (the spec's graceful degradation).
+// skips validation with a logged notice (the spec's graceful degradation). A schema is checked by the draft its
+// `$schema` names (draft-07 when it names none): the seed's own contracts are draft 2020-12.
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { BatonError } from '../errors.js';
 import type { FileSystem, Log } from '../ports.js';
 import type { ContractCheck } from '../lifecycleTypes.js';
 
+/** The drafts a contract may name in `$schema`, each by the URI it is known by (with or without `#`, http or https). */
+type Draft = 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
+const DRAFTS: ReadonlyArray<[Draft, RegExp]> = [
+  ['draft-06', /^https?:\/\/json-schema\.org\/draft-06\/schema#?$/],
+  ['draft-07', /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/],
+  ['2019-09', /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/],
+  ['2020-12', /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/],
+];
+
+/** The draft a schema's `$schema` names (draft-07 without one), or a sentence saying why it cannot be checked. */
+function draftOf(schema: Record<string, unknown>): Draft | string {
+  const uri = schema.$schema;
+  if (uri === undefined) return 'draft-07';
+  if (typeof uri !== 'string') return `its $schema is ${JSON.stringify(uri)}, not a URI`;
+  const known = DRAFTS.find(([, pattern]) => pattern.test(uri.trim()));
+  if (known) return known[0];
+  return `its $schema ${JSON.stringify(uri)} names a draft Baton does not check (it checks draft-06, draft-07, 2019-09 and ` +
+    '2020-12: set $schema to one of them, such as "http://json-schema.org/draft-07/schema#", or leave it out for draft-07)';
+}
+
+/** The class a dynamically imported Ajv module exports: its default, as the bundle and Node's ESM loader both give it. */
+function ajvClass(module: { default: unknown }): new (options: object) => Ajv {
+  type AjvClass = new (options: object) => Ajv;
+  const exported = module.default as AjvClass | { default: AjvClass };
+  return 'default' in exported ? exported.default : exported;
+}
+
+/** An Ajv instance for `draft`, with the formats; the other drafts' classes load only when a contract names them. */
+async function ajvFor(draft: Draft): Promise<Ajv> {
+  const options = { allErrors: true, strict: false };
+  let ajv: Ajv;
+  if (draft === '2020-12') ajv = new (ajvClass(await import('ajv/dist/2020.js')))(options);
+  else if (draft === '2019-09') ajv = new (ajvClass(await import('ajv/dist/2019.js')))(options);
+  else ajv = new Ajv(options);
+  if (draft === 'draft-06') ajv.addMetaSchema((await import('ajv/dist/refs/json-schema-draft-06.json')).default);
+  addFormats(ajv);
+  return ajv;
+}
+
 /** Validators compiled per schema text: a schema edited on disk is picked up on the next call. */
 export class ContractValidator {
-  private ajvInstance: Ajv | null = null;
+  private readonly ajvs = new Map<Draft, Promise<Ajv>>();
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly noticed = new Set<string>();
 
   /** `dirs`: contract folders in increasing precedence (bundled first, the workspace's `.baton/contracts` last). */
   constructor(private readonly fs: FileSystem, private readonly dirs: () => readonly string[], private readonly log: Log) {}
 
-  /** Ajv, made when the first schema is compiled: making it (meta-schemas, formats) costs more than a start-up's worth. */
-  private get ajv(): Ajv {
-    if (!this.ajvInstance) {
-      this.ajvInstance = new Ajv({ allErrors: true, strict: false });
-      addFormats(this.ajvInstance);
-    }
-    return this.ajvInstance;
+  /** Ajv for a draft, made when its first schema is compiled: making one (meta-schemas, formats) costs more than a start-up's worth. */
+  private ajv(draft: Draft): Promise<Ajv> {
+    let ajv = this.ajvs.get(draft);
+    if (!ajv) this.ajvs.set(draft, (ajv = ajvFor(draft)));
+    return ajv;
   }
 
   /** The schema file for `name` that wins (the last folder holding `<name>.schema.json`). */
@@ -70,11 +108,18 @@ export class ContractValidator {
     } catch (ex) {
       throw new BatonError('content_invalid', `${path} is not valid JSON (${ex instanceof Error ? ex.message : String(ex)}); fix the schema file.`);
     }
+    const isObject = typeof schema === 'object' && schema !== null && !Array.isArray(schema);
+    if (!isObject && typeof schema !== 'boolean') {
+      throw new BatonError('content_invalid', `${path} is not a JSON Schema (it holds ${Array.isArray(schema) ? 'a list' : JSON.stringify(schema)}, not an object); fix the schema file.`);
+    }
+    const draft = isObject ? draftOf(schema as Record<string, unknown>) : 'draft-07';
+    if (!DRAFTS.some(([known]) => known === draft)) throw new BatonError('content_invalid', `${path} cannot be checked: ${draft}.`);
+    const ajv = await this.ajv(draft as Draft);
     try {
       // $id must not clash between an old and a new text of the same file.
-      const s = { ...(schema as Record<string, unknown>) };
-      delete s.$id;
-      validate = this.ajv.compile(s);
+      const s = isObject ? { ...(schema as Record<string, unknown>) } : (schema as boolean);
+      if (typeof s === 'object') delete s.$id;
+      validate = ajv.compile(s);
     } catch (ex) {
       throw new BatonError('content_invalid', `${path} is not a valid JSON Schema (${ex instanceof Error ? ex.message : String(ex)}); fix the schema file.`);
     }
