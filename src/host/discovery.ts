@@ -29,6 +29,12 @@ export function discoveryPath(dbPath: string): string {
 
 export { isPidAlive };
 
+/**
+ * The header a forwarding `baton mcp` sends the owner with its pid: the agent's connection lives as long as that
+ * process, so the steps handed out on it are handed on once it is gone (killed, say), as for a process's own stdio.
+ */
+export const HOLDER_PID_HEADER = 'baton-holder-pid';
+
 /** Writes the discovery file atomically (temp file + rename) with mode 0600; returns its path. */
 export function writeDiscovery(dbPath: string, info: DiscoveryInfo): string {
   const path = discoveryPath(dbPath);

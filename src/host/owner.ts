@@ -85,8 +85,9 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
   const { startOwnerServer } = await import('./ownerServer.js');
   const endpoint: OwnerServer = await startOwnerServer({
     baton: opened.baton,
-    createServer: (scope) =>
-      createMcpServer(opened.baton, { toolGroups: scope?.toolGroups ? assertToolGroups(scope.toolGroups) : options.toolGroups, version: options.version, log, scope }),
+    createServer: (scope, holderPid) => createMcpServer(opened.baton, {
+      toolGroups: scope?.toolGroups ? assertToolGroups(scope.toolGroups) : options.toolGroups, version: options.version, log, scope, holderPid,
+    }),
     log,
     port: options.port,
   });

@@ -13,15 +13,20 @@ import { quoted } from '../mcp/inputErrors.js';
 import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
+import { HOLDER_PID_HEADER } from './discovery.js';
 import { McpHttpTransport, refuseWithoutSession } from './mcpHttpTransport.js';
+import { isPidAlive, mayBeBaton } from '../store/lock.js';
 
 export { handleControl, type ControlRequest } from './controlOps.js';
 
 /** Options of `startOwnerServer`. */
 export interface OwnerServerOptions {
   baton: BatonApi;
-  /** A fresh McpServer per session; `scope` when the session came with a run's token (see `issueRunToken`). */
-  createServer: (scope?: RunScope) => McpServer;
+  /**
+   * A fresh McpServer per session; `scope` when the session came with a run's token (see `issueRunToken`), `holderPid`
+   * when a forwarding `baton mcp` on this machine opened it (see holderPidOf).
+   */
+  createServer: (scope?: RunScope, holderPid?: number) => McpServer;
   log: Log;
   host?: string;
   port?: number;
@@ -130,6 +135,17 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | n
   return Buffer.concat(chunks);
 }
 
+/**
+ * The pid a forwarding `baton mcp` names in its initialize (HOLDER_PID_HEADER), when this process sees it as a live
+ * Baton: one in another PID namespace (a container sharing the network) is not recorded, or its steps would look
+ * abandoned while it works.
+ */
+function holderPidOf(req: IncomingMessage): number | undefined {
+  const raw = req.headers[HOLDER_PID_HEADER];
+  const pid = typeof raw === 'string' && /^\d{1,10}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  return Number.isSafeInteger(pid) && pid > 1 && pid !== process.pid && isPidAlive(pid) && mayBeBaton(pid) ? pid : undefined;
+}
+
 /** Starts the endpoint on a random port with a random token. */
 export async function startOwnerServer(options: OwnerServerOptions): Promise<OwnerServer> {
   const { baton, log } = options;
@@ -190,7 +206,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return refuseWithoutSession(res, req.method, body);
-    const server = options.createServer(grant === null ? undefined : grants.get(grant));
+    const server = options.createServer(grant === null ? undefined : grants.get(grant), holderPidOf(req));
     let accepted = false;
     const transport: McpHttpTransport = new McpHttpTransport(randomUUID(), (id) => {
       accepted = true;

@@ -23,7 +23,7 @@ import { batonMethods } from '../mcp/catalogBuilder.js';
 import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
-import { isPidAlive, type DiscoveryInfo } from './discovery.js';
+import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
 import { ownerState, silentOwnerWays } from './silentOwner.js';
@@ -79,7 +79,7 @@ export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Prom
 /** An upstream to the owner's Streamable HTTP endpoint. */
 export function httpUpstream(owner: DiscoveryInfo): Upstream {
   const transport = new StreamableHTTPClientTransport(new URL(owner.url), {
-    requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
+    requestInit: { headers: { authorization: `Bearer ${owner.token}`, [HOLDER_PID_HEADER]: String(process.pid) } },
   });
   return {
     transport,

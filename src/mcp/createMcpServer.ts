@@ -38,8 +38,9 @@ export interface CreateMcpServerOptions {
   /** How often a call waiting on a human gate reports progress to a client that asked for it; default 5 s. */
   gateProgressMs?: number;
   /**
-   * This process's pid when the session is its own stdio client (`baton mcp`): the connection lives as long as the
-   * process, and the steps handed out on it record it (see CallContext.holder_pid).
+   * The pid of the process whose stdio the session serves: this process's for its own stdio client (`baton mcp`), a
+   * forwarding `baton mcp`'s for the HTTP session it opened. The connection lives as long as that process, and the
+   * steps handed out on it record it (see CallContext.holder_pid).
    */
   holderPid?: number;
 }

@@ -1,6 +1,7 @@
 // Rule: an agent whose Baton connection ends while it holds a step leaves the step to the next agent that asks, at
 // once, with real processes: its forwarding `baton mcp` exits and ends its session with the owner (as when the editor
-// or `baton serve` owns the database); or its own `baton mcp`, the owner, is killed, and another agent's takes over.
+// or `baton serve` owns the database), or is killed and ends nothing (the owner knows its pid from its initialize);
+// or its own `baton mcp`, the owner, is killed, and another agent's takes over.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -36,6 +37,29 @@ describe('a step held by an agent whose connection ended', () => {
       if (r.status === 'ok') taken = r;
     }
     assert.equal(taken?.next_step_contract?.step_name, 'analyze-root-cause', 'handed on within 10 s, not once the token expired');
+  });
+
+  it('goes to the next agent that asks at once when that agent\'s forwarding baton mcp was killed (no session end)', async () => {
+    const held = tempSetup('baton-closed-killed-');
+    const own = ['--db', held.db, '--workspace', held.workspace, '--rate-limits', 'off'];
+    try {
+      const owner = await startMcp(own, 'owner');
+      const gone = await startMcp(own, 'agent-killed');
+      const next = await startMcp(own, 'agent-next');
+      sessions.push(owner, next);
+      const first = await call(gone, { template_name: 'bug-fix', task_description: 'its baton mcp is killed' });
+      assert.equal(first.status, 'ok');
+      assert.equal((await call(next, { task_id: first.execution_id })).status, 'no_op', 'held while its agent is there');
+      process.kill(gone.pid!, 'SIGKILL'); // no DELETE reaches the owner: its session stays open until it times out
+      let taken: Step | undefined;
+      for (const deadline = Date.now() + 5_000; !taken && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        const r = await call(next, { task_id: first.execution_id });
+        if (r.status === 'ok') taken = r;
+      }
+      assert.equal(taken?.next_step_contract?.step_name, 'analyze-root-cause', 'handed on once its process is gone, not once the session timed out');
+    } finally {
+      rmSync(held.dir, { recursive: true, force: true });
+    }
   });
 
   it('goes to the next agent at once when the owner whose own client held it was killed, once another owns the database', async () => {

@@ -185,6 +185,36 @@ describe('owner HTTP endpoint (real core)', () => {
     const noAuth = await raw(owner.port, { path: '/control', headers: { ...headers, authorization: '' }, body: '{"op":"status"}' });
     assert.equal(noAuth.status, 401);
   });
+
+  it('records the pid a forwarding baton mcp names only when it is another live process that may be Baton', async () => {
+    const seen: Array<number | undefined> = [];
+    const server = await startOwnerServer({
+      baton: opened.baton, log: silentLog,
+      createServer: (_scope, holderPid) => {
+        seen.push(holderPid);
+        return createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog });
+      },
+    });
+    const node = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const exited = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((r) => exited.once('exit', r));
+    try {
+      const ask = (pid: string) => raw(server.port, {
+        headers: { ...headers, host: `127.0.0.1:${server.port}`, authorization: `Bearer ${server.token}`, 'baton-holder-pid': pid },
+        body: JSON.stringify(INIT),
+      });
+      for (const pid of [String(node.pid), ` ${node.pid} `, String(sleeper.pid), String(exited.pid), String(process.pid), '1', 'abc', '12e3', '-5']) {
+        assert.equal((await ask(pid)).status, 200, pid);
+      }
+      assert.deepEqual(seen, [node.pid, node.pid, undefined, undefined, undefined, undefined, undefined, undefined, undefined],
+        'a live node process is recorded; a live program that is not Baton, a gone one, this one, init and no number are not');
+    } finally {
+      node.kill('SIGKILL');
+      sleeper.kill('SIGKILL');
+      await server.close();
+    }
+  });
 });
 
 describe('owner endpoint session cleanup', () => {
