@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
+import { defaultTaskDescription } from '../core/broker/stepText.js';
 import type { WorkflowStatusResource } from '../core/api.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
@@ -68,7 +69,8 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
   if (templates.find((t) => t.name === name)?.dynamic_phases) return startSpecWorkflow(s);
   const description = await vscode.window.showInputBox({
     title: `Baton: Start ${name}`,
-    prompt: 'Describe the task (what the agents should do)',
+    // The task is optional (a workflow starts from its name alone): said here, so an empty box is not a surprise.
+    prompt: `Describe the task (what the agents should do). Optional: left empty, the task reads "${defaultTaskDescription(name)}".`,
     placeHolder: 'e.g. Fix the crash when saving an empty file',
     ignoreFocusOut: true,
   });

@@ -16,6 +16,8 @@ export const fakeWindow = {
   /** The items of each quick pick shown. */
   picks: [] as unknown[][],
   answer: (_shown: ShownMessage): string | undefined => undefined,
+  /** The options of each input box shown. */
+  inputs: [] as Array<Record<string, unknown>>,
 };
 
 function show(level: ShownMessage['level']) {
@@ -84,8 +86,8 @@ const fake = {
   },
   window: {
     showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
-    // An input box the person dismisses.
-    showInputBox: async () => undefined,
+    // An input box the person dismisses; its options are kept for the test (fakeWindow.inputs).
+    showInputBox: async (options?: Record<string, unknown>) => void fakeWindow.inputs.push(options ?? {}),
     // A quick pick the person dismisses; its items are kept for the test (fakeWindow.picks).
     showQuickPick: async (items: unknown) => void fakeWindow.picks.push(await items as unknown[]),
   },

@@ -21,6 +21,7 @@ import type { RateLimitConfig } from './rateLimiter.js';
 import { computeReadySet, scoreParallelCandidates, type SelectableStep } from './selection.js';
 import { buildStepContext } from './stepContext.js';
 import { fitStepResult } from './stepResult.js';
+import { defaultTaskDescription } from './stepText.js';
 import { buildSynthesis } from './synthesis.js';
 import { isMoving } from '../stateMachine.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
@@ -346,7 +347,7 @@ export class Broker {
     if (template.dynamic_phases && !prepared) throw new BatonError('invalid_input', `Template "${name}" needs a source: pass source, the tasks.md relative to the workspace.`);
     const taskId = ids.uuid();
     const projectId = this.deps.projectId();
-    const description = req.task_description ?? req.rationale ?? `Run the ${name} workflow`;
+    const description = req.task_description ?? req.rationale ?? defaultTaskDescription(name);
     // A plain create hands out its first step from the rows it writes, built as a read would give them: it reads
     // nothing after its writes, so they all reach SQLite after the answer (Store.deferWrites).
     const plain = claim && !prepared;

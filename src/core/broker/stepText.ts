@@ -14,6 +14,11 @@ const ARTIFACT_TYPES_HINT =
 const GATE_NOTE =
   "A person approves this step after you submit: then call again with only the step_token you get back, to wait for the decision.";
 
+/** The task of a workflow started without a description (the description is optional when starting). */
+export function defaultTaskDescription(workflow: string): string {
+  return `Run the ${workflow} workflow`;
+}
+
 /** Texts the broker built along with their results, so the text is built once (the MCP layer reads it back). */
 const built = new WeakMap<NextStepResponse, string>();
 
@@ -84,7 +89,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
     statusLine(res),
   ];
   if (x.feedback) head.push('', '## Reviewer feedback: address it in this attempt', x.feedback.split(/\r?\n/).map((l) => `> ${l}`).join('\n'));
-  head.push('', '## Task', x.task_description || `Run the ${x.workflow} workflow.`);
+  head.push('', '## Task', x.task_description || `${defaultTaskDescription(x.workflow)}.`);
   if (x.step_description) head.push('', x.step_description);
   if (x.spec) head.push(...specSection(x.spec));
   head.push('', '## Allowed', bullets(c.allowed_actions, 'Whatever the task needs, within the rules below'));

@@ -1,0 +1,29 @@
+// Rule: "Baton: Start Workflow…" says in its input box that the task is optional and what a run started without one is
+// given as its task (the core's own words), so an empty box starts nothing the person did not expect.
+import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { LocalSource } from '../../src/vscode/batonSource.js';
+import type { Services } from '../../src/vscode/services.js';
+import { startWorkflow } from '../../src/vscode/workflowCommands.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+import { fakeWindow } from '../helpers/fakeVscode.js';
+
+describe('Baton: Start Workflow…', () => {
+  beforeEach(() => {
+    fakeWindow.inputs = [];
+  });
+
+  it('asks for the task saying it is optional, with the task a run started without one gets', async () => {
+    const { baton } = await makeBaton();
+    const s = { connection: new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never) } as unknown as Services;
+    assert.equal(await startWorkflow(s, 'bug-fix'), undefined, 'dismissed: nothing started');
+    assert.equal(fakeWindow.inputs.length, 1);
+    const prompt = String(fakeWindow.inputs[0]!.prompt);
+    assert.match(prompt, /^Describe the task \(what the agents should do\)\. Optional: left empty, the task reads "[^"]+"\.$/);
+    assert.deepEqual(await baton.listExecutions(), [], 'the dismissed box started no run');
+    const started = await baton.startWorkflow('bug-fix');
+    const task = (await baton.workflowStatus(started.execution_id)).task_description;
+    assert.ok(task && prompt.includes(`"${task}"`), `the prompt names the task the core gives: ${task}`);
+  });
+});
