@@ -1,5 +1,6 @@
 // Draws the step graph as an SVG from the DOM-free layout: nodes coloured by status (CSS classes on theme variables),
 // dependency edges with arrowheads, nodes focusable and selectable with click, Enter or Space.
+import { leftStepText } from '../src/shared/labels.js';
 import type { PanelStep } from '../src/shared/protocol.js';
 import { onActivate, s } from './dom.js';
 import { layoutGraph } from './graphLayout.js';
@@ -14,9 +15,20 @@ function pathOf(points: GraphPoint[]): string {
   return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x},${p.y}`).join(' ');
 }
 
+/** The run a graph belongs to: its status, and whether it was cancelled (a step it left unfinished says so). */
+export interface GraphRun {
+  status: string;
+  cancelled: boolean;
+}
+
+/** A step's status as the graph and the step's details say it: "not run (run cancelled)" for one a run left behind. */
+export function stepStatusLabel(st: PanelStep, run: GraphRun): string {
+  return leftStepText(st.status, run.status, run.cancelled) ?? statusLabel(st.status);
+}
+
 /** The graph's SVG; `onSelect` is called with the chosen step's name. */
-export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void): SVGElement {
-  const subtitle = (st: PanelStep): string => `${statusLabel(st.status)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
+export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void, run: GraphRun): SVGElement {
+  const subtitle = (st: PanelStep): string => `${stepStatusLabel(st, run)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
   const layout = layoutGraph(steps.map((st) => ({ name: st.name, dependencies: st.dependencies, subtitle: subtitle(st) })));
   const byName = new Map(steps.map((st) => [st.name, st]));
   const svg = s('svg', {
@@ -38,12 +50,14 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
   for (const n of ordered) {
     const step = byName.get(n.name);
     const status = step?.status ?? 'pending';
+    // A step a cancelled or failed run left behind is drawn muted (`data-left`), not as a step that is running or next.
+    const shown = step ? stepStatusLabel(step, run) : statusLabel(status);
     const g = s('g', {
       class: `node${n.name === selected ? ' selected' : ''}`, 'data-testid': `node-${n.name}`, 'data-status': status,
-      tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${statusLabel(status)}`, 'aria-pressed': n.name === selected ? 'true' : 'false',
-      transform: `translate(${n.x},${n.y})`,
+      'data-left': shown !== statusLabel(status), tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${shown}`,
+      'aria-pressed': n.name === selected ? 'true' : 'false', transform: `translate(${n.x},${n.y})`,
     },
-    s('title', {}, `${n.name}: ${statusLabel(status)}${step?.agent ? ` (${step.agent})` : ''}`),
+    s('title', {}, `${n.name}: ${shown}${step?.agent ? ` (${step.agent})` : ''}`),
     s('rect', { width: n.width, height: n.height, rx: 6, ry: 6 }),
     s('text', { class: 'node-name', x: n.width / 2, y: 19, 'text-anchor': 'middle' }, n.name),
     s('text', { class: 'node-status', x: n.width / 2, y: 36, 'text-anchor': 'middle' }, step ? subtitle(step) : statusLabel(status)));

@@ -76,11 +76,15 @@ function decide(message: FromWebview): void {
   render();
 }
 
-/** The step whose details are shown: the person's choice, else the one that needs attention most. */
+/**
+ * The step whose details are shown: the person's choice, else the one that needs attention most; none in a run that
+ * failed or was cancelled (no step of it is current: the panel says how it ended instead).
+ */
 function shownStep(s: PanelState): string | null {
   const has = (n: string | null | undefined): n is string => !!n && s.steps.some((x) => x.name === n);
   if (has(selected)) return selected;
   if (has(s.selectedStep)) return s.selectedStep;
+  if (s.status === 'failed') return null;
   const candidates = [s.awaiting[0], s.contracts.find((c) => c.active)?.stepName, s.currentStep,
     s.steps.find((x) => x.status === 'running' || x.status === 'ready')?.name, s.steps.find((x) => x.status !== 'completed')?.name,
     s.steps[s.steps.length - 1]?.name];
@@ -138,12 +142,12 @@ function render(): void {
     ...[renderError()].filter((x): x is HTMLElement => x !== null),
     teamColumns ?? h('div', { class: 'columns' },
       h('div', { class: 'column' },
-        s.spec ? renderSpec(s.spec, shown) : null,
+        s.spec ? renderSpec(s.spec, shown, s) : null,
         // A pipeline run shows its system's structure (nested steps) rather than a dependency graph and contracts.
         gateStep ? renderGate(gateStep, s.awaiting, gate, panelRejection(s.pipeline, gateStep), s.submissions.find((x) => x.stepName === gateStep)) : null,
         s.pipeline ? renderPipeline(s.pipeline, pipeline) : h('section', { class: 'graph-section', 'aria-labelledby': 'graph-heading' },
           h('h2', { id: 'graph-heading' }, 'Steps'),
-          h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select))),
+          h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select, s))),
         s.pipeline ? null : renderStep(s, shown)),
       h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), s.pipeline ? null : renderGuardrails(s), renderTimeline(s))),
   );

@@ -1,9 +1,9 @@
 // The panel's sections, each a pure function of the state to DOM (text only, no HTML strings), with the stable
 // data-testids the end-to-end tests use.
-import { statusText, timelineEventName } from '../src/shared/labels.js';
+import { plural, statusText, timelineEventName } from '../src/shared/labels.js';
 import type { PanelContract, PanelFinding, PanelState, PanelStep } from '../src/shared/protocol.js';
 import { h } from './dom.js';
-import { statusLabel } from './graphView.js';
+import { statusLabel, stepStatusLabel } from './graphView.js';
 
 function time(iso: string | null): string {
   if (!iso) return '—';
@@ -49,10 +49,12 @@ export function renderHeader(state: PanelState): HTMLElement {
       state.completedAt ? ` · finished ${time(state.completedAt)}` : ''));
 }
 
-function contractBody(step: PanelStep, contract: PanelContract | undefined): HTMLElement {
+function contractBody(step: PanelStep, contract: PanelContract | undefined, left: boolean): HTMLElement {
   const note = contract === undefined
     ? 'No contract is known for this step.'
-    : contract.active ? 'Contract issued to the agent working on this step.' : 'As the workflow defines it; guardrail actions are added when the step starts.';
+    : contract.active ? 'Contract issued to the agent working on this step.'
+    : left ? 'As the workflow defines it; the run ended, so no agent takes this step.'
+    : 'As the workflow defines it; guardrail actions are added when the step starts.';
   return h('section', { 'data-testid': 'contract', class: 'contract', 'aria-labelledby': 'contract-heading' },
     h('h3', { id: 'contract-heading' }, 'Contract'),
     h('p', { class: 'note' }, note),
@@ -68,15 +70,35 @@ function contractBody(step: PanelStep, contract: PanelContract | undefined): HTM
     step.feedback ? h('div', { class: 'feedback-note' }, h('h4', {}, 'Feedback from the last review'), h('p', {}, step.feedback)) : null);
 }
 
-/** The shown step's details and contract. */
+/**
+ * In place of a step, for a run that failed or was cancelled with none selected: how it ended and why, and what it
+ * left unfinished (no step of it is current any more).
+ */
+function renderEnded(state: PanelState): HTMLElement {
+  const ended = statusText(state.status, state.cancelled);
+  const left = state.steps.filter((x) => stepStatusLabel(x, state) !== statusLabel(x.status)).length;
+  return h('section', { class: 'step', 'data-testid': 'run-ended', 'aria-labelledby': 'selected-step' },
+    h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, `Run ${ended}`),
+    h('p', { 'data-testid': 'end-reason' }, state.endReason ? `${capitalized(ended)}: ${state.endReason}.` : `The run ${state.cancelled ? 'was cancelled' : 'failed'}.`),
+    h('p', { class: 'note' }, `No step runs any more${left ? `: ${plural(left, 'step')} ${left === 1 ? 'was' : 'were'} left unfinished` : ''}. ` +
+      'Select a step in the graph to see what it did.'));
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The shown step's details and contract (none shown in a run that ended early: how it ended). */
 export function renderStep(state: PanelState, stepName: string | null): HTMLElement {
   const step = state.steps.find((x) => x.name === stepName);
+  if (!step && state.status === 'failed') return renderEnded(state);
   if (!step) return h('section', { class: 'step' }, h('h2', { 'data-testid': 'selected-step', tabindex: -1 }, 'No step'));
   const contract = state.contracts.find((c) => c.stepName === step.name);
+  const status = stepStatusLabel(step, state);
   return h('section', { class: 'step', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, step.name),
     h('dl', { class: 'facts' },
-      h('dt', {}, 'Status'), h('dd', { 'data-testid': 'selected-status' }, statusLabel(step.status)),
+      h('dt', {}, 'Status'), h('dd', { 'data-testid': 'selected-status' }, status),
       h('dt', {}, 'Agent'), h('dd', {}, step.agent),
       h('dt', {}, 'Depends on'), h('dd', {}, step.dependencies.join(', ') || '—'),
       h('dt', {}, 'Attempt'), h('dd', {}, String(step.attempt)),
@@ -84,7 +106,7 @@ export function renderStep(state: PanelState, stepName: string | null): HTMLElem
       h('dt', {}, 'Took'), h('dd', {}, duration(step.durationMs))),
     step.description ? h('p', { class: 'description' }, step.description) : null,
     step.summary ? h('blockquote', { class: 'summary agent-text' }, step.summary) : null,
-    contractBody(step, contract));
+    contractBody(step, contract, status !== statusLabel(step.status)));
 }
 
 /** The active guardrails, one group per rule. */

@@ -1,9 +1,10 @@
 // A spec workflow in the panel: the phase shown (the current one, or the one selected in the graph), its tasks with
 // their state, its validation gate with the evidence handed in, what the last refused submission lacked, and a notice
 // when tasks.md has drifted from the workflow's snapshot. Text only, stable data-testids for the end-to-end tests.
+import { leftStepText, plural, statusText } from '../src/shared/labels.js';
 import type { PanelSpec, PanelSpecPhase } from '../src/shared/protocol.js';
 import { h } from './dom.js';
-import { statusLabel } from './graphView.js';
+import { statusLabel, type GraphRun } from './graphView.js';
 
 const TASK_STATE_TEXT = { done: 'done', current: 'current', locked: 'locked' } as const;
 
@@ -38,19 +39,29 @@ function renderGateItems(phase: PanelSpecPhase): HTMLElement {
         : h('blockquote', { class: 'evidence' }, g.evidence))));
 }
 
-/** The spec section for the phase `shownStep` names when it is a phase, else the current phase (or the last one). */
-export function renderSpec(spec: PanelSpec, shownStep: string | null): HTMLElement {
+/** With no phase current: all of them done, or (a run cancelled or failed) how far it got. */
+function endHeading(spec: PanelSpec, run: GraphRun): string {
+  if (run.status !== 'failed') return `All ${spec.phaseCount} phases done`;
+  const done = spec.phases.filter((p) => p.phase > 0 && p.status === 'completed').length;
+  return `Spec workflow ${statusText(run.status, run.cancelled)}: ${done} of ${plural(spec.phaseCount, 'phase')} done`;
+}
+
+/**
+ * The spec section for the phase `shownStep` names when it is a phase, else the current phase (or the last one); `run`
+ * says whether the run ended early (no phase is then current, and those it left unfinished say so).
+ */
+export function renderSpec(spec: PanelSpec, shownStep: string | null, run: GraphRun): HTMLElement {
   const phase = spec.phases.find((p) => p.stepName === shownStep)
     ?? spec.phases.find((p) => p.phase === spec.currentPhase)
     ?? spec.phases[spec.phases.length - 1];
-  const heading = spec.currentPhase === null ? `All ${spec.phaseCount} phases done` : spec.phases.find((p) => p.phase === spec.currentPhase)?.title ?? '';
+  const heading = spec.currentPhase === null ? endHeading(spec, run) : spec.phases.find((p) => p.phase === spec.currentPhase)?.title ?? '';
   return h('section', { class: 'spec', 'data-testid': 'spec', 'aria-labelledby': 'spec-heading' },
     h('h2', { id: 'spec-heading', 'data-testid': 'spec-current' }, heading),
     h('p', { class: 'dim' }, `Spec workflow on ${spec.source} · ${spec.ticked} box${spec.ticked === 1 ? '' : 'es'} ticked in it so far`),
     renderDrift(spec),
     spec.writeBackProblem ? h('p', { class: 'spec-problem', 'data-testid': 'spec-write-back' }, `Write-back: ${spec.writeBackProblem}`) : null,
     phase ? h('div', { class: 'spec-phase', 'data-testid': 'spec-phase', 'data-phase': phase.phase, 'data-status': phase.status },
-      h('h3', {}, `${phase.title} · ${statusLabel(phase.status)}`),
+      h('h3', {}, `${phase.title} · ${leftStepText(phase.status, run.status, run.cancelled) ?? statusLabel(phase.status)}`),
       phase.signoff ? h('p', { class: 'note' }, 'A person signs this phase off: Approve or Reject it when the agent submits it.') : null,
       h('h4', {}, `Tasks (${phase.tasks.length})`),
       renderTasks(phase),

@@ -15,6 +15,18 @@ export function statusText(status: string, cancelled = false): string {
   return cancelled && status === 'failed' ? 'cancelled' : status.replace(/_/g, ' ');
 }
 
+/** Step statuses a run can leave behind when it ends early: none of them will move again. */
+const UNFINISHED_STEP = new Set(['pending', 'ready', 'running', 'awaiting_approval']);
+
+/**
+ * What became of a step a run left unfinished when it ended (cancelled, failed): "not run (run cancelled)" for one
+ * never started, "stopped (run failed)" for one it cut short; null for a finished step or a run not ended.
+ */
+export function leftStepText(step: string, runStatus: string, cancelled = false): string | null {
+  if ((runStatus !== 'completed' && runStatus !== 'failed') || !UNFINISHED_STEP.has(step)) return null;
+  return `${step === 'pending' || step === 'ready' ? 'not run' : 'stopped'} (run ${statusText(runStatus, cancelled)})`;
+}
+
 /** A progress percentage as shown: whole, 0–100, below 100 until the run has completed (rounding says 100 early). */
 export function shownProgress(progress: number, status: string): number {
   const whole = Math.max(0, Math.min(100, Math.round(progress)));

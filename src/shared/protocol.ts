@@ -278,6 +278,11 @@ export interface PanelState {
   status: ExecutionStatus;
   /** Cancelled by a person or agent (`status` is then `failed`). */
   cancelled: boolean;
+  /**
+   * Why a failed or cancelled run ended, as its last `workflow_failed` / `workflow_cancelled` event says ("cancelled
+   * from the editor, by retention"); null while it runs, once it completed, or when no event says.
+   */
+  endReason: string | null;
   /** 0–100. */
   progress: number;
   currentStep: string | null;

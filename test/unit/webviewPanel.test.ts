@@ -7,8 +7,9 @@
 // pause stopped shows what it wrote marked stopped, and the timeline calls it stopped and a pipeline's end a
 // pipeline's; a follower says another process drives the run only while it moves; a budget box keeps what was typed
 // through updates and a refused resume, and refuses a limit not above the spend before sending it; the badge reads as
-// words ("awaiting approval", "cancelled"); long unbroken agent text wraps inside its column and bidi controls in it
-// are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev
+// words ("awaiting approval", "cancelled"); a run that failed or was cancelled has no current step: its steps left
+// unfinished read "not run" / "stopped", drawn muted, and the panel says how it ended and why; long unbroken agent
+// text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev
 // dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,6 +83,19 @@ function fixture(fixStatus: StepStatusView['status']): PanelState {
   };
   const events = [{ event_type: 'workflow_started', event_data: { template: 'bug-fix' }, created_at: '2026-01-01T00:00:00Z' }];
   return buildPanelState(status, current, events, [artifact], '# Active Guardrails\n\n## Rule: Security\n\n- **NEVER** commit secrets\n');
+}
+
+/** A run ended early with its first step done, the next one ready (nobody took it) and the last pending. */
+function endedFixture(cancelled: boolean): PanelState {
+  const status: WorkflowStatusResource = {
+    execution_id: 'e2', task_id: 't2', workflow: 'bug-fix', status: 'failed', cancelled, current_step: null, progress: 33,
+    started_at: '2026-01-01T00:00:00Z', completed_at: '2026-01-01T00:05:00Z',
+    steps: [step('analyze', 'completed', []), step('implement_fix', 'ready', ['analyze']), step('review', 'pending', ['implement_fix'])],
+  };
+  const end = cancelled
+    ? { event_type: 'workflow_cancelled', event_data: { reason: 'cancelled from the editor', by: null }, created_at: '2026-01-01T00:05:00Z' }
+    : { event_type: 'workflow_failed', event_data: { reason: 'no ready steps', incomplete: ['review'] }, created_at: '2026-01-01T00:05:00Z' };
+  return buildPanelState(status, null, [{ event_type: 'workflow_started', event_data: {}, created_at: '2026-01-01T00:00:00Z' }, end], [], '');
 }
 
 /** A spec workflow in Phase 1 of 2: one task current, one ticked in source, a gate item missing, tasks.md drifted. */
@@ -363,6 +377,42 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     ]);
     assert.deepEqual(posted.filter((m) => 'saved' in m).at(-1), { saved: { executionId: 'e1', selectedStep: 'implement_fix' } });
     assert.deepEqual(posted.filter((m) => 'csp' in m), [], 'no CSP violations');
+
+    // A run cancelled (or failed) before its next step was taken, opened fresh: no step is current, the step it left
+    // ready reads "not run", drawn muted, and the panel says how the run ended and why.
+    const ended = await browser.newPage();
+    ended.on('pageerror', (e) => errors.push(e.message));
+    const endedPosted: Array<Record<string, unknown>> = [];
+    await ended.exposeFunction('__toHost', (m) => endedPosted.push(m as Record<string, unknown>));
+    await ended.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    for (const end = Date.now() + 10_000; !endedPosted.some((m) => m.type === 'panel/ready') && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+    const $e = (id: string) => ended.locator(`[data-testid="${id}"]`);
+    const sendEnded = (m: unknown) => ended.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
+    await sendEnded({ type: 'panel/init', executionId: 'e2', state: endedFixture(false) });
+    await $e('run-ended').waitFor({ timeout: 5_000 });
+    assert.equal(await $e('selected-step').textContent(), 'Run failed');
+    assert.equal(await $e('end-reason').textContent(), 'Failed: no ready steps.');
+    await sendEnded({ type: 'panel/update', state: endedFixture(true) });
+    await ended.locator('[data-testid="status"][data-status="cancelled"]').waitFor({ timeout: 5_000 });
+    assert.equal(await $e('selected-step').textContent(), 'Run cancelled');
+    assert.equal(await $e('end-reason').textContent(), 'Cancelled: cancelled from the editor.');
+    assert.match((await $e('run-ended').textContent()) ?? '', /No step runs any more: 2 steps were left unfinished\./);
+    assert.equal(await ended.locator('g.node.selected').count(), 0, 'no step is marked current');
+    assert.equal(await ended.locator('g.node[aria-pressed="true"]').count(), 0);
+    assert.equal(await $e('node-implement_fix').getAttribute('aria-label'), 'implement_fix: not run (run cancelled)');
+    assert.equal(await $e('node-implement_fix').getAttribute('data-left'), '', 'drawn muted, not as a step running');
+    assert.equal(await $e('node-review').getAttribute('aria-label'), 'review: not run (run cancelled)');
+    assert.equal(await $e('node-analyze').getAttribute('aria-label'), 'analyze: completed');
+    assert.equal(await $e('node-analyze').getAttribute('data-left'), null);
+    // A spec workflow cancelled in its Phase 1: how far it got, not "all phases done".
+    const phases = specFixture().phases.map((p) => (p.phase === 1 ? { ...p, status: 'failed' as const } : p));
+    await sendEnded({ type: 'panel/update', state: { ...endedFixture(true), spec: { ...specFixture(), currentPhase: null, phases } } });
+    await $e('spec').waitFor({ timeout: 5_000 });
+    assert.equal(await $e('spec-current').textContent(), 'Spec workflow cancelled: 0 of 2 phases done');
+    assert.equal(await ended.locator('[data-testid="spec-phase"] h3').textContent(), 'Phase 2/2: Document · not run (run cancelled)');
+    await $e('node-implement_fix').click();
+    assert.equal(await $e('selected-status').textContent(), 'not run (run cancelled)');
+    assert.deepEqual(endedPosted.filter((m) => 'csp' in m), [], 'no CSP violations');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

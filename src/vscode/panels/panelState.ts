@@ -208,6 +208,16 @@ function timeline(events: TimelineEvent[]): PanelTimelineEntry[] {
   });
 }
 
+/** Why a failed (or cancelled) run ended, from its last end event's `reason` (or `error`) and `by`; else null. */
+function endReason(status: WorkflowStatusResource, events: TimelineEvent[]): string | null {
+  if (status.status !== 'failed') return null;
+  const end = [...events].reverse().find((e) => e.event_type === 'workflow_cancelled' || e.event_type === 'workflow_failed');
+  const data = typeof end?.event_data === 'object' && end.event_data !== null ? end.event_data as Record<string, unknown> : {};
+  const why = str(data.reason) ?? str(data.error);
+  const by = str(data.by);
+  return why === null ? null : clip(`${budgetReasonText(why)}${by ? `, by ${by}` : ''}`, DETAIL_CHARS);
+}
+
 /**
  * Builds the panel state from the execution's status, active steps, timeline, artifacts and guardrails markdown;
  * the template's step definitions (optional) describe the steps that are not active.
@@ -234,6 +244,7 @@ export function buildPanelState(
     status: status.status,
     // An owner that predates the cancelled mark: its timeline still says so.
     cancelled: status.cancelled ?? (status.status === 'failed' && events.some((e) => e.event_type === 'workflow_cancelled')),
+    endReason: endReason(status, events),
     progress: shownProgress(status.progress, status.status),
     currentStep: status.current_step,
     startedAt: status.started_at,

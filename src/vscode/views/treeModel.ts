@@ -3,7 +3,7 @@
 import type { ArtifactRecord, AvailableWorkflowsResource, ExecutionSummary, StepStatusView, WorkflowStatusResource } from '../../core/api.js';
 import type { Finding } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus, StepStatus, WorkflowTemplate } from '../../core/types.js';
-import { budgetReasonText, plural, runName, shownProgress, statusText, taskLabel } from '../../shared/labels.js';
+import { budgetReasonText, leftStepText, plural, runName, shownProgress, statusText, taskLabel } from '../../shared/labels.js';
 
 export { statusText };
 
@@ -199,7 +199,7 @@ export function stepNodes(
   return status.steps.map((s) => {
     const interrupted = orphaned && s.status === 'running';
     const why = s.status === 'pending' && stopped[s.step_name] ? budgetReasonText(stopped[s.step_name]!.reason) : null;
-    const left = runEnded !== null && UNFINISHED_STEP.has(s.status) ? leftText(s.status, runEnded) : null;
+    const left = leftStepText(s.status, status.status, status.cancelled);
     const shown = left ?? (interrupted ? 'interrupted' : why !== null ? `stopped (${why})` : statusText(s.status));
     return {
       id: `step:${status.execution_id}:${s.step_name}`,
@@ -218,14 +218,6 @@ export function stepNodes(
 
 /** The context-value suffix of a run Baton drives itself (a pipeline run) and of its steps. */
 const DRIVEN = ':driven';
-
-/** Steps a run can leave behind when it ends early: none of them will move again. */
-const UNFINISHED_STEP = new Set<StepStatus>(['pending', 'ready', 'running', 'awaiting_approval']);
-
-/** "not run (run cancelled)" for a step never started; "stopped (run failed)" for one it cut short. */
-function leftText(step: StepStatus, runEnded: string): string {
-  return `${step === 'pending' || step === 'ready' ? 'not run' : 'stopped'} (run ${runEnded})`;
-}
 
 const STEP_INTERRUPTED = 'Interrupted: the Baton process running it ended; Resume the run to go on with it';
 
