@@ -34,7 +34,8 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.copyMcpConfigCodex': (s) => copyMcpConfig(s, 'codex'),
   'baton.copyHandoffPrompt': copyHandoffPrompt,
   'baton.showLog': (s) => s.log.channel.show(),
-  'baton.refresh': (s) => s.tree.refresh(),
+  // After the database failed to open, Refresh opens it again (its cause may be fixed by now); else it re-reads.
+  'baton.refresh': (s) => (s.connection.state === 'failed' ? s.connection.restart() : s.tree.refresh()),
 };
 
 /** Registers every command; a failing handler is logged and shown, never thrown into the editor. */

@@ -26,6 +26,9 @@ import { databaseFailureText, readSettings, settingsProblemsText } from './setti
 /** Where the connection stands. */
 export type ConnectionState = 'starting' | 'ready' | 'failed';
 
+/** The failure notification's button that opens the database again (as Refresh does while it has failed). */
+const TRY_AGAIN = 'Try Again';
+
 /** How long to keep trying to take over after the owner's stream ends (it releases its lock on the way out). */
 const TAKEOVER_MS = 10_000;
 
@@ -245,13 +248,16 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.state = 'failed';
     this.log.error('Baton could not open its database', ex);
     const settings = this.customDb ? ['Open Settings'] : [];
-    void vscode.window.showErrorMessage(`Baton: ${this.error}`, ...settings, 'Show Log').then((pick) => {
+    // Try Again: a cause fixed outside the settings (a folder made writable) is otherwise picked up only by a reload.
+    void vscode.window.showErrorMessage(`Baton: ${this.error}`, ...settings, 'Show Log', TRY_AGAIN).then((pick) => {
       if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'baton.database.path');
       else if (pick === 'Show Log') this.log.channel.show();
+      else if (pick === TRY_AGAIN && this.state === 'failed') void this.restart();
     });
+    // A command that waited for the database says what a later one does: the file, why, and what to change.
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
-    for (const w of waiters) w.reject(ex);
+    for (const w of waiters) w.reject(this.failure);
     this.changed.fire();
   }
 
