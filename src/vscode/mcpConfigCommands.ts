@@ -19,7 +19,15 @@ export async function copyMcpConfig(s: Services, client: McpClient): Promise<str
     dbPath: custom ? s.connection.dbPath || undefined : undefined,
   });
   await vscode.env.clipboard.writeText(text);
-  void vscode.window.showInformationMessage(`Baton: MCP config for ${NAMES[client]} copied. ${mcpConfigHint(client)}`);
+  const copied = `Baton: MCP config for ${NAMES[client]} copied. ${mcpConfigHint(client)}`;
+  // The config needs no database, but the agent's Baton opens the one this editor failed to open: say so, not "done".
+  if (s.connection.state === 'failed') {
+    void vscode.window.showWarningMessage(`${copied} But this editor could not open the database it uses (${s.connection.dbPath}), ` +
+      "and the agent's Baton opens the same one: fix that first (the error notification and Baton: Show Log say why; " +
+      'Baton: Refresh tries again).');
+  } else {
+    void vscode.window.showInformationMessage(copied);
+  }
   return text;
 }
 

@@ -2,7 +2,8 @@
 // error notification that names the file, the system's reason and what to change: the baton.database.path setting
 // (with an Open Settings button) when the setting chose the file, else the folder Baton must be able to write; the
 // commands run afterwards, or waiting for it while it opened, say the same, not the bare system error. Once the cause
-// is fixed, Try Again (or Refresh) opens it without a reload.
+// is fixed, Try Again (or Refresh) opens it without a reload. Copy MCP Config, which needs no database, still copies
+// its config, and says that the agent's Baton opens the database this editor could not.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { COMMANDS } from '../../src/vscode/commands.js';
+import { copyMcpConfig } from '../../src/vscode/mcpConfigCommands.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import type { Services } from '../../src/vscode/services.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
@@ -116,4 +118,23 @@ describe('the database cannot be opened', () => {
     }
   });
 
+  it('Copy MCP Config still copies the config, saying that the agent\'s Baton opens the database that failed here', async () => {
+    fakeVscode.workspace.settings = { 'database.path': '/proc/nope/baton.db' };
+    fakeVscode.workspace.workspaceFolders = [{ name: 'ws', uri: { fsPath: '/home/me/app' } }];
+    const c = await failedConnection();
+    const storage = mkdtempSync(join(tmpdir(), 'baton-launcher-'));
+    fakeWindow.shown = [];
+    try {
+      const s = { connection: c, log, context: { extensionPath: '/ext', globalStorageUri: { fsPath: storage } } } as unknown as Services;
+      const text = await copyMcpConfig(s, 'claude');
+      assert.deepEqual(JSON.parse(text!).mcpServers.baton.args.slice(1), ['mcp', '--workspace', '/home/me/app', '--db', '/proc/nope/baton.db']);
+      assert.equal(fakeVscode.env.clipboard.text, text);
+      assert.equal(fakeWindow.shown.length, 1);
+      assert.equal(fakeWindow.shown[0]!.level, 'warning');
+      assert.match(fakeWindow.shown[0]!.message, /^Baton: MCP config for Claude Code copied\. .* But this editor could not open the database it uses \(\/proc\/nope\/baton\.db\), and the agent's Baton opens the same one: fix that first/);
+    } finally {
+      c.dispose();
+      rmSync(storage, { recursive: true, force: true });
+    }
+  });
 });
