@@ -285,7 +285,7 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
 
 /**
  * Who cancelled a run and why, from its last `workflow_cancelled` event, as "cancelled (…)" says it: "by baton
- * pipeline cancel", "by the editor", "no activity for more than 30 day(s), by the retention policy"; null if it was
+ * pipeline cancel", "by the editor", "no activity for more than 30 days, by the retention policy"; null if it was
  * not cancelled.
  */
 function cancelledHow(events: TimelineEvent[]): string | null {

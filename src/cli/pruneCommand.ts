@@ -2,6 +2,7 @@
 // owner or on the database directly.
 import { describeIdle, describePolicy, mib, pruningOff, type PruneRequest, type PruneResult } from '../core/retention.js';
 import { pruneViaOwner } from '../host/controlClient.js';
+import { keptText, plural } from '../shared/labels.js';
 import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { wholeNumber } from './engineOptions.js';
 import { PRUNE_USAGE } from './usage.js';
@@ -47,16 +48,19 @@ export function renderPrune(r: PruneResult): string {
   const lines: string[] = [];
   if (r.cancelled) {
     lines.push(
-      `${r.dry_run ? 'Would cancel' : 'Cancelled'} ${r.cancelled} unfinished run(s) ${describeIdle(r.policy)}; they are pruned later, as finished runs.`,
+      `${r.dry_run ? 'Would cancel' : 'Cancelled'} ${plural(r.cancelled, 'unfinished run')} ${describeIdle(r.policy)}; ` +
+        `${r.cancelled === 1 ? 'it is pruned later, as a finished run' : 'they are pruned later, as finished runs'}.`,
       `  runs: ${r.cancelled_ids.join(', ')}${andMore(r.cancelled, r.cancelled_ids)}`,
     );
   }
   if (r.pruned === 0) {
-    lines.push(`No finished run is ${pruningOff(r.policy) ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${r.kept} ${r.dry_run ? 'would be kept' : 'kept'}.`);
+    // None kept means none finished: there is nothing to prune, rather than "0 kept".
+    if (r.kept === 0) lines.push(pruningOff(r.policy) ? 'No finished run is pruned: pruning is off (--days 0 --keep 0).' : 'There is no finished run to prune.');
+    else lines.push(`No finished run is ${pruningOff(r.policy) ? 'pruned: pruning is off (--days 0 --keep 0)' : describePolicy(r.policy)}; ${keptText(r.kept, r.dry_run)}.`);
   } else {
     const tables = Object.entries(r.rows).map(([t, n]) => `${t} ${n}`).join(', ');
     lines.push(
-      `${r.dry_run ? 'Would prune' : 'Pruned'} ${r.pruned} finished run(s) ${describePolicy(r.policy)}; ${r.kept} ${r.dry_run ? 'would be kept' : 'kept'}.`,
+      `${r.dry_run ? 'Would prune' : 'Pruned'} ${plural(r.pruned, 'finished run')} ${describePolicy(r.policy)}; ${keptText(r.kept, r.dry_run)}.`,
       `  runs: ${r.execution_ids.join(', ')}${andMore(r.pruned, r.execution_ids)}`,
       `  rows${r.dry_run ? ' that would be' : ''} deleted: ${tables}`,
     );

@@ -26,7 +26,7 @@ import {
   checkPolicy, DEFAULT_RETENTION, describeIdle, describePolicy, IDLE_CANCELLED_BY, mib, Retention, type PruneRequest, type PruneResult, type RetentionPolicy,
 } from './retention.js';
 import type { BatonEvent, CallContext, GateWait, NextStepRequest, NextStepResponse, WorkflowTemplate } from './types.js';
-import { statusText } from '../shared/labels.js';
+import { keptText, plural, statusText } from '../shared/labels.js';
 
 /** Settings of a Baton instance. */
 export interface BatonOptions {
@@ -659,10 +659,10 @@ export class Baton implements BatonApi {
     if (now >= this.nextPruneAt) {
       this.nextPruneAt = now + PRUNE_EVERY_MS;
       const r = await this.prune();
-      if (r.cancelled) this.ports.log.info(`retention: cancelled ${r.cancelled} unfinished run(s) ${describeIdle(r.policy)}`);
+      if (r.cancelled) this.ports.log.info(`retention: cancelled ${plural(r.cancelled, 'unfinished run')} ${describeIdle(r.policy)}`);
       if (r.pruned || r.compacted) {
         const compacted = r.compacted ? `; compacted ${mib(r.compacted.beforeBytes)} to ${mib(r.compacted.afterBytes)}` : '';
-        this.ports.log.info(`retention: pruned ${r.pruned} finished run(s) (${describePolicy(r.policy)}), ${r.kept} kept${compacted}`);
+        this.ports.log.info(`retention: pruned ${plural(r.pruned, 'finished run')} (${describePolicy(r.policy)}), ${keptText(r.kept)}${compacted}`);
       }
     }
   }

@@ -6,6 +6,7 @@
 // on they are finished runs like any other.
 import { BatonError } from './errors.js';
 import type { CompactResult, Store } from './ports.js';
+import { plural } from '../shared/labels.js';
 import { TERMINAL_STATES } from './stateMachine.js';
 
 /** How much history is kept; 0 turns a limit off. */
@@ -97,13 +98,13 @@ export function mib(bytes: number): string {
 
 /** `older than 30 days or past the newest 1000`: which finished runs are pruned. */
 export function describePolicy(p: RetentionPolicy): string {
-  const parts = [p.days ? `older than ${p.days} day(s)` : '', p.maxRuns ? `past the newest ${p.maxRuns}` : ''].filter(Boolean);
+  const parts = [p.days ? `older than ${plural(p.days, 'day')}` : '', p.maxRuns ? `past the newest ${p.maxRuns}` : ''].filter(Boolean);
   return parts.length ? parts.join(' or ') : 'nothing: retention is off';
 }
 
-/** `idle for more than 30 day(s)`: which unfinished runs are cancelled (the policy has idleDays > 0). */
+/** `idle for more than 30 days`: which unfinished runs are cancelled (the policy has idleDays > 0). */
 export function describeIdle(p: RetentionPolicy): string {
-  return `idle for more than ${p.idleDays} day(s)`;
+  return `idle for more than ${plural(p.idleDays, 'day')}`;
 }
 
 /** Whether the policy prunes no finished run (both limits 0). */
@@ -220,7 +221,7 @@ export class Retention {
       [...TERMINAL_STATES, since],
     ).map((r) => r.execution_id).filter((id) => !this.deps.served(id));
     if (dryRun) return idle;
-    const reason = `no activity for more than ${policy.idleDays} day(s)`;
+    const reason = `no activity for more than ${plural(policy.idleDays, 'day')}`;
     const cancelled: string[] = [];
     await this.inBatches(idle, async (batch) => void cancelled.push(...await this.deps.cancelIdle(batch, since, reason)));
     return cancelled;

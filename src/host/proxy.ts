@@ -28,6 +28,7 @@ import { EarlySession } from './earlySession.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
 import { ownerState, silentOwnerWays } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
+import { plural } from '../shared/labels.js';
 
 /** Where the proxy forwards to. */
 export interface Upstream {
@@ -493,7 +494,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     const state = ownerState(via.pid!);
     const { why, resume, kill } = silentOwnerWays(via.pid!, state);
     const ways = `${resume ? `${resume} and it answers again; ` : ''}end it (${kill}) and this process takes over`;
-    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (${why}, its pid alive): answering the ${waiting.length + (early?.waiting ?? 0)} call(s) waiting on it with an error; ${ways}`);
+    log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (${why}, its pid alive): answering ${plural(waiting.length + (early?.waiting ?? 0), 'call')} waiting on it with an error; ${ways}`);
     for (const request of waiting) {
       givenUp.set(request.id, progressTokenOf(request));
       failRequest(request.id, ownerSilent(via, silentMs, request, state));

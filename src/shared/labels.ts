@@ -84,6 +84,15 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/**
+ * The finished runs a prune leaves (or, `dryRun`, would leave): "1 finished run kept", "12 finished runs would be
+ * kept", "no finished run is left" (never "0 kept").
+ */
+export function keptText(kept: number, dryRun = false): string {
+  if (kept === 0) return `no finished run ${dryRun ? 'would be' : 'is'} left`;
+  return `${plural(kept, 'finished run')} ${dryRun ? 'would be kept' : 'kept'}`;
+}
+
 /** How many characters of a task description the editor's one-line labels show. */
 export const TASK_LABEL_CHARS = 50;
 

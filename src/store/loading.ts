@@ -143,7 +143,7 @@ function readJournalFile(journalPath: string): Buffer {
 function journalWithoutDatabase(dbPath: string, journalPath: string, records: JournalRecord[]): BatonError {
   return new BatonError(
     'store_corrupt',
-    `${dbPath} is missing, but its journal ${journalPath} holds ${records.length} write(s) (seq ${records[0]!.seq} to ${records.at(-1)!.seq}): a journal holds only the writes since the database's last checkpoint, so it cannot be replayed alone. Baton left the journal untouched and created no database: restore ${basename(dbPath)} from a backup, or move the journal aside to start with an empty database.`,
+    `${dbPath} is missing, but its journal ${journalPath} holds ${records.length} write${records.length === 1 ? '' : 's'} (seq ${records[0]!.seq} to ${records.at(-1)!.seq}): a journal holds only the writes since the database's last checkpoint, so it cannot be replayed alone. Baton left the journal untouched and created no database: restore ${basename(dbPath)} from a backup, or move the journal aside to start with an empty database.`,
     { path: dbPath, journal: journalPath },
   );
 }

@@ -657,7 +657,7 @@ export class SqlJsStore implements Store {
     } catch (ex) {
       this.failure = new BatonError(
         'store_failed',
-        `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction(s) it could not redo (${errorMessage(ex)}); restart Baton: its journal holds every acknowledged write.`,
+        `${this.path ?? 'the in-memory database'} lost ${records.length} committed transaction${records.length === 1 ? '' : 's'} it could not redo (${errorMessage(ex)}); restart Baton: its journal holds every acknowledged write.`,
         { path: this.path },
       );
       this.settings.log.error(`store: ${this.failure.message}`);

@@ -3,7 +3,11 @@
 // No 'vscode' import: the window calls come through PruneUi, so the flow is unit-tested with a fake.
 import { errorMessage } from '../core/errors.js';
 import { describeIdle, describePolicy, mib, pruningOff, retentionOff, type PruneResult, type RetentionPolicy } from '../core/retention.js';
-import { plural } from '../shared/labels.js';
+import { keptText, plural } from '../shared/labels.js';
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 import type { BatonSource } from './batonSource.js';
 
 /** What the flow asks of the editor's window (and log). */
@@ -28,7 +32,7 @@ function offMessage(mode: BatonSource['mode']): string {
 }
 
 /**
- * `Prune 3 finished runs (older than 30 day(s)) and mark 2 unfinished runs idle for more than 30 day(s) as cancelled`,
+ * `Prune 3 finished runs (older than 30 days) and mark 2 unfinished runs idle for more than 30 days as cancelled`,
  * or either half, with the verbs given. (Not "cancel": the modal's own dismiss button is Cancel.)
  */
 function whatGoes(r: PruneResult, prune: string, mark: string): string {
@@ -48,7 +52,7 @@ export function pruneQuestion(dry: PruneResult, mode: BatonSource['mode']): { me
   const question = whatGoes(dry, 'Prune', dry.pruned ? 'mark' : 'Mark');
   return {
     message: `${question}?`,
-    detail: `${deleted}${cancelled}${plural(dry.kept, 'finished run')} kept; unfinished runs with recent activity are never touched.${owner}`,
+    detail: `${deleted}${cancelled}${capitalized(keptText(dry.kept, true))}; unfinished runs with recent activity are never touched.${owner}`,
   };
 }
 
@@ -56,7 +60,7 @@ export function pruneQuestion(dry: PruneResult, mode: BatonSource['mode']): { me
 export function prunedMessage(r: PruneResult): string {
   const compacted = r.compacted ? `; database compacted from ${mib(r.compacted.beforeBytes)} to ${mib(r.compacted.afterBytes)}` : '';
   const done = r.pruned || r.cancelled ? whatGoes(r, 'pruned', 'marked') : `pruned ${plural(0, 'finished run')}`;
-  return `Baton: ${done}; ${r.kept} kept${compacted}.`;
+  return `Baton: ${done}; ${keptText(r.kept)}${compacted}.`;
 }
 
 /** The whole flow; resolves to what the prune did, or undefined when it did not prune (nothing to, declined, failed). */
@@ -71,9 +75,11 @@ export async function pruneRuns(source: Pick<BatonSource, 'mode' | 'prune'>, ui:
   const policy: RetentionPolicy = dry.policy;
   if (retentionOff(policy)) return void ui.info(offMessage(source.mode));
   if (!dry.pruned && !dry.cancelled) { // (an owner older than idle cancelling answers no `cancelled`)
-    const finished = pruningOff(policy) ? 'pruning finished runs is off' : `no finished run is ${describePolicy(policy)}`;
-    const idle = policy.idleDays ? ` and no unfinished run is ${describeIdle(policy)}` : '';
-    return void ui.info(`Baton: ${finished}${idle}; ${dry.kept} kept.`);
+    // None kept means none finished: there is nothing to prune, rather than "0 kept".
+    const finished = pruningOff(policy) ? 'pruning finished runs is off'
+      : dry.kept ? `no finished run is ${describePolicy(policy)}` : 'there is no finished run to prune';
+    const idle = policy.idleDays ? `${dry.kept ? '' : ','} and no unfinished run is ${describeIdle(policy)}` : '';
+    return void ui.info(`Baton: ${finished}${idle}${dry.kept ? `; ${keptText(dry.kept)}` : ''}.`);
   }
   const { message, detail } = pruneQuestion(dry, source.mode);
   if ((await ui.confirm(message, detail, PRUNE_BUTTON)) !== PRUNE_BUTTON) return undefined;

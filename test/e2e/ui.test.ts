@@ -192,7 +192,7 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await wb.runCommand('Baton: Prune Finished Runs');
     const toast = page.locator('.notifications-toasts').first();
     await waitFor('the prune notification', async () =>
-      /no finished run is older than 30 day\(s\) or past the newest 1000 and no unfinished run is idle for more than 30 day\(s\); 1 kept/.test(await toast.innerText({ timeout: 1000 }).catch(() => '')));
+      /no finished run is older than 30 days or past the newest 1000 and no unfinished run is idle for more than 30 days; 1 finished run kept/.test(await toast.innerText({ timeout: 1000 }).catch(() => '')));
     assert.ok((await wb.treeRows()).some((r) => /bug-fix/.test(r.label)), 'the run is still in the tree');
   });
 });

@@ -1,7 +1,7 @@
 // Rule: `baton prune` deletes finished runs past the policy, on the file when nobody owns it and through the owner
 // when one runs (whose tree and resources then drop them); it cancels the unfinished runs idle past the policy (which
 // are pruned later as finished runs); it says what it did, counts on --dry-run, refuses bad numbers with exit 2 and a
-// missing database with exit 1, and creates nothing.
+// missing database with exit 1, and creates nothing. Counts read as words ("1 finished run", "30 days"), never "0 kept".
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,7 +72,7 @@ describe('baton prune', () => {
     const recent = await finishedRuns(setup.db, setup.workspace, 1, Date.now());
     const dry = await runCli(['prune', '--db', setup.db, '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /^Would prune 3 finished run\(s\) older than 30 day\(s\) or past the newest 1000; 1 would be kept\.\n/);
+    assert.match(dry.stdout, /^Would prune 3 finished runs older than 30 days or past the newest 1000; 1 finished run would be kept\.\n/);
     assert.match(dry.stdout, /rows that would be deleted: steps 3, artifacts [36], events \d+, step_tokens 3, executions 3, agent_tasks 3\n/);
     assert.match(dry.stdout, /Nothing was cancelled or deleted \(--dry-run\)\./);
     for (const id of old) assert.ok(dry.stdout.includes(id), `the dry run names ${id}`);
@@ -91,7 +91,7 @@ describe('baton prune', () => {
   it('--keep and --compact: keeps the newest N and gives the space back', async () => {
     const r = await runCli(['prune', '--db', setup.db, '--keep', '0', '--days', '0', '--compact']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^No finished run is pruned: pruning is off \(--days 0 --keep 0\); 1 kept\.\nCompacted the database from [\d.]+ MiB to [\d.]+ MiB\.\n$/);
+    assert.match(r.stdout, /^No finished run is pruned: pruning is off \(--days 0 --keep 0\); 1 finished run kept\.\nCompacted the database from [\d.]+ MiB to [\d.]+ MiB\.\n$/);
   });
 
   it('cancels a run left unfinished for longer than --idle-days and keeps it as a finished run', async () => {
@@ -101,16 +101,19 @@ describe('baton prune', () => {
     const dry = await runCli(['prune', '--db', db, '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(dry.stdout, [
-      'Would cancel 1 unfinished run(s) idle for more than 30 day(s); they are pruned later, as finished runs.',
+      'Would cancel 1 unfinished run idle for more than 30 days; it is pruned later, as a finished run.',
       `  runs: ${idle}`,
       // The run it would cancel is then finished, and kept, as the prune itself says.
-      'No finished run is older than 30 day(s) or past the newest 1000; 1 would be kept.',
+      'No finished run is older than 30 days or past the newest 1000; 1 finished run would be kept.',
       'Nothing was cancelled or deleted (--dry-run).',
       '',
     ].join('\n'));
     const off = JSON.parse((await runCli(['prune', '--db', db, '--idle-days', '0', '--json'])).stdout) as { cancelled: number; policy: unknown };
     assert.equal(off.cancelled, 0, '--idle-days 0 cancels nothing');
     assert.deepEqual(off.policy, { days: 30, maxRuns: 1000, idleDays: 0 });
+    // No run has finished: nothing to prune, said as such (not "0 kept").
+    const none = await runCli(['prune', '--db', db, '--idle-days', '0', '--dry-run']);
+    assert.equal(none.stdout, 'There is no finished run to prune.\n');
 
     const r = await runCli(['prune', '--db', db, '--json']);
     assert.equal(r.code, 0, r.stderr);
@@ -132,7 +135,7 @@ describe('baton prune', () => {
     assert.equal(JSON.parse(off.stdout).pruned, 0);
     const r = await runCli(['prune', '--db', setup.db, '--days', '365']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^Pruned 2 finished run\(s\) older than 365 day\(s\); 1 kept\./);
+    assert.match(r.stdout, /^Pruned 2 finished runs older than 365 days; 1 finished run kept\./);
     const status = JSON.parse((await runCli(['status', '--all', '--json', '--db', setup.db])).stdout) as { executions: Array<{ execution_id: string }> };
     for (const id of old) assert.ok(!status.executions.some((e) => e.execution_id === id), `${id} is gone from the owner's listing`);
   });

@@ -2,11 +2,13 @@
 // line), each gate's notification text is its own, statuses read as words ("awaiting approval", "cancelled"), counts
 // take the right plural, progress says 100% only for a run that completed, and bidi control characters in agent text
 // are shown, never obeyed; a budget pause's stored reason reads with grouped tokens and dollars as spend does; the
-// timeline names a stopped step and a pipeline run's end in the panel's words.
+// timeline names a stopped step and a pipeline run's end in the panel's words; a step a run left unfinished when it
+// ended reads "not run" / "stopped" with how the run ended.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  bidiSafe, budgetOverrun, budgetReasonText, gateMessage, plural, runName, shownProgress, statusText, taskLabel, timelineEventName,
+  bidiSafe, budgetOverrun, budgetReasonText, gateMessage, keptText, leftStepText, plural, runName, shownProgress, statusText, taskLabel,
+  timelineEventName,
 } from '../../src/shared/labels.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
@@ -33,6 +35,9 @@ describe('labels', () => {
 
   it('counts with the right plural', () => {
     assert.deepEqual([plural(0, 'step'), plural(1, 'step'), plural(2, 'step'), plural(2, 'entry', 'entries')], ['0 steps', '1 step', '2 steps', '2 entries']);
+    // What a prune leaves: never "0 kept".
+    assert.deepEqual([keptText(0), keptText(1), keptText(12), keptText(0, true), keptText(1, true)],
+      ['no finished run is left', '1 finished run kept', '12 finished runs kept', 'no finished run would be left', '1 finished run would be kept']);
   });
 
   it('clips a task to one line with an ellipsis, and has none for a blank task', () => {
@@ -59,6 +64,17 @@ describe('labels', () => {
     assert.equal(bidiSafe('\u2066x\u2069\u200F'), '[U+2066]x[U+2069][U+200F]');
     assert.equal(bidiSafe('שלום plain'), 'שלום plain', 'right-to-left letters themselves are kept');
     assert.equal(taskLabel('\u202Eevil'), '[U+202E]evil');
+  });
+
+  it('a step a run left unfinished when it ended says so; a finished step, or one of a run under way, does not', () => {
+    assert.equal(leftStepText('ready', 'failed', true), 'not run (run cancelled)');
+    assert.equal(leftStepText('pending', 'failed'), 'not run (run failed)');
+    assert.equal(leftStepText('running', 'failed', true), 'stopped (run cancelled)');
+    assert.equal(leftStepText('awaiting_approval', 'failed'), 'stopped (run failed)');
+    assert.equal(leftStepText('completed', 'failed', true), null);
+    assert.equal(leftStepText('failed', 'failed'), null);
+    assert.equal(leftStepText('ready', 'running'), null);
+    assert.equal(leftStepText('pending', 'paused'), null);
   });
 
   it('a budget pause\'s reason reads as spend does; a reason in another form is kept as it is', () => {

@@ -128,10 +128,10 @@ test('unfinished runs idle past the policy are cancelled, longest idle first, an
   assert.equal(baton.workflowStatus(left.id).status, 'failed');
   const meta = JSON.parse(store.get<{ m: string }>('SELECT metadata AS m FROM executions WHERE execution_id = ?', [left.id])!.m) as { cancelled: { by: string; reason: string } };
   assert.equal(meta.cancelled.by, 'retention');
-  assert.equal(meta.cancelled.reason, 'no activity for more than 10 day(s)');
+  assert.equal(meta.cancelled.reason, 'no activity for more than 10 days');
   // Its agent, back with its (long expired) token, is told what became of the run.
   const back = await baton.nextStep({ step_token: left.token, model_output_so_far: output('back at last') });
-  assert.match(back.error!.message, /was cancelled at \S+ by retention \(no activity for more than 10 day\(s\)\)/);
+  assert.match(back.error!.message, /was cancelled at \S+ by retention \(no activity for more than 10 days\)/);
   assert.ok(events.some((e) => e.type === 'execution' && e.execution_id === left.id && e.status === 'failed'), 'the views hear of it');
   assert.equal(baton.workflowStatus(later.id).status, 'running');
   assert.equal(baton.workflowStatus(first.execution_id!).status, 'running', 'activity since counts');

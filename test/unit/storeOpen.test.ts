@@ -234,7 +234,7 @@ test('a missing database whose journal holds records is refused saying so, journ
       const journal = readFileSync(t.journal);
       await assert.rejects(openStore({ path: t.db }), (ex: unknown) => {
         assert.ok(BatonError.is(ex, 'store_corrupt'), String(ex));
-        assert.match(ex.message, new RegExp(`^${t.db} is missing, but its journal ${t.journal} holds 2 write\\(s\\) \\(seq \\d+ to \\d+\\)`));
+        assert.match(ex.message, new RegExp(`^${t.db} is missing, but its journal ${t.journal} holds 2 writes \\(seq \\d+ to \\d+\\)`));
         assert.match(ex.message, /cannot be replayed alone\. Baton left the journal untouched and created no database: restore baton\.db from a backup, or move the journal aside to start with an empty database\.$/);
         return true;
       });

@@ -1,6 +1,7 @@
 // Rule: "Prune Finished Runs…" first counts with a dry run by the owner's policy; with nothing to prune or cancel it
 // only says so; otherwise it asks in a modal, and prunes (no dry run, the policy the person saw, compacting left to the
 // core) only when "Prune" is picked, under a progress notification; a failure of either call is shown naming what failed.
+// Counts read as words ("1 day", "12 finished runs kept"), never "day(s)" or "0 kept".
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PruneRequest, PruneResult } from '../../src/core/retention.js';
@@ -57,7 +58,7 @@ describe('Baton: Prune Finished Runs…', () => {
     const ui = new FakeUi(PRUNE_BUTTON);
     assert.equal(await pruneRuns(source, ui), undefined);
     assert.deepEqual(source.calls, [{ dry_run: true }], 'only the dry run, with the owner\'s policy (none given)');
-    assert.deepEqual(ui.infos, ['Baton: no finished run is older than 30 day(s) or past the newest 1000; 12 kept.']);
+    assert.deepEqual(ui.infos, ['Baton: no finished run is older than 30 days or past the newest 1000; 12 finished runs kept.']);
     assert.deepEqual(ui.asked, []);
     assert.deepEqual(ui.progressTitles, []);
   });
@@ -74,11 +75,11 @@ describe('Baton: Prune Finished Runs…', () => {
     assert.deepEqual(source.calls[0], { dry_run: true });
     assert.deepEqual(source.calls[1], { days: 7, max_runs: 0, idle_days: 0 }, 'no dry_run, no compact: the core decides on compacting');
     assert.equal(ui.asked.length, 1);
-    assert.equal(ui.asked[0]!.message, 'Prune 3 finished runs (older than 7 day(s))?');
-    assert.match(ui.asked[0]!.detail, /^Their steps, artifacts and events are deleted; findings stay\. 40 finished runs kept/);
+    assert.equal(ui.asked[0]!.message, 'Prune 3 finished runs (older than 7 days)?');
+    assert.match(ui.asked[0]!.detail, /^Their steps, artifacts and events are deleted; findings stay\. 40 finished runs would be kept/);
     assert.equal(ui.asked[0]!.button, PRUNE_BUTTON);
     assert.equal(ui.progressTitles.length, 1);
-    assert.deepEqual(ui.infos, ['Baton: pruned 3 finished runs (older than 7 day(s)); 40 kept; database compacted from 20.0 MiB to 5.5 MiB.']);
+    assert.deepEqual(ui.infos, ['Baton: pruned 3 finished runs (older than 7 days); 40 finished runs kept; database compacted from 20.0 MiB to 5.5 MiB.']);
     assert.deepEqual(ui.errors, []);
   });
 
@@ -87,24 +88,41 @@ describe('Baton: Prune Finished Runs…', () => {
     const both = new FakeSource('owner', result(2, 6, { policy, cancelled: 3, cancelled_ids: ['a', 'b', 'c'] }), result(2, 6, { policy, cancelled: 3 }));
     const ui = new FakeUi(PRUNE_BUTTON);
     await pruneRuns(both, ui);
-    assert.equal(ui.asked[0]!.message, 'Prune 2 finished runs (older than 30 day(s)) and mark 3 unfinished runs idle for more than 14 day(s) as cancelled?');
-    assert.match(ui.asked[0]!.detail, /findings stay\. The cancelled runs stay as finished runs, pruned later by the same policy\. 6 finished runs kept/);
+    assert.equal(ui.asked[0]!.message, 'Prune 2 finished runs (older than 30 days) and mark 3 unfinished runs idle for more than 14 days as cancelled?');
+    assert.match(ui.asked[0]!.detail, /findings stay\. The cancelled runs stay as finished runs, pruned later by the same policy\. 6 finished runs would be kept/);
     assert.deepEqual(both.calls[1], { days: 30, max_runs: 0, idle_days: 14 });
-    assert.deepEqual(ui.infos, ['Baton: pruned 2 finished runs (older than 30 day(s)) and marked 3 unfinished runs idle for more than 14 day(s) as cancelled; 6 kept.']);
+    assert.deepEqual(ui.infos, ['Baton: pruned 2 finished runs (older than 30 days) and marked 3 unfinished runs idle for more than 14 days as cancelled; 6 finished runs kept.']);
 
     const onlyIdle = new FakeUi(undefined);
     await pruneRuns(new FakeSource('owner', result(0, 6, { policy, cancelled: 1 })), onlyIdle);
-    assert.equal(onlyIdle.asked[0]!.message, 'Mark 1 unfinished run idle for more than 14 day(s) as cancelled?', 'not "Cancel": that is the dismiss button');
+    assert.equal(onlyIdle.asked[0]!.message, 'Mark 1 unfinished run idle for more than 14 days as cancelled?', 'not "Cancel": that is the dismiss button');
     assert.doesNotMatch(onlyIdle.asked[0]!.detail, /are deleted/);
 
     const nothing = new FakeUi(PRUNE_BUTTON);
     await pruneRuns(new FakeSource('owner', result(0, 6, { policy })), nothing);
-    assert.deepEqual(nothing.infos, ['Baton: no finished run is older than 30 day(s) and no unfinished run is idle for more than 14 day(s); 6 kept.']);
+    assert.deepEqual(nothing.infos, ['Baton: no finished run is older than 30 days and no unfinished run is idle for more than 14 days; 6 finished runs kept.']);
     assert.deepEqual(nothing.asked, []);
 
     const onlyIdlePolicy = new FakeUi(PRUNE_BUTTON);
     await pruneRuns(new FakeSource('owner', result(0, 6, { policy: { days: 0, maxRuns: 0, idleDays: 14 } })), onlyIdlePolicy);
-    assert.deepEqual(onlyIdlePolicy.infos, ['Baton: pruning finished runs is off and no unfinished run is idle for more than 14 day(s); 6 kept.']);
+    assert.deepEqual(onlyIdlePolicy.infos, ['Baton: pruning finished runs is off and no unfinished run is idle for more than 14 days; 6 finished runs kept.']);
+  });
+
+  it('counts in words: "1 day", "1 finished run kept", and never "0 kept" (none finished: nothing to prune; all pruned: none left)', async () => {
+    const oneDay = { days: 1, maxRuns: 0, idleDays: 1 };
+    const one = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(0, 1, { policy: oneDay })), one);
+    assert.deepEqual(one.infos, ['Baton: no finished run is older than 1 day and no unfinished run is idle for more than 1 day; 1 finished run kept.']);
+    const none = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(0, 0)), none);
+    assert.deepEqual(none.infos, ['Baton: there is no finished run to prune.']);
+    const noneIdle = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(0, 0, { policy: { days: 30, maxRuns: 0, idleDays: 14 } })), noneIdle);
+    assert.deepEqual(noneIdle.infos, ['Baton: there is no finished run to prune, and no unfinished run is idle for more than 14 days.']);
+    const all = new FakeUi(PRUNE_BUTTON);
+    await pruneRuns(new FakeSource('owner', result(2, 0, { policy: oneDay }), result(2, 0, { policy: oneDay })), all);
+    assert.match(all.asked[0]!.detail, /findings stay\. No finished run would be left; /);
+    assert.deepEqual(all.infos, ['Baton: pruned 2 finished runs (older than 1 day); no finished run is left.']);
   });
 
   it('dismissing the modal prunes nothing', async () => {
@@ -113,7 +131,7 @@ describe('Baton: Prune Finished Runs…', () => {
     assert.equal(await pruneRuns(source, ui), undefined);
     assert.deepEqual(source.calls, [{ dry_run: true }]);
     assert.equal(ui.asked.length, 1);
-    assert.equal(ui.asked[0]!.message, 'Prune 2 finished runs (older than 30 day(s) or past the newest 1000)?');
+    assert.equal(ui.asked[0]!.message, 'Prune 2 finished runs (older than 30 days or past the newest 1000)?');
     assert.deepEqual(ui.infos, []);
     assert.deepEqual(ui.progressTitles, []);
   });

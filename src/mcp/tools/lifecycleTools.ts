@@ -101,7 +101,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'Move every running execution that has run longer than its timeoutMs to "timeout" and list them. Resume one with resume_execution. Baton also sweeps on its own timer.',
       run: async () => {
         const timedOut = await lc.checkTimeouts();
-        return { structured: { timedOut, count: timedOut.length }, text: timedOut.length ? `${timedOut.length} execution(s) timed out: ${timedOut.map((e) => e.id).join(', ')}.` : 'No execution has timed out.' };
+        return { structured: { timedOut, count: timedOut.length }, text: timedOut.length ? `${timedOut.length} execution${timedOut.length === 1 ? '' : 's'} timed out: ${timedOut.map((e) => e.id).join(', ')}.` : 'No execution has timed out.' };
       },
     }),
     tool({
@@ -173,7 +173,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step.',
       run: async (a) => {
         const d = lc.details(a);
-        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${d.steps.length} step(s)` : ''}.` };
+        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${d.steps.length} step${d.steps.length === 1 ? '' : 's'}` : ''}.` };
       },
     }),
   ];

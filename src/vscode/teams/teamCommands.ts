@@ -10,6 +10,7 @@ import { checkInstanceName, DEFAULT_INSTANCE } from '../../core/worker/workflowV
 import { bundledContentDir } from '../../host/openBaton.js';
 import { showProblems } from '../pipelineCommands.js';
 import { ExecutionPanel } from '../panels/executionPanel.js';
+import { plural } from '../../shared/labels.js';
 import type { Services } from '../services.js';
 import { teamFiles, type TeamFile } from './teamFiles.js';
 
@@ -31,7 +32,7 @@ function bundledTeams(): string[] {
 
 function item(file: TeamFile, description: string): TeamItem {
   const w = file.workflow;
-  const detail = w ? `${Object.keys(w.agents).map((a) => `@${a}`).join(' ')}${w.setup?.length ? ` · ${w.setup.length} setup step(s)` : ''}` : `$(error) Not valid: ${file.problems[0]?.message ?? 'see the file'}`;
+  const detail = w ? `${Object.keys(w.agents).map((a) => `@${a}`).join(' ')}${w.setup?.length ? ` · ${plural(w.setup.length, 'setup step')}` : ''}` : `$(error) Not valid: ${file.problems[0]?.message ?? 'see the file'}`;
   return { label: `$(organization) ${file.name}`, description, detail, file };
 }
 
