@@ -42,8 +42,14 @@ export async function rejectionOf(view: (runId: string) => Promise<Pick<Pipeline
   }
 }
 
-/** Whether the gate still waits for the decision the person is about to make; else how it was decided, if known. */
-export type GateNow = { waiting: true } | { waiting: false; how: 'approved' | 'rejected' | null };
+/**
+ * Whether the gate still waits for the decision the person is about to make; else how it was decided, if known, or
+ * how its run ended undecided (cancelled, failed).
+ */
+export type GateNow = { waiting: true } | { waiting: false; how: GateEnd };
+
+/** How a gate stopped waiting: decided (approved, rejected), its run ended (cancelled, failed), or not known. */
+type GateEnd = 'approved' | 'rejected' | 'cancelled' | 'failed' | null;
 
 /** The gate decisions (approve, reject) recorded for a step, oldest first. */
 async function decisionsOf(source: GateSource, executionId: string, stepName: string): Promise<string[]> {
@@ -69,15 +75,21 @@ export async function gateNow(source: GateSource, gate: GateSeen): Promise<GateN
   const since = decisions.slice(gate.decisionsSeen ?? 0);
   if (waiting && (gate.decisionsSeen === null || since.length === 0)) return { waiting: true };
   const last = since.at(-1);
+  if (last === undefined && status.status === 'failed') return { waiting: false, how: status.cancelled ? 'cancelled' : 'failed' };
   return { waiting: false, how: last === 'gate_approved' ? 'approved' : last === 'gate_rejected' ? 'rejected' : null };
 }
 
 /** What the person is told when the gate was decided before their click (or while they wrote their feedback). */
-export function alreadyDecided(gate: GateSeen, now: { how: 'approved' | 'rejected' | null }, feedback?: string): string {
-  const done = now.how === 'rejected' ? rejectWords(gate.rejection ?? 'redo').done : now.how;
-  const how = done ? `was already ${done}` : 'no longer waits for a decision';
+export function alreadyDecided(gate: GateSeen, now: { how: GateEnd }, feedback?: string): string {
   const lost = feedback ? ` Your feedback was not sent: "${feedback}"` : '';
-  return `Baton: "${gate.stepName}" of ${gate.run} ${how} elsewhere; nothing was changed.${lost}`;
+  // A run that ended under the gate was not decided elsewhere: it ended (cancelled by someone, or failed).
+  if (now.how === 'cancelled' || now.how === 'failed') {
+    return `Baton: "${gate.stepName}" of ${gate.run} no longer waits for a decision: the run ${now.how === 'cancelled' ? 'was cancelled' : 'failed'}; ` +
+      `nothing was changed.${lost}`;
+  }
+  const done = now.how === 'rejected' ? rejectWords(gate.rejection ?? 'redo').done : now.how;
+  const how = done ? `was already ${done} elsewhere` : 'no longer waits for a decision';
+  return `Baton: "${gate.stepName}" of ${gate.run} ${how}; nothing was changed.${lost}`;
 }
 
 /** Decides; false when the gate no longer waited (someone decided first). */
@@ -112,7 +124,7 @@ export async function rejectGate(source: GateSource, ui: GateUi, gate: GateSeen)
 }
 
 /** How a gate someone else decided first ended (a decision refused as no longer waiting). */
-async function settled(source: GateSource, gate: GateSeen): Promise<{ how: 'approved' | 'rejected' | null }> {
+async function settled(source: GateSource, gate: GateSeen): Promise<{ how: GateEnd }> {
   const now = await gateNow(source, gate);
   return now.waiting ? { how: null } : now;
 }

@@ -4,6 +4,7 @@
 // is given back to the person; a gate redone and waiting again is not the one they saw. What the person is asked and
 // told follows what rejecting does: a workflow step goes back to its agent; a pipeline's review (human_review) ends
 // the run, failed (onReject: fail, the default), or lets it go on with the review not approved (onReject: continue).
+// A gate whose run was cancelled or failed meanwhile says so, not that someone decided it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { System } from '../../src/core/pipelines/types.js';
@@ -74,6 +75,23 @@ describe('gate decisions from a notification the person saw earlier', () => {
     }
     const approved = baton.events(executionId).find((e) => e.event_type === 'gate_approved');
     assert.equal((approved?.event_data as { by?: string } | undefined)?.by, 'vscode:ada');
+  });
+
+  it('Approve or Reject… on a gate whose run was cancelled (or failed) since says so, not that it was decided elsewhere', async () => {
+    const { baton, source, gate, executionId } = await waitingGate();
+    await baton.cancel(executionId, 'changed my mind');
+    const ui = new FakeUi('cover the edge');
+    await approveGate(source, ui, gate);
+    await rejectGate(source, ui, gate);
+    assert.equal(ui.asked, 0, 'no feedback asked for a gate that cannot be decided');
+    assert.deepEqual(ui.infos, Array(2).fill('Baton: "g" of gated no longer waits for a decision: the run was cancelled; nothing was changed.'));
+    // Cancelled while the person typed the feedback: it is given back.
+    const typing = await waitingGate();
+    const late = new FakeUi('cover the edge', () => typing.baton.cancel(typing.executionId));
+    await rejectGate(typing.source, late, typing.gate);
+    assert.deepEqual(late.infos, ['Baton: "g" of gated no longer waits for a decision: the run was cancelled; nothing was changed. ' +
+      'Your feedback was not sent: "cover the edge"']);
+    assert.deepEqual(await decisions(typing.baton, typing.executionId), []);
   });
 
   it('Approve on a gate approved elsewhere says it was already approved and decides nothing', async () => {
