@@ -1,7 +1,7 @@
 // Rule: `baton prune` deletes finished runs past the policy, on the file when nobody owns it and through the owner
 // when one runs (whose tree and resources then drop them); it cancels the unfinished runs idle past the policy (which
 // are pruned later as finished runs); it says what it did, counts on --dry-run, refuses bad numbers with exit 2 and a
-// missing database with exit 1, and creates nothing. Counts read as words ("1 finished run", "30 days"), never "0 kept".
+// missing database with exit 1, and creates nothing. Counts read as words ("1 finished run", "30 days"), not "0 kept".
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,8 +9,8 @@
 // through updates and a refused resume, and refuses a limit not above the spend before sending it; the badge reads as
 // words ("awaiting approval", "cancelled"); a run that failed or was cancelled has no current step: its steps left
 // unfinished read "not run" / "stopped", drawn muted, and the panel says how it ended and why; long unbroken agent
-// text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev
-// dependency).
+// text wraps inside its column and bidi controls in it are shown, not obeyed. Needs Chromium (`apt-get install -y
+// chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
