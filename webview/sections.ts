@@ -79,13 +79,10 @@ function renderEnded(state: PanelState): HTMLElement {
   const left = state.steps.filter((x) => stepStatusLabel(x, state) !== statusLabel(x.status)).length;
   return h('section', { class: 'step', 'data-testid': 'run-ended', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, `Run ${ended}`),
-    h('p', { 'data-testid': 'end-reason' }, state.endReason ? `${capitalized(ended)}: ${state.endReason}.` : `The run ${state.cancelled ? 'was cancelled' : 'failed'}.`),
+    h('p', { 'data-testid': 'end-reason' }, !state.endReason ? `The run ${state.cancelled ? 'was cancelled' : 'failed'}.`
+      : state.cancelled ? `Cancelled (${state.endReason}).` : `Failed: ${state.endReason}.`),
     h('p', { class: 'note' }, `No step runs any more${left ? `: ${plural(left, 'step')} ${left === 1 ? 'was' : 'were'} left unfinished` : ''}. ` +
-      'Select a step in the graph to see what it did.'));
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+      'Select a step in the graph for its details.'));
 }
 
 /** The shown step's details and contract (none shown in a run that ended early: how it ended). */

@@ -6,7 +6,7 @@ import type { LeftoverOutcome, LiveAgent } from '../core/pipelines/agentProcesse
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { RunOutcome } from '../core/pipelines/engine/engine.js';
 import { BatonError } from '../core/errors.js';
-import { IDLE_CANCELLED_BY } from '../core/retention.js';
+import { cancelledText } from '../core/broker/submittedOutput.js';
 import type { Owner } from '../host/owner.js';
 import { listSystems, loadSystem } from '../host/pipelines/systemFiles.js';
 import { callControl } from '../host/controlClient.js';
@@ -290,14 +290,7 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
  */
 function cancelledHow(events: TimelineEvent[]): string | null {
   const e = [...events].reverse().find((x) => x.event_type === 'workflow_cancelled');
-  if (!e) return null;
-  const d = (e.event_data ?? {}) as { reason?: unknown; by?: unknown };
-  const by = typeof d.by === 'string' ? d.by : null;
-  // The `by` of `baton pipeline cancel`, of the editor (EDITOR_ACTOR) and of retention's idle limit.
-  const who = by === 'cli' ? 'baton pipeline cancel' : by === 'vscode' ? 'the editor' : by === IDLE_CANCELLED_BY ? 'the retention policy' : by;
-  // "cancelled" (pipeline cancel's) and "cancelled from the editor" say no more than who it was.
-  const why = typeof d.reason === 'string' && !/^cancelled\b/.test(d.reason) ? d.reason : null;
-  return [why, who && `by ${who}`].filter(Boolean).join(', ');
+  return e ? cancelledText(e.event_data) : null;
 }
 
 /** How a run that did not complete or pause ended, after "run RUN": "failed: step two: …", "cancelled (by …)". */

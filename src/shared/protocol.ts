@@ -279,8 +279,8 @@ export interface PanelState {
   /** Cancelled by a person or agent (`status` is then `failed`). */
   cancelled: boolean;
   /**
-   * Why a failed or cancelled run ended, as its last `workflow_failed` / `workflow_cancelled` event says ("cancelled
-   * from the editor, by retention"); null while it runs, once it completed, or when no event says.
+   * Why a failed or cancelled run ended, as its last `workflow_failed` / `workflow_cancelled` event says ("no ready
+   * steps"; a cancelled one's who and why: "by the editor"); null while it runs, once it completed, or if none says.
    */
   endReason: string | null;
   /** 0–100. */

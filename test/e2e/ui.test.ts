@@ -3,7 +3,8 @@
 // actions), a workflow started from the command palette, its first step handed to an agent (an MCP SDK client on the
 // registered endpoint with the token), released from the tree's menu as if that agent went away and taken up again,
 // the tree, panel and status bar following the agent live, the gate approved with the panel's button, and the
-// synthesis opened in a tab.
+// synthesis opened in a tab; a run started with the (optional) task left empty and cancelled from the palette shows
+// in its panel how it ended, with no step marked current.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, stepOutput, type Agent } from './harness/agent.js';
@@ -194,5 +195,27 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     await waitFor('the prune notification', async () =>
       /no finished run is older than 30 days or past the newest 1000 and no unfinished run is idle for more than 30 days; 1 finished run kept/.test(await toast.innerText({ timeout: 1000 }).catch(() => '')));
     assert.ok((await wb.treeRows()).some((r) => /bug-fix/.test(r.label)), 'the run is still in the tree');
+  });
+  it('starts a run with the optional task box left empty, cancels it, and its panel marks no step current', async () => {
+    await wb.clearNotifications();
+    await wb.runCommand('Baton: Start Workflow');
+    await wb.waitForQuickInput('security-audit');
+    await wb.answerQuickInput('security-audit');
+    await waitFor('the task box saying the task is optional', async () => /Optional: left empty, the task reads "Run the security-audit workflow"/
+      .test(await page.locator('.quick-input-widget .quick-input-message').first().innerText({ timeout: 1000 }).catch(() => '')));
+    await wb.answerQuickInput('');
+    await waitFor('the new run in the tree', async () => (await wb.treeRows()).some((r) => /scan-codebase/.test(r.label)));
+    await wb.runCommand('Baton: Cancel Execution');
+    const dialog = page.locator('.monaco-dialog-box').first();
+    await dialog.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await dialog.innerText(), /security-audit/);
+    await dialog.locator('.monaco-button').filter({ hasText: 'Cancel Execution' }).first().click();
+    const ended = await wb.webviewFrame('run-ended');
+    assert.equal(await ended.locator('[data-testid="selected-step"]').first().innerText(), 'Run cancelled');
+    assert.equal(await ended.locator('[data-testid="end-reason"]').first().innerText(), 'Cancelled (by the editor).');
+    assert.equal(await ended.locator('[data-testid="status"]').first().innerText(), 'cancelled');
+    assert.equal(await ended.locator('g.node.selected').count(), 0, 'no step is marked current');
+    assert.equal(await ended.locator('[data-testid="node-scan-codebase"]').first().getAttribute('aria-label'), 'scan-codebase: not run (run cancelled)');
+    await wb.screenshot('panel-cancelled');
   });
 });

@@ -93,7 +93,7 @@ function endedFixture(cancelled: boolean): PanelState {
     steps: [step('analyze', 'completed', []), step('implement_fix', 'ready', ['analyze']), step('review', 'pending', ['implement_fix'])],
   };
   const end = cancelled
-    ? { event_type: 'workflow_cancelled', event_data: { reason: 'cancelled from the editor', by: null }, created_at: '2026-01-01T00:05:00Z' }
+    ? { event_type: 'workflow_cancelled', event_data: { reason: 'cancelled from the editor', by: 'vscode' }, created_at: '2026-01-01T00:05:00Z' }
     : { event_type: 'workflow_failed', event_data: { reason: 'no ready steps', incomplete: ['review'] }, created_at: '2026-01-01T00:05:00Z' };
   return buildPanelState(status, null, [{ event_type: 'workflow_started', event_data: {}, created_at: '2026-01-01T00:00:00Z' }, end], [], '');
 }
@@ -395,7 +395,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await sendEnded({ type: 'panel/update', state: endedFixture(true) });
     await ended.locator('[data-testid="status"][data-status="cancelled"]').waitFor({ timeout: 5_000 });
     assert.equal(await $e('selected-step').textContent(), 'Run cancelled');
-    assert.equal(await $e('end-reason').textContent(), 'Cancelled: cancelled from the editor.');
+    assert.equal(await $e('end-reason').textContent(), 'Cancelled (by the editor).');
     assert.match((await $e('run-ended').textContent()) ?? '', /No step runs any more: 2 steps were left unfinished\./);
     assert.equal(await ended.locator('g.node.selected').count(), 0, 'no step is marked current');
     assert.equal(await ended.locator('g.node[aria-pressed="true"]').count(), 0);

@@ -2,6 +2,7 @@
 // typed, whether it was cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
 import type { SubmittedOutput } from '../api.js';
 import type { DecisionInput, FindingInput } from '../types.js';
+import { IDLE_CANCELLED_BY } from '../retention.js';
 import type { ExecutionRow } from './executionRepo.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -45,4 +46,19 @@ export function withCancelledMark(metadata: ExecutionRow['metadata'], reason: st
 export function executionFacts(e: Pick<ExecutionRow, 'metadata'>): { task_description: string | null; cancelled: boolean } {
   const description = e.metadata.task_description ?? (e.metadata.origin === 'pipeline' ? e.metadata.input : undefined);
   return { task_description: typeof description === 'string' && description.trim() ? description : null, cancelled: e.metadata.cancelled !== undefined };
+}
+
+/**
+ * Who cancelled a run and why, from its `workflow_cancelled` event's data, as "cancelled (…)" says it: "by baton
+ * pipeline cancel", "by the editor", "no activity for more than 30 days, by the retention policy"; empty when the
+ * event says neither.
+ */
+export function cancelledText(data: unknown): string {
+  const d = isRecord(data) ? data : {};
+  const by = typeof d.by === 'string' ? d.by : null;
+  // The `by` of `baton pipeline cancel`, of the editor (its EDITOR_ACTOR) and of retention's idle limit.
+  const who = by === 'cli' ? 'baton pipeline cancel' : by === 'vscode' ? 'the editor' : by === IDLE_CANCELLED_BY ? 'the retention policy' : by;
+  // "cancelled" (pipeline cancel's) and "cancelled from the editor" say no more than who it was.
+  const why = typeof d.reason === 'string' && !/^cancelled\b/.test(d.reason) ? d.reason : null;
+  return [why, who && `by ${who}`].filter(Boolean).join(', ');
 }

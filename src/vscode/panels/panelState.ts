@@ -1,6 +1,7 @@
 // Turns the engine's resources into the panel's plain-JSON state: bounded, content-free, and the same for owner and
 // client mode. Pure (no 'vscode'), so it is unit-tested directly.
 import type { StepDefinition } from '../../core/types.js';
+import { cancelledText } from '../../core/broker/submittedOutput.js';
 import type { ArtifactRecord, CurrentStepResource, SubmittedOutput, TimelineEvent, WorkflowStatusResource } from '../../core/api.js';
 import { budgetReasonText, shownProgress, spendText } from '../../shared/labels.js';
 import type {
@@ -208,14 +209,17 @@ function timeline(events: TimelineEvent[]): PanelTimelineEntry[] {
   });
 }
 
-/** Why a failed (or cancelled) run ended, from its last end event's `reason` (or `error`) and `by`; else null. */
+/**
+ * Why a failed run ended, from its last end event: a cancelled one's who and why as the CLI says them ("by the
+ * editor"), a failed one's `reason` (or `error`); null when it has not failed or no event says.
+ */
 function endReason(status: WorkflowStatusResource, events: TimelineEvent[]): string | null {
   if (status.status !== 'failed') return null;
   const end = [...events].reverse().find((e) => e.event_type === 'workflow_cancelled' || e.event_type === 'workflow_failed');
+  if (end?.event_type === 'workflow_cancelled') return clip(cancelledText(end.event_data), DETAIL_CHARS) || null;
   const data = typeof end?.event_data === 'object' && end.event_data !== null ? end.event_data as Record<string, unknown> : {};
   const why = str(data.reason) ?? str(data.error);
-  const by = str(data.by);
-  return why === null ? null : clip(`${budgetReasonText(why)}${by ? `, by ${by}` : ''}`, DETAIL_CHARS);
+  return why === null ? null : clip(budgetReasonText(why), DETAIL_CHARS);
 }
 
 /**
