@@ -57,7 +57,9 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
     const picked = await vscode.window.showQuickPick(
       templates.map((t) => ({
         label: t.name,
-        description: `${plural(t.steps.length, 'step')} · ${t.type}${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
+        // A spec template's one step stands for the phases of the tasks.md it is started on: "1 step" would mislead.
+        description: `${t.dynamic_phases ? 'phases from a tasks.md' : plural(t.steps.length, 'step')} · ${t.type}` +
+          `${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
         detail: t.description,
       })),
       { title: 'Baton: Start Workflow', placeHolder: 'Choose a workflow', matchOnDescription: true, matchOnDetail: true },

@@ -1,5 +1,6 @@
 // Rule: "Baton: Start Workflow…" says in its input box that the task is optional and what a run started without one is
-// given as its task (the core's own words), so an empty box starts nothing the person did not expect.
+// given as its task (the core's own words), so an empty box starts nothing the person did not expect; its list says a
+// spec template runs the phases of a tasks.md, not "1 step".
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -12,6 +13,17 @@ import { fakeWindow } from '../helpers/fakeVscode.js';
 describe('Baton: Start Workflow…', () => {
   beforeEach(() => {
     fakeWindow.inputs = [];
+    fakeWindow.picks = [];
+  });
+
+  it('lists the workflows with their steps; a spec template with the phases of the tasks.md it starts on, not "1 step"', async () => {
+    const { baton } = await makeBaton();
+    const s = { connection: new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never) } as unknown as Services;
+    assert.equal(await startWorkflow(s), undefined, 'dismissed: nothing started');
+    const items = (fakeWindow.picks[0] ?? []) as Array<{ label: string; description: string }>;
+    const of = (name: string) => items.find((i) => i.label === name)?.description;
+    assert.match(of('bug-fix') ?? '', /^4 steps · sequential/);
+    assert.match(of('spec_execution_v1') ?? '', /^phases from a tasks\.md · /);
   });
 
   it('asks for the task saying it is optional, with the task a run started without one gets', async () => {
