@@ -199,7 +199,8 @@ export async function cancelExecution(s: Services, arg?: unknown): Promise<void>
   if (confirm !== 'Cancel Execution') return;
   try {
     await s.connection.cancel(id, 'cancelled from the editor');
-    void vscode.window.showInformationMessage('Baton: execution cancelled.');
+    // Named as the question named it: with several runs, "execution cancelled" does not say which.
+    void vscode.window.showInformationMessage(`Baton: ${e ? runName(e.workflow ?? e.kind, e.task_description, 60) : `execution ${id}`} cancelled.`);
   } catch (ex) {
     if (!BatonError.is(ex, 'invalid_state')) throw ex;
     void vscode.window.showInformationMessage(`Baton: ${ex.message}`);
