@@ -86,14 +86,16 @@ test('steps and phases, name and phase, dependencies and dependsOn: one of each 
   assertOne(c.problems, 'workflows/both-names.yaml', 8, /^step 'a2': both 'dependencies' and 'dependsOn' are given; keep one/);
 });
 
-test('a Markdown workflow without frontmatter, or with frontmatter never closed, is a problem that says what to write', async () => {
+test('a Markdown file with no frontmatter is documentation beside the workflows; frontmatter never closed is a problem', async () => {
   const c = await load({
-    'workflows/notes.md': '# Just notes\n\n- [ ] a task\n',
+    'workflows/README.md': '# Our workflows\n\n- [ ] write more\n',
     'workflows/open.md': '---\nname: open\ndescription: x\n',
+    'workflows/bom.md': '\uFEFF---\r\nname: bom\r\ndescription: With a BOM and CRLF\r\nphases:\r\n  - phase: a\r\n    agent: debugger\r\n    description: d\r\n---\r\nBody.\r\n',
   });
-  assert.deepEqual(c.workflows, []);
-  assertOne(c.problems, 'workflows/notes.md', 1, /^workflow: a Markdown workflow starts with YAML frontmatter between '---' lines: name, description, and phases/);
-  assertOne(c.problems, 'workflows/open.md', 1, /^frontmatter opened with '---' on line 1 is never closed/);
+  assert.deepEqual(c.workflows.map((w) => [w.name, w.content]), [['bom', 'Body.']]);
+  assert.deepEqual(c.problems.filter((p) => !/agent 'debugger' is not defined/.test(p.message)).map((p) => [p.path, p.line, p.message]), [
+    [`${W}/workflows/open.md`, 1, "frontmatter opened with '---' on line 1 is never closed; add a line with '---' after the last field"],
+  ]);
 });
 
 test('without a type a workflow takes the one its dependencies make; a type or complexity it gives is kept or checked', async () => {

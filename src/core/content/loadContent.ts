@@ -5,7 +5,7 @@ import type { Crypto, FileEntry, FileSystem } from '../ports.js';
 import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
 import { baseName, NAME_PATTERN } from './fieldReader.js';
 import { parseAgentFile, parseRuleFile } from './markdownFile.js';
-import { isWorkflowRegistry, parseMarkdownWorkflowFile, parseWorkflowFile } from './workflowFile.js';
+import { hasFrontmatter, isWorkflowRegistry, parseMarkdownWorkflowFile, parseWorkflowFile } from './workflowFile.js';
 
 /** Where a loaded item came from, and the SHA-256 of its file (its ETag). */
 export interface ContentOrigin {
@@ -147,8 +147,10 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorMessage(ex)}` }] };
   }
-  // The seed's workflows/index.yaml lists the workflows for discovery; it is no workflow, and nothing to report.
-  if (kind === 'workflows' && !entry.relativePath.endsWith('.md') && isWorkflowRegistry(text)) return { item: undefined, hash: '', problems: [] };
+  // Not workflows, and nothing to report: the seed's workflows/index.yaml (a list of the workflows, for discovery), and
+  // a Markdown file with no frontmatter (a README beside the workflows).
+  const markdown = entry.relativePath.endsWith('.md');
+  if (kind === 'workflows' && (markdown ? !hasFrontmatter(text) : isWorkflowRegistry(text))) return { item: undefined, hash: '', problems: [] };
   const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
   // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then

@@ -38,19 +38,21 @@ export interface ParsedWorkflow {
   agentLines: Map<string, number | null>;
 }
 
+/** Whether a Markdown file opens with YAML frontmatter: a workflow in Markdown does; one without is documentation. */
+export function hasFrontmatter(raw: string): boolean {
+  return /^(?:\uFEFF)?---[ \t]*\r?(?:\n|$)/.test(raw);
+}
+
 /**
- * Parses a Markdown workflow (`workflows/NAME.md`): its frontmatter as a YAML workflow, its body kept as the workflow's
- * `content`. The seed's own workflow files are written so: name, description, tags, complexity and `phases`.
+ * Parses a Markdown workflow (`workflows/NAME.md`, see hasFrontmatter): its frontmatter as a YAML workflow, its body
+ * kept as the workflow's `content`. The seed's own workflow files are written so: name, description, tags,
+ * complexity and `phases`.
  */
 export function parseMarkdownWorkflowFile(raw: string, path: string, fallbackName: string): ParsedWorkflow {
   const lines = normalizeText(raw).split('\n');
-  const opened = lines[0]?.trim() === '---';
-  const end = opened ? lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...')) : -1;
+  const end = lines[0]?.trim() === '---' ? lines.findIndex((l, i) => i > 0 && (l.trim() === '---' || l.trim() === '...')) : -1;
   if (end < 0) {
-    const message = opened
-      ? "frontmatter opened with '---' on line 1 is never closed; add a line with '---' after the last field"
-      : "workflow: a Markdown workflow starts with YAML frontmatter between '---' lines: name, description, and phases " +
-        '(each with phase, agent, description and dependsOn) or steps as in a .yaml workflow';
+    const message = "frontmatter opened with '---' on line 1 is never closed; add a line with '---' after the last field";
     return { template: undefined, problems: [{ path, line: 1, message }], agentLines: new Map() };
   }
   // The frontmatter after a blank first line, so that each problem's line is the file's.
