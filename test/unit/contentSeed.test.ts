@@ -114,15 +114,17 @@ test('without a type a workflow takes the one its dependencies make; a type or c
   assertOne(c.problems, 'workflows/bad.md', 4, /^workflow: unknown complexity 'extreme' \(expected one of simple, moderate, high\)$/);
 });
 
-test('a registry is no workflow only when it lists workflows and has no steps; a "_" file is skipped in every folder', async () => {
+test('a registry is no workflow only when it lists workflows and has no steps; "_" files and READMEs are no items', async () => {
   const c = await load({
+    'agents/README.md': '# Our agents\n\nOne file per persona.\n',
+    'rules/readme.md': 'Rules go here.\n',
     'workflows/index.yaml': 'workflows:\n  - name: a\n    path: a.md\n',
     'workflows/mixed.yaml': 'name: mixed\ndescription: x\nworkflows: []\nsteps:\n  - name: a\n    agent: debugger\n    description: d\n',
     'rules/_notes.md': 'not a rule at all',
     'workflows/_draft.yaml': 'steps: [',
   });
   assert.deepEqual(c.workflows.map((w) => w.name), ['mixed']);
-  assert.deepEqual(c.rules, []);
+  assert.deepEqual([c.rules, c.agents], [[], []]);
   assert.deepEqual(c.problems.filter((p) => !/agent 'debugger' is not defined/.test(p.message)).map((p) => [p.path, p.message]), [
     [`${W}/workflows/mixed.yaml`, "workflow: unknown field 'workflows' is ignored (known fields: name, description, type, tags, complexity, estimated_duration_minutes, steps, phases, dynamic_phases, dynamic_config)"],
   ]);

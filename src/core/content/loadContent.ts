@@ -51,10 +51,10 @@ const PATTERNS: Record<ContentKind, RegExp> = {
 };
 
 /**
- * A file whose name starts with '_' is shared text the others point to (the seed's `agents/_shared_context.md`), not
- * an item of its own: it is not loaded, and not reported.
+ * Files beside the items that are not items: a name starting with '_' is shared text the others point to (the seed's
+ * `agents/_shared_context.md`), and a README says what the folder holds. Neither is loaded, nor reported.
  */
-const PARTIAL = /(?:^|\/)_[^/]*$/;
+const NOT_ITEMS = /(?:^|\/)(?:_[^/]*|readme\.mdc?)$/i;
 
 interface Parsed {
   item: (AgentDefinition | RuleDefinition | WorkflowTemplate) | undefined;
@@ -118,7 +118,7 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   const inThisDir = new Map<string, string>();
   for (const entry of sorted) {
     const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
-    if (!kind || PARTIAL.test(entry.relativePath)) continue;
+    if (!kind || NOT_ITEMS.test(entry.relativePath)) continue;
     const parsed = await loadFile(fs, crypto, kind, entry);
     acc.problems.push(...parsed.problems);
     if (!parsed.item) {
