@@ -143,15 +143,7 @@ function readDynamicConfig(r: FieldReader, root: Record<string, unknown>): Dynam
 
 /** The workflow's `type`, or when it has none, the type its steps' dependencies make it. */
 function readType(r: FieldReader, root: Record<string, unknown>, steps: readonly StepDefinition[]): WorkflowTemplate['type'] | undefined {
-  if (root['type'] === undefined || root['type'] === null) return typeOfGraph(steps);
-  const expected = `one of ${WORKFLOW_TYPES.join(', ')}`;
-  const type = r.string(root, [], 'type', 'workflow', expected, true);
-  if (type === undefined) return undefined;
-  if (!(WORKFLOW_TYPES as readonly string[]).includes(type)) {
-    r.error(['type'], `workflow: unknown type '${type}' (expected ${expected})`);
-    return undefined;
-  }
-  return type as WorkflowTemplate['type'];
+  return root['type'] === undefined || root['type'] === null ? typeOfGraph(steps) : readChoice(r, root, 'type', WORKFLOW_TYPES);
 }
 
 /**
@@ -168,15 +160,19 @@ export function typeOfGraph(steps: readonly StepDefinition[]): WorkflowTemplate[
 }
 
 function readComplexity(r: FieldReader, root: Record<string, unknown>): WorkflowTemplate['complexity'] {
-  if (root['complexity'] === undefined || root['complexity'] === null) return undefined;
-  const expected = `one of ${COMPLEXITIES.join(', ')}`;
-  const value = r.string(root, [], 'complexity', 'workflow', expected, false);
+  return root['complexity'] === undefined || root['complexity'] === null ? undefined : readChoice(r, root, 'complexity', COMPLEXITIES);
+}
+
+/** The workflow field `key`, one of `choices`; else undefined, with the problem recorded. */
+function readChoice<T extends string>(r: FieldReader, root: Record<string, unknown>, key: string, choices: readonly T[]): T | undefined {
+  const expected = `one of ${choices.join(', ')}`;
+  const value = r.string(root, [], key, 'workflow', expected, true);
   if (value === undefined) return undefined;
-  if (!(COMPLEXITIES as readonly string[]).includes(value)) {
-    r.error(['complexity'], `workflow: unknown complexity '${value}' (expected ${expected})`);
+  if (!(choices as readonly string[]).includes(value)) {
+    r.error([key], `workflow: unknown ${key} '${value}' (expected ${expected})`);
     return undefined;
   }
-  return value as WorkflowTemplate['complexity'];
+  return value as T;
 }
 
 function readDuration(r: FieldReader, root: Record<string, unknown>): number | null {
