@@ -74,6 +74,9 @@ export function registerBrokerTools(
       inputSchema: nextStepInputSchema,
       outputSchema: nextStepOutputSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      // Claude Code defers MCP tools behind its ToolSearch by default (the model sees only the name and must search
+      // before its first call); Baton's one entry point is loaded up front, as every tool Baton's own runners start.
+      _meta: { 'anthropic/alwaysLoad': true },
     },
     call,
   );
