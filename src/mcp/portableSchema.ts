@@ -1,12 +1,14 @@
 // Tool schemas as strict clients take them. zod writes JSON Schema keywords that say nothing a client needs but that
 // some clients refuse: Gemini's function declarations (OpenAPI's subset) stop at "$schema", "propertyNames" and
-// "exclusiveMinimum" ("Unknown name … Cannot find field"), and a tool list one of them refuses is lost whole.
+// "exclusiveMinimum" ("Unknown name … Cannot find field"), and a tool list one of them refuses is lost whole. zod's
+// int() also bounds every integer by ±(2^53 - 1), which says nothing and reads oddly beside "1-based" (models see it).
 
 type Schema = Record<string, unknown>;
 
 /**
  * `schema` without what no client needs, in a new object: `$schema`, a `propertyNames: {type: "string"}`
- * (every JSON key is a string), and an integer's `exclusiveMinimum: n` written as `minimum: n + 1`.
+ * (every JSON key is a string), an integer's `exclusiveMinimum: n` written as `minimum: n + 1`, and an integer's
+ * `minimum` / `maximum` at the safe-integer limits zod writes for any integer.
  */
 export function portableSchema<T extends object>(schema: T): T {
   const out: Schema = {};
@@ -14,6 +16,7 @@ export function portableSchema<T extends object>(schema: T): T {
   for (const [key, value] of Object.entries(given)) {
     if (key === '$schema') continue;
     if (key === 'propertyNames' && isStringType(value)) continue;
+    if (given.type === 'integer' && isSafeIntegerLimit(key, value)) continue;
     if (key === 'exclusiveMinimum' && given.type === 'integer' && typeof value === 'number' && given.minimum === undefined) {
       out.minimum = Math.floor(value) + 1;
       continue;
@@ -34,6 +37,10 @@ const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'defi
 const isObject = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
 const mapValues = (o: Schema, f: (s: Schema) => Schema): Schema =>
   Object.fromEntries(Object.entries(o).map(([k, v]) => [k, isObject(v) ? f(v) : v]));
+
+function isSafeIntegerLimit(key: string, value: unknown): boolean {
+  return (key === 'minimum' && value === -Number.MAX_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER);
+}
 
 function isStringType(value: unknown): boolean {
   return isObject(value) && Object.keys(value).length === 1 && value.type === 'string';
