@@ -5,7 +5,7 @@ import type { Crypto, FileEntry, FileSystem } from '../ports.js';
 import type { AgentDefinition, ContentSource, RuleDefinition, WorkflowTemplate } from '../types.js';
 import { baseName, NAME_PATTERN } from './fieldReader.js';
 import { parseAgentFile, parseRuleFile } from './markdownFile.js';
-import { hasFrontmatter, isWorkflowRegistry, parseMarkdownWorkflowFile, parseWorkflowFile } from './workflowFile.js';
+import { hasFrontmatter, parseMarkdownWorkflowFile, parseWorkflowFile } from './workflowFile.js';
 
 /** Where a loaded item came from, and the SHA-256 of its file (its ETag). */
 export interface ContentOrigin {
@@ -60,6 +60,8 @@ interface Parsed {
   item: (AgentDefinition | RuleDefinition | WorkflowTemplate) | undefined;
   problems: ContentProblem[];
   agentLines?: Map<string, number | null>;
+  /** A workflows/ file that is a registry of workflows, not one (see ParsedWorkflow.registry). */
+  registry?: true;
 }
 
 /**
@@ -147,11 +149,11 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   } catch (ex) {
     return { item: undefined, hash: '', problems: [{ path: entry.absolutePath, line: null, message: `cannot read the file: ${errorMessage(ex)}` }] };
   }
-  // Not workflows, and nothing to report: the seed's workflows/index.yaml (a list of the workflows, for discovery), and
-  // a Markdown file with no frontmatter (a README beside the workflows).
-  const markdown = entry.relativePath.endsWith('.md');
-  if (kind === 'workflows' && (markdown ? !hasFrontmatter(text) : isWorkflowRegistry(text))) return { item: undefined, hash: '', problems: [] };
+  // A Markdown file with no frontmatter beside the workflows (a README) is no workflow, and nothing to report.
+  if (kind === 'workflows' && entry.relativePath.endsWith('.md') && !hasFrontmatter(text)) return { item: undefined, hash: '', problems: [] };
   const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
+  // Nor is the seed's workflows/index.yaml, a list of the workflows for discovery.
+  if (parsed.registry) return { item: undefined, hash: '', problems: [] };
   if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
   // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then
   // the file name is the one it would go by), else its file name.
@@ -186,8 +188,8 @@ function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
       return parseRuleFile(text, entry.absolutePath, fallback);
     case 'workflows': {
       const parse = entry.relativePath.endsWith('.md') ? parseMarkdownWorkflowFile : parseWorkflowFile;
-      const { template, problems, agentLines } = parse(text, entry.absolutePath, fallback);
-      return { item: template, problems, agentLines };
+      const { template, problems, agentLines, registry } = parse(text, entry.absolutePath, fallback);
+      return { item: template, problems, agentLines, ...(registry ? { registry } : {}) };
     }
   }
 }

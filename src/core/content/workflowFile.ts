@@ -36,6 +36,11 @@ export interface ParsedWorkflow {
   problems: ContentProblem[];
   /** Line of each step's `agent` field, for cross-file checks. */
   agentLines: Map<string, number | null>;
+  /**
+   * The file is the seed's registry of workflows (`index.yaml`: a `workflows` list of names and paths, a discovery
+   * aid) rather than a workflow: nothing to load, and no problem either.
+   */
+  registry?: true;
 }
 
 /** Whether a Markdown file opens with YAML frontmatter: a workflow in Markdown does; one without is documentation. */
@@ -75,6 +80,9 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
     return fail();
   }
 
+  if (Array.isArray(root['workflows']) && root['steps'] === undefined && root['phases'] === undefined) {
+    return { template: undefined, problems: [], agentLines, registry: true };
+  }
   const where = 'workflow';
   r.unknownKeys(root, [], where, TEMPLATE_FIELDS);
   const name = r.name(root, [], where, fallbackName);
@@ -92,17 +100,6 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   if (complexity) template.complexity = complexity;
   if (dynamicPhases && dynamicConfig) Object.assign(template, { dynamic_phases: true, dynamic_config: dynamicConfig });
   return { template, problems: r.problems, agentLines };
-}
-
-/**
- * Whether a workflows/ file is the seed's registry of workflows (`index.yaml`: a `workflows` list of names and paths,
- * a discovery aid) rather than a workflow: it is no workflow to load, and no problem either.
- */
-export function isWorkflowRegistry(raw: string): boolean {
-  const parsed = parseYaml(raw, '');
-  if ('problems' in parsed || !isMapping(parsed.root)) return false;
-  const root = parsed.root;
-  return Array.isArray(root['workflows']) && root['steps'] === undefined && root['phases'] === undefined;
 }
 
 /** The `dynamic_config` of a template with `dynamic_phases: true` (the dynamic-spec-workflows spec's metadata). */
