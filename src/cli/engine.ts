@@ -18,3 +18,4 @@ export { sendCommand } from './sendCommand.js';
 export { startCommand } from './startCommand.js';
 export { stopCommand } from './stopCommand.js';
 export { buildCatalog } from '../mcp/catalogBuilder.js';
+export { buildSchemaImage } from '../store/buildSchemaImage.js';

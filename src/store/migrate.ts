@@ -43,6 +43,27 @@ export function loadMigrations(dir: string): Migration[] {
   return out;
 }
 
+/**
+ * The file beside the migrations that holds a database they made, as the build writes it (see schemaImage): a new
+ * database starts as a copy of it instead of running every migration (about 150 ms of a first start).
+ */
+export const SCHEMA_IMAGE = 'schema.db';
+
+/** A new database with every migration applied, as bytes: what the build writes as SCHEMA_IMAGE. */
+export function schemaImage(db: Database, migrations: readonly Migration[]): Uint8Array {
+  applyMigrations(db, migrations);
+  return db.export();
+}
+
+/** The built schema image in `dir`, or null when there is none (run from source, an older build). */
+export function readSchemaImage(dir: string): Buffer | null {
+  try {
+    return readFileSync(join(dir, SCHEMA_IMAGE));
+  } catch {
+    return null;
+  }
+}
+
 /** The schema version recorded in the database (0 for a fresh one). */
 export function schemaVersion(db: Database): number {
   const hasMeta = db.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");

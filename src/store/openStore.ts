@@ -12,7 +12,7 @@ import { keepTornTail } from './keepTornTail.js';
 import { makeDirs } from './makeDirs.js';
 import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
 import { acquireLock, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
-import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from './migrate.js';
+import { applyMigrations, defaultMigrationsDir, loadMigrations, readSchemaImage, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
 
 const noop = () => undefined;
@@ -104,7 +104,8 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     log,
   } as const;
   const SQL = await loadSqlJs(options.wasmPath ?? defaultWasmPath(), options.wasmModule);
-  const migrations = loadMigrations(options.migrationsDir ?? defaultMigrationsDir());
+  const migrationsDir = options.migrationsDir ?? defaultMigrationsDir();
+  const migrations = loadMigrations(migrationsDir);
   const newest = migrations.at(-1)!.version;
   if (options.path === null) {
     const store = new SqlJsStore(new SQL.Database(), null, settings);
@@ -125,7 +126,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     throw missingError(path);
   }
   if (access === 'read') return openReadOnly(SQL, path, newest, options, settings, migrations);
-  return openFileStore(SQL, path, newest, options, settings, migrations);
+  return openFileStore(SQL, path, newest, options, settings, migrations, migrationsDir);
 }
 
 function lockedError(path: string, ownerPid: number): BatonError {
@@ -151,6 +152,27 @@ function newerVersionError(path: string, version: number, newest: number): Baton
     `${path} was written by a newer Baton (schema v${version}, this build knows v${newest}); upgrade Baton or use another --db path`,
     { path, version, known: newest },
   );
+}
+
+/**
+ * A database for a file that does not exist yet: a copy of the build's schema image (every migration applied, see
+ * SCHEMA_IMAGE) when there is one of a version this code knows and no journal position, else an empty one that the
+ * migrations then build.
+ */
+function newDatabase(SQL: SqlJsStatic, migrationsDir: string, newest: number, log: Log): { db: Database; existed: false } {
+  const image = readSchemaImage(migrationsDir);
+  if (image !== null) {
+    let db: Database | undefined;
+    try {
+      db = new SQL.Database(image);
+      const version = schemaVersion(db);
+      if (version >= 1 && version <= newest && snapshotSeq(db) === 0) return { db, existed: false };
+    } catch (ex) {
+      log.debug(`store: the schema image in ${migrationsDir} cannot be read (${errorMessage(ex)}); running the migrations instead`);
+    }
+    db?.close();
+  }
+  return { db: new SQL.Database(), existed: false };
 }
 
 /**
@@ -200,6 +222,7 @@ async function openFileStore(
   options: OpenStoreOptions,
   settings: StoreSettings,
   migrations: ReturnType<typeof loadMigrations>,
+  migrationsDir: string,
 ): Promise<SqlJsStore> {
   makeDirs(dirname(path));
   const lock = options.lock ?? acquireLock(path);
@@ -210,7 +233,8 @@ async function openFileStore(
   try {
     const journalPath = journalOf(path);
     removeStaleTemps(path, journalPath);
-    const snapshot = loadSnapshot(SQL, path, await readSnapshotFile(path));
+    const bytes = await readSnapshotFile(path);
+    const snapshot = bytes === null ? newDatabase(SQL, migrationsDir, newest, settings.log) : loadSnapshot(SQL, path, bytes);
     db = snapshot.db;
     assertBatonDatabase(db, path);
     const version = schemaVersion(db);
