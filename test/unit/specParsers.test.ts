@@ -492,6 +492,18 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(spec.phases.map((p) => [p.label, p.name, p.tasks.map((t) => t.id)]), [['Phase 1', 'Structure', ['1.1', '1.2']], ['Phase 2', 'Content', ['2.1']]]);
   });
 
+  it('checkbox lists: a heading deeper than the one that first named its phase is about that phase, not a phase again', () => {
+    const sections = parse('## Phase 1: Setup\n### Phase 1 Tasks\n- [ ] T001 a\n## Phase 2: Build\n### Phase 2 Tasks\n- [ ] T002 b\n');
+    assert.deepEqual(sections.phases.map((p) => `${p.label}|${p.name}|${p.tasks.map((t) => t.id).join(' ')}`), ['Phase 1|Setup|T001', 'Phase 2|Build|T002']);
+    const testing = parse('# Plan\n## Phase 1: Setup\n- [x] T001 a\n## Phase 2: Build\n- [ ] T002 b\n## Testing\n### Phase 2 Testing\n- **Unit**: run them\n');
+    assert.deepEqual(testing.phases.map((p) => p.label), ['Phase 1', 'Phase 2']);
+    const checklist = parse('## Phase 1: A\n- [ ] T001 a\n## Phase 2: B\n- [ ] T002 b\n## Completion Checklist\n### Phase 1 (A)\n- [ ] A is done\n### Phase 2 (B)\n- [ ] B is done\n');
+    assert.deepEqual(checklist.phases.map((p) => [p.label, p.validation_gate.filter((g) => g.checkbox).map((g) => g.text)]), [['Phase 1', []], ['Phase 2', ['A is done', 'B is done']]]);
+    // As deep or shallower, the same label starts a phase again: a second part of the plan that numbers its own phases.
+    const again = parse('## Part A\n### Phase 1: Setup\n- [ ] 1.1 a\n# Phase 1: Rework\n- [ ] 1.1 b\n');
+    assert.deepEqual(again.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Setup', 'Phase 1|Rework']);
+  });
+
   it('a note in parentheses, a dash, no name, marks before the word: every phase heading is a phase, in both formats', () => {
     const spec = parse('# T\n## Phase 1 (Week 1): Foundation\n- [ ] **Task 1.1**: a\n## Phase 2 \u2013 Core\n- [ ] **Task 2.1**: b\n## Phase 3\n- [ ] **Task 3.1**: c\n');
     assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (Week 1)', 'Phase 2|Core', 'Phase 3|Phase 3']);

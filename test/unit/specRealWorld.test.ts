@@ -96,6 +96,20 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'kiro-zh-gate-heading.tasks.md', done: 0, title: '实现任务',
     phases: ['任务 1：矩阵构建 [1.1]', '任务 2：Gate 校验 [2.1 2.2 2.3]', '任务 3：发布结论 [3.1 3.2 3.3]'],
   },
+  // `### Phase 3.1 (…) - 22 tasks` under "Task Completion Checklist" is that phase's checklist, not a sixth phase: with the
+  // Validation Checklist after it, the last phase's gate.
+  {
+    file: 'speckit-completion-checklist.tasks.md', done: 3, title: 'Tasks: Codex 0.44 兼容性检查与修复', gate: 22,
+    phases: [
+      '完成契约定义（22 个任务，TDD 第一步） [T001]', '基础设施与核心模块（8 个任务，部分并行） [T023]', 'MCP 方法实现（18 个任务，部分并行） [T031]',
+      '集成测试与验收（6 个任务，顺序执行） [T049]', '性能与文档（4 个任务，顺序执行） [T055]',
+    ],
+  },
+  // `#### Phase 4 Testing` in the testing strategy is about Phase 4 (done, said so, left out), not an empty phase.
+  {
+    file: 'roadmap-phase-testing-section.md', done: 7, title: 'Mobile Development Plan - Comprehensive Roadmap & Status',
+    phases: [`Testing Infrastructure (COMPLETED) [${count(7)}]`],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];

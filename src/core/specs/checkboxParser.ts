@@ -165,6 +165,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   let last: Item | null = null;
   let lastLine = 0; // the line `last`'s title or its last detail ended on
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
+  const named = new Map<string, number>(); // each phase label → the level of the heading that first named it
   const fences = new Fences(lines);
   for (const line of lines) {
     if (fences.code(line) || line.text.trim() === '') continue;
@@ -172,8 +173,15 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
       while (open.length && open.at(-1)!.level >= h.level) open.pop();
+      let phase = PHASE_LIKE.exec(plain(h.text));
+      // A heading deeper than the one that first named its phase is about that phase, not a phase of its own: `### Phase
+      // 1 Tasks` under `## Phase 1: Setup`, `#### Phase 4 Testing` in a testing section, `### Phase 3.1 - 22 tasks` in a
+      // completion checklist. One as deep or shallower is a phase again (`# Phase 2: Coverage` after `### Phase 2: …`).
+      const first = phase ? named.get(phase[1]!) : undefined;
+      if (phase && first === undefined) named.set(phase[1]!, h.level);
+      else if (first !== undefined && h.level > first) phase = null;
       const group: Group = {
-        text: h.text, line: line.number, level: h.level, phase: PHASE_LIKE.exec(plain(h.text)), parent: open.at(-1) ?? null, said: false,
+        text: h.text, line: line.number, level: h.level, phase, parent: open.at(-1) ?? null, said: false,
         description: '', gate: [], items: [],
       };
       groups.push(group);
