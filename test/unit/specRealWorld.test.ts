@@ -138,6 +138,12 @@ describe('spec parsers: tasks.md files written by others', () => {
     });
   }
 
+  it('a criteria item after the tasks keeps its text: "T001-T020: …" is a range of tasks, not an id and a name', () => {
+    const gate = parse(read('speckit-completion-checklist.tasks.md'), 'tasks.md').phases.at(-1)!.validation_gate.map((g) => g.text);
+    assert.deepEqual(gate.slice(0, 3), ['T001-T020: 所有待创建方法的契约完成', 'T021-T022: 已有契约的测试补充完成', '所有契约测试在实现前失败']);
+    assert.equal(gate.at(-1), '依赖关系清晰明确');
+  });
+
   it('a guide whose only boxes are in a code block is refused with where they are', () => {
     assert.throws(() => parse(read('guide-fenced-boxes-only.md'), 'docs/guide.md'),
       /line 66: found no checkbox items outside code blocks, HTML comments and front matter \(the 4 on lines 66, 67, 68, 69 are inside one/);

@@ -122,7 +122,7 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
     trailing.unshift(g);
   }
   for (const g of trailing) {
-    gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: titleOf(it.content).name, checkbox: it.checkbox })));
+    gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: plain(it.content), checkbox: it.checkbox })));
     g.items = [];
     g.gate = [];
   }
