@@ -475,6 +475,14 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     ]);
   });
 
+  it('a "Success Validation" or "Success Metrics" section after the tasks is the last gate, not a phase', () => {
+    for (const heading of ['### Success Validation', '## 🎯 Success Metrics (KPIs)']) {
+      const p = parse(`## Phase 1: A\n- [ ] T001 a\n## Phase 2: B\n- [ ] T002 b\n## Notes\n${heading}\nBefore calling it done, verify:\n- [ ] Tests pass\n- [x] Docs written\n`);
+      assert.deepEqual(p.phases.map((ph) => [ph.label, ph.tasks.map((t) => t.id)]), [['Phase 1', ['T001']], ['Phase 2', ['T002']]], heading);
+      assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['Tests pass', 'Docs written'], heading);
+    }
+  });
+
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
     const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
     assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);

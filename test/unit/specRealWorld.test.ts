@@ -110,6 +110,11 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'roadmap-phase-testing-section.md', done: 7, title: 'Mobile Development Plan - Comprehensive Roadmap & Status',
     phases: [`Testing Infrastructure (COMPLETED) [${count(7)}]`],
   },
+  // Agent OS task groups; "### Success Validation" under the Notes after them lists what must hold: the last gate.
+  {
+    file: 'agentos-success-validation.tasks.md', done: 8, title: 'Task Breakdown: wger MCP Server MVP', gate: 9,
+    phases: ['GROUP 1: Project Foundation & Tooling [1.1 1.2 1.3 1.4 1.5 1.6 1.7]', 'GROUP 3: Tool Input Validation Schemas [3.1]'],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];

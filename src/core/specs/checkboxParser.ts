@@ -51,9 +51,9 @@ const GATE_LABELS = /^(checkpoint|validation gate|gate|exit criteria|done when|i
 const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of done|validation|verification)$/;
 /**
  * A section after the tasks that lists what must hold, not what to do ("Validation Checklist", "Quality Gates" and
- * its "### Code Quality"): it joins the last phase's gate.
+ * its "### Code Quality", "Success Validation", "Success Metrics (KPIs)"): it joins the last phase's gate.
  */
-const CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?)\b/i;
+const CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?|success)\b/i;
 // `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
 const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
 
