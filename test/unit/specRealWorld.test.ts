@@ -115,6 +115,11 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'agentos-success-validation.tasks.md', done: 8, title: 'Task Breakdown: wger MCP Server MVP', gate: 9,
     phases: ['GROUP 1: Project Foundation & Tooling [1.1 1.2 1.3 1.4 1.5 1.6 1.7]', 'GROUP 3: Tool Input Validation Schemas [3.1]'],
   },
+  // One task group: its `1.0` item is the phase, its sub-items the tasks (and its Acceptance Criteria the gate, below).
+  {
+    file: 'agentos-one-group.tasks.md', done: 7, title: 'Task Breakdown: wger MCP Server MVP',
+    phases: ['Complete project foundation setup [1.1 1.2 1.3 1.4 1.5 1.6 1.7]'],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];
@@ -147,6 +152,16 @@ describe('spec parsers: tasks.md files written by others', () => {
     const gate = parse(read('speckit-completion-checklist.tasks.md'), 'tasks.md').phases.at(-1)!.validation_gate.map((g) => g.text);
     assert.deepEqual(gate.slice(0, 3), ['T001-T020: 所有待创建方法的契约完成', 'T021-T022: 已有契约的测试补充完成', '所有契约测试在实现前失败']);
     assert.equal(gate.at(-1), '依赖关系清晰明确');
+  });
+
+  it('the Acceptance Criteria of a file\'s one task group are its gate, also when its items are read as the phases', () => {
+    const [phase] = parse(read('agentos-one-group.tasks.md'), 'tasks.md').phases;
+    assert.equal(phase!.gate_from_source, true);
+    assert.deepEqual(phase!.validation_gate.map((g) => g.text), [
+      'Project structure created with all directories', 'TypeScript compiles with strict mode enabled (zero errors)',
+      'ESLint and Prettier configurations working', 'Jest configured and can run (even with no tests)', 'Environment variable template created',
+      'CI/CD pipeline configured (may not run until code exists)', 'All dependencies installed successfully',
+    ]);
   });
 
   it('a guide whose only boxes are in a code block is refused with where they are', () => {

@@ -92,9 +92,13 @@ export class CheckboxTasksParser implements SourceParser {
     } else {
       const group = withItems[0]!;
       const roots = group.items.filter((it) => !it.parent);
-      phases = roots.some((r) => r.children.length > 0)
-        ? roots.map((r, i) => itemPhase(r, i + 1))
-        : [groupPhase(group, 1, title)];
+      if (roots.some((r) => r.children.length > 0)) {
+        phases = roots.map((r, i) => itemPhase(r, i + 1));
+        // The heading's own criteria (its Acceptance Criteria list, its Checkpoint) follow all its items: the last gate.
+        finalGate.unshift(...group.gate);
+      } else {
+        phases = [groupPhase(group, 1, title)];
+      }
     }
     if (finalGate.length) phases[phases.length - 1] = { ...phases.at(-1)!, validation_gate: [...phases.at(-1)!.validation_gate, ...finalGate], gate_from_source: true };
     return { parser: this.id, title, phases: phases.map(withGate) };
