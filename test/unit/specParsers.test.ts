@@ -500,6 +500,18 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(spec.phases.map((p) => [p.label, p.name, p.tasks.map((t) => t.id)]), [['Phase 1', 'Structure', ['1.1', '1.2']], ['Phase 2', 'Content', ['2.1']]]);
   });
 
+  it('spec format: a phase heading met again deeper after its phase is about it: its gate when it lists criteria', () => {
+    const spec = parse([
+      '# Tasks', '## Phase 1: A', '- [ ] **Task 1.1**: a', '## Phase 2: B', '- [ ] **Task 2.1**: b', '## Testing Strategy', '### Phase 1 Testing',
+      '- **Manual review:** read it', '## Validation Gates', '### Phase 1 Validation Gate', 'Before Phase 2:', '- [ ] A works', '  - [ ] detail',
+      '- [ ] A is documented', '## Acceptance Criteria Summary', '### Phase 2: B', '- [ ] B works', '',
+    ].join('\n'));
+    assert.deepEqual(spec.phases.map((p) => [p.label, p.tasks.map((t) => t.id), p.validation_gate.map((g) => g.text)]), [
+      ['Phase 1', ['1.1'], ['A works', 'A is documented']], ['Phase 2', ['2.1'], ['B works']],
+    ]);
+    assert.equal(spec.phases[0]!.validation_gate[0]!.checkbox?.line, 12);
+  });
+
   it('checkbox lists: a heading deeper than the one that first named its phase is about that phase, not a phase again', () => {
     const sections = parse('## Phase 1: Setup\n### Phase 1 Tasks\n- [ ] T001 a\n## Phase 2: Build\n### Phase 2 Tasks\n- [ ] T002 b\n');
     assert.deepEqual(sections.phases.map((p) => `${p.label}|${p.name}|${p.tasks.map((t) => t.id).join(' ')}`), ['Phase 1|Setup|T001', 'Phase 2|Build|T002']);

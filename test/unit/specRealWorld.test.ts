@@ -19,7 +19,7 @@ const seq = (prefix: string, from: number, to: number) => Array.from({ length: t
 const count = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join(' ');
 
 /** Each file, what a person counts in it: the phases with their task ids, how many tasks are ticked, and its title. */
-const TABLE: Array<{ file: string; phases: string[]; done: number; title?: string | null; gate?: number }> = [
+const TABLE: Array<{ file: string; phases: string[]; done: number; title?: string | null; gate?: number; parser?: string }> = [
   {
     file: 'speckit-template.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]',
     phases: [
@@ -120,6 +120,16 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'agentos-one-group.tasks.md', done: 7, title: 'Task Breakdown: wger MCP Server MVP',
     phases: ['Complete project foundation setup [1.1 1.2 1.3 1.4 1.5 1.6 1.7]'],
   },
+  // The spec's own format (prAxIs OS): "## Validation Gates" with `### Phase 1 Validation Gate` and an Acceptance
+  // Criteria Summary with `### Phase 1: …` after the phases are those phases' gates; `### Phase 1 Testing` notes are not.
+  {
+    file: 'praxis-gates-after-phases.tasks.md', parser: 'spec_tasks_parser', done: 4, title: 'Implementation Tasks', gate: 16,
+    phases: ['Core Components Implementation [1.1]', 'Integration & Testing [2.1]', 'Sub-Agent Support & Documentation [3.1]', 'Rollout & Monitoring [4.1]'],
+  },
+  {
+    file: 'praxis-phase-testing-notes.tasks.md', parser: 'spec_tasks_parser', done: 0, title: 'Implementation Tasks',
+    phases: ['Standards Creation [1.1]', 'Integration [2.1]', 'Validation [3.1]', 'Documentation and Finalization [4.1]'],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];
@@ -134,7 +144,7 @@ describe('spec parsers: tasks.md files written by others', () => {
     it(`${row.file}: ${row.phases.length} phase(s), ${row.phases.reduce((n, p) => n + p.slice(p.lastIndexOf(' [') + 2, -1).split(' ').length, 0)} tasks`, () => {
       const text = read(row.file);
       const p = parse(text, row.file);
-      assert.equal(p.parser, 'checkbox_tasks_parser');
+      assert.equal(p.parser, row.parser ?? 'checkbox_tasks_parser');
       assert.deepEqual(shape(p), row.phases);
       const tasks = p.phases.flatMap((ph) => ph.tasks);
       assert.equal(tasks.filter((t) => t.done_in_source).length, row.done, 'ticked boxes ([x] and [X]) read as done; [ ], [-], [~] not');
@@ -162,6 +172,16 @@ describe('spec parsers: tasks.md files written by others', () => {
       'ESLint and Prettier configurations working', 'Jest configured and can run (even with no tests)', 'Environment variable template created',
       'CI/CD pipeline configured (may not run until code exists)', 'All dependencies installed successfully',
     ]);
+  });
+
+  it('the spec format: a phase\'s gate written after all the phases is that phase\'s, in the order the file gives it', () => {
+    const gates = parse(read('praxis-gates-after-phases.tasks.md'), 'tasks.md').phases.map((ph) => ph.validation_gate.map((g) => g.text));
+    assert.deepEqual(gates.map((g) => g.length), [16, 12, 12, 16]);
+    assert.deepEqual([gates[0]![0], gates[0]![10], gates[3]!.at(-1)], [
+      'PortManager implemented and manually tested', 'PortManager allocates ports automatically without conflicts', 'No critical bugs reported',
+    ]);
+    const notes = parse(read('praxis-phase-testing-notes.tasks.md'), 'tasks.md').phases;
+    assert.ok(notes.every((ph) => !ph.gate_from_source && ph.validation_gate.length === 3), 'testing notes are no gate: each phase gets the default one');
   });
 
   it('a guide whose only boxes are in a code block is refused with where they are', () => {

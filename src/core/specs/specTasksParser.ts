@@ -29,6 +29,20 @@ interface OpenPhase {
   heading?: OpenTask | null;
 }
 
+/**
+ * A phase heading met again after that phase, deeper than the heading that opened it (`### Phase 1 Validation Gate`
+ * under "## Validation Gates", `### Phase 1 Testing` under "## Testing Strategy"): a section about that phase.
+ */
+interface Revisit {
+  phase: SpecPhase;
+  level: number;
+  /** Whether it lists criteria: it, or a heading it sits under, says gate, criteria or checklist. */
+  gate: boolean;
+  /** The indent of its list's items (null before the first). */
+  indent: number | null;
+}
+const CRITERIA_SECTION = /\b(gates?|criteria|checklist|definition of done|done when)\b/i;
+
 /** A numbered sub-task's line (`1.1 Create the folders`): its id and name. */
 const SUB_TASK = /^(\d+(?:\.\d+)+)\.?\s+(.*)$/;
 
@@ -50,6 +64,9 @@ export class SpecTasksParser implements SourceParser {
     let title: string | null = null;
     let open: OpenPhase | null = null;
     const orphans = new Map<string, number>(); // task lines under no phase heading: id → line
+    const named = new Map<string, { phase: SpecPhase; level: number }>(); // phase label → its phase, its heading's level
+    const under: Array<{ level: number; text: string }> = []; // the headings the current line is under
+    let revisit: Revisit | null = null;
     const close = () => {
       if (open) phases.push(open.phase);
       open = null;
@@ -60,6 +77,9 @@ export class SpecTasksParser implements SourceParser {
       const h = heading(line);
       if (h) {
         if (h.level === 1 && title === null) title = plain(h.text);
+        while (under.length && under.at(-1)!.level >= h.level) under.pop();
+        under.push({ level: h.level, text: plain(h.text) });
+        revisit = null;
         const m = PHASE_HEADING.exec(plain(h.text));
         // `### Phase 1 → Phase 2` (under Dependencies) says how phases follow each other: it is no phase.
         if (m && DEPENDENCY_NOTE.test(m[2]!)) {
@@ -71,9 +91,17 @@ export class SpecTasksParser implements SourceParser {
           sectionHeading(open, plain(m[2]!).trim() || 'tasks');
           continue;
         }
+        const earlier = m ? named.get(`Phase ${m[1]}`) : undefined;
+        if (earlier && h.level > earlier.level) {
+          // A section about a phase read before: its gate, when it lists criteria; else nothing to run.
+          if (open && h.level <= (open as OpenPhase).level) close();
+          revisit = { phase: earlier.phase, level: h.level, gate: under.some((u) => CRITERIA_SECTION.test(u.text)), indent: null };
+          continue;
+        }
         if (m) {
           close();
           open = { phase: newPhase(phases.length + 1, m[1]!, m[2], line), level: h.level, mode: 'none', task: null };
+          if (!named.has(`Phase ${m[1]}`)) named.set(`Phase ${m[1]}`, { phase: (open as OpenPhase).phase, level: h.level });
         } else if (open && h.level <= (open as OpenPhase).level) {
           close();
         } else if (open) {
@@ -83,7 +111,8 @@ export class SpecTasksParser implements SourceParser {
         }
         continue;
       }
-      if (open) readLine(open, line);
+      if (revisit) revisitLine(revisit, line);
+      else if (open) readLine(open, line);
       else outside(line, orphans);
     }
     close();
@@ -100,6 +129,16 @@ export class SpecTasksParser implements SourceParser {
     }
     return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
   }
+}
+
+/** A line under a revisited phase heading: in a criteria section, an item of its list joins that phase's gate. */
+function revisitLine(r: Revisit, line: SourceLine): void {
+  const item = r.gate ? listItem(line) : undefined;
+  if (!item) return;
+  r.indent ??= item.indent;
+  if (item.indent > r.indent) return;
+  r.phase.validation_gate.push({ text: plain(item.content), checkbox: item.checkbox });
+  r.phase.gate_from_source = true;
 }
 
 /** Notes a checkbox task line above the first phase heading, which no phase would otherwise take. */
