@@ -96,8 +96,8 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'kiro-zh-gate-heading.tasks.md', done: 0, title: '实现任务',
     phases: ['任务 1：矩阵构建 [1.1]', '任务 2：Gate 校验 [2.1 2.2 2.3]', '任务 3：发布结论 [3.1 3.2 3.3]'],
   },
-  // `### Phase 3.1 (…) - 22 tasks` under "Task Completion Checklist" is that phase's checklist, not a sixth phase: with the
-  // Validation Checklist after it, the last phase's gate.
+  // `### Phase 3.1 (…) - 22 tasks` under "Task Completion Checklist" is that phase's checklist, not a sixth phase:
+  // with the Validation Checklist after it, the last phase's gate.
   {
     file: 'speckit-completion-checklist.tasks.md', done: 3, title: 'Tasks: Codex 0.44 兼容性检查与修复', gate: 22,
     phases: [
@@ -121,7 +121,7 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     phases: ['Complete project foundation setup [1.1 1.2 1.3 1.4 1.5 1.6 1.7]'],
   },
   // The spec's own format (prAxIs OS): "## Validation Gates" with `### Phase 1 Validation Gate` and an Acceptance
-  // Criteria Summary with `### Phase 1: …` after the phases are those phases' gates; `### Phase 1 Testing` notes are not.
+  // Criteria Summary with `### Phase 1: …` after the phases are those phases' gates; `### Phase 1 Testing` is not.
   {
     file: 'praxis-gates-after-phases.tasks.md', parser: 'spec_tasks_parser', done: 4, title: 'Implementation Tasks', gate: 16,
     phases: ['Core Components Implementation [1.1]', 'Integration & Testing [2.1]', 'Sub-Agent Support & Documentation [3.1]', 'Rollout & Monitoring [4.1]'],

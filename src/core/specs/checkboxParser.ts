@@ -94,7 +94,7 @@ export class CheckboxTasksParser implements SourceParser {
       const roots = group.items.filter((it) => !it.parent);
       if (roots.some((r) => r.children.length > 0)) {
         phases = roots.map((r, i) => itemPhase(r, i + 1));
-        // The heading's own criteria (its Acceptance Criteria list, its Checkpoint) follow all its items: the last gate.
+        // The heading's own criteria (its Acceptance Criteria list, its Checkpoint) follow its items: the last gate.
         finalGate.unshift(...group.gate);
       } else {
         phases = [groupPhase(group, 1, title)];
@@ -178,9 +178,9 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
       if (h.level === 1 && title === null) title = plain(h.text);
       while (open.length && open.at(-1)!.level >= h.level) open.pop();
       let phase = PHASE_LIKE.exec(plain(h.text));
-      // A heading deeper than the one that first named its phase is about that phase, not a phase of its own: `### Phase
-      // 1 Tasks` under `## Phase 1: Setup`, `#### Phase 4 Testing` in a testing section, `### Phase 3.1 - 22 tasks` in a
-      // completion checklist. One as deep or shallower is a phase again (`# Phase 2: Coverage` after `### Phase 2: …`).
+      // A heading deeper than the one that first named its phase is about that phase, not a phase of its own:
+      // `### Phase 1 Tasks` under `## Phase 1: Setup`, `#### Phase 4 Testing` in a testing section, `### Phase 3.1 - 22
+      // tasks` in a completion checklist. As deep or shallower, it is a phase again (`# Phase 2` after `### Phase 2`).
       const first = phase ? named.get(phase[1]!) : undefined;
       if (phase && first === undefined) named.set(phase[1]!, h.level);
       else if (first !== undefined && h.level > first) phase = null;

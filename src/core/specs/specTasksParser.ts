@@ -64,7 +64,7 @@ export class SpecTasksParser implements SourceParser {
     let title: string | null = null;
     let open: OpenPhase | null = null;
     const orphans = new Map<string, number>(); // task lines under no phase heading: id → line
-    const named = new Map<string, { phase: SpecPhase; level: number }>(); // phase label → its phase, its heading's level
+    const named = new Map<string, { phase: SpecPhase; level: number }>(); // phase label → the phase, its heading level
     const under: Array<{ level: number; text: string }> = []; // the headings the current line is under
     let revisit: Revisit | null = null;
     const close = () => {
