@@ -483,6 +483,15 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     }
   });
 
+  it('a plain list after the tasks is the last gate when its heading says validation or criteria, not when it only describes', () => {
+    const gate = (tail: string) => parse(`# T\n## Tasks\n- [ ] 1. a\n- [ ] 2. b\n${tail}`).phases.at(-1)!.validation_gate.map((g) => g.text);
+    assert.deepEqual(gate('## Validation\n- A works\n  - in detail\n- B works\n'), ['A works', 'B works']);
+    assert.deepEqual(gate('## Release\n### Acceptance Criteria\n- Shipped\n'), ['Shipped']);
+    for (const tail of ['## Notes\n- keep it small\n', '## Success Metrics (KPIs)\n- App Rating: 4+ stars\n', '## Validation\nRun it by hand.\n']) {
+      assert.match(gate(tail)[0]!, /^Every task of Phase 1 is done/, tail);
+    }
+  });
+
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
     const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
     assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);

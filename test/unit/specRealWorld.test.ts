@@ -130,6 +130,8 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'praxis-phase-testing-notes.tasks.md', parser: 'spec_tasks_parser', done: 0, title: 'Implementation Tasks',
     phases: ['Standards Creation [1.1]', 'Integration [2.1]', 'Validation [3.1]', 'Documentation and Finalization [4.1]'],
   },
+  // Bold numbered tasks (`- [x] **1. Create AboutWindow.xaml**`), then "## Dependencies" and a "## Validation" list.
+  { file: 'openspec-validation-list.tasks.md', done: 5, title: 'Tasks: Add About Window', phases: [`Implementation Tasks [${count(5)}]`] },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];
@@ -182,6 +184,14 @@ describe('spec parsers: tasks.md files written by others', () => {
     ]);
     const notes = parse(read('praxis-phase-testing-notes.tasks.md'), 'tasks.md').phases;
     assert.ok(notes.every((ph) => !ph.gate_from_source && ph.validation_gate.length === 3), 'testing notes are no gate: each phase gets the default one');
+  });
+
+  it('a "## Validation" list without boxes after the tasks is the gate; the Dependencies list before it is not', () => {
+    const [phase] = parse(read('openspec-validation-list.tasks.md'), 'tasks.md').phases;
+    assert.deepEqual(phase!.validation_gate, [
+      'Info button visible in title bar', 'Clicking button opens About window', 'About window shows version 1.1 content only',
+      'Close button dismisses window', 'Window is centered and appropriately sized',
+    ].map((text) => ({ text, checkbox: null })));
   });
 
   it('a guide whose only boxes are in a code block is refused with where they are', () => {

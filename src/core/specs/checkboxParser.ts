@@ -23,6 +23,8 @@ interface Group {
   description: string;
   gate: SpecGateItem[];
   items: Item[];
+  /** Its list items without a box, under no item (in a plan with boxes, what it says rather than what to do). */
+  bullets: Array<{ indent: number; text: string }>;
 }
 
 /** A checkbox item (or, in a plan without boxes, a plain list item) with the lines nested under it. */
@@ -54,6 +56,11 @@ const CRITERIA_LABELS = /^(acceptance criteria|success criteria|definition of do
  * its "### Code Quality", "Success Validation", "Success Metrics (KPIs)"): it joins the last phase's gate.
  */
 const CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?|success)\b/i;
+/**
+ * A section after the tasks with a plain list and no box (it cannot be a task group) is criteria under these words:
+ * "## Validation", "Acceptance Criteria"; not "Success Metrics (KPIs)", which a plain list only describes.
+ */
+const PLAIN_CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?|validation|verification|acceptance)\b/i;
 // `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
 const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
 
@@ -107,7 +114,8 @@ export class CheckboxTasksParser implements SourceParser {
 
 /**
  * Takes the items of the sections after the last tasks whose heading says they are criteria ("Validation Checklist",
- * "Success Criteria") out of the groups: they are what must hold once the work is done, the last phase's gate.
+ * "Success Criteria") out of the groups: they are what must hold once the work is done, the last phase's gate; so are
+ * the plain lists of the sections there that PLAIN_CRITERIA_HEADING names.
  */
 function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   const firstTasks = groups.findIndex((g) => g.items.length > 0);
@@ -115,18 +123,24 @@ function criteriaAfterTasks(groups: Group[]): SpecGateItem[] {
   // The heading that says so must itself come after the first tasks: `## Checklist` over `### Alpha` and `### Beta`
   // is the section the tasks are in, and Beta's tasks are tasks.
   const after = groups[firstTasks]?.line ?? 0;
-  const criteria = (g: Group | null): boolean => g !== null && !g.phase && ((g.line > after && CRITERIA_HEADING.test(plain(g.text))) || criteria(g.parent));
+  const says = (g: Group | null, words: RegExp): boolean => g !== null && !g.phase && ((g.line > after && words.test(plain(g.text))) || says(g.parent, words));
+  const criteria = (g: Group | null): boolean => says(g, CRITERIA_HEADING);
   // Only the sections after the last tasks: one with tasks after it is a phase of its own, whatever its heading says
   // ("## 4. #1202 — archive incomplete-task gate" between OpenSpec's task groups; Kiro's "## 任务 2：Gate 校验").
   const trailing: Group[] = [];
   for (let i = groups.length - 1; i > firstTasks; i--) {
     const g = groups[i]!;
-    if (g.items.length === 0) continue;
+    if (g.items.length === 0) {
+      if (g.bullets.length && says(g, PLAIN_CRITERIA_HEADING)) trailing.unshift(g);
+      continue;
+    }
     if (!criteria(g)) break;
     trailing.unshift(g);
   }
   for (const g of trailing) {
-    gate.push(...g.gate, ...g.items.filter((it) => !it.parent).map((it) => ({ text: plain(it.content), checkbox: it.checkbox })));
+    const top = Math.min(...g.bullets.map((b) => b.indent));
+    const bullets = g.items.length ? [] : g.bullets.filter((b) => b.indent === top).map((b) => ({ text: b.text, checkbox: null }));
+    gate.push(...g.gate, ...bullets, ...g.items.filter((it) => !it.parent).map((it) => ({ text: plain(it.content), checkbox: it.checkbox })));
     g.items = [];
     g.gate = [];
   }
@@ -164,7 +178,7 @@ function plainPlan(groups: Group[], title: string | null, path: string, lines: S
  */
 function collect(lines: SourceLine[], plainItems: boolean): { title: string | null; groups: Group[] } {
   let title: string | null = null;
-  const groups: Group[] = [{ text: '', line: 0, level: 0, phase: null, parent: null, said: false, description: '', gate: [], items: [] }];
+  const groups: Group[] = [{ text: '', line: 0, level: 0, phase: null, parent: null, said: false, description: '', gate: [], items: [], bullets: [] }];
   const open: Group[] = []; // the headings the current line is under, outermost first
   let last: Item | null = null;
   let lastLine = 0; // the line `last`'s title or its last detail ended on
@@ -186,7 +200,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
       else if (first !== undefined && h.level > first) phase = null;
       const group: Group = {
         text: h.text, line: line.number, level: h.level, phase, parent: open.at(-1) ?? null, said: false,
-        description: '', gate: [], items: [],
+        description: '', gate: [], items: [], bullets: [],
       };
       groups.push(group);
       open.push(group);
@@ -227,6 +241,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     last = null;
     const f = field(item ? item.content : line.text);
     if (!item) group.said = true;
+    else if (!item.checkbox) group.bullets.push({ indent: item.indent, text: plain(item.content) });
     if (plainItems && item && !f) {
       last = newItem(item, line); // no box: its checkbox is null
       lastLine = line.number;
