@@ -1,7 +1,7 @@
-// Rule: tasks.md files written by others (spec-kit, OpenSpec, Kiro, kiro-spec-engine, BMAD; see
-// test/fixtures/specs/others/SOURCES.md) parse into the phases and tasks a person reading them counts, with their ids,
-// their ticked boxes read as done and none lost or invented; a file Baton cannot use is refused with where and why;
-// ticking every box of every phase changes only those marks (BOM, CRLF, tabs and every other byte kept).
+// Rule: tasks.md files written by others (spec-kit, OpenSpec, Kiro, kiro-spec-engine, BMAD, Agent OS, prAxIs OS, plans;
+// see test/fixtures/specs/others/SOURCES.md) parse into the phases and tasks a person reading them counts, with their
+// ids, their ticked boxes read as done and none lost or invented; a file Baton cannot use is refused with where and
+// why; ticking every box of every phase changes only those marks (BOM, CRLF, tabs and every other byte kept).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
