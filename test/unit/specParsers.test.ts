@@ -492,6 +492,13 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     }
   });
 
+  it('an ordered list\'s numbers are the ids of its items that have none, unless two of them share one', () => {
+    const ids = (text: string) => parse(text).phases.map((p) => p.tasks.map((t) => t.id).join(' '));
+    assert.deepEqual(ids('## Phase 1: A\n1. [ ] a\n2. [ ] b\n## Phase 2: B\n3. [ ] c\n4. [ ] d\n'), ['1 2', '3 4']);
+    assert.deepEqual(ids('## Phase 1: A\n1. [ ] a\n1. [ ] b\n## Phase 2: B\n1. [ ] c\n1. [ ] d\n'), ['1 2', '1 2']);
+    assert.deepEqual(ids('## Phase 1: A\n1. [ ] T010 a\n2. [ ] b\n## Phase 2: B\n- [ ] c\n5. [ ] d\n'), ['T010 2', '1 2']);
+  });
+
   it('a phase heading that says why it has no tasks is left out of a checkbox list', () => {
     const p = parse('## Phase 1: Setup\n- [ ] T001 a\n## Phase 2: Foundational\n**Purpose**: No foundational tasks — Phase 1 covers them\n## Phase 3: Story\n### Implementation\n*Covered by T001.*\n## Phase 4: Polish\n- [ ] T002 b\n');
     assert.deepEqual(p.phases.map((ph) => ph.label), ['Phase 1', 'Phase 4']);

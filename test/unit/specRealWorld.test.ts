@@ -132,6 +132,11 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
   },
   // Bold numbered tasks (`- [x] **1. Create AboutWindow.xaml**`), then "## Dependencies" and a "## Validation" list.
   { file: 'openspec-validation-list.tasks.md', done: 5, title: 'Tasks: Add About Window', phases: [`Implementation Tasks [${count(5)}]`] },
+  // An Agent OS roadmap of `1. [ ] Title - text` items numbered across its phases: Phase 2's are 9–12, as shown.
+  {
+    file: 'agentos-roadmap-numbered.md', done: 0, title: 'Product Roadmap',
+    phases: ['MVP - Core Exercise & Workout Tools [1 2 3 4 5 6 7 8]', 'Nutrition & Tracking [9 10 11 12]', 'Advanced Features & Polish [13 14 15 16]'],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];

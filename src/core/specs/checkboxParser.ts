@@ -35,6 +35,8 @@ interface Item {
   checkbox: CheckboxRef | null;
   /** Marked optional (`- [ ]* …`). */
   optional: boolean;
+  /** Its number in an ordered list (`9. [ ] …`), null for a bullet. */
+  ordinal: string | null;
   details: string[];
   id: string | null;
   children: Item[];
@@ -272,7 +274,10 @@ function continues(before: string, text: string): boolean {
 
 /** An item as `collect` starts it, from its list line. */
 function newItem(item: ListItem, line: SourceLine): Item {
-  return { indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, details: [], id: null, children: [], parent: null };
+  return {
+    indent: item.indent, line: line.number, content: item.content, checkbox: item.checkbox, optional: item.optional, ordinal: item.ordinal,
+    details: [], id: null, children: [], parent: null,
+  };
 }
 
 /** A detail line's field, also when the line is bold as a whole: `**Validates: Requirements 1.2**`. */
@@ -357,10 +362,10 @@ function titleOf(content: string): { name: string; parallel: boolean; tags: stri
 }
 
 /** One item as a task: its nested lines are its fields, criteria and description; nested items are criteria too. */
-function itemTask(it: Item, number: number): SpecTask {
+function itemTask(it: Item, number: number, ordinals = false): SpecTask {
   const { name, parallel, tags } = titleOf(it.content);
   const task: SpecTask = {
-    number, id: it.id ?? String(number), name: name || `Task ${number}`, description: '', estimated_time: null, dependencies: [],
+    number, id: it.id ?? (ordinals ? it.ordinal : null) ?? String(number), name: name || `Task ${number}`, description: '', estimated_time: null, dependencies: [],
     acceptance_criteria: [], requirements: [], parallel, tags: it.optional ? [...tags, 'optional'] : tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox?.mark ?? ''),
   };
   const steps: string[] = [];
@@ -380,6 +385,15 @@ function itemTask(it: Item, number: number): SpecTask {
   task.description = steps.join('\n');
   if (task.acceptance_criteria.length === 0) task.acceptance_criteria = steps.filter((s) => !/^leverage:|^file:|^purpose:/i.test(s));
   return task;
+}
+
+/**
+ * Whether the tasks without an id of their own take their number in an ordered list as one: when each is in such a list
+ * and no two share a number (a roadmap numbered across its phases: `9. [ ] …` under Phase 2); "1. 1. 1." does not.
+ */
+function byOrdinal(items: readonly Item[]): boolean {
+  const numbers = items.filter((it) => it.id === null).map((it) => it.ordinal);
+  return numbers.length > 0 && numbers.every((n) => n !== null) && new Set(numbers).size === numbers.length;
 }
 
 /**
@@ -404,11 +418,12 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
   const umbrella = roots.length === 1 && groups.length === 1;
   const items = umbrella ? roots[0]!.children : roots.flatMap((it) => (groupsTasks(it) ? (hasOwnWork(it) ? [it, ...it.children] : it.children) : [it]));
   const grouping = groups.filter((it) => !umbrella && !hasOwnWork(it)).map((it) => it.checkbox).filter((c): c is CheckboxRef => c !== null);
+  const ordinals = byOrdinal(items);
   return {
     number, label: m ? `Phase ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
     validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? roots[0]!.checkbox : null,
     ...(grouping.length ? { group_checkboxes: grouping } : {}),
-    tasks: items.map((it, i) => itemTask(it, i + 1)),
+    tasks: items.map((it, i) => itemTask(it, i + 1, ordinals)),
   };
 }
 
@@ -418,10 +433,11 @@ function itemPhase(root: Item, number: number): SpecPhase {
   // An item with work of its own written under it (not only fields) is the phase's first task, before its sub-items.
   const ownWork = root.children.length > 0 && hasOwnWork(root);
   const items = root.children.length === 0 || ownWork ? [root, ...root.children] : root.children;
+  const ordinals = byOrdinal(items);
   return {
     number, label: root.id ?? String(number), name: name || `Phase ${number}`, description: '', estimated_duration: null,
     validation_gate: [], gate_from_source: false, line: root.line, checkbox: items[0] === root ? null : root.checkbox,
-    tasks: items.map((it, i) => itemTask(it, i + 1)),
+    tasks: items.map((it, i) => itemTask(it, i + 1, ordinals)),
   };
 }
 

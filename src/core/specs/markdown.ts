@@ -22,6 +22,8 @@ export interface ListItem {
   checkbox: CheckboxRef | null;
   /** Kiro's `- [ ]* 2.3 …`: a task the file marks optional. */
   optional: boolean;
+  /** The number of an ordered list's item (`9. [ ] …` → "9"); null for a bullet. */
+  ordinal: string | null;
 }
 
 /** Columns of leading whitespace (tabs to the next multiple of 4). */
@@ -51,18 +53,19 @@ export function splitLines(text: string): SourceLine[] {
   return lines;
 }
 
-const CHECKBOX = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[([ xX\-~/])\](\\?\*)?(?:[ \t]+|$)(.*)$/; // `]*` and `]\*` mark an optional task
-const BULLET = /^([ \t]*)(?:[-*+]|\d+[.)])[ \t]+(.*)$/;
+const CHECKBOX = /^([ \t]*)(?:[-*+]|(\d+)[.)])[ \t]+\[([ xX\-~/])\](\\?\*)?(?:[ \t]+|$)(.*)$/; // `]*`, `]\*`: optional
+const BULLET = /^([ \t]*)(?:[-*+]|(\d+)[.)])[ \t]+(.*)$/;
 
 /** The line as a list item, or undefined when it is not one. */
 export function listItem(line: SourceLine): ListItem | undefined {
   const cb = CHECKBOX.exec(line.text);
   if (cb) {
     const column = line.text.indexOf('[', cb[1]!.length) + 1;
-    return { indent: line.indent, content: cb[4]!.trim(), checkbox: { line: line.number, column, mark: cb[2]!, line_text: line.text }, optional: cb[3] !== undefined };
+    const checkbox = { line: line.number, column, mark: cb[3]!, line_text: line.text };
+    return { indent: line.indent, content: cb[5]!.trim(), checkbox, optional: cb[4] !== undefined, ordinal: cb[2] ?? null };
   }
   const b = BULLET.exec(line.text);
-  return b ? { indent: line.indent, content: b[2]!.trim(), checkbox: null, optional: false } : undefined;
+  return b ? { indent: line.indent, content: b[3]!.trim(), checkbox: null, optional: false, ordinal: b[2] ?? null } : undefined;
 }
 
 /** A `#` heading: its level and text (closing hashes removed). */
