@@ -35,7 +35,6 @@ interface OpenPhase {
  */
 interface Revisit {
   phase: SpecPhase;
-  level: number;
   /** Whether it lists criteria: it, or a heading it sits under, says gate, criteria or checklist. */
   gate: boolean;
   /** The indent of its list's items (null before the first). */
@@ -95,7 +94,7 @@ export class SpecTasksParser implements SourceParser {
         if (earlier && h.level > earlier.level) {
           // A section about a phase read before: its gate, when it lists criteria; else nothing to run.
           if (open && h.level <= (open as OpenPhase).level) close();
-          revisit = { phase: earlier.phase, level: h.level, gate: under.some((u) => CRITERIA_SECTION.test(u.text)), indent: null };
+          revisit = { phase: earlier.phase, gate: under.some((u) => CRITERIA_SECTION.test(u.text)), indent: null };
           continue;
         }
         if (m) {
