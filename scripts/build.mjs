@@ -96,7 +96,7 @@ mkdirSync(join(dist, 'migrations'), { recursive: true });
 for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {
   if (f.endsWith('.sql')) copyFileSync(join(root, 'src', 'store', 'migrations', f), join(dist, 'migrations', f));
 }
-// A database every migration was applied to: a new database starts as a copy of it (about 150 ms of a first start).
+// A database every migration was applied to: a new database starts as a copy of it (see SCHEMA_IMAGE in migrate.ts).
 writeAtomic(join(dist, 'migrations', 'schema.db'), await buildSchemaImage(join(dist, 'migrations'), join(dist, 'sql-wasm.wasm')));
 // Codicons for the panel (the font is loaded by the webview from dist/codicons).
 const codicons = join(dirname(require.resolve('@vscode/codicons/package.json')), 'dist');

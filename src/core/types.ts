@@ -34,7 +34,7 @@ export interface StepDefinition {
   tags: string[];
   /** Items a submission must give evidence for, one entry each (spec phases; Phase 0 of spec_execution_v1). */
   validation_gate?: string[];
-  /** Whether the step may run beside others, when its file says (a phase's `allowParallel`); else the template's type says. */
+  /** Whether the step may run beside others, as its file says (a phase's `allowParallel`); else its template's type. */
   allow_parallel?: boolean;
 }
 

@@ -23,7 +23,7 @@ const DYNAMIC_FIELDS = ['source_type', 'source_path_key', 'templates', 'parser',
 const PHASE_STEP_FIELDS = ['agent', 'allowed_actions', 'required_output_format', 'tags'] as const;
 /** Parsers a template's `dynamic_config.parser` may name. */
 export const SPEC_PARSERS = ['auto', 'spec_tasks_parser', 'checkbox_tasks_parser'] as const;
-/** A step's fields by the lifecycle spec's names (its workflow files' `phases`): `name`, `dependencies`, and one more. */
+/** A step's fields by the lifecycle spec's names (its workflow files' `phases`): name, dependencies, and one more. */
 const PHASE_NAMES = ['phase', 'dependsOn', 'allowParallel'] as const;
 const STEP_FIELDS = [
   'name', 'agent', 'description', 'dependencies', 'allowed_actions', 'required_output_format', 'human_gate',

@@ -27,7 +27,7 @@ function draftOf(schema: Record<string, unknown>): Draft | string {
     '2020-12: set $schema to one of them, such as "http://json-schema.org/draft-07/schema#", or leave it out for draft-07)';
 }
 
-/** The class a dynamically imported Ajv module exports: its default, as the bundle and Node's ESM loader both give it. */
+/** The class a dynamically imported Ajv module exports: its default, as the bundle and Node's ESM loader give it. */
 function ajvClass(module: { default: unknown }): new (options: object) => Ajv {
   type AjvClass = new (options: object) => Ajv;
   const exported = module.default as AjvClass | { default: AjvClass };
@@ -55,7 +55,7 @@ export class ContractValidator {
   /** `dirs`: contract folders in increasing precedence (bundled first, the workspace's `.baton/contracts` last). */
   constructor(private readonly fs: FileSystem, private readonly dirs: () => readonly string[], private readonly log: Log) {}
 
-  /** Ajv for a draft, made when its first schema is compiled: making one (meta-schemas, formats) costs more than a start-up's worth. */
+  /** Ajv for a draft, made at its first schema: making one (meta-schemas, formats) costs a start-up's worth. */
   private ajv(draft: Draft): Promise<Ajv> {
     let ajv = this.ajvs.get(draft);
     if (!ajv) this.ajvs.set(draft, (ajv = ajvFor(draft)));
