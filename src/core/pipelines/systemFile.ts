@@ -113,9 +113,19 @@ export class Reader {
     return v as string[];
   }
 
-  unknown(obj: Record<string, unknown>, at: FieldPath, known: readonly string[]): void {
-    for (const k of Object.keys(obj)) if (!known.includes(k)) this.warn([...at, k], `unknown field${didYouMean(k, known)}; known fields: ${known.join(', ')}`);
+  /** Warns of each field not in `known`; a `...` placeholder is an error naming `fill` (the fields it stands for). */
+  unknown(obj: Record<string, unknown>, at: FieldPath, known: readonly string[], fill: readonly string[] = known): void {
+    for (const k of Object.keys(obj)) {
+      if (known.includes(k)) continue;
+      if (isPlaceholder(k)) this.error(at, `holds '${k}', a placeholder from an example, not a field; write the fields it stands for in its place (${fill.join(', ')})`);
+      else this.warn([...at, k], `unknown field${didYouMean(k, known)}; known fields: ${known.join(', ')}`);
+    }
   }
+}
+
+/** Whether a key or value is the `...` an example writes for "and the rest" (`{ type: agent, agentId: x, ... }`). */
+export function isPlaceholder(v: unknown): boolean {
+  return typeof v === 'string' && /^\s*(\.\.\.|…)\s*$/.test(v);
 }
 
 /** `workflow[1].children[0].type` from a path. */
@@ -280,7 +290,8 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
     r.error(at, `expected a mapping with a type (${STEP_TYPES.join(', ')}), got ${describe(item)}`);
     return undefined;
   }
-  r.unknown(item, at, STEP_FIELDS);
+  const typed = (STEP_TYPES as readonly unknown[]).includes(item['type']) ? TYPE_FIELDS[item['type'] as (typeof STEP_TYPES)[number]] : undefined;
+  r.unknown(item, at, STEP_FIELDS, typed ? [...COMMON_STEP_FIELDS, ...typed] : STEP_FIELDS);
   const type = r.oneOf(item, at, 'type', STEP_TYPES, true);
   if (!type) return undefined;
   const own = [...COMMON_STEP_FIELDS, ...TYPE_FIELDS[type]];

@@ -4,7 +4,7 @@
 import type { ContentProblem } from '../api.js';
 import { describe, isMapping, type FieldPath } from '../content/fieldReader.js';
 import type { RunnerKind } from '../pipelines/runner.js';
-import { load, runnerForModel, type Parsed, type Reader } from '../pipelines/systemFile.js';
+import { isPlaceholder, load, runnerForModel, type Parsed, type Reader } from '../pipelines/systemFile.js';
 import type { AgentDefinition, ContextConfig, SetupTask, WorkflowFile } from './types.js';
 
 /** The runners a team agent can use (`backend:`, or implied by `model: backend/model`). */
@@ -129,6 +129,10 @@ function readAgents(r: Reader, raw: unknown, path: string, options: WorkflowPars
     const here: FieldPath = [...at, name];
     if (!AGENT_NAME.test(name)) r.error(here, `'${name}' is not a valid agent name: a letter, then letters, digits, '_' or '-' (so that @${name} mentions it)`);
     else if (NOT_AGENT_NAMES.includes(name)) r.error(here, `'${name}' is reserved for messages from ${name === 'system' ? 'Baton' : 'people'}; name the agent otherwise`);
+    if (isPlaceholder(item)) {
+      r.error(here, `is '${String(item).trim()}', a placeholder from an example; write the agent in its place, such as { model: anthropic/claude-sonnet-4-5, system_prompt: prompts/${name}.md }`);
+      continue;
+    }
     if (!isMapping(item)) {
       r.error(here, `expected a mapping with model and system_prompt, got ${describe(item)}`);
       continue;

@@ -1,0 +1,61 @@
+// Rule: every example of the two specs people write files from, written as the file a reader would write
+// (test/fixtures/teams/spec: specs/agent-worker.md; test/fixtures/pipelines/spec: specs/multi-agent-pipelines.md,
+// in the YAML form of README "Pipelines"), is accepted and runs as the spec says, or, where the spec only sketches
+// it, is refused with a message that names the field and the fix.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { formatProblems, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
+import { parseWorkflowFile } from '../../src/core/worker/workflowFile.js';
+
+const TEAMS = join(__dirname, '..', 'fixtures', 'teams', 'spec');
+const PIPELINES = join(__dirname, '..', 'fixtures', 'pipelines', 'spec');
+const readFile = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : undefined);
+
+function team(name: string) {
+  const path = join(TEAMS, `${name}.yaml`);
+  return parseWorkflowFile(readFileSync(path, 'utf8'), path, name, { readFile });
+}
+
+function pipeline(name: string, edit = (raw: string) => raw) {
+  const path = join(PIPELINES, `${name}.yaml`);
+  return parseSystemFile(edit(readFileSync(path, 'utf8')), path, name);
+}
+
+test('the team examples of agent-worker.md are accepted as the spec writes them', () => {
+  for (const name of ['basic-structure', 'simple-review', 'multi-agent', 'document-config', 'context-file', 'context-file-custom',
+    'context-memory', 'context-false']) {
+    const p = team(name);
+    assert.ok(p.value, `${name}: ${formatProblems(p.problems)}`);
+    assert.deepEqual(p.problems, [], name);
+  }
+  assert.equal(team('basic-structure').value!.agents['coder']!.system_prompt, 'You fix what the reviewer finds.\n');
+  assert.deepEqual(team('document-config').value!.context, { provider: 'file', config: {
+    dir: '.workflow/${{ instance }}/', channel: 'channel.md', document: 'workspace.md', documents: ['goals.md', 'todos.md', 'methodology.md', 'decisions.md'],
+  } });
+});
+
+test('the spec\'s `reviewer: ...` sketch is refused as a placeholder, with the agent to write in its place', () => {
+  const p = team('context-sketch');
+  assert.equal(p.value, undefined);
+  assert.match(formatProblems(p.problems), /context-sketch\.yaml:4: agents\.reviewer: is '\.\.\.', a placeholder from an example; write the agent in its place, such as \{ model: anthropic\/claude-sonnet-4-5, system_prompt: prompts\/reviewer\.md \}/);
+});
+
+test('Patterns 1 and 2 of multi-agent-pipelines.md are accepted; steps without an id get one', () => {
+  const one = pipeline('pattern1-sequential');
+  assert.deepEqual(one.problems, []);
+  assert.deepEqual(one.value!.agents.map((a) => [a.id, a.runner]), [['scout', 'codex'], ['analyzer', 'gemini'], ['summarizer', 'claude']]);
+  const two = pipeline('pattern2-parallel');
+  assert.deepEqual(two.problems, []);
+  assert.deepEqual(two.value!.workflow[0]!.children!.map((s) => s.id), ['1-security-scout', '2-performance-scout', '3-architecture-scout']);
+});
+
+test('Pattern 3\'s `{ type: agent, agentId: x, ... }` is refused: `...` is a placeholder, and the agent step\'s fields are named', () => {
+  const p = pipeline('pattern3-conditional');
+  assert.equal(p.value, undefined);
+  const text = formatProblems(p.problems);
+  assert.equal(p.problems.length, 4, text);
+  assert.match(text, /pattern3-conditional\.yaml:21: workflow\[1\]\.trueBranch\[0\]: holds '\.\.\.', a placeholder from an example, not a field; write the fields it stands for in its place \(id, type, name, inputTemplate, outputVariable, agentId, timeoutMs, retry\)/);
+  assert.doesNotMatch(text, /\(ignored\)/);
+});
