@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatProblems, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
 import { parseWorkflowFile } from '../../src/core/worker/workflowFile.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+import { FakeRunner } from '../helpers/fakeRunner.js';
 
 const TEAMS = join(__dirname, '..', 'fixtures', 'teams', 'spec');
 const PIPELINES = join(__dirname, '..', 'fixtures', 'pipelines', 'spec');
@@ -58,4 +60,29 @@ test('Pattern 3\'s `{ type: agent, agentId: x, ... }` is refused: `...` is a pla
   assert.equal(p.problems.length, 4, text);
   assert.match(text, /pattern3-conditional\.yaml:21: workflow\[1\]\.trueBranch\[0\]: holds '\.\.\.', a placeholder from an example, not a field; write the fields it stands for in its place \(id, type, name, inputTemplate, outputVariable, agentId, timeoutMs, retry\)/);
   assert.doesNotMatch(text, /\(ignored\)/);
+});
+
+test('Pattern 4\'s `trueBranch: [] # Break loop` is refused, naming the breakCondition that ends the loop', () => {
+  const p = pipeline('pattern4-loop');
+  assert.equal(p.value, undefined);
+  assert.equal(formatProblems(p.problems), `${join(PIPELINES, 'pattern4-loop.yaml')}:21: workflow[1].children[1].trueBranch: an empty branch does `
+    + 'not end the loop: it runs nothing and the loop goes on, up to maxIterations (3); to end the loop there, give the loop '
+    + 'breakCondition: { field: reviewResult, operator: contains, value: APPROVED } (checked after each child) and leave out this trueBranch');
+  // An empty falseBranch ends the loop when the condition does not hold.
+  const flipped = pipeline('pattern4-loop', (raw) => raw.replace('operator: contains', 'operator: not_contains')
+    .replace(/trueBranch: \[\] # Break loop\n(\s+)falseBranch:/, 'falseBranch: []\n$1trueBranch:'));
+  assert.match(formatProblems(flipped.problems), /falseBranch: .*breakCondition: \{ not: \{ field: reviewResult, operator: not_contains, value: APPROVED \} \}/);
+});
+
+test('Pattern 4 with the breakCondition the message names runs the reviewer once when it approves', async () => {
+  const p = pipeline('pattern4-loop', (raw) => raw.replace('    maxIterations: 3\n',
+    '    maxIterations: 3\n    breakCondition: { field: reviewResult, operator: contains, value: APPROVED }\n'));
+  assert.ok(p.value, formatProblems(p.problems));
+  const made = await makeBaton();
+  const runner = new FakeRunner((req) => ({ text: req.agent === 'reviewer' ? 'APPROVED' : 'function add(a, b) { return a + b }' }));
+  made.baton.pipelines.setRunners(() => runner);
+  const id = await made.baton.pipelines.start(p.value, { input: 'write add()', cwd: '/tmp' });
+  const out = await made.baton.pipelines.drive(id);
+  assert.equal(out.status, 'completed', out.error ?? '');
+  assert.deepEqual(runner.calls.map((c) => c.agent), ['implementer', 'reviewer']);
 });

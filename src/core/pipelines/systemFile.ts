@@ -345,6 +345,7 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
       s.maxIterations = r.int(item, at, 'maxIterations', 1, MAX_ITERATIONS, true);
       s.children = readSteps(r, item['children'], [...at, 'children'], agents, true);
       if (item['breakCondition'] !== undefined) s.breakCondition = readCondition(r, item['breakCondition'], [...at, 'breakCondition'], true);
+      else checkEmptyBranches(r, item['children'], s, at);
       break;
     case 'human_review': {
       const onReject = r.oneOf(item, at, 'onReject', ['fail', 'continue'] as const);
@@ -369,6 +370,34 @@ function readStep(r: Reader, item: unknown, at: FieldPath, index: number, agents
     }
   }
   return s;
+}
+
+/**
+ * A loop without breakCondition whose conditional child has an explicit empty branch: the shape of the spec's Pattern 4
+ * (`trueBranch: [], // Break loop`), where the empty branch runs nothing and the loop goes on to maxIterations.
+ */
+function checkEmptyBranches(r: Reader, rawChildren: unknown, loop: SystemWorkflowStep, at: FieldPath): void {
+  const children = loop.children ?? [];
+  if (!Array.isArray(rawChildren) || rawChildren.length !== children.length) return; // a bad child is reported already
+  rawChildren.forEach((raw, i) => {
+    const child = children[i]!;
+    if (!isMapping(raw) || child.type !== 'conditional' || !child.condition) return;
+    for (const branch of ['trueBranch', 'falseBranch'] as const) {
+      if (!Array.isArray(raw[branch]) || raw[branch].length > 0) continue;
+      const stop = branch === 'trueBranch' ? child.condition : { not: child.condition };
+      r.error([...at, 'children', i, branch], `an empty branch does not end the loop: it runs nothing and the loop goes on, `
+        + `up to maxIterations (${loop.maxIterations ?? '?'}); to end the loop there, give the loop `
+        + `breakCondition: ${flow(stop)} (checked after each child) and leave out this ${branch}`);
+    }
+  });
+}
+
+/** A value as a YAML flow mapping or list, for a message the person copies into the file. */
+function flow(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
+  if (isMapping(v)) return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${flow(x)}`).join(', ')} }`;
+  const plain = typeof v !== 'string' || (/^[A-Za-z_][A-Za-z0-9_. /-]*$/.test(v) && !/^(true|false|null|yes|no|on|off)$/i.test(v));
+  return plain ? String(v) : JSON.stringify(v);
 }
 
 function readAgentOptions(r: Reader, item: Record<string, unknown>, at: FieldPath, s: SystemWorkflowStep): void {
