@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { formatProblems, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
+import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
+import { formatProblems, parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
 import { parseWorkflowFile } from '../../src/core/worker/workflowFile.js';
 import { makeBaton } from '../helpers/coreHarness.js';
 import { FakeRunner } from '../helpers/fakeRunner.js';
@@ -85,4 +86,39 @@ test('Pattern 4 with the breakCondition the message names runs the reviewer once
   const out = await made.baton.pipelines.drive(id);
   assert.equal(out.status, 'completed', out.error ?? '');
   assert.deepEqual(runner.calls.map((c) => c.agent), ['implementer', 'reviewer']);
+});
+
+test('the spec\'s `tools` of a team agent (and a pipeline\'s allowedTools) is warned of as ignored on a backend other than claude', () => {
+  const agent = (model: string) => `agents:\n  reviewer:\n    model: ${model}\n    system_prompt: Review.\n    tools: [Read, Grep]\nkickoff: "@reviewer"\n`;
+  const claude = parseWorkflowFile(agent('anthropic/claude-sonnet-4-5'), 't.yaml', 't');
+  assert.deepEqual(claude.problems, []);
+  assert.deepEqual(claude.value!.agents['reviewer']!.tools, ['Read', 'Grep']);
+  const codex = parseWorkflowFile(agent('openai/gpt-5'), 't.yaml', 't');
+  assert.ok(codex.value);
+  assert.equal(formatProblems(codex.problems), 't.yaml:5: agents.reviewer.tools: only the claude backend takes a list of its CLI\'s '
+    + 'own tools (claude --allowedTools: the tools it may use without asking); a codex agent gets Baton\'s context tools and its '
+    + 'CLI\'s own defaults (ignored)');
+  const sys = parseSystemFile('agents:\n  - { id: a, modelConfig: { model: gemini-2.5-flash }, allowedTools: [Read] }\nworkflow:\n'
+    + '  - { type: agent, agentId: a }\n', 's.yaml', 's');
+  assert.match(formatProblems(sys.problems), /^s\.yaml:2: agents\[0\]\.allowedTools: only the claude runner takes .* a gemini agent .*\(ignored\)$/);
+  assert.equal(sys.value!.agents[0]!.allowedTools, undefined);
+});
+
+test('a blueprint gives its suggestedTools to claude agents only, so the system it writes has no ignored field', () => {
+  const bp = parseBlueprintFile(`id: fi
+name: Feature Implementation Pipeline
+description: Scout → Plan
+category: development
+agentTemplates:
+  - { role: researcher, suggestedModels: [codex-gpt-5.2], suggestedTools: [Read, Glob, Grep], promptTemplate: "Investigate {{feature}}" }
+  - { role: analyzer, suggestedModels: [claude-haiku], suggestedTools: [Read], promptTemplate: "Plan from {{scoutFindings}}" }
+workflowTemplate:
+  - { type: agent, agentId: researcher, outputVariable: scoutFindings }
+  - { type: agent, agentId: analyzer }
+requiredInputs:
+  - { name: feature, description: Feature to implement, type: string }
+`, 'fi.yaml', 'fi');
+  assert.ok(bp.value, formatProblems(bp.problems));
+  const sys = instantiateBlueprint(bp.value, { name: 'fi', inputs: { feature: 'dark mode' } });
+  assert.deepEqual(sys.agents.map((a) => [a.id, a.runner, a.allowedTools]), [['researcher', 'codex', undefined], ['analyzer', 'claude', ['Read']]]);
 });

@@ -70,9 +70,12 @@ describe('workflow file: fields', () => {
       assert.deepEqual({ backend: a?.backend, model: a?.model }, expected);
     });
   }
-  it('keeps tools and the command', () => {
-    const a = parse("agents:\n  a:\n    backend: command\n    command: [node, a.js]\n    tools: [channel_send]\n    system_prompt: hi\n").value?.agents['a'];
-    assert.deepEqual(a, { backend: 'command', model: '', system_prompt: 'hi', tools: ['channel_send'], command: ['node', 'a.js'] });
+  it('keeps the command, and tools for claude (the only backend that takes them; elsewhere they are warned of)', () => {
+    const parsed = parse("agents:\n  a:\n    backend: command\n    command: [node, a.js]\n    tools: [channel_send]\n    system_prompt: hi\n");
+    assert.deepEqual(parsed.value?.agents['a'], { backend: 'command', model: '', system_prompt: 'hi', command: ['node', 'a.js'] });
+    assert.match(parsed.problems[0]!.message, /^agents\.a\.tools: only the claude backend takes .*\(ignored\)$/);
+    const claude = parse('agents:\n  a:\n    model: claude-x\n    tools: [Read]\n    system_prompt: hi\n').value?.agents['a'];
+    assert.deepEqual(claude, { backend: 'claude', model: 'claude-x', system_prompt: 'hi', tools: ['Read'] });
   });
   it('reads a prompt file relative to the workflow file', () => {
     const parsed = parse('agents:\n  a:\n    model: claude-x\n    system_prompt: prompts/a.md\n', { 'teams/prompts/a.md': 'You are A.' });

@@ -45,7 +45,8 @@ export function instantiateBlueprint(bp: SystemBlueprint, choices: BlueprintChoi
     return {
       id: t.id, role: t.role, runner: runner ?? 'command',
       ...(model && runner !== 'command' ? { modelConfig: { model } } : {}),
-      ...(t.suggestedTools.length ? { allowedTools: t.suggestedTools } : {}),
+      // Only claude takes a list of its own tools; for another runner the system file would warn on every run.
+      ...(t.suggestedTools.length && runner === 'claude' ? { allowedTools: t.suggestedTools } : {}),
       ...(command ? { command } : {}),
     };
   });

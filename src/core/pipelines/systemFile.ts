@@ -211,7 +211,8 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     const sp = r.str(item, here, 'systemPromptOverride', 'text');
     if (sp) agent.systemPromptOverride = sp;
     const tools = r.strings(item, here, 'allowedTools');
-    if (tools) agent.allowedTools = tools;
+    if (tools && agent.runner !== 'claude') r.warn([...here, 'allowedTools'], toolsIgnored(agent.runner, "Baton's MCP tools"));
+    else if (tools) agent.allowedTools = tools;
     if (command) agent.command = command;
     if (env) agent.env = env;
     const cliConfig = readCliConfig(r, item, here, agent.runner);
@@ -224,6 +225,12 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     out.push(agent);
   });
   return out;
+}
+
+/** Why a list of the CLI's own tools is ignored for `runner`: only claude has a flag (`--allowedTools`) that takes it. */
+export function toolsIgnored(runner: RunnerKind, batons: string, kind = 'runner'): string {
+  return `only the claude ${kind} takes a list of its CLI's own tools (claude --allowedTools: the tools it may use without `
+    + `asking); a ${runner} agent gets ${batons} and its CLI's own defaults`;
 }
 
 /** The runners that take `cliConfig` (the spawned CLIs with settings of their own). */

@@ -4,7 +4,7 @@
 import type { ContentProblem } from '../api.js';
 import { describe, isMapping, type FieldPath } from '../content/fieldReader.js';
 import type { RunnerKind } from '../pipelines/runner.js';
-import { isPlaceholder, load, runnerForModel, type Parsed, type Reader } from '../pipelines/systemFile.js';
+import { isPlaceholder, load, runnerForModel, toolsIgnored, type Parsed, type Reader } from '../pipelines/systemFile.js';
 import type { AgentDefinition, ContextConfig, SetupTask, WorkflowFile } from './types.js';
 
 /** The runners a team agent can use (`backend:`, or implied by `model: backend/model`). */
@@ -157,9 +157,10 @@ function readAgent(r: Reader, item: Record<string, unknown>, at: FieldPath, path
   } else if (command && resolved && resolved.backend !== 'command') {
     r.warn([...at, 'command'], `only the command backend runs a command; this agent uses ${resolved.backend}`);
   }
+  if (tools && resolved && resolved.backend !== 'claude') r.warn([...at, 'tools'], toolsIgnored(resolved.backend, "Baton's context tools", 'backend'));
   if (!resolved || prompt === undefined) return undefined;
   const agent: AgentDefinition = { backend: resolved.backend, model: resolved.model, system_prompt: prompt };
-  if (tools) agent.tools = tools;
+  if (tools && resolved.backend === 'claude') agent.tools = tools;
   if (command && resolved.backend === 'command') agent.command = command;
   return agent;
 }
