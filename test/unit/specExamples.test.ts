@@ -122,3 +122,21 @@ requiredInputs:
   const sys = instantiateBlueprint(bp.value, { name: 'fi', inputs: { feature: 'dark mode' } });
   assert.deepEqual(sys.agents.map((a) => [a.id, a.runner, a.allowedTools]), [['researcher', 'codex', undefined], ['analyzer', 'claude', ['Read']]]);
 });
+
+test('the spec\'s Feature Implementation blueprint (no workflowTemplate) is refused naming the steps to write and the agentIds', () => {
+  const path = join(PIPELINES, 'feature-implementation-blueprint.yaml');
+  const raw = readFileSync(path, 'utf8');
+  const p = parseBlueprintFile(raw, path, 'feature-implementation');
+  assert.equal(p.value, undefined);
+  assert.equal(formatProblems(p.problems), `${path}:2: workflowTemplate: missing required field: the steps the pipeline runs, such as `
+    + '[{ type: agent, agentId: researcher, outputVariable: findings }] (step types: agent, sequential, parallel, conditional, loop, '
+    + 'human_review, transform); an agent step names its agent template by agentId: researcher, analyzer (a template without an id '
+    + 'is named by its role)');
+  const steps = 'workflowTemplate:\n  - { type: agent, agentId: researcher, outputVariable: scoutFindings }\n  - { type: agent, agentId: analyzer }\n';
+  const fixed = parseBlueprintFile(raw + steps, path, 'feature-implementation');
+  assert.ok(fixed.value, formatProblems(fixed.problems));
+  const sys = instantiateBlueprint(fixed.value, { name: 'fi', inputs: { feature: 'dark mode', testRequired: 'true' } });
+  assert.deepEqual(sys.workflow.map((s) => s.inputTemplate), [
+    'Investigate the codebase to understand how to implement: {{feature}}', 'Create an implementation plan based on:\n\n{{scoutFindings}}',
+  ]);
+});

@@ -488,7 +488,14 @@ export function parseBlueprintFile(raw: string, path: string, fallbackId: string
   const description = r.str(root, [], 'description', 'a one-line description', true) ?? '';
   const category = r.oneOf(root, [], 'category', BLUEPRINT_CATEGORIES, true) ?? 'custom';
   const templates = readAgentTemplates(r, root['agentTemplates']);
-  const workflowTemplate = readSteps(r, root['workflowTemplate'], ['workflowTemplate'], new Set(templates.map((t) => t.id)), true);
+  const ids = templates.map((t) => t.id);
+  if (root['workflowTemplate'] === undefined || root['workflowTemplate'] === null) {
+    // The spec's "Feature Implementation" example has agent templates and inputs but no steps.
+    r.error(['workflowTemplate'], `missing required field: the steps the pipeline runs, such as [{ type: agent, agentId: ${ids[0] ?? 'ID'}, `
+      + `outputVariable: findings }] (step types: ${STEP_TYPES.join(', ')}); an agent step names its agent template by agentId: `
+      + `${ids.join(', ') || '(no templates)'} (a template without an id is named by its role)`);
+  }
+  const workflowTemplate = readSteps(r, root['workflowTemplate'], ['workflowTemplate'], new Set(ids), false);
   const requiredInputs = readInputs(r, root['requiredInputs']);
   const errors = r.problems.filter((p) => !p.message.endsWith('(ignored)'));
   if (errors.length) return { value: undefined, problems: r.problems };
