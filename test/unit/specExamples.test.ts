@@ -140,3 +140,17 @@ test('the spec\'s Feature Implementation blueprint (no workflowTemplate) is refu
     'Investigate the codebase to understand how to implement: {{feature}}', 'Create an implementation plan based on:\n\n{{scoutFindings}}',
   ]);
 });
+
+test('a blueprint or a team workflow given as a pipeline, or a pipeline or blueprint given as a team, is told which command runs it', () => {
+  const blueprint = readFileSync(join(PIPELINES, 'feature-implementation-blueprint.yaml'), 'utf8');
+  assert.equal(formatProblems(parseSystemFile(blueprint, 'bp.yaml', 'bp').problems), 'bp.yaml:2: (file): this is a blueprint '
+    + '(agentTemplates, workflowTemplate), not a pipeline; put it in .baton/blueprints/ and make a pipeline of it with baton blueprint '
+    + 'new NAME --from feature-implementation');
+  const simple = readFileSync(join(TEAMS, 'simple-review.yaml'), 'utf8');
+  assert.match(formatProblems(parseSystemFile(simple, 't.yaml', 't').problems), /^t\.yaml:2: \(file\): this is a team workflow .*; run it with baton run FILE/);
+  const pattern = readFileSync(join(PIPELINES, 'pattern2-parallel.yaml'), 'utf8');
+  const asTeam = parseWorkflowFile(pattern, 'p.yaml', 'p');
+  assert.equal(asTeam.problems.length, 1);
+  assert.match(formatProblems(asTeam.problems), /^p\.yaml:2: \(file\): this is a pipeline \(workflow steps\), not a team workflow; run it with baton pipeline run FILE --input TEXT/);
+  assert.match(formatProblems(parseWorkflowFile(blueprint, 'b.yaml', 'b').problems), /this is a blueprint .*baton blueprint new NAME --from ID/);
+});

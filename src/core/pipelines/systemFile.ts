@@ -162,6 +162,11 @@ export function parseSystemFile(raw: string, path: string, fallbackName: string)
     r.error([], `expected a mapping with name, agents and workflow, got ${describe(root)}`);
     return { value: undefined, problems: r.problems };
   }
+  const other = otherKind(root, fallbackName);
+  if (other) {
+    r.error([], other);
+    return { value: undefined, problems: r.problems };
+  }
   r.unknown(root, [], SYSTEM_FIELDS);
   const name = r.str(root, [], 'name', 'a name') ?? fallbackName;
   if (!ID.test(name.replace(/ /g, '-'))) r.error(['name'], `'${name}' is not a valid name (letters, digits, spaces, '_' and '-')`);
@@ -174,6 +179,22 @@ export function parseSystemFile(raw: string, path: string, fallbackName: string)
   const errors = r.problems.filter((p) => !p.message.endsWith('(ignored)'));
   if (errors.length) return { value: undefined, problems: r.problems };
   return { value: { name, description, agents, workflow, ...(budget ? { budget } : {}), ...(variables ? { variables } : {}) }, problems: r.problems };
+}
+
+/**
+ * What to do with a file of another kind that a pipeline run was given: a blueprint (agentTemplates and
+ * workflowTemplate) or a team workflow (agents as a mapping, kickoff, setup, context); undefined for anything else.
+ */
+function otherKind(root: Record<string, unknown>, fallbackName: string): string | undefined {
+  if (root['agents'] !== undefined || root['workflow'] !== undefined) {
+    const team = isMapping(root['agents']) && root['workflow'] === undefined;
+    return team ? 'this is a team workflow (agents as a mapping of names, with kickoff and @mentions), not a pipeline; '
+      + 'run it with baton run FILE (a pipeline lists its agents with id and has workflow steps)' : undefined;
+  }
+  if (root['agentTemplates'] === undefined && root['workflowTemplate'] === undefined) return undefined;
+  const id = typeof root['id'] === 'string' ? root['id'] : fallbackName;
+  return 'this is a blueprint (agentTemplates, workflowTemplate), not a pipeline; put it in .baton/blueprints/ and make a '
+    + `pipeline of it with baton blueprint new NAME --from ${id}`;
 }
 
 function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {

@@ -45,6 +45,13 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
     r.error([], `expected a mapping with agents (and optionally name, context, setup, kickoff), got ${describe(root)}`);
     return { value: undefined, problems: r.problems };
   }
+  if (Array.isArray(root['workflow']) || root['agentTemplates'] !== undefined || root['workflowTemplate'] !== undefined) {
+    const blueprint = root['workflow'] === undefined;
+    r.error([], `this is a ${blueprint ? 'blueprint (agentTemplates, workflowTemplate)' : 'pipeline (workflow steps)'}, not a team `
+      + `workflow; ${blueprint ? 'make a pipeline of it with baton blueprint new NAME --from ID' : 'run it with baton pipeline run FILE --input TEXT'} `
+      + '(a team workflow has agents as a mapping of names, and a kickoff that @mentions them)');
+    return { value: undefined, problems: r.problems };
+  }
   r.unknown(root, [], FIELDS);
   const name = r.str(root, [], 'name', 'a workflow name') ?? fallbackName;
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) r.error(['name'], `'${name}' is not a valid name (letters, digits, '.', '_' and '-')`);
