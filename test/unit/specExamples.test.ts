@@ -154,3 +154,10 @@ test('a blueprint or a team workflow given as a pipeline, or a pipeline or bluep
   assert.match(formatProblems(asTeam.problems), /^p\.yaml:2: \(file\): this is a pipeline \(workflow steps\), not a team workflow; run it with baton pipeline run FILE --input TEXT/);
   assert.match(formatProblems(parseWorkflowFile(blueprint, 'b.yaml', 'b').problems), /this is a blueprint .*baton blueprint new NAME --from ID/);
 });
+
+test('the spec\'s modelConfigOverride names an agent\'s model as modelConfig does, and wins over it', () => {
+  const p = parseSystemFile('agents:\n  - { id: scout, role: researcher, modelConfig: { model: gpt-5 }, modelConfigOverride: { model: claude-haiku } }\n'
+    + 'workflow:\n  - { type: agent, agentId: scout }\n', 's.yaml', 's');
+  assert.deepEqual(p.problems, []);
+  assert.deepEqual([p.value!.agents[0]!.runner, p.value!.agents[0]!.modelConfig], ['claude', { model: 'claude-haiku' }]);
+});

@@ -21,7 +21,7 @@ export interface Parsed<T> {
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SYSTEM_FIELDS = ['name', 'description', 'agents', 'workflow', 'budget', 'variables'];
-const AGENT_FIELDS = ['id', 'role', 'runner', 'modelConfig', 'model', 'systemPromptOverride', 'allowedTools', 'command', 'env', 'price', 'cliConfig'];
+const AGENT_FIELDS = ['id', 'role', 'runner', 'modelConfig', 'modelConfigOverride', 'model', 'systemPromptOverride', 'allowedTools', 'command', 'env', 'price', 'cliConfig'];
 const STEP_FIELDS = [
   'id', 'type', 'name', 'agentId', 'inputTemplate', 'outputVariable', 'children', 'condition', 'trueBranch', 'falseBranch', 'maxIterations',
   'breakCondition', 'failurePolicy', 'timeoutMs', 'retry', 'operation', 'pattern', 'group', 'onReject',
@@ -213,9 +213,11 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     if (id !== undefined && seen.has(id)) r.error([...here, 'id'], `duplicate agent id '${id}'; agent ids must be unique`);
     if (id) seen.add(id);
     const role = r.oneOf(item, here, 'role', SYSTEM_AGENT_ROLES) ?? 'custom';
-    const modelConfig = isMapping(item['modelConfig']) ? item['modelConfig'] : undefined;
-    if (item['modelConfig'] !== undefined && !modelConfig) r.error([...here, 'modelConfig'], `must be a mapping such as { model: claude-haiku }, got ${describe(item['modelConfig'])}`);
-    const model = (modelConfig && r.str(modelConfig, [...here, 'modelConfig'], 'model', 'a model name')) ?? r.str(item, here, 'model', 'a model name');
+    // The spec's agent step executor reads `modelConfigOverride ?? modelConfig`: both name the agent's model.
+    const key = item['modelConfigOverride'] !== undefined && item['modelConfigOverride'] !== null ? 'modelConfigOverride' : 'modelConfig';
+    const modelConfig = isMapping(item[key]) ? item[key] : undefined;
+    if (item[key] !== undefined && !modelConfig) r.error([...here, key], `must be a mapping such as { model: claude-haiku }, got ${describe(item[key])}`);
+    const model = (modelConfig && r.str(modelConfig, [...here, key], 'model', 'a model name')) ?? r.str(item, here, 'model', 'a model name');
     let runner = r.oneOf(item, here, 'runner', RUNNER_KINDS);
     if (!runner && item['runner'] === undefined) {
       runner = runnerForModel(model);
