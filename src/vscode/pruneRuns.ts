@@ -4,11 +4,12 @@
 import { errorMessage } from '../core/errors.js';
 import { describeIdle, describePolicy, mib, pruningOff, retentionOff, type PruneResult, type RetentionPolicy } from '../core/retention.js';
 import { keptText, plural } from '../shared/labels.js';
+import type { BatonSource } from './batonSource.js';
 
+/** `text` with its first letter in capitals (a sentence of its own). */
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
-import type { BatonSource } from './batonSource.js';
 
 /** What the flow asks of the editor's window (and log). */
 export interface PruneUi {
