@@ -19,6 +19,8 @@ export const COMMAND_TITLES = {
   'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
   'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor',
   'baton.copyMcpConfigCodex': 'Copy MCP Config for Codex',
+  'baton.copyMcpConfigGemini': 'Copy MCP Config for Gemini CLI',
+  'baton.copyMcpConfigOpenCode': 'Copy MCP Config for OpenCode',
   'baton.copyHandoffPrompt': 'Copy Agent Prompt',
   'baton.showLog': 'Show Log',
   'baton.refresh': 'Refresh',

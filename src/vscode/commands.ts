@@ -32,6 +32,8 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.copyMcpConfigClaude': (s) => copyMcpConfig(s, 'claude'),
   'baton.copyMcpConfigCursor': (s) => copyMcpConfig(s, 'cursor'),
   'baton.copyMcpConfigCodex': (s) => copyMcpConfig(s, 'codex'),
+  'baton.copyMcpConfigGemini': (s) => copyMcpConfig(s, 'gemini'),
+  'baton.copyMcpConfigOpenCode': (s) => copyMcpConfig(s, 'opencode'),
   'baton.copyHandoffPrompt': copyHandoffPrompt,
   'baton.showLog': (s) => s.log.channel.show(),
   // After the database failed to open, Refresh opens it again (its cause may be fixed by now); else it re-reads.

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The clients "Copy MCP Config for …" serves. */
-export type McpClient = 'claude' | 'cursor' | 'codex';
+export type McpClient = 'claude' | 'cursor' | 'codex' | 'gemini' | 'opencode';
 
 /** Where Baton's CLI is and which workspace (and database, when not the default) it serves. */
 export interface McpConfigTarget {
@@ -20,7 +20,10 @@ export function mcpArgs(t: McpConfigTarget): string[] {
   return [t.cliPath, 'mcp', '--workspace', t.workspace, ...(t.dbPath ? ['--db', t.dbPath] : [])];
 }
 
-/** The config text: JSON (`mcpServers`) for Claude Code and Cursor, TOML (`[mcp_servers.baton]`) for Codex. */
+/**
+ * The config text: JSON `mcpServers` for Claude Code, Cursor and Gemini CLI, TOML `[mcp_servers.baton]` for Codex,
+ * and OpenCode's `opencode.json` with its `mcp` entry (a local server whose command is one array).
+ */
 export function mcpConfigText(client: McpClient, t: McpConfigTarget): string {
   const args = mcpArgs(t);
   if (client === 'codex') {
@@ -28,7 +31,12 @@ export function mcpConfigText(client: McpClient, t: McpConfigTarget): string {
     // still starting before its first model request (the model then has no Baton tools); with it, codex waits.
     return `[mcp_servers.baton]\ncommand = "node"\nargs = [${args.map((a) => JSON.stringify(a)).join(', ')}]\nrequired = true\n`;
   }
-  const server = client === 'claude' ? { type: 'stdio', command: 'node', args } : { command: 'node', args };
+  if (client === 'opencode') {
+    const config = { $schema: 'https://opencode.ai/config.json', mcp: { baton: { type: 'local', command: ['node', ...args], enabled: true } } };
+    return JSON.stringify(config, null, 2) + '\n';
+  }
+  // Gemini CLI leaves a server's tools out of a headless run (`gemini -p`) unless it is trusted, without a word.
+  const server = client === 'claude' ? { type: 'stdio', command: 'node', args } : client === 'gemini' ? { command: 'node', args, trust: true } : { command: 'node', args };
   return JSON.stringify({ mcpServers: { baton: server } }, null, 2) + '\n';
 }
 
@@ -40,6 +48,9 @@ export function mcpConfigHint(client: McpClient): string {
     // It names this workspace (--workspace): in ~/.codex/config.toml it would serve this workspace's Baton to Codex in
     // every project. Codex reads a project's .codex/config.toml once the project is trusted (checked with Codex 0.171).
     case 'codex': return "Paste it into the project's .codex/config.toml (Codex reads it once you trust the project).";
+    // Project settings are read in a folder Gemini CLI trusts; trust: true lets it call Baton's tools without asking.
+    case 'gemini': return "Paste it into the project's .gemini/settings.json (Gemini CLI reads it once you trust the folder).";
+    case 'opencode': return "Paste it into the project's opencode.json (into its mcp entry, if the file has one).";
   }
 }
 

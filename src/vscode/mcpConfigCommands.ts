@@ -6,7 +6,7 @@ import { mcpConfigHint, mcpConfigText, writeLauncher, type McpClient } from './m
 import { folderOrAsk } from './openFolder.js';
 import type { Services } from './services.js';
 
-const NAMES: Record<McpClient, string> = { claude: 'Claude Code', cursor: 'Cursor', codex: 'Codex' };
+const NAMES: Record<McpClient, string> = { claude: 'Claude Code', cursor: 'Cursor', codex: 'Codex', gemini: 'Gemini CLI', opencode: 'OpenCode' };
 
 /** Copies the config for `client` to the clipboard. */
 export async function copyMcpConfig(s: Services, client: McpClient): Promise<string | undefined> {

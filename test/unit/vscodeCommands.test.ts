@@ -39,6 +39,7 @@ describe('commands: package.json ⇄ the command table', () => {
       'baton.rejectStep': 'Reject Step…', 'baton.showExecution': 'Show Execution', 'baton.openArtifact': 'Open Artifact',
       'baton.cancelExecution': 'Cancel Execution', 'baton.copyMcpConfigClaude': 'Copy MCP Config for Claude Code',
       'baton.copyMcpConfigCursor': 'Copy MCP Config for Cursor', 'baton.copyMcpConfigCodex': 'Copy MCP Config for Codex',
+      'baton.copyMcpConfigGemini': 'Copy MCP Config for Gemini CLI', 'baton.copyMcpConfigOpenCode': 'Copy MCP Config for OpenCode',
       'baton.showLog': 'Show Log', 'baton.refresh': 'Refresh', 'baton.pruneRuns': 'Prune Finished Runs…',
     };
     for (const [id, title] of Object.entries(required)) assert.equal(declared.find((c) => c.command === id)?.title, title, id);

@@ -1,5 +1,6 @@
-// Rule: "Copy MCP Config" produces configs the clients parse — JSON `mcpServers.baton` for Claude Code (stdio) and
-// Cursor, TOML `[mcp_servers.baton]` for Codex — running `node <extension>/dist/cli.js mcp --workspace <folder>`;
+// Rule: "Copy MCP Config" produces configs the clients parse — JSON `mcpServers.baton` for Claude Code (stdio), Cursor
+// and Gemini CLI (trusted), TOML `[mcp_servers.baton]` for Codex, OpenCode's `mcp.baton` (a local command array) —
+// running `node <extension>/dist/cli.js mcp --workspace <folder>`;
 // the launcher they name runs the CLI of the Baton installed now (so a config survives updates);
 // artifact document URIs round-trip and pick the language; settings fall back to defaults when invalid (retention: whole
 // numbers ≥ 0, where 0 turns a limit off).
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { artifactExtension, artifactLanguage, artifactUriParts, fileNameOf, parseArtifactUri } from '../../src/vscode/artifactUri.js';
-import { LAUNCHER_NAME, mcpConfigText, writeLauncher } from '../../src/vscode/mcpConfig.js';
+import { LAUNCHER_NAME, mcpConfigHint, mcpConfigText, writeLauncher } from '../../src/vscode/mcpConfig.js';
 import { ROOT, ensureBuilt } from '../fixtures/mcp/cliHarness.js';
 import { databasePath, readSettings } from '../../src/vscode/settings.js';
 
@@ -25,6 +26,16 @@ describe('MCP config text', () => {
   it('gives Cursor the same server without a type, and passes --db when the database was moved', () => {
     const cfg = JSON.parse(mcpConfigText('cursor', { ...target, dbPath: '/data/b.db' }));
     assert.deepEqual(cfg.mcpServers.baton, { command: 'node', args: ['/ext/dist/cli.js', 'mcp', '--workspace', '/home/me/my "app"', '--db', '/data/b.db'] });
+  });
+
+  it('gives Gemini CLI the server trusted (else a headless run leaves its tools out), OpenCode one command array', () => {
+    const args = ['/ext/dist/cli.js', 'mcp', '--workspace', '/home/me/my "app"'];
+    assert.deepEqual(JSON.parse(mcpConfigText('gemini', target)), { mcpServers: { baton: { command: 'node', args, trust: true } } });
+    assert.deepEqual(JSON.parse(mcpConfigText('opencode', target)), {
+      $schema: 'https://opencode.ai/config.json', mcp: { baton: { type: 'local', command: ['node', ...args], enabled: true } },
+    });
+    assert.match(mcpConfigHint('gemini'), /project's \.gemini\/settings\.json/);
+    assert.match(mcpConfigHint('opencode'), /project's opencode\.json/);
   });
 
   it('gives Codex a TOML table with escaped strings', () => {
