@@ -125,7 +125,7 @@ export class Reader {
 
 /** Whether a key or value is the `...` an example writes for "and the rest" (`{ type: agent, agentId: x, ... }`). */
 export function isPlaceholder(v: unknown): boolean {
-  return typeof v === 'string' && /^\s*(\.\.\.|…)\s*$/.test(v);
+  return typeof v === 'string' && /^\s*(\.\.\.|\u2026)\s*$/.test(v);
 }
 
 /** `workflow[1].children[0].type` from a path. */
