@@ -88,9 +88,11 @@ await Promise.all([
   }),
 ]);
 chmodSync(join(dist, 'cli.js'), 0o755);
-const { buildCatalog, buildSchemaImage } = require(join(dist, 'engine.js'));
+const { buildCatalog, buildContentCache, buildSchemaImage } = require(join(dist, 'engine.js'));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 writeAtomic(join(dist, 'mcp-catalog.json'), JSON.stringify(await buildCatalog(version)) + '\n');
+// The bundled content's parses: loading them at start-up parses only what differs (see CachedParse in loadContent.ts).
+writeAtomic(join(dist, 'content-cache.json'), await buildContentCache(join(root, 'content')));
 copyFileSync(join(dirname(require.resolve('sql.js')), 'sql-wasm.wasm'), join(dist, 'sql-wasm.wasm'));
 mkdirSync(join(dist, 'migrations'), { recursive: true });
 for (const f of readdirSync(join(root, 'src', 'store', 'migrations'))) {

@@ -19,3 +19,4 @@ export { startCommand } from './startCommand.js';
 export { stopCommand } from './stopCommand.js';
 export { buildCatalog } from '../mcp/catalogBuilder.js';
 export { buildSchemaImage } from '../store/buildSchemaImage.js';
+export { buildContentCache } from '../host/contentCache.js';

@@ -10,7 +10,7 @@ import { GateWaiters } from './broker/gateWaiters.js';
 import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { releaseInTx } from './broker/stepRelease.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
-import { leftOutNote, loadContent, syncContent, type LoadedContent } from './content/index.js';
+import { leftOutNote, loadContent, syncContent, type ContentParseCache, type LoadedContent } from './content/index.js';
 import { callLogText, responseDigest } from './callLogText.js';
 import { BatonError, echo, errorMessage } from './errors.js';
 import { isoTime } from './isoTime.js';
@@ -59,6 +59,8 @@ export interface BatonOptions {
   readOnly?: boolean;
   /** Whether process `pid` still runs (the host's check): a step handed out on a gone process's stdio is abandoned. */
   processAlive?: (pid: number) => boolean;
+  /** The build's parses of the bundled content (see CachedParse): loading does not parse those files again. */
+  contentCache?: ContentParseCache;
 }
 
 /** Defaults for everything but the paths. */
@@ -538,7 +540,7 @@ export class Baton implements BatonApi {
 
   /** @inheritdoc */
   async syncContent(): Promise<ContentReport> {
-    const loaded = await loadContent(this.ports.fs, this.options.contentDirs, this.ports.crypto);
+    const loaded = await loadContent(this.ports.fs, this.options.contentDirs, this.ports.crypto, this.options.contentCache);
     const { changed } = await syncContent(this.ports.store, this.ports.clock, loaded);
     this.leftOut = loaded.leftOut;
     for (const p of loaded.problems) this.ports.log.warn(`content: ${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`);

@@ -6,6 +6,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLi
 import type { Clock, Log } from '../core/ports.js';
 import type { RetentionPolicy } from '../core/retention.js';
 import { isPidAlive, mayBeBaton, type HeldLock } from '../store/lock.js';
+import { readContentCache } from './contentCache.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
 import { processControl } from './runners/processControl.js';
@@ -88,6 +89,8 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
         // A pid reused by another program (Linux's /proc tells) is not the process a token was handed out on.
         processAlive: (pid) => isPidAlive(pid) && mayBeBaton(pid),
         contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
+        // Keyed by each file's name and text: it serves the bundled files as they are, whatever folder they are in.
+        contentCache: readContentCache(),
         rateLimits: typeof options.rateLimits === 'object'
           ? options.rateLimits
           : { ...DEFAULT_RATE_LIMITS, enabled: options.rateLimits ?? DEFAULT_OPTIONS.rateLimits.enabled },

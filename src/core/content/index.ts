@@ -1,5 +1,5 @@
 // Content: load agents, rules and workflow templates from files, sync them into the store, read them back.
-export { leftOutNote, loadContent, type ContentKind, type ContentOrigin, type LoadedAgent, type LoadedContent, type LoadedRule, type LoadedWorkflow } from './loadContent.js';
+export { cacheableParses, leftOutNote, loadContent, parseKey, type CachedParse, type ContentParseCache, type ContentKind, type ContentOrigin, type LoadedAgent, type LoadedContent, type LoadedRule, type LoadedWorkflow } from './loadContent.js';
 export { syncContent } from './syncContent.js';
 export {
   getAgent, getTemplate, getTemplateById, listAgents, listRules, listTemplates,

@@ -56,6 +56,24 @@ const PATTERNS: Record<ContentKind, RegExp> = {
  */
 const NOT_ITEMS = /(?:^|\/)(?:_[^/]*|readme\.mdc?)$/i;
 
+/**
+ * A content file's parse that had no problem, as the build keeps it for the bundled content (dist/content-cache.json):
+ * parsing YAML and frontmatter is most of what loading costs at start-up, and a file of the same name and text parses
+ * to the same item. Keyed by `parseKey`.
+ */
+export interface CachedParse {
+  item: AgentDefinition | RuleDefinition | WorkflowTemplate;
+  agentLines?: Array<[string, number | null]>;
+}
+
+/** Cached parses by `parseKey`. */
+export type ContentParseCache = ReadonlyMap<string, CachedParse>;
+
+/** A parse's key: its kind, its file's name (a file without `name` is named by it) and the SHA-256 of its text. */
+export function parseKey(kind: ContentKind, relativePath: string, hash: string): string {
+  return `${kind}\n${baseName(relativePath)}\n${hash}`;
+}
+
 interface Parsed {
   item: (AgentDefinition | RuleDefinition | WorkflowTemplate) | undefined;
   problems: ContentProblem[];
@@ -68,16 +86,18 @@ interface Parsed {
  * Loads `dirs` in increasing precedence: the first is the bundled content, the rest are
  * workspace folders (`.baton`) whose items replace bundled ones of the same name. Each dir holds
  * `agents/*.md`, `rules/*.md|mdc` and `workflows/*.yaml|yml|md`. Invalid files are reported in
- * `problems` and skipped; this never throws.
+ * `problems` and skipped; this never throws. A file whose parse `cache` holds is not parsed again.
  */
-export async function loadContent(fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>): Promise<LoadedContent> {
+export async function loadContent(
+  fs: FileSystem, dirs: readonly string[], crypto: Pick<Crypto, 'sha256'>, cache?: ContentParseCache,
+): Promise<LoadedContent> {
   const acc: Accumulator = {
     problems: [],
     maps: { agents: new Map(), rules: new Map(), workflows: new Map() },
     agentLines: new Map(),
     leftOut: new Map(),
   };
-  for (const [d, dir] of dirs.entries()) await loadDir(fs, crypto, dir, d === 0 ? 'bundled' : 'workspace', acc);
+  for (const [d, dir] of dirs.entries()) await loadDir(fs, crypto, dir, d === 0 ? 'bundled' : 'workspace', acc, cache);
 
   const { maps, problems } = acc;
   const workflows = sortByName([...maps.workflows.values()]) as LoadedWorkflow[];
@@ -108,7 +128,9 @@ interface Accumulator {
   leftOut: Map<string, ContentProblem>;
 }
 
-async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: string, source: ContentSource, acc: Accumulator): Promise<void> {
+async function loadDir(
+  fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: string, source: ContentSource, acc: Accumulator, cache?: ContentParseCache,
+): Promise<void> {
   let entries: FileEntry[];
   try {
     entries = await fs.list(dir);
@@ -121,7 +143,7 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   for (const entry of sorted) {
     const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
     if (!kind || NOT_ITEMS.test(entry.relativePath)) continue;
-    const parsed = await loadFile(fs, crypto, kind, entry);
+    const parsed = await loadFile(fs, crypto, kind, entry, cache);
     acc.problems.push(...parsed.problems);
     if (!parsed.item) {
       if (parsed.intended !== undefined && parsed.problems[0]) acc.leftOut.set(`${kind}:${parsed.intended}`, parsed.problems[0]);
@@ -142,7 +164,9 @@ async function loadDir(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, dir: stri
   }
 }
 
-async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry): Promise<Parsed & { hash: string; intended?: string }> {
+async function loadFile(
+  fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: ContentKind, entry: FileEntry, cache?: ContentParseCache,
+): Promise<Parsed & { hash: string; intended?: string }> {
   let text: string;
   try {
     text = await fs.readText(entry.absolutePath);
@@ -151,15 +175,41 @@ async function loadFile(fs: FileSystem, crypto: Pick<Crypto, 'sha256'>, kind: Co
   }
   // A Markdown file with no frontmatter beside the workflows (a README) is no workflow, and nothing to report.
   if (kind === 'workflows' && entry.relativePath.endsWith('.md') && !hasFrontmatter(text)) return { item: undefined, hash: '', problems: [] };
-  const parsed = withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
+  const hash = crypto.sha256(text);
+  const cached = cache?.get(parseKey(kind, entry.relativePath, hash));
+  // A copy: what is loaded is the caller's to keep, and the cache serves the next load (a content change re-syncs).
+  if (cached) return { item: structuredClone(cached.item), problems: [], ...(cached.agentLines ? { agentLines: new Map(cached.agentLines) } : {}), hash };
+  const parsed = parseContentFile(kind, text, entry);
   // Nor is the seed's workflows/index.yaml, a list of the workflows for discovery.
   if (parsed.registry) return { item: undefined, hash: '', problems: [] };
-  if (parsed.item) return { ...parsed, hash: crypto.sha256(text) };
+  if (parsed.item) return { ...parsed, hash };
   // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then
   // the file name is the one it would go by), else its file name.
   const named = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1];
   const intended = named && NAME_PATTERN.test(named) ? named : baseName(entry.relativePath);
-  return { ...parsed, hash: crypto.sha256(text), intended };
+  return { ...parsed, hash, intended };
+}
+
+/** One content file parsed, its encoding problem (if any) among its problems. */
+function parseContentFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
+  return withEncodingProblem(parseFile(kind, text, entry), text, entry.absolutePath);
+}
+
+/**
+ * The parses of the content files in `dir` that have no problem, for the cache the build writes beside the bundle
+ * (see CachedParse); a file with any problem is parsed at every load, so that its problems are reported.
+ */
+export async function cacheableParses(fs: FileSystem, dir: string, crypto: Pick<Crypto, 'sha256'>): Promise<Array<[string, CachedParse]>> {
+  const out: Array<[string, CachedParse]> = [];
+  for (const entry of await fs.list(dir)) {
+    const kind = (Object.keys(PATTERNS) as ContentKind[]).find((k) => PATTERNS[k].test(entry.relativePath));
+    if (!kind || NOT_ITEMS.test(entry.relativePath)) continue;
+    const text = await fs.readText(entry.absolutePath);
+    const parsed = parseContentFile(kind, text, entry);
+    if (!parsed.item || parsed.problems.length > 0 || parsed.registry) continue;
+    out.push([parseKey(kind, entry.relativePath, crypto.sha256(text)), { item: parsed.item, ...(parsed.agentLines ? { agentLines: [...parsed.agentLines] } : {}) }]);
+  }
+  return out;
 }
 
 /**
