@@ -97,6 +97,16 @@ function callLogInsert(rows: number): string {
 const FIRST_PRUNE_MS = 60_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
+/** The refusal of a decision on a team run: its agents take turns and wait on no gate, so say what a person can do. */
+function teamHasNoGates(exec: ExecutionRow, instance: string | undefined): BatonError {
+  const at = instance ? `@${instance}` : '@INSTANCE';
+  const then = exec.status === 'running'
+    ? ` Talk to it with baton send MESSAGE --to ${at}, or stop it with baton stop ${at}.`
+    : '';
+  return new BatonError('invalid_state',
+    `${exec.execution_id} is a team run: its agents take turns and no step waits for approval.${then}`);
+}
+
 const TECH_MARKERS: Array<[string, string]> = [
   ['package.json', 'nodejs'], ['tsconfig.json', 'typescript'], ['pyproject.toml', 'python'], ['requirements.txt', 'python'],
   ['Cargo.toml', 'rust'], ['go.mod', 'go'], ['pom.xml', 'java'], ['build.gradle', 'java'], ['Gemfile', 'ruby'],
@@ -275,13 +285,17 @@ export class Baton implements BatonApi {
     const result = await this.ports.store.transaction(() => {
       const exec = this.broker.resolve(d.execution_id);
       if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(d.execution_id)}; list them with \`baton status\`.`);
+      if (exec.kind === 'worker') {
+        throw teamHasNoGates(exec, this.teams.statusView(exec.execution_id)?.instance);
+      }
       const steps = this.repo.stepStates(exec.execution_id);
       const waiting = steps.filter((s) => s.status === 'awaiting_approval');
       const step = d.step_name ? steps.find((s) => s.step_name === d.step_name) : waiting.length === 1 ? waiting[0] : undefined;
       if (!step) {
         if (d.step_name) throw new BatonError('step_not_found', `Execution ${exec.execution_id} has no step "${d.step_name}"; its steps: ${steps.map((s) => s.step_name).join(', ')}.`);
         if (waiting.length > 1) throw new BatonError('invalid_input', `Several steps wait for approval (${waiting.map((s) => s.step_name).join(', ')}); name one with step_name.`);
-        throw new BatonError('invalid_state', `No step of execution ${exec.execution_id} is waiting for approval (${steps.map((s) => `${s.step_name}: ${s.status}`).join(', ')}).`);
+        const states = steps.length ? ` (${steps.map((s) => `${s.step_name}: ${s.status}`).join(', ')})` : ': it has no steps';
+        throw new BatonError('invalid_state', `No step of execution ${exec.execution_id} is waiting for approval${states}.`);
       }
       if (step.status !== 'awaiting_approval') {
         throw new BatonError('invalid_state', `Step "${step.step_name}" is ${step.status}, not awaiting approval; only a submitted gated step can be approved or rejected.`);

@@ -401,6 +401,9 @@ describe('broker: human gates', () => {
     const r = await baton.nextStep({ template_name: 'bug-fix' });
     await assert.rejects(baton.decide({ execution_id: r.execution_id!, decision: 'approve' }), /No step .* is waiting for approval/);
     await assert.rejects(baton.decide({ execution_id: 'missing', decision: 'approve' }), /No execution or task "missing"/);
+    const bare = await baton.lifecycle.startExecution({ workflowName: 'bug-fix' });
+    await assert.rejects(baton.decide({ execution_id: bare.id, decision: 'approve' }),
+      { message: `No step of execution ${bare.id} is waiting for approval: it has no steps.` });
   });
 });
 
