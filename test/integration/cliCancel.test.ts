@@ -1,7 +1,7 @@
 // Rule: `baton cancel EXECUTION` ends an unfinished workflow from a terminal, as the editor's Cancel Execution does:
 // through the live owner (the agent working on it is refused its next step) or in the database when none runs;
 // `baton status` then reads it cancelled. An unknown id, a finished execution and a missing database are refused
-// with what to do; a team run is pointed at `baton stop`.
+// with what to do (`baton status` with the --db it was given); a team run is pointed at `baton stop`.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -38,6 +38,9 @@ describe('baton cancel', () => {
     const again = await runCli(['cancel', id, ...db]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, new RegExp(`^baton: Execution ${id} is already (cancelled|failed); only an unfinished execution can be cancelled\\.\\n`));
+    // The owner's refusal of an unknown id names the database this command was given, as `baton status` needs it.
+    const unknown = await runCli(['cancel', 'nope', ...db]);
+    assert.equal(unknown.stderr, `baton: No execution or task "nope"; list them with \`baton status --db ${setup.db}\`.\n`);
     await session.client.close();
     session = undefined;
   });
@@ -56,7 +59,7 @@ describe('baton cancel', () => {
   it('refuses what it cannot cancel, saying what to do', async () => {
     const unknown = await runCli(['cancel', 'nope', ...db]);
     assert.equal(unknown.code, 1);
-    assert.match(unknown.stderr, /^baton: No execution or task "nope"; list them with `baton status`\.\n/);
+    assert.equal(unknown.stderr, `baton: No execution or task "nope"; list them with \`baton status --db ${setup.db}\`.\n`);
     const none = await runCli(['cancel']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^baton: cancel needs exactly one EXECUTION/);

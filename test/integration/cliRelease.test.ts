@@ -63,7 +63,7 @@ describe('baton release', () => {
   it('refuses what it cannot release, saying what to do', async () => {
     const unknown = await runCli(['release', 'nope', ...db]);
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.stderr, 'baton: No execution or task "nope"; list them with `baton status`.\n');
+    assert.equal(unknown.stderr, `baton: No execution or task "nope"; list them with \`baton status --db ${setup.db}\`.\n`);
     const none = await runCli(['release']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^baton: release needs exactly one EXECUTION/);
