@@ -9,7 +9,7 @@ import { serverName, type CliDefinition } from './cliRunner.js';
 export const commandCli: CliDefinition = {
   kind: 'command',
   command: '',
-  install: 'Check the runner\'s executable: a program on PATH or a path to an executable file.',
+  install: 'Check the agent\'s command: its first item must be a program on PATH or a path to an executable file.',
   plan(request) {
     const env: Record<string, string> = { BATON_AGENT: request.agent };
     if (request.model) env.BATON_MODEL = request.model;
