@@ -1,5 +1,6 @@
-// Rule: a bad system or blueprint file is refused with the file, line, field and allowed values; every shipped
-// blueprint is valid and instantiates into a valid system.
+// Rule: a bad system or blueprint file is refused with the file, line, field and allowed values; a field the agent's
+// runner ignores is warned of, never dropped silently; every shipped blueprint is valid and instantiates into a valid
+// system.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,6 +110,15 @@ workflow:
   expect(/^bad\.yaml:3: agents\[0\]\.cliConfig: must be a mapping of the CLI's own settings .*got a list/);
   expect(/^bad\.yaml:4: agents\[1\]\.cliConfig: the command runner takes no cliConfig; it applies to claude, codex, gemini, opencode, cursor-agent \(use env for the command runner\)/);
   expect(/^bad\.yaml:5: agents\[2\]\.cliConfig: the vscode-lm runner takes no cliConfig/);
+});
+
+test('a command on a CLI runner\'s agent is warned of as ignored (the CLI is found on PATH), as in a team file', () => {
+  const p = parseSystemFile('agents:\n  - { id: a, runner: codex, command: [/opt/codex/bin/codex] }\nworkflow:\n'
+    + '  - { type: agent, agentId: a }\n', 's.yaml', 's');
+  assert.deepEqual(p.problems.map((x) => [x.line, x.message]), [[2, 'agents[0].command: only the command runner runs a '
+    + 'command; this agent uses codex (set PATH in env to run another copy of it) (ignored)']]);
+  assert.ok(p.value, 'a warning, not a refusal');
+  assert.equal(p.value!.agents[0]!.command, undefined);
 });
 
 test('YAML whose aliases expand past the parser\'s limit is a problem of the file, not an exception', () => {

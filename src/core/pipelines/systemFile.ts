@@ -236,7 +236,11 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
     const tools = r.strings(item, here, 'allowedTools');
     if (tools && agent.runner !== 'claude') r.warn([...here, 'allowedTools'], toolsIgnored(agent.runner, "Baton's MCP tools"));
     else if (tools) agent.allowedTools = tools;
-    if (command) agent.command = command;
+    // As in a team file: a command on another runner's agent is not dropped without a word (a CLI is found on PATH).
+    if (command && agent.runner !== 'command') {
+      const path = CLI_CONFIG_RUNNERS.includes(agent.runner) ? ' (set PATH in env to run another copy of it)' : '';
+      r.warn([...here, 'command'], `only the command runner runs a command; this agent uses ${agent.runner}${path}`);
+    } else if (command) agent.command = command;
     if (env) agent.env = env;
     const cliConfig = readCliConfig(r, item, here, agent.runner);
     if (cliConfig) agent.cliConfig = cliConfig;
