@@ -7,24 +7,24 @@ import { RUNNER_KINDS } from '../core/pipelines/runner.js';
 export const USAGE = `Usage: baton <command> [options]
 
 Commands:
-  mcp       serve MCP on stdio (owner of the database, or proxy to its owner); creates the database if needed
-  serve     own the database and serve MCP over 127.0.0.1 HTTP only; creates the database if needed
-  status    list executions and their steps (reads only; never creates a database)
-  approve   approve a step awaiting approval
-  reject    reject a step awaiting approval, with feedback
-  cancel    end an unfinished workflow, spec workflow or pipeline run (as the editor's Cancel Execution)
-  release   take a running step from an agent that went away: the next agent that asks gets it
-  prune     delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
-  pipeline  list, run, resume or cancel pipelines of agents (.baton/pipelines/*.yaml)
-  blueprint list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
-  spec      start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
-  run       run a team of agents (workflow YAML) until every agent is idle; prints the final document
-  start     start a team of agents that keeps running until stopped (--background: detached)
-  stop      stop agent@instance, @instance (a whole team), a standalone agent NAME, or --all
-  list      list the agents of running teams (ls)
-  send      post a message to a team's channel (--to agent@instance, @instance or a standalone agent's NAME)
-  peek      show a team's channel, agents and document
-  new       start a standalone agent, alone or in a running team's channel (--context @instance)
+  mcp        serve MCP on stdio (owner of the database, or proxy to its owner); creates the database if needed
+  serve      own the database and serve MCP over 127.0.0.1 HTTP only; creates the database if needed
+  status     list executions and their steps (reads only; never creates a database)
+  approve    approve a step awaiting approval
+  reject     reject a step awaiting approval, with feedback
+  cancel     end an unfinished workflow, spec workflow or pipeline run (as the editor's Cancel Execution)
+  release    take a running step from an agent that went away: the next agent that asks gets it
+  prune      delete finished runs older than N days or past the newest N, cancel runs idle N days (--dry-run counts)
+  pipeline   list, run, resume or cancel pipelines of agents (.baton/pipelines/*.yaml)
+  blueprint  list blueprints, or make a pipeline from one (blueprint new NAME --from BLUEPRINT)
+  spec       start a spec workflow on a tasks.md (spec start FILE), or show one (spec status [ID])
+  run        run a team of agents (workflow YAML) until every agent is idle; prints the final document
+  start      start a team of agents that keeps running until stopped (--background: detached)
+  stop       stop agent@instance, @instance (a whole team), a standalone agent NAME, or --all
+  list       list the agents of running teams (ls)
+  send       post a message to a team's channel (--to agent@instance, @instance or a standalone agent's NAME)
+  peek       show a team's channel, agents and document
+  new        start a standalone agent, alone or in a running team's channel (--context @instance)
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
