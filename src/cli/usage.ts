@@ -333,7 +333,9 @@ export const NEW_USAGE = `Usage: baton new NAME --backend B [--model M] [--syste
 
 Starts a standalone agent. With --context @instance it joins that running team: it reads and writes its channel
 and documents, and wakes when someone writes @NAME there. Without, it runs alone as NAME with its own context
-(.workflow/NAME/); talk to it with baton send "…" --to NAME, stop it with baton stop NAME.
+(.workflow/NAME/); talk to it with baton send "…" --to NAME, stop it with baton stop NAME. When no other Baton
+process owns the database, this one runs the agent and keeps running until it is stopped (baton stop NAME, or
+Ctrl-C); otherwise the owner runs it and this command returns at once.
 
 Options:
   --backend B             ${RUNNER_KINDS.filter((k) => k !== 'vscode-lm').join(', ')}

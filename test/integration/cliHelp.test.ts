@@ -52,6 +52,13 @@ describe('baton help texts', () => {
     assert.equal(new Set(rows.map((m) => m!.index + m![0].length)).size, 1, `one description column:\n${list}`);
   });
 
+  it('start and new, which hold the terminal when they own the database, say until when', async () => {
+    const help = async (command: string) => (await runCli([command, '--help'])).stdout.replace(/\s+/g, ' ');
+    assert.match(await help('start'), /keeps it running until it is stopped \(baton stop @instance, or Ctrl-C\)/);
+    assert.match(await help('new'), new RegExp('When no other Baton process owns the database, this one runs the agent '
+      + 'and keeps running until it is stopped \\(baton stop NAME, or Ctrl-C\\)'));
+  });
+
   it('every other command\'s help names its exit codes; blueprint, which opens no database, has no database footer', async () => {
     for (const command of ['pipeline', 'blueprint', 'spec', 'run', 'start', 'stop', 'list', 'send', 'peek', 'new']) {
       const r = await runCli([command, '--help']);
