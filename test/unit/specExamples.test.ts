@@ -152,7 +152,8 @@ test('a blueprint or a team workflow given as a pipeline, or a pipeline or bluep
   const asTeam = parseWorkflowFile(pattern, 'p.yaml', 'p');
   assert.equal(asTeam.problems.length, 1);
   assert.match(formatProblems(asTeam.problems), /^p\.yaml:2: \(file\): this is a pipeline \(workflow steps\), not a team workflow; run it with baton pipeline run FILE --input TEXT/);
-  assert.match(formatProblems(parseWorkflowFile(blueprint, 'b.yaml', 'b').problems), /this is a blueprint .*baton blueprint new NAME --from ID/);
+  assert.match(formatProblems(parseWorkflowFile(blueprint, 'b.yaml', 'b').problems),
+    /this is a blueprint .*baton blueprint new NAME --from feature-implementation \(/);
 });
 
 test('the spec\'s modelConfigOverride names an agent\'s model as modelConfig does, and wins over it', () => {

@@ -47,8 +47,13 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   }
   if (Array.isArray(root['workflow']) || root['agentTemplates'] !== undefined || root['workflowTemplate'] !== undefined) {
     const blueprint = root['workflow'] === undefined;
+    // A blueprint's own id, as `pipeline run` names it: the command is then one to copy.
+    const id = typeof root['id'] === 'string' ? root['id'] : fallbackName;
+    const fix = blueprint
+      ? `make a pipeline of it with baton blueprint new NAME --from ${id}`
+      : 'run it with baton pipeline run FILE --input TEXT';
     r.error([], `this is a ${blueprint ? 'blueprint (agentTemplates, workflowTemplate)' : 'pipeline (workflow steps)'}, not a team `
-      + `workflow; ${blueprint ? 'make a pipeline of it with baton blueprint new NAME --from ID' : 'run it with baton pipeline run FILE --input TEXT'} `
+      + `workflow; ${fix} `
       + '(a team workflow has agents as a mapping of names, and a kickoff that @mentions them)');
     return { value: undefined, problems: r.problems };
   }
