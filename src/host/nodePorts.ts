@@ -1,6 +1,7 @@
 // Node implementations of the core's ports.
 import { createHash, createHmac, createSecretKey, randomBytes, randomFillSync, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { Clock, Crypto, FileEntry, FileSystem, Ids, Log } from '../core/ports.js';
@@ -38,7 +39,16 @@ export function uuidV7(now = Date.now()): string {
 
 /** Who decides, as a decision records it: the face a person used and their OS user ("cli:ada", "vscode:ada"). */
 export function deciderOn(face: string): string {
-  return `${face}:${process.env.USER ?? 'user'}`;
+  return `${face}:${process.env.USER || osUser() || 'user'}`;
+}
+
+/** The OS user's name where USER is not set (a container, a service); undefined when it has none (no passwd entry). */
+function osUser(): string | undefined {
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined; // a uid without a name: the placeholder it is
+  }
 }
 
 /** Random UUIDs (version 4), and time-ordered ones (version 7) for the rows written on every call. */

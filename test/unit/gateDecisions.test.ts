@@ -5,9 +5,12 @@
 // told follows what rejecting does: a workflow step goes back to its agent; a pipeline's review (human_review) ends
 // the run, failed (onReject: fail, the default), or lets it go on with the review not approved (onReject: continue).
 // A gate whose run was cancelled or failed meanwhile says so, not that someone decided it.
+// A decision records who made it: the face (cli, vscode) and the OS user, from USER or else the system's own record.
 import assert from 'node:assert/strict';
+import { userInfo } from 'node:os';
 import { describe, it } from 'node:test';
 import type { System } from '../../src/core/pipelines/types.js';
+import { deciderOn } from '../../src/host/nodePorts.js';
 import type { RejectOutcome } from '../../src/shared/rejectWords.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, type GateUi } from '../../src/vscode/gateDecisions.js';
@@ -75,6 +78,19 @@ describe('gate decisions from a notification the person saw earlier', () => {
     }
     const approved = baton.events(executionId).find((e) => e.event_type === 'gate_approved');
     assert.equal((approved?.event_data as { by?: string } | undefined)?.by, 'vscode:ada');
+  });
+
+  it('with no USER in the environment (a container, a service), the OS user is recorded, not a placeholder', () => {
+    const saved = process.env.USER;
+    try {
+      delete process.env.USER;
+      assert.equal(deciderOn('cli'), `cli:${userInfo().username}`);
+      process.env.USER = '';
+      assert.equal(deciderOn('vscode'), `vscode:${userInfo().username}`);
+    } finally {
+      if (saved === undefined) delete process.env.USER;
+      else process.env.USER = saved;
+    }
   });
 
   it('Approve or Reject… on a gate whose run was cancelled (or failed) since says so, not that it was decided elsewhere', async () => {
