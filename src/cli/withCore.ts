@@ -32,18 +32,23 @@ export async function withCore<T>(
   try {
     return await onCore(target, viaOwner, direct);
   } catch (ex) {
-    throw statusWithDb(ex, target.dbPath);
+    throw listingsWithDb(ex, target.dbPath);
   }
 }
 
+/** The commands an unknown id's refusal names to list what there is. */
+const LISTINGS = ['baton status', 'baton pipeline list', 'baton spec status'];
+
 /**
- * An unknown id's refusal says to list the executions with `baton status`, which alone would read this folder's
+ * An unknown id's refusal says to list the executions (`baton status`, …), which alone would read this folder's
  * database: name this one when it is another (the core, or an owner elsewhere, cannot know what --db this command had).
  */
-function statusWithDb(ex: unknown, dbPath: string): unknown {
+function listingsWithDb(ex: unknown, dbPath: string): unknown {
   const db = dbFlagFor(dbPath);
-  if (!db || !BatonError.is(ex, 'execution_not_found') || !ex.message.includes('`baton status`')) return ex;
-  return new BatonError(ex.reason, ex.message.replace('`baton status`', `\`baton status${db}\``), ex.details);
+  if (!db || !BatonError.is(ex, 'execution_not_found')) return ex;
+  const message = LISTINGS.reduce(
+    (text, command) => text.replaceAll(`\`${command}\``, `\`${command}${db}\``), ex.message);
+  return message === ex.message ? ex : new BatonError(ex.reason, message, ex.details);
 }
 
 async function onCore<T>(

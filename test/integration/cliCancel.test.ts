@@ -60,6 +60,12 @@ describe('baton cancel', () => {
     const unknown = await runCli(['cancel', 'nope', ...db]);
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, `baton: No execution or task "nope"; list them with \`baton status --db ${setup.db}\`.\n`);
+    // So do the listings of pipeline runs and spec workflows that their commands' refusals name.
+    const run = await runCli(['pipeline', 'cancel', 'nope', ...db]);
+    assert.equal(run.stderr, `baton: No pipeline run "nope"; list runs with \`baton pipeline list --db ${setup.db}\`.\n`,
+      run.stderr);
+    const spec = await runCli(['spec', 'status', 'nope', ...db]);
+    assert.ok(spec.stderr.includes(`see the latest with \`baton spec status --db ${setup.db}\`.`), spec.stderr);
     const none = await runCli(['cancel']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^baton: cancel needs exactly one EXECUTION/);
