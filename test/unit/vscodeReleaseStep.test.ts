@@ -9,6 +9,7 @@ import { LocalSource } from '../../src/vscode/batonSource.js';
 import { HeldSteps } from '../../src/vscode/heldSteps.js';
 import type { Services } from '../../src/vscode/services.js';
 import { releaseStep } from '../../src/vscode/workflowCommands.js';
+import { deciderOn } from '../../src/host/nodePorts.js';
 import { makeBaton, okStep } from '../helpers/coreHarness.js';
 import { fakeWindow } from '../helpers/fakeVscode.js';
 
@@ -39,7 +40,7 @@ describe('Release Step', () => {
     assert.match(fakeWindow.shown[1]!.message, new RegExp(`^Baton: Released analyze-root-cause of ${id} from vscode \\(held since [^)]+\\): it is ready`));
     assert.equal(baton.workflowStatus(id).steps[0]!.status, 'ready');
     assert.equal(held.get(id), undefined, 'the token it held no longer works');
-    assert.deepEqual(baton.events(id).filter((e) => e.event_type === 'step_released').map((e) => (e.event_data as { by: string }).by), [`vscode:${process.env.USER ?? 'user'}`]);
+    assert.deepEqual(baton.events(id).filter((e) => e.event_type === 'step_released').map((e) => (e.event_data as { by: string }).by), [deciderOn('vscode')]);
   });
 
   it('dismissed, releases nothing', async () => {
