@@ -21,14 +21,19 @@ export interface GraphRun {
   cancelled: boolean;
 }
 
-/** A step's status as the graph and the step's details say it: "not run (run cancelled)" for one a run left behind. */
-export function stepStatusLabel(st: PanelStep, run: GraphRun): string {
-  return leftStepText(st.status, run.status, run.cancelled) ?? statusLabel(st.status);
+/** A step's (or phase's) status as the panel says it: "not run (run cancelled)" for one a run left behind. */
+export function shownStatus(status: string, run: GraphRun): string {
+  return leftStepText(status, run.status, run.cancelled) ?? statusLabel(status);
+}
+
+/** Whether a step (or phase) is one a cancelled or failed run left unfinished. */
+export function leftByRun(status: string, run: GraphRun): boolean {
+  return leftStepText(status, run.status, run.cancelled) !== null;
 }
 
 /** The graph's SVG; `onSelect` is called with the chosen step's name. */
 export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void, run: GraphRun): SVGElement {
-  const subtitle = (st: PanelStep): string => `${stepStatusLabel(st, run)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
+  const subtitle = (st: PanelStep): string => `${shownStatus(st.status, run)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
   const layout = layoutGraph(steps.map((st) => ({ name: st.name, dependencies: st.dependencies, subtitle: subtitle(st) })));
   const byName = new Map(steps.map((st) => [st.name, st]));
   const svg = s('svg', {
@@ -51,10 +56,10 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     const step = byName.get(n.name);
     const status = step?.status ?? 'pending';
     // A step a cancelled or failed run left behind is drawn muted (`data-left`), not as a step that is running or next.
-    const shown = step ? stepStatusLabel(step, run) : statusLabel(status);
+    const shown = step ? shownStatus(step.status, run) : statusLabel(status);
     const g = s('g', {
       class: `node${n.name === selected ? ' selected' : ''}`, 'data-testid': `node-${n.name}`, 'data-status': status,
-      'data-left': shown !== statusLabel(status), tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${shown}`,
+      'data-left': !!step && leftByRun(step.status, run), tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${shown}`,
       'aria-pressed': n.name === selected ? 'true' : 'false', transform: `translate(${n.x},${n.y})`,
     },
     s('title', {}, `${n.name}: ${shown}${step?.agent ? ` (${step.agent})` : ''}`),

@@ -3,7 +3,7 @@
 import { plural, statusText, timelineEventName } from '../src/shared/labels.js';
 import type { PanelContract, PanelFinding, PanelState, PanelStep } from '../src/shared/protocol.js';
 import { h } from './dom.js';
-import { statusLabel, stepStatusLabel } from './graphView.js';
+import { leftByRun, shownStatus, statusLabel } from './graphView.js';
 
 function time(iso: string | null): string {
   if (!iso) return '—';
@@ -76,7 +76,7 @@ function contractBody(step: PanelStep, contract: PanelContract | undefined, left
  */
 function renderEnded(state: PanelState): HTMLElement {
   const ended = statusText(state.status, state.cancelled);
-  const left = state.steps.filter((x) => stepStatusLabel(x, state) !== statusLabel(x.status)).length;
+  const left = state.steps.filter((x) => leftByRun(x.status, state)).length;
   return h('section', { class: 'step', 'data-testid': 'run-ended', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, `Run ${ended}`),
     h('p', { 'data-testid': 'end-reason' }, !state.endReason ? `The run ${state.cancelled ? 'was cancelled' : 'failed'}.`
@@ -91,7 +91,7 @@ export function renderStep(state: PanelState, stepName: string | null): HTMLElem
   if (!step && state.status === 'failed') return renderEnded(state);
   if (!step) return h('section', { class: 'step' }, h('h2', { 'data-testid': 'selected-step', tabindex: -1 }, 'No step'));
   const contract = state.contracts.find((c) => c.stepName === step.name);
-  const status = stepStatusLabel(step, state);
+  const status = shownStatus(step.status, state);
   return h('section', { class: 'step', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, step.name),
     h('dl', { class: 'facts' },

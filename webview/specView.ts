@@ -1,10 +1,10 @@
 // A spec workflow in the panel: the phase shown (the current one, or the one selected in the graph), its tasks with
 // their state, its validation gate with the evidence handed in, what the last refused submission lacked, and a notice
 // when tasks.md has drifted from the workflow's snapshot. Text only, stable data-testids for the end-to-end tests.
-import { leftStepText, plural, statusText } from '../src/shared/labels.js';
+import { plural, statusText } from '../src/shared/labels.js';
 import type { PanelSpec, PanelSpecPhase } from '../src/shared/protocol.js';
 import { h } from './dom.js';
-import { statusLabel, type GraphRun } from './graphView.js';
+import { shownStatus, type GraphRun } from './graphView.js';
 
 const TASK_STATE_TEXT = { done: 'done', current: 'current', locked: 'locked' } as const;
 
@@ -61,7 +61,7 @@ export function renderSpec(spec: PanelSpec, shownStep: string | null, run: Graph
     renderDrift(spec),
     spec.writeBackProblem ? h('p', { class: 'spec-problem', 'data-testid': 'spec-write-back' }, `Write-back: ${spec.writeBackProblem}`) : null,
     phase ? h('div', { class: 'spec-phase', 'data-testid': 'spec-phase', 'data-phase': phase.phase, 'data-status': phase.status },
-      h('h3', {}, `${phase.title} · ${leftStepText(phase.status, run.status, run.cancelled) ?? statusLabel(phase.status)}`),
+      h('h3', {}, `${phase.title} · ${shownStatus(phase.status, run)}`),
       phase.signoff ? h('p', { class: 'note' }, 'A person signs this phase off: Approve or Reject it when the agent submits it.') : null,
       h('h4', {}, `Tasks (${phase.tasks.length})`),
       renderTasks(phase),

@@ -5,7 +5,7 @@ import { Baton, DEFAULT_OPTIONS, type BatonOptions } from '../core/baton.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { Clock, Log } from '../core/ports.js';
 import type { RetentionPolicy } from '../core/retention.js';
-import { isPidAlive, mayBeBaton, type HeldLock } from '../store/lock.js';
+import { isLiveBaton, type HeldLock } from '../store/lock.js';
 import { readContentCache } from './contentCache.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
@@ -87,7 +87,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
         workspacePath: workspace,
         approveCommand: approveCommandFor(options.dbPath, workspace),
         // A pid reused by another program (Linux's /proc tells) is not the process a token was handed out on.
-        processAlive: (pid) => isPidAlive(pid) && mayBeBaton(pid),
+        processAlive: isLiveBaton,
         contentDirs: [options.contentDir ?? bundledContentDir(), ...(options.workspaceContent === false ? [] : [join(workspace, '.baton')])],
         // Keyed by each file's name and text: it serves the bundled files as they are, whatever folder they are in.
         contentCache: readContentCache(),

@@ -15,7 +15,7 @@ import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
 import { HOLDER_PID_HEADER } from './discovery.js';
 import { McpHttpTransport, refuseWithoutSession } from './mcpHttpTransport.js';
-import { isPidAlive, mayBeBaton } from '../store/lock.js';
+import { isLiveBaton } from '../store/lock.js';
 
 export { handleControl, type ControlRequest } from './controlOps.js';
 
@@ -143,7 +143,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | n
 function holderPidOf(req: IncomingMessage): number | undefined {
   const raw = req.headers[HOLDER_PID_HEADER];
   const pid = typeof raw === 'string' && /^\d{1,10}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
-  return Number.isSafeInteger(pid) && pid > 1 && pid !== process.pid && isPidAlive(pid) && mayBeBaton(pid) ? pid : undefined;
+  return Number.isSafeInteger(pid) && pid > 1 && pid !== process.pid && isLiveBaton(pid) ? pid : undefined;
 }
 
 /** Starts the endpoint on a random port with a random token. */

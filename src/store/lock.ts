@@ -65,6 +65,11 @@ const readProcCmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'l
  */
 function isLiveOwner(lockPath: string, pid: number): boolean {
   if (pid === process.pid) return heldLocks.has(lockPath);
+  return isLiveBaton(pid);
+}
+
+/** Whether process `pid` runs and may be a Baton (see mayBeBaton): not gone, nor a reused pid of another program. */
+export function isLiveBaton(pid: number): boolean {
   return isPidAlive(pid) && mayBeBaton(pid);
 }
 

@@ -17,14 +17,16 @@ const DRAFTS: ReadonlyArray<[Draft, RegExp]> = [
 ];
 
 /** The draft a schema's `$schema` names (draft-07 without one), or a sentence saying why it cannot be checked. */
-function draftOf(schema: Record<string, unknown>): Draft | string {
+function draftOf(schema: Record<string, unknown>): { draft: Draft } | { problem: string } {
   const uri = schema.$schema;
-  if (uri === undefined) return 'draft-07';
-  if (typeof uri !== 'string') return `its $schema is ${JSON.stringify(uri)}, not a URI`;
+  if (uri === undefined) return { draft: 'draft-07' };
+  if (typeof uri !== 'string') return { problem: `its $schema is ${JSON.stringify(uri)}, not a URI` };
   const known = DRAFTS.find(([, pattern]) => pattern.test(uri.trim()));
-  if (known) return known[0];
-  return `its $schema ${JSON.stringify(uri)} names a draft Baton does not check (it checks draft-06, draft-07, 2019-09 and ` +
-    '2020-12: set $schema to one of them, such as "http://json-schema.org/draft-07/schema#", or leave it out for draft-07)';
+  if (known) return { draft: known[0] };
+  return {
+    problem: `its $schema ${JSON.stringify(uri)} names a draft Baton does not check (it checks draft-06, draft-07, 2019-09 ` +
+      'and 2020-12: set $schema to one of them, such as "http://json-schema.org/draft-07/schema#", or leave it out for draft-07)',
+  };
 }
 
 /** The class a dynamically imported Ajv module exports: its default, as the bundle and Node's ESM loader give it. */
@@ -112,9 +114,9 @@ export class ContractValidator {
     if (!isObject && typeof schema !== 'boolean') {
       throw new BatonError('content_invalid', `${path} is not a JSON Schema (it holds ${Array.isArray(schema) ? 'a list' : JSON.stringify(schema)}, not an object); fix the schema file.`);
     }
-    const draft = isObject ? draftOf(schema as Record<string, unknown>) : 'draft-07';
-    if (!DRAFTS.some(([known]) => known === draft)) throw new BatonError('content_invalid', `${path} cannot be checked: ${draft}.`);
-    const ajv = await this.ajv(draft as Draft);
+    const named = isObject ? draftOf(schema as Record<string, unknown>) : { draft: 'draft-07' as const };
+    if ('problem' in named) throw new BatonError('content_invalid', `${path} cannot be checked: ${named.problem}.`);
+    const ajv = await this.ajv(named.draft);
     try {
       // $id must not clash between an old and a new text of the same file.
       const s = isObject ? { ...(schema as Record<string, unknown>) } : (schema as boolean);

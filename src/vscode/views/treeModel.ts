@@ -195,7 +195,6 @@ export function stepNodes(
   stopped: Readonly<Record<string, { reason: string }>> = {}, driven = false,
 ): TreeNode[] {
   if (status.steps.length === 0) return [messageNode('no-steps', 'No steps', undefined, status.execution_id)];
-  const runEnded = DONE.has(status.status) ? statusText(status.status, status.cancelled) : null;
   return status.steps.map((s) => {
     const interrupted = orphaned && s.status === 'running';
     const why = s.status === 'pending' && stopped[s.step_name] ? budgetReasonText(stopped[s.step_name]!.reason) : null;
@@ -205,7 +204,7 @@ export function stepNodes(
       id: `step:${status.execution_id}:${s.step_name}`,
       label: s.step_name,
       description: shown + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
-      tooltip: stepTooltip(s) + (left !== null ? `\nThe run ${runEnded === 'cancelled' ? 'was cancelled' : 'failed'} before this step ended`
+      tooltip: stepTooltip(s) + (left !== null ? `\nThe run ${status.status === 'failed' && status.cancelled ? 'was cancelled' : 'failed'} before this step ended`
         : interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
       icon: left !== null ? { id: 'circle-slash', color: 'disabledForeground' } : statusIcon(interrupted || why !== null ? 'paused' : s.status),
       // A driven run's steps (a pipeline's) get no agent's step actions; a review waiting for a person is decided alike.
