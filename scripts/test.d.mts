@@ -4,7 +4,13 @@ export function findTests(folders: string[]): string[];
 export function isEditorTest(file: string): boolean;
 export function testNeeds(files: string[], read?: (file: string) => string): TestNeed;
 export function needsAgentClis(files: string[], read?: (file: string) => string): boolean;
+export function testEnv(tmp: string, env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
 export function main(
   folders: string[],
-  hooks?: { install?: (need: TestNeed) => Promise<void>; installAgentClis?: () => Promise<unknown>; run?: (files: string[], concurrency: number) => number },
+  hooks?: {
+    install?: (need: TestNeed) => Promise<void>;
+    installAgentClis?: () => Promise<unknown>;
+    run?: (files: string[], concurrency: number, tmp: string) => number;
+    scratch?: { make: () => string; remove: (dir: string) => void };
+  },
 ): Promise<number>;

@@ -3,7 +3,8 @@
 // Chromium for a browser test among the others (test/unit/webviewPanel.test.ts), and the real agent CLIs from npm
 // (agent-clis/) for a test that drives them; with everything present that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ensureAgentClis } from './agentClis.mjs';
 import { ensureChromium, ensureEditorHost } from './editorHost.mjs';
@@ -47,11 +48,23 @@ export function needsAgentClis(files, read = (f) => readFileSync(join(root, f), 
   return files.some((f) => /from '[./]*\/scripts\/agentClis\.mjs'/.test(read(f)));
 }
 
+/** The run's scratch folder, which the tests see as their temporary folder (TMPDIR), and its removal. */
+const realScratch = {
+  make: () => mkdtempSync(join(tmpdir(), 'baton-test-')),
+  remove: (dir) => rmSync(dir, { recursive: true, force: true, maxRetries: 3 }),
+};
+
 /**
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
- * time). `install` and `run` are the real ones unless a test passes its own. Returns the exit status.
+ * time), with a scratch folder of the run's own as their temporary folder: the workspaces, databases, editors'
+ * profiles and screenshots the tests and their child processes make there are removed when every test passed, and
+ * kept (the run says where) when one failed. `install`, `run` and `scratch` are the real ones unless a test passes
+ * its own. Returns the exit status.
  */
-export async function main(folders, { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup } = {}) {
+export async function main(
+  folders,
+  { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup, scratch = realScratch } = {},
+) {
   const files = findTests(folders.length ? folders : DEFAULT_FOLDERS);
   if (files.length === 0) {
     log(`no test files under ${folders.join(', ')}`);
@@ -64,12 +77,15 @@ export async function main(folders, { install = installFor, installAgentClis = (
     log(err.message);
     return 1;
   }
+  const tmp = scratch.make();
   let status = 0;
   for (const [group, concurrency] of [[files.filter((f) => !isEditorTest(f)), 2], [files.filter(isEditorTest), 1]]) {
     if (group.length === 0) continue;
-    const groupStatus = run(group, concurrency); // the editor tests run even when an earlier group failed
+    const groupStatus = run(group, concurrency, tmp); // the editor tests run even when an earlier group failed
     status ||= groupStatus;
   }
+  if (status === 0) scratch.remove(tmp);
+  else log(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
   return status;
 }
 
@@ -78,13 +94,19 @@ async function installFor(need) {
   else if (need === 'chromium') ensureChromium({ log });
 }
 
+/** The environment of the test processes: built once (BATON_TEST_BUILT), with `tmp` as their temporary folder. */
+export function testEnv(tmp, env = process.env) {
+  return { ...env, BATON_TEST_BUILT: '1', TMPDIR: tmp };
+}
+
 let built = false;
 
 /**
- * Builds dist/ once for the whole run, then runs `files`. The test files see BATON_TEST_BUILT=1 and do not build again
- * (a build while another file's child runs dist/cli.js could hand it a half-written bundle).
+ * Builds dist/ once for the whole run, then runs `files` with `tmp` as their temporary folder. The test files see
+ * BATON_TEST_BUILT=1 and do not build again (a build while another file's child runs dist/cli.js could hand it a
+ * half-written bundle).
  */
-function runGroup(files, concurrency) {
+function runGroup(files, concurrency, tmp) {
   if (!built) {
     const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     if (build.status !== 0) {
@@ -96,7 +118,7 @@ function runGroup(files, concurrency) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, BATON_TEST_BUILT: '1' },
+    env: testEnv(tmp),
   });
   return result.status ?? 1;
 }

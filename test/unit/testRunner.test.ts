@@ -5,12 +5,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findTests, main, needsAgentClis, testNeeds, type TestNeed } from '../../scripts/test.mjs';
+import { findTests, main, needsAgentClis, testEnv, testNeeds, type TestNeed } from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
 async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
   const calls: string[] = [];
   const status = await main(folders, {
+    scratch: {
+      make: () => {
+        calls.push('make scratch');
+        return '/scratch';
+      },
+      remove: (dir: string) => void calls.push(`remove ${dir}`),
+    },
     install: async (need: TestNeed) => {
       calls.push(`install ${need}`);
       if (installError) throw installError;
@@ -18,8 +25,8 @@ async function record(folders: string[], installError?: Error, groupStatus = 0):
     installAgentClis: async () => {
       calls.push('install agent-clis');
     },
-    run: (files, concurrency) => {
-      calls.push(`run ${files.length} files × ${concurrency}${files.some((f) => f.endsWith('webviewPanel.test.ts')) ? ' with webviewPanel' : ''}`);
+    run: (files, concurrency, tmp) => {
+      calls.push(`run ${files.length} files × ${concurrency}${files.some((f) => f.endsWith('webviewPanel.test.ts')) ? ' with webviewPanel' : ''} in ${tmp}`);
       return groupStatus;
     },
   });
@@ -49,9 +56,11 @@ describe('npm test', () => {
     assert.equal(status, 0);
     assert.equal(calls[0], 'install editor-host');
     assert.equal(calls[1], 'install agent-clis');
-    assert.match(calls[2]!, /^run \d+ files × 2 with webviewPanel$/);
-    assert.match(calls[3]!, /^run \d+ files × 1$/);
-    assert.equal(calls.length, 4);
+    assert.equal(calls[2], 'make scratch');
+    assert.match(calls[3]!, /^run \d+ files × 2 with webviewPanel in \/scratch$/);
+    assert.match(calls[4]!, /^run \d+ files × 1 in \/scratch$/);
+    assert.equal(calls[5], 'remove /scratch', 'a passing run leaves no temporary files behind');
+    assert.equal(calls.length, 6);
   });
 
   it('installs only Chromium for the unit tests, and the agent CLIs (no editor) for the integration tests', async () => {
@@ -68,10 +77,16 @@ describe('npm test', () => {
     assert.equal(needsAgentClis(['test/integration/a.test.ts'], () => 'no agent CLIs here'), false);
   });
 
-  it('runs the editor tests even when an earlier group failed, and reports the failure', async () => {
+  it('runs the editor tests even when an earlier group failed, reports the failure and keeps its temporary files', async () => {
     const { calls, status } = await record([], undefined, 1);
     assert.equal(status, 1);
-    assert.equal(calls.length, 4, calls.join('; '));
+    assert.equal(calls.length, 5, calls.join('; '));
+    assert.ok(!calls.some((c) => c.startsWith('remove')), 'a failed run keeps its workspaces and screenshots to look at');
+  });
+
+  it('gives the tests and their child processes the run\'s scratch folder as their temporary folder', () => {
+    const env = testEnv('/scratch', { PATH: '/usr/bin', TMPDIR: '/tmp' });
+    assert.deepEqual(env, { PATH: '/usr/bin', TMPDIR: '/scratch', BATON_TEST_BUILT: '1' });
   });
 
   it('stops before any test when the agent CLIs cannot be installed', async () => {
