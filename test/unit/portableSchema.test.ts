@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildCatalog } from '../../src/mcp/catalogBuilder.js';
 import { portableSchema } from '../../src/mcp/portableSchema.js';
+import { evidenceInput } from '../../src/mcp/tools/nextStepSchema.js';
 
 test('drops $schema, a string propertyNames and safe-integer bounds, and writes an integer exclusiveMinimum as minimum', () => {
   const zodWrote = {
@@ -76,7 +77,7 @@ test('the catalog (what tools/list answers, every group) has none of those keywo
   assert.match(catalog, /"task_number":\{"description":"With request get_task: the task \(1-based\)","type":"integer"\}/);
 });
 
-test('in the catalog, no anyOf or oneOf has a description or title beside it (Gemini refuses the whole tool list)', async () => {
+test('in the catalog, no anyOf or oneOf has a description or title beside it, and evidence entries are text (Gemini)', async () => {
   const beside: string[] = [];
   const walk = (node: unknown, path: string): void => {
     if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
@@ -91,4 +92,10 @@ test('in the catalog, no anyOf or oneOf has a description or title beside it (Ge
   assert.deepEqual(beside, []);
   const stepToken = tools.find((t) => t.name === 'workflow_next_step')!.inputSchema.properties.step_token!;
   assert.match(String(stepToken.anyOf[0]!.description), /new_step_token of your previous call/, 'the description is kept, in the alternative');
+  for (const name of ['workflow_next_step', 'complete_phase']) {
+    const evidence = tools.find((t) => t.name === name)!.inputSchema.properties.evidence!;
+    assert.deepEqual(evidence.anyOf.map((a) => a.additionalProperties ?? a.items), [{ type: 'string' }, { type: 'string' }], `${name}: entries are typed`);
+  }
+  assert.ok(evidenceInput.safeParse({ 1: { file: 'a.ts' }, 2: 3 }).success, 'an entry that is not text is still taken');
+  assert.ok(evidenceInput.safeParse(['ok', 12]).success);
 });

@@ -27,6 +27,15 @@ const findingSchema = z.object({
   impact: z.string().optional(),
 });
 
+/** Anything is taken as a gate item's evidence (what is not text is kept as its JSON); its schema asks for text. */
+const evidenceEntry = z.unknown().meta({ type: 'string' });
+
+/**
+ * A spec phase's evidence: an object keyed by gate item (number or text), or a list in gate order. Its entries say
+ * `type: "string"`: Gemini takes no list of untyped items (TYPE_UNSPECIFIED, after the AI SDK's conversion).
+ */
+export const evidenceInput = z.union([z.record(z.string(), evidenceEntry), z.array(evidenceEntry)]);
+
 /** `model_output_so_far`: what the agent submits for the step it holds a token for. */
 export const modelOutputSchema = z.object({
   summary: z.string().min(1).describe('Executive summary of what you did in this step'),
@@ -53,7 +62,7 @@ export const nextStepInputSchema = z.strictObject({
   rationale: z.string().optional().describe('Why this step or approach'),
   task_id: z.string().min(1).optional().describe('Join an execution (task id or execution id) and claim a ready parallel step'),
   source: z.string().min(1).optional().describe('spec_execution_v1: the tasks.md, relative to the workspace'),
-  evidence: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional().describe('Spec phase: gate item number → what shows it, one per item'),
+  evidence: evidenceInput.optional().describe('Spec phase: gate item number → what shows it, one per item'),
   task_number: z.number().int().optional().describe('With request get_task: the task (1-based)'),
 });
 

@@ -9,6 +9,7 @@ import type { SpecPhaseResult } from '../../core/specTypes.js';
 import { requestKeyOf } from '../requestKey.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
+import { evidenceInput } from './nextStepSchema.js';
 
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -27,7 +28,7 @@ export const SPEC_INPUTS = {
   get_task: z.strictObject({ session_id: session, phase, task_number: z.number().int().describe('Task number within the phase, 1-based') }),
   complete_phase: z.strictObject({
     session_id: session, phase,
-    evidence: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).describe('One entry per validation-gate item: {"1": "what shows it", …} (or keyed by the item text, or a list in gate order)'),
+    evidence: evidenceInput.describe('One entry per validation-gate item: {"1": "what shows it", …} (or keyed by the item text, or a list in gate order)'),
   }),
 };
 
