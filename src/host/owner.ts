@@ -1,6 +1,6 @@
 // Becoming the owner of a database: the core, the HTTP endpoint, the discovery file, and an orderly shutdown.
 import type { Log } from '../core/ports.js';
-import { removeDiscovery, writeDiscovery } from './discovery.js';
+import { discoveryPath, removeDiscovery, writeDiscovery } from './discovery.js';
 import { openBaton, type OpenedBaton } from './openBaton.js';
 import type { OwnerServer } from './ownerServer.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
@@ -90,6 +90,7 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     }),
     log,
     port: options.port,
+    discoveryPath: discoveryPath(options.dbPath),
   });
   // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
   const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });

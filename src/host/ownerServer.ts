@@ -44,6 +44,8 @@ export interface OwnerServerOptions {
   heartbeatMs?: number;
   /** On close, how long calls in flight may take to be answered before their sessions close; 2 s unless set. */
   drainMs?: number;
+  /** Where the url and token are written (server.json), named to a caller refused for its token. */
+  discoveryPath?: string;
 }
 
 /** A running owner endpoint. */
@@ -116,6 +118,15 @@ function hostRefused(host: string | undefined, port: number): string {
   return `${got} is not allowed: call 127.0.0.1:${port} or localhost:${port} (the url in server.json beside the database); other host names are refused against DNS rebinding`;
 }
 
+/**
+ * Whether `path` is one an OAuth client asks for once a call was refused with 401: the metadata of RFC 9728 and RFC
+ * 8414, OpenID discovery, and the endpoints the MCP SDK falls back to when there is no metadata.
+ */
+function isOAuthPath(path: string): boolean {
+  return /\/\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)(\/|$)/.test(path)
+    || path === '/register' || path === '/authorize' || path === '/token';
+}
+
 /** Why an Origin header is refused: web pages may not call the endpoint (a client that is no browser sends none). */
 function originRefused(origin: string, port: number): string {
   return `Origin ${quoted(origin)} is not allowed: Baton's endpoint takes no calls from web pages but its own (http://127.0.0.1:${port}); a client that is not a browser sends no Origin header`;
@@ -153,6 +164,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   const limit = options.maxBodyBytes ?? MAX_BODY;
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
+  const tokenFix = `send the header "Authorization: Bearer <token>" with the token of ${options.discoveryPath ?? 'server.json beside the database'} (a new one each time Baton starts; its url is there too)`;
   const sessions = new Map<string, Session>();
   /** Set by close(): calls in flight are being answered and nothing new starts. */
   let stopping = false;
@@ -247,7 +259,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', hostRefused(req.headers.host, port));
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', originRefused(origin, port));
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
     if (stopping && (path === '/mcp' || path === '/control')) {
       // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
@@ -259,15 +271,23 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       if (path === '/control') return refuse(res, 503, 'owner_unreachable', `Baton process ${process.pid}, which owns the database, is stopping; run the command again in a moment`);
       return reply(res, 503, { jsonrpc: '2.0', error: { code: -32001, message: STOPPING }, id: null });
     }
+    if (isOAuthPath(path)) {
+      // An OAuth client refused for its token looks for a sign-in (mcp-remote, the MCP SDK's clients): no metadata
+      // here (404, as RFC 8414 and 9728 say), and an error in OAuth's own form (RFC 6749 5.2), which such a client
+      // shows, where Baton's form made it report an unreadable answer.
+      const status = path.includes('/.well-known/') ? 404 : 400;
+      return reply(res, status, { error: 'invalid_request', error_description: `Baton takes no OAuth sign-in: ${tokenFix}` });
+    }
     if (!authorized(req)) {
       const grant = path === '/mcp' ? grantOf(req) : null;
       if (grant !== null) return handleMcp(req, res, grant);
       // RFC 6750 (and RFC 9110: a 401 carries WWW-Authenticate): a token was sent and is not this owner's, or none was.
-      const message = 'missing or wrong bearer token (see server.json beside the database)';
+      // The header keeps to ASCII (a path may not); the body names the file.
+      const brief = 'missing or wrong bearer token (see server.json beside the database)';
       res.setHeader('www-authenticate', req.headers.authorization === undefined
         ? 'Bearer realm="baton"'
-        : `Bearer realm="baton", error="invalid_token", error_description="${message}"`);
-      return refuse(res, 401, 'unauthorized', message);
+        : `Bearer realm="baton", error="invalid_token", error_description="${brief}"`);
+      return refuse(res, 401, 'unauthorized', `missing or wrong bearer token: ${tokenFix}`);
     }
     if (path === '/mcp') return handleMcp(req, res, null);
     if (path === '/events' && req.method === 'GET') return streamEvents(baton, req, res, heartbeatMs);
@@ -282,7 +302,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
         controlsOpen--;
       }
     }
-    return refuse(res, 404, 'not_found', `no route ${req.method} ${path}`);
+    // A client set up with the bare address, or for the older HTTP+SSE transport (GET /sse, POST /messages).
+    return refuse(res, 404, 'not_found', `no route ${req.method} ${path}: Baton serves MCP at ${url} only, over Streamable HTTP (the older HTTP+SSE transport, GET /sse, is not served); point the client at that URL with its Streamable HTTP transport`);
   };
 
   const http = createServer((req, res) => {

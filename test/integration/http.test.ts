@@ -1,6 +1,7 @@
 // Rule: the owner's 127.0.0.1 endpoint serves only callers holding the bearer token, on a loopback Host, from no
 // foreign Origin (DNS rebinding), within a 10 MiB body; /control decides gates and lists executions for the CLI;
-// idle MCP sessions are closed, never one with a request open.
+// idle MCP sessions are closed, never one with a request open. A caller refused (no token, an OAuth client, a path
+// that is not /mcp) is told the fix: the header and where its token is, or the one URL MCP is served at.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
@@ -9,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { silentLog } from '../../src/core/ports.js';
 import { decideViaOwner, statusViaOwner } from '../../src/host/controlClient.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
-import { readDiscovery } from '../../src/host/discovery.js';
+import { discoveryPath, readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { FakeBaton } from '../fixtures/mcp/fakeBaton.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
@@ -76,7 +78,7 @@ describe('owner HTTP endpoint (real core)', () => {
     const refused = await raw(owner.port, { headers: wrong, body: JSON.stringify(INIT) });
     assert.equal(refused.status, 401);
     assert.match(refused.authenticate, /^Bearer realm="baton", error="invalid_token", error_description="[^"]*server\.json[^"]*"$/);
-    assert.match(JSON.parse(refused.body).error.message, /missing or wrong bearer token/);
+    assert.match(JSON.parse(refused.body).error.message, /^missing or wrong bearer token: send the header "Authorization: Bearer <token>" with the token of server\.json/);
     assert.equal((await raw(owner.port, { headers: { ...headers, authorization: owner.token }, body: JSON.stringify(INIT) })).status, 401);
   });
 
@@ -149,6 +151,44 @@ describe('owner HTTP endpoint (real core)', () => {
       assert.deepEqual(lines, [['debug', 'owner endpoint: the client hung up during its request']]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('answers an OAuth client (discovery, registration) in OAuth\'s error form, naming the bearer token to send', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      const res = await raw(owner.port, { method: 'GET', path, headers: { host: `127.0.0.1:${owner.port}` } });
+      assert.equal(res.status, 404, path);
+      assert.equal(JSON.parse(res.body).error, 'invalid_request', path);
+    }
+    const registered = await raw(owner.port, { path: '/register', headers: { host: `127.0.0.1:${owner.port}`, 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(registered.status, 400);
+    assert.match(JSON.parse(registered.body).error_description, /^Baton takes no OAuth sign-in: send the header "Authorization: Bearer <token>"/);
+    // What mcp-cli and mcp-remote do with a wrong token: the SDK's OAuth flow, which used to end in "Invalid OAuth
+    // error response" with Baton's own error object; now it ends in Baton's sentence.
+    const provider: OAuthClientProvider = {
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      clientMetadata: { redirect_uris: ['http://127.0.0.1:1/callback'], client_name: 'oauth-test' },
+      clientInformation: () => undefined,
+      saveClientInformation: () => undefined,
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: () => assert.fail('no sign-in page to open'),
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => '',
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(owner.url), { authProvider: provider, requestInit: { headers: { authorization: 'Bearer stale' } } });
+    const client = new Client({ name: 'oauth-test', version: '1' });
+    await assert.rejects(client.connect(transport), /Baton takes no OAuth sign-in: send the header "Authorization: Bearer <token>"/);
+    await client.close();
+  });
+
+  it('answers a path that is not /mcp (the bare address, the older transport\'s GET /sse) with the URL MCP is served at', async () => {
+    for (const [method, path] of [['GET', '/sse'], ['POST', '/messages'], ['POST', '/'], ['GET', '/mcp/']] as const) {
+      const res = await raw(owner.port, { method, path, headers, body: method === 'POST' ? JSON.stringify(INIT) : undefined });
+      assert.equal(res.status, 404, path);
+      const message = JSON.parse(res.body).error.message as string;
+      assert.ok(message.startsWith(`no route ${method} ${path}: Baton serves MCP at ${owner.url} only, over Streamable HTTP`), message);
+      assert.match(message, /GET \/sse, is not served/);
     }
   });
 
@@ -332,6 +372,9 @@ describe('baton serve (built dist/cli.js)', () => {
       const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
       assert.equal((res.structuredContent as { status: string }).status, 'ok');
       await client.close();
+      const refused = await raw(Number(new URL(info.url).port), { headers: { host: new URL(info.url).host, 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
+      assert.equal(refused.status, 401);
+      assert.ok((JSON.parse(refused.body).error.message as string).includes(`with the token of ${discoveryPath(setup.db)} (a new one each time Baton starts`), refused.body);
       await waitFor(() => out.includes('discovery'), 5000, 'serve banner');
       assert.ok(out.includes(info.url), 'the URL is printed');
       assert.ok(!out.includes(info.token), 'the token is not printed');
