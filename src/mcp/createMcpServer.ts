@@ -11,7 +11,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls } from './inputErrors.js';
+import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
@@ -196,13 +196,14 @@ function wrapToolCalls(
     const fast = spec.fastParse?.(args);
     let parsed = fast ? { success: true as const, data: fast } : spec.inputSchema.safeParse(args);
     let checked = args;
-    if (!parsed.success) {
-      // A null in a field that takes none is the field left out (see withoutRefusedNulls); judge the call without it.
-      const lenient = withoutRefusedNulls(args, parsed.error.issues);
-      if (lenient) {
-        checked = lenient;
-        parsed = spec.inputSchema.safeParse(lenient);
-      }
+    // A null in a field that takes none is the field left out (withoutRefusedNulls), and a JSON text where an object or
+    // a list is due is that object or list (withParsedJsonText): judge the call as meant. A parsed text may hold nulls
+    // or texts of its own, so a few rounds.
+    for (let round = 0; !parsed.success && round < 4; round++) {
+      const lenient = withoutRefusedNulls(checked, parsed.error.issues) ?? withParsedJsonText(checked, parsed.error.issues);
+      if (!lenient) break;
+      checked = lenient;
+      parsed = spec.inputSchema.safeParse(lenient);
     }
     const misspelt = spec.misspelt && parsed.success ? spec.misspelt(checked) : [];
     const unstorable = parsed.success ? unstorableInput(checked) : undefined;

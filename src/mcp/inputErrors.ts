@@ -97,6 +97,38 @@ export function withoutRefusedNulls(input: Record<string, unknown>, issues: read
   return copy;
 }
 
+/** Whether zod refused a value for not being an object or a list (or, in a union, a branch wanted one). */
+function wantsStructure(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === 'invalid_type') return issue.expected === 'object' || issue.expected === 'record' || issue.expected === 'array';
+  if (issue.code === 'invalid_union') return issue.errors.some((branch) => branch.some((i) => i.path.length === 0 && wantsStructure(i)));
+  return false;
+}
+
+/**
+ * `input` with each JSON text that a parse refused where an object or a list is due read as what it holds, or
+ * undefined when there is none. Command-line clients send a field whose schema names no single type as the text
+ * typed (the MCP Inspector 0.15's --tool-arg, which npx picks on Node 20, for `evidence`: an object or a list), and
+ * models send nested objects as JSON text; both mean the object. A text that is no JSON object or list stays, and
+ * is refused as sent.
+ */
+export function withParsedJsonText(input: Record<string, unknown>, issues: readonly z.core.$ZodIssue[]): Record<string, unknown> | undefined {
+  const found: Array<[path: PropertyKey[], value: object]> = [];
+  for (const issue of issues) {
+    const text = valueAt(input, issue.path);
+    if (issue.path.length === 0 || typeof text !== 'string' || !wantsStructure(issue) || !/^\s*[[{]/.test(text)) continue;
+    try {
+      const value = JSON.parse(text) as unknown;
+      if (typeof value === 'object' && value !== null) found.push([issue.path as PropertyKey[], value]);
+    } catch {
+      // Not JSON: refused as it came.
+    }
+  }
+  if (found.length === 0) return undefined;
+  const copy = structuredClone(input);
+  for (const [path, value] of found) (valueAt(copy, path.slice(0, -1)) as Record<PropertyKey, unknown>)[path.at(-1)!] = value;
+  return copy;
+}
+
 /**
  * A tool's answer when walking its arguments overflowed the stack (a value nested thousands of levels deep, which
  * the schema let through as free-form metadata), else undefined: the caller's mistake, not an internal error.

@@ -1,9 +1,10 @@
 // Rule: every field of every tool, given a value of the wrong kind, is refused with a message that names the field
 // and says what it must be in plain words (never the validator's own words); a null in a field the call may leave
-// out reads as left out, as models often send it; and the JSON-RPC level refuses what it must with -32602, not an
-// internal error. (Real core, in memory, all tool groups.)
+// out reads as left out, as models often send it; a JSON text where an object or a list is due reads as that
+// object or list, as command-line clients and models send it; and the JSON-RPC level refuses what it must with
+// -32602, not an internal error. (Real core, in memory, all tool groups.)
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -105,6 +106,43 @@ describe('tool inputs (real core, every tool group)', () => {
     const next = await client.callTool({ name: 'workflow_next_step', arguments: { step_token: token, model_output_so_far: output, template_name: null, requested_step_name: null } });
     assert.equal(next.isError, undefined, text(next));
     assert.equal((next.structuredContent as { status: string }).status, 'ok');
+  });
+
+  it('reads a JSON text where an object or a list is due as that object or list, in any such field of any tool', async () => {
+    const refused: string[] = [];
+    for (const tool of tools) {
+      const properties = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
+      const required = Object.fromEntries((tool.inputSchema.required ?? []).map((f) => [f, rightFor(properties[f]!)]));
+      for (const [field, schema] of Object.entries(properties)) {
+        const right = rightFor(schema);
+        if (typeof right !== 'object') continue;
+        const said = text(await client.callTool({ name: tool.name, arguments: { ...required, [field]: JSON.stringify(right) } }));
+        // The call may still fail for what the values mean (no such execution); never for the text.
+        if (said.includes(`${field} must be`)) refused.push(`${tool.name}.${field}: ${said}`);
+      }
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('runs a spec phase whose evidence and output come as JSON text (the MCP Inspector 0.15\'s --tool-arg)', async () => {
+    mkdirSync(join(workspace, 'specs'), { recursive: true });
+    copyFileSync(join(__dirname, '..', 'fixtures', 'specs', 'auth-service.tasks.md'), join(workspace, 'specs/tasks.md'));
+    const start = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'spec_execution_v1', source: 'specs/tasks.md' } });
+    assert.equal(start.isError, undefined, text(start));
+    const token = (start.structuredContent as { new_step_token: string }).new_step_token;
+    const output = JSON.stringify({ summary: 'scope read', artifacts: [], references: [], confidence: 0.9, decisions: null });
+    const next = await client.callTool({ name: 'workflow_next_step', arguments: { step_token: token, model_output_so_far: output, evidence: '["spec.md", "phases 1-3", "none", "npm test: ok"]' } });
+    assert.equal(next.isError, undefined, text(next));
+    assert.equal((next.structuredContent as { next_step_contract: { step_name: string } }).next_step_contract.step_name, 'phase-1');
+  });
+
+  it('refuses a JSON text that holds the wrong thing by what is wrong inside it, and a text that is no object or list as sent', async () => {
+    const inside = text(await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'x', model_output_so_far: '{"summary": "s"}' } }));
+    assert.match(inside, /model_output_so_far\.artifacts is required: pass /);
+    const scalar = text(await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'x', model_output_so_far: '"s"' } }));
+    assert.match(scalar, /model_output_so_far must be .* \(got "\\"s\\""\)/);
+    const broken = text(await client.callTool({ name: 'workflow_next_step', arguments: { step_token: 'x', evidence: '{"1": ' } }));
+    assert.match(broken, /evidence must be .* \(got "\{\\"1\\": "\)/);
   });
 
   it('keeps refusing a null where a value is needed: a required field, or an item of a list', async () => {
