@@ -204,8 +204,13 @@ describe('MCP server on the real core (in memory)', () => {
     const specBody = (spec.messages[0]!.content as { text: string }).text;
     assert.match(specBody, /"template_name":"spec_execution_v1","source":"specs\/auth\/tasks\.md"/);
     assert.match(specBody, /"evidence"/);
-    // A prompt that does not exist: Invalid params, its message said once (the SDK's own prefix is not repeated).
-    await assert.rejects(client.getPrompt({ name: 'no-such-workflow' }), { code: -32602, message: 'MCP error -32602: Prompt no-such-workflow not found' });
+    // A prompt that does not exist: Invalid params, its message said once (the SDK's own prefix is not repeated), with
+    // the prompts there are (a command-line client shows no list to pick from) and the closest one.
+    await assert.rejects(client.getPrompt({ name: 'no-such-workflow' }), {
+      code: -32602,
+      message: 'MCP error -32602: Prompt no-such-workflow not found; the prompts (one per workflow template, as prompts/list names them): bug-fix, feature-implementation, security-audit, spec_execution_v1',
+    });
+    await assert.rejects(client.getPrompt({ name: 'bug-fx' }), { code: -32602, message: /^MCP error -32602: Prompt bug-fx not found \(did you mean "bug-fix"\?\); the prompts / });
   });
 
   for (const [field, args, expected] of BAD_INPUT) {
