@@ -84,8 +84,15 @@ export async function main(
     const groupStatus = run(group, concurrency, tmp); // the editor tests run even when an earlier group failed
     status ||= groupStatus;
   }
-  if (status === 0) scratch.remove(tmp);
-  else log(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
+  if (status !== 0) {
+    log(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
+    return status;
+  }
+  try {
+    scratch.remove(tmp);
+  } catch (err) {
+    log(`the tests passed; their temporary folder ${tmp} could not be removed whole (${err.message})`);
+  }
   return status;
 }
 
