@@ -4,7 +4,7 @@ import type { BatonApi, ExecutionSummary, WorkflowStatusResource } from '../core
 import { BatonError } from '../core/errors.js';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
-import { CliError, cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse } from './common.js';
+import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
 import { CANCEL_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -18,13 +18,14 @@ export async function cancelCommand(args: string[]): Promise<number> {
     process.stdout.write(`${CANCEL_USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new CliError(`cancel needs exactly one EXECUTION (an execution or task id; baton status lists them)\n\n${CANCEL_USAGE}`, 2);
+  if (positionals.length !== 1) throw new CliError(`cancel needs exactly one EXECUTION (an execution or task id; baton status${dbFlagFor(dbPathOf(values))} lists them)\n\n${CANCEL_USAGE}`, 2);
   const id = positionals[0]!;
+  const db = dbFlagFor(dbPathOf(values));
   const summary = await cancelExecution(id, values, {
     missing: `There is no execution ${id} to cancel.`,
     by: CANCELLED_BY,
-    allowedVia: (owner) => notATeam(async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result),
-    allowedIn: (baton) => notATeam(async () => baton.workflowStatus(id)),
+    allowedVia: (owner) => notATeam(db, async () => ((await callControl(owner, { op: 'workflow_status', id })) as { result: WorkflowStatusResource }).result),
+    allowedIn: (baton) => notATeam(db, async () => baton.workflowStatus(id)),
   });
   if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
   else process.stdout.write(`Cancelled ${summary.kind === 'pipeline' ? 'run' : 'execution'} ${summary.execution_id}${summary.workflow ? ` (${summary.workflow})` : ''}.\n`);
@@ -55,12 +56,12 @@ export async function cancelExecution(
 
 /**
  * A team run has agents to stop, which cancelling its record would leave running: `baton stop` does both. An id that
- * names nothing is left to the cancel, whose refusal says so in a terminal's words.
+ * names nothing is left to the cancel, whose refusal says so in a terminal's words. `db`: dbFlagFor's.
  */
-async function notATeam(read: () => Promise<WorkflowStatusResource>): Promise<void> {
+async function notATeam(db: string, read: () => Promise<WorkflowStatusResource>): Promise<void> {
   const status = await read().catch((ex: unknown) => {
     if (BatonError.is(ex, 'execution_not_found')) return null;
     throw ex;
   });
-  if (status?.team) throw new CliError(`${status.execution_id} is a team run: stop it with baton stop @${status.team.instance}`, 1);
+  if (status?.team) throw new CliError(`${status.execution_id} is a team run: stop it with baton stop @${status.team.instance}${db}`, 1);
 }

@@ -180,6 +180,24 @@ export function dbFlagFor(dbPath: string): string {
   return dbPath === here && resolveDbPath({}) === here ? '' : ` --db ${shellQuote(dbPath)}`;
 }
 
+/**
+ * `text` with dbFlagFor's flag after each backticked `baton COMMAND ...` that names no database itself: the core, or
+ * an owner elsewhere, words its refusals without knowing which --db the command had (blueprint opens none).
+ */
+export function withDbFlag(text: string, dbPath: string): string {
+  const db = dbFlagFor(dbPath);
+  if (!db) return text;
+  return text.replace(/`(baton (?!blueprint\b)[^`]*)`/g, (whole, command: string) =>
+    (/ --(db|workspace)\b/.test(command) ? whole : `\`${command}${db}\``));
+}
+
+/** The database a command's arguments name (--db, --workspace), as dbPathOf; other flags and words are passed over. */
+export function dbPathIn(args: string[]): string {
+  const { values } = parseArgs({ args, options: { db: { type: 'string' }, workspace: { type: 'string' } }, strict: false, allowPositionals: true });
+  const given = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  return dbPathOf({ db: given(values.db), workspace: given(values.workspace) });
+}
+
 /** A word as a POSIX shell reads it back: unchanged when plain, else single-quoted. */
 export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

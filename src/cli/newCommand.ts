@@ -5,7 +5,7 @@ import { callControl } from '../host/controlClient.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
-import { CliError, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, parse } from './common.js';
 import { serveTeams, TEAM_OWNER_OPTIONS, workspaceOf } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
@@ -35,7 +35,7 @@ export async function newCommand(args: string[]): Promise<number> {
     const r = (await callControl(remote, {
       op: 'team_new', name, backend, model: values.model, system_prompt: values['system-prompt'], command: command.length ? command : undefined, context: instance, cwd: workspaceOf(values),
     }, 60_000)) as { result: { name: string; pid: number } };
-    return created(r.result.name, r.result.pid);
+    return created(r.result.name, r.result.pid, dbFlagFor(dbPathOf(values)));
   });
   if ('follow' in where) {
     process.stdout.write(`${where.follow}\n`);
@@ -43,11 +43,11 @@ export async function newCommand(args: string[]): Promise<number> {
   }
   const { owner } = where;
   try {
-    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}`, 1);
+    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}${dbFlagFor(dbPathOf(values))}`, 1);
     const teams = teamsOf(owner.opened.baton);
     await serveTeams(teams, async () => {
       const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });
-      process.stdout.write(`${created(full, process.pid)}\n`);
+      process.stdout.write(`${created(full, process.pid, dbFlagFor(dbPathOf(values)))}\n`);
     });
     return 0;
   } finally {
@@ -55,8 +55,9 @@ export async function newCommand(args: string[]): Promise<number> {
   }
 }
 
-function created(full: string, pid: number): string {
+/** What `new` prints: where the agent runs, and how to talk to it and stop it (`db`: dbFlagFor's). */
+function created(full: string, pid: number, db: string): string {
   const [agent, instance] = full.split('@') as [string, string];
   const to = agent === instance ? agent : full;
-  return `${full === `${agent}@${agent}` ? `standalone agent ${agent}` : `agent ${full}`} runs in Baton process ${pid}; talk to it: baton send "…" --to ${to}; stop: baton stop ${to}`;
+  return `${full === `${agent}@${agent}` ? `standalone agent ${agent}` : `agent ${full}`} runs in Baton process ${pid}; talk to it: baton send "…" --to ${to}${db}; stop: baton stop ${to}${db}`;
 }

@@ -64,10 +64,10 @@ export async function pipelineCommand(args: string[]): Promise<number> {
       return run(positionals[0]!, values);
     }
     case 'resume':
-      if (positionals.length !== 1) throw usage('pipeline resume needs exactly one RUN id (see baton pipeline list)');
+      if (positionals.length !== 1) throw usage(`pipeline resume needs exactly one RUN id (see baton pipeline list${dbFlagFor(dbPathOf(values))})`);
       return resume(positionals[0]!, values);
     case 'cancel':
-      if (positionals.length !== 1) throw usage('pipeline cancel needs exactly one RUN id (see baton pipeline list)');
+      if (positionals.length !== 1) throw usage(`pipeline cancel needs exactly one RUN id (see baton pipeline list${dbFlagFor(dbPathOf(values))})`);
       return cancel(positionals[0]!, values);
     default:
       throw usage(`unknown pipeline subcommand "${sub}" (expected list, run, resume or cancel)`);

@@ -9,7 +9,7 @@ import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
-import { CliError, dbPathOf, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
 import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
@@ -36,7 +36,7 @@ export async function startCommand(args: string[]): Promise<number> {
   // An owner that stops before it takes the team is no owner: this process or the next one is (see ownerTaking).
   const where = await ownerTaking(values, async (remote) => {
     const r = (await callControl(remote, { op: 'team_start', ...start, max_invocations: maxInvocations, env: process.env as Record<string, string> }, 300_000)) as { result: { instance: string; agents: string[]; pid: number } };
-    return started(r.result.instance, r.result.agents, r.result.pid);
+    return started(r.result.instance, r.result.agents, r.result.pid, dbFlagFor(dbPathOf(values)));
   });
   if ('follow' in where) {
     process.stdout.write(`${where.follow}\n`);
@@ -47,7 +47,7 @@ export async function startCommand(args: string[]): Promise<number> {
   try {
     await serveTeams(teams, async () => {
       const team = await teams.start({ ...start, onEvent: values.verbose ? (e) => process.stderr.write(`${describeEvent(e)}\n`) : undefined });
-      process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid)}\n`);
+      process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid, dbFlagFor(dbPathOf(values)))}\n`);
     });
     return 0;
   } finally {
@@ -55,9 +55,10 @@ export async function startCommand(args: string[]): Promise<number> {
   }
 }
 
-function started(instance: string, agents: string[], pid: number): string {
+/** What `start` prints: the team's agents, and how to talk to it, watch it and stop it (`db`: dbFlagFor's). */
+function started(instance: string, agents: string[], pid: number, db: string): string {
   return `started @${instance} in Baton process ${pid}: ${agents.map((a) => `${a}@${instance}`).join(', ')}\n` +
-    `talk to it: baton send "…" --to ${agents[0]}@${instance}; watch: baton peek @${instance}; stop: baton stop @${instance}`;
+    `talk to it: baton send "…" --to ${agents[0]}@${instance}${db}; watch: baton peek @${instance}${db}; stop: baton stop @${instance}${db}`;
 }
 
 /** Starts a detached `baton start` and waits until the owner lists the instance. */
@@ -80,7 +81,7 @@ async function background(file: string, values: Values, args: string[]): Promise
       const list = (await callControl(live, { op: 'team_list' })) as { result: { instance: string; name: string }[] };
       const mine = list.result.filter((a) => a.instance === instance);
       if (mine.length) {
-        process.stdout.write(`${started(instance, mine.map((a) => a.name.split('@')[0]!), live.pid)}\nlog: ${log}\n`);
+        process.stdout.write(`${started(instance, mine.map((a) => a.name.split('@')[0]!), live.pid, dbFlagFor(dbPath))}\nlog: ${log}\n`);
         return 0;
       }
     }

@@ -19,7 +19,7 @@ const QUIET_MS = DEFAULT_OPTIONS.tokenTtlMs;
  * suggests. `now` (ms) tells a workflow whose agents went quiet holding steps.
  */
 export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false, now = Date.now()): string {
-  if (executions.length === 0) return activeOnly ? 'No unfinished executions (baton status --all lists the finished ones too).' : 'No executions.';
+  if (executions.length === 0) return activeOnly ? `No unfinished executions (baton status --all${dbFlag} lists the finished ones too).` : 'No executions.';
   const blocks = executions
     .map((e) => {
       const task = taskLabel(e.task_description, 60);

@@ -9,7 +9,7 @@ import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { openBaton, type OpenedBaton } from '../host/openBaton.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { journalPathOf } from '../store/dbPath.js';
-import { dbFlagFor, openOrFindOwner, unreachableOwner, type Ownership } from './common.js';
+import { openOrFindOwner, unreachableOwner, type Ownership } from './common.js';
 
 /** Where and how to open the database if nobody owns it. */
 export interface CoreTarget {
@@ -25,33 +25,6 @@ export interface CoreTarget {
 
 /** Runs `viaOwner` against a live owner, or `direct` on the opened database (closed afterwards). */
 export async function withCore<T>(
-  target: CoreTarget,
-  viaOwner: (owner: DiscoveryInfo) => Promise<T>,
-  direct: (baton: BatonApi) => Promise<T>,
-): Promise<T> {
-  try {
-    return await onCore(target, viaOwner, direct);
-  } catch (ex) {
-    throw listingsWithDb(ex, target.dbPath);
-  }
-}
-
-/** The commands an unknown id's refusal names to list what there is. */
-const LISTINGS = ['baton status', 'baton pipeline list', 'baton spec status'];
-
-/**
- * An unknown id's refusal says to list the executions (`baton status`, …), which alone would read this folder's
- * database: name this one when it is another (the core, or an owner elsewhere, cannot know what --db this command had).
- */
-function listingsWithDb(ex: unknown, dbPath: string): unknown {
-  const db = dbFlagFor(dbPath);
-  if (!db || !BatonError.is(ex, 'execution_not_found')) return ex;
-  const message = LISTINGS.reduce(
-    (text, command) => text.replaceAll(`\`${command}\``, `\`${command}${db}\``), ex.message);
-  return message === ex.message ? ex : new BatonError(ex.reason, message, ex.details);
-}
-
-async function onCore<T>(
   target: CoreTarget,
   viaOwner: (owner: DiscoveryInfo) => Promise<T>,
   direct: (baton: BatonApi) => Promise<T>,

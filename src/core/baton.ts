@@ -101,7 +101,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 function teamHasNoGates(exec: ExecutionRow, instance: string | undefined): BatonError {
   const at = instance ? `@${instance}` : '@INSTANCE';
   const then = exec.status === 'running'
-    ? ` Talk to it with baton send MESSAGE --to ${at}, or stop it with baton stop ${at}.`
+    ? ` Talk to it with \`baton send MESSAGE --to ${at}\`, or stop it with \`baton stop ${at}\`.`
     : '';
   return new BatonError('invalid_state',
     `${exec.execution_id} is a team run: its agents take turns and no step waits for approval.${then}`);

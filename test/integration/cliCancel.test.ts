@@ -1,7 +1,7 @@
 // Rule: `baton cancel EXECUTION` ends an unfinished workflow from a terminal, as the editor's Cancel Execution does:
 // through the live owner (the agent working on it is refused its next step) or in the database when none runs;
 // `baton status` then reads it cancelled. An unknown id, a finished execution and a missing database are refused
-// with what to do (`baton status` with the --db it was given); a team run is pointed at `baton stop`.
+// with what to do (`baton status` with the --db it was given); a team run is pointed at `baton stop`, with that --db.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -66,9 +66,15 @@ describe('baton cancel', () => {
       run.stderr);
     const spec = await runCli(['spec', 'status', 'nope', ...db]);
     assert.ok(spec.stderr.includes(`see the latest with \`baton spec status --db ${setup.db}\`.`), spec.stderr);
+    assert.ok(spec.stderr.includes(`start one with \`baton spec start <tasks.md> --db ${setup.db}\``), spec.stderr);
+    // A resume takes the database to drive the run (not through withCore): its refusal names the database too.
+    const resume = await runCli(['pipeline', 'resume', 'nope', ...db]);
+    assert.equal(resume.stderr, `baton: No pipeline run "nope"; list runs with \`baton pipeline list --db ${setup.db}\`.\n`);
     const none = await runCli(['cancel']);
     assert.equal(none.code, 2);
-    assert.match(none.stderr, /^baton: cancel needs exactly one EXECUTION/);
+    assert.match(none.stderr, /^baton: cancel needs exactly one EXECUTION \(an execution or task id; baton status lists them\)/);
+    const noneHere = await runCli(['cancel', ...db]);
+    assert.ok(noneHere.stderr.startsWith(`baton: cancel needs exactly one EXECUTION (an execution or task id; baton status --db ${setup.db} lists them)`), noneHere.stderr);
     const missing = await runCli(['cancel', 'x', '--db', `${setup.dir}/absent/baton.db`]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /\. There is no execution x to cancel\.\n/);
@@ -79,13 +85,16 @@ describe('baton cancel of a team run', () => {
   const setup = tempSetup('baton-cancel-team-');
   after(() => rmSync(setup.dir, { recursive: true, force: true }));
 
-  it('is pointed at baton stop, which stops its agents too; the run is left as it was', async () => {
+  it('is pointed at baton stop (with the --db given), which stops its agents too; the run is left as it was', async () => {
     const opened = await openBaton({ dbPath: setup.db, log: silentLog, timeoutSweepMs: 0 });
     const runId = await teamHost(opened.baton)!.teams.start({ workflow: 'review', instance: 'pr-1', agents: [{ name: 'coder', backend: 'command' }], source: 'review.yaml', contextDir: '.workflow/pr-1/' });
     await opened.close();
     const refused = await runCli(['cancel', runId, '--db', setup.db]);
     assert.equal(refused.code, 1);
-    assert.equal(refused.stderr, `baton: ${runId} is a team run: stop it with baton stop @pr-1\n`);
+    assert.equal(refused.stderr, `baton: ${runId} is a team run: stop it with baton stop @pr-1 --db ${setup.db}\n`);
+    const approve = await runCli(['approve', runId, '--db', setup.db]);
+    assert.ok(approve.stderr.endsWith(
+      `Talk to it with \`baton send MESSAGE --to @pr-1 --db ${setup.db}\`, or stop it with \`baton stop @pr-1 --db ${setup.db}\`.\n`), approve.stderr);
     const status = await runCli(['status', '--db', setup.db]);
     assert.match(status.stdout, new RegExp(`^${runId} {2}review@pr-1 {2}running `, 'm'));
   });

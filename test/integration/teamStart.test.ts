@@ -70,7 +70,7 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   assert.equal(await owner.exited, 0);
   const none = await w.cli(['stop', '@inst']);
   assert.equal(none.code, 1);
-  assert.match(none.stderr, /no team is running/);
+  assert.ok(none.stderr.includes(`no team is running: no Baton process owns ${w.db}. Start a team with baton start FILE --db ${w.db}`), none.stderr);
   // Stopped before its agents were done: the run reads "cancelled", not "completed".
   assert.match((await w.cli(['status', '--all'])).stdout, /^\S+ {2}team@inst {2}cancelled {2}team run$/m);
 });
@@ -82,9 +82,14 @@ test('a second start runs in the live owner; stop --all stops both; bad targets 
   const second = await w.cli(['start', 'team.yaml', '--instance', 'two']);
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, new RegExp(`started @two in Baton process ${owner.child.pid}`));
+  // Its commands name the database the start was given, so they work pasted (here, and in the owner's refusals).
+  assert.ok(second.stdout.includes(`watch: baton peek @two --db ${w.db}; stop: baton stop @two --db ${w.db}\n`), second.stdout);
   const again = await w.cli(['start', 'team.yaml', '--instance', 'two']);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /@two is already running/);
+  assert.ok(again.stderr.includes(`stop it with \`baton stop @two --db ${w.db}\``), again.stderr);
+  const unknown = await w.cli(['peek', '@three']);
+  assert.equal(unknown.stderr, `baton: no team instance @three; running: @one, @two (see \`baton list --db ${w.db}\`)\n`);
   const names = JSON.parse((await w.cli(['list', '--json'])).stdout).map((a: { name: string }) => a.name);
   assert.deepEqual(names.sort(), ['s@one', 's@two', 't@one', 't@two']);
   assert.equal((await w.cli(['stop', 'nobody@one'])).code, 1);

@@ -1,5 +1,6 @@
-// Rule: `baton status` with nothing to show says why: no unfinished execution points at --all, which lists the rest;
-// a listed execution shows its task and whether it was cancelled; every gate that waits gets its commands.
+// Rule: `baton status` with nothing to show says why: no unfinished execution points at --all (with its --db), which
+// lists the rest; a listed execution shows its task and whether it was cancelled; every gate that waits gets its
+// commands.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderStatus } from '../../src/cli/statusCommand.js';
@@ -7,6 +8,8 @@ import { renderStatus } from '../../src/cli/statusCommand.js';
 test('an empty listing of unfinished executions points at --all; an empty --all listing says there are none', () => {
   assert.equal(renderStatus([], '', true), 'No unfinished executions (baton status --all lists the finished ones too).');
   assert.equal(renderStatus([], '', false), 'No executions.');
+  // The --all it points at names the database this listing read, as the gates' commands do.
+  assert.equal(renderStatus([], ' --db x.db', true), 'No unfinished executions (baton status --all --db x.db lists the finished ones too).');
 });
 
 test('a listed execution shows its task, clipped to one line, and a cancelled one reads cancelled', () => {

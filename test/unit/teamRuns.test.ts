@@ -56,7 +56,7 @@ describe('team runs in the database', () => {
     await assert.rejects(baton.decide({ execution_id: runId, decision: 'approve' }), (ex: unknown) => {
       assert.ok(BatonError.is(ex, 'invalid_state'));
       assert.equal(ex.message, `${runId} is a team run: its agents take turns and no step waits for approval. `
-        + 'Talk to it with baton send MESSAGE --to @pr-1, or stop it with baton stop @pr-1.');
+        + 'Talk to it with `baton send MESSAGE --to @pr-1`, or stop it with `baton stop @pr-1`.');
       return true;
     });
     await teams.finish(runId, 'cancelled');

@@ -106,7 +106,7 @@ export class Teams {
     const instance = req.instance ?? DEFAULT_INSTANCE;
     checkInstanceName(instance);
     const running = this.instances.get(instance);
-    if (running && !running.end) throw new BatonError('invalid_state', `team instance @${instance} is already running (${running.source}); stop it with baton stop @${instance}, or start this one with --instance NAME`);
+    if (running && !running.end) throw new BatonError('invalid_state', `team instance @${instance} is already running (${running.source}); stop it with \`baton stop @${instance}\`, or start this one with --instance NAME`);
     const context = instanceContext(workflow, instance);
     const env = req.env ?? (process.env as Record<string, string>);
     const base = workflowVariables({ workflow: { name: workflow.name! }, instance, context, env });
@@ -238,7 +238,7 @@ export class Teams {
   /** The instance named `name`; a BatonError naming the running ones otherwise. */
   get(name: string): TeamInstance {
     const team = this.instances.get(name);
-    if (!team) throw new BatonError('not_found', `no team instance @${name}; running: ${this.names().map((n) => `@${n}`).join(', ') || 'none'} (see baton list)`);
+    if (!team) throw new BatonError('not_found', `no team instance @${name}; running: ${this.names().map((n) => `@${n}`).join(', ') || 'none'} (see \`baton list\`)`);
     return team;
   }
 
@@ -281,7 +281,7 @@ export class Teams {
   async send(message: string, to: string, from = 'user'): Promise<ChannelEntry> {
     const { agent, instance } = parseTarget(to);
     const team = this.get(instance);
-    if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has ended (${team.end.reason}); start it again with baton start`);
+    if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has ended (${team.end.reason}); start it again with \`baton start FILE --instance ${instance}\``);
     if (agent !== null && !(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
     const text = agent !== null && !new RegExp(`@${agent}(?![A-Za-z0-9_-])`).test(message) ? `@${agent} ${message}` : message;
     const entry = await team.provider.appendChannel(from, text);
