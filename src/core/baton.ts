@@ -97,14 +97,16 @@ function callLogInsert(rows: number): string {
 const FIRST_PRUNE_MS = 60_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
-/** The refusal of a decision on a team run: its agents take turns and wait on no gate, so say what a person can do. */
-function teamHasNoGates(exec: ExecutionRow, instance: string | undefined): BatonError {
+/**
+ * The refusal of a step's decision or release on a team run (`why` there is none): its agents take turns, wait on no
+ * gate and hold no steps, so say what a person can do instead while it runs.
+ */
+function teamRunRefusal(exec: ExecutionRow, instance: string | undefined, why: string): BatonError {
   const at = instance ? `@${instance}` : '@INSTANCE';
   const then = exec.status === 'running'
     ? ` Talk to it with \`baton send MESSAGE --to ${at}\`, or stop it with \`baton stop ${at}\`.`
     : '';
-  return new BatonError('invalid_state',
-    `${exec.execution_id} is a team run: its agents take turns and no step waits for approval.${then}`);
+  return new BatonError('invalid_state', `${exec.execution_id} is a team run: its agents take turns ${why}.${then}`);
 }
 
 const TECH_MARKERS: Array<[string, string]> = [
@@ -286,7 +288,7 @@ export class Baton implements BatonApi {
       const exec = this.broker.resolve(d.execution_id);
       if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(d.execution_id)}; list them with \`baton status\`.`);
       if (exec.kind === 'worker') {
-        throw teamHasNoGates(exec, this.teams.statusView(exec.execution_id)?.instance);
+        throw teamRunRefusal(exec, this.teams.statusView(exec.execution_id)?.instance, 'and no step waits for approval');
       }
       const steps = this.repo.stepStates(exec.execution_id);
       const waiting = steps.filter((s) => s.status === 'awaiting_approval');
@@ -357,7 +359,10 @@ export class Baton implements BatonApi {
   async release(executionId: string, stepName?: string, by?: string): Promise<StepRelease> {
     const events: BatonEvent[] = [];
     const iso = new Date(this.ports.clock.now()).toISOString();
-    const result = await this.ports.store.transaction(() => releaseInTx({ repo: this.repo, broker: this.broker, iso }, executionId, stepName, by ?? null, events));
+    const result = await this.ports.store.transaction(() => releaseInTx({
+      repo: this.repo, broker: this.broker, iso,
+      teamRun: (exec) => teamRunRefusal(exec, this.teams.statusView(exec.execution_id)?.instance, 'and hold no steps, so there is none to release'),
+    }, executionId, stepName, by ?? null, events));
     this.emit(events);
     return result;
   }

@@ -1,9 +1,13 @@
 // Rule: `baton release EXECUTION` takes a running step from the agent that holds it (one that went away), as the
 // editor's Release Step does: through the live owner or in the database when none runs. The step is ready at once for
-// the next agent that asks; the released token is refused with why. What it cannot release is refused with what to do.
+// the next agent that asks; the released token is refused with why. What it cannot release is refused with what to do
+// (a team run: baton send or baton stop).
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { silentLog } from '../../src/core/ports.js';
+import { teamHost } from '../../src/core/worker/host.js';
+import { openBaton } from '../../src/host/openBaton.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
 describe('baton release', () => {
@@ -73,5 +77,22 @@ describe('baton release', () => {
     const help = await runCli(['release', '--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^Usage: baton release EXECUTION \[--step NAME\]/);
+  });
+});
+
+describe('baton release of a team run', () => {
+  const setup = tempSetup('baton-release-team-');
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  it('is refused naming what to do instead, baton send or baton stop with the --db given; the run is left as it was', async () => {
+    const opened = await openBaton({ dbPath: setup.db, log: silentLog, timeoutSweepMs: 0 });
+    const runId = await teamHost(opened.baton)!.teams.start({ workflow: 'review', instance: 'pr-1', agents: [{ name: 'coder', backend: 'command' }], source: 'review.yaml', contextDir: '.workflow/pr-1/' });
+    await opened.close();
+    const refused = await runCli(['release', runId, '--db', setup.db]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, `baton: ${runId} is a team run: its agents take turns and hold no steps, so there is none to release. `
+      + `Talk to it with \`baton send MESSAGE --to @pr-1 --db ${setup.db}\`, or stop it with \`baton stop @pr-1 --db ${setup.db}\`.\n`);
+    const status = await runCli(['status', '--db', setup.db]);
+    assert.match(status.stdout, new RegExp(`^${runId} {2}review@pr-1 {2}running `, 'm'));
   });
 });

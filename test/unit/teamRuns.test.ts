@@ -2,7 +2,8 @@
 // agents and every channel entry recorded once; acks never move a recorded cursor backwards; entries written to the
 // context by another process are caught up by sync; an instance runs once at a time; finish ends and detaches it.
 // The recording provider passes the shared provider suite, and a failed recording never fails a channel write.
-// A gate decision on a team run (it has no gates) is refused naming what a person can do: baton send, baton stop.
+// A gate decision or a step release on a team run (it has no gates, its agents hold no steps) is refused naming what a
+// person can do: baton send, baton stop.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
@@ -62,6 +63,19 @@ describe('team runs in the database', () => {
     await teams.finish(runId, 'cancelled');
     await assert.rejects(baton.decide({ execution_id: runId, decision: 'approve' }),
       { message: `${runId} is a team run: its agents take turns and no step waits for approval.` });
+  });
+
+  it('refuses a step release (baton release) naming what a person can do with a team instead: send to it or stop it', async () => {
+    const { baton, teams, runId } = await team();
+    await assert.rejects(baton.release(runId), (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'invalid_state'));
+      assert.equal(ex.message, `${runId} is a team run: its agents take turns and hold no steps, so there is none to release. `
+        + 'Talk to it with `baton send MESSAGE --to @pr-1`, or stop it with `baton stop @pr-1`.');
+      return true;
+    });
+    await teams.finish(runId, 'completed');
+    await assert.rejects(baton.release(runId, 'coder'),
+      { message: `${runId} is a team run: its agents take turns and hold no steps, so there is none to release.` });
   });
 
   it('records an agent that joins a running team, idle, with an event; the same name twice is refused by the database', async () => {

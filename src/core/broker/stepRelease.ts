@@ -7,20 +7,23 @@ import { isMoving } from '../stateMachine.js';
 import type { BatonEvent } from '../types.js';
 import { statusText } from '../../shared/labels.js';
 import type { Broker } from './broker.js';
-import type { ExecutionRepo, StepRow } from './executionRepo.js';
+import type { ExecutionRepo, ExecutionRow, StepRow } from './executionRepo.js';
 import { executionFacts } from './submittedOutput.js';
 
-/** Releases a running step of execution (or task) `id` inside a transaction; adds the events to `events`. */
+/**
+ * Releases a running step of execution (or task) `id` inside a transaction; adds the events to `events`. `teamRun`
+ * is the refusal of a team run's release, which says what to do instead (the team's instance is the core's to know).
+ */
 export function releaseInTx(
-  deps: { repo: ExecutionRepo; broker: Broker; iso: string },
+  deps: { repo: ExecutionRepo; broker: Broker; iso: string; teamRun: (exec: ExecutionRow) => BatonError },
   id: string, stepName: string | undefined, by: string | null, events: BatonEvent[],
 ): StepRelease {
   const { repo, broker, iso } = deps;
   const exec = broker.resolve(id);
   if (!exec) throw new BatonError('execution_not_found', `No execution or task ${echo(id)}; list them with \`baton status\`.`);
-  if (exec.kind === 'pipeline' || exec.kind === 'worker') {
-    const what = exec.kind === 'pipeline' ? 'a pipeline run: its steps are held by the agents the run started' : 'a team run: its agents take turns, they hold no steps';
-    throw new BatonError('invalid_state', `${exec.execution_id} is ${what}, so there is no step to release.`);
+  if (exec.kind === 'worker') throw deps.teamRun(exec);
+  if (exec.kind === 'pipeline') {
+    throw new BatonError('invalid_state', `${exec.execution_id} is a pipeline run: its steps are held by the agents the run started, so there is no step to release.`);
   }
   if (!isMoving(exec.status)) {
     const status = statusText(exec.status, executionFacts(exec).cancelled);
