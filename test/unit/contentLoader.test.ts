@@ -1,5 +1,6 @@
 // Rule protected: content loading never throws; every invalid file is reported with its path and
-// line and skipped, other files still load, and workspace content overrides bundled content by name.
+// line (one in the file, even for an error at its end) and skipped, other files still load, and workspace
+// content overrides bundled content by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ContentProblem } from '../../src/core/api.js';
@@ -118,6 +119,15 @@ test('YAML syntax error: reported with its line; the file is skipped and the res
   assertOne(problems, `${W}/workflows/broken.yaml`, 8, /^YAML syntax error: Map keys must be unique/);
   assert.ok(!names.includes('broken'));
   assert.ok(names.includes('bug-fix') && names.includes('debugger') && names.includes('security'));
+});
+
+test('a YAML syntax error met at the end of the file is on its last line (the parser says the one after it)', async () => {
+  const lines = ['name: broken', 'description: "never closed', 'type: sequential', 'steps: []'];
+  for (const [ending, text] of [['a final newline', `${lines.join('\n')}\n`], ['CRLF', `${lines.join('\r\n')}\r\n`], ['none', lines.join('\n')]]) {
+    const { problems } = await problemsOf('workflows/broken.yaml', text!);
+    assert.equal(problems.length, 1, `${ending}: ${JSON.stringify(problems)}`);
+    assert.deepEqual(problems[0], { path: `${W}/workflows/broken.yaml`, line: 4, message: 'YAML syntax error: Missing closing "quote (at the end of the file)' }, ending);
+  }
 });
 
 test('YAML whose aliases expand past the parser\'s limit (an alias bomb): a problem of the file; the rest loads', async () => {

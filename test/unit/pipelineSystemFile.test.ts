@@ -129,8 +129,8 @@ test('YAML whose aliases expand past the parser\'s limit is a problem of the fil
 
 test('YAML syntax errors and unknown fields are reported with lines', () => {
   const p = parseSystemFile('name: x\nagents: [\n', 'x.yaml', 'x');
-  assert.match(p.problems[0]!.message, /YAML syntax error/);
-  assert.ok(p.problems[0]!.line);
+  assert.match(p.problems[0]!.message, /YAML syntax error: .* \(at the end of the file\)$/);
+  assert.equal(p.problems[0]!.line, 2, 'the last line, not the one after it');
   const q = parseSystemFile(GOOD.replace('outputVariable: x }', 'outputVariable: x, outputVar: y }'), 'x.yaml', 'x');
   assert.ok(q.value, 'an unknown field alone does not reject the file');
   assert.match(q.problems[0]!.message, /workflow\[0\]\.outputVar: unknown field; known fields: .* \(ignored\)/);

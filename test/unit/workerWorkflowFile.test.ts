@@ -99,7 +99,7 @@ describe('workflow file: fields', () => {
 
 describe('workflow file: problems name file, line, field and fix', () => {
   const cases: Array<[string, string, RegExp]> = [
-    ['YAML syntax', 'agents: [\n', /^teams\/t\.yaml:\d+: YAML syntax error/],
+    ['YAML syntax', 'agents: [\n', /^teams\/t\.yaml:1: YAML syntax error: .* \(at the end of the file\)$/m],
     ['not a mapping', '- a\n', /teams\/t\.yaml:1: \(file\): expected a mapping with agents/],
     ['no agents', 'name: x\n', /\(file\)|agents: must be a mapping of agent names/],
     ['an empty agents mapping', 'name: x\nagents: {}\n', /t\.yaml:2: agents: must be a mapping of agent names .* with at least one agent, such as "coder: \{ model: claude \}"; got an empty mapping \(no agent\)/],

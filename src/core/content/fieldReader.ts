@@ -124,21 +124,29 @@ export interface YamlText {
  */
 export function parseYaml(raw: string, path: string): YamlText | { problems: ContentProblem[] } {
   const lineCounter = new LineCounter();
+  const text = normalizeText(raw);
   let doc: ReturnType<typeof parseDocument>;
   try {
     // `merge`: YAML 1.1's `<<: *base` merge keys, which people use to share fields between agents or steps.
-    doc = parseDocument(normalizeText(raw), { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true });
+    doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true });
   } catch (ex) {
     return { problems: [unreadableYaml(path, ex)] };
   }
   if (doc.errors.length > 0) {
+    // The parser places an error it meets at the end (a quote or bracket never closed) after a final newline: on a line
+    // past the file's last, which an editor cannot go to. It is the last line, and the message says the end.
+    const lastLine = Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
     return {
-      problems: doc.errors.map((e) => ({
-        path, line: e.linePos?.[0].line ?? null,
-        message: e.code === 'MULTIPLE_DOCS'
-          ? 'YAML syntax error: the file holds more than one YAML document (a "---" line starts another); keep one: remove the "---" and what follows it, or move it to a file of its own'
-          : `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-      })),
+      problems: doc.errors.map((e) => {
+        const line = e.linePos?.[0].line ?? null;
+        const atEnd = e.pos[0] >= text.length;
+        return {
+          path, line: line === null ? null : Math.min(line, lastLine),
+          message: e.code === 'MULTIPLE_DOCS'
+            ? 'YAML syntax error: the file holds more than one YAML document (a "---" line starts another); keep one: remove the "---" and what follows it, or move it to a file of its own'
+            : `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}${atEnd ? ' (at the end of the file)' : ''}`,
+        };
+      }),
     };
   }
   let root: unknown;
