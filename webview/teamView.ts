@@ -2,6 +2,7 @@
 // a person posts to it (as 'user', like `baton send`); the agents with their state (who is working now) and unread
 // @mentions; the shared documents, each opened in an editor tab on click. While the team runs, Stop stops the whole
 // instance and a working agent has its own stop (the editor asks for confirmation first, as for `baton stop`).
+import { plural } from '../src/shared/labels.js';
 import { mentionSegments } from '../src/shared/mentionText.js';
 import { MAX_TEAM_MESSAGE_CHARS, type PanelTeam, type PanelTeamMessage } from '../src/shared/protocol.js';
 import { teamStopTargets } from '../src/shared/teamStop.js';
@@ -96,7 +97,7 @@ export function renderTeamSide(team: PanelTeam, handlers: TeamHandlers): HTMLEle
       h('span', { class: `codicon codicon-${a.state === 'running' ? 'sync' : a.state === 'failed' ? 'error' : a.state === 'idle' ? 'circle-large-outline' : 'debug-stop'}`, 'aria-hidden': 'true' }),
       h('strong', {}, ` ${a.name}`),
       h('span', { class: 'dim' }, ` ${a.state === 'running' ? 'working' : a.state} · ${a.backend}${a.model ? ` · ${a.model}` : ''}`),
-      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: `${a.unread} unread @mention(s)` }, String(a.unread)) : null,
+      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: `${plural(a.unread, 'unread @mention')}` }, String(a.unread)) : null,
       stoppable.has(a.name) ? agentStop(a.name) : null)));
   const docs = team.documents.length
     ? h('ul', { class: 'tdocs', 'data-testid': 'team-documents' }, ...team.documents.map((d) => {

@@ -3,6 +3,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
+import { plural } from '../shared/labels.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
@@ -52,7 +53,7 @@ export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
     if (p.last_refusal) lines.push(`    refused at ${p.last_refusal.at}, missing: ${p.last_refusal.missing.join('; ')}`);
     if (p.status === 'awaiting_approval') lines.push(`    → baton approve ${s.execution_id}${dbFlag}   or   baton reject ${s.execution_id}${dbFlag} --feedback TEXT`);
   }
-  for (const w of s.write_backs) lines.push(`Wrote back Phase ${w.phase}: ${w.ticked} box(es) ticked${w.refused.length ? `, ${w.refused.length} not found` : ''}${w.error ? ` (${w.error})` : ''}`);
+  for (const w of s.write_backs) lines.push(`Wrote back Phase ${w.phase}: ${plural(w.ticked, 'box', 'boxes')} ticked${w.refused.length ? `, ${w.refused.length} not found` : ''}${w.error ? ` (${w.error})` : ''}`);
   return lines.join('\n');
 }
 

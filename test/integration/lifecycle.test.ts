@@ -1,7 +1,8 @@
 // Rule: the lifecycle, logging and query tools run on the broker's tables and state machine, through a real MCP
 // client: an execution goes pending → running → completed with dependent steps and checked outputs; every state
 // pair is either allowed or refused with the allowed moves; timeouts follow the injected clock; logs are idempotent;
-// artifacts are immutable and binary-safe; and a run survives closing and reopening its database.
+// artifacts are immutable and binary-safe; and a run survives closing and reopening its database. List texts count in
+// words ("1 incomplete execution", never "execution(s)").
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -598,6 +599,26 @@ describe('logging tools: idempotent logs and immutable artifacts', () => {
     const again = await rig.ok('store_artifact', { executionId: id, name: 'fixed.txt', contentType: 'text', content: 'v2' });
     assert.notEqual(again.id, a.id, 'a new version is a new artifact');
     assert.equal(rig.baton.lifecycle.details({ executionId: id, includeArtifacts: true }).artifacts!.find((x) => x.id === a.id)!.content, 'v1');
+  });
+});
+
+describe('list tools: their text counts in words', () => {
+  let rig: LifecycleRig;
+  before(async () => { rig = await openLifecycle(); });
+  after(() => rig.close());
+
+  it('says "1 incomplete execution", "1 of 1 execution", "N of M workflows", "No findings", never "(s)"', async () => {
+    assert.equal((await rig.call('get_incomplete_executions', {})).text, '0 incomplete executions.');
+    await running(rig);
+    assert.equal((await rig.call('get_incomplete_executions', {})).text, '1 incomplete execution.');
+    assert.equal((await rig.call('get_execution_history', {})).text, '1 of 1 execution.');
+    assert.equal((await rig.call('list_projects', {})).text, '1 of 1 project.', 'the workspace, known once an execution started in it');
+    assert.equal((await rig.call('query_findings', {})).text, 'No findings.');
+    const workflows = (await rig.call('search_workflows', {})).text;
+    assert.match(workflows, /^\d+ of \d+ workflows: bug-fix, /);
+    const rules = (await rig.call('get_relevant_rules', {})).text;
+    assert.match(rules, /^\d+ of \d+ rules?: /);
+    assert.ok(![workflows, rules].some((t) => t.includes('(s)')), `${workflows}\n${rules}`);
   });
 });
 

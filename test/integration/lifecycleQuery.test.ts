@@ -119,10 +119,10 @@ describe('query_findings: full-text search, filters, pagination', () => {
     const page = await rig.call('query_findings', { executionId, limit: 2, offset: 1 });
     const { findings: [first], total } = await rig.ok('query_findings', { executionId, limit: 2, offset: 1 });
     assert.ok(total > 3);
-    assert.match(page.text, new RegExp(`^2 of ${total} finding\\(s\\) from 2:\\n\\n## \\[${first.severity}\\] ${first.category}: ${first.title} \\(${first.id}\\)\\n`));
+    assert.match(page.text, new RegExp(`^2 of ${total} findings from 2:\\n\\n## \\[${first.severity}\\] ${first.category}: ${first.title} \\(${first.id}\\)\\n`));
     assert.ok(page.text.includes(first.description));
     assert.match(page.text, new RegExp(`… ${total - 3} more, narrow the query \\(searchText, severity, category or tags; or offset 3 for the next page\\)\\.$`));
-    assert.equal((await rig.call('query_findings', { executionId, searchText: 'neverstoredword' })).text, '0 of 0 finding(s).');
+    assert.equal((await rig.call('query_findings', { executionId, searchText: 'neverstoredword' })).text, 'No findings.');
   });
 
   it('scopes by project: a project sees its own findings plus global ones, not another project\'s', async () => {

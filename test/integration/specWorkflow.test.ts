@@ -107,6 +107,9 @@ describe('spec workflow over stdio: workflow_next_step (way 1), then a restart m
     assert.equal(last.write_backs[1].ticked, 2);
     assert.equal(last.write_backs[1].refused[0].line, 26);
     assert.match(last.write_backs[1].refused[0].reason, /no longer in the file/);
+    // The words count the boxes: "3 boxes", "2 boxes", never "box(es)".
+    const words = (await runCli(['spec', 'status', executionId, '--db', setup.db])).stdout;
+    assert.match(words, /^Wrote back Phase 1: 3 boxes ticked\nWrote back Phase 2: 2 boxes ticked, 1 not found$/m);
   });
 });
 

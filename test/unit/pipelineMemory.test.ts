@@ -135,7 +135,7 @@ test('the memory tools act on the session\'s run and agent and refuse another ru
   assert.equal(bad.isError, true);
   assert.match((bad.content[0] as { text: string }).text, /category/);
   const listed = await call('memory_list', {});
-  assert.equal((listed.content[0] as { text: string }).text, '1 of 1 entries:\n\n## f [findings, from scout]\nthe cart bug is in total()');
+  assert.equal((listed.content[0] as { text: string }).text, '1 of 1 entry:\n\n## f [findings, from scout]\nthe cart bug is in total()');
   assert.match(((await call('memory_search', { query: 'cart' })).content[0] as { text: string }).text, /## f \[findings, from scout\]\nthe cart bug is in total\(\)/);
   assert.equal(((await call('memory_retrieve', { key: 'f' })).content[0] as { text: string }).text, 'the cart bug is in total()');
 });

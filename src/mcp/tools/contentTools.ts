@@ -22,7 +22,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: 'Find workflow templates by tags (any), keywords (all) and complexity, a page at a time. Then read one with get_workflow or run it with start_execution / workflow_next_step.',
       run: async (a) => {
         const r = c.searchWorkflows(a);
-        return { structured: r, text: `${r.workflows.length} of ${r.total} workflow(s): ${r.workflows.map((w) => w.name).join(', ') || '(none)'}.` };
+        return { structured: r, text: `${r.workflows.length} of ${r.total} ${r.total === 1 ? 'workflow' : 'workflows'}: ${r.workflows.map((w) => w.name).join(', ') || '(none)'}.` };
       },
     }),
     tool({
@@ -30,7 +30,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: 'List known projects (workspace folders and paths passed to get_project_context or start_execution), most recently used first, a page at a time.',
       run: async (a) => {
         const r = c.listProjects(a.page, a.limit);
-        return { structured: r, text: `${r.projects.length} of ${r.total} project(s).` };
+        return { structured: r, text: `${r.projects.length} of ${r.total} ${r.total === 1 ? 'project' : 'projects'}.` };
       },
     }),
     tool({
@@ -54,7 +54,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: `Rules by tags (any), fileTypes (matched against each rule's globs) and alwaysApply, a page at a time; listHash is the ETag of the whole answer. ${OPTIONS_HELP}`,
       run: async (a) => {
         const r = await c.getRelevantRules(a);
-        return { structured: r, text: 'notModified' in r ? 'The matching rules are unchanged.' : `${r.rules.length} of ${r.total} rule(s): ${r.rules.map((x) => x.name).join(', ') || '(none)'}.` };
+        return { structured: r, text: 'notModified' in r ? 'The matching rules are unchanged.' : `${r.rules.length} of ${r.total} ${r.total === 1 ? 'rule' : 'rules'}: ${r.rules.map((x) => x.name).join(', ') || '(none)'}.` };
       },
     }),
     tool({

@@ -125,7 +125,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'List executions that are not finished (pending, running, paused, awaiting_approval, timeout, escalated), oldest first, to pick one up again.',
       run: async (a) => {
         const executions = lc.incomplete(a.workflowName);
-        return { structured: { executions, count: executions.length }, text: `${executions.length} incomplete execution(s).` };
+        return { structured: { executions, count: executions.length }, text: `${executions.length} incomplete ${executions.length === 1 ? 'execution' : 'executions'}.` };
       },
     }),
     tool({
@@ -165,7 +165,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'List executions (lifecycle and workflow_next_step runs alike), newest first, by workflowName, projectId and state; paginate with limit and offset.',
       run: async (a) => {
         const page = lc.history(a);
-        return { structured: page, text: `${page.executions.length} of ${page.total} execution(s).` };
+        return { structured: page, text: `${page.executions.length} of ${page.total} ${page.total === 1 ? 'execution' : 'executions'}.` };
       },
     }),
     tool({

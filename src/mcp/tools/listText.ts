@@ -23,13 +23,14 @@ export interface ListTextItem {
 /**
  * `shown` items of `total` as text: a count line, each item's head and value (values over the per-item limit cut
  * with how to read them whole), within the total limit; a tail "… N more, narrow the query (hint)" when items were
- * left out, here or by the query's limit. `empty` when there are none.
+ * left out, here or by the query's limit. `empty` when there are none. `noun`: the item's name, one and many.
  */
 export function listText(
-  items: readonly ListTextItem[], total: number, o: { noun: string; empty: string; narrow: string; offset?: number }, limits = LIST_TEXT_LIMITS,
+  items: readonly ListTextItem[], total: number, o: { noun: readonly [string, string]; empty: string; narrow: string; offset?: number }, limits = LIST_TEXT_LIMITS,
 ): string {
   const offset = o.offset ?? 0;
-  if (items.length === 0) return total > 0 ? `0 of ${total} ${o.noun} from ${offset + 1}; narrow the query (${o.narrow}).` : o.empty;
+  const ofTotal = `${total} ${o.noun[total === 1 ? 0 : 1]}`;
+  if (items.length === 0) return total > 0 ? `0 of ${ofTotal} from ${offset + 1}; narrow the query (${o.narrow}).` : o.empty;
   const blocks: string[] = [];
   let used = 0;
   for (const item of items) {
@@ -42,7 +43,7 @@ export function listText(
   }
   const more = total - offset - blocks.length;
   const tail = more > 0 ? `\n\n… ${more} more, narrow the query (${o.narrow}).` : '';
-  return `${blocks.length} of ${total} ${o.noun}${offset ? ` from ${offset + 1}` : ''}:\n\n${blocks.join('\n\n')}${tail}`;
+  return `${blocks.length} of ${ofTotal}${offset ? ` from ${offset + 1}` : ''}:\n\n${blocks.join('\n\n')}${tail}`;
 }
 
 /** query_findings' text: each finding's severity, category, title, id and description. */
@@ -51,5 +52,5 @@ export function findingsText(page: { findings: readonly Finding[]; total: number
     head: `## [${f.severity}] ${f.category}${f.title ? `: ${f.title}` : ''} (${f.id}${f.isGlobal ? ', global' : ''})`, value: f.description,
   }));
   const next = page.offset + items.length;
-  return listText(items, page.total, { noun: 'finding(s)', empty: '0 of 0 finding(s).', narrow: `searchText, severity, category or tags; or offset ${next} for the next page`, offset: page.offset });
+  return listText(items, page.total, { noun: ['finding', 'findings'], empty: 'No findings.', narrow: `searchText, severity, category or tags; or offset ${next} for the next page`, offset: page.offset });
 }

@@ -94,7 +94,7 @@ export function registerMemoryTools(server: McpServer, baton: BatonApi, log: Log
     if (wanted === undefined) return { s: { runId: '', agent: null }, reach: 'global' };
     throw new BatonError('invalid_input', 'This session is not part of a pipeline run: pass run_id (see `baton pipeline list`) or use the global scope (global: true / scope: "global").');
   };
-  const text = (found: { entries: MemoryEntry[]; total: number }, empty: string, narrow: string) => listText(found.entries.map(item), found.total, { noun: 'entries', empty, narrow });
+  const text = (found: { entries: MemoryEntry[]; total: number }, empty: string, narrow: string) => listText(found.entries.map(item), found.total, { noun: ['entry', 'entries'], empty, narrow });
   const defs: ToolDef[] = [
     tool({
       name: 'memory_store', title: 'Memory: store', input: INPUTS.memory_store, output: entry, annotations: WRITE,
