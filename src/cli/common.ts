@@ -288,3 +288,16 @@ export function lockedBy(ex: unknown): number | null {
   // A store_locked error without an owner (a takeover that could not finish) says itself what to do.
   return BatonError.is(ex, 'store_locked') && typeof ex.details.ownerPid === 'number' ? ex.details.ownerPid : null;
 }
+
+/**
+ * Exits with `code` once what the command wrote to stdout and stderr has gone out. A pipe takes 64 KiB at a time and
+ * Node writes the rest as the reader makes room: `process.exit` at once cut `baton status --all --json | jq` there.
+ */
+export function exitWhenWritten(code: number, streams: NodeJS.WritableStream[] = [process.stdout, process.stderr]): void {
+  let waiting = streams.length;
+  const done = () => {
+    if (--waiting === 0) process.exit(code);
+  };
+  // A stream whose reader went away (EPIPE) calls back with its error: nothing more will go out, so done too.
+  for (const stream of streams) stream.write('', done);
+}

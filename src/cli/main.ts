@@ -2,7 +2,7 @@
 // Only what `baton mcp` needs before answering its client is loaded here; the rest is in the engine (engine.ts).
 import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
-import { CliError, dbPathIn, shellQuote, VERSION, withDbFlag } from './common.js';
+import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
@@ -160,5 +160,5 @@ process.stderr.on('error', () => undefined);
 
 void main(process.argv.slice(2)).then((code) => {
   // -1: a server is running; it exits from its own shutdown handler.
-  if (code >= 0) process.exit(code);
+  if (code >= 0) exitWhenWritten(code);
 });
