@@ -1,5 +1,6 @@
 // The status-bar item: the active execution's step and progress; click opens its panel; hidden when nothing is active.
 import * as vscode from 'vscode';
+import { Coalescer } from './coalescer.js';
 import type { BatonConnection } from './ownership.js';
 import { statusBarExecution, statusBarView } from './statusBarText.js';
 
@@ -7,7 +8,6 @@ import { statusBarExecution, statusBarView } from './statusBarText.js';
 export function registerStatusBar(connection: BatonConnection): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Baton';
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let seq = 0;
   const update = async () => {
     const mine = ++seq;
@@ -26,14 +26,12 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     item.command = { command: 'baton.showExecution', title: 'Show Execution', arguments: [view.executionId] };
     item.show();
   };
-  const soon = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => void update().catch(() => item.hide()), 100);
-  };
+  const coalescer = new Coalescer(() => void update().catch(() => item.hide()));
+  const soon = () => coalescer.schedule();
   const events = connection.onEvent(soon);
   const changes = connection.onDidChange(soon);
   return new vscode.Disposable(() => {
-    clearTimeout(timer);
+    coalescer.cancel();
     events.dispose();
     changes.dispose();
     item.dispose();

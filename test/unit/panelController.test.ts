@@ -1,7 +1,8 @@
 // Rule: the panel answers `panel/ready` (and only then) with the state, drops invalid messages, decides gates through
 // the source, reports a failed decision as `panel/error` unless it was already decided elsewhere, pushes one
-// debounced update for a burst of its execution's events, and ignores other executions' events.
-import { test } from 'node:test';
+// debounced update for a burst of its execution's events (and, under a stream that never pauses, one every maxWaitMs),
+// and ignores other executions' events.
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArtifactQuery, ArtifactsResource, CurrentStepResource, GateDecision, GateDecisionResult, WorkflowStatusResource } from '../../src/core/api.js';
@@ -136,6 +137,23 @@ test('a burst of this execution’s events gives one update; other executions’
   assert.equal(posted.length, 2, 'a detached (hidden) webview gets nothing until it is ready again');
   controller.dispose();
   assert.equal(source.listeners.length, 0);
+});
+
+test('a stream of this execution’s events closer than the debounce updates the panel while it lasts, not only once it stops', async () => {
+  const { source, posted, controller } = setup();
+  await controller.receive({ type: 'panel/ready' });
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    for (let ms = 0; ms < 1200; ms += 2) { // the setup's debounce is 5 ms
+      source.emit({ type: 'step', execution_id: 'e1', step_name: 'fix', status: 'running' });
+      mock.timers.tick(2);
+      await new Promise((r) => setImmediate(r)); // the read the timer started resolves
+    }
+    assert.ok(posted.filter((m) => m.type === 'panel/update').length >= 2, posted.map((m) => m.type).join(', '));
+  } finally {
+    mock.timers.reset();
+    controller.dispose();
+  }
 });
 
 test('openArtifact runs the host command; a failure is shown; reading a missing execution is an error', async () => {

@@ -5,6 +5,7 @@ import type { BatonEvent } from '../../core/types.js';
 import { parseFromWebview } from '../../shared/protocol.js';
 import type { FromWebview, PanelState, ToWebview } from '../../shared/protocol.js';
 import { BatonError, errorMessage } from '../../core/errors.js';
+import { Coalescer, REFRESH_TIMES } from '../coalescer.js';
 import type { BatonSource, SourceDisposable } from '../batonSource.js';
 import type { PipelineFeed } from '../pipelines/pipelineFeed.js';
 import type { PipelineSource } from '../pipelines/pipelineSource.js';
@@ -13,8 +14,8 @@ import { buildPanelSpec } from './panelSpec.js';
 import { buildPanelState } from './panelState.js';
 import { PanelTeamPart, type PanelTeams } from './panelTeam.js';
 
-/** How long source events are gathered before the panel is refreshed. */
-export const UPDATE_DEBOUNCE_MS = 100;
+/** How long source events are gathered before the panel is refreshed (and, under a steady stream, the longest wait). */
+export const UPDATE_DEBOUNCE_MS = REFRESH_TIMES.quietMs;
 const ARTIFACT_LIMIT = 500;
 /** What a panel says once retention deleted its run (it reads nothing after that). */
 export const PRUNED_MESSAGE = 'This run was pruned by retention; its record is gone.';
@@ -69,7 +70,7 @@ export class PanelController {
   private selectedStep: string | null;
   /** The canonical execution id once the first state is read (the panel may be opened with a task id). */
   private resolvedId: string | null = null;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly updates: Coalescer;
   private loadSeq = 0;
   private readonly subscription: SourceDisposable;
   private readonly unfeed: () => void;
@@ -84,9 +85,10 @@ export class PanelController {
     private readonly executionId: string,
     private readonly host: PanelHost,
     selectedStep: string | null = null,
-    private readonly debounceMs = UPDATE_DEBOUNCE_MS,
+    debounceMs = UPDATE_DEBOUNCE_MS,
   ) {
     this.selectedStep = selectedStep;
+    this.updates = new Coalescer(() => void this.push('update'), { quietMs: debounceMs, maxWaitMs: Math.max(debounceMs, REFRESH_TIMES.maxWaitMs) });
     this.team = new PanelTeamPart(host.teams);
     this.subscription = source.onEvent((e) => this.onSourceEvent(e));
     this.unfeed = host.pipelines?.feed.onChange((runId) => {
@@ -206,19 +208,14 @@ export class PanelController {
   /** The run was pruned: drop any pending or in-flight read and say so. */
   private gone(): void {
     this.pruned = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.updates.cancel();
     this.loadSeq++;
     if (this.ready) this.host.post({ type: 'panel/error', message: PRUNED_MESSAGE });
   }
 
   private updateSoon(): void {
     if (!this.ready || this.pruned) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.push('update');
-    }, this.debounceMs);
+    this.updates.schedule();
   }
 
   /** Reads the state and posts it; only the newest read is posted, and only to a live webview. */
@@ -266,7 +263,7 @@ export class PanelController {
 
   /** Stops listening to the source. */
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.updates.cancel();
     this.unfeed();
     this.subscription.dispose();
   }

@@ -1,8 +1,9 @@
-// The `baton.workflows` tree: nodes from treeModel.ts, refreshed (debounced) by core events, never by polling.
+// The `baton.workflows` tree: nodes from treeModel.ts, refreshed (coalesced) by core events, never by polling.
 import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
 import { relative } from 'node:path';
 import { listSystems } from '../../host/pipelines/systemFiles.js';
+import { Coalescer } from '../coalescer.js';
 import type { BatonConnection } from '../ownership.js';
 import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
@@ -14,14 +15,13 @@ import {
 
 /** The view id (package.json `contributes.views.baton`). */
 export const WORKFLOWS_VIEW_ID = 'baton.workflows';
-const REFRESH_DEBOUNCE_MS = 100;
 
 /** Supplies the tree from the connection's current source. */
 export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly soon = new Coalescer(() => this.refresh());
   /** One listing per refresh, shared by the root and the template nodes. */
   private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> | undefined;
   /** Called once, when the root is first produced (activation timing). */
@@ -34,15 +34,14 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
 
   /** Re-reads everything now. */
   refresh(): void {
-    clearTimeout(this.timer);
+    this.soon.cancel();
     this.listing = undefined;
     this.changed.fire();
   }
 
-  /** Coalesces a burst of events into one refresh. */
+  /** Coalesces a burst of events into one refresh (and a steady stream into one refresh per half second). */
   refreshSoon(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.refresh(), REFRESH_DEBOUNCE_MS);
+    this.soon.schedule();
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -169,7 +168,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
+    this.soon.cancel();
     for (const d of this.subscriptions) d.dispose();
   }
 }
