@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../core/api.js';
 import type { StepStatus } from '../core/types.js';
 import type { BatonSource } from './batonSource.js';
+import { ALL_ACTIVE, listRuns, PICKER_RUNS } from './runListing.js';
 import { taskLabel } from '../shared/labels.js';
 import { executionDescription, executionLabel, statusText, type TreeNode } from './views/treeModel.js';
 
@@ -40,7 +41,7 @@ export function targetOf(arg: unknown): Target {
 export async function pickExecution(
   source: BatonSource, title: string, filter: (e: ExecutionSummary) => boolean = () => true, none?: string,
 ): Promise<string | undefined> {
-  const all = await source.listExecutions({ limit: 200 });
+  const { executions: all } = await listRuns(source, PICKER_RUNS);
   const executions = all.filter(filter);
   if (executions.length === 0) {
     void vscode.window.showInformationMessage(all.length > 0 && none ? `Baton: ${none}`
@@ -64,7 +65,7 @@ export async function pickExecution(
 export async function pickStep(
   source: BatonSource, title: string, statuses: StepStatus[], executionId?: string, filter: (e: ExecutionSummary) => boolean = () => true,
 ): Promise<{ executionId: string; stepName: string } | undefined> {
-  const executions = (await source.listExecutions({ active_only: true, limit: 200 })).filter((e) => (!executionId || e.execution_id === executionId) && filter(e));
+  const executions = (await source.listExecutions({ active_only: true, limit: ALL_ACTIVE })).filter((e) => (!executionId || e.execution_id === executionId) && filter(e));
   const steps = executions.flatMap((e) => e.steps.filter((s) => statuses.includes(s.status)).map((s) => ({ e, s })));
   if (steps.length === 0) {
     void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map((st) => statusText(st)).join(' or ')} right now.`);

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { Coalescer } from './coalescer.js';
 import type { BatonConnection } from './ownership.js';
+import { ALL_ACTIVE } from './runListing.js';
 import { statusBarExecution, statusBarView } from './statusBarText.js';
 
 /** Shows the item and keeps it current from core events. */
@@ -13,7 +14,7 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     const mine = ++seq;
     let view;
     if (connection.state === 'ready') {
-      const executions = await connection.listExecutions({ active_only: true, limit: 50 });
+      const executions = await connection.listExecutions({ active_only: true, limit: ALL_ACTIVE });
       const chosen = statusBarExecution(executions);
       // A spec workflow's item names its phase; if its status cannot be read it names the step as any other.
       const spec = chosen?.kind === 'spec' ? await connection.specStatus(chosen.execution_id).catch(() => undefined) : undefined;

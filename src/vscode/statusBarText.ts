@@ -43,6 +43,15 @@ function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefi
   };
 }
 
+/** How many gates the tooltip names; the rest are counted (a tooltip of a hundred runs fills the screen). */
+export const TOOLTIP_GATES = 10;
+
+/** The first TOOLTIP_GATES entries, then how many more. */
+function listed(runs: string[]): string {
+  const rest = runs.length - TOOLTIP_GATES;
+  return rest > 0 ? `${runs.slice(0, TOOLTIP_GATES).join('; ')}; and ${rest} more` : runs.join('; ');
+}
+
 /**
  * A gate waiting for a person wins; otherwise the most recently updated running execution. `spec` is the spec status
  * of the execution statusBarExecution picks, when that one is a spec workflow: the item then names its phase.
@@ -71,7 +80,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
         : `$(bell) Baton: ${plural(waiting.length, 'step')} await approval${shown}`,
       tooltip: waiting.length === 1
         ? `${runs[0]} waits for your approval. Click to open the execution.`
-        : `Waiting for your approval: ${runs.join('; ')}. Click to open the first.`,
+        : `Waiting for your approval: ${listed(runs)}. Click to open the first.`,
       executionId: first.e.execution_id,
     };
   }

@@ -10,6 +10,7 @@ import { isActive, isSteppable } from './executionFilters.js';
 import { pickExecution, pickStep, targetOf } from './pickers.js';
 import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
+import { ALL_ACTIVE, listRuns } from './runListing.js';
 import type { Services } from './services.js';
 import { plural, releasedText, runName } from '../shared/labels.js';
 import { cancelQuestion } from './views/treeModel.js';
@@ -190,7 +191,7 @@ export async function showExecution(s: Services, arg?: unknown): Promise<void> {
 export async function cancelExecution(s: Services, arg?: unknown): Promise<void> {
   const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Cancel Execution', isActive, 'every run has ended already; there is none to cancel.'));
   if (!id) return;
-  const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === id);
+  const e = (await listRuns(s.connection)).executions.find((x) => x.execution_id === id);
   const confirm = await vscode.window.showWarningMessage(
     e ? cancelQuestion(e) : `Cancel execution ${id}?`,
     { modal: true, detail: `Execution ${id}. It stops as cancelled; agents working on it lose their step tokens.` },
@@ -251,7 +252,7 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
   if (!held) {
     // No step held by the editor: send the agent to the workflow itself, to claim its ready steps. Pipelines and teams
     // take no agent from outside; with several runs under way the person says which (the newest was taken unasked).
-    const executions = (await s.connection.listExecutions({ active_only: true, limit: 500 })).filter(isSteppable);
+    const executions = (await s.connection.listExecutions({ active_only: true, limit: ALL_ACTIVE })).filter(isSteppable);
     const chosen = t.executionId ?? (executions.length > 1 ? await pickExecution(s.connection, 'Baton: Copy Agent Prompt', isSteppable) : undefined);
     if (executions.length > 1 && !chosen) return;
     const e = executions.find((x) => x.execution_id === chosen) ?? (chosen ? undefined : executions[0]);
@@ -265,7 +266,7 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
     void vscode.window.showInformationMessage(`Baton: agent prompt for ${e.workflow ?? 'the workflow'} copied; paste it into your agent's chat.`);
     return;
   }
-  const e = (await s.connection.listExecutions({ limit: 500 })).find((x) => x.execution_id === held.execution_id);
+  const e = (await listRuns(s.connection)).executions.find((x) => x.execution_id === held.execution_id);
   await vscode.env.clipboard.writeText(handoffPrompt(e?.workflow ?? 'workflow', held.step_name, held.token));
   s.held.drop(held.execution_id, held.step_name);
   void vscode.window.showInformationMessage(`Baton: hand-off prompt for "${held.step_name}" copied; paste it into your agent's chat.`);

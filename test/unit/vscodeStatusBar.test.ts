@@ -114,6 +114,17 @@ describe('status bar text', () => {
     assert.match(v.tooltip, /"review-code" of bug-fix “Fix the login redirect loop” \(80%\); "review-code" of bug-fix “Fix the cart total rounding” \(20%\)/);
     assert.equal(v.executionId, 'b', 'a click opens the most recently updated one');
   });
+
+  it('counts every gate of 121 runs but names only the first ten in the tooltip', () => {
+    const runs = Array.from({ length: 121 }, (_, i) => exec(`g${i}`, {
+      status: 'awaiting_approval', task_description: `Task ${i}`, updated_at: `2026-11-22T07:${String(i % 60).padStart(2, '0')}:00.000Z`,
+      steps: [{ step_name: 'review-code', status: 'awaiting_approval', agent_name: 'reviewer' }],
+    }));
+    const v = statusBarView(runs)!;
+    assert.equal(v.text, '$(bell) Baton: 121 steps await approval');
+    assert.equal(v.tooltip.match(/"review-code"/g)?.length, 10);
+    assert.match(v.tooltip, /; and 111 more\. Click to open the first\.$/);
+  });
 });
 
 describe('pickers', () => {

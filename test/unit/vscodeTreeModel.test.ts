@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
 import type { StepStatus, WorkflowTemplate } from '../../src/core/types.js';
 import {
-  artifactNodes, cancelQuestion, executionLabel, executionNodes, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
+  artifactNodes, cancelQuestion, executionLabel, executionNodes, FINISHED_SHOWN, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
 } from '../../src/vscode/views/treeModel.js';
 
 const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -111,6 +111,25 @@ describe('tree model', () => {
     const names = new Set(workflows.map((w) => w.name));
     assert.deepEqual(executionNodes(list, nodes[0]!.ref, names).map((n) => n.id), ['execution:e1', 'execution:e2']);
     assert.deepEqual(executionNodes(list, nodes[2]!.ref, names).map((n) => n.label), ['adhoc · running · 50%']);
+  });
+
+  it('lists every unfinished run and the newest finished ones of a workflow run hundreds of times, then a node to find the rest', () => {
+    const list = [
+      ...Array.from({ length: 30 }, (_, i) => exec(`d${i}`, { status: 'completed', progress: 100 })),
+      ...Array.from({ length: 40 }, (_, i) => exec(`r${i}`, { status: 'awaiting_approval' })),
+    ];
+    const nodes = executionNodes(list, { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']));
+    assert.equal(nodes.filter((n) => n.ref.kind === 'execution' && n.ref.status === 'awaiting_approval').length, 40, 'every gate');
+    assert.equal(nodes.filter((n) => n.ref.kind === 'execution' && n.ref.status === 'completed').length, FINISHED_SHOWN);
+    assert.equal(nodes[0]!.id, 'execution:r0', 'unfinished runs first');
+    const last = nodes.at(-1)!;
+    assert.equal(last.label, `${30 - FINISHED_SHOWN} older finished runs…`);
+    assert.equal(last.command?.id, 'baton.showExecution');
+    assert.equal(last.id, 'message:older:bug-fix');
+    const more = executionNodes(list.slice(0, 3), { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']), true);
+    assert.equal(more.at(-1)!.label, 'Older finished runs…', 'runs older than the listing are one click away too');
+    assert.equal(rootNodes(workflows, list, true)[0]!.description, '40 active · 70+ runs', 'a count the listing stopped short of says so');
+    assert.equal(executionNodes(list.slice(0, 3), { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix'])).length, 3, 'no node when all are shown');
   });
 
   it('labels an execution "<workflow> · <status> · <progress>%" with its status icon and context value', () => {

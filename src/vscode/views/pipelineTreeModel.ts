@@ -68,6 +68,6 @@ export function pipelineNodes(files: PipelineFile[], executions: ExecutionSummar
 }
 
 /** The runs of one system, as execution nodes (click opens the panel; steps below). */
-export function pipelineRunNodes(executions: ExecutionSummary[], name: string): TreeNode[] {
-  return executionNodes(executions, { kind: 'pipeline', name, path: null }, new Set());
+export function pipelineRunNodes(executions: ExecutionSummary[], name: string, more = false): TreeNode[] {
+  return executionNodes(executions, { kind: 'pipeline', name, path: null }, new Set(), more);
 }

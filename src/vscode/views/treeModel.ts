@@ -26,7 +26,7 @@ export type NodeRef =
   | { kind: 'specTask'; execution_id: string; phase: number; task: number }
   | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
   | { kind: 'finding'; execution_id: string; finding_id: string }
-  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' };
+  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' | 'older' };
 
 /** One tree node. */
 export interface TreeNode {
@@ -89,12 +89,13 @@ export function cancelQuestion(e: ExecutionSummary): string {
 
 /** A message node (starting, failed, empty). */
 export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['message'], label: string, detail?: string, scope?: string): TreeNode {
-  const icons = { starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info' } as const;
+  const icons = { starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info', older: 'history' } as const;
   const commands = {
     failed: { id: 'baton.showLog', title: 'Show Log' },
     empty: { id: 'baton.startWorkflow', title: 'Start Workflow…' },
+    older: { id: 'baton.showExecution', title: 'Show Execution' },
   } as const;
-  const command = message === 'failed' || message === 'empty' ? commands[message] : undefined;
+  const command = message === 'failed' || message === 'empty' || message === 'older' ? commands[message] : undefined;
   return {
     id: scope ? `message:${message}:${scope}` : `message:${message}`, label, tooltip: detail, description: detail, icon: { id: icons[message] }, contextValue: 'message',
     collapsible: 'none', ref: { kind: 'message', message }, command,
@@ -105,7 +106,7 @@ export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['mess
  * The root nodes when Baton is ready: one node per template, then other executions (not from a template). A template
  * with runs lists them, expanded; one without runs is folded and opens onto its steps (templateStepNodes).
  */
-export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[]): TreeNode[] {
+export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[], more = false): TreeNode[] {
   const names = new Set(workflows.map((w) => w.name));
   const nodes: TreeNode[] = [];
   if (executions.length === 0) nodes.push(messageNode('empty', 'Start a workflow…'));
@@ -117,7 +118,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       // has an id of its own: the template's first run appears under a new, expanded node instead of a folded one.
       id: runs.length ? `template:${w.name}` : `template:${w.name}:outline`,
       label: w.name,
-      description: runs.length ? `${active} active · ${plural(runs.length, 'run')}` : plural(w.steps_count, 'step'),
+      description: runs.length ? `${active} active · ${runCount(runs.length, more)}` : plural(w.steps_count, 'step'),
       tooltip: w.description,
       icon: { id: 'list-ordered' },
       contextValue: 'template',
@@ -160,13 +161,38 @@ export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
   });
 }
 
-/** The executions under a template node (or under "Other executions"), newest first as listed. */
-export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>): TreeNode[] {
+/** "N runs", or "N+ runs" when the listing stopped at its limit (older runs are not counted). */
+function runCount(n: number, more: boolean): string {
+  return more ? `${n}+ runs` : plural(n, 'run');
+}
+
+/** How many finished runs a template (or group) lists under its unfinished ones; the rest are one node away. */
+export const FINISHED_SHOWN = 20;
+
+/**
+ * The executions under a template node (or under "Other executions"): every unfinished one, then the newest
+ * FINISHED_SHOWN finished ones, then (if there are more, or `more` older runs were not listed) a node that opens Show
+ * Execution to find the others. A workflow run hundreds of times lists a screenful, not hundreds of rows.
+ */
+export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>, more = false): TreeNode[] {
   const mine = parent.kind === 'template'
     ? executions.filter((e) => e.workflow === parent.template && !OWN_GROUP.has(e.kind))
     : parent.kind === 'pipeline' ? executions.filter((e) => e.kind === 'pipeline' && e.workflow === parent.name)
     : executions.filter((e) => !OWN_GROUP.has(e.kind) && (e.workflow === null || !templateNames.has(e.workflow)));
-  return mine.map((e) => ({
+  const unfinished = mine.filter((e) => !DONE.has(e.status));
+  const finished = mine.filter((e) => DONE.has(e.status));
+  const hidden = finished.length - FINISHED_SHOWN;
+  const nodes = [...unfinished, ...finished.slice(0, FINISHED_SHOWN)].map(executionNode);
+  const scope = parent.kind === 'template' ? parent.template : parent.kind === 'pipeline' ? `pipeline:${parent.name}` : 'other';
+  if (hidden > 0 || (more && finished.length > 0)) {
+    const label = hidden > 0 ? `${hidden}${more ? '+' : ''} older finished ${hidden === 1 && !more ? 'run' : 'runs'}…` : 'Older finished runs…';
+    nodes.push(messageNode('older', label, 'find one with Show Execution', scope));
+  }
+  return nodes;
+}
+
+function executionNode(e: ExecutionSummary): TreeNode {
+  return {
     id: `execution:${e.execution_id}`,
     label: executionLabel(e),
     description: executionDescription(e),
@@ -180,7 +206,7 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
     collapsible: DONE.has(e.status) ? 'collapsed' : 'expanded',
     ref: { kind: 'execution', execution_id: e.execution_id, workflow: e.workflow, status: e.status },
     command: { id: 'baton.showExecution', title: 'Show Execution' },
-  }));
+  };
 }
 
 /**

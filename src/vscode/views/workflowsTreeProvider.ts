@@ -5,6 +5,7 @@ import { relative } from 'node:path';
 import { listSystems } from '../../host/pipelines/systemFiles.js';
 import { Coalescer } from '../coalescer.js';
 import type { BatonConnection } from '../ownership.js';
+import { listRuns } from '../runListing.js';
 import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
 import { teamAgentNodes, teamRunNodes, teamsGroupNode } from './teamTreeModel.js';
@@ -23,7 +24,7 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   private readonly subscriptions: vscode.Disposable[] = [];
   private readonly soon = new Coalescer(() => this.refresh());
   /** One listing per refresh, shared by the root and the template nodes. */
-  private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> | undefined;
+  private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> | undefined;
   /** Called once, when the root is first produced (activation timing). */
   onFirstRender: ((state: string) => void) | undefined;
 
@@ -84,15 +85,15 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       case 'group': {
         if (node.ref.kind === 'group' && node.ref.group === 'teams') return teamRunNodes(await this.teamRuns());
         if (node.ref.kind === 'group' && node.ref.group === 'pipelines') return pipelineNodes(this.pipelineFiles(), (await this.list()).executions);
-        const { executions, templates } = await this.list();
-        const runs = executionNodes(executions, node.ref, templates);
+        const { executions, templates, more } = await this.list();
+        const runs = executionNodes(executions, node.ref, templates, more);
         if (runs.length > 0 || node.ref.kind !== 'template') return runs;
         const name = node.ref.template;
         const template = (await this.connection.templates()).find((t) => t.name === name);
         return template ? templateStepNodes(template) : [];
       }
       case 'pipeline':
-        return pipelineRunNodes((await this.list()).executions, node.ref.name);
+        return pipelineRunNodes((await this.list()).executions, node.ref.name, (await this.list()).more);
       case 'execution': {
         const id = node.ref.execution_id;
         const run = (await this.list()).executions.find((e) => e.execution_id === id);
@@ -131,12 +132,12 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       return [messageNode('starting', 'Starting Baton…')];
     }
     if (c.state === 'failed') return [];
-    const [{ executions }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
+    const [{ executions, more }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;
     const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
     const teams = executions.some((e) => e.kind === 'worker') ? teamsGroupNode(await this.teamRuns()) : null;
-    return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions)];
+    return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions, more)];
   }
 
   /** A pipeline run's steps stopped under it when it paused or stopped, with why (read here, or from the owner). */
@@ -160,9 +161,9 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     });
   }
 
-  private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string> }> {
-    this.listing ??= Promise.all([this.connection.listExecutions({ limit: 200 }), this.connection.availableWorkflows()]).then(
-      ([executions, w]) => ({ executions, templates: new Set(w.workflows.map((t) => t.name)) }),
+  private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> {
+    this.listing ??= Promise.all([listRuns(this.connection), this.connection.availableWorkflows()]).then(
+      ([{ executions, more }, w]) => ({ executions, more, templates: new Set(w.workflows.map((t) => t.name)) }),
     );
     return this.listing;
   }
