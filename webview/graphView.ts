@@ -1,5 +1,7 @@
 // Draws the step graph as an SVG from the DOM-free layout: nodes coloured by status (CSS classes on theme variables),
-// dependency edges with arrowheads, nodes focusable and selectable with click, Enter or Space.
+// dependency edges with arrowheads, nodes focusable and selectable with click, Enter or Space. The graph is one Tab stop
+// (the selected node, else the first; arrow keys walk the rest), so a 100-step run does not put 100 stops before the
+// sections after it.
 import { leftStepText } from '../src/shared/labels.js';
 import type { PanelStep } from '../src/shared/protocol.js';
 import { onActivate, s } from './dom.js';
@@ -52,6 +54,7 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
   svg.append(edges);
   // Reading order (layer by layer, left to right) is also the Tab and arrow-key order.
   const ordered = [...layout.nodes].sort((a, b) => a.rank - b.rank || a.x - b.x);
+  const tabStop = ordered.some((n) => n.name === selected) ? selected : ordered[0]?.name;
   for (const n of ordered) {
     const step = byName.get(n.name);
     const status = step?.status ?? 'pending';
@@ -59,7 +62,7 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     const shown = step ? shownStatus(step.status, run) : statusLabel(status);
     const g = s('g', {
       class: `node${n.name === selected ? ' selected' : ''}`, 'data-testid': `node-${n.name}`, 'data-status': status,
-      'data-left': !!step && leftByRun(step.status, run), tabindex: 0, role: 'button', 'aria-label': `${n.name}: ${shown}`,
+      'data-left': !!step && leftByRun(step.status, run), tabindex: n.name === tabStop ? 0 : -1, role: 'button', 'aria-label': `${n.name}: ${shown}`,
       'aria-pressed': n.name === selected ? 'true' : 'false', transform: `translate(${n.x},${n.y})`,
     },
     s('title', {}, `${n.name}: ${shown}${step?.agent ? ` (${step.agent})` : ''}`),
@@ -81,5 +84,9 @@ function moveFocus(svg: SVGElement, e: KeyboardEvent): void {
   const next = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: nodes.length - 1 }[e.key];
   if (next === undefined) return;
   e.preventDefault();
-  nodes[Math.max(0, Math.min(nodes.length - 1, next))]?.focus();
+  const to = nodes[Math.max(0, Math.min(nodes.length - 1, next))];
+  if (!to) return;
+  // The Tab stop moves with focus: Shift+Tab back into the graph lands where the person left it.
+  for (const n of nodes) n.setAttribute('tabindex', n === to ? '0' : '-1');
+  to.focus();
 }

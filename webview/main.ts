@@ -114,6 +114,21 @@ function renderError(): HTMLElement | null {
     h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ` ${error} `, dismiss);
 }
 
+/** The panel's own scrolling boxes (a long graph, the timeline, a team's channel...): kept where they were on update. */
+const SCROLLERS = '.graph-scroll, .timeline ol, .tchannel, .submission-part ul, .spec-tasks, .poutput';
+
+/** Each scrolling box's position, keyed by its selector match order (the same boxes come back in the same order). */
+function scrollPositions(): Array<{ top: number; left: number }> {
+  return [...root.querySelectorAll<HTMLElement>(SCROLLERS)].map((el) => ({ top: el.scrollTop, left: el.scrollLeft }));
+}
+
+function restoreScroll(positions: Array<{ top: number; left: number }>): void {
+  root.querySelectorAll<HTMLElement>(SCROLLERS).forEach((el, i) => {
+    const at = positions[i];
+    if (at && (at.top || at.left)) el.scrollTo({ top: at.top, left: at.left, behavior: 'instant' });
+  });
+}
+
 function render(): void {
   if (!state) {
     root.replaceChildren(h('p', { class: 'loading' }, 'Loading…'), ...[renderError()].filter((x): x is HTMLElement => x !== null));
@@ -123,6 +138,7 @@ function render(): void {
   const active = document.activeElement as HTMLElement | null;
   const focusId = active?.getAttribute('data-testid') ?? null;
   const caret = active instanceof HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] as const : null;
+  const scrolled = scrollPositions();
   const s = state;
   const shown = shownStep(s);
   const gateStep = shown !== null && s.awaiting.includes(shown) ? shown : s.awaiting[0] ?? null;
@@ -151,9 +167,10 @@ function render(): void {
         s.pipeline ? null : renderStep(s, shown)),
       h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), s.pipeline ? null : renderGuardrails(s), renderTimeline(s))),
   );
+  restoreScroll(scrolled);
   if (focusId) {
     const again = root.querySelector<HTMLElement>(`[data-testid="${CSS.escape(focusId)}"]`);
-    again?.focus();
+    again?.focus({ preventScroll: true });
     if (caret && again instanceof HTMLTextAreaElement) again.setSelectionRange(caret[0], caret[1]);
   }
 }

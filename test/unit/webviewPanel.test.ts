@@ -420,3 +420,96 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A 100-step sequential run waiting at step 50 (a release train). */
+function longRunFixture(): PanelState {
+  const names = Array.from({ length: 100 }, (_, i) => `s${String(i + 1).padStart(3, '0')}`);
+  const status: WorkflowStatusResource = {
+    execution_id: 'e9', task_id: 't9', workflow: 'release-train', status: 'awaiting_approval', current_step: 's050', progress: 49,
+    started_at: '2026-01-01T00:00:00Z', completed_at: null,
+    steps: names.map((n, i) => step(n, i < 49 ? 'completed' : i === 49 ? 'awaiting_approval' : 'pending', i ? [names[i - 1]!] : [])),
+  };
+  return buildPanelState(status, null, [{ event_type: 'workflow_started', event_data: {}, created_at: '2026-01-01T00:00:00Z' }], [], '');
+}
+
+// Rule: a keyboard user meets a 100-step graph as one Tab stop (the selected step; arrows walk the others and take the
+// stop along), a live update keeps where the graph was scrolled and which node had focus, and the page turns off motion
+// for a person who asked for less of it.
+test('a long run\'s graph is one Tab stop, and a live update keeps its scroll and focus', { timeout: 60_000 }, async () => {
+  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-'));
+  await build({
+    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
+    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
+  });
+  const server = createServer((req, res) => {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if ((req.url ?? '/') === '/') {
+      const html = panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton' });
+      res.setHeader('content-type', 'text/html');
+      res.end(html.replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce'));
+      return;
+    }
+    const codicons = join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css');
+    const body = req.url === '/stub.js' ? STUB : req.url === '/main.js' ? readFileSync(join(dir, 'main.js'), 'utf8') : readFileSync(codicons, 'utf8');
+    res.setHeader('content-type', req.url === '/codicon.css' ? 'text/css' : 'text/javascript');
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const require = createRequire(join(root, 'package.json'));
+  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
+  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage() as Page & {
+      emulateMedia(o: { reducedMotion: 'reduce' }): Promise<void>;
+      keyboard: { press(key: string): Promise<void> };
+    };
+    const posted: Array<Record<string, unknown>> = [];
+    await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
+    const focused = () => page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('data-testid'), null);
+    const $ = (id: string) => page.locator(`[data-testid="${id}"]`);
+    await send({ type: 'panel/init', executionId: 'e9', state: longRunFixture() });
+    await $('node-s100').waitFor({ timeout: 10_000 });
+
+    const stops = await page.evaluate(() => (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } })
+      .document.querySelectorAll('g.node[tabindex="0"]').length, null);
+    assert.equal(stops, 1, 'one Tab stop in the graph, not 100');
+    assert.equal(await $('node-s050').getAttribute('tabindex'), '0', 'the stop is the step shown (the gate)');
+    await $('node-s050').focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await focused(), 'node-s051');
+    assert.equal(await $('node-s051').getAttribute('tabindex'), '0', 'the stop moves with the arrows');
+    assert.equal(await $('node-s050').getAttribute('tabindex'), '-1');
+
+    // The graph box scrolled to step 70 by hand, focus on step 51: an update must leave both where they were.
+    const scrollOf = () => page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { scrollTop: number } } })
+      .document.querySelector('.graph-scroll').scrollTop, null) as Promise<number>;
+    await page.evaluate(() => {
+      (globalThis as unknown as { document: { querySelector(s: string): { scrollTop: number } } }).document.querySelector('.graph-scroll').scrollTop = 5000;
+    }, null);
+    const before = await scrollOf();
+    assert.ok(before > 1000, `the graph box scrolls (${before})`);
+    await send({ type: 'panel/update', state: { ...longRunFixture(), progress: 50 } });
+    await page.locator('[data-testid="progress"]:text-is("50%")').waitFor({ timeout: 5_000 });
+    assert.equal(await scrollOf(), before, 'an update does not throw the graph back to its top');
+    assert.equal(await focused(), 'node-s051', 'focus survives the update');
+
+    // A spinning codicon (the codicons' own animation) as the panel could show one.
+    const spin = () => page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { createElement(t: string): { className: string }; body: { append(e: unknown): void } } }).document;
+      const el = d.createElement('span');
+      el.className = 'codicon codicon-sync codicon-modifier-spin';
+      d.body.append(el);
+      return (globalThis as unknown as { getComputedStyle(e: unknown): { animationDuration: string } }).getComputedStyle(el).animationDuration;
+    }, null);
+    assert.notEqual(await spin(), '0s', 'it spins by default');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    assert.equal(await spin(), '0s', 'no animation under prefers-reduced-motion');
+  } finally {
+    await browser.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
