@@ -14,7 +14,9 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     const mine = ++seq;
     let view;
     if (connection.state === 'ready') {
+      const started = Date.now();
       const executions = await connection.listExecutions({ active_only: true, limit: ALL_ACTIVE });
+      coalescer.costs(Date.now() - started);
       const chosen = statusBarExecution(executions);
       // A spec workflow's item names its phase; if its status cannot be read it names the step as any other.
       const spec = chosen?.kind === 'spec' ? await connection.specStatus(chosen.execution_id).catch(() => undefined) : undefined;

@@ -1,5 +1,6 @@
 // Rule: a burst of refresh requests is served once when it ends, and a stream that never pauses (agents finishing steps
-// every few ms) is still served every maxWaitMs, never held back until it stops; cancel drops what is scheduled.
+// every few ms) is still served every maxWaitMs, never held back until it stops, and less often when serving it costs
+// more (at most a tenth of the time); cancel drops what is scheduled.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { Coalescer } from '../../src/vscode/coalescer.js';
@@ -53,6 +54,27 @@ test('cancel drops a scheduled call', () => {
     mock.timers.tick(1000);
     assert.equal(runs, 0);
     assert.equal(c.pending, false);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('an action that costs 200 ms runs at most every 2 s under a steady stream; a cheap one every maxWaitMs', () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const at: number[] = [];
+    let now = 0;
+    const base = { quietMs: 100, maxWaitMs: 500 };
+    const c = new Coalescer(() => at.push(now), base);
+    c.costs(200, 10, base);
+    assert.equal(c.maxWaitMs, 2000);
+    for (; now < 4100; now += 5) {
+      c.schedule();
+      mock.timers.tick(5);
+    }
+    assert.deepEqual(at, [1995, 3995]);
+    c.costs(3, 10, base);
+    assert.equal(c.maxWaitMs, 500, 'never under the configured wait');
   } finally {
     mock.timers.reset();
   }

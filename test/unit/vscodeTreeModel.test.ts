@@ -122,6 +122,8 @@ describe('tree model', () => {
     assert.equal(nodes.filter((n) => n.ref.kind === 'execution' && n.ref.status === 'awaiting_approval').length, 40, 'every gate');
     assert.equal(nodes.filter((n) => n.ref.kind === 'execution' && n.ref.status === 'completed').length, FINISHED_SHOWN);
     assert.equal(nodes[0]!.id, 'execution:r0', 'unfinished runs first');
+    assert.deepEqual(nodes.filter((n) => n.collapsible === 'expanded').map((n) => n.id), ['r0', 'r1', 'r2', 'r3', 'r4'].map((r) => `execution:${r}`),
+      'only the newest unfinished runs open: the editor reads the steps of each open one on every refresh');
     const last = nodes.at(-1)!;
     assert.equal(last.label, `${30 - FINISHED_SHOWN} older finished runs…`);
     assert.equal(last.command?.id, 'baton.showExecution');

@@ -162,7 +162,9 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   }
 
   private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> {
-    this.listing ??= Promise.all([listRuns(this.connection), this.connection.availableWorkflows()]).then(
+    const started = Date.now();
+    // The editor reads the tree after each refresh; its listing's cost paces the refreshes under a stream of events.
+    this.listing ??= Promise.all([listRuns(this.connection).finally(() => this.soon.costs(Date.now() - started)), this.connection.availableWorkflows()]).then(
       ([{ executions, more }, w]) => ({ executions, more, templates: new Set(w.workflows.map((t) => t.name)) }),
     );
     return this.listing;
