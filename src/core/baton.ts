@@ -429,7 +429,7 @@ export class Baton implements BatonApi {
     return {
       execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
       progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at, ...executionFacts(e),
-      steps: this.repo.stepStates(e.execution_id).map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })),
+      steps: this.repo.stepList(e.execution_id),
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
       ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
     };

@@ -318,3 +318,40 @@ test('a store that does not count its rollbacks has every text looked up', async
     await store.close();
   }
 });
+
+test('stepList: a listing of many runs reads no step shapes, and the shapes a running workflow cached stay cached', async () => {
+  const store = await openStore({ path: null });
+  try {
+    let shapeReads = 0;
+    const counting: Store = {
+      get: (sql: string, params?: SqlParams) => store.get(sql, params),
+      all: (sql: string, params?: SqlParams) => (/SELECT step_name, position, dependencies/.test(sql) && shapeReads++, store.all(sql, params)),
+      run: (sql: string, params?: SqlParams) => store.run(sql, params),
+      transaction: <T>(fn: () => T) => store.transaction(fn),
+    };
+    const repo = new ExecutionRepo(counting, sha256);
+    await store.transaction(() => {
+      for (let e = 0; e < 300; e++) {
+        store.run("INSERT INTO executions (execution_id, status, started_at, updated_at) VALUES (?, 'running', 'now', 'now')", [`e${e}`]);
+        for (const [name, position] of [['ship', 1], ['fix', 0]] as const) {
+          store.run(
+            "INSERT INTO steps (execution_id, step_name, agent_name, position, dependencies, status) VALUES (?, ?, 'implementer', ?, '[]', 'pending')",
+            [`e${e}`, name, position],
+          );
+        }
+      }
+    });
+    repo.stepStates('e0'); // the running workflow's shapes, as its agent's calls read them
+    assert.equal(shapeReads, 1);
+    for (let e = 0; e < 300; e++) assert.deepEqual(repo.stepList(`e${e}`).map((s) => s.step_name), ['fix', 'ship'], 'in step order');
+    assert.equal(shapeReads, 1, 'listing 300 runs read no shapes');
+    repo.stepStates('e0');
+    assert.equal(shapeReads, 1, 'e0\'s shapes are still cached: its next call does not read and parse them again');
+    assert.deepEqual(repo.stepList('e0'), [
+      { step_name: 'fix', status: 'pending', agent_name: 'implementer' },
+      { step_name: 'ship', status: 'pending', agent_name: 'implementer' },
+    ]);
+  } finally {
+    await store.close();
+  }
+});

@@ -329,6 +329,19 @@ export class ExecutionRepo {
     return states.sort(byPosition).map((s) => s.state);
   }
 
+  /**
+   * An execution's steps as listings show them (name, status, agent), in order, read without their shapes: a listing
+   * of hundreds of runs (the editor's tree, refreshed as agents work) parsed each one's step definitions and pushed
+   * the running workflows' shapes out of their cache, which every call of theirs then read and parsed again.
+   */
+  stepList(executionId: string): Array<{ step_name: string; status: StepStatus; agent_name: string }> {
+    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string; position: number }>(
+      'SELECT step_name, status, agent_name, position FROM steps WHERE execution_id = ?', [executionId],
+    );
+    rows.sort(byPosition);
+    return rows.map((r) => ({ step_name: r.step_name, status: r.status, agent_name: r.agent_name }));
+  }
+
   /** Keeps the step shapes of at most 256 executions, the oldest cached forgotten first. */
   private cacheShapes(executionId: string, shapes: Map<string, StepShape>): void {
     if (this.shapes.size >= 256) this.shapes.delete(this.shapes.keys().next().value!);
