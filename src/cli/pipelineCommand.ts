@@ -249,12 +249,13 @@ async function follow(owner: Owner, runId: string, values: Values, first: 'run_s
   const pipelines = owner.opened.baton.pipelines;
   const exec = pipelines.run(runId);
   const live = process.stdout.isTTY === true && !values.json;
-  const view = live ? new ProgressView(process.stdout, exec.metadata.system, runId, exec.metadata.budget) : null;
+  const db = dbFlagFor(dbPathOf(values));
+  const view = live ? new ProgressView(process.stdout, exec.metadata.system, runId, exec.metadata.budget, db) : null;
   const emit = (p: PipelineProgress | { type: string; [k: string]: unknown }) => {
     if (view) view.update(p as PipelineProgress);
     else process.stdout.write(JSON.stringify(p) + '\n');
   };
-  emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}` });
+  emit({ type: first, runId, system: exec.metadata.system.name, approve: `baton approve ${runId}${db}` });
   // A person stopping the command pauses the run: the step it stopped runs again on resume, finished ones do not.
   const stopListening = onStopSignal((signal) => pipelines.interrupt(runId, interruptedBy(signal)));
   let outcome: RunOutcome;
@@ -333,11 +334,12 @@ function fromTimeline(runId: string, e: TimelineEvent): PipelineProgress | null 
 async function followRemote(
   remote: DiscoveryInfo, runId: string, values: Values, first: 'run_started' | 'run_resumed', name: string | null, earlier = 0,
 ): Promise<number> {
+  const db = dbFlagFor(dbPathOf(values));
   const view = process.stdout.isTTY === true && !values.json
-    ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null)
+    ? new ProgressView(process.stdout, { name: name ?? runId, description: '', agents: [], workflow: [] }, runId, null, db)
     : null;
   const emit: Emit = (p) => (view ? view.update(p as PipelineProgress) : process.stdout.write(JSON.stringify(p) + '\n'));
-  emit({ type: first, runId, system: name, approve: `baton approve ${runId}${dbFlagFor(dbPathOf(values))}`, owner: remote.pid });
+  emit({ type: first, runId, system: name, approve: `baton approve ${runId}${db}`, owner: remote.pid });
   // Why this command cancelled the run itself (its owner, of an older Baton, cannot pause it); null if it did not.
   let cancelledHere: string | null = null;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -2,6 +2,7 @@
 // totals and budget, and the last line an agent wrote; redrawn in place.
 import type { Budget, PipelineProgress, System } from '../core/pipelines/types.js';
 import { plural } from '../shared/labels.js';
+import { shellQuote } from './common.js';
 
 interface Row {
   step: string;
@@ -24,7 +25,11 @@ export class ProgressView {
   private readonly started = Date.now();
   private readonly timer: ReturnType<typeof setInterval>;
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly system: System, private readonly runId: string, private readonly budget: Budget | null) {
+  /** `db`: dbFlagFor's flag for the run's database, so the approve and reject commands shown work pasted. */
+  constructor(
+    private readonly out: NodeJS.WriteStream, private readonly system: System, private readonly runId: string, private readonly budget: Budget | null,
+    private readonly db: string,
+  ) {
     this.timer = setInterval(() => this.draw(), 1000);
     this.timer.unref();
   }
@@ -56,7 +61,7 @@ export class ProgressView {
         Object.assign(row(p.step), { status: `FAILED: ${p.error.slice(0, 80)}`, ended: Date.now() });
         break;
       case 'step_awaiting_approval':
-        Object.assign(row(p.step), { status: `awaiting approval: baton approve ${this.runId}`, agent: 'person' });
+        Object.assign(row(p.step), { status: 'awaiting approval', agent: 'person' });
         break;
       case 'run_finished':
         // The run stopped under the steps still going (Ctrl-C, its budget, a cancel): the last frame says so.
@@ -83,10 +88,21 @@ export class ProgressView {
       ...rows.map((r) => `  ${ROW_MARKS.find(([status]) => r.status.startsWith(status))?.[1] ?? '…'} ${r.step}  ${r.agent ?? ''}  ${r.status}  ${r.tokens} tok  ${secs((r.ended ?? Date.now()) - r.started)}`),
       `  ${this.last}`,
     ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
-    let text = this.drawn ? `\x1b[${this.drawn}A` : '';
-    text += lines.map((l) => `\x1b[2K${l}`).join('\n') + '\n';
+    // The commands a person pastes are never cut short: a long --db path wraps, and the redraw counts the rows it took.
+    const commands = this.decisionLines();
+    let text = this.drawn ? `\x1b[${this.drawn}A\x1b[J` : '';
+    text += [...lines, ...commands].map((l) => `\x1b[2K${l}`).join('\n') + '\n';
     this.out.write(text);
-    this.drawn = lines.length;
+    this.drawn = lines.length + commands.reduce((n, l) => n + Math.max(1, Math.ceil(l.length / width)), 0);
+  }
+
+  /** For each step awaiting approval, the commands that decide it (`--step` only when several wait). */
+  private decisionLines(): string[] {
+    const waiting = [...this.rows.values()].filter((r) => r.status === 'awaiting approval');
+    return waiting.map((r) => {
+      const step = waiting.length > 1 ? ` --step ${shellQuote(r.step)}` : '';
+      return `  ${r.step}: baton approve ${this.runId}${step}${this.db}   or   baton reject ${this.runId}${step}${this.db} --feedback TEXT`;
+    });
   }
 
   /** Stops redrawing. */
