@@ -1,6 +1,6 @@
 // What the subcommands share: option definitions, usage errors, the database path, finding or becoming the owner.
 import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { version } from '../../package.json';
 import { BatonError } from '../core/errors.js';
@@ -160,6 +160,23 @@ function folderKind(path: string): 'folder' | 'other' | 'missing' {
 /** A usage error for a command that takes no positional arguments but got some. */
 export function refuseArguments(command: string, positionals: string[], usage: string): void {
   if (positionals.length > 0) throw new CliError(`${command} takes no arguments (got "${positionals.join(' ')}")\n\n${usage}`, 2);
+}
+
+/**
+ * A FILE argument read as a shell reads a path: relative to the current folder, whatever --workspace says. One that is
+ * not there while the same path under --workspace is, is refused naming both and the path to type, not taken: a
+ * fallback would let the same words name another file once the first appears.
+ */
+export function fileArgument(given: string, workspace: string | undefined): string {
+  const path = resolve(given);
+  if (workspace === undefined || existsSync(path)) return path;
+  const there = resolve(workspace, given);
+  if (there === path || !existsSync(there)) return path;
+  throw new CliError(
+    `no file ${path} (${given} is read from the current folder, as the shell reads a path), but there is ${there} under ` +
+      `--workspace: write ${shellQuote(relative(process.cwd(), there))}`,
+    1,
+  );
 }
 
 /** The database path the flags and environment name (absolute). */

@@ -17,7 +17,7 @@ import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse,
 } from './common.js';
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
@@ -147,7 +147,9 @@ async function run(target: string, values: Values): Promise<number> {
   const workspace = resolve(values.workspace ?? process.cwd());
   const budget = budgetOf(values);
   const variables = varsOf(values);
-  const { system, path, warnings } = loadSystem(target, workspace);
+  // A FILE is read from the current folder, as the other commands read theirs; a NAME is looked up in the workspace.
+  if (/\.ya?ml$/.test(target)) fileArgument(target, values.workspace);
+  const { system, path, warnings } = loadSystem(target, workspace, process.cwd());
   printWarnings(warnings);
   const where = await ownerTaking(values, async (remote) => {
     const started = (await callControl(remote, { op: 'pipeline_start', system, input: values.input!, variables, budget, cwd: workspace, source: path })) as { result: { runId: string } };

@@ -1,7 +1,7 @@
 // `baton run FILE`: starts a team (in this process as the database owner, or in the live owner), follows it until
 // every agent is idle, and prints the final document (JSON lines with --json). Ctrl-C stops the team.
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { Owner } from '../host/owner.js';
@@ -9,7 +9,7 @@ import type { TeamEnd, TeamEvent } from '../core/worker/teamRunner.js';
 import type { WorkflowFile } from '../core/worker/types.js';
 import { contextDir, instanceContext } from '../host/worker/openContext.js';
 import { teamsOf, type TeamInstance } from '../host/worker/teams.js';
-import { CliError, parse } from './common.js';
+import { CliError, fileArgument, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
@@ -30,8 +30,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
-  const workflow = warnAboutTeamFile(resolve(positionals[0]!), 'run');
-  const start = { file: resolve(positionals[0]!), instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
+  const file = fileArgument(positionals[0]!, values.workspace);
+  const workflow = warnAboutTeamFile(file, 'run');
+  const start = { file, instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };
   const print = printer(values, (instance) => documentPlace(workflow, instance, start.cwd));
   const where = await ownerTaking(values, async (remote) => {
     const started = (await callControl(remote, {

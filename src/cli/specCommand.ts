@@ -1,13 +1,14 @@
 // `baton spec start FILE` and `baton spec status [ID]`: spec workflows from a terminal, through the live owner or the
 // database.
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { plural } from '../shared/labels.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse, shellQuote } from './common.js';
 import { SPEC_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -26,6 +27,12 @@ function outsideWorkspace(ex: unknown, given: string, file: string): never {
       'Move the file into it, or name the folder that holds it with --workspace DIR.',
     1,
   );
+}
+
+/** The workspace's tasks.md files as paths from the current folder, as they are typed here; '' for none. */
+async function sourcesHere(workspace: string): Promise<string> {
+  const found = await specSourcesIn(nodeFileSystem, workspace);
+  return nameSources(found.map((source) => shellQuote(relative(process.cwd(), join(workspace, source)))));
 }
 
 /** The text of `baton spec start`. */
@@ -69,12 +76,17 @@ export async function specCommand(args: string[]): Promise<number> {
   const dbFlag = dbFlagFor(dbPath);
   const log = cliLog('warn');
   if (sub === 'start') {
+    const workspace = resolve(values.workspace ?? process.cwd());
     if (rest.length !== 1) {
-      const found = rest.length ? [] : await specSourcesIn(nodeFileSystem, resolve(values.workspace ?? process.cwd()));
-      const hint = found.length ? `; in this workspace: ${nameSources(found)}` : '';
-      throw new CliError(`spec start needs exactly one FILE (a tasks.md)${hint}\n\n${SPEC_USAGE}`, 2);
+      const found = rest.length ? '' : await sourcesHere(workspace);
+      throw new CliError(`spec start needs exactly one FILE (a tasks.md)${found && `; in this workspace: ${found}`}\n\n${SPEC_USAGE}`, 2);
     }
-    const file = isAbsolute(rest[0]!) ? rest[0]! : resolve(process.cwd(), rest[0]!);
+    const file = fileArgument(rest[0]!, values.workspace);
+    // The core's own words ("pass the path relative to the workspace") fit an agent, not a path typed here.
+    if (!existsSync(file)) {
+      const found = await sourcesHere(workspace);
+      throw new CliError(`no file ${file}; ${found ? `tasks.md files in the workspace: ${found}` : `no tasks.md was found in the workspace ${workspace}`}`, 1);
+    }
     const r = await withCore(
       { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Nothing was started.') },
       (owner) => specStartViaOwner(owner, file, values.description),

@@ -3,13 +3,13 @@
 // detached `baton start` whose output goes to a log file beside the database.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
-import { CliError, dbFlagFor, dbPathOf, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, fileArgument, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
 import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
@@ -27,7 +27,7 @@ export async function startCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new CliError(`start needs exactly one workflow FILE (got ${positionals.length})\n\n${START_USAGE}`, 2);
-  const file = resolve(positionals[0]!);
+  const file = fileArgument(positionals[0]!, values.workspace);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
   // A missing or invalid file is refused before a database is opened or made.
   warnAboutTeamFile(file, 'start');

@@ -174,16 +174,16 @@ export const PIPELINE_USAGE = `Usage: baton pipeline list [--json] [--db PATH] [
        baton pipeline cancel RUN [--json] [--db PATH] [--workspace DIR]
 
 Runs a pipeline: a system of agents (claude, codex, gemini, opencode, cursor-agent, vscode-lm or any command) and
-the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (make one with baton blueprint new). The run is an
-execution like any other (baton status, workflow-status://RUN); each step is written to the database before the next
-starts, so a run whose process died resumes where it was with baton pipeline resume RUN, and no finished step runs
-again; an agent that process left running is stopped first (its whole process group), once it is proved to be that
-agent (on Linux: by its start time), and list shows such agents. A human_review step waits for baton approve|reject
-RUN. A run past its budget pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is
-drawn live; otherwise (or with --json) each event is a JSON line on stdout. Ctrl-C (or the terminal closing) pauses
-the run: the agent is stopped, and baton pipeline resume RUN goes on from that step; baton pipeline cancel RUN ends
-a run for good. When another process owns the database (the editor, baton serve), the run happens there and this
-command follows it.
+the workflow they follow, from .baton/pipelines/NAME.yaml or FILE (a .yaml path, read from the current folder, also
+with --workspace; make one with baton blueprint new). The run is an execution like any other (baton status,
+workflow-status://RUN); each step is written to the database before the next starts, so a run whose process died
+resumes where it was with baton pipeline resume RUN, and no finished step runs again; an agent that process left
+running is stopped first (its whole process group), once it is proved to be that agent (on Linux: by its start
+time), and list shows such agents. A human_review step waits for baton approve|reject RUN. A run past its budget
+pauses (budget_exceeded); resume it with a higher budget. On a terminal the progress is drawn live; otherwise (or
+with --json) each event is a JSON line on stdout. Ctrl-C (or the terminal closing) pauses the run: the agent is
+stopped, and baton pipeline resume RUN goes on from that step; baton pipeline cancel RUN ends a run for good. When
+another process owns the database (the editor, baton serve), the run happens there and this command follows it.
 
 Options:
   --input TEXT            the run's input, {{system.input}} in templates (required for run)
@@ -255,7 +255,8 @@ export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [-
 Runs a team of agents (a workflow YAML file: name, context, agents, setup, kickoff): runs the setup commands,
 posts the kickoff to the channel, wakes each agent that has unread @mentions, and exits when every agent is idle
 (no unread mentions, none running). Prints the final document (notes.md) on stdout; when the team wrote none,
-stdout stays empty and a line on stderr says so.
+stdout stays empty and a line on stderr says so. FILE is read from the current folder, also with --workspace (the
+folder the setup commands run in and the team's files go).
 
 Options:
   --instance NAME         the instance (default: default); agents are NAME@instance
@@ -271,7 +272,8 @@ export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--backgro
                         [--workspace DIR] [--content DIR]
 
 Starts a team of agents and keeps it running until it is stopped (baton stop @instance, or Ctrl-C): people and
-other processes talk to it with baton send, and new @mentions wake its agents.
+other processes talk to it with baton send, and new @mentions wake its agents. FILE is read from the current folder,
+also with --workspace (the folder the setup commands run in and the team's files go).
 
 Options:
   --instance NAME         the instance (default: default)

@@ -219,13 +219,40 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('run, start and spec start read FILE from the current folder with --workspace too, and name the path to type', async () => {
+    const setup = tempSetup('baton-filearg-');
+    try {
+      writeFileSync(join(setup.workspace, 'team.yaml'), 'agents:\n  a: { backend: command, command: [node, x.js], system_prompt: hi }\nkickoff: "@a go"\n');
+      writeFileSync(join(setup.workspace, 'tasks.md'), '# Tasks\n\n## Phase 1: One\n- [ ] 1.1 Do it\n');
+      for (const [args, file] of [[['run', 'team.yaml'], 'team.yaml'], [['start', 'team.yaml'], 'team.yaml'], [['spec', 'start', 'tasks.md'], 'tasks.md']] as const) {
+        const r = await runCli([...args, '--workspace', 'ws'], {}, setup.dir);
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stderr, `baton: no file ${join(setup.dir, file)} (${file} is read from the current folder, as the shell reads a path), ` +
+          `but there is ${join(setup.workspace, file)} under --workspace: write ws/${file}\n`);
+      }
+      assert.equal(existsSync(join(setup.workspace, '.baton')), false, 'nothing was started');
+      // The workspace's tasks.md files are named as they are typed from here.
+      const none = await runCli(['spec', 'start', 'nope.md', '--workspace', 'ws'], {}, setup.dir);
+      assert.equal(none.code, 1);
+      assert.equal(none.stderr, `baton: no file ${join(setup.dir, 'nope.md')}; tasks.md files in the workspace: ws/tasks.md\n`);
+      const noFile = await runCli(['spec', 'start', '--workspace', 'ws'], {}, setup.dir);
+      assert.equal(noFile.code, 2);
+      assert.match(noFile.stderr, /^baton: spec start needs exactly one FILE \(a tasks\.md\); in this workspace: ws\/tasks\.md\n/);
+      const typed = await runCli(['spec', 'start', join('ws', 'tasks.md'), '--workspace', 'ws', '--json'], {}, setup.dir);
+      assert.equal(typed.code, 0, typed.stderr);
+      assert.equal(JSON.parse(typed.stdout).source, 'tasks.md');
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('a command refused for a missing file leaves no database behind in a folder that had none', async () => {
     const setup = tempSetup('baton-nothing-');
     try {
       for (const args of [['spec', 'start', 'nofile.md'], ['run', 'nofile.yaml'], ['start', 'nofile.yaml'], ['pipeline', 'resume', 'nope']]) {
         const r = await runCli(args, {}, setup.workspace);
         assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
-        assert.match(r.stderr, /^baton: (No file "nofile\.md"|workflow file .*nofile\.yaml not found|no Baton database at .*\. There is no run nope to resume\.)/);
+        assert.match(r.stderr, /^baton: (no file .*nofile\.md;|workflow file .*nofile\.yaml not found|no Baton database at .*\. There is no run nope to resume\.)/);
         assert.equal(existsSync(join(setup.workspace, '.baton')), false, `${args.join(' ')} left .baton/ behind`);
       }
     } finally {

@@ -219,6 +219,20 @@ test('an invalid pipeline is refused with file:line: field and the allowed value
   assert.match(noInput.stderr, /needs --input TEXT/);
 });
 
+test('a pipeline FILE is read from the current folder, with --workspace too; one found only under it is refused naming the path to type', async () => {
+  const w = workspaceWith(THREE);
+  const typed = join('ws', '.baton', 'pipelines', 'p.yaml');
+  const ran = await runCli(['pipeline', 'run', typed, '--input', 'go', '--json', '--db', w.db, '--workspace', 'ws'], w.env, w.dir);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(JSON.parse(ran.stdout.trim().split('\n').at(-1)!).status, 'completed');
+  const fromWorkspace = await runCli(['pipeline', 'run', join('.baton', 'pipelines', 'p.yaml'), '--input', 'go', '--db', w.db, '--workspace', 'ws'], w.env, w.dir);
+  assert.equal(fromWorkspace.code, 1);
+  assert.equal(fromWorkspace.stderr, `baton: no file ${join(w.dir, '.baton', 'pipelines', 'p.yaml')} (.baton/pipelines/p.yaml is read from the current folder, as the shell reads a path), but there is ${join(w.workspace, '.baton', 'pipelines', 'p.yaml')} under --workspace: write ${typed}\n`);
+  const nowhere = await runCli(['pipeline', 'run', 'nope.yaml', '--input', 'go', '--db', w.db, '--workspace', 'ws'], w.env, w.dir);
+  assert.equal(nowhere.code, 1);
+  assert.match(nowhere.stderr, new RegExp(`^baton: No pipeline "nope\\.yaml": no file ${join(w.dir, 'nope.yaml').replace(/[.]/g, '\\.')}, and not in `));
+});
+
 test('a folder named like a pipeline or blueprint file is listed with its problem; the other files work', async () => {
   const w = workspaceWith(THREE);
   mkdirSync(join(w.workspace, '.baton', 'pipelines', 'folder.yaml'));
@@ -230,7 +244,7 @@ test('a folder named like a pipeline or blueprint file is listed with its proble
   assert.match(systems[0]!.problems[0]!, /folder\.yaml: cannot read the file \(it is a folder, not a file\)$/);
   const ran = await runCli(['pipeline', 'run', 'three', '--input', 'go', '--db', w.db, '--workspace', w.workspace], w.env);
   assert.equal(ran.code, 0, ran.stderr);
-  const asPath = await runCli(['pipeline', 'run', join('.baton', 'pipelines', 'folder.yaml'), '--input', 'go', '--db', w.db, '--workspace', w.workspace]);
+  const asPath = await runCli(['pipeline', 'run', join('.baton', 'pipelines', 'folder.yaml'), '--input', 'go', '--db', w.db, '--workspace', w.workspace], {}, w.workspace);
   assert.equal(asPath.code, 1);
   assert.match(asPath.stderr, /^baton: Pipeline .*folder\.yaml is not valid:\n.*cannot read the file \(it is a folder, not a file\)/);
   const blueprints = await runCli(['blueprint', 'list', '--json', '--workspace', w.workspace]);

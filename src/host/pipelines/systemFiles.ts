@@ -62,19 +62,22 @@ export function listSystems(workspace: string): SystemListing[] {
 }
 
 /**
- * The system NAME (a file of .baton/pipelines by file name or `name:`) or FILE (a path); `not_found` lists the
- * systems there are, `content_invalid` gives every problem as file:line: field: message.
+ * The system NAME (a file of .baton/pipelines by file name or `name:`) or FILE (a path, from `base`: the workspace
+ * unless given, the current folder in a terminal); `not_found` lists the systems there are, `content_invalid` gives
+ * every problem as file:line: field: message.
  */
-export function loadSystem(nameOrFile: string, workspace: string): { system: System; path: string; warnings: ContentProblem[] } {
-  const asPath = resolve(workspace, nameOrFile);
+export function loadSystem(nameOrFile: string, workspace: string, base = workspace): { system: System; path: string; warnings: ContentProblem[] } {
+  const asPath = resolve(base, nameOrFile);
+  const isFile = /\.ya?ml$/.test(nameOrFile);
   let path: string | undefined;
-  if (/\.ya?ml$/.test(nameOrFile) && existsSync(asPath)) path = asPath;
+  if (isFile && existsSync(asPath)) path = asPath;
   else {
     const listed = listSystems(workspace);
     path = listed.find((l) => basename(l.path).replace(/\.ya?ml$/, '') === nameOrFile)?.path ?? listed.find((l) => l.name === nameOrFile)?.path;
     if (!path) {
       const names = listed.map((l) => l.name);
-      throw new BatonError('not_found', `No pipeline "${nameOrFile}": not a file, and not in ${pipelinesDir(workspace)} (${names.length ? `pipelines: ${names.join(', ')}` : 'which has none'}). Create one with \`baton blueprint new NAME --from BLUEPRINT\`.`);
+      const file = isFile ? `no file ${asPath}` : 'not a file';
+      throw new BatonError('not_found', `No pipeline "${nameOrFile}": ${file}, and not in ${pipelinesDir(workspace)} (${names.length ? `pipelines: ${names.join(', ')}` : 'which has none'}). Create one with \`baton blueprint new NAME --from BLUEPRINT\`.`);
     }
   }
   const parsed = parseFile(path, parseSystemFile);
