@@ -6,7 +6,7 @@ import { RUNNER_KINDS, type RunnerKind } from '../core/pipelines/runner.js';
 import { bundledContentDir } from '../host/openBaton.js';
 import { blueprintDirs, listBlueprints, loadBlueprint, writeSystem } from '../host/pipelines/systemFiles.js';
 import { plural } from '../shared/labels.js';
-import { CliError, parse } from './common.js';
+import { CliError, dbPathOf, flagsFor, parse } from './common.js';
 import { BLUEPRINT_USAGE } from './usage.js';
 import { printWarnings } from './warnings.js';
 
@@ -58,6 +58,6 @@ export async function blueprintCommand(args: string[]): Promise<number> {
   printWarnings(warnings);
   const system = instantiateBlueprint(bp, { name, inputs, runner: values.runner as RunnerKind | undefined, command: values.command });
   const file = writeSystem(system, workspace, values.force === true);
-  process.stdout.write(`Wrote ${file} from blueprint ${bp.id} (${plural(system.agents.length, 'agent')}). Run it: baton pipeline run ${name} --input TEXT\n`);
+  process.stdout.write(`Wrote ${file} from blueprint ${bp.id} (${plural(system.agents.length, 'agent')}). Run it: baton pipeline run ${name} --input TEXT${flagsFor('baton pipeline run', dbPathOf(values), values.workspace)}\n`);
   return 0;
 }

@@ -197,22 +197,47 @@ export function dbFlagFor(dbPath: string): string {
   return dbPath === here && resolveDbPath({}) === here ? '' : ` --db ${shellQuote(dbPath)}`;
 }
 
+/** Commands that read the workspace itself (its files, .baton/ content, the folder agents run in), not only a database. */
+const WORKSPACE_COMMAND = /^baton (?:spec start|start|run|new|pipeline (?:run|list)|blueprint)\b/;
+
 /**
- * `text` with dbFlagFor's flag after each backticked `baton COMMAND ...` that names no database itself: the core, or
- * an owner elsewhere, words its refusals without knowing which --db the command had (blueprint opens none).
+ * The flags a pasted `command` needs to reach what this command used: dbFlagFor's --db; for a command that reads the
+ * workspace, when --workspace named another folder than the current one, that --workspace (then --db only when the
+ * database is not that workspace's default), since a FILE is read from the current folder and --db alone leaves the
+ * workspace there. blueprint opens no database.
  */
-export function withDbFlag(text: string, dbPath: string): string {
-  const db = dbFlagFor(dbPath);
-  if (!db) return text;
-  return text.replace(/`(baton (?!blueprint\b)[^`]*)`/g, (whole, command: string) =>
-    (/ --(db|workspace)\b/.test(command) ? whole : `\`${command}${db}\``));
+export function flagsFor(command: string, dbPath: string, workspace: string | undefined): string {
+  const blueprint = /^baton blueprint\b/.test(command);
+  const folder = workspace === undefined ? undefined : resolve(workspace);
+  if (folder === undefined || folder === process.cwd() || !WORKSPACE_COMMAND.test(command)) return blueprint ? '' : dbFlagFor(dbPath);
+  const db = blueprint || resolveDbPath({ workspace: folder }) === dbPath ? '' : ` --db ${shellQuote(dbPath)}`;
+  return ` --workspace ${shellQuote(folder)}${db}`;
+}
+
+/**
+ * `text` with flagsFor's flags after each backticked `baton COMMAND ...` that names no database or workspace itself:
+ * the core, or an owner elsewhere, words its refusals without knowing which --db and --workspace the command had.
+ */
+export function withDbFlag(text: string, dbPath: string, workspace?: string): string {
+  return text.replace(/`(baton [^`]*)`/g, (whole, command: string) =>
+    (/ --(db|workspace)\b/.test(command) ? whole : `\`${command}${flagsFor(command, dbPath, workspace)}\``));
 }
 
 /** The database a command's arguments name (--db, --workspace), as dbPathOf; other flags and words are passed over. */
 export function dbPathIn(args: string[]): string {
+  const { db, workspace } = dbFlagsIn(args);
+  return dbPathOf({ db, workspace });
+}
+
+/** The --workspace a command's arguments name, if any (as dbPathIn reads them). */
+export function workspaceIn(args: string[]): string | undefined {
+  return dbFlagsIn(args).workspace;
+}
+
+function dbFlagsIn(args: string[]): { db?: string; workspace?: string } {
   const { values } = parseArgs({ args, options: { db: { type: 'string' }, workspace: { type: 'string' } }, strict: false, allowPositionals: true });
   const given = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
-  return dbPathOf({ db: given(values.db), workspace: given(values.workspace) });
+  return { db: given(values.db), workspace: given(values.workspace) };
 }
 
 /** A word as a POSIX shell reads it back: unchanged when plain, else single-quoted. */

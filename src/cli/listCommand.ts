@@ -3,7 +3,7 @@ import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import type { AgentListing } from '../host/worker/teams.js';
-import { dbFlagFor, dbPathOf, parse, refuseArguments } from './common.js';
+import { dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
 import { TEAM_OPTIONS } from './teamCommon.js';
 import { LIST_USAGE } from './usage.js';
 
@@ -23,17 +23,20 @@ export async function listCommand(args: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(agents)}\n`);
     return 0;
   }
-  process.stdout.write(`${formatList(agents, dbFlagFor(dbPathOf(values)))}\n`);
+  process.stdout.write(`${formatList(agents, flagsFor('baton start', dbPathOf(values), values.workspace))}\n`);
   return 0;
 }
 
-/** The spec's table; a standalone agent (its instance named after it) shows as NAME (standalone). `db`: dbFlagFor's. */
-export function formatList(agents: readonly AgentListing[], db = ''): string {
+/**
+ * The spec's table; a standalone agent (its instance named after it) shows as NAME (standalone). `start`: flagsFor's
+ * flags of `baton start`, for the hint under an empty table.
+ */
+export function formatList(agents: readonly AgentListing[], start = ''): string {
   const rows = agents.map((a) => {
     const [agent, instance] = a.name.split('@') as [string, string];
     return agent === instance && a.source === '(standalone)' ? [agent, '(standalone)', a.status] : [a.name, a.source, a.status];
   });
   const width = (i: number) => Math.max(20, ...rows.map((r) => r[i]!.length + 1));
   const line = (r: string[]) => `${r[0]!.padEnd(width(0))} ${r[1]!.padEnd(Math.max(15, width(1)))} ${r[2]}`.trimEnd();
-  return [line(['NAME', 'SOURCE', 'STATUS']), ...rows.map(line), ...(rows.length ? [] : [`(no agents running; start a team with baton start FILE${db})`])].join('\n');
+  return [line(['NAME', 'SOURCE', 'STATUS']), ...rows.map(line), ...(rows.length ? [] : [`(no agents running; start a team with baton start FILE${start})`])].join('\n');
 }

@@ -2,7 +2,7 @@
 // Only what `baton mcp` needs before answering its client is loaded here; the rest is in the engine (engine.ts).
 import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
-import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag } from './common.js';
+import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag, workspaceIn } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
 import { systemErrorText } from './systemError.js';
 import {
@@ -130,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
         throw unknownCommand(command, rest);
     }
   } catch (ex) {
-    const { code, reason, message } = failure(ex, takesDb(command) ? rest : null);
+    const { code, reason, message } = failure(ex, command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? rest : null);
     process.stderr.write(`baton: ${message}\n`);
     // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr.
     if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { reason, message: message.split('\n\n')[0] } })}\n`);
@@ -138,18 +138,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Whether `command` opens a database (and so takes --db): every command but blueprint and help. */
-function takesDb(command: string | undefined): boolean {
-  return command !== undefined && command !== 'blueprint' && Object.hasOwn(COMMAND_USAGE, command);
-}
-
 /**
  * A command's failure: its exit code, a reason a script can test, and the words for a person. A domain refusal's
- * `baton ...` commands name the database of the command's `args` (null: a command with none), so they work pasted.
+ * `baton ...` commands name the database and workspace of the command's `args` (null: no command), so they work
+ * pasted.
  */
 function failure(ex: unknown, args: string[] | null): { code: number; reason: string; message: string } {
   if (ex instanceof CliError) return { code: ex.exitCode, reason: ex.exitCode === 2 ? 'usage' : 'failed', message: ex.message };
-  if (BatonError.is(ex)) return { code: 1, reason: ex.reason, message: args ? withDbFlag(ex.message, dbPathIn(args)) : ex.message };
+  if (BatonError.is(ex)) return { code: 1, reason: ex.reason, message: args ? withDbFlag(ex.message, dbPathIn(args), workspaceIn(args)) : ex.message };
   const plain = systemErrorText(ex);
   if (plain) return { code: 1, reason: String((ex as NodeJS.ErrnoException).code), message: plain };
   return { code: 1, reason: 'internal', message: `internal error: ${(ex as Error).stack ?? String(ex)}` };

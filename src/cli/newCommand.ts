@@ -5,7 +5,7 @@ import { callControl } from '../host/controlClient.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
-import { CliError, dbFlagFor, dbPathOf, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, flagsFor, parse } from './common.js';
 import { serveTeams, TEAM_OWNER_OPTIONS, workspaceOf } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
@@ -43,7 +43,7 @@ export async function newCommand(args: string[]): Promise<number> {
   }
   const { owner } = where;
   try {
-    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}${dbFlagFor(dbPathOf(values))}`, 1);
+    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}${flagsFor('baton start', dbPathOf(values), values.workspace)}`, 1);
     const teams = teamsOf(owner.opened.baton);
     await serveTeams(teams, async () => {
       const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });

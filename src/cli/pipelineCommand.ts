@@ -17,7 +17,7 @@ import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse,
 } from './common.js';
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
@@ -121,7 +121,7 @@ async function list(values: Values): Promise<number> {
   }
   const lines = ['Pipelines:'];
   for (const s of systems) lines.push(`  ${s.name}  ${s.valid ? `${plural(s.agents, 'agent')}, ${plural(s.steps, 'step')}` : 'INVALID'}  ${s.path}`, ...s.problems.map((p) => `      ${p}`));
-  if (!systems.length) lines.push('  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT)');
+  if (!systems.length) lines.push(`  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT${flagsFor('baton blueprint', dbPath, values.workspace)})`);
   lines.push('Runs:');
   const db = dbFlagFor(dbPath);
   for (const r of runs) {

@@ -8,7 +8,7 @@ import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { checkWorkflowFile } from '../host/worker/openContext.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { CliError, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf } from './common.js';
+import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf, flagsFor } from './common.js';
 import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
 import { onStopSignal } from '../host/stopSignals.js';
@@ -24,7 +24,7 @@ export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return live;
-  throw new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${dbFlagFor(dbPath)} (or baton run FILE${dbFlagFor(dbPath)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1);
+  throw new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1);
 }
 
 /** The project folder of a team command. */

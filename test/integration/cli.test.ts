@@ -246,6 +246,30 @@ describe('baton command line usage', () => {
     }
   });
 
+  it('with --workspace, a hint to start something names that --workspace (a FILE is read from here; --db alone is not it)', async () => {
+    const setup = tempSetup('baton-wshint-');
+    try {
+      writeFileSync(join(setup.workspace, 'tasks.md'), '# Tasks\n\n## Phase 1: One\n- [ ] 1.1 Do it\n');
+      const ws = ` --workspace ${setup.workspace}`;
+      const peek = await runCli(['peek', '--workspace', 'ws'], {}, setup.dir);
+      assert.equal(peek.code, 1);
+      assert.ok(peek.stderr.includes(`Start a team with baton start FILE${ws} (or baton run FILE${ws})`), peek.stderr);
+      const listed = await runCli(['pipeline', 'list', '--workspace', 'ws'], {}, setup.dir);
+      assert.ok(listed.stdout.includes(`make one with baton blueprint new NAME --from BLUEPRINT${ws})`), listed.stdout);
+      const made = await runCli(['blueprint', 'new', 'zz', '--from', 'research-pipeline', '--input', 'topic=x', '--workspace', 'ws'], {}, setup.dir);
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stdout, new RegExp(`Run it: baton pipeline run zz --input TEXT${ws}\n$`));
+      const missing = await runCli(['pipeline', 'run', 'nope', '--input', 'x', '--workspace', 'ws'], {}, setup.dir);
+      assert.ok(missing.stderr.includes(`Create one with \`baton blueprint new NAME --from BLUEPRINT${ws}\``), missing.stderr);
+      assert.equal((await runCli(['spec', 'start', join('ws', 'tasks.md'), '--workspace', 'ws'], {}, setup.dir)).code, 0);
+      const spec = await runCli(['spec', 'status', 'nope', '--workspace', 'ws'], {}, setup.dir);
+      assert.ok(spec.stderr.includes(`start one with \`baton spec start <tasks.md>${ws}\``), spec.stderr);
+      assert.ok(spec.stderr.includes(`\`baton spec status --db ${join(setup.workspace, '.baton', 'baton.db')}\``), spec.stderr);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
   it('a command refused for a missing file leaves no database behind in a folder that had none', async () => {
     const setup = tempSetup('baton-nothing-');
     try {
