@@ -124,7 +124,8 @@ Options:
                           step with these words); for a pipeline's human_review step, why you reject it (recorded
                           with the run, which then fails, or goes on with the review not approved when the step
                           says onReject: continue)
-  --by NAME               who decides, recorded with the decision (default: cli:$USER)
+  --by NAME               who decides, recorded with the decision (default: cli:$USER, or cli: and the OS user's name
+                          when USER is not set)
   --json                  print the result as JSON
 ${DB_USAGE}
   --content DIR           the bundled content, loaded when no process owns the database and this command opens it

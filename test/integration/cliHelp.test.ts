@@ -44,6 +44,13 @@ describe('baton help texts', () => {
     });
   }
 
+  it('approve and reject say the default of --by as the code takes it: cli:$USER, else the OS user\'s name', async () => {
+    for (const command of ['approve', 'reject']) {
+      const r = await runCli([command, '--help']);
+      assert.match(r.stdout.replace(/\s+/g, ' '), /--by NAME who decides, recorded with the decision \(default: cli:\$USER, or cli: and the OS user's name when USER is not set\)/);
+    }
+  });
+
   it('baton --help lists the commands in two columns: each name, then its description at one column', async () => {
     const r = await runCli(['--help']);
     const list = r.stdout.slice(r.stdout.indexOf('Commands:\n') + 'Commands:\n'.length, r.stdout.indexOf('\n\nOptions:'));
