@@ -197,8 +197,8 @@ export function dbFlagFor(dbPath: string): string {
   return dbPath === here && resolveDbPath({}) === here ? '' : ` --db ${shellQuote(dbPath)}`;
 }
 
-/** Commands that read the workspace itself (its files, .baton/ content, the folder agents run in), not only a database. */
-const WORKSPACE_COMMAND = /^baton (?:spec start|start|run|new|pipeline (?:run|list)|blueprint)\b/;
+/** Commands that read the workspace itself (its files, .baton/ content, where agents run), not only a database. */
+const WORKSPACE_COMMAND = /^baton (?:mcp|serve|spec start|start|run|new|pipeline (?:run|list)|blueprint)\b/;
 
 /**
  * The flags a pasted `command` needs to reach what this command used: dbFlagFor's --db; for a command that reads the
@@ -245,12 +245,21 @@ export function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The message when a command that never creates a database finds none (exit 1). */
+/**
+ * The message when a command that never creates a database finds none (exit 1). The way to start one names this
+ * command's --db and --workspace (flagsFor), so it makes the database this command looked for; the editor makes only
+ * a workspace's default one.
+ */
 export function missingDatabase(dbPath: string, values: { db?: string; workspace?: string }, consequence: string): CliError {
   const folder = dirname(dbPath);
+  const flags = flagsFor('baton serve', dbPath, values.workspace);
+  const editorMakesIt = dbPath === join(resolve(values.workspace ?? process.cwd()), '.baton', 'baton.db');
+  const start = flags
+    ? `To start it, run "baton mcp${flags}" or "baton serve${flags}"${editorMakesIt ? ', or open that workspace in the editor with Baton installed' : ''}.\n`
+    : 'To start one, run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor with Baton installed.\n';
   return new CliError(
     `no Baton database at ${dbPath} (${originOf(values)}; ${existsSync(folder) ? 'the folder exists, the file does not' : `the folder ${folder} does not exist either`}). ${capital(consequence)}\n` +
-      'To start one, run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor with Baton installed.\n' +
+      start +
       'If Baton already runs elsewhere, name its database with --db PATH or BATON_DB_PATH.',
     1,
   );
