@@ -172,11 +172,10 @@ export function fileArgument(given: string, workspace: string | undefined): stri
   if (workspace === undefined || existsSync(path)) return path;
   const there = resolve(workspace, given);
   if (there === path || !existsSync(there)) return path;
-  throw new CliError(
+  // not_found, as the commands' own missing-file refusals, for a script reading --json's reason.
+  throw new BatonError('not_found',
     `no file ${path} (${given} is read from the current folder, as the shell reads a path), but there is ${there} under ` +
-      `--workspace: write ${shellQuote(relative(process.cwd(), there))}`,
-    1,
-  );
+      `--workspace: write ${shellQuote(relative(process.cwd(), there))}`, { path, workspace_path: there });
 }
 
 /** The database path the flags and environment name (absolute). */

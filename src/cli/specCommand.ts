@@ -85,7 +85,8 @@ export async function specCommand(args: string[]): Promise<number> {
     // The core's own words ("pass the path relative to the workspace") fit an agent, not a path typed here.
     if (!existsSync(file)) {
       const found = await sourcesHere(workspace);
-      throw new CliError(`no file ${file}; ${found ? `tasks.md files in the workspace: ${found}` : `no tasks.md was found in the workspace ${workspace}`}`, 1);
+      const message = `no file ${file}; ${found ? `tasks.md files in the workspace: ${found}` : `no tasks.md was found in the workspace ${workspace}`}`;
+      throw new BatonError('source_not_found', message, { path: file, workspace });
     }
     const r = await withCore(
       { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Nothing was started.') },

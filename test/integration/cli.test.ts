@@ -232,9 +232,12 @@ describe('baton command line usage', () => {
       }
       assert.equal(existsSync(join(setup.workspace, '.baton')), false, 'nothing was started');
       // The workspace's tasks.md files are named as they are typed from here.
-      const none = await runCli(['spec', 'start', 'nope.md', '--workspace', 'ws'], {}, setup.dir);
+      const none = await runCli(['spec', 'start', 'nope.md', '--workspace', 'ws', '--json'], {}, setup.dir);
       assert.equal(none.code, 1);
       assert.equal(none.stderr, `baton: no file ${join(setup.dir, 'nope.md')}; tasks.md files in the workspace: ws/tasks.md\n`);
+      assert.equal(JSON.parse(none.stdout).error.reason, 'source_not_found', 'the reason a script tests, as the core gave it');
+      const json = await runCli(['run', 'team.yaml', '--workspace', 'ws', '--json'], {}, setup.dir);
+      assert.equal(JSON.parse(json.stdout).error.reason, 'not_found');
       const noFile = await runCli(['spec', 'start', '--workspace', 'ws'], {}, setup.dir);
       assert.equal(noFile.code, 2);
       assert.match(noFile.stderr, /^baton: spec start needs exactly one FILE \(a tasks\.md\); in this workspace: ws\/tasks\.md\n/);
