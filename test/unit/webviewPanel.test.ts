@@ -146,13 +146,19 @@ function pipelineFixture(): PanelPipeline {
   };
 }
 
-test('the panel page renders and talks the protocol under its CSP', { timeout: 60_000 }, async () => {
-  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+/** The panel's script bundled for the browser into a new temp folder (as main.js); the folder. */
+async function buildPanelScript(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-webview-'));
   await build({
     bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
     entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
   });
+  return dir;
+}
+
+test('the panel page renders and talks the protocol under its CSP', { timeout: 60_000 }, async () => {
+  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const dir = await buildPanelScript();
   const server = createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -437,11 +443,7 @@ function longRunFixture(): PanelState {
 // for a person who asked for less of it.
 test('a long run\'s graph is one Tab stop, and a live update keeps its scroll and focus', { timeout: 60_000 }, async () => {
   assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
-  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-'));
-  await build({
-    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
-    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
-  });
+  const dir = await buildPanelScript();
   const server = createServer((req, res) => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if ((req.url ?? '/') === '/') {
