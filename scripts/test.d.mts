@@ -12,5 +12,6 @@ export function main(
     installAgentClis?: () => Promise<unknown>;
     run?: (files: string[], concurrency: number, tmp: string) => number;
     scratch?: { make: () => string; remove: (dir: string) => void };
+    say?: (line: string) => void;
   },
 ): Promise<number>;

@@ -58,23 +58,23 @@ const realScratch = {
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
  * time), with a scratch folder of the run's own as their temporary folder: the workspaces, databases, editors'
  * profiles and screenshots the tests and their child processes make there are removed when every test passed, and
- * kept (the run says where) when one failed. `install`, `run` and `scratch` are the real ones unless a test passes
- * its own. Returns the exit status.
+ * kept (the run says where) when one failed. `install`, `run`, `scratch` and `say` (stderr) are the real ones unless
+ * a test passes its own. Returns the exit status.
  */
 export async function main(
   folders,
-  { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup, scratch = realScratch } = {},
+  { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup, scratch = realScratch, say = log } = {},
 ) {
   const files = findTests(folders.length ? folders : DEFAULT_FOLDERS);
   if (files.length === 0) {
-    log(`no test files under ${folders.join(', ')}`);
+    say(`no test files under ${folders.join(', ')}`);
     return 1;
   }
   try {
     await install(testNeeds(files));
     if (needsAgentClis(files)) await installAgentClis();
   } catch (err) {
-    log(err.message);
+    say(err.message);
     return 1;
   }
   const tmp = scratch.make();
@@ -85,13 +85,13 @@ export async function main(
     status ||= groupStatus;
   }
   if (status !== 0) {
-    log(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
+    say(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
     return status;
   }
   try {
     scratch.remove(tmp);
   } catch (err) {
-    log(`the tests passed; their temporary folder ${tmp} could not be removed whole (${err.message})`);
+    say(`the tests passed; their temporary folder ${tmp} could not be removed whole (${err.message})`);
   }
   return status;
 }

@@ -11,6 +11,7 @@ import { findTests, main, needsAgentClis, testEnv, testNeeds, type TestNeed } fr
 async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
   const calls: string[] = [];
   const status = await main(folders, {
+    say: (line: string) => void calls.push(`say ${line}`),
     scratch: {
       make: () => {
         calls.push('make scratch');
@@ -80,14 +81,17 @@ describe('npm test', () => {
   it('runs the editor tests even when an earlier group failed, reports the failure and keeps its temporary files', async () => {
     const { calls, status } = await record([], undefined, 1);
     assert.equal(status, 1);
-    assert.equal(calls.length, 5, calls.join('; '));
+    assert.equal(calls.length, 6, calls.join('; '));
     assert.ok(!calls.some((c) => c.startsWith('remove')), 'a failed run keeps its workspaces and screenshots to look at');
+    assert.equal(calls.at(-1), 'say the tests\' temporary files (workspaces, databases, screenshots) are kept in /scratch');
   });
 
   it('passes when the tests passed though their temporary folder could not be removed (a child still writing there)', async () => {
+    const said: string[] = [];
     const status = await main(['test/unit/testRunner.test.ts'], {
       install: async () => {},
       run: () => 0,
+      say: (line: string) => void said.push(line),
       scratch: {
         make: () => '/scratch',
         remove: () => {
@@ -96,6 +100,7 @@ describe('npm test', () => {
       },
     });
     assert.equal(status, 0);
+    assert.deepEqual(said, ['the tests passed; their temporary folder /scratch could not be removed whole (ENOTEMPTY: directory not empty)']);
   });
 
   it('gives the tests and their child processes the run\'s scratch folder as their temporary folder', () => {
@@ -123,6 +128,6 @@ describe('npm test', () => {
   it('stops before any test when the install fails, with a non-zero status', async () => {
     const { calls, status } = await record(['test/unit'], new Error('Chromium is missing: sudo apt-get install -y chromium'));
     assert.equal(status, 1);
-    assert.deepEqual(calls, ['install chromium']);
+    assert.deepEqual(calls, ['install chromium', 'say Chromium is missing: sudo apt-get install -y chromium']);
   });
 });
