@@ -4,7 +4,7 @@
 // Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}; a statement written after its
 // transaction's answer (Store.deferWrites) is [sql, params, 1].
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
 
@@ -44,6 +44,8 @@ export interface JournalFile {
   close(): void;
   /** Whether the file was deleted while open (its folder removed, say): what is written to it then is lost. */
   unlinked?(): boolean;
+  /** Whether another process changed it since this one last did: its size, or another file put in its place. */
+  changedByOthers?(): boolean;
 }
 
 // The file is grown in zero-filled chunks ahead of the records: an fdatasync that does not change
@@ -79,6 +81,12 @@ export function openNodeJournalFile(path: string): JournalFile {
     },
     sync: () => fdatasyncSync(fd),
     unlinked: () => fstatSync(fd).nlink === 0,
+    changedByOthers() {
+      const st = fstatSync(fd);
+      if (st.size !== allocated) return true;
+      const atPath = statSync(path, { throwIfNoEntry: false });
+      return atPath !== undefined && atPath.ino !== st.ino; // none: deleted (see unlinked)
+    },
     syncAsync: (done) => fdatasync(fd, done),
     truncate(length) {
       ftruncateSync(fd, length);

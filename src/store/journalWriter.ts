@@ -77,7 +77,26 @@ export class JournalWriter {
     private readonly durability: 'fsync' | 'write',
     private readonly log: Log,
     private readonly onFlushed: () => void,
+    /** Whether this process still owns the database (its lock); the failure to give when it does not. */
+    private readonly ownership: { held: () => boolean; lost: () => BatonError } | null = null,
   ) {}
+
+  /** Whether another process changed the journal file since this one last did (see JournalFile.changedByOthers). */
+  changedByOthers(): boolean {
+    return this.file.changedByOthers?.() ?? false;
+  }
+
+  /**
+   * Fails (store_failed, and every write from now on) when this process no longer owns the database: its journal and
+   * snapshot are another process's now, and a write or checkpoint of this one would overwrite what that one wrote.
+   */
+  assertOwned(): void {
+    if (!this.failure && this.ownership && !this.ownership.held()) {
+      this.failure = this.ownership.lost();
+      this.log.error(`store: ${this.failure.message}`);
+    }
+    if (this.failure) throw this.failure;
+  }
 
   /**
    * Queues one transaction's statements; resolves once they are on disk. A `background` record waits for the next
@@ -131,6 +150,13 @@ export class JournalWriter {
     const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
     const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     const start = this.file.size();
+    try {
+      this.assertOwned();
+    } catch (ex) {
+      // Nothing written: the file is not cut back either (its end is another process's records now).
+      group.reject(ex);
+      return;
+    }
     try {
       this.file.append(data);
       if (this.durability === 'fsync' && !concurrent) this.file.sync();

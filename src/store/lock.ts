@@ -3,8 +3,12 @@ import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writ
 import { BatonError } from '../core/errors.js';
 import { followLinks } from './dbPath.js';
 
-/** The result of trying to take the lock. */
-export type LockResult = { acquired: true; release(): void } | { acquired: false; ownerPid: number };
+/**
+ * The result of trying to take the lock. `stillHeld(othersWrote)`: whether the lock file is still this process's; false
+ * once it names another process, or once it was deleted and `othersWrote()` (another process may have owned the
+ * database meanwhile, and gone). A lock file deleted is made again at once where it can be.
+ */
+export type LockResult = { acquired: true; release(): void; stillHeld(othersWrote?: () => boolean): boolean } | { acquired: false; ownerPid: number };
 /** A lock this process holds. */
 export type HeldLock = Extract<LockResult, { acquired: true }>;
 
@@ -247,7 +251,36 @@ function held(lockPath: string): LockResult {
     if (readPid(lockPath) === process.pid) unlinkQuiet(lockPath);
   };
   process.on('exit', release);
-  return { acquired: true, release };
+  // The lock file as made (or last seen ours): one stat answers the common case. Its change time tells a file made
+  // again after a deletion from ours, should it get our inode number back.
+  const statOf = () => statSync(lockPath, { throwIfNoEntry: false });
+  let seen = statOf();
+  const stillHeld = (othersWrote: () => boolean = () => false): boolean => {
+    if (released) return false;
+    const st = statOf();
+    if (st && seen && st.ino === seen.ino && st.ctimeMs === seen.ctimeMs) return true;
+    // The file was deleted, or replaced: another process may have owned the database meanwhile, and gone.
+    if (othersWrote()) return false;
+    if (!st) {
+      try {
+        if (createExclusive(lockPath)) {
+          seen = statOf();
+          return true;
+        }
+      } catch {
+        return true; // its folder is gone too: the store writes its files again, this lock included (relock)
+      }
+    }
+    let pid: number | null;
+    try {
+      pid = readPid(lockPath);
+    } catch {
+      return true; // a folder in its place: no process owns the database through it
+    }
+    if (pid === process.pid) seen = statOf();
+    return pid === null || pid === process.pid;
+  };
+  return { acquired: true, release, stillHeld };
 }
 
 function sleepSync(ms: number): void {

@@ -137,6 +137,16 @@ function lockedError(path: string, ownerPid: number): BatonError {
   );
 }
 
+/** This process owned the database, and its lock file was deleted and another process took the database meanwhile. */
+function lostLockError(path: string): BatonError {
+  const owner = readLockOwner(path);
+  return new BatonError(
+    'store_failed',
+    `${lockPathOf(path)}, the lock by which this process owns ${path}, was deleted while it ran, and ${owner === null ? 'another process has written the database since' : `process ${owner} owns the database now`}: its journal and snapshot are not this process's any more. This process accepts no more writes, so as not to overwrite the other's; what it acknowledged before is in them. Stop this process, then start Baton again. (Never delete the lock file of a running Baton.)`,
+    { path, ownerPid: owner },
+  );
+}
+
 function missingError(path: string): BatonError {
   const folderExists = existsSync(dirname(path));
   return new BatonError(
@@ -245,7 +255,8 @@ async function openFileStore(
     if (!existsSync(journalPath)) createdJournal = journalPath;
     const file = openJournal(journalPath);
     let onFlushed: () => void = noop;
-    const journal = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed());
+    const ownership = { held: () => lock.stillHeld(() => journal.changedByOthers()), lost: () => lostLockError(path) };
+    const journal: JournalWriter = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed(), ownership);
     const relock = () => {
       const again = acquireLock(path);
       if (again.acquired) return again;

@@ -775,7 +775,7 @@ export class SqlJsStore implements Store {
     if (j.failure) throw j.failure;
     if (this.depth > 0) throw new Error('checkpoint() cannot run inside a transaction');
     await j.drain();
-    if (j.failure) throw j.failure;
+    j.assertOwned();
     if (j.records === 0 && !this.dirty) return;
     // Everything up to `seq` is in memory and in the journal; the snapshot taken now holds exactly that.
     this.commitBatch();
@@ -793,6 +793,7 @@ export class SqlJsStore implements Store {
         // Disposed meanwhile (its lock released: another process may own the file now): the temp goes, no rename.
         read: (offset, length) => {
           if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+          j.assertOwned(); // up to the last chunk, written just before the rename
           return snapshot.read(offset, length);
         },
         close: () => snapshot.close(),
@@ -805,7 +806,7 @@ export class SqlJsStore implements Store {
     }
     // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
     await j.drain();
-    if (j.failure) throw j.failure; // the journal must stay exactly as it was acknowledged
+    j.assertOwned(); // the journal must stay exactly as it was acknowledged
     // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
     j.compact(journalOffset, seq);
     this.checkpoints++;
