@@ -5,6 +5,7 @@ import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import { UNKNOWN_OP } from './controlOps.js';
 import type { DiscoveryInfo } from './discovery.js';
+import { fetchWithin } from './fetchWithin.js';
 import type { ControlRequest } from './ownerServer.js';
 
 /** The control URL of an owner whose MCP URL is `…/mcp`. */
@@ -14,14 +15,15 @@ function controlUrl(mcpUrl: string): string {
 
 /** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
 export async function callControl(owner: DiscoveryInfo, request: ControlRequest, timeoutMs = 10_000): Promise<unknown> {
+  type Body = { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };
   let res: Response;
+  let body: Body;
   try {
-    res = await fetch(controlUrl(owner.url), {
+    [res, body] = await fetchWithin(controlUrl(owner.url), {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(request),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    }, timeoutMs, async (r) => [r, (await r.json().catch(() => ({}))) as Body] as const);
   } catch (ex) {
     throw new BatonError(
       'owner_unreachable',
@@ -29,7 +31,6 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
       { ownerPid: owner.pid, notTaken: connectionRefused(ex) },
     );
   }
-  const body = (await res.json().catch(() => ({}))) as { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };
   if (!res.ok) {
     const reason = (body.error?.reason ?? 'store_failed') as ErrorReason;
     const message = body.error?.message ?? `owner answered HTTP ${res.status}`;

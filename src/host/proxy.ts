@@ -25,6 +25,7 @@ import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
 import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
+import { fetchWithin } from './fetchWithin.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
 import { ownerState, silentOwnerWays } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
@@ -69,9 +70,10 @@ export interface ProxyOptions {
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
 export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Promise<boolean> {
   try {
-    const res = await fetch(new URL('/healthz', owner.url), { signal: AbortSignal.timeout(timeoutMs) });
-    const body = (await res.json()) as { ok?: boolean; pid?: number };
-    return res.ok && body.ok === true && body.pid === owner.pid;
+    return await fetchWithin(new URL('/healthz', owner.url), {}, timeoutMs, async (res) => {
+      const body = (await res.json()) as { ok?: boolean; pid?: number };
+      return res.ok && body.ok === true && body.pid === owner.pid;
+    });
   } catch {
     return false;
   }
