@@ -13,6 +13,13 @@ function controlUrl(mcpUrl: string): string {
   return new URL('/control', mcpUrl).href;
 }
 
+/** The control ops that only read: one the owner did not answer did nothing, wherever the call broke off. */
+const READ_OPS: ReadonlySet<ControlRequest['op']> = new Set<ControlRequest['op']>([
+  'status', 'executions', 'workflow_status', 'current_step', 'events', 'findings', 'artifact', 'workflows', 'templates',
+  'guardrails', 'pipeline_runs', 'artifacts', 'pipeline_usage', 'pipeline_run', 'spec_status', 'spec_list', 'team_runs',
+  'team_view', 'team_list', 'team_peek', 'team_events',
+]);
+
 /** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
 export async function callControl(owner: DiscoveryInfo, request: ControlRequest, timeoutMs = 10_000): Promise<unknown> {
   type Body = { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };
@@ -25,10 +32,15 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
       body: JSON.stringify(request),
     }, timeoutMs, async (r) => [r, (await r.json().catch(() => ({}))) as Body] as const);
   } catch (ex) {
+    const refused = connectionRefused(ex);
+    // A request the owner may have read before it stopped answering (it died mid-call, say) may have been carried out.
+    const mayHaveTaken = !refused && !READ_OPS.has(request.op)
+      ? '; it may have carried the request out before it stopped answering: look (baton status) before running this again'
+      : '';
     throw new BatonError(
       'owner_unreachable',
-      `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer (${request.op}: ${failure(ex)})`,
-      { ownerPid: owner.pid, notTaken: connectionRefused(ex) },
+      `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer (${request.op}: ${failure(ex)})${mayHaveTaken}`,
+      { ownerPid: owner.pid, notTaken: refused },
     );
   }
   if (!res.ok) {

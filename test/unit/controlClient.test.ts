@@ -47,3 +47,49 @@ describe('callControl against an owner that refuses', () => {
     await assert.rejects(callControl(owner, { op: 'prune' }), { details: {} });
   });
 });
+
+// Rule: an owner that read a request and went silent (it died mid-call) may have carried out a write: the refusal says
+// to look before running it again; a read, or a connection the owner refused, did nothing and says nothing of the kind.
+describe('callControl against an owner that reads the request and hangs up', () => {
+  let server: Server;
+  let owner: DiscoveryInfo;
+
+  before(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    owner = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, token: 't', pid: 4242 } as DiscoveryInfo;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('a decision may have been recorded: look before deciding again', async () => {
+    await assert.rejects(callControl(owner, { op: 'decide', execution_id: 'e1', decision: 'approved' } as never, 2000), (ex: Error & { reason?: string; details?: { notTaken?: boolean } }) => {
+      assert.equal(ex.reason, 'owner_unreachable');
+      assert.match(ex.message, /may have carried the request out before it stopped answering: look \(baton status\) before running this again$/);
+      assert.equal(ex.details?.notTaken, false);
+      return true;
+    });
+  });
+
+  it('a read did nothing', async () => {
+    await assert.rejects(callControl(owner, { op: 'status' }, 2000), (ex: Error) => {
+      assert.doesNotMatch(ex.message, /may have carried/);
+      return true;
+    });
+  });
+
+  it('nor did a request whose connection was refused', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const gone = { ...owner, url: `http://127.0.0.1:${port}/mcp` };
+    await assert.rejects(callControl(gone, { op: 'decide', execution_id: 'e1', decision: 'approved' } as never, 2000), (ex: Error & { details?: { notTaken?: boolean } }) => {
+      assert.doesNotMatch(ex.message, /may have carried/);
+      assert.equal(ex.details?.notTaken, true);
+      return true;
+    });
+  });
+});
