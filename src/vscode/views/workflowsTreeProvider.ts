@@ -92,8 +92,10 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
         const template = (await this.connection.templates()).find((t) => t.name === name);
         return template ? templateStepNodes(template) : [];
       }
-      case 'pipeline':
-        return pipelineRunNodes((await this.list()).executions, node.ref.name, (await this.list()).more);
+      case 'pipeline': {
+        const { executions, more } = await this.list();
+        return pipelineRunNodes(executions, node.ref.name, more);
+      }
       case 'execution': {
         const id = node.ref.execution_id;
         const run = (await this.list()).executions.find((e) => e.execution_id === id);
