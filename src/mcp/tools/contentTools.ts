@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
 import type { Log } from '../../core/ports.js';
+import { plural } from '../../shared/labels.js';
 import type { ToolSpec } from '../toolSpec.js';
 import { CONTENT_HINTS, CONTENT_INPUTS, CONTENT_OUTPUTS } from './contentSchema.js';
 import { registerToolDefs, tool, type ToolDef } from './lifecycleTools.js';
@@ -22,7 +23,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: 'Find workflow templates by tags (any), keywords (all) and complexity, a page at a time. Then read one with get_workflow or run it with start_execution / workflow_next_step.',
       run: async (a) => {
         const r = c.searchWorkflows(a);
-        return { structured: r, text: `${r.workflows.length} of ${r.total} ${r.total === 1 ? 'workflow' : 'workflows'}: ${r.workflows.map((w) => w.name).join(', ') || '(none)'}.` };
+        return { structured: r, text: `${r.workflows.length} of ${plural(r.total, 'workflow')}: ${r.workflows.map((w) => w.name).join(', ') || '(none)'}.` };
       },
     }),
     tool({
@@ -30,7 +31,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: 'List known projects (workspace folders and paths passed to get_project_context or start_execution), most recently used first, a page at a time.',
       run: async (a) => {
         const r = c.listProjects(a.page, a.limit);
-        return { structured: r, text: `${r.projects.length} of ${r.total} ${r.total === 1 ? 'project' : 'projects'}.` };
+        return { structured: r, text: `${r.projects.length} of ${plural(r.total, 'project')}.` };
       },
     }),
     tool({
@@ -54,7 +55,7 @@ export function registerContentTools(server: McpServer, baton: BatonApi, log: Lo
       description: `Rules by tags (any), fileTypes (matched against each rule's globs) and alwaysApply, a page at a time; listHash is the ETag of the whole answer. ${OPTIONS_HELP}`,
       run: async (a) => {
         const r = await c.getRelevantRules(a);
-        return { structured: r, text: 'notModified' in r ? 'The matching rules are unchanged.' : `${r.rules.length} of ${r.total} ${r.total === 1 ? 'rule' : 'rules'}: ${r.rules.map((x) => x.name).join(', ') || '(none)'}.` };
+        return { structured: r, text: 'notModified' in r ? 'The matching rules are unchanged.' : `${r.rules.length} of ${plural(r.total, 'rule')}: ${r.rules.map((x) => x.name).join(', ') || '(none)'}.` };
       },
     }),
     tool({

@@ -6,6 +6,7 @@ import type { BatonApi } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
 import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
+import { plural } from '../../shared/labels.js';
 import { tooDeepResult } from '../inputErrors.js';
 import { requestKeyOf } from '../requestKey.js';
 import type { ToolCallExtra, ToolSpec } from '../toolSpec.js';
@@ -101,7 +102,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'Move every running execution that has run longer than its timeoutMs to "timeout" and list them. Resume one with resume_execution. Baton also sweeps on its own timer.',
       run: async () => {
         const timedOut = await lc.checkTimeouts();
-        return { structured: { timedOut, count: timedOut.length }, text: timedOut.length ? `${timedOut.length} execution${timedOut.length === 1 ? '' : 's'} timed out: ${timedOut.map((e) => e.id).join(', ')}.` : 'No execution has timed out.' };
+        return { structured: { timedOut, count: timedOut.length }, text: timedOut.length ? `${plural(timedOut.length, 'execution')} timed out: ${timedOut.map((e) => e.id).join(', ')}.` : 'No execution has timed out.' };
       },
     }),
     tool({
@@ -125,7 +126,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'List executions that are not finished (pending, running, paused, awaiting_approval, timeout, escalated), oldest first, to pick one up again.',
       run: async (a) => {
         const executions = lc.incomplete(a.workflowName);
-        return { structured: { executions, count: executions.length }, text: `${executions.length} incomplete ${executions.length === 1 ? 'execution' : 'executions'}.` };
+        return { structured: { executions, count: executions.length }, text: `${plural(executions.length, 'incomplete execution')}.` };
       },
     }),
     tool({
@@ -165,7 +166,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'List executions (lifecycle and workflow_next_step runs alike), newest first, by workflowName, projectId and state; paginate with limit and offset.',
       run: async (a) => {
         const page = lc.history(a);
-        return { structured: page, text: `${page.executions.length} of ${page.total} ${page.total === 1 ? 'execution' : 'executions'}.` };
+        return { structured: page, text: `${page.executions.length} of ${plural(page.total, 'execution')}.` };
       },
     }),
     tool({
@@ -173,7 +174,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
       description: 'One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step.',
       run: async (a) => {
         const d = lc.details(a);
-        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${d.steps.length} step${d.steps.length === 1 ? '' : 's'}` : ''}.` };
+        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${plural(d.steps.length, 'step')}` : ''}.` };
       },
     }),
   ];

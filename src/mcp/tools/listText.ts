@@ -3,6 +3,7 @@
 // values themselves: one block per item, each value cut at a per-item limit, the whole bounded, and a tail saying how
 // many more there are and how to narrow the query.
 import type { Finding } from '../../core/lifecycleTypes.js';
+import { plural } from '../../shared/labels.js';
 
 /** Size limits of a list's text content. */
 export const LIST_TEXT_LIMITS = Object.freeze({
@@ -29,7 +30,7 @@ export function listText(
   items: readonly ListTextItem[], total: number, o: { noun: readonly [string, string]; empty: string; narrow: string; offset?: number }, limits = LIST_TEXT_LIMITS,
 ): string {
   const offset = o.offset ?? 0;
-  const ofTotal = `${total} ${o.noun[total === 1 ? 0 : 1]}`;
+  const ofTotal = plural(total, ...o.noun);
   if (items.length === 0) return total > 0 ? `0 of ${ofTotal} from ${offset + 1}; narrow the query (${o.narrow}).` : o.empty;
   const blocks: string[] = [];
   let used = 0;
