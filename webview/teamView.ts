@@ -97,7 +97,7 @@ export function renderTeamSide(team: PanelTeam, handlers: TeamHandlers): HTMLEle
       h('span', { class: `codicon codicon-${a.state === 'running' ? 'sync' : a.state === 'failed' ? 'error' : a.state === 'idle' ? 'circle-large-outline' : 'debug-stop'}`, 'aria-hidden': 'true' }),
       h('strong', {}, ` ${a.name}`),
       h('span', { class: 'dim' }, ` ${a.state === 'running' ? 'working' : a.state} · ${a.backend}${a.model ? ` · ${a.model}` : ''}`),
-      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: `${plural(a.unread, 'unread @mention')}` }, String(a.unread)) : null,
+      a.unread ? h('span', { class: 'badge', 'data-testid': 'unread', title: plural(a.unread, 'unread @mention') }, String(a.unread)) : null,
       stoppable.has(a.name) ? agentStop(a.name) : null)));
   const docs = team.documents.length
     ? h('ul', { class: 'tdocs', 'data-testid': 'team-documents' }, ...team.documents.map((d) => {
