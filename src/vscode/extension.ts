@@ -17,6 +17,7 @@ import { ExecutionPanel } from './panels/executionPanel.js';
 import { registerBudgetNotifications } from './pipelineCommands.js';
 import type { Services } from './services.js';
 import { registerSpecCodeLens, SPEC_CODELENS_SETTING } from './specCommands.js';
+import { SharedRunListing } from './sharedRunListing.js';
 import { registerStatusBar } from './statusBar.js';
 import { registerTestHooks } from './testHooks.js';
 import { registerWorkflowsTree } from './views/workflowsTreeProvider.js';
@@ -36,7 +37,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = createBatonLog(context);
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   connection = new BatonConnection(context, log, version);
-  const { provider: tree, disposable: treeView } = registerWorkflowsTree(connection);
+  // The tree and the status bar list the runs from one reading per refresh (the owner's loop also answers agents).
+  const runs = new SharedRunListing(connection);
+  const { provider: tree, disposable: treeView } = registerWorkflowsTree(connection, runs);
   const services: Services = { context, connection, log, held: new HeldSteps(), tree, timings: { activationMs: 0, firstRenderMs: null, mcpProvidedUrl: null } };
   tree.onFirstRender = (state) => {
     services.timings.firstRenderMs = Math.round(performance.now() - t0);
@@ -50,10 +53,11 @@ export function activate(context: vscode.ExtensionContext): void {
   registerRunner('vscode-lm', () => new LmRunner(vscode));
   context.subscriptions.push(
     c,
+    runs,
     treeView,
     registerMcpProvider(c, version, log, (url) => void (services.timings.mcpProvidedUrl = url)),
     registerArtifactDocuments(c),
-    registerStatusBar(c),
+    registerStatusBar(c, runs),
     registerApprovalNotifications(services),
     registerBudgetNotifications(services),
     registerCommands(services),

@@ -19,10 +19,17 @@ export interface RunListing {
 
 /** Lists every unfinished run and the newest `recent` runs, without duplicates, newest first. */
 export async function listRuns(source: Pick<BatonSource, 'listExecutions'>, recent = RECENT_RUNS): Promise<RunListing> {
-  const [active, newest] = await Promise.all([
-    source.listExecutions({ active_only: true, limit: ALL_ACTIVE }),
-    source.listExecutions({ limit: recent }),
-  ]);
+  const [active, newest] = await Promise.all([listUnfinished(source), source.listExecutions({ limit: recent })]);
+  return mergeRuns(active, newest, recent);
+}
+
+/** Every unfinished run, newest first (what the status bar and the step pickers need). */
+export function listUnfinished(source: Pick<BatonSource, 'listExecutions'>): Promise<ExecutionSummary[]> {
+  return source.listExecutions({ active_only: true, limit: ALL_ACTIVE });
+}
+
+/** The listing of `newest` (the newest `recent` runs) and the unfinished runs older than them. */
+export function mergeRuns(active: ExecutionSummary[], newest: ExecutionSummary[], recent: number): RunListing {
   const seen = new Set(newest.map((e) => e.execution_id));
   const older = active.filter((e) => !seen.has(e.execution_id));
   return { executions: [...newest, ...older], more: newest.length >= recent };

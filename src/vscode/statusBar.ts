@@ -1,12 +1,11 @@
 // The status-bar item: the active execution's step and progress; click opens its panel; hidden when nothing is active.
 import * as vscode from 'vscode';
-import { Coalescer } from './coalescer.js';
 import type { BatonConnection } from './ownership.js';
-import { ALL_ACTIVE } from './runListing.js';
+import type { SharedRunListing } from './sharedRunListing.js';
 import { statusBarExecution, statusBarView } from './statusBarText.js';
 
-/** Shows the item and keeps it current from core events. */
-export function registerStatusBar(connection: BatonConnection): vscode.Disposable {
+/** Shows the item and keeps it current from core events (through the runs' listing it shares with the tree). */
+export function registerStatusBar(connection: BatonConnection, runs: SharedRunListing): vscode.Disposable {
   const item = vscode.window.createStatusBarItem('baton.status', vscode.StatusBarAlignment.Left, 50);
   item.name = 'Baton';
   let seq = 0;
@@ -14,9 +13,7 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     const mine = ++seq;
     let view;
     if (connection.state === 'ready') {
-      const started = Date.now();
-      const executions = await connection.listExecutions({ active_only: true, limit: ALL_ACTIVE });
-      coalescer.costs(Date.now() - started);
+      const executions = await runs.unfinished();
       const chosen = statusBarExecution(executions);
       // A spec workflow's item names its phase; if its status cannot be read it names the step as any other.
       const spec = chosen?.kind === 'spec' ? await connection.specStatus(chosen.execution_id).catch(() => undefined) : undefined;
@@ -29,14 +26,9 @@ export function registerStatusBar(connection: BatonConnection): vscode.Disposabl
     item.command = { command: 'baton.showExecution', title: 'Show Execution', arguments: [view.executionId] };
     item.show();
   };
-  const coalescer = new Coalescer(() => void update().catch(() => item.hide()));
-  const soon = () => coalescer.schedule();
-  const events = connection.onEvent(soon);
-  const changes = connection.onDidChange(soon);
+  const refreshed = runs.onRefresh(() => void update().catch(() => item.hide()));
   return new vscode.Disposable(() => {
-    coalescer.cancel();
-    events.dispose();
-    changes.dispose();
+    refreshed.dispose();
     item.dispose();
   });
 }

@@ -18,7 +18,30 @@ export const fakeWindow = {
   answer: (_shown: ShownMessage): string | undefined => undefined,
   /** The options of each input box shown. */
   inputs: [] as Array<Record<string, unknown>>,
+  /** The status-bar items created, as they are now. */
+  statusItems: [] as FakeStatusItem[],
 };
+
+/** A status-bar item: what it says and whether it is shown. */
+export interface FakeStatusItem {
+  text: string;
+  tooltip?: string;
+  name?: string;
+  command?: unknown;
+  visible: boolean;
+  show(): void;
+  hide(): void;
+  dispose(): void;
+}
+
+function createStatusBarItem(): FakeStatusItem {
+  const item: FakeStatusItem = {
+    text: '', visible: false,
+    show: () => void (item.visible = true), hide: () => void (item.visible = false), dispose: () => void (item.visible = false),
+  };
+  fakeWindow.statusItems.push(item);
+  return item;
+}
 
 function show(level: ShownMessage['level']) {
   return async (message: string, ...items: unknown[]): Promise<string | undefined> => {
@@ -75,6 +98,7 @@ const fake = {
     constructor(public id: string) {}
   },
   ViewColumn: { Active: -1, Beside: -2 },
+  StatusBarAlignment: { Left: 1, Right: 2 },
   workspace: {
     workspaceFolders: undefined as Array<{ name: string; uri: { fsPath: string } }> | undefined,
     isTrusted: true,
@@ -90,6 +114,7 @@ const fake = {
     showInputBox: async (options?: Record<string, unknown>) => void fakeWindow.inputs.push(options ?? {}),
     // A quick pick the person dismisses; its items are kept for the test (fakeWindow.picks).
     showQuickPick: async (items: unknown) => void fakeWindow.picks.push(await items as unknown[]),
+    createStatusBarItem,
   },
   env: { clipboard: { text: '', writeText: async (text: string) => void (fake.env.clipboard.text = text) } },
   commands: {

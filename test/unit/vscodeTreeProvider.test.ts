@@ -11,6 +11,7 @@ import type { StepStatus } from '../../src/core/types.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import type { PipelineSource } from '../../src/vscode/pipelines/pipelineSource.js';
 import type { TreeNode } from '../../src/vscode/views/treeModel.js';
+import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
 import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
 
 const REASON = 'budget_exceeded: 2468 tokens used, budget 2000';
@@ -74,7 +75,7 @@ const PIPELINE_RUN = ['group:pipelines', 'pipeline:sys', 'execution:p1'];
 describe('the tree provider: a pipeline run\'s stopped steps', () => {
   it('shows a step the run stopped as stopped with why, asking the owner once per listing', async () => {
     const { connection, asked } = followerConnection(async () => ({ stopped: { plan: { reason: REASON, text: '', toolCalls: [] } } }));
-    const tree = new WorkflowsTreeProvider(connection);
+    const tree = new WorkflowsTreeProvider(connection, new SharedRunListing(connection));
     const steps = await expand(tree, ...PIPELINE_RUN);
     assert.deepEqual(shown(tree, steps), ['plan, stopped (2,468 tokens used, budget 2,000 tokens)', 'later, pending']);
     assert.match(String(tree.getTreeItem(steps[0]!).tooltip), /Stopped before it ended: 2,468 tokens used, budget 2,000 tokens$/);
@@ -87,7 +88,7 @@ describe('the tree provider: a pipeline run\'s stopped steps', () => {
 
   it('asks nothing of the owner for a workflow run\'s steps', async () => {
     const { connection, asked } = followerConnection(async () => ({ stopped: {} }));
-    const tree = new WorkflowsTreeProvider(connection);
+    const tree = new WorkflowsTreeProvider(connection, new SharedRunListing(connection));
     const steps = await expand(tree, 'template:bug-fix', 'execution:w1');
     assert.deepEqual(shown(tree, steps), ['plan, pending', 'later, pending']);
     assert.deepEqual(asked, []);
@@ -98,7 +99,7 @@ describe('the tree provider: a pipeline run\'s stopped steps', () => {
     const { connection, asked } = followerConnection(async () => {
       throw new BatonError('owner_unreachable', 'Baton process 4242 owns the database but its endpoint does not answer');
     });
-    const tree = new WorkflowsTreeProvider(connection);
+    const tree = new WorkflowsTreeProvider(connection, new SharedRunListing(connection));
     const steps = await expand(tree, ...PIPELINE_RUN);
     assert.deepEqual(shown(tree, steps), ['plan, pending', 'later, pending']);
     assert.deepEqual(asked, ['p1']);

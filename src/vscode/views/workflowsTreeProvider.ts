@@ -1,11 +1,11 @@
-// The `baton.workflows` tree: nodes from treeModel.ts, refreshed (coalesced) by core events, never by polling.
+// The `baton.workflows` tree: nodes from treeModel.ts, refreshed (coalesced) by core events, never by polling; its runs
+// are the shared listing's (read once per refresh for the tree and the status bar).
 import * as vscode from 'vscode';
 import type { ExecutionSummary } from '../../core/api.js';
 import { relative } from 'node:path';
 import { listSystems } from '../../host/pipelines/systemFiles.js';
-import { Coalescer } from '../coalescer.js';
 import type { BatonConnection } from '../ownership.js';
-import { listRuns } from '../runListing.js';
+import type { SharedRunListing } from '../sharedRunListing.js';
 import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
 import { teamAgentNodes, teamRunNodes, teamsGroupNode } from './teamTreeModel.js';
@@ -22,27 +22,27 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscriptions: vscode.Disposable[] = [];
-  private readonly soon = new Coalescer(() => this.refresh());
   /** One listing per refresh, shared by the root and the template nodes. */
   private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> | undefined;
   /** Called once, when the root is first produced (activation timing). */
   onFirstRender: ((state: string) => void) | undefined;
 
-  constructor(private readonly connection: BatonConnection) {
-    const events = connection.onEvent(() => this.refreshSoon());
-    this.subscriptions.push(connection.onDidChange(() => this.refresh()), { dispose: () => events.dispose() }, this.changed);
+  constructor(private readonly connection: BatonConnection, private readonly runs: SharedRunListing) {
+    const refreshed = runs.onRefresh(() => {
+      this.listing = undefined;
+      this.changed.fire();
+    });
+    this.subscriptions.push({ dispose: () => refreshed.dispose() }, this.changed);
   }
 
-  /** Re-reads everything now. */
+  /** Re-reads everything now (the status bar too: they show one listing). */
   refresh(): void {
-    this.soon.cancel();
-    this.listing = undefined;
-    this.changed.fire();
+    this.runs.refresh();
   }
 
-  /** Coalesces a burst of events into one refresh (and a steady stream into one refresh per half second). */
+  /** Coalesces a burst of changes into one refresh (and a steady stream into one refresh per half second). */
   refreshSoon(): void {
-    this.soon.schedule();
+    this.runs.refreshSoon();
   }
 
   getTreeItem(node: TreeNode): vscode.TreeItem {
@@ -164,23 +164,22 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   }
 
   private list(): Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> {
-    const started = Date.now();
-    // The editor reads the tree after each refresh; its listing's cost paces the refreshes under a stream of events.
-    this.listing ??= Promise.all([listRuns(this.connection).finally(() => this.soon.costs(Date.now() - started)), this.connection.availableWorkflows()]).then(
+    this.listing ??= Promise.all([this.runs.runs(), this.connection.availableWorkflows()]).then(
       ([{ executions, more }, w]) => ({ executions, more, templates: new Set(w.workflows.map((t) => t.name)) }),
     );
     return this.listing;
   }
 
   dispose(): void {
-    this.soon.cancel();
     for (const d of this.subscriptions) d.dispose();
   }
 }
 
 /** Registers the tree view; returns the provider (for refresh and timing) with its disposable. */
-export function registerWorkflowsTree(connection: BatonConnection): { provider: WorkflowsTreeProvider; disposable: vscode.Disposable } {
-  const provider = new WorkflowsTreeProvider(connection);
+export function registerWorkflowsTree(
+  connection: BatonConnection, runs: SharedRunListing,
+): { provider: WorkflowsTreeProvider; disposable: vscode.Disposable } {
+  const provider = new WorkflowsTreeProvider(connection, runs);
   const view = vscode.window.createTreeView(WORKFLOWS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   // The Pipelines group lists .baton/pipelines/*.yaml: a file added, changed or removed refreshes it.
   const files = vscode.workspace.workspaceFolders?.[0]
