@@ -1,0 +1,232 @@
+// Rule: the panel can be read in every default theme. In the colours VS Code's Light Modern, Dark Modern, High
+// Contrast and High Contrast Light themes give a webview (captured from code-server 1.139.1), its words are at least
+// 4.5:1 against what is behind them and the graph's borders, edges and focus indicators 3:1, in every state a step
+// can be drawn in; with the system's forced colours the graph takes the system colours. Needs Chromium (`apt-get
+// install -y chromium`) and playwright-core (a dev dependency).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
+import type { PanelState } from '../../src/shared/protocol.js';
+import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
+import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+
+const root = join(__dirname, '..', '..');
+const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
+const THEMES = (JSON.parse(readFileSync(join(__dirname, 'fixtures', 'panelThemes.json'), 'utf8')) as {
+  themes: Record<string, { bodyClass: string; vars: Record<string, string> }>;
+}).themes;
+
+interface Loc {
+  count(): Promise<number>;
+  focus(): Promise<void>;
+  press(key: string): Promise<void>;
+  textContent(): Promise<string | null>;
+  getAttribute(name: string): Promise<string | null>;
+  waitFor(opts?: { state?: string; timeout?: number }): Promise<void>;
+  ariaSnapshot(): Promise<string>;
+}
+interface Page {
+  goto(url: string): Promise<unknown>;
+  locator(selector: string): Loc;
+  exposeFunction(name: string, fn: (arg: unknown) => void): Promise<void>;
+  evaluate(expression: string): Promise<unknown>;
+  emulateMedia(opts: { forcedColors: 'active' | 'none' }): Promise<void>;
+  close(): Promise<void>;
+}
+interface Browser {
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+function step(name: string, status: StepStatusView['status'], deps: string[]): StepStatusView {
+  return {
+    step_name: name, status, agent_name: 'implementer', dependencies: deps, started_at: '2026-01-01T00:00:00Z', completed_at: null,
+    duration_ms: 1500, outcome_summary: null, feedback: null, attempt: 1, artifacts: [],
+  };
+}
+
+/** A run with a step in every status the graph draws, findings of each severity, waiting at a gate (or not). */
+function fixture(runStatus: WorkflowStatusResource['status'], gate: boolean, cancelled = false): PanelState {
+  const status: WorkflowStatusResource = {
+    execution_id: 'e1', task_id: 't1', workflow: 'bug-fix', status: runStatus, cancelled, current_step: 'review', progress: 40,
+    started_at: '2026-01-01T00:00:00Z', completed_at: null,
+    steps: [
+      step('analyze', 'completed', []), step('fix', 'running', ['analyze']), step('docs', 'skipped', ['analyze']),
+      step('lint', 'failed', ['analyze']), step('review', gate ? 'awaiting_approval' : 'running', ['fix', 'lint']), step('ship', 'pending', ['review']),
+    ],
+  };
+  const findings = ['critical', 'high', 'medium', 'low'].map((severity) => ({ severity, category: 'sec', description: `a ${severity} one`, recommendation: 'fix it' }));
+  const artifact = {
+    id: 1, artifact_id: 'a1', execution_id: 'e1', step_name: 'analyze', agent_name: 'debugger', type: 'markdown', title: 'Root cause',
+    content: '', description: null, is_final: false, created_at: '2026-01-01T00:00:01Z', content_size_bytes: 10, metadata: { findings },
+  };
+  const events = [{ event_type: 'workflow_started', event_data: {}, created_at: '2026-01-01T00:00:00Z' }];
+  return buildPanelState(status, null, events, [artifact], '# Active Guardrails\n\n## Rule: Security\n\n- **NEVER** commit secrets\n');
+}
+
+const STUB = `
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => {} });
+`;
+
+// Runs in the page: each piece of text and each graph part with the colours behind it (alpha and opacity composited).
+const AUDIT = `(() => {
+  const parse = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c || ''); if (!m) return null;
+    const p = m[1].split(/[ ,/]+/).filter(Boolean).map(Number); return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 }; };
+  const over = (f, b) => ({ r: f.r * f.a + b.r * (1 - f.a), g: f.g * f.a + b.g * (1 - f.a), b: f.b * f.a + b.b * (1 - f.a), a: 1 });
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return Math.round(((Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05)) * 100) / 100; };
+  const opacity = (el) => { let o = 1; for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity); return o; };
+  const page = () => parse(getComputedStyle(document.body).backgroundColor);
+  const behind = (el) => { const layers = []; for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor);
+    if (c && c.a > 0) { layers.push(c); if (c.a >= 1) break; } } let bg = page(); for (const c of layers.reverse()) bg = over(c, bg); return bg; };
+  const ink = (color, el, bg) => { const c = parse(color); return c && over({ ...c, a: c.a * opacity(el) }, bg); };
+  const out = [];
+  for (const el of document.querySelectorAll('#root *')) {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || el.closest('[disabled]')) continue;
+    const text = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent.trim()).join(' ');
+    const node = el.closest('g.node');
+    const where = node ? node.getAttribute('data-testid') + ' ' + (el.getAttribute('class') || el.tagName) : el.tagName.toLowerCase() + '.' + el.className;
+    if (text && !(el instanceof SVGElement)) {
+      const bg = behind(el); out.push({ what: where, text, need: 4.5, ratio: ratio(ink(cs.color, el, bg), bg) });
+    } else if (text && el.tagName === 'text') {
+      const rect = node.querySelector('rect'); const bg = over(parse(getComputedStyle(rect).fill), page());
+      out.push({ what: where, text, need: 4.5, ratio: ratio(ink(cs.fill, el, bg), bg) });
+    } else if (el.tagName === 'rect' || (el.tagName === 'path' && el.classList.contains('edge'))) {
+      const bg = page(); out.push({ what: where, text: 'border', need: 3, ratio: ratio(ink(cs.stroke, el, bg), bg) });
+    }
+  }
+  return out;
+})()`;
+
+/** The focused element's indicator (a node's stroke, else the outline) against the page. */
+const FOCUS = `(() => {
+  const el = document.activeElement; const rect = el.querySelector && el.querySelector('rect');
+  const cs = getComputedStyle(el);
+  return { id: el.getAttribute('data-testid'), color: rect ? getComputedStyle(rect).stroke : cs.outlineStyle === 'none' ? 'none' : cs.outlineColor,
+    page: getComputedStyle(document.body).backgroundColor };
+})()`;
+
+function contrast(a: string, b: string): number {
+  const rgb = (c: string) => (/rgba?\(([^)]+)\)/.exec(c)?.[1] ?? '0 0 0').split(/[ ,/]+/).filter(Boolean).map(Number);
+  const lum = (c: string) => {
+    const [r = 0, g = 0, bl = 0] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+async function servePanel(): Promise<{ server: Server; url: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-a11y-'));
+  await build({
+    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
+    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
+  });
+  const server = createServer((req, res) => {
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const url = (req.url ?? '/').split('?')[0];
+    const files: Record<string, [string, string]> = {
+      '/': ['text/html', panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton: bug-fix' })
+        .replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce')],
+      '/stub.js': ['text/javascript', STUB], '/main.js': ['text/javascript', readFileSync(join(dir, 'main.js'), 'utf8')],
+      '/codicon.css': ['text/css', readFileSync(join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css'), 'utf8')],
+    };
+    const file = files[url ?? ''];
+    res.statusCode = file ? 200 : 404;
+    if (file) res.setHeader('content-type', file[0]);
+    res.end(file?.[1] ?? '');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, dir };
+}
+
+/** A page on the panel in `theme`'s colours (as the editor sets them before the script runs), showing `state`. */
+async function openPanel(browser: Browser, url: string, theme: string | null, state: PanelState, shown = 'graph'): Promise<Page> {
+  const page = await browser.newPage();
+  let ready = false;
+  await page.exposeFunction('__toHost', (m) => {
+    if ((m as { type?: string }).type === 'panel/ready') ready = true;
+  });
+  await page.goto(url);
+  const deadline = Date.now() + 10_000;
+  while (!ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(ready, 'the panel said panel/ready');
+  if (theme) {
+    const t = THEMES[theme]!;
+    await page.evaluate(`(() => { const vars = ${JSON.stringify(t.vars)}; for (const [k, v] of Object.entries(vars)) document.documentElement.style.setProperty(k, v);
+      document.body.className = ${JSON.stringify(t.bodyClass)}; })()`);
+  }
+  await page.evaluate(`window.postMessage(${JSON.stringify({ type: 'panel/init', executionId: state.executionId, state })}, '*')`);
+  await page.locator(`[data-testid="${shown}"]`).waitFor({ timeout: 10_000 });
+  return page;
+}
+
+async function withBrowser(fn: (browser: Browser, url: string) => Promise<void>): Promise<void> {
+  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const { server, url, dir } = await servePanel();
+  const require = createRequire(join(root, 'package.json'));
+  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
+  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    await fn(browser, url);
+  } finally {
+    await browser.close();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the panel keeps its words at 4.5:1 and its graph and focus at 3:1 in the four default themes', { timeout: 120_000 }, async () => {
+  assert.deepEqual(Object.keys(THEMES), ['Light Modern', 'Dark Modern', 'High Contrast', 'High Contrast Light']);
+  await withBrowser(async (browser, url) => {
+    const low: string[] = [];
+    for (const theme of Object.keys(THEMES)) {
+      // At a gate (the approval box, every step status), and ended (steps left unfinished drawn muted).
+      for (const state of [fixture('awaiting_approval', true), fixture('failed', false, true)]) {
+        const page = await openPanel(browser, url, theme, state);
+        const rows = (await page.evaluate(AUDIT)) as Array<{ what: string; text: string; need: number; ratio: number }>;
+        assert.ok(rows.length > 40, `${theme}: the audit read the panel (${rows.length} parts)`);
+        for (const r of rows) if (r.ratio < r.need) low.push(`${theme} ${state.status}: ${r.what} "${r.text}" ${r.ratio}:1 (needs ${r.need}:1)`);
+        // Focus indicators: a graph node reached with the keyboard, an artifact's link.
+        for (const id of ['node-analyze', 'artifact-a1']) {
+          await page.locator(`[data-testid="${id}"]`).focus();
+          await page.locator(`[data-testid="${id}"]`).press('Shift+Tab');
+          await page.locator(`[data-testid="${id}"]`).focus();
+          const f = (await page.evaluate(FOCUS)) as { id: string; color: string; page: string };
+          assert.equal(f.id, id);
+          const r = f.color === 'none' ? 0 : contrast(f.color, f.page);
+          if (r < 3) low.push(`${theme} ${state.status}: focus on ${id} ${f.color} on ${f.page} ${r.toFixed(2)}:1 (needs 3:1)`);
+        }
+        await page.close();
+      }
+    }
+    assert.deepEqual(low, []);
+  });
+});
+
+test('with forced colours the graph is drawn in the system colours', { timeout: 60_000 }, async () => {
+  await withBrowser(async (browser, url) => {
+    const page = await openPanel(browser, url, 'Light Modern', fixture('awaiting_approval', true));
+    await page.emulateMedia({ forcedColors: 'active' });
+    const drawn = (await page.evaluate(`(() => {
+      const probe = document.createElement('span'); document.body.append(probe);
+      probe.style.color = 'CanvasText'; const text = getComputedStyle(probe).color;
+      probe.style.color = 'Highlight'; const highlight = getComputedStyle(probe).color; probe.remove();
+      const g = (id, sel) => getComputedStyle(document.querySelector('[data-testid="' + id + '"] ' + sel));
+      return { text, highlight, review: g('node-review', 'rect').stroke, lint: g('node-lint', 'rect').stroke, name: g('node-fix', '.node-name').fill,
+        status: g('node-lint', '.node-status').fill, edge: getComputedStyle(document.querySelector('.graph .edge')).stroke, selected: g('node-review', 'rect').stroke };
+    })()`)) as Record<string, string>;
+    const { text, highlight, ...parts } = drawn;
+    assert.deepEqual(parts, { review: highlight, lint: text, name: text, status: text, edge: text, selected: highlight }, `CanvasText ${text}, Highlight ${highlight}`);
+    await page.close();
+  });
+});
