@@ -2,7 +2,7 @@
 // dependency edges with arrowheads, nodes focusable and selectable with click, Enter or Space. The graph is one Tab stop
 // (the selected node, else the first; arrow keys walk the rest), so a 100-step run does not put 100 stops before the
 // sections after it.
-import { leftStepText } from '../src/shared/labels.js';
+import { leftStepText, plural } from '../src/shared/labels.js';
 import type { PanelStep } from '../src/shared/protocol.js';
 import { onActivate, s } from './dom.js';
 import { layoutGraph } from './graphLayout.js';
@@ -33,13 +33,24 @@ export function leftByRun(status: string, run: GraphRun): boolean {
   return leftStepText(status, run.status, run.cancelled) !== null;
 }
 
+/** The graph's accessible name: how many steps, and how many are in each status ("4 steps: 3 completed, 1 failed"). */
+export function graphLabel(steps: PanelStep[], run: GraphRun): string {
+  const counts = new Map<string, number>();
+  for (const st of steps) {
+    const status = shownStatus(st.status, run);
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+  }
+  const each = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  return `Step graph: ${plural(steps.length, 'step')}${each ? `: ${each}` : ''}`;
+}
+
 /** The graph's SVG; `onSelect` is called with the chosen step's name. */
 export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void, run: GraphRun): SVGElement {
   const subtitle = (st: PanelStep): string => `${shownStatus(st.status, run)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
   const layout = layoutGraph(steps.map((st) => ({ name: st.name, dependencies: st.dependencies, subtitle: subtitle(st) })));
   const byName = new Map(steps.map((st) => [st.name, st]));
   const svg = s('svg', {
-    'data-testid': 'graph', class: 'graph', role: 'group', 'aria-label': `Step graph: ${steps.length} steps`,
+    'data-testid': 'graph', class: 'graph', role: 'group', 'aria-label': graphLabel(steps, run),
     width: layout.width, height: layout.height, viewBox: `0 0 ${layout.width} ${layout.height}`,
   });
   svg.append(
@@ -65,7 +76,9 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
       'data-left': !!step && leftByRun(step.status, run), tabindex: n.name === tabStop ? 0 : -1, role: 'button', 'aria-label': `${n.name}: ${shown}`,
       'aria-pressed': n.name === selected ? 'true' : 'false', transform: `translate(${n.x},${n.y})`,
     },
-    s('title', {}, `${n.name}: ${shown}${step?.agent ? ` (${step.agent})` : ''}`),
+    // With the node's label as its name, the title is its description: who works it and what it waits for (the
+    // edges are not read out).
+    s('title', {}, `${n.name}: ${shown}${step?.agent ? ` (${step.agent})` : ''}${step?.dependencies.length ? `, after ${step.dependencies.join(', ')}` : ''}`),
     s('rect', { width: n.width, height: n.height, rx: 6, ry: 6 }),
     s('text', { class: 'node-name', x: n.width / 2, y: 19, 'text-anchor': 'middle' }, n.name),
     s('text', { class: 'node-status', x: n.width / 2, y: 36, 'text-anchor': 'middle' }, step ? subtitle(step) : statusLabel(status)));

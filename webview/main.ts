@@ -6,6 +6,7 @@ import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import { parseToWebview } from '../src/shared/protocol.js';
 import type { FromWebview, PanelPersistedState, PanelState, ToWebview } from '../src/shared/protocol.js';
 import { panelRejection } from '../src/shared/rejectWords.js';
+import { announcement } from './announce.js';
 import { h } from './dom.js';
 import { renderGate } from './gateView.js';
 import type { GateHandlers } from './gateView.js';
@@ -18,6 +19,8 @@ import { renderArtifacts, renderFindings, renderGuardrails, renderHeader, render
 
 const vscode = acquireVsCodeApi();
 const root = document.getElementById('root') ?? document.body;
+// The one live region, outside the root the renders replace (a region made anew with its text is not read out).
+const announcer = document.getElementById('announcer');
 
 let state: PanelState | null = null;
 let selected: string | null = readSaved()?.selectedStep ?? null;
@@ -110,7 +113,8 @@ function renderError(): HTMLElement | null {
     error = null;
     render();
   });
-  return h('div', { class: 'error', role: 'alert', 'data-testid': 'error' },
+  // Not an alert itself: each update makes the box anew, and a new alert is read out again. The announcer said it.
+  return h('div', { class: 'error', 'data-testid': 'error' },
     h('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }), ` ${error} `, dismiss);
 }
 
@@ -178,7 +182,9 @@ function render(): void {
 function receive(message: ToWebview): void {
   switch (message.type) {
     case 'panel/init':
-    case 'panel/update':
+    case 'panel/update': {
+      const said = announcement(state, message.state);
+      if (said && announcer) announcer.textContent = said;
       state = message.state;
       gate.pending = false;
       pipeline.pending = false;
@@ -186,8 +192,10 @@ function receive(message: ToWebview): void {
       save();
       render();
       return;
+    }
     case 'panel/error':
       error = message.message;
+      if (announcer) announcer.textContent = message.message;
       gate.pending = false;
       pipeline.pending = false;
       team.pending = false;

@@ -96,7 +96,7 @@ function renderRaise(p: PanelPipeline, pause: string, handlers: PipelineHandlers
     say(refused);
     if (refused === null) handlers.resume(num(tokens), num(usd));
   });
-  return h('div', { class: 'approval', 'data-testid': 'budget-paused', role: 'alert' },
+  return h('div', { class: 'approval', 'data-testid': 'budget-paused' },
     h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: budget exceeded'),
     h('p', {}, pause),
     h('label', {}, 'Tokens ', tokens), ' ', h('label', {}, 'US dollars ', usd),
@@ -122,7 +122,7 @@ function renderBudget(p: PanelPipeline, handlers: PipelineHandlers): HTMLElement
     go.addEventListener('click', () => {
       if (!go.hasAttribute('disabled')) handlers.resume(null, null);
     });
-    out.push(h('div', { class: 'approval', 'data-testid': 'interrupted-paused', role: 'alert' },
+    out.push(h('div', { class: 'approval', 'data-testid': 'interrupted-paused' },
       h('h3', {}, h('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), ' Paused: interrupted'),
       h('p', {}, `${p.pausedInterrupted}; the step it was on runs again, finished steps do not.`),
       h('div', { class: 'buttons' }, go)));

@@ -42,7 +42,7 @@ export function renderHeader(state: PanelState): HTMLElement {
     }, status),
     h('div', { class: 'progress' },
       h('vscode-progress-bar', { value: state.progress, max: 100, 'aria-label': 'Workflow progress' }),
-      h('span', { 'data-testid': 'progress', class: 'percent', 'aria-live': 'polite' }, `${state.progress}%`)),
+      h('span', { 'data-testid': 'progress', class: 'percent' }, `${state.progress}%`)),
     state.taskDescription ? h('p', { 'data-testid': 'task', class: 'task agent-text' }, state.taskDescription) : null,
     h('p', { class: 'meta' },
       `Execution ${state.executionId}${state.taskId ? ` · task ${state.taskId}` : ''} · started ${time(state.startedAt)}`,

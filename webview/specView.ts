@@ -15,7 +15,7 @@ function renderDrift(spec: PanelSpec): HTMLElement | null {
   const what = d.state === 'missing'
     ? `${spec.source} is gone (deleted, renamed, or its buffer closed unsaved).`
     : `${spec.source} has changed since this workflow started${d.line ? ` (first at line ${d.line}: "${d.current ?? ''}", was "${d.snapshot ?? ''}")` : ''}.`;
-  return h('div', { class: 'spec-drift', role: 'status', 'data-testid': 'spec-drift', 'data-state': d.state },
+  return h('div', { class: 'spec-drift', 'data-testid': 'spec-drift', 'data-state': d.state },
     h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
     ` ${what} The workflow keeps following its snapshot; start a new one to work from the file as it is now.`);
 }

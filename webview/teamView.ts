@@ -70,7 +70,7 @@ function renderComposer(team: PanelTeam, handlers: TeamHandlers): HTMLElement {
 /** The channel timeline and the composer. */
 export function renderTeamChannel(team: PanelTeam, handlers: TeamHandlers): HTMLElement {
   const list = team.channel.length
-    ? h('ol', { class: 'tchannel', 'data-testid': 'team-channel', 'aria-live': 'polite' }, ...team.channel.map(renderMessage))
+    ? h('ol', { class: 'tchannel', 'data-testid': 'team-channel' }, ...team.channel.map(renderMessage))
     : h('p', { class: 'dim', 'data-testid': 'team-channel' }, 'Nothing said yet.');
   let stop: HTMLElement | null = null;
   if (teamStopTargets(team).team) {
@@ -88,7 +88,11 @@ export function renderTeamSide(team: PanelTeam, handlers: TeamHandlers): HTMLEle
   const working = team.working.length ? `Working now: ${team.working.join(', ')}` : 'Nobody is working now';
   const stoppable = new Set(teamStopTargets(team).agents);
   const agentStop = (name: string): HTMLElement => {
-    const link = h('a', { href: '#', class: 'tagent-stop', 'data-testid': `tagent-stop-${name}`, title: `Stop ${name}@${team.instance}` }, 'stop');
+    const link = h('a', {
+      href: '#', class: 'tagent-stop', 'data-testid': `tagent-stop-${name}`, title: `Stop ${name}@${team.instance}`,
+      // Every agent's link reads "stop": its name says whose.
+      'aria-label': `Stop ${name}`,
+    }, 'stop');
     onActivate(link, () => handlers.stop(name));
     return link;
   };

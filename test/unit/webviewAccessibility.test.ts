@@ -1,8 +1,11 @@
-// Rule: the panel can be read in every default theme. In the colours VS Code's Light Modern, Dark Modern, High
-// Contrast and High Contrast Light themes give a webview (captured from code-server 1.139.1), its words are at least
-// 4.5:1 against what is behind them and the graph's borders, edges and focus indicators 3:1, in every state a step
-// can be drawn in; with the system's forced colours the graph takes the system colours. Needs Chromium (`apt-get
-// install -y chromium`) and playwright-core (a dev dependency).
+// Rule: the panel can be read in every default theme and by a screen reader. In the colours VS Code's Light Modern,
+// Dark Modern, High Contrast and High Contrast Light themes give a webview (captured from code-server 1.139.1), its
+// words are at least 4.5:1 against what is behind them and the graph's borders, edges and focus indicators 3:1, in
+// every state a step can be drawn in; with the system's forced colours the graph takes the system colours. One live
+// region, there from the start, says when a step starts waiting for a decision, when the run ends, when tasks.md
+// drifts and what went wrong, and nothing while agents work (no part of what each update remakes is a live region);
+// the graph's name counts its steps by status and each node's description says what it waits for; each agent's stop
+// link says whose it is. Needs Chromium (`apt-get install -y chromium`) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
-import type { PanelState } from '../../src/shared/protocol.js';
+import type { PanelPipeline, PanelSpec, PanelState, PanelTeam } from '../../src/shared/protocol.js';
 import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 
@@ -227,6 +230,82 @@ test('with forced colours the graph is drawn in the system colours', { timeout: 
     })()`)) as Record<string, string>;
     const { text, highlight, ...parts } = drawn;
     assert.deepEqual(parts, { review: highlight, lint: text, name: text, status: text, edge: text, selected: highlight }, `CanvasText ${text}, Highlight ${highlight}`);
+    await page.close();
+  });
+});
+
+test('one live region says a gate and the run ending, and nothing while agents work', { timeout: 60_000 }, async () => {
+  await withBrowser(async (browser, url) => {
+    const page = await openPanel(browser, url, null, fixture('running', false));
+    const said = () => page.locator('[data-testid="announcer"]').textContent();
+    const update = async (state: PanelState) => {
+      await page.evaluate(`window.postMessage(${JSON.stringify({ type: 'panel/update', state })}, '*')`);
+      await page.locator(`[data-testid="node-review"][data-status="${state.steps.find((x) => x.name === 'review')!.status}"]`).waitFor({ timeout: 5_000 });
+    };
+    assert.equal(await page.locator('[role="status"][aria-live="polite"]').count(), 1, 'one live region');
+    assert.equal(await page.locator('#root [aria-live]').count(), 0, 'none inside what each update replaces');
+    assert.equal(await said(), '', 'opening the panel says nothing (the page is read)');
+    // An agent at work: its events and progress say nothing.
+    const working = fixture('running', false);
+    await update({ ...working, progress: 60, timeline: [...working.timeline, { type: 'step_completed', at: '2026-01-01T00:00:02Z', step: 'fix', detail: '' }] });
+    assert.equal(await said(), '');
+    await update(fixture('awaiting_approval', true));
+    assert.equal(await said(), 'review waits for your decision.');
+    // The spec's tasks.md drifted from the workflow's snapshot: said once, when it starts to differ.
+    const spec: PanelSpec = {
+      source: 'specs/cart/tasks.md', currentPhase: 1, phaseCount: 1, ticked: 0, writeBackProblem: null,
+      drift: { state: 'drifted', line: 4, snapshot: '- [ ] 1.1 Multiply', current: '- [ ] 1.1 Multiply twice' },
+      phases: [{ phase: 1, title: 'Phase 1/1: Fix', stepName: 'review', status: 'awaiting_approval', signoff: true, tasks: [], gate: [], missing: [] }],
+    };
+    await update({ ...fixture('awaiting_approval', true), spec });
+    assert.equal(await said(), 'specs/cart/tasks.md has changed since this workflow started.');
+    assert.equal(await page.locator('#root [role="status"]').count(), 0, 'the drift notice is not a live region made anew by each update');
+    // An error is said once: the box that shows it is made anew by each update, so it is no alert itself.
+    await page.evaluate(`window.postMessage(${JSON.stringify({ type: 'panel/error', message: 'Step review was already decided' })}, '*')`);
+    await page.locator('[data-testid="error"]').waitFor({ timeout: 5_000 });
+    assert.equal(await said(), 'Step review was already decided');
+    assert.equal(await page.locator('#root [role="alert"]').count(), 0);
+    await update({ ...fixture('failed', false, true), endReason: 'by the editor' });
+    assert.equal(await said(), 'Run cancelled: by the editor.');
+    // A pipeline paused at its budget: said once by the region, its box no alert that each update would repeat.
+    const pipeline: PanelPipeline = {
+      system: 'review', input: 'fix it', live: true, drivenElsewhere: false, nodes: [], byAgent: [], total: { tokens: 120, costUsd: 0 },
+      budget: { tokens: 100, usd: null }, budgetUsedPercent: 120, pausedForBudget: 'token budget of 100 reached', pausedInterrupted: null, raise: null,
+    };
+    const running = { ...fixture('running', false), executionId: 'p1' };
+    await page.evaluate(`window.postMessage(${JSON.stringify({ type: 'panel/init', executionId: 'p1', state: { ...running, pipeline: { ...pipeline, pausedForBudget: null } } })}, '*')`);
+    await page.locator('[data-testid="pipeline"]').waitFor({ timeout: 5_000 });
+    await page.evaluate(`window.postMessage(${JSON.stringify({ type: 'panel/update', state: { ...running, status: 'paused', pipeline } })}, '*')`);
+    await page.locator('[data-testid="budget-paused"]').waitFor({ timeout: 5_000 });
+    assert.equal(await said(), 'Run paused: budget exceeded.');
+    assert.equal(await page.locator('#root [role="alert"]:not([hidden])').count(), 0);
+    await page.close();
+  });
+});
+
+test('the graph is named by its steps\' statuses and each node says what it waits for', { timeout: 60_000 }, async () => {
+  await withBrowser(async (browser, url) => {
+    const page = await openPanel(browser, url, null, fixture('awaiting_approval', true));
+    assert.equal(await page.locator('[data-testid="graph"]').getAttribute('aria-label'),
+      'Step graph: 6 steps: 1 completed, 1 running, 1 skipped, 1 failed, 1 awaiting approval, 1 pending');
+    assert.equal(await page.locator('[data-testid="node-review"] title').textContent(), 'review: awaiting approval (implementer), after fix, lint');
+    assert.match(await page.locator('[data-testid="graph"]').ariaSnapshot(), /button "review: awaiting approval" \[pressed\]/);
+    await page.close();
+  });
+});
+
+test('a team\'s agents each have a stop link named by whose it is, and its channel does not talk over the page', { timeout: 60_000 }, async () => {
+  const team: PanelTeam = {
+    instance: 'review', workflow: 'pair', status: 'running', source: null, contextDir: null, canSend: true, working: ['alice', 'bob'],
+    agents: ['alice', 'bob'].map((name) => ({ name, backend: 'claude', model: '', state: 'running', unread: 0 })), documents: [],
+    channel: [{ from: 'alice', timestamp: '2026-01-01T00:00:01Z', message: '@bob look at cart.js', mentions: ['bob'] }],
+  };
+  await withBrowser(async (browser, url) => {
+    const page = await openPanel(browser, url, null, { ...fixture('running', false), team }, 'team-agents');
+    const agents = await page.locator('[data-testid="team-agents"]').ariaSnapshot();
+    assert.match(agents, /link "Stop alice"/);
+    assert.match(agents, /link "Stop bob"/);
+    assert.equal(await page.locator('#root [aria-live]').count(), 0, 'each message is not read out as agents post');
     await page.close();
   });
 });

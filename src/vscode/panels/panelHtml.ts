@@ -38,7 +38,10 @@ export function panelCsp(cspSource: string, nonce: string): string {
   ].join('; ');
 }
 
-/** The page: CSP meta, the codicon stylesheet (id the elements' icon component looks for), a root, the script. */
+/**
+ * The page: CSP meta, the codicon stylesheet (id the elements' icon component looks for), a root, the live region the
+ * script announces a run's changes in (there from the start, so a screen reader follows it), the script.
+ */
 export function panelHtml(input: PanelHtmlInput): string {
   const { cspSource, nonce, scriptUri, codiconsUri, title } = input;
   return `<!DOCTYPE html>
@@ -52,6 +55,7 @@ export function panelHtml(input: PanelHtmlInput): string {
 </head>
 <body>
 <main id="root" data-testid="panel-root" aria-busy="true"><p class="loading">Loading ${escapeHtml(title)}…</p></main>
+<div id="announcer" data-testid="announcer" class="visually-hidden" role="status" aria-live="polite" aria-atomic="true"></div>
 <script nonce="${nonce}" src="${escapeHtml(scriptUri)}"></script>
 </body>
 </html>
