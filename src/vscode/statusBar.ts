@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { BatonConnection } from './ownership.js';
 import type { SharedRunListing } from './sharedRunListing.js';
-import { statusBarExecution, statusBarView } from './statusBarText.js';
+import { statusBarExecution, statusBarLabel, statusBarView } from './statusBarText.js';
 
 /** Shows the item and keeps it current from core events (through the runs' listing it shares with the tree). */
 export function registerStatusBar(connection: BatonConnection, runs: SharedRunListing): vscode.Disposable {
@@ -23,6 +23,7 @@ export function registerStatusBar(connection: BatonConnection, runs: SharedRunLi
     if (!view) return item.hide();
     item.text = view.text;
     item.tooltip = view.tooltip;
+    item.accessibilityInformation = { label: statusBarLabel(view), role: 'button' };
     item.command = { command: 'baton.showExecution', title: 'Show Execution', arguments: [view.executionId] };
     item.show();
   };

@@ -109,3 +109,12 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
     executionId: current.execution_id,
   };
 }
+
+/**
+ * What a screen reader says for the item: its text without the icon (the editor reads `$(bell)` out as "bell") and
+ * with its separators as pauses, then the tooltip, which names the run.
+ */
+export function statusBarLabel(view: StatusBarView): string {
+  const text = view.text.replace(/\$\([a-z0-9-]+(~[a-z]+)?\)\s*/g, '').replace(/ \u00b7 /g, ', ').trim();
+  return `${text}. ${view.tooltip}`;
+}
