@@ -2,9 +2,9 @@
 // activity bar, the tree of bundled workflows (one that has not run opens onto its steps, which offer no step
 // actions), a workflow started from the command palette, its first step handed to an agent (an MCP SDK client on the
 // registered endpoint with the token), released from the tree's menu as if that agent went away and taken up again,
-// the tree, panel and status bar following the agent live, the gate approved with the panel's button, and the
-// synthesis opened in a tab; a run started with the (optional) task left empty and cancelled from the palette shows
-// in its panel how it ended, with no step marked current.
+// the tree, panel and status bar following the agent live (the status bar read out as words, not its icon's name), the
+// gate approved with the panel's button, and the synthesis opened in a tab; a run started with the (optional) task left
+// empty and cancelled from the palette shows in its panel how it ended, with no step marked current.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectAgent, stepOutput, type Agent } from './harness/agent.js';
@@ -147,6 +147,9 @@ describe('a person drives Baton in the editor', { timeout: 10 * 60_000 }, () => 
     );
     await waitFor('the panel header to show progress', async () => /1\s*\/\s*4|25\s*%/.test(await panel.locator('[data-testid="progress"]').first().innerText({ timeout: 1000 })));
     await waitFor('the status bar to name the active step', async () => (await wb.statusBarEntries()).some((e) => e.includes('implement-fix')));
+    // A screen reader hears the item as words: not the spinner icon's name ("sync~spin Baton: ..."), and the run named.
+    const item = await page.locator('.part.statusbar .statusbar-item').filter({ hasText: 'implement-fix' }).first().getAttribute('aria-label');
+    assert.match(item ?? '', /^Baton: implement-fix, \d+%\. bug-fix: running implement-fix/);
     await waitFor('the tree to show the execution with its steps', async () => (await wb.treeRows()).some((r) => r.label.includes('implement-fix')));
   });
 
