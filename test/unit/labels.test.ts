@@ -73,6 +73,9 @@ describe('labels', () => {
     assert.equal(leftStepText('awaiting_approval', 'failed'), 'stopped (run failed)');
     assert.equal(leftStepText('completed', 'failed', true), null);
     assert.equal(leftStepText('failed', 'failed'), null);
+    assert.equal(leftStepText('failed', 'failed', true, true), 'stopped (run cancelled)', 'failed by the cancel, at the run\'s end');
+    assert.equal(leftStepText('failed', 'failed', true), null, 'failed before the cancel');
+    assert.equal(leftStepText('failed', 'failed', false, true), null, 'a failed run\'s failed step failed');
     assert.equal(leftStepText('ready', 'running'), null);
     assert.equal(leftStepText('pending', 'paused'), null);
   });

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
 import type { StepStatus, WorkflowTemplate } from '../../src/core/types.js';
+import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+import { makeBaton } from '../helpers/coreHarness.js';
 import {
   artifactNodes, cancelQuestion, executionLabel, executionNodes, FINISHED_SHOWN, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
 } from '../../src/vscode/views/treeModel.js';
@@ -326,5 +328,27 @@ describe('tree model', () => {
   it('asks to cancel a run by its task, status and step, not only the workflow name', () => {
     const q = cancelQuestion(exec('e1', { status: 'awaiting_approval', current_step: 'review-code', task_description: 'Fix the login redirect loop' }));
     assert.equal(q, 'Cancel bug-fix “Fix the login redirect loop”? It is awaiting approval at review-code, started 2026-11-22 07:00.');
+  });
+});
+
+describe('a run cancelled with a step under way (the real core)', () => {
+  it('says the step was stopped by the cancel, not failed, in the tree and the panel; a step its agent failed stays failed', async () => {
+    const { baton } = await makeBaton();
+    const r = await baton.nextStep({ template_name: 'bug-fix' });
+    await baton.cancel(r.execution_id!, 'not needed', 'tester');
+    // The core fails the step under way as it cancels the run (at the run's end).
+    const status = baton.workflowStatus(r.execution_id!);
+    assert.equal(status.steps[0]!.status, 'failed');
+    const [stopped, later] = stepNodes(status);
+    assert.equal(stopped!.description, 'stopped (run cancelled)');
+    assert.equal(stopped!.contextValue, 'step:ended');
+    assert.equal(later!.description, 'not run (run cancelled)');
+    // The panel tells it the same way (webviewPanel.test.ts): the step's end is the run's.
+    const panel = buildPanelState(status, null, [], [], '');
+    assert.equal(panel.steps[0]!.completedAt, panel.completedAt);
+    assert.notEqual(panel.completedAt, null);
+    // A step that failed before the run was cancelled ended earlier than the run: it failed.
+    const earlier = { ...status, steps: status.steps.map((s, i) => (i === 0 ? { ...s, completed_at: '2000-01-01T00:00:00.000Z' } : s)) };
+    assert.equal(stepNodes(earlier)[0]!.description, 'failed');
   });
 });
