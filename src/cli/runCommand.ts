@@ -44,11 +44,11 @@ export async function runCommand(args: string[]): Promise<number> {
   return runHere(where.owner, start, print);
 }
 
-/** `--max-invocations N`. */
-export function maxInvocationsOf(raw: string | undefined): number | undefined {
+/** `--max-invocations N`; a bad one is refused with `usage`, the usage of the command that was given it. */
+export function maxInvocationsOf(raw: string | undefined, usage = RUN_USAGE): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${RUN_USAGE}`, 2);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${usage}`, 2);
   return n;
 }
 

@@ -28,7 +28,7 @@ export async function startCommand(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`start needs exactly one workflow FILE (got ${positionals.length})\n\n${START_USAGE}`, 2);
   const file = fileArgument(positionals[0]!, values.workspace);
-  const maxInvocations = maxInvocationsOf(values['max-invocations']);
+  const maxInvocations = maxInvocationsOf(values['max-invocations'], START_USAGE);
   // A missing or invalid file is refused before a database is opened or made.
   warnAboutTeamFile(file, 'start');
   if (values.background) return background(file, values, args);
