@@ -19,15 +19,17 @@ const OPTIONS = {
 
 /** Runs `baton blueprint …`; returns the exit code. */
 export async function blueprintCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  const { values, positionals } = parse(rest, OPTIONS, BLUEPRINT_USAGE);
-  if (sub === '--help' || sub === '-h' || sub === 'help' || values.help) {
+  // The subcommand is the first word that is no option, as in spec: `baton blueprint --json list` lists.
+  const { values, positionals: words } = parse(args, OPTIONS, BLUEPRINT_USAGE);
+  const [sub, ...positionals] = words;
+  if (sub === 'help' || values.help) {
     process.stdout.write(BLUEPRINT_USAGE + '\n');
     return 0;
   }
   const workspace = resolve(values.workspace ?? process.cwd());
   const dirs = blueprintDirs(values.content ?? bundledContentDir(), workspace);
   if (sub === 'list') {
+    if (positionals.length) throw new CliError(`blueprint list takes no arguments (got "${positionals.join(' ')}")\n\n${BLUEPRINT_USAGE}`, 2);
     const all = listBlueprints(dirs);
     if (values.json) {
       process.stdout.write(JSON.stringify({ blueprints: all.map((b) => ({ id: b.id, path: b.path, name: b.blueprint?.name ?? null, description: b.blueprint?.description ?? null, requiredInputs: b.blueprint?.requiredInputs ?? [], problems: b.problems })) }) + '\n');
@@ -39,7 +41,7 @@ export async function blueprintCommand(args: string[]): Promise<number> {
     }
     return 0;
   }
-  if (sub !== 'new') throw new CliError(`${sub === undefined ? 'blueprint needs a subcommand' : `unknown blueprint subcommand "${sub}"`}: list or new\n\n${BLUEPRINT_USAGE}`, 2);
+  if (sub !== 'new') throw new CliError(`${sub === undefined ? 'blueprint needs a subcommand' : `unknown blueprint subcommand "${sub}"`}: list or new (e.g. baton blueprint list)\n\n${BLUEPRINT_USAGE}`, 2);
   if (positionals.length !== 1) throw new CliError(`blueprint new needs exactly one NAME\n\n${BLUEPRINT_USAGE}`, 2);
   if (!values.from) throw new CliError(`blueprint new needs --from BLUEPRINT (see baton blueprint list)\n\n${BLUEPRINT_USAGE}`, 2);
   const name = positionals[0]!;

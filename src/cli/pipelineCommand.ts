@@ -42,17 +42,14 @@ function usage(message: string): CliError {
 
 /** Runs `baton pipeline …`; returns the exit code. */
 export async function pipelineCommand(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    if (sub === undefined) throw usage('pipeline needs a subcommand: list, run, resume or cancel');
+  // The subcommand is the first word that is no option, as in spec: `baton pipeline --db x list` lists.
+  const { values, positionals: words } = parse(args, RUN_OPTIONS, PIPELINE_USAGE);
+  const [sub, ...positionals] = words;
+  if (values.help || sub === 'help') {
     process.stdout.write(PIPELINE_USAGE + '\n');
     return 0;
   }
-  const { values, positionals } = parse(rest, RUN_OPTIONS, PIPELINE_USAGE);
-  if (values.help) {
-    process.stdout.write(PIPELINE_USAGE + '\n');
-    return 0;
-  }
+  if (sub === undefined) throw usage('pipeline needs a subcommand: list, run, resume or cancel (e.g. baton pipeline list)');
   if (values['forget-agents'] && sub !== 'resume') throw usage(`--forget-agents is an option of pipeline resume only`);
   switch (sub) {
     case 'list':

@@ -13,4 +13,30 @@ describe('baton refusals of a command line', () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /^baton: --max-invocations must be a whole number ≥ 1 \(got "x"\)\n\nUsage: baton start FILE/);
   });
+
+  it('pipeline and blueprint take their options before the subcommand too, as spec does', async () => {
+    const setup = tempSetup('baton-sub-');
+    try {
+      const pipelines = await runCli(['pipeline', '--json', '--workspace', setup.workspace, 'list', '--db', setup.db]);
+      assert.equal(pipelines.code, 0, pipelines.stderr);
+      assert.deepEqual(JSON.parse(pipelines.stdout), { systems: [], runs: [] });
+      const blueprints = await runCli(['blueprint', '--json', 'list']);
+      assert.equal(blueprints.code, 0, blueprints.stderr);
+      assert.ok((JSON.parse(blueprints.stdout) as { blueprints: unknown[] }).blueprints.length > 0);
+      for (const command of ['pipeline', 'blueprint']) {
+        const none = await runCli([command, '--json']);
+        assert.equal(none.code, 2);
+        assert.match(JSON.parse(none.stdout).error.message, new RegExp(`^${command} needs a subcommand: .*\\(e\\.g\\. baton ${command} list\\)$`));
+      }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('blueprint list refuses words after it, as pipeline list does, where it listed and exited 0', async () => {
+    const r = await runCli(['blueprint', 'list', 'extra']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^baton: blueprint list takes no arguments \(got "extra"\)\n\nUsage: baton blueprint list/);
+    assert.equal(r.stdout, '');
+  });
 });
