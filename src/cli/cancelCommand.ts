@@ -4,7 +4,7 @@ import type { BatonApi, ExecutionSummary, WorkflowStatusResource } from '../core
 import { BatonError } from '../core/errors.js';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
-import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
+import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
 import { CANCEL_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -18,7 +18,7 @@ export async function cancelCommand(args: string[]): Promise<number> {
     process.stdout.write(`${CANCEL_USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new CliError(`cancel needs exactly one EXECUTION (an execution or task id; baton status${dbFlagFor(dbPathOf(values))} lists them)\n\n${CANCEL_USAGE}`, 2);
+  if (positionals.length !== 1) throw oneExecution('cancel', positionals, dbFlagFor(dbPathOf(values)), CANCEL_USAGE);
   const id = positionals[0]!;
   const db = dbFlagFor(dbPathOf(values));
   const summary = await cancelExecution(id, values, {

@@ -163,6 +163,15 @@ export function refuseArguments(command: string, positionals: string[], usage: s
 }
 
 /**
+ * The usage error of a command that takes one EXECUTION and got none or several: what an EXECUTION is and where to
+ * find one (`db`: dbFlagFor's), and the words it got.
+ */
+export function oneExecution(command: string, positionals: string[], db: string, usage: string): CliError {
+  const got = positionals.length > 1 ? `; got "${positionals.join(' ')}"` : '';
+  return new CliError(`${command} needs exactly one EXECUTION (an execution or task id; baton status${db} lists them)${got}\n\n${usage}`, 2);
+}
+
+/**
  * A FILE argument read as a shell reads a path: relative to the current folder, whatever --workspace says. One that is
  * not there while the same path under --workspace is, is refused naming both and the path to type, not taken: a
  * fallback would let the same words name another file once the first appears.

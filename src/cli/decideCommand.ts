@@ -6,7 +6,7 @@ import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl, decideViaOwner } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import { deciderOn } from '../host/nodePorts.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
 import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE, REJECT_USAGE } from './usage.js';
@@ -65,8 +65,8 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
     process.stdout.write(usage + '\n');
     return 0;
   }
-  const [executionId, ...extra] = positionals;
-  if (!executionId || extra.length > 0) throw new CliError(`${decision} needs exactly one EXECUTION id\n\n${usage}`, 2);
+  const [executionId] = positionals;
+  if (!executionId || positionals.length > 1) throw oneExecution(decision, positionals, dbFlagFor(dbPathOf(values)), usage);
   if (decision === 'reject' && !values.feedback?.trim()) {
     throw new CliError('reject needs --feedback TEXT: tell the agent what to change (or, for a pipeline\'s review, why you reject it)', 2);
   }

@@ -5,7 +5,7 @@ import type { StepRelease } from '../core/api.js';
 import { callControl } from '../host/controlClient.js';
 import { deciderOn } from '../host/nodePorts.js';
 import { releasedText } from '../shared/labels.js';
-import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse } from './common.js';
+import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
 import { RELEASE_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -16,7 +16,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
     process.stdout.write(`${RELEASE_USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1) throw new CliError(`release needs exactly one EXECUTION (an execution or task id; baton status${dbFlagFor(dbPathOf(values))} lists them)\n\n${RELEASE_USAGE}`, 2);
+  if (positionals.length !== 1) throw oneExecution('release', positionals, dbFlagFor(dbPathOf(values)), RELEASE_USAGE);
   const id = positionals[0]!;
   const by = deciderOn('cli');
   const dbPath = dbPathOf(values);

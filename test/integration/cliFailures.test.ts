@@ -39,4 +39,20 @@ describe('baton refusals of a command line', () => {
     assert.match(r.stderr, /^baton: blueprint list takes no arguments \(got "extra"\)\n\nUsage: baton blueprint list/);
     assert.equal(r.stdout, '');
   });
+
+  it('approve and reject without one EXECUTION say what one is and where to find it, with the --db given, as cancel does', async () => {
+    const setup = tempSetup('baton-one-');
+    try {
+      const none = await runCli(['approve', '--json', '--db', setup.db]);
+      assert.equal(none.code, 2);
+      assert.equal(JSON.parse(none.stdout).error.message, `approve needs exactly one EXECUTION (an execution or task id; baton status --db ${setup.db} lists them)`);
+      const two = await runCli(['reject', 'a', 'b', '--feedback', 'x']);
+      assert.equal(two.code, 2);
+      assert.match(two.stderr, /^baton: reject needs exactly one EXECUTION \(an execution or task id; baton status lists them\); got "a b"\n\nUsage: baton reject /);
+      const release = await runCli(['release', 'a', 'b']);
+      assert.match(release.stderr, /^baton: release needs exactly one EXECUTION \(an execution or task id; baton status lists them\); got "a b"\n/);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -173,7 +173,7 @@ describe('baton errors', () => {
     [['status', 'extra'], /^baton: status takes no arguments \(got "extra"\)\n\nUsage: baton status/],
     [['mcp', 'extra'], /^baton: mcp takes no arguments \(got "extra"\)\n\nUsage: baton mcp/],
     [['serve', '--port', 'x'], /^baton: --port must be a port number \(got "x"\)/],
-    [['approve'], /^baton: approve needs exactly one EXECUTION id/],
+    [['approve'], /^baton: approve needs exactly one EXECUTION \(an execution or task id; baton status lists them\)\n\nUsage: baton approve /],
     [['mcp', '--retention-days', 'soon'], /^baton: --retention-days must be a whole number ≥ 0 \(got "soon"\)\n\nUsage: baton mcp/],
     [['serve', '--retention-runs=-5'], /^baton: --retention-runs must be a whole number ≥ 0 \(got "-5"\)\n\nUsage: baton serve/],
     [['mcp', '--retention-idle-days', '1e3'], /^baton: --retention-idle-days must be a whole number ≥ 0 \(got "1e3"\)\n\nUsage: baton mcp/],
