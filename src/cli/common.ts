@@ -97,6 +97,12 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
       throw new CliError(`--${flag} needs a path (got an empty one); leave --${flag} out for the default\n\n${usage}`, 2);
     }
   }
+  // So is an empty name: `--by ''` was recorded as the decider, `--step ''` and `--tools ''` read as not given.
+  for (const flag of ['step', 'by', 'instance', 'tools']) {
+    if ((parsed.values as Record<string, unknown>)[flag] !== '') continue;
+    const placeholder = new RegExp(`^ {2}--${flag} (\\S+)`, 'm').exec(usage)?.[1] ?? 'VALUE';
+    throw new CliError(`--${flag} needs a value (got an empty one): --${flag} ${placeholder}; or leave --${flag} out for the default\n\n${usage}`, 2);
+  }
   for (const flag of ['workspace', 'content']) {
     const value = (parsed.values as Record<string, unknown>)[flag];
     if (typeof value !== 'string') continue;

@@ -1,7 +1,8 @@
 // Rule: every refusal of a command line names the command that was typed and what to type instead; a refused
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 
@@ -51,6 +52,26 @@ describe('baton refusals of a command line', () => {
       assert.match(two.stderr, /^baton: reject needs exactly one EXECUTION \(an execution or task id; baton status lists them\); got "a b"\n\nUsage: baton reject /);
       const release = await runCli(['release', 'a', 'b']);
       assert.match(release.stderr, /^baton: release needs exactly one EXECUTION \(an execution or task id; baton status lists them\); got "a b"\n/);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an empty name given to --by, --step, --instance or --tools is refused before anything opens, as an empty --db is', async () => {
+    const setup = tempSetup('baton-empty-');
+    try {
+      const cases: Array<[string[], string]> = [
+        [['approve', 'x', '--by', ''], '--by needs a value (got an empty one): --by NAME; or leave --by out for the default'],
+        [['release', 'x', '--step', ''], '--step needs a value (got an empty one): --step NAME; or leave --step out for the default'],
+        [['run', 'team.yaml', '--instance', ''], '--instance needs a value (got an empty one): --instance NAME; or leave --instance out for the default'],
+        [['mcp', '--tools', ''], '--tools needs a value (got an empty one): --tools GROUPS; or leave --tools out for the default'],
+      ];
+      for (const [args, said] of cases) {
+        const r = await runCli([...args, '--db', setup.db], {}, setup.workspace);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.ok(r.stderr.startsWith(`baton: ${said}\n\nUsage: baton ${args[0]} `), r.stderr);
+      }
+      assert.equal(existsSync(dirname(setup.db)), false, 'no database was made');
     } finally {
       rmSync(setup.dir, { recursive: true, force: true });
     }
