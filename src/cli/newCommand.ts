@@ -2,6 +2,7 @@
 // channel (it wakes on @NAME there); without, it runs alone as NAME with its own context (`baton send "…" --to NAME`).
 // Runs in the live owner, or in this process, which then serves until the agent is stopped (or Ctrl-C).
 import { callControl } from '../host/controlClient.js';
+import { readDiscovery } from '../host/discovery.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
@@ -29,6 +30,9 @@ export async function newCommand(args: string[]): Promise<number> {
   if ((backend === 'command') !== command.length > 0) throw new CliError(`${backend === 'command' ? 'the command backend needs its program after --' : 'only the command backend takes a program after --'}\n\n${NEW_USAGE}`, 2);
   if (values.context !== undefined && !/^@.+/.test(values.context)) throw new CliError(`--context takes @instance (e.g. @pr-123), got "${values.context}"\n\n${NEW_USAGE}`, 2);
   const instance = values.context?.slice(1);
+  // A team runs only in an owner that has published its endpoint: with none, there is none to join, and becoming the
+  // owner only to refuse would leave a new database behind.
+  if (instance !== undefined && readDiscovery(dbPathOf(values)) === null) throw noTeam(instance, values);
   const def: AgentDefinition = { backend, model: values.model ?? '', system_prompt: values['system-prompt'] ?? '', ...(command.length ? { command } : {}) };
   // An owner that stops before it takes the agent is no owner: this process or the next one is (see ownerTaking).
   const where = await ownerTaking(values, async (remote) => {
@@ -43,7 +47,7 @@ export async function newCommand(args: string[]): Promise<number> {
   }
   const { owner } = where;
   try {
-    if (instance !== undefined) throw new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with baton start FILE --instance ${instance}${flagsFor('baton start', dbPathOf(values), values.workspace)}`, 1);
+    if (instance !== undefined) throw noTeam(instance, values);
     const teams = teamsOf(owner.opened.baton);
     await serveTeams(teams, async () => {
       const full = await teams.newAgent({ name, def, cwd: workspaceOf(values) });
@@ -53,6 +57,12 @@ export async function newCommand(args: string[]): Promise<number> {
   } finally {
     await owner.close();
   }
+}
+
+/** The refusal of --context @instance when no Baton process owns the database, so no team runs. */
+function noTeam(instance: string, values: { db?: string; workspace?: string }): CliError {
+  const start = `baton start FILE --instance ${instance}${flagsFor('baton start', dbPathOf(values), values.workspace)}`;
+  return new CliError(`no team instance @${instance} is running (no Baton process owns the database); start it with ${start}`, 1);
 }
 
 /** What `new` prints: where the agent runs, and how to talk to it and stop it (`db`: dbFlagFor's). */

@@ -76,4 +76,16 @@ describe('baton refusals of a command line', () => {
       rmSync(setup.dir, { recursive: true, force: true });
     }
   });
+
+  it('new --context @instance with no Baton process on the database refuses without making one', async () => {
+    const setup = tempSetup('baton-join-');
+    try {
+      const r = await runCli(['new', 'helper', '--backend', 'claude', '--context', '@nope', '--db', setup.db], {}, setup.workspace);
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, `baton: no team instance @nope is running (no Baton process owns the database); start it with baton start FILE --instance nope --db ${setup.db}\n`);
+      assert.equal(existsSync(dirname(setup.db)), false, 'no database, no folder for it');
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });
