@@ -5,6 +5,7 @@ import {
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { becomeOwner } from '../host/owner.js';
+import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';
 import { capYoungGeneration } from './youngGeneration.js';
 import { SERVE_USAGE } from './usage.js';
@@ -23,6 +24,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   capYoungGeneration();
   const log = cliLog();
   const dbPath = dbPathOf(values);
+  const made = missingFolders(dbPath);
   try {
     const opening = becomeOwner({
       ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
@@ -38,8 +40,11 @@ export async function serveCommand(args: string[]): Promise<number> {
     return -1;
   } catch (ex) {
     const ownerPid = lockedBy(ex);
-    if (ownerPid === null) throw ex;
-    throw alreadyOwned(dbPath, ownerPid);
+    if (ownerPid !== null) throw alreadyOwned(dbPath, ownerPid);
+    // A database this serve made before it failed (its --port in use) goes again, with the folders made for it: the
+    // refused command leaves nothing behind, as spec start does.
+    if (made) removeCreated(dbPath, made);
+    throw ex;
   }
 }
 

@@ -62,7 +62,7 @@ export async function withCore<T>(
 }
 
 /** The folders `dbPath` needs that do not exist yet, deepest first; null when the database itself exists. */
-function missingFolders(dbPath: string): string[] | null {
+export function missingFolders(dbPath: string): string[] | null {
   if (existsSync(dbPath)) return null;
   const out: string[] = [];
   for (let dir = dirname(dbPath); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) out.push(dir);
@@ -70,7 +70,7 @@ function missingFolders(dbPath: string): string[] | null {
 }
 
 /** Removes a database created by this command, and the (then empty) folders made for it. */
-function removeCreated(dbPath: string, folders: string[]): void {
+export function removeCreated(dbPath: string, folders: string[]): void {
   for (const file of [dbPath, journalPathOf(dbPath)]) rmSync(file, { force: true });
   for (const dir of folders) {
     try {

@@ -2,6 +2,7 @@
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
@@ -85,6 +86,22 @@ describe('baton refusals of a command line', () => {
       assert.equal(r.stderr, `baton: no team instance @nope is running (no Baton process owns the database); start it with baton start FILE --instance nope --db ${setup.db}\n`);
       assert.equal(existsSync(dirname(setup.db)), false, 'no database, no folder for it');
     } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve on a --port in use fails leaving no database it made, nor the folders it made for one', async () => {
+    const setup = tempSetup('baton-port-');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const r = await runCli(['serve', '--port', String(port), '--db', setup.db]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`baton: port ${port} on 127\\.0\\.0\\.1 is in use by another program; pass another --port`));
+      assert.equal(existsSync(dirname(setup.db)), false, 'no database, no folder for it');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
       rmSync(setup.dir, { recursive: true, force: true });
     }
   });
