@@ -130,11 +130,44 @@ export async function main(argv: string[]): Promise<number> {
         throw unknownCommand(command, rest);
     }
   } catch (ex) {
-    const { code, reason, message } = failure(ex, command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? rest : null);
-    process.stderr.write(`baton: ${message}\n`);
-    // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr.
-    if (rest.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { reason, message: message.split('\n\n')[0] } })}\n`);
-    return code;
+    const said = failure(ex, command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? rest : null);
+    process.stderr.write(`baton: ${said.message}\n`);
+    // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr. A --json after
+    // `--` is an argument of the program `baton new` runs, not this command's flag.
+    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (own.includes('--json')) process.stdout.write(`${JSON.stringify(failureJson(said))}\n`);
+    return said.code;
+  }
+}
+
+/** What a command's failure says. */
+interface Failure {
+  code: number;
+  reason: string;
+  message: string;
+  /** What the words say, for a script (a BatonError's details: a path, a pid). */
+  details?: Record<string, unknown>;
+  /** The message without the stack, for JSON. */
+  short?: string;
+}
+
+/**
+ * A failure as --json prints it: the shape the owner's control endpoint answers with, {error: {reason, message,
+ * details?}}, and the exit code, which a script reading a pipe's output does not see. The message is its first
+ * paragraph (the usage after it is for a person).
+ */
+function failureJson(f: Failure): { error: { reason: string; message: string; exit_code: number; details?: Record<string, unknown> } } {
+  const message = (f.short ?? f.message).split('\n\n')[0]!;
+  return { error: { reason: f.reason, message, exit_code: f.code, ...(f.details ? { details: f.details } : {}) } };
+}
+
+/** A BatonError's details as plain JSON, if it has any that are. */
+function detailsOf(ex: BatonError): Record<string, unknown> | undefined {
+  if (Object.keys(ex.details).length === 0) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(ex.details)) as Record<string, unknown>;
+  } catch {
+    return undefined;
   }
 }
 
@@ -143,12 +176,16 @@ export async function main(argv: string[]): Promise<number> {
  * `baton ...` commands name the database and workspace of the command's `args` (null: no command), so they work
  * pasted.
  */
-function failure(ex: unknown, args: string[] | null): { code: number; reason: string; message: string } {
+function failure(ex: unknown, args: string[] | null): Failure {
   if (ex instanceof CliError) return { code: ex.exitCode, reason: ex.exitCode === 2 ? 'usage' : 'failed', message: ex.message };
-  if (BatonError.is(ex)) return { code: 1, reason: ex.reason, message: args ? withDbFlag(ex.message, dbPathIn(args), workspaceIn(args)) : ex.message };
+  if (BatonError.is(ex)) {
+    const message = args ? withDbFlag(ex.message, dbPathIn(args), workspaceIn(args)) : ex.message;
+    return { code: 1, reason: ex.reason, message, details: detailsOf(ex) };
+  }
   const plain = systemErrorText(ex);
   if (plain) return { code: 1, reason: String((ex as NodeJS.ErrnoException).code), message: plain };
-  return { code: 1, reason: 'internal', message: `internal error: ${(ex as Error).stack ?? String(ex)}` };
+  // A bug: its stack goes to stderr, for a report; JSON gets the message alone.
+  return { code: 1, reason: 'internal', message: `internal error: ${(ex as Error).stack ?? String(ex)}`, short: `internal error: ${(ex as Error).message ?? String(ex)}` };
 }
 
 // Whoever reads stderr may go away (`baton serve 2>&1 | head -1`): its logs are then lost, not the process.

@@ -346,11 +346,12 @@ describe('baton command line usage', () => {
     assert.equal(missing.code, 1);
     const said = JSON.parse(missing.stdout) as { error: { reason: string; message: string } };
     assert.equal(said.error.reason, 'failed');
+    assert.equal((said.error as { exit_code?: number }).exit_code, 1);
     assert.match(said.error.message, /^no Baton database at /);
     assert.match(missing.stderr, /^baton: no Baton database at /);
     const usage = await runCli(['status', '--json', 'extra']);
     assert.equal(usage.code, 2);
-    assert.deepEqual(JSON.parse(usage.stdout), { error: { reason: 'usage', message: 'status takes no arguments (got "extra")' } });
+    assert.deepEqual(JSON.parse(usage.stdout), { error: { reason: 'usage', message: 'status takes no arguments (got "extra")', exit_code: 2 } });
   });
 
   it('an unknown tool group exits 2 naming the valid groups', async () => {

@@ -1,9 +1,9 @@
 // Rule: every refusal of a command line names the command that was typed and what to type instead; a refused
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
 
@@ -104,5 +104,30 @@ describe('baton refusals of a command line', () => {
       await new Promise((resolve) => taken.close(resolve));
       rmSync(setup.dir, { recursive: true, force: true });
     }
+  });
+
+  it('--json prints a failure as the owner\'s endpoint answers one, {error: {reason, message, details}}, with the exit code', async () => {
+    const setup = tempSetup('baton-shape-');
+    try {
+      writeFileSync(join(setup.workspace, 'team.yaml'), 'name: t\n');
+      const r = await runCli(['run', 'team.yaml', '--workspace', 'ws', '--db', setup.db, '--json'], {}, setup.dir);
+      assert.equal(r.code, 1, r.stderr);
+      const said = JSON.parse(r.stdout) as { error: Record<string, unknown> };
+      assert.deepEqual(Object.keys(said.error), ['reason', 'message', 'exit_code', 'details']);
+      assert.equal(said.error.reason, 'not_found');
+      assert.equal(said.error.exit_code, 1);
+      assert.deepEqual(said.error.details, { path: join(setup.dir, 'team.yaml'), workspace_path: join(setup.workspace, 'team.yaml') });
+      const usage = JSON.parse((await runCli(['status', '--bogus', '--json'])).stdout) as { error: Record<string, unknown> };
+      assert.deepEqual(usage, { error: { reason: 'usage', message: 'unknown option --bogus for baton status; see baton status --help', exit_code: 2 } });
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a --json after -- is the program\'s argument (baton new NAME --backend command -- PROGRAM --json): no JSON on stdout', async () => {
+    const r = await runCli(['new', 'x', '--backend', 'claude', '--', 'prog', '--json']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^baton: only the command backend takes a program after --/);
+    assert.equal(r.stdout, '');
   });
 });
