@@ -78,8 +78,9 @@ function budgetOf(values: Values): Budget | undefined {
   for (const [flag, key] of [['budget-tokens', 'tokens'], ['budget-usd', 'usd']] as const) {
     const raw = values[flag];
     if (raw === undefined) continue;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < 0 || (key === 'tokens' && !Number.isInteger(n))) throw usage(`--${flag} must be a ${key === 'tokens' ? 'whole number' : 'number'} ≥ 0 (got "${raw}")`);
+    // Decimal digits only: Number() reads '' as 0 (a budget that pauses the run at once) and '0x10' as 16.
+    const n = (key === 'tokens' ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/).test(raw) ? Number(raw) : NaN;
+    if (!Number.isFinite(n) || (key === 'tokens' && !Number.isSafeInteger(n))) throw usage(`--${flag} must be a ${key === 'tokens' ? 'whole number' : 'number'} ≥ 0 (got "${raw}")`);
     out[key] = n;
   }
   return Object.keys(out).length ? out : undefined;

@@ -47,8 +47,9 @@ export async function runCommand(args: string[]): Promise<number> {
 /** `--max-invocations N`; a bad one is refused with `usage`, the usage of the command that was given it. */
 export function maxInvocationsOf(raw: string | undefined, usage = RUN_USAGE): number | undefined {
   if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${usage}`, 2);
+  // Digits only, as --port: '0x10' and '1e1' are not what a person means by a count.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${usage}`, 2);
   return n;
 }
 

@@ -18,8 +18,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     return 0;
   }
   refuseArguments('serve', positionals, SERVE_USAGE);
-  const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
+  // Digits only: Number() reads '' as 0 (a random port) and '0x50' or '1e3' as other ports than the words say.
+  const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+  if (port < 0 || port > 65535) throw new CliError(`--port must be a port number, 0 to 65535 (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
   const settings = engineSettings(values, SERVE_USAGE);
   capYoungGeneration();
   const log = cliLog();

@@ -130,4 +130,27 @@ describe('baton refusals of a command line', () => {
     assert.match(r.stderr, /^baton: only the command backend takes a program after --/);
     assert.equal(r.stdout, '');
   });
+
+  it('a number flag takes decimal digits only: an empty --port, --budget-tokens or --budget-usd is not 0, nor 0x10 sixteen', async () => {
+    const setup = tempSetup('baton-numbers-');
+    try {
+      const cases: Array<[string[], RegExp]> = [
+        [['serve', '--port', ''], /^baton: --port must be a port number, 0 to 65535 \(got ""\)\n\nUsage: baton serve /],
+        [['serve', '--port', '1e3'], /^baton: --port must be a port number, 0 to 65535 \(got "1e3"\)/],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-tokens', ''], /^baton: --budget-tokens must be a whole number ≥ 0 \(got ""\)/],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', '0x10'], /^baton: --budget-usd must be a number ≥ 0 \(got "0x10"\)/],
+        [['run', 'team.yaml', '--max-invocations', '1e1'], /^baton: --max-invocations must be a whole number ≥ 1 \(got "1e1"\)/],
+      ];
+      for (const [args, said] of cases) {
+        const r = await runCli([...args, '--db', setup.db], {}, setup.workspace, 10_000);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+        assert.match(r.stderr, said);
+      }
+      const fine = await runCli(['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', '.5', '--budget-tokens', '100', '--db', setup.db], {}, setup.workspace);
+      assert.match(fine.stderr, /^baton: No pipeline "p"/, 'decimal budgets pass to the next check');
+      assert.equal(existsSync(dirname(setup.db)), false, 'no database was made');
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -172,7 +172,7 @@ describe('baton errors', () => {
     [['run', 'team.yaml', '-x'], /^baton: unknown option -x for baton run; see baton run --help\n$/],
     [['status', 'extra'], /^baton: status takes no arguments \(got "extra"\)\n\nUsage: baton status/],
     [['mcp', 'extra'], /^baton: mcp takes no arguments \(got "extra"\)\n\nUsage: baton mcp/],
-    [['serve', '--port', 'x'], /^baton: --port must be a port number \(got "x"\)/],
+    [['serve', '--port', 'x'], /^baton: --port must be a port number, 0 to 65535 \(got "x"\)/],
     [['approve'], /^baton: approve needs exactly one EXECUTION \(an execution or task id; baton status lists them\)\n\nUsage: baton approve /],
     [['mcp', '--retention-days', 'soon'], /^baton: --retention-days must be a whole number ≥ 0 \(got "soon"\)\n\nUsage: baton mcp/],
     [['serve', '--retention-runs=-5'], /^baton: --retention-runs must be a whole number ≥ 0 \(got "-5"\)\n\nUsage: baton serve/],
@@ -181,7 +181,7 @@ describe('baton errors', () => {
     [['mcp', '--tools', 'brokr'], /^baton: unknown tool group "brokr"/],
     [['mcp', '--tools', 'all,brokr'], /^baton: unknown tool group "brokr"/],
     [['mcp', '--token-ttl', '1e12'], /^baton: --token-ttl must be at most 525600 minutes/],
-    [['serve', '--port', '-1'], /^baton: --port must be a port number \(got "-1"\)/],
+    [['serve', '--port', '-1'], /^baton: --port must be a port number, 0 to 65535 \(got "-1"\)/],
     [['new', 'x', '--backend', 'bogus'], /^baton: --backend "bogus" is not a backend: use one of /],
   ];
   const commands = [['mcp'], ['serve'], ['status'], ['approve'], ['reject'], ['prune'], ['pipeline', 'list'], ['pipeline', 'run'], ['pipeline', 'resume'],
