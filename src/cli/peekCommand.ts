@@ -17,7 +17,7 @@ export async function peekCommand(args: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw new CliError(`peek takes at most one @instance\n\n${PEEK_USAGE}`, 2);
   const target = positionals[0];
-  if (target !== undefined && !target.startsWith('@')) throw new CliError(`peek takes @instance (e.g. @pr-123), got "${target}"\n\n${PEEK_USAGE}`, 2);
+  if (target !== undefined && !/^@./.test(target)) throw new CliError(`peek takes @instance (e.g. @pr-123), got "${target}"\n\n${PEEK_USAGE}`, 2);
   const owner = await liveOwner(values);
   const peek = ((await callControl(owner, { op: 'team_peek', instance: target?.slice(1) })) as {
     result: { instance: string; channel: ChannelEntry[]; document: string; agents: Record<string, AgentState>; end: TeamEnd | null };

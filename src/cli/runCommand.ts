@@ -13,6 +13,7 @@ import { CliError, fileArgument, parse } from './common.js';
 import { describeEvent, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
 import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
+import { checkInstanceName } from '../core/worker/workflowVariables.js';
 import { RUN_USAGE } from './usage.js';
 import { onStopSignal } from '../host/stopSignals.js';
 
@@ -29,7 +30,8 @@ export async function runCommand(args: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new CliError(`run needs exactly one workflow FILE (got ${positionals.length})\n\n${RUN_USAGE}`, 2);
   const maxInvocations = maxInvocationsOf(values['max-invocations']);
-  // A missing or invalid file is refused before a database is opened or made.
+  // A bad instance name, a missing or invalid file are refused before a database is opened or made.
+  if (values.instance !== undefined) checkInstanceName(values.instance);
   const file = fileArgument(positionals[0]!, values.workspace);
   const workflow = warnAboutTeamFile(file, 'run');
   const start = { file, instance: values.instance, mode: 'run' as const, cwd: workspaceOf(values), maxInvocations };

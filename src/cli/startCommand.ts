@@ -8,7 +8,7 @@ import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { teamsOf } from '../host/worker/teams.js';
-import { DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
+import { checkInstanceName, DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbFlagFor, dbPathOf, fileArgument, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
 import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
@@ -29,7 +29,8 @@ export async function startCommand(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new CliError(`start needs exactly one workflow FILE (got ${positionals.length})\n\n${START_USAGE}`, 2);
   const file = fileArgument(positionals[0]!, values.workspace);
   const maxInvocations = maxInvocationsOf(values['max-invocations'], START_USAGE);
-  // A missing or invalid file is refused before a database is opened or made.
+  // A bad instance name, a missing or invalid file are refused before a database is opened or made.
+  if (values.instance !== undefined) checkInstanceName(values.instance);
   warnAboutTeamFile(file, 'start');
   if (values.background) return background(file, values, args);
   const start = { file, instance: values.instance, mode: 'start' as const, cwd: workspaceOf(values), maxInvocations };

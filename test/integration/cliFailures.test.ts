@@ -153,4 +153,22 @@ describe('baton refusals of a command line', () => {
       rmSync(setup.dir, { recursive: true, force: true });
     }
   });
+
+  it('run and start refuse a bad --instance before they make a database; peek refuses a bare @', async () => {
+    const setup = tempSetup('baton-instance-');
+    try {
+      writeFileSync(join(setup.workspace, 'team.yaml'), 'name: t\nagents:\n  a: { backend: command, command: ["true"], system_prompt: x }\nkickoff: "@a hi"\n');
+      for (const command of ['run', 'start']) {
+        const r = await runCli([command, 'team.yaml', '--instance', 'a b', '--db', setup.db], {}, setup.workspace);
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /^baton: instance name "a b" is not valid: use letters, digits/);
+        assert.equal(existsSync(dirname(setup.db)), false, `${command}: no database was made`);
+      }
+      const peek = await runCli(['peek', '@', '--json']);
+      assert.equal(peek.code, 2);
+      assert.equal(JSON.parse(peek.stdout).error.message, 'peek takes @instance (e.g. @pr-123), got "@"');
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });
