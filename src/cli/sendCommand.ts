@@ -2,7 +2,7 @@
 // (or, with --to @instance, as written), through the live owner; the agent wakes on the mention.
 import { callControl } from '../host/controlClient.js';
 import type { ChannelEntry } from '../core/worker/types.js';
-import { CliError, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, parse, shellQuote } from './common.js';
 import { standalone } from './stopCommand.js';
 import { formatEntry, liveOwner, TEAM_OPTIONS } from './teamCommon.js';
 import { SEND_USAGE } from './usage.js';
@@ -16,7 +16,11 @@ export async function sendCommand(args: string[]): Promise<number> {
     process.stdout.write(`${SEND_USAGE}\n`);
     return 0;
   }
-  if (positionals.length !== 1 || !positionals[0]!.trim()) throw new CliError(`send needs exactly one MESSAGE (quote it)\n\n${SEND_USAGE}`, 2);
+  if (positionals.length !== 1 || !positionals[0]!.trim()) {
+    // Words the shell split: the one MESSAGE they make, quoted, is what to type.
+    const quoted = positionals.length > 1 ? `: baton send ${shellQuote(positionals.join(' '))} --to ${values.to ? shellQuote(values.to) : 'TARGET'}${dbFlagFor(dbPathOf(values))}` : '';
+    throw new CliError(`send needs exactly one MESSAGE (quote it)${quoted}\n\n${SEND_USAGE}`, 2);
+  }
   if (!values.to) throw new CliError(`send needs --to agent@instance (or @instance, or a standalone agent's NAME)\n\n${SEND_USAGE}`, 2);
   const owner = await liveOwner(values);
   const entry = ((await callControl(owner, { op: 'team_send', message: positionals[0]!, to: standalone(values.to) })) as { result: ChannelEntry }).result;

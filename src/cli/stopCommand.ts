@@ -15,7 +15,8 @@ export async function stopCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (values.all ? positionals.length !== 0 : positionals.length !== 1) {
-    throw new CliError(`stop needs one target (agent@instance, @instance or a standalone NAME) or --all\n\n${STOP_USAGE}`, 2);
+    const got = values.all ? `; got "${positionals.join(' ')}" and --all: leave one out` : positionals.length ? `; got "${positionals.join(' ')}"` : '';
+    throw new CliError(`stop needs one target (agent@instance, @instance or a standalone NAME) or --all${got}\n\n${STOP_USAGE}`, 2);
   }
   const target = values.all ? undefined : standalone(positionals[0]!);
   const owner = await liveOwner(values);

@@ -171,4 +171,15 @@ describe('baton refusals of a command line', () => {
       rmSync(setup.dir, { recursive: true, force: true });
     }
   });
+
+  it('stop and send name the words they got that make the target or the MESSAGE wrong, and what to type', async () => {
+    const both = await runCli(['stop', '@x', '--all']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /^baton: stop needs one target \(agent@instance, @instance or a standalone NAME\) or --all; got "@x" and --all: leave one out\n/);
+    const two = await runCli(['stop', 'a', 'b', '--json']);
+    assert.equal(JSON.parse(two.stdout).error.message, 'stop needs one target (agent@instance, @instance or a standalone NAME) or --all; got "a b"');
+    const split = await runCli(['send', 'fix', 'the', 'tests', '--to', '@pr-1', '--db', 'my db.db']);
+    assert.equal(split.code, 2);
+    assert.match(split.stderr, /^baton: send needs exactly one MESSAGE \(quote it\): baton send 'fix the tests' --to @pr-1 --db '[^']*my db\.db'\n/);
+  });
 });
