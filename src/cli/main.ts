@@ -27,7 +27,12 @@ function usageError(message: string): CliError {
 
 /** `baton help [COMMAND]`: the general or a command's usage, on stdout. */
 function help(topic: string[]): number {
-  if (topic.length > 1) throw usageError(`help takes at most one command (got "${topic.join(' ')}")`);
+  if (topic.length > 1) {
+    // `baton help status --json`: the help of the command named is what there is (help is text only).
+    const named = topic.find((word) => Object.hasOwn(COMMAND_USAGE, word));
+    if (named) throw new CliError(`help takes one command and no options (got "${topic.join(' ')}"): baton help ${named}`, 2);
+    throw usageError(`help takes at most one command (got "${topic.join(' ')}")`);
+  }
   const text = topic[0] === undefined || topic[0] === 'help' || topic[0] === '--help' || topic[0] === '-h' ? USAGE : COMMAND_USAGE[topic[0]];
   if (text === undefined) throw unknownCommand(topic[0]!, [], 'no help for unknown command');
   process.stdout.write(`${text}\n`);

@@ -182,4 +182,11 @@ describe('baton refusals of a command line', () => {
     assert.equal(split.code, 2);
     assert.match(split.stderr, /^baton: send needs exactly one MESSAGE \(quote it\): baton send 'fix the tests' --to @pr-1 --db '[^']*my db\.db'\n/);
   });
+
+  it('help with a command and more says the help to type', async () => {
+    const r = await runCli(['help', 'status', '--json']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'baton: help takes one command and no options (got "status --json"): baton help status\n');
+    assert.equal(JSON.parse(r.stdout).error.reason, 'usage');
+  });
 });
