@@ -18,11 +18,15 @@ export const VERSION: string = version;
 // dist/cli.js and dist/engine.js each hold a copy of this module: `instanceof` recognises both copies' errors.
 const CLI_ERROR = Symbol.for('baton.CliError');
 
-/** A failure that ends the command with an exit code and a message on stderr. */
+/**
+ * A failure that ends the command with an exit code and a message on stderr; `details`, what the message says for a
+ * script (--json prints them, as the core's errors' details).
+ */
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: 1 | 2,
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     Object.defineProperty(this, CLI_ERROR, { value: true });
@@ -276,6 +280,7 @@ export function missingDatabase(dbPath: string, values: { db?: string; workspace
       start +
       'If Baton already runs elsewhere, name its database with --db PATH or BATON_DB_PATH.',
     1,
+    { db_path: dbPath },
   );
 }
 
@@ -329,18 +334,19 @@ export async function openOrFindOwner<T>(
  */
 export function unreachableOwner(dbPath: string, ownerPid: number, url: string | null, state: OwnerState = ownerState(ownerPid)): CliError {
   const owned = `database ${dbPath} is owned by Baton process ${ownerPid}`;
+  const details = { db_path: dbPath, owner_pid: ownerPid, owner_url: url };
   const { why, resume, kill } = silentOwnerWays(ownerPid, state);
   const end = `end it (${kill}, or restart the editor if it is the editor's), then run this command again; or use --db elsewhere.`;
   const ways = resume ? `${capital(resume)}, or ${end}` : capital(end);
   if (url) {
     // It published an endpoint and lives on without answering (it would have exited, or answered, by now): stopped
     // (Ctrl-Z, SIGSTOP, a debugger), which resuming ends, or hung, which a plain kill does not end.
-    return new CliError(`${owned} but its endpoint ${url} does not answer, and it lives on, ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1);
+    return new CliError(`${owned} but its endpoint ${url} does not answer, and it lives on, ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1, details);
   }
   const publishes = `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
   // One stopped before it published its endpoint is resumed first too; any other may be starting still, or not Baton.
-  if (state === 'stopped' || state === 'traced') return new CliError(`${owned} but ${publishes} and is ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1);
-  return new CliError(`${owned} but ${publishes}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1);
+  if (state === 'stopped' || state === 'traced') return new CliError(`${owned} but ${publishes} and is ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1, details);
+  return new CliError(`${owned} but ${publishes}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1, details);
 }
 
 /** What to do when the pid a lock names is not Baton's at all (it was reused), which Baton cannot always tell. */

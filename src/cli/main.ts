@@ -182,7 +182,7 @@ function detailsOf(ex: BatonError): Record<string, unknown> | undefined {
  * pasted.
  */
 function failure(ex: unknown, args: string[] | null): Failure {
-  if (ex instanceof CliError) return { code: ex.exitCode, reason: ex.exitCode === 2 ? 'usage' : 'failed', message: ex.message };
+  if (ex instanceof CliError) return { code: ex.exitCode, reason: ex.exitCode === 2 ? 'usage' : 'failed', message: ex.message, details: ex.details };
   if (BatonError.is(ex)) {
     const message = args ? withDbFlag(ex.message, dbPathIn(args), workspaceIn(args)) : ex.message;
     return { code: 1, reason: ex.reason, message, details: detailsOf(ex) };

@@ -24,7 +24,7 @@ export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return live;
-  throw new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1);
+  throw new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1, { db_path: dbPath });
 }
 
 /** The project folder of a team command. */

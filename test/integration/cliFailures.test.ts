@@ -189,4 +189,19 @@ describe('baton refusals of a command line', () => {
     assert.equal(r.stderr, 'baton: help takes one command and no options (got "status --json"): baton help status\n');
     assert.equal(JSON.parse(r.stdout).error.reason, 'usage');
   });
+
+  it('the CLI\'s own failures carry details for a script too: the database it looked for', async () => {
+    const setup = tempSetup('baton-details-');
+    try {
+      for (const args of [['status'], ['peek']]) {
+        const r = await runCli([...args, '--json', '--db', setup.db]);
+        assert.equal(r.code, 1, r.stderr);
+        const said = JSON.parse(r.stdout) as { error: { reason: string; exit_code: number; details: unknown } };
+        assert.equal(said.error.reason, 'failed', 'the reason scripts already test');
+        assert.deepEqual(said.error.details, { db_path: setup.db }, args[0]);
+      }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
 });
