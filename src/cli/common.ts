@@ -304,15 +304,24 @@ let warnedLevel = false;
 export type Ownership<T> = { opened: T } | { owner: DiscoveryInfo } | { lockedBy: number };
 
 /**
+ * How long a command waits for the process that holds a database's lock to answer on its endpoint, or to let go of
+ * the lock: an owner takes the lock first and publishes its endpoint once the database is open (0.5 to 2 s for a
+ * 50 MB one here), and one that is stopping removes its endpoint before it releases the lock.
+ */
+export const OWNER_START_MS = 5000;
+
+/**
  * Opens the database, or finds the live owner's endpoint. For up to `ms` it retries: an owner that is starting has
  * not published its endpoint yet, and one that is exiting has removed it but not yet released the lock. `ready`,
- * when given, must also hold of the endpoint found (that it answers, say).
+ * when given, must also hold of the endpoint found (that it answers, say). `waiting` is told the lock holder's pid
+ * once, when the first try finds the database locked and no endpoint of it to use.
  */
 export async function openOrFindOwner<T>(
-  dbPath: string, open: () => Promise<T>, ms = 5000, ready?: (owner: DiscoveryInfo) => Promise<boolean>,
+  dbPath: string, open: () => Promise<T>, ms = OWNER_START_MS, ready?: (owner: DiscoveryInfo) => Promise<boolean>,
+  waiting?: (ownerPid: number) => void,
 ): Promise<Ownership<T>> {
   const deadline = Date.now() + ms;
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     try {
       return { opened: await open() };
     } catch (ex) {
@@ -323,6 +332,7 @@ export async function openOrFindOwner<T>(
       const owner = readDiscovery(dbPath);
       if (owner && owner.pid === ownerPid && (!ready || (await ready(owner)))) return { owner };
       if (Date.now() >= deadline) return { lockedBy: ownerPid };
+      if (tries === 1) waiting?.(ownerPid);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

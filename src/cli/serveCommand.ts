@@ -1,10 +1,13 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { discoveryPath, readDiscovery } from '../host/discovery.js';
 import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, lockedBy, notBatonHint, parse, refuseArguments, VERSION,
+  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, notBatonHint, openOrFindOwner, OWNER_START_MS, parse, refuseArguments,
+  unreachableOwner, VERSION, type Ownership,
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
-import { becomeOwner } from '../host/owner.js';
+import { becomeOwner, type Owner } from '../host/owner.js';
+import { ownerAnswers } from '../host/proxy.js';
+import { ownerState } from '../host/silentOwner.js';
 import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';
 import { capYoungGeneration } from './youngGeneration.js';
@@ -26,42 +29,65 @@ export async function serveCommand(args: string[]): Promise<number> {
   const log = cliLog();
   const dbPath = dbPathOf(values);
   const made = missingFolders(dbPath);
+  // A stop signal while another process holds the database ends the waiting: no more tries.
+  let stopping = false;
+  const open = () => stopping
+    ? Promise.reject(new Error('stopped while waiting for the database'))
+    : becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log });
+  // Another process may hold the lock a moment (an owner starting or stopping, a command such as baton approve):
+  // wait for it to serve, or to let go, before saying who owns the database.
+  const opening = openOrFindOwner(dbPath, open, OWNER_START_MS, ownerAnswers, (pid) => log.info(
+    `database ${dbPath} is held by Baton process ${pid}, which publishes no endpoint yet; waiting up to ${OWNER_START_MS / 1000} s for it to serve, or to let go of it`,
+  ));
+  // Installed before the owner publishes its discovery file: a stop signal from then on (a supervisor that sees the
+  // file and stops the process at once) closes the database in order, once it is open, rather than killing it.
+  onShutdown(async (why) => {
+    stopping = true;
+    log.info(`stopping (${why})`);
+    const found = await opening.catch(() => null);
+    if (found && 'opened' in found) await found.opened.close();
+  }, log, false);
+  let found: Ownership<Owner>;
   try {
-    const opening = becomeOwner({
-      ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log,
-    });
-    // Installed before the owner publishes its discovery file: a stop signal from then on (a supervisor that sees the
-    // file and stops the process at once) closes the database in order, once it is open, rather than killing it.
-    onShutdown(async (why) => {
-      log.info(`stopping (${why})`);
-      await (await opening.catch(() => null))?.close();
-    }, log, false);
-    const owner = await opening;
-    process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
-    return -1;
+    found = await opening;
   } catch (ex) {
-    const ownerPid = lockedBy(ex);
-    if (ownerPid !== null) throw alreadyOwned(dbPath, ownerPid);
+    if (stopping) return -1; // the shutdown handler exits
     // A database this serve made before it failed (its --port in use) goes again, with the folders made for it: the
     // refused command leaves nothing behind, as spec start does.
     if (made) removeCreated(dbPath, made);
     throw ex;
   }
+  if ('opened' in found) {
+    const owner = found.opened;
+    process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
+    return -1;
+  }
+  if ('owner' in found) throw alreadyOwned(dbPath, found.owner.pid, found.owner.url);
+  // Still held when the wait ended: an endpoint that never answered, or none at all.
+  const info = readDiscovery(dbPath);
+  if (info?.pid === found.lockedBy) throw unreachableOwner(dbPath, info.pid, info.url);
+  const state = ownerState(found.lockedBy);
+  if (state === 'stopped' || state === 'traced') throw unreachableOwner(dbPath, found.lockedBy, null, state);
+  throw alreadyOwned(dbPath, found.lockedBy, null);
 }
 
-/** The message when another process owns the database: the ways on (use that owner, stop it, or another database). */
-function alreadyOwned(dbPath: string, ownerPid: number): CliError {
-  const info = readDiscovery(dbPath);
-  const endpoint = info?.pid === ownerPid ? info.url : null;
+/**
+ * The message when another process owns the database: the ways on (use that owner, stop it, or another database).
+ * `endpoint`: the owner's, which answers; null when it published none in the time this command waited.
+ */
+function alreadyOwned(dbPath: string, ownerPid: number, endpoint: string | null): CliError {
   const stop = process.platform === 'win32' ? `taskkill /PID ${ownerPid}` : `kill ${ownerPid}`;
+  const forward = `run baton mcp${dbFlagFor(dbPath)}, which forwards to it`;
   const ways = [
     endpoint
-      ? `use that process: agents can connect to its endpoint (the bearer token is in ${discoveryPath(dbPath)}), or run baton mcp${dbFlagFor(dbPath)}, which forwards to it;`
-      : `wait: it publishes no endpoint yet (no ${discoveryPath(dbPath)}); if it is starting, try again in a moment;`,
+      ? `use that process: agents can connect to its endpoint (the bearer token is in ${discoveryPath(dbPath)}), or ${forward};`
+      : `if it is still starting (a large database takes longer to open), wait until it writes ${discoveryPath(dbPath)}, then connect agents to its endpoint, or ${forward};`,
     `stop process ${ownerPid} (${stop}; if it is an editor's, close that window), then run baton serve again;`,
     'or serve another database: baton serve --db OTHER.db',
   ];
-  const owned = `database ${dbPath} is already owned by Baton process ${ownerPid}${endpoint ? ` (endpoint ${endpoint})` : ''}`;
+  const owned = endpoint
+    ? `database ${dbPath} is already owned by Baton process ${ownerPid} (endpoint ${endpoint})`
+    : `database ${dbPath} is already owned by Baton process ${ownerPid}, which published no endpoint in the ${OWNER_START_MS / 1000} s this command waited`;
   const reused = endpoint ? '' : `\n${notBatonHint(dbPath, ownerPid)}`;
   return new CliError(`${owned}. Either\n${ways.map((w) => `  - ${w}`).join('\n')}${reused}`, 1);
 }

@@ -1,0 +1,80 @@
+// Rule: `baton serve` started while another process holds the database's lock without an endpoint (an owner that is
+// starting, or one letting go, or a command such as `baton approve`) waits for it rather than exiting at once: it owns
+// the database once the lock comes free, and names the owner's endpoint once that serves. A stop signal while it
+// waits ends it without touching the other's lock.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { readDiscovery } from '../../src/host/discovery.js';
+import { readLockOwner } from '../../src/store/lock.js';
+import { CLI, ensureBuilt, killAll, ROOT, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { spawnTs, waitForLine } from '../fixtures/store/helpers.js';
+import { startNode, type Started } from '../helpers/processes.js';
+import { until } from '../helpers/until.js';
+
+const STARTING_OWNER = join(ROOT, 'test', 'fixtures', 'owner', 'startingOwner.ts');
+const pids: number[] = [];
+const dirs: string[] = [];
+
+before(() => ensureBuilt());
+after(() => {
+  killAll(pids);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A database whose lock another process holds, its database open, its endpoint not published. */
+async function heldDatabase() {
+  const t = tempSetup('baton-serve-wait-');
+  dirs.push(t.dir);
+  const holder = spawnTs(STARTING_OWNER, [t.db]);
+  pids.push(holder.pid!);
+  await waitForLine(holder, /^opened$/);
+  return { db: t.db, holder };
+}
+
+/** `baton serve` on `db`, once it says it waits for the process that holds the database (it must not exit first). */
+async function waitingServe(db: string, holderPid: number): Promise<Started & { code: () => number | null | undefined }> {
+  const serve = startNode([CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
+  pids.push(serve.child.pid!);
+  let code: number | null | undefined;
+  void serve.exited.then((c) => (code = c));
+  await until('baton serve to wait or exit', () => code !== undefined || serve.err().includes('waiting up to'));
+  assert.equal(code, undefined, `baton serve exited instead of waiting: ${serve.err()}`);
+  assert.match(serve.err(), new RegExp(`is held by Baton process ${holderPid}, which publishes no endpoint yet; waiting up to \\d+ s`));
+  return { ...serve, code: () => code };
+}
+
+test('baton serve waits while another process holds the database, and owns it once that one lets go', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  holder.stdin!.write('release\n');
+  await waitForLine(holder, /^released$/);
+  await until('baton serve to serve or exit', () => serve.code() !== undefined || serve.err().includes('Baton serving'));
+  assert.equal(serve.code(), undefined, serve.err());
+  assert.equal(readDiscovery(db)?.pid, serve.child.pid);
+  assert.equal(readLockOwner(db), serve.child.pid);
+  serve.child.kill('SIGTERM');
+  assert.equal(await serve.exited, 0, serve.err());
+});
+
+test('baton serve waits for the endpoint of a process that is starting, then names it and its endpoint', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  holder.stdin!.write('publish\n');
+  const url = (await waitForLine(holder, /^serving /)).slice('serving '.length);
+  assert.equal(await serve.exited, 1, serve.err());
+  const text = serve.err().replace(/\s+/g, ' ');
+  assert.ok(text.includes(`baton: database ${db} is already owned by Baton process ${holder.pid} (endpoint ${url}). Either`), text);
+  assert.ok(text.includes(`or run baton mcp --db ${db}, which forwards to it`), text);
+  assert.equal(readLockOwner(db), holder.pid, 'the owner keeps its database');
+});
+
+test('a stop signal while baton serve waits ends it at once, leaving the other process its lock', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  serve.child.kill('SIGTERM');
+  assert.equal(await serve.exited, 0, serve.err());
+  assert.doesNotMatch(serve.err(), /already owned|baton:/, 'it stopped as asked, and reports no failure');
+  assert.equal(readLockOwner(db), holder.pid);
+});
