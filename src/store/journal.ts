@@ -5,8 +5,10 @@
 // transaction's answer (Store.deferWrites) is [sql, params, 1].
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
+import { fsyncDirSync } from './durableFile.js';
 
 export const FRAME_MAGIC = 0x314a5242; // 'BJR1' little-endian
 export const FRAME_HEADER = 12;
@@ -53,9 +55,13 @@ export interface JournalFile {
 const PREALLOCATE = 1024 * 1024;
 let zeros: Buffer | null = null;
 
-/** Opens (creating if needed) a journal file; records are written at its logical end. */
+/**
+ * Opens (creating if needed) a journal file; records are written at its logical end. A journal it creates has its
+ * folder synced before it is used: each flush syncs the file's data, not the name that leads to it, so a power cut
+ * could otherwise lose the new file with every record acknowledged in it until the next checkpoint syncs the folder.
+ */
 export function openNodeJournalFile(path: string): JournalFile {
-  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+  const fd = openOrCreate(path);
   let end = fstatSync(fd).size;
   let allocated = end;
   const writeAll = (data: Uint8Array, at: number) => {
@@ -104,6 +110,30 @@ export function openNodeJournalFile(path: string): JournalFile {
     },
     close: () => closeSync(fd),
   };
+}
+
+/** Opens `path` read-write; a file this call creates is made durable by name (its folder synced) first. */
+function openOrCreate(path: string): number {
+  try {
+    return openSync(path, constants.O_RDWR);
+  } catch (ex) {
+    if ((ex as NodeJS.ErrnoException).code !== 'ENOENT') throw ex;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (ex) {
+    // Made between the two opens: its maker syncs its name.
+    if ((ex as NodeJS.ErrnoException).code === 'EEXIST') return openSync(path, constants.O_RDWR);
+    throw ex;
+  }
+  try {
+    fsyncDirSync(dirname(path));
+  } catch (ex) {
+    closeSync(fd);
+    throw ex;
+  }
+  return fd;
 }
 
 function encodeValue(v: SqlValue): unknown {

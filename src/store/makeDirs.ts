@@ -1,11 +1,13 @@
 // Creating a database's folder: `mkdir -p` one level at a time.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fsyncDirSync } from './durableFile.js';
 
 /**
- * Makes `dir` and its missing parents. Node's `mkdirSync(dir, { recursive: true })` loops for ever where the system
- * answers ENOENT for a folder whose parent exists (`--db /proc/x/baton.db`), and says EEXIST when a part of the path
- * is a file; here the first gives the system's ENOENT and the second ENOTDIR, naming the part, for the caller to say.
+ * Makes `dir` and its missing parents, each synced into its parent folder (so that a database made in them survives a
+ * power cut by name). Node's `mkdirSync(dir, { recursive: true })` loops for ever where the system answers ENOENT for
+ * a folder whose parent exists (`--db /proc/x/baton.db`), and says EEXIST when a part of the path is a file; here the
+ * first gives the system's ENOENT and the second ENOTDIR, naming the part, for the caller to say.
  */
 export function makeDirs(dir: string): void {
   const missing: string[] = [];
@@ -32,6 +34,20 @@ export function makeDirs(dir: string): void {
     } catch (ex) {
       // Made meanwhile by another process: fine when it is a folder.
       if ((ex as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(m).isDirectory()) throw ex;
+      continue;
     }
+    syncParent(m);
+  }
+}
+
+/**
+ * Syncs the folder that holds the new folder `dir`: its name is durable only then (the files made in it are synced
+ * there by their makers). A parent this process may write but not read (mode 0733) cannot be opened to sync: skipped.
+ */
+function syncParent(dir: string): void {
+  try {
+    fsyncDirSync(dirname(dir));
+  } catch (ex) {
+    if ((ex as NodeJS.ErrnoException).code !== 'EACCES') throw ex;
   }
 }
