@@ -4,6 +4,9 @@
 // Payload: {"s": seq, "g": first seq of its flush group, "q": [[sql, params], ...]}; a statement written after its
 // transaction's answer (Store.deferWrites) is [sql, params, 1].
 // Blobs are tagged {"$b": base64}; non-finite numbers {"$n": "Infinity"}.
+// A journal written since it was last empty opens with a header frame: {"s": the snapshot's seq, "g": the same,
+// "q": [], "db": the database's id (see databaseIdOf)}. A Baton that knows no header reads it as an empty record at or
+// before its snapshot's seq, which it skips; a journal without one (older Baton wrote it) has no identity to check.
 import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -29,6 +32,8 @@ export interface JournalRecord {
   offset: number;
   /** Byte length of the whole frame. */
   length: number;
+  /** The header frame's database id (see the file comment); undefined for a record. */
+  database?: number;
 }
 
 /** The journal file as the store writes it; injectable so tests can simulate a full disk. */
@@ -218,6 +223,17 @@ export function encodeFrame(seq: number, group: number, statements: readonly str
   return frame;
 }
 
+/** The header frame that opens a journal of the database `databaseId` whose records continue the snapshot at `seq`. */
+export function encodeHeaderFrame(seq: number, databaseId: number): Buffer {
+  const payload = Buffer.from(`{"s":${seq},"g":${seq},"q":[],"db":${databaseId}}`, 'utf8');
+  const frame = Buffer.allocUnsafe(FRAME_HEADER + payload.length);
+  frame.writeUInt32LE(FRAME_MAGIC, 0);
+  frame.writeUInt32LE(payload.length, 4);
+  frame.writeUInt32LE(crc32(payload), 8);
+  payload.copy(frame, FRAME_HEADER);
+  return frame;
+}
+
 /** Decodes the frame at `offset`, or null if it is incomplete, mis-framed or fails its checksum. */
 export function decodeFrameAt(buf: Buffer, offset: number): JournalRecord | null {
   if (offset + FRAME_HEADER > buf.length) return null;
@@ -226,20 +242,22 @@ export function decodeFrameAt(buf: Buffer, offset: number): JournalRecord | null
   if (len < 2 || len > MAX_PAYLOAD || offset + FRAME_HEADER + len > buf.length) return null;
   const payload = buf.subarray(offset + FRAME_HEADER, offset + FRAME_HEADER + len);
   if (crc32(payload) !== buf.readUInt32LE(offset + 8)) return null;
-  let parsed: { s?: unknown; g?: unknown; q?: unknown };
+  let parsed: { s?: unknown; g?: unknown; q?: unknown; db?: unknown };
   try {
     parsed = JSON.parse(payload.toString('utf8')) as typeof parsed;
   } catch {
     return null;
   }
   if (typeof parsed.s !== 'number' || typeof parsed.g !== 'number' || !Array.isArray(parsed.q)) return null;
-  return { seq: parsed.s, group: parsed.g, statements: parsed.q as JournalStatement[], offset, length: FRAME_HEADER + len };
+  const record: JournalRecord = { seq: parsed.s, group: parsed.g, statements: parsed.q as JournalStatement[], offset, length: FRAME_HEADER + len };
+  if (typeof parsed.db === 'number' && parsed.q.length === 0) record.database = parsed.db;
+  return record;
 }
 
-/** What a scan of the journal found. */
+/** What a scan of the journal found: its records, and the header frame it opens with (if any) apart. */
 export type JournalScan =
-  | { ok: true; records: JournalRecord[]; validEnd: number; torn: boolean }
-  | { ok: false; records: JournalRecord[]; badOffset: number; laterSeq: number };
+  | { ok: true; records: JournalRecord[]; validEnd: number; torn: boolean; header?: JournalRecord }
+  | { ok: false; records: JournalRecord[]; badOffset: number; laterSeq: number; header?: JournalRecord };
 
 /**
  * Reads every valid record. A bad record is a torn write when every valid record after it belongs
@@ -255,18 +273,20 @@ export function scanJournal(buf: Buffer): JournalScan {
     records.push(rec);
     offset += rec.length;
   }
+  const header = records[0]?.database !== undefined ? records.shift() : undefined;
+  const withHeader = header ? { header } : {};
   // Only zeros after the last record: the preallocated, never-written part of the file.
-  if (offset >= buf.length || isZero(buf, offset)) return { ok: true, records, validEnd: offset, torn: false };
+  if (offset >= buf.length || isZero(buf, offset)) return { ok: true, records, validEnd: offset, torn: false, ...withHeader };
   const later = framesAfter(buf, offset);
   const first = later[0];
   if (first) {
-    const lastGood = records.at(-1)?.seq;
+    const lastGood = (records.at(-1) ?? header)?.seq;
     const g = first.group;
     const sameGroup =
       later.every((r) => r.group === g && r.seq > g) && (lastGood === undefined || g <= lastGood + 1);
-    if (!sameGroup) return { ok: false, records, badOffset: offset, laterSeq: first.seq };
+    if (!sameGroup) return { ok: false, records, badOffset: offset, laterSeq: first.seq, ...withHeader };
   }
-  return { ok: true, records, validEnd: offset, torn: true };
+  return { ok: true, records, validEnd: offset, torn: true, ...withHeader };
 }
 
 function isZero(buf: Buffer, from: number): boolean {

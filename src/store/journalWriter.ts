@@ -3,7 +3,7 @@
 import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { commitReplaceSync, writeTempSync } from './durableFile.js';
-import { encodeFrame, type JournalFile } from './journal.js';
+import { encodeFrame, encodeHeaderFrame, type JournalFile } from './journal.js';
 
 /** A promise with its settle functions. */
 export interface Deferred {
@@ -54,6 +54,11 @@ export class JournalWriter {
   records = 0;
   bytes = 0;
   failure: BatonError | null = null;
+  /**
+   * The database's id once its snapshot on disk holds it (see journal.ts): a journal written from empty opens with a
+   * header naming it, so that it is never replayed into another database. Null: no header (an older snapshot).
+   */
+  databaseId: number | null = null;
   private queue: { seq: number; statements: string[] }[] = [];
   /** How many of the queued records are not background ones (a call waits for each). */
   private waited = 0;
@@ -148,8 +153,10 @@ export class JournalWriter {
     this.dropQueued();
     const first = items[0]!.seq;
     const frames = items.map((i) => encodeFrame(i.seq, first, i.statements));
-    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     const start = this.file.size();
+    // An empty journal gets its header in the same write as its first records (an empty one stays empty).
+    if (start === 0 && this.databaseId !== null) frames.unshift(encodeHeaderFrame(first - 1, this.databaseId));
+    const data = frames.length === 1 ? frames[0]! : Buffer.concat(frames);
     try {
       this.assertOwned();
     } catch (ex) {
@@ -261,7 +268,8 @@ export class JournalWriter {
       }
     } else {
       // A failure here leaves the old journal in place, which is still correct.
-      const temp = writeTempSync(this.path, this.file.read(offset, tailLength));
+      const tail = this.file.read(offset, tailLength);
+      const temp = writeTempSync(this.path, this.databaseId === null ? tail : Buffer.concat([encodeHeaderFrame(seq, this.databaseId), tail]));
       try {
         this.file.close();
         commitReplaceSync(temp, this.path);

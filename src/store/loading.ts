@@ -99,6 +99,29 @@ export function snapshotSeq(db: Database): number {
 }
 
 /**
+ * The database's id: a random number its first checkpoint keeps in SQLite's user_version field (in the file's header,
+ * outside every table; Baton uses it for nothing else); null in a database no checkpoint of it wrote yet.
+ */
+export function databaseIdOf(db: Database): number | null {
+  const v = db.exec('PRAGMA user_version')[0]?.values[0]?.[0];
+  return typeof v === 'number' && v !== 0 ? v : null;
+}
+
+/**
+ * Refuses a journal whose header names another database than the snapshot beside it: a journal left behind, or a
+ * database copied or restored from elsewhere. Its records are that database's writes; replayed here they would mix
+ * two databases. A journal or snapshot without an id (an older Baton's) cannot be checked, and is accepted.
+ */
+export function assertJournalOf(header: JournalRecord | undefined, databaseId: number | null, dbPath: string, journalPath: string): void {
+  if (header?.database === undefined || databaseId === null || header.database === databaseId) return;
+  throw new BatonError(
+    'store_corrupt',
+    `${journalPath} is the journal of another database (id ${header.database}), not of ${dbPath} (id ${databaseId}): it was left beside a database copied or restored from elsewhere, and replaying it would write that database's changes into this one. Baton left both files untouched. If ${basename(dbPath)} is the database you want, move the journal aside (what it holds belongs to the other database); if the journal's own database is elsewhere, put the journal back beside it. Then start Baton again.`,
+    { path: journalPath, database: dbPath, journalDatabaseId: header.database, databaseId },
+  );
+}
+
+/**
  * Whether a journal with no whole record is still Baton's: empty, zeros (preallocated, never written), or a first
  * record torn after a prefix of its magic.
  */
@@ -155,6 +178,8 @@ export interface JournalOnDisk {
   fileSize: number;
   /** The bytes after validEnd that are not whole records (trailing preallocated zeros left out); null when none. */
   torn: Buffer | null;
+  /** The header frame the journal opens with, naming its database; undefined for an older Baton's journal. */
+  header?: JournalRecord;
 }
 
 /**
@@ -201,7 +226,7 @@ export function readJournal(journalPath: string, baseSeq: number, log: Log, acce
     }
     expected++;
   }
-  return { records: scan.records, validEnd: scan.validEnd, fileSize: buf.length, torn };
+  return { records: scan.records, validEnd: scan.validEnd, fileSize: buf.length, torn, ...(scan.header ? { header: scan.header } : {}) };
 }
 
 /** `bytes` up to their last non-zero byte: what follows is the journal's preallocated space, never written. */

@@ -10,7 +10,9 @@ import { openNodeJournalFile, type JournalFile } from './journal.js';
 import { JournalWriter } from './journalWriter.js';
 import { keepTornTail } from './keepTornTail.js';
 import { makeDirs } from './makeDirs.js';
-import { assertBatonDatabase, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq } from './loading.js';
+import {
+  assertBatonDatabase, assertJournalOf, databaseIdOf, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq,
+} from './loading.js';
 import { acquireLock, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, readSchemaImage, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
@@ -211,6 +213,7 @@ async function openReadOnly(
     const journalPath = journalOf(path);
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log, 'read');
+    assertJournalOf(onDisk.header, databaseIdOf(db), path, journalPath);
     store = new SqlJsStore(db, null, settings, path);
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);
     store.replay(onDisk.records, baseSeq, journalPath);
@@ -251,12 +254,15 @@ async function openFileStore(
     if (version > newest) throw newerVersionError(path, version, newest);
     const baseSeq = snapshotSeq(db);
     const onDisk = readJournal(journalPath, baseSeq, settings.log, 'own', snapshot.existed ? null : path);
+    const databaseId = snapshot.existed ? databaseIdOf(db) : null;
+    assertJournalOf(onDisk.header, databaseId, path, journalPath);
     const openJournal = options.openJournalFile ?? openNodeJournalFile;
     if (!existsSync(journalPath)) createdJournal = journalPath;
     const file = openJournal(journalPath);
     let onFlushed: () => void = noop;
     const ownership = { held: () => lock.stillHeld(() => journal.changedByOthers()), lost: () => lostLockError(path) };
     const journal: JournalWriter = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed(), ownership);
+    journal.databaseId = databaseId;
     const relock = () => {
       const again = acquireLock(path);
       if (again.acquired) return again;

@@ -1,5 +1,6 @@
 // The Store port on sql.js: an in-memory SQLite made durable by a journal and periodic snapshots
 // (DESIGN "Durability: snapshot + journal"). Opening a file (owning it or only reading it) is in openStore.ts.
+import { randomInt } from 'node:crypto';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BindParams, Database, Statement } from 'sql.js';
@@ -9,6 +10,7 @@ import { replaceFileDurable } from './durableFile.js';
 import { bufferSnapshot, memfsSnapshot, type MemfsFileNode, type SnapshotSource } from './fileSnapshot.js';
 import { decodeParams, encodeStatement, failedOfTheMoment, type JournalRecord, type JournalStatement } from './journal.js';
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
+import { databaseIdOf } from './loading.js';
 import { makeDirs } from './makeDirs.js';
 import type { OpenStoreOptions } from './openStore.js';
 
@@ -783,6 +785,12 @@ export class SqlJsStore implements Store {
     const seq = j.lastSeq;
     const journalOffset = j.size();
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
+    // Not journaled, like journal_seq: the snapshot is where the id lives (journal headers name it once it is there).
+    let databaseId = databaseIdOf(this.db);
+    if (databaseId === null) {
+      databaseId = randomInt(1, 2 ** 31);
+      this.db.exec(`PRAGMA user_version = ${databaseId}`);
+    }
     // Taken now, before any other call can write: the database exactly as of `seq`, however long the write takes.
     const snapshot = this.snapshot();
     this.dirty = false;
@@ -804,6 +812,7 @@ export class SqlJsStore implements Store {
     } finally {
       snapshot.close();
     }
+    j.databaseId = databaseId;
     // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
     await j.drain();
     j.assertOwned(); // the journal must stay exactly as it was acknowledged
