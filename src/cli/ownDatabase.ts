@@ -4,7 +4,7 @@ import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { notTaken } from '../host/controlClient.js';
 import { exitsWithin, ownerAnswers } from '../host/proxy.js';
-import { cliLog, dbPathOf, openOrFindOwner, unreachableOwner, VERSION } from './common.js';
+import { cliLog, dbPathOf, openOrFindOwner, OWNER_START_MS, unreachableOwner, VERSION } from './common.js';
 
 /** The database flags of a command that runs work in the owner (the pipeline and team commands). */
 export interface OwnerDbValues {
@@ -12,9 +12,6 @@ export interface OwnerDbValues {
   workspace?: string;
   content?: string;
 }
-
-/** How long a process that holds the lock may take to answer on its endpoint (it may be starting: lock first). */
-const OWNER_START_MS = 5000;
 
 /**
  * This process becomes the owner (the work runs here), or the live owner is found (the work runs there). An owner
