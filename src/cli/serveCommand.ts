@@ -28,12 +28,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   capYoungGeneration();
   const log = cliLog();
   const dbPath = dbPathOf(values);
-  const made = missingFolders(dbPath);
   // A stop signal while another process holds the database ends the waiting: no more tries.
   let stopping = false;
-  const open = () => stopping
-    ? Promise.reject(new Error('stopped while waiting for the database'))
-    : becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log });
+  // What the database needs that does not exist yet, as of the try that opens it (another process may make it while
+  // this one waits): only a database this try made is removed if the try fails.
+  let made: string[] | null = null;
+  const open = () => {
+    if (stopping) return Promise.reject(new Error('stopped while waiting for the database'));
+    made = missingFolders(dbPath);
+    return becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log });
+  };
   // Another process may hold the lock a moment (an owner starting or stopping, a command such as baton approve):
   // wait for it to serve, or to let go, before saying who owns the database.
   const opening = openOrFindOwner(dbPath, open, OWNER_START_MS, ownerAnswers, (pid) => log.info(

@@ -3,7 +3,9 @@
 // the database once the lock comes free, and names the owner's endpoint once that serves. A stop signal while it
 // waits ends it without touching the other's lock.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
@@ -34,8 +36,8 @@ async function heldDatabase() {
 }
 
 /** `baton serve` on `db`, once it says it waits for the process that holds the database (it must not exit first). */
-async function waitingServe(db: string, holderPid: number): Promise<Started & { code: () => number | null | undefined }> {
-  const serve = startNode([CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
+async function waitingServe(db: string, holderPid: number, flags: string[] = []): Promise<Started & { code: () => number | null | undefined }> {
+  const serve = startNode([CLI, 'serve', '--db', db, ...flags], { BATON_LOG_LEVEL: 'info' });
   pids.push(serve.child.pid!);
   let code: number | null | undefined;
   void serve.exited.then((c) => (code = c));
@@ -77,4 +79,29 @@ test('a stop signal while baton serve waits ends it at once, leaving the other p
   assert.equal(await serve.exited, 0, serve.err());
   assert.doesNotMatch(serve.err(), /already owned|baton:/, 'it stopped as asked, and reports no failure');
   assert.equal(readLockOwner(db), holder.pid);
+});
+
+test('a database another process made while baton serve waited is kept when serve then fails (its --port in use)', async () => {
+  const t = tempSetup('baton-serve-wait-');
+  dirs.push(t.dir);
+  // The other process holds the lock before the database exists, and makes it while serve waits.
+  const holder = spawnTs(STARTING_OWNER, [t.db, '--wait']);
+  pids.push(holder.pid!);
+  await waitForLine(holder, /^locked$/);
+  assert.equal(existsSync(t.db), false);
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const serve = await waitingServe(t.db, holder.pid!, ['--port', String(port)]);
+    holder.stdin!.write('open\n');
+    await waitForLine(holder, /^opened$/);
+    holder.stdin!.write('release\n');
+    await waitForLine(holder, /^released$/);
+    assert.equal(await serve.exited, 1, serve.err());
+    assert.match(serve.err(), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use by another program`));
+    assert.equal(existsSync(t.db), true, 'the other process\'s database is left as it was');
+  } finally {
+    await new Promise((resolve) => taken.close(resolve));
+  }
 });
