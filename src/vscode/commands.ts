@@ -36,8 +36,9 @@ export const COMMANDS: { readonly [K in CommandId]: Handler } = {
   'baton.copyMcpConfigOpenCode': (s) => copyMcpConfig(s, 'opencode'),
   'baton.copyHandoffPrompt': copyHandoffPrompt,
   'baton.showLog': (s) => s.log.channel.show(),
-  // After the database failed to open, Refresh opens it again (its cause may be fixed by now); else it re-reads.
-  'baton.refresh': (s) => (s.connection.state === 'failed' ? s.connection.restart() : s.tree.refresh()),
+  // After the database failed to open, or while another process holds it, Refresh tries to open it again now (its
+  // cause may be fixed by now); else it re-reads.
+  'baton.refresh': (s) => (s.connection.state === 'failed' || s.connection.state === 'waiting' ? s.connection.restart() : s.tree.refresh()),
 };
 
 /** Registers every command; a failing handler is logged and shown, never thrown into the editor. */

@@ -25,6 +25,10 @@ export async function copyMcpConfig(s: Services, client: McpClient): Promise<str
     void vscode.window.showWarningMessage(`${copied} But this editor could not open the database it uses (${s.connection.dbPath}), ` +
       "and the agent's Baton opens the same one: fix that first (the error notification and Baton: Show Log say why; " +
       'Baton: Refresh tries again).');
+  } else if (s.connection.state === 'waiting') {
+    void vscode.window.showWarningMessage(`${copied} But another process holds the database this editor uses (${s.connection.dbPath}) ` +
+      "and serves nothing, so the agent's Baton cannot use it either until that process lets go of it (Baton: Show Log " +
+      'says which process, and how to end or resume it).');
   } else {
     void vscode.window.showInformationMessage(copied);
   }

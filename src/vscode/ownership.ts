@@ -22,15 +22,31 @@ import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js'
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { databaseFailureText, readSettings, settingsProblemsText } from './settings.js';
+import { heldDatabaseText, holderOf } from './heldDatabase.js';
 
-/** Where the connection stands. */
-export type ConnectionState = 'starting' | 'ready' | 'failed';
+/**
+ * Where the connection stands. 'waiting': another process holds the database and serves nothing this window can use
+ * (see heldDatabase.ts); the connection retries in the background and becomes 'ready' once it lets go, or answers.
+ */
+export type ConnectionState = 'starting' | 'ready' | 'waiting' | 'failed';
 
 /** The failure notification's button that opens the database again (as Refresh does while it has failed). */
 const TRY_AGAIN = 'Try Again';
 
-/** How long to keep trying to take over after the owner's stream ends (it releases its lock on the way out). */
+/**
+ * How long to keep trying to take over after the owner's stream ends (it releases its lock on the way out), or to find
+ * the endpoint of a holder that is starting; past it, the connection waits in the background (state 'waiting').
+ */
 const TAKEOVER_MS = 10_000;
+
+/** How often a waiting connection looks again whether the database's holder let go of it (or answers). */
+const WAITING_RETRY_MS = 1000;
+
+/** How long the connection tries before it waits in the background, and how often it looks again then (tests). */
+export interface ConnectionTiming {
+  takeoverMs: number;
+  waitingRetryMs: number;
+}
 
 /** The editor's one BatonSource; see the file comment. */
 export class BatonConnection implements BatonSource, vscode.Disposable {
@@ -64,6 +80,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly log: BatonLog,
     private readonly version: string,
+    private readonly timing: ConnectionTiming = { takeoverMs: TAKEOVER_MS, waitingRetryMs: WAITING_RETRY_MS },
   ) {}
 
   get mode(): 'owner' | 'client' {
@@ -118,7 +135,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
   /** The current source, once there is one. */
   ready(): Promise<BatonSource> {
     if (this.source) return Promise.resolve(this.source);
-    if (this.state === 'failed') return Promise.reject(this.failure);
+    // Waiting may last as long as another process works: a command is told why at once, not left hanging.
+    if (this.state === 'failed' || this.state === 'waiting') return Promise.reject(this.failure);
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
@@ -134,7 +152,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     if (!trusted) this.log.info("workspace not trusted: the workspace's .baton/ agents, rules and workflows are not loaded");
     const { becomeOwner } = await import('../host/owner.js');
     const { readDiscovery } = await import('../host/discovery.js');
-    const deadline = Date.now() + TAKEOVER_MS;
+    const { ownerAnswers } = await import('../host/proxy.js');
+    const deadline = Date.now() + this.timing.takeoverMs;
     for (;;) {
       if (stale()) return;
       try {
@@ -161,9 +180,13 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         return this.use(new LocalSource(owner.opened.baton, { url: owner.endpoint.url, token: owner.endpoint.token }));
       } catch (ex) {
         if (!BatonError.is(ex, 'store_locked')) throw ex;
-        const info = readDiscovery(settings.dbPath);
+        const holder = typeof ex.details.ownerPid === 'number' ? ex.details.ownerPid : null;
+        const found = readDiscovery(settings.dbPath);
+        // Only the endpoint of the process that holds the lock, once it answers: a discovery file of another process
+        // (left by one that lost the lock, or whose pid was reused) or of a stopped one would take every call nowhere.
+        const info = found && found.pid === holder && (await ownerAnswers(found)) ? found : null;
+        if (stale()) return;
         if (info) {
-          if (stale()) return;
           this.log.info(`database ${settings.dbPath} is owned by Baton process ${info.pid}; using its endpoint ${info.url}`);
           const remote = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err));
           this.remote = remote;
@@ -172,9 +195,9 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           this.teamSource = new RemoteTeams(info);
           return this.use(remote);
         }
-        if (Date.now() > deadline) throw ex;
+        if (Date.now() > deadline) this.waitFor(settings.dbPath, holder, found?.pid === holder ? found.url : null, ex);
       }
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, this.state === 'waiting' ? this.timing.waitingRetryMs : 250));
     }
   }
 
@@ -229,7 +252,34 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     return (await this.pipelines()).view(runId);
   }
 
+  /**
+   * Another process holds the database past the takeover time and serves nothing usable: say which, and how to get it
+   * back (once; the tree and commands say it while it lasts), and wait: connect() goes on trying in the background.
+   * `holder`: the lock's pid, or null when the store's error says itself what to do (a takeover guard in the way).
+   */
+  private waitFor(dbPath: string, holder: number | null, url: string | null, ex: Error): void {
+    const text = holder === null ? ex.message : heldDatabaseText(dbPath, holderOf(holder, url));
+    if (this.state === 'waiting' && this.error === text) return;
+    const first = this.state !== 'waiting';
+    this.failure = new Error(text);
+    this.state = 'waiting';
+    this.log.warn(`Baton waits for its database: ${text}`);
+    if (first) {
+      void vscode.window.showWarningMessage(`Baton: ${text}`, 'Show Log').then((pick) => pick && this.log.channel.show());
+    }
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w.reject(this.failure);
+    this.changed.fire();
+  }
+
   private use(source: BatonSource): void {
+    if (this.state === 'waiting') {
+      // The warning may still be on screen: say that it is over.
+      this.log.info(`the database ${this.dbPath} is free again; Baton is back`);
+      void vscode.window.showInformationMessage(`Baton: the database ${this.dbPath} is usable again (${this.remote ? `through Baton process ${this.remote.pid}` : 'this window owns it now'}).`);
+    }
+    this.failure = undefined;
     this.source = source;
     this.progress = this.pipelineSource?.onProgress((p) => this.feed.add(p));
     this.forward = source.onEvent((e) => {

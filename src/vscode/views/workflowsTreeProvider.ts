@@ -133,7 +133,8 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
       this.onFirstRender = undefined;
       return [messageNode('starting', 'Starting Baton…')];
     }
-    if (c.state === 'failed') return [];
+    // The view's welcome says what happened and what to do (see package.json's viewsWelcome).
+    if (c.state === 'failed' || c.state === 'waiting') return [];
     const [{ executions, more }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;

@@ -1,0 +1,64 @@
+// The editor's words for a database another process holds and serves nothing this window can use: a one-shot command
+// still at work (`baton prune --compact` on a big database), a Baton stopped with Ctrl-Z, or a program that is not
+// Baton. They name the process, what the system says of it, and the way on; the window waits and retries meanwhile.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { discoveryPath } from '../host/discovery.js';
+import { capital, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { lockPathOf } from '../store/lock.js';
+
+/** What is known of the process holding the database's lock. */
+export interface Holder {
+  pid: number;
+  /** Its endpoint when its discovery file names it (it does not answer), else null. */
+  url: string | null;
+  state: OwnerState;
+  /** Its command line, shortened; '' when the system does not say. */
+  command: string;
+}
+
+/** How long a command line may be in the message before it is cut. */
+const COMMAND_CHARS = 100;
+
+/** The holder `pid` as the system sees it now (`url`: the endpoint its discovery file names, if any). */
+export function holderOf(pid: number, url: string | null): Holder {
+  return { pid, url, state: ownerState(pid), command: commandOf(pid) };
+}
+
+/** The command line of `pid` from Linux's /proc, shortened; '' elsewhere or when it cannot be read. */
+export function commandOf(pid: number, readCmdline: (pid: number) => string = (p) => readFileSync(`/proc/${p}/cmdline`, 'latin1')): string {
+  if (process.platform !== 'linux') return '';
+  let words: string;
+  try {
+    words = readCmdline(pid).split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+  // ASCII only: the text goes to a notification and the log as it is.
+  words = words.replace(/[^\x20-\x7e]/g, '?');
+  return words.length > COMMAND_CHARS ? `${words.slice(0, COMMAND_CHARS - 3)}...` : words;
+}
+
+/** The message while `holder` keeps the database at `dbPath` from this window. */
+export function heldDatabaseText(dbPath: string, holder: Holder): string {
+  const { pid, url, state } = holder;
+  const who = `process ${pid}${holder.command ? ` (${holder.command})` : ''}`;
+  const { why, resume, kill } = silentOwnerWays(pid, state);
+  const back = 'This window connects, or opens the database itself, as soon as it can: no reload needed.';
+  if (url) {
+    const ways = resume ? `${capital(resume)}, or end it (${kill})` : `End it (${kill})`;
+    return `the database ${dbPath} is owned by Baton ${who}, but its endpoint ${url} does not answer, and it lives on, ${why}. ${ways}. ${back}`;
+  }
+  const stopped = state === 'stopped' || state === 'traced';
+  if (stopped) {
+    return `the database ${dbPath} is held by ${who}, which is ${why}, so it cannot finish and let go of it. ` +
+      `${capital(resume!)}, or end it (${kill}). ${back}`;
+  }
+  const end = process.platform === 'win32' ? `taskkill /PID ${pid}` : `kill ${pid}`;
+  // 'unknown' (no /proc): it may have been stopped with Ctrl-Z too.
+  const orResume = state === 'unknown' && resume ? `; ${resume}` : '';
+  return `the database ${dbPath} is held by ${who}, which serves no endpoint this window can use (no ` +
+    `${basename(discoveryPath(dbPath))} of it beside the database): a command still at work (such as baton prune --compact ` +
+    `on a big database), or a program that is not Baton. Wait for it to finish, or end it (${end})${orResume}. ${back} ` +
+    `If process ${pid} is not Baton (its pid was reused after a restart), delete ${lockPathOf(dbPath)}.`;
+}
