@@ -14,6 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { writeDiscovery } from '../../src/host/discovery.js';
+import { COMMANDS } from '../../src/vscode/commands.js';
+import { copyMcpConfig } from '../../src/vscode/mcpConfigCommands.js';
+import type { Services } from '../../src/vscode/services.js';
+import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
+import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
 import { commandOf, heldDatabaseText } from '../../src/vscode/heldDatabase.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
@@ -152,6 +157,37 @@ describe('the editor and a database another process holds', () => {
     assert.equal(c.mode, 'client');
     assert.equal(c.endpoint().url, silent.url);
     assert.equal(fakeWindow.shown.at(-1)!.message, `Baton: the database ${db} is usable again (through Baton process ${pid}).`);
+  });
+
+  it('while it waits: the tree leaves the view to its welcome, Refresh tries again now, Copy MCP Config warns', async () => {
+    const c = connect();
+    await until('waiting', () => c.state !== 'starting');
+    assert.equal(c.state, 'waiting', c.error);
+    const tree = new WorkflowsTreeProvider(c, new SharedRunListing(c));
+    try {
+      assert.deepEqual(await tree.getChildren(), [], 'no "could not read this" node: the welcome explains the wait');
+    } finally {
+      tree.dispose();
+    }
+    fakeWindow.shown = [];
+    const storage = mkdtempSync(join(tmpdir(), 'baton-launcher-'));
+    fakeVscode.workspace.workspaceFolders = [{ name: 'ws', uri: { fsPath: dir } }];
+    try {
+      const s = { connection: c, log, context: { extensionPath: '/ext', globalStorageUri: { fsPath: storage } } } as unknown as Services;
+      await copyMcpConfig(s, 'claude');
+      assert.equal(fakeWindow.shown.length, 1);
+      assert.equal(fakeWindow.shown[0]!.level, 'warning');
+      assert.match(fakeWindow.shown[0]!.message, new RegExp(`But another process holds the database this editor uses \\(${db}\\) and serves nothing, so the agent's Baton cannot use it either`));
+    } finally {
+      fakeVscode.workspace.workspaceFolders = undefined;
+      rmSync(storage, { recursive: true, force: true });
+    }
+    // Refresh (the welcome's Try Now) starts over at once rather than re-reading a tree it cannot read.
+    fakeWindow.shown = [];
+    await COMMANDS['baton.refresh']({ connection: c, tree } as unknown as Services);
+    assert.equal(c.state, 'starting');
+    await until('waiting again', () => c.state === 'waiting');
+    assert.equal(fakeWindow.shown.length, 1, 'the notification again: the person asked');
   });
 
   it('the words, by what the system says of the holder', () => {
