@@ -19,12 +19,16 @@ export function registerMcpProvider(connection: BatonConnection, version: string
   }
   const changed = new vscode.EventEmitter<void>();
   let announced = '';
+  // Whether the editor was told there is no server (the database failed, or another process held it): once ready, the
+  // editor must hear of the endpoint, or it lists no Baton server until a reload.
+  let providedNone = false;
   const watch = connection.onDidChange(() => {
     const { url, token } = connection.endpoint();
     const key = `${url} ${token}`;
     if (connection.state !== 'ready' || key === announced) return;
-    const first = announced === '';
+    const first = announced === '' && !providedNone;
     announced = key;
+    providedNone = false;
     if (!first) {
       log.info(`MCP endpoint changed to ${url}; telling the editor`);
       changed.fire();
@@ -40,6 +44,7 @@ export function registerMcpProvider(connection: BatonConnection, version: string
         return [definition(url, token, version)];
       } catch (ex) {
         log.warn('no MCP server definition: Baton did not start', ex);
+        providedNone = true;
         return [];
       }
     },
