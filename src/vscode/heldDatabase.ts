@@ -59,6 +59,6 @@ export function heldDatabaseText(dbPath: string, holder: Holder): string {
   const orResume = state === 'unknown' && resume ? `; ${resume}` : '';
   return `the database ${dbPath} is held by ${who}, which serves no endpoint this window can use (no ` +
     `${basename(discoveryPath(dbPath))} of it beside the database): a command still at work (such as baton prune --compact ` +
-    `on a big database), or a program that is not Baton. Wait for it to finish, or end it (${end})${orResume}. ${back} ` +
+    `on a big database), a Baton still opening a big one, or a program that is not Baton. Wait for it to finish, or end it (${end})${orResume}. ${back} ` +
     `If process ${pid} is not Baton (its pid was reused after a restart), delete ${lockPathOf(dbPath)}.`;
 }

@@ -33,7 +33,7 @@ function sleeper(): ChildProcess {
   return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 }
 
-/** An HTTP server standing in for an owner's endpoint: /healthz answers `pid` (or never, when null); /events stays open. */
+/** A stand-in for an owner's endpoint: /healthz answers `pid` (never, when null); /events stays open. */
 async function endpoint(answer: () => number | null): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     if (req.url === '/healthz') {
