@@ -1,7 +1,7 @@
 // What the call log stores of a request or response: redacted JSON text and the size of the whole value in UTF-8
 // bytes. Every call is logged, so this runs for every call, on both sides.
 import { NEXT_STEP_TOOL } from './broker/stepText.js';
-import { dropCutWord, isSecretKeyName, redactSecrets, redactText } from './safety/redact.js';
+import { dropCutWord, isSecretKeyName, redactSecrets, redactText, setOwn } from './safety/redact.js';
 import type { NextStepResponse } from './types.js';
 import { knownJsonSize } from './jsonSize.js';
 import { utf8Length } from './utf8.js';
@@ -39,7 +39,7 @@ function outline(value: unknown, depth: number): unknown {
       const secret = isSecretKeyName(key);
       // A secret-named key's text is not walked; what the outline turns into text (`credentials: '{2 fields}'`) goes too.
       const kept = secret && typeof item === 'string' ? REDACTED : outline(item, depth + 1);
-      out[key] = secret && typeof kept === 'string' ? REDACTED : kept;
+      setOwn(out, key, secret && typeof kept === 'string' ? REDACTED : kept);
     }
     return out;
   }

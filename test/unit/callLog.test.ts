@@ -130,6 +130,18 @@ describe('call log', () => {
     assert.deepEqual(JSON.parse((baton.recentCalls(1)[0] as Row).request_full), { a: { credentials: '[REDACTED]' } });
   });
 
+  it('keeps a client\'s own "__proto__" key as a key, redacted like any other (assignment set the copy\'s prototype)', async () => {
+    const { baton } = await makeBaton();
+    const request = JSON.parse('{"__proto__": {"password": "p", "note": "n"}, "step": "s"}') as Record<string, unknown>;
+    baton.logCall({ call_type: 'tool', name: 't', request, response: { ok: true }, duration_ms: 1, success: true });
+    baton.logCall({ call_type: 'tool', name: 't', request, response: null, duration_ms: 1, success: false, error_message: 'refused' });
+    await baton.flushCalls();
+    const [failed, ok] = baton.recentCalls(2) as Row[];
+    for (const row of [ok!, failed!]) {
+      assert.equal(row.request_full, '{"__proto__":{"password":"[REDACTED]","note":"n"},"step":"s"}');
+    }
+  });
+
   it('counts sizes in UTF-8 bytes, as the columns say', async () => {
     const { baton } = await makeBaton();
     const request = { text: 'Grüße, ✓ and 🎉' };

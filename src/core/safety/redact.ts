@@ -47,6 +47,15 @@ function isSecretEnvName(name: string): boolean {
     || (w === 'key' && (words[i - 1] === 'api' || words[i - 1] === 'private')));
 }
 
+/**
+ * Sets `key` on `out` as its own property, `__proto__` included: a client's JSON can carry an own "__proto__" key, and
+ * plain assignment would set the copy's prototype instead, so the key vanished from what was logged or kept.
+ */
+export function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
 /** Pattern replacements applied to every string, in order (multi-line and structured forms first). */
 const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
   // PEM private keys, also when truncated before the END line.
@@ -156,7 +165,7 @@ function redactValue(value: unknown, ancestors: Set<object>, policy: RedactPolic
     const out: Record<string, unknown> = {};
     const byName = policy !== 'pii';
     for (const [key, item] of Object.entries(value)) {
-      out[key] = byName && typeof item === 'string' && isSecretKeyName(key) ? REDACTED : redactValue(item, ancestors, policy);
+      setOwn(out, key, byName && typeof item === 'string' && isSecretKeyName(key) ? REDACTED : redactValue(item, ancestors, policy));
     }
     return out;
   } finally {
