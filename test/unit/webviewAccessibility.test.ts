@@ -8,17 +8,13 @@
 // link says whose it is. Needs Chromium (`apt-get install -y chromium`) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
 import type { PanelPipeline, PanelSpec, PanelState, PanelTeam } from '../../src/shared/protocol.js';
-import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+import { servePanelPage } from '../helpers/panelPage.js';
 
 const root = join(__dirname, '..', '..');
 const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
@@ -128,30 +124,6 @@ function contrast(a: string, b: string): number {
   return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }
 
-async function servePanel(): Promise<{ server: Server; url: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-a11y-'));
-  await build({
-    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
-    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
-  });
-  const server = createServer((req, res) => {
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const url = (req.url ?? '/').split('?')[0];
-    const files: Record<string, [string, string]> = {
-      '/': ['text/html', panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton: bug-fix' })
-        .replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce')],
-      '/stub.js': ['text/javascript', STUB], '/main.js': ['text/javascript', readFileSync(join(dir, 'main.js'), 'utf8')],
-      '/codicon.css': ['text/css', readFileSync(join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css'), 'utf8')],
-    };
-    const file = files[url ?? ''];
-    res.statusCode = file ? 200 : 404;
-    if (file) res.setHeader('content-type', file[0]);
-    res.end(file?.[1] ?? '');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, dir };
-}
-
 /** A page on the panel in `theme`'s colours (as the editor sets them before the script runs), showing `state`. */
 async function openPanel(browser: Browser, url: string, theme: string | null, state: PanelState, shown = 'graph'): Promise<Page> {
   const page = await browser.newPage();
@@ -175,7 +147,7 @@ async function openPanel(browser: Browser, url: string, theme: string | null, st
 
 async function withBrowser(fn: (browser: Browser, url: string) => Promise<void>): Promise<void> {
   assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
-  const { server, url, dir } = await servePanel();
+  const { url, close } = await servePanelPage(STUB);
   const require = createRequire(join(root, 'package.json'));
   const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
   const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -183,8 +155,7 @@ async function withBrowser(fn: (browser: Browser, url: string) => Promise<void>)
     await fn(browser, url);
   } finally {
     await browser.close();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
+    close();
   }
 }
 

@@ -13,17 +13,13 @@
 // chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
 import type { PanelPipeline, PanelPipelineNode, PanelSpec, PanelState } from '../../src/shared/protocol.js';
-import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+import { servePanelPage } from '../helpers/panelPage.js';
 
 const root = join(__dirname, '..', '..');
 const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
@@ -146,38 +142,9 @@ function pipelineFixture(): PanelPipeline {
   };
 }
 
-/** The panel's script bundled for the browser into a new temp folder (as main.js); the folder. */
-async function buildPanelScript(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'baton-webview-'));
-  await build({
-    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', logLevel: 'warning', absWorkingDir: root,
-    entryPoints: ['webview/main.ts'], outfile: join(dir, 'main.js'), loader: { '.css': 'text' },
-  });
-  return dir;
-}
-
 test('the panel page renders and talks the protocol under its CSP', { timeout: 60_000 }, async () => {
   assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
-  const dir = await buildPanelScript();
-  const server = createServer((req, res) => {
-    const url = (req.url ?? '/').split('?')[0];
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    if (url === '/') {
-      const html = panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton: bug-fix' });
-      res.setHeader('content-type', 'text/html');
-      res.end(html.replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce'));
-      return;
-    }
-    const files: Record<string, [string, string]> = {
-      '/stub.js': ['text/javascript', STUB], '/main.js': ['text/javascript', readFileSync(join(dir, 'main.js'), 'utf8')],
-      '/codicon.css': ['text/css', readFileSync(join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css'), 'utf8')],
-    };
-    const file = files[url ?? ''];
-    res.statusCode = file ? 200 : 404;
-    if (file) res.setHeader('content-type', file[0]);
-    res.end(file?.[1] ?? '');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const served = await servePanelPage(STUB);
   const require = createRequire(join(root, 'package.json'));
   const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
   const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -189,7 +156,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
     const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
     const messages = () => posted.filter((m) => typeof m.type === 'string');
-    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await page.goto(served.url);
     const deadline = Date.now() + 10_000;
     while (!posted.some((m) => m.type === 'panel/ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(messages()[0], { type: 'panel/ready' });
@@ -390,7 +357,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     ended.on('pageerror', (e) => errors.push(e.message));
     const endedPosted: Array<Record<string, unknown>> = [];
     await ended.exposeFunction('__toHost', (m) => endedPosted.push(m as Record<string, unknown>));
-    await ended.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await ended.goto(served.url);
     for (const end = Date.now() + 10_000; !endedPosted.some((m) => m.type === 'panel/ready') && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
     const $e = (id: string) => ended.locator(`[data-testid="${id}"]`);
     const sendEnded = (m: unknown) => ended.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
@@ -430,8 +397,7 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
+    served.close();
   }
 });
 
@@ -451,21 +417,7 @@ function longRunFixture(): PanelState {
 // for a person who asked for less of it.
 test('a long run\'s graph is one Tab stop, and a live update keeps its scroll and focus', { timeout: 60_000 }, async () => {
   assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
-  const dir = await buildPanelScript();
-  const server = createServer((req, res) => {
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    if ((req.url ?? '/') === '/') {
-      const html = panelHtml({ cspSource: origin, nonce: 'N0nce', scriptUri: `${origin}/main.js`, codiconsUri: `${origin}/codicon.css`, title: 'Baton' });
-      res.setHeader('content-type', 'text/html');
-      res.end(html.replace('<script nonce', '<script nonce="N0nce" src="/stub.js"></script>\n<script nonce'));
-      return;
-    }
-    const codicons = join(root, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.css');
-    const body = req.url === '/stub.js' ? STUB : req.url === '/main.js' ? readFileSync(join(dir, 'main.js'), 'utf8') : readFileSync(codicons, 'utf8');
-    res.setHeader('content-type', req.url === '/codicon.css' ? 'text/css' : 'text/javascript');
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const served = await servePanelPage(STUB, 'Baton');
   const require = createRequire(join(root, 'package.json'));
   const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
   const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
@@ -476,7 +428,7 @@ test('a long run\'s graph is one Tab stop, and a live update keeps its scroll an
     };
     const posted: Array<Record<string, unknown>> = [];
     await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
-    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await page.goto(served.url);
     const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as BrowserWindow).postMessage(msg, '*'), m);
     const focused = () => page.evaluate(() => (globalThis as unknown as BrowserWindow).document.activeElement?.getAttribute('data-testid'), null);
     const $ = (id: string) => page.locator(`[data-testid="${id}"]`);
@@ -519,7 +471,6 @@ test('a long run\'s graph is one Tab stop, and a live update keeps its scroll an
     assert.equal(await spin(), '0s', 'no animation under prefers-reduced-motion');
   } finally {
     await browser.close();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
+    served.close();
   }
 });
