@@ -20,6 +20,12 @@ export interface Holder {
 /** How long a command line may be in the message before it is cut. */
 const COMMAND_CHARS = 100;
 
+/** Whether `pid` is stopped (Ctrl-Z, SIGSTOP) or held in a debugger: it cannot let go of anything until resumed. */
+export function holderStopped(pid: number): boolean {
+  const state = ownerState(pid);
+  return state === 'stopped' || state === 'traced';
+}
+
 /** The holder `pid` as the system sees it now (`url`: the endpoint its discovery file names, if any). */
 export function holderOf(pid: number, url: string | null): Holder {
   return { pid, url, state: ownerState(pid), command: commandOf(pid) };

@@ -22,7 +22,7 @@ import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js'
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { databaseFailureText, readSettings, settingsProblemsText } from './settings.js';
-import { heldDatabaseText, holderOf } from './heldDatabase.js';
+import { heldDatabaseText, holderOf, holderStopped } from './heldDatabase.js';
 
 /**
  * Where the connection stands. 'waiting': another process holds the database and serves nothing this window can use
@@ -195,7 +195,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           this.teamSource = new RemoteTeams(info);
           return this.use(remote);
         }
-        if (Date.now() > deadline) this.waitFor(settings.dbPath, holder, found?.pid === holder ? found.url : null, ex);
+        // A stopped holder lets go of nothing until it is resumed: say so now rather than after the takeover time.
+        if (Date.now() > deadline || (holder !== null && holderStopped(holder))) {
+          this.waitFor(settings.dbPath, holder, found?.pid === holder ? found.url : null, ex);
+        }
       }
       await new Promise((r) => setTimeout(r, this.state === 'waiting' ? this.timing.waitingRetryMs : 250));
     }

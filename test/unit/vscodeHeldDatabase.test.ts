@@ -80,8 +80,8 @@ describe('the editor and a database another process holds', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function connect(): BatonConnection {
-    connection = new BatonConnection({ globalStorageUri: { fsPath: dir } } as never, log, '0.0.0-test', { takeoverMs: 300, waitingRetryMs: 50 });
+  function connect(takeoverMs = 300): BatonConnection {
+    connection = new BatonConnection({ globalStorageUri: { fsPath: dir } } as never, log, '0.0.0-test', { takeoverMs, waitingRetryMs: 50 });
     connection.start();
     return connection;
   }
@@ -125,6 +125,20 @@ describe('the editor and a database another process holds', () => {
     // Resumed (and no longer stopped), the words follow what the system says of it.
     await until('the words of a running holder', () => c.error?.includes('Wait for it to finish'));
     assert.equal(fakeWindow.shown.length, 1, 'one notification while it waits');
+  });
+
+  it('a holder already stopped is said at once, not after the takeover time', { skip: !linux && 'needs /proc' }, async () => {
+    const pid = holder.pid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // A takeover time far past what the test waits: only the holder's state can end the starting.
+      const c = connect(10 * 60_000);
+      await until('waiting', () => c.state !== 'starting', 10_000);
+      assert.equal(c.state, 'waiting', c.error);
+      assert.match(c.error!, /which is stopped by Ctrl-Z or SIGSTOP/);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
   });
 
   it('a discovery file of a live process that does not hold the lock is not followed', async () => {
