@@ -5,7 +5,7 @@ import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
-import { taskLabel } from '../shared/labels.js';
+import { leftStepText, taskLabel } from '../shared/labels.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
@@ -27,7 +27,12 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       const what = e.kind === 'worker' ? `${e.workflow ?? 'team'}${e.instance ? `@${e.instance}` : ''}` : e.workflow ?? e.kind;
       const progress = e.kind === 'worker' ? 'team run' : `${e.progress}%`;
       const head = `${e.execution_id}  ${what}  ${e.cancelled ? 'cancelled' : e.status}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
-      const steps = e.steps.map((s) => `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`);
+      const steps = e.steps.map((s) => {
+        // A step the run left unfinished when it ended (one a cancel stopped included) says so, as the editor does.
+        const left = leftStepText(s.status, e.status, e.cancelled, s.stopped === true);
+        if (left) return `  \u2013 ${s.step_name} (${left.replace(' (', ': ').replace(/\)$/, '')}, ${s.agent_name})`;
+        return `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`;
+      });
       // Every gate that waits gets its commands, also in a run whose other steps go on (a parallel workflow).
       const waiting = e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => s.step_name);
       if (waiting.length === 0 && e.status === 'awaiting_approval') waiting.push('');

@@ -192,7 +192,8 @@ export interface ExecutionSummary {
   cancelled?: boolean;
   /** A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. */
   orphaned?: boolean;
-  steps: Array<{ step_name: string; status: StepStatus; agent_name: string }>;
+  /** `stopped`: a step under way when the run was cancelled (the cancel failed it); absent from an older owner. */
+  steps: Array<{ step_name: string; status: StepStatus; agent_name: string; stopped?: true }>;
   /** For a team run (kind 'worker'): its instance; absent from an older owner. */
   instance?: string;
 }

@@ -426,10 +426,11 @@ export class Baton implements BatonApi {
 
   /** One execution as listings show it. */
   private summaryOf(e: ExecutionRow): ExecutionSummary {
+    const facts = executionFacts(e);
     return {
       execution_id: e.execution_id, task_id: e.task_id, workflow: e.template_name, kind: e.kind, status: e.status,
-      progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at, ...executionFacts(e),
-      steps: this.repo.stepList(e.execution_id),
+      progress: e.progress, current_step: e.current_step, started_at: e.started_at, updated_at: e.updated_at, ...facts,
+      steps: this.repo.stepList(e.execution_id, facts.cancelled ? e.completed_at : null),
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
       ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
     };

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderStatus } from '../../src/cli/statusCommand.js';
+import { makeBaton } from '../helpers/coreHarness.js';
 
 test('an empty listing of unfinished executions points at --all; an empty --all listing says there are none', () => {
   assert.equal(renderStatus([], '', true), 'No unfinished executions (baton status --all lists the finished ones too).');
@@ -65,4 +66,24 @@ test('a workflow quiet for ten minutes with steps running says how to release th
   // Active a minute ago, or a pipeline run (its steps are held by the agents it started): no hint.
   assert.doesNotMatch(renderStatus([{ ...quiet, updated_at: '2026-01-01T00:59:00.000Z' }] as never, '', false, now), /release/);
   assert.doesNotMatch(renderStatus([{ ...quiet, kind: 'pipeline' }] as never, '', false, now), /release/);
+});
+
+test('a cancelled run\'s steps say what the cancel did: the one under way stopped, the others not run (the real core)', async () => {
+  const { baton } = await makeBaton();
+  const run = await baton.nextStep({ template_name: 'bug-fix' });
+  await baton.cancel(run.execution_id!, 'not needed', 'tester');
+  const [summary] = baton.listExecutions({});
+  assert.deepEqual(summary!.steps.map((s) => [s.step_name, s.status, s.stopped ?? false]), [
+    ['analyze-root-cause', 'failed', true], ['implement-fix', 'pending', false], ['write-tests', 'pending', false], ['review-code', 'pending', false],
+  ]);
+  const lines = renderStatus([summary!], '', false).split('\n');
+  assert.deepEqual(lines.slice(1), [
+    '  \u2013 analyze-root-cause (stopped: run cancelled, debugger)',
+    '  \u2013 implement-fix (not run: run cancelled, implementer)',
+    '  \u2013 write-tests (not run: run cancelled, implementer)',
+    '  \u2013 review-code (not run: run cancelled, reviewer)',
+  ]);
+  // A failed step the cancel did not stop (its agent failed it earlier: no `stopped`) reads failed.
+  const earlier = { ...summary!, steps: summary!.steps.map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })) };
+  assert.equal(renderStatus([earlier], '', false).split('\n')[1], '  \u2717 analyze-root-cause (failed, debugger)');
 });

@@ -1,5 +1,5 @@
 // SQL access for executions, steps, artifacts, tokens and events; the broker's only way to the store.
-import type { ArtifactRecord } from '../api.js';
+import type { ArtifactRecord, ExecutionSummary } from '../api.js';
 import type { Store } from '../ports.js';
 import { utf8Length } from '../utf8.js';
 import { assertTransition } from '../stateMachine.js';
@@ -334,12 +334,16 @@ export class ExecutionRepo {
    * of hundreds of runs (the editor's tree, refreshed as agents work) parsed each one's step definitions and pushed
    * the running workflows' shapes out of their cache, which every call of theirs then read and parsed again.
    */
-  stepList(executionId: string): Array<{ step_name: string; status: StepStatus; agent_name: string }> {
-    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string; position: number }>(
-      'SELECT step_name, status, agent_name, position FROM steps WHERE execution_id = ?', [executionId],
+  stepList(executionId: string, cancelledAt: string | null = null): ExecutionSummary['steps'] {
+    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string; position: number; completed_at: string | null }>(
+      'SELECT step_name, status, agent_name, position, completed_at FROM steps WHERE execution_id = ?', [executionId],
     );
     rows.sort(byPosition);
-    return rows.map((r) => ({ step_name: r.step_name, status: r.status, agent_name: r.agent_name }));
+    // A cancel fails the steps under way as it ends the run (`cancelledAt`): those were stopped, not failed by an agent.
+    const stopped = (r: (typeof rows)[number]) => cancelledAt !== null && r.status === 'failed' && r.completed_at === cancelledAt;
+    return rows.map((r) => (stopped(r)
+      ? { step_name: r.step_name, status: r.status, agent_name: r.agent_name, stopped: true as const }
+      : { step_name: r.step_name, status: r.status, agent_name: r.agent_name }));
   }
 
   /** Keeps the step shapes of at most 256 executions, the oldest cached forgotten first. */
