@@ -21,32 +21,26 @@ function pathOf(points: GraphPoint[]): string {
 export interface GraphRun {
   status: string;
   cancelled: boolean;
-  /** When the run ended: a step failed at that very moment of a cancelled run was stopped by the cancel. */
-  completedAt?: string | null;
 }
 
 /**
  * A step's (or phase's) status as the panel says it: "not run (run cancelled)" for one a run left behind, "stopped
- * (run cancelled)" for one the cancel cut short (`completedAt`: the step's end).
+ * (run cancelled)" for one the cancel cut short (`stopped`: PanelStep's).
  */
-export function shownStatus(status: string, run: GraphRun, completedAt: string | null = null): string {
-  return leftStepText(status, run.status, run.cancelled, endedWithRun(run, completedAt)) ?? statusLabel(status);
+export function shownStatus(status: string, run: GraphRun, stopped = false): string {
+  return leftStepText(status, run.status, run.cancelled, stopped) ?? statusLabel(status);
 }
 
 /** Whether a step (or phase) is one a cancelled or failed run left unfinished. */
-export function leftByRun(status: string, run: GraphRun, completedAt: string | null = null): boolean {
-  return leftStepText(status, run.status, run.cancelled, endedWithRun(run, completedAt)) !== null;
-}
-
-function endedWithRun(run: GraphRun, completedAt: string | null): boolean {
-  return completedAt !== null && completedAt === run.completedAt;
+export function leftByRun(status: string, run: GraphRun, stopped = false): boolean {
+  return leftStepText(status, run.status, run.cancelled, stopped) !== null;
 }
 
 /** The graph's accessible name: how many steps, and how many are in each status ("4 steps: 3 completed, 1 failed"). */
 export function graphLabel(steps: PanelStep[], run: GraphRun): string {
   const counts = new Map<string, number>();
   for (const st of steps) {
-    const status = shownStatus(st.status, run, st.completedAt);
+    const status = shownStatus(st.status, run, st.stopped);
     counts.set(status, (counts.get(status) ?? 0) + 1);
   }
   const each = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
@@ -55,7 +49,7 @@ export function graphLabel(steps: PanelStep[], run: GraphRun): string {
 
 /** The graph's SVG; `onSelect` is called with the chosen step's name. */
 export function renderGraph(steps: PanelStep[], selected: string | null, onSelect: (name: string) => void, run: GraphRun): SVGElement {
-  const subtitle = (st: PanelStep): string => `${shownStatus(st.status, run, st.completedAt)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
+  const subtitle = (st: PanelStep): string => `${shownStatus(st.status, run, st.stopped)}${st.attempt > 1 ? ` · try ${st.attempt}` : ''}`;
   const layout = layoutGraph(steps.map((st) => ({ name: st.name, dependencies: st.dependencies, subtitle: subtitle(st) })));
   const byName = new Map(steps.map((st) => [st.name, st]));
   const svg = s('svg', {
@@ -79,10 +73,10 @@ export function renderGraph(steps: PanelStep[], selected: string | null, onSelec
     const step = byName.get(n.name);
     const status = step?.status ?? 'pending';
     // A step a cancelled or failed run left behind is drawn muted (`data-left`), not as a step that is running or next.
-    const shown = step ? shownStatus(step.status, run, step.completedAt) : statusLabel(status);
+    const shown = step ? shownStatus(step.status, run, step.stopped) : statusLabel(status);
     const g = s('g', {
       class: `node${n.name === selected ? ' selected' : ''}`, 'data-testid': `node-${n.name}`, 'data-status': status,
-      'data-left': !!step && leftByRun(step.status, run, step.completedAt), tabindex: n.name === tabStop ? 0 : -1, role: 'button', 'aria-label': `${n.name}: ${shown}`,
+      'data-left': !!step && leftByRun(step.status, run, step.stopped), tabindex: n.name === tabStop ? 0 : -1, role: 'button', 'aria-label': `${n.name}: ${shown}`,
       'aria-pressed': n.name === selected ? 'true' : 'false', transform: `translate(${n.x},${n.y})`,
     },
     // With the node's label as its name, the title is its description: who works it and what it waits for (the

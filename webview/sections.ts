@@ -76,7 +76,7 @@ function contractBody(step: PanelStep, contract: PanelContract | undefined, left
  */
 function renderEnded(state: PanelState): HTMLElement {
   const ended = statusText(state.status, state.cancelled);
-  const left = state.steps.filter((x) => leftByRun(x.status, state, x.completedAt)).length;
+  const left = state.steps.filter((x) => leftByRun(x.status, state, x.stopped)).length;
   return h('section', { class: 'step', 'data-testid': 'run-ended', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, `Run ${ended}`),
     h('p', { 'data-testid': 'end-reason' }, !state.endReason ? `The run ${state.cancelled ? 'was cancelled' : 'failed'}.`
@@ -91,7 +91,7 @@ export function renderStep(state: PanelState, stepName: string | null): HTMLElem
   if (!step && state.status === 'failed') return renderEnded(state);
   if (!step) return h('section', { class: 'step' }, h('h2', { 'data-testid': 'selected-step', tabindex: -1 }, 'No step'));
   const contract = state.contracts.find((c) => c.stepName === step.name);
-  const status = shownStatus(step.status, state, step.completedAt);
+  const status = shownStatus(step.status, state, step.stopped);
   return h('section', { class: 'step', 'aria-labelledby': 'selected-step' },
     h('h2', { id: 'selected-step', 'data-testid': 'selected-step', tabindex: -1 }, step.name),
     h('dl', { class: 'facts' },

@@ -70,6 +70,8 @@ export interface StepStatusView {
   feedback: string | null;
   attempt: number;
   artifacts: ArtifactRecord[];
+  /** A step under way when the run was cancelled (the cancel failed it); absent from an older owner. */
+  stopped?: true;
 }
 
 /** `workflow-status://{task_id}`. */

@@ -5,7 +5,7 @@ import type {
 } from './api.js';
 import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
-import { ExecutionRepo, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
+import { ExecutionRepo, stoppedByCancel, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
 import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { releaseInTx } from './broker/stepRelease.js';
@@ -471,14 +471,17 @@ export class Baton implements BatonApi {
   workflowStatus(id?: string): WorkflowStatusResource {
     const exec = this.resolveForRead(id);
     const artifacts = this.repo.artifactsOf(exec.execution_id);
+    const facts = executionFacts(exec);
+    const cancelledAt = facts.cancelled ? exec.completed_at : null;
     return {
       execution_id: exec.execution_id, task_id: exec.task_id, workflow: exec.template_name, status: exec.status,
       current_step: exec.current_step, progress: exec.progress, started_at: exec.started_at, completed_at: exec.completed_at,
-      ...executionFacts(exec),
+      ...facts,
       steps: this.repo.steps(exec.execution_id).map((s) => ({
         step_name: s.step_name, status: s.status, agent_name: s.agent_name, dependencies: s.dependencies,
         started_at: s.started_at, completed_at: s.completed_at, duration_ms: s.duration_ms, outcome_summary: s.outcome_summary,
         feedback: s.feedback, attempt: s.attempt, artifacts: artifacts.filter((a) => a.step_name === s.step_name),
+        ...(stoppedByCancel(s, cancelledAt) ? { stopped: true as const } : {}),
       })),
       ...(exec.kind === 'worker' ? { team: this.teams.statusView(exec.execution_id) } : {}),
     };

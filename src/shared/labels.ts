@@ -21,11 +21,11 @@ const UNFINISHED_STEP = new Set(['pending', 'ready', 'running', 'awaiting_approv
 /**
  * What became of a step a run left unfinished when it ended (cancelled, failed): "not run (run cancelled)" for one
  * never started, "stopped (run failed)" for one it cut short; null for a finished step or a run not ended.
- * `endedWithRun`: the step ended at the run's very moment. A cancel fails the steps under way as it ends the run, so
- * such a failed step of a cancelled run was stopped by the cancel, not failed by its agent.
+ * `stopped`: the core's mark of a step its run's cancel stopped (the cancel fails the steps under way, so such a failed
+ * step was not failed by its agent).
  */
-export function leftStepText(step: string, runStatus: string, cancelled = false, endedWithRun = false): string | null {
-  if (step === 'failed' && runStatus === 'failed' && cancelled && endedWithRun) return 'stopped (run cancelled)';
+export function leftStepText(step: string, runStatus: string, cancelled = false, stopped = false): string | null {
+  if (step === 'failed' && runStatus === 'failed' && cancelled && stopped) return 'stopped (run cancelled)';
   if ((runStatus !== 'completed' && runStatus !== 'failed') || !UNFINISHED_STEP.has(step)) return null;
   return `${step === 'pending' || step === 'ready' ? 'not run' : 'stopped'} (run ${statusText(runStatus, cancelled)})`;
 }

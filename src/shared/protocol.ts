@@ -18,6 +18,8 @@ export interface PanelStep {
   feedback: string | null;
   /** The agent's summary of its output, shortened. */
   summary: string | null;
+  /** A step under way when the run was cancelled (the cancel failed it, not its agent). */
+  stopped?: true;
 }
 
 /** A step's contract: the live one of an active step, else what its template defines (no guardrail actions yet). */

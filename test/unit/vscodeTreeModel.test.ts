@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import type { ArtifactRecord, ExecutionSummary, WorkflowStatusResource } from '../../src/core/api.js';
 import type { StepStatus, WorkflowTemplate } from '../../src/core/types.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
+import { stoppedByCancel } from '../../src/core/broker/executionRepo.js';
 import { makeBaton } from '../helpers/coreHarness.js';
 import {
   artifactNodes, cancelQuestion, executionLabel, executionNodes, FINISHED_SHOWN, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
@@ -336,19 +337,25 @@ describe('a run cancelled with a step under way (the real core)', () => {
     const { baton } = await makeBaton();
     const r = await baton.nextStep({ template_name: 'bug-fix' });
     await baton.cancel(r.execution_id!, 'not needed', 'tester');
-    // The core fails the step under way as it cancels the run (at the run's end).
+    // The core fails the step under way as it cancels the run (at the run's end), and marks it stopped.
     const status = baton.workflowStatus(r.execution_id!);
     assert.equal(status.steps[0]!.status, 'failed');
+    assert.equal(status.steps[0]!.stopped, true);
+    assert.equal(status.steps[0]!.completed_at, status.completed_at);
     const [stopped, later] = stepNodes(status);
     assert.equal(stopped!.description, 'stopped (run cancelled)');
     assert.equal(stopped!.contextValue, 'step:ended');
     assert.equal(later!.description, 'not run (run cancelled)');
-    // The panel tells it the same way (webviewPanel.test.ts): the step's end is the run's.
+    // The panel tells it the same way (webviewPanel.test.ts): its step carries the mark.
     const panel = buildPanelState(status, null, [], [], '');
-    assert.equal(panel.steps[0]!.completedAt, panel.completedAt);
-    assert.notEqual(panel.completedAt, null);
-    // A step that failed before the run was cancelled ended earlier than the run: it failed.
-    const earlier = { ...status, steps: status.steps.map((s, i) => (i === 0 ? { ...s, completed_at: '2000-01-01T00:00:00.000Z' } : s)) };
-    assert.equal(stepNodes(earlier)[0]!.description, 'failed');
+    assert.equal(panel.steps[0]!.stopped, true);
+    assert.equal(panel.steps[1]!.stopped, undefined);
+    // A step that failed before the run was cancelled ended earlier than the run: not the cancel's, it failed.
+    const earlier = { ...status.steps[0]!, completed_at: '2000-01-01T00:00:00.000Z' };
+    assert.equal(stoppedByCancel(earlier, status.completed_at), false);
+    assert.equal(stoppedByCancel(status.steps[0]!, status.completed_at), true);
+    assert.equal(stoppedByCancel(status.steps[0]!, null), false, 'a run not cancelled');
+    const { stopped: _, ...unmarked } = status.steps[0]!;
+    assert.equal(stepNodes({ ...status, steps: [unmarked, ...status.steps.slice(1)] })[0]!.description, 'failed');
   });
 });

@@ -385,13 +385,13 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.equal(await ended.locator('[data-testid="spec-phase"] h3').textContent(), 'Phase 2/2: Document · not run (run cancelled)');
     await $e('node-implement_fix').click();
     assert.equal(await $e('selected-status').textContent(), 'not run (run cancelled)');
-    // The step under way when the run was cancelled: the core fails it at the run's end; the panel says the cancel
-    // stopped it (a step failed before the cancel ended earlier, and stays "failed").
+    // The step under way when the run was cancelled: the core fails it and marks it stopped; the panel says the cancel
+    // stopped it (a step failed before the cancel has no mark, and stays "failed").
     const cut = endedFixture(true);
-    const stoppedAt = (name: string, at: string | null) => cut.steps.map((x) => (x.name === name ? { ...x, status: 'failed' as const, completedAt: at } : x));
-    await sendEnded({ type: 'panel/update', state: { ...cut, steps: stoppedAt('implement_fix', cut.completedAt) } });
+    const failed = (name: string, mark: { stopped?: true }) => cut.steps.map((x) => (x.name === name ? { ...x, status: 'failed' as const, ...mark } : x));
+    await sendEnded({ type: 'panel/update', state: { ...cut, steps: failed('implement_fix', { stopped: true }) } });
     await ended.locator('[data-testid="node-implement_fix"][aria-label="implement_fix: stopped (run cancelled)"]').waitFor({ timeout: 5_000 });
-    await sendEnded({ type: 'panel/update', state: { ...cut, steps: stoppedAt('implement_fix', '2026-01-01T00:04:00Z') } });
+    await sendEnded({ type: 'panel/update', state: { ...cut, steps: failed('implement_fix', {}) } });
     await ended.locator('[data-testid="node-implement_fix"][aria-label="implement_fix: failed"]').waitFor({ timeout: 5_000 });
     assert.deepEqual(endedPosted.filter((m) => 'csp' in m), [], 'no CSP violations');
     assert.deepEqual(errors, []);

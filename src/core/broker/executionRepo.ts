@@ -339,9 +339,7 @@ export class ExecutionRepo {
       'SELECT step_name, status, agent_name, position, completed_at FROM steps WHERE execution_id = ?', [executionId],
     );
     rows.sort(byPosition);
-    // A cancel fails the steps under way as it ends the run (`cancelledAt`): those were stopped, not failed by an agent.
-    const stopped = (r: (typeof rows)[number]) => cancelledAt !== null && r.status === 'failed' && r.completed_at === cancelledAt;
-    return rows.map((r) => (stopped(r)
+    return rows.map((r) => (stoppedByCancel(r, cancelledAt)
       ? { step_name: r.step_name, status: r.status, agent_name: r.agent_name, stopped: true as const }
       : { step_name: r.step_name, status: r.status, agent_name: r.agent_name }));
   }
@@ -660,4 +658,12 @@ export class ExecutionRepo {
   lastEventAt(executionId: string): string | undefined {
     return this.store.get<{ t: string | null }>('SELECT MAX(created_at) AS t FROM events WHERE execution_id = ?', [executionId])?.t ?? undefined;
   }
+}
+
+/**
+ * Whether a step was stopped by its run's cancel (`cancelledAt`: when a cancel ended the run, else null): a cancel fails
+ * the steps under way as it ends the run, at that moment, so a failed step that ended then was not failed by an agent.
+ */
+export function stoppedByCancel(step: { status: StepStatus; completed_at: string | null }, cancelledAt: string | null): boolean {
+  return cancelledAt !== null && step.status === 'failed' && step.completed_at === cancelledAt;
 }

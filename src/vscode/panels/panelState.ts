@@ -36,6 +36,7 @@ function steps(status: WorkflowStatusResource, definitions: StepDefinition[]): P
     attempt: s.attempt,
     feedback: s.feedback,
     summary: s.outcome_summary === null ? null : clip(s.outcome_summary, SUMMARY_CHARS),
+    ...(s.stopped ? { stopped: true as const } : {}),
   }));
 }
 

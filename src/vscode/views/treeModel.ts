@@ -230,7 +230,7 @@ export function stepNodes(
   return status.steps.map((s) => {
     const interrupted = orphaned && s.status === 'running';
     const why = s.status === 'pending' && stopped[s.step_name] ? budgetReasonText(stopped[s.step_name]!.reason) : null;
-    const left = leftStepText(s.status, status.status, status.cancelled, s.completed_at !== null && s.completed_at === status.completed_at);
+    const left = leftStepText(s.status, status.status, status.cancelled, s.stopped === true);
     const shown = left ?? (interrupted ? 'interrupted' : why !== null ? `stopped (${why})` : statusText(s.status));
     return {
       id: `step:${status.execution_id}:${s.step_name}`,
