@@ -217,20 +217,22 @@ export function encodeFrame(seq: number, group: number, statements: readonly str
     at += frame.write(s, at, 'utf8');
   });
   frame.write(']}', at, 'latin1');
-  frame.writeUInt32LE(FRAME_MAGIC, 0);
-  frame.writeUInt32LE(len, 4);
-  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER)), 8);
-  return frame;
+  return sealed(frame);
 }
 
 /** The header frame that opens a journal of the database `databaseId` whose records continue the snapshot at `seq`. */
 export function encodeHeaderFrame(seq: number, databaseId: number): Buffer {
-  const payload = Buffer.from(`{"s":${seq},"g":${seq},"q":[],"db":${databaseId}}`, 'utf8');
+  const payload = `{"s":${seq},"g":${seq},"q":[],"db":${databaseId}}`; // digits and ASCII: one byte per character
   const frame = Buffer.allocUnsafe(FRAME_HEADER + payload.length);
+  frame.write(payload, FRAME_HEADER, 'latin1');
+  return sealed(frame);
+}
+
+/** `frame` (its payload written after FRAME_HEADER bytes) with its header: the magic, the payload's length, its crc. */
+function sealed(frame: Buffer): Buffer {
   frame.writeUInt32LE(FRAME_MAGIC, 0);
-  frame.writeUInt32LE(payload.length, 4);
-  frame.writeUInt32LE(crc32(payload), 8);
-  payload.copy(frame, FRAME_HEADER);
+  frame.writeUInt32LE(frame.length - FRAME_HEADER, 4);
+  frame.writeUInt32LE(crc32(frame.subarray(FRAME_HEADER)), 8);
   return frame;
 }
 
