@@ -7,7 +7,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
-import { capital, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
 import { lockPathOf } from '../store/lock.js';
@@ -355,7 +355,7 @@ export function unreachableOwner(dbPath: string, ownerPid: number, url: string |
   }
   const publishes = `it publishes no endpoint (no ${basename(discoveryPath(dbPath))} beside the database)`;
   // One stopped before it published its endpoint is resumed first too; any other may be starting still, or not Baton.
-  if (state === 'stopped' || state === 'traced') return new CliError(`${owned} but ${publishes} and is ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1, details);
+  if (halted(state)) return new CliError(`${owned} but ${publishes} and is ${why}. ${ways} ${notBatonHint(dbPath, ownerPid)}`, 1, details);
   return new CliError(`${owned} but ${publishes}; stop that process or use --db elsewhere. ${notBatonHint(dbPath, ownerPid)}`, 1, details);
 }
 

@@ -7,7 +7,7 @@ import {
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { ownerState } from '../host/silentOwner.js';
+import { halted, ownerState } from '../host/silentOwner.js';
 import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';
 import { capYoungGeneration } from './youngGeneration.js';
@@ -71,7 +71,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const info = readDiscovery(dbPath);
   if (info?.pid === found.lockedBy) throw unreachableOwner(dbPath, info.pid, info.url);
   const state = ownerState(found.lockedBy);
-  if (state === 'stopped' || state === 'traced') throw unreachableOwner(dbPath, found.lockedBy, null, state);
+  if (halted(state)) throw unreachableOwner(dbPath, found.lockedBy, null, state);
   throw alreadyOwned(dbPath, found.lockedBy, null);
 }
 

@@ -6,6 +6,11 @@ import { readFileSync } from 'node:fs';
 /** What the system says of a live process: stopped by job control, stopped in a debugger, running, or not known. */
 export type OwnerState = 'stopped' | 'traced' | 'running' | 'unknown';
 
+/** Whether a process in `state` is halted (job control or a debugger): it does nothing until it is resumed. */
+export function halted(state: OwnerState): boolean {
+  return state === 'stopped' || state === 'traced';
+}
+
 /** The state of `pid` from Linux's /proc (its stat's third field); 'unknown' elsewhere, or when /proc cannot tell. */
 export function ownerState(pid: number, readStat: (pid: number) => string = (p) => readFileSync(`/proc/${p}/stat`, 'utf8')): OwnerState {
   if (process.platform !== 'linux') return 'unknown';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { discoveryPath } from '../host/discovery.js';
-import { capital, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** What is known of the process holding the database's lock. */
@@ -22,8 +22,7 @@ const COMMAND_CHARS = 100;
 
 /** Whether `pid` is stopped (Ctrl-Z, SIGSTOP) or held in a debugger: it cannot let go of anything until resumed. */
 export function holderStopped(pid: number): boolean {
-  const state = ownerState(pid);
-  return state === 'stopped' || state === 'traced';
+  return halted(ownerState(pid));
 }
 
 /** The holder `pid` as the system sees it now (`url`: the endpoint its discovery file names, if any). */
@@ -55,8 +54,7 @@ export function heldDatabaseText(dbPath: string, holder: Holder): string {
     const ways = resume ? `${capital(resume)}, or end it (${kill})` : `End it (${kill})`;
     return `the database ${dbPath} is owned by Baton ${who}, but its endpoint ${url} does not answer, and it lives on, ${why}. ${ways}. ${back}`;
   }
-  const stopped = state === 'stopped' || state === 'traced';
-  if (stopped) {
+  if (halted(state)) {
     return `the database ${dbPath} is held by ${who}, which is ${why}, so it cannot finish and let go of it. ` +
       `${capital(resume!)}, or end it (${kill}). ${back}`;
   }
