@@ -11,6 +11,11 @@ export function isSteppable(e: ExecutionSummary): boolean {
   return isActive(e) && e.kind !== 'pipeline' && e.kind !== 'worker';
 }
 
+/** A workflow run with a step an agent asking by task id is given now (the Copy Agent Prompt prompt asks that way). */
+export function hasReadyStep(e: ExecutionSummary): boolean {
+  return isSteppable(e) && e.steps.some((s) => s.status === 'ready');
+}
+
 /** Paused, or a pipeline run the process that drove it left (orphaned): it waits for a person to resume it. */
 export function waitsForResume(e: ExecutionSummary): boolean {
   return e.status === 'paused' || e.orphaned === true;

@@ -40,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // The tree and the status bar list the runs from one reading per refresh (the owner's loop also answers agents).
   const runs = new SharedRunListing(connection);
   const { provider: tree, disposable: treeView } = registerWorkflowsTree(connection, runs);
-  const services: Services = { context, connection, log, held: new HeldSteps(), tree, timings: { activationMs: 0, firstRenderMs: null, mcpProvidedUrl: null } };
+  const services: Services = { context, connection, log, held: new HeldSteps(), tree, runs, timings: { activationMs: 0, firstRenderMs: null, mcpProvidedUrl: null } };
   tree.onFirstRender = (state) => {
     services.timings.firstRenderMs = Math.round(performance.now() - t0);
     log.info(`Baton: first view rendered in ${services.timings.firstRenderMs} ms (${state})`);

@@ -5,7 +5,8 @@ import type { ExecutionSummary } from '../core/api.js';
 import type { StepStatus } from '../core/types.js';
 import type { BatonSource } from './batonSource.js';
 import { ALL_ACTIVE, listRuns, PICKER_RUNS } from './runListing.js';
-import { taskLabel } from '../shared/labels.js';
+import { plural, taskLabel } from '../shared/labels.js';
+import type { SharedRunListing } from './sharedRunListing.js';
 import { executionDescription, executionLabel, statusText, type TreeNode } from './views/treeModel.js';
 
 /** What a command argument names. */
@@ -33,6 +34,13 @@ export function targetOf(arg: unknown): Target {
   return {};
 }
 
+const NO_RUN_YET = 'no run yet. Start one with "Baton: Start Workflow…".';
+
+/** A run as a picker lists it. */
+function runItem(e: ExecutionSummary): vscode.QuickPickItem {
+  return { label: executionLabel(e), description: executionDescription(e), detail: `${e.execution_id} · started ${e.started_at.slice(0, 16).replace('T', ' ')}` };
+}
+
 /**
  * Asks for an execution among those `filter` keeps, the only one taken without asking (as pickStep does); undefined
  * when there is none or the person escapes. With runs but none that `filter` keeps, says `none` (why none of them will
@@ -44,21 +52,66 @@ export async function pickExecution(
   const { executions: all } = await listRuns(source, PICKER_RUNS);
   const executions = all.filter(filter);
   if (executions.length === 0) {
-    void vscode.window.showInformationMessage(all.length > 0 && none ? `Baton: ${none}`
-      : 'Baton: no run yet. Start one with "Baton: Start Workflow…".');
+    void vscode.window.showInformationMessage(`Baton: ${all.length > 0 && none ? none : NO_RUN_YET}`);
     return undefined;
   }
   if (executions.length === 1) return executions[0]!.execution_id;
   const picked = await vscode.window.showQuickPick(
-    executions.map((e) => ({
-      label: executionLabel(e),
-      description: executionDescription(e),
-      detail: `${e.execution_id} · started ${e.started_at.slice(0, 16).replace('T', ' ')}`,
-      id: e.execution_id,
-    })),
+    executions.map((e) => ({ ...runItem(e), id: e.execution_id })),
     { title, placeHolder: 'Choose an execution', matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.id;
+}
+
+/** How many runs a picker of unfinished runs lists (newest first); the others are reached by typing or pasting an id. */
+export const PICKED_RUNS = 50;
+
+/** What a picker of unfinished runs offers, and what it says when it has nothing to offer. */
+export interface RunChoice {
+  title: string;
+  /** The unfinished runs the command can act on. */
+  offer: (e: ExecutionSummary) => boolean;
+  /** Those runs in words, plural, for the id box ("unfinished runs"). */
+  which: string;
+  /** Why none of the unfinished runs (given) will do, and what to do instead. */
+  none: (unfinished: ExecutionSummary[]) => string;
+  /** Said when every run has ended (when there is no run at all, how to start one is said). */
+  ended: string;
+}
+
+/**
+ * Asks for one of the unfinished runs `choice.offer` keeps, from the shared listing (the tree's reading of this
+ * refresh, not a read of every run): the newest PICKED_RUNS, then an entry that counts the rest and takes a typed or
+ * pasted id. The only one is taken without asking; with none, says why and what to do.
+ */
+export async function pickUnfinishedRun(
+  runs: Pick<SharedRunListing, 'unfinished'>, source: Pick<BatonSource, 'listExecutions'>, choice: RunChoice,
+): Promise<ExecutionSummary | undefined> {
+  const unfinished = await runs.unfinished();
+  const offered = unfinished.filter(choice.offer);
+  if (offered.length === 0) {
+    // One indexed row says whether any run exists at all (to say "start one" rather than "they ended").
+    const said = unfinished.length > 0 ? choice.none(unfinished)
+      : (await source.listExecutions({ limit: 1 })).length > 0 ? choice.ended : NO_RUN_YET;
+    void vscode.window.showInformationMessage(`Baton: ${said}`);
+    return undefined;
+  }
+  if (offered.length === 1) return offered[0];
+  const rest = offered.length - PICKED_RUNS;
+  const items: Array<vscode.QuickPickItem & { run?: ExecutionSummary }> = offered.slice(0, PICKED_RUNS).map((e) => ({ ...runItem(e), run: e }));
+  if (rest > 0) items.push({ label: `${plural(rest, 'older run')} not listed: enter a run id...`, alwaysShow: true });
+  const picked = await vscode.window.showQuickPick(items, { title: choice.title, placeHolder: 'Choose a run', matchOnDescription: true, matchOnDetail: true });
+  if (!picked || picked.run) return picked?.run;
+  const find = (v: string) => offered.find((e) => e.execution_id === v.trim() || e.task_id === v.trim());
+  const typed = await vscode.window.showInputBox({
+    title: choice.title,
+    prompt: `The execution id (or task id) of one of the ${offered.length} ${choice.which}`,
+    placeHolder: 'Copy it from a run\'s tooltip in the Baton view, or from baton status',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() || find(v) ? undefined
+      : `"${v.trim()}" is not the id of one of the ${choice.which}: copy the id from a run's tooltip in the Baton view, or from baton status`),
+  });
+  return typed === undefined ? undefined : find(typed);
 }
 
 /** Asks for a step in `status` across active executions (those `filter` keeps); the only one is taken without asking. */

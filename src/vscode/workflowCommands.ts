@@ -3,14 +3,13 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import { defaultTaskDescription } from '../core/broker/stepText.js';
-import type { WorkflowStatusResource } from '../core/api.js';
+import type { ExecutionSummary, WorkflowStatusResource } from '../core/api.js';
 import type { ArtifactInput, NextStepResponse } from '../core/types.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
-import { isActive, isSteppable } from './executionFilters.js';
-import { pickExecution, pickStep, targetOf } from './pickers.js';
+import { hasReadyStep, isActive, isSteppable } from './executionFilters.js';
+import { pickExecution, pickStep, pickUnfinishedRun, targetOf } from './pickers.js';
 import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
-import { ALL_ACTIVE, listRuns } from './runListing.js';
 import type { Services } from './services.js';
 import { plural, releasedText, runName } from '../shared/labels.js';
 import { cancelQuestion } from './views/treeModel.js';
@@ -189,9 +188,15 @@ export async function showExecution(s: Services, arg?: unknown): Promise<void> {
 
 /** `baton.cancelExecution`: after a modal confirmation, the execution fails with reason "cancelled". */
 export async function cancelExecution(s: Services, arg?: unknown): Promise<void> {
-  const id = targetOf(arg).executionId ?? (await pickExecution(s.connection, 'Baton: Cancel Execution', isActive, 'every run has ended already; there is none to cancel.'));
+  const given = targetOf(arg).executionId;
+  const picked = given ? undefined : await pickUnfinishedRun(s.runs, s.connection, {
+    title: 'Baton: Cancel Execution', offer: isActive, which: 'unfinished runs',
+    none: () => 'every run has ended already; there is none to cancel.', ended: 'every run has ended already; there is none to cancel.',
+  });
+  const id = given ?? picked?.execution_id;
   if (!id) return;
-  const e = (await listRuns(s.connection)).executions.find((x) => x.execution_id === id);
+  // The run as the tree lists it (this refresh's reading), to ask about it by name.
+  const e = picked ?? (await s.runs.unfinished()).find((x) => x.execution_id === id || x.task_id === id);
   const confirm = await vscode.window.showWarningMessage(
     e ? cancelQuestion(e) : `Cancel execution ${id}?`,
     { modal: true, detail: `Execution ${id}. It stops as cancelled; agents working on it lose their step tokens.` },
@@ -245,6 +250,14 @@ export async function pruneFinishedRuns(s: Services): Promise<void> {
   });
 }
 
+const NO_WORKFLOW_RUNNING = 'no running workflow to hand to an agent; start one with "Start Workflow…".';
+/** Why no unfinished run is offered: none is a workflow run (Baton drives the others), or none has a ready step. */
+function nothingReady(unfinished: ExecutionSummary[]): string {
+  if (!unfinished.some(isSteppable)) return `${NO_WORKFLOW_RUNNING} (Baton drives pipelines and teams itself)`;
+  return 'no workflow run has a step ready for an agent now: their steps are being worked on or wait for your decision ' +
+    '(Approve Step or Reject Step...). Release Step frees a step whose agent went away.';
+}
+
 /** `baton.copyHandoffPrompt`: copies a prompt that gives a step the editor holds to an agent. */
 export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<void> {
   const t = targetOf(arg);
@@ -252,12 +265,16 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
   if (!held) {
     // No step held by the editor: send the agent to the workflow itself, to claim its ready steps. Pipelines and teams
     // take no agent from outside; with several runs under way the person says which (the newest was taken unasked).
-    const executions = (await s.connection.listExecutions({ active_only: true, limit: ALL_ACTIVE })).filter(isSteppable);
-    const chosen = t.executionId ?? (executions.length > 1 ? await pickExecution(s.connection, 'Baton: Copy Agent Prompt', isSteppable) : undefined);
-    if (executions.length > 1 && !chosen) return;
-    const e = executions.find((x) => x.execution_id === chosen) ?? (chosen ? undefined : executions[0]);
+    // Offered: the runs whose next step an agent can claim now (the prompt claims by task id); a run whose steps are
+    // all being worked on or wait at a gate would send the agent away with nothing.
+    const e = t.executionId
+      ? (await s.runs.unfinished()).find((x) => x.execution_id === t.executionId && isSteppable(x))
+      : await pickUnfinishedRun(s.runs, s.connection, {
+        title: 'Baton: Copy Agent Prompt', offer: hasReadyStep, which: 'workflow runs with a step ready for an agent',
+        none: nothingReady, ended: NO_WORKFLOW_RUNNING,
+      });
     if (!e) {
-      void vscode.window.showInformationMessage('Baton: no running workflow to hand to an agent; start one with "Start Workflow…".');
+      if (t.executionId) void vscode.window.showInformationMessage(`Baton: ${NO_WORKFLOW_RUNNING}`);
       return;
     }
     const status = await s.connection.workflowStatus(e.execution_id);
@@ -266,7 +283,7 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
     void vscode.window.showInformationMessage(`Baton: agent prompt for ${e.workflow ?? 'the workflow'} copied; paste it into your agent's chat.`);
     return;
   }
-  const e = (await listRuns(s.connection)).executions.find((x) => x.execution_id === held.execution_id);
+  const e = (await s.runs.unfinished()).find((x) => x.execution_id === held.execution_id);
   await vscode.env.clipboard.writeText(handoffPrompt(e?.workflow ?? 'workflow', held.step_name, held.token));
   s.held.drop(held.execution_id, held.step_name);
   void vscode.window.showInformationMessage(`Baton: hand-off prompt for "${held.step_name}" copied; paste it into your agent's chat.`);

@@ -16,8 +16,12 @@ export const fakeWindow = {
   /** The items of each quick pick shown. */
   picks: [] as unknown[][],
   answer: (_shown: ShownMessage): string | undefined => undefined,
+  /** The person's choice in a quick pick (undefined: dismissed). */
+  choose: (_items: unknown[]): unknown => undefined,
   /** The options of each input box shown. */
   inputs: [] as Array<Record<string, unknown>>,
+  /** What the person types in an input box (undefined: dismissed). */
+  type: (_options: Record<string, unknown>): string | undefined => undefined,
   /** The status-bar items created, as they are now. */
   statusItems: [] as FakeStatusItem[],
 };
@@ -110,10 +114,17 @@ const fake = {
   },
   window: {
     showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
-    // An input box the person dismisses; its options are kept for the test (fakeWindow.inputs).
-    showInputBox: async (options?: Record<string, unknown>) => void fakeWindow.inputs.push(options ?? {}),
-    // A quick pick the person dismisses; its items are kept for the test (fakeWindow.picks).
-    showQuickPick: async (items: unknown) => void fakeWindow.picks.push(await items as unknown[]),
+    // An input box answered by fakeWindow.type (dismissed unless a test says); its options are kept (fakeWindow.inputs).
+    showInputBox: async (options?: Record<string, unknown>) => {
+      fakeWindow.inputs.push(options ?? {});
+      return fakeWindow.type(options ?? {});
+    },
+    // A quick pick answered by fakeWindow.choose (dismissed unless a test says); its items are kept (fakeWindow.picks).
+    showQuickPick: async (items: unknown) => {
+      const list = await items as unknown[];
+      fakeWindow.picks.push(list);
+      return fakeWindow.choose(list);
+    },
     createStatusBarItem,
   },
   env: { clipboard: { text: '', writeText: async (text: string) => void (fake.env.clipboard.text = text) } },

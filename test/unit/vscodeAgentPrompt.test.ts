@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { HeldSteps } from '../../src/vscode/heldSteps.js';
+import { listUnfinished } from '../../src/vscode/runListing.js';
 import type { Services } from '../../src/vscode/services.js';
 import { copyHandoffPrompt } from '../../src/vscode/workflowCommands.js';
 import { makeBaton } from '../helpers/coreHarness.js';
@@ -14,7 +15,7 @@ import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
 async function editor() {
   const { baton, store } = await makeBaton();
   const connection = new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never);
-  const s = { connection, held: new HeldSteps(), log: { error: () => undefined } } as unknown as Services;
+  const s = { connection, runs: { unfinished: () => listUnfinished(connection) }, held: new HeldSteps(), log: { error: () => undefined } } as unknown as Services;
   return { baton, store, s };
 }
 

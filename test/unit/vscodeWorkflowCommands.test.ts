@@ -5,6 +5,7 @@ import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { LocalSource } from '../../src/vscode/batonSource.js';
+import { listUnfinished } from '../../src/vscode/runListing.js';
 import type { Services } from '../../src/vscode/services.js';
 import { cancelExecution, startWorkflow } from '../../src/vscode/workflowCommands.js';
 import { makeBaton } from '../helpers/coreHarness.js';
@@ -40,7 +41,8 @@ describe('Start Workflow… and Cancel Execution', () => {
   });
   it('Cancel Execution asks about the run by name, and names the run it cancelled', async () => {
     const { baton } = await makeBaton();
-    const s = { connection: new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never) } as unknown as Services;
+    const connection = new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never);
+    const s = { connection, runs: { unfinished: () => listUnfinished(connection) } } as unknown as Services;
     const run = await baton.startWorkflow('bug-fix', 'Fix the cart total');
     await baton.startWorkflow('bug-fix', 'Another one');
     fakeWindow.shown = [];
