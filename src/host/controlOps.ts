@@ -34,7 +34,7 @@ export type ControlRequest =
   | { op: 'spec_status'; id?: string }
   | { op: 'spec_list'; source?: string }
   | ({ op: 'prune' } & PruneRequest)
-  | { op: 'team_runs' }
+  | { op: 'team_runs'; agent_limit?: number }
   | { op: 'team_view'; run_id: string }
   | TeamControlRequest;
 
@@ -122,10 +122,10 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
 }
 
 /** The editor's reads of team runs (tree and panel) when a terminal Baton owns the database. */
-async function runTeamViewOp(baton: BatonApi, req: { op: 'team_runs' } | { op: 'team_view'; run_id: string }): Promise<unknown> {
+async function runTeamViewOp(baton: BatonApi, req: { op: 'team_runs'; agent_limit?: number } | { op: 'team_view'; run_id: string }): Promise<unknown> {
   const teams = teamHost(baton)?.teams;
   if (!teams) throw new BatonError('invalid_state', 'this Baton process does not record team runs');
-  return { result: req.op === 'team_runs' ? teams.list() : await buildTeamView(teams, req.run_id) };
+  return { result: req.op === 'team_runs' ? teams.list({ agentLimit: req.agent_limit }) : await buildTeamView(teams, req.run_id) };
 }
 
 /** Pipeline runs started or resumed by a CLI while this process owns the database: they run here, in the background. */
@@ -254,8 +254,13 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
       return { op: 'spec_list', source: optionalString(body, 'source') };
     case 'prune':
       return parsePrune(body);
-    case 'team_runs':
-      return { op: 'team_runs' };
+    case 'team_runs': {
+      const limit = body.agent_limit;
+      if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+        throw new BatonError('invalid_input', 'agent_limit must be a whole number of at least 1 (or left out for every agent)');
+      }
+      return { op: 'team_runs', agent_limit: limit };
+    }
     case 'team_view':
       return { op: 'team_view', run_id: requiredString(body, 'run_id') };
     default:

@@ -38,10 +38,17 @@ export interface TeamRunSummary {
   contextDir: string | null;
   startedAt: string;
   agents: TeamAgentRow[];
+  /** How many agents the team has (`agents` may hold fewer: see list's agentLimit); absent from an older owner. */
+  agentCount?: number;
   messages: number;
   /** Whether it was stopped before its agents were done (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
 }
+
+/** How many team runs a listing reads unless told. */
+export const TEAM_RUNS_LISTED = 100;
+
+type AgentRaw = { agent: string; backend: string; model: string; state: string; read_cursor: string | null };
 
 /** A team whose context is served in this process. */
 export interface TeamRegistration {
@@ -235,23 +242,31 @@ export class TeamRuns {
     return rows.map((r) => ({ timestamp: r.ts, from: r.sender, message: r.message, mentions: JSON.parse(r.mentions) as string[] }));
   }
 
-  /** The agents of a run with their state and read cursor. */
-  agents(runId: string): TeamAgentRow[] {
-    return this.deps.ports.store.all<{ agent: string; backend: string; model: string; state: string; read_cursor: string | null }>(
-      'SELECT agent, backend, model, state, read_cursor FROM team_agents WHERE execution_id = ? ORDER BY rowid', [runId],
-    ).map((r) => ({ agent: r.agent, backend: r.backend, model: r.model, state: r.state, readCursor: r.read_cursor }));
+  /**
+   * The agents of a run with their state and read cursor, in the order they joined. With `limit`, only that many are
+   * read: the working ones first, then the failed, then the others (what a capped list should not leave out).
+   */
+  agents(runId: string, limit?: number): TeamAgentRow[] {
+    const rows = limit === undefined
+      ? this.deps.ports.store.all<AgentRaw>('SELECT agent, backend, model, state, read_cursor FROM team_agents WHERE execution_id = ? ORDER BY rowid', [runId])
+      : this.deps.ports.store.all<AgentRaw>(
+        `SELECT agent, backend, model, state, read_cursor FROM (
+           SELECT rowid AS joined, agent, backend, model, state, read_cursor FROM team_agents WHERE execution_id = ?
+            ORDER BY CASE state WHEN 'running' THEN 0 WHEN 'failed' THEN 1 ELSE 2 END, rowid LIMIT ?) ORDER BY joined`, [runId, limit]);
+    return rows.map((r) => ({ agent: r.agent, backend: r.backend, model: r.model, state: r.state, readCursor: r.read_cursor }));
   }
 
-  /** Team runs, newest first (`activeOnly`: those running). */
-  list(opts: { activeOnly?: boolean; limit?: number } = {}): TeamRunSummary[] {
-    const rows = this.deps.ports.store.all<{ execution_id: string; instance: string; workflow: string; source: string | null; context_dir: string | null; status: ExecutionStatus; started_at: string; metadata: string; messages: number }>(
+  /** Team runs, newest first (`activeOnly`: those running; `agentLimit`: at most that many agents read per run). */
+  list(opts: { activeOnly?: boolean; limit?: number; agentLimit?: number } = {}): TeamRunSummary[] {
+    const rows = this.deps.ports.store.all<{ execution_id: string; instance: string; workflow: string; source: string | null; context_dir: string | null; status: ExecutionStatus; started_at: string; metadata: string; messages: number; agent_count: number }>(
       `SELECT t.execution_id, t.instance, t.workflow, t.source, t.context_dir, e.status, e.started_at, e.metadata,
-              (SELECT COUNT(*) FROM team_messages m WHERE m.execution_id = t.execution_id) AS messages
+              (SELECT COUNT(*) FROM team_messages m WHERE m.execution_id = t.execution_id) AS messages,
+              (SELECT COUNT(*) FROM team_agents a WHERE a.execution_id = t.execution_id) AS agent_count
          FROM team_runs t JOIN executions e ON e.execution_id = t.execution_id
-        ${opts.activeOnly ? "WHERE e.status = 'running'" : ''} ORDER BY e.started_at DESC, t.rowid DESC LIMIT ?`, [opts.limit ?? 100]);
+        ${opts.activeOnly ? "WHERE e.status = 'running'" : ''} ORDER BY e.started_at DESC, t.rowid DESC LIMIT ?`, [opts.limit ?? TEAM_RUNS_LISTED]);
     return rows.map((r) => ({
       runId: r.execution_id, instance: r.instance, workflow: r.workflow, status: r.status, source: r.source, contextDir: r.context_dir,
-      startedAt: r.started_at, agents: this.agents(r.execution_id), messages: r.messages,
+      startedAt: r.started_at, agents: this.agents(r.execution_id, opts.agentLimit), agentCount: r.agent_count, messages: r.messages,
       cancelled: executionFacts({ metadata: parseJson(r.metadata, {}) }).cancelled,
     }));
   }

@@ -22,7 +22,8 @@ export interface TeamLaunch {
 export interface TeamSource {
   /** Whether the teams run in this process. */
   readonly local: boolean;
-  runs(): Promise<TeamRunSummary[]>;
+  /** Team runs, newest first; `agentLimit`: at most that many agents each (the working first; `agentCount` says all). */
+  runs(opts?: { agentLimit?: number }): Promise<TeamRunSummary[]>;
   view(runId: string): Promise<PanelTeam>;
   /** Starts an instance that keeps running (people and agents post until it is stopped); answers with its run id. */
   start(launch: TeamLaunch): Promise<string>;
@@ -40,8 +41,8 @@ export class LocalTeams implements TeamSource {
 
   constructor(private readonly runsOf: TeamRuns, private readonly teams: Teams) {}
 
-  async runs(): Promise<TeamRunSummary[]> {
-    return this.runsOf.list();
+  async runs(opts: { agentLimit?: number } = {}): Promise<TeamRunSummary[]> {
+    return this.runsOf.list({ agentLimit: opts.agentLimit });
   }
 
   view(runId: string): Promise<PanelTeam> {
@@ -78,8 +79,9 @@ export class RemoteTeams implements TeamSource {
     return ((await callControl(this.owner, request, timeoutMs)) as { result: T }).result;
   }
 
-  runs(): Promise<TeamRunSummary[]> {
-    return this.result({ op: 'team_runs' });
+  runs(opts: { agentLimit?: number } = {}): Promise<TeamRunSummary[]> {
+    // An owner that predates agent_limit ignores it and sends every agent (the tree still shows only the first ones).
+    return this.result({ op: 'team_runs', ...(opts.agentLimit !== undefined ? { agent_limit: opts.agentLimit } : {}) });
   }
 
   view(runId: string): Promise<PanelTeam> {

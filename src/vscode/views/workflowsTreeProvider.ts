@@ -8,8 +8,8 @@ import type { BatonConnection } from '../ownership.js';
 import type { SharedRunListing } from '../sharedRunListing.js';
 import { pipelineNodes, pipelineRunNodes, pipelinesGroupNode, type PipelineFile } from './pipelineTreeModel.js';
 import { phaseNodes, specTaskNodes } from './specTreeModel.js';
-import { teamAgentNodes, teamRunNodes, teamsGroupNode } from './teamTreeModel.js';
-import type { TeamRunSummary } from '../../core/worker/teamRuns.js';
+import { TEAM_AGENTS_SHOWN, teamAgentNodes, teamRunNodes, teamsGroupNode } from './teamTreeModel.js';
+import { TEAM_RUNS_LISTED, type TeamRunSummary } from '../../core/worker/teamRuns.js';
 import {
   artifactNodes, executionNodes, findingNodes, folderNodes, messageNode, rootNodes, stepNodes, templateStepNodes, type TreeNode,
 } from './treeModel.js';
@@ -24,12 +24,15 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   private readonly subscriptions: vscode.Disposable[] = [];
   /** One listing per refresh, shared by the root and the template nodes. */
   private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> | undefined;
+  /** One reading of the team runs per refresh, shared by the group and its runs. */
+  private teamListing: Promise<TeamRunSummary[]> | undefined;
   /** Called once, when the root is first produced (activation timing). */
   onFirstRender: ((state: string) => void) | undefined;
 
   constructor(private readonly connection: BatonConnection, private readonly runs: SharedRunListing) {
     const refreshed = runs.onRefresh(() => {
       this.listing = undefined;
+      this.teamListing = undefined;
       this.changed.fire();
     });
     this.subscriptions.push({ dispose: () => refreshed.dispose() }, this.changed);
@@ -83,7 +86,10 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     switch (node.ref.kind) {
       case 'template':
       case 'group': {
-        if (node.ref.kind === 'group' && node.ref.group === 'teams') return teamRunNodes(await this.teamRuns());
+        if (node.ref.kind === 'group' && node.ref.group === 'teams') {
+          const teams = await this.teamRuns();
+          return teamRunNodes(teams, teams.length >= TEAM_RUNS_LISTED);
+        }
         if (node.ref.kind === 'group' && node.ref.group === 'pipelines') return pipelineNodes(this.pipelineFiles(), (await this.list()).executions);
         const { executions, templates, more } = await this.list();
         const runs = executionNodes(executions, node.ref, templates, more);
@@ -149,9 +155,14 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     return this.connection.pipelineView(runId).then((v) => v.stopped ?? {}, () => ({}));
   }
 
-  /** Team runs with their agents (in this editor's core, or the owner's). */
-  private async teamRuns(): Promise<TeamRunSummary[]> {
-    return (await this.connection.teams()).runs();
+  /** Team runs with their first agents (in this editor's core, or the owner's), read once per refresh. */
+  private teamRuns(): Promise<TeamRunSummary[]> {
+    if (this.teamListing) return this.teamListing;
+    const reading = this.connection.teams().then((t) => t.runs({ agentLimit: TEAM_AGENTS_SHOWN }));
+    this.teamListing = reading;
+    // A failed reading is not kept: the next ask reads again.
+    reading.catch(() => void (this.teamListing === reading && (this.teamListing = undefined)));
+    return reading;
   }
 
   /** The workspace's system files (read on each refresh; a watcher refreshes when they change). */
