@@ -169,7 +169,7 @@ function render(): void {
           h('h2', { id: 'graph-heading' }, 'Steps'),
           h('div', { class: 'graph-scroll' }, renderGraph(s.steps, shown, select, s))),
         s.pipeline ? null : renderStep(s, shown)),
-      h('div', { class: 'column' }, renderArtifacts(s, openArtifact), renderFindings(s), s.pipeline ? null : renderGuardrails(s), renderTimeline(s))),
+      h('div', { class: 'column' }, renderArtifacts(s, openArtifact, () => post({ type: 'panel/moreArtifacts' })), renderFindings(s), s.pipeline ? null : renderGuardrails(s), renderTimeline(s))),
   );
   restoreScroll(scrolled);
   if (focusId) {

@@ -114,8 +114,8 @@ export function renderGuardrails(state: PanelState): HTMLElement {
     ...state.guardrails.map((g) => h('div', { class: 'rule' }, h('h3', {}, g.rule), h('ul', {}, ...g.items.map((i) => h('li', {}, i))))));
 }
 
-/** Artifacts; each opens in an editor tab. */
-export function renderArtifacts(state: PanelState, open: (id: string) => void): HTMLElement {
+/** Artifacts, newest first; each opens in an editor tab. A capped list ends with a button that lists more. */
+export function renderArtifacts(state: PanelState, open: (id: string) => void, more: () => void): HTMLElement {
   // The icon stands beside the entry (not inside the title, where a long title pushed it onto a line of its own).
   const items = state.artifacts.map((a) => {
     const button = h('button', {
@@ -128,9 +128,18 @@ export function renderArtifacts(state: PanelState, open: (id: string) => void): 
       h('div', { class: 'artifact-entry' }, button,
         h('span', { class: 'dim' }, ` ${a.type} · ${a.step ?? 'workflow'} · ${size(a.sizeBytes)}${a.isFinal ? ' · final' : ''}`)));
   });
+  const total = Math.max(state.artifactsTotal ?? 0, state.artifacts.length);
+  const unlisted = total - state.artifacts.length;
+  let moreButton: HTMLElement | null = null;
+  if (unlisted > 0) {
+    moreButton = h('vscode-button', { secondary: true, 'data-testid': 'artifacts-more', title: 'List older artifacts of this run' },
+      `Show more (${unlisted} older not listed)`);
+    moreButton.addEventListener('click', more);
+  }
   return h('section', { class: 'artifacts', 'aria-labelledby': 'artifacts-heading' },
-    h('h2', { id: 'artifacts-heading' }, `Artifacts (${state.artifacts.length})`),
-    items.length ? h('ul', { 'data-testid': 'artifacts', class: 'artifact-list' }, ...items) : h('p', { 'data-testid': 'artifacts', class: 'empty' }, 'No artifacts yet.'));
+    h('h2', { id: 'artifacts-heading' }, `Artifacts (${total})`),
+    items.length ? h('ul', { 'data-testid': 'artifacts', class: 'artifact-list' }, ...items) : h('p', { 'data-testid': 'artifacts', class: 'empty' }, 'No artifacts yet.'),
+    moreButton);
 }
 
 /** One finding: severity, category, what, where, and the recommendation. */

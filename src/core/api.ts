@@ -136,7 +136,8 @@ export type ArtifactQuery =
   | { type: 'recent'; limit: number }
   | { type: 'by_type'; artifact_type: string; limit: number }
   | { type: 'final'; limit: number }
-  | { type: 'execution'; execution_id: string; is_final?: boolean; limit: number };
+  /** `newest_first`: the newest `limit` (a capped list); otherwise the oldest first, in the order they were written. */
+  | { type: 'execution'; execution_id: string; is_final?: boolean; limit: number; newest_first?: boolean };
 
 /** `workflow-artifacts://…`. */
 export interface ArtifactsResource {

@@ -539,7 +539,7 @@ export class Baton implements BatonApi {
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const store = this.ports.store;
     const total = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM artifacts ${clause}`, params)!.n;
-    const order = q.type === 'execution' ? 'id ASC' : 'id DESC';
+    const order = q.type === 'execution' && q.newest_first !== true ? 'id ASC' : 'id DESC';
     const rows = store.all<Record<string, string | number | null>>(`SELECT * FROM artifacts ${clause} ORDER BY ${order} LIMIT ?`, [...params, q.limit]);
     return { artifacts: rows.map(toArtifact), total, query: { ...q } };
   }

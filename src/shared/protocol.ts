@@ -294,7 +294,10 @@ export interface PanelState {
   /** Contracts: the active steps' issued ones, then the template's definitions of the others. */
   contracts: PanelContract[];
   guardrails: PanelGuardrail[];
+  /** The newest artifacts (at most what the panel asked for), newest first. */
   artifacts: PanelArtifact[];
+  /** How many artifacts the run has; more than `artifacts` holds when the list is capped. Absent: all are listed. */
+  artifactsTotal?: number;
   findings: PanelFinding[];
   /** The last events, oldest first. */
   timeline: PanelTimelineEntry[];
@@ -324,6 +327,8 @@ export type FromWebview =
   | { type: 'panel/approve'; stepName: string }
   | { type: 'panel/reject'; stepName: string; feedback: string }
   | { type: 'panel/openArtifact'; artifactId: string }
+  /** Lists more of the run's artifacts (the list is capped to the newest). */
+  | { type: 'panel/moreArtifacts' }
   | { type: 'panel/selectStep'; stepName: string }
   | { type: 'panel/refresh' }
   | { type: 'pipeline/resume'; tokens: number | null; usd: number | null }
@@ -398,6 +403,7 @@ export function parseFromWebview(raw: unknown): FromWebview | null {
   switch (raw.type) {
     case 'panel/ready':
     case 'panel/refresh':
+    case 'panel/moreArtifacts':
       return onlyKeys(raw, []) ? { type: raw.type } : null;
     case 'panel/approve':
     case 'panel/selectStep':

@@ -16,7 +16,8 @@ import { PanelTeamPart, type PanelTeams } from './panelTeam.js';
 
 /** How long source events are gathered before the panel is refreshed (and, under a steady stream, the longest wait). */
 export const UPDATE_DEBOUNCE_MS = REFRESH_TIMES.quietMs;
-const ARTIFACT_LIMIT = 500;
+/** How many artifacts the panel lists at first, and how many more each "Show more" adds (the newest first). */
+export const ARTIFACTS_SHOWN = 100;
 /** What a panel says once retention deleted its run (it reads nothing after that). */
 export const PRUNED_MESSAGE = 'This run was pruned by retention; its record is gone.';
 
@@ -45,19 +46,25 @@ export interface PanelPipelines {
   feed: PipelineFeed;
 }
 
-/** Reads everything the panel shows, in parallel; the current step, guardrails and templates are optional extras. */
-export async function loadPanelState(source: BatonSource, executionId: string, selectedStep: string | null): Promise<PanelState> {
+/**
+ * Reads everything the panel shows, in parallel; the current step, guardrails and templates are optional extras. The
+ * artifact list is the newest `artifactLimit`, read so (a run with thousands lists a screenful), with the run's count.
+ */
+export async function loadPanelState(
+  source: BatonSource, executionId: string, selectedStep: string | null, artifactLimit = ARTIFACTS_SHOWN,
+): Promise<PanelState> {
   const status = await source.workflowStatus(executionId);
   const id = status.execution_id;
   const [current, events, artifacts, guardrails, templates] = await Promise.all([
     source.currentStep(id).catch(() => null),
     source.events(id),
-    source.artifacts({ type: 'execution', execution_id: id, limit: ARTIFACT_LIMIT }).then((r) => r.artifacts),
+    source.artifacts({ type: 'execution', execution_id: id, limit: artifactLimit, newest_first: true }),
     source.guardrails().catch(() => ''),
     source.templates().catch(() => []),
   ]);
   const template = templates.find((t) => t.name === status.workflow);
-  const state = buildPanelState(status, current, events, artifacts, guardrails, selectedStep, template?.steps ?? []);
+  const state = buildPanelState(status, current, events, artifacts.artifacts, guardrails, selectedStep, template?.steps ?? []);
+  state.artifactsTotal = Math.max(artifacts.total, state.artifacts.length);
   // A spec workflow's phases come with their tasks, gates and evidence (if its status cannot be read, the steps alone).
   if (template?.dynamic_phases) state.spec = await source.specStatus(id).then(buildPanelSpec, () => null);
   return state;
@@ -79,6 +86,8 @@ export class PanelController {
   private readonly team: PanelTeamPart;
   /** Set once retention deleted the run: there is nothing left to read. */
   private pruned = false;
+  /** How many artifacts the list shows (grows by ARTIFACTS_SHOWN with each "Show more"). */
+  private artifactLimit = ARTIFACTS_SHOWN;
 
   constructor(
     private readonly source: BatonSource,
@@ -127,6 +136,9 @@ export class PanelController {
         this.ready = true;
         return this.push('init');
       case 'panel/refresh':
+        return this.push('update');
+      case 'panel/moreArtifacts':
+        this.artifactLimit += ARTIFACTS_SHOWN;
         return this.push('update');
       case 'panel/selectStep':
         this.selectedStep = msg.stepName;
@@ -225,7 +237,7 @@ export class PanelController {
     if (this.pruned) return this.host.post({ type: 'panel/error', message: PRUNED_MESSAGE });
     const seq = ++this.loadSeq;
     try {
-      const state = await loadPanelState(this.source, this.id, this.selectedStep);
+      const state = await loadPanelState(this.source, this.id, this.selectedStep, this.artifactLimit);
       state.team = await this.team.load(state.executionId);
       if (!state.team) state.pipeline = await this.loadPipeline(state);
       // A pipeline's review has no agent's submission: what the run asks is what the person decides on.

@@ -83,6 +83,7 @@ export function parseGuardrailsMarkdown(markdown: string): PanelGuardrail[] {
   return rules;
 }
 
+/** The artifacts as read (the newest, capped by the reading), without content, newest first. */
 function artifacts(records: ArtifactRecord[]): PanelArtifact[] {
   const seen = new Set<string>();
   const out: PanelArtifact[] = [];
@@ -94,7 +95,7 @@ function artifacts(records: ArtifactRecord[]): PanelArtifact[] {
       sizeBytes: a.content_size_bytes, isFinal: a.is_final, createdAt: a.created_at,
     });
   }
-  return out.sort((x, y) => (x.createdAt < y.createdAt ? -1 : x.createdAt > y.createdAt ? 1 : 0));
+  return out.sort((x, y) => (x.createdAt < y.createdAt ? 1 : x.createdAt > y.createdAt ? -1 : 0));
 }
 
 function str(v: unknown): string | null {
@@ -237,7 +238,9 @@ export function buildPanelState(
   definitions: StepDefinition[] = [],
 ): PanelState {
   const panelSteps = steps(status, definitions);
+  // The list is the artifacts read for it (capped); findings come from every artifact the status carries too.
   const records = [...artifactRecords, ...status.steps.flatMap((s) => s.artifacts)];
+  const listed = artifacts(artifactRecords);
   const awaiting = panelSteps.filter((s) => s.status === 'awaiting_approval').map((s) => s.name);
   const submitted = (current?.active_steps ?? []).filter((a) => awaiting.includes(a.step_name) && a.submitted);
   const description = status.task_description ?? null;
@@ -257,7 +260,8 @@ export function buildPanelState(
     steps: panelSteps,
     contracts: contracts(status, current, definitions),
     guardrails: parseGuardrailsMarkdown(guardrailsMarkdown),
-    artifacts: artifacts(records),
+    artifacts: listed,
+    artifactsTotal: listed.length,
     findings: findings(submitted.flatMap((a) => a.submitted!.findings), records),
     timeline: timeline(events),
     awaiting,

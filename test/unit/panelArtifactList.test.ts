@@ -1,0 +1,68 @@
+// Rule: the panel lists a run's newest ARTIFACTS_SHOWN artifacts, newest first, read so from the database (not every
+// artifact read and then cut), with the run's count; `panel/moreArtifacts` lists ARTIFACTS_SHOWN more; the message
+// is validated like every other one from the webview.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ArtifactQuery } from '../../src/core/api.js';
+import { parseFromWebview, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
+import { LocalSource } from '../../src/vscode/batonSource.js';
+import { ARTIFACTS_SHOWN, loadPanelState, PanelController } from '../../src/vscode/panels/panelController.js';
+import { makeBaton } from '../helpers/coreHarness.js';
+
+/** A run with `n` artifacts, one a second (a1 oldest); the source records the artifact queries. */
+async function runWith(n: number) {
+  const { baton, store } = await makeBaton();
+  const id = (await baton.startWorkflow('bug-fix', 'Many artifacts')).execution_id;
+  const step = baton.workflowStatus(id).steps[0]!.step_name;
+  await store.transaction(() => {
+    for (let i = 1; i <= n; i++) {
+      store.run(`INSERT INTO artifacts (artifact_id, execution_id, step_name, agent_name, artifact_type, title, content, created_at, content_size_bytes)
+        VALUES (?, ?, ?, 'a', 'markdown', ?, 'text', ?, 4)`, [`a${i}`, id, i % 2 ? step : null, `Artifact ${i}`, new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString()]);
+    }
+  });
+  const source = new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never);
+  const queries: ArtifactQuery[] = [];
+  const read = source.artifacts.bind(source);
+  source.artifacts = async (q) => {
+    const r = await read(q);
+    queries.push(q);
+    assert.ok(r.artifacts.length <= q.limit);
+    return r;
+  };
+  return { id, source, queries };
+}
+
+describe('the panel\'s artifact list', () => {
+  it('holds the newest ARTIFACTS_SHOWN, newest first, with the count, read capped', async () => {
+    const { id, source, queries } = await runWith(ARTIFACTS_SHOWN * 2 + 50);
+    const state = await loadPanelState(source, id, null);
+    assert.equal(state.artifacts.length, ARTIFACTS_SHOWN);
+    assert.equal(state.artifactsTotal, ARTIFACTS_SHOWN * 2 + 50);
+    assert.deepEqual(state.artifacts.slice(0, 2).map((a) => a.id), [`a${ARTIFACTS_SHOWN * 2 + 50}`, `a${ARTIFACTS_SHOWN * 2 + 49}`]);
+    assert.equal(state.artifacts.at(-1)!.id, `a${ARTIFACTS_SHOWN + 51}`, 'the older ones of the steps are not added back');
+    assert.deepEqual(queries, [{ type: 'execution', execution_id: id, limit: ARTIFACTS_SHOWN, newest_first: true }]);
+  });
+
+  it('panel/moreArtifacts lists ARTIFACTS_SHOWN more each time', async () => {
+    const { id, source, queries } = await runWith(ARTIFACTS_SHOWN + 30);
+    const posted: ToWebview[] = [];
+    const controller = new PanelController(source, id, { post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: () => undefined } });
+    const listed = () => {
+      const last = posted.at(-1)!;
+      assert.ok(last.type === 'panel/init' || last.type === 'panel/update', JSON.stringify(last).slice(0, 200));
+      const s: PanelState = last.state;
+      return [s.artifacts.length, s.artifactsTotal];
+    };
+    await controller.receive({ type: 'panel/ready' });
+    assert.deepEqual(listed(), [ARTIFACTS_SHOWN, ARTIFACTS_SHOWN + 30]);
+    await controller.receive({ type: 'panel/moreArtifacts' });
+    assert.deepEqual(listed(), [ARTIFACTS_SHOWN + 30, ARTIFACTS_SHOWN + 30]);
+    assert.equal(queries.at(-1)!.limit, ARTIFACTS_SHOWN * 2);
+    controller.dispose();
+  });
+
+  it('panel/moreArtifacts carries nothing else', () => {
+    assert.deepEqual(parseFromWebview({ type: 'panel/moreArtifacts' }), { type: 'panel/moreArtifacts' });
+    assert.equal(parseFromWebview({ type: 'panel/moreArtifacts', limit: 100000 }), null);
+  });
+});
