@@ -272,8 +272,11 @@ export interface BatonApi {
   guardrails(): string;
   /** `current-step://{id}`; `id` is a task id, execution id, or `active`. */
   currentStep(id?: string): CurrentStepResource;
-  /** `workflow-status://{id}`. */
-  workflowStatus(id?: string): WorkflowStatusResource;
+  /**
+   * `workflow-status://{id}`. `artifacts: false` leaves the steps' artifact lists empty, unread (for a view that
+   * lists a run's artifacts capped on its own: a run may have thousands).
+   */
+  workflowStatus(id?: string, opts?: { artifacts?: boolean }): WorkflowStatusResource;
   /** `project-context://{id}`; clears a dangling active task. `current` means the workspace project. */
   projectContext(projectId?: string): Promise<ProjectContextResource>;
   /** `available-workflows://all`. */

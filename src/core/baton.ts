@@ -468,9 +468,9 @@ export class Baton implements BatonApi {
   }
 
   /** @inheritdoc */
-  workflowStatus(id?: string): WorkflowStatusResource {
+  workflowStatus(id?: string, opts: { artifacts?: boolean } = {}): WorkflowStatusResource {
     const exec = this.resolveForRead(id);
-    const artifacts = this.repo.artifactsOf(exec.execution_id);
+    const artifacts = opts.artifacts === false ? [] : this.repo.artifactsOf(exec.execution_id);
     const facts = executionFacts(exec);
     const cancelledAt = facts.cancelled ? exec.completed_at : null;
     return {

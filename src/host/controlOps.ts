@@ -16,7 +16,8 @@ import { isTeamOp, parseTeamOp, runTeamOp, TEAM_OPS, type TeamControlRequest } f
 export type ControlRequest =
   | ({ op: 'decide' } & GateDecision)
   | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
-  | { op: 'workflow_status' | 'current_step'; id?: string }
+  | { op: 'current_step'; id?: string }
+  | { op: 'workflow_status'; id?: string; artifacts?: boolean }
   | { op: 'events' | 'findings'; execution_id: string }
   | { op: 'artifact'; artifact_id: string }
   | { op: 'workflows' | 'templates' | 'guardrails' | 'pipeline_runs' }
@@ -68,7 +69,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
     case 'executions':
       return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) };
     case 'workflow_status':
-      return { result: baton.workflowStatus(req.id) };
+      return { result: baton.workflowStatus(req.id, req.artifacts === false ? { artifacts: false } : {}) };
     case 'current_step':
       return { result: baton.currentStep(req.id) };
     case 'events':
@@ -194,6 +195,10 @@ function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
     case 'executions':
       return { op: 'executions', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
     case 'workflow_status':
+      if (body.artifacts !== undefined && typeof body.artifacts !== 'boolean') {
+        throw new BatonError('invalid_input', 'artifacts must be true or false (false: the steps\' artifacts are left out)');
+      }
+      return { op: 'workflow_status', id: optionalString(body, 'id'), artifacts: body.artifacts as boolean | undefined };
     case 'current_step':
       return { op: body.op, id: optionalString(body, 'id') };
     case 'events':

@@ -28,7 +28,8 @@ export interface BatonSource {
   /** The owner's MCP endpoint (the URL and bearer token registered with the editor). */
   endpoint(): SourceEndpoint;
   listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]>;
-  workflowStatus(id: string): Promise<WorkflowStatusResource>;
+  /** `artifacts: false`: the steps' artifact lists are left out (the panel reads its capped list on its own). */
+  workflowStatus(id: string, opts?: { artifacts?: boolean }): Promise<WorkflowStatusResource>;
   currentStep(id: string): Promise<CurrentStepResource>;
   events(executionId: string): Promise<TimelineEvent[]>;
   availableWorkflows(): Promise<AvailableWorkflowsResource>;
@@ -87,8 +88,8 @@ export class LocalSource implements BatonSource {
     return this.baton.listExecutions(filter);
   }
 
-  async workflowStatus(id: string): Promise<WorkflowStatusResource> {
-    return this.baton.workflowStatus(id);
+  async workflowStatus(id: string, opts?: { artifacts?: boolean }): Promise<WorkflowStatusResource> {
+    return this.baton.workflowStatus(id, opts);
   }
 
   async currentStep(id: string): Promise<CurrentStepResource> {

@@ -320,8 +320,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     return (await this.ready()).listExecutions(filter);
   }
 
-  async workflowStatus(id: string): Promise<WorkflowStatusResource> {
-    return (await this.ready()).workflowStatus(id);
+  async workflowStatus(id: string, opts?: { artifacts?: boolean }): Promise<WorkflowStatusResource> {
+    return (await this.ready()).workflowStatus(id, opts);
   }
 
   async currentStep(id: string): Promise<CurrentStepResource> {

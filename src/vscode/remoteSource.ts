@@ -65,8 +65,9 @@ export class RemoteSource implements BatonSource {
     return body.executions;
   }
 
-  workflowStatus(id: string): Promise<WorkflowStatusResource> {
-    return this.result({ op: 'workflow_status', id });
+  workflowStatus(id: string, opts: { artifacts?: boolean } = {}): Promise<WorkflowStatusResource> {
+    // An owner that predates `artifacts` sends them all: the panel still lists only its own capped reading.
+    return this.result({ op: 'workflow_status', id, ...(opts.artifacts === false ? { artifacts: false } : {}) });
   }
 
   currentStep(id: string): Promise<CurrentStepResource> {

@@ -1,9 +1,12 @@
 // Rule: the panel lists a run's newest ARTIFACTS_SHOWN artifacts, newest first, read so from the database (not every
 // artifact read and then cut), with the run's count; `panel/moreArtifacts` lists ARTIFACTS_SHOWN more; the message
-// is validated like every other one from the webview.
+// is validated like every other one from the webview. The status the panel reads leaves the steps' artifacts out
+// (unread: they would be every artifact of the run, content and all), here and through an owner's workflow_status.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArtifactQuery } from '../../src/core/api.js';
+import type { ArtifactQuery, WorkflowStatusResource } from '../../src/core/api.js';
+import { silentLog } from '../../src/core/ports.js';
+import { handleControl } from '../../src/host/controlOps.js';
 import { parseFromWebview, type PanelState, type ToWebview } from '../../src/shared/protocol.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import { ARTIFACTS_SHOWN, loadPanelState, PanelController } from '../../src/vscode/panels/panelController.js';
@@ -29,7 +32,10 @@ async function runWith(n: number) {
     assert.ok(r.artifacts.length <= q.limit);
     return r;
   };
-  return { id, source, queries };
+  const statusReads: unknown[] = [];
+  const status = source.workflowStatus.bind(source);
+  source.workflowStatus = async (execId, opts) => (statusReads.push(opts), status(execId, opts));
+  return { baton, id, source, queries, statusReads };
 }
 
 describe('the panel\'s artifact list', () => {
@@ -59,6 +65,19 @@ describe('the panel\'s artifact list', () => {
     assert.deepEqual(listed(), [ARTIFACTS_SHOWN + 30, ARTIFACTS_SHOWN + 30]);
     assert.equal(queries.at(-1)!.limit, ARTIFACTS_SHOWN * 2);
     controller.dispose();
+  });
+
+  it('reads the status without the steps\' artifacts, here and from an owner that is asked so', async () => {
+    const { baton, id, source, statusReads } = await runWith(10);
+    await loadPanelState(source, id, null);
+    assert.deepEqual(statusReads, [{ artifacts: false }]);
+    assert.deepEqual(baton.workflowStatus(id, { artifacts: false }).steps.flatMap((st) => st.artifacts), []);
+    assert.equal(baton.workflowStatus(id).steps.flatMap((st) => st.artifacts).length, 5, 'the resource still carries them');
+    const asked = await handleControl(baton, JSON.stringify({ op: 'workflow_status', id, artifacts: false }), silentLog);
+    assert.deepEqual((asked.body as { result: WorkflowStatusResource }).result.steps.flatMap((st) => st.artifacts), []);
+    const bad = await handleControl(baton, JSON.stringify({ op: 'workflow_status', id, artifacts: 'no' }), silentLog);
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /artifacts must be true or false/);
   });
 
   it('panel/moreArtifacts carries nothing else', () => {

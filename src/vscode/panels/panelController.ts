@@ -53,7 +53,8 @@ export interface PanelPipelines {
 export async function loadPanelState(
   source: BatonSource, executionId: string, selectedStep: string | null, artifactLimit = ARTIFACTS_SHOWN,
 ): Promise<PanelState> {
-  const status = await source.workflowStatus(executionId);
+  // The steps' artifacts are not read with the status: the capped list below is all the panel shows of them.
+  const status = await source.workflowStatus(executionId, { artifacts: false });
   const id = status.execution_id;
   const [current, events, artifacts, guardrails, templates] = await Promise.all([
     source.currentStep(id).catch(() => null),
