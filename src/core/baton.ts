@@ -540,7 +540,10 @@ export class Baton implements BatonApi {
     const store = this.ports.store;
     const total = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM artifacts ${clause}`, params)!.n;
     const order = q.type === 'execution' && q.newest_first !== true ? 'id ASC' : 'id DESC';
-    const rows = store.all<Record<string, string | number | null>>(`SELECT * FROM artifacts ${clause} ORDER BY ${order} LIMIT ?`, [...params, q.limit]);
+    // The ids are picked first (from an index, sorted without the rows), then only those rows are read: ordering the
+    // rows themselves read every artifact of the run, content and all, to keep `limit` of them.
+    const rows = store.all<Record<string, string | number | null>>(
+      `SELECT * FROM artifacts WHERE id IN (SELECT id FROM artifacts ${clause} ORDER BY ${order} LIMIT ?) ORDER BY ${order}`, [...params, q.limit]);
     return { artifacts: rows.map(toArtifact), total, query: { ...q } };
   }
 

@@ -35,7 +35,7 @@ async function runWith(n: number) {
   const statusReads: unknown[] = [];
   const status = source.workflowStatus.bind(source);
   source.workflowStatus = async (execId, opts) => (statusReads.push(opts), status(execId, opts));
-  return { baton, id, source, queries, statusReads };
+  return { baton, store, id, source, queries, statusReads };
 }
 
 describe('the panel\'s artifact list', () => {
@@ -47,6 +47,20 @@ describe('the panel\'s artifact list', () => {
     assert.deepEqual(state.artifacts.slice(0, 2).map((a) => a.id), [`a${ARTIFACTS_SHOWN * 2 + 50}`, `a${ARTIFACTS_SHOWN * 2 + 49}`]);
     assert.equal(state.artifacts.at(-1)!.id, `a${ARTIFACTS_SHOWN + 51}`, 'the older ones of the steps are not added back');
     assert.deepEqual(queries, [{ type: 'execution', execution_id: id, limit: ARTIFACTS_SHOWN, newest_first: true }]);
+  });
+
+  it('sorts the ids of the run\'s artifacts, not their rows, to find the newest (only those rows are read)', async () => {
+    const { store, id, source } = await runWith(20);
+    const statements: Array<[string, unknown[]]> = [];
+    const all = store.all.bind(store);
+    store.all = ((sql: string, params: unknown[] = []) => (statements.push([sql, params]), all(sql, params as never))) as typeof store.all;
+    await source.artifacts({ type: 'execution', execution_id: id, limit: 5, newest_first: true });
+    store.all = all;
+    const [sql, params] = statements.find(([q]) => /FROM artifacts/.test(q) && !/COUNT/.test(q))!;
+    const plan = all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params as never).map((r) => r.detail);
+    const sorted = plan.findIndex((d) => d.includes('TEMP B-TREE FOR ORDER BY'));
+    if (sorted > 0) assert.match(plan[sorted - 1]!, /COVERING INDEX/, `what is sorted is read from an index alone: ${plan.join(' | ')}`);
+    assert.ok(plan.some((d) => /INTEGER PRIMARY KEY|COVERING INDEX|SCAN artifacts/.test(d)), plan.join(' | '));
   });
 
   it('panel/moreArtifacts lists ARTIFACTS_SHOWN more each time', async () => {
