@@ -63,7 +63,7 @@ export async function pickExecution(
   return picked?.id;
 }
 
-/** How many runs a picker of unfinished runs lists (newest first); the others are reached by typing or pasting an id. */
+/** How many runs a picker of unfinished runs lists (newest first); the others are reached by typing their id. */
 export const PICKED_RUNS = 50;
 
 /** What a picker of unfinished runs offers, and what it says when it has nothing to offer. */

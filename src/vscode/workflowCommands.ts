@@ -251,6 +251,7 @@ export async function pruneFinishedRuns(s: Services): Promise<void> {
 }
 
 const NO_WORKFLOW_RUNNING = 'no running workflow to hand to an agent; start one with "Start Workflow…".';
+
 /** Why no unfinished run is offered: none is a workflow run (Baton drives the others), or none has a ready step. */
 function nothingReady(unfinished: ExecutionSummary[]): string {
   if (!unfinished.some(isSteppable)) return `${NO_WORKFLOW_RUNNING} (Baton drives pipelines and teams itself)`;
@@ -277,7 +278,7 @@ export async function copyHandoffPrompt(s: Services, arg?: unknown): Promise<voi
       if (t.executionId) void vscode.window.showInformationMessage(`Baton: ${NO_WORKFLOW_RUNNING}`);
       return;
     }
-    const status = await s.connection.workflowStatus(e.execution_id);
+    const status = await s.connection.workflowStatus(e.execution_id, { artifacts: false });
     const task = (await s.connection.events(e.execution_id)).find((x) => x.event_type === 'workflow_started')?.event_data as { task_description?: string } | undefined;
     await vscode.env.clipboard.writeText(agentPrompt(e.workflow ?? 'workflow', status.task_id ?? e.execution_id, task?.task_description ?? 'the task'));
     void vscode.window.showInformationMessage(`Baton: agent prompt for ${e.workflow ?? 'the workflow'} copied; paste it into your agent's chat.`);

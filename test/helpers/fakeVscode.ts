@@ -114,12 +114,12 @@ const fake = {
   },
   window: {
     showInformationMessage: show('info'), showWarningMessage: show('warning'), showErrorMessage: show('error'),
-    // An input box answered by fakeWindow.type (dismissed unless a test says); its options are kept (fakeWindow.inputs).
+    // An input box answered by fakeWindow.type (dismissed unless a test says); its options go to fakeWindow.inputs.
     showInputBox: async (options?: Record<string, unknown>) => {
       fakeWindow.inputs.push(options ?? {});
       return fakeWindow.type(options ?? {});
     },
-    // A quick pick answered by fakeWindow.choose (dismissed unless a test says); its items are kept (fakeWindow.picks).
+    // A quick pick answered by fakeWindow.choose (dismissed unless a test says); its items go to fakeWindow.picks.
     showQuickPick: async (items: unknown) => {
       const list = await items as unknown[];
       fakeWindow.picks.push(list);

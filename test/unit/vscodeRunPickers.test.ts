@@ -1,7 +1,8 @@
 // Rule: Cancel Execution and Copy Agent Prompt offer only the runs each can act on (Cancel: unfinished runs; Copy Agent
 // Prompt: workflow runs with a step an agent is given now), newest first, at most PICKED_RUNS of them with an entry
 // that counts the rest and takes a typed or pasted id; they read the runs the tree already listed (the shared
-// listing), not every run again; with nothing to offer they say why and what to do.
+// listing), not every run again; with nothing to offer they say why and what to do. Copy Agent Prompt reads the
+// run's status without its artifacts.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -23,6 +24,9 @@ async function editor() {
   const reads: unknown[] = [];
   const list = connection.listExecutions.bind(connection);
   connection.listExecutions = (f) => (reads.push(f), list(f));
+  const statusReads: unknown[] = [];
+  const status = connection.workflowStatus.bind(connection);
+  connection.workflowStatus = (id, opts) => (statusReads.push(opts), status(id, opts));
   const s = {
     connection, held: new HeldSteps(), log: { error: () => undefined },
     runs: { unfinished: () => list({ active_only: true, limit: 100_000 }) },
@@ -36,7 +40,7 @@ async function editor() {
     }
     return ids;
   };
-  return { baton, s, reads, start };
+  return { baton, s, reads, statusReads, start };
 }
 
 describe('the pickers of unfinished runs', () => {
@@ -83,7 +87,7 @@ describe('the pickers of unfinished runs', () => {
   });
 
   it('Copy Agent Prompt offers only the workflow runs with a step ready for an agent', async () => {
-    const { baton, s, start } = await editor();
+    const { baton, s, statusReads, start } = await editor();
     const [ready1, taken, ready2] = await start(3);
     await baton.nextStep({ task_id: baton.workflowStatus(taken!).task_id! }); // its only ready step is being worked on
     await copyHandoffPrompt(s);
@@ -92,6 +96,7 @@ describe('the pickers of unfinished runs', () => {
     fakeWindow.choose = (items) => items[1];
     await copyHandoffPrompt(s);
     assert.match(fakeVscode.env.clipboard.text, /^Work on the Baton workflow "bug-fix" \(Task 0\)/);
+    assert.deepEqual(statusReads, [{ artifacts: false }], 'the task id read without every artifact of the run');
   });
 
   it('with nothing to offer, says why and what to do', async () => {

@@ -22,7 +22,7 @@ export interface TeamLaunch {
 export interface TeamSource {
   /** Whether the teams run in this process. */
   readonly local: boolean;
-  /** Team runs, newest first; `agentLimit`: at most that many agents each (the working first; `agentCount` says all). */
+  /** Team runs, newest first; `agentLimit`: at most that many agents each (working first; `agentCount` counts all). */
   runs(opts?: { agentLimit?: number }): Promise<TeamRunSummary[]>;
   view(runId: string): Promise<PanelTeam>;
   /** Starts an instance that keeps running (people and agents post until it is stopped); answers with its run id. */

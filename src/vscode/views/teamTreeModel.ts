@@ -43,7 +43,7 @@ export function teamRunNodes(runs: readonly TeamRunSummary[], more = false): Tre
   return nodes;
 }
 
-/** One team run: `workflow@instance · status`. */
+/** One team run, labelled with its workflow, instance and status. */
 function teamRunNode(r: TeamRunSummary): TreeNode {
   return {
     // A finished run gets a new id: the editor keeps the first collapsible state it saw for an id.
