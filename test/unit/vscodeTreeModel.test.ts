@@ -94,7 +94,7 @@ describe('tree model', () => {
       assert.equal(n.collapsible, 'none');
       assert.equal(n.command, undefined, `${n.label} runs nothing on click`);
       assert.ok(!statusIcons.has(n.icon.id), `${n.label}: ${n.icon.id} is a run step's status icon`);
-      assert.equal(n.icon.color, 'disabledForeground');
+      assert.equal(n.icon.color, 'baton.iconMuted');
       assert.deepEqual(menuCommands(n.contextValue), [], `${n.label} is offered step actions`);
       assert.deepEqual(Object.keys(n.ref).sort(), ['kind', 'step_name', 'template']);
     }
@@ -160,7 +160,7 @@ describe('tree model', () => {
       ready: 'circle-large-outline', skipped: 'debug-step-over', paused: 'debug-pause', timeout: 'watch', escalated: 'warning',
     } as const;
     for (const [status, icon] of Object.entries(expected)) assert.equal(statusIcon(status as keyof typeof expected).id, icon, status);
-    assert.equal(statusIcon('completed').color, 'testing.iconPassed');
+    assert.equal(statusIcon('completed').color, 'baton.iconPassed');
     assert.equal(statusIcon('failed').color, 'testing.iconFailed');
   });
 

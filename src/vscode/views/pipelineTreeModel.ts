@@ -1,7 +1,7 @@
 // The tree's Pipelines group as plain data: the workspace's systems (.baton/pipelines/*.yaml), each with its runs
 // (pipeline executions, newest first), and the runs of systems no file holds (started from a blueprint). No 'vscode'.
 import type { ExecutionSummary } from '../../core/api.js';
-import { executionNodes, type TreeNode } from './treeModel.js';
+import { executionNodes, ICON_COLORS, type TreeNode } from './treeModel.js';
 import { waitsForResume } from '../executionFilters.js';
 
 /** A system file as the tree lists it. */
@@ -57,7 +57,7 @@ export function pipelineNodes(files: PipelineFile[], executions: ExecutionSummar
       label: e.name,
       description: e.problem ? 'not valid' : e.relPath ? `${counts} · ${e.relPath}` : counts,
       tooltip: e.problem ?? (e.path ? `${e.path}\nRun it with Baton: Run Pipeline…` : 'Runs of a system no file in .baton/pipelines holds (a blueprint\'s)'),
-      icon: e.problem ? { id: 'error', color: 'list.errorForeground' } : { id: 'symbol-structure' },
+      icon: e.problem ? { id: 'error', color: ICON_COLORS.error } : { id: 'symbol-structure' },
       contextValue: e.path && !e.problem ? 'pipeline' : 'pipeline:other',
       collapsible: mine.length ? 'expanded' : 'none',
       ref: { kind: 'pipeline', name: e.name, path: e.path },

@@ -2,7 +2,7 @@
 // their state — done, current, locked — and whether the box was already ticked in tasks.md. Plain data like
 // treeModel.ts (no 'vscode' import), so labels, states and menus are unit-tested.
 import type { SpecPhaseView, SpecStatus, SpecTaskView } from '../../core/specTypes.js';
-import { statusIcon, statusText, type NodeIcon, type TreeNode } from './treeModel.js';
+import { ICON_COLORS, statusIcon, statusText, type NodeIcon, type TreeNode } from './treeModel.js';
 
 /** How a task reads in the tree: done (its phase passed), current (its phase is handed out), locked (a later phase). */
 export function taskState(t: SpecTaskView): 'done' | 'current' | 'locked' {
@@ -10,9 +10,9 @@ export function taskState(t: SpecTaskView): 'done' | 'current' | 'locked' {
 }
 
 const TASK_ICONS: Record<ReturnType<typeof taskState>, NodeIcon> = {
-  done: { id: 'pass', color: 'testing.iconPassed' },
-  current: { id: 'arrow-right', color: 'charts.blue' },
-  locked: { id: 'lock', color: 'disabledForeground' },
+  done: { id: 'pass', color: ICON_COLORS.passed },
+  current: { id: 'arrow-right', color: ICON_COLORS.running },
+  locked: { id: 'lock', color: ICON_COLORS.muted },
 };
 
 /** "Phase 2/5: Name" — N counts the phases of tasks.md (Phase 0, reading the spec, comes before them). */
@@ -52,7 +52,7 @@ export function phaseNodes(spec: SpecStatus): TreeNode[] {
     label: phaseTitle(spec, p),
     description: phaseDescription(spec, p),
     tooltip: phaseTooltip(spec, p),
-    icon: p.status === 'pending' ? { id: 'lock', color: 'disabledForeground' } : statusIcon(p.status),
+    icon: p.status === 'pending' ? { id: 'lock', color: ICON_COLORS.muted } : statusIcon(p.status),
     contextValue: `step:${p.status}`,
     collapsible: p.tasks.length === 0 ? 'none' : p.phase === spec.current_phase ? 'expanded' : 'collapsed',
     ref: { kind: 'step', execution_id: spec.execution_id, step_name: p.step_name, status: p.status, phase: p.phase },

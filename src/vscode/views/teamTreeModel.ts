@@ -2,7 +2,7 @@
 // (working, idle, stopped, failed), both capped (a node counts the rest). A run opens its panel on click. No 'vscode'.
 import type { TeamRunSummary } from '../../core/worker/teamRuns.js';
 import { statusText } from '../../shared/labels.js';
-import { FINISHED_SHOWN, messageNode, statusIcon, type NodeIcon, type TreeNode } from './treeModel.js';
+import { FINISHED_SHOWN, ICON_COLORS, messageNode, statusIcon, type NodeIcon, type TreeNode } from './treeModel.js';
 
 const DONE = new Set(['completed', 'failed']);
 
@@ -62,10 +62,10 @@ function teamRunNode(r: TeamRunSummary): TreeNode {
 /** The codicon of an agent's state. */
 export function agentStateIcon(state: string): NodeIcon {
   switch (state) {
-    case 'running': return { id: 'sync~spin', color: 'charts.blue' };
+    case 'running': return { id: 'sync~spin', color: ICON_COLORS.running };
     case 'idle': return { id: 'circle-large-outline' };
-    case 'failed': return { id: 'error', color: 'testing.iconFailed' };
-    default: return { id: 'debug-stop', color: 'disabledForeground' };
+    case 'failed': return { id: 'error', color: ICON_COLORS.failed };
+    default: return { id: 'debug-stop', color: ICON_COLORS.muted };
   }
 }
 

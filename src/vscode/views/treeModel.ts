@@ -7,6 +7,20 @@ import { budgetReasonText, leftStepText, plural, runName, shownProgress, statusT
 
 export { statusText };
 
+/**
+ * The theme colours of the tree's icons. Two stock colours give a mark under 3:1 against the side bar in the light
+ * themes (testing.iconPassed 1.9:1, disabledForeground 1.8-2.1:1), so those two are Baton's own (package.json
+ * contributes.colors), which a theme can set and whose defaults name colours that give at least 3:1.
+ */
+export const ICON_COLORS = {
+  running: 'charts.blue',
+  attention: 'list.warningForeground',
+  passed: 'baton.iconPassed',
+  failed: 'testing.iconFailed',
+  error: 'list.errorForeground',
+  muted: 'baton.iconMuted',
+} as const;
+
 /** A codicon and an optional theme colour id. */
 export interface NodeIcon {
   id: string;
@@ -53,18 +67,18 @@ const OWN_GROUP = new Set(['pipeline', 'worker']);
 
 /** The codicon of an execution or step status (colours are theme colour ids); a cancelled execution is not an error. */
 export function statusIcon(status: ExecutionStatus | StepStatus, cancelled = false): NodeIcon {
-  if (cancelled && status === 'failed') return { id: 'circle-slash', color: 'disabledForeground' };
+  if (cancelled && status === 'failed') return { id: 'circle-slash', color: ICON_COLORS.muted };
   switch (status) {
-    case 'running': return { id: 'sync~spin', color: 'charts.blue' };
-    case 'awaiting_approval': return { id: 'bell', color: 'list.warningForeground' };
-    case 'completed': return { id: 'pass', color: 'testing.iconPassed' };
-    case 'failed': return { id: 'error', color: 'testing.iconFailed' };
+    case 'running': return { id: 'sync~spin', color: ICON_COLORS.running };
+    case 'awaiting_approval': return { id: 'bell', color: ICON_COLORS.attention };
+    case 'completed': return { id: 'pass', color: ICON_COLORS.passed };
+    case 'failed': return { id: 'error', color: ICON_COLORS.failed };
     case 'pending': return { id: 'circle-outline' };
     case 'ready': return { id: 'circle-large-outline' };
-    case 'skipped': return { id: 'debug-step-over', color: 'disabledForeground' };
-    case 'paused': return { id: 'debug-pause', color: 'list.warningForeground' };
-    case 'timeout': return { id: 'watch', color: 'list.warningForeground' };
-    case 'escalated': return { id: 'warning', color: 'list.warningForeground' };
+    case 'skipped': return { id: 'debug-step-over', color: ICON_COLORS.muted };
+    case 'paused': return { id: 'debug-pause', color: ICON_COLORS.attention };
+    case 'timeout': return { id: 'watch', color: ICON_COLORS.attention };
+    case 'escalated': return { id: 'warning', color: ICON_COLORS.attention };
   }
 }
 
@@ -153,7 +167,7 @@ export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
       label: `${i + 1}. ${s.name}`,
       description: `${s.agent}${s.human_gate ? ' · approval gate' : ''}`,
       tooltip: tooltip.filter(Boolean).join('\n'),
-      icon: { id: s.human_gate ? 'person' : 'circle-small', color: 'disabledForeground' },
+      icon: { id: s.human_gate ? 'person' : 'circle-small', color: ICON_COLORS.muted },
       contextValue: 'templateStep',
       collapsible: 'none',
       ref: { kind: 'templateStep', template: template.name, step_name: s.name },
@@ -238,7 +252,7 @@ export function stepNodes(
       description: shown + (s.attempt > 1 ? ` · attempt ${s.attempt}` : ''),
       tooltip: stepTooltip(s) + (left !== null ? `\nThe run ${status.status === 'failed' && status.cancelled ? 'was cancelled' : 'failed'} before this step ended`
         : interrupted ? `\n${STEP_INTERRUPTED}` : why !== null ? `\nStopped before it ended: ${why}` : ''),
-      icon: left !== null ? { id: 'circle-slash', color: 'disabledForeground' } : statusIcon(interrupted || why !== null ? 'paused' : s.status),
+      icon: left !== null ? { id: 'circle-slash', color: ICON_COLORS.muted } : statusIcon(interrupted || why !== null ? 'paused' : s.status),
       // A driven run's steps (a pipeline's) get no agent's step actions; a review waiting for a person is decided alike.
       contextValue: left !== null ? 'step:ended' : `step:${s.status}${driven && s.status !== 'awaiting_approval' ? DRIVEN : ''}`,
       collapsible: s.artifacts.length > 0 || findings.some((f) => f.stepName === s.step_name) ? 'collapsed' : 'none',
@@ -277,8 +291,8 @@ export function artifactNodes(executionId: string, artifacts: ArtifactRecord[]):
 
 /** The codicon of a finding severity. */
 export function severityIcon(severity: string): NodeIcon {
-  if (severity === 'critical' || severity === 'high') return { id: 'error', color: 'list.errorForeground' };
-  if (severity === 'medium') return { id: 'warning', color: 'list.warningForeground' };
+  if (severity === 'critical' || severity === 'high') return { id: 'error', color: ICON_COLORS.error };
+  if (severity === 'medium') return { id: 'warning', color: ICON_COLORS.attention };
   return { id: 'info' };
 }
 

@@ -50,6 +50,8 @@ export interface Page extends Frame {
   setViewportSize(size: { width: number; height: number }): Promise<void>;
   waitForTimeout(ms: number): Promise<void>;
   evaluate<R>(fn: () => R | Promise<R>): Promise<R>;
+  /** Evaluates a script's text in the page (for code that uses the DOM, which the tests' node types do not have). */
+  evaluate<R>(expression: string): Promise<R>;
   close(): Promise<void>;
 }
 export interface BrowserContext {
