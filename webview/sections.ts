@@ -36,9 +36,11 @@ export function renderHeader(state: PanelState): HTMLElement {
   const key = state.cancelled ? 'cancelled' : left ? 'paused' : state.status;
   return h('header', { class: 'header' },
     h('h1', {}, state.workflow ?? 'Workflow'),
+    // A badge has no role, and a name given to an element without one is not read: the words are read in its place.
+    h('span', { class: 'visually-hidden', 'data-testid': 'status-name' }, `Status: ${status}`),
     h('vscode-badge', {
       'data-testid': 'status', 'data-status': left ? 'interrupted' : key,
-      class: `status status-${key}`, title: `Execution ${status}`,
+      class: `status status-${key}`, title: `Execution ${status}`, 'aria-hidden': 'true',
     }, status),
     h('div', { class: 'progress' },
       h('vscode-progress-bar', { value: state.progress, max: 100, 'aria-label': 'Workflow progress' }),

@@ -4,8 +4,9 @@
 // every state a step can be drawn in; with the system's forced colours the graph takes the system colours. One live
 // region, there from the start, says when a step starts waiting for a decision, when the run ends, when tasks.md
 // drifts and what went wrong, and nothing while agents work (no part of what each update remakes is a live region);
-// the graph's name counts its steps by status and each node's description says what it waits for; each agent's stop
-// link says whose it is. Needs Chromium (`apt-get install -y chromium`) and playwright-core (a dev dependency).
+// the header's status badge is read as "Status: <status>"; the graph's name counts its steps by status and each node's
+// description says what it waits for; each agent's stop link says whose it is. Needs Chromium (`apt-get install -y
+// chromium`) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -278,5 +279,22 @@ test('a team\'s agents each have a stop link named by whose it is, and its chann
     assert.match(agents, /link "Stop bob"/);
     assert.equal(await page.locator('#root [aria-live]').count(), 0, 'each message is not read out as agents post');
     await page.close();
+  });
+});
+
+test('the header\'s status badge is read as "Status: <status>" and looks as before', { timeout: 60_000 }, async () => {
+  await withBrowser(async (browser, url) => {
+    for (const [state, shown] of [[fixture('running', false), 'running'], [fixture('awaiting_approval', true), 'awaiting approval'],
+      [fixture('failed', false, true), 'cancelled']] as const) {
+      const page = await openPanel(browser, url, 'Light Modern', state);
+      const header = await page.locator('header').ariaSnapshot();
+      assert.match(header, new RegExp(`text: "?Status: ${shown}"?\\n`), header);
+      assert.doesNotMatch(header, new RegExp(`text: "?${shown}"?\\n`), 'the badge\'s word is not read a second time');
+      assert.equal(await page.locator('[data-testid="status"]').textContent(), shown, 'the badge shows the bare status');
+      const hidden = (await page.evaluate(`(() => { const r = document.querySelector('[data-testid="status-name"]').getBoundingClientRect();
+        return r.width <= 1 && r.height <= 1; })()`)) as boolean;
+      assert.ok(hidden, 'the name is not shown');
+      await page.close();
+    }
   });
 });
