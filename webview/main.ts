@@ -4,9 +4,9 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-bar/index.js';
 import { parseToWebview } from '../src/shared/protocol.js';
-import type { FromWebview, PanelPersistedState, PanelState, ToWebview } from '../src/shared/protocol.js';
+import type { FromWebview, PanelPersistedState, PanelState, PanelTeamMessage, ToWebview } from '../src/shared/protocol.js';
 import { panelRejection } from '../src/shared/rejectWords.js';
-import { announcement } from './announce.js';
+import { announcement, newTeamMessages, teamAnnouncement } from './announce.js';
 import { h } from './dom.js';
 import { renderGate } from './gateView.js';
 import type { GateHandlers } from './gateView.js';
@@ -22,7 +22,12 @@ const root = document.getElementById('root') ?? document.body;
 // The one live region, outside the root the renders replace (a region made anew with its text is not read out).
 const announcer = document.getElementById('announcer');
 
+/** How long a team's new channel messages gather before they are said, as one: a busy channel says one count. */
+const TEAM_NEWS_MS = 3000;
+
 let state: PanelState | null = null;
+/** Channel messages for people not said yet, of one execution, and the timer that says them. */
+let teamNews: { executionId: string; messages: PanelTeamMessage[]; timer: number } | null = null;
 let selected: string | null = readSaved()?.selectedStep ?? null;
 let error: string | null = null;
 
@@ -179,12 +184,36 @@ function render(): void {
   }
 }
 
+function say(text: string): void {
+  if (announcer) announcer.textContent = text;
+}
+
+/** Gathers `messages` (new for people, of `executionId`) and says them all when the first has waited TEAM_NEWS_MS. */
+function queueTeamNews(executionId: string, messages: PanelTeamMessage[]): void {
+  if (teamNews && teamNews.executionId !== executionId) {
+    clearTimeout(teamNews.timer);
+    teamNews = null;
+  }
+  if (!messages.length) return;
+  if (teamNews) {
+    teamNews.messages.push(...messages);
+    return;
+  }
+  const timer = window.setTimeout(() => {
+    const said = teamAnnouncement(teamNews?.messages ?? []);
+    teamNews = null;
+    if (said) say(said);
+  }, TEAM_NEWS_MS);
+  teamNews = { executionId, messages: [...messages], timer };
+}
+
 function receive(message: ToWebview): void {
   switch (message.type) {
     case 'panel/init':
     case 'panel/update': {
       const said = announcement(state, message.state);
-      if (said && announcer) announcer.textContent = said;
+      if (said) say(said);
+      queueTeamNews(message.state.executionId, newTeamMessages(state, message.state));
       state = message.state;
       gate.pending = false;
       pipeline.pending = false;
@@ -195,7 +224,7 @@ function receive(message: ToWebview): void {
     }
     case 'panel/error':
       error = message.message;
-      if (announcer) announcer.textContent = message.message;
+      say(message.message);
       gate.pending = false;
       pipeline.pending = false;
       team.pending = false;

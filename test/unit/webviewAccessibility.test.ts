@@ -4,9 +4,11 @@
 // every state a step can be drawn in; with the system's forced colours the graph takes the system colours. One live
 // region, there from the start, says when a step starts waiting for a decision, when the run ends, when tasks.md
 // drifts and what went wrong, and nothing while agents work (no part of what each update remakes is a live region);
-// the header's status badge is read as "Status: <status>"; the graph's name counts its steps by status and each node's
-// description says what it waits for; each agent's stop link says whose it is. Needs Chromium (`apt-get install -y
-// chromium`) and playwright-core (a dev dependency).
+// a team's new channel messages for people (not the person's own, not agents @mentioning each other) are said through
+// it, several within a few seconds as one count, and none again when the panel renders anew; the header's status
+// badge is read as "Status: <status>"; the graph's name counts its steps by status and each node's description says
+// what it waits for; each agent's stop link says whose it is. Needs Chromium (`apt-get install -y chromium`) and
+// playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +33,7 @@ interface Loc {
   getAttribute(name: string): Promise<string | null>;
   waitFor(opts?: { state?: string; timeout?: number }): Promise<void>;
   ariaSnapshot(): Promise<string>;
+  nth(index: number): Loc;
 }
 interface Page {
   goto(url: string): Promise<unknown>;
@@ -38,6 +41,8 @@ interface Page {
   exposeFunction(name: string, fn: (arg: unknown) => void): Promise<void>;
   evaluate(expression: string): Promise<unknown>;
   emulateMedia(opts: { forcedColors: 'active' | 'none' }): Promise<void>;
+  /** The page's fake clock (timers run only when the test says). */
+  clock: { install(): Promise<void>; pauseAt(time: number): Promise<void>; runFor(ms: number): Promise<void> };
   close(): Promise<void>;
 }
 interface Browser {
@@ -126,8 +131,9 @@ function contrast(a: string, b: string): number {
 }
 
 /** A page on the panel in `theme`'s colours (as the editor sets them before the script runs), showing `state`. */
-async function openPanel(browser: Browser, url: string, theme: string | null, state: PanelState, shown = 'graph'): Promise<Page> {
+async function openPanel(browser: Browser, url: string, theme: string | null, state: PanelState, shown = 'graph', fakeClock = false): Promise<Page> {
   const page = await browser.newPage();
+  if (fakeClock) await page.clock.install();
   let ready = false;
   await page.exposeFunction('__toHost', (m) => {
     if ((m as { type?: string }).type === 'panel/ready') ready = true;
@@ -278,6 +284,62 @@ test('a team\'s agents each have a stop link named by whose it is, and its chann
     assert.match(agents, /link "Stop alice"/);
     assert.match(agents, /link "Stop bob"/);
     assert.equal(await page.locator('#root [aria-live]').count(), 0, 'each message is not read out as agents post');
+    await page.close();
+  });
+});
+
+test('a team\'s new messages for people are said, several within a few seconds as one count, and never again', { timeout: 60_000 }, async () => {
+  const msg = (from: string, second: number, message: string, mentions: string[] = []) =>
+    ({ from, timestamp: `2026-01-01T00:00:${String(second).padStart(2, '0')}Z`, message, mentions });
+  const base: PanelTeam = {
+    instance: 'review', workflow: 'pair', status: 'running', source: null, contextDir: null, canSend: true, working: ['alice', 'bob'],
+    agents: ['alice', 'bob'].map((name) => ({ name, backend: 'claude', model: '', state: 'running', unread: 0 })), documents: [],
+    channel: [msg('system', 1, '@alice @bob fix the cart total', ['alice', 'bob']), msg('bob', 2, 'Starting on the tests.')],
+  };
+  const withChannel = (...more: PanelTeam['channel']) => ({ ...fixture('running', false), team: { ...base, channel: [...base.channel, ...more] } });
+  await withBrowser(async (browser, url) => {
+    const page = await openPanel(browser, url, null, withChannel(), 'team-agents', true);
+    // The page's timers move only when the test moves them, so "not yet" is not a race.
+    await page.clock.pauseAt(Date.now() + 60_000);
+    const said = () => page.locator('[data-testid="announcer"]').textContent();
+    const send = async (type: 'panel/init' | 'panel/update', state: PanelState) => {
+      await page.evaluate(`window.postMessage(${JSON.stringify({ type, executionId: state.executionId, state })}, '*')`);
+      await page.locator('[data-testid="tmsg"]').nth(state.team!.channel.length - 1).waitFor({ timeout: 5_000 });
+      assert.equal(await page.locator('[data-testid="tmsg"]').count(), state.team!.channel.length);
+    };
+    await page.clock.runFor(10_000);
+    assert.equal(await said(), '', 'the messages there when the panel opens are read with the page, not announced');
+
+    // Agents @mentioning each other, and the person's own post: the team at work, said to nobody.
+    const atWork = [msg('alice', 3, '@bob look at cart.js', ['bob']), msg('user', 4, 'Keep the old rounding.')];
+    await send('panel/update', withChannel(...atWork));
+    await page.clock.runFor(10_000);
+    assert.equal(await said(), '');
+
+    // One message for people: said when it has waited a few seconds, in full.
+    const done = msg('bob', 5, 'Done:\nthe total multiplies by quantity now.');
+    await send('panel/update', withChannel(...atWork, done));
+    assert.equal(await said(), '', 'gathered first, in case more come');
+    await page.clock.runFor(3_000);
+    assert.equal(await said(), 'Team message from bob: Done: the total multiplies by quantity now.');
+
+    // Three in two updates within the window (one to @user though it @mentions an agent too): one count.
+    const burst = [msg('alice', 6, '@user @bob the fix needs your review', ['bob']), msg('bob', 7, 'Tests pass.')];
+    await send('panel/update', withChannel(...atWork, done, ...burst));
+    await page.clock.runFor(1_000);
+    const last = msg('alice', 8, 'Pushed to the branch.');
+    await send('panel/update', withChannel(...atWork, done, ...burst, last));
+    await page.clock.runFor(2_000);
+    assert.equal(await said(), '3 new team messages from alice and bob.');
+
+    // Rendered anew (the editor sends the run again, the channel's window moves on): nothing is said twice.
+    await page.evaluate(`document.querySelector('[data-testid="announcer"]').textContent = ''`);
+    const all = withChannel(...atWork, done, ...burst, last);
+    await send('panel/init', all);
+    await send('panel/update', { ...all, team: { ...all.team, channel: all.team.channel.slice(2) } });
+    await page.clock.runFor(10_000);
+    assert.equal(await said(), '');
+    assert.equal(await page.locator('#root [aria-live]').count(), 0, 'the channel itself is not a live region');
     await page.close();
   });
 });
