@@ -17,16 +17,18 @@ import { LocalSource, type BatonSource, type SourceDisposable, type SourceEndpoi
 import type { BatonLog } from './log.js';
 import { PipelineFeed } from './pipelines/pipelineFeed.js';
 import { LocalPipelines, RemotePipelines, type PipelineSource } from './pipelines/pipelineSource.js';
-import { RemoteSource } from './remoteSource.js';
+import { OWNER_WATCH, RemoteSource, type OwnerWatchTiming } from './remoteSource.js';
 import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { databaseFailureText, readSettings, settingsProblemsText } from './settings.js';
 import { heldDatabaseText, holderOf, holderStopped } from './heldDatabase.js';
+import type { OwnerState } from '../host/silentOwner.js';
 
 /**
  * Where the connection stands. 'waiting': another process holds the database and serves nothing this window can use
- * (see heldDatabase.ts); the connection retries in the background and becomes 'ready' once it lets go, or answers.
+ * (see heldDatabase.ts), from the start or since the owner this window followed was stopped or went silent; the
+ * connection retries in the background and becomes 'ready' once it lets go, or answers.
  */
 export type ConnectionState = 'starting' | 'ready' | 'waiting' | 'failed';
 
@@ -42,10 +44,14 @@ const TAKEOVER_MS = 10_000;
 /** How often a waiting connection looks again whether the database's holder let go of it (or answers). */
 const WAITING_RETRY_MS = 1000;
 
-/** How long the connection tries before it waits in the background, and how often it looks again then (tests). */
+/**
+ * How long the connection tries before it waits in the background, how often it looks again then, and how a terminal
+ * owner it follows is watched (tests).
+ */
 export interface ConnectionTiming {
   takeoverMs: number;
   waitingRetryMs: number;
+  watch?: OwnerWatchTiming;
 }
 
 /** The editor's one BatonSource; see the file comment. */
@@ -188,7 +194,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         if (stale()) return;
         if (info) {
           this.log.info(`database ${settings.dbPath} is owned by Baton process ${info.pid}; using its endpoint ${info.url}`);
-          const remote = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err));
+          const remote: RemoteSource = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err), {
+            onSilent: (state) => this.ownerSilent(remote, state),
+            timing: this.timing.watch ?? OWNER_WATCH,
+          });
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
           this.pipelineSource = new RemotePipelines(info);
@@ -197,7 +206,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         }
         // A stopped holder lets go of nothing until it is resumed: say so now rather than after the takeover time.
         if (Date.now() > deadline || (holder !== null && holderStopped(holder))) {
-          this.waitFor(settings.dbPath, holder, found?.pid === holder ? found.url : null, ex);
+          this.waitFor(holder === null ? ex.message : heldDatabaseText(settings.dbPath, holderOf(holder, found?.pid === holder ? found.url : null)));
         }
       }
       await new Promise((r) => setTimeout(r, this.state === 'waiting' ? this.timing.waitingRetryMs : 250));
@@ -218,13 +227,36 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     if (this.stopped || this.remote !== remote) return;
     this.log.info(`Baton process ${remote.pid} stopped serving the database; taking over`);
     remote.dispose();
+    this.leave();
+    this.state = 'starting';
+    this.changed.fire();
+    this.reconnect();
+  }
+
+  /**
+   * The owner this window follows was stopped (Ctrl-Z, a debugger) or has not answered for long: wait as for a holder
+   * found so at the start (the same words, once), fail the calls waiting on it with them, and let connect() follow it
+   * again once it answers (a fresh event stream, the views read again), or take over once it ends.
+   */
+  private ownerSilent(remote: RemoteSource, state: OwnerState): void {
+    if (this.stopped || this.remote !== remote) return;
+    const text = heldDatabaseText(this.dbPath, { ...holderOf(remote.pid, remote.endpoint().url), state });
+    remote.silenced(text);
+    this.leave();
+    this.waitFor(text);
+    this.reconnect();
+  }
+
+  /** Drops the remote owner's source, its event forwarding, pipelines and teams (it went away or went silent). */
+  private leave(): void {
     this.remote = undefined;
     this.forward?.dispose();
     this.forward = undefined;
     this.dropPipelines();
     this.source = undefined;
-    this.state = 'starting';
-    this.changed.fire();
+  }
+
+  private reconnect(): void {
     const gen = this.generation;
     void this.connect(gen).catch((ex: unknown) => gen === this.generation && this.fail(ex));
   }
@@ -257,11 +289,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   /**
    * Another process holds the database past the takeover time and serves nothing usable: say which, and how to get it
-   * back (once; the tree and commands say it while it lasts), and wait: connect() goes on trying in the background.
-   * `holder`: the lock's pid, or null when the store's error says itself what to do (a takeover guard in the way).
+   * back (`text`: once; the tree and commands say it while it lasts), and wait: connect() goes on trying in the
+   * background.
    */
-  private waitFor(dbPath: string, holder: number | null, url: string | null, ex: Error): void {
-    const text = holder === null ? ex.message : heldDatabaseText(dbPath, holderOf(holder, url));
+  private waitFor(text: string): void {
     if (this.state === 'waiting' && this.error === text) return;
     const first = this.state !== 'waiting';
     this.failure = new Error(text);

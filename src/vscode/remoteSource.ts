@@ -1,5 +1,7 @@
 // The editor as a client of a terminal owner (`baton mcp` / `baton serve`): reads and calls go to its /control
 // endpoint, events arrive over its /events Server-Sent Events stream. No 'vscode' import (tested over real HTTP).
+// While connected, the owner is watched: one stopped later (Ctrl-Z, a debugger) or silent for long is reported at once,
+// and the calls waiting on it fail with the words the connection gives, rather than each waiting out its time limit.
 import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
@@ -8,9 +10,11 @@ import type { Finding } from '../core/lifecycleTypes.js';
 import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
+import { BatonError } from '../core/errors.js';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
+import { halted, ownerState, type OwnerState } from '../host/silentOwner.js';
 import { EDITOR_ACTOR, editorDecider, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 
 /** Reads and calls time out after this long, except next_step, which may wait on a gate. */
@@ -18,6 +22,40 @@ const CALL_TIMEOUT_MS = 15_000;
 const NEXT_STEP_TIMEOUT_MS = 10 * 60_000;
 /** A prune of a large database may compact it too (as `baton prune` allows through the owner). */
 const PRUNE_TIMEOUT_MS = 5 * 60_000;
+
+/** The ops this source only reads with: one the owner never answered did nothing, whatever became of the owner. */
+const READ_OPS: ReadonlySet<ControlRequest['op']> = new Set<ControlRequest['op']>([
+  'executions', 'workflow_status', 'current_step', 'events', 'workflows', 'templates', 'artifact', 'artifacts', 'findings',
+  'guardrails', 'spec_status', 'spec_list',
+]);
+
+/** How the owner is watched while this source is in use (tests shorten them). */
+export interface OwnerWatchTiming {
+  /** How often the owner's process state is read (from /proc: nothing is asked of the owner). */
+  checkMs: number;
+  /** How long the owner may say nothing (no answer, event or heartbeat) before its /healthz is asked. */
+  quietMs: number;
+  /** How long one /healthz probe waits for its answer. */
+  probeMs: number;
+  /**
+   * How long an owner that is not stopped (busy: a big checkpoint or compaction) may fail its probes, probe after
+   * probe, before it is taken for hung.
+   */
+  silentLimitMs: number;
+}
+
+/** The watch's defaults: a stopped owner is noticed within a second or two, a hung one after half a minute. */
+export const OWNER_WATCH: OwnerWatchTiming = { checkMs: 1000, quietMs: 2000, probeMs: 1000, silentLimitMs: 30_000 };
+
+/** What the user of a watched source is told, and asked, when its owner goes silent. */
+export interface OwnerWatch {
+  /**
+   * The owner is stopped (its `state` says how) or has not answered for the silent limit: called once, after which
+   * the source's calls fail with `silenced()`'s words.
+   */
+  onSilent(state: OwnerState): void;
+  timing?: OwnerWatchTiming;
+}
 
 /** Splits a Server-Sent Events buffer into complete `data:` payloads and the unfinished rest. */
 export function parseSse(buffer: string): { data: string[]; rest: string } {
@@ -39,16 +77,47 @@ export class RemoteSource implements BatonSource {
   /** Settles when the owner's event stream ends (it stopped, or the connection broke). */
   readonly closed: Promise<void>;
   private disposed = false;
+  /** The calls sent and not answered yet: each fails with the given words once the owner is found silent. */
+  private readonly waiting = new Map<(ex: Error) => void, ControlRequest['op']>();
+  /** Set once the owner was found silent: the words calls fail with from then on. */
+  private silence: string | undefined;
+  private readonly timer: ReturnType<typeof setInterval> | undefined;
+  /** When the owner last said anything (an answer, an event, a heartbeat); failed probes since, the first's time. */
+  private lastHeard = Date.now();
+  private failures = 0;
+  private silentSince = 0;
+  private probing = false;
 
-  constructor(private readonly owner: DiscoveryInfo, private readonly onStreamError: (ex: unknown) => void = () => undefined) {
+  constructor(
+    private readonly owner: DiscoveryInfo,
+    private readonly onStreamError: (ex: unknown) => void = () => undefined,
+    private readonly watch?: OwnerWatch,
+  ) {
     this.closed = this.stream();
+    if (watch) {
+      this.timer = setInterval(() => this.check(), (watch.timing ?? OWNER_WATCH).checkMs);
+      this.timer.unref();
+    }
   }
 
-  /** Stops the event stream. */
+  /** Stops the event stream and the watch. */
   dispose(): void {
     this.disposed = true;
+    clearInterval(this.timer);
     this.listeners.clear();
     this.abort.abort();
+  }
+
+  /**
+   * The owner went silent: every call waiting on it, and every later one, fails with `text` (a call that may change
+   * something is told it may still be carried out once the owner resumes), and the source is disposed.
+   */
+  silenced(text: string): void {
+    this.silence = text;
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const [fail, op] of waiting) fail(this.silentError(op));
+    this.dispose();
   }
 
   endpoint(): SourceEndpoint {
@@ -151,9 +220,76 @@ export class RemoteSource implements BatonSource {
     return ((await this.call(request, timeoutMs)) as { result: T }).result;
   }
 
-  /** One POST /control; domain errors come back as BatonErrors with the owner's reason and message. */
+  /**
+   * One POST /control; domain errors come back as BatonErrors with the owner's reason and message. A call still
+   * waiting when the owner is found silent fails then, with the words `silenced` was given.
+   */
   private call(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
-    return callControl(this.owner, request, timeoutMs);
+    if (this.silence !== undefined) return Promise.reject(this.silentError(request.op));
+    return new Promise((resolve, reject) => {
+      const fail = (ex: Error) => reject(ex);
+      this.waiting.set(fail, request.op);
+      callControl(this.owner, request, timeoutMs).then(
+        (body) => {
+          this.heard();
+          resolve(body);
+        },
+        (ex: unknown) => {
+          // The owner's own answer (a domain error) is news of it too; a call it never answered is not.
+          if (!BatonError.is(ex, 'owner_unreachable')) this.heard();
+          reject(ex);
+        },
+      ).finally(() => this.waiting.delete(fail));
+    });
+  }
+
+  private silentError(op: ControlRequest['op']): BatonError {
+    const taken = READ_OPS.has(op) ? '' : ` The ${op} call reached it before it went silent, so it may still carry it out ` +
+      'once it is resumed: look before doing it again.';
+    return new BatonError('owner_unreachable', `${this.silence ?? ''}${taken}`, { ownerPid: this.owner.pid });
+  }
+
+  private heard(): void {
+    this.lastHeard = Date.now();
+    this.failures = 0;
+  }
+
+  /**
+   * One look at the owner. Its process state comes from /proc and costs it nothing: stopped or traced, it is silent
+   * now. Otherwise /healthz is asked only after it said nothing for a while, and a process that is not stopped (busy
+   * with a big checkpoint, say) is silent only once it fails probe after probe for the silent limit.
+   */
+  private check(): void {
+    if (this.disposed || !this.watch) return;
+    const timing = this.watch.timing ?? OWNER_WATCH;
+    const state = ownerState(this.owner.pid);
+    if (halted(state)) return this.wentSilent(state);
+    if (this.probing || Date.now() - this.lastHeard < timing.quietMs) return;
+    this.probing = true;
+    const at = Date.now();
+    void this.probe(timing.probeMs).then((answers) => {
+      this.probing = false;
+      if (this.disposed) return;
+      if (answers) return this.heard();
+      const now = ownerState(this.owner.pid);
+      if (halted(now)) return this.wentSilent(now);
+      // A few failures as well as the time: one probe across a jump of the clock (the machine slept) is not silence.
+      if (this.failures++ === 0) this.silentSince = at;
+      if (this.failures >= 3 && Date.now() - this.silentSince >= timing.silentLimitMs) this.wentSilent(now);
+    });
+  }
+
+  /** Whether the owner answers /healthz as itself within `ms`. */
+  private async probe(ms: number): Promise<boolean> {
+    // Loaded with the connection already (it asked the same before it chose this owner).
+    const { ownerAnswers } = await import('../host/proxy.js');
+    return ownerAnswers(this.owner, ms);
+  }
+
+  private wentSilent(state: OwnerState): void {
+    clearInterval(this.timer);
+    if (this.disposed || this.silence !== undefined) return;
+    this.watch?.onSilent(state);
   }
 
   /** Reads /events until it ends (the owner stopped or the connection broke: both mean the owner is gone). */
@@ -173,6 +309,7 @@ export class RemoteSource implements BatonSource {
     let buffer = '';
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        this.heard();
         const parsed = parseSse(buffer + decoder.decode(chunk, { stream: true }));
         buffer = parsed.rest;
         for (const data of parsed.data) this.emit(JSON.parse(data) as BatonEvent);
