@@ -11,7 +11,7 @@ import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import { BatonError } from '../core/errors.js';
-import { callControl } from '../host/controlClient.js';
+import { callControl, notTaken } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
 import { halted, ownerState, type OwnerState } from '../host/silentOwner.js';
@@ -229,7 +229,7 @@ export class RemoteSource implements BatonSource {
     return new Promise((resolve, reject) => {
       const fail = (ex: Error) => reject(ex);
       this.waiting.set(fail, request.op);
-      callControl(this.owner, request, timeoutMs).then(
+      this.send(request, timeoutMs).then(
         (body) => {
           this.heard();
           resolve(body);
@@ -241,6 +241,23 @@ export class RemoteSource implements BatonSource {
         },
       ).finally(() => this.waiting.delete(fail));
     });
+  }
+
+  /**
+   * Sends `request`. An owner busy past its keep-alive time (Node's 5 s: a big checkpoint) closes its idle connections
+   * as it comes back, and a request sent on one meanwhile is reset unread; a read is then sent once more (it did
+   * nothing) if a second of its time is left. Not one that timed out, one refused (the owner is gone), or a change.
+   */
+  private async send(request: ControlRequest, timeoutMs: number): Promise<unknown> {
+    const sent = Date.now();
+    try {
+      return await callControl(this.owner, request, timeoutMs);
+    } catch (ex) {
+      const left = timeoutMs - (Date.now() - sent);
+      const again = READ_OPS.has(request.op) && BatonError.is(ex, 'owner_unreachable') && !notTaken(ex) && left >= 1000;
+      if (!again || this.silence !== undefined || this.disposed) throw ex;
+      return callControl(this.owner, request, left);
+    }
   }
 
   private silentError(op: ControlRequest['op']): BatonError {

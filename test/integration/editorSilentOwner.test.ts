@@ -2,7 +2,7 @@
 // SIGSTOP), the window waits, saying which process holds the database, that it is stopped, and how to resume or end
 // it; resumed, the owner is followed by itself (no reload), and once it exits the window owns the database. The same
 // holds for an owner stopped after the window connected to it: noticed within moments, not at each call's time limit.
-// One that answers nothing for long (the silent limit) is hung.
+// An owner busy for seconds (process state R) is not taken for stopped; one that answers nothing for long is hung.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BatonEvent } from '../../src/core/types.js';
 import { readDiscovery } from '../../src/host/discovery.js';
+import { ownerState } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import { CLI, ROOT, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
@@ -20,6 +21,7 @@ import { until } from '../helpers/until.js';
 const log = { debug() {}, info() {}, warn() {}, error() {}, channel: { show() {} } } as unknown as BatonLog;
 const setup = tempSetup('baton-editor-silent-');
 const later = tempSetup('baton-editor-silent-later-');
+const busy = tempSetup('baton-editor-busy-');
 const hung = tempSetup('baton-editor-hung-');
 const BUSY_ON_SIGNAL = join(ROOT, 'test', 'fixtures', 'owner', 'busyOnSignal.cjs');
 const pids: number[] = [];
@@ -35,11 +37,11 @@ after(() => {
   }
   killAll(pids);
   rmSync(setup.dir, { recursive: true, force: true });
-  for (const t of [later, hung]) rmSync(t.dir, { recursive: true, force: true });
+  for (const t of [later, busy, hung]) rmSync(t.dir, { recursive: true, force: true });
 });
 
 /** A real `baton serve` on `t`'s database, busy on SIGUSR2 (see busyOnSignal.cjs), and a window following it. */
-async function busyOwner(t: typeof hung, busyMs: number, watch?: { checkMs: number; quietMs: number; probeMs: number; silentLimitMs: number }) {
+async function busyOwner(t: typeof busy, busyMs: number, watch?: { checkMs: number; quietMs: number; probeMs: number; silentLimitMs: number }) {
   const serve = startNode(['-r', BUSY_ON_SIGNAL, CLI, 'serve', '--db', t.db, '--workspace', t.workspace], { BATON_TEST_BUSY_MS: String(busyMs) });
   pids.push(serve.child.pid!);
   const owner = await until('baton serve to publish its endpoint', () => readDiscovery(t.db));
@@ -144,6 +146,25 @@ test('a baton serve stopped after the window connected: the window waits naming 
     serve.child.kill('SIGTERM');
     await until('the window to own the database', () => c.state === 'ready' && c.mode === 'owner');
     assert.equal((await c.listExecutions()).length, 2);
+  } finally {
+    await c.close();
+    c.dispose();
+    fakeVscode.workspace.settings = {};
+  }
+});
+
+test('a baton serve busy for seconds (state R) is not taken for stopped: its calls wait for it', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  // Past the watch's quiet time, probe time and a few probes (2 s + 1 s each), short of its silent limit (30 s).
+  const { serve, c, states } = await busyOwner(busy, 6000);
+  try {
+    states.length = 0;
+    process.kill(serve.child.pid!, 'SIGUSR2');
+    await until('baton serve to be busy', () => serve.err().includes('busy\n'));
+    assert.equal(ownerState(serve.child.pid!), 'running');
+    assert.deepEqual(await c.listExecutions(), []);
+    assert.deepEqual(states, [], 'no change of state while it was busy');
+    assert.equal(c.state, 'ready');
+    assert.deepEqual(fakeWindow.shown, []);
   } finally {
     await c.close();
     c.dispose();
