@@ -33,8 +33,13 @@ const READ_OPS: ReadonlySet<ControlRequest['op']> = new Set<ControlRequest['op']
 export interface OwnerWatchTiming {
   /** How often the owner's process state is read (from /proc: nothing is asked of the owner). */
   checkMs: number;
-  /** How long the owner may say nothing (no answer, event or heartbeat) before its /healthz is asked. */
-  quietMs: number;
+  /**
+   * How long the owner may say nothing (no answer, event or heartbeat) before its /healthz is asked, while no call
+   * waits on it (it is then needed only to tell a hung owner: a stopped one shows in its process state).
+   */
+  idleQuietMs: number;
+  /** The same while a call waits on it. */
+  callQuietMs: number;
   /** How long one /healthz probe waits for its answer. */
   probeMs: number;
   /**
@@ -44,8 +49,8 @@ export interface OwnerWatchTiming {
   silentLimitMs: number;
 }
 
-/** The watch's defaults: a stopped owner is noticed within a second or two, a hung one after half a minute. */
-export const OWNER_WATCH: OwnerWatchTiming = { checkMs: 1000, quietMs: 2000, probeMs: 1000, silentLimitMs: 30_000 };
+/** The watch's defaults: a stopped owner is noticed within a second, a hung one after half a minute or so. */
+export const OWNER_WATCH: OwnerWatchTiming = { checkMs: 1000, idleQuietMs: 10_000, callQuietMs: 2000, probeMs: 1000, silentLimitMs: 30_000 };
 
 /** What the user of a watched source is told, and asked, when its owner goes silent. */
 export interface OwnerWatch {
@@ -273,15 +278,16 @@ export class RemoteSource implements BatonSource {
 
   /**
    * One look at the owner. Its process state comes from /proc and costs it nothing: stopped or traced, it is silent
-   * now. Otherwise /healthz is asked only after it said nothing for a while, and a process that is not stopped (busy
-   * with a big checkpoint, say) is silent only once it fails probe after probe for the silent limit.
+   * now. Otherwise /healthz is asked only after it said nothing for a while (shorter while a call waits), and a process
+   * that is not stopped (busy with a big checkpoint, say) is silent only once it fails probe after probe for the silent
+   * limit.
    */
   private check(): void {
     if (this.disposed || !this.watch) return;
     const timing = this.watch.timing ?? OWNER_WATCH;
     const state = ownerState(this.owner.pid);
     if (halted(state)) return this.wentSilent(state);
-    if (this.probing || Date.now() - this.lastHeard < timing.quietMs) return;
+    if (this.probing || Date.now() - this.lastHeard < (this.waiting.size ? timing.callQuietMs : timing.idleQuietMs)) return;
     this.probing = true;
     const at = Date.now();
     void this.probe(timing.probeMs).then((answers) => {

@@ -13,6 +13,7 @@ import { readDiscovery } from '../../src/host/discovery.js';
 import { ownerState } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
+import type { OwnerWatchTiming } from '../../src/vscode/remoteSource.js';
 import { CLI, ROOT, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
 import { startNode } from '../helpers/processes.js';
@@ -41,7 +42,7 @@ after(() => {
 });
 
 /** A real `baton serve` on `t`'s database, busy on SIGUSR2 (see busyOnSignal.cjs), and a window following it. */
-async function busyOwner(t: typeof busy, busyMs: number, watch?: { checkMs: number; quietMs: number; probeMs: number; silentLimitMs: number }) {
+async function busyOwner(t: typeof busy, busyMs: number, watch?: OwnerWatchTiming) {
   const serve = startNode(['-r', BUSY_ON_SIGNAL, CLI, 'serve', '--db', t.db, '--workspace', t.workspace], { BATON_TEST_BUSY_MS: String(busyMs) });
   pids.push(serve.child.pid!);
   const owner = await until('baton serve to publish its endpoint', () => readDiscovery(t.db));
@@ -154,7 +155,7 @@ test('a baton serve stopped after the window connected: the window waits naming 
 });
 
 test('a baton serve busy for seconds (state R) is not taken for stopped: its calls wait for it', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
-  // Past the watch's quiet time, probe time and a few probes (2 s + 1 s each), short of its silent limit (30 s).
+  // Past the watch's quiet time while a call waits, and a few probes (2 s, then 1 s each), short of its silent limit.
   const { serve, c, states } = await busyOwner(busy, 6000);
   try {
     states.length = 0;
@@ -173,7 +174,7 @@ test('a baton serve busy for seconds (state R) is not taken for stopped: its cal
 });
 
 test('a baton serve that answers nothing for the silent limit is hung: the window waits naming it, and owns the database once it is ended', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
-  const { serve, owner, c } = await busyOwner(hung, 0, { checkMs: 100, quietMs: 300, probeMs: 300, silentLimitMs: 1500 });
+  const { serve, owner, c } = await busyOwner(hung, 0, { checkMs: 100, idleQuietMs: 300, callQuietMs: 300, probeMs: 300, silentLimitMs: 1500 });
   const pid = serve.child.pid!;
   try {
     process.kill(pid, 'SIGUSR2');
