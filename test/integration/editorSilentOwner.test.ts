@@ -13,6 +13,9 @@ import { readDiscovery } from '../../src/host/discovery.js';
 import { ownerState } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
+import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
+import { registerStatusBar } from '../../src/vscode/statusBar.js';
+import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
 import type { OwnerWatchTiming } from '../../src/vscode/remoteSource.js';
 import { CLI, ROOT, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
@@ -107,10 +110,16 @@ test('a baton serve stopped after the window connected: the window waits naming 
   const c = new BatonConnection({ globalStorageUri: { fsPath: later.dir } } as never, log, '0.0.0-test', { takeoverMs: 500, waitingRetryMs: 100 });
   const events: BatonEvent[] = [];
   c.onEvent((e) => events.push(e));
+  const runs = new SharedRunListing(c);
+  const tree = new WorkflowsTreeProvider(c, runs);
+  const bar = registerStatusBar(c, runs);
+  const item = fakeWindow.statusItems.at(-1)!;
   try {
     c.start();
     await until('the window to follow baton serve', () => c.state === 'ready');
     assert.equal(c.mode, 'client');
+    await c.startWorkflow('bug-fix', 'started before the stop');
+    await until('the status bar to show the run', () => item.visible);
 
     process.kill(pid, 'SIGSTOP');
     const failed = (call: Promise<unknown>) => call.then(() => undefined, (ex: Error) => ex.message);
@@ -132,22 +141,30 @@ test('a baton serve stopped after the window connected: the window waits naming 
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(c.state, 'waiting');
     assert.deepEqual(fakeWindow.shown.map((s) => [s.level, s.message]), [['warning', `Baton: ${c.error}`]]);
+    // The tree leaves the view to its welcome (Show Log, Try Now); the status bar says nothing it cannot read.
+    assert.deepEqual(await tree.getChildren(), []);
+    assert.equal(item.visible, false);
 
     process.kill(pid, 'SIGCONT');
     await until('the window to follow the resumed owner', () => c.state === 'ready');
     assert.equal(c.mode, 'client');
     assert.equal(c.endpoint().url, owner.url);
     assert.equal(fakeWindow.shown.at(-1)!.message, `Baton: the database ${later.db} is usable again (through Baton process ${pid}).`);
-    // The start sent before the stop was carried out once resumed, as its error said it might.
-    await until('the start sent before the stop', async () => (await c.listExecutions()).length === 1);
+    // The views read again; the start sent before the stop was carried out once resumed, as its error said it might.
+    await until('the status bar to show the runs again', () => item.visible);
+    assert.notDeepEqual(await tree.getChildren(), []);
+    await until('the start sent before the stop', async () => (await c.listExecutions()).length === 2);
     // Events flow again: a run started now is heard of.
     const run = await c.startWorkflow('bug-fix', 'sent once resumed');
     await until("the new run's events", () => events.some((e) => 'execution_id' in e && e.execution_id === run.execution_id));
 
     serve.child.kill('SIGTERM');
     await until('the window to own the database', () => c.state === 'ready' && c.mode === 'owner');
-    assert.equal((await c.listExecutions()).length, 2);
+    assert.equal((await c.listExecutions()).length, 3);
   } finally {
+    bar.dispose();
+    tree.dispose();
+    runs.dispose();
     await c.close();
     c.dispose();
     fakeVscode.workspace.settings = {};
