@@ -15,7 +15,7 @@ const MAX_DOCUMENTS = 200;
 
 /** The summary of team run `runId`; `execution_not_found` when it is not one. */
 export function teamRunSummary(runs: TeamRuns, runId: string): TeamRunSummary {
-  const found = runs.list({ limit: 10_000 }).find((r) => r.runId === runId);
+  const found = runs.summary(runId);
   if (!found) throw new BatonError('execution_not_found', `no team run ${runId}; Baton's tree (or \`baton list\`) shows the team runs`);
   return found;
 }

@@ -83,6 +83,26 @@ describe('the team panel', () => {
     p.c.dispose();
   });
 
+  it('opens a team run however many newer runs there are (it is read by its id, not found in a listing)', async () => {
+    const t = await teamRun();
+    // 10,000 newer team runs: copies of this one's rows under other ids, started later.
+    const cols = (table: string) => t.store.all<{ name: string }>(`PRAGMA table_info(${table})`).map((c) => c.name);
+    const copy = (table: string, set: Record<string, string>) => {
+      const names = cols(table);
+      const values = names.map((n) => set[n] ?? n).join(', ');
+      t.store.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+        INSERT INTO ${table} (${names.join(', ')}) SELECT ${values} FROM ${table}, n WHERE execution_id = ?`, [t.runId]);
+    };
+    await t.store.transaction(() => {
+      copy('executions', { execution_id: "printf('newer-%05d', i)", started_at: "printf('2099-01-01T00:00:%02dZ', i % 60)", task_id: 'NULL' });
+      copy('team_runs', { execution_id: "printf('newer-%05d', i)", instance: "printf('newer-%05d', i)" });
+    });
+    assert.equal(t.runs.list({ limit: 10_001 }).at(-1)!.runId, t.runId, 'the run is the oldest of 10,001');
+    const view = await buildTeamView(t.runs, t.runId);
+    assert.deepEqual([view.instance, view.agents.map((a) => a.name)], ['pr-1', ['reviewer', 'coder']]);
+    await assert.rejects(buildTeamView(t.runs, 'no-such-run'), /no team run no-such-run/);
+  });
+
   it('posts a person\'s message as user; the @mentioned agent gets it as unread', async () => {
     const t = await teamRun();
     const p = panel(t);

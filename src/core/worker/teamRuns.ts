@@ -12,7 +12,7 @@ import { parseJson, type ExecutionRepo } from '../broker/executionRepo.js';
 import { executionFacts, withCancelledMark } from '../broker/submittedOutput.js';
 import { BatonError } from '../errors.js';
 import type { AgentProcesses, LeftoverOutcome, ProcessTrack } from '../pipelines/agentProcesses.js';
-import type { CorePorts } from '../ports.js';
+import type { CorePorts, SqlValue } from '../ports.js';
 import type { BatonEvent, ExecutionStatus } from '../types.js';
 import { normalizeTimestamp } from './mentions.js';
 import { RecordingContextProvider } from './recordingContextProvider.js';
@@ -258,15 +258,24 @@ export class TeamRuns {
 
   /** Team runs, newest first (`activeOnly`: those running; `agentLimit`: at most that many agents read per run). */
   list(opts: { activeOnly?: boolean; limit?: number; agentLimit?: number } = {}): TeamRunSummary[] {
+    return this.summaries(opts.activeOnly ? "WHERE e.status = 'running'" : '', [opts.limit ?? TEAM_RUNS_LISTED], opts.agentLimit);
+  }
+
+  /** Team run `runId` as `list` gives it, with every agent (undefined when it is not a team run). */
+  summary(runId: string): TeamRunSummary | undefined {
+    return this.summaries('WHERE t.execution_id = ?', [runId, 1])[0];
+  }
+
+  private summaries(where: string, params: SqlValue[], agentLimit?: number): TeamRunSummary[] {
     const rows = this.deps.ports.store.all<{ execution_id: string; instance: string; workflow: string; source: string | null; context_dir: string | null; status: ExecutionStatus; started_at: string; metadata: string; messages: number; agent_count: number }>(
       `SELECT t.execution_id, t.instance, t.workflow, t.source, t.context_dir, e.status, e.started_at, e.metadata,
               (SELECT COUNT(*) FROM team_messages m WHERE m.execution_id = t.execution_id) AS messages,
               (SELECT COUNT(*) FROM team_agents a WHERE a.execution_id = t.execution_id) AS agent_count
          FROM team_runs t JOIN executions e ON e.execution_id = t.execution_id
-        ${opts.activeOnly ? "WHERE e.status = 'running'" : ''} ORDER BY e.started_at DESC, t.rowid DESC LIMIT ?`, [opts.limit ?? TEAM_RUNS_LISTED]);
+        ${where} ORDER BY e.started_at DESC, t.rowid DESC LIMIT ?`, params);
     return rows.map((r) => ({
       runId: r.execution_id, instance: r.instance, workflow: r.workflow, status: r.status, source: r.source, contextDir: r.context_dir,
-      startedAt: r.started_at, agents: this.agents(r.execution_id, opts.agentLimit), agentCount: r.agent_count, messages: r.messages,
+      startedAt: r.started_at, agents: this.agents(r.execution_id, agentLimit), agentCount: r.agent_count, messages: r.messages,
       cancelled: executionFacts({ metadata: parseJson(r.metadata, {}) }).cancelled,
     }));
   }
