@@ -5,6 +5,7 @@ import { DEFAULT_RATE_LIMITS, type BucketConfig, type RateLimitConfig } from '..
 import type { RetentionPolicy } from '../core/retention.js';
 import { parseToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import { CliError } from './common.js';
+import { numberFlag, type NumberFlag } from './numberFlag.js';
 
 /** Flags of the engine settings. */
 export const ENGINE_OPTIONS = {
@@ -20,8 +21,9 @@ export const ENGINE_OPTIONS = {
 /** Usage lines of the engine settings. */
 export const ENGINE_USAGE = `  --tools GROUPS          comma-separated tool groups: broker, specs, lifecycle, content, memory, context, or all (default broker)
   --rate-limits SPEC      on (default: per task 0.5/s burst 3, per agent 2/s burst 10), off, or rates like task=1/5,agent=4/20
-  --token-ttl MINUTES     lifetime of a step token (default 10); refresh with request "refresh_token"
-  --stall-minutes N       report a running workflow idle this long as stalled (default 30)
+  --token-ttl MINUTES     lifetime of a step token, 1 to 525600 (a year), 1.5 for 90 s (default 10); refresh with
+                          request "refresh_token"
+  --stall-minutes N       report a running workflow idle this long as stalled, 1 to 525600 (default 30)
   --retention-days N      prune finished runs older than N days, about hourly (default 30; 0 keeps them by age)
   --retention-runs N      keep at most the newest N finished runs (default 1000; 0 keeps them by count)
   --retention-idle-days N  cancel unfinished runs with no activity for N days, about hourly; they are then
@@ -41,24 +43,21 @@ function usageError(message: string, usage: string): CliError {
   return new CliError(`${message}\n\n${usage}`, 2);
 }
 
-/** The longest step-token lifetime, in minutes: a year (far longer ones overflow a date). */
-const MAX_TOKEN_TTL_MINUTES = 525_600;
+/** The longest step-token lifetime and stall threshold, in minutes: a year (far longer ones overflow a date). */
+const MAX_MINUTES = 525_600;
 
-/** A positive number flag, or undefined when absent. */
-function positive(value: string | undefined, flag: string, usage: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw usageError(`${flag} must be a positive number (got "${value}")`, usage);
-  return n;
-}
-
-/** A whole-number flag ≥ 0, or undefined when absent. */
-export function wholeNumber(value: string | undefined, flag: string, usage: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw usageError(`${flag} must be a whole number ≥ 0 (got "${value}")`, usage);
-  return n;
-}
+/**
+ * The engine's number flags. Minutes take a fraction (1.5); at least 1, as the editor's settings: a token that
+ * expires within seconds, or a run called stalled as soon as its agent thinks, is no setting anyone wants.
+ */
+const MINUTES = { unit: 'minutes', fraction: true, min: 1, max: MAX_MINUTES, maxWhy: 'a year' } as const;
+const TOKEN_TTL: NumberFlag = { flag: '--token-ttl', ...MINUTES, examples: ['10', '1.5'] };
+const STALL_MINUTES: NumberFlag = { flag: '--stall-minutes', ...MINUTES, examples: ['30'] };
+const RETENTION: Record<keyof RetentionFlags, NumberFlag> = {
+  'retention-days': { flag: '--retention-days', unit: 'days', min: 0, examples: ['30', '0'] },
+  'retention-runs': { flag: '--retention-runs', unit: 'runs', min: 0, examples: ['1000', '0'] },
+  'retention-idle-days': { flag: '--retention-idle-days', unit: 'days', min: 0, examples: ['30', '0'] },
+};
 
 /** Parses `on`, `off` or `task=RPS/BURST,agent=RPS/BURST` (either part may be left out). */
 export function parseRateLimits(value: string | undefined, usage: string): RateLimitConfig | undefined {
@@ -70,7 +69,8 @@ export function parseRateLimits(value: string | undefined, usage: string): RateL
     const m = /^(task|agent)=([0-9.]+)\/([0-9]+)$/.exec(part.trim());
     const rps = Number(m?.[2]);
     const burst = Number(m?.[3]);
-    if (!m || !(rps > 0) || !(burst >= 1)) {
+    // Number() reads 400 digits as Infinity and a 20-digit burst inexactly: neither is a rate a person meant.
+    if (!m || !(Number.isFinite(rps) && rps > 0) || !(Number.isSafeInteger(burst) && burst >= 1)) {
       throw usageError(`--rate-limits must be on, off, or rates like task=0.5/3,agent=2/10 (requests per second / burst); "${part}" is not`, usage);
     }
     const bucket: BucketConfig = { steady_rps: rps, burst_tokens: burst };
@@ -90,15 +90,12 @@ export function engineSettings(
   } catch (ex) {
     throw usageError((ex as Error).message, usage);
   }
-  const ttl = positive(values['token-ttl'], '--token-ttl', usage);
-  if (ttl !== undefined && ttl > MAX_TOKEN_TTL_MINUTES) {
-    throw usageError(`--token-ttl must be at most ${MAX_TOKEN_TTL_MINUTES} minutes (a year; got "${values['token-ttl']}")`, usage);
-  }
+  const ttl = numberFlag(values['token-ttl'], TOKEN_TTL, usage);
   return {
     toolGroups,
     rateLimits: parseRateLimits(values['rate-limits'], usage),
     tokenTtlMs: ttl === undefined ? undefined : Math.round(ttl * 60_000),
-    stallMinutes: positive(values['stall-minutes'], '--stall-minutes', usage),
+    stallMinutes: numberFlag(values['stall-minutes'], STALL_MINUTES, usage),
     retention: retentionFlags(values, usage),
   };
 }
@@ -109,7 +106,7 @@ type RetentionFlags = { 'retention-days'?: string; 'retention-runs'?: string; 'r
 function retentionFlags(values: RetentionFlags, usage: string): Partial<RetentionPolicy> | undefined {
   const policy: Partial<RetentionPolicy> = {};
   for (const [flag, key] of [['retention-days', 'days'], ['retention-runs', 'maxRuns'], ['retention-idle-days', 'idleDays']] as const) {
-    const v = wholeNumber(values[flag], `--${flag}`, usage);
+    const v = numberFlag(values[flag], RETENTION[flag], usage);
     if (v !== undefined) policy[key] = v;
   }
   return Object.keys(policy).length ? policy : undefined;

@@ -16,6 +16,7 @@ import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
+import { numberFlag } from './numberFlag.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse,
 } from './common.js';
@@ -74,15 +75,9 @@ export async function pipelineCommand(args: string[]): Promise<number> {
 type Values = ReturnType<typeof parse<typeof RUN_OPTIONS>>['values'];
 
 function budgetOf(values: Values): Budget | undefined {
-  const out: Budget = {};
-  for (const [flag, key] of [['budget-tokens', 'tokens'], ['budget-usd', 'usd']] as const) {
-    const raw = values[flag];
-    if (raw === undefined) continue;
-    // Decimal digits only: Number() reads '' as 0 (a budget that pauses the run at once) and '0x10' as 16.
-    const n = (key === 'tokens' ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/).test(raw) ? Number(raw) : NaN;
-    if (!Number.isFinite(n) || (key === 'tokens' && !Number.isSafeInteger(n))) throw usage(`--${flag} must be a ${key === 'tokens' ? 'whole number' : 'number'} ≥ 0 (got "${raw}")`);
-    out[key] = n;
-  }
+  const tokens = numberFlag(values['budget-tokens'], { flag: '--budget-tokens', unit: 'tokens', min: 0, examples: ['200000'] }, PIPELINE_USAGE);
+  const usd = numberFlag(values['budget-usd'], { flag: '--budget-usd', unit: 'US dollars', fraction: true, min: 0, examples: ['2.50'] }, PIPELINE_USAGE);
+  const out: Budget = { ...(tokens === undefined ? {} : { tokens }), ...(usd === undefined ? {} : { usd }) };
   return Object.keys(out).length ? out : undefined;
 }
 

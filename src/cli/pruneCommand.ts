@@ -4,7 +4,7 @@ import { describeIdle, describePolicy, mib, pruningOff, type PruneRequest, type 
 import { pruneViaOwner } from '../host/controlClient.js';
 import { keptText, plural } from '../shared/labels.js';
 import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
-import { wholeNumber } from './engineOptions.js';
+import { numberFlag } from './numberFlag.js';
 import { PRUNE_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -23,9 +23,9 @@ export async function pruneCommand(args: string[]): Promise<number> {
     return 0;
   }
   refuseArguments('prune', positionals, PRUNE_USAGE);
-  const days = wholeNumber(values.days, '--days', PRUNE_USAGE);
-  const keep = wholeNumber(values.keep, '--keep', PRUNE_USAGE);
-  const idle = wholeNumber(values['idle-days'], '--idle-days', PRUNE_USAGE);
+  const days = numberFlag(values.days, { flag: '--days', unit: 'days', min: 0, examples: ['30'] }, PRUNE_USAGE);
+  const keep = numberFlag(values.keep, { flag: '--keep', unit: 'runs', min: 0, examples: ['1000'] }, PRUNE_USAGE);
+  const idle = numberFlag(values['idle-days'], { flag: '--idle-days', unit: 'days', min: 0, examples: ['30'] }, PRUNE_USAGE);
   const request: PruneRequest = {
     ...(days === undefined ? {} : { days }), ...(keep === undefined ? {} : { max_runs: keep }), ...(idle === undefined ? {} : { idle_days: idle }),
     ...(values['dry-run'] ? { dry_run: true } : {}), ...(values.compact ? { compact: true } : {}),

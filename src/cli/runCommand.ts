@@ -15,6 +15,7 @@ import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
 import { checkInstanceName } from '../core/worker/workflowVariables.js';
 import { RUN_USAGE } from './usage.js';
+import { numberFlag } from './numberFlag.js';
 import { onStopSignal } from '../host/stopSignals.js';
 
 const OPTIONS = { ...TEAM_OWNER_OPTIONS, instance: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, 'max-invocations': { type: 'string' } } as const;
@@ -48,11 +49,7 @@ export async function runCommand(args: string[]): Promise<number> {
 
 /** `--max-invocations N`; a bad one is refused with `usage`, the usage of the command that was given it. */
 export function maxInvocationsOf(raw: string | undefined, usage = RUN_USAGE): number | undefined {
-  if (raw === undefined) return undefined;
-  // Digits only, as --port: '0x10' and '1e1' are not what a person means by a count.
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new CliError(`--max-invocations must be a whole number ≥ 1 (got "${raw}")\n\n${usage}`, 2);
-  return n;
+  return numberFlag(raw, { flag: '--max-invocations', unit: 'agent turns', min: 1, examples: ['50'] }, usage);
 }
 
 type Print = { event(e: TeamEvent): void; result(instance: string, end: TeamEnd, document: string): number };

@@ -5,6 +5,7 @@ import {
   unreachableOwner, VERSION, type Ownership,
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
+import { numberFlag } from './numberFlag.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { halted, ownerState } from '../host/silentOwner.js';
@@ -21,9 +22,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     return 0;
   }
   refuseArguments('serve', positionals, SERVE_USAGE);
-  // Digits only: Number() reads '' as 0 (a random port) and '0x50' or '1e3' as other ports than the words say.
-  const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
-  if (port < 0 || port > 65535) throw new CliError(`--port must be a port number, 0 to 65535 (got "${values.port}")\n\n${SERVE_USAGE}`, 2);
+  const port = numberFlag(values.port, { flag: '--port', min: 0, max: 65535, maxWhy: '0: a free one', examples: ['8080'] }, SERVE_USAGE) ?? 0;
   const settings = engineSettings(values, SERVE_USAGE);
   capYoungGeneration();
   const log = cliLog();

@@ -163,7 +163,7 @@ describe('baton command line usage', () => {
       assert.match(content.stderr, /^baton: --content .*nope: no such folder/);
       const negative = await runCli(['mcp', '--workspace', setup.workspace, '--token-ttl', '-5']);
       assert.equal(negative.code, 2);
-      assert.match(negative.stderr, /^baton: --token-ttl must be a positive number \(got "-5"\)/);
+      assert.match(negative.stderr, /^baton: --token-ttl must be a number of minutes from 1 to 525600 \(a year\), e\.g\. --token-ttl 10 or --token-ttl 1\.5 \(got "-5"\)/);
       // An empty --db (a script's unset variable) is refused, not read as "not given" (the default database).
       const empty = await runCli(['approve', 'x', '--db', ''], {}, setup.workspace);
       assert.equal(empty.code, 2);

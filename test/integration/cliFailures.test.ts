@@ -13,7 +13,7 @@ describe('baton refusals of a command line', () => {
   it('start refuses a bad --max-invocations with its own usage, not run\'s', async () => {
     const r = await runCli(['start', 'team.yaml', '--max-invocations', 'x']);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /^baton: --max-invocations must be a whole number ≥ 1 \(got "x"\)\n\nUsage: baton start FILE/);
+    assert.match(r.stderr, /^baton: --max-invocations must be a whole number of agent turns, 1 or more, e\.g\. --max-invocations 50 \(got "x"\)\n\nUsage: baton start FILE/);
   });
 
   it('pipeline and blueprint take their options before the subcommand too, as spec does', async () => {
@@ -134,17 +134,42 @@ describe('baton refusals of a command line', () => {
   it('a number flag takes decimal digits only: an empty --port, --budget-tokens or --budget-usd is not 0, nor 0x10 sixteen', async () => {
     const setup = tempSetup('baton-numbers-');
     try {
-      const cases: Array<[string[], RegExp]> = [
-        [['serve', '--port', ''], /^baton: --port must be a port number, 0 to 65535 \(got ""\)\n\nUsage: baton serve /],
-        [['serve', '--port', '1e3'], /^baton: --port must be a port number, 0 to 65535 \(got "1e3"\)/],
-        [['pipeline', 'run', 'p', '--input', 'x', '--budget-tokens', ''], /^baton: --budget-tokens must be a whole number ≥ 0 \(got ""\)/],
-        [['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', '0x10'], /^baton: --budget-usd must be a number ≥ 0 \(got "0x10"\)/],
-        [['run', 'team.yaml', '--max-invocations', '1e1'], /^baton: --max-invocations must be a whole number ≥ 1 \(got "1e1"\)/],
+      const port = (got: string) => `--port must be a whole number from 0 to 65535 (0: a free one), e.g. --port 8080 (got "${got}")`;
+      const tokens = (got: string) => `--budget-tokens must be a whole number of tokens, 0 or more, e.g. --budget-tokens 200000 (got "${got}")`;
+      const usd = (got: string) => `--budget-usd must be a number of US dollars, 0 or more, e.g. --budget-usd 2.50 (got "${got}")`;
+      const turns = (got: string) => `--max-invocations must be a whole number of agent turns, 1 or more, e.g. --max-invocations 50 (got "${got}")`;
+      const days = (got: string) => `--days must be a whole number of days, 0 or more, e.g. --days 30 (got "${got}")`;
+      const minutes = (flag: string, example: string, got: string) =>
+        `--${flag} must be a number of minutes from 1 to 525600 (a year), e.g. ${example} (got "${got}")`;
+      const cases: Array<[string[], string]> = [
+        [['serve', '--port', ''], `${port('')}\n\nUsage: baton serve `],
+        [['serve', '--port', '1e3'], port('1e3')],
+        [['serve', '--port', ' 80'], port(' 80')],
+        [['serve', '--port', '65536'], port('65536')],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-tokens', ''], tokens('')],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-tokens', '1e5'], tokens('1e5')],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', '0x10'], usd('0x10')],
+        [['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', 'Infinity'], usd('Infinity')],
+        [['run', 'team.yaml', '--max-invocations', '1e1'], turns('1e1')],
+        [['run', 'team.yaml', '--max-invocations', '0'], turns('0')],
+        [['prune', '--days', ' 12 '], days(' 12 ')],
+        [['mcp', '--token-ttl', '0x10'], minutes('token-ttl', '--token-ttl 10 or --token-ttl 1.5', '0x10')],
+        [['serve', '--token-ttl', '1e3'], minutes('token-ttl', '--token-ttl 10 or --token-ttl 1.5', '1e3')],
+        [['mcp', '--stall-minutes', '  12 '], minutes('stall-minutes', '--stall-minutes 30', '  12 ')],
+        [['serve', '--stall-minutes', 'Infinity'], minutes('stall-minutes', '--stall-minutes 30', 'Infinity')],
       ];
       for (const [args, said] of cases) {
         const r = await runCli([...args, '--db', setup.db], {}, setup.workspace, 10_000);
         assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-        assert.match(r.stderr, said);
+        assert.ok(r.stderr.startsWith(`baton: ${said}`), `${args.join(' ')}: ${r.stderr}`);
+        assert.equal(r.stdout, '');
+        // --json gets the same words as the usage errors of other flags: {"error": {"reason": "usage", ...}}.
+        const json = await runCli([...args, '--db', setup.db, '--json'], {}, setup.workspace, 10_000);
+        if (!['mcp', 'serve', 'start', 'new'].includes(args[0]!)) {
+          assert.equal(json.code, 2, json.stderr);
+          assert.equal(JSON.parse(json.stdout).error.reason, 'usage');
+          assert.ok(JSON.parse(json.stdout).error.message.startsWith(said.split('\n')[0]!), json.stdout);
+        }
       }
       const fine = await runCli(['pipeline', 'run', 'p', '--input', 'x', '--budget-usd', '.5', '--budget-tokens', '100', '--db', setup.db], {}, setup.workspace);
       assert.match(fine.stderr, /^baton: No pipeline "p"/, 'decimal budgets pass to the next check');

@@ -144,7 +144,7 @@ describe('baton prune', () => {
     for (const args of [['--days', 'x'], ['--keep=-1'], ['--days', '1.5']]) {
       const r = await runCli(['prune', ...args, '--db', setup.db]);
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /^baton: --(days|keep) must be a whole number ≥ 0 \(got "[^"]+"\)\n\nUsage: baton prune/);
+      assert.match(r.stderr, /^baton: --(days|keep) must be a whole number of (days|runs), 0 or more, e\.g\. --(days 30|keep 1000) \(got "[^"]+"\)\n\nUsage: baton prune/);
       assert.equal(r.stdout, '');
     }
     const missing = join(setup.dir, 'nowhere', 'baton.db');
