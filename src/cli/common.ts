@@ -125,6 +125,9 @@ function unknownOption(ex: unknown, options: NonNullable<ParseArgsConfig['option
   const option = /Unknown option '([^']+)'/.exec((ex as Error).message)?.[1];
   if (option === undefined) return undefined;
   const command = commandOf(usage);
+  // A command without --json says why in its usage ("No --json: ..."): a script learns what to read instead.
+  const noJson = option === '--json' ? /^No --json: (.+?)\.?$/m.exec(usage)?.[1] : undefined;
+  if (noJson !== undefined) return `${command} takes no --json: ${noJson} (see ${command} --help)`;
   // A one-letter option is near every other one: only a long one gets a suggestion.
   const near = option.startsWith('--') ? didYouMean(option, Object.keys(options).map((name) => `--${name}`), (s) => s) : '';
   return `unknown option ${option} for ${command}${near}; see ${command} --help`;

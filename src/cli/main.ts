@@ -71,6 +71,15 @@ function optionsIn(usage: string): string[] {
   return [...usage.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!);
 }
 
+/**
+ * Whether a failure of `command` given --json is JSON: not for a command that has no --json (its usage describes
+ * none). A word that is no command may be a typo of one that has (`baton stauts --json`), and `baton help status
+ * --json` names one: theirs is.
+ */
+function takesJson(command: string | undefined): boolean {
+  return command === undefined || !Object.hasOwn(COMMAND_USAGE, command) || optionsIn(COMMAND_USAGE[command]!).includes('--json');
+}
+
 /** Stray console output must never reach stdout, where an MCP client reads JSON-RPC. */
 function guardStdout(): void {
   const toStderr = (...args: unknown[]) => process.stderr.write(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ') + '\n');
@@ -138,9 +147,10 @@ export async function main(argv: string[]): Promise<number> {
     const said = failure(ex, command !== undefined && Object.hasOwn(COMMAND_USAGE, command) ? rest : null);
     process.stderr.write(`baton: ${said.message}\n`);
     // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr. A --json after
-    // `--` is an argument of the program `baton new` runs, not this command's flag.
+    // `--` is an argument of the program `baton new` runs, not this command's flag. A command that has no --json
+    // refuses it on stderr alone: mcp's stdout is its client's JSON-RPC channel, and the others' is their text.
     const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-    if (own.includes('--json')) process.stdout.write(`${JSON.stringify(failureJson(said))}\n`);
+    if (own.includes('--json') && takesJson(command)) process.stdout.write(`${JSON.stringify(failureJson(said))}\n`);
     return said.code;
   }
 }

@@ -28,6 +28,8 @@ Commands:
 
 Options: -h, --help (this text, on stdout), -v, --version.
 Run "baton <command> --help" or "baton help <command>" for a command's options.
+A command's --json prints its result, or its failure, as JSON on stdout; mcp, serve, start and new have none: given
+--json they refuse it on stderr (exit 2) and write nothing to stdout.
 
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
@@ -41,6 +43,7 @@ Serves MCP on stdio (stdout carries only JSON-RPC; logs go to stderr). The first
 owns it (creating it if needed) and also serves 127.0.0.1 HTTP for others; later ones forward to the owner
 (whose settings apply). If the owner exits while a forwarding process runs, that process takes over the
 database and the session goes on.
+No --json: stdout carries JSON-RPC only, so a refusal, as every log line, goes to stderr as text.
 
 Options:
 ${DB_USAGE}
@@ -56,6 +59,7 @@ export const SERVE_USAGE = `Usage: baton serve [--db PATH] [--workspace DIR] [--
 
 Owns the database (creating it if needed) and serves MCP over Streamable HTTP on 127.0.0.1 (bearer token in
 server.json beside the database, or NAME.server.json beside NAME.db; mode 0600). Runs until SIGINT, SIGTERM or SIGHUP.
+No --json: it says where it serves on stderr as text; a script reads the endpoint, token and pid from server.json.
 
 Options:
 ${DB_USAGE}
@@ -275,6 +279,7 @@ export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--backgro
 Starts a team of agents and keeps it running until it is stopped (baton stop @instance, or Ctrl-C): people and
 other processes talk to it with baton send, and new @mentions wake its agents. FILE is read from the current folder,
 also with --workspace (the folder the setup commands run in and the team's files go).
+No --json: it prints the team's agents and how to reach them as text; baton list --json lists them for a script.
 
 Options:
   --instance NAME         the instance (default: default)
@@ -339,6 +344,7 @@ and documents, and wakes when someone writes @NAME there. Without, it runs alone
 (.workflow/NAME/); talk to it with baton send "…" --to NAME, stop it with baton stop NAME. When no other Baton
 process owns the database, this one runs the agent and keeps running until it is stopped (baton stop NAME, or
 Ctrl-C); otherwise the owner runs it and this command returns at once.
+No --json: it prints where the agent runs as text; baton list --json lists it for a script.
 
 Options:
   --backend B             ${RUNNER_KINDS.filter((k) => k !== 'vscode-lm').join(', ')}

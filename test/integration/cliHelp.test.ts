@@ -199,6 +199,36 @@ describe('baton errors', () => {
     }
   });
 
+  // mcp's stdout is its client's JSON-RPC channel: a {"error": ...} object there is a malformed message to the client.
+  const noJson: Array<[string[], string]> = [
+    [['mcp'], 'stdout carries JSON-RPC only, so a refusal, as every log line, goes to stderr as text'],
+    [['mcp', '--tools', 'all'], 'stdout carries JSON-RPC only, so a refusal, as every log line, goes to stderr as text'],
+    [['serve', '--port', '0'], 'it says where it serves on stderr as text; a script reads the endpoint, token and pid from server.json'],
+    [['start', 'team.yaml'], 'it prints the team\'s agents and how to reach them as text; baton list --json lists them for a script'],
+    [['new', 'x', '--backend', 'claude'], 'it prints where the agent runs as text; baton list --json lists it for a script'],
+  ];
+  for (const [args, why] of noJson) {
+    it(`"baton ${args.join(' ')} --json" is refused on stderr alone, saying why; its --help says so too`, async () => {
+      const command = args[0]!;
+      const r = await runCli([...args, '--json']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stdout, '', 'nothing on stdout');
+      assert.equal(r.stderr, `baton: baton ${command} takes no --json: ${why} (see baton ${command} --help)\n`);
+      assert.ok((await runCli([command, '--help'])).stdout.includes(`\nNo --json: ${why}.\n`), `${command} --help says it has no --json`);
+    });
+  }
+
+  it('a refusal of a command without --json is not JSON either when --json is not what was refused', async () => {
+    for (const args of [['mcp', '--db', '--json'], ['serve', 'extra', '--json'], ['start', '--instance', '--json']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
+      assert.match(r.stderr, /^baton: /);
+    }
+    const general = (await runCli(['--help'])).stdout;
+    assert.match(general.replace(/\s+/g, ' '), /mcp, serve, start and new have none: given --json they refuse it on stderr \(exit 2\) and write nothing to stdout/);
+  });
+
   for (const [args, expected] of usageErrors) {
     it(`"baton ${args.join(' ')}" is a usage error: exit 2, the baton: prefix, stderr only`, async () => {
       const r = await runCli(args);
