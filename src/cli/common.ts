@@ -10,6 +10,7 @@ import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discov
 import { capital, halted, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
+import { holderCommand } from './holderCommand.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** Baton's version (package.json). */
@@ -307,24 +308,43 @@ let warnedLevel = false;
 export type Ownership<T> = { opened: T } | { owner: DiscoveryInfo } | { lockedBy: number };
 
 /**
- * How long a command waits for the process that holds a database's lock to answer on its endpoint, or to let go of
- * the lock: an owner takes the lock first and publishes its endpoint once the database is open (0.5 to 2 s for a
- * 50 MB one here), and one that is stopping removes its endpoint before it releases the lock.
+ * The longest a command waits for the process that holds a database's lock to publish its endpoint, or to let go of
+ * the lock, while that process runs: an owner takes the lock first and publishes its endpoint once the database is
+ * open (1.3 to 2.1 s for a 50 MB one here, longer for a larger one), a one-shot command (baton prune --compact) lets
+ * go once done, and one that is stopping removes its endpoint before it releases the lock. One that is stopped
+ * (Ctrl-Z, a debugger) does none of these: it is not waited for at all.
  */
-export const OWNER_START_MS = 5000;
+export const OWNER_START_MS = 60_000;
+
+/** How long a command waits for an endpoint the lock holder published to answer (it answers at once, or is hung). */
+export const OWNER_ANSWER_MS = 5000;
+
+/** After how long a command that waits says on stderr what it waits for. */
+const WAIT_NOTICE_MS = 1000;
+
+/** How `openOrFindOwner` waits. */
+export interface OwnerWait {
+  /** What must also hold of the endpoint found (that it answers, say). */
+  ready?: (owner: DiscoveryInfo) => Promise<boolean>;
+  /** Where to say what it waits for (default: an info line on stderr). */
+  log?: Log;
+  /** The longest wait for a lock holder that runs and publishes no endpoint (default OWNER_START_MS). */
+  startMs?: number;
+}
 
 /**
- * Opens the database, or finds the live owner's endpoint. For up to `ms` it retries: an owner that is starting has
- * not published its endpoint yet, and one that is exiting has removed it but not yet released the lock. `ready`,
- * when given, must also hold of the endpoint found (that it answers, say). `waiting` is told the lock holder's pid
- * once, when the first try finds the database locked and no endpoint of it to use.
+ * Opens the database, or finds the live owner's endpoint. While the process that holds the lock runs, it retries: an
+ * owner that is starting has not published its endpoint yet (up to `startMs`), one that published it may not answer
+ * yet (up to OWNER_ANSWER_MS), and one that is exiting has removed it but not yet released the lock; one that is gone
+ * leaves a lock the next try takes. Only the endpoint of the lock holder counts, and `ready` must hold of it. After
+ * about a second it says what it waits for; a holder that is stopped (Ctrl-Z, a debugger) ends the wait at once.
  */
-export async function openOrFindOwner<T>(
-  dbPath: string, open: () => Promise<T>, ms = OWNER_START_MS, ready?: (owner: DiscoveryInfo) => Promise<boolean>,
-  waiting?: (ownerPid: number) => void,
-): Promise<Ownership<T>> {
-  const deadline = Date.now() + ms;
-  for (let tries = 1; ; tries++) {
+export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>, wait: OwnerWait = {}): Promise<Ownership<T>> {
+  const { ready, startMs = OWNER_START_MS } = wait;
+  const began = Date.now();
+  let silentSince: number | null = null;
+  let told = false;
+  for (;;) {
     try {
       return { opened: await open() };
     } catch (ex) {
@@ -333,12 +353,30 @@ export async function openOrFindOwner<T>(
       // Only the endpoint of the process that holds the lock: a discovery file another process left, or one that
       // is starting, must not take this database's calls.
       const owner = readDiscovery(dbPath);
-      if (owner && owner.pid === ownerPid && (!ready || (await ready(owner)))) return { owner };
-      if (Date.now() >= deadline) return { lockedBy: ownerPid };
-      if (tries === 1) waiting?.(ownerPid);
+      const published = owner !== null && owner.pid === ownerPid;
+      if (published && (!ready || (await ready(owner)))) return { owner };
+      // Stopped, it neither publishes nor lets go until a person resumes it: the caller says so now.
+      if (halted(ownerState(ownerPid))) return { lockedBy: ownerPid };
+      const now = Date.now();
+      if (published) silentSince ??= now;
+      if (published ? now - silentSince! >= OWNER_ANSWER_MS : now - began >= startMs) return { lockedBy: ownerPid };
+      if (!told && now - began >= WAIT_NOTICE_MS) {
+        told = true;
+        (wait.log ?? cliLog()).info(waitingText(dbPath, ownerPid, published ? owner.url : null, published ? OWNER_ANSWER_MS : startMs));
+      }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** What a command waiting for the lock holder `pid` says: which process (its command line), for what, how long. */
+function waitingText(dbPath: string, pid: number, url: string | null, ms: number): string {
+  const command = holderCommand(pid);
+  const who = `Baton process ${pid}${command ? ` (${command})` : ''}`;
+  const what = url
+    ? `is owned by ${who}, whose endpoint ${url} does not answer yet; waiting up to ${ms / 1000} s for it to answer`
+    : `is held by ${who}, which publishes no endpoint yet; waiting up to ${ms / 1000} s while it runs, for it to serve or to let go of it`;
+  return `database ${dbPath} ${what} (Ctrl-C stops waiting)`;
 }
 
 /**

@@ -86,7 +86,7 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
   // The calls a front holds are answered with why this process cannot serve them (it exits next).
   const failed = (ex: Error): Error => (front?.fail(ex.message), ex);
   for (let attempt = 1; ; attempt++) {
-    const found = await openOrFindOwner(dbPath, open);
+    const found = await openOrFindOwner(dbPath, open, { log });
     if ('lockedBy' in found) throw failed(unreachableOwner(dbPath, found.lockedBy, null));
     if ('opened' in found) {
       const owner = found.opened;
@@ -140,10 +140,10 @@ const OWNER_EXIT_WAIT_MS = 5000;
 async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {
   // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
   const deadline = Date.now() + 10_000;
-  let found = await openOrFindOwner(dbPath, open);
+  let found = await openOrFindOwner(dbPath, open, { log });
   while ('owner' in found && !(await ownerAnswers(found.owner, 1000)) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    found = await openOrFindOwner(dbPath, open);
+    found = await openOrFindOwner(dbPath, open, { log });
   }
   if ('lockedBy' in found) throw unreachableOwner(dbPath, found.lockedBy, null);
   if ('owner' in found) {

@@ -25,7 +25,7 @@ export async function ownDatabase(values: OwnerDbValues, startMs = OWNER_START_M
   // Another process may take the database between the two looks: it is the owner once it answers.
   const found = await openOrFindOwner(dbPath, () => becomeOwner({
     dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
-  }), startMs, ownerAnswers);
+  }), { ready: ownerAnswers, startMs });
   if ('opened' in found) return { owner: found.opened };
   if ('owner' in found) return { remote: found.owner };
   throw unreachableOwner(dbPath, found.lockedBy, readDiscovery(dbPath)?.url ?? null);

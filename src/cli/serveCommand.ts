@@ -37,11 +37,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     made = missingFolders(dbPath);
     return becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log });
   };
-  // Another process may hold the lock a moment (an owner starting or stopping, a command such as baton approve):
+  // Another process may hold the lock a while (an owner starting or stopping, a command such as baton approve):
   // wait for it to serve, or to let go, before saying who owns the database.
-  const opening = openOrFindOwner(dbPath, open, OWNER_START_MS, ownerAnswers, (pid) => log.info(
-    `database ${dbPath} is held by Baton process ${pid}, which publishes no endpoint yet; waiting up to ${OWNER_START_MS / 1000} s for it to serve, or to let go of it`,
-  ));
+  const opening = openOrFindOwner(dbPath, open, { ready: ownerAnswers, log });
   // Installed before the owner publishes its discovery file: a stop signal from then on (a supervisor that sees the
   // file and stops the process at once) closes the database in order, once it is open, rather than killing it.
   onShutdown(async (why) => {

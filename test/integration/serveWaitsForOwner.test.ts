@@ -1,14 +1,19 @@
 // Rule: `baton serve` started while another process holds the database's lock without an endpoint (an owner that is
 // starting, or one letting go, or a command such as `baton approve`) waits for it rather than exiting at once: it owns
-// the database once the lock comes free, and names the owner's endpoint once that serves. A stop signal while it
-// waits ends it without touching the other's lock.
+// the database once the lock comes free, and names the owner's endpoint once that serves. It waits as long as the
+// holder runs (a large database takes a while to open), says after about a second which process it waits for, and
+// not at all for one that is stopped (Ctrl-Z). A stop signal while it waits ends it without touching the other's lock.
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { openOrFindOwner } from '../../src/cli/common.js';
+import { silentLog } from '../../src/core/ports.js';
 import { readDiscovery } from '../../src/host/discovery.js';
+import { openBaton } from '../../src/host/openBaton.js';
+import { ownerState } from '../../src/host/silentOwner.js';
 import { readLockOwner } from '../../src/store/lock.js';
 import { CLI, ensureBuilt, killAll, ROOT, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { spawnTs, waitForLine } from '../fixtures/store/helpers.js';
@@ -43,7 +48,9 @@ async function waitingServe(db: string, holderPid: number, flags: string[] = [])
   void serve.exited.then((c) => (code = c));
   await until('baton serve to wait or exit', () => code !== undefined || serve.err().includes('waiting up to'));
   assert.equal(code, undefined, `baton serve exited instead of waiting: ${serve.err()}`);
-  assert.match(serve.err(), new RegExp(`is held by Baton process ${holderPid}, which publishes no endpoint yet; waiting up to \\d+ s`));
+  // The holder by its pid and command line (a test's startingOwner.ts here), so that a person can tell what it is.
+  assert.match(serve.err(), new RegExp(`is held by Baton process ${holderPid} \\([^)]*startingOwner\\.ts [^)]*\\), which publishes no endpoint yet; ` +
+    'waiting up to 60 s while it runs, for it to serve or to let go of it \\(Ctrl-C stops waiting\\)'));
   return { ...serve, code: () => code };
 }
 
@@ -104,4 +111,68 @@ test('a database another process made while baton serve waited is kept when serv
   } finally {
     await new Promise((resolve) => taken.close(resolve));
   }
+});
+
+test('baton serve waits past 5 s for a holder that runs and publishes late (a large database), then names its endpoint', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  // Past the 5 s it used to give up after: an owner opening a large database publishes later than that.
+  await new Promise((r) => setTimeout(r, 6000));
+  assert.equal(serve.code(), undefined, `baton serve gave up on a holder that still runs: ${serve.err()}`);
+  holder.stdin!.write('publish\n');
+  const url = (await waitForLine(holder, /^serving /)).slice('serving '.length);
+  assert.equal(await serve.exited, 1, serve.err());
+  assert.ok(serve.err().replace(/\s+/g, ' ').includes(`already owned by Baton process ${holder.pid} (endpoint ${url})`), serve.err());
+});
+
+test('a holder that is stopped (Ctrl-Z, SIGSTOP) is not waited for: baton serve says at once how to resume or end it', async () => {
+  const { db, holder } = await heldDatabase();
+  process.kill(holder.pid!, 'SIGSTOP');
+  try {
+    await until('the holder to be stopped', () => ownerState(holder.pid!) === 'stopped');
+    const serve = startNode([CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
+    pids.push(serve.child.pid!);
+    assert.equal(await serve.exited, 1, serve.err());
+    const text = serve.err().replace(/\s+/g, ' ');
+    assert.doesNotMatch(text, /waiting up to/, 'it did not wait for a process that cannot go on');
+    assert.ok(text.includes(`owned by Baton process ${holder.pid} but it publishes no endpoint`), text);
+    assert.ok(text.includes(`is stopped by Ctrl-Z or SIGSTOP. Resume it (fg in its terminal, or kill -CONT ${holder.pid})`), text);
+    assert.equal(readLockOwner(db), holder.pid, 'the stopped process keeps its lock');
+  } finally {
+    process.kill(holder.pid!, 'SIGCONT');
+  }
+});
+
+test('a holder stopped while baton serve waits for it ends the wait with the same words', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  process.kill(holder.pid!, 'SIGSTOP');
+  try {
+    assert.equal(await serve.exited, 1, serve.err());
+    assert.ok(serve.err().replace(/\s+/g, ' ').includes(`is stopped by Ctrl-Z or SIGSTOP. Resume it (fg in its terminal, or kill -CONT ${holder.pid})`), serve.err());
+  } finally {
+    process.kill(holder.pid!, 'SIGCONT');
+  }
+});
+
+test('a holder that exits while baton serve waits leaves its lock to serve, which owns the database', async () => {
+  const { db, holder } = await heldDatabase();
+  const serve = await waitingServe(db, holder.pid!);
+  holder.kill('SIGKILL');
+  await until('baton serve to serve or exit', () => serve.code() !== undefined || serve.err().includes('Baton serving'));
+  assert.equal(serve.code(), undefined, serve.err());
+  assert.equal(readLockOwner(db), serve.child.pid);
+  serve.child.kill('SIGTERM');
+  assert.equal(await serve.exited, 0, serve.err());
+});
+
+test('a holder that runs and never publishes is waited for up to the cap, and named once after about a second', async () => {
+  const { db, holder } = await heldDatabase();
+  const said: string[] = [];
+  const log = { ...silentLog, info: (message: string) => void said.push(message) };
+  const open = () => openBaton({ dbPath: db, access: 'existing', log: silentLog });
+  const found = await openOrFindOwner(db, open, { log, startMs: 2500 });
+  assert.deepEqual(found, { lockedBy: holder.pid });
+  assert.equal(said.length, 1, said.join('\n'));
+  assert.match(said[0]!, new RegExp(`^database ${db} is held by Baton process ${holder.pid} \\(.*startingOwner\\.ts .*\\), which publishes no endpoint yet; waiting up to 2\\.5 s`));
 });
