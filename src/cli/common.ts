@@ -7,10 +7,9 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
-import { capital, halted, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerCommand, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
-import { holderCommand } from './holderCommand.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** Baton's version (package.json). */
@@ -371,7 +370,7 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
 
 /** What a command waiting for the lock holder `pid` says: which process (its command line), for what, how long. */
 function waitingText(dbPath: string, pid: number, url: string | null, ms: number): string {
-  const command = holderCommand(pid);
+  const command = ownerCommand(pid);
   const who = `Baton process ${pid}${command ? ` (${command})` : ''}`;
   const what = url
     ? `is owned by ${who}, whose endpoint ${url} does not answer yet; waiting up to ${ms / 1000} s for it to answer`

@@ -11,6 +11,26 @@ export function halted(state: OwnerState): boolean {
   return state === 'stopped' || state === 'traced';
 }
 
+/** How long a command line may be in a message before it is cut. */
+const COMMAND_CHARS = 100;
+
+/**
+ * The command line of `pid` from Linux's /proc, shortened and ASCII ('' elsewhere, or when it cannot be read): which
+ * program a person would have to look at (a Baton opening a large database, a one-shot command, or not Baton at all).
+ */
+export function ownerCommand(pid: number, readCmdline: (pid: number) => string = (p) => readFileSync(`/proc/${p}/cmdline`, 'latin1')): string {
+  if (process.platform !== 'linux') return '';
+  let words: string;
+  try {
+    words = readCmdline(pid).split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+  // The text goes to a terminal, a notification and the log as it is: every byte past printable ASCII becomes '?'.
+  words = words.replace(/[^\x20-\x7e]/g, '?');
+  return words.length > COMMAND_CHARS ? `${words.slice(0, COMMAND_CHARS - 3)}...` : words;
+}
+
 /** The state of `pid` from Linux's /proc (its stat's third field); 'unknown' elsewhere, or when /proc cannot tell. */
 export function ownerState(pid: number, readStat: (pid: number) => string = (p) => readFileSync(`/proc/${p}/stat`, 'utf8')): OwnerState {
   if (process.platform !== 'linux') return 'unknown';

@@ -1,10 +1,9 @@
 // The editor's words for a database another process holds and serves nothing this window can use: a one-shot command
 // still at work (`baton prune --compact` on a big database), a Baton stopped with Ctrl-Z, or a program that is not
 // Baton. They name the process, what the system says of it, and the way on; the window waits and retries meanwhile.
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { discoveryPath } from '../host/discovery.js';
-import { capital, halted, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerCommand, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** What is known of the process holding the database's lock. */
@@ -17,9 +16,6 @@ export interface Holder {
   command: string;
 }
 
-/** How long a command line may be in the message before it is cut. */
-const COMMAND_CHARS = 100;
-
 /** Whether `pid` is stopped (Ctrl-Z, SIGSTOP) or held in a debugger: it cannot let go of anything until resumed. */
 export function holderStopped(pid: number): boolean {
   return halted(ownerState(pid));
@@ -27,21 +23,7 @@ export function holderStopped(pid: number): boolean {
 
 /** The holder `pid` as the system sees it now (`url`: the endpoint its discovery file names, if any). */
 export function holderOf(pid: number, url: string | null): Holder {
-  return { pid, url, state: ownerState(pid), command: commandOf(pid) };
-}
-
-/** The command line of `pid` from Linux's /proc, shortened; '' elsewhere or when it cannot be read. */
-export function commandOf(pid: number, readCmdline: (pid: number) => string = (p) => readFileSync(`/proc/${p}/cmdline`, 'latin1')): string {
-  if (process.platform !== 'linux') return '';
-  let words: string;
-  try {
-    words = readCmdline(pid).split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
-  // ASCII only: the text goes to a notification and the log as it is.
-  words = words.replace(/[^\x20-\x7e]/g, '?');
-  return words.length > COMMAND_CHARS ? `${words.slice(0, COMMAND_CHARS - 3)}...` : words;
+  return { pid, url, state: ownerState(pid), command: ownerCommand(pid) };
 }
 
 /** The message while `holder` keeps the database at `dbPath` from this window. */

@@ -19,7 +19,8 @@ import { copyMcpConfig } from '../../src/vscode/mcpConfigCommands.js';
 import type { Services } from '../../src/vscode/services.js';
 import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
 import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
-import { commandOf, heldDatabaseText } from '../../src/vscode/heldDatabase.js';
+import { heldDatabaseText } from '../../src/vscode/heldDatabase.js';
+import { ownerCommand } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
@@ -62,7 +63,7 @@ describe('the editor and a database another process holds', () => {
     fakeWindow.answer = () => undefined;
     fakeVscode.workspace.settings = { 'database.path': db };
     holder = sleeper();
-    await until('the holder started', () => holder.pid !== undefined && commandOf(holder.pid).includes('setInterval') || !linux);
+    await until('the holder started', () => holder.pid !== undefined && ownerCommand(holder.pid).includes('setInterval') || !linux);
     writeFileSync(`${db}.lock`, `${holder.pid}\n`);
   });
   afterEach(async () => {
@@ -213,8 +214,8 @@ describe('the editor and a database another process holds', () => {
     assert.match(traced, /^the database \/w\/\.baton\/baton\.db is held by process 42, which is stopped in a debugger, so it cannot finish and let go of it\. Continue it in the debugger, or end it/);
     const silent = heldDatabaseText('/w/.baton/baton.db', { ...base, url: 'http://127.0.0.1:9/mcp', state: 'running' });
     assert.match(silent, /owned by Baton process 42 \(node dist\/cli\.js prune --compact\), but its endpoint http:\/\/127\.0\.0\.1:9\/mcp does not answer, and it lives on, hung\. End it \(/);
-    assert.equal(commandOf(7, () => `node\0${'x'.repeat(200)}\0caf\u00e9`).length, linux ? 100 : 0);
-    assert.equal(commandOf(7, () => 'node\0cli.js\0caf\u00e9'), linux ? 'node cli.js caf?' : '');
-    assert.equal(commandOf(7, () => { throw new Error('gone'); }), '');
+    assert.equal(ownerCommand(7, () => `node\0${'x'.repeat(200)}\0caf\u00e9`).length, linux ? 100 : 0);
+    assert.equal(ownerCommand(7, () => 'node\0cli.js\0caf\u00e9'), linux ? 'node cli.js caf?' : '');
+    assert.equal(ownerCommand(7, () => { throw new Error('gone'); }), '');
   });
 });

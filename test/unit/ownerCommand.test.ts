@@ -2,22 +2,22 @@
 // it: the words of /proc/PID/cmdline, ASCII only, cut at 100 characters; nothing when the system does not say.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { holderCommand } from '../../src/cli/holderCommand.js';
+import { ownerCommand } from '../../src/host/silentOwner.js';
 
 const linux = process.platform === 'linux';
 
 test('the command line is its words joined by spaces, control and non-ASCII bytes shown as ?', () => {
   const read = () => 'node\0/opt/baton/dist/cli.js\0mcp\0--db\0caf\xe9\x1b[2J.db\0';
-  assert.equal(holderCommand(42, read), linux ? 'node /opt/baton/dist/cli.js mcp --db caf??[2J.db' : '');
+  assert.equal(ownerCommand(42, read), linux ? 'node /opt/baton/dist/cli.js mcp --db caf??[2J.db' : '');
 });
 
 test('a long command line is cut to 100 characters; one that cannot be read is said as nothing', () => {
-  const long = holderCommand(42, () => `node\0${'x'.repeat(200)}`);
+  const long = ownerCommand(42, () => `node\0${'x'.repeat(200)}`);
   assert.equal(long, linux ? `node ${'x'.repeat(92)}...` : '');
   assert.equal(long.length, linux ? 100 : 0);
-  assert.equal(holderCommand(42, () => { throw new Error('ENOENT'); }), '');
+  assert.equal(ownerCommand(42, () => { throw new Error('ENOENT'); }), '');
 });
 
 test('this process\'s own command line is read from the system', () => {
-  assert.equal(holderCommand(process.pid).startsWith(linux ? process.execPath : ''), true);
+  assert.equal(ownerCommand(process.pid).startsWith(linux ? process.execPath : ''), true);
 });
