@@ -1,8 +1,10 @@
 // The execution panel's page as the editor serves it, for the tests that run the webview in Chromium: the script
 // bundled for the browser into a temp folder, the page's HTML and CSP with a stub of the editor's webview API before
 // the script, and the codicons. `close()` stops the server and removes the folder.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +12,16 @@ import { build } from 'esbuild';
 import { panelHtml } from '../../src/vscode/panels/panelHtml.js';
 
 const root = join(__dirname, '..', '..');
+
+/** Debian's Chromium (or BATON_CHROMIUM), which `.ci/run` installs for the tests that run a page. */
+export const chromiumPath = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
+
+/** Headless Chromium through playwright-core (a dev dependency), typed as the test's own `Browser` interface. */
+export async function launchChromium<B>(): Promise<B> {
+  assert.ok(chromiumPath, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const playwright = createRequire(join(root, 'package.json'))('playwright-core') as { chromium: { launch(o: object): Promise<B> } };
+  return playwright.chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
 
 /** A served panel page: its URL, and how to stop serving it. */
 export interface PanelPage {

@@ -11,16 +11,14 @@
 // playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
 import type { PanelPipeline, PanelSpec, PanelState, PanelTeam } from '../../src/shared/protocol.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
-import { servePanelPage } from '../helpers/panelPage.js';
+import { launchChromium, servePanelPage } from '../helpers/panelPage.js';
 
 const root = join(__dirname, '..', '..');
-const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
 const THEMES = (JSON.parse(readFileSync(join(__dirname, 'fixtures', 'panelThemes.json'), 'utf8')) as {
   themes: Record<string, { bodyClass: string; vars: Record<string, string> }>;
 }).themes;
@@ -153,11 +151,8 @@ async function openPanel(browser: Browser, url: string, theme: string | null, st
 }
 
 async function withBrowser(fn: (browser: Browser, url: string) => Promise<void>): Promise<void> {
-  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const browser = await launchChromium<Browser>();
   const { url, close } = await servePanelPage(STUB);
-  const require = createRequire(join(root, 'package.json'));
-  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
-  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     await fn(browser, url);
   } finally {

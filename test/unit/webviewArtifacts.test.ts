@@ -4,16 +4,11 @@
 // chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { ArtifactRecord, WorkflowStatusResource } from '../../src/core/api.js';
 import type { PanelState } from '../../src/shared/protocol.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
-import { servePanelPage } from '../helpers/panelPage.js';
+import { launchChromium, servePanelPage } from '../helpers/panelPage.js';
 
-const root = join(__dirname, '..', '..');
-const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
 
 interface Loc {
   click(): Promise<void>;
@@ -51,11 +46,8 @@ function state(sent: number, total: number): PanelState {
 }
 
 test('a capped artifact list says how many are not listed and asks for more', { timeout: 60_000 }, async () => {
-  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const browser = await launchChromium<Browser>();
   const served = await servePanelPage(STUB);
-  const require = createRequire(join(root, 'package.json'));
-  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
-  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage();
     const posted: Array<Record<string, unknown>> = [];

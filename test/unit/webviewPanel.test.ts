@@ -13,16 +13,11 @@
 // chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { StepStatusView, WorkflowStatusResource } from '../../src/core/api.js';
 import type { PanelPipeline, PanelPipelineNode, PanelSpec, PanelState } from '../../src/shared/protocol.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
-import { servePanelPage } from '../helpers/panelPage.js';
+import { launchChromium, servePanelPage } from '../helpers/panelPage.js';
 
-const root = join(__dirname, '..', '..');
-const chromium = [process.env.BATON_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((c) => c && existsSync(c));
 
 interface Loc {
   click(opts?: { force?: boolean }): Promise<void>;
@@ -143,11 +138,8 @@ function pipelineFixture(): PanelPipeline {
 }
 
 test('the panel page renders and talks the protocol under its CSP', { timeout: 60_000 }, async () => {
-  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const browser = await launchChromium<Browser>();
   const served = await servePanelPage(STUB);
-  const require = createRequire(join(root, 'package.json'));
-  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
-  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage();
     const posted: Array<Record<string, unknown>> = [];
@@ -416,11 +408,8 @@ function longRunFixture(): PanelState {
 // stop along), a live update keeps where the graph was scrolled and which node had focus, and the page turns off motion
 // for a person who asked for less of it.
 test('a long run\'s graph is one Tab stop, and a live update keeps its scroll and focus', { timeout: 60_000 }, async () => {
-  assert.ok(chromium, 'Chromium is needed: apt-get install -y chromium (or set BATON_CHROMIUM)');
+  const browser = await launchChromium<Browser>();
   const served = await servePanelPage(STUB, 'Baton');
-  const require = createRequire(join(root, 'package.json'));
-  const playwright = require('playwright-core') as { chromium: { launch(o: object): Promise<Browser> } };
-  const browser = await playwright.chromium.launch({ executablePath: chromium, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   try {
     const page = await browser.newPage() as Page & {
       emulateMedia(o: { reducedMotion: 'reduce' }): Promise<void>;
