@@ -9,7 +9,6 @@ import type { PanelState } from '../../src/shared/protocol.js';
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { launchChromium, servePanelPage } from '../helpers/panelPage.js';
 
-
 interface Loc {
   click(): Promise<void>;
   count(): Promise<number>;

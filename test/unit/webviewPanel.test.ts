@@ -18,7 +18,6 @@ import type { PanelPipeline, PanelPipelineNode, PanelSpec, PanelState } from '..
 import { buildPanelState } from '../../src/vscode/panels/panelState.js';
 import { launchChromium, servePanelPage } from '../helpers/panelPage.js';
 
-
 interface Loc {
   click(opts?: { force?: boolean }): Promise<void>;
   fill(text: string): Promise<void>;
