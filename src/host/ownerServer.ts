@@ -76,6 +76,18 @@ const DRAIN_MS = 2000;
 const GRACE_MS = 100;
 /** On close, how long connections still busy (an /events stream, a call just sent) get before they are cut. */
 const CUT_AFTER_MS = 100;
+/**
+ * How long a client's idle connection is kept open: far past any busy spell of the owner (a big checkpoint or
+ * compaction holds its event loop for seconds). With Node's 5 s, an owner busy past it closed its idle connections as
+ * it came back, before reading a request a client had sent on one meanwhile: the client got ECONNRESET for a call the
+ * owner never read, and could not tell whether a change had been made.
+ */
+const KEEP_IDLE_MS = 5 * 60_000;
+/**
+ * What clients are told of it (the Keep-Alive header Node would send for its own 5 s): a client drops an idle
+ * connection before then (fetch's undici at the hint less 2 s), so one the owner closes has been unused for minutes.
+ */
+const KEEP_IDLE_HINT = 'timeout=5';
 /** The answer to an MCP request that comes while the owner stops (HTTP 503). */
 const STOPPING = 'Baton is stopping: this process no longer takes calls for its database; call again (a `baton mcp` that forwards here sends it to the next owner)';
 
@@ -307,6 +319,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   };
 
   const http = createServer((req, res) => {
+    res.setHeader('keep-alive', KEEP_IDLE_HINT);
     handle(req, res).catch((ex: unknown) => {
       // A client that hangs up while it sends its body (a timeout, a cancelled call) is not Baton's failure.
       if (req.destroyed && !res.headersSent) return log.debug('owner endpoint: the client hung up during its request', ex);
@@ -315,6 +328,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       else refuse(res, 500, 'internal', "internal error; see Baton's log");
     });
   });
+  // headersTimeout (60 s) applies only to a request being received, since Node 18: it cuts no idle connection.
+  http.keepAliveTimeout = KEEP_IDLE_MS;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, host, () => resolve());
