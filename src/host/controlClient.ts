@@ -20,6 +20,11 @@ const READ_OPS: ReadonlySet<ControlRequest['op']> = new Set<ControlRequest['op']
   'team_view', 'team_list', 'team_peek', 'team_events',
 ]);
 
+/** Whether a control op only reads: one the owner did not answer did nothing, and may be sent again. */
+export function isReadOp(op: ControlRequest['op']): boolean {
+  return READ_OPS.has(op);
+}
+
 /** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
 export async function callControl(owner: DiscoveryInfo, request: ControlRequest, timeoutMs = 10_000): Promise<unknown> {
   type Body = { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };

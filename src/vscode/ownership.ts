@@ -200,8 +200,9 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           });
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
-          this.pipelineSource = new RemotePipelines(info);
-          this.teamSource = new RemoteTeams(info);
+          // Through the watched source: their calls fail with its words once the owner is found silent.
+          this.pipelineSource = new RemotePipelines(remote);
+          this.teamSource = new RemoteTeams(remote);
           return this.use(remote);
         }
         // A stopped holder lets go of nothing until it is resumed: say so now rather than after the takeover time.

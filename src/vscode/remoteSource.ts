@@ -11,7 +11,7 @@ import type { PruneRequest, PruneResult } from '../core/retention.js';
 import type { SpecPhaseResult, SpecStartInput, SpecStatus, SpecSummary } from '../core/specTypes.js';
 import type { BatonEvent, CallContext, NextStepRequest, NextStepResponse, WorkflowTemplate } from '../core/types.js';
 import { BatonError } from '../core/errors.js';
-import { callControl, notTaken } from '../host/controlClient.js';
+import { callControl, isReadOp, notTaken } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
 import { halted, ownerState, type OwnerState } from '../host/silentOwner.js';
@@ -23,11 +23,6 @@ const NEXT_STEP_TIMEOUT_MS = 10 * 60_000;
 /** A prune of a large database may compact it too (as `baton prune` allows through the owner). */
 const PRUNE_TIMEOUT_MS = 5 * 60_000;
 
-/** The ops this source only reads with: one the owner never answered did nothing, whatever became of the owner. */
-const READ_OPS: ReadonlySet<ControlRequest['op']> = new Set<ControlRequest['op']>([
-  'executions', 'workflow_status', 'current_step', 'events', 'workflows', 'templates', 'artifact', 'artifacts', 'findings',
-  'guardrails', 'spec_status', 'spec_list',
-]);
 
 /** How the owner is watched while this source is in use (tests shorten them). */
 export interface OwnerWatchTiming {
@@ -74,8 +69,19 @@ export function parseSse(buffer: string): { data: string[]; rest: string } {
   return { data, rest };
 }
 
+/**
+ * Control calls to a watched owner, for the editor's other sources on it (pipelines, teams): a call waiting when the
+ * owner is found silent fails then, in the watch's words, as the source's own calls do.
+ */
+export interface OwnerControl {
+  /** The owner's process id. */
+  readonly pid: number;
+  /** One POST /control (15 s to answer unless `timeoutMs`); its answer's body. */
+  control(request: ControlRequest, timeoutMs?: number): Promise<unknown>;
+}
+
 /** A BatonSource over a live owner's HTTP endpoint. */
-export class RemoteSource implements BatonSource {
+export class RemoteSource implements BatonSource, OwnerControl {
   readonly mode = 'client' as const;
   private readonly listeners = new Set<(event: BatonEvent) => void>();
   private readonly abort = new AbortController();
@@ -221,6 +227,10 @@ export class RemoteSource implements BatonSource {
     return { dispose: () => void this.listeners.delete(listener) };
   }
 
+  control(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<unknown> {
+    return this.call(request, timeoutMs);
+  }
+
   private async result<T>(request: ControlRequest, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
     return ((await this.call(request, timeoutMs)) as { result: T }).result;
   }
@@ -249,9 +259,10 @@ export class RemoteSource implements BatonSource {
   }
 
   /**
-   * Sends `request`. An owner busy past its keep-alive time (Node's 5 s: a big checkpoint) closes its idle connections
-   * as it comes back, and a request sent on one meanwhile is reset unread; a read is then sent once more (it did
-   * nothing) if a second of its time is left. Not one that timed out, one refused (the owner is gone), or a change.
+   * Sends `request`. An owner of an older Baton busy past its keep-alive time (Node's 5 s: a big checkpoint) closes
+   * its idle connections as it comes back, and a request sent on one meanwhile is reset unread; a read is then sent
+   * once more (it did nothing) if a second of its time is left. Not one that timed out, one refused (the owner is
+   * gone), or a change.
    */
   private async send(request: ControlRequest, timeoutMs: number): Promise<unknown> {
     const sent = Date.now();
@@ -259,14 +270,14 @@ export class RemoteSource implements BatonSource {
       return await callControl(this.owner, request, timeoutMs);
     } catch (ex) {
       const left = timeoutMs - (Date.now() - sent);
-      const again = READ_OPS.has(request.op) && BatonError.is(ex, 'owner_unreachable') && !notTaken(ex) && left >= 1000;
+      const again = isReadOp(request.op) && BatonError.is(ex, 'owner_unreachable') && !notTaken(ex) && left >= 1000;
       if (!again || this.silence !== undefined || this.disposed) throw ex;
       return callControl(this.owner, request, left);
     }
   }
 
   private silentError(op: ControlRequest['op']): BatonError {
-    const taken = READ_OPS.has(op) ? '' : ` The ${op} call reached it before it went silent, so it may still carry it out ` +
+    const taken = isReadOp(op) ? '' : ` The ${op} call reached it before it went silent, so it may still carry it out ` +
       'once it is resumed: look before doing it again.';
     return new BatonError('owner_unreachable', `${this.silence ?? ''}${taken}`, { ownerPid: this.owner.pid });
   }

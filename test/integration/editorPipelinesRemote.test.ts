@@ -46,7 +46,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     });
     const info = { url: owner.url, token: owner.token, pid: process.pid };
     remote = new RemoteSource(info);
-    pipelines = new RemotePipelines(info);
+    pipelines = new RemotePipelines(remote);
   });
   after(async () => {
     remote.dispose();

@@ -1,7 +1,8 @@
 // Rule: the editor does not take a stopped owner's endpoint for a live one. With `baton serve` stopped (Ctrl-Z,
 // SIGSTOP), the window waits, saying which process holds the database, that it is stopped, and how to resume or end
 // it; resumed, the owner is followed by itself (no reload), and once it exits the window owns the database. The same
-// holds for an owner stopped after the window connected to it: noticed within moments, not at each call's time limit.
+// holds for an owner stopped after the window connected to it: noticed within moments, not at each call's time limit,
+// and every call waiting on it (the pipeline and team views' too) fails then, in the window's words.
 // An owner busy for seconds (process state R) is not taken for stopped; one that answers nothing for long is hung.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
@@ -120,11 +121,17 @@ test('a baton serve stopped after the window connected: the window waits naming 
     assert.equal(c.mode, 'client');
     await c.startWorkflow('bug-fix', 'started before the stop');
     await until('the status bar to show the run', () => item.visible);
+    const pipelines = await c.pipelines();
+    const teams = await c.teams();
 
     process.kill(pid, 'SIGSTOP');
     const failed = (call: Promise<unknown>) => call.then(() => undefined, (ex: Error) => ex.message);
     const read = failed(c.listExecutions());
     const start = failed(c.startWorkflow('bug-fix', 'sent to a stopped owner'));
+    // Calls of the pipeline and team views and commands, which go to the owner too.
+    const pipelineRead = failed(pipelines.runs());
+    const teamRead = failed(teams.runs());
+    const teamStop = failed(teams.stop('@nobody'));
     // Far less than a call's own time limit (15 s), which is all there was before.
     await until('the window to notice the stopped owner', () => c.state === 'waiting', 10_000);
     const words = new RegExp(`^the database ${later.db} is owned by Baton process ${pid} \\(.*cli\\.js serve.*\\), but its endpoint ` +
@@ -134,6 +141,10 @@ test('a baton serve stopped after the window connected: the window waits naming 
     // The calls that were waiting fail with the same words; a change is told it may still happen.
     assert.equal(await read, c.error);
     assert.equal(await start, `${c.error} The start_workflow call reached it before it went silent, so it may ` +
+      'still carry it out once it is resumed: look before doing it again.');
+    assert.equal(await pipelineRead, c.error);
+    assert.equal(await teamRead, c.error);
+    assert.equal(await teamStop, `${c.error} The team_stop call reached it before it went silent, so it may ` +
       'still carry it out once it is resumed: look before doing it again.');
     // A command now is told at once.
     await assert.rejects(c.listExecutions(), (ex: Error) => ex.message === c.error);

@@ -47,7 +47,7 @@ kickoff: "@reviewer please review add()"
     teams = attachTeams(opened.baton, { baton: opened.baton, endpoint: owner, dataDir: workspace, log: silentLog });
     const info = { url: owner.url, token: owner.token, pid: process.pid };
     remote = new RemoteSource(info);
-    client = new RemoteTeams(info);
+    client = new RemoteTeams(remote);
   });
   after(async () => {
     await teams.closeAll();

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TeamRuns, TeamRunSummary } from '../../src/core/worker/teamRuns.js';
+import { callControl } from '../../src/host/controlClient.js';
 import type { Teams } from '../../src/host/worker/teams.js';
 import { parseFromWebview, type PanelTeam, type PanelTeamAgent } from '../../src/shared/protocol.js';
 import { teamStopQuestion, teamStopTargets } from '../../src/shared/teamStop.js';
@@ -150,7 +151,8 @@ describe('the stop takes the path baton stop takes', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const remote = new RemoteTeams({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, token: 'tok', pid: 42 });
+      const owner = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, token: 'tok', pid: 42 };
+      const remote = new RemoteTeams({ pid: owner.pid, control: (request, ms) => callControl(owner, request, ms) });
       assert.deepEqual(await remote.stop('coder@pr-2'), ['coder@pr-2']);
       await assert.rejects(remote.stop('@old'), /team instance @old has already ended/);
       assert.deepEqual(bodies[0], { auth: 'Bearer tok', url: '/control', body: { op: 'team_stop', target: 'coder@pr-2' } });

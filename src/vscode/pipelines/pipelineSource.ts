@@ -3,9 +3,9 @@
 // `baton pipeline run` does (the owner drives them; the panel follows the database's events). No 'vscode' import.
 import type { PipelineRunSummary, PipelineRunView, PipelineRuns } from '../../core/pipelines/pipelineRuns.js';
 import type { Budget, PipelineProgress, System } from '../../core/pipelines/types.js';
-import type { DiscoveryInfo } from '../../host/discovery.js';
-import { callControl } from '../../host/controlClient.js';
+import type { ControlRequest } from '../../host/ownerServer.js';
 import type { SourceDisposable } from '../batonSource.js';
+import type { OwnerControl } from '../remoteSource.js';
 
 /** What a run starts with. */
 export interface PipelineStart {
@@ -68,14 +68,17 @@ export class LocalPipelines implements PipelineSource {
   }
 }
 
-/** A terminal Baton owns the database: runs start and resume there (`pipeline_start` / `pipeline_resume`). */
+/**
+ * A terminal Baton owns the database: runs start and resume there (`pipeline_start` / `pipeline_resume`), through the
+ * window's watched connection to it (a call waiting on an owner found silent fails then, in the window's words).
+ */
 export class RemotePipelines implements PipelineSource {
   readonly live = false;
 
-  constructor(private readonly owner: DiscoveryInfo) {}
+  constructor(private readonly owner: OwnerControl) {}
 
-  private async result<T>(request: Parameters<typeof callControl>[1]): Promise<T> {
-    return ((await callControl(this.owner, request)) as { result: T }).result;
+  private async result<T>(request: ControlRequest): Promise<T> {
+    return ((await this.owner.control(request)) as { result: T }).result;
   }
 
   runs(): Promise<PipelineRunSummary[]> {

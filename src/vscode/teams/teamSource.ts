@@ -3,11 +3,11 @@
 // team commands do (team_start, team_send, team_stop, team_runs, team_view). No 'vscode' import.
 import type { TeamRuns, TeamRunSummary } from '../../core/worker/teamRuns.js';
 import type { ChannelEntry } from '../../core/worker/types.js';
-import type { DiscoveryInfo } from '../../host/discovery.js';
-import { callControl } from '../../host/controlClient.js';
+import type { ControlRequest } from '../../host/ownerServer.js';
 import { buildTeamView } from '../../host/teamView.js';
 import type { Teams } from '../../host/worker/teams.js';
 import type { PanelTeam } from '../../shared/protocol.js';
+import type { OwnerControl } from '../remoteSource.js';
 
 /** What an editor start asks for. */
 export interface TeamLaunch {
@@ -69,14 +69,17 @@ export class LocalTeams implements TeamSource {
   }
 }
 
-/** A terminal Baton owns the database: teams start and are read there. */
+/**
+ * A terminal Baton owns the database: teams start and are read there, through the window's watched connection to it
+ * (a call waiting on an owner found silent fails then, in the window's words).
+ */
 export class RemoteTeams implements TeamSource {
   readonly local = false;
 
-  constructor(private readonly owner: DiscoveryInfo) {}
+  constructor(private readonly owner: OwnerControl) {}
 
-  private async result<T>(request: Parameters<typeof callControl>[1], timeoutMs?: number): Promise<T> {
-    return ((await callControl(this.owner, request, timeoutMs)) as { result: T }).result;
+  private async result<T>(request: ControlRequest, timeoutMs?: number): Promise<T> {
+    return ((await this.owner.control(request, timeoutMs)) as { result: T }).result;
   }
 
   runs(opts: { agentLimit?: number } = {}): Promise<TeamRunSummary[]> {
