@@ -271,8 +271,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         if (refusal) return failRequest(id, refusal.message, refusal.code);
         const request = pending.get(id)!;
         // A network failure with the owner still there: an owner whose event loop stalled past its keep-alive time
-        // (stopped, in a debugger) resets the idle connection the call went out on when it wakes, unread. A call that
-        // is safe to send again goes again, once, on a new connection.
+        // (5 min; 5 s in an older Baton), stopped or in a debugger, resets the idle connection the call went out on
+        // when it wakes, unread. A call that is safe to send again goes again, once, on a new connection.
         if (ex instanceof TypeError && !resent.has(message) && safeToSendAgain(request)) {
           resent.add(message);
           pending.delete(id);

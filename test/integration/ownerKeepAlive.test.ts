@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ExecutionSummary } from '../../src/core/api.js';
 import { callControl } from '../../src/host/controlClient.js';
 import { readDiscovery, type DiscoveryInfo } from '../../src/host/discovery.js';
-import { CLI, ROOT, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { CLI, ROOT, ensureBuilt, killAll, startMcp, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { startNode, type Started } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
@@ -71,6 +71,22 @@ describe('an owner busy past the keep-alive time of its idle connections', { ski
       assert.equal((await runs()).length, before + 1);
     } finally {
       await client.close();
+    }
+  });
+
+  it("a forwarding baton mcp gets the owner's answer to a call it may not send again", { timeout: 60_000 }, async () => {
+    const proxy = await startMcp(['--db', setup.db, '--workspace', setup.workspace], 'keep-alive-proxy');
+    // Reclaiming a step carries no step_token: the proxy sends it once only (it could hand a step over twice).
+    const reclaim = (taskId: string) => proxy.client.callTool({ name: 'workflow_next_step', arguments: { request: 'reclaim', task_id: taskId } });
+    try {
+      // Its first call sets the forwarding up (the handshake was answered by the proxy itself).
+      await reclaim('warm-up');
+      await makeBusy();
+      const res = await reclaim('sent-while-busy');
+      assert.equal(res.isError, true);
+      assert.match(JSON.stringify(res.content), /execution_not_found: No execution or task \\"sent-while-busy\\"/);
+    } finally {
+      await proxy.client.close();
     }
   });
 
