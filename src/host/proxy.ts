@@ -27,7 +27,7 @@ import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.j
 import { EarlySession } from './earlySession.js';
 import { fetchWithin } from './fetchWithin.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
-import { ownerState, silentOwnerWays } from './silentOwner.js';
+import { halted, ownerState, silentOwnerWays } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
 import { plural } from '../shared/labels.js';
 
@@ -131,14 +131,31 @@ const SESSION_CLOSED = -32001;
 /** Ids of the requests the proxy itself sends when it replays a session on a new owner. */
 const REPLAY_PREFIX = `baton-proxy-replay-${randomUUID()}-`;
 
+/**
+ * Waits for the owner's first answer to /healthz. An owner busy for seconds (a big checkpoint) is waited for by the
+ * silence rule that calls in flight get (`silentLimitMs`, at least three failed checks): a forwarding `baton mcp` that
+ * gave up on it after one check had ended its agent's MCP server over a busy spell. One that exited, or is stopped
+ * (Ctrl-Z, a debugger: it answers nothing until resumed), is not waited for: owner_unreachable.
+ */
+async function firstAnswer(owner: DiscoveryInfo, silentLimitMs: number, log: Log): Promise<void> {
+  const started = Date.now();
+  for (let failures = 0; !(await ownerAnswers(owner, Math.min(2000, silentLimitMs))); ) {
+    failures++;
+    const silent = !isPidAlive(owner.pid) || halted(ownerState(owner.pid)) || (failures >= 3 && Date.now() - started >= silentLimitMs);
+    if (silent) {
+      throw new BatonError('owner_unreachable', `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer`, {
+        ownerPid: owner.pid,
+      });
+    }
+    if (failures === 1) log.info(`Baton process ${owner.pid} does not answer yet (busy?); waiting for it up to ${Math.round(silentLimitMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** Forwards messages both ways until the client closes (or the owner goes and cannot be replaced); resolves then. */
 export async function runProxy(options: ProxyOptions): Promise<void> {
   const { owner, log } = options;
-  if (!(await ownerAnswers(owner))) {
-    throw new BatonError('owner_unreachable', `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer`, {
-      ownerPid: owner.pid,
-    });
-  }
+  await firstAnswer(owner, options.silentLimitMs ?? 30_000, log);
   // Said once the owner answered: before, "forwarding" read as done when the owner then proved silent.
   log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
   const down = options.downstream ?? new StdioServerTransport();

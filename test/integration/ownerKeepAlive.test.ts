@@ -1,6 +1,7 @@
 // Rule: a call a client sends on a kept-alive connection while the owner is busy for longer than Node's keep-alive time
 // (5 s; a big checkpoint or compaction) is read and answered once the owner is done, never reset unread: a change (a
-// start, a cancel) is carried out once, and its client is told so. The owner still frees the connections of clients
+// start, a cancel) is carried out once, and its client is told so. A forwarding `baton mcp` that first reaches the
+// owner during such a spell waits for it (it gave up and exited). The owner still frees the connections of clients
 // that went away.
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
@@ -85,6 +86,21 @@ describe('an owner busy past the keep-alive time of its idle connections', { ski
       const res = await reclaim('sent-while-busy');
       assert.equal(res.isError, true);
       assert.match(JSON.stringify(res.content), /execution_not_found: No execution or task \\"sent-while-busy\\"/);
+    } finally {
+      await proxy.client.close();
+    }
+  });
+
+  it('a forwarding baton mcp started while the owner is busy waits for it, and its first call is answered', { timeout: 60_000 }, async () => {
+    await makeBusy();
+    // Its handshake is answered by the process itself; the first call finds the owner busy for seconds.
+    const proxy = await startMcp(['--db', setup.db, '--workspace', setup.workspace], 'busy-at-start-proxy');
+    try {
+      const res = await proxy.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'first call while busy' } });
+      assert.equal((res.structuredContent as { status: string }).status, 'ok', JSON.stringify(res));
+      assert.match(proxy.stderr(), /does not answer yet \(busy\?\); waiting for it/);
+      const again = await proxy.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+      assert.equal((again.structuredContent as { status: string }).status, 'ok', 'the forwarding process lives on');
     } finally {
       await proxy.client.close();
     }
