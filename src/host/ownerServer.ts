@@ -159,6 +159,16 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | n
 }
 
 /**
+ * An Authorization header with a bearer token, written the one way tokens are compared (`Bearer <token>`); null for
+ * any other. RFC 9110 makes the scheme case-insensitive and lets spaces (one or more) follow it, so `bearer <token>`
+ * and `Bearer  <token>` are the same credentials, which some clients send.
+ */
+function bearerHeader(header: string | undefined): string | null {
+  const token = header === undefined ? undefined : /^bearer +(\S+)$/i.exec(header)?.[1];
+  return token === undefined ? null : `Bearer ${token}`;
+}
+
+/**
  * The pid a forwarding `baton mcp` names in its initialize (HOLDER_PID_HEADER), when this process sees it as a live
  * Baton: one in another PID namespace (a container sharing the network) is not recorded, or its steps would look
  * abandoned while it works.
@@ -192,14 +202,14 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   let allowedOrigins = new Set<string>();
 
   const authorized = (req: IncomingMessage): boolean => {
-    const got = Buffer.from(req.headers.authorization ?? '');
+    const got = Buffer.from(bearerHeader(req.headers.authorization) ?? '');
     return got.length === expected.length && timingSafeEqual(got, expected);
   };
   // Run tokens, by the hash of their header (so a lookup compares no secret).
   const grants = new Map<string, RunScope>();
   const grantOf = (req: IncomingMessage): string | null => {
-    const header = req.headers.authorization;
-    if (!header?.startsWith('Bearer ')) return null;
+    const header = bearerHeader(req.headers.authorization);
+    if (header === null) return null;
     const key = createHash('sha256').update(header).digest('hex');
     return grants.has(key) ? key : null;
   };

@@ -1,0 +1,94 @@
+// Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
+// scheme in any case, with any number of spaces before the token.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLog } from '../../src/core/ports.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+
+const init = (protocolVersion = '2025-06-18') => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+interface Reply { status: number; body: string; type: string; session: string; allow: string }
+
+describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
+  let workspace: string;
+  let opened: OpenedBaton;
+  let owner: OwnerServer;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'baton-http-edges-'));
+    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
+    owner = await startOwnerServer({
+      baton: opened.baton,
+      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
+      log: silentLog,
+      maxBodyBytes: 4096,
+    });
+    headers = {
+      host: `127.0.0.1:${owner.port}`,
+      authorization: `Bearer ${owner.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+  });
+  after(async () => {
+    await owner.close();
+    await opened.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  const raw = (opts: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<Reply> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: owner.port, method: opts.method ?? 'POST', path: '/mcp', headers: { ...headers, ...opts.headers } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({
+          status: res.statusCode ?? 0, body, type: String(res.headers['content-type'] ?? ''), session: String(res.headers['mcp-session-id'] ?? ''),
+          allow: String(res.headers.allow ?? ''),
+        }));
+      });
+      req.on('error', reject);
+      req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    });
+
+  /** A session of this protocol version (initialize + initialized); the headers its later requests carry. */
+  async function session(version = '2025-06-18'): Promise<Record<string, string>> {
+    const started = await raw({ body: init(version) });
+    assert.equal(started.status, 200, started.body);
+    const negotiated = JSON.parse(started.body).result.protocolVersion as string;
+    const next = { 'mcp-session-id': started.session, 'mcp-protocol-version': negotiated };
+    assert.equal((await raw({ headers: next, body: { jsonrpc: '2.0', method: 'notifications/initialized' } })).status, 202);
+    return next;
+  }
+
+  it('takes the bearer scheme in any case and with more than one space before the token (RFC 9110 11.1)', async () => {
+    const s = await session();
+    for (const authorization of [`bearer ${owner.token}`, `BEARER ${owner.token}`, `Bearer   ${owner.token}`]) {
+      const res = await raw({ headers: { ...s, authorization }, body: ping(2) });
+      assert.equal(res.status, 200, `${authorization.slice(0, 10)}: ${res.body}`);
+    }
+    for (const authorization of [`Basic ${owner.token}`, `Bearer${owner.token}`, owner.token, `Bearer ${owner.token} x`]) {
+      assert.equal((await raw({ headers: { ...s, authorization }, body: ping(3) })).status, 401, authorization.slice(0, 10));
+    }
+  });
+
+  it('takes a run token with a lowercase scheme, and its session only with that token', async () => {
+    const grant = owner.issueRunToken({ runId: 'run-edges', agent: 'a' });
+    try {
+      const started = await raw({ headers: { authorization: `bearer ${grant.token}` }, body: init() });
+      assert.equal(started.status, 200, started.body);
+      const s = { 'mcp-session-id': started.session, 'mcp-protocol-version': '2025-06-18' };
+      assert.equal((await raw({ headers: { ...s, authorization: `Bearer  ${grant.token}` }, body: ping(2) })).status, 200);
+      assert.equal((await raw({ headers: s, body: ping(3) })).status, 404, "the owner's token does not reach a run token's session");
+    } finally {
+      grant.revoke();
+    }
+  });
+});
