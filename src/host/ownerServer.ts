@@ -139,6 +139,11 @@ function isOAuthPath(path: string): boolean {
     || path === '/register' || path === '/authorize' || path === '/token';
 }
 
+/** Why a request to /mcp with a method Streamable HTTP does not use is refused (HTTP 405). */
+function methodRefused(method: string | undefined, url: string): string {
+  return `Method not allowed: ${method ?? 'none'} ${url}; MCP over Streamable HTTP takes POST (a message), GET (the session's stream of server messages) and DELETE (end the session)`;
+}
+
 /** Why an Origin header is refused: web pages may not call the endpoint (a client that is no browser sends none). */
 function originRefused(origin: string, port: number): string {
   return `Origin ${quoted(origin)} is not allowed: Baton's endpoint takes no calls from web pages but its own (http://127.0.0.1:${port}); a client that is not a browser sends no Origin header`;
@@ -215,6 +220,12 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   };
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, grant: string | null): Promise<void> => {
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      // Before the session is looked up: with one or without, PUT, HEAD or OPTIONS is no method MCP serves (a 400
+      // that asked for a session sent a client to initialize for nothing).
+      res.setHeader('allow', 'GET, POST, DELETE');
+      return reply(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: methodRefused(req.method, url) }, id: null });
+    }
     let body: unknown;
     if (req.method === 'POST') {
       const raw = await readBody(req, limit);

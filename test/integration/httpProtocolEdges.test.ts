@@ -1,5 +1,6 @@
 // Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
-// scheme in any case, with any number of spaces before the token.
+// scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
+// session.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -90,5 +91,19 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     } finally {
       grant.revoke();
     }
+  });
+
+  it('answers PUT, PATCH, HEAD and OPTIONS with 405 and the methods MCP takes, with a session or without one', async () => {
+    const s = await session();
+    for (const method of ['PUT', 'PATCH', 'OPTIONS', 'HEAD']) {
+      for (const extra of [{}, s]) {
+        const res = await raw({ method, headers: extra });
+        assert.deepEqual([res.status, res.allow], [405, 'GET, POST, DELETE'], `${method} ${extra === s ? 'with' : 'without'} a session`);
+        if (method !== 'HEAD') {
+          assert.equal(JSON.parse(res.body).error.message, `Method not allowed: ${method} ${owner.url}; MCP over Streamable HTTP takes POST (a message), GET (the session's stream of server messages) and DELETE (end the session)`);
+        }
+      }
+    }
+    assert.equal((await raw({ headers: s, body: ping(2) })).status, 200, 'the session goes on');
   });
 });
