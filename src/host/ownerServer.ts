@@ -289,7 +289,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!allowedHosts.has(req.headers.host ?? '')) return refuse(res, 403, 'unauthorized', hostRefused(req.headers.host, port));
+    // Host names are case-insensitive (RFC 3986): LOCALHOST is localhost.
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase())) return refuse(res, 403, 'unauthorized', hostRefused(req.headers.host, port));
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', originRefused(origin, port));
     const path = (req.url ?? '/').split('?')[0] ?? '/';

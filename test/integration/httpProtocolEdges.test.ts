@@ -1,6 +1,6 @@
 // Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
 // scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
-// session.
+// session; a Host in any case.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -105,5 +105,11 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
       }
     }
     assert.equal((await raw({ headers: s, body: ping(2) })).status, 200, 'the session goes on');
+  });
+
+  it('takes a Host in any case (host names are case-insensitive); another name is still refused', async () => {
+    const s = await session();
+    assert.equal((await raw({ headers: { ...s, host: `LocalHost:${owner.port}` }, body: ping(2) })).status, 200);
+    assert.equal((await raw({ headers: { ...s, host: `LOCALHOST.evil:${owner.port}` }, body: ping(3) })).status, 403);
   });
 });
