@@ -352,6 +352,13 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
   });
   // headersTimeout (60 s) applies only to a request being received, since Node 18: it cuts no idle connection.
   http.keepAliveTimeout = KEEP_IDLE_MS;
+  http.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    // A client that asks before it sends its body (curl does past 1 MiB) is told 413 (by handle) without sending a
+    // body over the limit; the connection closes after that answer, as the body it declared never comes.
+    if (Number(req.headers['content-length'] ?? 0) > limit) res.setHeader('connection', 'close');
+    else res.writeContinue();
+    http.emit('request', req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, host, () => resolve());

@@ -1,9 +1,10 @@
 // Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
 // scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
-// session; a Host in any case.
+// session; a Host in any case; Expect: 100-continue for a body over the limit is 413 before the body is sent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -111,5 +112,33 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     const s = await session();
     assert.equal((await raw({ headers: { ...s, host: `LocalHost:${owner.port}` }, body: ping(2) })).status, 200);
     assert.equal((await raw({ headers: { ...s, host: `LOCALHOST.evil:${owner.port}` }, body: ping(3) })).status, 403);
+  });
+
+  it('answers Expect: 100-continue for a body over the limit with 413 and a closed connection, before the body is sent', async () => {
+    const s = await session();
+    /** Sends the request's head only, and reads until the server closes the connection. */
+    const ask = (length: number) => new Promise<string>((resolve, reject) => {
+      const socket = connect(owner.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      const lines = Object.entries({ ...headers, ...s, 'content-length': String(length), expect: '100-continue' }).map(([k, v]) => `${k}: ${v}`);
+      socket.write(`POST /mcp HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+      // A body that fits is sent once the server says to go on; then the connection is closed from this side.
+      socket.on('data', () => {
+        if (text.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && length > 0 && !socket.writableEnded) {
+          socket.end(JSON.stringify(ping(2)).padEnd(length));
+        }
+      });
+    });
+    const refused = await ask(4097);
+    assert.match(refused, /^HTTP\/1\.1 413 /, refused.slice(0, 100));
+    assert.doesNotMatch(refused, /100 Continue/);
+    assert.match(refused, /\r\nconnection: close\r\n/i);
+    assert.match(refused, /Request too large: the body is over 4096 bytes/);
+    const served = await ask(JSON.stringify(ping(2)).length + 2);
+    assert.match(served, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, served.slice(0, 100));
+    assert.match(served, /"id":2/);
   });
 });
