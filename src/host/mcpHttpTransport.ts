@@ -31,13 +31,25 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** Whether an Accept header lists this media type (or a wildcard that covers it). */
-function accepts(header: string | undefined, type: string): boolean {
+/**
+ * Whether an Accept header takes this media type: the most specific range that covers it (the type itself, then its
+ * `text/` or `application/` wildcard, then the wildcard of every type) decides, and `q=0` there means "not this one"
+ * (RFC 9110 12.5.1): `application/json;q=0, text/event-stream` takes only an SSE answer.
+ */
+export function accepts(header: string | undefined, type: string): boolean {
   if (!header) return false;
-  return header.split(',').some((part) => {
-    const media = part.split(';')[0]!.trim().toLowerCase();
-    return media === type || media === '*/*' || media === `${type.split('/')[0]}/*`;
-  });
+  let rank = -1;
+  let q = 1;
+  for (const part of header.split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const r = range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
+    if (r <= rank) continue;
+    rank = r;
+    const weight = params.find((p) => /^q\s*=/.test(p));
+    q = weight === undefined ? 1 : Number(weight.split('=')[1]);
+  }
+  // A weight that is no number is not read as a refusal.
+  return rank >= 0 && !(q <= 0);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
 // scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
-// session; a Host in any case; Expect: 100-continue for a body over the limit is 413 before the body is sent.
+// session; a Host in any case; Expect: 100-continue for a body over the limit is 413 before the body is sent; an
+// Accept with q=0 refuses that type.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -140,5 +141,19 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     const served = await ask(JSON.stringify(ping(2)).length + 2);
     assert.match(served, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, served.slice(0, 100));
     assert.match(served, /"id":2/);
+  });
+
+  it('reads q=0 in Accept as "not this type": application/json;q=0 gets an SSE answer, both refused get 406', async () => {
+    const s = await session();
+    const sse = await raw({ headers: { ...s, accept: 'application/json;q=0, text/event-stream' }, body: ping(2) });
+    assert.equal(sse.status, 200);
+    assert.match(sse.type, /^text\/event-stream/);
+    assert.match(sse.body, /^event: message\ndata: .*"id":2/);
+    const json = await raw({ headers: { ...s, accept: 'text/event-stream; q=0, */*' }, body: ping(3) });
+    assert.deepEqual([json.status, json.type], [200, 'application/json']);
+    const none = await raw({ headers: { ...s, accept: 'application/json;q=0, text/event-stream;q=0.0, text/html' }, body: ping(4) });
+    assert.equal(none.status, 406, none.body);
+    const weighted = await raw({ headers: { ...s, accept: 'Application/JSON;q=0.5, text/event-stream;q=0.1' }, body: ping(5) });
+    assert.deepEqual([weighted.status, weighted.type], [200, 'application/json']);
   });
 });
