@@ -98,8 +98,13 @@ export class McpHttpTransport implements Transport {
   private stream: ServerResponse | null = null;
   private initialized = false;
   private closed = false;
-  /** The protocol version the client asked for in its `initialize` (batches depend on it). */
+  /**
+   * The session's protocol version: the one the client asked for in its `initialize`, then the one the server's
+   * answer settled on (whether batches are taken depends on it).
+   */
   private protocolVersion: string | undefined;
+  /** The id of the session's `initialize`, until it is answered. */
+  private initializeId: RequestId | undefined;
 
   /** `onInitialized` runs once the session's `initialize` POST is accepted (register the session there). */
   constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {}
@@ -136,8 +141,11 @@ export class McpHttpTransport implements Transport {
       return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
     }
     if (Array.isArray(body)) {
+      // The session's version decides: a header naming another version the server speaks is taken (the transport
+      // specification asks only that it SHOULD be the negotiated one), but it does not bring batches into a session
+      // of 2025-06-18 or later, nor take them from one of 2025-03-26.
       const header = req.headers['mcp-protocol-version'];
-      const version = typeof header === 'string' ? header : body.find(isInitializeRequest)?.params.protocolVersion ?? this.protocolVersion;
+      const version = this.initialized ? this.protocolVersion : typeof header === 'string' ? header : body.find(isInitializeRequest)?.params.protocolVersion;
       if (!batchesAllowed(version)) return rpcError(res, 400, -32600, batchRefusal(version));
     }
     const raw = Array.isArray(body) ? body : [body];
@@ -157,6 +165,7 @@ export class McpHttpTransport implements Transport {
       if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.initialized = true;
       this.protocolVersion = initialize.params.protocolVersion;
+      this.initializeId = (initialize as { id?: RequestId }).id;
       this.onInitialized(this.sessionId);
     } else {
       if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');
@@ -240,6 +249,7 @@ export class McpHttpTransport implements Transport {
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
     const answer = isAnswer(message); // the server's own message: no need to validate it again
     const id = answer ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    if (answer && id !== undefined && id === this.initializeId) this.settleVersion(message);
     const post = id === undefined ? undefined : this.pending.get(id);
     if (!post || (!answer && !post.sseAccepted)) {
       // An answer whose caller hung up has nowhere to go; other messages fall back to the session's stream (so
@@ -256,6 +266,13 @@ export class McpHttpTransport implements Transport {
     post.answers.set(id!, message);
     if (post.sse) post.res.write(sseEvent(message));
     this.settle(post);
+  }
+
+  /** Takes the version the server's answer to `initialize` settled on (it may differ from the one asked for). */
+  private settleVersion(answer: JSONRPCMessage): void {
+    this.initializeId = undefined;
+    const version = 'result' in answer ? (answer.result as { protocolVersion?: unknown }).protocolVersion : undefined;
+    if (typeof version === 'string') this.protocolVersion = version;
   }
 
   private startSse(post: PendingPost): void {

@@ -1,7 +1,8 @@
 // Rule: the owner's /mcp endpoint reads HTTP as its RFCs write it, not only as the SDK's client sends it: a bearer
 // scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
 // session; a Host in any case; Expect: 100-continue for a body over the limit is 413 before the body is sent; an
-// Accept with q=0 refuses that type.
+// Accept with q=0 refuses that type; batches are taken or refused by the version the session's initialize settled on,
+// not by a request's header.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -9,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
@@ -155,5 +157,30 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     assert.equal(none.status, 406, none.body);
     const weighted = await raw({ headers: { ...s, accept: 'Application/JSON;q=0.5, text/event-stream;q=0.1' }, body: ping(5) });
     assert.deepEqual([weighted.status, weighted.type], [200, 'application/json']);
+  });
+
+  it("decides batches by the session's version, whatever version another request's MCP-Protocol-Version names", async () => {
+    const s = await session('2025-06-18');
+    const other = { ...s, 'mcp-protocol-version': '2025-03-26' };
+    // The transport specification asks only that the header SHOULD be the negotiated version: a call is taken...
+    assert.equal((await raw({ headers: other, body: ping(2) })).status, 200);
+    // ...but batches, which came with 2025-03-26 and went with 2025-06-18, are not brought back by the header.
+    const batch = await raw({ headers: other, body: [ping(3), ping(4)] });
+    assert.equal(batch.status, 400);
+    assert.match(JSON.parse(batch.body).error.message, /^Invalid Request: MCP 2025-06-18 takes one JSON-RPC message at a time, not a batch/);
+    const old = await session('2025-03-26');
+    const taken = await raw({ headers: { ...old, 'mcp-protocol-version': '2025-06-18' }, body: [ping(5), ping(6)] });
+    assert.equal(taken.status, 200, 'a 2025-03-26 session takes batches, whatever its header says');
+    assert.deepEqual(JSON.parse(taken.body).map((m: { id: number }) => m.id), [5, 6]);
+  });
+
+  it('holds a session to the version its initialize settled on, not the one the client asked for', async () => {
+    const s = await session('2099-01-01');
+    assert.equal(s['mcp-protocol-version'], LATEST_PROTOCOL_VERSION);
+    const { 'mcp-protocol-version': _v, ...bare } = s;
+    const batch = await raw({ headers: bare, body: [ping(2), ping(3)] });
+    assert.equal(batch.status, 400);
+    assert.match(JSON.parse(batch.body).error.message, new RegExp(`^Invalid Request: MCP ${LATEST_PROTOCOL_VERSION} takes one JSON-RPC message at a time`));
+    assert.equal((await raw({ headers: s, body: ping(5) })).status, 200);
   });
 });
