@@ -228,6 +228,12 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     }
     let body: unknown;
     if (req.method === 'POST') {
+      const coding = req.headers['content-encoding']?.trim().toLowerCase();
+      if (coding && coding !== 'identity') {
+        // A compressed body read as text is "not JSON", which names the wrong fix (RFC 9110 15.5.16: 415 says it).
+        const message = `Unsupported Media Type: Content-Encoding ${quoted(coding)} is not taken; send the body uncompressed, without a Content-Encoding header`;
+        return reply(res, 415, { jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+      }
       const raw = await readBody(req, limit);
       if (raw === null) {
         const message = `Request too large: the body is over ${limitText(limit)}, the most one message may be; ${TOO_LARGE_FIX}`;

@@ -2,7 +2,7 @@
 // scheme in any case, with any number of spaces before the token; a method MCP does not use is 405 with or without a
 // session; a Host in any case; Expect: 100-continue for a body over the limit is 413 before the body is sent; an
 // Accept with q=0 refuses that type; batches are taken or refused by the version the session's initialize settled on,
-// not by a request's header.
+// not by a request's header; a compressed body is 415, naming the fix.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
@@ -182,5 +183,22 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     assert.equal(batch.status, 400);
     assert.match(JSON.parse(batch.body).error.message, new RegExp(`^Invalid Request: MCP ${LATEST_PROTOCOL_VERSION} takes one JSON-RPC message at a time`));
     assert.equal((await raw({ headers: s, body: ping(5) })).status, 200);
+  });
+
+  it('refuses a compressed body with 415 naming the fix, not as a body that is not JSON; identity is taken', async () => {
+    const s = await session();
+    const gzipped = gzipSync(JSON.stringify(ping(2)));
+    const refused = await new Promise<Reply>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: owner.port, method: 'POST', path: '/mcp', headers: { ...headers, ...s, 'content-encoding': 'gzip' } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, type: '', session: '', allow: '' }));
+      });
+      req.on('error', reject);
+      req.end(gzipped);
+    });
+    assert.equal(refused.status, 415);
+    assert.equal(JSON.parse(refused.body).error.message, 'Unsupported Media Type: Content-Encoding "gzip" is not taken; send the body uncompressed, without a Content-Encoding header');
+    assert.equal((await raw({ headers: { ...s, 'content-encoding': 'identity' }, body: ping(3) })).status, 200);
   });
 });
