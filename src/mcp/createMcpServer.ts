@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
-  CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
-  type CallToolRequest, type CallToolResult, type GetPromptResult, type ListToolsResult, type ReadResourceRequest,
+  CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
+  type CallToolRequest, type CallToolResult, type ListToolsResult, type ReadResourceRequest,
   type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -16,6 +16,7 @@ import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRe
 import { issueLine } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
+import { checkPromptRequests } from './promptRequests.js';
 import { WorkflowPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { installSubscriptions } from './subscriptions.js';
@@ -110,7 +111,7 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   cacheToolList(server, groups.join(','));
   wrapToolCalls(server, baton, log, specs, groups, clientName, agentName);
   wrapResourceReads(server, baton, log, clientName);
-  wrapPromptGets(server, baton);
+  checkPromptRequests(requestHandlers(server), prompts);
   const unsubscribe = installSubscriptions(server, baton, log, () => {
     const promptsChanged = prompts.refresh();
     if (server.isConnected()) {
@@ -346,27 +347,6 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
         error_category: BatonError.is(ex) ? errorCategory(ex.reason) : ex instanceof McpError ? 'validation' : 'system_error',
       });
       throw error;
-    }
-  });
-}
-
-/**
- * Answers a prompts/get of a prompt Baton does not have with the ones it has (the SDK says only "Prompt X not found",
- * and a command-line client such as the MCP Inspector shows no list to pick from).
- */
-function wrapPromptGets(server: McpServer, baton: BatonApi): void {
-  // The SDK installs its prompt handlers with the first prompt; with no template there is nothing to wrap.
-  if (!serverMethods(server).includes('prompts/get')) return;
-  const original = sdkHandler(server, 'prompts/get');
-  server.server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    try {
-      return (await original(request, extra)) as GetPromptResult;
-    } catch (ex) {
-      const { name } = request.params;
-      if (!(ex instanceof McpError)) throw ex;
-      if (ex.code !== ErrorCode.InvalidParams || !ex.message.endsWith(`Prompt ${name} not found`)) throw unprefixed(ex);
-      const names = baton.templates().map((t) => t.name);
-      throw rpcError(ErrorCode.InvalidParams, `Prompt ${name} not found${didYouMean(name, names, quoted)}; the prompts (one per workflow template, as prompts/list names them): ${names.join(', ')}`);
     }
   });
 }

@@ -45,7 +45,7 @@ export function promptText(template: WorkflowTemplate, task: string | undefined,
  */
 export class WorkflowPrompts {
   /** Each prompt with what `prompts/list` shows of it (description, arguments). */
-  private registered = new Map<string, { prompt: RegisteredPrompt; listed: string }>();
+  private registered = new Map<string, { prompt: RegisteredPrompt; listed: string; args: readonly string[] }>();
   /** The current templates by name: a prompt's text is made from the template as it is when the prompt is got. */
   private templates = new Map<string, WorkflowTemplate>();
 
@@ -74,13 +74,24 @@ export class WorkflowPrompts {
         const known = this.registered.get(template.name);
         if (known?.listed === listed) continue;
         known?.prompt.remove();
-        this.registered.set(template.name, { prompt: this.register(template.name, template), listed });
+        const args = template.dynamic_phases ? ['source'] : ['task'];
+        this.registered.set(template.name, { prompt: this.register(template.name, template), listed, args });
         changed = true;
       }
     } finally {
       delete (server as Partial<typeof server>).sendPromptListChanged; // the SDK's own method again
     }
     return changed;
+  }
+
+  /** The prompts' names, as prompts/list shows them. */
+  names(): string[] {
+    return [...this.registered.keys()];
+  }
+
+  /** The arguments prompt `name` takes; undefined when there is no such prompt (an Object.prototype name included). */
+  argumentsOf(name: string): readonly string[] | undefined {
+    return this.registered.get(name)?.args;
   }
 
   private register(name: string, first: WorkflowTemplate): RegisteredPrompt {
