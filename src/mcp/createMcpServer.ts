@@ -13,7 +13,7 @@ import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
-import { issueLine } from './invalidMessage.js';
+import { issueText, type Issue } from './invalidMessage.js';
 import { plainToolCall } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
 import { checkPromptRequests } from './promptRequests.js';
@@ -318,9 +318,9 @@ function answerMalformedParams(server: McpServer): void {
 
 /** A zod error thrown while checking a request as an Invalid params error; anything else as it is. */
 function invalidParams(method: string, ex: unknown): unknown {
-  const issues = (ex as { issues?: Array<Parameters<typeof issueLine>[0]> } | null)?.issues;
+  const issues = (ex as { issues?: Issue[] } | null)?.issues;
   if (!(ex instanceof Error) || !/^\$?ZodError$/.test(ex.name) || !Array.isArray(issues)) return ex;
-  const said = issues.slice(0, 5).map(issueLine);
+  const said = issues.slice(0, 5).map(issueText);
   const shape = method === 'tools/call' ? ' A tool call is {"name": "<tool>", "arguments": {…}}, its arguments an object (not a JSON string).' : '';
   return rpcError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${said.join('; ')}.${shape}`);
 }

@@ -69,15 +69,16 @@ export function issueLine(issue: { path?: PropertyKey[]; message?: string; code?
   return `${path ? `${path}: ` : ''}${issue.message ?? 'invalid'}`;
 }
 
-type Issue = Parameters<typeof issueLine>[0] & { errors?: Issue[][] };
+/** A zod issue, as much of it as the messages read. */
+export type Issue = Parameters<typeof issueLine>[0] & { errors?: Issue[][]; values?: unknown[] };
 
 /**
- * The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). A union (the kinds
- * of message, an id's string or number) says only "Invalid input": the issue of its closest branch, the one with the
- * fewest, is named instead, at its full path.
+ * One issue a schema reported, in a line. A union (the kinds of message, an id's string or number, a completion's
+ * ref/prompt or ref/resource) says only "Invalid input": the issue of its closest branch, the one with the fewest, is
+ * named instead, at its full path.
  */
-function firstIssue(error: Error): string {
-  let first = (error as { issues?: Issue[] }).issues?.[0];
+export function issueText(issue: Issue): string {
+  let first: Issue | undefined = issue;
   let path: PropertyKey[] = [];
   while (first?.code === 'invalid_union' && first.errors?.length) {
     path = [...path, ...(first.path ?? [])];
@@ -85,12 +86,25 @@ function firstIssue(error: Error): string {
     if (kinds.every((kind) => kind !== null)) {
       // A value of none of the kinds allowed (an id that is null): name them all.
       const received = / received (\w+)$/.exec(kinds[0]!.message ?? '')?.[1];
-      const expected = kinds.map((kind) => String(kind!.expected)).join(' or ');
+      const expected = [...new Set(kinds.map((kind) => String(kind!.expected)))].join(' or ');
       return issueLine({ path, code: 'invalid_type', expected, message: `Invalid input: expected ${expected}${received ? `, received ${received}` : ''}` });
+    }
+    // Branches told apart by a tag (a completion's ref.type): each says only its own value; name them all.
+    const tags = first.errors.map((branch) => branch.find((i) => i.code === 'invalid_value' && i.values?.length));
+    const at = new Set(tags.map((tag) => JSON.stringify(tag?.path ?? null)));
+    if (tags.every((tag) => tag !== undefined) && at.size === 1) {
+      const values = [...new Set(tags.flatMap((tag) => tag!.values!.map((v) => JSON.stringify(v))))].join(' or ');
+      return issueLine({ path: [...path, ...(tags[0]!.path ?? [])], code: 'invalid_value', message: `Invalid input: expected ${values}` });
     }
     first = first.errors.reduce((a, b) => (b.length < a.length ? b : a))[0];
   }
-  return first ? issueLine({ ...first, path: [...path, ...(first.path ?? [])] }) : error.message.split('\n')[0]!;
+  return issueLine({ ...(first ?? issue), path: [...path, ...(first?.path ?? [])] });
+}
+
+/** The first issue a schema reported, in a line (a zod error's message is all its issues as JSON). */
+function firstIssue(error: Error): string {
+  const first = (error as { issues?: Issue[] }).issues?.[0];
+  return first ? issueText(first) : error.message.split('\n')[0]!;
 }
 
 /** Whether a session of this protocol version may send JSON-RPC batches: MCP 2025-06-18 removed them (2025-03-26 had them). */

@@ -2,7 +2,8 @@
 // sends with Invalid params naming what to fix: a prompt named like an Object.prototype member ("__proto__",
 // "constructor", "toString") is not found, with the prompts there are (never "disabled"); an argument of the wrong
 // kind is named in plain words; an argument the prompt does not take is refused, not dropped without a word; a null
-// argument reads as left out, as in a tool call. The server goes on answering.
+// argument reads as left out, as in a tool call; a completion's ref of neither kind is told both kinds (not "Invalid
+// input", nor only the first kind). The server goes on answering.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -57,6 +58,16 @@ describe('baton mcp refuses odd prompt requests in words that name the fix', () 
     }
     const spec = await ask('prompts/get', { name: 'spec_execution_v1', arguments: { task: 'x' } });
     assert.equal(spec.error?.message, 'Invalid arguments for prompt spec_execution_v1: unknown argument "task"; this prompt takes source. Fix the arguments and get the prompt again.');
+  });
+
+  it('tells a completion whose ref is of neither kind both kinds it may be', async () => {
+    const argument = { name: 'task', value: 'x' };
+    for (const ref of [{ type: 'ref/tool', name: 'x' }, { a: { a: { a: 1 } } }]) {
+      const got = await ask('completion/complete', { ref, argument });
+      assert.deepEqual(got.error, { code: -32602, message: 'Invalid params for completion/complete: params.ref.type: Invalid input: expected "ref/prompt" or "ref/resource".' });
+    }
+    const text = await ask('completion/complete', { ref: 'bug-fix', argument });
+    assert.deepEqual(text.error, { code: -32602, message: 'Invalid params for completion/complete: params.ref: Invalid input: expected object, received string.' });
   });
 
   it('reads a null argument (or null arguments) as left out, and answers a normal prompts/get after all of it', async () => {
