@@ -29,6 +29,8 @@ export interface Called {
   isError: boolean;
   text: string;
   sc: any;
+  /** The result's `_meta` (a refusal's errorCode and errorDetails). */
+  meta: Record<string, unknown> | undefined;
 }
 
 /** What `openLifecycle` returns. */
@@ -79,7 +81,7 @@ export async function openLifecycle(o: {
   const call = async (name: string, args: Record<string, unknown> = {}): Promise<Called> => {
     const res = await client.callTool({ name, arguments: args });
     const text = (res.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? '').join('\n');
-    return { isError: res.isError === true, text, sc: res.structuredContent };
+    return { isError: res.isError === true, text, sc: res.structuredContent, meta: res._meta };
   };
   return {
     baton, store, clock, log, client, workspace, call,

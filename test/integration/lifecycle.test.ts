@@ -2,13 +2,15 @@
 // client: an execution goes pending → running → completed with dependent steps and checked outputs; every state
 // pair is either allowed or refused with the allowed moves; timeouts follow the injected clock; logs are idempotent;
 // artifacts are immutable and binary-safe; and a run survives closing and reopening its database. List texts count in
-// words ("1 incomplete execution", never "execution(s)").
+// words ("1 incomplete execution", never "execution(s)"). An answer names a bundled contract by what it is, never by
+// the folder Baton is installed in.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EXECUTION_TRANSITIONS } from '../../src/core/stateMachine.js';
+import { bundledContentDir } from '../../src/host/openBaton.js';
 import type { ExecutionStatus } from '../../src/core/types.js';
 import { parseToolGroups } from '../../src/mcp/toolGroups.js';
 import { output, okStep } from '../helpers/coreHarness.js';
@@ -444,7 +446,9 @@ describe('lifecycle tools: contract validation', () => {
     const s = await rig.ok('start_step', { executionId: id, stepName: 'a' });
     const r = await rig.call('complete_step', { stepId: s.id, output: { artifacts: [], confidence: 0.5 } });
     assert.equal(r.isError, true);
-    assert.match(r.text, /output does not match the StepOutput contract \(.*StepOutput\.schema\.json\): \/summary is required/);
+    // The bundled contract by what it is, never by the folder Baton is installed in (an internal path, the user's home).
+    assert.match(r.text, /output does not match the StepOutput contract \(StepOutput\.schema\.json, Baton's bundled contracts\): \/summary is required/);
+    assert.ok(!`${r.text}${JSON.stringify(r.meta)}`.includes(bundledContentDir()), `${r.text} ${JSON.stringify(r.meta)}`);
     assert.equal(rig.baton.lifecycle.details({ executionId: id }).steps![0]!.state, 'running');
   });
 
@@ -489,7 +493,8 @@ describe('lifecycle tools: contract validation', () => {
       const done = await bare.ok('complete_step', { stepId: s.id, output: { anything: true } });
       assert.equal(done.state, 'completed');
       assert.equal(done.contract.validated, false);
-      assert.match(done.contract.notice, /No StepOutput\.schema\.json .*without contract validation/);
+      assert.match(done.contract.notice, /^No StepOutput\.schema\.json in Baton's bundled contracts or .*without contract validation/);
+      assert.ok(!done.contract.notice.includes(empty), done.contract.notice);
       assert.ok(bare.log.lines.some((l) => l.level === 'info' && /contracts: No StepOutput\.schema\.json/.test(l.message)));
       const closed = await bare.ok('complete_execution', { executionId: e.id, output: { whatever: 1 } });
       assert.equal(closed.contract.validated, false);

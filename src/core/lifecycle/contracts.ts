@@ -64,14 +64,22 @@ export class ContractValidator {
     return ajv;
   }
 
-  /** The schema file for `name` that wins (the last folder holding `<name>.schema.json`). */
-  async locate(name: string): Promise<string | undefined> {
+  /** The schema file for `name` that wins (the last folder holding `<name>.schema.json`) and its folder's index. */
+  private async find(name: string): Promise<{ path: string; index: number } | undefined> {
     const dirs = this.dirs();
     for (let i = dirs.length - 1; i >= 0; i--) {
       const path = `${dirs[i]}/${name}.schema.json`;
-      if (await this.fs.exists(path)) return path;
+      if (await this.fs.exists(path)) return { path, index: i };
     }
     return undefined;
+  }
+
+  /**
+   * A contract folder as an answer to an agent names it: the first (Baton's own, where it is installed: an internal
+   * path, with the user's home in it) by what it is, the others (the workspace's) by their path.
+   */
+  private shownDir(index: number): string {
+    return index === 0 ? "Baton's bundled contracts" : (this.dirs()[index] ?? '');
   }
 
   /**
@@ -79,23 +87,26 @@ export class ContractValidator {
    * (JSON pointer + message); returns `validated: false` with a notice when no schema file exists.
    */
   async check(name: string, value: unknown, what: string): Promise<ContractCheck> {
-    const path = await this.locate(name);
-    if (!path) {
-      const notice = `No ${name}.schema.json in ${this.dirs().join(' or ')}; ${what} was stored without contract validation.`;
-      // One notice per schema name is enough for the log; every result still carries it.
+    const found = await this.find(name);
+    if (!found) {
+      const unchecked = `${what} was stored without contract validation.`;
+      const notice = `No ${name}.schema.json in ${this.dirs().map((_, i) => this.shownDir(i)).join(' or ')}; ${unchecked}`;
+      // One notice per schema name is enough for the log (which names every folder by its path); every result still
+      // carries it.
       if (!this.noticed.has(name)) {
         this.noticed.add(name);
-        this.log.info(`contracts: ${notice}`);
+        this.log.info(`contracts: No ${name}.schema.json in ${this.dirs().join(' or ')}; ${unchecked}`);
       }
       return { schema: name, validated: false, notice };
     }
-    const validate = await this.compile(path);
+    const validate = await this.compile(found.path);
     if (validate(value)) return { schema: name, validated: true };
     const problems = (validate.errors ?? []).map(describeError);
+    const shown = found.index === 0 ? `${name}.schema.json, ${this.shownDir(0)}` : found.path;
     throw new BatonError(
       'invalid_input',
-      `${what} does not match the ${name} contract (${path}): ${[...new Set(problems)].join('; ')}. Fix these fields and call again.`,
-      { schema: name, path, errors: validate.errors ?? [] },
+      `${what} does not match the ${name} contract (${shown}): ${[...new Set(problems)].join('; ')}. Fix these fields and call again.`,
+      { schema: name, path: shown, errors: validate.errors ?? [] },
     );
   }
 
