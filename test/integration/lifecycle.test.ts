@@ -3,7 +3,7 @@
 // pair is either allowed or refused with the allowed moves; timeouts follow the injected clock; logs are idempotent;
 // artifacts are immutable and binary-safe; and a run survives closing and reopening its database. List texts count in
 // words ("1 incomplete execution", never "execution(s)"). An answer names a bundled contract by what it is, never by
-// the folder Baton is installed in.
+// the folder Baton is installed in; a name or text of only spaces is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -440,6 +440,30 @@ describe('lifecycle tools: contract validation', () => {
   let rig: LifecycleRig;
   before(async () => { rig = await openLifecycle(); });
   after(() => rig.close());
+
+  it('refuses a name or text of only spaces (it would show as nothing in the tree and the history), storing nothing', async () => {
+    const id = await running(rig);
+    const s = await rig.ok('start_step', { executionId: id, stepName: 'blank-check' });
+    const blank = ' \t\n ';
+    const calls: Array<[string, Record<string, unknown>, string]> = [
+      ['start_step', { executionId: id, stepName: blank }, 'stepName'],
+      ['start_step', { executionId: id, stepName: 'b', phaseName: blank }, 'phaseName'],
+      ['start_step', { executionId: id, stepName: 'c', agentName: blank }, 'agentName'],
+      ['store_artifact', { executionId: id, name: blank, contentType: 'text', content: 'x' }, 'name'],
+      ['store_finding', { executionId: id, severity: 'low', category: blank, title: 't', description: 'd' }, 'category'],
+      ['store_finding', { executionId: id, severity: 'low', category: 'c', title: blank, description: 'd' }, 'title'],
+      ['store_finding', { executionId: id, severity: 'low', category: 'c', title: 't', description: blank }, 'description'],
+      ['log_execution', { executionId: id, layer: 'step', layerId: s.id, logLevel: 'info', message: blank }, 'message'],
+    ];
+    for (const [tool, args, field] of calls) {
+      const r = await rig.call(tool, args);
+      assert.equal(r.isError, true, `${tool}.${field}`);
+      assert.match(r.text, new RegExp(`^Invalid arguments for ${tool}: ${field} must be a string that is not empty or only spaces(, such as \\w+(\\.md)?)? \\(got " \\\\t\\\\n "\\)`), r.text);
+    }
+    const details = rig.baton.lifecycle.details({ executionId: id, includeLogs: true, includeArtifacts: true, includeFindings: true });
+    assert.deepEqual(details.steps!.map((step) => step.stepName), ['blank-check']);
+    assert.deepEqual([details.artifacts, details.findings, details.logs].map((list) => list!.length), [0, 0, 0]);
+  });
 
   it('refuses a step output missing summary, naming the field, and leaves the step running', async () => {
     const id = await running(rig);
