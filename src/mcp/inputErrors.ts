@@ -137,7 +137,7 @@ export function tooDeepResult(tool: string, ex: unknown): CallToolResult | undef
   if (!(ex instanceof RangeError) || !/call stack/i.test(ex.message)) return undefined;
   return {
     isError: true,
-    content: [{ type: 'text', text: `Invalid arguments for ${tool}: a value is nested too deep to read (thousands of levels of objects or arrays); send it with at most a few dozen levels.` }],
+    content: [{ type: 'text', text: `Invalid arguments for ${tool}: a value is nested too deep to read (objects or arrays inside each other); send it with at most ${MAX_NESTING} levels.` }],
     _meta: { errorCode: 'invalid_input' },
   };
 }
@@ -165,7 +165,14 @@ function isWellFormed(s: string): boolean {
 }
 
 /** A value met in a walk, linked to its parent: only the reported field's path is built (copies grow as depth²). */
-type At = { value: unknown; key?: PropertyKey; parent?: At };
+type At = { value: unknown; key?: PropertyKey; parent?: At; depth: number };
+
+/**
+ * How deep objects and arrays may sit inside each other in a call's arguments. Deeper values were taken or refused
+ * by where the stack ran out (about 4,000 levels for a call over stdio, fewer on a longer path such as a forwarding
+ * `baton mcp` or the editor's panel), so a value stored by one call could fail every later read of it.
+ */
+export const MAX_NESTING = 100;
 
 /**
  * What in `input` (a call's arguments) cannot be stored as sent, as one problem line naming the field, or undefined:
@@ -174,25 +181,34 @@ type At = { value: unknown; key?: PropertyKey; parent?: At };
  * keep it as data; it was dropped without a word). Walks without recursion: a value may be nested thousands deep.
  */
 export function unstorableInput(input: unknown): string | undefined {
-  const stack: At[] = [{ value: input }];
+  const stack: At[] = [{ value: input, depth: 0 }];
   while (stack.length) {
     const at = stack.pop()!;
     const { value } = at;
+    if (at.depth > MAX_NESTING) return tooDeepText(at);
     if (typeof value === 'string') {
       if (!isWellFormed(value)) return `${fieldName(at)} holds a lone UTF-16 surrogate (half of a character such as an emoji, e.g. a JSON "\\ud83d" without its pair), which cannot be stored as text; send the whole character or leave it out`;
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: at });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: i, parent: at, depth: at.depth + 1 });
     } else if (value !== null && typeof value === 'object') {
       const keys = Object.keys(value);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         if (key === '__proto__') return `${fieldName(at)} has a key "__proto__", which cannot be kept as data; rename the key`;
         if (!isWellFormed(key)) return `${fieldName(at)} has a key holding a lone UTF-16 surrogate (${quoted(key, 40)}), which cannot be stored as text; send the whole character or leave it out`;
-        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: at });
+        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: at, depth: at.depth + 1 });
       }
     }
   }
   return undefined;
+}
+
+/** The refusal of a value nested past MAX_NESTING, naming the argument it is in (its full path would be as long). */
+function tooDeepText(at: At): string {
+  let top = at;
+  while (top.parent?.parent) top = top.parent;
+  return `${fieldName(top)} is nested more than ${MAX_NESTING} levels deep (objects or arrays inside each other); ` +
+    `send it with at most ${MAX_NESTING} levels, for example with the deep part as a JSON text in a string`;
 }
 
 /** The field `at` names, as `a.b[2].c` ("arguments" for the whole). */

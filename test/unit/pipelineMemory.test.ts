@@ -189,7 +189,7 @@ test('the memory tools refuse a misspelt field, name the query field in a search
   for (let i = 0; i < 20_000; i++) deep = { d: deep };
   const tooDeep = await call('memory_store', { key: 'deep', value: 'v', metadata: { deep } });
   assert.equal(tooDeep.isError, true);
-  assert.match(text(tooDeep), /^Invalid arguments for memory_store: a value is nested too deep to read/);
+  assert.match(text(tooDeep), /^Invalid arguments for memory_store: metadata is nested more than 100 levels deep /);
   baton.logCall({ call_type: 'tool', name: 'memory_store', request: { deep }, response: null, duration_ms: 1, success: false });
   await baton.flushCalls();
   assert.match(String(baton.recentCalls(1)[0]!.request_full), /"unloggable":"nested too deep to walk"/, 'the call log keeps a row that says so, and the process lives');
