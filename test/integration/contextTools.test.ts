@@ -1,7 +1,8 @@
 // Rule: the `context` tools act only as the agent their session's run token names: over the owner's real HTTP
 // endpoint, agent A cannot read B's inbox or post as B (arguments such as `from` or `agent` are rejected as unknown
 // fields), a token of another team sees nothing of this one, and a session without an agent identity gets a clear
-// error; every result carries its values in text as well as structuredContent; channel entries reach the database.
+// error; every result carries its values in text as well as structuredContent; channel entries reach the database;
+// a blank message is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,6 +94,16 @@ describe('context tools over the owner endpoint', () => {
     assert.deepEqual((await call(reviewer, 'inbox_check')).structuredContent, { agent: 'reviewer', messages: [] }, 'the reviewer sees its own inbox only');
     assert.deepEqual(teams.channel(runId).map((x) => [x.from, x.message]), [['reviewer', '@coder please fix the auth issue in line 42']]);
     assert.match(readFileSync(join(workspace, '.workflow', 'pr-1', 'channel.md'), 'utf8'), /\[reviewer\] <!-- .* -->\n@coder please fix/);
+  });
+
+  it('refuses a blank channel message, naming the field, and posts nothing', async () => {
+    const before = teams.channel(runId).length;
+    for (const message of ['', ' \n\t ']) {
+      const blank = await call(coder, 'channel_send', { message });
+      assert.equal(blank.isError, true, JSON.stringify(message));
+      assert.match(text(blank), /^Invalid arguments for channel_send: message must be a string that is not empty or only spaces \(the message to post\) \(got "/);
+    }
+    assert.equal(teams.channel(runId).length, before, 'nothing was posted');
   });
 
   it('rejects identity arguments instead of trusting them', async () => {

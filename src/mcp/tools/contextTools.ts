@@ -37,7 +37,8 @@ const fileOpt = file.optional().describe('Document path relative to the context 
 const limit = z.number().int().min(1).max(CONTEXT_LIMITS.readEntries).optional().describe(`Newest entries to return (default ${DEFAULT_LIMIT}).`);
 
 const INPUTS = {
-  channel_send: z.strictObject({ message: z.string().describe('The message; @name mentions a teammate and wakes it.') }),
+  // A blank message would be an entry of nothing in channel.md that wakes no one: more than spaces is due.
+  channel_send: z.strictObject({ message: z.string().regex(/\S/).describe('The message; @name mentions a teammate and wakes it.') }),
   channel_read: z.strictObject({ since: z.string().optional().describe('Only entries after this timestamp.'), limit }),
   channel_peek: z.strictObject({ since: z.string().optional().describe('Only entries after this timestamp.'), limit }),
   inbox: z.strictObject({}),
@@ -61,7 +62,7 @@ const OUTPUTS = {
 };
 
 const HINTS: Record<string, string> = {
-  message: 'a string (the message to post)',
+  message: 'a string that is not empty or only spaces (the message to post)',
   since: 'an ISO timestamp such as 2024-01-15T10:05:00.000Z',
   until: 'an ISO timestamp such as 2024-01-15T10:05:00.000Z',
   limit: `a whole number from 1 to ${CONTEXT_LIMITS.readEntries}`,
