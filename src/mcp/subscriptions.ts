@@ -6,6 +6,17 @@ import type { Log } from '../core/ports.js';
 import type { BatonEvent } from '../core/types.js';
 import { quoted } from './inputErrors.js';
 
+/** The schemes of Baton's resources (resources/list and resources/templates/list): a subscription to another never fires. */
+const SCHEMES = ['persona', 'guardrails', 'available-workflows', 'current-step', 'workflow-status', 'project-context', 'workflow-artifacts'];
+
+/**
+ * Bounds on one session's subscriptions: no Baton URI is longer (its ids are UUIDs), and a client that subscribes
+ * to more has lost track of them. Each one is kept and matched against every event while the session lasts, so
+ * without a bound a client sending 10 MiB URIs would grow the owner's memory (shared by every client) without end.
+ */
+export const MAX_SUBSCRIBED_URI_CHARS = 2048;
+export const MAX_SUBSCRIPTIONS = 1000;
+
 /** Forms of a per-task URI that follow whatever is active or recent rather than one execution. */
 const FLOATING = new Set(['active', 'recent', 'final', 'all', 'current']);
 
@@ -54,7 +65,17 @@ export function installSubscriptions(server: McpServer, baton: BatonApi, log: Lo
     if (!parsed) {
       throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(req.params.uri)} is not a resource URI (scheme://…); subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`);
     }
-    subs.set(req.params.uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
+    const { uri } = req.params;
+    if (!SCHEMES.includes(parsed.scheme)) {
+      throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is no Baton resource (its scheme is none of ${SCHEMES.join(', ')}), so it would never be updated; subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`);
+    }
+    if (uri.length > MAX_SUBSCRIBED_URI_CHARS) {
+      throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is ${uri.length} characters, longer than any Baton resource URI (at most ${MAX_SUBSCRIBED_URI_CHARS}); subscribe to one that resources/list or resources/templates/list names`);
+    }
+    if (!subs.has(uri) && subs.size >= MAX_SUBSCRIPTIONS) {
+      throw new McpError(ErrorCode.InvalidParams, `this session already has ${MAX_SUBSCRIPTIONS} subscriptions, the most one may have; unsubscribe (resources/unsubscribe) from those you no longer read, or subscribe to a floating form such as workflow-status://active`);
+    }
+    subs.set(uri, { ...parsed, executionId: resolveExecution(baton, parsed) });
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (req) => {

@@ -1,0 +1,57 @@
+// Rule: resources/subscribe on the real `baton mcp` (stdio) refuses, with Invalid params naming the fix, what would
+// never be updated or would only grow the owner's memory: a URI of a scheme Baton does not serve (a typo such as
+// workflow-statuss://…), a URI longer than any Baton resource's (up to the 10 MiB a message may be), and more than
+// MAX_SUBSCRIPTIONS subscriptions in one session; subscribing again to one it has, and any after an unsubscribe, work.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { MAX_SUBSCRIBED_URI_CHARS, MAX_SUBSCRIPTIONS } from '../../src/mcp/subscriptions.js';
+import { ensureBuilt, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { rawStdio } from '../fixtures/mcp/rawStdio.js';
+
+describe('baton mcp bounds what a session may subscribe to', () => {
+  const setup = tempSetup('baton-subscriptions-');
+  let mcp: ReturnType<typeof rawStdio>;
+  let next = 1;
+  const subscribe = async (uri: string, method = 'resources/subscribe') => {
+    const id = next++;
+    mcp.send({ id, method, params: { uri } });
+    return mcp.answer(id, 20_000);
+  };
+
+  before(async () => {
+    ensureBuilt();
+    mcp = rawStdio(['--db', setup.db, '--workspace', setup.workspace]);
+    mcp.send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    await mcp.answer(0);
+    mcp.send({ method: 'notifications/initialized' });
+  });
+  after(async () => {
+    await mcp.close();
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('refuses a scheme Baton does not serve and a URI longer than any of its resources', async () => {
+    const typo = await subscribe('workflow-statuss://active');
+    assert.equal(typo.error?.code, -32602);
+    assert.match(typo.error?.message, /^uri "workflow-statuss:\/\/active" is no Baton resource \(its scheme is none of persona, guardrails, available-workflows, current-step, workflow-status, project-context, workflow-artifacts\), so it would never be updated; subscribe to one that resources\/list /);
+    const long = await subscribe(`workflow-status://${'e'.repeat(9 * 1024 * 1024)}`);
+    assert.equal(long.error?.code, -32602);
+    assert.match(long.error?.message, new RegExp(`^uri "workflow-status://e{62}…" is 9437202 characters, longer than any Baton resource URI \\(at most ${MAX_SUBSCRIBED_URI_CHARS}\\)`));
+  });
+
+  it(`takes ${MAX_SUBSCRIPTIONS} subscriptions, refuses one more until one is dropped, and takes one it has again`, async () => {
+    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) {
+      const ok = await subscribe(`workflow-status://exec-${i}`);
+      assert.deepEqual(ok.result, {}, JSON.stringify(ok.error));
+    }
+    const over = await subscribe('workflow-status://active');
+    assert.equal(over.error?.code, -32602);
+    assert.match(over.error?.message, new RegExp(`^this session already has ${MAX_SUBSCRIPTIONS} subscriptions, the most one may have; unsubscribe \\(resources/unsubscribe\\)`));
+    assert.deepEqual((await subscribe('workflow-status://exec-7')).result, {}, 'one it has already');
+    assert.deepEqual((await subscribe('workflow-status://exec-0', 'resources/unsubscribe')).result, {});
+    assert.deepEqual((await subscribe('workflow-status://active')).result, {});
+    assert.equal(mcp.child.exitCode, null);
+    assert.deepEqual(mcp.notJson, []);
+  });
+});
