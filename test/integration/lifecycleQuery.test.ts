@@ -1,6 +1,7 @@
 // Rule: findings are scoped to a project or global and found by ranked full-text search (AND / OR / NOT, "phrases",
 // prefix*) plus severity, tag and category filters, a page at a time; the content tools answer with the detail,
-// fields, content mode, ETag and redaction asked for; projects are discovered from paths with git detection.
+// fields, content mode, ETag and redaction asked for; projects are discovered from paths with git detection, one per
+// folder however its path is spelt.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -309,6 +310,14 @@ describe('content tools: projects', () => {
       assert.equal((await rig.ok('get_project_context', { projectPath: plain })).isGitRepo, false);
       const again = await rig.ok('get_project_context', { projectPath: sub });
       assert.equal(again.id, p.id, 'the same folder is the same project');
+      // However it is spelt: with . and .. segments and doubled separators it is still that folder, not a new row.
+      for (const spelt of [`${root}/packages/./app`, `${root}/packages/app/../app/.`, `${root}//packages///app//`, `${sub}/x/..`]) {
+        const same = await rig.ok('get_project_context', { projectPath: spelt });
+        assert.deepEqual([same.id, same.path, same.name], [p.id, sub, 'app'], spelt);
+      }
+      assert.equal((await rig.ok('list_projects', { limit: 500 })).projects.filter((x: { path: string }) => x.path.startsWith(root)).length, 1);
+      const long = (await rig.call('get_project_context', { projectPath: `/${'a'.repeat(100_000)}` })).text;
+      assert.match(long, /^No folder at "\/a{119}…" \(100001 characters\); pass the absolute path/, 'a long path is not echoed whole');
       const ws = await rig.ok('get_project_context', {});
       assert.equal(ws.path, rig.workspace);
       assert.match((await rig.call('get_project_context', { projectPath: join(root, 'missing') })).text, /No folder at/);

@@ -1,11 +1,31 @@
 // Projects: discovery from a path (git detection through the FileSystem port), workspace folders, paginated list.
-import { BatonError } from '../errors.js';
+import { BatonError, echo } from '../errors.js';
 import type { CorePorts } from '../ports.js';
 import type { Project } from '../lifecycleTypes.js';
 import { toProjectView } from './views.js';
 
-/** A path without trailing separators (the root stays as it is). */
+/** The root of an absolute path: `/`, `C:\` (or `C:/`), or `\\server\share\`; undefined for a relative one. */
+const ROOT = /^(?:\\\\[^\\/]+[\\/][^\\/]+[\\/]?|[A-Za-z]:[\\/]|\/)/;
+
+/**
+ * A path without trailing separators (the root stays as it is), and for an absolute path without `.` and `..`
+ * segments and doubled separators: one folder has one spelling, so `/w/../w/./app/` is the project `/w/app`, not a
+ * second row named ".". (Lexical, as Node's path.resolve: a `..` after a symbolic link is not followed.)
+ */
 export function normalizePath(path: string): string {
+  const root = ROOT.exec(path)?.[0];
+  if (root !== undefined) {
+    const sep = root.includes('\\') || (!path.includes('/') && path.includes('\\')) ? '\\' : '/';
+    const parts: string[] = [];
+    for (const part of path.slice(root.length).split(/[\\/]+/)) {
+      if (part === '..') parts.pop();
+      else if (part !== '.' && part !== '') parts.push(part);
+    }
+    const bare = root.replace(/[\\/]$/, '');
+    // A drive's or the file system's root keeps its separator; a share's root is the server and share alone.
+    if (!parts.length) return root.startsWith('\\\\') ? bare : root;
+    return `${bare}${sep}${parts.join(sep)}`;
+  }
   const trimmed = path.replace(/[\\/]+$/, '');
   return trimmed === '' ? path.slice(0, 1) : trimmed;
 }
@@ -37,10 +57,10 @@ export class Projects {
   async discover(path: string): Promise<Project> {
     const dir = normalizePath(path);
     if (!/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(dir)) {
-      throw new BatonError('invalid_input', `projectPath ${JSON.stringify(path)} is relative; pass the absolute path of the project folder.`);
+      throw new BatonError('invalid_input', `projectPath ${echo(path)} is relative; pass the absolute path of the project folder.`);
     }
     if (!(await this.ports.fs.exists(dir))) {
-      throw new BatonError('not_found', `No folder at ${JSON.stringify(path)}; pass the absolute path of a project folder (or omit projectPath for the workspace).`);
+      throw new BatonError('not_found', `No folder at ${echo(path)}; pass the absolute path of a project folder (or omit projectPath for the workspace).`);
     }
     const root = await this.gitRoot(dir);
     const iso = new Date(this.ports.clock.now()).toISOString();
