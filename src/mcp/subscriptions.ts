@@ -6,7 +6,7 @@ import type { Log } from '../core/ports.js';
 import type { BatonEvent } from '../core/types.js';
 import { quoted } from './inputErrors.js';
 
-/** The schemes of Baton's resources (resources/list and resources/templates/list): a subscription to another never fires. */
+/** The schemes of Baton's resources (resources/list and /templates/list); a subscription to others never fires. */
 const SCHEMES = ['persona', 'guardrails', 'available-workflows', 'current-step', 'workflow-status', 'project-context', 'workflow-artifacts'];
 
 /**

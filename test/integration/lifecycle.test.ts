@@ -470,7 +470,7 @@ describe('lifecycle tools: contract validation', () => {
     const s = await rig.ok('start_step', { executionId: id, stepName: 'a' });
     const r = await rig.call('complete_step', { stepId: s.id, output: { artifacts: [], confidence: 0.5 } });
     assert.equal(r.isError, true);
-    // The bundled contract by what it is, never by the folder Baton is installed in (an internal path, the user's home).
+    // The bundled contract by what it is, never by the folder Baton is installed in (an internal path, the user's home)
     assert.match(r.text, /output does not match the StepOutput contract \(StepOutput\.schema\.json, Baton's bundled contracts\): \/summary is required/);
     assert.ok(!`${r.text}${JSON.stringify(r.meta)}`.includes(bundledContentDir()), `${r.text} ${JSON.stringify(r.meta)}`);
     assert.equal(rig.baton.lifecycle.details({ executionId: id }).steps![0]!.state, 'running');

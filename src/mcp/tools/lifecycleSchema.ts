@@ -5,7 +5,7 @@ import { FINDING_SEVERITIES, LOG_LAYERS, LOG_LEVELS, CONTENT_TYPES } from '../..
 import { EXECUTION_STATES } from '../../core/stateMachine.js';
 
 const id = z.string().min(1);
-/** A name or text people read in the tree, the panel and the history: more than spaces (a blank one shows as nothing). */
+/** A name or text people read in the tree, the panel and the history: more than spaces (a blank one shows nothing). */
 const text = z.string().regex(/\S/);
 const stepId = z.string().regex(/^\d+$/);
 const record = z.record(z.string(), z.unknown());
