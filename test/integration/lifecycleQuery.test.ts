@@ -91,6 +91,12 @@ describe('query_findings: full-text search, filters, pagination', () => {
       assert.match(r.text, why);
       assert.match(r.text, /prefix\*/);
     }
+    // A search of only spaces is no search: refused, not answered with every finding as if no searchText were given.
+    for (const q of ['   ', '\t\n']) {
+      const r = await rig.call('query_findings', { searchText: q });
+      assert.equal(r.isError, true, JSON.stringify(q));
+      assert.match(r.text, /^Invalid arguments for query_findings: searchText must be a search string with at least one term \(not only spaces\): terms, OR, NOT, "phrases", prefix\* \(got "/);
+    }
   });
 
   it('filters by one severity or several, category and tags', async () => {
