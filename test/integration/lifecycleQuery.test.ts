@@ -231,6 +231,20 @@ describe('content tools', () => {
   it('fields keeps only the named fields (plus kind and name)', async () => {
     const r = await rig.ok('get_workflow', { workflowName: 'bug-fix', fields: ['tags'] });
     assert.deepEqual(Object.keys(r).sort(), ['kind', 'name', 'tags']);
+    // A name that is no field of any answer (misspelt) is refused, naming the ones there are; it was dropped silently.
+    const typo = await rig.call('get_workflow', { workflowName: 'bug-fix', fields: ['tags', 'descripton'] });
+    assert.equal(typo.isError, true);
+    assert.match(typo.text, /^Invalid arguments for get_workflow: fields\[1\] must be one of kind, name, description, .* \(got "descripton"\)/);
+    for (const odd of ['__proto__', 'constructor']) assert.equal((await rig.call('get_agent_persona', { agentName: 'leaky', fields: [odd] })).isError, true, odd);
+    // And every field an answer can have may be named: the full answers of each kind, in every content mode.
+    const every = new Set<string>();
+    for (const contentMode of ['mixed', 'synthesized']) {
+      for (const key of Object.keys(await rig.ok('get_workflow', { workflowName: 'bug-fix', detailLevel: 'full', contentMode }))) every.add(key);
+      for (const key of Object.keys(await rig.ok('get_agent_persona', { agentName: 'leaky', detailLevel: 'full', contentMode }))) every.add(key);
+      for (const rule of (await rig.ok('get_relevant_rules', { detailLevel: 'full', contentMode })).rules) for (const key of Object.keys(rule)) every.add(key);
+    }
+    const kept = await rig.ok('get_workflow', { workflowName: 'bug-fix', detailLevel: 'full', contentMode: 'mixed', fields: [...every] });
+    assert.ok(Object.keys(kept).length > 10, JSON.stringify(Object.keys(kept)));
   });
 
   it("includeHash gives the file hash as the spec's fileHash (contentHash its alias); ifNoneMatch with it answers notModified", async () => {

@@ -4,13 +4,21 @@ import { REDACT_POLICIES } from '../../core/safety/redact.js';
 
 const DETAIL = ['name', 'summary', 'full'] as const;
 const MODES = ['normalized', 'raw', 'synthesized', 'mixed'] as const;
+/**
+ * Every top-level field a workflow, agent or rule answer may have (at some detail level and content mode): a name
+ * that is none of them (a misspelt "descripton") was dropped without a word, and the agent got kind and name alone.
+ */
+export const CONTENT_FIELDS = [
+  'kind', 'name', 'description', 'type', 'tags', 'complexity', 'stepsCount', 'estimatedDurationMinutes', 'alwaysApply', 'globs',
+  'source', 'updatedAt', 'content', 'raw', 'synthesized', 'contentMode', 'fileHash', 'contentHash',
+] as const;
 const page = z.number().int().min(1);
 const limit = z.number().int().min(1).max(500);
 
 /** Options every single-item content tool takes. */
 const itemOptions = {
   detailLevel: z.enum(DETAIL).optional().describe('name, summary (default) or full'),
-  fields: z.array(z.string().min(1)).optional().describe('Keep only these top-level fields (kind and name always stay)'),
+  fields: z.array(z.enum(CONTENT_FIELDS)).optional().describe('Keep only these top-level fields (kind and name always stay)'),
   contentMode: z.enum(MODES).optional().describe('With full: normalized (parsed, default), raw (file text), synthesized (markdown), mixed (parsed + file text)'),
   includeHash: z.boolean().optional().describe("Include fileHash, the file's SHA-256 and the ETag (also as contentHash) (default true)"),
   ifNoneMatch: z.string().min(1).optional().describe('A fileHash you hold: answers {notModified: true} if unchanged'),
@@ -71,7 +79,7 @@ export const CONTENT_HINTS: Record<string, string> = {
   workflowName: 'a non-empty workflow name (see search_workflows)',
   agentName: 'a non-empty agent name (see persona://default)',
   fields: 'an array of field names such as ["description", "tags"]',
-  'fields[]': 'a field name',
+  'fields[]': `one of ${CONTENT_FIELDS.join(', ')}`,
   contentMode: `one of ${MODES.join(', ')}`,
   includeHash: 'true or false',
   ifNoneMatch: 'the fileHash (or, for get_relevant_rules, listHash) string from an earlier answer',
