@@ -136,8 +136,11 @@ export type ArtifactQuery =
   | { type: 'recent'; limit: number }
   | { type: 'by_type'; artifact_type: string; limit: number }
   | { type: 'final'; limit: number }
-  /** `newest_first`: the newest `limit` (a capped list); otherwise the oldest first, in the order they were written. */
-  | { type: 'execution'; execution_id: string; is_final?: boolean; limit: number; newest_first?: boolean };
+  /**
+   * `newest_first`: the newest `limit` (a capped list); otherwise the oldest first, in the order they were written.
+   * `artifact_id` (the URI's `#fragment`): that one artifact of the execution, whole.
+   */
+  | { type: 'execution'; execution_id: string; is_final?: boolean; limit: number; newest_first?: boolean; artifact_id?: string };
 
 /** `workflow-artifacts://…`. */
 export interface ArtifactsResource {

@@ -535,10 +535,14 @@ export class Baton implements BatonApi {
       where.push('execution_id = ?');
       params.push(q.execution_id);
       if (q.is_final !== undefined) { where.push('is_final = ?'); params.push(q.is_final ? 1 : 0); }
+      if (q.artifact_id !== undefined) { where.push('artifact_id = ?'); params.push(q.artifact_id); }
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const store = this.ports.store;
     const total = store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM artifacts ${clause}`, params)!.n;
+    if (q.type === 'execution' && q.artifact_id !== undefined && total === 0) {
+      throw new BatonError('not_found', `No artifact ${echo(q.artifact_id)} in execution ${echo(q.execution_id)}; an execution's artifacts are listed by workflow-artifacts://{execution_id} and get_execution_details.`);
+    }
     const order = q.type === 'execution' && q.newest_first !== true ? 'id ASC' : 'id DESC';
     // The ids are picked first (from an index, sorted without the rows), then only those rows are read: ordering the
     // rows themselves read every artifact of the run, content and all, to keep `limit` of them.

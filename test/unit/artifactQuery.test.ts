@@ -1,4 +1,5 @@
-// Rule: every workflow-artifacts:// form of the spec parses to one ArtifactQuery with a clamped limit; anything else is invalid_input listing the valid forms.
+// Rule: every workflow-artifacts:// form of the spec parses to one ArtifactQuery with a clamped limit (an execution's
+// `#artifact_id` to that one artifact); anything else is invalid_input listing the valid forms.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseArtifactsUri } from '../../src/core/broker/artifactQuery.js';
@@ -23,6 +24,11 @@ const ok: Array<[string, ArtifactQuery]> = [
   ['workflow-artifacts://a1b2c3d4?final=true&limit=5', { type: 'execution', execution_id: 'a1b2c3d4', is_final: true, limit: 5 }],
   ['workflow-artifacts://task%20one', { type: 'execution', execution_id: 'task one', limit: 50 }],
   ['WORKFLOW-ARTIFACTS://recent', { type: 'recent', limit: 50 }],
+  // `#artifact_id` after an execution reads that one artifact (the uri of an inline artifact cut to a budget)
+  ['workflow-artifacts://a1b2c3d4#01a2-b3', { type: 'execution', execution_id: 'a1b2c3d4', artifact_id: '01a2-b3', limit: 1 }],
+  ['workflow-artifacts://final/a1b2c3d4#x', { type: 'execution', execution_id: 'a1b2c3d4', is_final: true, artifact_id: 'x', limit: 1 }],
+  ['workflow-artifacts://a1b2c3d4#', { type: 'execution', execution_id: 'a1b2c3d4', limit: 50 }],
+  ['workflow-artifacts://recent#x', { type: 'recent', limit: 50 }],
   // clamping
   ['workflow-artifacts://recent?limit=0', { type: 'recent', limit: 1 }],
   ['workflow-artifacts://recent?limit=-5', { type: 'recent', limit: 1 }],

@@ -12,6 +12,7 @@ const VALID_FORMS = [
   'workflow-artifacts://final/{execution_id}',
   'workflow-artifacts://{execution_id}',
   'workflow-artifacts://{execution_id}?final=true',
+  'workflow-artifacts://{execution_id}#{artifact_id}',
 ].join(', ');
 
 function invalid(uri: string, why: string): BatonError {
@@ -55,11 +56,18 @@ function parseFinal(uri: string, raw: string | undefined): true | undefined {
 export function parseArtifactsUri(uri: string): ArtifactQuery {
   const scheme = SCHEMES.find((s) => uri.toLowerCase().startsWith(s));
   if (!scheme) throw invalid(uri, 'the URI must start with workflow-artifacts://');
-  const rest = uri.slice(scheme.length).split('#')[0] ?? '';
+  const [rest = '', ...fragments] = uri.slice(scheme.length).split('#');
+  const fragment = fragments.join('#');
   const q = rest.indexOf('?');
   const path = q < 0 ? rest : rest.slice(0, q);
   const params = parseParams(uri, q < 0 ? '' : rest.slice(q + 1));
   const segments = path.split('/').filter((s) => s !== '').map((s) => decode(uri, s));
+  const query = parseQuery(uri, segments, params);
+  // `{execution_id}#{artifact_id}` (the URI a cut artifact points to) reads that one artifact; other forms ignore it.
+  return query.type === 'execution' && fragment !== '' ? { ...query, artifact_id: decode(uri, fragment), limit: 1 } : query;
+}
+
+function parseQuery(uri: string, segments: string[], params: Map<string, string>): ArtifactQuery {
   const allowOnly = (...names: string[]) => {
     const extra = [...params.keys()].filter((k) => !names.includes(k));
     if (extra.length > 0) throw invalid(uri, `unknown parameter${extra.length > 1 ? 's' : ''} ${extra.map((k) => `'${k}'`).join(', ')}`);
