@@ -89,6 +89,10 @@ export interface LifecycleArtifact {
   isFinal: boolean;
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** In a get_execution_details answer: the content was cut, or left out, to the answer's budget. */
+  truncated?: true;
+  /** With `truncated`: the workflow-artifacts:// URI that reads the artifact whole. */
+  uri?: string;
 }
 
 /** Finding severities of the lifecycle spec (the broker's plus `info`). */

@@ -1,6 +1,7 @@
 // Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
 // project/global scope and ranked full-text search, execution history and details.
 import { utf8Length } from '../utf8.js';
+import { fittingPrefix } from '../broker/stepResult.js';
 import { BatonError, echo, errorMessage } from '../errors.js';
 import type { SqlValue } from '../ports.js';
 import { bm25, toFtsQuery } from './ftsQuery.js';
@@ -21,6 +22,15 @@ const MIME: Record<string, string> = { text: 'text/plain', markdown: 'text/markd
 
 const ARTIFACT_SELECT = 'SELECT a.*, s.id AS step_id FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name';
 const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN steps s ON s.execution_id = f.execution_id AND s.step_name = f.step_name';
+
+/**
+ * Bytes of artifact content one get_execution_details answer inlines, at most (as JSON string bytes). Everything
+ * past it is left to workflow-artifacts://, read one artifact at a time: three 9 MB artifacts made a 28 MB answer that
+ * held the owner process for up to seconds, that the SDK's stdio client refuses (over its 10 MB message limit), and
+ * that an agent's client would forward whole to its model. 256 KB keeps a run's usual reports and diffs (tens of KB)
+ * whole and is read, serialized and sent in milliseconds.
+ */
+export const DETAILS_CONTENT_BUDGET_BYTES = 256 * 1024;
 
 /** Decoded logs kept in memory across executions (least recently read dropped first). */
 const LOG_CACHE_LIMIT = 50_000;
@@ -231,6 +241,42 @@ export class Records {
     return { executions: rows.map((r) => toExecutionView(r)), total, limit, offset };
   }
 
+  /**
+   * An execution's artifacts in the order they were stored, each with its metadata and size, their contents inlined
+   * newest first while `budgetBytes` lasts (artifacts are immutable: a revision is a newer artifact, so the newest
+   * matter most). A content cut or left out is marked `truncated: true` with the `uri` that reads it whole; a cut
+   * keeps whole characters (never half a surrogate pair) and whole base64 quanta (4 characters, 3 bytes).
+   */
+  private budgetedArtifacts(executionId: string, budgetBytes: number): LifecycleArtifact[] {
+    // Metadata first; then only as much content as may fit is read out of the database, newest first: a JSON string
+    // takes a byte per character at least, so `left + 1` characters tell whether the rest fits.
+    const rows = this.store.all<Raw>(
+      `SELECT a.id, a.artifact_id, a.execution_id, a.step_name, a.artifact_type, a.title, a.mime_type, a.content_encoding,
+         a.content_size_bytes, a.is_final, a.metadata, a.created_at, a.content = '' AS empty, s.id AS step_id
+       FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name
+       WHERE a.execution_id = ? ORDER BY a.id`,
+      [executionId],
+    );
+    const views = new Array<LifecycleArtifact>(rows.length);
+    let left = budgetBytes;
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const r = rows[i]!;
+      // SQLite counts characters as code points: `read` holds all of the content or more than `left` can take.
+      const read = left > 0 && r.empty !== 1
+        ? String(this.store.get<{ c: string }>('SELECT substr(content, 1, ?) AS c FROM artifacts WHERE id = ?', [left + 1, Number(r.id)])!.c)
+        : '';
+      let [length, used] = fittingPrefix(read, left);
+      // base64 is ASCII (a character is a byte); a cut ends on a whole quantum of 4 characters.
+      if (r.content_encoding === 'base64' && length < read.length) used = length -= length % 4;
+      const view = toArtifactView({ ...r, content: read.slice(0, length) });
+      const whole = r.empty === 1 || (read !== '' && length === read.length);
+      // After a cut, the few bytes left would make stubs of older artifacts: they are left out.
+      left = whole ? left - used : 0;
+      views[i] = whole ? view : { ...view, truncated: true, uri: `workflow-artifacts://${executionId}#${view.id}` };
+    }
+    return views;
+  }
+
   /** One execution with (by flags) its steps, logs, artifacts and findings. */
   details(q: ExecutionDetailsInput): ExecutionDetails {
     const r = this.lifecycle.row(q.executionId);
@@ -244,7 +290,7 @@ export class Records {
         .map((s) => s.id);
     }
     if (q.includeLogs) out.logs = this.logsOf(id);
-    if (q.includeArtifacts) out.artifacts = this.store.all<Raw>(`${ARTIFACT_SELECT} WHERE a.execution_id = ? ORDER BY a.id`, [id]).map(toArtifactView);
+    if (q.includeArtifacts) out.artifacts = this.budgetedArtifacts(id, DETAILS_CONTENT_BUDGET_BYTES);
     if (q.includeFindings) out.findings = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.execution_id = ? ORDER BY f.id`, [id]).map(toFindingView);
     return out;
   }

@@ -122,6 +122,12 @@ const step = z.looseObject({ id: z.string(), executionId: z.string(), stepName: 
 const transition = z.looseObject({ success: z.literal(true), executionId: z.string(), from: z.string(), state: z.string(), contract: z.looseObject({}).optional() });
 const log = z.looseObject({ id: z.string(), executionId: z.string(), layer: z.string(), layerId: z.string(), logLevel: z.string(), message: z.string(), timestamp: z.string() });
 const artifact = z.looseObject({ id: z.string(), executionId: z.string(), name: z.string(), contentType: z.string(), encoding: z.string(), sizeBytes: z.number() });
+/** An artifact in get_execution_details: its content may be cut to the answer's budget, saying so and where it is whole. */
+const inlineArtifact = artifact.extend({
+  content: z.string(),
+  truncated: z.literal(true).optional().describe('The content was cut, or left out, to fit the answer; sizeBytes is its whole size'),
+  uri: z.string().optional().describe('With truncated: the workflow-artifacts:// URI that reads the artifact whole'),
+});
 const finding = z.looseObject({ id: z.string(), severity: z.string(), category: z.string(), title: z.string().nullable(), description: z.string(), isGlobal: z.boolean(), tags: z.array(z.string()) });
 const executions = z.looseObject({ executions: z.array(execution) });
 
@@ -141,7 +147,7 @@ export const LIFECYCLE_OUTPUTS = {
   query_findings: z.looseObject({ findings: z.array(finding), total: z.number(), limit: z.number(), offset: z.number() }),
   get_execution_history: executions.extend({ total: z.number(), limit: z.number(), offset: z.number() }),
   get_execution_details: z.looseObject({
-    execution, steps: z.array(step).optional(), logs: z.array(log).optional(), artifacts: z.array(artifact).optional(), findings: z.array(finding).optional(),
+    execution, steps: z.array(step).optional(), logs: z.array(log).optional(), artifacts: z.array(inlineArtifact).optional(), findings: z.array(finding).optional(),
   }),
 } as const;
 

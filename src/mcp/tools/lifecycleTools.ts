@@ -4,6 +4,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type * as z from 'zod';
 import type { BatonApi } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
+import { DETAILS_CONTENT_BUDGET_BYTES } from '../../core/lifecycle/records.js';
 import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
 import { plural } from '../../shared/labels.js';
@@ -171,10 +172,12 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
     }),
     tool({
       name: 'get_execution_details', title: 'Query: execution details', input: I.get_execution_details, output: O.get_execution_details, annotations: QUERY,
-      description: 'One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step.',
+      description: `One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step. Every artifact is listed with its metadata and sizeBytes, but one answer carries at most ${DETAILS_CONTENT_BUDGET_BYTES / 1024} KB of artifact content, the newest artifacts first: a content cut or left out has truncated: true and a uri (workflow-artifacts://EXECUTION#ARTIFACT_ID) to read with resources/read for the whole artifact.`,
       run: async (a) => {
         const d = lc.details(a);
-        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${plural(d.steps.length, 'step')}` : ''}.` };
+        const cut = d.artifacts?.filter((x) => x.truncated).length ?? 0;
+        const note = cut ? ` ${cut} of ${plural(d.artifacts!.length, 'artifact')} cut or left out to fit the ${DETAILS_CONTENT_BUDGET_BYTES / 1024} KB content budget; each has truncated: true and a uri that reads it whole.` : '';
+        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${plural(d.steps.length, 'step')}` : ''}.${note}` };
       },
     }),
   ];
