@@ -133,10 +133,12 @@ describe('get_execution_details: the artifact content budget', () => {
       /No artifact "no-such-artifact" in execution .*; an execution's artifacts are listed by workflow-artifacts:\/\/\{execution_id\} and get_execution_details/);
   });
 
-  it('describes the budget and lists truncated and uri in the output schema', async () => {
+  it('describes the budget (and store_artifact where a stored artifact reads whole) and lists truncated and uri in the output schema', async () => {
     const t = (await rig.client.listTools()).tools.find((x) => x.name === 'get_execution_details')!;
     assert.match(t.description ?? '', /at most 256 KB of artifact content, the newest artifacts first/);
     const items = (t.outputSchema!.properties!.artifacts as { items: { properties: Record<string, unknown> } }).items;
     assert.ok(items.properties.truncated && items.properties.uri, JSON.stringify(items));
+    const storeTool = (await rig.client.listTools()).tools.find((x) => x.name === 'store_artifact')!;
+    assert.match(storeTool.description ?? '', /or whole at workflow-artifacts:\/\/EXECUTION#ARTIFACT_ID/);
   });
 });

@@ -140,7 +140,7 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
     }),
     tool({
       name: 'store_artifact', title: 'Logging: store artifact', input: I.store_artifact, output: O.store_artifact, annotations: WRITE,
-      description: 'Store an immutable artifact of an execution (never updated; store a new one instead). Binary content is sent as base64 and kept so; sizeBytes is the decoded size. The result omits the content you sent; read it back with get_execution_details({includeArtifacts: true}).',
+      description: 'Store an immutable artifact of an execution (never updated; store a new one instead). Binary content is sent as base64 and kept so; sizeBytes is the decoded size. The result omits the content you sent; read it back with get_execution_details({includeArtifacts: true}) (within its content budget) or whole at workflow-artifacts://EXECUTION#ARTIFACT_ID.',
       run: async (a) => {
         const { content: _content, ...artifact } = await lc.storeArtifact(a);
         return { structured: artifact, text: `Stored artifact ${artifact.id} "${artifact.name}" (${artifact.sizeBytes} bytes).` };
