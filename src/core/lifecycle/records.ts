@@ -32,6 +32,9 @@ const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN st
  */
 export const DETAILS_CONTENT_BUDGET_BYTES = 256 * 1024;
 
+/** Contents of at most this size (content_size_bytes) are read with the artifacts' metadata, not one query each. */
+const SMALL_CONTENT_BYTES = 4096;
+
 /** Decoded logs kept in memory across executions (least recently read dropped first). */
 const LOG_CACHE_LIMIT = 50_000;
 
@@ -248,23 +251,27 @@ export class Records {
    * keeps whole characters (never half a surrogate pair) and whole base64 quanta (4 characters, 3 bytes).
    */
   private budgetedArtifacts(executionId: string, budgetBytes: number): LifecycleArtifact[] {
-    // Metadata first; then only as much content as may fit is read out of the database, newest first: a JSON string
-    // takes a byte per character at least, so `left + 1` characters tell whether the rest fits.
+    // Metadata and small contents first (one query for a run of many small artifacts); of a larger content, only as
+    // much as may fit is read out of the database, newest first: a JSON string takes a byte per character at least,
+    // so `left + 1` characters tell whether the rest fits.
     const rows = this.store.all<Raw>(
       `SELECT a.id, a.artifact_id, a.execution_id, a.step_name, a.artifact_type, a.title, a.mime_type, a.content_encoding,
-         a.content_size_bytes, a.is_final, a.metadata, a.created_at, a.content = '' AS empty, s.id AS step_id
+         a.content_size_bytes, a.is_final, a.metadata, a.created_at, a.content = '' AS empty,
+         CASE WHEN a.content_size_bytes <= ? THEN a.content END AS small, s.id AS step_id
        FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name
        WHERE a.execution_id = ? ORDER BY a.id`,
-      [executionId],
+      [SMALL_CONTENT_BYTES, executionId],
     );
     const views = new Array<LifecycleArtifact>(rows.length);
     let left = budgetBytes;
     for (let i = rows.length - 1; i >= 0; i--) {
       const r = rows[i]!;
       // SQLite counts characters as code points: `read` holds all of the content or more than `left` can take.
-      const read = left > 0 && r.empty !== 1
-        ? String(this.store.get<{ c: string }>('SELECT substr(content, 1, ?) AS c FROM artifacts WHERE id = ?', [left + 1, Number(r.id)])!.c)
-        : '';
+      let read = '';
+      if (typeof r.small === 'string') read = r.small;
+      else if (left > 0 && r.empty !== 1) {
+        read = String(this.store.get<{ c: string }>('SELECT substr(content, 1, ?) AS c FROM artifacts WHERE id = ?', [left + 1, Number(r.id)])!.c);
+      }
       let [length, used] = fittingPrefix(read, left);
       // base64 is ASCII (a character is a byte); a cut ends on a whole quantum of 4 characters.
       if (r.content_encoding === 'base64' && length < read.length) used = length -= length % 4;
