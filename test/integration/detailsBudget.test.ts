@@ -125,6 +125,8 @@ describe('get_execution_details: the artifact content budget', () => {
     assert.equal(cut.id, bigId);
     assert.equal(cut.truncated, true);
     assert.equal((await readUri(cut.uri!)).content, big);
+    // The budget went to the newest: the small older ones are listed but left out, not cut to stubs.
+    assert.ok(listed.slice(0, 55).every((a) => a.truncated === true && a.content === '' && a.sizeBytes > 0), JSON.stringify(listed[0]));
   });
 
   it('refuses an artifact uri naming no artifact of that execution, saying where the artifacts are listed', async () => {
