@@ -122,7 +122,7 @@ const step = z.looseObject({ id: z.string(), executionId: z.string(), stepName: 
 const transition = z.looseObject({ success: z.literal(true), executionId: z.string(), from: z.string(), state: z.string(), contract: z.looseObject({}).optional() });
 const log = z.looseObject({ id: z.string(), executionId: z.string(), layer: z.string(), layerId: z.string(), logLevel: z.string(), message: z.string(), timestamp: z.string() });
 const artifact = z.looseObject({ id: z.string(), executionId: z.string(), name: z.string(), contentType: z.string(), encoding: z.string(), sizeBytes: z.number() });
-/** An artifact in get_execution_details: its content may be cut to the answer's budget, saying so and where it is whole. */
+/** An artifact in get_execution_details: its content may be cut to the answer's budget, saying so and where it is. */
 const inlineArtifact = artifact.extend({
   content: z.string(),
   truncated: z.literal(true).optional().describe('The content was cut, or left out, to fit the answer; sizeBytes is its whole size'),
