@@ -25,9 +25,7 @@ describe('baton mcp refuses arguments nested past a fixed depth', () => {
   before(async () => {
     ensureBuilt();
     mcp = rawStdio(['--db', setup.db, '--workspace', setup.workspace, '--tools', 'all', '--rate-limits', 'off']);
-    mcp.send({ id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    await mcp.answer(0);
-    mcp.send({ method: 'notifications/initialized' });
+    await mcp.initialized();
   });
   after(async () => {
     await mcp.close();

@@ -25,8 +25,7 @@ describe('baton mcp refuses odd prompt requests in words that name the fix', () 
   before(async () => {
     ensureBuilt();
     mcp = rawStdio(['--db', setup.db, '--workspace', setup.workspace]);
-    await ask('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
-    mcp.send({ method: 'notifications/initialized' });
+    await mcp.initialized('init');
   });
   after(async () => {
     await mcp.close();
