@@ -27,7 +27,7 @@ import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.j
 import { EarlySession } from './earlySession.js';
 import { fetchWithin } from './fetchWithin.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
-import { halted, ownerState, silentOwnerWays } from './silentOwner.js';
+import { halted, ownerState, SilenceCount, silentOwnerWays } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
 import { plural } from '../shared/labels.js';
 
@@ -138,16 +138,16 @@ const REPLAY_PREFIX = `baton-proxy-replay-${randomUUID()}-`;
  * (Ctrl-Z, a debugger: it answers nothing until resumed), is not waited for: owner_unreachable.
  */
 async function firstAnswer(owner: DiscoveryInfo, silentLimitMs: number, log: Log): Promise<void> {
-  const started = Date.now();
-  for (let failures = 0; !(await ownerAnswers(owner, Math.min(2000, silentLimitMs))); ) {
-    failures++;
-    const silent = !isPidAlive(owner.pid) || halted(ownerState(owner.pid)) || (failures >= 3 && Date.now() - started >= silentLimitMs);
-    if (silent) {
+  const silence = new SilenceCount(silentLimitMs);
+  for (let first = true; ; first = false) {
+    const at = Date.now();
+    if (await ownerAnswers(owner, Math.min(2000, silentLimitMs))) return;
+    if (!isPidAlive(owner.pid) || halted(ownerState(owner.pid)) || silence.failed(at)) {
       throw new BatonError('owner_unreachable', `Baton process ${owner.pid} owns the database but its endpoint ${owner.url} does not answer`, {
         ownerPid: owner.pid,
       });
     }
-    if (failures === 1) log.info(`Baton process ${owner.pid} does not answer yet (busy?); waiting for it up to ${Math.round(silentLimitMs / 1000)} s`);
+    if (first) log.info(`Baton process ${owner.pid} does not answer yet (busy?); waiting for it up to ${Math.round(silentLimitMs / 1000)} s`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -477,16 +477,13 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   // is stopped or hung, and a call may rightly wait for hours (a gate), so no call has a time limit of its own.
   const silentLimitMs = options.silentLimitMs ?? 30_000;
   const checkMs = Math.min(2000, Math.max(50, Math.floor(silentLimitMs / 5)));
-  // The failed checks in a row, and when the first of them began. Silence takes a few failures as well as the time:
-  // one check that spans a jump of the clock (the machine slept) is not a silent owner.
-  let silentSince = 0;
-  let failures = 0;
+  const silence = new SilenceCount(silentLimitMs);
   let checking = false;
   const checkOwner = async () => {
     const via = up;
     if (checking || closing || queue !== null || !via.owner) return;
     if (pending.size === 0 && !early?.waiting) {
-      failures = 0; // the next call is measured afresh
+      silence.heard(); // the next call is measured afresh
       return;
     }
     checking = true;
@@ -495,13 +492,12 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     checking = false;
     if (via !== up || queue !== null || closing) return;
     if (answers) {
-      failures = 0;
+      silence.heard();
       return;
     }
-    if (failures++ === 0) silentSince = at;
-    if (failures < 3 || Date.now() - silentSince < silentLimitMs) return;
-    giveUp(via, Date.now() - silentSince);
-    failures = 0;
+    if (!silence.failed(at)) return;
+    giveUp(via, silence.silentMs());
+    silence.heard();
   };
   const health = setInterval(() => void checkOwner(), checkMs);
   health.unref();

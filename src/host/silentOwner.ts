@@ -78,3 +78,31 @@ export function silentOwnerWays(pid: number, state: OwnerState): SilentOwnerWays
 export function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/**
+ * The rule by which an owner that is alive and not stopped counts as silent: its checks failed in a row for `limitMs`
+ * since the first of them began, and at least three of them. Silence takes a few failures as well as the time: one
+ * check that spans a jump of the clock (the machine slept) is not a silent owner.
+ */
+export class SilenceCount {
+  private failures = 0;
+  private since = 0;
+
+  constructor(private readonly limitMs: number) {}
+
+  /** The owner answered (or the count starts afresh). */
+  heard(): void {
+    this.failures = 0;
+  }
+
+  /** One more check that began at `at` failed: whether the owner is silent now. */
+  failed(at: number): boolean {
+    if (this.failures++ === 0) this.since = at;
+    return this.failures >= 3 && Date.now() - this.since >= this.limitMs;
+  }
+
+  /** How long since the first of the failed checks began. */
+  silentMs(): number {
+    return Date.now() - this.since;
+  }
+}

@@ -14,7 +14,7 @@ import { BatonError } from '../core/errors.js';
 import { callControl, isReadOp, notTaken } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
-import { halted, ownerState, type OwnerState } from '../host/silentOwner.js';
+import { halted, ownerState, SilenceCount, type OwnerState } from '../host/silentOwner.js';
 import { EDITOR_ACTOR, editorDecider, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 
 /** Reads and calls time out after this long, except next_step, which may wait on a gate. */
@@ -93,10 +93,9 @@ export class RemoteSource implements BatonSource, OwnerControl {
   /** Set once the owner was found silent: the words calls fail with from then on. */
   private silence: string | undefined;
   private readonly timer: ReturnType<typeof setInterval> | undefined;
-  /** When the owner last said anything (an answer, an event, a heartbeat); failed probes since, the first's time. */
+  /** When the owner last said anything (an answer, an event, a heartbeat); the probes failed since. */
   private lastHeard = Date.now();
-  private failures = 0;
-  private silentSince = 0;
+  private readonly silenceCount: SilenceCount;
   private probing = false;
 
   constructor(
@@ -105,6 +104,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
     private readonly watch?: OwnerWatch,
   ) {
     this.closed = this.stream();
+    this.silenceCount = new SilenceCount((watch?.timing ?? OWNER_WATCH).silentLimitMs);
     if (watch) {
       this.timer = setInterval(() => this.check(), (watch.timing ?? OWNER_WATCH).checkMs);
       this.timer.unref();
@@ -284,7 +284,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
 
   private heard(): void {
     this.lastHeard = Date.now();
-    this.failures = 0;
+    this.silenceCount.heard();
   }
 
   /**
@@ -307,9 +307,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
       if (answers) return this.heard();
       const now = ownerState(this.owner.pid);
       if (halted(now)) return this.wentSilent(now);
-      // A few failures as well as the time: one probe across a jump of the clock (the machine slept) is not silence.
-      if (this.failures++ === 0) this.silentSince = at;
-      if (this.failures >= 3 && Date.now() - this.silentSince >= timing.silentLimitMs) this.wentSilent(now);
+      if (this.silenceCount.failed(at)) this.wentSilent(now);
     });
   }
 
