@@ -12,6 +12,7 @@ export function main(
     installAgentClis?: () => Promise<unknown>;
     run?: (files: string[], concurrency: number, tmp: string) => number;
     scratch?: { make: () => string; remove: (dir: string) => void };
+    failed?: (tmp: string) => string[];
     say?: (line: string) => void;
   },
 ): Promise<number>;

@@ -58,12 +58,20 @@ const realScratch = {
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
  * time), with a scratch folder of the run's own as their temporary folder: the workspaces, databases, editors'
  * profiles and screenshots the tests and their child processes make there are removed when every test passed, and
- * kept (the run says where) when one failed. `install`, `run`, `scratch` and `say` (stderr) are the real ones unless
- * a test passes its own. Returns the exit status.
+ * kept (the run says where) when one failed, after the list of the failed tests (scripts/failedTests.mjs's lines), so
+ * that the end of the output names them. `install`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones
+ * unless a test passes its own. Returns the exit status.
  */
 export async function main(
   folders,
-  { install = installFor, installAgentClis = () => ensureAgentClis({ log }), run = runGroup, scratch = realScratch, say = log } = {},
+  {
+    install = installFor,
+    installAgentClis = () => ensureAgentClis({ log }),
+    run = runGroup,
+    scratch = realScratch,
+    failed = readFailed,
+    say = log,
+  } = {},
 ) {
   const files = findTests(folders.length ? folders : DEFAULT_FOLDERS);
   if (files.length === 0) {
@@ -85,6 +93,8 @@ export async function main(
     status ||= groupStatus;
   }
   if (status !== 0) {
+    const lines = failed(tmp);
+    if (lines.length) say(`failed (${lines.length}):\n${lines.map((l) => `  ${l}`).join('\n')}`);
     say(`the tests' temporary files (workspaces, databases, screenshots) are kept in ${tmp}`);
     return status;
   }
@@ -107,6 +117,19 @@ export function testEnv(tmp, env = process.env) {
 }
 
 let built = false;
+let groupsRun = 0;
+const FAILED_PREFIX = 'failed-tests-';
+
+/** The lines scripts/failedTests.mjs wrote into `tmp` for the groups run, in order; none when there are none. */
+function readFailed(tmp) {
+  let names;
+  try {
+    names = readdirSync(tmp).filter((n) => n.startsWith(FAILED_PREFIX)).sort();
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => readFileSync(join(tmp, n), 'utf8').split('\n').filter(Boolean));
+}
 
 /**
  * Builds dist/ once for the whole run, then runs `files` with `tmp` as their temporary folder. The test files see
@@ -122,7 +145,16 @@ function runGroup(files, concurrency, tmp) {
     }
     built = true;
   }
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+  // The usual reporter (node's own choice: spec on a terminal, tap otherwise) on stdout, and the failed tests' list
+  // into the scratch folder, for main() to print again at the end.
+  const reporters = [
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${join(root, 'scripts', 'failedTests.mjs')}`,
+    `--test-reporter-destination=${join(tmp, `${FAILED_PREFIX}${++groupsRun}.txt`)}`,
+  ];
+  const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
+  const result = spawnSync(process.execPath, args, {
     cwd: root,
     stdio: 'inherit',
     env: testEnv(tmp),

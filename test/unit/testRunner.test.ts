@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import failedTests from '../../scripts/failedTests.mjs';
 import { findTests, main, needsAgentClis, testEnv, testNeeds, type TestNeed } from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
@@ -86,6 +87,28 @@ describe('npm test', () => {
     assert.equal(calls.at(-1), 'say the tests\' temporary files (workspaces, databases, screenshots) are kept in /scratch');
   });
 
+  it('names the failed tests again at the very end of a failed run, after the editor tests\' long output', async () => {
+    const said: string[] = [];
+    const groups: string[] = [];
+    const status = await main([], {
+      install: async () => {},
+      installAgentClis: async () => {},
+      run: (files) => {
+        groups.push(files.some((f) => f.includes('e2e')) ? 'editor' : 'rest');
+        return groups.length === 1 ? 1 : 0;
+      },
+      scratch: { make: () => '/scratch', remove: () => assert.fail('a failed run keeps its files') },
+      failed: (tmp) => (tmp === '/scratch' ? ['test/unit/a.test.ts  outer > adds: AssertionError: 2 !== 3'] : []),
+      say: (line: string) => void said.push(line),
+    });
+    assert.equal(status, 1);
+    assert.deepEqual(groups, ['rest', 'editor']);
+    assert.deepEqual(said, [
+      'failed (1):\n  test/unit/a.test.ts  outer > adds: AssertionError: 2 !== 3',
+      'the tests\' temporary files (workspaces, databases, screenshots) are kept in /scratch',
+    ]);
+  });
+
   it('passes when the tests passed though their temporary folder could not be removed (a child still writing there)', async () => {
     const said: string[] = [];
     const status = await main(['test/unit/testRunner.test.ts'], {
@@ -129,5 +152,45 @@ describe('npm test', () => {
     const { calls, status } = await record(['test/unit'], new Error('Chromium is missing: sudo apt-get install -y chromium'));
     assert.equal(status, 1);
     assert.deepEqual(calls, ['install chromium', 'say Chromium is missing: sudo apt-get install -y chromium']);
+  });
+});
+
+describe('the failed tests\' reporter', () => {
+  /** What the reporter writes for `events`, as node's runner would hand them over. */
+  async function report(events: { type: string; data: Record<string, unknown> }[]): Promise<string[]> {
+    async function* source() {
+      yield* events;
+    }
+    const lines: string[] = [];
+    for await (const line of failedTests(source())) lines.push(line);
+    return lines;
+  }
+  const file = join(process.cwd(), 'test', 'unit', 'a.test.ts');
+  const other = join(process.cwd(), 'test', 'unit', 'b.test.ts');
+  const failure = (cause: unknown, failureType = 'testCodeFailure') => Object.assign(new Error('test failed'), { cause, failureType });
+
+  it('writes a line per failed test with its file, suites and the first lines of its error; passes and suites none', async () => {
+    const lines = await report([
+      { type: 'test:start', data: { file, nesting: 0, name: 'outer' } },
+      { type: 'test:start', data: { file: other, nesting: 0, name: 'elsewhere' } },
+      { type: 'test:start', data: { file, nesting: 1, name: 'adds' } },
+      { type: 'test:start', data: { file: other, nesting: 1, name: 'passes' } },
+      { type: 'test:pass', data: { file: other, nesting: 1, name: 'passes' } },
+      { type: 'test:fail', data: { file, line: 3, nesting: 1, name: 'adds', details: { error: failure(new Error('Expected values to be strictly equal:\n\n2 !== 3\n')) } } },
+      { type: 'test:fail', data: { file, line: 1, nesting: 0, name: 'outer', details: { error: failure(new Error('1 subtest failed'), 'subtestsFailed') } } },
+      { type: 'test:start', data: { file, nesting: 0, name: 'times out' } },
+      { type: 'test:fail', data: { file, line: 9, nesting: 0, name: 'times out', details: { error: failure('test timed out after 50ms', 'testTimeoutFailure') } } },
+    ]);
+    assert.deepEqual(lines, [
+      `${join('test', 'unit', 'a.test.ts')}  outer > adds: Error: Expected values to be strictly equal: 2 !== 3\n`,
+      `${join('test', 'unit', 'a.test.ts')}  times out: test timed out after 50ms\n`,
+    ]);
+  });
+
+  it('cuts a long error to 300 characters', async () => {
+    const [line] = await report([
+      { type: 'test:fail', data: { file, nesting: 0, name: 'long', details: { error: failure(new Error('x'.repeat(1000))) } } },
+    ]);
+    assert.equal(line, `${join('test', 'unit', 'a.test.ts')}  long: Error: ${'x'.repeat(293)}...\n`);
   });
 });
