@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { MAX_SUBSCRIBED_URI_CHARS, MAX_SUBSCRIPTIONS } from '../../src/mcp/subscriptions.js';
-import { ensureBuilt, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 import { rawStdio } from '../fixtures/mcp/rawStdio.js';
 
 describe('baton mcp bounds what a session may subscribe to', () => {
@@ -40,10 +40,15 @@ describe('baton mcp bounds what a session may subscribe to', () => {
   });
 
   it(`takes ${MAX_SUBSCRIPTIONS} subscriptions, refuses one more until one is dropped, and takes one it has again`, async () => {
-    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) {
-      const ok = await subscribe(`workflow-status://exec-${i}`);
-      assert.deepEqual(ok.result, {}, JSON.stringify(ok.error));
-    }
+    // Sent at once, as a client that subscribes to each run it lists does (and one at a time would take a poll each).
+    const ids = Array.from({ length: MAX_SUBSCRIPTIONS }, (_, i) => {
+      const id = next++;
+      mcp.send({ id, method: 'resources/subscribe', params: { uri: `workflow-status://exec-${i}` } });
+      return id;
+    });
+    const answers = await waitFor(() => (ids.every((id) => mcp.answersTo(id).length) ? ids.map((id) => mcp.answersTo(id)[0]!) : null), 30_000, 'the subscriptions\' answers');
+    assert.deepEqual(answers.filter((a) => a.error), []);
+    assert.ok(answers.every((a) => JSON.stringify(a.result) === '{}'));
     const over = await subscribe('workflow-status://active');
     assert.equal(over.error?.code, -32602);
     assert.match(over.error?.message, new RegExp(`^this session already has ${MAX_SUBSCRIPTIONS} subscriptions, the most one may have; unsubscribe \\(resources/unsubscribe\\)`));
