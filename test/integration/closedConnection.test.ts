@@ -52,7 +52,7 @@ describe('a step held by an agent whose connection ended', () => {
       assert.equal((await call(next, { task_id: first.execution_id })).status, 'no_op', 'held while its agent is there');
       process.kill(gone.pid!, 'SIGKILL'); // no DELETE reaches the owner: its session stays open until it times out
       let taken: Step | undefined;
-      for (const deadline = Date.now() + 5_000; !taken && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      for (const deadline = Date.now() + 15_000; !taken && Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
         const r = await call(next, { task_id: first.execution_id });
         if (r.status === 'ok') taken = r;
       }

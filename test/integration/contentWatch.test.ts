@@ -12,7 +12,7 @@ import { openBaton } from '../../src/host/openBaton.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
 
-const until = async (check: () => boolean, ms = 5000) => {
+const until = async (check: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) return false;
@@ -22,7 +22,7 @@ const until = async (check: () => boolean, ms = 5000) => {
 };
 
 describe('content watching', () => {
-  it('picks up a new workflow file, sends list_changed, and reports a broken one', { timeout: 20_000 }, async () => {
+  it('picks up a new workflow file, sends list_changed, and reports a broken one', { timeout: 90_000 }, async () => {
     const workspace = makeWorkspace();
     const warnings: string[] = [];
     const log: Log = { debug() {}, info() {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };

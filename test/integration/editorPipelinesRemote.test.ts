@@ -78,8 +78,8 @@ describe('pipelines from an editor that is a client of the owner', () => {
     assert.deepEqual(p.total, { tokens: 10, costUsd: 0.5 });
     assert.equal(p.budgetUsedPercent, 25);
     await controller.receive({ type: 'panel/approve', stepName: 'ok' });
-    await until('the run completed in the owner', () => opened.baton.workflowStatus(runId).status === 'completed', 5000);
-    await until('the completed run in the panel', () => last()?.status === 'completed', 5000);
+    await until('the run completed in the owner', () => opened.baton.workflowStatus(runId).status === 'completed', 20_000);
+    await until('the completed run in the panel', () => last()?.status === 'completed', 20_000);
     const runs = await pipelines.runs();
     assert.equal(runs.find((r) => r.runId === runId)?.status, 'completed');
     // The owner refuses to resume a completed run; the panel says why.
@@ -111,7 +111,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     opened.baton.pipelines.setRunners(() => streaming);
     try {
       const runId = await pipelines.start(SYSTEM, { input: 'the fix', cwd: tmpdir(), budget: { tokens: 2000 } });
-      await until('the run paused at its budget in the owner', () => opened.baton.workflowStatus(runId).status === 'paused', 5000);
+      await until('the run paused at its budget in the owner', () => opened.baton.workflowStatus(runId).status === 'paused', 20_000);
       const posted: ToWebview[] = [];
       const controller = new PanelController(remote, runId, {
         post: (m) => posted.push(m), openArtifact: async () => undefined, log: { warn: () => undefined, error: () => undefined },
@@ -121,7 +121,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
       const state = await until<PanelState>('the pause in the panel', () => {
         const m = posted.at(-1);
         return m && (m.type === 'panel/init' || m.type === 'panel/update') && m.state.pipeline?.pausedForBudget ? m.state : undefined;
-      }, 5000);
+      }, 20_000);
       const draft = state.pipeline!.nodes[0]!;
       assert.deepEqual([draft.status, draft.output, draft.stopped, draft.toolCalls],
         ['pending', 'writer: read the cart code\nwriter: the total rounds twice', '2,468 tokens used, budget 2,000 tokens', ['Read']], 'not "aborted"');
@@ -145,7 +145,7 @@ describe('pipelines from an editor that is a client of the owner', () => {
     const state = await until('the panel\'s state', () => {
       const m = posted.at(-1);
       return m && (m.type === 'panel/init' || m.type === 'panel/update') && m.state;
-    }, 5000);
+    }, 20_000);
     assert.equal(state.executionId, exec.execution_id);
     assert.equal(state.pipeline, null);
     controller.dispose();

@@ -57,8 +57,8 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     assert.match(info.catalog ?? '', /^[0-9a-f]{32}$/);
     own.child.kill('SIGSTOP'); // the owner can answer nothing: whatever answers now is the forwarder
     const fwd = forwarder(args);
-    assert.deepEqual(await fwd.answer(1, 5000), init);
-    assert.deepEqual(await fwd.answer(2, 5000), tools, "the owner's groups (broker, content), not the forwarder's default");
+    assert.deepEqual(await fwd.answer(1, 20_000), init);
+    assert.deepEqual(await fwd.answer(2, 20_000), tools, "the owner's groups (broker, content), not the forwarder's default");
     fwd.send({ id: 3, ...START });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(fwd.answered(3), undefined, 'a call waits for the owner');
@@ -72,7 +72,7 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     const { args, own, info } = await owner();
     own.child.kill('SIGSTOP');
     const fwd = forwarder(args);
-    await fwd.answer(2, 5000);
+    await fwd.answer(2, 20_000);
     fwd.send({ id: 3, ...START });
     const answer = (await fwd.answer(3, 20_000)).result as { isError?: boolean; content?: Array<{ text: string }> };
     assert.equal(answer.isError, true, 'a tool error the model reads');
@@ -84,7 +84,7 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
   it('an owner that dies before the forwarder reaches it (the handshake answered): the forwarder owns the database', async () => {
     const { args, own } = await owner();
     const fwd = forwarder(args);
-    await fwd.answer(2, 5000);
+    await fwd.answer(2, 20_000);
     own.child.kill('SIGKILL'); // before the forwarder's engine has loaded: its proxy never met this owner
     fwd.send({ id: 3, ...START });
     const started = (await fwd.answer(3, 20_000)).result as { structuredContent?: { status?: string } };

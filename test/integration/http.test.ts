@@ -147,7 +147,7 @@ describe('owner HTTP endpoint (real core)', () => {
       req.write('{"jsonrpc":');
       await new Promise((r) => setTimeout(r, 50));
       req.destroy();
-      await waitFor(() => lines.length > 0, 5000);
+      await waitFor(() => lines.length > 0, 20_000);
       assert.deepEqual(lines, [['debug', 'owner endpoint: the client hung up during its request']]);
     } finally {
       await second.close();
@@ -375,7 +375,7 @@ describe('baton serve (built dist/cli.js)', () => {
       const refused = await raw(Number(new URL(info.url).port), { headers: { host: new URL(info.url).host, 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
       assert.equal(refused.status, 401);
       assert.ok((JSON.parse(refused.body).error.message as string).includes(`with the token of ${discoveryPath(setup.db)} (a new one each time Baton starts`), refused.body);
-      await waitFor(() => out.includes('discovery'), 5000, 'serve banner');
+      await waitFor(() => out.includes('discovery'), 20_000, 'serve banner');
       assert.ok(out.includes(info.url), 'the URL is printed');
       assert.ok(!out.includes(info.token), 'the token is not printed');
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

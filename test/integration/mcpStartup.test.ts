@@ -166,7 +166,7 @@ describe('baton mcp on a database it cannot open reports it on the first call', 
         assert.ok(text.includes(db), text);
         await assert.rejects(session.client.readResource({ uri: 'available-workflows://all' }), (ex: Error) => expected.test(ex.message));
         assert.deepEqual((await session.client.listPrompts()).prompts, []);
-        await waitFor(() => expected.test(session.stderr()), 5000, 'the error on stderr');
+        await waitFor(() => expected.test(session.stderr()), 20_000, 'the error on stderr');
         assert.match(session.stderr(), /baton: /);
         assert.deepEqual(readFileSync(db), before, 'the file is left untouched');
         assert.equal(existsSync(`${db}.lock`), false, 'the lock is released');
@@ -225,7 +225,7 @@ describe('baton mcp answers what it cannot take on stdio', () => {
       await waitFor(() => out.some((m) => m.id === 7), 20_000, 'the valid call after the bad ones');
       // Answers only: the server may also tell the client that its prompts or resources changed.
       const answers = () => out.filter((m) => Array.isArray(m) || !('method' in m));
-      await waitFor(() => answers().length >= 6, 5000, 'every answer');
+      await waitFor(() => answers().length >= 6, 20_000, 'every answer');
       const byId = (id: number) => out.find((m) => !Array.isArray(m) && m.id === id);
       const parse = out.find((m) => m.error?.code === -32700);
       assert.match(parse?.error.message, /^Parse error: .*Send one JSON-RPC message per line\.$/);

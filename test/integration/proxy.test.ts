@@ -40,8 +40,8 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
   });
 
   it('the second process forwards instead of opening the database', async () => {
-    await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied.stderr()), 5000, 'proxy log line');
-    await waitFor(() => /--rate-limits is ignored here: this process forwards to the one that owns the database/.test(proxied.stderr()), 5000, 'the flag it ignores');
+    await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied.stderr()), 20_000, 'proxy log line');
+    await waitFor(() => /--rate-limits is ignored here: this process forwards to the one that owns the database/.test(proxied.stderr()), 20_000, 'the flag it ignores');
     assert.equal(readDiscovery(setup.db)?.pid, owner.pid);
     const { tools } = await proxied.client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
@@ -59,7 +59,7 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     proxied.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
     await proxied.client.subscribeResource({ uri: `current-step://${first.task_id}` });
     await a({ step_token: first.new_step_token, model_output_so_far: validOutput });
-    await waitFor(() => updates.includes(`current-step://${first.task_id}`), 5000, 'resources/updated through the proxy');
+    await waitFor(() => updates.includes(`current-step://${first.task_id}`), 20_000, 'resources/updated through the proxy');
 
     // And the proxied agent can drive the same execution.
     const current = JSON.parse(String(((await proxied.client.readResource({ uri: `current-step://${first.task_id}` })).contents[0] as { text: string }).text)) as { current_step: string };
@@ -191,12 +191,12 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
         const second = await call(proxied, { step_token: first.new_step_token, model_output_so_far: validOutput });
         assert.equal(second.status, 'ok', JSON.stringify(second));
         assert.equal(second.next_step_contract?.step_name, 'implement-fix');
-        await waitFor(() => updates.includes(`current-step://${first.task_id}`), 5000, 'resources/updated after the takeover');
+        await waitFor(() => updates.includes(`current-step://${first.task_id}`), 20_000, 'resources/updated after the takeover');
         assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
 
         // A newcomer finds the new owner and shares its state.
         third = await startMcp(args, 'newcomer');
-        await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(third!.stderr()), 5000, 'newcomer forwarding');
+        await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(third!.stderr()), 20_000, 'newcomer forwarding');
         const status = await third.client.readResource({ uri: `workflow-status://${first.task_id}` });
         assert.match(String((status.contents[0] as { text: string }).text), /"current_step":\s*"implement-fix"/);
 
@@ -238,7 +238,7 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       // engine loaded (a forwarder's front), found the new owner when it started forwarding: either way, the new one.
       const url = readDiscovery(setup.db)!.url.replace(/[.?*+^$()[\]{}|\\]/g, '\\$&');
       const forwards = new RegExp(`took over: now forwarding to Baton process ${newOwner}\\b|forwarding stdio to ${url}`);
-      await waitFor(() => forwards.test(follower.stderr()), 5000, 'the other one forwarding to the new owner');
+      await waitFor(() => forwards.test(follower.stderr()), 20_000, 'the other one forwarding to the new owner');
     } finally {
       for (const s of sessions) await s.client.close().catch(() => undefined);
       await owner.client.close().catch(() => undefined);
@@ -276,7 +276,7 @@ describe('the owner exits while a proxied agent works: the proxy takes over', ()
       await new Promise((resolve) => setTimeout(resolve, 500));
       process.kill(owner.pid!, 'SIGTERM');
       await waitFor(() => readDiscovery(db)?.pid === proxied.pid, 15_000, 'the proxy owning the database');
-      await waitFor(() => /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/.test(proxied.stderr()), 5000, 'the waits sent again');
+      await waitFor(() => /sending tools\/call workflow_next_step \(id \d+\) again: Baton process \d+ stopped before answering it/.test(proxied.stderr()), 20_000, 'the waits sent again');
       // The person decides at the new owner: both waits, sent on there, get the decision (the gate is bug-fix's last
       // step, so the workflow closes).
       const approved = await runCli(['approve', r.execution_id!, '--db', db]);
@@ -395,7 +395,7 @@ describe('a start whose owner dies before answering it is sent again to the next
     try {
       await waitForLine(owner, /^ready$/);
       proxied = await startMcp(args, 'terminal-agent');
-      await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 5000, 'the proxy forwarding to the dying owner');
+      await waitFor(() => /forwarding stdio to http:\/\/127\.0\.0\.1/.test(proxied!.stderr()), 20_000, 'the proxy forwarding to the dying owner');
       await fn({ proxied, died, said: () => said });
       assert.deepEqual(proxied.protocolErrors.map((e) => e.message), []);
       await proxied.client.close();

@@ -70,7 +70,7 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
       process.kill(owner.pid!, 'SIGCONT');
       // The owner goes on: it runs the call it had read and answers it, late; the client, answered already, gets
       // nothing more (an SDK client reports an answer to an id it does not wait on).
-      await waitFor(() => proxy.lines.some((l) => /dropped the answer .* sent late to a call \(id \d+\)/.test(l)), 5000, 'the late answer dropped');
+      await waitFor(() => proxy.lines.some((l) => /dropped the answer .* sent late to a call \(id \d+\)/.test(l)), 20_000, 'the late answer dropped');
       const again = await proxy.call({ step_token: first.new_step_token, model_output_so_far: validOutput });
       assert.equal(again.status, 'ok', JSON.stringify(again));
       assert.equal(again.next_step_contract?.step_name, 'implement-fix');
