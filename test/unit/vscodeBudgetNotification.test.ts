@@ -67,7 +67,7 @@ describe('the budget notification', () => {
     fakeWindow.answer = (m) => (m.level === 'warning' ? 'Show' : undefined);
     const registration = registerBudgetNotifications(s);
     send(pausedEvent(RUN));
-    await until('the panel opened', () => opened.length > 0, 2000);
+    await until('the panel opened', () => opened.length > 0, 10_000);
     assert.deepEqual(fakeWindow.shown, [{ level: 'warning', message: TEXT, items: ['Show'] }]);
     assert.deepEqual(opened, [[s.context, s.connection, RUN]], "the run's panel, from this window's connection");
     registration.dispose();
@@ -77,7 +77,7 @@ describe('the budget notification', () => {
     const { s, send, reads } = editor(() => ({ view: async () => paused(RUN, BUDGET) }));
     const registration = registerBudgetNotifications(s);
     send(pausedEvent(RUN));
-    await until('the warning', () => fakeWindow.shown.length > 0, 2000);
+    await until('the warning', () => fakeWindow.shown.length > 0, 10_000);
     await sleep(20);
     assert.equal(fakeWindow.shown[0]!.message, TEXT);
     assert.deepEqual(opened, []);
@@ -95,7 +95,7 @@ describe('the budget notification', () => {
     send({ type: 'step', execution_id: RUN, step_name: 'plan', status: 'pending' });
     send(pausedEvent('interrupted'));
     send(pausedEvent('workflow-run'));
-    await until('both paused runs read', () => reads.length === 2, 2000);
+    await until('both paused runs read', () => reads.length === 2, 10_000);
     await sleep(20);
     assert.deepEqual(reads.sort(), ['interrupted', 'workflow-run'], 'only a paused execution is read');
     assert.deepEqual(fakeWindow.shown, []);
