@@ -63,7 +63,8 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
         return true;
       });
       const waited = Date.now() - started;
-      assert.ok(waited >= 1500 && waited < 6000, `given up after ${waited} ms (limit 1500 ms)`);
+      // Not before the limit; how long after it depends on the machine's load (the test's timeout bounds it).
+      assert.ok(waited >= 1500, `given up after ${waited} ms (limit 1500 ms)`);
       const warned = proxy.lines.find((l) => l.startsWith(`warn: Baton process ${owner.pid} has not answered for`));
       assert.ok(warned?.includes(`kill -CONT ${owner.pid}) and it answers again; end it (kill -9 ${owner.pid}) and this process takes over`), proxy.lines.join('\n'));
 
