@@ -167,7 +167,14 @@ describe('call log', () => {
     const { baton } = await makeBaton();
     const log = (i: number) => baton.logCall({ call_type: 'tool', name: `t${i}`, request: {}, response: { status: 'ok' }, duration_ms: 1, success: true });
     const logged = () => baton.recentCalls(100).length;
-    const turn = () => new Promise((resolve) => setTimeout(resolve, 20));
+    // The next turns, in the order the log takes them: its outline (an immediate queued by logCall), the write it
+    // schedules (a timer of 0), and that write's own turn. Not a timer of some ms: on a loaded machine such a timer can
+    // come due in the same timers phase as the one before, before the outline ran.
+    const turn = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await new Promise((resolve) => setImmediate(resolve));
+    };
     for (let i = 0; i < 3; i++) log(i);
     await turn();
     assert.equal(logged(), 0, 'three entries wait for the timer');
