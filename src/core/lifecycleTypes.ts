@@ -218,24 +218,50 @@ export interface ExecutionHistoryInput {
   offset?: number;
 }
 
-/** `get_execution_details`. */
+/** `get_execution_details`; `<list>Limit` / `<list>Offset` page a list, the offset counted from its newest item. */
 export interface ExecutionDetailsInput {
   executionId: string;
   includeSteps?: boolean;
   includeLogs?: boolean;
   includeArtifacts?: boolean;
   includeFindings?: boolean;
+  stepsLimit?: number;
+  stepsOffset?: number;
+  logsLimit?: number;
+  logsOffset?: number;
+  artifactsLimit?: number;
+  artifactsOffset?: number;
+  findingsLimit?: number;
+  findingsOffset?: number;
+}
+
+/** The lists of `get_execution_details`, each one paged. */
+export const DETAILS_LISTS = ['steps', 'logs', 'artifacts', 'findings'] as const;
+/** One list of `get_execution_details`. */
+export type DetailsList = (typeof DETAILS_LISTS)[number];
+
+/**
+ * Where one list of `get_execution_details` stands, in the shape of the other paged tools (total, limit, offset):
+ * `offset` items newer than the page were skipped; `nextOffset`, present while older items remain, pages on to them.
+ */
+export interface DetailsPage {
+  total: number;
+  limit: number;
+  offset: number;
+  nextOffset?: number;
 }
 
 /** What `get_execution_details` returns. */
 export interface ExecutionDetails {
   execution: WorkflowExecution;
   steps?: WorkflowStep[];
-  /** Ids of pending steps whose dependencies are all completed. */
+  /** Ids of pending steps whose dependencies are all completed (the first DETAILS_LIST_MAX of them, in step order). */
   readyStepIds?: string[];
   logs?: ExecutionLog[];
   artifacts?: LifecycleArtifact[];
   findings?: Finding[];
+  /** Each list's page, for the lists asked for. */
+  pages: Partial<Record<DetailsList, DetailsPage>>;
 }
 
 /** The result of a state change. */

@@ -1,5 +1,5 @@
-// Rule: get_execution_details({ includeArtifacts: true }) carries at most DETAILS_CONTENT_BUDGET_BYTES of artifact
-// content, the newest artifacts first: every artifact stays listed with its metadata and size, and a content cut or
+// Rule: get_execution_details({ includeArtifacts: true }) carries at most DETAILS_ARTIFACTS_BUDGET_BYTES of artifacts,
+// their metadata and content, the newest contents first: every listed artifact has its metadata and size, and a content cut or
 // left out says so (truncated: true, and the workflow-artifacts://EXECUTION#ARTIFACT_ID URI that reads that one
 // artifact whole, base64 included, however many artifacts the run has). A cut keeps whole base64 quanta and whole
 // characters; a run whose artifacts fit gets the answer it always got. Real core on a sql.js file, real MCP client.
@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DETAILS_CONTENT_BUDGET_BYTES } from '../../src/core/lifecycle/records.js';
+import { DETAILS_ARTIFACTS_BUDGET_BYTES } from '../../src/core/lifecycle/records.js';
 import { openLifecycle, type LifecycleRig } from '../helpers/lifecycleHarness.js';
 
-const BUDGET = DETAILS_CONTENT_BUDGET_BYTES;
+const BUDGET = DETAILS_ARTIFACTS_BUDGET_BYTES;
 
 interface Listed {
   id: string;
@@ -22,9 +22,6 @@ interface Listed {
   truncated?: boolean;
   uri?: string;
 }
-
-/** Bytes `s` takes inside a JSON string. */
-const jsonBytes = (s: string) => Buffer.byteLength(JSON.stringify(s)) - 2;
 
 describe('get_execution_details: the artifact content budget', () => {
   let rig: LifecycleRig;
@@ -64,12 +61,15 @@ describe('get_execution_details: the artifact content budget', () => {
     assert.deepEqual(listed.map((a) => a.sizeBytes), [1024 * 1024, Buffer.byteLength(texts[1]!), 1024 * 1024, 3], 'each with its whole size');
     const answer = Buffer.byteLength(JSON.stringify(r.sc));
     assert.ok(answer <= BUDGET + 4096, `answer ${answer} bytes`);
-    assert.ok(listed.reduce((n, a) => n + jsonBytes(a.content), 0) <= BUDGET, 'content within the budget');
-    // Newest first: the tail whole, then the binary takes the 3 bytes short of the budget, cut on a base64 quantum (4
-    // characters) below it; the two older ones are left out.
+    const artifactsBytes = Buffer.byteLength(JSON.stringify(listed));
+    assert.ok(artifactsBytes <= BUDGET, `artifacts, metadata and content, within the budget: ${artifactsBytes}`);
+    // Newest first: the tail whole, then the binary takes what the metadata leaves of the budget (less the room a
+    // whole artifact's metadata was charged for a uri it does not carry), cut on a base64 quantum (4 characters); the
+    // two older ones are left out.
     const [one, two, three, tail] = listed;
     assert.deepEqual([tail!.content, tail!.truncated, tail!.uri], ['abc', undefined, undefined]);
-    assert.equal(three!.content.length, BUDGET - 4);
+    assert.equal(three!.content.length % 4, 0);
+    assert.ok(artifactsBytes > BUDGET - 256, `the budget is used: ${artifactsBytes}`);
     assert.ok(bytes.toString('base64').startsWith(three!.content));
     assert.deepEqual(Buffer.from(three!.content, 'base64'), bytes.subarray(0, (three!.content.length / 4) * 3));
     assert.deepEqual([one!.content, two!.content], ['', '']);
@@ -77,7 +77,7 @@ describe('get_execution_details: the artifact content budget', () => {
       assert.equal(a.truncated, true, a.name);
       assert.equal(a.uri, `workflow-artifacts://${id}#${a.id}`);
     }
-    assert.match(r.text, /3 of 4 artifacts cut or left out to fit the 256 KB content budget; each has truncated: true and a uri that reads it whole\./);
+    assert.match(r.text, /3 of 4 listed artifacts cut or left out to fit the 256 KB artifacts budget; each has truncated: true and a uri that reads it whole\./);
     assert.deepEqual(Buffer.from((await readUri(three!.uri!)).content, 'base64'), bytes, 'the base64 artifact whole');
     assert.equal((await readUri(one!.uri!)).content, texts[0]);
     assert.equal((await readUri(two!.uri!)).content, texts[1]);
@@ -98,8 +98,10 @@ describe('get_execution_details: the artifact content budget', () => {
     assert.equal(cut.truncated, true);
     assert.ok(emoji.startsWith(cut.content) && cut.content.length > 0);
     assert.ok(!/[\ud800-\udbff]$/.test(cut.content), 'no lone high surrogate at the end');
-    assert.ok(jsonBytes(cut.content) + jsonBytes(small) <= BUDGET);
-    assert.ok(jsonBytes(cut.content) + jsonBytes(small) > BUDGET - 5, 'the budget is used, less than a character short');
+    const artifactsBytes = Buffer.byteLength(JSON.stringify(listed));
+    assert.ok(artifactsBytes <= BUDGET, `within the budget, metadata included: ${artifactsBytes}`);
+    // Short of it by less than a character and the uri room the two whole artifacts' metadata was charged for.
+    assert.ok(artifactsBytes > BUDGET - 256, `the budget is used: ${artifactsBytes}`);
   });
 
   it('answers a run whose artifacts fit exactly as before: whole contents, no truncated or uri fields', async () => {
@@ -137,7 +139,7 @@ describe('get_execution_details: the artifact content budget', () => {
 
   it('describes the budget (and store_artifact where a stored artifact reads whole) and lists truncated and uri in the output schema', async () => {
     const t = (await rig.client.listTools()).tools.find((x) => x.name === 'get_execution_details')!;
-    assert.match(t.description ?? '', /at most 256 KB of artifact content, the newest artifacts first/);
+    assert.match(t.description ?? '', /at most 256 KB of artifacts, metadata and content, contents newest first: a content cut or left out has truncated: true/);
     const items = (t.outputSchema!.properties!.artifacts as { items: { properties: Record<string, unknown> } }).items;
     assert.ok(items.properties.truncated && items.properties.uri, JSON.stringify(items));
     const storeTool = (await rig.client.listTools()).tools.find((x) => x.name === 'store_artifact')!;

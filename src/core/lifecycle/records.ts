@@ -8,9 +8,10 @@ import { bm25, toFtsQuery } from './ftsQuery.js';
 import type { Lifecycle, LifecycleDeps } from './lifecycle.js';
 import { base64Size, decodeBase64, normalizeBase64 } from '../base64.js';
 import type {
-  ContractCheck, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, FindingsPage, LifecycleArtifact,
+  ContractCheck, DetailsPage, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, FindingsPage, LifecycleArtifact,
   LogExecutionInput, LogLayer, QueryFindingsInput, StoreArtifactInput, StoreFindingInput, WorkflowExecution,
 } from '../lifecycleTypes.js';
+import { DETAILS_LIST_BUDGET_BYTES, DETAILS_LIST_MAX, fittingCount, jsonBytes, newestPage, pageAsks, pageOf, type PageAsk } from './detailsPages.js';
 import { toArtifactView, toExecutionView, toFindingView, toLogView } from './views.js';
 
 type Raw = Record<string, unknown>;
@@ -24,13 +25,20 @@ const ARTIFACT_SELECT = 'SELECT a.*, s.id AS step_id FROM artifacts a LEFT JOIN 
 const FINDING_SELECT = 'SELECT f.*, s.id AS step_id FROM findings f LEFT JOIN steps s ON s.execution_id = f.execution_id AND s.step_name = f.step_name';
 
 /**
- * Bytes of artifact content one get_execution_details answer inlines, at most (as JSON string bytes). Everything
- * past it is left to workflow-artifacts://, read one artifact at a time: three 9 MB artifacts made a 28 MB answer that
- * held the owner process for up to seconds, that the SDK's stdio client refuses (over its 10 MB message limit), and
- * that an agent's client would forward whole to its model. 256 KB keeps a run's usual reports and diffs (tens of KB)
- * whole and is read, serialized and sent in milliseconds.
+ * Bytes of JSON the artifacts of one get_execution_details answer take at most: the metadata of those listed, then
+ * their contents, inlined newest first. Everything past it is left to workflow-artifacts://, read one artifact at a
+ * time: three 9 MB artifacts made a 28 MB answer that held the owner process for up to seconds, that the SDK's stdio
+ * client refuses (over its 10 MB message limit), and that an agent's client would forward whole to its model; and the
+ * metadata of 5,000 artifacts alone made 1 MB. 256 KB keeps a run's usual reports and diffs (tens of KB) whole and is
+ * read, serialized and sent in milliseconds.
  */
-export const DETAILS_CONTENT_BUDGET_BYTES = 256 * 1024;
+export const DETAILS_ARTIFACTS_BUDGET_BYTES = 256 * 1024;
+
+/**
+ * The ids of a page of an execution's rows of `table`, newest first (parameters: execution id, limit, offset). Read
+ * from the execution's index alone: sorting the rows themselves would read every row of a long run for one page.
+ */
+const PAGE_IDS = (table: 'artifacts' | 'findings') => `SELECT id FROM ${table} WHERE execution_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`;
 
 /** Contents of at most this size (content_size_bytes) are read with the artifacts' metadata, not one query each. */
 const SMALL_CONTENT_BYTES = 4096;
@@ -208,7 +216,7 @@ export class Records {
    * An execution's logs, oldest first. Logs are append-only and never change, so decoded logs are kept per
    * execution (a bounded number of them) and only rows past the last one seen are read again.
    */
-  private logsOf(executionId: string): ExecutionLog[] {
+  private logsOf(executionId: string): readonly ExecutionLog[] {
     const cached = this.logCache.get(executionId);
     // Only the columns the view needs: every value read out of sql.js costs about a microsecond.
     const fresh = this.store.all<Raw>(
@@ -226,7 +234,7 @@ export class Records {
       total -= entry.logs.length;
       this.logCache.delete(key);
     }
-    return logs.slice();
+    return logs;
   }
 
   /** Executions by workflow, project and state, newest first. */
@@ -245,27 +253,35 @@ export class Records {
   }
 
   /**
-   * An execution's artifacts in the order they were stored, each with its metadata and size, their contents inlined
-   * newest first while `budgetBytes` lasts (artifacts are immutable: a revision is a newer artifact, so the newest
-   * matter most). A content cut or left out is marked `truncated: true` with the `uri` that reads it whole; a cut
-   * keeps whole characters (never half a surrogate pair) and whole base64 quanta (4 characters, 3 bytes).
+   * A page of an execution's artifacts (the newest `ask.limit` after `ask.offset`, in the order they were stored),
+   * within `budgetBytes` of JSON: first the metadata of as many as fit, newest first, then their contents inlined
+   * newest first while the rest lasts (artifacts are immutable: a revision is a newer artifact, so the newest matter
+   * most). A content cut or left out is marked `truncated: true` with the `uri` that reads it whole; a cut keeps whole
+   * characters (never half a surrogate pair) and whole base64 quanta (4 characters, 3 bytes).
    */
-  private budgetedArtifacts(executionId: string, budgetBytes: number): LifecycleArtifact[] {
-    // Metadata and small contents first (one query for a run of many small artifacts); of a larger content, only as
+  private budgetedArtifacts(executionId: string, ask: PageAsk, budgetBytes: number): { artifacts: LifecycleArtifact[]; page: DetailsPage } {
+    const total = this.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM artifacts WHERE execution_id = ?', [executionId])!.n;
+    // Metadata and small contents first (one query for a page of many small artifacts); of a larger content, only as
     // much as may fit is read out of the database, newest first: a JSON string takes a byte per character at least,
     // so `left + 1` characters tell whether the rest fits.
-    const rows = this.store.all<Raw>(
+    const candidates = this.store.all<Raw>(
       `SELECT a.id, a.artifact_id, a.execution_id, a.step_name, a.artifact_type, a.title, a.mime_type, a.content_encoding,
          a.content_size_bytes, a.is_final, a.metadata, a.created_at, a.content = '' AS empty,
          CASE WHEN a.content_size_bytes <= ? THEN a.content END AS small, s.id AS step_id
        FROM artifacts a LEFT JOIN steps s ON s.execution_id = a.execution_id AND s.step_name = a.step_name
-       WHERE a.execution_id = ? ORDER BY a.id`,
-      [SMALL_CONTENT_BYTES, executionId],
+       WHERE a.id IN (${PAGE_IDS('artifacts')}) ORDER BY a.id DESC`,
+      [SMALL_CONTENT_BYTES, executionId, ask.limit, ask.offset],
     );
-    const views = new Array<LifecycleArtifact>(rows.length);
-    let left = budgetBytes;
-    for (let i = rows.length - 1; i >= 0; i--) {
-      const r = rows[i]!;
+    const uriOf = (artifactId: string) => `workflow-artifacts://${executionId}#${artifactId}`;
+    // Each artifact's metadata is charged as if cut (with truncated and uri), so the final answer can only be smaller.
+    const shells = candidates.map((r) => {
+      const view = toArtifactView({ ...r, content: '' });
+      return { view, bytes: jsonBytes({ ...view, truncated: true, uri: uriOf(view.id) }) };
+    });
+    const n = fittingCount(shells, budgetBytes, (s) => s.bytes);
+    const rows = candidates.slice(0, n);
+    let left = Math.max(0, budgetBytes - 2 - shells.slice(0, n).reduce((sum, s, i) => sum + s.bytes + (i ? 1 : 0), 0));
+    const views = rows.map((r) => {
       // SQLite counts characters as code points: `read` holds all of the content or more than `left` can take.
       let read = '';
       if (typeof r.small === 'string') read = r.small;
@@ -279,26 +295,43 @@ export class Records {
       const whole = r.empty === 1 || (read !== '' && length === read.length);
       // After a cut, the few bytes left would make stubs of older artifacts: they are left out.
       left = whole ? left - used : 0;
-      views[i] = whole ? view : { ...view, truncated: true, uri: `workflow-artifacts://${executionId}#${view.id}` };
-    }
-    return views;
+      return whole ? view : { ...view, truncated: true as const, uri: uriOf(view.id) };
+    });
+    return { artifacts: views.reverse(), page: pageOf(total, ask, n) };
   }
 
-  /** One execution with (by flags) its steps, logs, artifacts and findings. */
+  /** A page of an execution's findings, like budgetedArtifacts' but without contents. */
+  private findingsPage(executionId: string, ask: PageAsk): { findings: Finding[]; page: DetailsPage } {
+    const total = this.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM findings WHERE execution_id = ?', [executionId])!.n;
+    const candidates = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.id IN (${PAGE_IDS('findings')}) ORDER BY f.id DESC`, [executionId, ask.limit, ask.offset])
+      .map(toFindingView);
+    const n = fittingCount(candidates, DETAILS_LIST_BUDGET_BYTES, jsonBytes);
+    return { findings: candidates.slice(0, n).reverse(), page: pageOf(total, ask, n) };
+  }
+
+  /**
+   * One execution with (by flags) its steps, logs, artifacts and findings: of each, one page (detailsPages.ts), and
+   * in `pages` how many there are in all and the offset of the rest.
+   */
   details(q: ExecutionDetailsInput): ExecutionDetails {
     const r = this.lifecycle.row(q.executionId);
     const id = String(r.execution_id);
-    const out: ExecutionDetails = { execution: toExecutionView(r, true) };
-    if (q.includeSteps ?? true) {
-      out.steps = this.lifecycle.steps(id);
-      const byId = new Map(out.steps.map((s) => [s.id, s.state]));
-      out.readyStepIds = out.steps
+    const included = { steps: q.includeSteps ?? true, logs: q.includeLogs === true, artifacts: q.includeArtifacts === true, findings: q.includeFindings === true };
+    const ask = pageAsks(q, included);
+    const out: ExecutionDetails = { execution: toExecutionView(r, true), pages: {} };
+    if (included.steps) {
+      const all = this.lifecycle.steps(id);
+      ({ items: out.steps, page: out.pages.steps } = newestPage(all, ask.steps, DETAILS_LIST_BUDGET_BYTES));
+      // Ready steps are what an agent acts on next: found among all the steps, not only the page's.
+      const byId = new Map(all.map((s) => [s.id, s.state]));
+      out.readyStepIds = all
         .filter((s) => (s.state === 'pending' || s.state === 'ready') && s.dependsOn.every((d) => byId.get(d) === 'completed' || byId.get(d) === 'skipped'))
+        .slice(0, DETAILS_LIST_MAX)
         .map((s) => s.id);
     }
-    if (q.includeLogs) out.logs = this.logsOf(id);
-    if (q.includeArtifacts) out.artifacts = this.budgetedArtifacts(id, DETAILS_CONTENT_BUDGET_BYTES);
-    if (q.includeFindings) out.findings = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.execution_id = ? ORDER BY f.id`, [id]).map(toFindingView);
+    if (included.logs) ({ items: out.logs, page: out.pages.logs } = newestPage(this.logsOf(id), ask.logs, DETAILS_LIST_BUDGET_BYTES));
+    if (included.artifacts) ({ artifacts: out.artifacts, page: out.pages.artifacts } = this.budgetedArtifacts(id, ask.artifacts, DETAILS_ARTIFACTS_BUDGET_BYTES));
+    if (included.findings) ({ findings: out.findings, page: out.pages.findings } = this.findingsPage(id, ask.findings));
     return out;
   }
 }

@@ -1,7 +1,8 @@
 // Zod schemas of the lifecycle, logging and query tools (specs/lifecycle-tools.md camelCase names) and the
 // plain-words hints the input error formatter uses.
 import * as z from 'zod';
-import { FINDING_SEVERITIES, LOG_LAYERS, LOG_LEVELS, CONTENT_TYPES } from '../../core/lifecycleTypes.js';
+import { DETAILS_LIST_LIMIT, DETAILS_LIST_MAX } from '../../core/lifecycle/detailsPages.js';
+import { DETAILS_LISTS, FINDING_SEVERITIES, LOG_LAYERS, LOG_LEVELS, CONTENT_TYPES } from '../../core/lifecycleTypes.js';
 import { EXECUTION_STATES } from '../../core/stateMachine.js';
 
 const id = z.string().min(1);
@@ -13,6 +14,17 @@ const limit = z.number().int().min(1).max(500);
 const offset = z.number().int().min(0);
 /** States a caller may ask for; `awaiting_approval` is reached only through a gated step. */
 const TRANSITION_TARGETS = ['pending', 'running', 'completed', 'failed', 'timeout', 'escalated', 'paused'] as const;
+
+/** get_execution_details' `<list>Limit` and `<list>Offset` of each list. */
+function detailsPaging() {
+  const fields: Record<string, z.ZodOptional<z.ZodNumber>> = {};
+  for (const list of DETAILS_LISTS) {
+    fields[`${list}Limit`] = z.number().int().min(1).max(DETAILS_LIST_MAX).optional()
+      .describe(`Most ${list} to list (default ${DETAILS_LIST_LIMIT}, max ${DETAILS_LIST_MAX}), newest first; fewer if they fill the answer`);
+    fields[`${list}Offset`] = offset.optional().describe(`Newest ${list} to skip (default 0); pages.${list}.nextOffset pages on`);
+  }
+  return fields as Record<`${(typeof DETAILS_LISTS)[number]}${'Limit' | 'Offset'}`, z.ZodOptional<z.ZodNumber>>;
+}
 
 /** Inputs, by tool name. */
 export const LIFECYCLE_INPUTS = {
@@ -103,6 +115,7 @@ export const LIFECYCLE_INPUTS = {
     includeLogs: z.boolean().optional(),
     includeArtifacts: z.boolean().optional(),
     includeFindings: z.boolean().optional(),
+    ...detailsPaging(),
   }),
 } as const;
 
@@ -130,6 +143,13 @@ const inlineArtifact = artifact.extend({
 });
 const finding = z.looseObject({ id: z.string(), severity: z.string(), category: z.string(), title: z.string().nullable(), description: z.string(), isGlobal: z.boolean(), tags: z.array(z.string()) });
 const executions = z.looseObject({ executions: z.array(execution) });
+/** Where a list of get_execution_details stands. */
+const detailsPage = z.looseObject({
+  total: z.number().describe('How many there are in all'),
+  limit: z.number(),
+  offset: z.number().describe('How many newer ones were skipped'),
+  nextOffset: z.number().optional().describe('Present while older ones remain: the <list>Offset that lists them'),
+});
 
 /** Outputs (`structuredContent`), by tool name. */
 export const LIFECYCLE_OUTPUTS = {
@@ -148,6 +168,7 @@ export const LIFECYCLE_OUTPUTS = {
   get_execution_history: executions.extend({ total: z.number(), limit: z.number(), offset: z.number() }),
   get_execution_details: z.looseObject({
     execution, steps: z.array(step).optional(), logs: z.array(log).optional(), artifacts: z.array(inlineArtifact).optional(), findings: z.array(finding).optional(),
+    pages: z.looseObject(Object.fromEntries(DETAILS_LISTS.map((list) => [list, detailsPage.optional()]))),
   }),
 } as const;
 
@@ -194,4 +215,7 @@ export const LIFECYCLE_HINTS: Record<string, string> = {
   includeLogs: 'true or false',
   includeArtifacts: 'true or false',
   includeFindings: 'true or false',
+  ...Object.fromEntries(DETAILS_LISTS.flatMap((list) => [
+    [`${list}Limit`, `a whole number from 1 to ${DETAILS_LIST_MAX}`], [`${list}Offset`, 'a whole number, 0 or more'],
+  ])),
 };

@@ -4,7 +4,9 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type * as z from 'zod';
 import type { BatonApi } from '../../core/api.js';
 import { BatonError } from '../../core/errors.js';
-import { DETAILS_CONTENT_BUDGET_BYTES } from '../../core/lifecycle/records.js';
+import { DETAILS_LIST_LIMIT, DETAILS_LIST_MAX } from '../../core/lifecycle/detailsPages.js';
+import { DETAILS_ARTIFACTS_BUDGET_BYTES } from '../../core/lifecycle/records.js';
+import { DETAILS_LISTS, type ExecutionDetails } from '../../core/lifecycleTypes.js';
 import type { ExecutionStatus } from '../../core/types.js';
 import type { Log } from '../../core/ports.js';
 import { plural } from '../../shared/labels.js';
@@ -172,14 +174,29 @@ export function registerLifecycleTools(server: McpServer, baton: BatonApi, log: 
     }),
     tool({
       name: 'get_execution_details', title: 'Query: execution details', input: I.get_execution_details, output: O.get_execution_details, annotations: QUERY,
-      description: `One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step. Every artifact is listed with its metadata and sizeBytes, but one answer carries at most ${DETAILS_CONTENT_BUDGET_BYTES / 1024} KB of artifact content, the newest artifacts first: a content cut or left out has truncated: true and a uri (workflow-artifacts://EXECUTION#ARTIFACT_ID) to read with resources/read for the whole artifact.`,
+      description: `One execution with its steps (default; plus readyStepIds: pending steps whose dependencies are done) and, on request, its logs, artifacts (binary as base64) and findings. Works for executions started by start_execution or workflow_next_step. Each list holds its newest ${DETAILS_LIST_LIMIT} items in the order stored (<list>Limit: up to ${DETAILS_LIST_MAX}; fewer if they fill the answer); pages.<list> has total and, while older ones remain, nextOffset to pass as <list>Offset (stepsOffset, logsOffset, artifactsOffset, findingsOffset). Artifacts come with metadata and sizeBytes; one answer holds at most ${DETAILS_ARTIFACTS_BUDGET_BYTES / 1024} KB of artifacts, metadata and content, contents newest first: a content cut or left out has truncated: true and a uri (workflow-artifacts://EXECUTION#ARTIFACT_ID) to read with resources/read for the whole artifact.`,
       run: async (a) => {
         const d = lc.details(a);
         const cut = d.artifacts?.filter((x) => x.truncated).length ?? 0;
-        const note = cut ? ` ${cut} of ${plural(d.artifacts!.length, 'artifact')} cut or left out to fit the ${DETAILS_CONTENT_BUDGET_BYTES / 1024} KB content budget; each has truncated: true and a uri that reads it whole.` : '';
-        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${d.steps ? ` with ${plural(d.steps.length, 'step')}` : ''}.${note}` };
+        const note = cut ? ` ${cut} of ${plural(d.artifacts!.length, 'listed artifact')} cut or left out to fit the ${DETAILS_ARTIFACTS_BUDGET_BYTES / 1024} KB artifacts budget; each has truncated: true and a uri that reads it whole.` : '';
+        const steps = d.steps ? ` with ${plural(d.pages.steps!.total, 'step')}` : '';
+        return { structured: d, text: `Execution ${d.execution.id} (${d.execution.workflowName ?? d.execution.kind}) is ${d.execution.state}${steps}.${pagesText(d)}${note}` };
       },
     }),
   ];
   return registerToolDefs(server, log, defs, LIFECYCLE_HINTS);
+}
+
+/** What get_execution_details left out of each list that holds only part of its items, and how to list the rest. */
+function pagesText(d: ExecutionDetails): string {
+  const parts: string[] = [];
+  for (const list of DETAILS_LISTS) {
+    const page = d.pages[list];
+    const shown = d[list]?.length ?? 0;
+    if (!page || (page.offset === 0 && shown === page.total)) continue;
+    const from = page.offset ? ` after the newest ${page.offset}` : '';
+    const next = page.nextOffset === undefined ? 'no older ones' : `${list}Offset: ${page.nextOffset} lists older ones`;
+    parts.push(`${shown} of ${page.total} ${list}${from} (${next})`);
+  }
+  return parts.length ? ` Listed ${parts.join('; ')}.` : '';
 }
