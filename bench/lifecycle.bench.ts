@@ -1,11 +1,13 @@
-// query_findings full-text search at 100k findings and get_execution_details with 1k steps and 10k logs, through the
-// core and through a real MCP client (InMemoryTransport); prints one JSON object with p50/p95 against the targets.
+// query_findings full-text search at 100k findings and get_execution_details with 1k steps and 10k logs (its default
+// pages, and its largest: 500 steps and 500 logs), through the core and through a real MCP client (InMemoryTransport);
+// prints one JSON object with p50/p95 against the targets.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Baton } from '../src/core/baton.js';
+import { DETAILS_LIST_LIMIT, DETAILS_LIST_MAX } from '../src/core/lifecycle/detailsPages.js';
 import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
 import { bundledContentDir } from '../src/host/openBaton.js';
@@ -136,19 +138,21 @@ async function main(): Promise<void> {
   search.common_term_12k_hits = stats(common);
   const allStats = stats(all);
 
-  // ---- execution details: the spec's default (steps), and with every log (first read cold, then warm) ----
+  // ---- execution details: the spec's default (a page of steps), and with the largest pages of steps and logs (first
+  // read cold, then warm); every log is read to take the page, so the cost of the whole run shows still ----
   const n = Math.min(RUNS, 100);
   const big = bigIds[0]!;
+  const withLogs = { includeLogs: true, logsLimit: DETAILS_LIST_MAX, stepsLimit: DETAILS_LIST_MAX };
   const cold: number[] = [];
   for (const id of bigIds) {
     const t = performance.now();
-    await client.callTool({ name: 'get_execution_details', arguments: { executionId: id, includeLogs: true } });
+    await client.callTool({ name: 'get_execution_details', arguments: { executionId: id, ...withLogs } });
     cold.push(performance.now() - t);
   }
   const stepsCore = stats(await time(n, () => baton.lifecycle.details({ executionId: big })));
   const stepsMcp = stats(await time(n, () => client.callTool({ name: 'get_execution_details', arguments: { executionId: big } })));
-  const coreStats = stats(await time(n, () => baton.lifecycle.details({ executionId: big, includeSteps: true, includeLogs: true })));
-  const mcpStats = stats(await time(n, () => client.callTool({ name: 'get_execution_details', arguments: { executionId: big, includeLogs: true } })));
+  const coreStats = stats(await time(n, () => baton.lifecycle.details({ executionId: big, ...withLogs })));
+  const mcpStats = stats(await time(n, () => client.callTool({ name: 'get_execution_details', arguments: { executionId: big, ...withLogs } })));
 
   await client.close();
   await baton.close();
@@ -162,13 +166,13 @@ async function main(): Promise<void> {
     target_search_p95_ms: 20,
     search_meets_target: allStats.p95_ms <= 20 && (search.mcp_or_two_terms as { p95_ms: number }).p95_ms <= 20,
     details: {
-      steps: STEPS, logs: LOGS, build_ms: Math.round(buildDetailsMs),
+      steps: STEPS, logs: LOGS, build_ms: Math.round(buildDetailsMs), default_page: DETAILS_LIST_LIMIT, largest_page: DETAILS_LIST_MAX,
       default_flags: { core: stepsCore, mcp: stepsMcp },
-      with_all_logs_first_read_mcp: stats(cold),
-      with_all_logs: { core: coreStats, mcp: mcpStats },
+      with_logs_largest_pages_first_read_mcp: stats(cold),
+      with_logs_largest_pages: { core: coreStats, mcp: mcpStats },
     },
     target_details_ms: 50,
-    details_meets_target: { default_flags_p95: stepsMcp.p95_ms <= 50, with_all_logs_p50: mcpStats.p50_ms <= 50, with_all_logs_p95: mcpStats.p95_ms <= 50 },
+    details_meets_target: { default_flags_p95: stepsMcp.p95_ms <= 50, with_logs_p50: mcpStats.p50_ms <= 50, with_logs_p95: mcpStats.p95_ms <= 50 },
   })}\n`);
 }
 
