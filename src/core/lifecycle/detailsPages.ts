@@ -52,8 +52,8 @@ export function pageAsks(q: ExecutionDetailsInput, included: Record<DetailsList,
       const min = field.endsWith('Limit') ? 1 : 0;
       const max = field.endsWith('Limit') ? DETAILS_LIST_MAX : Number.MAX_SAFE_INTEGER;
       if (!Number.isSafeInteger(value) || value < min || value > max) {
-        const range = max === DETAILS_LIST_MAX ? `from ${min} to ${max}` : `${min} or more`;
-        throw new BatonError('invalid_input', `${field} must be a whole number ${range} (got ${String(value)}).`);
+        const range = max === DETAILS_LIST_MAX ? ` from ${min} to ${max}` : `, ${min} or more`;
+        throw new BatonError('invalid_input', `${field} must be a whole number${range} (got ${String(value)}).`);
       }
     }
     asks[list] = { limit: limit ?? DETAILS_LIST_LIMIT, offset: offset ?? 0 };
