@@ -84,6 +84,8 @@ describe('get_execution_details: bounded and paged lists', () => {
     const past = await rig.ok('get_execution_details', { executionId, includeLogs: true, logsOffset: 3, stepsOffset: 10 });
     assert.deepEqual([past.logs, past.steps], [[], []]);
     assert.deepEqual(past.pages, { steps: { total: 3, limit: DETAILS_LIST_LIMIT, offset: 10 }, logs: { total: 3, limit: DETAILS_LIST_LIMIT, offset: 3 } });
+    assert.match((await rig.call('get_execution_details', { executionId, includeLogs: true, logsOffset: 3 })).text,
+      /Listed 0 of 3 logs after the newest 3 \(logsOffset 3 is past the oldest; use 0 to 2\)\./);
     const r = await rig.call('get_execution_details', { executionId, ...FLAGS });
     for (const list of LISTS) assert.deepEqual(idsOf(r.sc[list]), ids[list], list);
     assert.equal(r.text, `Execution ${executionId} (bug-fix) is running with 3 steps.`);

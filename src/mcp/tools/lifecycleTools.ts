@@ -195,7 +195,8 @@ function pagesText(d: ExecutionDetails): string {
     const shown = d[list]?.length ?? 0;
     if (!page || (page.offset === 0 && shown === page.total)) continue;
     const from = page.offset ? ` after the newest ${page.offset}` : '';
-    const next = page.nextOffset === undefined ? 'no older ones' : `${list}Offset: ${page.nextOffset} lists older ones`;
+    const next = page.nextOffset !== undefined ? `${list}Offset: ${page.nextOffset} lists older ones`
+      : page.offset >= page.total && page.total > 0 ? `${list}Offset ${page.offset} is past the oldest; use 0 to ${page.total - 1}` : 'no older ones';
     parts.push(`${shown} of ${page.total} ${list}${from} (${next})`);
   }
   return parts.length ? ` Listed ${parts.join('; ')}.` : '';
