@@ -1,5 +1,5 @@
 // A node test reporter that writes one line per failed test: its file, its name under its suites, and what
-// failed (its first lines). scripts/test.mjs runs it beside the usual reporter, and prints what it wrote again at the
+// failed (the start of its error). scripts/test.mjs runs it beside the usual reporter, and prints what it wrote again at the
 // very end of `npm test`, so a failure in the first group is still in view after the editor tests' long output (a CI
 // log is often read from its tail).
 import { relative } from 'node:path';
@@ -11,13 +11,14 @@ function fullName(stack, nesting, name) {
 }
 
 /**
- * What failed, on one line of at most 300 characters: the first three lines of the test's own error (node wraps it as
- * the cause of its ERR_TEST_FAILURE), enough for an assertion's "Expected values to be strictly equal: 2 !== 3".
+ * What failed, on one line of at most 300 characters: the test's own error (node wraps it as the cause of its
+ * ERR_TEST_FAILURE), its lines joined, enough for an assertion's "Expected values to be strictly equal: 2 !== 3" or
+ * the start of a deepEqual's diff.
  */
 export function reason(error) {
   const cause = error?.cause ?? error;
   const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause ?? error?.failureType ?? 'failed');
-  const head = text.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 3).join(' ');
+  const head = text.split('\n').map((line) => line.trim()).filter(Boolean).join(' ');
   return head.length > 300 ? `${head.slice(0, 300)}...` : head;
 }
 

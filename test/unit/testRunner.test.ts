@@ -169,7 +169,7 @@ describe('the failed tests\' reporter', () => {
   const other = join(process.cwd(), 'test', 'unit', 'b.test.ts');
   const failure = (cause: unknown, failureType = 'testCodeFailure') => Object.assign(new Error('test failed'), { cause, failureType });
 
-  it('writes a line per failed test with its file, suites and the first lines of its error; passes and suites none', async () => {
+  it('writes a line per failed test with its file, suites and the start of its error; passes and suites none', async () => {
     const lines = await report([
       { type: 'test:start', data: { file, nesting: 0, name: 'outer' } },
       { type: 'test:start', data: { file: other, nesting: 0, name: 'elsewhere' } },
