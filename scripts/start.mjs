@@ -4,9 +4,10 @@
 // and runs until Ctrl-C. Options: --port N (default 8080, or a free one if taken), --folder PATH (instead of the demo);
 // for the tests: --run-dir DIR (the editor's user data, default editor-host/.run) and --no-build.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, symlinkSync, readdirSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { demoFolder, prepareDemo, writeStartSettings } from './demo.mjs';
 import { ensureEditorHost } from './editorHost.mjs';
@@ -46,6 +47,11 @@ for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
 linkExtension(dirs.extensions);
 writeStartSettings(join(dirs['user-data'], 'User', 'settings.json'));
 
+// code-server and its git extension put their IPC sockets (vscode-ipc-*.sock, vscode-git-*.sock) in XDG_RUNTIME_DIR,
+// else in the temporary folder, and leave them there when stopped: each start left two more in /tmp. A short folder
+// of this run's own (a socket path has at most 107 bytes), removed when it ends.
+const runtime = mkdtempSync(join(tmpdir(), 'baton-editor-'));
+
 const port = await pickPort(Number(option('port') ?? process.env.PORT ?? 8080));
 const logPath = join(run, 'code-server.log');
 const fd = openSync(logPath, 'w');
@@ -62,7 +68,14 @@ const child = spawn(
     cwd: folder,
     detached: true, // its own process group, stopped as a whole
     stdio: ['ignore', fd, fd],
-    env: { ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: dirs['xdg-config'], XDG_DATA_HOME: dirs['xdg-data'], XDG_CACHE_HOME: dirs['xdg-cache'] },
+    env: {
+      ...process.env,
+      HOME: dirs.home,
+      XDG_CONFIG_HOME: dirs['xdg-config'],
+      XDG_DATA_HOME: dirs['xdg-data'],
+      XDG_CACHE_HOME: dirs['xdg-cache'],
+      XDG_RUNTIME_DIR: runtime,
+    },
   },
 );
 closeSync(fd);
@@ -93,6 +106,7 @@ process.on('exit', () => {
   } catch {
     // already gone
   }
+  rmSync(runtime, { recursive: true, force: true });
 });
 child.on('exit', (code) => {
   if (!stopping) {

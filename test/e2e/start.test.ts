@@ -25,6 +25,8 @@ interface NpmStart {
 describe('npm start', { timeout: 10 * 60_000 }, () => {
   let scratch: string;
   let home: string;
+  /** npm start's temporary folder (TMPDIR), to see what it leaves there. */
+  let startTmp: string;
   let browser: Browser;
   let running: NpmStart | undefined;
   let firstPage: Page | undefined;
@@ -33,7 +35,7 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
   // start.mjs as `npm start` runs it (no build: the suite built already), with its editor data in the scratch folder and
   // a HOME inside a git repository, like a home folder kept in git.
   const npmStart = async (): Promise<NpmStart> => {
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, TMPDIR: startTmp };
     for (const key of ['XDG_DATA_HOME', 'BATON_TEST_HOOKS', 'NODE_OPTIONS', 'PORT']) delete env[key];
     const child: ChildProcess = spawn(
       process.execPath,
@@ -91,6 +93,8 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     assert.equal(spawnSync('git', ['init', '-q'], { cwd: outer }).status, 0);
     home = join(outer, 'home');
     mkdirSync(home);
+    startTmp = join(scratch, 'tmp');
+    mkdirSync(startTmp);
     const { ensureEditorHost } = await import('../../scripts/editorHost.mjs');
     const host = await ensureEditorHost();
     browser = await launchBrowser(host.chromium);
@@ -140,6 +144,7 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     assert.equal(started.status, 'ok', JSON.stringify(started));
     await firstPage.close();
     await running!.stop();
+    assert.deepEqual(readdirSync(startTmp), [], 'a stopped npm start leaves nothing in the temporary folder (code-server\'s sockets were)');
     running = await npmStart();
     assert.equal(running.workspace, join(home, '.local', 'share', 'baton', 'demo'));
     const { wb } = await openPage(running.url, 'after the restart');
