@@ -115,6 +115,8 @@ export interface FileSystem {
   readText(path: string): Promise<string>;
   /** Whether a path exists. */
   exists(path: string): Promise<boolean>;
+  /** Whether a path is a file (or a link to one); a file system without it takes every path as a folder. */
+  isFile?(path: string): Promise<boolean>;
 }
 
 /** Everything the core needs from its host. */

@@ -104,6 +104,13 @@ export const nodeFileSystem: FileSystem = {
       return false;
     }
   },
+  async isFile(path) {
+    try {
+      return (await stat(path)).isFile();
+    } catch {
+      return false;
+    }
+  },
 };
 
 /** Whether a symbolic link leads to a file. */

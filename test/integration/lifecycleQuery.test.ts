@@ -342,6 +342,14 @@ describe('content tools: projects', () => {
       assert.equal(ws.path, rig.workspace);
       assert.match((await rig.call('get_project_context', { projectPath: join(root, 'missing') })).text, /No folder at/);
       assert.match((await rig.call('get_project_context', { projectPath: 'packages/app' })).text, /is relative; pass the absolute path/);
+      // A file is not a project: the answer names its folder; nothing is registered.
+      const file = join(sub, 'package.json');
+      writeFileSync(file, '{}');
+      const before = (await rig.ok('list_projects', { limit: 500 })).total;
+      assert.equal((await rig.call('get_project_context', { projectPath: file })).text,
+        `projectPath "${file}" is a file, not a folder; pass the project's folder, such as "${sub}".`);
+      assert.match((await rig.call('start_execution', { workflowName: 'bug-fix', projectPath: file })).text, /is a file, not a folder/);
+      assert.equal((await rig.ok('list_projects', { limit: 500 })).total, before);
     } finally {
       await rig.close();
       for (const d of [root, worktree, plain]) rmSync(d, { recursive: true, force: true });

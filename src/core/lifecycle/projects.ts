@@ -62,6 +62,11 @@ export class Projects {
     if (!(await this.ports.fs.exists(dir))) {
       throw new BatonError('not_found', `No folder at ${echo(path)}; pass the absolute path of a project folder (or omit projectPath for the workspace).`);
     }
+    if (await this.ports.fs.isFile?.(dir)) {
+      // A file would be registered as a project of its own, apart from the project of the folder that holds it.
+      const folder = parentOf(dir) ?? dir;
+      throw new BatonError('invalid_input', `projectPath ${echo(path)} is a file, not a folder; pass the project's folder, such as ${echo(folder)}.`);
+    }
     const root = await this.gitRoot(dir);
     const iso = new Date(this.ports.clock.now()).toISOString();
     const name = dir.split(/[\\/]/).filter(Boolean).pop() ?? dir;
