@@ -3,6 +3,8 @@
 // with its own SSE stream, which cost more CPU per call than Baton's whole broker step under load. Here a call is
 // answered with one JSON body; a message the server sends about a call before answering it (progress, a
 // question) switches that call's answer to an SSE stream; everything else goes out on the session's GET stream.
+// Every SSE event carries an id, and the session keeps its latest events (bounded, sseReplay.ts), so that a client
+// whose stream dropped gets what it missed by a GET with Last-Event-ID.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -11,10 +13,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
+import { GET_STREAM, SseReplay, type Cursor } from './sseReplay.js';
 
 /** The calls of one POST that are still being answered. */
 interface PendingPost {
-  res: ServerResponse;
+  /** Where its answer goes: null once the connection of its SSE stream dropped, until a GET resumes the stream. */
+  res: ServerResponse | null;
   /** The calls it carries, in order (a cancelled one is dropped). */
   ids: RequestId[];
   answers: Map<RequestId, JSONRPCMessage>;
@@ -23,6 +27,8 @@ interface PendingPost {
   sse: boolean;
   /** The client accepts an SSE answer (else messages about the call go on the session's stream). */
   sseAccepted: boolean;
+  /** The number of its SSE stream in event ids (0 until it has one). */
+  stream: number;
 }
 
 /** A JSON-RPC error reply with an HTTP status. */
@@ -87,7 +93,10 @@ export function refuseWithoutSession(res: ServerResponse, method: string | undef
 /** What the SDK's message schema says about a value it refuses. */
 const schemaError = (value: unknown): Error | undefined => JSONRPCMessageSchema.safeParse(value).error;
 
-const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' } as const;
+
+/** Whether a session of this protocol version takes an SSE event with no data (a priming event): 2025-11-25 on. */
+const takesPriming = (version: string | undefined): boolean => version !== undefined && version >= '2025-11-25';
 
 /** A server-side Streamable HTTP transport for one session (create it for an `initialize` POST). */
 export class McpHttpTransport implements Transport {
@@ -96,6 +105,12 @@ export class McpHttpTransport implements Transport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   private readonly pending = new Map<RequestId, PendingPost>();
   private stream: ServerResponse | null = null;
+  /** The session's SSE events, kept for a client that resumes a stream with Last-Event-ID. */
+  private readonly replay: SseReplay;
+  /** Every event of the GET stream up to this seq was written to a connection (a later one was not, yet). */
+  private written = 0;
+  /** The POSTs answered over SSE that still wait for an answer, by stream number (a GET may resume them). */
+  private readonly ssePosts = new Map<number, PendingPost>();
   private initialized = false;
   private closed = false;
   /**
@@ -107,7 +122,9 @@ export class McpHttpTransport implements Transport {
   private initializeId: RequestId | undefined;
 
   /** `onInitialized` runs once the session's `initialize` POST is accepted (register the session there). */
-  constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {}
+  constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {
+    this.replay = new SseReplay(sessionId);
+  }
 
   async start(): Promise<void> {}
 
@@ -178,9 +195,13 @@ export class McpHttpTransport implements Transport {
     if (requests.length === 0) {
       res.writeHead(202).end();
     } else {
-      const post: PendingPost = { res, ids: requests.map((r) => r.id), answers: new Map(), batch: Array.isArray(body), sse: false, sseAccepted };
+      const post: PendingPost = { res, ids: requests.map((r) => r.id), answers: new Map(), batch: Array.isArray(body), sse: false, sseAccepted, stream: 0 };
       for (const id of post.ids) this.pending.set(id, post);
       res.once('close', () => {
+        if (post.res !== res) return;
+        // A dropped SSE stream is not the client cancelling (the specification): its calls stay open, and what
+        // the server sends about them is kept for the client to fetch with a GET and the stream's Last-Event-ID.
+        if (post.sse && this.ssePosts.get(post.stream) === post) return void (post.res = null);
         for (const id of post.ids) if (this.pending.get(id) === post) this.pending.delete(id);
       });
       if (!json) this.startSse(post);
@@ -208,18 +229,20 @@ export class McpHttpTransport implements Transport {
   private settle(post: PendingPost): void {
     if (post.answers.size < post.ids.length) return;
     if (post.sse) {
-      post.res.end();
+      this.ssePosts.delete(post.stream);
+      post.res?.end();
       return;
     }
+    const res = post.res!; // only an SSE answer loses its connection and stays
     if (post.ids.length === 0) {
       // Every call it carried was cancelled, so nothing answers them. A POST of requests must be answered with an SSE
       // stream or a JSON body: an empty stream says it, for a client that takes one; one that takes only JSON gets 202.
-      if (post.sseAccepted) post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId }).end();
-      else post.res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      if (post.sseAccepted) res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId }).end();
+      else res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       return;
     }
     const out = post.batch ? post.ids.map((i) => post.answers.get(i)) : post.answers.get(post.ids[0]!);
-    post.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(JSON.stringify(out));
+    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId }).end(JSON.stringify(out));
   }
 
   /**
@@ -234,16 +257,58 @@ export class McpHttpTransport implements Transport {
     return { jsonrpc: '2.0', ...(ids.length === 1 ? { id } : {}), error: { code: -32600, message: idInUse(id, where) } } as JSONRPCMessage;
   }
 
+  /**
+   * Opens the session's GET stream, or resumes a stream whose Last-Event-ID this session handed out. A Last-Event-ID
+   * it cannot place (garbage, another session's, or one of a stream or seq it never reached) is taken as none: it
+   * says nothing of what the client received, so replaying from anywhere could send it twice what it had. Such a GET,
+   * like one with no Last-Event-ID, gets the GET stream's events that were never written to a connection (sent while
+   * none was open): no client has them. A cursor older than every kept event gets all those kept (sseReplay.ts).
+   */
   private get(req: IncomingMessage, res: ServerResponse): void {
     if (!accepts(req.headers.accept, 'text/event-stream')) return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
-    if (this.stream) return rpcError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session');
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId });
-    res.flushHeaders();
-    req.socket.setTimeout(0);
+    const cursor = this.replay.cursor(req.headers['last-event-id']);
+    if (cursor && cursor.stream !== GET_STREAM) return this.resumePost(req, res, cursor);
+    if (this.stream && !cursor) {
+      return rpcError(res, 409, -32000, 'Conflict: Only one SSE stream is allowed per session; to resume it, send the Last-Event-ID header of its last event');
+    }
+    // A client resuming the stream has lost the connection the server may still hold (a sleeping laptop's socket is
+    // not seen to close for minutes, and refusing it would lose every message until then): the new one takes over.
+    const old = this.stream;
+    this.stream = null;
+    old?.end();
+    this.openSse(req, res);
     this.stream = res;
     res.once('close', () => {
       if (this.stream === res) this.stream = null;
     });
+    for (const text of this.replay.after(cursor ?? { stream: GET_STREAM, seq: this.written })) res.write(text);
+    if (takesPriming(this.protocolVersion)) res.write(this.replay.priming(GET_STREAM));
+    this.written = this.replay.last;
+  }
+
+  /**
+   * A GET with the Last-Event-ID of a POST's SSE stream (the SDK client sends one when that stream ends before the
+   * call's answer): it gets the stream's kept events after that id, then, if the call is still open, the rest of
+   * them as they come, its answer last; a stream already over ends once its kept events are written.
+   */
+  private resumePost(req: IncomingMessage, res: ServerResponse, cursor: Cursor): void {
+    this.openSse(req, res);
+    for (const text of this.replay.after(cursor)) res.write(text);
+    const post = this.ssePosts.get(cursor.stream);
+    if (!post) return void res.end();
+    const old = post.res;
+    post.res = res;
+    old?.end();
+    res.once('close', () => {
+      if (post.res === res) post.res = null;
+    });
+  }
+
+  /** Starts an SSE answer to a GET, kept open for as long as the client wants it. */
+  private openSse(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
+    res.flushHeaders();
+    req.socket.setTimeout(0);
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
@@ -254,18 +319,26 @@ export class McpHttpTransport implements Transport {
     if (!post || (!answer && !post.sseAccepted)) {
       // An answer whose caller hung up has nowhere to go; other messages fall back to the session's stream (so
       // does a message about a call whose client accepts only a JSON answer).
-      if (!answer) this.stream?.write(sseEvent(message));
+      if (!answer) this.toGetStream(message);
       return;
     }
     if (!answer) {
       this.startSse(post);
-      post.res.write(sseEvent(message));
+      post.res?.write(this.replay.event(post.stream, message));
       return;
     }
     this.pending.delete(id!);
     post.answers.set(id!, message);
-    if (post.sse) post.res.write(sseEvent(message));
+    if (post.sse) post.res?.write(this.replay.event(post.stream, message));
     this.settle(post);
+  }
+
+  /** Sends a message on the GET stream, or keeps it for the next GET if none is open. */
+  private toGetStream(message: JSONRPCMessage): void {
+    const text = this.replay.event(GET_STREAM, message);
+    if (!this.stream) return;
+    this.stream.write(text);
+    this.written = this.replay.last;
   }
 
   /** Takes the version the server's answer to `initialize` settled on (it may differ from the one asked for). */
@@ -278,7 +351,12 @@ export class McpHttpTransport implements Transport {
   private startSse(post: PendingPost): void {
     if (post.sse) return;
     post.sse = true;
-    post.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'mcp-session-id': this.sessionId });
+    post.stream = this.replay.newStream();
+    this.ssePosts.set(post.stream, post);
+    const res = post.res!; // a POST's own connection: it has not dropped, or the call would no longer be pending
+    res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
+    // The 2025-11-25 specification: an id at once, so that the client can resume a stream dropped before any message.
+    if (takesPriming(this.protocolVersion)) res.write(this.replay.priming(post.stream));
   }
 
   async close(): Promise<void> {
@@ -291,13 +369,14 @@ export class McpHttpTransport implements Transport {
     const message = 'Session closed before this call was answered (the server is stopping, or the session was deleted); call again in a new session';
     for (const post of new Set(this.pending.values())) {
       if (!post.sse) {
-        rpcError(post.res, 404, -32001, message);
+        rpcError(post.res!, 404, -32001, message);
         continue;
       }
-      for (const id of post.ids) if (!post.answers.has(id)) post.res.write(sseEvent({ jsonrpc: '2.0', id, error: { code: -32001, message } } as JSONRPCMessage));
-      post.res.end();
+      for (const id of post.ids) if (!post.answers.has(id)) post.res?.write(this.replay.event(post.stream, { jsonrpc: '2.0', id, error: { code: -32001, message } } as JSONRPCMessage));
+      post.res?.end();
     }
     this.pending.clear();
+    this.ssePosts.clear();
     this.onclose?.();
   }
 }

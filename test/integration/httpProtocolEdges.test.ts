@@ -151,7 +151,7 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
     const sse = await raw({ headers: { ...s, accept: 'application/json;q=0, text/event-stream' }, body: ping(2) });
     assert.equal(sse.status, 200);
     assert.match(sse.type, /^text\/event-stream/);
-    assert.match(sse.body, /^event: message\ndata: .*"id":2/);
+    assert.match(sse.body, /^event: message\nid: \S+\ndata: .*"id":2/);
     const json = await raw({ headers: { ...s, accept: 'text/event-stream; q=0, */*' }, body: ping(3) });
     assert.deepEqual([json.status, json.type], [200, 'application/json']);
     const none = await raw({ headers: { ...s, accept: 'application/json;q=0, text/event-stream;q=0.0, text/html' }, body: ping(4) });

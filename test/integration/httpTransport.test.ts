@@ -113,7 +113,8 @@ describe('owner Streamable HTTP transport', () => {
     const r = await raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(4) });
     assert.equal(r.status, 200);
     assert.match(r.type, /^text\/event-stream/);
-    assert.match(r.body, /^event: message\ndata: \{"result":\{"content":\[\{"type":"text","text":"echoed"\}\]\},"jsonrpc":"2.0","id":4\}\n\n$/);
+    // Its stream is the session's first POST stream (1), and its answer the session's first event (seq 1).
+    assert.equal(r.body, `event: message\nid: ${headers['mcp-session-id']}.1.1\ndata: {"result":{"content":[{"type":"text","text":"echoed"}]},"jsonrpc":"2.0","id":4}\n\n`);
   });
 
   it("switches a call's answer to SSE when the server reports progress on it first; the SDK client gets both", async () => {
@@ -130,7 +131,7 @@ describe('owner Streamable HTTP transport', () => {
     const headers = await session();
     const r = await raw({ headers, body: { ...call(5, 'progress'), params: { name: 'progress', arguments: {}, _meta: { progressToken: 'p' } } } });
     assert.match(r.type, /^text\/event-stream/);
-    const events = r.body.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')) as { method?: string; id?: number });
+    const events = r.body.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.replace(/^event: message\nid: \S+\ndata: /, '')) as { method?: string; id?: number });
     assert.deepEqual(events.map((e) => e.method ?? `answer ${e.id}`), ['notifications/progress', 'answer 5']);
   });
 
@@ -189,7 +190,7 @@ describe('owner Streamable HTTP transport', () => {
     while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
     assert.equal((await raw({ method: 'DELETE', headers })).status, 200);
     const r = await sse;
-    assert.deepEqual(JSON.parse(r.body.replace(/^event: message\ndata: /, '')), {
+    assert.deepEqual(JSON.parse(r.body.replace(/^event: message\nid: \S+\ndata: /, '')), {
       jsonrpc: '2.0', id: 32,
       error: { code: -32001, message: 'Session closed before this call was answered (the server is stopping, or the session was deleted); call again in a new session' },
     });
