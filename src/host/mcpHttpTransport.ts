@@ -289,12 +289,17 @@ export class McpHttpTransport implements Transport {
   /**
    * A GET with the Last-Event-ID of a POST's SSE stream (the SDK client sends one when that stream ends before the
    * call's answer): it gets the stream's kept events after that id, then, if the call is still open, the rest of
-   * them as they come, its answer last; a stream already over ends once its kept events are written.
+   * them as they come, its answer last; a stream already over ends once its kept events are written. One over with
+   * nothing after the id gets 204, which tells an SSE client to stop reconnecting (HTML's EventSource): the SDK
+   * client resumes a stream that ended without a result (a call cancelled, or answered with an error) and, given an
+   * empty stream, would then try a plain GET, which the session's open GET stream refuses (409), twice.
    */
   private resumePost(req: IncomingMessage, res: ServerResponse, cursor: Cursor): void {
-    this.openSse(req, res);
-    for (const text of this.replay.after(cursor)) res.write(text);
+    const events = this.replay.after(cursor);
     const post = this.ssePosts.get(cursor.stream);
+    if (!post && events.length === 0) return void res.writeHead(204, { 'mcp-session-id': this.sessionId }).end();
+    this.openSse(req, res);
+    for (const text of events) res.write(text);
     if (!post) return void res.end();
     const old = post.res;
     post.res = res;
