@@ -7,8 +7,12 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** The most events a session keeps for replay (with REPLAY_MAX_BYTES, whichever is reached first). */
 export const REPLAY_MAX_EVENTS = 1000;
-/** The most bytes of event data a session keeps for replay (with REPLAY_MAX_EVENTS, whichever is reached first). */
-export const REPLAY_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * The most bytes of event data a session keeps for replay (with REPLAY_MAX_EVENTS, whichever is reached first). An
+ * owner keeps up to 100 idle sessions: 1 MiB each bounds them all at 100 MiB, where usual events (a resources/updated,
+ * a progress note: about 200 bytes) fill a session's 1,000 with about 200 KB.
+ */
+export const REPLAY_MAX_BYTES = 1024 * 1024;
 /** The stream number of the session's GET stream; each POST answered over SSE gets one of its own from 1 on. */
 export const GET_STREAM = 0;
 

@@ -1,5 +1,5 @@
 // Rule: every SSE event of an HTTP session carries an id naming its session, stream and place; the session keeps its
-// latest events (1,000 / 4 MiB) so that a GET with Last-Event-ID gets, in order, what its stream sent after that id:
+// latest events (1,000 / 1 MiB) so that a GET with Last-Event-ID gets, in order, what its stream sent after that id:
 // the GET stream's messages sent while none was open, and a POST stream's rest and answer after its connection
 // dropped. A Last-Event-ID the session cannot place (garbage, unknown, another session's) replays nothing anyone had:
 // such a GET, like a plain one, gets only the messages never written to a connection, and never another stream's.
