@@ -1,6 +1,7 @@
 // The words for a Baton process that owns a database and lives on without answering: resumed, a stopped one (Ctrl-Z,
 // SIGSTOP) answers again; a hung one must be ended. Said to a person by `baton status|mcp|run…` (cli/common.ts) and
 // to an agent by a forwarding `baton mcp` (proxyAnswers.ts), in the same words.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /** What the system says of a live process: stopped by job control, stopped in a debugger, running, or not known. */
@@ -14,15 +15,41 @@ export function halted(state: OwnerState): boolean {
 /** How long a command line may be in a message before it is cut. */
 const COMMAND_CHARS = 100;
 
+/** Runs `ps` with `args`, giving what it prints; throws when there is no ps, it fails (no such process), or hangs. */
+export type PsRunner = (args: string[]) => string;
+
+/** How long one `ps` may take before it counts as no answer: it blocks the process that asks, the editor's too. */
+const PS_TIMEOUT_MS = 1000;
+
+/** The system's `ps`, run with no shell; what it says on stderr is dropped. */
+export const runPs: PsRunner = (args) =>
+  execFileSync('ps', args, { encoding: 'latin1', timeout: PS_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] });
+
 /**
- * The command line of `pid` from Linux's /proc, shortened and ASCII ('' elsewhere, or when it cannot be read): which
- * program a person would have to look at (a Baton opening a large database, a one-shot command, or not Baton at all).
+ * Whether a process's state and command line come from `ps` on `platform` (macOS, the BSDs: no /proc to read). One ps
+ * costs milliseconds of CPU and blocks the caller as long (about 6 ms on a Linux test machine), where Linux's /proc
+ * costs microseconds: a caller that would ask often asks there only when it has a reason (see remoteSource.ts).
  */
-export function ownerCommand(pid: number, readCmdline: (pid: number) => string = (p) => readFileSync(`/proc/${p}/cmdline`, 'latin1')): string {
-  if (process.platform !== 'linux') return '';
+export function stateFromPs(platform: NodeJS.Platform = process.platform): boolean {
+  return platform !== 'linux' && platform !== 'win32';
+}
+
+/**
+ * The command line of `pid`, shortened and ASCII ('' on Windows, or when it cannot be read): which program a person
+ * would have to look at (a Baton opening a large database, a one-shot command, or not Baton at all). Linux reads
+ * /proc/PID/cmdline; macOS and the BSDs ask `ps -o args= -p PID` (POSIX's keyword, which BSD and procps ps take).
+ */
+export function ownerCommand(
+  pid: number,
+  readCmdline: (pid: number) => string = (p) => readFileSync(`/proc/${p}/cmdline`, 'latin1'),
+  platform: NodeJS.Platform = process.platform,
+  ps: PsRunner = runPs,
+): string {
   let words: string;
   try {
-    words = readCmdline(pid).split('\0').join(' ').trim();
+    if (platform === 'linux') words = readCmdline(pid).split('\0').join(' ').trim();
+    else if (stateFromPs(platform)) words = ps(['-o', 'args=', '-p', String(pid)]).trim();
+    else return '';
   } catch {
     return '';
   }
@@ -31,9 +58,22 @@ export function ownerCommand(pid: number, readCmdline: (pid: number) => string =
   return words.length > COMMAND_CHARS ? `${words.slice(0, COMMAND_CHARS - 3)}...` : words;
 }
 
-/** The state of `pid` from Linux's /proc (its stat's third field); 'unknown' elsewhere, or when /proc cannot tell. */
-export function ownerState(pid: number, readStat: (pid: number) => string = (p) => readFileSync(`/proc/${p}/stat`, 'utf8')): OwnerState {
-  if (process.platform !== 'linux') return 'unknown';
+/**
+ * The state of `pid`: from Linux's /proc (its stat's third field), from `ps -o stat= -p PID` on macOS and the BSDs;
+ * 'unknown' on Windows, or when the system cannot tell.
+ */
+export function ownerState(
+  pid: number,
+  readStat: (pid: number) => string = (p) => readFileSync(`/proc/${p}/stat`, 'utf8'),
+  platform: NodeJS.Platform = process.platform,
+  ps: PsRunner = runPs,
+): OwnerState {
+  if (platform === 'linux') return procState(pid, readStat);
+  return stateFromPs(platform) ? psState(pid, ps) : 'unknown';
+}
+
+/** The state of `pid` from /proc/PID/stat. */
+function procState(pid: number, readStat: (pid: number) => string): OwnerState {
   let stat: string;
   try {
     stat = readStat(pid);
@@ -44,6 +84,27 @@ export function ownerState(pid: number, readStat: (pid: number) => string = (p) 
   const state = stat.slice(stat.lastIndexOf(')') + 1).trim()[0];
   if (state === undefined) return 'unknown';
   return state === 'T' ? 'stopped' : state === 't' ? 'traced' : state === 'Z' || state === 'X' ? 'unknown' : 'running';
+}
+
+/**
+ * The state of `pid` from the first letter of ps's STAT ("T+", "Ss", "R"; the letters after it are flags). macOS's and
+ * the BSDs' ps say T both for a process stopped by job control and for one stopped in a debugger, so T reads as
+ * 'stopped' (resume it); only procps' ps has t for the debugger. A zombie, a process that is gone (ps prints nothing
+ * and fails), or output that is not one such word reads as 'unknown'.
+ */
+function psState(pid: number, ps: PsRunner): OwnerState {
+  let out: string;
+  try {
+    out = ps(['-o', 'stat=', '-p', String(pid)]).trim();
+  } catch {
+    return 'unknown';
+  }
+  if (!/^[A-Za-z]\S*$/.test(out)) return 'unknown';
+  const state = out[0]!;
+  if (state === 'T') return 'stopped';
+  if (state === 't') return 'traced';
+  // Runnable, sleeping, idle, or waiting on a disk or a lock (macOS: R S I U; the BSDs add D L W; procps D I P W).
+  return 'RSIUDLWP'.includes(state) ? 'running' : 'unknown';
 }
 
 /** How to get past a silent owner: why it is silent, the way to resume it (none for a hung one), the way to end it. */

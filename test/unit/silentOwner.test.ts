@@ -1,13 +1,14 @@
 // Rule: an owner that lives on without answering is named with the ways on, first to last: resume it when it is
 // stopped (Ctrl-Z, SIGSTOP: fg in its terminal, or kill -CONT PID), then end it (kill -9 PID); a hung one only ended.
-// The CLI's words (unreachableOwner) and the forwarding proxy's (ownerSilent) give the same ways.
+// The CLI's words (unreachableOwner) and the forwarding proxy's (ownerSilent) give the same ways. Where there is no
+// /proc (macOS, the BSDs) the state comes from ps, with no shell; a ps that fails or says something odd tells nothing.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { unreachableOwner } from '../../src/cli/common.js';
 import { ownerSilent } from '../../src/host/proxyAnswers.js';
 import type { Upstream } from '../../src/host/proxy.js';
-import { ownerState, silentOwnerWays, type OwnerState } from '../../src/host/silentOwner.js';
+import { ownerState, runPs, silentOwnerWays, stateFromPs, type OwnerState, type PsRunner } from '../../src/host/silentOwner.js';
 import { until } from '../helpers/until.js';
 
 const linux = process.platform === 'linux';
@@ -37,6 +38,48 @@ test('a process stopped with SIGSTOP reads as stopped, and as running once conti
   } finally {
     child.kill('SIGKILL');
   }
+});
+
+/** The system's ps, with the arguments of every call kept. */
+function countedPs(): PsRunner & { calls: string[][] } {
+  const calls: string[][] = [];
+  return Object.assign((args: string[]) => (calls.push(args), runPs(args)), { calls });
+}
+
+test('without /proc (macOS, the BSDs) a real process reads from ps as stopped, running once continued, unknown once gone', { skip: process.platform === 'win32' }, async () => {
+  const ps = countedPs();
+  const darwin = (pid: number) => ownerState(pid, () => { throw new Error('no /proc on darwin'); }, 'darwin', ps);
+  const child = spawn('sleep', ['60'], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    assert.equal(darwin(child.pid!), 'running');
+    child.kill('SIGSTOP');
+    await until('ps to say the child is stopped', () => darwin(child.pid!) === 'stopped', 5000);
+    child.kill('SIGCONT');
+    await until('ps to say the child runs again', () => darwin(child.pid!) === 'running', 5000);
+  } finally {
+    child.kill('SIGKILL');
+  }
+  await exited;
+  assert.equal(darwin(child.pid!), 'unknown', 'a process that is gone');
+  assert.deepEqual(ps.calls[0], ['-o', 'stat=', '-p', String(child.pid)]);
+});
+
+test('a ps that is missing, fails or prints something odd tells nothing: unknown; Linux and Windows never run it', () => {
+  const missing: PsRunner = (args) => execFileSync(`/nonexistent-${process.pid}/ps`, args, { encoding: 'latin1' });
+  assert.equal(ownerState(process.pid, undefined, 'darwin', missing), 'unknown');
+  assert.equal(ownerState(process.pid, undefined, 'freebsd', () => { throw new Error('timed out'); }), 'unknown');
+  for (const odd of ['', '\n', 'STAT\nS', 'T garbage', '? ', 'Z', 'Z+', '42', '\u001b[2JT']) {
+    assert.equal(ownerState(process.pid, undefined, 'darwin', () => odd), 'unknown', JSON.stringify(odd));
+  }
+  // macOS and the BSDs say T for job control and a debugger alike: stopped (resume it). Flags follow the letter.
+  const said = (out: string) => ownerState(42, undefined, 'darwin', () => out);
+  assert.deepEqual(['T', 'T+\n', ' Ts ', 'S', 'Ss', 'R+', 'I', 'U', 'D', 'L', 'W', 't'].map(said),
+    ['stopped', 'stopped', 'stopped', 'running', 'running', 'running', 'running', 'running', 'running', 'running', 'running', 'traced']);
+  const never: PsRunner = () => assert.fail('ps was run');
+  assert.equal(ownerState(42, () => '42 (node) T 1', 'linux', never), 'stopped');
+  assert.equal(ownerState(42, () => assert.fail('/proc was read'), 'win32', never), 'unknown');
+  assert.deepEqual([stateFromPs('darwin'), stateFromPs('freebsd'), stateFromPs('openbsd'), stateFromPs('linux'), stateFromPs('win32')], [true, true, true, false, false]);
 });
 
 test('the CLI names resuming a stopped owner first, then ending it; a hung one only ended', () => {
