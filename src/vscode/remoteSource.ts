@@ -14,7 +14,7 @@ import { BatonError } from '../core/errors.js';
 import { callControl, isReadOp, notTaken } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import type { ControlRequest } from '../host/ownerServer.js';
-import { halted, ownerState, SilenceCount, type OwnerState } from '../host/silentOwner.js';
+import { halted, ownerState, SilenceCount, stateFromPs, type OwnerState, type PsRunner } from '../host/silentOwner.js';
 import { EDITOR_ACTOR, editorDecider, type BatonSource, type SourceDisposable, type SourceEndpoint } from './batonSource.js';
 
 /** Reads and calls time out after this long, except next_step, which may wait on a gate. */
@@ -26,7 +26,10 @@ const PRUNE_TIMEOUT_MS = 5 * 60_000;
 
 /** How the owner is watched while this source is in use (tests shorten them). */
 export interface OwnerWatchTiming {
-  /** How often the owner's process state is read (from /proc: nothing is asked of the owner). */
+  /**
+   * How often the owner's process state is read (from /proc: nothing is asked of the owner). Where it would take a
+   * spawn of ps (macOS, the BSDs), it is read only once a probe failed.
+   */
   checkMs: number;
   /**
    * How long the owner may say nothing (no answer, event or heartbeat) before its /healthz is asked, while no call
@@ -44,7 +47,10 @@ export interface OwnerWatchTiming {
   silentLimitMs: number;
 }
 
-/** The watch's defaults: a stopped owner is noticed within a second, a hung one after half a minute or so. */
+/**
+ * The watch's defaults: a stopped owner is noticed within a second on Linux (within about 3 s while a call waits, 11 s
+ * idle, where ps tells: macOS, the BSDs), a hung one after half a minute or so.
+ */
 export const OWNER_WATCH: OwnerWatchTiming = { checkMs: 1000, idleQuietMs: 10_000, callQuietMs: 2000, probeMs: 1000, silentLimitMs: 30_000 };
 
 /** What the user of a watched source is told, and asked, when its owner goes silent. */
@@ -55,6 +61,9 @@ export interface OwnerWatch {
    */
   onSilent(state: OwnerState): void;
   timing?: OwnerWatchTiming;
+  /** The system the owner's process state is read on, and its ps (tests force darwin's way on Linux). */
+  platform?: NodeJS.Platform;
+  ps?: PsRunner;
 }
 
 /** Splits a Server-Sent Events buffer into complete `data:` payloads and the unfinished rest. */
@@ -288,16 +297,20 @@ export class RemoteSource implements BatonSource, OwnerControl {
   }
 
   /**
-   * One look at the owner. Its process state comes from /proc and costs it nothing: stopped or traced, it is silent
-   * now. Otherwise /healthz is asked only after it said nothing for a while (shorter while a call waits), and a process
-   * that is not stopped (busy with a big checkpoint, say) is silent only once it fails probe after probe for the silent
-   * limit.
+   * One look at the owner. On Linux its process state comes from /proc and costs it nothing: stopped or traced, it is
+   * silent now. Otherwise /healthz is asked only after it said nothing for a while (shorter while a call waits), and a
+   * process that is not stopped (busy with a big checkpoint, say) is silent only once it fails probe after probe for
+   * the silent limit. Where the state takes a spawn of ps (about 6 ms of CPU, blocking this process), it is read only
+   * after a failed probe, not each second: a stopped owner is then noticed a probe later (a few seconds while a call
+   * waits), still named stopped rather than hung.
    */
   private check(): void {
     if (this.disposed || !this.watch) return;
     const timing = this.watch.timing ?? OWNER_WATCH;
-    const state = ownerState(this.owner.pid);
-    if (halted(state)) return this.wentSilent(state);
+    if (!stateFromPs(this.watch.platform)) {
+      const state = this.state();
+      if (halted(state)) return this.wentSilent(state);
+    }
     if (this.probing || Date.now() - this.lastHeard < (this.waiting.size ? timing.callQuietMs : timing.idleQuietMs)) return;
     this.probing = true;
     const at = Date.now();
@@ -305,10 +318,15 @@ export class RemoteSource implements BatonSource, OwnerControl {
       this.probing = false;
       if (this.disposed) return;
       if (answers) return this.heard();
-      const now = ownerState(this.owner.pid);
+      const now = this.state();
       if (halted(now)) return this.wentSilent(now);
       if (this.silenceCount.failed(at)) this.wentSilent(now);
     });
+  }
+
+  /** What the system says of the owner's process. */
+  private state(): OwnerState {
+    return ownerState(this.owner.pid, undefined, this.watch?.platform, this.watch?.ps);
   }
 
   /** Whether the owner answers /healthz as itself within `ms`. */

@@ -4,6 +4,8 @@
 // holds for an owner stopped after the window connected to it: noticed within moments, not at each call's time limit,
 // and every call waiting on it (the pipeline and team views' too) fails then, in the window's words.
 // An owner busy for seconds (process state R) is not taken for stopped; one that answers nothing for long is hung.
+// Where the state takes a spawn of ps (macOS, the BSDs), the watch runs ps only once a probe failed, never in its
+// steady poll, and still names a stopped owner stopped.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -11,13 +13,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { BatonEvent } from '../../src/core/types.js';
 import { readDiscovery } from '../../src/host/discovery.js';
-import { ownerState } from '../../src/host/silentOwner.js';
+import { ownerState, runPs } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
 import { registerStatusBar } from '../../src/vscode/statusBar.js';
 import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
-import type { OwnerWatchTiming } from '../../src/vscode/remoteSource.js';
+import { RemoteSource, type OwnerWatchTiming } from '../../src/vscode/remoteSource.js';
 import { CLI, ROOT, ensureBuilt, killAll, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
 import { startNode } from '../helpers/processes.js';
@@ -28,6 +30,7 @@ const setup = tempSetup('baton-editor-silent-');
 const later = tempSetup('baton-editor-silent-later-');
 const busy = tempSetup('baton-editor-busy-');
 const hung = tempSetup('baton-editor-hung-');
+const psWatched = tempSetup('baton-editor-ps-');
 const BUSY_ON_SIGNAL = join(ROOT, 'test', 'fixtures', 'owner', 'busyOnSignal.cjs');
 const pids: number[] = [];
 
@@ -42,7 +45,7 @@ after(() => {
   }
   killAll(pids);
   rmSync(setup.dir, { recursive: true, force: true });
-  for (const t of [later, busy, hung]) rmSync(t.dir, { recursive: true, force: true });
+  for (const t of [later, busy, hung, psWatched]) rmSync(t.dir, { recursive: true, force: true });
 });
 
 /** A real `baton serve` on `t`'s database, busy on SIGUSR2 (see busyOnSignal.cjs), and a window following it. */
@@ -221,5 +224,38 @@ test('a baton serve that answers nothing for the silent limit is hung: the windo
     await c.close();
     c.dispose();
     fakeVscode.workspace.settings = {};
+  }
+});
+
+test('without /proc (darwin forced): the watch runs no ps while the owner answers, and names a stopped one stopped once a probe fails', { skip: process.platform === 'win32' && 'needs ps and SIGSTOP' }, async () => {
+  const serve = startNode([CLI, 'serve', '--db', psWatched.db, '--workspace', psWatched.workspace]);
+  const pid = serve.child.pid!;
+  pids.push(pid);
+  const owner = await until('baton serve to publish its endpoint', () => readDiscovery(psWatched.db));
+  const asked: string[][] = [];
+  let silent: string | undefined;
+  const remote = new RemoteSource(owner, () => undefined, {
+    onSilent: (state) => (silent = state),
+    // Probed every 300 ms or so while quiet: each answered probe is a chance to run ps that must not be taken.
+    timing: { checkMs: 100, idleQuietMs: 300, callQuietMs: 300, probeMs: 300, silentLimitMs: 60_000 },
+    platform: 'darwin',
+    ps: (args) => (asked.push(args), runPs(args)),
+  });
+  try {
+    assert.deepEqual(await remote.listExecutions(), []);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(asked.length, 0, `no ps while the owner answers: ${JSON.stringify(asked)}`);
+    process.kill(pid, 'SIGSTOP');
+    const read = remote.listExecutions().then(() => 'answered', () => 'failed');
+    await until('the watch to find the owner silent', () => silent, 10_000);
+    assert.equal(silent, 'stopped', 'ps said T: stopped (resume it), not hung');
+    assert.ok(asked.length >= 1 && asked.every((a) => a.join(' ') === `-o stat= -p ${pid}`), JSON.stringify(asked));
+    remote.silenced('stopped');
+    assert.equal(await read, 'failed');
+  } finally {
+    remote.dispose();
+    process.kill(pid, 'SIGCONT');
+    serve.child.kill('SIGTERM');
+    await serve.exited;
   }
 });
