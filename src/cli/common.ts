@@ -7,7 +7,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
-import { capital, halted, ownerCommand, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerCommand, ownerState, silentOwnerWays, stateFromPs, type OwnerState, type PsRunner } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
 import { resolveDbPath } from '../store/dbPath.js';
 import { lockPathOf } from '../store/lock.js';
@@ -329,6 +329,9 @@ export interface OwnerWait {
   log?: Log;
   /** The longest wait for a lock holder that runs and publishes no endpoint (default OWNER_START_MS). */
   startMs?: number;
+  /** The system the holder's state and command line are read on, and its ps (tests force darwin's way on Linux). */
+  platform?: NodeJS.Platform;
+  ps?: PsRunner;
 }
 
 /**
@@ -339,10 +342,14 @@ export interface OwnerWait {
  * about a second it says what it waits for; a holder that is stopped (Ctrl-Z, a debugger) ends the wait at once.
  */
 export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>, wait: OwnerWait = {}): Promise<Ownership<T>> {
-  const { ready, startMs = OWNER_START_MS } = wait;
+  const { ready, startMs = OWNER_START_MS, platform, ps } = wait;
   const began = Date.now();
   let silentSince: number | null = null;
   let told = false;
+  // Read from ps (macOS, the BSDs), the holder's state costs a spawn: asked at the first try, then once a second
+  // rather than at every try (10 a second).
+  const stateEveryMs = stateFromPs(platform) ? 1000 : 0;
+  let stateAt = -Infinity;
   for (;;) {
     try {
       return { opened: await open() };
@@ -354,23 +361,26 @@ export async function openOrFindOwner<T>(dbPath: string, open: () => Promise<T>,
       const owner = readDiscovery(dbPath);
       const published = owner !== null && owner.pid === ownerPid;
       if (published && (!ready || (await ready(owner)))) return { owner };
-      // Stopped, it neither publishes nor lets go until a person resumes it: the caller says so now.
-      if (halted(ownerState(ownerPid))) return { lockedBy: ownerPid };
       const now = Date.now();
+      // Stopped, it neither publishes nor lets go until a person resumes it: the caller says so now.
+      if (now - stateAt >= stateEveryMs) {
+        stateAt = now;
+        if (halted(ownerState(ownerPid, undefined, platform, ps))) return { lockedBy: ownerPid };
+      }
       if (published) silentSince ??= now;
       if (published ? now - silentSince! >= OWNER_ANSWER_MS : now - began >= startMs) return { lockedBy: ownerPid };
       if (!told && now - began >= WAIT_NOTICE_MS) {
         told = true;
-        (wait.log ?? cliLog()).info(waitingText(dbPath, ownerPid, published ? owner.url : null, published ? OWNER_ANSWER_MS : startMs));
+        const command = ownerCommand(ownerPid, undefined, platform, ps);
+        (wait.log ?? cliLog()).info(waitingText(dbPath, ownerPid, command, published ? owner.url : null, published ? OWNER_ANSWER_MS : startMs));
       }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-/** What a command waiting for the lock holder `pid` says: which process (its command line), for what, how long. */
-function waitingText(dbPath: string, pid: number, url: string | null, ms: number): string {
-  const command = ownerCommand(pid);
+/** What a command waiting for the lock holder `pid` says: which process (its `command` line), for what, how long. */
+function waitingText(dbPath: string, pid: number, command: string, url: string | null, ms: number): string {
   const who = `Baton process ${pid}${command ? ` (${command})` : ''}`;
   const what = url
     ? `is owned by ${who}, whose endpoint ${url} does not answer yet; waiting up to ${ms / 1000} s for it to answer`

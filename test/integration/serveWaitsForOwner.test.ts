@@ -3,6 +3,7 @@
 // the database once the lock comes free, and names the owner's endpoint once that serves. It waits as long as the
 // holder runs (a large database takes a while to open), says after about a second which process it waits for, and
 // not at all for one that is stopped (Ctrl-Z). A stop signal while it waits ends it without touching the other's lock.
+// Where there is no /proc (macOS, the BSDs), ps tells a stopped holder, asked once a second rather than at each try.
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -13,7 +14,7 @@ import { openOrFindOwner } from '../../src/cli/common.js';
 import { silentLog } from '../../src/core/ports.js';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { openBaton } from '../../src/host/openBaton.js';
-import { ownerState } from '../../src/host/silentOwner.js';
+import { ownerState, runPs, type PsRunner } from '../../src/host/silentOwner.js';
 import { readLockOwner } from '../../src/store/lock.js';
 import { CLI, ensureBuilt, killAll, ROOT, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { spawnTs, waitForLine } from '../fixtures/store/helpers.js';
@@ -175,4 +176,64 @@ test('a holder that runs and never publishes is waited for up to the cap, and na
   assert.deepEqual(found, { lockedBy: holder.pid });
   assert.equal(said.length, 1, said.join('\n'));
   assert.match(said[0]!, new RegExp(`^database ${db} is held by Baton process ${holder.pid} \\(.*startingOwner\\.ts .*\\), which publishes no endpoint yet; waiting up to 2\\.5 s`));
+});
+
+/** The system's ps, with the arguments of every call kept. */
+function countedPs(): PsRunner & { calls: string[][] } {
+  const calls: string[][] = [];
+  return Object.assign((args: string[]) => (calls.push(args), runPs(args)), { calls });
+}
+
+test('without /proc (darwin forced): a stopped holder, told by ps, is not waited for', { skip: process.platform === 'win32' }, async () => {
+  const { db, holder } = await heldDatabase();
+  process.kill(holder.pid!, 'SIGSTOP');
+  try {
+    await until('the holder to be stopped', () => ownerState(holder.pid!) === 'stopped');
+    const said: string[] = [];
+    const log = { ...silentLog, info: (message: string) => void said.push(message) };
+    const ps = countedPs();
+    const open = () => openBaton({ dbPath: db, access: 'existing', log: silentLog });
+    const found = await openOrFindOwner(db, open, { log, startMs: 2500, platform: 'darwin', ps });
+    assert.deepEqual(found, { lockedBy: holder.pid });
+    assert.deepEqual(said, [], 'no wait for a process that cannot go on');
+    assert.deepEqual(ps.calls, [['-o', 'stat=', '-p', String(holder.pid)]]);
+  } finally {
+    process.kill(holder.pid!, 'SIGCONT');
+  }
+});
+
+test('without /proc (darwin forced): a running holder is asked of ps once a second, not at each try, and named by its command line', { skip: process.platform === 'win32' }, async () => {
+  const { db, holder } = await heldDatabase();
+  const said: string[] = [];
+  const log = { ...silentLog, info: (message: string) => void said.push(message) };
+  const ps = countedPs();
+  const open = () => openBaton({ dbPath: db, access: 'existing', log: silentLog });
+  const began = Date.now();
+  const found = await openOrFindOwner(db, open, { log, startMs: 2500, platform: 'darwin', ps });
+  const tries = Math.floor((Date.now() - began) / 1000) + 1;
+  assert.deepEqual(found, { lockedBy: holder.pid });
+  const states = ps.calls.filter((a) => a[1] === 'stat=');
+  // Tried every 100 ms for 2.5 s: ps for its state at the first try and once a second after, not 25 times.
+  assert.ok(states.length >= 2 && states.length <= tries, `${states.length} ps for the state in ${tries} s`);
+  assert.deepEqual(ps.calls.filter((a) => a[1] === 'args='), [['-o', 'args=', '-p', String(holder.pid)]]);
+  assert.match(said[0]!, new RegExp(`^database ${db} is held by Baton process ${holder.pid} \\(.*startingOwner\\.ts .*\\), which publishes no endpoint yet`));
+});
+
+test('baton serve on darwin (forced), a holder stopped: says at once it is stopped and how to resume it, as on Linux', { skip: process.platform === 'win32' }, async () => {
+  const { db, holder } = await heldDatabase();
+  process.kill(holder.pid!, 'SIGSTOP');
+  try {
+    await until('the holder to be stopped', () => ownerState(holder.pid!) === 'stopped');
+    // This whole process takes itself for macOS's: no /proc is read, ps alone can tell.
+    const darwin = 'data:text/javascript,Object.defineProperty(process,"platform",{value:"darwin"})';
+    const serve = startNode(['--import', darwin, CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
+    pids.push(serve.child.pid!);
+    assert.equal(await serve.exited, 1, serve.err());
+    const text = serve.err().replace(/\s+/g, ' ');
+    assert.doesNotMatch(text, /waiting up to/, 'it did not wait for a process that cannot go on');
+    assert.ok(text.includes(`owned by Baton process ${holder.pid} but it publishes no endpoint`), text);
+    assert.ok(text.includes(`is stopped by Ctrl-Z or SIGSTOP. Resume it (fg in its terminal, or kill -CONT ${holder.pid})`), text);
+  } finally {
+    process.kill(holder.pid!, 'SIGCONT');
+  }
 });
