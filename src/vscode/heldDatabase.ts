@@ -3,7 +3,7 @@
 // Baton. They name the process, what the system says of it, and the way on; the window waits and retries meanwhile.
 import { basename } from 'node:path';
 import { discoveryPath } from '../host/discovery.js';
-import { capital, halted, ownerCommand, ownerState, silentOwnerWays, type OwnerState } from '../host/silentOwner.js';
+import { capital, halted, ownerCommand, ownerState, silentOwnerWays, stateFromPs, type OwnerState, type PsRunner } from '../host/silentOwner.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** What is known of the process holding the database's lock. */
@@ -16,14 +16,49 @@ export interface Holder {
   command: string;
 }
 
-/** Whether `pid` is stopped (Ctrl-Z, SIGSTOP) or held in a debugger: it cannot let go of anything until resumed. */
-export function holderStopped(pid: number): boolean {
-  return halted(ownerState(pid));
+/** How long a reading of the holder from ps is used again (see HolderReader). */
+export const HOLDER_PS_MS = 5000;
+
+/** The system a HolderReader reads on (tests force darwin's ps on Linux, and a clock). */
+export interface HolderSystem {
+  platform?: NodeJS.Platform;
+  ps?: PsRunner;
+  now?: () => number;
 }
 
-/** The holder `pid` as the system sees it now (`url`: the endpoint its discovery file names, if any). */
-export function holderOf(pid: number, url: string | null): Holder {
-  return { pid, url, state: ownerState(pid), command: ownerCommand(pid) };
+/**
+ * What the system says of the holder, for the editor's connect loop, which looks at it at every try (4 a second, then
+ * 1 a second for as long as it waits, hours for a stopped one). From /proc a reading is free and taken each time; from
+ * ps (macOS, the BSDs) each costs a spawn that blocks the extension host for milliseconds, so one is used again for
+ * HOLDER_PS_MS: the first says a stopped holder at once, a later change shows within seconds.
+ */
+export class HolderReader {
+  private readonly everyMs: number;
+  private last: { pid: number; at: number; state: OwnerState; command?: string } | undefined;
+
+  constructor(private readonly system: HolderSystem = {}) {
+    this.everyMs = stateFromPs(system.platform) ? HOLDER_PS_MS : 0;
+  }
+
+  /** Whether `pid` is stopped (Ctrl-Z, SIGSTOP) or held in a debugger: it cannot let go of anything until resumed. */
+  stopped(pid: number): boolean {
+    return halted(this.reading(pid).state);
+  }
+
+  /** The holder `pid` (`url`: the endpoint its discovery file names, if any). */
+  of(pid: number, url: string | null): Holder {
+    const reading = this.reading(pid);
+    reading.command ??= ownerCommand(pid, undefined, this.system.platform, this.system.ps);
+    return { pid, url, state: reading.state, command: reading.command };
+  }
+
+  private reading(pid: number): { state: OwnerState; command?: string } {
+    const now = (this.system.now ?? Date.now)();
+    if (this.last === undefined || this.last.pid !== pid || now - this.last.at >= this.everyMs) {
+      this.last = { pid, at: now, state: ownerState(pid, undefined, this.system.platform, this.system.ps) };
+    }
+    return this.last;
+  }
 }
 
 /** The message while `holder` keeps the database at `dbPath` from this window. */

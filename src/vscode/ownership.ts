@@ -22,8 +22,8 @@ import { LocalTeams, RemoteTeams, type TeamSource } from './teams/teamSource.js'
 import { teamsOf } from '../host/worker/teams.js';
 import { editorSpecSource } from './specSourceEditor.js';
 import { databaseFailureText, readSettings, settingsProblemsText } from './settings.js';
-import { heldDatabaseText, holderOf, holderStopped } from './heldDatabase.js';
-import type { OwnerState } from '../host/silentOwner.js';
+import { heldDatabaseText, HolderReader, type HolderSystem } from './heldDatabase.js';
+import { ownerCommand, type OwnerState } from '../host/silentOwner.js';
 
 /**
  * Where the connection stands. 'waiting': another process holds the database and serves nothing this window can use
@@ -52,6 +52,8 @@ export interface ConnectionTiming {
   takeoverMs: number;
   waitingRetryMs: number;
   watch?: OwnerWatchTiming;
+  /** The system processes are read on, and its ps (tests force darwin's way on Linux). */
+  system?: HolderSystem;
 }
 
 /** The editor's one BatonSource; see the file comment. */
@@ -160,6 +162,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     const { readDiscovery } = await import('../host/discovery.js');
     const { ownerAnswers } = await import('../host/proxy.js');
     const deadline = Date.now() + this.timing.takeoverMs;
+    const holders = new HolderReader(this.timing.system);
     for (;;) {
       if (stale()) return;
       try {
@@ -197,6 +200,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           const remote: RemoteSource = new RemoteSource(info, (err) => this.log.warn(`cannot follow the events of Baton process ${info.pid}`, err), {
             onSilent: (state) => this.ownerSilent(remote, state),
             timing: this.timing.watch ?? OWNER_WATCH,
+            platform: this.timing.system?.platform,
+            ps: this.timing.system?.ps,
           });
           this.remote = remote;
           void remote.closed.then(() => this.ownerEnded(remote));
@@ -206,8 +211,8 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
           return this.use(remote);
         }
         // A stopped holder lets go of nothing until it is resumed: say so now rather than after the takeover time.
-        if (Date.now() > deadline || (holder !== null && holderStopped(holder))) {
-          this.waitFor(holder === null ? ex.message : heldDatabaseText(settings.dbPath, holderOf(holder, found?.pid === holder ? found.url : null)));
+        if (Date.now() > deadline || (holder !== null && holders.stopped(holder))) {
+          this.waitFor(holder === null ? ex.message : heldDatabaseText(settings.dbPath, holders.of(holder, found?.pid === holder ? found.url : null)));
         }
       }
       await new Promise((r) => setTimeout(r, this.state === 'waiting' ? this.timing.waitingRetryMs : 250));
@@ -241,7 +246,10 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
    */
   private ownerSilent(remote: RemoteSource, state: OwnerState): void {
     if (this.stopped || this.remote !== remote) return;
-    const text = heldDatabaseText(this.dbPath, { ...holderOf(remote.pid, remote.endpoint().url), state });
+    // The watch read the state already (from ps, where there is no /proc): not read again.
+    const { platform, ps } = this.timing.system ?? {};
+    const command = ownerCommand(remote.pid, undefined, platform, ps);
+    const text = heldDatabaseText(this.dbPath, { pid: remote.pid, url: remote.endpoint().url, state, command });
     remote.silenced(text);
     this.leave();
     this.waitFor(text);

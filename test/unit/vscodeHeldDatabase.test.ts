@@ -3,7 +3,8 @@
 // followed. A database held by a process that serves nothing usable (a one-shot command at work, a Baton stopped with
 // Ctrl-Z, a program that is not Baton) leaves the window 'waiting', not failed: its notification, and every command
 // meanwhile, names the process, what the system says of it and the way on, and the window comes back by itself once
-// the process lets go of the database or answers.
+// the process lets go of the database or answers. Where there is no /proc (macOS, the BSDs), ps tells, and its
+// reading is used again for a few seconds: the loop looks at the holder at every try, ps costs a spawn each time.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,8 +20,8 @@ import { copyMcpConfig } from '../../src/vscode/mcpConfigCommands.js';
 import type { Services } from '../../src/vscode/services.js';
 import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
 import { WorkflowsTreeProvider } from '../../src/vscode/views/workflowsTreeProvider.js';
-import { heldDatabaseText } from '../../src/vscode/heldDatabase.js';
-import { ownerCommand } from '../../src/host/silentOwner.js';
+import { HOLDER_PS_MS, HolderReader, heldDatabaseText } from '../../src/vscode/heldDatabase.js';
+import { ownerCommand, runPs, type PsRunner } from '../../src/host/silentOwner.js';
 import type { BatonLog } from '../../src/vscode/log.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
@@ -81,11 +82,36 @@ describe('the editor and a database another process holds', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function connect(takeoverMs = 300): BatonConnection {
-    connection = new BatonConnection({ globalStorageUri: { fsPath: dir } } as never, log, '0.0.0-test', { takeoverMs, waitingRetryMs: 50 });
+  function connect(takeoverMs = 300, system?: { platform: NodeJS.Platform; ps: PsRunner }): BatonConnection {
+    connection = new BatonConnection({ globalStorageUri: { fsPath: dir } } as never, log, '0.0.0-test', { takeoverMs, waitingRetryMs: 50, system });
     connection.start();
     return connection;
   }
+
+  /** The system's ps, with the arguments of every call kept. */
+  function countedPs(): PsRunner & { calls: string[][] } {
+    const calls: string[][] = [];
+    return Object.assign((args: string[]) => (calls.push(args), runPs(args)), { calls });
+  }
+
+  it('without /proc (darwin forced): a stopped holder is said at once from ps, which is not run again at each retry', { skip: process.platform === 'win32' }, async () => {
+    const pid = holder.pid!;
+    process.kill(pid, 'SIGSTOP');
+    const ps = countedPs();
+    const began = Date.now();
+    // A takeover time far past what the test waits: only the holder's state, from ps, can end the starting.
+    const c = connect(10 * 60_000, { platform: 'darwin', ps });
+    await until('waiting', () => c.state !== 'starting', 10_000);
+    assert.equal(c.state, 'waiting', c.error);
+    assert.match(c.error!, new RegExp(`is held by process ${pid} \\(.*setInterval.*\\), which is stopped by Ctrl-Z or SIGSTOP, ` +
+      `so it cannot finish and let go of it\\. Resume it \\(fg in its terminal, or kill -CONT ${pid}\\)`));
+    // Ten retries and more (every 50 ms): ps once for the state and once for the command line, each few seconds.
+    await new Promise((r) => setTimeout(r, 600));
+    const readings = Math.floor((Date.now() - began) / HOLDER_PS_MS) + 1;
+    const states = ps.calls.filter((a) => a.join(' ') === `-o stat= -p ${pid}`).length;
+    assert.ok(states >= 1 && states <= readings, `${states} ps for the state (${readings} readings at most): ${JSON.stringify(ps.calls)}`);
+    assert.ok(ps.calls.filter((a) => a[1] === 'args=').length <= readings, JSON.stringify(ps.calls));
+  });
 
   it('no endpoint (a command at work): waits, names the process and the way on, and comes back by itself once it ends', async () => {
     const c = connect();
@@ -203,6 +229,30 @@ describe('the editor and a database another process holds', () => {
     assert.equal(c.state, 'starting');
     await until('waiting again', () => c.state === 'waiting');
     assert.equal(fakeWindow.shown.length, 1, 'the notification again: the person asked');
+  });
+
+  it("a holder's readings from ps are used again for a while; from /proc each is new", { skip: process.platform === 'win32' }, async () => {
+    const pid = holder.pid!;
+    let now = 1000;
+    const ps = countedPs();
+    const darwin = new HolderReader({ platform: 'darwin', ps, now: () => now });
+    assert.equal(darwin.stopped(pid), false);
+    process.kill(pid, 'SIGSTOP');
+    await until('ps to say the holder is stopped', () => new HolderReader({ platform: 'darwin' }).stopped(pid), 5000);
+    // Within HOLDER_PS_MS the first reading stands, and the command line is read once.
+    assert.equal(darwin.stopped(pid), false);
+    assert.match(darwin.of(pid, null).command, /setInterval/);
+    assert.equal(darwin.of(pid, null).state, 'running');
+    assert.deepEqual(ps.calls.map((a) => a[1]), ['stat=', 'args=']);
+    now += HOLDER_PS_MS;
+    assert.equal(darwin.stopped(pid), true);
+    assert.equal(darwin.of(pid, null).state, 'stopped');
+    assert.deepEqual(ps.calls.map((a) => a[1]), ['stat=', 'args=', 'stat=', 'args=']);
+    // On Linux no ps, and each look is new.
+    const proc = new HolderReader({ platform: 'linux', ps: () => assert.fail('ps was run'), now: () => now });
+    assert.equal(proc.stopped(pid), linux);
+    process.kill(pid, 'SIGCONT');
+    if (linux) await until('/proc to say the holder runs again', () => !proc.stopped(pid), 5000);
   });
 
   it('the words, by what the system says of the holder', () => {
