@@ -27,8 +27,8 @@ export const runPs: PsRunner = (args) =>
 
 /**
  * Whether a process's state and command line come from `ps` on `platform` (macOS, the BSDs: no /proc to read). One ps
- * costs milliseconds of CPU and blocks the caller as long (about 6 ms on a Linux test machine), where Linux's /proc
- * costs microseconds: a caller that would ask often asks there only when it has a reason (see remoteSource.ts).
+ * blocks the caller about 7 ms and costs about as much CPU (bench/ownerState.bench.ts), where /proc costs 0.02 ms: a
+ * caller that would ask often asks there only when it has a reason (remoteSource.ts, heldDatabase.ts, cli/common.ts).
  */
 export function stateFromPs(platform: NodeJS.Platform = process.platform): boolean {
   return platform !== 'linux' && platform !== 'win32';

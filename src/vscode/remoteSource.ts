@@ -300,7 +300,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
    * One look at the owner. On Linux its process state comes from /proc and costs it nothing: stopped or traced, it is
    * silent now. Otherwise /healthz is asked only after it said nothing for a while (shorter while a call waits), and a
    * process that is not stopped (busy with a big checkpoint, say) is silent only once it fails probe after probe for
-   * the silent limit. Where the state takes a spawn of ps (about 6 ms of CPU, blocking this process), it is read only
+   * the silent limit. Where the state takes a spawn of ps (about 7 ms of CPU, blocking this process), it is read only
    * after a failed probe, not each second: a stopped owner is then noticed a probe later (a few seconds while a call
    * waits), still named stopped rather than hung.
    */
