@@ -87,10 +87,11 @@ function procState(pid: number, readStat: (pid: number) => string): OwnerState {
 }
 
 /**
- * The state of `pid` from the first letter of ps's STAT ("T+", "Ss", "R"; the letters after it are flags). macOS's and
- * the BSDs' ps say T both for a process stopped by job control and for one stopped in a debugger, so T reads as
- * 'stopped' (resume it); only procps' ps has t for the debugger. A zombie, a process that is gone (ps prints nothing
- * and fails), or output that is not one such word reads as 'unknown'.
+ * The state of `pid` from the first letter of ps's STAT ("T+", "Ss", "R"; the letters after it are flags). `stat` is
+ * not in POSIX's list of keywords, but BSD, macOS and procps ps all take it. macOS's and the BSDs' ps say T both for a
+ * process stopped by job control and for one stopped in a debugger (their X flag says only that a debugger is
+ * attached), so T reads as 'stopped' (resume it); only procps' ps has t for the debugger. A zombie, a process that is
+ * gone (ps prints nothing and fails), or output that is not one such word reads as 'unknown'.
  */
 function psState(pid: number, ps: PsRunner): OwnerState {
   let out: string;
