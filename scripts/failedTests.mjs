@@ -1,7 +1,7 @@
-// A node test reporter that writes one line per failed test: its file, its name under its suites, and what
-// failed (the start of its error). scripts/test.mjs runs it beside the usual reporter, and prints what it wrote again at the
-// very end of `npm test`, so a failure in the first group is still in view after the editor tests' long output (a CI
-// log is often read from its tail).
+// A node test reporter that writes one line per failed test: its file, its name under its suites, and what failed
+// (the start of its error). scripts/test.mjs runs it beside the usual reporter, and prints what it wrote again at the
+// very end of `npm test`, so a failure in the first group is still in view after the editor tests' long output (a
+// CI log is often read from its tail).
 import { relative } from 'node:path';
 
 /** `name` under its enclosing suites ("suite > test"), from the suite names seen at each nesting level. */

@@ -1,7 +1,7 @@
 // Rule: get_execution_details({ includeArtifacts: true }) carries at most DETAILS_ARTIFACTS_BUDGET_BYTES of artifacts,
-// their metadata and content, the newest contents first: every listed artifact has its metadata and size, and a content cut or
-// left out says so (truncated: true, and the workflow-artifacts://EXECUTION#ARTIFACT_ID URI that reads that one
-// artifact whole, base64 included, however many artifacts the run has). A cut keeps whole base64 quanta and whole
+// their metadata and content, the newest contents first: every listed artifact has its metadata and size, and a
+// content cut or left out says so (truncated: true, and the workflow-artifacts://EXECUTION#ARTIFACT_ID URI that reads
+// that one artifact whole, base64 included, however many artifacts the run has). A cut keeps whole base64 quanta and whole
 // characters; a run whose artifacts fit gets the answer it always got. Real core on a sql.js file, real MCP client.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -126,22 +126,30 @@ test('baton serve waits past 5 s for a holder that runs and publishes late (a la
   assert.ok(serve.err().replace(/\s+/g, ' ').includes(`already owned by Baton process ${holder.pid} (endpoint ${url})`), serve.err());
 });
 
-test('a holder that is stopped (Ctrl-Z, SIGSTOP) is not waited for: baton serve says at once how to resume or end it', async () => {
+/**
+ * `baton serve` (node `flags` before the CLI) against a holder stopped by SIGSTOP: it exits 1 at once, saying the
+ * holder is stopped and how to resume it; `also` checks more while the holder is still stopped.
+ */
+async function refusedForStoppedHolder(flags: string[], also: (db: string, pid: number) => void = () => undefined): Promise<void> {
   const { db, holder } = await heldDatabase();
   process.kill(holder.pid!, 'SIGSTOP');
   try {
     await until('the holder to be stopped', () => ownerState(holder.pid!) === 'stopped');
-    const serve = startNode([CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
+    const serve = startNode([...flags, CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
     pids.push(serve.child.pid!);
     assert.equal(await serve.exited, 1, serve.err());
     const text = serve.err().replace(/\s+/g, ' ');
     assert.doesNotMatch(text, /waiting up to/, 'it did not wait for a process that cannot go on');
     assert.ok(text.includes(`owned by Baton process ${holder.pid} but it publishes no endpoint`), text);
     assert.ok(text.includes(`is stopped by Ctrl-Z or SIGSTOP. Resume it (fg in its terminal, or kill -CONT ${holder.pid})`), text);
-    assert.equal(readLockOwner(db), holder.pid, 'the stopped process keeps its lock');
+    also(db, holder.pid!);
   } finally {
     process.kill(holder.pid!, 'SIGCONT');
   }
+}
+
+test('a holder that is stopped (Ctrl-Z, SIGSTOP) is not waited for: baton serve says at once how to resume or end it', async () => {
+  await refusedForStoppedHolder([], (db, pid) => assert.equal(readLockOwner(db), pid, 'the stopped process keeps its lock'));
 });
 
 test('a holder stopped while baton serve waits for it ends the wait with the same words', async () => {
@@ -220,20 +228,6 @@ test('without /proc (darwin forced): a running holder is asked of ps once a seco
 });
 
 test('baton serve on darwin (forced), a holder stopped: says at once it is stopped and how to resume it, as on Linux', { skip: process.platform === 'win32' }, async () => {
-  const { db, holder } = await heldDatabase();
-  process.kill(holder.pid!, 'SIGSTOP');
-  try {
-    await until('the holder to be stopped', () => ownerState(holder.pid!) === 'stopped');
-    // This whole process takes itself for macOS's: no /proc is read, ps alone can tell.
-    const darwin = 'data:text/javascript,Object.defineProperty(process,"platform",{value:"darwin"})';
-    const serve = startNode(['--import', darwin, CLI, 'serve', '--db', db], { BATON_LOG_LEVEL: 'info' });
-    pids.push(serve.child.pid!);
-    assert.equal(await serve.exited, 1, serve.err());
-    const text = serve.err().replace(/\s+/g, ' ');
-    assert.doesNotMatch(text, /waiting up to/, 'it did not wait for a process that cannot go on');
-    assert.ok(text.includes(`owned by Baton process ${holder.pid} but it publishes no endpoint`), text);
-    assert.ok(text.includes(`is stopped by Ctrl-Z or SIGSTOP. Resume it (fg in its terminal, or kill -CONT ${holder.pid})`), text);
-  } finally {
-    process.kill(holder.pid!, 'SIGCONT');
-  }
+  // This whole process takes itself for macOS's: no /proc is read, ps alone can tell.
+  await refusedForStoppedHolder(['--import', 'data:text/javascript,Object.defineProperty(process,"platform",{value:"darwin"})']);
 });
