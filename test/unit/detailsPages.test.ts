@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
-import { DETAILS_LIST_LIMIT, fittingCount, newestPage, pageAsks } from '../../src/core/lifecycle/detailsPages.js';
+import { DETAILS_LIST_LIMIT, fitting, newestPage, pageAsks } from '../../src/core/lifecycle/detailsPages.js';
 
 const items = Array.from({ length: 10 }, (_, i) => `item-${i}`); // each "item-N" is 8 bytes of JSON
 
@@ -26,15 +26,15 @@ test('newestPage: the newest limit past offset, oldest first, with the total and
   }
 });
 
-test('fittingCount: a JSON array of the items within the budget to the byte, one item at least', () => {
+test('fitting: a JSON array of the items within the budget to the byte, one item at least, and its bytes', () => {
   const size = (s: string) => JSON.stringify(s).length;
   for (const n of [1, 2, 5, 10]) {
     const exact = JSON.stringify(items.slice(0, n)).length;
-    assert.equal(fittingCount(items, exact, size), n, `${n} items in exactly their ${exact} bytes`);
-    assert.equal(fittingCount(items, exact - 1, size), Math.max(1, n - 1), `a byte short of ${n}`);
+    assert.deepEqual(fitting(items, exact, size), { count: n, bytes: exact }, `${n} items in exactly their ${exact} bytes`);
+    assert.equal(fitting(items, exact - 1, size).count, Math.max(1, n - 1), `a byte short of ${n}`);
   }
-  assert.equal(fittingCount(items, 0, size), 1, 'one at least');
-  assert.equal(fittingCount([], 100, size), 0);
+  assert.equal(fitting(items, 0, size).count, 1, 'one at least');
+  assert.equal(fitting([], 100, size).count, 0);
 });
 
 test('pageAsks: defaults, and a refusal naming the fix for a page of a list left out or a number out of range', () => {

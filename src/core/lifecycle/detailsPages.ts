@@ -63,9 +63,9 @@ export function pageAsks(q: ExecutionDetailsInput, included: Record<DetailsList,
 
 /**
  * How many of `newestFirst` (a page's candidates, newest first) fit `budgetBytes` as a JSON array, `size` giving an
- * item's JSON bytes: at least one, so that paging moves on.
+ * item's JSON bytes: at least one, so that paging moves on; and the bytes of that array (brackets and commas too).
  */
-export function fittingCount<T>(newestFirst: readonly T[], budgetBytes: number, size: (item: T) => number): number {
+export function fitting<T>(newestFirst: readonly T[], budgetBytes: number, size: (item: T) => number): { count: number; bytes: number } {
   let used = 2; // the brackets
   let n = 0;
   for (const item of newestFirst) {
@@ -74,7 +74,7 @@ export function fittingCount<T>(newestFirst: readonly T[], budgetBytes: number, 
     used += bytes;
     n++;
   }
-  return n;
+  return { count: n, bytes: used };
 }
 
 /** Bytes of `value` as JSON. */
@@ -94,6 +94,6 @@ export function pageOf(total: number, ask: PageAsk, shown: number): DetailsPage 
 export function newestPage<T>(all: readonly T[], ask: PageAsk, budgetBytes: number): { items: T[]; page: DetailsPage } {
   const end = Math.max(0, all.length - ask.offset);
   const candidates = all.slice(Math.max(0, end - ask.limit), end).reverse();
-  const n = fittingCount(candidates, budgetBytes, jsonBytes);
+  const n = fitting(candidates, budgetBytes, jsonBytes).count;
   return { items: candidates.slice(0, n).reverse(), page: pageOf(all.length, ask, n) };
 }

@@ -11,7 +11,7 @@ import type {
   ContractCheck, DetailsPage, ExecutionDetails, ExecutionDetailsInput, ExecutionHistoryInput, ExecutionLog, Finding, FindingsPage, LifecycleArtifact,
   LogExecutionInput, LogLayer, QueryFindingsInput, StoreArtifactInput, StoreFindingInput, WorkflowExecution,
 } from '../lifecycleTypes.js';
-import { DETAILS_LIST_BUDGET_BYTES, DETAILS_LIST_MAX, fittingCount, jsonBytes, newestPage, pageAsks, pageOf, type PageAsk } from './detailsPages.js';
+import { DETAILS_LIST_BUDGET_BYTES, DETAILS_LIST_MAX, fitting, jsonBytes, newestPage, pageAsks, pageOf, type PageAsk } from './detailsPages.js';
 import { toArtifactView, toExecutionView, toFindingView, toLogView } from './views.js';
 
 type Raw = Record<string, unknown>;
@@ -278,9 +278,10 @@ export class Records {
       const view = toArtifactView({ ...r, content: '' });
       return { view, bytes: jsonBytes({ ...view, truncated: true, uri: uriOf(view.id) }) };
     });
-    const n = fittingCount(shells, budgetBytes, (s) => s.bytes);
+    const fit = fitting(shells, budgetBytes, (s) => s.bytes);
+    const n = fit.count;
     const rows = candidates.slice(0, n);
-    let left = Math.max(0, budgetBytes - 2 - shells.slice(0, n).reduce((sum, s, i) => sum + s.bytes + (i ? 1 : 0), 0));
+    let left = Math.max(0, budgetBytes - fit.bytes);
     const views = rows.map((r) => {
       // SQLite counts characters as code points: `read` holds all of the content or more than `left` can take.
       let read = '';
@@ -305,7 +306,7 @@ export class Records {
     const total = this.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM findings WHERE execution_id = ?', [executionId])!.n;
     const candidates = this.store.all<Raw>(`${FINDING_SELECT} WHERE f.id IN (${PAGE_IDS('findings')}) ORDER BY f.id DESC`, [executionId, ask.limit, ask.offset])
       .map(toFindingView);
-    const n = fittingCount(candidates, DETAILS_LIST_BUDGET_BYTES, jsonBytes);
+    const n = fitting(candidates, DETAILS_LIST_BUDGET_BYTES, jsonBytes).count;
     return { findings: candidates.slice(0, n).reverse(), page: pageOf(total, ask, n) };
   }
 
