@@ -14,7 +14,7 @@ import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
 import { issueText, type Issue } from './invalidMessage.js';
-import { plainToolCall } from './jsonRpc.js';
+import { plainToolCall, rpcError } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
 import { checkPromptRequests } from './promptRequests.js';
 import { WorkflowPrompts } from './prompts.js';
@@ -355,11 +355,6 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
 export function assertResourceUri(uri: string): void {
   if (URL.canParse(uri)) return;
   throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is not a URI; read one that resources/list or resources/templates/list names, such as available-workflows://all`);
-}
-
-/** A JSON-RPC error the SDK forwards as is (an McpError's message would gain a second "MCP error" prefix on the client). */
-function rpcError(code: number, message: string, data?: unknown): Error {
-  return Object.assign(new Error(message), { code, data });
 }
 
 /** An McpError as the error the client should see: its message without the prefix the client adds itself. */

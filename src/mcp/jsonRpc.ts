@@ -67,6 +67,14 @@ export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in
 /** Whether a message (already validated) is an answer: a result or an error. */
 export const isAnswer = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m;
 
+/**
+ * A JSON-RPC error a request handler throws and the SDK forwards as is (an McpError's message would gain a second
+ * "MCP error" prefix on the client).
+ */
+export function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data });
+}
+
 /** The parts of the SDK's Protocol that `connectServer` dispatches to (internal to the SDK; checked before use). */
 interface ProtocolDispatch {
   _onrequest?: (request: JSONRPCMessage, extra?: unknown) => void;

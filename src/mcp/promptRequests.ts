@@ -4,15 +4,11 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { didYouMean } from '../core/suggest.js';
 import { quoted } from './inputErrors.js';
+import { rpcError } from './jsonRpc.js';
 import type { WorkflowPrompts } from './prompts.js';
 
 /** A request handler as the SDK stores it (it parses the request with zod, then calls the registered handler). */
 type RawHandler = (request: unknown, extra: unknown) => Promise<unknown>;
-
-/** A JSON-RPC error the SDK forwards as is. */
-function rpcError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
 
 /** A prompt name in a message: as it came, or cut short with its length when it is long. */
 function shownName(name: string): string {
