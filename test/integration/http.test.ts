@@ -16,6 +16,7 @@ import { silentLog } from '../../src/core/ports.js';
 import { decideViaOwner, statusViaOwner } from '../../src/host/controlClient.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { discoveryPath, readDiscovery } from '../../src/host/discovery.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
@@ -45,25 +46,9 @@ describe('owner HTTP endpoint (real core)', () => {
   let headers: Record<string, string>;
 
   before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-http-'));
-    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
-    owner = await startOwnerServer({
-      baton: opened.baton,
-      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
-      log: silentLog,
-    });
-    headers = {
-      host: `127.0.0.1:${owner.port}`,
-      authorization: `Bearer ${owner.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
+    ({ workspace, opened, owner, headers } = await openOwnerEndpoint('baton-http-', { approvalWaitMs: 0 }));
   });
-  after(async () => {
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  after(() => closeOwnerEndpoint({ workspace, opened, owner }));
 
   it('listens on 127.0.0.1 with a 64-hex-digit token', () => {
     assert.match(owner.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);

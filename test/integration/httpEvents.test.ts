@@ -4,15 +4,13 @@
 // editor prunes the same way through either source, in process or through the owner, and hears the 'pruned' event.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BatonError } from '../../src/core/errors.js';
 import { silentLog } from '../../src/core/ports.js';
 import type { BatonEvent } from '../../src/core/types.js';
-import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import type { OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { LocalSource, type BatonSource } from '../../src/vscode/batonSource.js';
 import { parseSse, RemoteSource } from '../../src/vscode/remoteSource.js';
@@ -47,13 +45,7 @@ describe('owner /control read ops and /events for editor clients', () => {
   const seen: BatonEvent[] = [];
 
   before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-events-'));
-    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 });
-    owner = await startOwnerServer({
-      baton: opened.baton,
-      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
-      log: silentLog,
-    });
+    ({ workspace, opened, owner } = await openOwnerEndpoint('baton-events-', { approvalWaitMs: 0 }));
     remote = new RemoteSource({ url: owner.url, token: owner.token, pid: process.pid });
     remote.onEvent((e) => seen.push(e));
     // The stream is open once the server has a listener; a core event proves it.
@@ -61,9 +53,7 @@ describe('owner /control read ops and /events for editor clients', () => {
   });
   after(async () => {
     remote.dispose();
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
+    await closeOwnerEndpoint({ workspace, opened, owner });
   });
 
   it('refuses /events without the token or from a foreign Host', async () => {

@@ -4,18 +4,15 @@
 // Accept with q=0 refuses that type; batches are taken or refused by the version the session's initialize settled on,
 // not by a request's header; a compressed body is 415, naming the fix.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { silentLog } from '../../src/core/ports.js';
-import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
-import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
-import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import type { OpenedBaton } from '../../src/host/openBaton.js';
+import type { OwnerServer } from '../../src/host/ownerServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
 
 const init = (protocolVersion = '2025-06-18') => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
@@ -29,26 +26,9 @@ describe('owner /mcp endpoint: HTTP as its RFCs write it', () => {
   let headers: Record<string, string>;
 
   before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-http-edges-'));
-    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 } as Parameters<typeof openBaton>[0]);
-    owner = await startOwnerServer({
-      baton: opened.baton,
-      createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }),
-      log: silentLog,
-      maxBodyBytes: 4096,
-    });
-    headers = {
-      host: `127.0.0.1:${owner.port}`,
-      authorization: `Bearer ${owner.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
+    ({ workspace, opened, owner, headers } = await openOwnerEndpoint('baton-http-edges-', { approvalWaitMs: 0, maxBodyBytes: 4096 }));
   });
-  after(async () => {
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  after(() => closeOwnerEndpoint({ workspace, opened, owner }));
 
   const raw = (opts: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<Reply> =>
     new Promise((resolve, reject) => {

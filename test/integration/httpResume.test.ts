@@ -4,18 +4,15 @@
 // dropped. A Last-Event-ID the session cannot place (garbage, unknown, another session's) replays nothing anyone had:
 // such a GET, like a plain one, gets only the messages never written to a connection, and never another stream's.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { silentLog } from '../../src/core/ports.js';
 import type { McpHttpTransport } from '../../src/host/mcpHttpTransport.js';
 import { REPLAY_MAX_EVENTS } from '../../src/host/sseReplay.js';
-import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
-import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import type { OpenedBaton } from '../../src/host/openBaton.js';
+import type { OwnerServer } from '../../src/host/ownerServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
 import { until } from '../helpers/until.js';
 
 /** Releases the calls of the 'hold' tool that wait. */
@@ -125,16 +122,9 @@ describe('Streamable HTTP resumability (Last-Event-ID)', () => {
   }
 
   before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-resume-'));
-    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog });
-    owner = await startOwnerServer({ baton: opened.baton, createServer: testServer, log: silentLog });
-    base = { host: `127.0.0.1:${owner.port}`, authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    ({ workspace, opened, owner, headers: base } = await openOwnerEndpoint('baton-resume-', { createServer: () => testServer }));
   });
-  after(async () => {
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  after(() => closeOwnerEndpoint({ workspace, opened, owner }));
 
   it('puts an id on every SSE event: <session>.<stream>.<seq>, a priming event first on a 2025-11-25 GET stream', T, async () => {
     const headers = await session();

@@ -5,10 +5,7 @@
 // requests as it says (406, 415, 400, 409, 404) and a request id that is still in flight in the session, and a
 // real SDK client works in every mode, elicitation included.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -21,6 +18,7 @@ import { until } from '../helpers/until.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
@@ -78,16 +76,9 @@ describe('owner Streamable HTTP transport', () => {
   }
 
   before(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-transport-'));
-    opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog });
-    owner = await startOwnerServer({ baton: opened.baton, createServer: testServer, log: silentLog });
-    base = { host: `127.0.0.1:${owner.port}`, authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    ({ workspace, opened, owner, headers: base } = await openOwnerEndpoint('baton-transport-', { createServer: () => testServer }));
   });
-  after(async () => {
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  after(() => closeOwnerEndpoint({ workspace, opened, owner }));
 
   it('answers a call with one JSON body carrying the session id', async () => {
     const headers = await session();
