@@ -8,7 +8,6 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResourceUpdatedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import type { NextStepResponse } from '../../src/core/types.js';
@@ -17,6 +16,7 @@ import { openBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
+import { network } from '../helpers/sseNetwork.js';
 import { until } from '../helpers/until.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
@@ -24,55 +24,6 @@ import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness
 /** Reconnect soon and patiently, so that a test waits on Baton, not on the SDK's default 1 s back-off. */
 const RECONNECT: StreamableHTTPReconnectionOptions = { initialReconnectionDelay: 50, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1, maxRetries: 5 };
 const T = { timeout: 60_000 };
-
-interface Connection { method: string; lastEventId: string | null; status: number; body: string; cut: AbortController }
-
-/**
- * The network between the SDK client and Baton, as a fetch: the test can cut its open connections (as a proxy's
- * timeout or a sleeping laptop does) and hold back new GETs until it lets them through.
- */
-function network() {
-  const connections: Connection[] = [];
-  const attempts: Array<{ method: string; lastEventId: string | null }> = [];
-  let held: Promise<void> | null = null;
-  let release = () => {};
-  const fetchFn: FetchLike = async (url, init) => {
-    const method = init?.method ?? 'GET';
-    const lastEventId = new Headers(init?.headers).get('last-event-id');
-    attempts.push({ method, lastEventId });
-    if (method === 'GET' && held) await held;
-    const cut = new AbortController();
-    init?.signal?.addEventListener('abort', () => cut.abort());
-    const res = await fetch(url, { ...init, signal: cut.signal });
-    const c: Connection = { method, lastEventId, status: res.status, body: '', cut };
-    connections.push(c);
-    if (!res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res;
-    const text = new TextDecoder();
-    const seen = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        c.body += text.decode(chunk, { stream: true });
-        out.enqueue(chunk);
-      },
-    }));
-    return new Response(seen, { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-  return {
-    fetchFn,
-    connections,
-    attempts,
-    /** Cuts every open SSE connection of this method. */
-    cut: (method: string) => {
-      for (const c of connections) if (c.method === method) c.cut.abort();
-    },
-    hold: () => {
-      held = new Promise((r) => (release = r));
-    },
-    release: () => {
-      held = null;
-      release();
-    },
-  };
-}
 
 describe('the SDK client resumes its streams from Baton (Last-Event-ID)', () => {
   let setup: ReturnType<typeof tempSetup>;
