@@ -4,7 +4,8 @@
 // answered with one JSON body; a message the server sends about a call before answering it (progress, a
 // question) switches that call's answer to an SSE stream; everything else goes out on the session's GET stream.
 // Every SSE event carries an id, and the session keeps its latest events (bounded, sseReplay.ts), so that a client
-// whose stream dropped gets what it missed by a GET with Last-Event-ID.
+// whose stream dropped gets what it missed by a GET with Last-Event-ID. An SSE stream with nothing to send gets a
+// comment line now and then (sseKeepAlive.ts), or an idle client or proxy would cut it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -13,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
+import { keepSseAlive, SSE_KEEP_ALIVE_MS } from './sseKeepAlive.js';
 import { GET_STREAM, SseReplay, type Cursor } from './sseReplay.js';
 
 /** The calls of one POST that are still being answered. */
@@ -98,6 +100,12 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 /** Whether a session of this protocol version takes an SSE event with no data (a priming event): 2025-11-25 on. */
 const takesPriming = (version: string | undefined): boolean => version !== undefined && version >= '2025-11-25';
 
+/** Options of an McpHttpTransport. */
+export interface McpHttpTransportOptions {
+  /** How long an SSE stream may send nothing before a keep-alive comment goes out on it; SSE_KEEP_ALIVE_MS unless set. */
+  keepAliveMs?: number;
+}
+
 /** A server-side Streamable HTTP transport for one session (create it for an `initialize` POST). */
 export class McpHttpTransport implements Transport {
   onclose?: () => void;
@@ -120,10 +128,14 @@ export class McpHttpTransport implements Transport {
   private protocolVersion: string | undefined;
   /** The id of the session's `initialize`, until it is answered. */
   private initializeId: RequestId | undefined;
+  private readonly keepAliveMs: number;
+  /** Stops the keep-alive of each SSE stream still open. */
+  private readonly keepAlives = new Set<() => void>();
 
   /** `onInitialized` runs once the session's `initialize` POST is accepted (register the session there). */
-  constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void) {
+  constructor(readonly sessionId: string, private readonly onInitialized: (sessionId: string) => void, options: McpHttpTransportOptions = {}) {
     this.replay = new SseReplay(sessionId);
+    this.keepAliveMs = options.keepAliveMs ?? SSE_KEEP_ALIVE_MS;
   }
 
   async start(): Promise<void> {}
@@ -314,6 +326,14 @@ export class McpHttpTransport implements Transport {
     res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
     res.flushHeaders();
     req.socket.setTimeout(0);
+    this.keepAlive(res);
+  }
+
+  /** Keeps an SSE stream's connection from going idle until it closes, or the transport does. */
+  private keepAlive(res: ServerResponse): void {
+    const stop = keepSseAlive(res, this.keepAliveMs);
+    this.keepAlives.add(stop);
+    res.once('close', () => this.keepAlives.delete(stop));
   }
 
   async send(message: JSONRPCMessage, options?: { relatedRequestId?: RequestId }): Promise<void> {
@@ -360,6 +380,7 @@ export class McpHttpTransport implements Transport {
     this.ssePosts.set(post.stream, post);
     const res = post.res!; // a POST's own connection: it has not dropped, or the call would no longer be pending
     res.writeHead(200, { ...SSE_HEADERS, 'mcp-session-id': this.sessionId });
+    this.keepAlive(res);
     // The 2025-11-25 specification: an id at once, so that the client can resume a stream dropped before any message.
     if (takesPriming(this.protocolVersion)) res.write(this.replay.priming(post.stream));
   }
@@ -382,6 +403,8 @@ export class McpHttpTransport implements Transport {
     }
     this.pending.clear();
     this.ssePosts.clear();
+    for (const stop of this.keepAlives) stop();
+    this.keepAlives.clear();
     this.onclose?.();
   }
 }

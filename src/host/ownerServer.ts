@@ -42,6 +42,11 @@ export interface OwnerServerOptions {
   maxIdleSessions?: number;
   /** How often /events sends a comment line so a dead peer is noticed; 15 s unless set. */
   heartbeatMs?: number;
+  /**
+   * How long an MCP SSE stream (a session's GET stream, a call's SSE answer) may send nothing before a comment line
+   * goes out on it, so that no client or proxy cuts it for idling; SSE_KEEP_ALIVE_MS (15 s) unless set.
+   */
+  sseKeepAliveMs?: number;
   /** On close, how long calls in flight may take to be answered before their sessions close; 2 s unless set. */
   drainMs?: number;
   /** Where the url and token are written (server.json), named to a caller refused for its token. */
@@ -266,7 +271,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       sessions.set(id, session);
       track(session, res);
       closeIdleOverLimit();
-    });
+    }, { keepAliveMs: options.sseKeepAliveMs });
     transport.onclose = () => {
       sessions.delete(transport.sessionId);
     };

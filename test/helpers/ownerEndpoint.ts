@@ -18,11 +18,17 @@ export interface OwnerEndpoint {
 
 /**
  * Opens Baton in a new workspace named from `prefix`, and its owner endpoint. `createServer` makes each session's MCP
- * server (default: Baton's own with the broker tools); `approvalWaitMs` and `maxBodyBytes` go to Baton and the endpoint.
+ * server (default: Baton's own with the broker tools); `approvalWaitMs`, `maxBodyBytes` and `sseKeepAliveMs` go to Baton
+ * and the endpoint.
  */
 export async function openOwnerEndpoint(
   prefix: string,
-  options: { createServer?: (opened: OpenedBaton) => OwnerServerOptions['createServer']; approvalWaitMs?: number; maxBodyBytes?: number } = {},
+  options: {
+    createServer?: (opened: OpenedBaton) => OwnerServerOptions['createServer'];
+    approvalWaitMs?: number;
+    maxBodyBytes?: number;
+    sseKeepAliveMs?: number;
+  } = {},
 ): Promise<OwnerEndpoint> {
   const workspace = mkdtempSync(join(tmpdir(), prefix));
   const opened = await openBaton({ dbPath: null, workspace, rateLimits: false, log: silentLog, approvalWaitMs: options.approvalWaitMs });
@@ -31,6 +37,7 @@ export async function openOwnerEndpoint(
     createServer: options.createServer?.(opened) ?? (() => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog })),
     log: silentLog,
     maxBodyBytes: options.maxBodyBytes,
+    sseKeepAliveMs: options.sseKeepAliveMs,
   });
   const headers = {
     host: `127.0.0.1:${owner.port}`,
