@@ -277,6 +277,18 @@ describe('spec workflow errors', () => {
     assert.deepEqual(e.details.sources, ['specs/a/tasks.md']);
   });
 
+  it('a folder given as the source is named as one, with the tasks.md in it to pass instead', async () => {
+    const { baton } = await makeBaton({ workspacePath: ws });
+    for (const source of ['specs/a', 'specs/a/', 'specs']) {
+      const r = await baton.nextStep({ template_name: 'spec_execution_v1', source });
+      assert.equal(r.error?.code, 'source_not_found', source);
+      const shown = source.replace(/\/$/, '');
+      assert.match(r.error!.message, new RegExp(`^"${shown}/?" is a folder, not a file: pass the tasks\\.md in it, relative to the workspace \\(such as "specs/a/tasks\\.md"\\)\\. tasks\\.md files in the workspace: specs/a/tasks\\.md\\.$`));
+      const e = await rejects(baton.specs.start({ source }), 'source_not_found');
+      assert.deepEqual(e.details.sources, ['specs/a/tasks.md']);
+    }
+  });
+
   it('sources(): the root tasks.md, then the spec tools\' folders, then earlier sources that still exist', async () => {
     const task = readFileSync(join(fixtures, 'auth-service.tasks.md'), 'utf8');
     const w = workspaceWith({

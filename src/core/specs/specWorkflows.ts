@@ -152,7 +152,15 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       throw new BatonError('source_outside_workspace', `The source "${file.relative}" is a link that leads out of the workspace (to ${real}); spec sources must be inside it.`, { path: file.relative, workspace: this.deps.workspacePath });
     }
     const text = await port.read(file.absolute);
-    if (text === undefined) throw new BatonError('source_not_found', `Could not read ${echo(file.relative)} in the workspace.`, { path: file.relative, workspace: this.deps.workspacePath });
+    if (text === undefined) {
+      // It exists (realPath found it) but has no text: a folder, the usual slip (`specs/auth` for its tasks.md).
+      const folder = `${file.relative.replace(/\/+$/, '')}/`;
+      const message = (found: string[]) => {
+        const example = found.find((f) => f.startsWith(folder)) ?? `${folder}${TASKS_FILE_NAME}`;
+        return `${echo(file.relative)} is a folder, not a file: pass the ${TASKS_FILE_NAME} in it, relative to the workspace (such as "${example}").`;
+      };
+      throw await this.missingSource('source_not_found', message, { path: file.relative, workspace: this.deps.workspacePath });
+    }
     const parsed = parseSource(SPEC_PARSERS, config.parser, text, file.relative);
     const [phaseTemplate, taskTemplate] = await Promise.all([this.readTemplate(config.templates.phase), this.readTemplate(config.templates.task)]);
     const prepared: Prepared = { kind: 'prepared_source', relative: file.relative, absolute: file.absolute, text, parsed, phaseTemplate, taskTemplate };
