@@ -229,6 +229,26 @@ test('two system files with one name are each told which one `pipeline run NAME`
   }
 });
 
+test('a file given to `pipeline run` that is not .yaml is named as such, not as "not a file"', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'baton-notyaml-'));
+  try {
+    mkdirSync(join(workspace, '.baton', 'pipelines'), { recursive: true });
+    writeFileSync(join(workspace, '.baton', 'pipelines', 'ok.yaml'), GOOD);
+    writeFileSync(join(workspace, 'README.md'), '# not a pipeline\n');
+    writeFileSync(join(workspace, 'p.json'), '{}');
+    for (const name of ['README.md', 'p.json']) {
+      assert.throws(() => loadSystem(name, workspace), (ex: Error) => {
+        assert.equal(ex.message, `No pipeline "${name}": ${join(workspace, name)} is not a .yaml file (a pipeline is YAML in NAME.yaml or NAME.yml), and not in ${join(workspace, '.baton', 'pipelines')} (pipelines: ok). Create one with \`baton blueprint new NAME --from BLUEPRINT\`.`);
+        return true;
+      });
+    }
+    // A name that is no file at all still reads as before.
+    assert.throws(() => loadSystem('nope', workspace), /^BatonError: No pipeline "nope": not a file, and not in /);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
 test('a system file that is not UTF-8 still loads, with a warning naming its first such line', () => {
   const workspace = mkdtempSync(join(tmpdir(), 'baton-latin1-'));
   try {

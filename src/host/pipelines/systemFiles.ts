@@ -1,6 +1,6 @@
 // Finding and reading pipeline systems (`.baton/pipelines/*.yaml` of the workspace, or any file) and blueprints
 // (`content/blueprints/*.yaml`, then the workspace's `.baton/blueprints/`, which wins by id).
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { ContentProblem } from '../../core/api.js';
@@ -76,7 +76,9 @@ export function loadSystem(nameOrFile: string, workspace: string, base = workspa
     path = listed.find((l) => basename(l.path).replace(/\.ya?ml$/, '') === nameOrFile)?.path ?? listed.find((l) => l.name === nameOrFile)?.path;
     if (!path) {
       const names = listed.map((l) => l.name);
-      const file = isFile ? `no file ${asPath}` : 'not a file';
+      // A file of another kind (README.md, p.json) is a file: say what a pipeline file is, not "not a file".
+      const otherFile = !isFile && statSync(asPath, { throwIfNoEntry: false })?.isFile() === true;
+      const file = isFile ? `no file ${asPath}` : otherFile ? `${asPath} is not a .yaml file (a pipeline is YAML in NAME.yaml or NAME.yml)` : 'not a file';
       throw new BatonError('not_found', `No pipeline "${nameOrFile}": ${file}, and not in ${pipelinesDir(workspace)} (${names.length ? `pipelines: ${names.join(', ')}` : 'which has none'}). Create one with \`baton blueprint new NAME --from BLUEPRINT\`.`);
     }
   }
