@@ -195,6 +195,22 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     finished();
   };
 
+  /**
+   * The end of stdin closes the proxy once the calls sent before it are answered (a script that writes its requests
+   * and closes stdin still reads the answers), as the owning `baton mcp` answers them before it stops. Each waiting
+   * call ends: answered, or failed by the owner's health check.
+   */
+  const drainThenShutdown = (why: string) => {
+    const idle = () => pending.size === 0 && sending.size === 0 && afterInitialize === null && queue === null && !early?.waiting;
+    if (idle()) return void shutdown(why);
+    log.info(`${why}: closing once the ${plural(pending.size, 'call')} sent before it ${pending.size === 1 ? 'is' : 'are'} answered`);
+    const drain = setInterval(() => {
+      if (!closing && !idle()) return;
+      clearInterval(drain);
+      void shutdown(why);
+    }, 50);
+  };
+
   const toClient = (message: JSONRPCMessage) => {
     down.send(message).catch((ex: unknown) => log.warn(`writing to the client failed: ${(ex as Error).message}`));
   };
@@ -281,6 +297,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
           return;
         }
         if (id === undefined || !pending.has(id)) return;
+        // This proxy is closing (its client went away): a call its own close cut short has nobody to answer.
+        if (closing) return;
         // The owner closed the session or refused the call (it is stopping) and is still there: the call did not
         // run, but may not be taken by the next owner either; the agent decides.
         if (sessionGone(ex) || ownerStopping(ex)) return failRequest(id, stoppedBeforeAnswering(via, pending.get(id)));
@@ -520,7 +538,10 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   await attach(up);
   await down.start();
   if (!options.downstream || options.downstreamIsStdio) {
-    process.stdin.once('end', () => void shutdown('stdin ended'));
+    // The front reads stdin from the process's first moment, so a client that wrote its messages and closed may have
+    // ended it already: 'end' is emitted once, and a listener added after it would wait for ever.
+    if (process.stdin.readableEnded) drainThenShutdown('stdin ended');
+    else process.stdin.once('end', () => drainThenShutdown('stdin ended'));
     onStopSignal((signal) => void shutdown(signal));
   }
   await done;

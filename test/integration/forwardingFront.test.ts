@@ -3,7 +3,7 @@
 // groups the owner serves, before it loads its engine or reaches the owner; the calls after it go to the owner. An
 // owner that never answers: the calls held meanwhile are answered with why and how to end it; one that dies before the
 // forwarder reaches it leaves the database to the forwarder. An owner of another build: the handshake goes to the
-// owner, as before.
+// owner, as before. A client that closes stdin right after its calls gets their answers, then the forwarder exits.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,18 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     const started = (await fwd.answer(3, 20_000)).result as { structuredContent?: { status?: string } };
     assert.equal(started.structuredContent?.status, 'ok', JSON.stringify(started).slice(0, 300));
     assert.match(fwd.stderr(), /serving MCP on stdio; owner of /);
+  });
+
+  it('a client that writes its calls and closes stdin at once gets their answers, and the forwarder then exits', async () => {
+    const { args } = await owner();
+    const fwd = forwarder(args);
+    fwd.send({ id: 3, ...START });
+    fwd.child.stdin!.end(); // before the proxy is up: it must not wait for an 'end' already emitted
+    const started = (await fwd.answer(3, 20_000)).result as { structuredContent?: { status?: string } };
+    assert.equal(started.structuredContent?.status, 'ok', JSON.stringify(started).slice(0, 300));
+    await waitFor(() => fwd.child.exitCode !== null || fwd.child.signalCode !== null, 20_000, 'the forwarder to exit (it waited for ever)');
+    assert.equal(fwd.child.exitCode, 0, fwd.stderr());
+    assert.match(fwd.stderr(), /proxy closing: stdin ended/);
   });
 
   it('an owner of another build: the handshake goes to the owner', async () => {
