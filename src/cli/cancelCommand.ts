@@ -55,13 +55,18 @@ export async function cancelExecution(
 }
 
 /**
- * A team run has agents to stop, which cancelling its record would leave running: `baton stop` does both. An id that
- * names nothing is left to the cancel, whose refusal says so in a terminal's words. `db`: dbFlagFor's.
+ * A team run has agents to stop, which cancelling its record would leave running: `baton stop` does both (a team run
+ * that ended is said to have ended). An id that names nothing is left to the cancel, whose refusal says so in a
+ * terminal's words. `db`: dbFlagFor's.
  */
 async function notATeam(db: string, read: () => Promise<WorkflowStatusResource>): Promise<void> {
   const status = await read().catch((ex: unknown) => {
     if (BatonError.is(ex, 'execution_not_found')) return null;
     throw ex;
   });
-  if (status?.team) throw new CliError(`${status.execution_id} is a team run: stop it with baton stop @${status.team.instance}${db}`, 1);
+  if (!status?.team) return;
+  // One that ended has nothing left to stop: `baton stop` would only say no team is running.
+  const ended = status.status === 'completed' || status.status === 'failed';
+  if (ended) throw new CliError(`${status.execution_id} is a team run that has already ended (${status.cancelled ? 'cancelled' : status.status}): there is nothing to stop or cancel.`, 1);
+  throw new CliError(`${status.execution_id} is a team run: stop it with baton stop @${status.team.instance}${db}`, 1);
 }

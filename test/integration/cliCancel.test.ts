@@ -1,7 +1,8 @@
 // Rule: `baton cancel EXECUTION` ends an unfinished workflow from a terminal, as the editor's Cancel Execution does:
 // through the live owner (the agent working on it is refused its next step) or in the database when none runs;
 // `baton status` then reads it cancelled. An unknown id, a finished execution and a missing database are refused
-// with what to do (`baton status` with the --db it was given); a team run is pointed at `baton stop`, with that --db.
+// with what to do (`baton status` with the --db it was given); a team run is pointed at `baton stop`, with that --db,
+// unless it has ended.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -97,5 +98,16 @@ describe('baton cancel of a team run', () => {
       `Talk to it with \`baton send MESSAGE --to @pr-1 --db ${setup.db}\`, or stop it with \`baton stop @pr-1 --db ${setup.db}\`.\n`), approve.stderr);
     const status = await runCli(['status', '--db', setup.db]);
     assert.match(status.stdout, new RegExp(`^${runId} {2}review@pr-1 {2}running `, 'm'));
+  });
+
+  it('one that has ended is said to have ended, not pointed at a baton stop that finds no team', async () => {
+    const opened = await openBaton({ dbPath: setup.db, log: silentLog, timeoutSweepMs: 0 });
+    const teams = teamHost(opened.baton)!.teams;
+    const runId = await teams.start({ workflow: 'review', instance: 'pr-2', agents: [{ name: 'coder', backend: 'command' }], source: 'review.yaml', contextDir: '.workflow/pr-2/' });
+    await teams.finish(runId, 'completed');
+    await opened.close();
+    const refused = await runCli(['cancel', runId, '--db', setup.db]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, `baton: ${runId} is a team run that has already ended (completed): there is nothing to stop or cancel.\n`);
   });
 });
