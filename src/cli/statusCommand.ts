@@ -11,6 +11,9 @@ const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
 };
 
+/** How many executions a listing shows, newest first. */
+export const STATUS_LISTED = 50;
+
 /** How long a workflow with running steps is quiet before the listing says how to release them (the default token TTL). */
 const QUIET_MS = DEFAULT_OPTIONS.tokenTtlMs;
 
@@ -53,6 +56,12 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
   return blocks.reduce((text, block, i) => `${text}${block.includes('\n') || blocks[i - 1]!.includes('\n') ? '\n\n' : '\n'}${block}`);
 }
 
+/** The line under a listing that left older executions out. */
+export function moreText(activeOnly: boolean): string {
+  const which = activeOnly ? 'unfinished executions' : 'executions';
+  return `(only the ${STATUS_LISTED} newest ${which} are listed; older ones are left out: get_execution_history, a lifecycle tool, pages through them all)`;
+}
+
 /** Runs `baton status`; returns the exit code. */
 export async function statusCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...DB_OPTIONS, json: { type: 'boolean' }, all: { type: 'boolean' } }, STATUS_USAGE);
@@ -63,14 +72,18 @@ export async function statusCommand(args: string[]): Promise<number> {
   refuseArguments('status', positionals, STATUS_USAGE);
   const activeOnly = !values.all;
   const dbPath = dbPathOf(values);
-  const executions = await withCore(
+  // One more than is listed tells whether older ones were left out, which the listing then says.
+  const found = await withCore(
     {
       dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, 'Status only reads, so nothing was created.'),
     },
-    (owner) => statusViaOwner(owner, activeOnly),
-    async (baton) => baton.listExecutions({ active_only: activeOnly }),
+    (owner) => statusViaOwner(owner, activeOnly, STATUS_LISTED + 1),
+    async (baton) => baton.listExecutions({ active_only: activeOnly, limit: STATUS_LISTED + 1 }),
   );
-  process.stdout.write((values.json ? JSON.stringify({ executions }) : renderStatus(executions, dbFlagFor(dbPath), activeOnly)) + '\n');
+  const executions = found.slice(0, STATUS_LISTED);
+  const more = found.length > STATUS_LISTED;
+  if (values.json) process.stdout.write(`${JSON.stringify({ executions, more })}\n`);
+  else process.stdout.write(`${renderStatus(executions, dbFlagFor(dbPath), activeOnly)}${more ? `\n\n${moreText(activeOnly)}` : ''}\n`);
   return 0;
 }

@@ -71,13 +71,14 @@ ${USAGE_FOOTER}`;
 /** Usage of `baton status`. */
 export const STATUS_USAGE = `Usage: baton status [--all] [--json] [--db PATH] [--workspace DIR]
 
-Lists executions (only unfinished ones unless --all; at most 50, newest first), with their steps. Asks the
-process that owns the database when one runs; otherwise reads the file and writes nothing. With no database
-there is nothing to list: status says where it looked and exits 1; it never creates one.
+Lists executions (only unfinished ones unless --all; at most 50, newest first, saying so when it leaves older
+ones out), with their steps. Asks the process that owns the database when one runs; otherwise reads the file and
+writes nothing. With no database there is nothing to list: status says where it looked and exits 1; it never
+creates one.
 
 Options:
   --all                   also list finished (completed, failed or cancelled) executions
-  --json                  print {"executions": [...]} instead of text
+  --json                  print {"executions": [...], "more": false} instead of text (more: older ones left out)
 ${DB_USAGE}
 ${USAGE_FOOTER}`;
 

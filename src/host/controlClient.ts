@@ -92,8 +92,8 @@ export async function decideViaOwner(owner: DiscoveryInfo, decision: Omit<Extrac
 }
 
 /** Lists executions through the owner. */
-export async function statusViaOwner(owner: DiscoveryInfo, activeOnly: boolean): Promise<ExecutionSummary[]> {
-  const body = (await callControl(owner, { op: 'status', active_only: activeOnly })) as { executions: ExecutionSummary[] };
+export async function statusViaOwner(owner: DiscoveryInfo, activeOnly: boolean, limit?: number): Promise<ExecutionSummary[]> {
+  const body = (await callControl(owner, { op: 'status', active_only: activeOnly, ...(limit !== undefined ? { limit } : {}) })) as { executions: ExecutionSummary[] };
   return body.executions;
 }
 
