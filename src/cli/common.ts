@@ -112,6 +112,10 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     if (typeof value !== 'string') continue;
     const kind = folderKind(value);
     if (kind !== 'folder') throw new CliError(`--${flag} ${value}: ${kind === 'missing' ? 'no such folder' : 'not a folder'}; name an existing folder\n\n${usage}`, 2);
+    // A folder that is not a content folder (the project's own, say) loads nothing, and every workflow goes missing.
+    if (flag === 'content' && !CONTENT_FOLDERS.some((d) => folderKind(join(value, d)) === 'folder')) {
+      process.stderr.write(`baton: warning: --content ${value} holds none of ${CONTENT_FOLDERS.map((d) => `${d}/`).join(', ')}: none of Baton's bundled agents, rules or workflows is loaded; leave --content out to load them\n`);
+    }
   }
   return parsed;
 }
@@ -162,6 +166,9 @@ function commandOf(usage: string): string {
 }
 
 /** Whether `path` is a folder, something else, or nothing. */
+/** The folders of a content folder (`content/` shipped with Baton, or one laid out like it). */
+const CONTENT_FOLDERS = ['agents', 'rules', 'workflows', 'contracts', 'blueprints', 'spec-templates', 'teams'];
+
 function folderKind(path: string): 'folder' | 'other' | 'missing' {
   try {
     return statSync(path).isDirectory() ? 'folder' : 'other';

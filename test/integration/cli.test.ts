@@ -1,5 +1,6 @@
 // Rule: `baton mcp` over real stdio speaks only JSON-RPC on stdout (logs on stderr), runs bug-fix to its human gate,
-// and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2.
+// and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2;
+// a --content folder with no content in it is warned of.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -149,6 +150,20 @@ describe('baton command line usage', () => {
     const r = await runCli(['reject', 'some-execution']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /reject needs --feedback TEXT: tell the agent what to change/);
+  });
+
+  it('a --content folder that is not laid out as Baton\'s content is warned of: none of the bundled workflows would load', async () => {
+    const setup = tempSetup('baton-content-');
+    try {
+      const db = join(setup.dir, 'none.db');
+      const project = await runCli(['approve', 'x', '--db', db, '--content', setup.workspace]);
+      assert.equal(project.code, 1, 'it goes on (here to the missing database)');
+      assert.ok(project.stderr.startsWith(`baton: warning: --content ${setup.workspace} holds none of agents/, rules/, workflows/, contracts/, blueprints/, spec-templates/, teams/: none of Baton's bundled agents, rules or workflows is loaded; leave --content out to load them\n`), project.stderr);
+      const bundled = await runCli(['approve', 'x', '--db', db, '--content', join(ROOT, 'content')]);
+      assert.doesNotMatch(bundled.stderr, /warning/);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
   });
 
   it('a --workspace or --content that is not an existing folder, and a negative number, exit 2 with the flag\'s own words', async () => {
