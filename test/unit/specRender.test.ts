@@ -1,6 +1,7 @@
 // Rule: every phase and task of every fixture renders through the bundled templates with no placeholder left, the
 // phase's gate and the task's acceptance criteria spelled out in command language; renders are cached per execution
-// and an execution's entry is dropped whole; evidence is matched to gate items by number, text or position.
+// and an execution's entry is dropped whole; evidence is matched to gate items by number, text or position, and a
+// key that matches no item is named.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -101,5 +102,24 @@ describe('spec evidence', () => {
       return true;
     });
     assert.deepEqual(checkEvidence('Phase 2', gate, ['a', 'b', 'c']), ['a', 'b', 'c']);
+  });
+  it('names the keys that match no item, which is why their entries counted for nothing', () => {
+    assert.throws(() => checkEvidence('Phase 2', gate, { 1: 'a', 4: 'b', 'Docs update': 'c', reviewed: 'd' }), (ex: Error & { details?: { unmatched?: string[] } }) => {
+      assert.match(ex.message, /1 more item: "Docs updated"\. The keys "4", "Docs update" name no item of this gate\. Submit again /);
+      assert.deepEqual(ex.details?.unmatched, ['4', 'Docs update']);
+      return true;
+    });
+    // A flood of stray keys is named by its first five, each cut, so the answer stays small.
+    const many = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`stray ${i} ${'x'.repeat(100)}`, 'e']));
+    assert.throws(() => checkEvidence('Phase 2', gate, many), (ex: Error) => {
+      assert.match(ex.message, /"stray 4 x+\u2026" \(108 characters\) and 2 more name no item of this gate\./);
+      assert.ok(ex.message.length < 1000, String(ex.message.length));
+      return true;
+    });
+    assert.throws(() => checkEvidence('Phase 2', gate, { 2: 'x' }), (ex: Error & { details?: Record<string, unknown> }) => {
+      assert.doesNotMatch(ex.message, /name(s)? no item/);
+      assert.equal('unmatched' in (ex.details ?? {}), false);
+      return true;
+    });
   });
 });
