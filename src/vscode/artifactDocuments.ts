@@ -46,7 +46,10 @@ export async function openArtifact(s: Services, arg?: unknown): Promise<void> {
 async function pickArtifact(connection: BatonConnection): Promise<ArtifactRecord | undefined> {
   const { artifacts } = await connection.artifacts({ type: 'recent', limit: 100 });
   if (artifacts.length === 0) {
-    void vscode.window.showInformationMessage('Baton: no artifacts yet.');
+    void vscode.window.showInformationMessage(
+      'Baton: no artifacts yet. A step\'s artifacts are kept once its agent submits it (or you do, with "Baton: Advance Step..."); ' +
+        'start a run with "Baton: Start Workflow...".',
+    );
     return undefined;
   }
   // Runs by their workflow and task, as the tree names them (an execution id told two runs apart for no one).

@@ -1,6 +1,7 @@
 // Rule: Open Artifact from the palette lists the artifacts newest first, each with its step, type and run as the tree
 // names it (workflow and task) and when it was made, so two runs (or two attempts of a step) are told apart; never a
-// bare execution id, nor a row that starts with " · " for an artifact of no step.
+// bare execution id, nor a row that starts with " · " for an artifact of no step; with no artifact at all it says how
+// one comes to be, not only that there is none.
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
@@ -28,5 +29,14 @@ describe('Open Artifact\'s picker', () => {
     assert.equal(items[0]!.description, 'analyze-root-cause · markdown');
     assert.match(items[0]!.detail, /^bug-fix “Fix the cart total” · \d{4}-\d\d-\d\d \d\d:\d\d$/);
     assert.ok(!items[0]!.detail.includes(r.execution_id!), items[0]!.detail);
+  });
+
+  it('with no artifact yet, says how one comes to be and how to start a run', async () => {
+    const { baton } = await makeBaton();
+    const s = { connection: new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 't' } as never) } as unknown as Services;
+    await openArtifact(s);
+    assert.equal(fakeWindow.picks.length, 0, 'no empty picker');
+    assert.equal(fakeWindow.shown.length, 1);
+    assert.match(fakeWindow.shown[0]!.message, /^Baton: no artifacts yet\. .*Advance Step.*Start Workflow/);
   });
 });
