@@ -15,7 +15,10 @@ export async function confirmTeamStop(instance: string, agent: string | null): P
 /** A running team run the person picks; undefined when there is none or they escape. */
 async function pickRunning(s: Services): Promise<string | undefined> {
   const running = (await (await s.connection.teams()).runs()).filter((r) => r.status === 'running');
-  if (!running.length) return void (await vscode.window.showInformationMessage('Baton: no agent team is running.'));
+  if (!running.length) {
+    await vscode.window.showInformationMessage('Baton: no agent team is running. Start one with "Baton: Run Agent Team (YAML)...".');
+    return undefined;
+  }
   const picked = await vscode.window.showQuickPick(
     running.map((r) => ({ label: `${r.workflow}@${r.instance}`, description: r.runId, runId: r.runId })),
     { title: 'Baton: Stop Team', placeHolder: 'The running team to stop' },
