@@ -12,7 +12,7 @@ import { pruneRuns } from './pruneRuns.js';
 import { startSpecWorkflow } from './specCommands.js';
 import type { Services } from './services.js';
 import { plural, releasedText, runName } from '../shared/labels.js';
-import { cancelQuestion } from './views/treeModel.js';
+import { cancelQuestion, SPEC_OUTLINE } from './views/treeModel.js';
 
 /** The text an agent needs to take over a step the editor holds (the token is the capability). */
 export function handoffPrompt(workflow: string, step: string, token: string): string {
@@ -58,7 +58,7 @@ export async function startWorkflow(s: Services, arg?: unknown): Promise<string 
       templates.map((t) => ({
         label: t.name,
         // A spec template's one step stands for the phases of the tasks.md it is started on: "1 step" would mislead.
-        description: `${t.dynamic_phases ? 'phases from a tasks.md' : plural(t.steps.length, 'step')} · ${t.type}` +
+        description: `${t.dynamic_phases ? SPEC_OUTLINE : plural(t.steps.length, 'step')} · ${t.type}` +
           `${t.estimated_duration_minutes ? ` · ~${t.estimated_duration_minutes} min` : ''}`,
         detail: t.description,
       })),

@@ -39,6 +39,7 @@ function fakeConnection(runs: ExecutionSummary[]) {
     availableWorkflows: async () => ({
       workflows: [{ name: 'bug-fix', description: '', type: 'sequential', steps_count: 4, estimated_duration_minutes: null, tags: [] }],
     }),
+    templates: async () => [],
   };
   const connection = Object.assign(Object.create(BatonConnection.prototype) as BatonConnection, fakes);
   return { connection, asked, event: () => events.forEach((l) => l()), change: () => changes.forEach((l) => l()) };

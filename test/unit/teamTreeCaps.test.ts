@@ -79,6 +79,7 @@ describe('a team of 300 in the tree', () => {
       onDidChange: () => ({ dispose: () => undefined }),
       listExecutions: async () => [worker],
       availableWorkflows: async () => ({ workflows: [] }),
+      templates: async () => [],
       teams: async () => teams as TeamSource,
     });
     const tree = new WorkflowsTreeProvider(connection, new SharedRunListing(connection));

@@ -50,6 +50,7 @@ function followerConnection(view: (runId: string) => Promise<Partial<PipelineRun
     availableWorkflows: async () => ({
       workflows: [{ name: 'bug-fix', description: '', type: 'sequential', steps_count: 2, estimated_duration_minutes: null, tags: [] }],
     }),
+    templates: async () => [],
     workflowStatus: async (id: string) => status(id, id === 'p1' ? 'sys' : 'bug-fix'),
     findings: async () => [],
     pipelines: async () => source as PipelineSource,

@@ -40,7 +40,7 @@ export type NodeRef =
   | { kind: 'specTask'; execution_id: string; phase: number; task: number }
   | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
   | { kind: 'finding'; execution_id: string; finding_id: string }
-  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' | 'older' };
+  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' | 'older' | 'spec-phases' };
 
 /** One tree node. */
 export interface TreeNode {
@@ -101,15 +101,21 @@ export function cancelQuestion(e: ExecutionSummary): string {
     `started ${e.started_at.slice(0, 16).replace('T', ' ')}.`;
 }
 
+/** A spec template's description in the tree while it has no run, as the Start Workflow picker says it. */
+export const SPEC_OUTLINE = 'phases from a tasks.md';
+
 /** A message node (starting, failed, empty). */
 export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['message'], label: string, detail?: string, scope?: string): TreeNode {
-  const icons = { starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info', older: 'history' } as const;
+  const icons = {
+    starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info', older: 'history', 'spec-phases': 'checklist',
+  } as const;
   const commands = {
     failed: { id: 'baton.showLog', title: 'Show Log' },
     empty: { id: 'baton.startWorkflow', title: 'Start Workflow…' },
     older: { id: 'baton.showExecution', title: 'Show Execution' },
+    'spec-phases': { id: 'baton.startSpecWorkflow', title: 'Start Spec Workflow from tasks.md...' },
   } as const;
-  const command = message === 'failed' || message === 'empty' || message === 'older' ? commands[message] : undefined;
+  const command = message === 'failed' || message === 'empty' || message === 'older' || message === 'spec-phases' ? commands[message] : undefined;
   return {
     id: scope ? `message:${message}:${scope}` : `message:${message}`, label, tooltip: detail, description: detail, icon: { id: icons[message] }, contextValue: 'message',
     collapsible: 'none', ref: { kind: 'message', message }, command,
@@ -118,9 +124,12 @@ export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['mess
 
 /**
  * The root nodes when Baton is ready: one node per template, then other executions (not from a template). A template
- * with runs lists them, expanded; one without runs is folded and opens onto its steps (templateStepNodes).
+ * with runs lists them, expanded; one without runs is folded and opens onto its steps (templateStepNodes). `fromTasks`:
+ * the templates whose phases come from a tasks.md (their one step would read "1 step", as the picker knows).
  */
-export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[], more = false): TreeNode[] {
+export function rootNodes(
+  workflows: AvailableWorkflowsResource['workflows'], executions: ExecutionSummary[], more = false, fromTasks: ReadonlySet<string> = new Set(),
+): TreeNode[] {
   const names = new Set(workflows.map((w) => w.name));
   const nodes: TreeNode[] = [];
   if (executions.length === 0) nodes.push(messageNode('empty', 'Start a workflow…'));
@@ -132,7 +141,8 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
       // has an id of its own: the template's first run appears under a new, expanded node instead of a folded one.
       id: runs.length ? `template:${w.name}` : `template:${w.name}:outline`,
       label: w.name,
-      description: runs.length ? `${active} active · ${runCount(runs.length, more)}` : plural(w.steps_count, 'step'),
+      description: runs.length ? `${active} active · ${runCount(runs.length, more)}`
+        : fromTasks.has(w.name) ? SPEC_OUTLINE : plural(w.steps_count, 'step'),
       tooltip: w.description,
       icon: { id: 'list-ordered' },
       contextValue: 'template',
@@ -155,7 +165,7 @@ export function rootNodes(workflows: AvailableWorkflowsResource['workflows'], ex
  */
 export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
   const count = template.steps.length;
-  return template.steps.map((s, i) => {
+  const steps = template.steps.map((s, i): TreeNode => {
     const tooltip = [
       `Step ${i + 1} of ${count} of the ${template.name} workflow (not started), for the ${s.agent} agent`,
       s.dependencies.length ? `after ${s.dependencies.join(', ')}` : undefined,
@@ -173,7 +183,11 @@ export function templateStepNodes(template: WorkflowTemplate): TreeNode[] {
       ref: { kind: 'templateStep', template: template.name, step_name: s.name },
     };
   });
+  // A spec template's steps are only its Phase 0: the phases that follow come from the tasks.md it is started on.
+  if (!template.dynamic_phases) return steps;
+  return [...steps, messageNode('spec-phases', 'then one phase per phase of its tasks.md', undefined, template.name)];
 }
+
 
 /** "N runs", or "N+ runs" when the listing stopped at its limit (older runs are not counted). */
 function runCount(n: number, more: boolean): string {

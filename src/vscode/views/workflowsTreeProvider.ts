@@ -141,12 +141,13 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     }
     // The view's welcome says what happened and what to do (see package.json's viewsWelcome).
     if (c.state === 'failed' || c.state === 'waiting') return [];
-    const [{ executions, more }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
+    const [{ executions, more }, workflows, templates] = await Promise.all([this.list(), c.availableWorkflows(), c.templates()]);
+    const fromTasks = new Set(templates.filter((t) => t.dynamic_phases).map((t) => t.name));
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;
     const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
     const teams = executions.some((e) => e.kind === 'worker') ? teamsGroupNode(await this.teamRuns()) : null;
-    return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions, more)];
+    return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions, more, fromTasks)];
   }
 
   /** A pipeline run's steps stopped under it when it paused or stopped, with why (read here, or from the owner). */
