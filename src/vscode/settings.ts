@@ -2,7 +2,7 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLimiter.js';
 import { DEFAULT_RETENTION, type RetentionPolicy } from '../core/retention.js';
-import { assertToolGroups, DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
+import { assertToolGroups, DEFAULT_TOOL_GROUPS, TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
 
 /** Reads one setting under `baton.` (like `WorkspaceConfiguration.get`). */
 export type SettingReader = <T>(key: string) => T | undefined;
@@ -84,10 +84,14 @@ export function readSettings(get: SettingReader, folder: string): BatonSettings 
   const groups = get<string[]>('mcp.toolGroups');
   if (Array.isArray(groups) && groups.length > 0) {
     try {
-      toolGroups = groups.includes('all') ? assertToolGroups(['broker', 'specs', 'lifecycle', 'content', 'memory', 'context']) : assertToolGroups(groups);
+      // "all" with a misspelt group is a typo too, as `baton mcp --tools all,bogus` says.
+      const named = assertToolGroups(groups.filter((g) => g !== 'all'));
+      toolGroups = groups.includes('all') ? [...TOOL_GROUPS] : named;
     } catch (ex) {
       problems.push(`baton.mcp.toolGroups: ${(ex as Error).message}; using ${toolGroups.join(', ')}`);
     }
+  } else if (groups !== undefined && groups !== null && !Array.isArray(groups)) {
+    problems.push(`baton.mcp.toolGroups must be a list such as ["broker", "lifecycle"] (got ${JSON.stringify(groups)}); using ${toolGroups.join(', ')}`);
   }
   return {
     dbPath: databasePath(dbSetting, folder),

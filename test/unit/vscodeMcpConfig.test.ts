@@ -109,6 +109,18 @@ describe('settings', () => {
     assert.equal(databasePath('/abs/x.db', '/ws'), '/abs/x.db');
   });
 
+  it('reports a tool group misspelt beside "all", and a value that is not a list, as the CLI refuses them', () => {
+    const groups = (value: unknown) => readSettings(<T>(k: string) => (k === 'mcp.toolGroups' ? value : undefined) as T, '/ws');
+    const typo = groups(['all', 'lifecycel']);
+    assert.deepEqual(typo.toolGroups, ['broker']);
+    assert.deepEqual(typo.problems, ['baton.mcp.toolGroups: unknown tool group "lifecycel"; valid groups: broker, specs, lifecycle, content, memory, context (or "all"); using broker']);
+    const text = groups('lifecycle');
+    assert.deepEqual(text.toolGroups, ['broker']);
+    assert.deepEqual(text.problems, ['baton.mcp.toolGroups must be a list such as ["broker", "lifecycle"] (got "lifecycle"); using broker']);
+    assert.deepEqual(groups([]).problems, [], 'an empty list is the default, as the description says');
+    assert.deepEqual(groups(['all', 'broker']).toolGroups.length, 6);
+  });
+
   it('reads the retention limits: whole numbers ≥ 0 (0 turns a limit off); anything else is the default, reported', () => {
     const read = (days: unknown, maxRuns: unknown, idleDays: unknown = undefined) =>
       readSettings(<T>(k: string) => ({ 'retention.days': days, 'retention.maxRuns': maxRuns, 'retention.idleDays': idleDays } as Record<string, unknown>)[k] as T, '/ws');
