@@ -5,6 +5,7 @@ import { relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { ContentProblem } from '../core/api.js';
 import { folderOrAsk } from './openFolder.js';
+import { refuseUntrusted } from './workspaceTrust.js';
 import { instantiateBlueprint } from '../core/pipelines/blueprint.js';
 import { RUNNER_KINDS, type RunnerKind } from '../core/pipelines/runner.js';
 import { formatProblems } from '../core/pipelines/systemFile.js';
@@ -118,7 +119,7 @@ async function chooseSystem(s: Services, folder: string, arg: unknown): Promise<
 /** `baton.runPipeline`: see the file comment. The argument may be a pipeline node of the tree. */
 export async function runPipeline(s: Services, arg?: unknown): Promise<string | undefined> {
   const folder = folderOrAsk('Run Pipeline needs an open folder: its .baton/pipelines holds the systems, and the agents work in it.');
-  if (!folder) return undefined;
+  if (!folder || refuseUntrusted('Run Pipeline')) return undefined;
   const chosen = await chooseSystem(s, folder, arg);
   if (!chosen) return undefined;
   const input = await vscode.window.showInputBox({

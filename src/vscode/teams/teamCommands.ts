@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import { folderOrAsk } from '../openFolder.js';
+import { refuseUntrusted } from '../workspaceTrust.js';
 import { kickoffWarnings } from '../../core/worker/kickoffWarnings.js';
 import { checkInstanceName, DEFAULT_INSTANCE } from '../../core/worker/workflowVariables.js';
 import { bundledContentDir } from '../../host/openBaton.js';
@@ -59,7 +60,7 @@ async function chooseFile(s: Services, folder: string): Promise<TeamFile | undef
 /** `baton.runTeam`: see the file comment. Answers with the team run's id. */
 export async function runTeam(s: Services): Promise<string | undefined> {
   const folder = folderOrAsk('Run Agent Team needs an open folder: the agents work in it and the team context (.workflow/) is written there.');
-  if (!folder) return undefined;
+  if (!folder || refuseUntrusted('Run Agent Team')) return undefined;
   const file = await chooseFile(s, folder);
   if (!file) return undefined;
   const instance = await vscode.window.showInputBox({
