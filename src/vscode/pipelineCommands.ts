@@ -120,6 +120,8 @@ async function chooseSystem(s: Services, folder: string, arg: unknown): Promise<
 export async function runPipeline(s: Services, arg?: unknown): Promise<string | undefined> {
   const folder = folderOrAsk('Run Pipeline needs an open folder: its .baton/pipelines holds the systems, and the agents work in it.');
   if (!folder || refuseUntrusted('Run Pipeline')) return undefined;
+  // A database that could not be opened is said now, not after the person chose a pipeline and typed the task.
+  await s.connection.ready();
   const chosen = await chooseSystem(s, folder, arg);
   if (!chosen) return undefined;
   const input = await vscode.window.showInputBox({

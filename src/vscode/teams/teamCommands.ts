@@ -61,6 +61,8 @@ async function chooseFile(s: Services, folder: string): Promise<TeamFile | undef
 export async function runTeam(s: Services): Promise<string | undefined> {
   const folder = folderOrAsk('Run Agent Team needs an open folder: the agents work in it and the team context (.workflow/) is written there.');
   if (!folder || refuseUntrusted('Run Agent Team')) return undefined;
+  // A database that could not be opened is said now, not after the person chose a file and named the instance.
+  await s.connection.ready();
   const file = await chooseFile(s, folder);
   if (!file) return undefined;
   const instance = await vscode.window.showInputBox({
