@@ -31,6 +31,8 @@ async function chooseTasksFile(arg: unknown): Promise<vscode.Uri | undefined> {
 
 /** `baton.startSpecWorkflow`: starts a spec workflow on a tasks.md and opens its panel; an agent takes Phase 0. */
 export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<string | undefined> {
+  // A database that could not be opened is said now, not after the person chose among the workspace's tasks.md files.
+  await s.connection.ready();
   const uri = await chooseTasksFile(arg);
   if (!uri) return undefined;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
