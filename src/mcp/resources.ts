@@ -1,9 +1,11 @@
 // The read-only resources of the broker spec, with DESIGN.md's hyphenated schemes.
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { BatonApi } from '../core/api.js';
+import type { ArtifactQuery, ArtifactsResource, BatonApi } from '../core/api.js';
 import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
 import { BatonError } from '../core/errors.js';
+import { CONTENT_TYPES } from '../core/lifecycleTypes.js';
+import { ARTIFACT_TYPES } from '../core/types.js';
 import { resourceCompleters } from './completions.js';
 import { quoted } from './inputErrors.js';
 
@@ -39,6 +41,35 @@ function executionEntries(baton: BatonApi, scheme: string, label: string) {
     list.push({ uri: `${scheme}://${encodeURIComponent(id)}`, name: `${label}: ${e.workflow ?? e.kind} ${id}`, mimeType: JSON_MIME });
   }
   return list;
+}
+
+// What a stored artifact's type can be: a step's artifact (the broker's types) or store_artifact's content type.
+const KNOWN_TYPES: readonly string[] = [...new Set<string>([...ARTIFACT_TYPES, ...CONTENT_TYPES])];
+
+/**
+ * Runs an artifact query. An empty answer that comes from a typo rather than from no artifacts (a type no artifact can
+ * have, an id that names no execution, a task id or `active` where an execution id is due) is an error naming what
+ * to read.
+ */
+function artifactsOf(baton: BatonApi, q: ArtifactQuery): ArtifactsResource {
+  const found = baton.artifacts(q);
+  if (found.total > 0) return found;
+  if (q.type === 'by_type' && !KNOWN_TYPES.includes(q.artifact_type)) {
+    throw new BatonError('invalid_input', `No artifact type ${quoted(q.artifact_type)}; the types are ${KNOWN_TYPES.join(', ')} (workflow-artifacts://type/{type}).`);
+  }
+  if (q.type !== 'execution' || q.artifact_id !== undefined) return found;
+  let executionId: string;
+  try {
+    executionId = baton.workflowStatus(q.execution_id, { artifacts: false }).execution_id;
+  } catch (ex) {
+    if (!BatonError.is(ex, 'execution_not_found')) throw ex;
+    throw new BatonError('execution_not_found', `No execution ${quoted(q.execution_id)}; workflow-artifacts://{execution_id} takes an execution id, as workflow-status://active names it (execution_id), or read workflow-artifacts://recent?limit=50.`);
+  }
+  if (executionId !== q.execution_id) {
+    const final = q.is_final ? '?final=true' : '';
+    throw new BatonError('invalid_input', `${quoted(q.execution_id)} is not an execution id; the artifacts of the execution it names are at workflow-artifacts://${encodeURIComponent(executionId)}${final}.`);
+  }
+  return found;
 }
 
 /** Registers every resource; errors thrown here are BatonErrors that the read wrapper turns into MCP errors. */
@@ -106,6 +137,6 @@ export function registerResources(server: McpServer, baton: BatonApi): void {
         'Artifacts by query: recent?limit=N, type/{type}?limit=N, final, final/{execution_id}, {execution_id}, {execution_id}?final=true.',
       mimeType: JSON_MIME,
     },
-    (uri) => json(uri, baton.artifacts(parseArtifactsUri(uri.href))),
+    (uri) => json(uri, artifactsOf(baton, parseArtifactsUri(uri.href))),
   );
 }

@@ -140,6 +140,12 @@ describe('MCP server on the real core (in memory)', () => {
     assert.equal((await read(`final/${sc.execution_id}`)).artifacts.length, 0);
     assert.ok((await read('final')).artifacts.every((a) => a.execution_id !== sc.execution_id));
     await assert.rejects(client.readResource({ uri: 'workflow-artifacts://recent?limit=abc' }), /Valid forms/);
+    // A typo reads as an error naming what to read, not as an empty list; a real type or run with none stays empty.
+    await assert.rejects(client.readResource({ uri: 'workflow-artifacts://type/code' }), /No artifact type "code"; the types are design_doc, .*markdown/);
+    assert.equal((await read('type/adr')).total, 0);
+    await assert.rejects(client.readResource({ uri: 'workflow-artifacts://no-such-run' }), /No execution "no-such-run"; workflow-artifacts:\/\/\{execution_id\} takes an execution id/);
+    await assert.rejects(client.readResource({ uri: `workflow-artifacts://${sc.task_id}?final=true` }),
+      new RegExp(`"${sc.task_id}" is not an execution id; the artifacts of the execution it names are at workflow-artifacts://${sc.execution_id}\\?final=true`));
     for (const uri of ['persona://%ZZ', 'current-step://%', 'workflow-status://%FF', 'project-context://%C3%28']) {
       await assert.rejects(client.readResource({ uri }), (ex: { code?: number; message?: string }) => {
         assert.equal(ex.code, -32602, `${uri}: ${ex.message}`);
