@@ -139,6 +139,29 @@ describe('workflow file: problems name file, line, field and fix', () => {
   });
 });
 
+describe('workflow file: a YAML syntax error is one problem at its line', () => {
+  it('a ${{ }} in a { } mapping: the first error, with the quotes to add and how many errors followed it', () => {
+    const found = parse(`${AGENT}setup:\n  - { shell: echo \${{ workflow.name }}, as: x }\n`).problems;
+    assert.equal(found.length, 1, formatProblems(found));
+    assert.equal(found[0]!.line, 6);
+    assert.match(found[0]!.message, /^YAML syntax error: .*; a value holding \{\{ \}\} or \$\{\{ \}\} is read as YAML braces unless it is quoted: write it in quotes, as "echo \$\{\{ name \}\}" \(\d+ more YAML errors after it, most often caused by this one: fix it first\)$/);
+  });
+
+  it('{{ }} as a value is a problem of the field, not a Node warning on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const found = parse('agents:\n  a:\n    model: claude-x\n    system_prompt: {{ workflow.name }}\n').problems;
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.match(formatProblems(found), /t\.yaml:4: agents\.a\.system_prompt: must be inline text, .* got a mapping/);
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe('variables and context', () => {
   const ctx = resolveContext(undefined, 'review', 'pr-123');
   it('fills the spec\'s defaults and interpolates the dir', () => {

@@ -128,7 +128,9 @@ export function parseYaml(raw: string, path: string): YamlText | { problems: Con
   let doc: ReturnType<typeof parseDocument>;
   try {
     // `merge`: YAML 1.1's `<<: *base` merge keys, which people use to share fields between agents or steps.
-    doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true });
+    // `logLevel: 'error'`: the parser's warnings (a mapping used as a key, as `{{ x }}` is) went to the process's stderr
+    // as Node warnings; what matters in them comes back as this file's problems.
+    doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true, logLevel: 'error' });
   } catch (ex) {
     return { problems: [unreadableYaml(path, ex)] };
   }
@@ -136,17 +138,24 @@ export function parseYaml(raw: string, path: string): YamlText | { problems: Con
     // The parser places an error it meets at the end (a quote or bracket never closed) after a final newline: on a line
     // past the file's last, which an editor cannot go to. It is the last line, and the message says the end.
     const lastLine = Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+    // Only the first error is reported: the parser goes on after it and reports the rest of the file token by token
+    // (one `${{ x }}` in a `{ ... }` gave 70 lines), which buries the one line to fix.
+    const e = doc.errors[0]!;
+    const line = e.linePos?.[0].line ?? null;
+    const atEnd = e.pos[0] >= text.length;
+    const more = doc.errors.length - 1;
+    const lineText = line === null ? '' : text.split('\n')[line - 1] ?? '';
+    const hint = e.code !== 'MULTIPLE_DOCS' && lineText.includes('{{')
+      ? '; a value holding {{ }} or ${{ }} is read as YAML braces unless it is quoted: write it in quotes, as "echo ${{ name }}"'
+      : '';
+    const after = more > 0 ? ` (${more} more YAML error${more > 1 ? 's' : ''} after it, most often caused by this one: fix it first)` : '';
     return {
-      problems: doc.errors.map((e) => {
-        const line = e.linePos?.[0].line ?? null;
-        const atEnd = e.pos[0] >= text.length;
-        return {
-          path, line: line === null ? null : Math.min(line, lastLine),
-          message: e.code === 'MULTIPLE_DOCS'
-            ? 'YAML syntax error: the file holds more than one YAML document (a "---" line starts another); keep one: remove the "---" and what follows it, or move it to a file of its own'
-            : `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}${atEnd ? ' (at the end of the file)' : ''}`,
-        };
-      }),
+      problems: [{
+        path, line: line === null ? null : Math.min(line, lastLine),
+        message: e.code === 'MULTIPLE_DOCS'
+          ? 'YAML syntax error: the file holds more than one YAML document (a "---" line starts another); keep one: remove the "---" and what follows it, or move it to a file of its own'
+          : `YAML syntax error: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}${atEnd ? ' (at the end of the file)' : ''}${hint}${after}`,
+      }],
     };
   }
   let root: unknown;
