@@ -65,6 +65,11 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   assert.equal(one.stdout.trim(), 'stopped s@inst');
   await waitFor(() => !isPidAlive(sleeper), 10_000, 'the stopped agent\'s process to die');
   assert.match((await w.cli(['list'])).stdout, /s@inst +team\.yaml +stopped/);
+  // A stopped agent takes no more turns: a message to it would wake nobody, so it is refused and not posted.
+  const toStopped = await w.cli(['send', 'are you there?', '--to', 's@inst']);
+  assert.equal(toStopped.code, 1);
+  assert.ok(toStopped.stderr.includes('s@inst was stopped and takes no more turns, so nothing was sent; post to the whole team with --to @inst'), toStopped.stderr);
+  assert.doesNotMatch((await w.cli(['peek', '@inst'])).stdout, /are you there\?/);
   assert.equal(isPidAlive(owner.child.pid!), true);
   assert.equal((await w.cli(['stop', '@inst'])).stdout.trim(), 'stopped @inst');
   assert.equal(await owner.exited, 0);

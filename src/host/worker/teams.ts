@@ -283,6 +283,10 @@ export class Teams {
     const team = this.get(instance);
     if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has ended (${team.end.reason}); start it again with \`baton start FILE --instance ${instance}\``);
     if (agent !== null && !(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
+    // A stopped agent never wakes again: the message would be posted for nobody to read.
+    if (agent !== null && team.runner.states()[agent] === 'stopped') {
+      throw new BatonError('invalid_state', `${agent}@${instance} was stopped and takes no more turns, so nothing was sent; post to the whole team with --to @${instance}, or start the team again (baton stop @${instance}, then baton start FILE --instance ${instance})`);
+    }
     const text = agent !== null && !new RegExp(`@${agent}(?![A-Za-z0-9_-])`).test(message) ? `@${agent} ${message}` : message;
     const entry = await team.provider.appendChannel(from, text);
     team.runner.notify();
