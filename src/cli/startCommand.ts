@@ -69,6 +69,17 @@ async function background(file: string, values: Values, args: string[]): Promise
   const logDir = join(dirname(dbPath), 'teams');
   mkdirSync(logDir, { recursive: true });
   const log = join(logDir, `${instance}.log`);
+  // The wait below takes the instance's listing as the sign the child started: an instance of that name already
+  // running would pass for it while the child fails, so it is refused here as the foreground start refuses it.
+  const live = readDiscovery(dbPath);
+  if (live && (await ownerAnswers(live))) {
+    const list = (await callControl(live, { op: 'team_list' })) as { result: { instance: string; source: string }[] };
+    const running = list.result.find((a) => a.instance === instance);
+    if (running) {
+      const db = dbFlagFor(dbPath);
+      throw new CliError(`team instance @${instance} is already running (${running.source}); stop it with \`baton stop @${instance}${db}\`, or start this one with --instance NAME`, 1);
+    }
+  }
   const fd = openSync(log, 'a');
   const child = spawn(process.execPath, [process.argv[1]!, 'start', ...args.filter((a) => a !== '--background')], { detached: true, stdio: ['ignore', fd, fd], cwd: process.cwd() });
   child.unref();

@@ -202,6 +202,11 @@ test('start --background: a detached baton start runs the team; stop ends it', a
   pids.push(pid);
   assert.match(r.stdout, /log: .*teams\/bg\.log/);
   assert.match((await w.cli(['list'])).stdout, /t@bg +team\.yaml/);
+  // The same instance again is refused, not reported as started by the process that already runs it.
+  const again = await w.cli(['start', 'team.yaml', '--background', '--instance', 'bg']);
+  assert.equal(again.code, 1, again.stdout);
+  assert.equal(again.stdout, '');
+  assert.match(again.stderr, /team instance @bg is already running \(team\.yaml\); stop it with `baton stop @bg --db .*`, or start this one with --instance NAME/);
   await w.cli(['stop', '@bg']);
   await waitFor(() => !isPidAlive(pid), 15_000, 'the background process to exit');
 });
