@@ -163,12 +163,25 @@ test('new: an agent joins a running team\'s channel (--context @instance); a sta
   assert.equal((await w.cli(['new', 'helper', '--backend', 'command', '--context', '@inst', '--', 'node', AGENT])).code, 1);
   assert.equal((await w.cli(['new', 'x', '--backend', 'command'])).code, 2);
   assert.equal((await w.cli(['new', 'x', '--backend', 'nope'])).code, 2);
+  // A standalone name taken by a running instance, and a bare NAME that names nothing: said in terms of NAME.
+  const taken = await w.cli(['new', 'inst', '--backend', 'command', '--', 'node', AGENT]);
+  assert.equal(taken.code, 1);
+  assert.match(taken.stderr, /'inst' is the name of a running team instance \(@inst, team\.yaml\); a standalone agent runs as an instance of its own name, so pick another NAME \(or join that team with --context @inst\)/);
+  assert.doesNotMatch(taken.stderr, /--instance/);
+  const ghost = await w.cli(['stop', 'ghost']);
+  assert.equal(ghost.code, 1);
+  assert.match(ghost.stderr, /no standalone agent ghost \(nor a team instance @ghost\); running: @inst/);
+  assert.match((await w.cli(['send', 'hi', '--to', 'ghost'])).stderr, /no standalone agent ghost \(nor a team instance @ghost\)/);
+  assert.match((await w.cli(['stop', 'ghost@inst'])).stderr, /no agent ghost in @inst; its agents: t, helper/);
   await w.cli(['stop', '--all']);
   assert.equal(await owner.exited, 0);
 
   const solo = w.start(['solo', '--backend', 'command', '--', 'node', AGENT], {}, 'new');
   await waitFor(() => solo.out().includes('standalone agent solo runs'), 20_000, `new (${solo.err()})`);
   assert.match((await w.cli(['list'])).stdout, /^solo +\(standalone\) +idle$/m);
+  const twice = await w.cli(['new', 'solo', '--backend', 'command', '--', 'node', AGENT]);
+  assert.equal(twice.code, 1);
+  assert.match(twice.stderr, /standalone agent solo is already running; stop it with `baton stop solo( --db [^`]+)?`, or pick another NAME/);
   const sent = await w.cli(['send', 'hello', '--to', 'solo']);
   assert.match(sent.stdout, /\[user\]\n@solo hello/);
   await waitFor(() => w.log().some((l) => l.startsWith('solo ')), 20_000, 'the standalone agent woken by send');

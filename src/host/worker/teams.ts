@@ -231,6 +231,13 @@ export class Teams {
       await this.runs.addAgent(team.runId, { name: req.name, backend: req.def.backend ?? 'claude', model: req.def.model });
       return `${req.name}@${req.context}`;
     }
+    // A standalone agent is an instance of its own name: a name taken is refused in the terms of `new` (no --instance).
+    const taken = this.instances.get(req.name);
+    if (taken && !taken.end) {
+      throw new BatonError('invalid_state', taken.source === STANDALONE
+        ? `standalone agent ${req.name} is already running; stop it with \`baton stop ${req.name}\`, or pick another NAME`
+        : `'${req.name}' is the name of a running team instance (@${req.name}, ${taken.source}); a standalone agent runs as an instance of its own name, so pick another NAME (or join that team with --context @${req.name})`);
+    }
     const team = await this.start({ file: STANDALONE, workflow: { name: req.name, agents: { [req.name]: req.def } }, instance: req.name, mode: 'start', cwd: req.cwd });
     return `${req.name}@${team.instance}`;
   }
@@ -240,6 +247,13 @@ export class Teams {
     const team = this.instances.get(name);
     if (!team) throw new BatonError('not_found', `no team instance @${name}; running: ${this.names().map((n) => `@${n}`).join(', ') || 'none'} (see \`baton list\`)`);
     return team;
+  }
+
+  /** The instance of a target; a missing `NAME@NAME` (the CLI passes a standalone agent NAME so) is named as NAME. */
+  private targetInstance(agent: string | null, instance: string): TeamInstance {
+    if (agent !== instance || this.instances.has(instance)) return this.get(instance);
+    const running = this.names().map((n) => `@${n}`).join(', ') || 'none';
+    throw new BatonError('not_found', `no standalone agent ${agent} (nor a team instance @${instance}); running: ${running} (see \`baton list\`; a team's agent is agent@instance)`);
   }
 
   /** Instance names, running ones first. */
@@ -266,7 +280,7 @@ export class Teams {
       return all.map((t) => `@${t.instance}`);
     }
     const { agent, instance } = parseTarget(target);
-    const team = this.get(instance);
+    const team = this.targetInstance(agent, instance);
     if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has already ended (${team.end.reason})`);
     if (agent === null) {
       team.runner.stop(`stopped by baton stop @${instance}`);
@@ -280,7 +294,7 @@ export class Teams {
   /** Posts a person's message to an instance's channel (mentioning the agent when `to` names one). */
   async send(message: string, to: string, from = 'user'): Promise<ChannelEntry> {
     const { agent, instance } = parseTarget(to);
-    const team = this.get(instance);
+    const team = this.targetInstance(agent, instance);
     if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has ended (${team.end.reason}); start it again with \`baton start FILE --instance ${instance}\``);
     if (agent !== null && !(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
     // A stopped agent never wakes again: the message would be posted for nobody to read.
