@@ -121,6 +121,22 @@ test('YAML syntax error: reported with its line; the file is skipped and the res
   assert.ok(names.includes('bug-fix') && names.includes('debugger') && names.includes('security'));
 });
 
+test('a team workflow, a pipeline or a blueprint put among the workflows: one problem naming where it belongs', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['team', 'agents:\n  coder:\n    model: claude-x\n    system_prompt: hi\nkickoff: "@coder go"\n',
+      /^this is a team workflow \(agents as a mapping of names, with a kickoff\), not a workflow template; workflows\/ holds workflow templates \(name, description, steps\): move it out of that folder and run it with baton run FILE$/],
+    ['pipe', 'name: pipe\nagents:\n  - { id: a, runner: command, command: [node, a.js] }\nworkflow:\n  - { id: s, type: agent, agentId: a }\n',
+      /^this is a pipeline .*: move it to \.baton\/pipelines\/ and run it with baton pipeline run NAME$/],
+    ['blue', 'id: blue\nagentTemplates: []\nworkflowTemplate: []\n', /^this is a blueprint .*: move it to \.baton\/blueprints\/ and make a pipeline of it with baton blueprint new NAME --from BLUEPRINT$/],
+  ];
+  for (const [name, text, message] of cases) {
+    const { problems, names } = await problemsOf(`workflows/${name}.yaml`, text);
+    assertOne(problems, `${W}/workflows/${name}.yaml`, 1, message);
+    assert.equal(problems.filter((p) => p.path === `${W}/workflows/${name}.yaml`).length, 1, name);
+    assert.ok(!names.includes(name));
+  }
+});
+
 test('a YAML syntax error met at the end of the file is on its last line (the parser says the one after it)', async () => {
   const lines = ['name: broken', 'description: "never closed', 'type: sequential', 'steps: []'];
   for (const [ending, text] of [['a final newline', `${lines.join('\n')}\n`], ['CRLF', `${lines.join('\r\n')}\r\n`], ['none', lines.join('\n')]]) {

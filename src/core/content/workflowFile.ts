@@ -83,6 +83,11 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   if (Array.isArray(root['workflows']) && root['steps'] === undefined && root['phases'] === undefined) {
     return { template: undefined, problems: [], agentLines, registry: true };
   }
+  const other = root['steps'] === undefined && root['phases'] === undefined ? otherKind(root) : undefined;
+  if (other) {
+    r.error([], other);
+    return fail();
+  }
   const where = 'workflow';
   r.unknownKeys(root, [], where, TEMPLATE_FIELDS);
   const name = r.name(root, [], where, fallbackName);
@@ -100,6 +105,27 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   if (complexity) template.complexity = complexity;
   if (dynamicPhases && dynamicConfig) Object.assign(template, { dynamic_phases: true, dynamic_config: dynamicConfig });
   return { template, problems: r.problems, agentLines };
+}
+
+/**
+ * Where a file of another kind found among the workflow templates belongs: a team workflow (agents as a mapping),
+ * a pipeline (a list of agents and workflow steps) or a blueprint; undefined for anything else.
+ */
+function otherKind(root: Record<string, unknown>): string | undefined {
+  const reads = 'workflows/ holds workflow templates (name, description, steps)';
+  if (isMapping(root['agents']) && root['workflow'] === undefined) {
+    return `this is a team workflow (agents as a mapping of names, with a kickoff), not a workflow template; ${reads}: `
+      + 'move it out of that folder and run it with baton run FILE';
+  }
+  if (Array.isArray(root['agents']) && root['workflow'] !== undefined) {
+    return `this is a pipeline (a list of agents, and workflow steps), not a workflow template; ${reads}: `
+      + 'move it to .baton/pipelines/ and run it with baton pipeline run NAME';
+  }
+  if (root['agentTemplates'] !== undefined || root['workflowTemplate'] !== undefined) {
+    return `this is a blueprint (agentTemplates, workflowTemplate), not a workflow template; ${reads}: `
+      + 'move it to .baton/blueprints/ and make a pipeline of it with baton blueprint new NAME --from BLUEPRINT';
+  }
+  return undefined;
 }
 
 /** The `dynamic_config` of a template with `dynamic_phases: true` (the dynamic-spec-workflows spec's metadata). */
