@@ -14,6 +14,7 @@ import { FakeRunner } from '../helpers/fakeRunner.js';
 
 const TEAMS = join(__dirname, '..', 'fixtures', 'teams', 'spec');
 const PIPELINES = join(__dirname, '..', 'fixtures', 'pipelines', 'spec');
+const ROOT_CONTENT = join(__dirname, '..', '..', 'content');
 const readFile = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : undefined);
 
 function team(name: string) {
@@ -154,6 +155,19 @@ test('a blueprint or a team workflow given as a pipeline, or a pipeline or bluep
   assert.match(formatProblems(asTeam.problems), /^p\.yaml:2: \(file\): this is a pipeline \(workflow steps\), not a team workflow; run it with baton pipeline run FILE --input TEXT/);
   assert.match(formatProblems(parseWorkflowFile(blueprint, 'b.yaml', 'b').problems),
     /this is a blueprint .*baton blueprint new NAME --from feature-implementation \(/);
+});
+
+test('a workflow template given to baton run or baton pipeline run is told how a workflow template starts', () => {
+  const path = join(ROOT_CONTENT, 'workflows', 'bug-fix.yaml');
+  const raw = readFileSync(path, 'utf8');
+  const how = 'this is a workflow template (steps an agent takes one at a time), not a KIND; put it in .baton/workflows/ and start it '
+    + 'from an agent with workflow_next_step({ template_name: "bug-fix" }), or with Baton: Start Workflow... in the editor';
+  const asTeam = parseWorkflowFile(raw, 'w.yaml', 'w').problems;
+  assert.equal(formatProblems(asTeam), `w.yaml:2: (file): ${how.replace('KIND', 'team workflow')} (a team workflow has agents as a `
+    + 'mapping of names, and a kickoff that @mentions them)');
+  const asPipeline = parseSystemFile(raw, 'w.yaml', 'w').problems;
+  assert.equal(formatProblems(asPipeline), `w.yaml:2: (file): ${how.replace('KIND', 'pipeline')} (a pipeline lists its agents with id `
+    + 'and has workflow steps)');
 });
 
 test('the spec\'s modelConfigOverride names an agent\'s model as modelConfig does, and wins over it', () => {

@@ -108,6 +108,19 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
 }
 
 /**
+ * What to do with a workflow template (steps, or the lifecycle spec's phases, and no agents) that a command for
+ * another kind of file (`kind`: "team workflow", "pipeline") was given; undefined for anything else.
+ */
+export function workflowTemplateHint(root: Record<string, unknown>, fallbackName: string, kind: string): string | undefined {
+  const steps = Array.isArray(root['steps']) || Array.isArray(root['phases']);
+  if (!steps || root['agents'] !== undefined || root['workflow'] !== undefined) return undefined;
+  const name = typeof root['name'] === 'string' ? root['name'] : fallbackName;
+  return `this is a workflow template (steps an agent takes one at a time), not a ${kind}; put it in .baton/workflows/ `
+    + `and start it from an agent with workflow_next_step({ template_name: "${name}" }), or with Baton: Start Workflow... `
+    + 'in the editor';
+}
+
+/**
  * Where a file of another kind found among the workflow templates belongs: a team workflow (agents as a mapping),
  * a pipeline (a list of agents and workflow steps) or a blueprint; undefined for anything else.
  */

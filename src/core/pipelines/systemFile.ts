@@ -3,6 +3,7 @@
 // field takes one of a set of values, the allowed values.
 import type { ContentProblem } from '../api.js';
 import { describe, isMapping, parseYaml, type FieldPath } from '../content/fieldReader.js';
+import { workflowTemplateHint } from '../content/workflowFile.js';
 import { regexProblem } from './regexCheck.js';
 import { RUNNER_KINDS, type RunnerKind } from './runner.js';
 import { didYouMean } from '../suggest.js';
@@ -186,6 +187,8 @@ export function parseSystemFile(raw: string, path: string, fallbackName: string)
  * workflowTemplate) or a team workflow (agents as a mapping, kickoff, setup, context); undefined for anything else.
  */
 function otherKind(root: Record<string, unknown>, fallbackName: string): string | undefined {
+  const template = workflowTemplateHint(root, fallbackName, 'pipeline');
+  if (template) return `${template} (a pipeline lists its agents with id and has workflow steps)`;
   if (root['agents'] !== undefined || root['workflow'] !== undefined) {
     const team = isMapping(root['agents']) && root['workflow'] === undefined;
     return team ? 'this is a team workflow (agents as a mapping of names, with kickoff and @mentions), not a pipeline; '

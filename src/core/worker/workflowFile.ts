@@ -3,6 +3,7 @@
 // names. Problems name the file, line and field, through the same YAML reader as the pipeline system files.
 import type { ContentProblem } from '../api.js';
 import { describe, isMapping, type FieldPath } from '../content/fieldReader.js';
+import { workflowTemplateHint } from '../content/workflowFile.js';
 import type { RunnerKind } from '../pipelines/runner.js';
 import { isPlaceholder, load, runnerForModel, toolsIgnored, type Parsed, type Reader } from '../pipelines/systemFile.js';
 import type { AgentDefinition, ContextConfig, SetupTask, WorkflowFile } from './types.js';
@@ -43,6 +44,11 @@ export function parseWorkflowFile(raw: string, path: string, fallbackName: strin
   const { root, r } = loaded;
   if (!isMapping(root)) {
     r.error([], `expected a mapping with agents (and optionally name, context, setup, kickoff), got ${describe(root)}`);
+    return { value: undefined, problems: r.problems };
+  }
+  const template = workflowTemplateHint(root, fallbackName, 'team workflow');
+  if (template) {
+    r.error([], `${template} (a team workflow has agents as a mapping of names, and a kickoff that @mentions them)`);
     return { value: undefined, problems: r.problems };
   }
   if (Array.isArray(root['workflow']) || root['agentTemplates'] !== undefined || root['workflowTemplate'] !== undefined) {
