@@ -1,5 +1,5 @@
 // Shapes of the lifecycle, logging, query and content tools (specs/lifecycle-tools.md names, camelCase).
-import type { ExecutionStatus, RedactPolicy, StepStatus } from './types.js';
+import { ARTIFACT_TYPES, type ExecutionStatus, type RedactPolicy, type StepStatus } from './types.js';
 
 /** A phase of a workflow, as `start_execution` returns it. */
 export interface WorkflowPhase {
@@ -73,6 +73,8 @@ export interface ExecutionLog {
 export const CONTENT_TYPES = ['text', 'markdown', 'json', 'binary'] as const;
 /** An artifact content type. */
 export type ContentType = (typeof CONTENT_TYPES)[number];
+/** Every type a stored artifact can have: a step's (the broker's types) or store_artifact's content type. */
+export const STORED_ARTIFACT_TYPES: readonly string[] = [...new Set<string>([...ARTIFACT_TYPES, ...CONTENT_TYPES])];
 
 /** A stored artifact; binary content is base64 in `content`, `sizeBytes` is the decoded size. */
 export interface LifecycleArtifact {

@@ -3,6 +3,7 @@
 // `source` (prompts.ts) is matched the same way.
 import type { CompleteResourceTemplateCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BatonApi } from '../core/api.js';
+import { STORED_ARTIFACT_TYPES } from '../core/lifecycleTypes.js';
 
 /**
  * The candidates that start with what was typed, then those that contain it (case-insensitive, each once, in the
@@ -50,7 +51,8 @@ export function resourceCompleters(baton: BatonApi): Record<string, Record<strin
         const forms = ['recent?limit=50', 'final', 'type/'];
         if (!typed) return forms;
         const ids = baton.listExecutions({ limit: 50 }).map((e) => e.execution_id);
-        return [...forms, ...ids.map((id) => `final/${id}`), ...ids, ...ids.map((id) => `${id}?final=true`)];
+        const types = STORED_ARTIFACT_TYPES.map((t) => `type/${t}`);
+        return [...forms, ...types, ...ids.map((id) => `final/${id}`), ...ids, ...ids.map((id) => `${id}?final=true`)];
       }),
     },
   };

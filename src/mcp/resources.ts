@@ -4,8 +4,7 @@ import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactQuery, ArtifactsResource, BatonApi } from '../core/api.js';
 import { parseArtifactsUri } from '../core/broker/artifactQuery.js';
 import { BatonError } from '../core/errors.js';
-import { CONTENT_TYPES } from '../core/lifecycleTypes.js';
-import { ARTIFACT_TYPES } from '../core/types.js';
+import { STORED_ARTIFACT_TYPES } from '../core/lifecycleTypes.js';
 import { resourceCompleters } from './completions.js';
 import { quoted } from './inputErrors.js';
 
@@ -43,9 +42,6 @@ function executionEntries(baton: BatonApi, scheme: string, label: string) {
   return list;
 }
 
-// What a stored artifact's type can be: a step's artifact (the broker's types) or store_artifact's content type.
-const KNOWN_TYPES: readonly string[] = [...new Set<string>([...ARTIFACT_TYPES, ...CONTENT_TYPES])];
-
 /**
  * Runs an artifact query. An empty answer that comes from a typo rather than from no artifacts (a type no artifact can
  * have, an id that names no execution, a task id or `active` where an execution id is due) is an error naming what
@@ -54,8 +50,8 @@ const KNOWN_TYPES: readonly string[] = [...new Set<string>([...ARTIFACT_TYPES, .
 function artifactsOf(baton: BatonApi, q: ArtifactQuery): ArtifactsResource {
   const found = baton.artifacts(q);
   if (found.total > 0) return found;
-  if (q.type === 'by_type' && !KNOWN_TYPES.includes(q.artifact_type)) {
-    throw new BatonError('invalid_input', `No artifact type ${quoted(q.artifact_type)}; the types are ${KNOWN_TYPES.join(', ')} (workflow-artifacts://type/{type}).`);
+  if (q.type === 'by_type' && !STORED_ARTIFACT_TYPES.includes(q.artifact_type)) {
+    throw new BatonError('invalid_input', `No artifact type ${quoted(q.artifact_type)}; the types are ${STORED_ARTIFACT_TYPES.join(', ')} (workflow-artifacts://type/{type}).`);
   }
   if (q.type !== 'execution' || q.artifact_id !== undefined) return found;
   let executionId: string;

@@ -176,6 +176,8 @@ describe('MCP server on the real core (in memory)', () => {
     assert.equal(artifacts[0], 'final');
     assert.ok(artifacts.includes(`final/${executionId}`) && artifacts.includes(`${executionId}?final=true`), 'the final forms of each execution');
     assert.deepEqual((await complete('workflow-artifacts://{+query}', 'query', '')).values, ['recent?limit=50', 'final', 'type/']);
+    const types = (await complete('workflow-artifacts://{+query}', 'query', 'type/')).values;
+    assert.ok(types.includes('type/design_doc') && types.includes('type/markdown') && types.includes('type/binary'), `the artifact types: ${types.join(', ')}`);
     // A fixed resource has nothing to complete; a template that does not exist is an Invalid params error.
     assert.deepEqual((await complete('guardrails://active', 'x', '')).values, []);
     await assert.rejects(complete('nothing://{x}', 'x', ''), { code: -32602, message: 'MCP error -32602: Resource template nothing://{x} not found' });
