@@ -3,7 +3,7 @@
 // abort alike — kills the whole process group (grandchildren included) on abort or timeout, and names the npm package
 // to install when the CLI is missing, or the PATH to put it on (which a pipeline agent's env may set).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -286,6 +286,20 @@ describe('a missing CLI', () => {
   it('a path that is not an executable file is named', async () => {
     const run = createAgentRunner('command', { executable: join(work, 'nope.sh'), scratchParent }).run({ agent: 'a', prompt: 'p', cwd: project });
     await assert.rejects(run.result, (ex: unknown) => BatonError.is(ex, 'runner_unavailable') && (ex as Error).message.includes('nope.sh" was not found'));
+    assert.deepEqual(readdirSync(scratchParent), [], 'no scratch folder was made');
+  });
+
+  it('a path that is there but cannot run says why: a file without execute permission, a folder', async () => {
+    const script = join(project, 'agent.sh');
+    writeFileSync(script, '#!/bin/sh\necho hi\n', { mode: 0o644 });
+    const plain = createAgentRunner('command', { executable: './agent.sh', scratchParent }).run({ agent: 'a', prompt: 'p', cwd: project });
+    await assert.rejects(plain.result, (ex: unknown) => {
+      assert.ok(BatonError.is(ex, 'runner_unavailable'));
+      assert.ok(ex.message.startsWith(`command: "./agent.sh" is not executable (${script}): make it so with chmod +x, or name its interpreter first, as in [sh, ./agent.sh]. `), ex.message);
+      return true;
+    });
+    const folder = createAgentRunner('command', { executable: project, scratchParent }).run({ agent: 'a', prompt: 'p', cwd: project });
+    await assert.rejects(folder.result, (ex: unknown) => BatonError.is(ex, 'runner_unavailable') && (ex as Error).message.includes(`is a folder (${project}), not a program`));
     assert.deepEqual(readdirSync(scratchParent), [], 'no scratch folder was made');
   });
 

@@ -7,7 +7,7 @@ import { RunEventQueue } from '../../core/pipelines/runEvents.js';
 import { settleRun, type ProcessEnd } from '../../core/pipelines/runOutcome.js';
 import type { AgentRun, AgentRunner, AgentRunRequest, McpEndpoint, RunnerKind } from '../../core/pipelines/runner.js';
 import { isRecord, type StreamParser } from '../../core/pipelines/streams/streamParser.js';
-import { findExecutable } from './findExecutable.js';
+import { findExecutable, whyNotExecutable } from './findExecutable.js';
 import { runProcess } from './processRun.js';
 import { makeScratchDir, REDIRECTING_VARIABLES, type ScratchDir } from './scratchDir.js';
 
@@ -66,7 +66,8 @@ export class CliRunner implements AgentRunner {
     const pathEnv = options.env?.PATH ?? request.env?.PATH ?? process.env.PATH;
     const executable = findExecutable(command, pathEnv, request.cwd);
     if (!executable) {
-      throw new BatonError('runner_unavailable', `${def.kind}: "${command}" was not found${command.includes('/') ? '' : ' on PATH'}. ${def.install}`, {
+      const why = command.includes('/') || command.includes('\\') ? whyNotExecutable(command, request.cwd) : 'was not found on PATH';
+      throw new BatonError('runner_unavailable', `${def.kind}: "${command}" ${why}. ${def.install}`, {
         runner: def.kind, command,
       });
     }

@@ -25,3 +25,18 @@ function isExecutableFile(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * Why `command`, a path (relative to `cwd`), is no executable to run: a file without the execute permission or a
+ * folder said as such, else not found.
+ */
+export function whyNotExecutable(command: string, cwd: string): string {
+  const path = isAbsolute(command) ? command : resolve(cwd, command);
+  try {
+    const stat = statSync(path);
+    if (stat.isDirectory()) return `is a folder (${path}), not a program`;
+    return `is not executable (${path}): make it so with chmod +x, or name its interpreter first, as in [sh, ${command}]`;
+  } catch {
+    return `was not found (looked for ${path})`;
+  }
+}
