@@ -140,6 +140,35 @@ test('stop kills running invocations; stopping every agent ends the team', async
   assert.deepEqual(stopped, ['a', 'b']);
 });
 
+test('a turn Baton stops (baton stop agent@instance) is no failure: a run whose other agents go idle ends idle, 0 failures', async () => {
+  const provider = new MemoryContextProvider({ agents: ['a', 'b'] });
+  const invoke: InvokeAgent = (agent) => {
+    if (agent === 'b') return { outcome: Promise.resolve(ok), stop() {} };
+    let settle!: (o: InvocationOutcome) => void;
+    const outcome = new Promise<InvocationOutcome>((r) => (settle = r));
+    return { outcome, stop: () => settle({ status: 'aborted', text: '', error: 'aborted' }) };
+  };
+  const runner = new TeamRunner({ workflow: 'w', instance: 'i', agents: { a: '', b: '' }, provider, invoke, mode: 'run' });
+  await provider.appendChannel('system', '@a and @b work');
+  runner.notify();
+  await new Promise((r) => setTimeout(r, 20));
+  runner.stopAgent('a');
+  const end = await runner.done;
+  assert.deepEqual([end.reason, end.failures, end.invocations], ['idle', 0, 2]);
+});
+
+test('an aborted turn Baton did not stop still counts as a failure', async () => {
+  const provider = new MemoryContextProvider({ agents: ['a'] });
+  const runner = new TeamRunner({
+    workflow: 'w', instance: 'i', agents: { a: '' }, provider, mode: 'run',
+    invoke: () => ({ outcome: Promise.resolve({ status: 'aborted', text: '', error: 'killed from outside' }), stop() {} }),
+  });
+  await provider.appendChannel('system', '@a hi');
+  runner.notify();
+  const end = await runner.done;
+  assert.deepEqual([end.reason, end.failures], ['idle', 1]);
+});
+
 test('start mode does not end when idle; a later message wakes the agent', async () => {
   const provider = new MemoryContextProvider({ agents: ['a'] });
   const seen: string[] = [];

@@ -186,11 +186,12 @@ export class TeamRunner {
     this.emit({ type: 'agent_started', agent, unread: unread.length, invocation: this.invocations });
     void invocation.outcome
       .catch((ex: unknown): InvocationOutcome => ({ status: 'failed', text: '', error: (ex as Error).message ?? String(ex) }))
-      .then((outcome) => this.finishInvocation(agent, shownUntil, outcome));
+      .then((outcome) => this.finishInvocation(agent, shownUntil, outcome, invocation));
   }
 
-  private async finishInvocation(agent: string, shownUntil: string, outcome: InvocationOutcome): Promise<void> {
-    if (outcome.status !== 'completed') this.failures++;
+  private async finishInvocation(agent: string, shownUntil: string, outcome: InvocationOutcome, invocation: Invocation): Promise<void> {
+    // A turn Baton ended itself (baton stop, Ctrl-C, the team's end) did not fail: a person or the team stopped it.
+    if (outcome.status !== 'completed' && !(outcome.status === 'aborted' && this.killed.has(invocation))) this.failures++;
     try {
       await this.options.provider.ackInbox(agent, shownUntil);
     } catch (ex) {
