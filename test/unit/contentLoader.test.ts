@@ -283,6 +283,17 @@ test("Copilot's applyTo is a rule's globs; a display name that is no Baton name 
   assert.ok(!c.problems.some((p) => p.path === `${W}/rules/cs.md`), JSON.stringify(c.problems));
 });
 
+test("Copilot's NAME.instructions.md is the rule NAME (without .instructions), unless its frontmatter names it", async () => {
+  const files = baseFiles();
+  files.set(`${W}/rules/python.instructions.md`, "---\napplyTo: '**/*.py'\n---\n- **NEVER** use eval\n");
+  files.set(`${W}/rules/go.instructions.md`, "---\nname: golang\napplyTo: '**/*.go'\n---\n- **ALWAYS** run gofmt\n");
+  const c = await load(files);
+  const names = c.rules.map((r) => r.name);
+  assert.ok(names.includes('python') && names.includes('golang'), names.join(', '));
+  assert.ok(!names.some((n) => n.endsWith('.instructions')), names.join(', '));
+  assert.deepEqual(c.rules.find((r) => r.name === 'python')!.globs, ['**/*.py']);
+});
+
 test('unclosed frontmatter, a wrong field type and an invalid name are reported', async () => {
   const files = baseFiles();
   files.set(`${W}/agents/open.md`, '---\nname: open\ndescription: x\n# Open Agent\n');

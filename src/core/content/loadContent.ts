@@ -186,7 +186,7 @@ async function loadFile(
   // The name an invalid file meant to have: its own `name:` line when that holds a name (not `[a, b]` or `42`: then
   // the file name is the one it would go by), else its file name.
   const named = /^name:[ \t]*["']?([^"'\n#]*?)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1];
-  const intended = named && NAME_PATTERN.test(named) ? named : baseName(entry.relativePath);
+  const intended = named && NAME_PATTERN.test(named) ? named : fileItemName(kind, entry.relativePath);
   return { ...parsed, hash, intended };
 }
 
@@ -229,8 +229,13 @@ export function withEncodingProblem<P extends { problems: ContentProblem[] }>(pa
   return problem ? { ...parsed, problems: [...parsed.problems, problem] } : parsed;
 }
 
+/** The name a file's item goes by without a `name:`: its file name (a Copilot NAME.instructions.md rule: NAME). */
+function fileItemName(kind: ContentKind, relativePath: string): string {
+  return kind === 'rules' ? baseName(relativePath).replace(/\.instructions$/i, '') : baseName(relativePath);
+}
+
 function parseFile(kind: ContentKind, text: string, entry: FileEntry): Parsed {
-  const fallback = baseName(entry.relativePath);
+  const fallback = fileItemName(kind, entry.relativePath);
   switch (kind) {
     case 'agents':
       return parseAgentFile(text, entry.absolutePath, fallback);
