@@ -128,7 +128,7 @@ export function parseYaml(raw: string, path: string): YamlText | { problems: Con
   let doc: ReturnType<typeof parseDocument>;
   try {
     // `merge`: YAML 1.1's `<<: *base` merge keys, which people use to share fields between agents or steps.
-    // `logLevel: 'error'`: the parser's warnings (a mapping used as a key, as `{{ x }}` is) went to the process's stderr
+    // `logLevel: 'error'`: the parser's warnings (a mapping used as a key, as `{{ x }}` is) went to the process' stderr
     // as Node warnings; what matters in them comes back as this file's problems.
     doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, merge: true, logLevel: 'error' });
   } catch (ex) {
