@@ -12,7 +12,7 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
-import { formatInputIssues, invalidArguments, quoted, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
+import { formatInputIssues, invalidArguments, quoted, specSchemeHint, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
 import { issueText, type Issue } from './invalidMessage.js';
 import { plainToolCall, rpcError } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
@@ -354,7 +354,7 @@ function wrapResourceReads(server: McpServer, baton: BatonApi, log: Log, clientN
 /** Refuses, as Invalid params, a `uri` that is not a URI at all (the SDK's read would fail on it as an Internal error). */
 export function assertResourceUri(uri: string): void {
   if (URL.canParse(uri)) return;
-  throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is not a URI; read one that resources/list or resources/templates/list names, such as available-workflows://all`);
+  throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(uri)} is not a URI; read one that resources/list or resources/templates/list names, such as available-workflows://all.${specSchemeHint(uri)}`);
 }
 
 /** An McpError as the error the client should see: its message without the prefix the client adds itself. */

@@ -8,6 +8,19 @@ export function quoted(value: string, max = 80): string {
   return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
 }
 
+const SPEC_SCHEMES = ['current_step', 'workflow_status', 'project_context', 'available_workflows', 'workflow_artifacts'];
+
+/**
+ * For a URI written with the broker spec's scheme (`current_step://…`, which no URI can hold: a scheme has no '_'),
+ * the sentence naming Baton's spelling of it; '' for any other URI.
+ */
+export function specSchemeHint(uri: string): string {
+  const scheme = SPEC_SCHEMES.find((s) => uri.toLowerCase().startsWith(`${s}://`));
+  if (!scheme) return '';
+  const baton = `${scheme.replace(/_/g, '-')}${uri.slice(scheme.length)}`;
+  return ` The spec's ${scheme}:// is spelled ${scheme.replace(/_/g, '-')}:// here (a URI scheme cannot hold '_'): use ${quoted(baton)}.`;
+}
+
 /** Renders one value briefly for "(got …)". */
 function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';

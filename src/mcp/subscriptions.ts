@@ -4,7 +4,7 @@ import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema }
 import type { BatonApi } from '../core/api.js';
 import type { Log } from '../core/ports.js';
 import type { BatonEvent } from '../core/types.js';
-import { quoted } from './inputErrors.js';
+import { quoted, specSchemeHint } from './inputErrors.js';
 
 /**
  * Bounds on one session's subscriptions: no Baton URI is longer (its ids are UUIDs), and a client that subscribes
@@ -60,7 +60,7 @@ export function installSubscriptions(server: McpServer, baton: BatonApi, log: Lo
   server.server.setRequestHandler(SubscribeRequestSchema, (req) => {
     const parsed = parse(req.params.uri);
     if (!parsed) {
-      throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(req.params.uri)} is not a resource URI (scheme://…); subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active`);
+      throw new McpError(ErrorCode.InvalidParams, `uri ${quoted(req.params.uri)} is not a resource URI (scheme://…); subscribe to one that resources/list or resources/templates/list names, such as workflow-status://active.${specSchemeHint(req.params.uri)}`);
     }
     const { uri } = req.params;
     // A URI of a scheme Baton does not serve is taken, and simply never updated: the spec asks a server to accept a

@@ -97,6 +97,9 @@ describe('MCP layer (scripted core)', () => {
       ['resources/subscribe', { uri: 'current-step://%E0' }, /-32602: uri "current-step:\/\/%E0" is not a resource URI/],
       ['resources/read', { uri: '' }, /-32602: uri "" is not a URI; read one that resources\/list or resources\/templates\/list names/],
       ['resources/read', { uri: `not a uri ${'x'.repeat(200)}` }, /-32602: uri "not a uri x{70}…" is not a URI/],
+      // The broker spec's own schemes, which a URI cannot hold: Baton's spelling is named.
+      ['resources/read', { uri: 'current_step://active' }, /is not a URI; .* The spec's current_step:\/\/ is spelled current-step:\/\/ here \(a URI scheme cannot hold '_'\): use "current-step:\/\/active"\.$/],
+      ['resources/subscribe', { uri: 'workflow_artifacts://recent?limit=5' }, /is not a resource URI .* use "workflow-artifacts:\/\/recent\?limit=5"\.$/],
     ];
     for (const [method, params, said] of refused) {
       await assert.rejects(client.request({ method, params } as never, CallToolResultSchema), (ex: { code?: number; message?: string }) => {
