@@ -2,7 +2,9 @@
 // body, can cut open connections (as a proxy's timeout or a sleeping laptop does) and hold back new GETs until it lets
 // them through; with `bodyTimeoutMs`, each response body is given up when it sends nothing for that long, as Node's
 // fetch (undici) does after its bodyTimeout, 300 s unless set.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /** One HTTP exchange the client made. */
 export interface Connection {
@@ -79,4 +81,20 @@ export function network(options: { bodyTimeoutMs?: number } = {}) {
       await (await agent)?.close();
     },
   };
+}
+
+/** What two clients subscribed to one resource heard of it: `watcher` is the one under test, `driver` the control. */
+export interface HeardUpdates {
+  heard: string[];
+  driverHeard: string[];
+}
+
+/** Subscribes both clients to `uri`, each recording the `resources/updated` of that uri it hears. */
+export async function hearUpdates(watcher: Client, driver: Client, uri: string): Promise<HeardUpdates> {
+  const got: HeardUpdates = { heard: [], driverHeard: [] };
+  watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (n.params.uri === uri && got.heard.push(uri)));
+  driver.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (n.params.uri === uri && got.driverHeard.push(uri)));
+  await watcher.subscribeResource({ uri });
+  await driver.subscribeResource({ uri });
+  return got;
 }

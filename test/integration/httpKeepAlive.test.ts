@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it, mock } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import type { NextStepResponse } from '../../src/core/types.js';
 import { readDiscovery } from '../../src/host/discovery.js';
@@ -17,7 +17,7 @@ import type { OpenedBaton } from '../../src/host/openBaton.js';
 import { KEEP_ALIVE_COMMENT } from '../../src/host/sseKeepAlive.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { closeOwnerEndpoint, openOwnerEndpoint, type OwnerEndpoint } from '../helpers/ownerEndpoint.js';
-import { network } from '../helpers/sseNetwork.js';
+import { hearUpdates, network } from '../helpers/sseNetwork.js';
 import { until } from '../helpers/until.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
@@ -87,12 +87,7 @@ describe('idle SSE streams of the owner endpoint', () => {
     try {
       const start = await next(driver, { template_name: 'bug-fix' });
       const uri = `workflow-status://${start.task_id}`;
-      const heard: string[] = [];
-      const driverHeard: string[] = [];
-      watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void heard.push(n.params.uri));
-      driver.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void driverHeard.push(n.params.uri));
-      await watcher.subscribeResource({ uri });
-      await driver.subscribeResource({ uri });
+      const { heard, driverHeard } = await hearUpdates(watcher, driver, uri);
       await sleep(IDLE_MS);
       await next(driver, { step_token: start.new_step_token, model_output_so_far: validOutput });
       await until('the driver to hear the step\'s updates', () => driverHeard.length > 0);
@@ -142,12 +137,7 @@ describe('idle SSE streams of the owner endpoint', () => {
     try {
       const start = await next(driver, { template_name: 'bug-fix' });
       const uri = `workflow-status://${start.task_id}`;
-      const heard: string[] = [];
-      const driverHeard: string[] = [];
-      watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (n.params.uri === uri && heard.push(uri)));
-      driver.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void (n.params.uri === uri && driverHeard.push(uri)));
-      await watcher.subscribeResource({ uri });
-      await driver.subscribeResource({ uri });
+      const { heard, driverHeard } = await hearUpdates(watcher, driver, uri);
       const advance = async (step: NextStepResponse) => next(driver, { step_token: step.new_step_token, model_output_so_far: validOutput });
       const second = await advance(start);
       await until('the first step\'s updates, live', () => driverHeard.length > 0 && heard.length === driverHeard.length);

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { silentLog } from '../../src/core/ports.js';
 import type { NextStepResponse } from '../../src/core/types.js';
 import { readDiscovery } from '../../src/host/discovery.js';
@@ -16,7 +16,7 @@ import { openBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer } from '../../src/host/ownerServer.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
-import { network } from '../helpers/sseNetwork.js';
+import { hearUpdates, network } from '../helpers/sseNetwork.js';
 import { until } from '../helpers/until.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
@@ -54,12 +54,7 @@ describe('the SDK client resumes its streams from Baton (Last-Event-ID)', () => 
     try {
       const start = (await driver.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } })).structuredContent as unknown as NextStepResponse;
       const uri = `workflow-status://${start.task_id}`;
-      const heard: string[] = [];
-      const driverHeard: string[] = [];
-      watcher.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void heard.push(n.params.uri));
-      driver.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void driverHeard.push(n.params.uri));
-      await watcher.subscribeResource({ uri });
-      await driver.subscribeResource({ uri });
+      const { heard, driverHeard } = await hearUpdates(watcher, driver, uri);
       const advance = async (step: NextStepResponse) =>
         (await driver.callTool({ name: 'workflow_next_step', arguments: { step_token: step.new_step_token, model_output_so_far: validOutput } })).structuredContent as unknown as NextStepResponse;
       // A first step, heard live on the watcher's GET stream.
