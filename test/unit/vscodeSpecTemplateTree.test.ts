@@ -20,16 +20,20 @@ function template(name: string, steps: string[], dynamic: boolean): WorkflowTemp
 
 const templates = [template('bug-fix', ['analyze', 'fix'], false), template('spec_execution_v1', ['phase-0'], true)];
 
-function tree(): WorkflowsTreeProvider {
+/** `reads`: how often the tree asked for every template (one answer from another process's owner: 20 KB bundled). */
+function tree(reads = { templates: 0 }, listed = templates): WorkflowsTreeProvider {
   const connection = Object.assign(Object.create(BatonConnection.prototype) as BatonConnection, {
     state: 'ready',
     onEvent: () => ({ dispose: () => undefined }),
     onDidChange: () => ({ dispose: () => undefined }),
     listExecutions: async () => [],
     availableWorkflows: async () => ({
-      workflows: templates.map((t) => ({ name: t.name, description: t.description, type: t.type, steps_count: t.steps.length, estimated_duration_minutes: null, tags: [] })),
+      workflows: listed.map((t) => ({ name: t.name, description: t.description, type: t.type, steps_count: t.steps.length, estimated_duration_minutes: null, tags: [] })),
     }),
-    templates: async () => templates,
+    templates: async () => {
+      reads.templates++;
+      return listed;
+    },
   });
   return new WorkflowsTreeProvider(connection, new SharedRunListing(connection));
 }
@@ -50,5 +54,18 @@ describe('a spec template in the tree', () => {
     assert.equal(rows[1]!.contextValue, 'message', 'no step menu on it');
     const fixed = (await t.getChildren()).find((n) => n.label === 'bug-fix')!;
     assert.deepEqual((await t.getChildren(fixed)).map((n) => n.label), ['1. analyze', '2. fix']);
+  });
+
+  it('reads the templates again only when the workflows listed change, not on every refresh', async () => {
+    const reads = { templates: 0 };
+    const listed = [...templates];
+    const t = tree(reads, listed);
+    await t.getChildren();
+    await t.getChildren();
+    assert.equal(reads.templates, 1, 'the same listing: read once');
+    listed.push(template('spec_other', ['phase-0'], true));
+    const described = Object.fromEntries((await t.getChildren()).filter((n) => n.ref.kind === 'template').map((n) => [n.label, n.description]));
+    assert.equal(reads.templates, 2, 'a new workflow: read again');
+    assert.equal(described['spec_other'], 'phases from a tasks.md');
   });
 });

@@ -1,7 +1,7 @@
 // The `baton.workflows` tree: nodes from treeModel.ts, refreshed (coalesced) by core events, never by polling; its runs
 // are the shared listing's (read once per refresh for the tree and the status bar).
 import * as vscode from 'vscode';
-import type { ExecutionSummary } from '../../core/api.js';
+import type { AvailableWorkflowsResource, ExecutionSummary } from '../../core/api.js';
 import { relative } from 'node:path';
 import { listSystems } from '../../host/pipelines/systemFiles.js';
 import type { BatonConnection } from '../ownership.js';
@@ -26,6 +26,12 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
   private listing: Promise<{ executions: ExecutionSummary[]; templates: Set<string>; more: boolean }> | undefined;
   /** One reading of the team runs per refresh, shared by the group and its runs. */
   private teamListing: Promise<TeamRunSummary[]> | undefined;
+  /**
+   * The templates whose phases come from a tasks.md, with the workflow listing they were read for: read again only when
+   * that listing changes, not on every refresh (from another process's owner, every template is one answer: 20 KB with
+   * the bundled ones).
+   */
+  private specTemplates: { key: string; names: Promise<ReadonlySet<string>> } | undefined;
   /** Called once, when the root is first produced (activation timing). */
   onFirstRender: ((state: string) => void) | undefined;
 
@@ -141,13 +147,27 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     }
     // The view's welcome says what happened and what to do (see package.json's viewsWelcome).
     if (c.state === 'failed' || c.state === 'waiting') return [];
-    const [{ executions, more }, workflows, templates] = await Promise.all([this.list(), c.availableWorkflows(), c.templates()]);
-    const fromTasks = new Set(templates.filter((t) => t.dynamic_phases).map((t) => t.name));
+    const [{ executions, more }, workflows] = await Promise.all([this.list(), c.availableWorkflows()]);
+    const fromTasks = await this.fromTasks(workflows.workflows);
     this.onFirstRender?.('ready');
     this.onFirstRender = undefined;
     const pipelines = pipelinesGroupNode(this.pipelineFiles(), executions);
     const teams = executions.some((e) => e.kind === 'worker') ? teamsGroupNode(await this.teamRuns()) : null;
     return [...(pipelines ? [pipelines] : []), ...(teams ? [teams] : []), ...rootNodes(workflows.workflows, executions, more, fromTasks)];
+  }
+
+  /** The names of the templates whose phases come from a tasks.md (dynamic_phases), for the listing `workflows`. */
+  private fromTasks(workflows: AvailableWorkflowsResource['workflows']): Promise<ReadonlySet<string>> {
+    const key = JSON.stringify(workflows);
+    if (this.specTemplates?.key !== key) {
+      const names = this.connection.templates().then((ts) => new Set(ts.filter((t) => t.dynamic_phases).map((t) => t.name)));
+      this.specTemplates = { key, names };
+      // A failed read is not kept: the next refresh asks again.
+      names.catch(() => {
+        if (this.specTemplates?.names === names) this.specTemplates = undefined;
+      });
+    }
+    return this.specTemplates.names;
   }
 
   /** A pipeline run's steps stopped under it when it paused or stopped, with why (read here, or from the owner). */
