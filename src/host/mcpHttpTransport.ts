@@ -102,7 +102,7 @@ const takesPriming = (version: string | undefined): boolean => version !== undef
 
 /** Options of an McpHttpTransport. */
 export interface McpHttpTransportOptions {
-  /** How long an SSE stream may send nothing before a keep-alive comment goes out on it; SSE_KEEP_ALIVE_MS unless set. */
+  /** How long an SSE stream may send nothing before a keep-alive comment goes out on it; SSE_KEEP_ALIVE_MS if unset. */
   keepAliveMs?: number;
 }
 

@@ -18,8 +18,8 @@ export interface OwnerEndpoint {
 
 /**
  * Opens Baton in a new workspace named from `prefix`, and its owner endpoint. `createServer` makes each session's MCP
- * server (default: Baton's own with the broker tools); `approvalWaitMs`, `maxBodyBytes` and `sseKeepAliveMs` go to Baton
- * and the endpoint.
+ * server (default: Baton's own with the broker tools); `approvalWaitMs`, `maxBodyBytes` and `sseKeepAliveMs` go to
+ * Baton and the endpoint.
  */
 export async function openOwnerEndpoint(
   prefix: string,

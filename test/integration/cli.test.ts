@@ -1,6 +1,6 @@
 // Rule: `baton mcp` over real stdio speaks only JSON-RPC on stdout (logs on stderr), runs bug-fix to its human gate,
-// and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors exit 2;
-// a --content folder with no content in it is warned of.
+// and a person approves it with `baton approve` from another process while the agent waits; the CLI's usage errors
+// exit 2; a --content folder with no content in it is warned of.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
