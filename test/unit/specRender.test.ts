@@ -64,12 +64,25 @@ describe('spec rendering', () => {
     const [first, last] = parseSource(SPEC_PARSERS, 'auto', text, 't.md').phases;
     const ctx = { source: 't.md', totalPhases: 3 };
     const one = renderPhase(phaseTemplate, first!, ctx);
-    assert.match(one, /1 tasks \(t\.md line 1\), estimated 2 days\./);
+    assert.match(one, /1 task \(t\.md line 1\), estimated 2 days\./);
     assert.match(one, /🛑 Work on this phase only: Phase 2 stays locked until this one passes its gate\./);
     const two = renderPhase(phaseTemplate, last!, ctx);
-    assert.match(two, /1 tasks \(t\.md line 4\)\.\n/, 'no "estimated not given"');
+    assert.match(two, /1 task \(t\.md line 4\)\.\n/, 'no "estimated not given"');
     assert.match(two, /🛑 Work on this phase only: it is the last; the workflow closes once it passes its gate\./);
     assert.doesNotMatch(two, /Phase 3/);
+  });
+
+  it('counts tasks as words ("1 task", "3 tasks"), and a phase with no description of its own says what it is for', () => {
+    const text = '### Phase 1: A\n- [ ] **Task 1.1**: One\n### Phase 2: B\n- [ ] **Task 2.1**: X\n- [ ] **Task 2.2**: Y\n- [ ] **Task 2.3**: Z\n';
+    const [one, three] = parseSource(SPEC_PARSERS, 'auto', text, 't.md').phases;
+    const ctx = { source: 't.md', totalPhases: 3 };
+    const first = renderPhase(phaseTemplate, { ...one!, description: '' }, ctx);
+    assert.match(first, /\nDeliver the task below\.\n1 task \(t\.md line 1\)\./);
+    const second = renderPhase(phaseTemplate, { ...three!, description: '' }, ctx);
+    assert.match(second, /\nDeliver the 3 tasks below\.\n3 tasks \(t\.md line 3\)\./);
+    const none = renderPhase(phaseTemplate, { ...one!, description: '', tasks: [] }, ctx);
+    assert.match(none, /\nIt lists no tasks: meet its validation gate\.\n0 tasks \(t\.md line 1\)\./);
+    assert.equal(renderPhase('[TASK_COUNT]', three!, ctx), '3', 'a template of its own keeps [TASK_COUNT]');
   });
 
   it('caches per execution and drops an execution whole', () => {

@@ -206,6 +206,7 @@ describe('spec workflow through baton.specs (way in 2)', () => {
     assert.equal(started.current_phase, 0);
     assert.equal(started.total_phases, 3);
     assert.equal(started.phase_content!.validation_gate.length, 4);
+    assert.match(started.human_message, /Work on Phase 0 only: it lists no tasks; complete_phase with evidence for each of its 4 gate items\.$/);
     const id = started.session_id;
     const locked = await rejects(async () => s.getTask(id, 1, 1), 'phase_locked');
     assert.match(locked.message, /Phase 0 is the current phase and must pass its gate first. Phase 0 still needs to be completed with evidence for its 4 gate items/);
@@ -234,6 +235,7 @@ describe('spec workflow through baton.specs (way in 2)', () => {
     await baton.decide({ execution_id: id, decision: 'approve' });
     const p2 = await s.currentPhase(id);
     assert.equal(p2.current_phase, 2);
+    assert.match(p2.human_message, /Work on Phase 2 only: do its \d+ tasks? \(get_task .*\), then complete_phase with evidence for its one gate item\.$/);
     assert.equal(p2.status, 'running');
     await rejects(s.completePhase(id, 1, ['x', 'y']), 'invalid_state');
     const done = await s.completePhase(id, 2, ['refunds pass']);

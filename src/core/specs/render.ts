@@ -1,5 +1,6 @@
 // Renders a spec's phases and tasks through phase-template.md and task-template.md (the spec's `[PLACEHOLDER]`
 // tables), and caches what it rendered per execution until the workflow ends (the spec's DynamicWorkflowContent).
+import { plural } from '../../shared/labels.js';
 import type { SpecPhase, SpecTask } from '../specTypes.js';
 
 /** What a phase or task is rendered with besides its parsed data. */
@@ -27,6 +28,12 @@ export function fill(template: string, values: Record<string, string>): string {
   return body(template).replace(/\[([A-Z][A-Z_]*)\]/g, (m, name: string) => values[name] ?? m).replace(/\n{3,}/g, '\n\n').trim();
 }
 
+/** What a phase without a description of its own is for: its tasks (none: only its gate). */
+function deliver(tasks: number): string {
+  if (tasks === 0) return 'It lists no tasks: meet its validation gate.';
+  return tasks === 1 ? 'Deliver the task below.' : `Deliver the ${tasks} tasks below.`;
+}
+
 /** A numbered list, one line each. */
 function numbered(items: readonly string[]): string {
   return items.map((t, i) => `${i + 1}. ${t}`).join('\n');
@@ -42,9 +49,10 @@ export function renderPhase(template: string, phase: SpecPhase, ctx: RenderConte
   return fill(template, {
     PHASE_NUMBER: String(phase.number),
     PHASE_NAME: phase.name,
-    PHASE_DESCRIPTION: phase.description || `Deliver the ${phase.tasks.length} tasks below.`,
+    PHASE_DESCRIPTION: phase.description || deliver(phase.tasks.length),
     ESTIMATED_DURATION: phase.estimated_duration ?? 'not given',
     TASK_COUNT: String(phase.tasks.length),
+    TASKS: plural(phase.tasks.length, 'task'),
     VALIDATION_GATE: gateElsewhere ? `(${gate.length} item${gate.length > 1 ? 's' : ''}: see "Validation gate" below / context.spec.validation_gate)` : numbered(gate),
     NEXT_PHASE_NUMBER: String(phase.number + 1),
     NEXT_LOCKED: phase.number >= ctx.totalPhases - 1

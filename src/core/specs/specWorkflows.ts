@@ -23,6 +23,7 @@ import { SpecTasksParser } from './specTasksParser.js';
 import { keyStartedText, startedWith } from '../requestKeys.js';
 import { isMoving } from '../stateMachine.js';
 import { isInside, resolveInWorkspace } from './workspacePath.js';
+import { plural } from '../../shared/labels.js';
 import { phaseCheckboxes, planTicks } from './writeBack.js';
 
 /** The template spec workflows use unless told otherwise. */
@@ -101,6 +102,12 @@ export const phaseStepName = (n: number) => `phase-${n}`;
 export function phaseOfStep(name: string): number | undefined {
   const m = /^phase-(\d+)$/.exec(name);
   return m ? Number(m[1]) : undefined;
+}
+
+/** How a phase with `items` gate items is submitted, as the phase's human message says it. */
+function howToSubmit(items: number): string {
+  if (items === 0) return 'complete_phase (its gate has no items to give evidence for)';
+  return items === 1 ? 'complete_phase with evidence for its one gate item' : `complete_phase with evidence for each of its ${items} gate items`;
 }
 
 /** Spec workflows: the broker's dynamic-phase hooks and the API the `specs` tools, the CLI and the editor call. */
@@ -422,7 +429,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const human = cur.status === 'awaiting_approval'
       ? `Phase ${phase} was submitted and waits for a person's sign-off (in the Baton panel${approve ? `, or \`${approve}\`` : ''}); call get_current_phase later.`
       : cur.status === 'running'
-        ? `Work on Phase ${phase} only: do its ${content.task_count} tasks (get_task for any not listed in full), then complete_phase with evidence for each of its ${content.validation_gate.length} gate items.`
+        ? `Work on Phase ${phase} only: ${content.task_count ? `do its ${plural(content.task_count, 'task')} (get_task for any not listed in full), then ` : 'it lists no tasks; '}${howToSubmit(content.validation_gate.length)}.`
         : `Phase ${phase} is next; call get_current_phase to take it.`;
     return { ...base, phase_content: content, human_message: human, ...(cur.status === 'awaiting_approval' && approve ? { approve_command: approve } : {}) };
   }
