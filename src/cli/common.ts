@@ -165,10 +165,10 @@ function commandOf(usage: string): string {
   return `baton ${/^Usage: baton (\S+)/.exec(usage)?.[1] ?? '<command>'}`;
 }
 
-/** Whether `path` is a folder, something else, or nothing. */
 /** The folders of a content folder (`content/` shipped with Baton, or one laid out like it). */
 const CONTENT_FOLDERS = ['agents', 'rules', 'workflows', 'contracts', 'blueprints', 'spec-templates', 'teams'];
 
+/** Whether `path` is a folder, something else, or nothing. */
 function folderKind(path: string): 'folder' | 'other' | 'missing' {
   try {
     return statSync(path).isDirectory() ? 'folder' : 'other';
