@@ -27,7 +27,7 @@ import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.j
 import { EarlySession } from './earlySession.js';
 import { fetchWithin } from './fetchWithin.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
-import { halted, ownerState, SilenceCount, silentOwnerWays } from './silentOwner.js';
+import { halted, ownerState, SilenceCount, silentOwnerWays, type OwnerState } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
 import { plural } from '../shared/labels.js';
 
@@ -61,10 +61,13 @@ export interface ProxyOptions {
   watchMs?: number;
   /**
    * How long, in ms, the owner may fail its health check, check after check, while calls wait on it, before they are
-   * answered with an error that names it (default 30 s). An owner that is alive but stopped or hung never answers;
-   * one that answers its health check keeps its calls as long as they wait (a gate waits for a person for hours).
+   * answered with an error that names it (default 30 s); a stopped owner's calls are answered at its first failed check.
+   * An owner that is alive but stopped or hung never answers; one that answers its health check keeps its calls as
+   * long as they wait (a gate waits for a person for hours).
    */
   silentLimitMs?: number;
+  /** How the owner's state is read (default ownerState: /proc, or ps): a test's stand-in for a hung owner. */
+  ownerStateOf?: (pid: number) => OwnerState;
 }
 
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
@@ -496,6 +499,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const silentLimitMs = options.silentLimitMs ?? 30_000;
   const checkMs = Math.min(2000, Math.max(50, Math.floor(silentLimitMs / 5)));
   const silence = new SilenceCount(silentLimitMs);
+  const stateOf = options.ownerStateOf ?? ownerState;
   let checking = false;
   const checkOwner = async () => {
     const via = up;
@@ -513,7 +517,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       silence.heard();
       return;
     }
-    if (!silence.failed(at)) return;
+    // A stopped owner (Ctrl-Z, SIGSTOP, a debugger) answers nothing until it is resumed, however long they wait: its
+    // calls are told at its first failed check, as the editor's window tells its own, not after the silence limit.
+    if (!silence.failed(at) && !(via.pid !== null && halted(stateOf(via.pid)))) return;
     giveUp(via, silence.silentMs());
     silence.heard();
   };
@@ -524,7 +530,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const giveUp = (via: Upstream, silentMs: number) => {
     const waiting = [...pending.values()];
     // Read once: the log and every answer say the same of it.
-    const state = ownerState(via.pid!);
+    const state = stateOf(via.pid!);
     const { why, resume, kill } = silentOwnerWays(via.pid!, state);
     const ways = `${resume ? `${resume} and it answers again; ` : ''}end it (${kill}) and this process takes over`;
     log.warn(`${via.name} has not answered for ${Math.round(silentMs / 1000)} s (${why}, its pid alive): answering ${plural(waiting.length + (early?.waiting ?? 0), 'call')} waiting on it with an error; ${ways}`);

@@ -1,8 +1,8 @@
 // Rule: a forwarding `baton mcp` never leaves a call waiting for good on an owner that is alive but does not answer
-// (stopped, hung): once the owner has failed its health check for the limit, each call waiting on it is answered with
-// an error naming its pid and how to end it, the session stays usable, and an answer the owner sends late (it went on
-// after all) is dropped rather than sent twice. A call that merely waits long on an owner that answers (a gate waiting
-// for a person) is never cut short.
+// (stopped, hung): once a hung owner has failed its health check for the limit, or a stopped one (Ctrl-Z, SIGSTOP) has
+// failed one check, each call waiting on it is answered with an error naming its pid and how to resume or end it, the
+// session stays usable, and an answer the owner sends late (it went on after all) is dropped rather than sent twice. A
+// call that merely waits long on an owner that answers (a gate waiting for a person) is never cut short.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -11,18 +11,19 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Log } from '../../src/core/ports.js';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { runProxy } from '../../src/host/proxy.js';
+import type { OwnerState } from '../../src/host/silentOwner.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
 type Structured = { status: string; execution_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
 
-/** A proxy in this process (with a short silence limit) to the owner of `db`, and an SDK client on it. */
-async function proxyTo(db: string, silentLimitMs: number) {
+/** A proxy in this process (with its silence limit, and how it reads the owner's state) to the owner of `db`, and an SDK client on it. */
+async function proxyTo(db: string, silentLimitMs: number, ownerStateOf?: (pid: number) => OwnerState) {
   const lines: string[] = [];
   const note = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
   const log: Log = { debug: note('debug'), info: note('info'), warn: note('warn'), error: note('error') };
   const [clientSide, proxySide] = InMemoryTransport.createLinkedPair();
-  const running = runProxy({ owner: readDiscovery(db)!, log, downstream: proxySide, silentLimitMs });
+  const running = runProxy({ owner: readDiscovery(db)!, log, downstream: proxySide, silentLimitMs, ownerStateOf });
   const client = new Client({ name: 'silent-owner-test', version: '1' });
   const clientErrors: string[] = [];
   client.onerror = (ex) => void clientErrors.push(ex.message);
@@ -46,8 +47,9 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
     rmSync(setup.dir, { recursive: true, force: true });
   });
 
-  it('stopped for good: the waiting call gets an error naming its pid in bounded time; continued, it answers new calls and its late answer is dropped', { timeout: 30_000 }, async () => {
-    const proxy = await proxyTo(setup.db, 1500);
+  // SIGSTOP stands in for a hang: the owner answers nothing, and its state is read as running.
+  it('hung: the waiting call gets an error naming its pid once the limit is past, not before; going on, it answers new calls and its late answer is dropped', { timeout: 30_000 }, async () => {
+    const proxy = await proxyTo(setup.db, 1500, () => 'running');
     try {
       const first = await proxy.call({ template_name: 'bug-fix', task_description: 'an owner that stops' });
       process.kill(owner.pid!, 'SIGSTOP');
@@ -55,10 +57,8 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
       const waiting = proxy.call({ step_token: first.new_step_token, model_output_so_far: validOutput });
       await assert.rejects(waiting, (ex: Error & { code?: number }) => {
         assert.equal(ex.code, -32603);
-        const why = process.platform === 'linux' ? 'stopped by Ctrl-Z or SIGSTOP' : 'stopped or hung';
-        const resume = process.platform === 'linux' ? 'Resume it \\(fg' : 'Resume it if it was stopped \\(Ctrl-Z: fg';
-        assert.match(ex.message, new RegExp(`Baton process ${owner.pid} owns the database but has not answered for \\d+ s \\(it is ${why}\\), so this call was ` +
-          `given up\\. ${resume} in its terminal, or kill -CONT ${owner.pid}\\): it then answers again\\. Or end that process \\(kill -9 ${owner.pid}\\)`));
+        assert.match(ex.message, new RegExp(`Baton process ${owner.pid} owns the database but has not answered for \\d+ s \\(it is hung\\), so this call was ` +
+          `given up\\. End that process \\(kill -9 ${owner.pid}\\), or restart the editor if it is the editor's`));
         assert.match(ex.message, /Then call again with the same arguments/);
         return true;
       });
@@ -66,7 +66,7 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
       // Not before the limit; how long after it depends on the machine's load (the test's timeout bounds it).
       assert.ok(waited >= 1500, `given up after ${waited} ms (limit 1500 ms)`);
       const warned = proxy.lines.find((l) => l.startsWith(`warn: Baton process ${owner.pid} has not answered for`));
-      assert.ok(warned?.includes(`kill -CONT ${owner.pid}) and it answers again; end it (kill -9 ${owner.pid}) and this process takes over`), proxy.lines.join('\n'));
+      assert.ok(warned?.includes(`(hung, its pid alive): answering 1 call waiting on it with an error; end it (kill -9 ${owner.pid}) and this process takes over`), proxy.lines.join('\n'));
 
       process.kill(owner.pid!, 'SIGCONT');
       // The owner goes on: it runs the call it had read and answers it, late; the client, answered already, gets
@@ -76,6 +76,29 @@ describe('a forwarding baton mcp and an owner that stops answering', { skip: pro
       assert.equal(again.status, 'ok', JSON.stringify(again));
       assert.equal(again.next_step_contract?.step_name, 'implement-fix');
       assert.deepEqual(proxy.clientErrors.map((e) => e.slice(0, 120)), []);
+    } finally {
+      process.kill(owner.pid!, 'SIGCONT');
+      await proxy.stop();
+    }
+  });
+
+  it('stopped (Ctrl-Z, SIGSTOP): the waiting call is told at the first failed check, long before the limit, how to resume it', { timeout: 30_000, skip: process.platform !== 'linux' && 'reads its state from /proc' }, async () => {
+    const proxy = await proxyTo(setup.db, 30_000);
+    try {
+      const first = await proxy.call({ template_name: 'bug-fix', task_description: 'an owner stopped by Ctrl-Z' });
+      process.kill(owner.pid!, 'SIGSTOP');
+      const started = Date.now();
+      const waiting = proxy.call({ step_token: first.new_step_token, model_output_so_far: validOutput });
+      await assert.rejects(waiting, (ex: Error) => {
+        assert.match(ex.message, new RegExp(`Baton process ${owner.pid} owns the database but has not answered for \\d+ s \\(it is stopped by Ctrl-Z or SIGSTOP\\), ` +
+          `so this call was given up\\. Resume it \\(fg in its terminal, or kill -CONT ${owner.pid}\\): it then answers again\\. Or end that process \\(kill -9 ${owner.pid}\\)`));
+        return true;
+      });
+      const waited = Date.now() - started;
+      // A check every 2 s, each given 2 s to answer: told within about 4 s, where a hang would take the limit (30 s).
+      assert.ok(waited < 15_000, `given up after ${waited} ms (a hung owner's limit: 30 s)`);
+      process.kill(owner.pid!, 'SIGCONT');
+      await waitFor(() => proxy.lines.some((l) => /dropped the answer .* sent late to a call \(id \d+\)/.test(l)), 20_000, 'the late answer dropped');
     } finally {
       process.kill(owner.pid!, 'SIGCONT');
       await proxy.stop();
