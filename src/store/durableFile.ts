@@ -57,9 +57,10 @@ function openTempFor(path: string, temp: string): number {
 
 /**
  * Atomically and durably replaces `path` with the snapshot `source` (multi-MB databases). The chunks are written
- * and synced on the thread pool; the event loop only reads each chunk from `source`.
+ * and synced on the thread pool; the event loop only reads each chunk from `source`. `renamed` is called as soon as
+ * the new file is at `path`, before its folder is synced.
  */
-export async function replaceFileDurable(path: string, source: SnapshotSource): Promise<void> {
+export async function replaceFileDurable(path: string, source: SnapshotSource, renamed: () => void = () => undefined): Promise<void> {
   const temp = tempPathOf(path);
   let fd: number | null = null;
   try {
@@ -81,6 +82,7 @@ export async function replaceFileDurable(path: string, source: SnapshotSource): 
     await unlink(temp).catch(() => undefined);
     throw ex;
   }
+  renamed();
   fsyncDirSync(dirname(path));
 }
 

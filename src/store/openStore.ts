@@ -54,6 +54,12 @@ export interface OpenStoreOptions {
    * few records. What waits is replayed at the next open only after a crash (close() checkpoints). 0: at every pause.
    */
   idleCheckpointRatio?: number;
+  /**
+   * Look at the lock file this often while the store is open (default 1000 ms; 0: only before each flush and around
+   * each checkpoint): a lock deleted while the owner is idle is made again before another process can take the
+   * database, and an owner whose database another process took meanwhile says so without waiting for a call.
+   */
+  ownershipCheckMs?: number;
   /** 'fsync' (default): fdatasync each flush; 'write': page cache only (survives kill -9, not power loss). */
   durability?: 'fsync' | 'write';
   log?: Log;
@@ -87,6 +93,25 @@ function removeStaleTemps(...paths: string[]): void {
   }
 }
 
+/**
+ * The file at `path` as this process last read or wrote it: `changed()` once another file was put in its place (a
+ * rename gives it another inode, or the same number with another change time). A file gone is no change: deleted
+ * with its folder, the store writes it again (recreateFiles).
+ */
+function fileMark(path: string): { changed: () => boolean; note: () => void } {
+  const statOf = () => statSync(path, { throwIfNoEntry: false });
+  let seen = statOf();
+  return {
+    changed() {
+      const st = statOf();
+      return st !== undefined && (seen === undefined || st.ino !== seen.ino || st.ctimeMs !== seen.ctimeMs || st.size !== seen.size);
+    },
+    note() {
+      seen = statOf();
+    },
+  };
+}
+
 /** The journal of the database at `path` (links followed: see followLinks). */
 const journalOf = (path: string) => followLinks(journalPathOf(path));
 
@@ -102,6 +127,7 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
     checkpointRatio: options.checkpointRatio ?? 0.5,
     idleCheckpointMs: options.idleCheckpointMs ?? 5000,
     idleCheckpointRatio: options.idleCheckpointRatio ?? 1 / 32,
+    ownershipCheckMs: options.ownershipCheckMs ?? 1000,
     durability: options.durability ?? 'fsync',
     log,
   } as const;
@@ -260,7 +286,11 @@ async function openFileStore(
     if (!existsSync(journalPath)) createdJournal = journalPath;
     const file = openJournal(journalPath);
     let onFlushed: () => void = noop;
-    const ownership = { held: () => lock.stillHeld(() => journal.changedByOthers()), lost: () => lostLockError(path) };
+    // Another owner that came and went may have left the journal as it was (its last checkpoint emptied it): the
+    // database file it put in place tells.
+    const snapshotFile = fileMark(path);
+    const othersWrote = () => journal.changedByOthers() || snapshotFile.changed();
+    const ownership = { held: () => lock.stillHeld(othersWrote), lost: () => lostLockError(path) };
     const journal: JournalWriter = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed(), ownership);
     journal.databaseId = databaseId;
     const relock = () => {
@@ -268,7 +298,7 @@ async function openFileStore(
       if (again.acquired) return again;
       return again.ownerPid === process.pid ? { release: noop } : null; // the lock file was left: still ours
     };
-    store = new SqlJsStore(db, { path, journal, release: lock.release, relock }, settings);
+    store = new SqlJsStore(db, { path, journal, release: lock.release, relock, snapshotWritten: snapshotFile.note }, settings);
     const opened = store;
     onFlushed = () => opened.afterFlush();
     for (const [name, fn] of Object.entries(options.functions ?? {})) store.registerFunction(name, fn);

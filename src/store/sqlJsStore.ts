@@ -43,7 +43,7 @@ export { resolveDbPath } from './dbPath.js';
 export { openStore, type OpenStoreOptions, type StoreAccess } from './openStore.js';
 
 /** @internal The checkpoint and durability settings of an open store. */
-export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'checkpointRatio' | 'idleCheckpointMs' | 'idleCheckpointRatio' | 'durability' | 'log'>>;
+export type StoreSettings = Required<Pick<OpenStoreOptions, 'checkpointRecords' | 'checkpointBytes' | 'checkpointRatio' | 'idleCheckpointMs' | 'idleCheckpointRatio' | 'ownershipCheckMs' | 'durability' | 'log'>>;
 
 /** Journal and checkpoint counters. */
 export interface StoreStats {
@@ -68,6 +68,8 @@ interface Durable {
   release: () => void;
   /** Takes the database's lock again (after its folder was deleted); false when another live process holds it now. */
   relock?: () => { release: () => void } | null;
+  /** This process's checkpoint has just put a new database file in place (the one another owner would replace). */
+  snapshotWritten?: () => void;
 }
 
 /** A database up to this size is checkpointed at every pause whatever its journal holds (idleCheckpointRatio). */
@@ -128,6 +130,8 @@ export class SqlJsStore implements Store {
   private checkpointChain: Promise<void> = Promise.resolve();
   private closePromise: Promise<void> | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** Looks at the lock file while no write does (see OpenStoreOptions.ownershipCheckMs). */
+  private ownershipTimer: NodeJS.Timeout | null = null;
   /**
    * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop (and of the next, see
    * `deferCommitBound`) run one after another in one SQLite transaction, committed once (`commitBatch`).
@@ -172,7 +176,25 @@ export class SqlJsStore implements Store {
     this.path = durable?.path ?? readOnlyPath;
     this.readOnly = readOnlyPath !== null;
     this.applyConnectionSettings();
+    if (durable && settings.ownershipCheckMs > 0) {
+      this.ownershipTimer = setInterval(this.checkOwnershipBound, settings.ownershipCheckMs);
+      this.ownershipTimer.unref();
+    }
   }
+
+  /**
+   * One stat of the lock file: a deleted one is made again, and a database another process took is reported (logged,
+   * and every write from now on refused) as a flush would find it.
+   */
+  private readonly checkOwnershipBound = () => {
+    const j = this.durable?.journal;
+    if (!j || this.closing || j.failure) return;
+    try {
+      j.assertOwned();
+    } catch {
+      // assertOwned logged it, and every write and checkpoint now fails with it (store_failed)
+    }
+  };
 
   /**
    * @internal Called by the journal after each flush. What it decides (whether the journal file is gone, whether a
@@ -448,6 +470,7 @@ export class SqlJsStore implements Store {
     this.closing = true;
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.ownershipTimer) clearInterval(this.ownershipTimer);
     if (this.batchTimer) clearImmediate(this.batchTimer);
     if (this.afterFlushSoon) clearImmediate(this.afterFlushSoon);
     if (this.applySoon) clearImmediate(this.applySoon);
@@ -805,7 +828,7 @@ export class SqlJsStore implements Store {
           return snapshot.read(offset, length);
         },
         close: () => snapshot.close(),
-      });
+      }, () => d.snapshotWritten?.());
     } catch (ex) {
       this.dirty = true;
       throw ex;
