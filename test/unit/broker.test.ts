@@ -174,6 +174,9 @@ describe('broker: tokens', () => {
     const expired = await baton.nextStep({ step_token: used });
     assert.equal(expired.error?.code, 'token_expired');
     assert.deepEqual(expired.error?.next_call, { request: 'refresh_token', step_token: used });
+    // The refresh answers the next step, not this token's own: the message must not promise "the same step" alone.
+    assert.match(expired.error!.message, /for a token that was already used, whose answer was lost: that call's answer again/);
+    assert.match(expired.error!.recovery, /for a token already used: that call's answer again/);
     const renewed = okStep(await baton.nextStep({ request: 'refresh_token', step_token: used }));
     assert.notEqual(renewed.token, okStep(lost).token);
     assert.equal(okStep(await baton.nextStep({ request: 'refresh_token', step_token: used })).token, renewed.token, 'that answer lost too: the renewed token again');

@@ -5,7 +5,7 @@ import type { ExecutionRow, StepState } from './executionRepo.js';
 import { decodeTokenUnverified } from './tokens.js';
 
 const RECOVERY: Partial<Record<string, string>> = {
-  token_expired: 'call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step',
+  token_expired: 'call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step (for a token already used: that call\'s answer again)',
   token_malformed: 'pass the exact new_step_token string from the last result',
   token_forged: 'pass the exact new_step_token string from the last result, or read current-step://active',
   token_replayed: 'use the new_step_token from the result of the call that used this token, or read current-step://active',

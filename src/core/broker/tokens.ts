@@ -111,7 +111,8 @@ export function checkExpiry(payload: TokenPayload, now: number, options: { allow
     throw new BatonError(
       'token_expired',
       `The step_token for step '${step_name}' expired at ${new Date(expires_at).toISOString()}. `
-        + 'Call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step.',
+        + 'Call workflow_next_step with {"request": "refresh_token", "step_token": <this token>} to get a fresh token for the same step '
+        + "(for a token that was already used, whose answer was lost: that call's answer again, with a fresh token).",
       { execution_id, step_name, expires_at },
     );
   }
