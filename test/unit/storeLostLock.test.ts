@@ -11,6 +11,7 @@ import { BatonError } from '../../src/core/errors.js';
 import { lockPathOf } from '../../src/store/lock.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { runToEnd, spawnTs, storeChildScript, waitForLine, withTempDir } from '../fixtures/store/helpers.js';
+import { until } from '../helpers/until.js';
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 // The owner looks at its lock only when it writes: another process gets the time to take the database.
@@ -117,8 +118,8 @@ test('an idle owner makes its deleted lock file again within a second, and anoth
     await put(a, 'k1');
     await a.checkpoint();
     unlinkSync(lockPathOf(t.db));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    assert.equal(readFileSync(lockPathOf(t.db), 'utf8').trim(), String(process.pid), 'the lock is back without a call');
+    await until('the lock file made again without a call', () => existsSync(lockPathOf(t.db)), 5_000);
+    assert.equal(readFileSync(lockPathOf(t.db), 'utf8').trim(), String(process.pid), 'the lock is back, ours');
     const r = await runToEnd(spawnTs(storeChildScript, ['write', t.db, '1']));
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, new RegExp(`owned by Baton process ${process.pid}`));
@@ -142,8 +143,9 @@ test('an idle owner whose lock another live process took says so without a call,
       const temp = `${lockPathOf(t.db)}.other`;
       writeFileSync(temp, `${other.pid}\n`);
       renameSync(temp, lockPathOf(t.db));
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.equal(errors.length, 1, 'reported once, without a call');
+      await until('the loss reported without a call', () => errors.length > 0, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a few more looks at the lock
+      assert.equal(errors.length, 1, 'reported once');
       assert.match(errors[0]!, new RegExp(`process ${other.pid} owns the database now.*Stop this process, then start Baton again`));
       await assert.rejects(put(a, 'k2'), lostLock);
       await a.close();
