@@ -4,14 +4,21 @@ import { BatonError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag, workspaceIn } from './common.js';
 import { mcpCommand } from './mcpCommand.js';
+import { nodeTooOld } from './nodeVersion.js';
 import { systemErrorText } from './systemError.js';
 import {
   BLUEPRINT_USAGE, CANCEL_USAGE, DECIDE_USAGE, REJECT_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RELEASE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE, USAGE,
 } from './usage.js';
 
-/** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
-const loadEngine = () => import('./engine.js');
+/**
+ * Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). On a Node too old for
+ * it, the command is refused with the Node it needs rather than failing at its first write.
+ */
+const loadEngine = () => {
+  const tooOld = nodeTooOld();
+  return tooOld ? Promise.reject(new CliError(tooOld, 1)) : import('./engine.js');
+};
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: REJECT_USAGE, cancel: CANCEL_USAGE,
   release: RELEASE_USAGE,

@@ -7,11 +7,13 @@ import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
 import { readDiscovery } from '../host/discovery.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
+import type { ToolGroup } from '../mcp/toolGroups.js';
 import { acquireLock, lockPathOf, type HeldLock } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
-import { cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import type { McpOptions } from './mcpEngine.js';
+import { nodeTooOld } from './nodeVersion.js';
 import { onShutdown } from './shutdown.js';
 import { StdioFront } from './stdioFront.js';
 import { MCP_USAGE } from './usage.js';
@@ -31,6 +33,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const settings = engineSettings(values, MCP_USAGE);
   capYoungGeneration();
   const log = cliLog();
+  const tooOld = nodeTooOld();
+  if (tooOld) return refuseOldNode(tooOld, settings.toolGroups, log);
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
   makeDirs(dirname(lockPathOf(options.dbPath))); // the folder of the file a linked database leads to
   const lock = acquireLock(options.dbPath);
@@ -41,6 +45,22 @@ export async function mcpCommand(args: string[]): Promise<number> {
     return (await loadEngine()).forwardMcp(options, front);
   }
   await serveAsOwner(options, lock, log);
+  return -1;
+}
+
+/**
+ * On a Node too old for the engine: the handshake is answered from the catalog and every call gets `why`, so the agent
+ * (and through it the person) reads what to install; stderr says it at once. The database is left alone.
+ */
+function refuseOldNode(why: string, toolGroups: ToolGroup[], log: Log): number {
+  const catalog = readCatalog(join(__dirname, CATALOG_FILE));
+  if (!catalog) throw new CliError(why, 1);
+  log.error(why);
+  process.exitCode = 1;
+  const front = new StdioFront({ catalog, toolGroups, log });
+  onShutdown(async (reason) => log.info(`stopping (${reason})`), log, true);
+  front.listen();
+  front.fail(why);
   return -1;
 }
 
