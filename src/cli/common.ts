@@ -107,6 +107,16 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
     const placeholder = new RegExp(`^ {2}--${flag} (\\S+)`, 'm').exec(usage)?.[1] ?? 'VALUE';
     throw new CliError(`--${flag} needs a value (got an empty one): --${flag} ${placeholder}; or leave --${flag} out for the default\n\n${usage}`, 2);
   }
+  // `${workspaceFolder}` left as written by a client that does not fill it in (Claude Code passes it on): --db made a
+  // folder of that name and a database apart from the project's; --workspace said only "no such folder".
+  for (const flag of ['db', 'workspace', 'content']) {
+    const value = (parsed.values as Record<string, unknown>)[flag];
+    const variable = typeof value === 'string' ? unfilledVariable(value) : null;
+    if (variable) {
+      throw new CliError(`--${flag} ${value}: ${variable} is a variable the program that started Baton did not fill in (VS Code's `
+        + `mcp.json fills \${workspaceFolder}; most agent CLIs' configs do not): give the absolute path instead\n\n${usage}`, 2);
+    }
+  }
   for (const flag of ['workspace', 'content']) {
     const value = (parsed.values as Record<string, unknown>)[flag];
     if (typeof value !== 'string') continue;
@@ -167,6 +177,14 @@ function commandOf(usage: string): string {
 
 /** The folders of a content folder (`content/` shipped with Baton, or one laid out like it). */
 const CONTENT_FOLDERS = ['agents', 'rules', 'workflows', 'contracts', 'blueprints', 'spec-templates', 'teams'];
+
+/** The `${NAME}` in `path` when the path up to it does not exist (a folder really named so is taken), else null. */
+function unfilledVariable(path: string): string | null {
+  const m = /\$\{[^}]*\}/.exec(path);
+  if (!m) return null;
+  const end = path.slice(m.index + m[0].length).search(/[\\/]/);
+  return existsSync(end === -1 ? path : path.slice(0, m.index + m[0].length + end)) ? null : m[0];
+}
 
 /** Whether `path` is a folder, something else, or nothing. */
 function folderKind(path: string): 'folder' | 'other' | 'missing' {

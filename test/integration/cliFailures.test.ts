@@ -1,7 +1,7 @@
 // Rule: every refusal of a command line names the command that was typed and what to type instead; a refused
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -225,6 +225,26 @@ describe('baton refusals of a command line', () => {
         assert.equal(said.error.reason, 'failed', 'the reason scripts already test');
         assert.deepEqual(said.error.details, { db_path: setup.db }, args[0]);
       }
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a ${workspaceFolder} its MCP client left unfilled is named, not made a folder of (mcp, status; --db, --workspace)', async () => {
+    const setup = tempSetup('baton-unfilled-');
+    try {
+      const unfilled = /^baton: --(db|workspace|content) \$\{workspaceFolder\}\S*: \$\{workspaceFolder\} is a variable the program that started Baton did not fill in \(VS Code's mcp\.json fills \$\{workspaceFolder\}; most agent CLIs' configs do not\): give the absolute path instead\n\nUsage: baton (mcp|status)/;
+      for (const args of [['mcp', '--db', '${workspaceFolder}/.baton/baton.db'], ['mcp', '--workspace', '${workspaceFolder}'], ['status', '--db', '${workspaceFolder}/b.db']]) {
+        const r = await runCli(args, {}, setup.workspace);
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, unfilled, args.join(' '));
+      }
+      assert.deepEqual(readdirSync(setup.workspace), [], 'no ${workspaceFolder} folder, no database');
+      // A folder really named so is a folder like any other.
+      mkdirSync(join(setup.workspace, '${x}'));
+      const real = await runCli(['status', '--workspace', '${x}'], {}, setup.workspace);
+      assert.doesNotMatch(real.stderr, /did not fill in/);
+      assert.match(real.stderr, /no Baton database/i);
     } finally {
       rmSync(setup.dir, { recursive: true, force: true });
     }
