@@ -117,6 +117,12 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: s
         + `mcp.json fills \${workspaceFolder}; most agent CLIs' configs do not): give the absolute path instead\n\n${usage}`, 2);
     }
   }
+  const fromEnv = process.env.BATON_DB_PATH;
+  const envVariable = 'db' in options && !(parsed.values as Record<string, unknown>).db && fromEnv ? unfilledVariable(fromEnv) : null;
+  if (envVariable) {
+    throw new CliError(`BATON_DB_PATH=${fromEnv}: ${envVariable} is a variable the program that started Baton did not fill in: give `
+      + 'the absolute path instead', 2);
+  }
   for (const flag of ['workspace', 'content']) {
     const value = (parsed.values as Record<string, unknown>)[flag];
     if (typeof value !== 'string') continue;

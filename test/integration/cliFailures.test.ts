@@ -230,7 +230,7 @@ describe('baton refusals of a command line', () => {
     }
   });
 
-  it('a ${workspaceFolder} its MCP client left unfilled is named, not made a folder of (mcp, status; --db, --workspace)', async () => {
+  it('a ${workspaceFolder} its MCP client left unfilled is named, not made a folder of (--db, --workspace, BATON_DB_PATH)', async () => {
     const setup = tempSetup('baton-unfilled-');
     try {
       const unfilled = /^baton: --(db|workspace|content) \$\{workspaceFolder\}\S*: \$\{workspaceFolder\} is a variable the program that started Baton did not fill in \(VS Code's mcp\.json fills \$\{workspaceFolder\}; most agent CLIs' configs do not\): give the absolute path instead\n\nUsage: baton (mcp|status)/;
@@ -239,6 +239,9 @@ describe('baton refusals of a command line', () => {
         assert.equal(r.code, 2, r.stderr);
         assert.match(r.stderr, unfilled, args.join(' '));
       }
+      const env = await runCli(['mcp'], { BATON_DB_PATH: '${workspaceFolder}/.baton/baton.db' }, setup.workspace);
+      assert.equal(env.code, 2, env.stderr);
+      assert.match(env.stderr, /^baton: BATON_DB_PATH=\$\{workspaceFolder\}\/\.baton\/baton\.db: \$\{workspaceFolder\} is a variable the program that started Baton did not fill in: give the absolute path instead\n$/);
       assert.deepEqual(readdirSync(setup.workspace), [], 'no ${workspaceFolder} folder, no database');
       // A folder really named so is a folder like any other.
       mkdirSync(join(setup.workspace, '${x}'));
