@@ -24,7 +24,13 @@ export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {
   const dbPath = dbPathOf(values);
   const live = readDiscovery(dbPath);
   if (live && (await ownerAnswers(live))) return live;
-  throw new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1, { db_path: dbPath });
+  throw noTeamRunning(values);
+}
+
+/** The error of a team command that found no team running (no live owner, nor a run its dead one left behind). */
+export function noTeamRunning(values: OwnerDbValues): CliError {
+  const dbPath = dbPathOf(values);
+  return new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1, { db_path: dbPath });
 }
 
 /** The project folder of a team command. */

@@ -295,7 +295,8 @@ Exit codes: 0 done; 1 failed (e.g. a missing or invalid workflow file, a failed 
 export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
 
 Stops one agent of a team (agent@instance), a whole instance (@instance), a standalone agent (NAME), or
-everything (--all); running agents are killed with their process groups.
+everything (--all); running agents are killed with their process groups. With no Baton process owning the
+database, it ends the team runs a killed one left running and stops the agents they left (their process groups).
 
 Options:
   --all                   stop every team

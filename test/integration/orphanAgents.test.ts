@@ -1,7 +1,8 @@
 // Rule: an agent that a SIGKILLed `baton pipeline run` left running (in its own process group) is never joined by a
 // second agent on its step: `baton pipeline list` shows it left running, and `baton pipeline resume` stops its whole
 // group, and waits until it is gone, before the step starts again. A team's agent left running by a SIGKILLed
-// `baton start` is stopped when the next team starts (which ends the team run no process serves any more).
+// `baton start` is stopped when the next team starts (which ends the team run no process serves any more), when the
+// next owner opens the database (`baton serve`, the editor), and by `baton stop @instance` with no owner running.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -95,4 +96,52 @@ test('a team agent left running by a SIGKILLed baton start is stopped when the n
   assert.equal(next.code, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${owner.pid}\\)`));
   assert.ok(!alive(sleeper), 'stopped before the next team ran');
+});
+
+/** A `baton start` of one sleeping agent, SIGKILLed once the agent runs; the agent's pid and the dead owner's. */
+async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSetup>; flags: string[]; sleeper: number; ownerPid: number }> {
+  const t = tempSetup(prefix);
+  writeFileSync(join(t.workspace, 'team.yaml'), `agents:\n  s: { backend: command, command: [node, ${JSON.stringify(TEAM_AGENT)}], system_prompt: x }\nkickoff: "@s work"\n`);
+  const sleepPid = join(t.dir, 'sleep.pid');
+  const flags = ['--db', t.db, '--workspace', t.workspace];
+  const owner = spawn(process.execPath, [CLI, 'start', 'team.yaml', ...flags], {
+    cwd: t.workspace, env: { ...process.env, SLEEP_PID: sleepPid, ROLE_s: 'sleeper', BATON_LOG_LEVEL: 'error' }, stdio: 'ignore',
+  });
+  pids.push(owner.pid!);
+  const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
+  const sleeper = Number(await until('the sleeping agent', () => existsSync(sleepPid) && readFileSync(sleepPid, 'utf8').trim(), 20_000));
+  pids.push(sleeper);
+  await new Promise((r) => setTimeout(r, 300));
+  owner.kill('SIGKILL');
+  assert.equal(await exited, null);
+  assert.ok(alive(sleeper), 'the agent outlives the team\'s process');
+  return { t, flags, sleeper, ownerPid: owner.pid! };
+}
+
+test('baton stop @instance with no owner stops the agent a SIGKILLed baton start left running, and ends the run', linuxOnly, async () => {
+  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-stop-');
+  const stopped = await runCli(['stop', '@default', ...flags], { BATON_LOG_LEVEL: 'warn' }, t.workspace);
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.equal(stopped.stdout, 'stopped @default\n');
+  assert.match(stopped.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\)`));
+  assert.ok(!alive(sleeper), 'the agent is stopped');
+  const status = await runCli(['status', '--all', ...flags], {}, t.workspace);
+  assert.match(status.stdout, /team@default {2}cancelled {2}team run/);
+  const again = await runCli(['stop', '@default', ...flags], {}, t.workspace);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /no team is running/);
+});
+
+test('the next owner (baton serve) stops the agent a SIGKILLed baton start left running, without a team start', linuxOnly, async () => {
+  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-serve-');
+  const serve = spawn(process.execPath, [CLI, 'serve', ...flags], { cwd: t.workspace, env: { ...process.env, BATON_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  pids.push(serve.pid!);
+  let err = '';
+  serve.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+  await until('the agent stopped', () => !alive(sleeper), 20_000);
+  await until('the warning', () => new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\)`).test(err), 5_000);
+  const status = await runCli(['status', '--all', '--json', ...flags], {}, t.workspace);
+  const runs = (JSON.parse(status.stdout) as { executions: Array<{ status: string }> }).executions;
+  assert.deepEqual(runs.map((e) => e.status), ['failed'], 'the dead run is ended, not left running');
+  serve.kill('SIGTERM');
 });

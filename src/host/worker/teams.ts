@@ -8,7 +8,7 @@ import type { Log } from '../../core/ports.js';
 import type { McpEndpoint, RunScope } from '../../core/pipelines/runner.js';
 import type { BatonApi } from '../../core/api.js';
 import { teamHost } from '../../core/worker/host.js';
-import type { TeamRuns } from '../../core/worker/teamRuns.js';
+import type { TeamRuns, TeamRunSummary } from '../../core/worker/teamRuns.js';
 import { TeamRunner, type AgentState, type TeamEnd, type TeamEvent } from '../../core/worker/teamRunner.js';
 import type { AgentDefinition, ChannelEntry, ContextProvider, WorkflowFile } from '../../core/worker/types.js';
 import { checkInstanceName, DEFAULT_INSTANCE, interpolate, workflowVariables } from '../../core/worker/workflowVariables.js';
@@ -90,6 +90,7 @@ export class Teams {
   private readonly projectConfig: ProjectMcpConfig;
 
   private readonly runs: TeamRuns;
+  private stalePass: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: TeamsOptions) {
     const host = teamHost(options.baton);
@@ -97,6 +98,9 @@ export class Teams {
     this.runs = host.teams;
     this.projectConfig = new ProjectMcpConfig(resolve(options.dataDir, 'team-mcp-restore'), options.log);
     for (const path of this.projectConfig.recover()) options.log.warn(`restored ${path} (a team's MCP entry left by a process that died)`);
+    // The owner that ran them was killed (kill -9, a crash): their agents live on in their own process groups, so the
+    // next owner stops them at once, not only when it next starts a team.
+    this.endStale().catch((ex: unknown) => options.log.warn('stopping the agents of team runs whose Baton process ended failed', ex));
   }
 
   /** Starts an instance: setup, provider, kickoff, loop. Rejects (nothing left running) when any of it fails. */
@@ -134,18 +138,16 @@ export class Teams {
 
   /**
    * Team runs the database shows running that no process runs any more (teams run only in the owner: this one): the
-   * agents their process left running are stopped (before this team's agents start beside them), and they end.
+   * agents their process left running are stopped (before this team's agents start beside them), and they end. One
+   * pass at a time: the pass a new owner begins with and a team start's must not stop the same agents twice.
    */
-  private async endStale(): Promise<void> {
-    const live = new Set([...this.instances.values()].filter((t) => !t.end).map((t) => t.runId));
-    for (const run of this.runs.list({ activeOnly: true })) {
-      if (live.has(run.runId)) continue;
-      for (const left of await this.runs.stopLeftovers(run.runId)) {
-        if (left.outcome === 'stopped') this.options.log.warn(`team @${run.instance}: ${left.message}`);
-        if (left.outcome === 'forgotten') this.options.log.warn(`team @${run.instance}: ${left.message}; stop it by hand if it is (kill -TERM -- -${left.record.pgid})`);
-      }
-      await this.runs.finish(run.runId, 'failed', 'the Baton process that ran it ended while it ran');
-    }
+  private endStale(): Promise<void> {
+    const pass = this.stalePass.then(async () => {
+      const live = new Set([...this.instances.values()].filter((t) => !t.end).map((t) => t.runId));
+      await endDeadTeamRuns(this.runs, (run) => !live.has(run.runId), 'failed', 'the Baton process that ran it ended while it ran', this.options.log);
+    });
+    this.stalePass = pass.catch(() => undefined);
+    return pass;
   }
 
   private launch(runId: string, workflow: WorkflowFile, instance: string, path: string, provider: ContextProvider, req: TeamStart, agentNames: string[]): TeamInstance {
@@ -320,6 +322,26 @@ export class Teams {
     await Promise.all(running.map((t) => t.runner.done));
     this.projectConfig.releaseAll();
   }
+}
+
+/**
+ * Ends the team runs `pick` chooses among those the database shows running, which the caller knows no process runs
+ * (it owns the database and runs none of them): the agents their dead process left running are stopped first, each
+ * whole process group (a live one that cannot be proved to be the agent is only named, with the command to stop it).
+ */
+export async function endDeadTeamRuns(
+  runs: TeamRuns, pick: (run: TeamRunSummary) => boolean, outcome: 'failed' | 'cancelled', reason: string, log: Log,
+): Promise<TeamRunSummary[]> {
+  const ended: TeamRunSummary[] = [];
+  for (const run of runs.list({ activeOnly: true, limit: 10_000 }).filter(pick)) {
+    for (const left of await runs.stopLeftovers(run.runId)) {
+      if (left.outcome === 'stopped') log.warn(`team @${run.instance}: ${left.message}`);
+      if (left.outcome === 'forgotten') log.warn(`team @${run.instance}: ${left.message}; stop it by hand if it is (kill -TERM -- -${left.record.pgid})`);
+    }
+    await runs.finish(run.runId, outcome, reason);
+    ended.push(run);
+  }
+  return ended;
 }
 
 const TEAMS = new WeakMap<object, Teams>();
