@@ -17,12 +17,14 @@ export type RunAfter = Pick<PipelineRunView, 'status' | 'orphaned'>;
 /**
  * The line a decision prints: for a pipeline run (`run` set) what becomes of the run — it goes on (the process driving
  * it was woken), ends failed (a review rejected with onReject: fail), or waits for `baton pipeline resume`, as no
- * process drives it; for a workflow, the step's and the execution's statuses. `db` is dbFlagFor's, for that command.
+ * process drives it (or it is paused); for a workflow, the step's and the execution's statuses. `db` is dbFlagFor's, for that command.
  */
 export function decidedText(result: GateDecisionResult, run: RunAfter | null, db = ''): string {
   const head = `${result.decision === 'approve' ? 'Approved' : 'Rejected'} ${result.step_name} of ${result.execution_id}: step ${result.step_status}`;
   if (run === null) return `${head}, execution ${result.execution_status}`;
   if (run.status === 'completed' || run.status === 'failed') return `${head}; the run ${run.status}`;
+  // A paused run (Ctrl-C, its budget) is driven by no process until it is resumed, even with an owner running.
+  if (run.status === 'paused') return `${head}; the run is paused: go on with baton pipeline resume ${result.execution_id}${db}`;
   if (run.orphaned) return `${head}; no Baton process drives the run: go on with baton pipeline resume ${result.execution_id}${db}`;
   if (result.step_status === 'failed') return `${head}; the run ends: it fails with your reason`;
   return result.decision === 'reject' ? `${head}; the run goes on with this review not approved` : `${head}; the run goes on`;

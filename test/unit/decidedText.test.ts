@@ -1,7 +1,7 @@
 // Rule: what `baton approve` / `baton reject` print is true of the run: a workflow's step and execution statuses; for a
 // pipeline run, that it goes on (the process driving it was woken), ends failed (a review rejected with onReject:
 // fail), goes on with the review not approved (onReject: continue), is already over, or waits for `baton pipeline
-// resume` because no process drives it.
+// resume` because no process drives it, or because it is paused (Ctrl-C, its budget), which no process drives either.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GateDecisionResult } from '../../src/core/api.js';
@@ -21,6 +21,8 @@ test('a decision says what becomes of its run', () => {
     [{ decision: 'reject', step_status: 'failed' }, { status: 'failed', orphaned: false }, 'Rejected check of r1: step failed; the run failed'],
     [{ decision: 'reject' }, { status: 'running', orphaned: false }, 'Rejected check of r1: step completed; the run goes on with this review not approved'],
     [{}, { status: 'running', orphaned: true }, 'Approved check of r1: step completed; no Baton process drives the run: go on with baton pipeline resume r1'],
+    [{}, { status: 'paused', orphaned: false }, 'Approved check of r1: step completed; the run is paused: go on with baton pipeline resume r1'],
+    [{ decision: 'reject', step_status: 'failed' }, { status: 'paused', orphaned: false }, 'Rejected check of r1: step failed; the run is paused: go on with baton pipeline resume r1'],
   ];
   for (const [over, run, text] of cases) assert.equal(decidedText(decided(over), run), text);
 });
