@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { instantiateBlueprint } from '../../src/core/pipelines/blueprint.js';
 import { regexProblem } from '../../src/core/pipelines/regexCheck.js';
 import { listSystems, loadSystem } from '../../src/host/pipelines/systemFiles.js';
-import { parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
+import { formatProblems, parseBlueprintFile, parseSystemFile } from '../../src/core/pipelines/systemFile.js';
 import { aliasBomb } from '../helpers/aliasBomb.js';
 
 const GOOD = `name: ok
@@ -119,6 +119,14 @@ test('a command on a CLI runner\'s agent is warned of as ignored (the CLI is fou
     + 'command; this agent uses codex (set PATH in env to run another copy of it) (ignored)']]);
   assert.ok(p.value, 'a warning, not a refusal');
   assert.equal(p.value!.agents[0]!.command, undefined);
+});
+
+test('a command item YAML reads as another type (true, 1) is named with its index and the quotes it needs, once', () => {
+  const text = (command: string) => formatProblems(parseSystemFile(`agents:\n  - { id: a, runner: command, command: ${command} }\nworkflow:\n`
+    + '  - { type: agent, agentId: a }\n', 's.yaml', 's').problems);
+  assert.equal(text('[true]'), 's.yaml:2: agents[0].command[0]: must be a string, got true; quote it: "true"');
+  assert.equal(text('[node, 1]'), 's.yaml:2: agents[0].command[1]: must be a string, got the number 1; quote it: "1"');
+  assert.match(text('[]'), /^s\.yaml:2: agents\[0\]\.command: the command runner needs command/);
 });
 
 test('YAML whose aliases expand past the parser\'s limit is a problem of the file, not an exception', () => {

@@ -113,6 +113,7 @@ describe('workflow file: problems name file, line, field and fix', () => {
     ['missing prompt file', 'agents:\n  a:\n    model: claude-x\n    system_prompt: prompts/nope.md\n', /t\.yaml:4: agents\.a\.system_prompt: file prompts\/nope\.md not found \(looked for teams\/prompts\/nope\.md/],
     ['command backend without command', 'agents:\n  a:\n    backend: command\n    system_prompt: hi\n', /agents\.a\.command: the command backend needs command: an argument list/],
     ['command as a shell string', 'agents:\n  a:\n    backend: command\n    command: node a.js\n    system_prompt: hi\n', /agents\.a\.command: must be a list of strings/],
+    ['command item YAML reads as a boolean', 'agents:\n  a:\n    backend: command\n    command: [true]\n    system_prompt: hi\n', /^teams\/t\.yaml:4: agents\.a\.command\[0\]: must be a string, got true; quote it: "true"$/],
     ['bad context', `context: yes please\n${AGENT}`, /t\.yaml:1: context: must be empty .* false .* provider: memory/],
     ['unknown provider', `context:\n  provider: redis\n${AGENT}`, /t\.yaml:2: context\.provider: must be one of file, memory; got the string "redis"/],
     ['context dir escapes nothing but channel does', `context:\n  provider: file\n  config:\n    channel: ../x.md\n${AGENT}`, /t\.yaml:4: context\.config\.channel: '\.\.\/x\.md' must be a relative path inside the context directory/],

@@ -107,8 +107,16 @@ export class Reader {
   strings(obj: Record<string, unknown>, at: FieldPath, key: string): string[] | undefined {
     const v = obj[key];
     if (v === undefined || v === null) return undefined;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+    if (!Array.isArray(v)) {
       this.error([...at, key], `must be a list of strings, got ${describe(v)}`);
+      return undefined;
+    }
+    // YAML reads a bare `true`, `1` or `null` as another type: name the item and how to keep it a string.
+    const bad = v.findIndex((x) => typeof x !== 'string');
+    if (bad >= 0) {
+      const item: unknown = v[bad];
+      const quoted = typeof item === 'boolean' || typeof item === 'number' || item === null ? `; quote it: "${String(item)}"` : '';
+      this.error([...at, key, bad], `must be a string, got ${describe(item)}${quoted}`);
       return undefined;
     }
     return v as string[];
@@ -227,7 +235,7 @@ function readAgents(r: Reader, raw: unknown, at: FieldPath): SystemAgent[] {
       if (!runner) r.error([...here, 'runner'], `missing; set runner to one of ${RUNNER_KINDS.join(', ')} (it cannot be inferred from ${model ? `model '${model}'` : 'a missing model'})`);
     }
     const command = r.strings(item, here, 'command');
-    if (runner === 'command' && (!command || command.length === 0)) {
+    if (runner === 'command' && (command ? command.length === 0 : !Array.isArray(item['command']))) {
       r.error([...here, 'command'], "the command runner needs command: an argument list such as ['node', 'agent.js'] (no shell string)");
     }
     const env = isMapping(item['env']) ? Object.fromEntries(Object.entries(item['env']).map(([k, v]) => [k, String(v)])) : undefined;

@@ -170,7 +170,7 @@ function readAgent(r: Reader, item: Record<string, unknown>, at: FieldPath, path
   const prompt = readPrompt(r, item, at, path, options);
   const tools = r.strings(item, at, 'tools');
   const command = r.strings(item, at, 'command');
-  if (resolved?.backend === 'command' && (!command || command.length === 0)) {
+  if (resolved?.backend === 'command' && (command ? command.length === 0 : !Array.isArray(item['command']))) {
     r.error([...at, 'command'], "the command backend needs command: an argument list such as ['node', 'agent.js'] (no shell string)");
   } else if (command && resolved && resolved.backend !== 'command') {
     r.warn([...at, 'command'], `only the command backend runs a command; this agent uses ${resolved.backend}`);
