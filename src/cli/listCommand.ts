@@ -1,11 +1,14 @@
 // `baton list`: the agents of the teams the live owner runs, as the spec shows them (NAME SOURCE STATUS).
+import { existsSync } from 'node:fs';
+import { teamHost } from '../core/worker/host.js';
 import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import type { AgentListing } from '../host/worker/teams.js';
-import { dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
+import { cliLog, dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
 import { TEAM_OPTIONS } from './teamCommon.js';
 import { LIST_USAGE } from './usage.js';
+import { withCore } from './withCore.js';
 
 const OPTIONS = { ...TEAM_OPTIONS, json: { type: 'boolean' } } as const;
 
@@ -17,14 +20,29 @@ export async function listCommand(args: string[]): Promise<number> {
     return 0;
   }
   refuseArguments('list', positionals, LIST_USAGE);
-  const live = readDiscovery(dbPathOf(values));
-  const agents = live && (await ownerAnswers(live)) ? ((await callControl(live, { op: 'team_list' })) as { result: AgentListing[] }).result : [];
+  const dbPath = dbPathOf(values);
+  const live = readDiscovery(dbPath);
+  const owned = live !== null && (await ownerAnswers(live));
+  const agents = owned ? ((await callControl(live, { op: 'team_list' })) as { result: AgentListing[] }).result : [];
   if (values.json) {
     process.stdout.write(`${JSON.stringify(agents)}\n`);
     return 0;
   }
-  process.stdout.write(`${formatList(agents, flagsFor('baton start', dbPathOf(values), values.workspace))}\n`);
+  const dead = owned || !existsSync(dbPath) ? [] : await deadTeams(dbPath, values.workspace);
+  const stop = flagsFor('baton stop', dbPath, values.workspace);
+  const notes = dead.map((i) => `(@${i}: the Baton process that ran it has ended, and its agents may still run; baton stop @${i}${stop} stops them)`);
+  process.stdout.write(`${[formatList(agents, flagsFor('baton start', dbPath, values.workspace)), ...notes].join('\n')}\n`);
   return 0;
+}
+
+/** With no owner, the instances the database shows running: a Baton process that died left them (read only). */
+async function deadTeams(dbPath: string, workspace: string | undefined): Promise<string[]> {
+  return withCore(
+    { dbPath, access: 'read', workspace, log: cliLog('error'), missing: () => new Error('no database') },
+    async () => [],
+    async (baton) => (teamHost(baton)?.teams.list({ activeOnly: true }) ?? []).map((r) => r.instance),
+  // Only a note under the table: a database that cannot be read here leaves it out, as the listing did before.
+  ).catch((): string[] => []);
 }
 
 /**

@@ -44,6 +44,10 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         return `  → baton approve ${e.execution_id}${dbFlag}${which}   or   baton reject ${e.execution_id}${dbFlag}${which} --feedback TEXT`;
       };
       const hint = waiting.map(decide);
+      // Read with no owner: no process runs it (teams run only in the owner), but its agents may live on.
+      if (e.kind === 'worker' && e.orphaned && !e.cancelled) {
+        hint.push(`  → the Baton process that ran it has ended; baton stop @${e.instance ?? e.workflow ?? 'INSTANCE'}${dbFlag} stops any agent it left running and ends the run`);
+      }
       // A step held by an agent that went away waits for its token to expire and the stall threshold: say how not to.
       const held = e.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
       if ((e.kind === 'template' || e.kind === 'spec') && held.length && now - Date.parse(e.updated_at) >= QUIET_MS) {
@@ -79,7 +83,9 @@ export async function statusCommand(args: string[]): Promise<number> {
       missing: () => missingDatabase(dbPath, values, 'Status only reads, so nothing was created.'),
     },
     (owner) => statusViaOwner(owner, activeOnly, STATUS_LISTED + 1),
-    async (baton) => baton.listExecutions({ active_only: activeOnly, limit: STATUS_LISTED + 1 }),
+    // No owner: a team run the file shows running was left by a Baton process that died (teams run only in the owner).
+    async (baton) => (await baton.listExecutions({ active_only: activeOnly, limit: STATUS_LISTED + 1 }))
+      .map((e) => (e.kind === 'worker' && e.status === 'running' ? { ...e, orphaned: true } : e)),
   );
   const executions = found.slice(0, STATUS_LISTED);
   const more = found.length > STATUS_LISTED;

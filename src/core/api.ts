@@ -196,7 +196,10 @@ export interface ExecutionSummary {
   task_description?: string | null;
   /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
-  /** A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. */
+  /**
+   * A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. A team run
+   * whose process ended (set by `baton status` reading the file with no owner): `baton stop @instance` ends it.
+   */
   orphaned?: boolean;
   /** `stopped`: a step under way when the run was cancelled (the cancel failed it); absent from an older owner. */
   steps: Array<{ step_name: string; status: StepStatus; agent_name: string; stopped?: true }>;

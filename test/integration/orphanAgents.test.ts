@@ -2,7 +2,8 @@
 // second agent on its step: `baton pipeline list` shows it left running, and `baton pipeline resume` stops its whole
 // group, and waits until it is gone, before the step starts again. A team's agent left running by a SIGKILLed
 // `baton start` is stopped when the next team starts (which ends the team run no process serves any more), when the
-// next owner opens the database (`baton serve`, the editor), and by `baton stop @instance` with no owner running.
+// next owner opens the database (`baton serve`, the editor), and by `baton stop @instance` with no owner running,
+// which `baton status` and `baton list` name meanwhile.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -120,6 +121,11 @@ async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSe
 
 test('baton stop @instance with no owner stops the agent a SIGKILLed baton start left running, and ends the run', linuxOnly, async () => {
   const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-stop-');
+  // Before: status and list say the run's process ended, and name the stop that ends it.
+  const before = await runCli(['status', ...flags], {}, t.workspace);
+  assert.match(before.stdout, /team@default {2}running {2}team run\n {2}→ the Baton process that ran it has ended; baton stop @default --db \S+ stops any agent it left running/);
+  const listed = await runCli(['list', ...flags], {}, t.workspace);
+  assert.match(listed.stdout, /\(@default: the Baton process that ran it has ended, and its agents may still run; baton stop @default --db \S+ stops them\)/);
   const stopped = await runCli(['stop', '@default', ...flags], { BATON_LOG_LEVEL: 'warn' }, t.workspace);
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.equal(stopped.stdout, 'stopped @default\n');
