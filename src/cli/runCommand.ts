@@ -109,7 +109,10 @@ async function runHere(owner: Owner, start: Parameters<ReturnType<typeof teamsOf
 
 /** Follows a team the live owner runs for this command, to its end. */
 async function followRemote(remote: DiscoveryInfo, instance: string, print: Print): Promise<number> {
-  const onSignal = () => void callControl(remote, { op: 'team_stop', target: `@${instance}` }).catch(() => undefined);
+  // Said as the team's end, which this command prints: the person pressed Ctrl-C here, not `baton stop`.
+  const onSignal = (signal: NodeJS.Signals) => void callControl(remote, {
+    op: 'team_stop', target: `@${instance}`, reason: signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `interrupted (${signal})`,
+  }).catch(() => undefined);
   const stopListening = onStopSignal(onSignal);
   try {
     let since = 0;

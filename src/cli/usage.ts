@@ -271,7 +271,7 @@ Options:
   --max-invocations N     stop after N agent turns in all (default 50), against agents that @mention each other forever
 ${CONTENT_USAGE}
 ${TEAM_DB}
-Exit codes: 0 every agent idle; 1 at the limit, a failed agent turn or setup command, or a missing or invalid workflow file; 2 usage error.`;
+Exit codes: 0 every agent idle; 1 at the limit, a failed agent turn or setup command, stopped (Ctrl-C, baton stop), or a missing or invalid workflow file; 2 usage error.`;
 
 /** Usage of `baton start`. */
 export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--background] [--verbose] [--max-invocations N] [--db PATH]

@@ -1,4 +1,4 @@
-// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
+// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; Ctrl-C of a `baton run` following a team in another owner stops it, said as an interruption; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -202,6 +202,22 @@ test('run while another process owns the database: the team runs there and run f
   assert.deepEqual([last.type, last.reason, last.invocations], ['result', 'idle', 1]);
   assert.ok(w.log().some((l) => l.startsWith('q ')));
   assert.equal(isPidAlive(owner.child.pid!), true, 'the owner keeps running its own team');
+  await w.cli(['stop', '--all']);
+  assert.equal(await owner.exited, 0);
+});
+
+test('Ctrl-C of a run that follows a team in another owner stops it there, and both say it was interrupted', async () => {
+  const w = workspace({ 'team.yaml': TEAM.replace('@s work on it', '@t hello'), 'sleepy.yaml': TEAM });
+  const owner = w.start(['team.yaml', '--instance', 'host']);
+  await waitFor(() => owner.out().includes('started @host'), 20_000, `start (${owner.err()})`);
+  const follower = w.start(['sleepy.yaml', '--instance', 'f1'], {}, 'run');
+  await waitFor(() => existsSync(w.env.SLEEP_PID!), 20_000, `the sleeping agent (${follower.err()})`);
+  follower.child.kill('SIGINT');
+  assert.equal(await follower.exited, 1);
+  assert.match(follower.err(), /team ended \(stopped\): interrupted \(Ctrl-C\)/);
+  assert.doesNotMatch(follower.err(), /baton stop/, 'nobody ran baton stop');
+  const status = await w.cli(['status', '--all']);
+  assert.match(status.stdout, /@f1 {2}cancelled {2}team run/);
   await w.cli(['stop', '--all']);
   assert.equal(await owner.exited, 0);
 });

@@ -10,7 +10,7 @@ import { teamsOf, type TeamStart } from './teams.js';
 export type TeamControlRequest =
   | { op: 'team_start'; file: string; instance?: string; mode: 'run' | 'start'; cwd: string; max_invocations?: number; env?: Record<string, string> }
   | { op: 'team_list' }
-  | { op: 'team_stop'; target?: string }
+  | { op: 'team_stop'; target?: string; reason?: string }
   | { op: 'team_send'; message: string; to: string }
   | { op: 'team_peek'; instance?: string }
   | { op: 'team_events'; instance: string; since?: number }
@@ -50,7 +50,7 @@ export function parseTeamOp(body: Record<string, unknown>): TeamControlRequest |
     case 'team_list':
       return { op: 'team_list' };
     case 'team_stop':
-      return { op: 'team_stop', target: str(body, 'target', false) };
+      return { op: 'team_stop', target: str(body, 'target', false), reason: str(body, 'reason', false) };
     case 'team_send':
       return { op: 'team_send', message: str(body, 'message', true)!, to: str(body, 'to', true)! };
     case 'team_peek':
@@ -87,7 +87,7 @@ export async function runTeamOp(baton: object, req: TeamControlRequest): Promise
     case 'team_list':
       return { result: teams.list() };
     case 'team_stop':
-      return { result: teams.stop(req.target) };
+      return { result: teams.stop(req.target, req.reason) };
     case 'team_send':
       return { result: await teams.send(req.message, req.to) };
     case 'team_peek':

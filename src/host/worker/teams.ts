@@ -274,18 +274,21 @@ export class Teams {
       Object.entries(t.runner.states()).map(([agent, status]) => ({ name: `${agent}@${t.instance}`, source: t.source, status, instance: t.instance })));
   }
 
-  /** Stops `agent@instance`, `@instance` or (target undefined) everything; the names stopped. */
-  stop(target: string | undefined): string[] {
+  /**
+   * Stops `agent@instance`, `@instance` or (target undefined) everything; the names stopped. `reason`: why a whole
+   * team stops, when not `baton stop` (a following `baton run`'s Ctrl-C).
+   */
+  stop(target: string | undefined, reason?: string): string[] {
     if (target === undefined) {
       const all = [...this.instances.values()].filter((t) => !t.end);
-      for (const t of all) t.runner.stop('stopped by baton stop --all');
+      for (const t of all) t.runner.stop(reason ?? 'stopped by baton stop --all');
       return all.map((t) => `@${t.instance}`);
     }
     const { agent, instance } = parseTarget(target);
     const team = this.targetInstance(agent, instance);
     if (team.end) throw new BatonError('invalid_state', `team instance @${instance} has already ended (${team.end.reason})`);
     if (agent === null) {
-      team.runner.stop(`stopped by baton stop @${instance}`);
+      team.runner.stop(reason ?? `stopped by baton stop @${instance}`);
       return [`@${instance}`];
     }
     if (!(agent in team.runner.states())) throw new BatonError('not_found', `no agent ${agent} in @${instance}; its agents: ${Object.keys(team.runner.states()).join(', ')}`);
