@@ -8,6 +8,7 @@ import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import { teamsOf } from '../host/worker/teams.js';
+import type { TeamEvent } from '../core/worker/teamRunner.js';
 import { checkInstanceName, DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
 import { CliError, dbFlagFor, dbPathOf, fileArgument, parse } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
@@ -47,7 +48,14 @@ export async function startCommand(args: string[]): Promise<number> {
   const teams = teamsOf(owner.opened.baton);
   try {
     await serveTeams(teams, async () => {
-      const team = await teams.start({ ...start, onEvent: values.verbose ? (e) => process.stderr.write(`${describeEvent(e)}\n`) : undefined });
+      // A failed turn (an agent's CLI not installed, one that exits at once) is shown without --verbose too: this
+      // terminal is the only place that would see it, and the team keeps running.
+      const onEvent = values.verbose
+        ? (e: TeamEvent) => process.stderr.write(`${describeEvent(e)}\n`)
+        : (e: TeamEvent) => {
+          if (e.type === 'agent_finished' && e.status === 'failed') process.stderr.write(`baton: ${e.agent}@${start.instance ?? DEFAULT_INSTANCE}'s turn failed: ${e.error ?? 'no reason given'}\n`);
+        };
+      const team = await teams.start({ ...start, onEvent });
       process.stdout.write(`${started(team.instance, Object.keys(team.runner.states()), process.pid, dbFlagFor(dbPathOf(values)))}\n`);
     });
     return 0;

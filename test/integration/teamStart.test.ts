@@ -1,4 +1,4 @@
-// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; Ctrl-C of a `baton run` following a team in another owner stops it, said as an interruption; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
+// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; Ctrl-C of a `baton run` following a team in another owner stops it, said as an interruption; `start` shows a failed turn without --verbose; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -219,6 +219,16 @@ test('Ctrl-C of a run that follows a team in another owner stops it there, and b
   const status = await w.cli(['status', '--all']);
   assert.match(status.stdout, /@f1 {2}cancelled {2}team run/);
   await w.cli(['stop', '--all']);
+  assert.equal(await owner.exited, 0);
+});
+
+test('start without --verbose shows an agent turn that failed (a command not installed), and keeps running', async () => {
+  const w = workspace({ 'broken.yaml': 'agents:\n  b: { backend: command, command: [no-such-agent-cli], system_prompt: x }\nkickoff: "@b go"\n' });
+  const owner = w.start(['broken.yaml']);
+  await waitFor(() => owner.err().includes("b@default's turn failed"), 20_000, `the failure (${owner.out()} ${owner.err()})`);
+  assert.match(owner.err(), /baton: b@default's turn failed: command: "no-such-agent-cli" was not found on PATH\. Check the agent's command/);
+  assert.equal(isPidAlive(owner.child.pid!), true, 'the team keeps running');
+  await w.cli(['stop', '@default']);
   assert.equal(await owner.exited, 0);
 });
 
