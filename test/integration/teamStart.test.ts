@@ -98,6 +98,12 @@ test('a second start runs in the live owner; stop --all stops both; bad targets 
   const names = JSON.parse((await w.cli(['list', '--json'])).stdout).map((a: { name: string }) => a.name);
   assert.deepEqual(names.sort(), ['s@one', 's@two', 't@one', 't@two']);
   assert.equal((await w.cli(['stop', 'nobody@one'])).code, 1);
+  // A team instance named without its @ reads as a standalone agent NAME: the refusal says which to write.
+  for (const args of [['stop', 'one'], ['send', 'hi', '--to', 'one']]) {
+    const bare = await w.cli(args);
+    assert.equal(bare.code, 1);
+    assert.match(bare.stderr, /one is a team instance, not a standalone agent: name the whole team @one, or one of its agents \(s@one, t@one\)/);
+  }
   assert.equal((await w.cli(['stop'])).code, 2);
   assert.equal((await w.cli(['send', 'x'])).code, 2);
   const all = await w.cli(['stop', '--all']);

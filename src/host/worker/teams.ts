@@ -253,7 +253,13 @@ export class Teams {
 
   /** The instance of a target; a missing `NAME@NAME` (the CLI passes a standalone agent NAME so) is named as NAME. */
   private targetInstance(agent: string | null, instance: string): TeamInstance {
-    if (agent !== instance || this.instances.has(instance)) return this.get(instance);
+    const team = this.instances.get(instance);
+    // `baton stop x1` for the team instance @x1: the CLI passed it as the standalone agent x1@x1.
+    if (team && agent === instance && team.source !== STANDALONE && !(agent in team.runner.states())) {
+      const agents = Object.keys(team.runner.states()).map((a) => `${a}@${instance}`).join(', ');
+      throw new BatonError('not_found', `${agent} is a team instance, not a standalone agent: name the whole team @${instance}, or one of its agents (${agents})`);
+    }
+    if (agent !== instance || team) return this.get(instance);
     const running = this.names().map((n) => `@${n}`).join(', ') || 'none';
     throw new BatonError('not_found', `no standalone agent ${agent} (nor a team instance @${instance}); running: ${running} (see \`baton list\`; a team's agent is agent@instance)`);
   }
