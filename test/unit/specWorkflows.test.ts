@@ -96,6 +96,14 @@ describe('spec workflow through workflow_next_step (way in 1)', () => {
     }
   });
 
+  it("Phase 0's outline counts each phase's tasks in words: '1 task', '2 tasks'", async () => {
+    const tasks = '- [ ] 1. Schema\n  - [ ] 1.1 Users table\n  - [ ] 1.2 Index\n- [ ] 2. API\n  - [ ] 2.1 Login\n';
+    const { baton } = await makeBaton({ workspacePath: workspaceWith({ 'tasks.md': tasks }) });
+    const r = await baton.nextStep({ template_name: 'spec_execution_v1', source: 'tasks.md' });
+    assert.deepEqual(r.context!.spec!.outline, ['Phase 1: Schema (2 tasks)', 'Phase 2: API (1 task)']);
+    assert.match(resultText(r), /\nPhase 2: API \(1 task\)\n/);
+  });
+
   it('a 200-task phase lists what fits within 4 KB and get_task reads the rest with the same token', async () => {
     const tasks = Array.from({ length: 200 }, (_, i) => `- [ ] **Task 1.${i + 1}**: Implement endpoint number ${i + 1} of the API\n  - **Estimated Time**: 1h\n  - **Acceptance Criteria**:\n    - [ ] Endpoint ${i + 1} returns 200\n    - [ ] It has a test`).join('\n');
     const { baton } = await makeBaton({ workspacePath: workspaceWith({ 'tasks.md': `### Phase 1: Everything\n${tasks}\n**Validation Gate:**\n- [ ] All 200 endpoints pass their tests\n` }) });
