@@ -41,7 +41,7 @@ function renderGateItems(phase: PanelSpecPhase): HTMLElement {
 
 /** With no phase current: all of them done, or (a run cancelled or failed) how far it got. */
 function endHeading(spec: PanelSpec, run: GraphRun): string {
-  if (run.status !== 'failed') return `All ${spec.phaseCount} phases done`;
+  if (run.status !== 'failed') return spec.phaseCount === 1 ? 'Its one phase done' : `All ${spec.phaseCount} phases done`;
   const done = spec.phases.filter((p) => p.phase > 0 && p.status === 'completed').length;
   return `Spec workflow ${statusText(run.status, run.cancelled)}: ${done} of ${plural(spec.phaseCount, 'phase')} done`;
 }

@@ -206,6 +206,16 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     await send({ type: 'panel/update', state: { ...fixture('running'), spec: { ...specFixture(), drift: { state: 'in_sync', line: null, snapshot: null, current: null } } } });
     await page.locator('[data-testid="spec-drift"]').waitFor({ state: 'detached', timeout: 5_000 });
     assert.equal(await $('spec-write-back').count(), 0);
+    // A finished spec workflow counts its phases in words: "All 2 phases done", and a one-phase spec's "Its one phase".
+    const finished = (n: number): PanelSpec => ({
+      ...specFixture(), currentPhase: null, phaseCount: n, drift: { state: 'in_sync', line: null, snapshot: null, current: null },
+      phases: specFixture().phases.slice(0, n + 1).map((p) => ({ ...p, status: 'completed' as const })),
+    });
+    await send({ type: 'panel/update', state: { ...fixture('completed'), spec: finished(2) } });
+    await page.locator('[data-testid="spec-current"]').filter({ hasText: 'All 2 phases done' }).waitFor({ timeout: 5_000 });
+    await send({ type: 'panel/update', state: { ...fixture('completed'), spec: finished(1) } });
+    await page.locator('[data-testid="spec-current"]').filter({ hasText: 'phase done' }).waitFor({ timeout: 5_000 });
+    assert.equal(await $('spec-current').textContent(), 'Its one phase done');
 
     // A pipeline run paused at its budget: the nested steps with their output, the budget used, raise and resume.
     const pipelineTimeline = [
