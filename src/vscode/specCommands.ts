@@ -2,6 +2,7 @@
 // CodeLens over every tasks.md, which starts one or shows the one running on the file.
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
+import { plural } from '../shared/labels.js';
 import { ExecutionPanel } from './panels/executionPanel.js';
 import type { Services } from './services.js';
 import { isTasksFile, specLenses, TASKS_EXCLUDE, TASKS_GLOB, workspaceRelative } from './specSources.js';
@@ -57,7 +58,7 @@ export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<str
   s.tree.refresh();
   void vscode.window
     .showInformationMessage(
-      `Baton: started a spec workflow on ${source} (Phase 0 and ${started.total_phases - 1} phases). Ask your agent to take it on; each phase passes its gate before the next opens.`,
+      `Baton: started a spec workflow on ${source} (Phase 0 and ${plural(started.total_phases - 1, 'phase')} from the file). Ask your agent to take it on; each phase passes its gate before the next opens.`,
       'Copy Agent Prompt',
     )
     .then((pick) => pick && vscode.commands.executeCommand('baton.copyHandoffPrompt', { executionId: started.execution_id }));

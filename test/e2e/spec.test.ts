@@ -1,7 +1,8 @@
 // Rule: a spec workflow runs in a real editor (code-server in headless Chromium): the CodeLens over an open tasks.md
 // starts it, an agent (an MCP SDK client on the editor's endpoint) passes Phase 0 and Phase 1 with evidence, the
 // checkbox is ticked in the open editor's buffer — which the person had left unsaved, so the tick joins it unsaved
-// and one undo takes it back — and the panel, tree and status bar show the next phase, the panel noting the drift.
+// and one undo takes it back — and the panel, tree and status bar show the next phase, the panel noting the drift;
+// a one-phase tasks.md starts with its phase counted in words.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -132,5 +133,20 @@ describe('a spec workflow from a tasks.md in the editor', { timeout: 5 * 60_000 
       const t = await editorText(page);
       return t.includes('- [ ] 1.1 Multiply') && t.includes('Notes: keep rounding') && t;
     });
+  });
+  it('starts a one-phase tasks.md (a flat list) and the notification counts it in words: "Phase 0 and 1 phase"', async () => {
+    mkdirSync(join(server.workspace, 'notes'), { recursive: true });
+    writeFileSync(join(server.workspace, 'notes', 'tasks.md'), '# Tasks\n\n- [ ] Write the release notes\n- [ ] Tag the release\n');
+    await wb.runCommand('Go to File');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('notes/tasks.md');
+    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'tasks.md' }).first().click({ timeout: 30_000 });
+    await waitFor('notes/tasks.md in the editor', async () => (await editorText(page)).includes('Tag the release'), 30_000);
+    const lens = page.locator('.part.editor .codelens-decoration a').filter({ hasText: 'Start with Baton' }).first();
+    await lens.waitFor({ state: 'visible', timeout: 60_000 });
+    await lens.click();
+    const note = await waitFor('the started notification', async () => (await wb.notifications()).find((n) => n.includes('started a spec workflow on notes/tasks.md')), 30_000);
+    assert.match(note, /\(Phase 0 and 1 phase from the file\)/);
   });
 });
