@@ -212,9 +212,9 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
       phases: specFixture().phases.slice(0, n + 1).map((p) => ({ ...p, status: 'completed' as const })),
     });
     await send({ type: 'panel/update', state: { ...fixture('completed'), spec: finished(2) } });
-    await page.locator('[data-testid="spec-current"]').filter({ hasText: 'All 2 phases done' }).waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="spec-current"]:has-text("All 2 phases done")').waitFor({ timeout: 5_000 });
     await send({ type: 'panel/update', state: { ...fixture('completed'), spec: finished(1) } });
-    await page.locator('[data-testid="spec-current"]').filter({ hasText: 'phase done' }).waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="spec-current"]:has-text("phase done")').waitFor({ timeout: 5_000 });
     assert.equal(await $('spec-current').textContent(), 'Its one phase done');
 
     // A pipeline run paused at its budget: the nested steps with their output, the budget used, raise and resume.
