@@ -60,7 +60,11 @@ export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
     if (p.last_refusal) lines.push(`    refused at ${p.last_refusal.at}, missing: ${p.last_refusal.missing.join('; ')}`);
     if (p.status === 'awaiting_approval') lines.push(`    → baton approve ${s.execution_id}${dbFlag}   or   baton reject ${s.execution_id}${dbFlag} --feedback TEXT`);
   }
-  for (const w of s.write_backs) lines.push(`Wrote back Phase ${w.phase}: ${plural(w.ticked, 'box', 'boxes')} ticked${w.refused.length ? `, ${w.refused.length} not found` : ''}${w.error ? ` (${w.error})` : ''}`);
+  for (const w of s.write_backs) {
+    // Each box left unticked with its line and why (edited since the start, or there twice): the person ticks it.
+    const refused = w.refused.map((r) => `\n    left unticked, line ${r.line}: ${r.reason}`).join('');
+    lines.push(`Wrote back Phase ${w.phase}: ${plural(w.ticked, 'box', 'boxes')} ticked${w.refused.length ? `, ${w.refused.length} left unticked` : ''}${w.error ? ` (${w.error})` : ''}${refused}`);
+  }
   return lines.join('\n');
 }
 

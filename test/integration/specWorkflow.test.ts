@@ -109,7 +109,9 @@ describe('spec workflow over stdio: workflow_next_step (way 1), then a restart m
     assert.match(last.write_backs[1].refused[0].reason, /no longer in the file/);
     // The words count the boxes: "3 boxes", "2 boxes", never "box(es)".
     const words = (await runCli(['spec', 'status', executionId, '--db', setup.db])).stdout;
-    assert.match(words, /^Wrote back Phase 1: 3 boxes ticked\nWrote back Phase 2: 2 boxes ticked, 1 not found$/m);
+    assert.match(words, /^Wrote back Phase 1: 3 boxes ticked\nWrote back Phase 2: 2 boxes ticked, 1 left unticked$/m);
+    // The box left unticked is named by its line and why, so the person can tick it by hand.
+    assert.match(words, /\n {4}left unticked, line 26: the line "- \[ \] \*\*Task 2\.1:\*\* Refund endpoint" is no longer in the file$/m);
   });
 });
 
