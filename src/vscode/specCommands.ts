@@ -1,5 +1,6 @@
 // Spec workflows in the editor: "Baton: Start Spec Workflow from tasks.md…" (palette, explorer, CodeLens) and the
 // CodeLens over every tasks.md, which starts one or shows the one running on the file.
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import { plural } from '../shared/labels.js';
@@ -30,6 +31,22 @@ async function chooseTasksFile(arg: unknown): Promise<vscode.Uri | undefined> {
   return picked?.uri;
 }
 
+/**
+ * A tasks.md Baton could not read: `file:line: problem` in one line with a button that opens the file at that line;
+ * the examples of each format (many lines, which a notification runs together) go to the log.
+ */
+async function showParseError(s: Services, folder: string, message: string): Promise<void> {
+  const m = /^Could not parse (.+?), line (\d+): ([^\n]*?)(?:, for example:\n[\s\S]*)?$/.exec(message);
+  if (!m) return void vscode.window.showErrorMessage(`Baton: ${message}`);
+  s.log.warn(`Baton: ${message}`);
+  const open = 'Open File';
+  const picked = await vscode.window.showErrorMessage(`Baton: ${m[1]}:${m[2]}: ${m[3]} (an example: Baton: Show Log).`, open);
+  if (picked !== open) return;
+  const line = Math.max(0, Number(m[2]) - 1);
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(folder, m[1]!)));
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
+}
+
 /** `baton.startSpecWorkflow`: starts a spec workflow on a tasks.md and opens its panel; an agent takes Phase 0. */
 export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<string | undefined> {
   // A database that could not be opened is said now, not after the person chose among the workspace's tasks.md files.
@@ -50,7 +67,8 @@ export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<str
     );
   } catch (ex) {
     if (!BatonError.is(ex)) throw ex;
-    void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
+    if (ex.reason === 'source_parse_failed') void showParseError(s, folder!, ex.message);
+    else void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
     return undefined;
   }
   // Beside the tasks.md, which stays in view: its CodeLens and its ticks are part of what the person follows.

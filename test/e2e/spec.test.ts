@@ -2,7 +2,8 @@
 // starts it, an agent (an MCP SDK client on the editor's endpoint) passes Phase 0 and Phase 1 with evidence, the
 // checkbox is ticked in the open editor's buffer — which the person had left unsaved, so the tick joins it unsaved
 // and one undo takes it back — and the panel, tree and status bar show the next phase, the panel noting the drift;
-// a one-phase tasks.md starts with its phase counted in words.
+// a one-phase tasks.md starts with its phase counted in words; one Baton cannot read is named by file:line, and the
+// error's Open File goes there.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,5 +149,24 @@ describe('a spec workflow from a tasks.md in the editor', { timeout: 5 * 60_000 
     await lens.click();
     const note = await waitFor('the started notification', async () => (await wb.notifications()).find((n) => n.includes('started a spec workflow on notes/tasks.md')), 30_000);
     assert.match(note, /\(Phase 0 and 1 phase from the file\)/);
+  });
+  it("a tasks.md Baton cannot read: the error names file:line in one line, and Open File goes to that line", async () => {
+    mkdirSync(join(server.workspace, 'bad'), { recursive: true });
+    writeFileSync(join(server.workspace, 'bad', 'tasks.md'), '# Tasks\n\n### Phase 1: Schema\n- [ ] **Task 1.1**: Users table\n\n### Phase 2: API\n**Goal:** endpoints\n');
+    await wb.runCommand('Go to File');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await input.fill('bad/tasks.md');
+    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'tasks.md' }).first().click({ timeout: 30_000 });
+    await waitFor('bad/tasks.md in the editor', async () => (await editorText(page)).includes('Phase 2: API'), 30_000);
+    await wb.runCommand('Baton: Start Spec Workflow from tasks.md');
+    // (Not wb.openFileFromError: its tab check looks for the path in the tab's title, which says "tasks.md".)
+    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'bad/tasks.md:6' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    const text = await toast.innerText();
+    await toast.locator('.monaco-button').filter({ hasText: 'Open File' }).first().click();
+    await waitFor('the cursor on line 6', async () => (await wb.statusBarEntries()).some((e) => /Ln 6, Col 1/.test(e)));
+    assert.match(text, /bad\/tasks\.md:6: Phase 2 "API" has no tasks\. Expected task lines under the phase heading/);
+    assert.doesNotMatch(text, /for example/, 'the multi-line example goes to the log, not into the one-line notification');
   });
 });
