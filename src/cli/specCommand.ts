@@ -39,7 +39,7 @@ async function sourcesHere(workspace: string): Promise<string> {
 export function renderStarted(r: SpecPhaseResult, dbFlag: string): string {
   return [
     `Started spec workflow ${r.session_id} on ${r.source}: ${r.total_phases} phases, Phase 0 (read the spec) and ${r.total_phases - 1} from the file.`,
-    `An agent takes Phase 0 with workflow_next_step({"task_id": "${r.session_id}"}) or get_current_phase({"session_id": "${r.session_id}"}).`,
+    `An agent takes Phase 0 with workflow_next_step({"task_id": "${r.session_id}"}), or with get_current_phase({"session_id": "${r.session_id}"}) when its Baton has the specs tools (--tools broker,specs).`,
     `Follow it with: baton spec status ${r.session_id}${dbFlag}`,
   ].join('\n');
 }

@@ -194,6 +194,8 @@ describe('spec workflow over HTTP: the specs tools (way 2) against `baton serve`
     assert.equal(started.code, 0, started.stderr);
     const id = /Started spec workflow (\S+) on specs\/tasks\.md: 4 phases, Phase 0 \(read the spec\) and 3 from the file\./.exec(started.stdout)?.[1];
     assert.ok(id, started.stdout);
+    // get_current_phase is a specs-group tool, off by default: the hint says how to turn it on.
+    assert.match(started.stdout, /or with get_current_phase\(\{"session_id": "\S+"\}\) when its Baton has the specs tools \(--tools broker,specs\)\./);
     const status = await runCli(['spec', 'status', id, '--db', setup.db]);
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /Current phase: 0 of 3/);
