@@ -54,6 +54,10 @@ describe('spec rendering', () => {
     const phase = parsed.phases[0]!;
     const t = renderTask(taskTemplate, phase, phase.tasks[0]!, { source: 't.md', totalPhases: 2 });
     assert.ok(t.includes('[the docs](https://x.y) and keep [P] as written'));
+    // A task's estimate is said only when the source gives one (never "Estimated not given.").
+    assert.match(t, /task 1 of 1\. Depends on: none\./);
+    const timed = parseSource(SPEC_PARSERS, 'auto', '### Phase 1: A\n- [ ] **Task 1.1**: B\n  - **Estimated Time**: 4 hours\n', 't.md').phases[0]!;
+    assert.match(renderTask(taskTemplate, timed, timed.tasks[0]!, { source: 't.md', totalPhases: 2 }), /task 1 of 1\. Estimated 4 hours\. Depends on: none\./);
     assert.equal(needsSignoff(phase.validation_gate.map((g) => g.text)), true);
     assert.match(renderPhase(phaseTemplate, phase, { source: 't.md', totalPhases: 2 }), /A person signs this phase off/);
     assert.equal(needsSignoff(['All tests pass', 'Docs updated']), false);

@@ -76,6 +76,7 @@ export function renderTask(template: string, phase: SpecPhase, task: SpecTask, c
     PHASE_NAME: phase.name,
     TASK_DESCRIPTION: task.description || '(The source gives no description beyond the name and the criteria.)',
     ESTIMATED_TIME: task.estimated_time ?? 'not given',
+    ESTIMATE: task.estimated_time ? ` Estimated ${task.estimated_time}.` : '',
     DEPENDENCIES: task.dependencies.length ? task.dependencies.join(', ') : 'none',
     ACCEPTANCE_CRITERIA: task.acceptance_criteria.length
       ? task.acceptance_criteria.map((c) => `- [ ] ${c}`).join('\n')
