@@ -75,27 +75,11 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
 });
 
 test('a team agent left running by a SIGKILLed baton start is stopped when the next team starts', linuxOnly, async () => {
-  const t = tempSetup('baton-orphan-team-');
-  const command = `[node, ${JSON.stringify(TEAM_AGENT)}]`;
-  writeFileSync(join(t.workspace, 'team.yaml'), `agents:\n  s: { backend: command, command: ${command}, system_prompt: x }\nkickoff: "@s work on it"\n`);
-  writeFileSync(join(t.workspace, 'quiet.yaml'), `agents:\n  q: { backend: command, command: ${command}, system_prompt: x }\nkickoff: "@q hi"\n`);
-  const sleepPid = join(t.dir, 'sleep.pid');
-  const env = { SLEEP_PID: sleepPid, ROLE_s: 'sleeper', ROLE_q: 'silent', BATON_LOG_LEVEL: 'error' };
-  const flags = ['--db', t.db, '--workspace', t.workspace];
-  const owner = spawn(process.execPath, [CLI, 'start', 'team.yaml', ...flags], { cwd: t.workspace, env: { ...process.env, ...env }, stdio: 'ignore' });
-  pids.push(owner.pid!);
-  const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
-  const sleeper = Number(await until('the sleeping agent', () => existsSync(sleepPid) && readFileSync(sleepPid, 'utf8').trim(), 20_000));
-  pids.push(sleeper);
-  // Recorded as it was spawned, well before it got to write its pid (it read its prompt and loaded its modules).
-  await new Promise((r) => setTimeout(r, 300));
-  owner.kill('SIGKILL');
-  assert.equal(await exited, null);
-  assert.ok(alive(sleeper), 'the agent outlives the team\'s process');
-
-  const next = await runCli(['run', 'quiet.yaml', ...flags], { ...env, BATON_LOG_LEVEL: 'warn' }, t.workspace);
+  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-team-');
+  writeFileSync(join(t.workspace, 'quiet.yaml'), `agents:\n  q: { backend: command, command: [node, ${JSON.stringify(TEAM_AGENT)}], system_prompt: x }\nkickoff: "@q hi"\n`);
+  const next = await runCli(['run', 'quiet.yaml', ...flags], { ROLE_q: 'silent', BATON_LOG_LEVEL: 'warn' }, t.workspace);
   assert.equal(next.code, 0, next.stderr);
-  assert.match(next.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${owner.pid}\\)`));
+  assert.match(next.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\)`));
   assert.ok(!alive(sleeper), 'stopped before the next team ran');
 });
 
@@ -112,6 +96,7 @@ async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSe
   const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
   const sleeper = Number(await until('the sleeping agent', () => existsSync(sleepPid) && readFileSync(sleepPid, 'utf8').trim(), 20_000));
   pids.push(sleeper);
+  // Recorded as it was spawned, well before it got to write its pid (it read its prompt and loaded its modules).
   await new Promise((r) => setTimeout(r, 300));
   owner.kill('SIGKILL');
   assert.equal(await exited, null);
