@@ -17,7 +17,8 @@ export type RunAfter = Pick<PipelineRunView, 'status' | 'orphaned'>;
 /**
  * The line a decision prints: for a pipeline run (`run` set) what becomes of the run — it goes on (the process driving
  * it was woken), ends failed (a review rejected with onReject: fail), or waits for `baton pipeline resume`, as no
- * process drives it (or it is paused); for a workflow, the step's and the execution's statuses. `db` is dbFlagFor's, for that command.
+ * process drives it (or it is paused); for a workflow, the step's and the execution's statuses. `db` is dbFlagFor's,
+ * for that command.
  */
 export function decidedText(result: GateDecisionResult, run: RunAfter | null, db = ''): string {
   const head = `${result.decision === 'approve' ? 'Approved' : 'Rejected'} ${result.step_name} of ${result.execution_id}: step ${result.step_status}`;

@@ -61,9 +61,9 @@ export interface ProxyOptions {
   watchMs?: number;
   /**
    * How long, in ms, the owner may fail its health check, check after check, while calls wait on it, before they are
-   * answered with an error that names it (default 30 s); a stopped owner's calls are answered at its first failed check.
-   * An owner that is alive but stopped or hung never answers; one that answers its health check keeps its calls as
-   * long as they wait (a gate waits for a person for hours).
+   * answered with an error that names it (default 30 s); a stopped owner's calls are answered at its first failed
+   * check. An owner that is alive but stopped or hung never answers; one that answers its health check keeps its
+   * calls as long as they wait (a gate waits for a person for hours).
    */
   silentLimitMs?: number;
   /** How the owner's state is read (default ownerState: /proc, or ps): a test's stand-in for a hung owner. */

@@ -23,7 +23,7 @@ describe('the walkthrough "Get started with Baton"', { timeout: 6 * 60_000 }, ()
   /** A step of the walkthrough on screen (the page keeps hidden copies of it, disabled, while it slides). */
   const step = (id: (typeof STEPS)[number]) => page.locator(`.getting-started-step:not([disabled])[data-step-id$="#baton.walkthrough.${id}"]`).first();
   const ticked = async () => Object.fromEntries(await Promise.all(STEPS.map(async (id) => [id, (await step(id).getAttribute('aria-checked', { timeout: 5000 })) === 'true'])));
-  /** Back on the walkthrough's tab (shown again, the tab can open on the welcome page: a person clicks Baton's there). */
+  /** Back on the walkthrough's tab (shown again, it can open on the welcome page: a person clicks Baton's there). */
   const showWalkthrough = async () => {
     await page.locator('.part.editor .tabs-container .tab').filter({ hasText: /Welcome|Walkthrough/ }).first().click();
     const category = page.locator('.getting-started-category:not([disabled])').filter({ hasText: 'Get started with Baton' }).first();

@@ -17,7 +17,10 @@ import { ensureBuilt, runCli, startMcp, tempSetup, waitFor, type CliSession } fr
 
 type Structured = { status: string; execution_id?: string; new_step_token?: string; next_step_contract?: { step_name: string } };
 
-/** A proxy in this process (with its silence limit, and how it reads the owner's state) to the owner of `db`, and an SDK client on it. */
+/**
+ * A proxy in this process (with its silence limit, and how it reads the owner's state) to the owner of `db`, and an
+ * SDK client on it.
+ */
 async function proxyTo(db: string, silentLimitMs: number, ownerStateOf?: (pid: number) => OwnerState) {
   const lines: string[] = [];
   const note = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);

@@ -1,4 +1,9 @@
-// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent (its process killed), an instance, or everything; Ctrl-C of a `baton run` following a team in another owner stops it, said as an interruption; `start` shows a failed turn without --verbose; a `baton start` SIGKILLed while a codex and a cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or deletes them when there were none).
+// Rule: a team started with `baton start` runs in the database owner and is reached from other processes: `list` shows
+// NAME SOURCE STATUS, `send` posts as the person and wakes the agent, `peek` shows the channel, `stop` stops one agent
+// (its process killed), an instance, or everything; Ctrl-C of a `baton run` following a team in another owner stops it,
+// said as an interruption; `start` shows a failed turn without --verbose; a `baton start` SIGKILLed while a codex and a
+// cursor-agent agent run leaves their project MCP files behind, and the next start restores them byte for byte (or
+// deletes them when there were none).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
