@@ -1,6 +1,6 @@
 // Spec workflows in the editor: "Baton: Start Spec Workflow from tasks.md…" (palette, explorer, CodeLens) and the
 // CodeLens over every tasks.md, which starts one or shows the one running on the file.
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { BatonError } from '../core/errors.js';
 import { plural } from '../shared/labels.js';
@@ -43,7 +43,7 @@ async function showParseError(s: Services, folder: string, message: string): Pro
   const picked = await vscode.window.showErrorMessage(`Baton: ${m[1]}:${m[2]}: ${m[3]} (an example: Baton: Show Log).`, open);
   if (picked !== open) return;
   const line = Math.max(0, Number(m[2]) - 1);
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(join(folder, m[1]!)));
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(resolve(folder, m[1]!)));
   await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
 }
 
