@@ -61,9 +61,9 @@ export interface ProxyOptions {
   watchMs?: number;
   /**
    * How long, in ms, the owner may fail its health check, check after check, while calls wait on it, before they are
-   * answered with an error that names it (default 30 s); a stopped owner's calls are answered at its first failed
-   * check. An owner that is alive but stopped or hung never answers; one that answers its health check keeps its
-   * calls as long as they wait (a gate waits for a person for hours).
+   * answered with an error that names it (default 30 s); a stopped owner's calls after a third of that. An owner that
+   * is alive but stopped or hung never answers; one that answers its health check keeps its calls as long as they wait
+   * (a gate waits for a person for hours).
    */
   silentLimitMs?: number;
   /** How the owner's state is read (default ownerState: /proc, or ps): a test's stand-in for a hung owner. */
@@ -499,6 +499,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   const silentLimitMs = options.silentLimitMs ?? 30_000;
   const checkMs = Math.min(2000, Math.max(50, Math.floor(silentLimitMs / 5)));
   const silence = new SilenceCount(silentLimitMs);
+  // A stopped owner (Ctrl-Z, SIGSTOP, a debugger) answers nothing until it is resumed: its calls are told sooner than a
+  // hung one's, as the editor's window tells its own, yet a stop of a few seconds (Ctrl-Z, then fg) stays unseen.
+  const stoppedLimitMs = Math.floor(silentLimitMs / 3);
   const stateOf = options.ownerStateOf ?? ownerState;
   let checking = false;
   const checkOwner = async () => {
@@ -517,9 +520,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       silence.heard();
       return;
     }
-    // A stopped owner (Ctrl-Z, SIGSTOP, a debugger) answers nothing until it is resumed, however long they wait: its
-    // calls are told at its first failed check, as the editor's window tells its own, not after the silence limit.
-    if (!silence.failed(at) && !(via.pid !== null && halted(stateOf(via.pid)))) return;
+    if (!silence.failed(at) && !(via.pid !== null && silence.silentMs() >= stoppedLimitMs && halted(stateOf(via.pid)))) return;
     giveUp(via, silence.silentMs());
     silence.heard();
   };
