@@ -5,6 +5,7 @@ import { callControl } from '../host/controlClient.js';
 import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import type { AgentListing } from '../host/worker/teams.js';
+import { shortReason } from '../shared/labels.js';
 import { cliLog, dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
 import { TEAM_OPTIONS } from './teamCommon.js';
 import { LIST_USAGE } from './usage.js';
@@ -52,7 +53,9 @@ async function deadTeams(dbPath: string, workspace: string | undefined): Promise
 export function formatList(agents: readonly AgentListing[], start = ''): string {
   const rows = agents.map((a) => {
     const [agent, instance] = a.name.split('@') as [string, string];
-    return agent === instance && a.source === '(standalone)' ? [agent, '(standalone)', a.status] : [a.name, a.source, a.status];
+    // A failing agent (its CLI missing, or exiting at once) waits as an idle one does: its last reason says why.
+    const status = a.status === 'failed' && a.error ? `failed (${shortReason(a.error)})` : a.status;
+    return agent === instance && a.source === '(standalone)' ? [agent, '(standalone)', status] : [a.name, a.source, status];
   });
   const width = (i: number) => Math.max(20, ...rows.map((r) => r[i]!.length + 1));
   const line = (r: string[]) => `${r[0]!.padEnd(width(0))} ${r[1]!.padEnd(Math.max(15, width(1)))} ${r[2]}`.trimEnd();

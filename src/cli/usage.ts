@@ -308,10 +308,10 @@ ${TEAM_EXIT}`;
 export const LIST_USAGE = `Usage: baton list [--json] [--db PATH] [--workspace DIR]
 
 Lists the agents of running teams: NAME (agent@instance), SOURCE (the workflow file) and STATUS (idle, running,
-stopped).
+stopped, or failed with the reason of its last turn, in short: a CLI not installed, one that exits at once).
 
 Options:
-  --json                  a JSON array of {name, source, status, instance}
+  --json                  a JSON array of {name, source, status, instance, error (a failed agent's full reason)}
 ${TEAM_DB}
 ${TEAM_EXIT}`;
 

@@ -15,6 +15,16 @@ export function statusText(status: string, cancelled = false): string {
   return cancelled && status === 'failed' ? 'cancelled' : status.replace(/_/g, ' ');
 }
 
+/**
+ * A reason as one short line for a listing's status column: its first line, up to its first sentence's end (the rest
+ * is the fix, which the full text keeps), at most `max` characters.
+ */
+export function shortReason(reason: string, max = 80): string {
+  const line = reason.trim().split('\n')[0]!.trim();
+  const sentence = /^(.+?)\.\s+(?=[A-Z`(])/.exec(line)?.[1] ?? line.replace(/\.$/, '');
+  return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
+}
+
 /** Step statuses a run can leave behind when it ends early: none of them will move again. */
 const UNFINISHED_STEP = new Set(['pending', 'ready', 'running', 'awaiting_approval']);
 

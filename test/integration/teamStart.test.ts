@@ -239,6 +239,12 @@ test('start without --verbose shows an agent turn that failed (a command not ins
   await waitFor(() => owner.err().includes("b@default's turn failed"), 20_000, `the failure (${owner.out()} ${owner.err()})`);
   assert.match(owner.err(), /baton: b@default's turn failed: command: "no-such-agent-cli" was not found on PATH\. Check the agent's command/);
   assert.equal(isPidAlive(owner.child.pid!), true, 'the team keeps running');
+  // list says the agent fails, and why in short (as idle, it looked fine); --json carries the whole reason.
+  const listed = await w.cli(['list']);
+  assert.match(listed.stdout, /^b@default +broken\.yaml +failed \(command: "no-such-agent-cli" was not found on PATH\)$/m);
+  const json = JSON.parse((await w.cli(['list', '--json'])).stdout) as Array<{ status: string; error?: string }>;
+  assert.equal(json[0]!.status, 'failed');
+  assert.match(json[0]!.error!, /^command: "no-such-agent-cli" was not found on PATH\. Check the agent's command/);
   await w.cli(['stop', '@default']);
   assert.equal(await owner.exited, 0);
 });

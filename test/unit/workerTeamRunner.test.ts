@@ -117,6 +117,33 @@ test('a failed invocation counts as a failure, its messages are acked, the team 
   assert.deepEqual([end.reason, end.failures, end.invocations], ['idle', 1, 1]);
 });
 
+test('an agent whose last turn failed reads failed, with its reason, until a turn of it completes', async () => {
+  const provider = new MemoryContextProvider({ agents: ['a', 'b'] });
+  let failing = true;
+  const runner = new TeamRunner({
+    workflow: 'w', instance: 'i', agents: { a: '', b: '' }, provider, mode: 'start',
+    invoke: (agent) => ({
+      outcome: agent === 'a' && failing ? Promise.resolve({ status: 'failed' as const, text: '', error: 'command: "x" was not found on PATH. Check it.' }) : Promise.resolve(ok),
+      stop() {},
+    }),
+  });
+  await provider.appendChannel('system', '@a and @b work');
+  runner.notify();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(runner.states(), { a: 'failed', b: 'idle' });
+  assert.equal(runner.lastError('a'), 'command: "x" was not found on PATH. Check it.');
+  assert.equal(runner.lastError('b'), undefined);
+  failing = false;
+  await provider.appendChannel('user', '@a again');
+  runner.notify();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(runner.states(), { a: 'idle', b: 'idle' });
+  assert.equal(runner.lastError('a'), undefined);
+  runner.stop();
+  await runner.done;
+  assert.deepEqual(runner.states(), { a: 'stopped', b: 'stopped' });
+});
+
 test('stop kills running invocations; stopping every agent ends the team', async () => {
   const provider = new MemoryContextProvider({ agents: ['a', 'b'] });
   const stopped: string[] = [];

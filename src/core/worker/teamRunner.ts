@@ -45,8 +45,8 @@ export interface TeamEnd {
   failures: number;
 }
 
-/** What an agent is doing. */
-export type AgentState = 'idle' | 'running' | 'stopped';
+/** What an agent is doing; `failed`: waiting, as idle, after a turn that failed (its next @mention wakes it again). */
+export type AgentState = 'idle' | 'running' | 'failed' | 'stopped';
 
 /** Options of a team runner. */
 export interface TeamRunnerOptions {
@@ -72,6 +72,8 @@ export const DEFAULT_MAX_INVOCATIONS = 50;
 export class TeamRunner {
   private readonly running = new Map<string, Invocation>();
   private readonly stopped = new Set<string>();
+  /** Why each agent's last turn failed, until a turn of it completes. */
+  private readonly lastErrors = new Map<string, string>();
   private invocations = 0;
   private failures = 0;
   private seen: string | undefined;
@@ -101,9 +103,15 @@ export class TeamRunner {
   states(): Record<string, AgentState> {
     const out: Record<string, AgentState> = {};
     for (const name of Object.keys(this.agents)) {
-      out[name] = this.stopped.has(name) || this.ended ? (this.running.has(name) ? 'running' : 'stopped') : this.running.has(name) ? 'running' : 'idle';
+      out[name] = this.stopped.has(name) || this.ended ? (this.running.has(name) ? 'running' : 'stopped')
+        : this.running.has(name) ? 'running' : this.lastErrors.has(name) ? 'failed' : 'idle';
     }
     return out;
+  }
+
+  /** Why `agent`'s last turn failed; undefined when it has not failed or a later turn completed. */
+  lastError(agent: string): string | undefined {
+    return this.lastErrors.get(agent);
   }
 
   /** Invocations so far. */
@@ -191,7 +199,11 @@ export class TeamRunner {
 
   private async finishInvocation(agent: string, shownUntil: string, outcome: InvocationOutcome, invocation: Invocation): Promise<void> {
     // A turn Baton ended itself (baton stop, Ctrl-C, the team's end) did not fail: a person or the team stopped it.
-    if (outcome.status !== 'completed' && !(outcome.status === 'aborted' && this.killed.has(invocation))) this.failures++;
+    if (outcome.status === 'completed') this.lastErrors.delete(agent);
+    else if (!(outcome.status === 'aborted' && this.killed.has(invocation))) {
+      this.failures++;
+      this.lastErrors.set(agent, outcome.error ?? `its turn ended ${outcome.status} with no reason given`);
+    }
     try {
       await this.options.provider.ackInbox(agent, shownUntil);
     } catch (ex) {

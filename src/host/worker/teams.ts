@@ -57,6 +57,8 @@ export interface AgentListing {
   source: string;
   status: AgentState;
   instance: string;
+  /** Why its last turn failed (status `failed`); absent from an older owner. */
+  error?: string;
 }
 
 /** A running (or ended) team instance. */
@@ -277,7 +279,10 @@ export class Teams {
   /** Every agent of every running instance. */
   list(): AgentListing[] {
     return [...this.instances.values()].filter((t) => !t.end).flatMap((t) =>
-      Object.entries(t.runner.states()).map(([agent, status]) => ({ name: `${agent}@${t.instance}`, source: t.source, status, instance: t.instance })));
+      Object.entries(t.runner.states()).map(([agent, status]) => {
+        const error = status === 'failed' ? t.runner.lastError(agent) : undefined;
+        return { name: `${agent}@${t.instance}`, source: t.source, status, instance: t.instance, ...(error !== undefined ? { error } : {}) };
+      }));
   }
 
   /**
