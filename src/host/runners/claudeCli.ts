@@ -9,7 +9,7 @@ import { serverName, type CliDefinition } from './cliRunner.js';
 export const claudeCli: CliDefinition = {
   kind: 'claude',
   command: 'claude',
-  install: 'Install Claude Code from npm: `npm install -g @anthropic-ai/claude-code` (package @anthropic-ai/claude-code), or put the folder that holds it on PATH (a pipeline agent may set its own PATH in env).',
+  install: 'Install Claude Code from npm: `npm install -g @anthropic-ai/claude-code` (package @anthropic-ai/claude-code), or put the folder that holds it on PATH',
   plan(request, scratch, options) {
     const args = ['-p', '--output-format', 'stream-json', '--verbose', '--no-session-persistence'];
     const allowed = [...(request.allowedTools ?? [])];

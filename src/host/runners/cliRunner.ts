@@ -39,12 +39,19 @@ export interface CliPlan {
 export interface CliDefinition {
   kind: RunnerKind;
   command: string;
-  /** Tells a person without the CLI how to get it (named in the `runner_unavailable` error). */
+  /**
+   * Tells a person without the CLI how to get it (named in the `runner_unavailable` error). A CLI's ends "on PATH",
+   * followed there by what the agent's own file can do about PATH (AgentRunRequest.pathHint); the command runner's
+   * is a whole sentence.
+   */
   install: string;
   /** Plans a run; writes the CLI's configuration files into `scratch`. */
   plan(request: AgentRunRequest, scratch: ScratchDir, options: CliRunnerOptions): CliPlan;
   parser(request: AgentRunRequest): StreamParser;
 }
+
+/** What a pipeline agent can do about a CLI that is not on PATH (a team file has no `env`: it says its own). */
+const PIPELINE_PATH_HINT = 'a pipeline agent may set its own PATH in env';
 
 /** A runner of a spawned CLI. */
 export class CliRunner implements AgentRunner {
@@ -67,7 +74,8 @@ export class CliRunner implements AgentRunner {
     const executable = findExecutable(command, pathEnv, request.cwd);
     if (!executable) {
       const why = command.includes('/') || command.includes('\\') ? whyNotExecutable(command, request.cwd) : 'was not found on PATH';
-      throw new BatonError('runner_unavailable', `${def.kind}: "${command}" ${why}. ${def.install}`, {
+      const install = def.kind === 'command' ? def.install : `${def.install} (${request.pathHint ?? PIPELINE_PATH_HINT}).`;
+      throw new BatonError('runner_unavailable', `${def.kind}: "${command}" ${why}. ${install}`, {
         runner: def.kind, command,
       });
     }

@@ -13,7 +13,7 @@ export const CODEX_TOKEN_VARIABLE = 'BATON_MCP_TOKEN';
 export const codexCli: CliDefinition = {
   kind: 'codex',
   command: 'codex',
-  install: 'Install Codex from npm: `npm install -g @openai/codex` (package @openai/codex), or put the folder that holds it on PATH (a pipeline agent may set its own PATH in env).',
+  install: 'Install Codex from npm: `npm install -g @openai/codex` (package @openai/codex), or put the folder that holds it on PATH',
   plan(request, _scratch, options) {
     const args = ['exec', '--json', '--skip-git-repo-check', '--ignore-user-config', '--ephemeral'];
     const env: Record<string, string> = {};

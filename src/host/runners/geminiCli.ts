@@ -10,7 +10,7 @@ import { deepMerge, serverName, type CliDefinition } from './cliRunner.js';
 export const geminiCli: CliDefinition = {
   kind: 'gemini',
   command: 'gemini',
-  install: 'Install Gemini CLI from npm: `npm install -g @google/gemini-cli` (package @google/gemini-cli), or put the folder that holds it on PATH (a pipeline agent may set its own PATH in env).',
+  install: 'Install Gemini CLI from npm: `npm install -g @google/gemini-cli` (package @google/gemini-cli), or put the folder that holds it on PATH',
   plan(request, scratch, options) {
     let settings: Record<string, unknown> = { ...options.config };
     if (request.mcp) {

@@ -8,7 +8,7 @@ import { deepMerge, serverName, type CliDefinition } from './cliRunner.js';
 export const opencodeCli: CliDefinition = {
   kind: 'opencode',
   command: 'opencode',
-  install: 'Install OpenCode from npm: `npm install -g opencode-ai` (package opencode-ai), or put the folder that holds it on PATH (a pipeline agent may set its own PATH in env).',
+  install: 'Install OpenCode from npm: `npm install -g opencode-ai` (package opencode-ai), or put the folder that holds it on PATH',
   plan(request, scratch, options) {
     let config: Record<string, unknown> = { ...options.config };
     if (request.mcp) {

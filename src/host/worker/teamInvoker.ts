@@ -12,6 +12,14 @@ import { TEAM_TOKEN_VARIABLE, type ProjectMcpConfig } from './projectMcpConfig.j
 /** The MCP server's name in the agents' configuration (tools become e.g. `mcp__baton__channel_send`). */
 export const TEAM_SERVER_NAME = 'baton';
 
+/**
+ * What a team file can do about a CLI not found on PATH: nothing sets PATH there (it has no `env`, unlike a pipeline's
+ * agents), so it names the process whose PATH counts, or another backend.
+ */
+export const TEAM_PATH_HINT = 'a team file has no env: its agents get the PATH of the Baton process that runs the team '
+  + '(baton run or start, or the editor or baton serve when one owns the database), so restart that one with it on PATH, '
+  + 'or set this agent\'s backend: to a CLI you have';
+
 /** What a turn needs besides the agent. */
 export interface TurnContext {
   instance: string;
@@ -43,6 +51,7 @@ export function invokeTeamAgent(agent: string, def: AgentDefinition, request: { 
         cwd: ctx.cwd,
         env: { [TEAM_TOKEN_VARIABLE]: ctx.endpoint.token, BATON_TEAM_INSTANCE: ctx.instance },
         allowedTools: def.tools,
+        pathHint: TEAM_PATH_HINT,
         timeoutMs: ctx.timeoutMs ?? 30 * 60_000,
         signal: controller.signal,
         onProcess: track?.onProcess,
