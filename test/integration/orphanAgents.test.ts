@@ -1,12 +1,13 @@
 // Rule: an agent that a SIGKILLed `baton pipeline run` left running (in its own process group) is never joined by a
 // second agent on its step: `baton pipeline list` shows it left running, and `baton pipeline resume` stops its whole
-// group, and waits until it is gone, before the step starts again. A team's agent left running by a SIGKILLed
+// group, and waits until it is gone, before the step starts again (and removes its scratch folder). A team's agent left running by a SIGKILLed
 // `baton start` is stopped when the next team starts (which ends the team run no process serves any more), when the
 // next owner opens the database (`baton serve`, the editor), and by `baton stop @instance` with no owner running,
-// which `baton status` and `baton list` name meanwhile.
+// which `baton status` and `baton list` name meanwhile. Each of those also removes the scratch folder of the agent's
+// turn (its HOME, with the run's token), which the killed process could not.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
@@ -36,7 +37,9 @@ const linuxOnly = { skip: process.platform !== 'linux' && 'process identity is p
 test('resume stops the agent group a SIGKILLed run left running before the step runs again', linuxOnly, async () => {
   const t = pipelineSetup('baton-orphan-', SYSTEM, AGENT);
   const orphanFile = join(t.dir, 'orphan.json');
-  const env = { ORPHAN: orphanFile, HANG_AGENT: 'worker', BATON_LOG_LEVEL: 'error' };
+  const temp = join(t.dir, 'temp');
+  mkdirSync(temp);
+  const env = { ORPHAN: orphanFile, HANG_AGENT: 'worker', BATON_LOG_LEVEL: 'error', TMPDIR: temp };
   const dbArgs = ['--db', t.db, '--workspace', t.workspace];
 
   const run = spawn(process.execPath, [CLI, 'pipeline', 'run', 'p', '--input', 'go', '--json', ...dbArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,6 +59,7 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
   run.kill('SIGKILL');
   assert.equal(await exited, null);
   assert.ok(alive(old.pid) && alive(old.child), 'the agent and its child outlive the run\'s process');
+  assert.equal(readdirSync(temp).filter((n) => n.startsWith('baton-run-')).length, 1, 'the killed run left its scratch folder');
   const listed = await runCli(['pipeline', 'list', ...dbArgs]);
   assert.match(listed.stdout, new RegExp(`agent worker \\(step work\\) is still running \\(command, pid ${old.pid}\\), but the process that ran it \\(pid ${run.pid}\\) has ended; baton pipeline resume ${runId} --db \\S+ stops it`));
 
@@ -68,6 +72,7 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
   assert.ok(terminated <= seen[0]!.at, 'SIGTERM reached the old agent before the new one started');
   const summary = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string }).find((e) => e.type === 'summary');
   assert.equal(summary?.status, 'completed');
+  assert.deepEqual(readdirSync(temp).filter((n) => n.startsWith('baton-run-')), [], 'resume removed the left scratch folder too');
   const status = JSON.parse((await runCli(['status', '--all', '--json', '--db', t.db])).stdout) as { executions: Array<{ execution_id: string; status: string }> };
   assert.equal(status.executions.find((e) => e.execution_id === runId)?.status, 'completed');
   const after = JSON.parse((await runCli(['pipeline', 'list', '--json', ...dbArgs])).stdout) as Listed;
@@ -75,22 +80,28 @@ test('resume stops the agent group a SIGKILLed run left running before the step 
 });
 
 test('a team agent left running by a SIGKILLed baton start is stopped when the next team starts', linuxOnly, async () => {
-  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-team-');
+  const { t, flags, sleeper, ownerPid, scratch } = await killedTeam('baton-orphan-team-');
   writeFileSync(join(t.workspace, 'quiet.yaml'), `agents:\n  q: { backend: command, command: [node, ${JSON.stringify(TEAM_AGENT)}], system_prompt: x }\nkickoff: "@q hi"\n`);
   const next = await runCli(['run', 'quiet.yaml', ...flags], { ROLE_q: 'silent', BATON_LOG_LEVEL: 'warn' }, t.workspace);
   assert.equal(next.code, 0, next.stderr);
   assert.match(next.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\)`));
   assert.ok(!alive(sleeper), 'stopped before the next team ran');
+  assert.equal(existsSync(scratch), false, 'its scratch folder is removed');
 });
 
-/** A `baton start` of one sleeping agent, SIGKILLed once the agent runs; the agent's pid and the dead owner's. */
-async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSetup>; flags: string[]; sleeper: number; ownerPid: number }> {
+/**
+ * A `baton start` of one sleeping agent, SIGKILLed once the agent runs; the agent's pid, the dead owner's, and the
+ * turn's scratch folder (under a temp folder of the test's own), which the dead owner could not remove.
+ */
+async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSetup>; flags: string[]; sleeper: number; ownerPid: number; scratch: string }> {
   const t = tempSetup(prefix);
   writeFileSync(join(t.workspace, 'team.yaml'), `agents:\n  s: { backend: command, command: [node, ${JSON.stringify(TEAM_AGENT)}], system_prompt: x }\nkickoff: "@s work"\n`);
   const sleepPid = join(t.dir, 'sleep.pid');
   const flags = ['--db', t.db, '--workspace', t.workspace];
+  const temp = join(t.dir, 'temp');
+  mkdirSync(temp);
   const owner = spawn(process.execPath, [CLI, 'start', 'team.yaml', ...flags], {
-    cwd: t.workspace, env: { ...process.env, SLEEP_PID: sleepPid, ROLE_s: 'sleeper', BATON_LOG_LEVEL: 'error' }, stdio: 'ignore',
+    cwd: t.workspace, env: { ...process.env, SLEEP_PID: sleepPid, ROLE_s: 'sleeper', BATON_LOG_LEVEL: 'error', TMPDIR: temp }, stdio: 'ignore',
   });
   pids.push(owner.pid!);
   const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
@@ -101,11 +112,13 @@ async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSe
   owner.kill('SIGKILL');
   assert.equal(await exited, null);
   assert.ok(alive(sleeper), 'the agent outlives the team\'s process');
-  return { t, flags, sleeper, ownerPid: owner.pid! };
+  const scratch = readdirSync(temp).filter((n) => n.startsWith('baton-run-'));
+  assert.equal(scratch.length, 1, `one scratch folder: ${scratch.join(', ')}`);
+  return { t, flags, sleeper, ownerPid: owner.pid!, scratch: join(temp, scratch[0]!) };
 }
 
 test('baton stop @instance with no owner stops the agent a SIGKILLed baton start left running, and ends the run', linuxOnly, async () => {
-  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-stop-');
+  const { t, flags, sleeper, ownerPid, scratch } = await killedTeam('baton-orphan-stop-');
   // Before: status and list say the run's process ended, and name the stop that ends it.
   const before = await runCli(['status', ...flags], {}, t.workspace);
   assert.match(before.stdout, /team@default {2}running {2}team run\n {2}→ the Baton process that ran it has ended; baton stop @default --db \S+ stops any agent it left running/);
@@ -114,8 +127,9 @@ test('baton stop @instance with no owner stops the agent a SIGKILLed baton start
   const stopped = await runCli(['stop', '@default', ...flags], { BATON_LOG_LEVEL: 'warn' }, t.workspace);
   assert.equal(stopped.code, 0, stopped.stderr);
   assert.equal(stopped.stdout, 'stopped @default\n');
-  assert.match(stopped.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\)`));
+  assert.match(stopped.stderr, new RegExp(`stopped the command agent s \\(pid ${sleeper}\\), left running by the run's earlier process \\(pid ${ownerPid}\\); removed its scratch folder ${scratch}`));
   assert.ok(!alive(sleeper), 'the agent is stopped');
+  assert.equal(existsSync(scratch), false, 'its scratch folder (the CLI\'s HOME, with the run\'s token) is removed');
   const status = await runCli(['status', '--all', ...flags], {}, t.workspace);
   assert.match(status.stdout, /team@default {2}cancelled {2}team run/);
   const again = await runCli(['stop', '@default', ...flags], {}, t.workspace);
@@ -124,7 +138,7 @@ test('baton stop @instance with no owner stops the agent a SIGKILLed baton start
 });
 
 test('the next owner (baton serve) stops the agent a SIGKILLed baton start left running, without a team start', linuxOnly, async () => {
-  const { t, flags, sleeper, ownerPid } = await killedTeam('baton-orphan-serve-');
+  const { t, flags, sleeper, ownerPid, scratch } = await killedTeam('baton-orphan-serve-');
   const serve = spawn(process.execPath, [CLI, 'serve', ...flags], { cwd: t.workspace, env: { ...process.env, BATON_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
   pids.push(serve.pid!);
   let err = '';
@@ -134,5 +148,6 @@ test('the next owner (baton serve) stops the agent a SIGKILLed baton start left 
   const status = await runCli(['status', '--all', '--json', ...flags], {}, t.workspace);
   const runs = (JSON.parse(status.stdout) as { executions: Array<{ status: string }> }).executions;
   assert.deepEqual(runs.map((e) => e.status), ['failed'], 'the dead run is ended, not left running');
+  assert.equal(existsSync(scratch), false, 'its scratch folder is removed');
   serve.kill('SIGTERM');
 });

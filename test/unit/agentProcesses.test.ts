@@ -4,7 +4,7 @@
 // Real processes throughout: nothing about killing is faked.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -180,6 +180,29 @@ test('a v8 database with an interrupted pipeline run opens at the latest version
       await baton.close();
       await store.close();
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('processControl.removeScratch removes only a runner\'s scratch folder: never another path, a link or a file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-scratch-test-'));
+  try {
+    const scratch = join(dir, 'baton-run-Ab12Cd');
+    mkdirSync(join(scratch, 'home', '.claude'), { recursive: true });
+    writeFileSync(join(scratch, 'home', '.claude', 'settings.json'), '{"token":"x"}');
+    assert.equal(await processControl.removeScratch(scratch), true);
+    assert.equal(existsSync(scratch), false);
+    assert.equal(await processControl.removeScratch(scratch), false, 'one already gone: nothing to do');
+    const mine = join(dir, 'project');
+    mkdirSync(mine);
+    await assert.rejects(processControl.removeScratch(mine), /is not a Baton run's scratch folder \(baton-run-XXXXXX\); left alone/);
+    await assert.rejects(processControl.removeScratch('baton-run-Ab12Cd'), /not a Baton run's scratch folder/, 'a relative path');
+    symlinkSync(mine, join(dir, 'baton-run-Link12'));
+    await assert.rejects(processControl.removeScratch(join(dir, 'baton-run-Link12')), /is not a folder; left alone/);
+    writeFileSync(join(dir, 'baton-run-File12'), 'x');
+    await assert.rejects(processControl.removeScratch(join(dir, 'baton-run-File12')), /is not a folder; left alone/);
+    assert.ok(existsSync(mine) && existsSync(join(dir, 'baton-run-File12')), 'nothing refused was removed');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

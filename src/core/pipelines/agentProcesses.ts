@@ -23,6 +23,11 @@ export interface ProcessControl {
    * nothing of the group is left, rejects when something is.
    */
   stopGroup(process: AgentProcess): Promise<void>;
+  /**
+   * Removes a run's scratch folder that its dead Baton process left: true when it was removed, false when it was not
+   * there; rejects, removing nothing, for a path that is not a folder a runner made.
+   */
+  removeScratch(path: string): Promise<boolean>;
 }
 
 /** A recorded agent process. */
@@ -70,7 +75,7 @@ export interface ProcessTrack {
 
 type Row = {
   execution_id: string; slot: string; agent: string; runner: string; pid: number; pgid: number; identity: string | null;
-  command: string; owner_pid: number; owner_identity: string | null; started_at: string;
+  command: string; owner_pid: number; owner_identity: string | null; started_at: string; scratch: string | null;
 };
 
 /** The agent processes of runs: recorded while they run, stopped when a run is taken up after its process died. */
@@ -114,9 +119,9 @@ export class AgentProcesses {
     const owner = control.self();
     const iso = new Date(this.deps.ports.clock.now()).toISOString();
     await this.deps.ports.store.transaction(() => this.deps.ports.store.run(
-      `INSERT OR REPLACE INTO agent_processes (execution_id, slot, agent, runner, pid, pgid, identity, command, owner_pid, owner_identity, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.executionId, r.slot, r.agent, r.runner, r.pid, r.pgid, r.identity, r.command, owner.pid, owner.identity, iso],
+      `INSERT OR REPLACE INTO agent_processes (execution_id, slot, agent, runner, pid, pgid, identity, command, owner_pid, owner_identity, started_at, scratch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [r.executionId, r.slot, r.agent, r.runner, r.pid, r.pgid, r.identity, r.command, owner.pid, owner.identity, iso, r.scratch ?? null],
     ));
   }
 
@@ -127,7 +132,7 @@ export class AgentProcesses {
       : this.deps.ports.store.all<Row>('SELECT * FROM agent_processes WHERE execution_id = ? ORDER BY rowid', [executionId]);
     return rows.map((r) => ({
       executionId: r.execution_id, slot: r.slot, agent: r.agent, runner: r.runner, pid: r.pid, pgid: r.pgid, identity: r.identity,
-      command: r.command, ownerPid: r.owner_pid, ownerIdentity: r.owner_identity, startedAt: r.started_at,
+      command: r.command, ownerPid: r.owner_pid, ownerIdentity: r.owner_identity, startedAt: r.started_at, scratch: r.scratch,
     }));
   }
 
@@ -165,13 +170,14 @@ export class AgentProcesses {
     const settled = await Promise.allSettled(seen.map(async ({ record, check }): Promise<LeftoverOutcome> => {
       if (check === 'same') {
         await control.stopGroup(record);
-        return { record, outcome: 'stopped', message: `stopped ${describe(record)}, left running by the run's earlier process (pid ${record.ownerPid})` };
+        const removed = await this.removeScratch(control, record);
+        return { record, outcome: 'stopped', message: `stopped ${describe(record)}, left running by the run's earlier process (pid ${record.ownerPid})${removed}` };
       }
       if (check === 'unknown') {
         const outcome = unproven === 'keep' ? 'kept' : 'forgotten';
         return { record, outcome, message: `left ${describe(record)} alone: process ${record.pid} is alive but cannot be proved to be that agent` };
       }
-      return { record, outcome: 'ended', message: `${describe(record)} had ended` };
+      return { record, outcome: 'ended', message: `${describe(record)} had ended${await this.removeScratch(control, record)}` };
     }));
     const done = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     await this.deps.ports.store.transaction(() => {
@@ -190,6 +196,20 @@ export class AgentProcesses {
       throw new BatonError('invalid_state', `Run ${executionId}: the agents its earlier process left running could not all be stopped (${what}); stop them by hand and try again.`);
     }
     return done;
+  }
+
+  /**
+   * Removes the scratch folder of an agent that is gone now (its runner, in the dead process, never got to): its
+   * sessions, caches and config files with the run's token. What to add to the message; a failure is only logged.
+   */
+  private async removeScratch(control: ProcessControl, record: AgentProcessRecord): Promise<string> {
+    if (!record.scratch) return '';
+    try {
+      return (await control.removeScratch(record.scratch)) ? `; removed its scratch folder ${record.scratch}` : '';
+    } catch (ex) {
+      this.deps.ports.log.warn(`removing the scratch folder ${record.scratch} of ${describe(record)} failed; delete it by hand`, ex);
+      return '';
+    }
   }
 }
 

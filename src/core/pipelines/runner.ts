@@ -116,6 +116,8 @@ export interface AgentProcess {
   identity: string | null;
   /** The program, for messages. */
   command: string;
+  /** The run's scratch folder (makeScratchDir), removed once the process is stopped after its Baton process died. */
+  scratch?: string | null;
 }
 
 /** One thing a run did, in the order it happened. Usage and cost events carry the run's totals so far. */

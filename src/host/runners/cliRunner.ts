@@ -101,6 +101,7 @@ export class CliRunner implements AgentRunner {
         killGraceMs: options.killGraceMs,
         onEvent: (e) => queue.push(e),
         onSpawn: request.onProcess,
+        scratch: scratch.root,
       });
     } finally {
       await scratch.remove();

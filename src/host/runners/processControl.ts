@@ -3,7 +3,9 @@
 // named by the boot it runs in (/proc/sys/kernel/random/boot_id) and its start time in clock ticks since that boot
 // (field 22 of /proc/<pid>/stat): two processes cannot share both. Elsewhere nothing is recorded that tells them
 // apart, so a live pid there is `unknown` and is never signalled.
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, isAbsolute } from 'node:path';
 import type { ProcessCheck, ProcessControl } from '../../core/pipelines/agentProcesses.js';
 import type { AgentProcess } from '../../core/pipelines/runner.js';
 
@@ -120,9 +122,32 @@ async function stopGroup(p: AgentProcess): Promise<void> {
   if (!(await groupGone(p.pgid, KILLED_WAIT_MS))) throw new Error(`process group ${p.pgid} was still alive ${KILLED_WAIT_MS} ms after SIGKILL`);
 }
 
+/** A runner's scratch folder: mkdtemp's `baton-run-` and six characters (scratchDir.ts). */
+const SCRATCH_NAME = /^baton-run-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes a scratch folder named in the database: only an absolute path to a real folder (no symbolic link) of this
+ * user named as makeScratchDir names them, since a row could have been written by anyone who can write the file.
+ */
+async function removeScratch(path: string): Promise<boolean> {
+  if (!isAbsolute(path) || !SCRATCH_NAME.test(basename(path))) throw new Error(`${path} is not a Baton run's scratch folder (baton-run-XXXXXX); left alone`);
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (ex) {
+    if ((ex as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw ex;
+  }
+  if (!st.isDirectory()) throw new Error(`${path} is not a folder; left alone`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`${path} belongs to another user; left alone`);
+  await rm(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+  return true;
+}
+
 /** The host's process control: Linux proves identities; elsewhere every live process is `unknown`. */
 export const processControl: ProcessControl = {
   self: () => ({ pid: process.pid, identity: processIdentity(process.pid) }),
   check,
   stopGroup,
+  removeScratch,
 };

@@ -30,6 +30,8 @@ export interface ProcessSpec {
   onEvent(event: AgentRunEvent): void;
   /** Hears the process once it started. */
   onSpawn?(process: AgentProcess): void;
+  /** The run's scratch folder, passed on to onSpawn (recorded with the process). */
+  scratch?: string;
 }
 
 const STDERR_KEEP = 8 * 1024;
@@ -75,7 +77,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessEnd> {
     child.once('spawn', () => {
       spawned = true;
       // detached: the child leads a new session and process group, whose id is its pid.
-      if (child.pid !== undefined) spec.onSpawn?.({ pid: child.pid, pgid: child.pid, identity: processIdentity(child.pid), command: spec.executable });
+      if (child.pid !== undefined) spec.onSpawn?.({ pid: child.pid, pgid: child.pid, identity: processIdentity(child.pid), command: spec.executable, scratch: spec.scratch ?? null });
       if (spec.signal?.aborted) stop('aborted');
     });
     child.once('error', (ex: NodeJS.ErrnoException) => {
