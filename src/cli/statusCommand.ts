@@ -5,7 +5,7 @@ import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
-import { leftStepText, taskLabel } from '../shared/labels.js';
+import { leftStepText, shortReason, taskLabel } from '../shared/labels.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
@@ -29,7 +29,9 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       // A team run has no steps to count: its agents take turns until they are idle or it is stopped.
       const what = e.kind === 'worker' ? `${e.workflow ?? 'team'}${e.instance ? `@${e.instance}` : ''}` : e.workflow ?? e.kind;
       const progress = e.kind === 'worker' ? 'team run' : `${e.progress}%`;
-      const head = `${e.execution_id}  ${what}  ${e.cancelled ? 'cancelled' : e.status}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
+      // Who cancelled it and why, in short (the editor's panel and the agent's next call say it in full).
+      const state = e.cancelled ? `cancelled${e.cancel_reason ? ` (${shortReason(e.cancel_reason)})` : ''}` : e.status;
+      const head = `${e.execution_id}  ${what}  ${state}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
       const steps = e.steps.map((s) => {
         // A step the run left unfinished when it ended (one a cancel stopped included) says so, as the editor does.
         const left = leftStepText(s.status, e.status, e.cancelled, s.stopped === true);

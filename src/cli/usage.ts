@@ -77,7 +77,8 @@ writes nothing. With no database there is nothing to list: status says where it 
 creates one.
 
 Options:
-  --all                   also list finished (completed, failed or cancelled) executions
+  --all                   also list finished (completed, failed or cancelled) executions; a cancelled one says
+                          who cancelled it and why, in short (--json: cancel_reason, in full)
   --json                  print {"executions": [...], "more": false} instead of text (more: older ones left out)
 ${DB_USAGE}
 ${USAGE_FOOTER}`;

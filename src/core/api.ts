@@ -197,6 +197,11 @@ export interface ExecutionSummary {
   /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
   /**
+   * Why and by whom a cancelled one was cancelled, as "cancelled (…)" says it ("stopped by baton stop @pr-1", "no
+   * activity for more than 30 days, by the retention policy"); absent when it was not, or from an older owner.
+   */
+  cancel_reason?: string;
+  /**
    * A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. A team run
    * whose process ended (set by `baton status` reading the file with no owner): `baton stop @instance` ends it.
    */

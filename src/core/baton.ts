@@ -7,7 +7,7 @@ import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js'
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, stoppedByCancel, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
 import { GateWaiters } from './broker/gateWaiters.js';
-import { executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
+import { cancelledText, executionFacts, submittedOutput, withCancelledMark } from './broker/submittedOutput.js';
 import { releaseInTx } from './broker/stepRelease.js';
 import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from './broker/rateLimiter.js';
 import { leftOutNote, loadContent, syncContent, type ContentParseCache, type LoadedContent } from './content/index.js';
@@ -433,6 +433,7 @@ export class Baton implements BatonApi {
       steps: this.repo.stepList(e.execution_id, facts.cancelled ? e.completed_at : null),
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
       ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
+      ...(facts.cancelled && cancelledText(e.metadata.cancelled) ? { cancel_reason: cancelledText(e.metadata.cancelled) } : {}),
     };
   }
 

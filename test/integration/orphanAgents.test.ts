@@ -131,7 +131,7 @@ test('baton stop @instance with no owner stops the agent a SIGKILLed baton start
   assert.ok(!alive(sleeper), 'the agent is stopped');
   assert.equal(existsSync(scratch), false, 'its scratch folder (the CLI\'s HOME, with the run\'s token) is removed');
   const status = await runCli(['status', '--all', ...flags], {}, t.workspace);
-  assert.match(status.stdout, /team@default {2}cancelled {2}team run/);
+  assert.match(status.stdout, /team@default {2}cancelled \(stopped by baton stop @default \(the Baton process that ran it had ended\)\) {2}team run/);
   const again = await runCli(['stop', '@default', ...flags], {}, t.workspace);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /no team is running/);

@@ -82,7 +82,9 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   assert.equal(none.code, 1);
   assert.ok(none.stderr.includes(`no team is running: no Baton process owns ${w.db}. Start a team with baton start FILE --db ${w.db}`), none.stderr);
   // Stopped before its agents were done: the run reads "cancelled", not "completed".
-  assert.match((await w.cli(['status', '--all'])).stdout, /^\S+ {2}team@inst {2}cancelled {2}team run$/m);
+  assert.match((await w.cli(['status', '--all'])).stdout, /^\S+ {2}team@inst {2}cancelled \(stopped by baton stop @inst\) {2}team run$/m);
+  const json = JSON.parse((await w.cli(['status', '--all', '--json'])).stdout) as { executions: Array<{ cancelled?: boolean; cancel_reason?: string }> };
+  assert.deepEqual([json.executions[0]!.cancelled, json.executions[0]!.cancel_reason], [true, 'stopped by baton stop @inst']);
 });
 
 test('a second start runs in the live owner; stop --all stops both; bad targets name the fix', async () => {
@@ -228,7 +230,7 @@ test('Ctrl-C of a run that follows a team in another owner stops it there, and b
   assert.match(follower.err(), /team ended \(stopped\): interrupted \(Ctrl-C\)/);
   assert.doesNotMatch(follower.err(), /baton stop/, 'nobody ran baton stop');
   const status = await w.cli(['status', '--all']);
-  assert.match(status.stdout, /@f1 {2}cancelled {2}team run/);
+  assert.match(status.stdout, /@f1 {2}cancelled \(interrupted \(Ctrl-C\)\) {2}team run/);
   await w.cli(['stop', '--all']);
   assert.equal(await owner.exited, 0);
 });

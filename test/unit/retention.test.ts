@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { Baton } from '../../src/core/baton.js';
 import type { PruneResult, RetentionPolicy } from '../../src/core/retention.js';
 import type { BatonEvent } from '../../src/core/types.js';
+import { renderStatus } from '../../src/cli/statusCommand.js';
 import { makeBaton, okStep, ONE_STEP_YAML, output } from '../helpers/coreHarness.js';
 
 const DAY = 86_400_000;
@@ -129,6 +130,10 @@ test('unfinished runs idle past the policy are cancelled, longest idle first, an
   const meta = JSON.parse(store.get<{ m: string }>('SELECT metadata AS m FROM executions WHERE execution_id = ?', [left.id])!.m) as { cancelled: { by: string; reason: string } };
   assert.equal(meta.cancelled.by, 'retention');
   assert.equal(meta.cancelled.reason, 'no activity for more than 10 days');
+  // baton status (and --json) says why, as the agent's next call and the editor's panel do.
+  const listed = baton.listExecutions({}).find((e) => e.execution_id === left.id)!;
+  assert.deepEqual([listed.cancelled, listed.cancel_reason], [true, 'no activity for more than 10 days, by the retention policy']);
+  assert.match(renderStatus([listed], '', false), new RegExp(`^${left.id} {2}one {2}cancelled \\(no activity for more than 10 days, by the retention policy\\) {2}`));
   // Its agent, back with its (long expired) token, is told what became of the run.
   const back = await baton.nextStep({ step_token: left.token, model_output_so_far: output('back at last') });
   assert.match(back.error!.message, /was cancelled at \S+ by retention \(no activity for more than 10 days\)/);

@@ -18,6 +18,11 @@ test('a listed execution shows its task, clipped to one line, and a cancelled on
   const text = renderStatus([{ ...base, task_description: `Fix the\nlogin ${'loop '.repeat(30)}`, cancelled: true } as never], '', false);
   assert.match(text, /^e1 {2}bug-fix {2}cancelled {2}20% {2}"Fix the login loop loop .{20,}\u2026"$/);
   assert.equal(renderStatus([{ ...base, task_description: null } as never], '', false), 'e1  bug-fix  failed  20%');
+  // Who cancelled it and why, in short: the first sentence, clipped.
+  const why = `stopped by baton stop @pr-1. ${'More detail. '.repeat(5)}`;
+  assert.equal(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: why } as never], '', false), 'e1  bug-fix  cancelled (stopped by baton stop @pr-1)  20%');
+  const long = 'x'.repeat(200);
+  assert.match(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: long } as never], '', false), /^e1 {2}bug-fix {2}cancelled \(x{79}\u2026\) {2}20%$/);
 });
 
 test('a team run shows workflow@instance and "team run" in place of a progress it does not have; one-line entries are not spaced', () => {
