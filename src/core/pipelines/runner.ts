@@ -99,8 +99,8 @@ export interface AgentRunRequest {
   /** Prices to compute the cost from the tokens when the CLI reports none (or $0 for tokens it used). */
   price?: TokenPrice;
   /**
-   * What the agent's own file can do about a CLI not found on PATH, said after the install hint of `runner_unavailable`;
-   * unset: a pipeline agent's (its `env` may set PATH).
+   * What the agent's own file can do about a CLI not found on PATH, said after the install hint of
+   * `runner_unavailable`; unset: a pipeline agent's (its `env` may set PATH).
    */
   pathHint?: string;
   /** Hears the process a runner spawned for this run, once it started (runners without a process never call it). */
