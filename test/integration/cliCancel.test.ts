@@ -35,7 +35,7 @@ describe('baton cancel', () => {
     const next = await session.client.callTool({ name: 'workflow_next_step', arguments: { step_token: token, model_output_so_far: { summary: 'done' } } });
     assert.equal((next.structuredContent as { status: string }).status, 'error', JSON.stringify(next).slice(0, 300));
     const status = await runCli(['status', '--all', ...db]);
-    assert.match(status.stdout, new RegExp(`^${id} {2}bug-fix {2}cancelled `, 'm'));
+    assert.match(status.stdout, new RegExp(`^${id} {2}bug-fix {2}cancelled \\(by baton cancel\\) `, 'm'));
     const again = await runCli(['cancel', id, ...db]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, new RegExp(`^baton: Execution ${id} is already (cancelled|failed); only an unfinished execution can be cancelled\\.\\n`));
