@@ -46,6 +46,10 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         return `  → baton approve ${e.execution_id}${dbFlag}${which}   or   baton reject ${e.execution_id}${dbFlag}${which} --feedback TEXT`;
       };
       const hint = waiting.map(decide);
+      // A team whose agents' turns fail (a CLI not installed, one exiting at once) still reads running: say which, and why.
+      for (const f of e.failing_agents ?? []) {
+        hint.push(`  ✗ ${f.agent}@${e.instance ?? e.workflow ?? 'INSTANCE'}: its last turn failed${f.error ? `: ${shortReason(f.error)}` : ''}`);
+      }
       // Read with no owner: no process runs it (teams run only in the owner), but its agents may live on.
       if (e.kind === 'worker' && e.orphaned && !e.cancelled) {
         hint.push(`  → the Baton process that ran it has ended; baton stop @${e.instance ?? e.workflow ?? 'INSTANCE'}${dbFlag} stops any agent it left running and ends the run`);

@@ -210,6 +210,8 @@ export interface ExecutionSummary {
   steps: Array<{ step_name: string; status: StepStatus; agent_name: string; stopped?: true }>;
   /** For a team run (kind 'worker'): its instance; absent from an older owner. */
   instance?: string;
+  /** For a running team run: its agents whose last turn failed, with why (null: not recorded); absent when none. */
+  failing_agents?: Array<{ agent: string; error: string | null }>;
 }
 
 /** One MCP call for the call log (redacted by the core before it is stored). */

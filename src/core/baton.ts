@@ -434,7 +434,15 @@ export class Baton implements BatonApi {
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
       ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
       ...(facts.cancelled && cancelledText(e.metadata.cancelled) ? { cancel_reason: cancelledText(e.metadata.cancelled) } : {}),
+      ...this.failingAgents(e),
     };
+  }
+
+  /** A running team run's agents whose last turn failed (a CLI not installed, one exiting at once), for listings. */
+  private failingAgents(e: ExecutionRow): { failing_agents?: Array<{ agent: string; error: string | null }> } {
+    if (e.kind !== 'worker' || e.status !== 'running') return {};
+    const failing = this.teams.failingAgents(e.execution_id);
+    return failing.length ? { failing_agents: failing } : {};
   }
 
   // ---- resources ----

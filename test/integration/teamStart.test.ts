@@ -70,6 +70,9 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   assert.equal(one.stdout.trim(), 'stopped s@inst');
   await waitFor(() => !isPidAlive(sleeper), 10_000, 'the stopped agent\'s process to die');
   assert.match((await w.cli(['list'])).stdout, /s@inst +team\.yaml +stopped/);
+  // An agent stopped mid-turn did not fail: status names no failing agent (it would have, recorded as failed).
+  await new Promise((r) => setTimeout(r, 300));
+  assert.doesNotMatch((await w.cli(['status'])).stdout, /✗|failed/);
   // A stopped agent takes no more turns: a message to it would wake nobody, so it is refused and not posted.
   const toStopped = await w.cli(['send', 'are you there?', '--to', 's@inst']);
   assert.equal(toStopped.code, 1);
@@ -247,6 +250,12 @@ test('start without --verbose shows an agent turn that failed (a command not ins
   const json = JSON.parse((await w.cli(['list', '--json'])).stdout) as Array<{ status: string; error?: string }>;
   assert.equal(json[0]!.status, 'failed');
   assert.match(json[0]!.error!, /^command: "no-such-agent-cli" was not found on PATH\. Check the agent's command/);
+  // status says so under the run too, which still reads running (--json: failing_agents, with the whole reason).
+  const status = await w.cli(['status']);
+  assert.match(status.stdout, /^\S+ {2}broken@default {2}running {2}team run\n {2}✗ b@default: its last turn failed: command: "no-such-agent-cli" was not found on PATH$/m);
+  const statusJson = JSON.parse((await w.cli(['status', '--json'])).stdout) as { executions: Array<{ failing_agents?: Array<{ agent: string; error: string }> }> };
+  assert.equal(statusJson.executions[0]!.failing_agents?.[0]?.agent, 'b');
+  assert.match(statusJson.executions[0]!.failing_agents![0]!.error, /^command: "no-such-agent-cli" was not found on PATH\. Check/);
   await w.cli(['stop', '@default']);
   assert.equal(await owner.exited, 0);
 });

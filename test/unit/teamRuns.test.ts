@@ -141,6 +141,16 @@ describe('team runs in the database', () => {
     assert.equal(teams.agents(runId).find((x) => x.agent === 'coder')?.state, 'running');
   });
 
+  it('an agent whose turn failed is listed with its reason while the run runs, until its state moves on', async () => {
+    const { baton, teams, runId } = await team();
+    await teams.setAgentState(runId, 'coder', 'failed', 'claude: "claude" was not found on PATH. Install it.');
+    assert.deepEqual(teams.failingAgents(runId), [{ agent: 'coder', error: 'claude: "claude" was not found on PATH. Install it.' }]);
+    assert.deepEqual(baton.listExecutions({}).find((e) => e.execution_id === runId)?.failing_agents, [{ agent: 'coder', error: 'claude: "claude" was not found on PATH. Install it.' }]);
+    await teams.setAgentState(runId, 'coder', 'idle');
+    assert.deepEqual(teams.failingAgents(runId), []);
+    assert.equal(baton.listExecutions({}).find((e) => e.execution_id === runId)?.failing_agents, undefined);
+  });
+
   it('finish cancelled: failed to the state machine with the cancelled mark and its reason, in the listing and the event', async () => {
     const { baton, store, teams, runId } = await team();
     await teams.finish(runId, 'cancelled', 'stopped by baton stop @pr-1');

@@ -215,12 +215,15 @@ export class TeamRuns {
     this.deps.emit([{ type: 'team', execution_id: runId, what: 'agent' }]);
   }
 
-  /** Sets an agent's state ('idle', 'running', 'stopped', 'failed'), as the team runner sees it. */
-  async setAgentState(runId: string, agent: string, state: 'idle' | 'running' | 'stopped' | 'failed'): Promise<void> {
+  /**
+   * Sets an agent's state ('idle', 'running', 'stopped', 'failed'), as the team runner sees it; `error`: why its turn
+   * failed (kept in the event, for failingAgents).
+   */
+  async setAgentState(runId: string, agent: string, state: 'idle' | 'running' | 'stopped' | 'failed', error?: string | null): Promise<void> {
     const now = this.iso();
     const changed = await this.deps.ports.store.transaction(() => {
       const n = this.deps.ports.store.run('UPDATE team_agents SET state = ?, updated_at = ? WHERE execution_id = ? AND agent = ? AND state <> ?', [state, now, runId, agent, state]);
-      if (n) this.deps.event(runId, 'agent_state', { agent, state });
+      if (n) this.deps.event(runId, 'agent_state', { agent, state, ...(state === 'failed' && error ? { error } : {}) });
       return n;
     });
     if (changed) this.deps.emit([{ type: 'team', execution_id: runId, what: 'agent' }]);
@@ -293,6 +296,18 @@ export class TeamRuns {
       instance: run.instance, source: run.source, context_dir: run.context_dir, messages, channel: this.channel(runId, undefined, 50),
       agents: this.agents(runId).map((a) => ({ agent: a.agent, backend: a.backend, model: a.model, state: a.state, read_cursor: a.readCursor, unread: count(a.agent, a.readCursor) })),
     };
+  }
+
+  /** The agents of run `runId` whose last turn failed, each with the reason its `agent_state` event kept (or null). */
+  failingAgents(runId: string): Array<{ agent: string; error: string | null }> {
+    const failing = this.deps.ports.store.all<{ agent: string }>("SELECT agent FROM team_agents WHERE execution_id = ? AND state = 'failed' ORDER BY rowid", [runId]);
+    if (failing.length === 0) return [];
+    const events = this.deps.ports.store.all<{ event_data: string }>(
+      "SELECT event_data FROM events WHERE execution_id = ? AND event_type = 'agent_state' ORDER BY id DESC", [runId]);
+    return failing.map(({ agent }) => {
+      const data = events.map((e) => parseJson<{ agent?: unknown; state?: unknown; error?: unknown }>(e.event_data, {})).find((d) => d.agent === agent && d.state === 'failed');
+      return { agent, error: typeof data?.error === 'string' ? data.error : null };
+    });
   }
 
   /** The running run of an instance, if any. */

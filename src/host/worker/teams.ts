@@ -170,7 +170,7 @@ export class Teams {
         track: (kind) => this.runs.trackTurn(runId, agent, kind),
       }),
       onEvent: (event) => {
-        this.recordState(runId, event);
+        this.recordState(runId, event, 'agent' in event ? runner.states()[event.agent] : undefined);
         events.push(event);
         if (events.length > EVENT_KEEP) team.dropped += events.splice(0, events.length - EVENT_KEEP).length;
         for (const l of listeners) l(event);
@@ -213,9 +213,11 @@ export class Teams {
     return team;
   }
 
-  private recordState(runId: string, event: TeamEvent): void {
-    const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? (event.status === 'completed' ? 'idle' : 'failed') : null;
-    if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
+  /** `now`: the agent's state in the runner after the event (a turn Baton stopped left it stopped, not failed). */
+  private recordState(runId: string, event: TeamEvent, now: AgentState | undefined): void {
+    const finished = now === 'stopped' ? 'stopped' : event.type === 'agent_finished' && event.status === 'completed' ? 'idle' : 'failed';
+    const state = event.type === 'agent_started' ? 'running' : event.type === 'agent_finished' ? finished : null;
+    if (state && 'agent' in event) void this.runs.setAgentState(runId, event.agent, state, event.type === 'agent_finished' ? event.error : null).catch((ex: unknown) => this.options.log.warn('recording an agent state failed', ex));
     // Its reason, where the person looks (the editor's output channel, the owner's stderr): the state only says failed.
     if (event.type === 'agent_finished' && event.status !== 'completed') this.options.log.info(`team ${runId}: @${event.agent} ${event.status}: ${event.error ?? 'no reason given'}`);
   }
