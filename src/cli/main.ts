@@ -110,7 +110,7 @@ export async function main(argv: string[]): Promise<number> {
         return help(rest);
       case 'mcp':
         guardStdout();
-        return await mcpCommand(rest);
+        return await mcpCommand(rest, (ex) => failure(ex, rest));
       case 'serve':
         return await (await loadEngine()).serveCommand(rest);
       case 'status':

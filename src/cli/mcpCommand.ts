@@ -7,10 +7,10 @@ import { dirname, join } from 'node:path';
 import type { Log } from '../core/ports.js';
 import { readDiscovery } from '../host/discovery.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
-import type { ToolGroup } from '../mcp/toolGroups.js';
+import { DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
 import { acquireLock, lockPathOf, type HeldLock } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, VERSION } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, shellQuote, VERSION } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import type { McpOptions } from './mcpEngine.js';
 import { nodeTooOld } from './nodeVersion.js';
@@ -22,8 +22,37 @@ import { capYoungGeneration } from './youngGeneration.js';
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
 
-/** Runs `baton mcp`; returns 0 after --help or once a forwarded session ended, -1 while it serves (it exits on its own). */
-export async function mcpCommand(args: string[]): Promise<number> {
+/** What a failed start of `baton mcp` says: its words (stderr's, after "baton: ") and its exit code. */
+export interface StartFailure {
+  message: string;
+  code: number;
+}
+
+/**
+ * What the start-up has set going by the time it fails: the front that reads stdin (if one does yet), the tool groups
+ * it lists, and whether the end of stdin stops the process already.
+ */
+interface Startup {
+  front: StdioFront | null;
+  toolGroups: readonly ToolGroup[];
+  stopsWithStdin: boolean;
+}
+
+/**
+ * Runs `baton mcp`; returns 0 after --help or once a forwarded session ended, -1 while it serves (it exits on its own).
+ * A start that fails (`describe` words the failure) is said on stderr and, to a client on a pipe, over MCP too.
+ */
+export async function mcpCommand(args: string[], describe?: (ex: unknown) => StartFailure): Promise<number> {
+  const startup: Startup = { front: null, toolGroups: DEFAULT_TOOL_GROUPS, stopsWithStdin: false };
+  try {
+    return await startMcp(args, startup);
+  } catch (ex) {
+    if (!describe || !refuseToStart(describe(ex), args, startup)) throw ex;
+    return -1;
+  }
+}
+
+async function startMcp(args: string[], startup: Startup): Promise<number> {
   const { values, positionals } = parse(args, { ...DB_OPTIONS, ...CONTENT_OPTION, ...ENGINE_OPTIONS }, MCP_USAGE);
   if (values.help) {
     process.stdout.write(MCP_USAGE + '\n');
@@ -31,37 +60,55 @@ export async function mcpCommand(args: string[]): Promise<number> {
   }
   refuseArguments('mcp', positionals, MCP_USAGE);
   const settings = engineSettings(values, MCP_USAGE);
+  startup.toolGroups = settings.toolGroups;
   capYoungGeneration();
   const log = cliLog();
+  // On a Node too old for the engine the database is left alone: refused before the lock is taken.
   const tooOld = nodeTooOld();
-  if (tooOld) return refuseOldNode(tooOld, settings.toolGroups, log);
+  if (tooOld) throw new CliError(tooOld, 1);
   const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
   makeDirs(dirname(lockPathOf(options.dbPath))); // the folder of the file a linked database leads to
   const lock = acquireLock(options.dbPath);
   if (!lock.acquired) {
-    const front = ownerFront(options.dbPath, log);
+    const front = (startup.front = ownerFront(options.dbPath, log));
     // Loading the engine holds the event loop: the handshake is answered first, as the owner's own front does.
     if (front) await front.engineWanted;
     return (await loadEngine()).forwardMcp(options, front);
   }
-  await serveAsOwner(options, lock, log);
+  await serveAsOwner(options, lock, log, startup);
   return -1;
 }
 
 /**
- * On a Node too old for the engine: the handshake is answered from the catalog and every call gets `why`, so the agent
- * (and through it the person) reads what to install; stderr says it at once. The database is left alone.
+ * A start that failed, for a client on a pipe (an agent, which shows the person no stderr, only "connection closed"):
+ * the handshake is answered from the catalog and every call gets what is wrong and its fix, so the agent (and through
+ * it the person) reads it; stderr says it at once, and the process exits with the failure's code when the client
+ * leaves. False, leaving the failure to be thrown, for a person at a terminal, a build without a catalog (run from
+ * source), or a session already under way (stdin taken by a server or proxy).
  */
-function refuseOldNode(why: string, toolGroups: ToolGroup[], log: Log): number {
-  const catalog = readCatalog(join(__dirname, CATALOG_FILE));
-  if (!catalog) throw new CliError(why, 1);
-  log.error(why);
-  process.exitCode = 1;
-  const front = new StdioFront({ catalog, toolGroups, log });
-  onShutdown(async (reason) => log.info(`stopping (${reason})`), log, true);
+function refuseToStart(failure: StartFailure, args: string[], startup: Startup): boolean {
+  if (process.stdin.isTTY) return false;
+  const started = startup.front;
+  if (started ? !started.unattached : process.stdin.readableFlowing !== null) return false;
+  const catalog = started ? null : readCatalog(join(__dirname, CATALOG_FILE));
+  if (!started && !catalog) return false;
+  const log = cliLog();
+  process.stderr.write(`baton: ${failure.message}\n`);
+  process.exitCode = failure.code;
+  const front = started ?? new StdioFront({ catalog: catalog!, toolGroups: startup.toolGroups, log });
+  if (!startup.stopsWithStdin) onShutdown(async () => undefined, log, true);
   front.listen();
-  front.fail(why);
-  return -1;
+  front.fail(refusalText(failure.message, args));
+  return true;
+}
+
+/** What an agent is told of a failed start: the failure's first paragraph, the command and folder, what to do next. */
+export function refusalText(message: string, args: string[], cwd: string = process.cwd()): string {
+  const first = message.split('\n\n')[0]!.trim();
+  const command = ['baton', 'mcp', ...args].map(shellQuote).join(' ');
+  return `Baton's MCP server could not start: ${first}\n(It ran as \`${command}\` in ${cwd}. Tell the person: once `
+    + 'that is fixed, in the MCP config of this agent or on the machine, restart the Baton MCP server; until then it '
+    + 'answers every call with this message.)';
 }
 
 /**
@@ -80,16 +127,18 @@ function ownerFront(dbPath: string, log: Log): StdioFront | null {
 }
 
 /** Answers the handshake at once, then loads the engine and opens the database under `lock`. */
-async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log): Promise<void> {
+async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log, startup: Startup): Promise<void> {
   const wasm = compileWasm();
   const catalog = readCatalog(join(__dirname, CATALOG_FILE)) ?? (await (await loadEngine()).buildCatalog(VERSION));
-  const front = new StdioFront({ catalog, toolGroups: options.toolGroups, log });
+  const front = (startup.front = new StdioFront({ catalog, toolGroups: options.toolGroups, log }));
   let started: Promise<() => Promise<void>> | null = null;
   onShutdown(async (why) => {
     log.info(`stopping (${why})`);
-    if (started) await (await started)();
+    const stop = started && (await started.catch(() => null));
+    if (stop) await stop();
     else lock.release();
   }, log, true);
+  startup.stopsWithStdin = true;
   front.listen();
   await front.engineWanted;
   started = loadEngine().then((engine) => engine.serveOwner({ ...options, front, lock, wasm }));

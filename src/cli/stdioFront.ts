@@ -193,8 +193,14 @@ export class StdioFront implements Transport {
     return answered;
   }
 
-  /** The engine could not open: every held and later call is answered with `message`. */
+  /** Whether the front answers the client itself still: no server or proxy has taken it over, nor is it closed. */
+  get unattached(): boolean {
+    return this.phase === 'early' || this.phase === 'failed';
+  }
+
+  /** The engine could not open: every held and later call is answered with `message` (a later one words it anew). */
   fail(message: string): void {
+    if (this.phase === 'failed') this.failure = message;
     if (this.phase !== 'early') return;
     this.failure = message;
     this.phase = 'failed';
@@ -437,7 +443,8 @@ export class StdioFront implements Transport {
     const { catalog, toolGroups } = this.options;
     switch (m.method) {
       case 'initialize':
-        void this.reply(m.id, initializeResult(catalog, m.params?.protocolVersion));
+        // The server's instructions reach the model at once (Claude Code puts them in its context): the failure, there.
+        void this.reply(m.id, { ...initializeResult(catalog, m.params?.protocolVersion), instructions: this.failure });
         return;
       case 'tools/list':
         void this.reply(m.id, toolsListResult(catalog, toolGroups));

@@ -1,9 +1,10 @@
 // Rule: a `baton mcp` that forwards to the database's owner answers the client's handshake (`initialize`,
 // `tools/list`) itself when the owner is of the same build (its discovery file names the same catalog), with the tool
 // groups the owner serves, before it loads its engine or reaches the owner; the calls after it go to the owner. An
-// owner that never answers: the calls held meanwhile are answered with why and how to end it; one that dies before the
-// forwarder reaches it leaves the database to the forwarder. An owner of another build: the handshake goes to the
-// owner, as before. A client that closes stdin right after its calls gets their answers, then the forwarder exits.
+// owner that never answers: the calls held meanwhile, and the later ones until the client leaves, are answered with
+// why and how to end it; one that dies before the forwarder reaches it leaves the database to the forwarder. An owner
+// of another build: the handshake goes to the owner, as before. A client that closes stdin right after its calls gets
+// their answers, then the forwarder exits.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,7 +69,7 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     assert.match(fwd.stderr(), /forwarding stdio to http:\/\/127\.0\.0\.1/);
   });
 
-  it('an owner that stays stopped: the held call is answered with its pid and how to end it', async () => {
+  it('an owner that stays stopped: the held call, and each later one, is answered with its pid and how to end it', async () => {
     const { args, own, info } = await owner();
     own.child.kill('SIGSTOP');
     const fwd = forwarder(args);
@@ -76,9 +77,17 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     fwd.send({ id: 3, ...START });
     const answer = (await fwd.answer(3, 20_000)).result as { isError?: boolean; content?: Array<{ text: string }> };
     assert.equal(answer.isError, true, 'a tool error the model reads');
-    assert.match(answer.content?.[0]?.text ?? '', new RegExp(`owned by Baton process ${info.pid} .*does not answer.*kill -9 ${info.pid}`, 's'), JSON.stringify(answer));
+    const why = new RegExp(`owned by Baton process ${info.pid} .*does not answer.*kill -9 ${info.pid}`, 's');
+    assert.match(answer.content?.[0]?.text ?? '', why, JSON.stringify(answer));
+    // The forwarder stays to say so: an agent whose server had gone would show only "connection closed".
+    fwd.send({ id: 4, ...START });
+    const later = (await fwd.answer(4, 20_000)).result as { isError?: boolean; content?: Array<{ text: string }> };
+    assert.equal(later.isError, true);
+    assert.match(later.content?.[0]?.text ?? '', /^Baton's MCP server could not start: /);
+    assert.match(later.content?.[0]?.text ?? '', why);
+    fwd.child.stdin!.end();
     const code = fwd.child.exitCode ?? (await new Promise((resolve) => fwd.child.once('exit', resolve)));
-    assert.notEqual(code, 0);
+    assert.equal(code, 1, fwd.stderr());
   });
 
   it('an owner that dies before the forwarder reaches it (the handshake answered): the forwarder owns the database', async () => {

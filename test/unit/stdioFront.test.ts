@@ -1,9 +1,9 @@
 // Rule: before the engine, `baton mcp`'s stdio front answers initialize, tools/list and ping from the catalog, a method
 // the server does not have with Method not found, and holds everything else; once the server is attached it gets the
 // client's initialize and every held message in order and answers each; a failed open answers every held and later
-// call with the error; the engine is asked for at once by a message that needs it, else after the handshake's grace
-// time. A front told to attach when started (a forwarding `baton mcp`'s) attaches when the proxy or server that takes
-// it over starts it.
+// call with the error (and a later initialize with it as the instructions); the engine is asked for at once by a
+// message that needs it, else after the handshake's grace time. A front told to attach when started (a forwarding
+// `baton mcp`'s) attaches when the proxy or server that takes it over starts it.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -206,6 +206,22 @@ describe('the stdio front of baton mcp', () => {
     assert.deepEqual(w.out[4]!.error, { code: -32603, message: 'baton: /x/baton.db is not a readable Baton database' });
     assert.deepEqual(w.out[5]!.result, { prompts: [] });
     await w.front.close();
+  });
+
+  it('failed before the client speaks: the failure is the instructions of its initialize; a later fail rewords it', async () => {
+    const w = wire();
+    w.front.fail('first words');
+    w.send(INIT);
+    await w.written(1);
+    assert.equal(w.out[0]!.result.instructions, 'first words');
+    assert.equal(w.out[0]!.result.protocolVersion, '2025-03-26');
+    assert.equal(w.front.unattached, true);
+    w.front.fail('second words');
+    w.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await w.written(2);
+    assert.deepEqual(w.out[1]!.result, { content: [{ type: 'text', text: 'second words' }], isError: true });
+    await w.front.close();
+    assert.equal(w.front.unattached, false);
   });
 
   it('answers a line it cannot take with the error that names what is wrong, and never a malformed notification or answer', async () => {
