@@ -1,12 +1,11 @@
 // `baton blueprint list | new NAME --from BLUEPRINT`: blueprints (content/blueprints, .baton/blueprints) become
 // pipeline systems in .baton/pipelines/NAME.yaml.
-import { resolve } from 'node:path';
 import { instantiateBlueprint } from '../core/pipelines/blueprint.js';
 import { RUNNER_KINDS, type RunnerKind } from '../core/pipelines/runner.js';
 import { bundledContentDir } from '../host/openBaton.js';
 import { blueprintDirs, listBlueprints, loadBlueprint, writeSystem } from '../host/pipelines/systemFiles.js';
 import { plural } from '../shared/labels.js';
-import { CliError, dbPathOf, flagsFor, parse } from './common.js';
+import { CliError, dbPathOf, flagsFor, parse, workspaceOf } from './common.js';
 import { BLUEPRINT_USAGE } from './usage.js';
 import { printWarnings } from './warnings.js';
 
@@ -26,7 +25,7 @@ export async function blueprintCommand(args: string[]): Promise<number> {
     process.stdout.write(BLUEPRINT_USAGE + '\n');
     return 0;
   }
-  const workspace = resolve(values.workspace ?? process.cwd());
+  const workspace = workspaceOf(values);
   const dirs = blueprintDirs(values.content ?? bundledContentDir(), workspace);
   if (sub === 'list') {
     if (positionals.length) throw new CliError(`blueprint list takes no arguments (got "${positionals.join(' ')}")\n\n${BLUEPRINT_USAGE}`, 2);

@@ -4,7 +4,7 @@ import type { BatonApi, ExecutionSummary, WorkflowStatusResource } from '../core
 import { BatonError } from '../core/errors.js';
 import { callControl } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
-import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
+import { CliError, cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse, workspaceOf } from './common.js';
 import { CANCEL_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -42,7 +42,7 @@ export async function cancelExecution(
 ): Promise<ExecutionSummary> {
   const dbPath = dbPathOf(values);
   return withCore(
-    { dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, opts.missing) },
+    { dbPath, access: 'existing', workspace: workspaceOf(values), log: cliLog('warn'), missing: () => missingDatabase(dbPath, values, opts.missing) },
     async (owner) => {
       await opts.allowedVia(owner);
       return ((await callControl(owner, { op: 'cancel', execution_id: id, reason: 'cancelled', by: opts.by })) as { result: ExecutionSummary }).result;

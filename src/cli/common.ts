@@ -9,7 +9,7 @@ import type { Log } from '../core/ports.js';
 import { discoveryPath, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { capital, halted, ownerCommand, ownerState, silentOwnerWays, stateFromPs, type OwnerState, type PsRunner } from '../host/silentOwner.js';
 import { stderrLog } from '../host/nodePorts.js';
-import { resolveDbPath } from '../store/dbPath.js';
+import { projectFolder, resolveDbPath } from '../store/dbPath.js';
 import { lockPathOf } from '../store/lock.js';
 
 /** Baton's version (package.json). */
@@ -51,7 +51,7 @@ export const CONTENT_OPTION = { content: { type: 'string' } } as const satisfies
 /** Help lines of DB_OPTIONS' database flags. */
 export const DB_USAGE = `  --db PATH               the database file (default: $BATON_DB_PATH if set, else .baton/baton.db under --workspace)
   --workspace DIR         the project folder; its .baton/ holds the default database and your own agents, rules
-                          and workflows (default: the current folder)`;
+                          and workflows (default: the current folder, or the nearest one above it holding a .baton)`;
 
 /** Help line of CONTENT_OPTION. */
 export const CONTENT_USAGE = `  --content DIR           the bundled agents, rules, workflows and contracts, loaded before the workspace's .baton/
@@ -60,7 +60,9 @@ export const CONTENT_USAGE = `  --content DIR           the bundled agents, rule
 /** The end of every command's help: help flag, database resolution, environment, exit codes. */
 export const USAGE_FOOTER = `  -h, --help              show this help (on stdout)
 
-The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
+The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the project folder).
+The project folder: the current one, or, when neither --db nor $BATON_DB_PATH is given, the nearest folder above
+it holding a .baton (as git finds .git; the search stops below your home folder, the temp folder and /).
 Environment: BATON_DB_PATH (the database when --db is not given), BATON_LOG_LEVEL (debug, info, warn or error;
 logs go to stderr).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
@@ -231,22 +233,34 @@ export function fileArgument(given: string, workspace: string | undefined): stri
       `--workspace: write ${shellQuote(relative(process.cwd(), there))}`, { path, workspace_path: there });
 }
 
-/** The database path the flags and environment name (absolute). */
+/** The database path the flags and environment name (absolute): with none, that of the project (workspaceOf). */
 export function dbPathOf(values: { db?: string; workspace?: string }): string {
   return resolveDbPath({ db: values.db, workspace: values.workspace });
+}
+
+/**
+ * The project folder a command works in (its `.baton/` content, where its agents run): --workspace; else, when neither
+ * --db nor BATON_DB_PATH names the database, the current folder or the nearest one above it holding a `.baton`
+ * (projectFolder, whose `.baton/baton.db` is then the database); else the current folder.
+ */
+export function workspaceOf(values: { db?: string; workspace?: string }): string {
+  if (values.workspace !== undefined) return resolve(values.workspace);
+  return values.db || process.env.BATON_DB_PATH ? process.cwd() : projectFolder();
 }
 
 /** Where a database path came from, in words, for messages. */
 function originOf(values: { db?: string; workspace?: string }): string {
   if (values.db) return 'given by --db';
   if (process.env.BATON_DB_PATH) return 'from BATON_DB_PATH';
-  return values.workspace ? 'the default under --workspace' : 'the default for the current folder';
+  if (values.workspace) return 'the default under --workspace';
+  const project = projectFolder();
+  return project === process.cwd() ? 'the default for the current folder' : `the default of the project ${project}, the nearest folder up from here with a .baton`;
 }
 
 /** `' --db PATH'` for a command a person copies, or '' when the same command without it finds this database here. */
 export function dbFlagFor(dbPath: string): string {
-  const here = join(process.cwd(), '.baton', 'baton.db');
-  return dbPath === here && resolveDbPath({}) === here ? '' : ` --db ${shellQuote(dbPath)}`;
+  const found = join(projectFolder(), '.baton', 'baton.db');
+  return dbPath === found && resolveDbPath({}) === found ? '' : ` --db ${shellQuote(dbPath)}`;
 }
 
 /** Commands that read the workspace itself (its files, .baton/ content, where agents run), not only a database. */
@@ -261,7 +275,10 @@ const WORKSPACE_COMMAND = /^baton (?:mcp|serve|spec start|start|run|new|pipeline
 export function flagsFor(command: string, dbPath: string, workspace: string | undefined): string {
   const blueprint = /^baton blueprint\b/.test(command);
   const folder = workspace === undefined ? undefined : resolve(workspace);
-  if (folder === undefined || folder === process.cwd() || !WORKSPACE_COMMAND.test(command)) return blueprint ? '' : dbFlagFor(dbPath);
+  const dbFlag = blueprint ? '' : dbFlagFor(dbPath);
+  // Pasted here, a command without --workspace works where workspaceOf says: with no --db, in the project found.
+  const implied = workspaceOf({ db: dbFlag ? dbPath : undefined });
+  if (folder === undefined || folder === implied || !WORKSPACE_COMMAND.test(command)) return dbFlag;
   const db = blueprint || resolveDbPath({ workspace: folder }) === dbPath ? '' : ` --db ${shellQuote(dbPath)}`;
   return ` --workspace ${shellQuote(folder)}${db}`;
 }
@@ -305,7 +322,7 @@ export function shellQuote(word: string): string {
 export function missingDatabase(dbPath: string, values: { db?: string; workspace?: string }, consequence: string): CliError {
   const folder = dirname(dbPath);
   const flags = flagsFor('baton serve', dbPath, values.workspace);
-  const editorMakesIt = dbPath === join(resolve(values.workspace ?? process.cwd()), '.baton', 'baton.db');
+  const editorMakesIt = dbPath === join(workspaceOf(values), '.baton', 'baton.db');
   const start = flags
     ? `To start it, run "baton mcp${flags}" or "baton serve${flags}"${editorMakesIt ? ', or open that workspace in the editor with Baton installed' : ''}.\n`
     : 'To start one, run "baton mcp" or "baton serve" in the workspace folder, or open that folder in the editor with Baton installed.\n';

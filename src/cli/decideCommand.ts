@@ -6,7 +6,7 @@ import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl, decideViaOwner } from '../host/controlClient.js';
 import type { DiscoveryInfo } from '../host/discovery.js';
 import { deciderOn } from '../host/nodePorts.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse, workspaceOf } from './common.js';
 import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { DECIDE_USAGE, REJECT_USAGE } from './usage.js';
@@ -83,7 +83,7 @@ export async function decideCommand(decision: 'approve' | 'reject', args: string
   const dbPath = dbPathOf(values);
   const { result, run } = await withCore(
     {
-      dbPath, access: 'existing', contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+      dbPath, access: 'existing', contentDir: values.content, workspace: workspaceOf(values), log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, `There is no execution to ${decision}, and nothing was created.`),
     },
     async (owner) => {

@@ -7,6 +7,7 @@ import { ownerAnswers } from '../host/proxy.js';
 import type { AgentListing } from '../host/worker/teams.js';
 import { shortReason } from '../shared/labels.js';
 import { cliLog, dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
+import { cliLog, dbPathOf, flagsFor, parse, refuseArguments, workspaceOf } from './common.js';
 import { TEAM_OPTIONS } from './teamCommon.js';
 import { LIST_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
@@ -29,7 +30,7 @@ export async function listCommand(args: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(agents)}\n`);
     return 0;
   }
-  const dead = owned || !existsSync(dbPath) ? [] : await deadTeams(dbPath, values.workspace);
+  const dead = owned || !existsSync(dbPath) ? [] : await deadTeams(dbPath, workspaceOf(values));
   const stop = flagsFor('baton stop', dbPath, values.workspace);
   const notes = dead.map((i) => `(@${i}: the Baton process that ran it has ended, and its agents may still run; baton stop @${i}${stop} stops them)`);
   process.stdout.write(`${[formatList(agents, flagsFor('baton start', dbPath, values.workspace)), ...notes].join('\n')}\n`);

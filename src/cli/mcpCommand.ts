@@ -10,7 +10,7 @@ import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { DEFAULT_TOOL_GROUPS, type ToolGroup } from '../mcp/toolGroups.js';
 import { acquireLock, lockPathOf, type HeldLock } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, shellQuote, VERSION } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbPathOf, parse, refuseArguments, shellQuote, VERSION, workspaceOf } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import type { McpOptions } from './mcpEngine.js';
 import { nodeTooOld } from './nodeVersion.js';
@@ -66,7 +66,7 @@ async function startMcp(args: string[], startup: Startup): Promise<number> {
   // On a Node too old for the engine the database is left alone: refused before the lock is taken.
   const tooOld = nodeTooOld();
   if (tooOld) throw new CliError(tooOld, 1);
-  const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: values.workspace, log };
+  const options = { ...settings, dbPath: dbPathOf(values), contentDir: values.content, workspace: workspaceOf(values), log };
   makeDirs(dirname(lockPathOf(options.dbPath))); // the folder of the file a linked database leads to
   const lock = acquireLock(options.dbPath);
   if (!lock.acquired) {

@@ -4,7 +4,7 @@ import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { notTaken } from '../host/controlClient.js';
 import { exitsWithin, ownerAnswers } from '../host/proxy.js';
-import { cliLog, dbPathOf, openOrFindOwner, OWNER_START_MS, unreachableOwner, VERSION } from './common.js';
+import { cliLog, dbPathOf, openOrFindOwner, OWNER_START_MS, unreachableOwner, VERSION, workspaceOf } from './common.js';
 
 /** The database flags of a command that runs work in the owner (the pipeline and team commands). */
 export interface OwnerDbValues {
@@ -24,7 +24,7 @@ export async function ownDatabase(values: OwnerDbValues, startMs = OWNER_START_M
   if (live && (await ownerAnswers(live))) return { remote: live };
   // Another process may take the database between the two looks: it is the owner once it answers.
   const found = await openOrFindOwner(dbPath, () => becomeOwner({
-    dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: values.workspace, log: cliLog('warn'),
+    dbPath, toolGroups: ['broker', 'memory'], version: VERSION, contentDir: values.content, workspace: workspaceOf(values), log: cliLog('warn'),
   }), { ready: ownerAnswers, startMs });
   if ('opened' in found) return { owner: found.opened };
   if ('owner' in found) return { remote: found.owner };

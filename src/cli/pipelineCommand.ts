@@ -17,9 +17,7 @@ import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
 import { budgetOverrun, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import { numberFlag } from './numberFlag.js';
-import {
-  CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse,
-} from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse, workspaceOf } from './common.js';
 import { printWarnings } from './warnings.js';
 import { ProgressView } from './pipelineProgress.js';
 import { cancelExecution } from './cancelCommand.js';
@@ -27,7 +25,6 @@ import { runAsLeft } from './runAsLeft.js';
 import { withCore } from './withCore.js';
 import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
-import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { onStopSignal } from '../host/stopSignals.js';
 
@@ -92,7 +89,7 @@ function varsOf(values: Values): Record<string, string> {
 }
 
 async function list(values: Values): Promise<number> {
-  const workspace = resolve(values.workspace ?? process.cwd());
+  const workspace = workspaceOf(values);
   const systems = listSystems(workspace).map((s) => ({
     name: s.name, path: s.path, valid: s.system !== undefined, agents: s.system?.agents.length ?? 0, steps: s.system?.workflow.length ?? 0,
     problems: s.problems.map((p) => `${p.path}${p.line ? `:${p.line}` : ''}: ${p.message}`),
@@ -101,7 +98,7 @@ async function list(values: Values): Promise<number> {
   let runs: PipelineRunSummary[] = [];
   try {
     runs = await withCore(
-      { dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'), missing: () => new BatonError('store_missing', 'no database') },
+      { dbPath, access: 'read', workspace: workspaceOf(values), log: cliLog('warn'), missing: () => new BatonError('store_missing', 'no database') },
       async (owner) => ((await callControl(owner, { op: 'pipeline_runs' })) as { result: PipelineRunSummary[] }).result,
       async (baton) => pipelineHost(baton)?.pipelines.list() ?? [],
     );
@@ -137,7 +134,7 @@ function leftRunning(run: PipelineRunSummary, a: LiveAgent, db: string): string 
 }
 
 async function run(target: string, values: Values): Promise<number> {
-  const workspace = resolve(values.workspace ?? process.cwd());
+  const workspace = workspaceOf(values);
   const budget = budgetOf(values);
   const variables = varsOf(values);
   // A FILE is read from the current folder, as the other commands read theirs; a NAME is looked up in the workspace.

@@ -3,7 +3,7 @@
 import { describeIdle, describePolicy, mib, pruningOff, type PruneRequest, type PruneResult } from '../core/retention.js';
 import { pruneViaOwner } from '../host/controlClient.js';
 import { keptText, plural } from '../shared/labels.js';
-import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
+import { cliLog, DB_OPTIONS, dbPathOf, missingDatabase, parse, refuseArguments, workspaceOf } from './common.js';
 import { numberFlag } from './numberFlag.js';
 import { PRUNE_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
@@ -33,7 +33,7 @@ export async function pruneCommand(args: string[]): Promise<number> {
   const dbPath = dbPathOf(values);
   const result = await withCore(
     {
-      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
+      dbPath, access: 'existing', workspace: workspaceOf(values), log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, 'There is nothing to prune, and nothing was created.'),
     },
     (owner) => pruneViaOwner(owner, request),

@@ -5,7 +5,7 @@ import type { StepRelease } from '../core/api.js';
 import { callControl } from '../host/controlClient.js';
 import { deciderOn } from '../host/nodePorts.js';
 import { releasedText } from '../shared/labels.js';
-import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse } from './common.js';
+import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, oneExecution, parse, workspaceOf } from './common.js';
 import { RELEASE_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -22,7 +22,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
   const dbPath = dbPathOf(values);
   const released = await withCore(
     {
-      dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'),
+      dbPath, access: 'existing', workspace: workspaceOf(values), log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, `There is no execution ${id} whose step to release.`),
     },
     async (owner) => ((await callControl(owner, { op: 'release', execution_id: id, step_name: values.step, by })) as { result: StepRelease }).result,

@@ -6,7 +6,7 @@ import { pipelineHost } from '../core/pipelines/host.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl } from '../host/controlClient.js';
 import { exitsWithin } from '../host/proxy.js';
-import { cliLog, dbPathOf } from './common.js';
+import { cliLog, dbPathOf, workspaceOf } from './common.js';
 import { withCore } from './withCore.js';
 
 /** How long a command waits for an owner that stopped answering to exit. */
@@ -25,7 +25,7 @@ export interface RunLeft {
 export async function runAsLeft(ownerPid: number, runId: string, values: { db?: string; workspace?: string }, missing: () => Error): Promise<RunLeft> {
   await exitsWithin(ownerPid, OWNER_GONE_MS);
   return withCore(
-    { dbPath: dbPathOf(values), access: 'read', workspace: values.workspace, log: cliLog('warn'), missing },
+    { dbPath: dbPathOf(values), access: 'read', workspace: workspaceOf(values), log: cliLog('warn'), missing },
     async (owner) => ({
       run: ((await callControl(owner, { op: 'pipeline_run', run_id: runId })) as { result: PipelineRunView }).result,
       events: ((await callControl(owner, { op: 'events', execution_id: runId })) as { result: TimelineEvent[] }).result,

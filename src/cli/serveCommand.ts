@@ -2,7 +2,7 @@
 import { discoveryPath, readDiscovery } from '../host/discovery.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, notBatonHint, openOrFindOwner, OWNER_START_MS, parse, refuseArguments,
-  unreachableOwner, VERSION, type Ownership,
+  unreachableOwner, VERSION, workspaceOf, type Ownership,
 } from './common.js';
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { numberFlag } from './numberFlag.js';
@@ -35,7 +35,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const open = () => {
     if (stopping) return Promise.reject(new Error('stopped while waiting for the database'));
     made = missingFolders(dbPath);
-    return becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: values.workspace, port, log });
+    return becomeOwner({ ...settings, version: VERSION, dbPath, contentDir: values.content, workspace: workspaceOf(values), port, log });
   };
   // Another process may hold the lock a while (an owner starting or stopping, a command such as baton approve):
   // wait for it to serve, or to let go, before saying who owns the database.

@@ -1,14 +1,14 @@
 // `baton spec start FILE` and `baton spec status [ID]`: spec workflows from a terminal, through the live owner or the
 // database.
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { plural } from '../shared/labels.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
-import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse, shellQuote } from './common.js';
+import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse, shellQuote, workspaceOf } from './common.js';
 import { SPEC_USAGE } from './usage.js';
 import { withCore } from './withCore.js';
 
@@ -80,7 +80,7 @@ export async function specCommand(args: string[]): Promise<number> {
   const dbFlag = dbFlagFor(dbPath);
   const log = cliLog('warn');
   if (sub === 'start') {
-    const workspace = resolve(values.workspace ?? process.cwd());
+    const workspace = workspaceOf(values);
     if (rest.length !== 1) {
       const found = rest.length ? '' : await sourcesHere(workspace);
       throw new CliError(`spec start needs exactly one FILE (a tasks.md)${found && `; in this workspace: ${found}`}\n\n${SPEC_USAGE}`, 2);
@@ -93,7 +93,7 @@ export async function specCommand(args: string[]): Promise<number> {
       throw new BatonError('source_not_found', message, { path: file, workspace });
     }
     const r = await withCore(
-      { dbPath, access: 'create', contentDir: values.content, workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Nothing was started.') },
+      { dbPath, access: 'create', contentDir: values.content, workspace: workspaceOf(values), log, missing: () => missingDatabase(dbPath, values, 'Nothing was started.') },
       (owner) => specStartViaOwner(owner, file, values.description),
       (baton) => baton.specs.start({ source: file, task_description: values.description }),
     ).catch((ex: unknown) => outsideWorkspace(ex, rest[0]!, file));
@@ -105,7 +105,7 @@ export async function specCommand(args: string[]): Promise<number> {
     if (rest[0] === '') throw new CliError(`spec status got an empty ID; give a spec workflow's id, or none for the latest\n\n${SPEC_USAGE}`, 2);
     if (values.description !== undefined) throw new CliError(`--description is for spec start\n\n${SPEC_USAGE}`, 2);
     const s = await withCore(
-      { dbPath, access: 'read', workspace: values.workspace, log, missing: () => missingDatabase(dbPath, values, 'Spec status only reads, so nothing was created.') },
+      { dbPath, access: 'read', workspace: workspaceOf(values), log, missing: () => missingDatabase(dbPath, values, 'Spec status only reads, so nothing was created.') },
       (owner) => specStatusViaOwner(owner, rest[0]),
       (baton) => baton.specs.status(rest[0]),
     );

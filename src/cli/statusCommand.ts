@@ -2,7 +2,7 @@
 import type { ExecutionSummary } from '../core/api.js';
 import { DEFAULT_OPTIONS } from '../core/baton.js';
 import { statusViaOwner } from '../host/controlClient.js';
-import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments } from './common.js';
+import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments, workspaceOf } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
 import { leftStepText, shortReason, taskLabel } from '../shared/labels.js';
@@ -85,7 +85,7 @@ export async function statusCommand(args: string[]): Promise<number> {
   // One more than is listed tells whether older ones were left out, which the listing then says.
   const found = await withCore(
     {
-      dbPath, access: 'read', workspace: values.workspace, log: cliLog('warn'),
+      dbPath, access: 'read', workspace: workspaceOf(values), log: cliLog('warn'),
       missing: () => missingDatabase(dbPath, values, 'Status only reads, so nothing was created.'),
     },
     (owner) => statusViaOwner(owner, activeOnly, STATUS_LISTED + 1),

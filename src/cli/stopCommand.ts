@@ -4,7 +4,7 @@ import { teamHost } from '../core/worker/host.js';
 import { callControl } from '../host/controlClient.js';
 import { endDeadTeamRuns } from '../host/worker/teams.js';
 import { parseTarget } from '../host/worker/teamTarget.js';
-import { CliError, cliLog, dbPathOf, parse } from './common.js';
+import { CliError, cliLog, dbPathOf, parse, workspaceOf } from './common.js';
 import { noTeamRunning, TEAM_OPTIONS } from './teamCommon.js';
 import { withCore } from './withCore.js';
 import { STOP_USAGE } from './usage.js';
@@ -25,7 +25,7 @@ export async function stopCommand(args: string[]): Promise<number> {
   const target = values.all ? undefined : standalone(positionals[0]!);
   const dbPath = dbPathOf(values);
   const stopped = await withCore(
-    { dbPath, access: 'existing', workspace: values.workspace, log: cliLog('warn'), missing: () => noTeamRunning(values) },
+    { dbPath, access: 'existing', workspace: workspaceOf(values), log: cliLog('warn'), missing: () => noTeamRunning(values) },
     async (owner) => ((await callControl(owner, { op: 'team_stop', target })) as { result: string[] }).result,
     // No owner: a team the database shows running was left by a Baton process that was killed, and its agents may
     // still run (each in its own process group). Owning the database now, this command stops them and ends the run.

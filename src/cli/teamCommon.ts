@@ -1,6 +1,5 @@
 // What the team commands (run, start, stop, list, send, peek, new) share: finding the live owner (teams run in the
 // owner, see ownDatabase.ts; other processes reach them through its /control endpoint), and printing channel entries.
-import { resolve } from 'node:path';
 import { kickoffWarnings } from '../core/worker/kickoffWarnings.js';
 import type { ChannelEntry, WorkflowFile } from '../core/worker/types.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
@@ -8,7 +7,7 @@ import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { checkWorkflowFile } from '../host/worker/openContext.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf, flagsFor } from './common.js';
+import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf, flagsFor, workspaceOf as projectWorkspace } from './common.js';
 import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
 import { onStopSignal } from '../host/stopSignals.js';
@@ -35,7 +34,7 @@ export function noTeamRunning(values: OwnerDbValues): CliError {
 
 /** The project folder of a team command. */
 export function workspaceOf(values: OwnerDbValues): string {
-  return resolve(values.workspace ?? process.cwd());
+  return projectWorkspace(values);
 }
 
 /** A channel entry as the spec's channel.md shows it. */

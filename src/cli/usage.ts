@@ -31,7 +31,9 @@ Run "baton <command> --help" or "baton help <command>" for a command's options.
 A command's --json prints its result, or its failure, as JSON on stdout; mcp, serve, start and new have none: given
 --json they refuse it on stderr (exit 2) and write nothing to stdout.
 
-The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the current folder).
+The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the project folder).
+The project folder: the current one, or, when neither --db nor $BATON_DB_PATH is given, the nearest folder above
+it holding a .baton (as git finds .git; the search stops below your home folder, the temp folder and /).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;
 
 /** Usage of `baton mcp`. */
@@ -221,7 +223,8 @@ Options:
   --command ARG           with --runner command: the program and its arguments, one --command per argument
   --force                 replace an existing .baton/pipelines/NAME.yaml
   --json                  list as JSON
-  --workspace DIR         the project folder (default: the current folder)
+  --workspace DIR         the project folder (default: the current folder, or the nearest one above it holding a
+                          .baton)
   --content DIR           the bundled content (default: the content/ folder shipped with Baton)
 ${NO_DB_USAGE_FOOTER}`;
 

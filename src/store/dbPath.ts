@@ -1,14 +1,51 @@
 // Where the database lives when nobody says otherwise, and where its files really are.
-import { readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-/** `--db` flag, else BATON_DB_PATH, else `<workspace or cwd>/.baton/baton.db` (absolute). */
+/** `--db` flag, else BATON_DB_PATH, else `<workspace, or projectFolder()>/.baton/baton.db` (absolute). */
 export function resolveDbPath(opts: { db?: string; env?: NodeJS.ProcessEnv; workspace?: string }): string {
   const env = opts.env ?? process.env;
   if (opts.db) return resolve(opts.db);
   const fromEnv = env.BATON_DB_PATH;
   if (fromEnv) return resolve(fromEnv);
-  return join(resolve(opts.workspace ?? process.cwd()), '.baton', 'baton.db');
+  return join(opts.workspace === undefined ? projectFolder() : resolve(opts.workspace), '.baton', 'baton.db');
+}
+
+/**
+ * The project a command run in `from` works in when nothing names one, found as git finds its `.git`: `from` or the
+ * nearest folder above it that holds a `.baton` (its database, or the project's own agents, rules and workflows), so
+ * an agent started in `src/` joins the project's database instead of making `src/.baton/baton.db`; `from` itself when
+ * none does (a new project gets its `.baton/` there). The walk stops below the home folder, the system's temp folder
+ * and the root: a `.baton` there counts only for a command run in that very folder (it is not every project's below).
+ */
+export function projectFolder(from: string = process.cwd(), stops: readonly string[] = [homedir(), tmpdir()]): string {
+  const start = resolve(from);
+  const ceilings = new Set(stops.flatMap((stop) => [resolve(stop), realOr(stop)]));
+  for (let at = start; ; ) {
+    if (hasEntry(join(at, '.baton'))) return at;
+    const up = dirname(at);
+    if (up === at || ceilings.has(up) || dirname(up) === up) return start;
+    at = up;
+  }
+}
+
+/** Whether something is at `path` (a link counts, wherever it leads); false where the system will not say. */
+function hasEntry(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** `path` with its links followed, or as given when it cannot be (it does not exist). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 /** The journal beside a database: `X/baton.db` → `X/baton.journal`. */
