@@ -62,7 +62,8 @@ export const USAGE_FOOTER = `  -h, --help              show this help (on stdout
 
 The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the project folder).
 The project folder: the current one, or, when neither --db nor $BATON_DB_PATH is given, the nearest folder above
-it holding a .baton (as git finds .git; the search stops below your home folder, the temp folder and /).
+it holding a .baton (as git finds .git; the search ends at the top of a git repository, and below your home
+folder, the temp folder and /).
 Environment: BATON_DB_PATH (the database when --db is not given), BATON_LOG_LEVEL (debug, info, warn or error;
 logs go to stderr).
 Exit codes: 0 done; 1 failed (e.g. no database, its owner does not answer, no such execution); 2 usage error.`;

@@ -16,8 +16,9 @@ export function resolveDbPath(opts: { db?: string; env?: NodeJS.ProcessEnv; work
  * The project a command run in `from` works in when nothing names one, found as git finds its `.git`: `from` or the
  * nearest folder above it that holds a `.baton` (its database, or the project's own agents, rules and workflows), so
  * an agent started in `src/` joins the project's database instead of making `src/.baton/baton.db`; `from` itself when
- * none does (a new project gets its `.baton/` there). The walk stops below the home folder, the system's temp folder
- * and the root: a `.baton` there counts only for a command run in that very folder (it is not every project's below).
+ * none does (a new project gets its `.baton/` there). The walk does not leave the git repository it starts in (its
+ * top folder, holding `.git`, is the last looked at), and stops below the home folder, the system's temp folder and
+ * the root: a `.baton` there counts only for a command run in that very folder (it is not every project's below).
  */
 export function projectFolder(from: string = process.cwd(), stops: readonly string[] = [homedir(), tmpdir()]): string {
   const start = resolve(from);
@@ -25,7 +26,7 @@ export function projectFolder(from: string = process.cwd(), stops: readonly stri
   for (let at = start; ; ) {
     if (hasEntry(join(at, '.baton'))) return at;
     const up = dirname(at);
-    if (up === at || ceilings.has(up) || dirname(up) === up) return start;
+    if (up === at || hasEntry(join(at, '.git')) || ceilings.has(up) || dirname(up) === up) return start;
     at = up;
   }
 }

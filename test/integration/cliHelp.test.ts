@@ -17,7 +17,8 @@ const FLAGS: Record<string, string[]> = {
 
 const RESOLUTION = 'The database is --db, else $BATON_DB_PATH, else .baton/baton.db under --workspace (default: the project folder).\n' +
   'The project folder: the current one, or, when neither --db nor $BATON_DB_PATH is given, the nearest folder above\n' +
-  'it holding a .baton (as git finds .git; the search stops below your home folder, the temp folder and /).';
+  'it holding a .baton (as git finds .git; the search ends at the top of a git repository, and below your home\n' +
+  'folder, the temp folder and /).';
 
 describe('baton help texts', () => {
   before(() => ensureBuilt());

@@ -1,8 +1,9 @@
 // Rule: with no --db, --workspace nor BATON_DB_PATH, a command works in the nearest folder, from the current one up,
-// that holds a `.baton` (as git finds `.git`), and uses its `.baton/baton.db`; the walk stops below the home folder,
-// the temp folder and the root (a `.baton` there counts only in that very folder), and with none found the current
-// folder is the project (a new one gets its `.baton/` there). The flags a message prints for a pasted command stay
-// right: none when the same command, pasted in the same folder, finds the same database and workspace.
+// that holds a `.baton` (as git finds `.git`), and uses its `.baton/baton.db`; the walk does not leave the git
+// repository it starts in, and stops below the home folder, the temp folder and the root (a `.baton` there counts
+// only in that very folder); with none found the current folder is the project (a new one gets its `.baton/` there).
+// The flags a message prints for a pasted command stay right: none when the same command, pasted in the same folder,
+// finds the same database and workspace.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,16 @@ test('the nearest folder up holding a .baton; the current folder when none does'
   const odd = folder('odd', 'sub');
   writeFileSync(join(root, 'odd', '.baton'), 'a file');
   assert.equal(projectFolder(odd, []), join(root, 'odd'), 'a .baton that is no folder is found too, and then refused by name');
+});
+
+test('the walk does not leave the git repository it starts in; from its top folder, it finds the .baton there', () => {
+  folder('outer', '.baton');
+  const repo = folder('outer', 'repo');
+  folder('outer', 'repo', '.git');
+  const sub = folder('outer', 'repo', 'src');
+  assert.equal(projectFolder(sub, []), sub, "the folder holding the repository's .git is the last looked at");
+  folder('outer', 'repo', '.baton');
+  assert.equal(projectFolder(sub, []), repo, 'a monorepo\'s .baton at its top is found from any folder in it');
 });
 
 test('the walk stops below the home folder and the temp folder: their .baton counts only there', () => {
