@@ -6,7 +6,6 @@ import { readDiscovery } from '../host/discovery.js';
 import { ownerAnswers } from '../host/proxy.js';
 import type { AgentListing } from '../host/worker/teams.js';
 import { shortReason } from '../shared/labels.js';
-import { cliLog, dbPathOf, flagsFor, parse, refuseArguments } from './common.js';
 import { cliLog, dbPathOf, flagsFor, parse, refuseArguments, workspaceOf } from './common.js';
 import { TEAM_OPTIONS } from './teamCommon.js';
 import { LIST_USAGE } from './usage.js';
