@@ -56,20 +56,58 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
   }
   const server = createMcpServer(opened.baton, { toolGroups: start.toolGroups, version: VERSION, log, holderPid: process.pid });
   await connectServer(server, front);
+  let owner: Owner | null = null;
+  let lost = false;
+  const forwarding = forwardWhenLost(opened, front, options, async () => {
+    lost = true;
+    await (owner ?? opened).close();
+  });
   // The calls that waited for the database go first; then the HTTP endpoint (whose stack takes a while to load).
   const answered = front.attach(deserializeLine);
   await Promise.race([answered, new Promise((resolve) => setTimeout(resolve, PUBLISH_WITHIN_MS).unref())]);
-  let owner: Owner | null = null;
   try {
     owner = await publishOwner(opened, options);
     log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
   } catch (ex) {
     log.error(`serving MCP on stdio as the owner of ${dbPath}, but its HTTP endpoint could not start, so other Baton processes cannot reach this database until this one exits`, ex);
   }
+  if (lost) await owner?.close(); // lost while it published: its endpoint goes too
   return async () => {
+    const proxy = forwarding();
+    if (proxy) return proxy;
     await server.close().catch(() => undefined);
     await (owner ?? opened).close();
   };
+}
+
+/**
+ * When another process takes the database from this owner (its lock file deleted meanwhile, see openStore's
+ * lostLockError), what it holds in memory is not what is on disk any more: rather than answer its agent from that
+ * stale copy (every write refused), it closes its endpoint and store (nothing written) and carries the agent's
+ * session on through a proxy, as a forwarding `baton mcp` does, to whichever process owns the database now (or to
+ * this one owning it again, read afresh from disk, if that one has gone). `closeStale` closes what this owner
+ * opened. Returns the proxy's run once it started (its end ends the process), else null.
+ */
+function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOptions, closeStale: () => Promise<void>): () => Promise<void> | null {
+  const { dbPath, log } = options;
+  let forwarding: Promise<void> | null = null;
+  opened.store.onOwnershipLost(() => {
+    forwarding ??= (async () => {
+      log.error(`this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`);
+      await closeStale().catch((ex: unknown) => log.warn(`closing the database this process lost failed: ${(ex as Error).message}`));
+      // Not under the lock it lost: opening again takes the lock afresh.
+      const open = () => becomeOwner({ ...options, lock: undefined, version: VERSION });
+      const why = `another process took ${dbPath}`;
+      try {
+        await runProxy({ resume: { why, ...front.session() }, log, downstream: front, downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
+      } catch (ex) {
+        log.error(`forwarding after the database was lost failed: ${(ex as Error).message}`);
+        process.exitCode = 1;
+      }
+      process.exit();
+    })();
+  });
+  return () => forwarding;
 }
 
 /**
@@ -91,12 +129,16 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
     if ('opened' in found) {
       const owner = found.opened;
       const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log, holderPid: process.pid });
+      const served = stdio();
+      const forwarding = forwardWhenLost(owner.opened, served, options, () => owner.close());
       onShutdown(async (why) => {
         log.info(`stopping (${why})`);
+        const proxy = forwarding();
+        if (proxy) return proxy;
         await server.close().catch(() => undefined);
         await owner.close();
       }, log, true);
-      await connectServer(server, stdio());
+      await connectServer(server, served);
       log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
       return -1;
     }
@@ -155,13 +197,14 @@ async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwne
   const [proxySide, serverSide] = InMemoryTransport.createLinkedPair();
   await connectServer(server, serverSide);
   log.info(`this process now owns ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-  return {
-    transport: proxySide,
-    name: 'this process',
-    pid: null,
-    close: async () => {
-      await server.close().catch(() => undefined);
-      await owner.close();
-    },
+  const close = async () => {
+    await server.close().catch(() => undefined);
+    await owner.close();
   };
+  // Another process took the database from this one: the closed connection sends the proxy to the owner now.
+  owner.opened.store.onOwnershipLost(() => {
+    log.error(`this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`);
+    void close();
+  });
+  return { transport: proxySide, name: 'this process', pid: null, close };
 }

@@ -42,7 +42,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const opening = openOrFindOwner(dbPath, open, { ready: ownerAnswers, log });
   // Installed before the owner publishes its discovery file: a stop signal from then on (a supervisor that sees the
   // file and stops the process at once) closes the database in order, once it is open, rather than killing it.
-  onShutdown(async (why) => {
+  const stop = onShutdown(async (why) => {
     stopping = true;
     log.info(`stopping (${why})`);
     const found = await opening.catch(() => null);
@@ -60,6 +60,13 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   if ('opened' in found) {
     const owner = found.opened;
+    // Another process took the database (its lock file deleted meanwhile): this serve's copy in memory is stale, and
+    // it has no client of its own to carry on, so it ends; forwarding `baton mcp`s see it gone and go to the new owner.
+    owner.opened.store.onOwnershipLost(() => {
+      log.error(`baton serve stops (exit 1): another process took ${dbPath}, so what this one holds in memory is not what is on disk; agents forwarding to it go on to that process. Serve it again once that process stops (baton serve${dbFlagFor(dbPath)}), or connect to that process.`);
+      process.exitCode = 1;
+      stop('the database was taken by another process');
+    });
     process.stderr.write(`Baton serving ${dbPath}\n  MCP endpoint: ${owner.endpoint.url}\n  discovery (url, token; mode 0600): ${owner.discoveryFile}\n`);
     return -1;
   }

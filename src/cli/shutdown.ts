@@ -2,8 +2,8 @@
 import type { Log } from '../core/ports.js';
 import { onStopSignal } from '../host/stopSignals.js';
 
-/** Runs `stop` once on a stop signal or stdin end (if asked), then exits. */
-export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): void {
+/** Runs `stop` once on a stop signal or stdin end (if asked), then exits; returns how to do the same without a signal. */
+export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): (why: string) => void {
   let stopping = false;
   const handler = (why: string) => {
     if (stopping) return;
@@ -20,4 +20,5 @@ export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watch
     process.stdin.once('end', () => handler('stdin ended'));
     process.stdin.once('close', () => handler('stdin closed'));
   }
+  return handler;
 }

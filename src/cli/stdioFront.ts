@@ -6,12 +6,19 @@
 // with that error instead. It imports only types from the SDK: it runs before the engine.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
 import {
   batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX,
 } from '../mcp/invalidMessage.js';
+
+/** What the client set up on its session: what a proxy replays to another server to carry the session on there. */
+export interface FrontSession {
+  initialize: JSONRPCRequest | null;
+  initialized: JSONRPCNotification | null;
+  subscriptions: string[];
+}
 
 /** Options of a StdioFront. */
 export interface StdioFrontOptions {
@@ -99,6 +106,8 @@ export class StdioFront implements Transport {
   private oversize: Oversize | null = null;
   private readonly held: string[] = [];
   private initialize: (Raw & { id: string | number }) | null = null;
+  /** The client's session as the server saw it (see session). */
+  private readonly seen: FrontSession = { initialize: null, initialized: null, subscriptions: [] };
   /** The replayed initialize's answer is still to come (and to be dropped). */
   private replayed = false;
   private deserialize: ((line: string) => JSONRPCMessage) | null = null;
@@ -191,6 +200,15 @@ export class StdioFront implements Transport {
     }
     for (const line of held) this.dispatch(line);
     return answered;
+  }
+
+  /**
+   * The client's handshake and the resources it subscribed to (and did not unsubscribe from): what another server
+   * needs to carry on its session when this one stops serving it (see forwardAfterLoss).
+   */
+  session(): FrontSession {
+    const initialize = this.seen.initialize ?? (this.initialize as JSONRPCRequest | null);
+    return { initialize, initialized: this.seen.initialized, subscriptions: [...this.seen.subscriptions] };
   }
 
   /** Whether the front answers the client itself still: no server or proxy has taken it over, nor is it closed. */
@@ -315,6 +333,7 @@ export class StdioFront implements Transport {
       return;
     }
     if ((message as Raw).method === 'initialize') this.noteVersion((message as Raw).params);
+    this.note(message);
     this.onmessage?.(message);
   }
 
@@ -334,6 +353,17 @@ export class StdioFront implements Transport {
     if (this.inFlight.has(m.id)) return false;
     this.inFlight.add(m.id);
     return true;
+  }
+
+  /** Keeps what `session` returns. */
+  private note(message: JSONRPCMessage): void {
+    const m = message as Raw;
+    const uri = m.params?.uri;
+    if (m.method === 'initialize' && isRequestId(m.id)) this.seen.initialize = message as JSONRPCRequest;
+    else if (m.method === 'notifications/initialized' && m.id === undefined) this.seen.initialized = message as JSONRPCNotification;
+    else if (typeof uri !== 'string') return;
+    else if (m.method === 'resources/subscribe' && !this.seen.subscriptions.includes(uri)) this.seen.subscriptions.push(uri);
+    else if (m.method === 'resources/unsubscribe') this.seen.subscriptions = this.seen.subscriptions.filter((u) => u !== uri);
   }
 
   private noteVersion(params: Record<string, unknown> | undefined): void {

@@ -116,8 +116,12 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
     close: () => (closed ??= (async () => {
       clearInterval(timer);
       for (const w of watchers) w.close();
-      await baton.close();
-      await store.close();
+      try {
+        await baton.close();
+      } finally {
+        // Even when the core's last writes fail (a database another process took refuses them): the store lets go.
+        await store.close();
+      }
     })()),
   };
 }

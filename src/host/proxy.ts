@@ -46,7 +46,13 @@ export interface Upstream {
 
 /** Options of `runProxy`. */
 export interface ProxyOptions {
-  owner: DiscoveryInfo;
+  /** The owner to forward to; none with `resume`, whose session starts with `takeOver`. */
+  owner?: DiscoveryInfo;
+  /**
+   * A client session begun with another server (this process's own, until it lost its database): its handshake and
+   * subscriptions are replayed on the owner `takeOver` finds, and the client's calls go there from then on.
+   */
+  resume?: { why: string; initialize: JSONRPCRequest | null; initialized: JSONRPCMessage | null; subscriptions: readonly string[] };
   log: Log;
   /** The agent-facing side; stdio (the SDK's transport) unless another is given. */
   downstream?: Transport;
@@ -97,6 +103,16 @@ export function httpUpstream(owner: DiscoveryInfo): Upstream {
       await transport.close().catch(() => undefined);
     },
   };
+}
+
+/** The upstream of a resumed session until its takeover: nothing is sent through it. */
+function noUpstream(): Upstream {
+  const transport: Transport = {
+    start: async () => undefined,
+    send: () => Promise.reject(new Error('no owner yet')),
+    close: async () => undefined,
+  };
+  return { transport, name: 'no process yet', pid: null, close: async () => undefined };
 }
 
 /** Whether `pid` is gone now or within `ms`. */
@@ -157,16 +173,19 @@ async function firstAnswer(owner: DiscoveryInfo, silentLimitMs: number, log: Log
 
 /** Forwards messages both ways until the client closes (or the owner goes and cannot be replaced); resolves then. */
 export async function runProxy(options: ProxyOptions): Promise<void> {
-  const { owner, log } = options;
-  await firstAnswer(owner, options.silentLimitMs ?? 30_000, log);
-  // Said once the owner answered: before, "forwarding" read as done when the owner then proved silent.
-  log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
+  const { owner, log, resume } = options;
+  if (!owner && !(resume && options.takeOver)) throw new Error('runProxy needs an owner, or a session to resume and a takeover');
+  if (owner) {
+    await firstAnswer(owner, options.silentLimitMs ?? 30_000, log);
+    // Said once the owner answered: before, "forwarding" read as done when the owner then proved silent.
+    log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
+  }
   const down = options.downstream ?? new StdioServerTransport();
-  let up = httpUpstream(owner);
+  let up = owner ? httpUpstream(owner) : noUpstream();
   // What a new owner needs to continue this client's session.
-  let initialize: JSONRPCRequest | null = null;
-  let initialized: JSONRPCMessage | null = null;
-  const subscriptions = new Set<string>();
+  let initialize: JSONRPCRequest | null = resume?.initialize ?? null;
+  let initialized: JSONRPCMessage | null = resume?.initialized ?? null;
+  const subscriptions = new Set<string>(resume?.subscriptions);
   // Client requests forwarded and not yet answered: answered with an error if the owner goes before it answers.
   const pending = new Map<RequestId, JSONRPCRequest>();
   // Of those, the ones whose send has not settled yet.
@@ -395,7 +414,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   };
 
   /** The owner is gone: answer what it left unanswered, take over, and carry the session to the new owner. */
-  const ownerLost = async (why: string) => {
+  const ownerLost = async (why: string, then = 'taking over the database') => {
     if (closing || queue !== null) return;
     // What waited for the lost owner's initialize answer waits for the takeover instead (it replays the initialize).
     queue = afterInitialize ?? [];
@@ -405,7 +424,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     early?.fail((request) => stoppedBeforeAnswering(lost, request));
     void early?.close();
     early = null;
-    log.warn(`${why}; taking over the database`);
+    log.warn(`${why}; ${then}`);
     // Requests still being sent are settled by their own send (refused ones go to the next owner); keyed starts are
     // queued for it here.
     for (const id of [...pending.keys()]) if (!sending.has(id)) answerLost(lost, id);
@@ -542,7 +561,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     early?.fail((request) => ownerSilent(via, silentMs, request, state));
   };
 
-  await attach(up);
+  // A resumed session starts as one whose owner was lost: the client's calls wait for the takeover and its replay.
+  if (owner) await attach(up);
+  else void ownerLost(resume!.why, "carrying the agent's session on to the database's owner (this process again if none)");
   await down.start();
   if (!options.downstream || options.downstreamIsStdio) {
     // The front reads stdin from the process's first moment, so a client that wrote its messages and closed may have

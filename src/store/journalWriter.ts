@@ -82,8 +82,11 @@ export class JournalWriter {
     private readonly durability: 'fsync' | 'write',
     private readonly log: Log,
     private readonly onFlushed: () => void,
-    /** Whether this process still owns the database (its lock); the failure to give when it does not. */
-    private readonly ownership: { held: () => boolean; lost: () => BatonError } | null = null,
+    /**
+     * Whether this process still owns the database (its lock); the failure to give when it does not, and who to tell
+     * (once) when it finds it does not.
+     */
+    private readonly ownership: { held: () => boolean; lost: () => BatonError; onLost?: (failure: BatonError) => void } | null = null,
   ) {}
 
   /** Whether another process changed the journal file since this one last did (see JournalFile.changedByOthers). */
@@ -99,6 +102,7 @@ export class JournalWriter {
     if (!this.failure && this.ownership && !this.ownership.held()) {
       this.failure = this.ownership.lost();
       this.log.error(`store: ${this.failure.message}`);
+      this.ownership.onLost?.(this.failure);
     }
     if (this.failure) throw this.failure;
   }

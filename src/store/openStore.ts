@@ -290,7 +290,7 @@ async function openFileStore(
     // database file it put in place tells.
     const snapshotFile = fileMark(path);
     const othersWrote = () => journal.changedByOthers() || snapshotFile.changed();
-    const ownership = { held: () => lock.stillHeld(othersWrote), lost: () => lostLockError(path) };
+    const ownership = { held: () => lock.stillHeld(othersWrote), lost: () => lostLockError(path), onLost: (failure: BatonError) => store?.ownershipLost(failure) };
     const journal: JournalWriter = new JournalWriter(journalPath, file, openJournal, settings.durability, settings.log, () => onFlushed(), ownership);
     journal.databaseId = databaseId;
     const relock = () => {

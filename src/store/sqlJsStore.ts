@@ -124,6 +124,9 @@ export class SqlJsStore implements Store {
   /** The files are being written again after the journal was found deleted (recreateFiles). */
   private recreating = false;
   private readonly recreatedListeners = new Set<() => void>();
+  /** Set once another process took the database (see onOwnershipLost). */
+  private lost: BatonError | null = null;
+  private readonly lostListeners = new Set<(failure: BatonError) => void>();
   /** After a failed automatic checkpoint, none is tried again before this time (ms), and the wait doubles. */
   private checkpointRetryAt = 0;
   private checkpointBackoffMs = 0;
@@ -726,6 +729,28 @@ export class SqlJsStore implements Store {
   }
 
   /**
+   * Calls `listener` once (on a later turn) when this process finds that another process took its database: every
+   * write and checkpoint is refused from then on, and what the store holds in memory is no longer what is on disk, so
+   * the owner stops serving it. At once when that happened already.
+   */
+  onOwnershipLost(listener: (failure: BatonError) => void): () => void {
+    this.lostListeners.add(listener);
+    const lost = this.lost;
+    if (lost) setImmediate(() => this.lostListeners.has(listener) && listener(lost));
+    return () => this.lostListeners.delete(listener);
+  }
+
+  /** @internal The journal (or a rewrite of the files) found the database taken by another process. */
+  ownershipLost(failure: BatonError): void {
+    if (this.lost) return;
+    this.lost = failure;
+    // Not inside the write or checkpoint that found it: the listeners close this store.
+    setImmediate(() => {
+      for (const l of this.lostListeners) l(failure);
+    });
+  }
+
+  /**
    * The journal was deleted while open (someone removed the .baton folder): what is written to it is lost, and so is
    * the snapshot. The database in memory still holds every write, so the folder, the lock, a new journal and a
    * snapshot of it all are written again. Only a crash in the moment between a flush and this could lose the last
@@ -739,7 +764,9 @@ export class SqlJsStore implements Store {
       makeDirs(dirname(d.path));
       const lock = d.relock?.();
       if (lock === null) {
-        throw new BatonError('store_failed', `${d.path} was deleted while Baton ran, and another Baton process owns a new database there now; restart this one.`, { path: d.path });
+        const taken = new BatonError('store_failed', `${d.path} was deleted while Baton ran, and another Baton process owns a new database there now; restart this one.`, { path: d.path });
+        this.ownershipLost(taken);
+        throw taken;
       }
       if (lock) {
         const before = d.release;
