@@ -1,5 +1,6 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { discoveryPath, readDiscovery } from '../host/discovery.js';
+import { fetchWithin } from '../host/fetchWithin.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, notBatonHint, openOrFindOwner, OWNER_START_MS, parse, refuseArguments,
   unreachableOwner, VERSION, workspaceOf, type Ownership,
@@ -56,7 +57,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     // A database this serve made before it failed (its --port in use) goes again, with the folders made for it: the
     // refused command leaves nothing behind, as spec start does.
     if (made) removeCreated(dbPath, made);
-    throw ex;
+    throw (await portHeldByBaton(ex, port, dbPath)) ?? ex;
   }
   if ('opened' in found) {
     const owner = found.opened;
@@ -98,4 +99,29 @@ function alreadyOwned(dbPath: string, ownerPid: number, endpoint: string | null)
     : `database ${dbPath} is already owned by Baton process ${ownerPid}, which published no endpoint in the ${OWNER_START_MS / 1000} s this command waited`;
   const reused = endpoint ? '' : `\n${notBatonHint(dbPath, ownerPid)}`;
   return new CliError(`${owned}. Either\n${ways.map((w) => `  - ${w}`).join('\n')}${reused}`, 1);
+}
+
+/**
+ * When `--port` is in use by another Baton (its /healthz answers with its pid, and the database it serves): who holds
+ * it and the ways on, instead of "another program"; null for any other failure, or a program that is not Baton.
+ */
+async function portHeldByBaton(ex: unknown, port: number, dbPath: string): Promise<CliError | null> {
+  if ((ex as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) return null;
+  const url = `http://127.0.0.1:${port}`;
+  const other = await fetchWithin(`${url}/healthz`, {}, 1000, async (res) => (res.ok ? ((await res.json()) as { ok?: unknown; pid?: unknown; database?: unknown }) : null))
+    .catch(() => null);
+  if (other?.ok !== true || typeof other.pid !== 'number') return null;
+  const database = typeof other.database === 'string' ? other.database : null;
+  const stop = process.platform === 'win32' ? `taskkill /PID ${other.pid}` : `kill ${other.pid}`;
+  const serves = database === null ? 'an older Baton that does not say which database it serves' : `which serves ${database}`;
+  const ways = [
+    database === dbPath
+      ? `use it: it serves this database already; agents connect to ${url}/mcp (the bearer token is in ${discoveryPath(dbPath)}), or run baton mcp${dbFlagFor(dbPath)}, which forwards to it;`
+      : `serve ${dbPath} on another port: baton serve${dbFlagFor(dbPath)} --port ${port === 65535 ? port - 1 : port + 1} (or leave --port out for a free one);`,
+    ...(database === dbPath || database === null ? [] : [
+      `or, to work on ${database}: it serves it already; agents connect to ${url}/mcp (the bearer token is in ${discoveryPath(database)}), or run baton mcp${dbFlagFor(database)}, which forwards to it;`,
+    ]),
+    `or stop process ${other.pid} (${stop}; if it is an editor's, close that window), then run baton serve again.`,
+  ];
+  return new CliError(`port ${port} on 127.0.0.1 is in use by another Baton: process ${other.pid}, ${serves} (endpoint ${url}/mcp). Either\n${ways.map((w) => `  - ${w}`).join('\n')}`, 1);
 }

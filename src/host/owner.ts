@@ -91,6 +91,7 @@ export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): 
     log,
     port: options.port,
     discoveryPath: discoveryPath(options.dbPath),
+    database: options.dbPath,
   });
   // Agent teams (`baton run|start`, or started through /control) run in the owner, their agents on this endpoint.
   const teams = attachTeams(opened.baton, { baton: opened.baton, endpoint, dataDir: dirname(options.dbPath), log });

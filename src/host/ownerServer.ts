@@ -51,6 +51,11 @@ export interface OwnerServerOptions {
   drainMs?: number;
   /** Where the url and token are written (server.json), named to a caller refused for its token. */
   discoveryPath?: string;
+  /**
+   * The database this endpoint serves, named by /healthz: a `baton serve --port` refused the port says which Baton
+   * holds it (a caller refused for its token is told the folder already, see discoveryPath).
+   */
+  database?: string;
 }
 
 /** A running owner endpoint. */
@@ -305,7 +310,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, 'unauthorized', originRefused(origin, port));
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid });
+    if (path === '/healthz' && req.method === 'GET') return reply(res, 200, { ok: true, pid: process.pid, ...(options.database ? { database: options.database } : {}) });
     if (stopping && (path === '/mcp' || path === '/control')) {
       // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
       // The request is read whole first: an answer before it, then the connection's close, can reach the client as a

@@ -1,11 +1,13 @@
 // Rule: every refusal of a command line names the command that was typed and what to type instead; a refused
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { discoveryPath, readDiscovery } from '../../src/host/discovery.js';
+import { CLI, ensureBuilt, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
 describe('baton refusals of a command line', () => {
   before(() => ensureBuilt());
@@ -92,7 +94,9 @@ describe('baton refusals of a command line', () => {
 
   it('serve on a --port in use fails leaving no database it made, nor the folders it made for one', async () => {
     const setup = tempSetup('baton-port-');
-    const taken = createServer();
+    // A program that is not Baton: it takes the connection serve opens to ask whether it is one, and answers nothing.
+    const connections: Socket[] = [];
+    const taken = createServer((c) => void connections.push(c));
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     try {
       const port = (taken.address() as AddressInfo).port;
@@ -101,8 +105,34 @@ describe('baton refusals of a command line', () => {
       assert.match(r.stderr, new RegExp(`baton: port ${port} on 127\\.0\\.0\\.1 is in use by another program; pass another --port`));
       assert.equal(existsSync(dirname(setup.db)), false, 'no database, no folder for it');
     } finally {
+      for (const c of connections) c.destroy();
       await new Promise((resolve) => taken.close(resolve));
       rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve on a --port another baton serve holds names that Baton and the database it serves, and the ways on', { timeout: 60_000 }, async () => {
+    const first = tempSetup('baton-port-first-');
+    const second = tempSetup('baton-port-second-');
+    const serve = spawn(process.execPath, [CLI, 'serve', '--db', first.db, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    serve.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+    try {
+      const url = await waitFor(() => readDiscovery(first.db)?.url, 15_000, `the first serve's endpoint; stderr:\n${stderr}`);
+      const port = new URL(url).port;
+      const r = await runCli(['serve', '--port', port, '--db', second.db]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.ok(r.stderr.startsWith(`baton: port ${port} on 127.0.0.1 is in use by another Baton: process ${serve.pid}, which serves ${first.db} (endpoint http://127.0.0.1:${port}/mcp). Either\n`), r.stderr);
+      const lines = r.stderr.split('\n');
+      assert.equal(lines[1], `  - serve ${second.db} on another port: baton serve --db ${second.db} --port ${Number(port) + 1} (or leave --port out for a free one);`);
+      assert.equal(lines[2], `  - or, to work on ${first.db}: it serves it already; agents connect to ${url} (the bearer token is in ${discoveryPath(first.db)}), or run baton mcp --db ${first.db}, which forwards to it;`);
+      assert.match(lines[3]!, new RegExp(`^  - or stop process ${serve.pid} \\(kill ${serve.pid};.*then run baton serve again\\.$`));
+      assert.equal(existsSync(dirname(second.db)), false, 'no database, no folder for it');
+      assert.equal(readDiscovery(first.db)?.pid, serve.pid, 'the first serve goes on');
+    } finally {
+      serve.kill();
+      rmSync(first.dir, { recursive: true, force: true });
+      rmSync(second.dir, { recursive: true, force: true });
     }
   });
 
