@@ -10,6 +10,7 @@ import { createMcpServer } from '../mcp/createMcpServer.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
 import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
+import { readDiscovery } from '../host/discovery.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -99,7 +100,10 @@ function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOpt
       const open = () => becomeOwner({ ...options, lock: undefined, version: VERSION });
       const why = `another process took ${dbPath}`;
       try {
-        await runProxy({ resume: { why, ...front.session() }, log, downstream: front, downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
+        await runProxy({
+          resume: { why, ...front.session() }, log, downstream: front, downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options),
+          ownerMoved: (o) => readDiscovery(dbPath)?.url !== o.url,
+        });
       } catch (ex) {
         log.error(`forwarding after the database was lost failed: ${(ex as Error).message}`);
         process.exitCode = 1;
@@ -146,7 +150,10 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
     log.info(`database ${dbPath} is owned by process ${info.pid} (endpoint ${info.url})`);
     if (attempt === 1) warnIgnored(options, log);
     try {
-      await runProxy({ owner: info, log, downstream: stdio(), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options) });
+      await runProxy({
+        owner: info, log, downstream: stdio(), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options),
+        ownerMoved: (o) => readDiscovery(dbPath)?.url !== o.url,
+      });
       return 0;
     } catch (ex) {
       if (!BatonError.is(ex, 'owner_unreachable')) throw ex;

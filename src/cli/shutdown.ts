@@ -2,7 +2,7 @@
 import type { Log } from '../core/ports.js';
 import { onStopSignal } from '../host/stopSignals.js';
 
-/** Runs `stop` once on a stop signal or stdin end (if asked), then exits; returns how to do the same without a signal. */
+/** Runs `stop` once on a stop signal or stdin end (if asked), then exits; returns how to do so without a signal. */
 export function onShutdown(stop: (why: string) => Promise<void>, log: Log, watchStdin: boolean): (why: string) => void {
   let stopping = false;
   const handler = (why: string) => {

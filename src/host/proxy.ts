@@ -74,6 +74,11 @@ export interface ProxyOptions {
   silentLimitMs?: number;
   /** How the owner's state is read (default ownerState: /proc, or ps): a test's stand-in for a hung owner. */
   ownerStateOf?: (pid: number) => OwnerState;
+  /**
+   * Whether the database's discovery file names another endpoint than `owner`'s now: an owner whose connection is
+   * refused while its pid lives has then let go of the database (another process took it), and is taken over.
+   */
+  ownerMoved?: (owner: DiscoveryInfo) => boolean;
 }
 
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
@@ -301,7 +306,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         // A stopping owner refuses new calls (503) while it answers those in flight, then exits within moments.
         // So does one whose session closed as it stops (404: a call sent again after its session answered "closed").
         const refused = ownerStopping(ex) || sessionGone(ex);
-        const lost = lostSince() || (via.pid !== null && (ex instanceof TypeError || refused) && (await exitsWithin(via.pid, refused ? 5000 : 1000)));
+        const moved = !!via.owner && connectionRefused(ex) && !!options.ownerMoved?.(via.owner);
+        const lost = lostSince() || moved || (via.pid !== null && (ex instanceof TypeError || refused) && (await exitsWithin(via.pid, refused ? 5000 : 1000)));
+        const gone = `${via.name} ${moved ? 'no longer serves the database' : 'exited'}`;
         // Settled only now: meanwhile a takeover must leave this call to this handler (see ownerLost).
         if (id !== undefined) sending.delete(id);
         if (lost) {
@@ -309,11 +316,11 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
             // Refused outright, or by a stopping owner (its session closed, or 503): it never ran; the next owner
             // takes it.
             if (id !== undefined) pending.delete(id);
-            if (via === up) void ownerLost(`${via.name} exited`);
+            if (via === up) void ownerLost(gone);
             if (!closing) forward(message);
             return;
           }
-          if (via === up) void ownerLost(`${via.name} exited`);
+          if (via === up) void ownerLost(gone);
           // It may have reached the owner and taken effect: sent again if that is safe, else the agent decides.
           if (id !== undefined && pending.has(id)) answerLost(via, id);
           return;

@@ -1,7 +1,8 @@
 // Rule: a `baton mcp` owner that finds another process took its database (its lock file deleted meanwhile) stops
 // answering its agent from its copy in memory, which no longer matches the disk: its agent's session goes on, reads
-// and writes, against the database's owner now (another live process, or this one again, reading the file afresh);
-// a `baton serve` owner, which has no session of its own to carry on, exits 1 saying why. Real CLI processes.
+// and writes, against the database's owner now (another live process, or this one again, reading the file afresh),
+// and so does a forwarding `baton mcp` whose owner that was; a `baton serve` owner, which has no session of its own
+// to carry on, exits 1 saying why. Real CLI processes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync, unlinkSync } from 'node:fs';
@@ -73,6 +74,9 @@ describe('an owner whose database another process took', { skip: process.platfor
     const before = await start(a.client, 'before');
     assert.equal(before.status, 'ok', JSON.stringify(before));
     await waitFor(() => readDiscovery(t.db)?.pid === a.pid, 10_000, "the first owner's discovery file");
+    // Another agent's baton mcp, forwarding to the first owner.
+    const c = await mcp(t.args);
+    assert.equal(await statusOf(c.client, before.task_id!), before.execution_id);
     let b!: CliSession;
     await takenWhileStopped(a, t.db, async () => {
       b = await mcp(t.args);
@@ -89,8 +93,11 @@ describe('an owner whose database another process took', { skip: process.platfor
     assert.equal(later.status, 'ok', JSON.stringify(later));
     assert.equal(await statusOf(b.client, later.task_id!), later.execution_id, 'written in the database the new owner holds');
     assert.equal(readDiscovery(t.db)?.pid, b.pid, "the new owner's discovery file is left alone");
+    // The agent that forwarded to the first owner goes on to the new one (its old endpoint refuses the connection).
+    await readsAs(c.client, theirs.task_id!, theirs.execution_id, c.stderr);
     await a.client.close();
     await b.client.close();
+    await c.client.close();
   });
 
   it('a baton mcp owner whose database another process wrote and closed owns it again, read afresh from disk', { timeout: 60_000 }, async () => {
