@@ -204,7 +204,7 @@ export class StdioFront implements Transport {
 
   /**
    * The client's handshake and the resources it subscribed to (and did not unsubscribe from): what another server
-   * needs to carry on its session when this one stops serving it (see forwardAfterLoss).
+   * needs to carry on its session when this one stops serving it (see forwardWhenLost in mcpEngine.ts).
    */
   session(): FrontSession {
     const initialize = this.seen.initialize ?? (this.initialize as JSONRPCRequest | null);
