@@ -32,19 +32,29 @@ async function chooseTasksFile(arg: unknown): Promise<vscode.Uri | undefined> {
 }
 
 /**
- * A tasks.md Baton could not read: `file:line: problem` in one line with a button that opens the file at that line;
- * the examples of each format (many lines, which a notification runs together) go to the log.
+ * A tasks.md Baton could not read: `file:line: problem` in one line with a button that opens the file at that line,
+ * both taken from the error's details (the message's wording is for people, and a path may hold ", line 2:"); the
+ * examples of each format (many lines, which a notification runs together) go to the log.
  */
-async function showParseError(s: Services, folder: string, message: string): Promise<void> {
-  const m = /^Could not parse (.+?), line (\d+): ([^\n]*?)(?:, for example:\n[\s\S]*)?$/.exec(message);
-  if (!m) return void vscode.window.showErrorMessage(`Baton: ${message}`);
-  s.log.warn(`Baton: ${message}`);
+async function showParseError(s: Services, folder: string, ex: BatonError): Promise<void> {
+  const d = ex.details;
+  const file = typeof d.file === 'string' ? d.file : typeof d.path === 'string' ? d.path : undefined;
+  const line = typeof d.line === 'number' && Number.isInteger(d.line) && d.line >= 1 ? d.line : undefined;
+  if (file === undefined || line === undefined) return void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
+  s.log.warn(`Baton: ${ex.message}`);
+  const said = typeof d.problem === 'string' ? `${d.problem}${typeof d.expected === 'string' ? `. Expected ${d.expected}` : ''}` : firstLine(ex.message);
+  const example = typeof d.example === 'string' ? ' (an example: Baton: Show Log)' : '';
   const open = 'Open File';
-  const picked = await vscode.window.showErrorMessage(`Baton: ${m[1]}:${m[2]}: ${m[3]} (an example: Baton: Show Log).`, open);
+  const path = resolve(folder, file);
+  const picked = await vscode.window.showErrorMessage(`Baton: ${workspaceRelative(folder, path) ?? path}:${line}: ${said}${example}.`, open);
   if (picked !== open) return;
-  const line = Math.max(0, Number(m[2]) - 1);
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(resolve(folder, m[1]!)));
-  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0) });
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+  await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line - 1, 0, line - 1, 0) });
+}
+
+/** A message's first line, without a trailing full stop (the notification adds its own). */
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.replace(/[.:]$/, '');
 }
 
 /** `baton.startSpecWorkflow`: starts a spec workflow on a tasks.md and opens its panel; an agent takes Phase 0. */
@@ -67,7 +77,7 @@ export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<str
     );
   } catch (ex) {
     if (!BatonError.is(ex)) throw ex;
-    if (ex.reason === 'source_parse_failed') void showParseError(s, folder!, ex.message);
+    if (ex.reason === 'source_parse_failed') void showParseError(s, folder!, ex);
     else void vscode.window.showErrorMessage(`Baton: ${ex.message}`);
     return undefined;
   }

@@ -90,8 +90,31 @@ class TreeItem {
   constructor(public label: string, public collapsibleState: number) {}
 }
 
+/** A file URI (only `file:` ones: what the spec commands open). */
+class Uri {
+  readonly scheme = 'file';
+  private constructor(readonly fsPath: string) {}
+  static file(path: string): Uri {
+    return new Uri(path);
+  }
+}
+
+/** A range of lines and columns, 0-based. */
+class Range {
+  constructor(readonly startLine: number, readonly startCharacter: number, readonly endLine: number, readonly endCharacter: number) {}
+}
+
+/** One document the fake editor showed, with the options (the selection) it was shown with. */
+export interface ShownDocument {
+  path: string;
+  options: { selection?: Range } | undefined;
+}
+
 const fake = {
   Disposable,
+  Uri,
+  Range,
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   EventEmitter,
   TreeItem,
   TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
@@ -108,6 +131,12 @@ const fake = {
     isTrusted: true,
     /** The user's `baton.*` settings, set by a test (key without the `baton.` prefix). */
     settings: {} as Record<string, unknown>,
+    /** The documents opened so far (by path); opening one reads nothing. */
+    opened: [] as string[],
+    openTextDocument: async (uri: Uri) => {
+      fake.workspace.opened.push(uri.fsPath);
+      return { uri };
+    },
     getConfiguration: (section: string) => ({
       get: <T>(key: string): T | undefined => (section === 'baton' ? (fake.workspace.settings[key] as T | undefined) : undefined),
     }),
@@ -126,6 +155,14 @@ const fake = {
       return fakeWindow.choose(list);
     },
     createStatusBarItem,
+    /** The documents shown in an editor so far. */
+    shownDocuments: [] as ShownDocument[],
+    showTextDocument: async (doc: { uri: Uri }, options?: { selection?: Range }) => {
+      fake.window.shownDocuments.push({ path: doc.uri.fsPath, options });
+      return {};
+    },
+    // The task runs at once; the notification's progress is not shown.
+    withProgress: async <T>(_options: unknown, task: () => Promise<T>): Promise<T> => task(),
   },
   env: { clipboard: { text: '', writeText: async (text: string) => void (fake.env.clipboard.text = text) } },
   commands: {

@@ -21,7 +21,7 @@ export function parseError(path: string, line: number, problem: string, expected
   return new BatonError(
     'source_parse_failed',
     `Could not parse ${path}, line ${line}: ${problem}. Expected ${expected}, for example:\n${example}`,
-    { file: path, line, expected, example, ...(unrecognised ? { unrecognised: true } : {}) },
+    { file: path, line, problem, expected, example, ...(unrecognised ? { unrecognised: true } : {}) },
   );
 }
 
