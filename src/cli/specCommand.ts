@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
-import { plural } from '../shared/labels.js';
+import { phaseNameShown, plural } from '../shared/labels.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
@@ -53,7 +53,7 @@ export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
   if (s.drift.state === 'drifted') lines.push(`⚠ ${s.source} changed since the workflow started (first at line ${s.drift.first_difference?.line}); the workflow keeps its snapshot.`);
   if (s.drift.state === 'missing') lines.push(`⚠ ${s.source} is missing; the workflow keeps its snapshot.`);
   for (const p of s.phases) {
-    lines.push(`${MARK[p.status] ?? '?'} Phase ${p.phase}: ${p.name} (${p.status}${p.human_signoff ? ', signed off by a person' : ''})`);
+    lines.push(`${MARK[p.status] ?? '?'} Phase ${p.phase}: ${phaseNameShown(p.name, p.source_label)} (${p.status}${p.human_signoff ? ', signed off by a person' : ''})`);
     // A box already ticked in tasks.md when the workflow started says so, as the tree and the agent's phase text do.
     for (const t of p.tasks) lines.push(`    ${MARK[t.state] ?? '?'} ${t.id} ${t.name}${t.done_in_source ? ' (ticked in source)' : ''}`);
     for (const g of p.gate) if (g.evidence) lines.push(`    evidence · ${g.text}: ${g.evidence}`);

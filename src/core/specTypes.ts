@@ -120,6 +120,8 @@ export interface SpecPhaseView {
   /** 0 for the workflow's own Phase 0. */
   phase: number;
   name: string;
+  /** How tasks.md numbers it when that is not `phase` (`Phase 3.1` read as Phase 1); null when it is, and for Phase 0. */
+  source_label: string | null;
   /** The step it is in the execution (`phase-0`, `phase-1`, …). */
   step_name: string;
   status: StepStatus;

@@ -92,6 +92,14 @@ export function timelineEventName(type: string, pipeline = false): string {
   return name.replace(/_/g, ' ');
 }
 
+/**
+ * A spec phase's name as shown after its place in the workflow ("Phase 1: …"), with how the file numbers it when
+ * that differs: "Setup (Phase 3.1 in the file)", so a heading `## Phase 3.1: Setup` can still be found.
+ */
+export function phaseNameShown(name: string, sourceLabel: string | null | undefined): string {
+  return sourceLabel ? `${name} (${sourceLabel} in the file)` : name;
+}
+
 /** "1 step", "2 steps" (`many` for an irregular plural). */
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;

@@ -1,7 +1,7 @@
 // What the status bar says about the active execution. No 'vscode' import (unit-tested).
 import type { ExecutionSummary } from '../core/api.js';
 import type { SpecStatus } from '../core/specTypes.js';
-import { plural, runName, shownProgress } from '../shared/labels.js';
+import { phaseNameShown, plural, runName, shownProgress } from '../shared/labels.js';
 import { waitsForResume } from './executionFilters.js';
 
 /** The status bar's text, tooltip and the execution a click opens; undefined hides the item. */
@@ -34,7 +34,7 @@ function percent(e: ExecutionSummary): string {
 function specView(e: ExecutionSummary, spec: SpecStatus): StatusBarView | undefined {
   const phase = spec.current_phase === null ? undefined : spec.phases.find((p) => p.phase === spec.current_phase);
   if (!phase) return undefined;
-  const title = `Phase ${phase.phase}/${spec.total_phases - 1}: ${phase.name}`;
+  const title = `Phase ${phase.phase}/${spec.total_phases - 1}: ${phaseNameShown(phase.name, phase.source_label)}`;
   const waiting = phase.status === 'awaiting_approval';
   return {
     text: waiting ? `$(bell) Baton: ${title} awaiting approval${percent(e)}` : `$(sync~spin) Baton: ${title}${percent(e)}`,

@@ -544,7 +544,19 @@ describe('spec parsers: phase headings as people write them', () => {
     const spec = parse('# T\n## Phase 1 (Week 1): Foundation\n- [ ] **Task 1.1**: a\n## Phase 2 \u2013 Core\n- [ ] **Task 2.1**: b\n## Phase 3\n- [ ] **Task 3.1**: c\n');
     assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (Week 1)', 'Phase 2|Core', 'Phase 3|Phase 3']);
     const boxes = parse('# T\n## \u2705 Phase 1 (done): Foundation\n- [x] 1.1 a\n## Stage 2 \u2014 Core\n- [ ] 2.1 b\n');
-    assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Phase 2|Core']);
+    assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Stage 2|Core']);
+  });
+
+  it('a phase numbered 3.1, 2a, 1–2 or followed by a full-width colon keeps its number whole and its name clean', () => {
+    const headings = ['Phase 3.1: Setup', 'Phase 2a: Backend', 'Phase 2b \u2013 Frontend', 'Phase 3.1\u20133.2: Wiring', 'Phase 4 & 5: Ship', 'Phase 6\uff1a\u53d1\u5e03'];
+    const want = ['Phase 3.1|Setup', 'Phase 2a|Backend', 'Phase 2b|Frontend', 'Phase 3.1\u20133.2|Wiring', 'Phase 4 & 5|Ship', 'Phase 6|\u53d1\u5e03'];
+    const boxes = parse(`# T\n${headings.map((h, i) => `## ${h}\n- [ ] T00${i + 1} task ${i + 1}\n`).join('')}`);
+    assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), want);
+    // The spec format: `Phase 2a` was no phase heading, so its task was "under no phase heading" and the file refused.
+    const spec = parse(`# T\n${headings.map((h, i) => `### ${h}\n- [ ] **Task ${i + 1}.1**: task ${i + 1}\n`).join('')}`);
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name}`), want);
+    assert.equal(parse('# T\n## Phase 2nd: Later\n- [ ] T001 a\n## Phase 3: Now\n- [ ] T002 b\n').phases[0]!.label, '1', '"2nd" is no phase number');
   });
 
   it('a task line above the first phase heading is an error naming it, unless a phase has it too (an overview)', () => {

@@ -19,7 +19,7 @@ const seq = (prefix: string, from: number, to: number) => Array.from({ length: t
 const count = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1)).join(' ');
 
 /** Each file, what a person counts in it: the phases with their task ids, how many tasks are ticked, and its title. */
-const TABLE: Array<{ file: string; phases: string[]; done: number; title?: string | null; gate?: number; parser?: string }> = [
+const TABLE: Array<{ file: string; phases: string[]; done: number; title?: string | null; gate?: number; parser?: string; labels?: string[] }> = [
   {
     file: 'speckit-template.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]',
     phases: [
@@ -29,6 +29,15 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
       // The template's `TXXX` placeholders are no ids: the tasks are numbered by position, their text kept.
       `Polish & Cross-Cutting Concerns [${count(6)}]`,
     ],
+  },
+  {
+    // spec-kit's first template numbers its phases 3.1 to 3.5 (Phase 3 of its plan): each keeps its label.
+    file: 'speckit-template-v0.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]', gate: 6,
+    phases: [
+      `Setup [${seq('T', 1, 3)}]`, `Tests First (TDD) ⚠️ MUST COMPLETE BEFORE 3.3 [${seq('T', 4, 7)}]`,
+      `Core Implementation (ONLY after tests are failing) [${seq('T', 8, 14)}]`, `Integration [${seq('T', 15, 18)}]`, `Polish [${seq('T', 19, 23)}]`,
+    ],
+    labels: ['Phase 3.1', 'Phase 3.2', 'Phase 3.3', 'Phase 3.4', 'Phase 3.5'],
   },
   { file: 'speckit-hooks-oneline.tasks.md', done: 0, title: null, phases: ['Tasks [T001]'] },
   {
@@ -156,6 +165,7 @@ describe('spec parsers: tasks.md files written by others', () => {
       const tasks = p.phases.flatMap((ph) => ph.tasks);
       assert.equal(tasks.filter((t) => t.done_in_source).length, row.done, 'ticked boxes ([x] and [X]) read as done; [ ], [-], [~] not');
       if (row.title !== undefined) assert.equal(p.title, row.title);
+      if (row.labels) assert.deepEqual(p.phases.map((ph) => ph.label), row.labels, 'how the file numbers each phase');
       if (row.gate !== undefined) assert.equal(p.phases.at(-1)!.validation_gate.filter((g) => g.checkbox).length, row.gate, 'criteria after the tasks');
       for (const t of tasks) {
         // The task's line is in the file as parsed, and its box is where the file has it.

@@ -16,7 +16,7 @@ import { phaseNodes, phaseTitle, specTaskNodes } from '../../src/vscode/views/sp
 const task = (number: number, id: string, name: string, state: SpecTaskView['state'], done_in_source = false): SpecTaskView => ({ number, id, name, state, done_in_source, line: 3 + number });
 
 function phase(n: number, name: string, status: SpecPhaseView['status'], over: Partial<SpecPhaseView> = {}): SpecPhaseView {
-  return { phase: n, name, step_name: `phase-${n}`, status, human_signoff: false, line: n ? 2 + n : null, tasks: [], gate: [], last_refusal: null, ...over };
+  return { phase: n, name, source_label: null, step_name: `phase-${n}`, status, human_signoff: false, line: n ? 2 + n : null, tasks: [], gate: [], last_refusal: null, ...over };
 }
 
 function spec(over: Partial<SpecStatus> = {}): SpecStatus {
@@ -152,7 +152,9 @@ describe('the CodeLens over tasks.md', () => {
   });
 
   it('titles phases by their number out of the phases of tasks.md', () => {
-    assert.equal(phaseTitle({ total_phases: 3 }, { phase: 0, name: 'Read the spec' }), 'Phase 0/2: Read the spec');
+    assert.equal(phaseTitle({ total_phases: 3 }, { phase: 0, name: 'Read the spec', source_label: null }), 'Phase 0/2: Read the spec');
+    // spec-kit's `## Phase 3.1: Setup` is the workflow's Phase 1: the file's number stays in view, to find it there.
+    assert.equal(phaseTitle({ total_phases: 3 }, { phase: 1, name: 'Setup', source_label: 'Phase 3.1' }), 'Phase 1/2: Setup (Phase 3.1 in the file)');
   });
 });
 

@@ -5,7 +5,7 @@
 // phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, Fences, listItem, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
+import { field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
@@ -64,7 +64,7 @@ const CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?|succes
  */
 const PLAIN_CRITERIA_HEADING = /\b(checklist|criteria|definition of done|gates?|validation|verification|acceptance)\b/i;
 // `Phase N` is how spec-kit's template names its last phase, and files made from it often keep it.
-const PHASE_LIKE = /^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(\d+(?:\.\d+)*|N)(?![\p{L}\p{N}])(.*)$/iu;
+const PHASE_LIKE = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(${PHASE_NUMBER}|N(?![\p{L}\p{N}]))(.*)$`, 'iu');
 
 /** Parses checkbox task lists. */
 export class CheckboxTasksParser implements SourceParser {
@@ -420,7 +420,8 @@ function groupPhase(g: Group, number: number, title?: string | null): SpecPhase 
   const grouping = groups.filter((it) => !umbrella && !hasOwnWork(it)).map((it) => it.checkbox).filter((c): c is CheckboxRef => c !== null);
   const ordinals = byOrdinal(items);
   return {
-    number, label: m ? `Phase ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
+    // The heading's own word: `Stage 3.1` is no "Phase 3.1" to a person who looks for it in the file.
+    number, label: m ? `${/(Phase|Stage|Milestone|Part)/i.exec(m[0])?.[1] ?? 'Phase'} ${m[1]}` : String(number), name: name.trim(), description: g.description, estimated_duration: null,
     validation_gate: g.gate, gate_from_source: g.gate.length > 0, line: g.line || g.items[0]!.line, checkbox: umbrella ? roots[0]!.checkbox : null,
     ...(grouping.length ? { group_checkboxes: grouping } : {}),
     tasks: items.map((it, i) => itemTask(it, i + 1, ordinals)),

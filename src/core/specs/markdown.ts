@@ -75,6 +75,12 @@ export function heading(line: SourceLine): { level: number; text: string } | und
 }
 
 /**
+ * A phase heading's number as people write it, for a RegExp source: `3`, `3.1`, `2a` / `2b` (one split in two), and
+ * a range of them (`1-2`, `3.1 – 3.2`, `1 & 2`, `4 and 5`); followed by no letter or digit, so `Phase 2nd` is none.
+ */
+export const PHASE_NUMBER = String.raw`\d+(?:\.\d+)*[a-z]?(?:(?:-|\s*[\u2013\u2014/&]\s*|\s+(?:and|to)\s+)\d+(?:\.\d+)*[a-z]?)?(?![\p{L}\p{N}])`;
+
+/**
  * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
  * before it (`Phase 1 (Week 1): Name`) goes after the name; empty when there is none.
  */
@@ -82,7 +88,7 @@ export function phaseName(rest: string): string {
   let r = rest.trim();
   const note = /^\(([^)]*)\)\s*/.exec(r);
   if (note) r = r.slice(note[0].length);
-  r = r.replace(/^[:.)\-\u2013\u2014]+\s*/, '').trim();
+  r = r.replace(/^[:.)\-\u2013\u2014\uff1a\u3001]+\s*/, '').trim(); // `：` and `、` as Chinese headings write them
   return note ? (r ? `${r} (${note[1]!.trim()})` : note[1]!.trim()) : r;
 }
 

@@ -4,7 +4,8 @@ import { renderResultText } from '../broker/stepText.js';
 import type { SpecTask, SpecTaskBrief } from '../specTypes.js';
 import type { NextStepResponse, SpecPhaseContext } from '../types.js';
 import { utf8Length } from '../utf8.js';
-import { plural } from '../../shared/labels.js';
+import { phaseNameShown, plural } from '../../shared/labels.js';
+import { sourceLabel } from './render.js';
 import type { SpecSnapshot } from './specRepo.js';
 
 /** Bytes left for the dependency artifacts after the phase is fitted (a cut artifact and its pointer). */
@@ -29,7 +30,7 @@ export function phaseContext(snap: SpecSnapshot, phase: number, gate: string[], 
   if (phase === 0) {
     return {
       source: snap.source_path, phase: 0, total_phases: total, phase_name: 'Read the spec and confirm scope', tasks: [], task_count: 0,
-      validation_gate: gate, outline: snap.parsed.phases.map((p) => `Phase ${p.number}: ${p.name} (${plural(p.tasks.length, 'task')})`),
+      validation_gate: gate, outline: snap.parsed.phases.map((p) => `Phase ${p.number}: ${phaseNameShown(p.name, sourceLabel(p))} (${plural(p.tasks.length, 'task')})`),
     };
   }
   const p = snap.parsed.phases[phase - 1]!;

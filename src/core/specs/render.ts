@@ -1,6 +1,6 @@
 // Renders a spec's phases and tasks through phase-template.md and task-template.md (the spec's `[PLACEHOLDER]`
 // tables), and caches what it rendered per execution until the workflow ends (the spec's DynamicWorkflowContent).
-import { plural } from '../../shared/labels.js';
+import { phaseNameShown, plural } from '../../shared/labels.js';
 import type { SpecPhase, SpecTask } from '../specTypes.js';
 
 /** What a phase or task is rendered with besides its parsed data. */
@@ -12,6 +12,14 @@ export interface RenderContext {
 }
 
 const SIGNOFF = /\b(sign(?:ed|s)?[- ]?off|approv(?:al|ed|es)?\s+by|human (?:review|approval)|manual approval|product owner approves)\b/i;
+
+/**
+ * How the file numbers a phase read from a heading (`Phase 3.1`, `Stage 2b`), when that is not its place in the
+ * workflow (Phase 1); null when it is, or when the phase came from a list item.
+ */
+export function sourceLabel(phase: Pick<SpecPhase, 'number' | 'label'>): string | null {
+  return /^[A-Za-z]+ \S*\d/.test(phase.label) && phase.label !== `Phase ${phase.number}` ? phase.label : null;
+}
 
 /** Whether a gate says a person must sign the phase off (then the phase waits in `awaiting_approval`). */
 export function needsSignoff(gate: readonly string[]): boolean {
@@ -48,7 +56,7 @@ export function renderPhase(template: string, phase: SpecPhase, ctx: RenderConte
   const signoff = needsSignoff(gate);
   return fill(template, {
     PHASE_NUMBER: String(phase.number),
-    PHASE_NAME: phase.name,
+    PHASE_NAME: phaseNameShown(phase.name, sourceLabel(phase)),
     PHASE_DESCRIPTION: phase.description || deliver(phase.tasks.length),
     ESTIMATED_DURATION: phase.estimated_duration ?? 'not given',
     TASK_COUNT: String(phase.tasks.length),
@@ -73,7 +81,7 @@ export function renderTask(template: string, phase: SpecPhase, task: SpecTask, c
     TASK_ID: task.id,
     TASK_NAME: task.name,
     PHASE_NUMBER: String(phase.number),
-    PHASE_NAME: phase.name,
+    PHASE_NAME: phaseNameShown(phase.name, sourceLabel(phase)),
     TASK_DESCRIPTION: task.description || '(The source gives no description beyond the name and the criteria.)',
     ESTIMATED_TIME: task.estimated_time ?? 'not given',
     ESTIMATE: task.estimated_time ? ` Estimated ${task.estimated_time}.` : '',

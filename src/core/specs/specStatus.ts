@@ -2,6 +2,7 @@
 // each gate item with the evidence handed in, the last refusal, write-backs and drift. Built from the database alone.
 import type { ExecutionRow, StepRow } from '../broker/executionRepo.js';
 import type { SourceDrift, SpecPhaseView, SpecStatus, SpecTaskView, WriteBackRecord } from '../specTypes.js';
+import { sourceLabel } from './render.js';
 import type { SpecSnapshot } from './specRepo.js';
 
 const TASK_STATE: Record<string, SpecTaskView['state']> = {
@@ -28,7 +29,9 @@ export function specStatus(
     const refusal = refusals.get(s.step_name);
     const open = s.status !== 'completed' && s.status !== 'skipped' && s.status !== 'awaiting_approval';
     return {
-      phase: n, name: parsed?.name ?? (n === 0 ? 'Read the spec and confirm scope' : s.step_name), step_name: s.step_name, status: s.status,
+      phase: n, name: parsed?.name ?? (n === 0 ? 'Read the spec and confirm scope' : s.step_name),
+      // A snapshot taken before phases kept their label has none to show.
+      source_label: parsed?.label ? sourceLabel(parsed) : null, step_name: s.step_name, status: s.status,
       human_signoff: def?.human_gate ?? false, line: parsed?.line ?? null,
       tasks: (parsed?.tasks ?? []).map((t) => ({ number: t.number, id: t.id, name: t.name, state: TASK_STATE[s.status] ?? 'pending', done_in_source: t.done_in_source, line: t.line })),
       gate: gate.map((text, i) => ({ text, evidence: evidence[i] || null })),

@@ -1,10 +1,10 @@
 // The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, Fences, listItem, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
-const PHASE_HEADING = /^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(\d+(?:\.\d+)*)(?![\p{L}\p{N}])(.*)$/iu;
+const PHASE_HEADING = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(${PHASE_NUMBER})(.*)$`, 'iu');
 /** What follows `Phase N` in a heading that links two phases (`Phase 1 → Phase 2`, `Phase 1 to Phase 2`). */
 const DEPENDENCY_NOTE = /^\s*(?:\u2192|->|=>|\u21d2|to\s+phase\b)/iu;
 const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;

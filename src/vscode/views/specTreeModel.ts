@@ -2,6 +2,7 @@
 // their state — done, current, locked — and whether the box was already ticked in tasks.md. Plain data like
 // treeModel.ts (no 'vscode' import), so labels, states and menus are unit-tested.
 import type { SpecPhaseView, SpecStatus, SpecTaskView } from '../../core/specTypes.js';
+import { phaseNameShown } from '../../shared/labels.js';
 import { ICON_COLORS, statusIcon, statusText, type NodeIcon, type TreeNode } from './treeModel.js';
 
 /** How a task reads in the tree: done (its phase passed), current (its phase is handed out), locked (a later phase). */
@@ -15,9 +16,12 @@ const TASK_ICONS: Record<ReturnType<typeof taskState>, NodeIcon> = {
   locked: { id: 'lock', color: ICON_COLORS.muted },
 };
 
-/** "Phase 2/5: Name" — N counts the phases of tasks.md (Phase 0, reading the spec, comes before them). */
-export function phaseTitle(spec: Pick<SpecStatus, 'total_phases'>, phase: Pick<SpecPhaseView, 'phase' | 'name'>): string {
-  return `Phase ${phase.phase}/${spec.total_phases - 1}: ${phase.name}`;
+/**
+ * "Phase 2/5: Name" — N counts the phases of tasks.md (Phase 0, reading the spec, comes before them); with how the file
+ * numbers the phase when that differs ("Phase 1/5: Setup (Phase 3.1 in the file)").
+ */
+export function phaseTitle(spec: Pick<SpecStatus, 'total_phases'>, phase: Pick<SpecPhaseView, 'phase' | 'name' | 'source_label'>): string {
+  return `Phase ${phase.phase}/${spec.total_phases - 1}: ${phaseNameShown(phase.name, phase.source_label)}`;
 }
 
 /** The phase in progress, or undefined once every phase is done. */
