@@ -39,6 +39,28 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     ],
     labels: ['Phase 3.1', 'Phase 3.2', 'Phase 3.3', 'Phase 3.4', 'Phase 3.5'],
   },
+  {
+    // Its `- Task T004: …` lines (a parallel example outside a code block) made it look like the spec's format, which
+    // refused it ("Phase 3.1 has no tasks"): the checkbox list is read, the example adds no task.
+    file: 'speckit-v0-parallel-unfenced.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]', gate: 6,
+    phases: [
+      `Setup [${seq('T', 1, 3)}]`, `Tests First (TDD) ⚠️ MUST COMPLETE BEFORE 3.3 [${seq('T', 4, 7)}]`,
+      `Core Implementation (ONLY after tests are failing) [${seq('T', 8, 14)}]`, `Integration [${seq('T', 15, 18)}]`, `Polish [${seq('T', 19, 23)}]`,
+    ],
+  },
+  {
+    // A spec-kit version that repeated its story phases (same headings, ids T005–T023 again): each heading is a phase,
+    // as written; tasks are handed out by position, so a repeated id confuses nothing Baton does.
+    file: 'speckit-template-duplicated.tasks.md', done: 0, title: 'Tasks: [FEATURE NAME]',
+    phases: [
+      `Setup (Shared Infrastructure) [${seq('T', 1, 3)}]`, `Foundational (Blocking Prerequisites) [${seq('T', 4, 9)}]`,
+      `User Story 1 - [Title] (Priority: P1) 🎯 MVP [${seq('T', 10, 17)}]`, `User Story 2 - [Title] (Priority: P2) [${seq('T', 18, 23)}]`,
+      `User Story 3 - [Title] (Priority: P3) [${seq('T', 24, 28)}]`, `User Story 1 - [Title] (Priority: P1) 🎯 MVP [${seq('T', 5, 12)}]`,
+      `User Story 2 - [Title] (Priority: P2) [${seq('T', 13, 18)}]`, `User Story 3 - [Title] (Priority: P3) [${seq('T', 19, 23)}]`,
+      `Polish & Cross-Cutting Concerns [${count(6)}]`,
+    ],
+    labels: ['Phase 1', 'Phase 2', 'Phase 3', 'Phase 4', 'Phase 5', 'Phase 3', 'Phase 3', 'Phase 4', 'Phase N'],
+  },
   { file: 'speckit-hooks-oneline.tasks.md', done: 0, title: null, phases: ['Tasks [T001]'] },
   {
     file: 'speckit-frontmatter.tasks.md', done: 20, title: 'Tasks: v1.1.0 Enhancements', gate: 10,

@@ -121,6 +121,13 @@ export class SpecTasksParser implements SourceParser {
     if (phases.every((p) => p.tasks.length === 0)) {
       throw parseError(path, phases[0]!.line, 'found phase headings but no "Task N.M" line under any of them', 'task lines under each phase heading', EXAMPLES.spec, true);
     }
+    // A phase with boxes and no `Task N` line is a checkbox list's (spec-kit's `- [ ] T001 …`): the `Task T003:` lines
+    // of a parallel example elsewhere made the file look like this format. Another parser reads it.
+    const code = codeLines(lines);
+    const boxed = phases.find((p, i) => p.tasks.length === 0 && hasIdBoxes(lines, code, p.line, phases[i + 1]?.line ?? Infinity));
+    if (boxed) {
+      throw parseError(path, boxed.line, `${boxed.label} "${boxed.name}" has checkbox items but no "Task N.M" line`, 'task lines under each phase heading', EXAMPLES.spec, true);
+    }
     const ids = new Set(phases.flatMap((p) => p.tasks.map((t) => t.id)));
     const orphan = [...orphans].find(([id]) => !ids.has(id)); // an overview that repeats the tasks is no loss
     if (orphan) {
@@ -128,6 +135,24 @@ export class SpecTasksParser implements SourceParser {
     }
     return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
   }
+}
+
+/** The numbers of the lines that are code, comment or front matter (Fences reads lines in order, so once). */
+function codeLines(lines: SourceLine[]): Set<number> {
+  const f = new Fences(lines);
+  return new Set(lines.filter((l) => f.code(l)).map((l) => l.number));
+}
+
+/** A checkbox list's task: `T001 …`, `TASK-001 …`, `1.2 …` (a gate's `- [ ] All tests pass` is none). */
+const ID_BOX = /^(?:T\d+[a-z]?\b|(?:TASK|TSK|T)-\d+|\d+(?:\.\d+)*\.?\s)/i;
+
+/** Whether a checkbox item with a task id (outside code) sits between two lines. */
+function hasIdBoxes(lines: SourceLine[], code: Set<number>, from: number, to: number): boolean {
+  return lines.some((l) => {
+    if (l.number <= from || l.number >= to || code.has(l.number)) return false;
+    const item = listItem(l);
+    return item?.checkbox !== null && item !== undefined && ID_BOX.test(plain(item.content));
+  });
 }
 
 /** A line under a revisited phase heading: in a criteria section, an item of its list joins that phase's gate. */
