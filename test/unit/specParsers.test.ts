@@ -547,6 +547,14 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Stage 2|Core']);
   });
 
+  it('a heading ending in C# or F# keeps its #: only hashes after a space close a heading (CommonMark)', () => {
+    const p = parse('# Tasks: F# port ##\n\n## Phase 1: Learn C#\n- [ ] T001 a\n\n## Phase 2: Ship #\n- [ ] T002 b\n### Notes ###\n- [ ] T003 c\n');
+    assert.equal(p.title, 'Tasks: F# port');
+    assert.deepEqual(shape(p), ['Learn C# [T001]', 'Ship [T002 T003]']);
+    const spec = parse('### Phase 1: Learn C#\n- [ ] **Task 1.1**: a\n#### Task 1.2: Port F#\n');
+    assert.deepEqual(spec.phases.map((ph) => `${ph.name} [${ph.tasks.map((t) => `${t.id} ${t.name}`).join(', ')}]`), ['Learn C# [1.1 a, 1.2 Port F#]']);
+  });
+
   it('a phase numbered 3.1, 2a, 1–2 or followed by a full-width colon keeps its number whole and its name clean', () => {
     const headings = ['Phase 3.1: Setup', 'Phase 2a: Backend', 'Phase 2b \u2013 Frontend', 'Phase 3.1\u20133.2: Wiring', 'Phase 4 & 5: Ship', 'Phase 6\uff1a\u53d1\u5e03'];
     const want = ['Phase 3.1|Setup', 'Phase 2a|Backend', 'Phase 2b|Frontend', 'Phase 3.1\u20133.2|Wiring', 'Phase 4 & 5|Ship', 'Phase 6|\u53d1\u5e03'];

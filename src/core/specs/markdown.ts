@@ -68,10 +68,13 @@ export function listItem(line: SourceLine): ListItem | undefined {
   return b ? { indent: line.indent, content: b[3]!.trim(), checkbox: null, optional: false, ordinal: b[2] ?? null } : undefined;
 }
 
-/** A `#` heading: its level and text (closing hashes removed). */
+/**
+ * A `#` heading: its level and text, without its closing hashes, which CommonMark takes only after a space: `## Ship
+ * ##` is "Ship", `## Learn C#` is "Learn C#".
+ */
 export function heading(line: SourceLine): { level: number; text: string } | undefined {
-  const m = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/.exec(line.text);
-  return m ? { level: m[1]!.length, text: m[2]!.trim() } : undefined;
+  const m = /^ {0,3}(#{1,6})[ \t]+(.*)$/.exec(line.text);
+  return m ? { level: m[1]!.length, text: m[2]!.trimEnd().replace(/(?:^|[ \t]+)#+$/, '').trim() } : undefined;
 }
 
 /**
