@@ -1,7 +1,8 @@
 // Gates: Approve Step, Reject Step…, and the notification when a step starts waiting for a person. Whoever decides
 // first (tree, panel, palette, notification, `baton approve`) wins; a later click is told it was already decided.
 import * as vscode from 'vscode';
-import { gateMessage, runName } from '../shared/labels.js';
+import type { ExecutionSummary } from '../core/api.js';
+import { gateMessage, plural, runName, statusText } from '../shared/labels.js';
 import { rejectWords, type RejectOutcome } from '../shared/rejectWords.js';
 import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, type GateUi } from './gateDecisions.js';
 import { pickStep, targetOf } from './pickers.js';
@@ -28,10 +29,53 @@ const ui: GateUi = {
   askFeedback,
 };
 
+/** What Approve / Reject Step say when no step waits for a person, and the buttons that lead on from there. */
+export interface NoGateLead {
+  message: string;
+  /** Button label → the command it runs, with its argument. */
+  buttons: Array<{ label: string; command: string; arg?: unknown }>;
+}
+
+/**
+ * Why no gate waits, and the way to one (a fresh workspace has none, and the walkthrough's Approve a gate step must
+ * not end there): with no run that can reach a gate, start one; with one, hand it to an agent or watch it get there.
+ */
+export function noGateLead(active: readonly ExecutionSummary[], verb: 'approve' | 'reject'): NoGateLead {
+  // A team's run has no gate; a pipeline's human review is one, but no agent prompt hands a pipeline on.
+  const runs = active.filter((e) => e.kind !== 'worker');
+  if (runs.length === 0) {
+    return {
+      message: `Baton: no step is awaiting approval, and no workflow is running to reach one. A gate comes when an agent reaches a step ` +
+        `that asks for a person's approval (bug-fix's review-code, for one): start a workflow, hand it to an agent, then ${verb} here.`,
+      buttons: [{ label: 'Start Workflow…', command: 'baton.startWorkflow' }],
+    };
+  }
+  const run = runs.reduce((a, b) => (b.started_at > a.started_at ? b : a));
+  const at = run.current_step ?? run.steps.find((st) => st.status === 'running' || st.status === 'ready')?.step_name;
+  const others = runs.length > 1 ? ` (and ${plural(runs.length - 1, 'other run')})` : '';
+  const message = `Baton: no step is awaiting approval yet. ${runName(run.workflow ?? run.kind, run.task_description)}${others} is ` +
+    `${at ? `at "${at}"` : statusText(run.status)}: its gate comes when an agent reaches a step that asks for your approval. ` +
+    `${run.kind === 'pipeline' ? 'Let the pipeline run' : 'Hand it to an agent'}, then ${verb} here.`;
+  const buttons: NoGateLead['buttons'] = run.kind === 'pipeline' ? [] : [{ label: 'Copy Agent Prompt', command: 'baton.copyHandoffPrompt', arg: { executionId: run.execution_id } }];
+  buttons.push({ label: 'Show', command: 'baton.showExecution', arg: run.execution_id });
+  return { message, buttons };
+}
+
+/** Says what leads to a gate (noGateLead); a button runs its command. */
+async function showNoGate(active: ExecutionSummary[], verb: 'approve' | 'reject'): Promise<void> {
+  const lead = noGateLead(active, verb);
+  const pick = await vscode.window.showInformationMessage(lead.message, ...lead.buttons.map((b) => b.label));
+  const button = lead.buttons.find((b) => b.label === pick);
+  if (button) await vscode.commands.executeCommand(button.command, ...(button.arg === undefined ? [] : [button.arg]));
+}
+
 /** A step picked now (palette, tree): named with its run; when its gate was shown is not known. */
-async function picked(s: Services, arg: unknown, title: string): Promise<GateSeen | undefined> {
+async function picked(s: Services, arg: unknown, title: string, verb: 'approve' | 'reject'): Promise<GateSeen | undefined> {
   const t = targetOf(arg);
-  const target = t.executionId && t.stepName ? { executionId: t.executionId, stepName: t.stepName } : await pickStep(s.connection, title, ['awaiting_approval'], t.executionId);
+  const none = (active: ExecutionSummary[]) => void showNoGate(active, verb).catch((ex: unknown) => s.log.error('no-gate notification failed', ex));
+  const target = t.executionId && t.stepName
+    ? { executionId: t.executionId, stepName: t.stepName }
+    : await pickStep(s.connection, title, ['awaiting_approval'], t.executionId, undefined, none);
   if (!target) return undefined;
   const [status, outcome] = await Promise.all([s.connection.workflowStatus(target.executionId), rejection(s, target.executionId, target.stepName)]);
   return { ...target, run: runName(status.workflow ?? 'the workflow', status.task_description), decisionsSeen: null, rejection: outcome };
@@ -39,13 +83,13 @@ async function picked(s: Services, arg: unknown, title: string): Promise<GateSee
 
 /** `baton.approveStep`. */
 export async function approveStep(s: Services, arg?: unknown): Promise<void> {
-  const gate = await picked(s, arg, 'Baton: Approve Step');
+  const gate = await picked(s, arg, 'Baton: Approve Step', 'approve');
   if (gate) await approveGate(s.connection, ui, gate);
 }
 
 /** `baton.rejectStep`. */
 export async function rejectStep(s: Services, arg?: unknown): Promise<void> {
-  const gate = await picked(s, arg, 'Baton: Reject Step');
+  const gate = await picked(s, arg, 'Baton: Reject Step', 'reject');
   if (gate) await rejectGate(s.connection, ui, gate);
 }
 

@@ -117,11 +117,14 @@ export async function pickUnfinishedRun(
 /** Asks for a step in `status` across active executions (those `filter` keeps); the only one is taken without asking. */
 export async function pickStep(
   source: BatonSource, title: string, statuses: StepStatus[], executionId?: string, filter: (e: ExecutionSummary) => boolean = () => true,
+  none?: (active: ExecutionSummary[]) => void,
 ): Promise<{ executionId: string; stepName: string } | undefined> {
   const executions = (await source.listExecutions({ active_only: true, limit: ALL_ACTIVE })).filter((e) => (!executionId || e.execution_id === executionId) && filter(e));
   const steps = executions.flatMap((e) => e.steps.filter((s) => statuses.includes(s.status)).map((s) => ({ e, s })));
   if (steps.length === 0) {
-    void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map((st) => statusText(st)).join(' or ')} right now.`);
+    // `none` says what leads to such a step (the runs it looked at); else only that there is none.
+    if (none) none(executions);
+    else void vscode.window.showInformationMessage(`Baton: no step is ${statuses.map((st) => statusText(st)).join(' or ')} right now.`);
     return undefined;
   }
   if (steps.length === 1) return { executionId: steps[0]!.e.execution_id, stepName: steps[0]!.s.step_name };

@@ -1,7 +1,8 @@
 // Rule: the walkthrough "Get started with Baton" works in a real editor (code-server in headless Chromium) on a
 // workspace whose database another process owns (`baton serve`): it opens from the palette, each step shows its
 // markdown, each step's button runs its command and does what the step and its markdown say (the buttons the
-// markdown names are the ones the editor shows), and each step is ticked by its completion event.
+// markdown names are the ones the editor shows), "Approve a gate" before any gate exists leads on to the run that will
+// reach one instead of a dead end, and each step is ticked by its completion event.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -105,10 +106,20 @@ describe('the walkthrough "Get started with Baton"', { timeout: 6 * 60_000 }, ()
     await waitFor('Connect an agent ticked', async () => (await ticked()).connect);
   });
 
-  it('Approve a gate: with no gate waiting its button says so, and the step is ticked', async () => {
-    await openStep('approve', 'Approve a gate');
+  it('Approve a gate: with no gate waiting yet its button names the run that will reach one and hands it to an agent', async () => {
+    const markdown = await openStep('approve', 'Approve a gate');
     await pressButton('approve');
-    await waitFor('the notification that nothing waits', async () => (await wb.notifications()).some((n) => n.includes('no step is awaiting approval right now')));
+    // Not a dead end: the run started above is named with where it is, and the buttons lead on (as the markdown says).
+    const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'no step is awaiting approval yet' }).first();
+    await toast.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match((await toast.innerText()).replace(/\s+/g, ' '), new RegExp(`bug-fix “${TASK}” is at "analyze-root-cause": its gate comes when an agent reaches`));
+    const labels = await toast.locator('.monaco-button').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
+    assert.deepEqual(labels, ['Copy Agent Prompt', 'Show']);
+    for (const label of labels) assert.ok(markdown.includes(label), `the markdown names the notification's "${label}":\n${markdown}`);
+    assert.match(markdown, /No gate yet\?/);
+    await toast.locator('.monaco-button').filter({ hasText: 'Copy Agent Prompt' }).first().click();
+    // The clipboard held the MCP config (the step before): now the prompt that hands this run to an agent.
+    assert.match(await waitFor('the agent prompt on the clipboard', async () => /workflow_next_step/.test(await clipboard()) && clipboard()), /task_id/);
     await showWalkthrough();
     await waitFor('Approve a gate ticked', async () => (await ticked()).approve);
   });
