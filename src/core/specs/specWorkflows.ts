@@ -168,10 +168,28 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       };
       throw await this.missingSource('source_not_found', message, { path: file.relative, workspace: this.deps.workspacePath });
     }
-    const parsed = parseSource(SPEC_PARSERS, config.parser, text, file.relative);
+    const parsed = await this.parseOrPoint(config.parser, text, file);
     const [phaseTemplate, taskTemplate] = await Promise.all([this.readTemplate(config.templates.phase), this.readTemplate(config.templates.task)]);
     const prepared: Prepared = { kind: 'prepared_source', relative: file.relative, absolute: file.absolute, text, parsed, phaseTemplate, taskTemplate };
     return prepared;
+  }
+
+  /**
+   * Parses a source; a file it refuses that is not a tasks.md (Kiro's requirements.md or design.md, spec-kit's spec.md
+   * or plan.md) while a tasks.md sits beside it is refused with that tasks.md named: the spec's tasks are there.
+   */
+  private async parseOrPoint(parser: string, text: string, file: { relative: string; absolute: string }): Promise<ParsedSpec> {
+    try {
+      return parseSource(SPEC_PARSERS, parser, text, file.relative);
+    } catch (ex) {
+      if (!BatonError.is(ex, 'source_parse_failed') || isTasksFile(file.relative)) throw ex;
+      const cut = Math.max(file.relative.lastIndexOf('/'), file.relative.lastIndexOf('\\')) + 1;
+      const beside = `${file.relative.slice(0, cut)}${TASKS_FILE_NAME}`;
+      const at = `${file.absolute.slice(0, Math.max(file.absolute.lastIndexOf('/'), file.absolute.lastIndexOf('\\')) + 1)}${TASKS_FILE_NAME}`;
+      if (!(await this.port.realPath(at))) throw ex;
+      const hint = `${file.relative} is not the spec's task list: start on the ${TASKS_FILE_NAME} beside it, "${beside}".`;
+      throw new BatonError('source_parse_failed', `${hint} ${ex.message}`, { ...ex.details, tasks_file: beside, problem: `${String(ex.details.problem ?? 'no tasks')}; ${hint.replace(/\.$/, '')}` });
+    }
   }
 
   /** A phase or task template from the content folders (the workspace's `.baton/` first); `template_not_found` lists those that exist. */
