@@ -547,6 +547,13 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Stage 2|Core']);
   });
 
+  it('an empty box is refused with its line, not read as a task named "Task 3"', () => {
+    const text = '# Implementation Plan\n\n- [ ] 1. Set up\n  - [x] 1.1 Create dirs\n  - [ ]\n- [ ] 2. Build\n  - [ ] 2.1 Compile\n';
+    assert.throws(() => parse(text, 'specs/a/tasks.md'), (ex: unknown) => BatonError.is(ex, 'source_parse_failed') && ex.details.line === 5 &&
+      /^Could not parse specs\/a\/tasks\.md, line 5: a checkbox with nothing after it\. Expected the task written after the box \(or the line removed\)/.test(ex.message));
+    assert.deepEqual(shape(parse(text.replace('  - [ ]\n', ''))), ['Set up [1.1]', 'Build [2.1]'], 'without it the file runs');
+  });
+
   it('a heading ending in C# or F# keeps its #: only hashes after a space close a heading (CommonMark)', () => {
     const p = parse('# Tasks: F# port ##\n\n## Phase 1: Learn C#\n- [ ] T001 a\n\n## Phase 2: Ship #\n- [ ] T002 b\n### Notes ###\n- [ ] T003 c\n');
     assert.equal(p.title, 'Tasks: F# port');

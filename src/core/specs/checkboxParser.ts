@@ -84,6 +84,11 @@ export class CheckboxTasksParser implements SourceParser {
     const boxes = groups.some((g) => g.items.length > 0);
     // A plan without a single box: its phase headings, with the plain list items under each as the tasks.
     if (!boxes) ({ title, groups } = collect(lines, true));
+    // An empty box (`- [ ]` and nothing after it, left while editing) is no task: said where, not named "Task 3".
+    const blank = boxes ? groups.flatMap((g) => g.items).find((it) => plain(it.content) === '' && it.details.length === 0) : undefined;
+    if (blank) {
+      throw parseError(path, blank.line, 'a checkbox with nothing after it', 'the task written after the box (or the line removed)', '- [ ] T001 Create the project structure');
+    }
     for (const g of groups) nest(g.items);
     intoPhases(groups);
     if (!boxes) return plainPlan(groups, title, path, lines);
