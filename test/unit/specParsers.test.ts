@@ -547,6 +547,17 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(boxes.phases.map((p) => `${p.label}|${p.name}`), ['Phase 1|Foundation (done)', 'Stage 2|Core']);
   });
 
+  it('phases written as bold lines or setext headings are phases, not one list named after the title', () => {
+    const bold = parse('# Tasks\n\n**Phase 1: Setup**\n- [ ] T001 a\n- [ ] T002 b\n\n**Phase 2: Core**\n- [x] T003 c\n\n**Note:** keep it small\n');
+    assert.deepEqual(bold.phases.map((p) => `${p.label}|${p.name} [${p.tasks.map((t) => t.id).join(' ')}]`), ['Phase 1|Setup [T001 T002]', 'Phase 2|Core [T003]']);
+    const setext = parse('Release plan\n============\n\nPhase 1: Setup\n--------------\n- [ ] T001 a\n\n---\n\nPhase 2: Core\n--------------\n- [ ] T002 b\n');
+    assert.equal(setext.title, 'Release plan');
+    assert.deepEqual(setext.phases.map((p) => `${p.label}|${p.name} [${p.tasks.map((t) => t.id).join(' ')}]`), ['Phase 1|Setup [T001]', 'Phase 2|Core [T002]']);
+    // Under a `## Phase 1` heading, a bold `**Phase 1 tasks**` line is about that phase, not a second one.
+    const both = parse('## Phase 1: Setup\n**Phase 1 tasks**\n- [ ] T001 a\n## Phase 2: Core\n- [ ] T002 b\n');
+    assert.deepEqual(shape(both), ['Setup [T001]', 'Core [T002]']);
+  });
+
   it('an empty box is refused with its line, not read as a task named "Task 3"', () => {
     const text = '# Implementation Plan\n\n- [ ] 1. Set up\n  - [x] 1.1 Create dirs\n  - [ ]\n- [ ] 2. Build\n  - [ ] 2.1 Compile\n';
     assert.throws(() => parse(text, 'specs/a/tasks.md'), (ex: unknown) => BatonError.is(ex, 'source_parse_failed') && ex.details.line === 5 &&

@@ -5,7 +5,9 @@
 // phase of tasks. Criteria sections after the tasks are gates, not tasks. A plan with phase headings and no box at
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type ListItem, type SourceLine } from './markdown.js';
+import {
+  field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings, type ListItem, type SourceLine,
+} from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
@@ -192,9 +194,10 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
   const named = new Map<string, number>(); // each phase label → the level of the heading that first named it
   const fences = new Fences(lines);
+  const unmarked = unmarkedHeadings(lines, PHASE_LIKE);
   for (const line of lines) {
-    if (fences.code(line) || line.text.trim() === '') continue;
-    const h = heading(line);
+    if (fences.code(line) || line.text.trim() === '' || unmarked.underlines.has(line.number)) continue;
+    const h = heading(line) ?? unmarked.headings.get(line.number);
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
       while (open.length && open.at(-1)!.level >= h.level) open.pop();

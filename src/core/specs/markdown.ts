@@ -78,6 +78,34 @@ export function heading(line: SourceLine): { level: number; text: string } | und
 }
 
 /**
+ * Headings written without `#`: a setext heading (a line of text over `===`, level 1, or `---`, level 2, with no blank
+ * line between) and a line that is bold as a whole and starts with one of `words` followed by a number
+ * (`**Phase 2: Core**`), which hand-written plans use as headings; that one is given level 6, so a `#` heading that
+ * named the same phase before stays the phase. Keyed by line number; `underlines` are the `===` / `---` lines.
+ */
+export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): { headings: Map<number, { level: number; text: string }>; underlines: Set<number> } {
+  const headings = new Map<number, { level: number; text: string }>();
+  const underlines = new Set<number>();
+  const fences = new Fences(lines);
+  const code = new Set(lines.filter((l) => fences.code(l)).map((l) => l.number));
+  lines.forEach((line, i) => {
+    if (code.has(line.number) || line.text.trim() === '' || heading(line) || listItem(line) || line.indent >= 4) return;
+    const next = lines[i + 1];
+    const before = lines[i - 1];
+    const alone = !before || before.text.trim() === '' || heading(before) !== undefined;
+    const under = next && !code.has(next.number) ? /^ {0,3}(=+|-+)[ \t]*$/.exec(next.text) : null;
+    if (under && alone) {
+      headings.set(line.number, { level: under[1]![0] === '=' ? 1 : 2, text: line.text.trim() });
+      underlines.add(next!.number);
+      return;
+    }
+    const bold = /^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*:?[ \t]*$/.exec(line.text.trim());
+    if (bold && !/\*\*|__/.test(bold[1]!) && words.test(plain(bold[1]!))) headings.set(line.number, { level: 6, text: bold[1]!.trim() });
+  });
+  return { headings, underlines };
+}
+
+/**
  * A phase heading's number as people write it, for a RegExp source: `3`, `3.1`, `2a` / `2b` (one split in two), and
  * a range of them (`1-2`, `3.1 – 3.2`, `1 & 2`, `4 and 5`); followed by no letter or digit, so `Phase 2nd` is none.
  */
