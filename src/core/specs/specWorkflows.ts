@@ -98,6 +98,9 @@ const hasMetadata = (input: SpecStartInput) => input.metadata !== undefined && O
 
 /** Step names of phases: `phase-0`, `phase-1`, … */
 export const phaseStepName = (n: number) => `phase-${n}`;
+/** The files spec tools write beside a tasks.md that hold no tasks (Kiro's, spec-kit's): refused, they point to it. */
+const COMPANION_FILE = /(?:^|[\\/])(?:requirements|design|spec|plan|research|data-model|quickstart)\.md$/i;
+
 /** The phase number of a step name, or undefined when it is not a phase. */
 export function phaseOfStep(name: string): number | undefined {
   const m = /^phase-(\d+)$/.exec(name);
@@ -175,14 +178,14 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
   }
 
   /**
-   * Parses a source; a file it refuses that is not a tasks.md (Kiro's requirements.md or design.md, spec-kit's spec.md
+   * Parses a source; a file it refuses that is one of a spec's other files (Kiro's requirements.md or design.md, spec-kit's spec.md
    * or plan.md) while a tasks.md sits beside it is refused with that tasks.md named: the spec's tasks are there.
    */
   private async parseOrPoint(parser: string, text: string, file: { relative: string; absolute: string }): Promise<ParsedSpec> {
     try {
       return parseSource(SPEC_PARSERS, parser, text, file.relative);
     } catch (ex) {
-      if (!BatonError.is(ex, 'source_parse_failed') || isTasksFile(file.relative)) throw ex;
+      if (!BatonError.is(ex, 'source_parse_failed') || !COMPANION_FILE.test(file.relative)) throw ex;
       const cut = Math.max(file.relative.lastIndexOf('/'), file.relative.lastIndexOf('\\')) + 1;
       const beside = `${file.relative.slice(0, cut)}${TASKS_FILE_NAME}`;
       const at = `${file.absolute.slice(0, Math.max(file.absolute.lastIndexOf('/'), file.absolute.lastIndexOf('\\')) + 1)}${TASKS_FILE_NAME}`;
