@@ -1,5 +1,5 @@
 // Processes a test starts and watches: whether one is alive, and a command's output as it comes.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcessByStdio, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 
@@ -30,4 +30,25 @@ export function startNode(args: string[], env: Record<string, string> = {}): Sta
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return { child, out: () => out, err: () => err, exited };
+}
+
+/**
+ * Runs `command args…` (an agent CLI in its JSON-lines mode) to its end and resolves with the JSON objects it printed,
+ * one a line (other lines left out); rejects, with its output, when it exits other than 0 or runs past `timeoutMs`.
+ */
+export function runJsonLines(command: string, args: string[], options: Pick<SpawnOptions, 'cwd' | 'env'>, timeoutMs: number): Promise<Array<Record<string, any>>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`${command} exited ${code}: ${err}\n${out}`));
+      resolve(out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>));
+    });
+  });
 }

@@ -4,13 +4,13 @@
 // and what to fix (Claude Code shows the person none of a server's stderr). A scripted model on 127.0.0.1 stands in
 // for Anthropic's.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensureAgentClis } from '../../scripts/agentClis.mjs';
 import { CLI, ensureBuilt } from '../fixtures/mcp/cliHarness.js';
+import { runJsonLines } from '../helpers/processes.js';
 import { startScriptedModel, toolResultsOf, type ScriptedModel } from '../fixtures/runners/scriptedModel.js';
 
 const TOOL = 'mcp__baton__workflow_next_step';
@@ -30,20 +30,7 @@ function runClaude(cwd: string, home: string, args: string[]): Promise<Array<Rec
   const config = JSON.stringify({ mcpServers: { baton: { type: 'stdio', command: process.execPath, args: [CLI, 'mcp', ...args] } } });
   const argv = ['-p', 'Use Baton to fix: the cache serves pages in the wrong language.', '--output-format', 'stream-json',
     '--verbose', '--model', 'claude-sonnet-4-5', '--mcp-config', config, '--strict-mcp-config', '--allowedTools', TOOL];
-  return new Promise((resolve, reject) => {
-    const child = spawn(claude, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`claude exited ${code}: ${err}\n${out}`));
-      resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>));
-    });
-  });
+  return runJsonLines(claude, argv, { cwd, env }, 60_000);
 }
 
 /**
@@ -65,20 +52,7 @@ function runCodex(cwd: string, home: string, args: string[]): Promise<Array<Reco
     '',
   ].join('\n'));
   const env = { ...process.env, HOME: home, CODEX_HOME: codexHome, P_API_KEY: 'x' };
-  return new Promise((resolve, reject) => {
-    const child = spawn(codex, ['exec', '--json', '--skip-git-repo-check', '--ephemeral', 'Use Baton to fix the cache.'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`codex exited ${code}: ${err}\n${out}`));
-      resolve(out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>));
-    });
-  });
+  return runJsonLines(codex, ['exec', '--json', '--skip-git-repo-check', '--ephemeral', 'Use Baton to fix the cache.'], { cwd, env }, 90_000);
 }
 
 /** What the model got back from its call of Baton's tool in the run that began at request `from`. */

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensureAgentClis } from '../../scripts/agentClis.mjs';
 import { mcpConfigText } from '../../src/vscode/mcpConfig.js';
 import { CLI, ensureBuilt, waitFor } from '../fixtures/mcp/cliHarness.js';
+import { runJsonLines } from '../helpers/processes.js';
 import { startScriptedModel, toolResultsOf, type ScriptedModel } from '../fixtures/runners/scriptedModel.js';
 
 const TOOL = 'mcp__baton__workflow_next_step';
@@ -34,20 +35,7 @@ function runClaude(project: string, home: string): Promise<Array<Record<string, 
   delete env.ENABLE_TOOL_SEARCH; // Claude's default: tool search on
   const args = ['-p', 'Use Baton to fix: the cache serves pages in the wrong language.', '--output-format', 'stream-json',
     '--verbose', '--model', 'claude-sonnet-4-5', '--allowedTools', TOOL];
-  return new Promise((resolve, reject) => {
-    const child = spawn(claude, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => void (err += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`claude exited ${code}: ${err}\n${out}`));
-      resolve(out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>));
-    });
-  });
+  return runJsonLines(claude, args, { cwd: project, env }, 60_000);
 }
 
 describe("Claude Code's tool search leaves Baton's workflow_next_step loaded", { timeout: 120_000 }, () => {
