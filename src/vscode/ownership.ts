@@ -181,6 +181,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
         });
         if (stale()) return void (await owner.close());
         this.owner = owner;
+        owner.opened.store.onOwnershipLost(() => void this.ownershipLost(owner));
         // Spec workflows read tasks.md from the open buffer and tick its boxes with WorkspaceEdits (undo works).
         owner.opened.baton.specs.setSourcePort(editorSpecSource);
         this.log.info(`owner of ${settings.dbPath}; MCP endpoint ${owner.endpoint.url}`);
@@ -237,6 +238,23 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     this.state = 'starting';
     this.changed.fire();
     this.reconnect();
+  }
+
+  /**
+   * Another process took the database this window owned (its lock file was deleted meanwhile, and another Baton
+   * started): what the window holds in memory is not what is on disk any more, and every write is refused. It closes
+   * its core and endpoint (writing nothing; the other's lock and discovery file are left alone) and connects again: to
+   * the process that owns the database now, or as its owner again, reading it afresh, once that one has gone.
+   */
+  private async ownershipLost(owner: Owner): Promise<void> {
+    if (this.stopped || this.owner !== owner) return;
+    this.log.error(`another process took ${this.dbPath} (its lock file was deleted while this window owned it): this window stops answering from its copy in memory and follows the database's owner now`);
+    this.owner = undefined;
+    this.leave();
+    this.state = 'starting';
+    this.changed.fire();
+    await owner.close().catch((ex: unknown) => this.log.warn(`closing the database this window lost failed: ${errorMessage(ex)}`));
+    if (!this.stopped) this.reconnect();
   }
 
   /**
