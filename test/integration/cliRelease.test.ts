@@ -1,7 +1,7 @@
 // Rule: `baton release EXECUTION` takes a running step from the agent that holds it (one that went away), as the
 // editor's Release Step does: through the live owner or in the database when none runs. The step is ready at once for
 // the next agent that asks; the released token is refused with why. What it cannot release is refused with what to do
-// (a team run: baton send or baton stop).
+// (a team run: baton send or baton stop; a run the lifecycle tools drive: start_step takes its step over).
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
@@ -94,5 +94,35 @@ describe('baton release of a team run', () => {
       + `Talk to it with \`baton send MESSAGE --to @pr-1 --db ${setup.db}\`, or stop it with \`baton stop @pr-1 --db ${setup.db}\`.\n`);
     const status = await runCli(['status', '--db', setup.db]);
     assert.match(status.stdout, new RegExp(`^${runId} {2}review@pr-1 {2}running `, 'm'));
+  });
+});
+
+describe('baton release of a run the lifecycle tools drive', () => {
+  const setup = tempSetup('baton-release-lifecycle-');
+  let session: CliSession | undefined;
+  after(async () => {
+    await session?.client.close().catch(() => undefined);
+    rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  it('is refused saying how another agent takes the step over; the step stays running and complete_step takes it', async () => {
+    session = await startMcp(['--db', setup.db, '--workspace', setup.workspace, '--tools', 'lifecycle']);
+    const tool = async (name: string, args: Record<string, unknown>) =>
+      (await session!.client.callTool({ name, arguments: args })).structuredContent as { id: string };
+    const { id } = await tool('start_execution', { workflowName: 'bug-fix' });
+    await tool('transition_workflow_state', { executionId: id, newState: 'running' });
+    const step = await tool('start_step', { executionId: id, stepName: 'analyze' });
+    const refused = await runCli(['release', id, '--db', setup.db]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, `baton: Execution ${id} is driven by the lifecycle tools (start_step, complete_step): its steps hold `
+      + 'no step token, so there is nothing to release. Another agent takes a running step over with start_step (the same '
+      + "executionId and stepName: it answers with the step's id), then complete_step; to end the run, "
+      + `\`baton cancel ${id} --db ${setup.db}\`.\n`);
+    const status = await runCli(['status', '--db', setup.db]);
+    assert.match(status.stdout, /^ {2}▶ analyze \(running, unassigned\)$/m);
+    const again = await tool('start_step', { executionId: id, stepName: 'analyze' });
+    assert.equal(again.id, step.id, 'start_step answers with the running step');
+    const done = await session.client.callTool({ name: 'complete_step', arguments: { stepId: step.id, output: { summary: 'taken over' } } });
+    assert.equal(done.isError, undefined, JSON.stringify(done.content));
   });
 });

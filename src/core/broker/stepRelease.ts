@@ -25,6 +25,15 @@ export function releaseInTx(
   if (exec.kind === 'pipeline') {
     throw new BatonError('invalid_state', `${exec.execution_id} is a pipeline run: its steps are held by the agents the run started, so there is no step to release.`);
   }
+  // The lifecycle tools' steps hold no token: a released one would sit `ready`, which start_step and complete_step
+  // do not hand out, and no agent "asks for work" on such a run.
+  if (exec.kind === 'template' && !exec.task_id) {
+    throw new BatonError('invalid_state',
+      `Execution ${exec.execution_id} is driven by the lifecycle tools (start_step, complete_step): its steps hold no `
+      + 'step token, so there is nothing to release. Another agent takes a running step over with start_step (the same '
+      + "executionId and stepName: it answers with the step's id), then complete_step; to end the run, "
+      + `\`baton cancel ${exec.execution_id}\`.`);
+  }
   if (!isMoving(exec.status)) {
     const status = statusText(exec.status, executionFacts(exec).cancelled);
     throw new BatonError('invalid_state', `Execution ${exec.execution_id} is ${status}; only a running execution's steps can be released.`);
