@@ -250,8 +250,9 @@ function unknownTool(name: string, known: readonly string[], served: readonly To
     // A Baton tool of a group this server was not asked for: how to ask for it.
     const wanted = [...served, group].join(',');
     return `Unknown tool ${quoted(name)}: it is in Baton's ${group} tool group, which this server does not serve (it serves ` +
-      `${served.join(', ')}). Ask for it with \`--tools ${wanted}\` (baton mcp, baton serve) or the baton.mcp.toolGroups setting ` +
-      '(the editor); tools/list names the tools this server has.';
+      `${served.join(', ')}). Ask for it with \`--tools ${wanted}\` on the Baton that owns the database (baton mcp, ` +
+      'baton serve; a baton mcp that forwards to it serves its groups, whatever its own --tools) or the ' +
+      'baton.mcp.toolGroups setting (the editor), then restart that one; tools/list names the tools this server has.';
   }
   const hint = didYouMean(name, known, (s) => `"${s}"`);
   return `Unknown tool ${quoted(name)}${hint}; tools/list names the tools this server has.`;

@@ -131,8 +131,9 @@ describe('MCP layer (scripted core)', () => {
     assert.deepEqual([baton.logged.at(-1)!.name, baton.logged.at(-1)!.success, baton.logged.at(-1)!.error_category], ['make_coffee', false, 'validation'], 'logged');
     // A Baton tool of a group this server (broker only) does not serve: how to ask for it.
     assert.equal(await refusal('start_execution'), 'MCP error -32602: Unknown tool "start_execution": it is in Baton\'s lifecycle tool group, which this ' +
-      'server does not serve (it serves broker). Ask for it with `--tools broker,lifecycle` (baton mcp, baton serve) or the ' +
-      'baton.mcp.toolGroups setting (the editor); tools/list names the tools this server has.');
+      'server does not serve (it serves broker). Ask for it with `--tools broker,lifecycle` on the Baton that owns the database ' +
+      '(baton mcp, baton serve; a baton mcp that forwards to it serves its groups, whatever its own --tools) or the ' +
+      'baton.mcp.toolGroups setting (the editor), then restart that one; tools/list names the tools this server has.');
   });
 
   it('a read of a URI no resource or template matches is Invalid params naming the resources, with the URI in its data', async () => {

@@ -4,7 +4,8 @@
 // but still held the lock) leaves the database to the newcomer. When the owner exits mid-session, the forwarding
 // process takes over the database and its client's session goes on. A start the owner did not answer before it died
 // is sent again (with its request key) to the next owner: the agent gets its step, in words true for its one call,
-// and one run exists; a start_workflow cut short after creating its workflow is finished by the next owner.
+// and one run exists; a start_workflow cut short after creating its workflow is finished by the next owner. A
+// forwarding process serves the owner's tool groups, and a call of another group says to ask the owner for it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,21 @@ describe('second baton mcp on the same --db proxies to the owner', () => {
     assert.equal(readDiscovery(setup.db)?.pid, owner.pid);
     const { tools } = await proxied.client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['workflow_next_step']);
+  });
+
+  it('one given --tools all serves the owner\'s groups; a call of another group says to ask the owner for it', async () => {
+    const wider = await startMcp(['--db', setup.db, '--workspace', setup.workspace, '--tools', 'all'], 'agent-c');
+    try {
+      await waitFor(() => /--tools is ignored here/.test(wider.stderr()), 20_000, 'the flag it ignores');
+      assert.deepEqual((await wider.client.listTools()).tools.map((t) => t.name), ['workflow_next_step']);
+      await assert.rejects(wider.client.callTool({ name: 'start_execution', arguments: { workflowName: 'bug-fix' } }), (ex: Error) => {
+        assert.match(ex.message, /Ask for it with `--tools broker,lifecycle` on the Baton that owns the database \(baton mcp, baton serve; /);
+        assert.match(ex.message, /a baton mcp that forwards to it serves its groups, whatever its own --tools\)/);
+        return true;
+      });
+    } finally {
+      await wider.client.close();
+    }
   });
 
   it('a client on the proxy sees the execution the owner created and hears about its steps', async () => {
