@@ -268,7 +268,9 @@ describe('lifecycle tools: every state pair', () => {
       it(`${from} → ${to} is ${legal ? 'allowed' : 'refused with the allowed moves'}`, async () => {
         const e = await rig.ok('start_execution', { workflowName: 'security-audit' });
         for (const s of PATH[from]!) await rig.ok('transition_workflow_state', { executionId: e.id, newState: s });
-        const r = await rig.call('transition_workflow_state', { executionId: e.id, newState: to, error: 'why' });
+        // A finished execution's error is not rewritten (see 'keeps a finished execution as it finished').
+        const why = from === to && (to === 'completed' || to === 'failed') ? {} : { error: 'why' };
+        const r = await rig.call('transition_workflow_state', { executionId: e.id, newState: to, ...why });
         const after = await rig.ok('get_execution_details', { executionId: e.id, includeSteps: false });
         if (legal) {
           assert.equal(r.isError, false, r.text);
@@ -491,6 +493,29 @@ describe('lifecycle tools: contract validation', () => {
     assert.match(r.text, /WorkflowOutput contract .*\/workflow\/name must be string/);
     assert.equal(rig.baton.lifecycle.execution(id).state, 'running');
     assert.equal((await rig.ok('complete_execution', { executionId: id, output: WORKFLOW_OUTPUT })).contract.validated, true);
+  });
+
+  it('keeps a finished execution as it finished: a repeat of its end changes nothing, another output or error is refused', async () => {
+    const id = await running(rig);
+    const first = await rig.ok('complete_execution', { executionId: id, output: WORKFLOW_OUTPUT });
+    const finished = (await rig.ok('get_execution_details', { executionId: id, includeSteps: false })).execution;
+    assert.equal(first.state, 'completed');
+    const repeat = await rig.ok('complete_execution', { executionId: id, output: WORKFLOW_OUTPUT });
+    assert.deepEqual([repeat.from, repeat.state], ['completed', 'completed']);
+    const other = await rig.call('complete_execution', { executionId: id, output: { ...WORKFLOW_OUTPUT, summary: 'rewritten' } });
+    assert.equal(other.isError, true);
+    assert.equal(other.text, `Execution ${id} is already completed; its output stays as it finished (see get_execution_details). `
+      + 'To record another result, start a new execution with start_execution.');
+    const withError = await rig.call('transition_workflow_state', { executionId: id, newState: 'completed', error: 'late' });
+    assert.match(withError.text, /is already completed; its error stays as it finished/);
+    assert.deepEqual((await rig.ok('get_execution_details', { executionId: id, includeSteps: false })).execution, finished);
+
+    const failed = await rig.ok('start_execution', { workflowName: 'bug-fix' });
+    await rig.ok('transition_workflow_state', { executionId: failed.id, newState: 'failed', error: 'first reason' });
+    assert.equal((await rig.ok('complete_execution', { executionId: failed.id, error: 'first reason' })).state, 'failed');
+    const again = await rig.call('complete_execution', { executionId: failed.id, error: 'second reason' });
+    assert.match(again.text, /is already failed; its error stays as it finished/);
+    assert.equal((await rig.ok('get_execution_details', { executionId: failed.id, includeSteps: false })).execution.error, 'first reason');
   });
 
   it('uses a workspace contract (.baton/contracts) over the bundled one', async () => {

@@ -169,6 +169,19 @@ export class Lifecycle {
     const executionId = String(r.execution_id);
     const from = r.status as ExecutionStatus;
     assertTransition(executionId, from, to);
+    // A finished execution is a record: a repeat of its end (a retry whose answer was lost) changes nothing, and
+    // another output or error would rewrite what it finished with, so it is refused.
+    if (from === to && TERMINAL_STATES.includes(to)) {
+      const rewrites = [
+        error !== undefined && error !== (r.error ?? null) && 'error',
+        output !== undefined && JSON.stringify(output) !== (r.output ?? null) && 'output',
+      ].filter((f): f is string => typeof f === 'string');
+      if (rewrites.length) {
+        throw new BatonError('invalid_state', `Execution ${executionId} is already ${to}; its ${rewrites.join(' and ')} ${rewrites.length > 1 ? 'stay' : 'stays'} as it `
+          + `finished (see get_execution_details). To record another result, start a new execution with start_execution.`);
+      }
+      return { success: true, executionId, from, state: to };
+    }
     const { ms, iso } = this.now();
     const fields: Record<string, string | number | null> = { status: to };
     if (to === 'running') {
