@@ -55,8 +55,10 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         hint.push(`  → the Baton process that ran it has ended; baton stop @${e.instance ?? e.workflow ?? 'INSTANCE'}${dbFlag} stops any agent it left running and ends the run`);
       }
       // A step held by an agent that went away waits for its token to expire and the stall threshold: say how not to.
+      // Not for a run the lifecycle tools drive (no task): its steps hold no token, and baton release refuses them.
       const held = e.steps.filter((s) => s.status === 'running').map((s) => s.step_name);
-      if ((e.kind === 'template' || e.kind === 'spec') && held.length && now - Date.parse(e.updated_at) >= QUIET_MS) {
+      const tokened = (e.kind === 'template' && Boolean(e.task_id)) || e.kind === 'spec';
+      if (tokened && held.length && now - Date.parse(e.updated_at) >= QUIET_MS) {
         const which = held.length > 1 ? ' --step NAME' : '';
         hint.push(`  → quiet since ${e.updated_at}: if the agent holding ${held.join(', ')} went away, baton release ${e.execution_id}${dbFlag}${which}`);
       }

@@ -58,7 +58,7 @@ test('a workflow quiet for ten minutes with steps running says how to release th
   const now = Date.parse('2026-01-01T01:00:00.000Z');
   const step = (step_name: string, status: string) => ({ step_name, status, agent_name: 'a' });
   const quiet = {
-    execution_id: 'e1', task_id: null, started_at: '', updated_at: '2026-01-01T00:50:00.000Z', task_description: null, cancelled: false,
+    execution_id: 'e1', task_id: 't1', started_at: '', updated_at: '2026-01-01T00:50:00.000Z', task_description: null, cancelled: false,
     workflow: 'bug-fix', kind: 'template', status: 'running', progress: 0, current_step: 'fix', steps: [step('fix', 'running'), step('test', 'pending')],
   };
   assert.equal(
@@ -71,6 +71,8 @@ test('a workflow quiet for ten minutes with steps running says how to release th
   // Active a minute ago, or a pipeline run (its steps are held by the agents it started): no hint.
   assert.doesNotMatch(renderStatus([{ ...quiet, updated_at: '2026-01-01T00:59:00.000Z' }] as never, '', false, now), /release/);
   assert.doesNotMatch(renderStatus([{ ...quiet, kind: 'pipeline' }] as never, '', false, now), /release/);
+  // Nor a run the lifecycle tools drive (no task): its steps hold no token, and baton release refuses them.
+  assert.doesNotMatch(renderStatus([{ ...quiet, task_id: null }] as never, '', false, now), /release/);
 });
 
 test('a cancelled run\'s steps say what the cancel did: the one under way stopped, the others not run (the real core)', async () => {
