@@ -52,6 +52,10 @@ describe('request keys through an MCP client', () => {
     const r = await call('workflow_next_step', { template_name: 'bug-fix' }, 42);
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /_meta \\"dev\.baton\/request-key\\" must be a string of 1 to 200 characters \(a new UUID for each start\)/);
+    // error.recovery is what the tool's description tells an agent to read: never empty, text form included.
+    const error = (r.structuredContent as { error: { recovery: string } }).error;
+    assert.equal(error.recovery, 'fix the request as the message says and call again');
+    assert.match(JSON.stringify(r.content), /Recovery: fix the request as the message says and call again/);
     const lc = await call('start_execution', { workflowName: 'bug-fix' }, '');
     assert.equal(lc.isError, true);
     assert.equal(runs(), before, 'nothing started');

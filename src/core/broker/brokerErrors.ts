@@ -18,6 +18,11 @@ const RECOVERY: Partial<Record<string, string>> = {
   invalid_input: 'fix the request as the message says and call again',
 };
 
+/** What an agent does about an error of this reason (`error.recovery` of the spec's error response). */
+export function recoveryFor(reason: string): string {
+  return RECOVERY[reason] ?? 'see the message';
+}
+
 /** Turns a domain error into the spec's `status: 'error'` response (a `next_call` in its details is passed on). */
 function errorResponse(ex: BatonError): NextStepResponse {
   const retry = ex.details.retry_after_ms;
@@ -26,7 +31,7 @@ function errorResponse(ex: BatonError): NextStepResponse {
     status: 'error',
     execution_id: typeof ex.details.execution_id === 'string' ? ex.details.execution_id : undefined,
     error: {
-      code: ex.reason, message: ex.message, recovery: RECOVERY[ex.reason] ?? 'see the message',
+      code: ex.reason, message: ex.message, recovery: recoveryFor(ex.reason),
       ...(typeof retry === 'number' ? { retry_after_ms: retry } : {}),
       ...(call && typeof call === 'object' ? { next_call: call as Record<string, unknown> } : {}),
     },

@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { BatonApi } from '../../core/api.js';
+import { recoveryFor } from '../../core/broker/brokerErrors.js';
 import { NEXT_STEP_TOOL, resultText } from '../../core/broker/stepText.js';
 import { BatonError } from '../../core/errors.js';
 import type { Log } from '../../core/ports.js';
@@ -56,7 +57,8 @@ export function registerBrokerTools(
       return toResult(res);
     } catch (ex) {
       if (BatonError.is(ex)) {
-        return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: '' } });
+        // Thrown before the core answers (a malformed request key): the same recovery as the core's own errors.
+        return toResult({ status: 'error', error: { code: ex.reason, message: ex.message, recovery: recoveryFor(ex.reason) } });
       }
       const tooDeep = tooDeepResult(NEXT_STEP_TOOL, ex);
       if (tooDeep) return tooDeep;
