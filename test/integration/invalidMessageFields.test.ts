@@ -28,6 +28,7 @@ describe('a message the schema refuses names the field', () => {
       assert.deepEqual(await mcp.answer(5), { jsonrpc: '2.0', id: 5, error: { code: -32600, message: TOKEN_REFUSED } });
       // JSON-RPC answers no answer, however malformed; the next call is served.
       mcp.send({ id: 6, result: 5 });
+      mcp.send({ method: 'notifications/cancelled', params: 'x' });
       mcp.send({ id: 7, method: 'ping' });
       assert.deepEqual(await mcp.answer(7), { jsonrpc: '2.0', id: 7, result: {} });
       assert.deepEqual(mcp.notJson, []);
@@ -52,6 +53,10 @@ describe('a message the schema refuses names the field', () => {
       const answer = await post({ jsonrpc: '2.0', id: 6, result: 5 });
       assert.equal(answer.status, 400);
       assert.match(((await answer.json()) as { error: { message: string } }).error.message, /\(result: Invalid input: expected object, received number\)$/);
+      // A malformed notification: unanswered on stdio (above), but every POST gets a status: 400 and the error, no id.
+      const notification = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: 'x' });
+      assert.equal(notification.status, 400);
+      assert.deepEqual(await notification.json(), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: params must be an object' } });
       assert.equal((await post({ jsonrpc: '2.0', id: 7, method: 'ping' })).status, 200);
     } finally {
       const exited = new Promise((resolve) => serve.once('exit', resolve));
