@@ -97,6 +97,10 @@ describe('a workflow started by a person, picked up by an agent', () => {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(a), client.connect(b)]);
     try {
+      // Before anything runs, the bare call says why it has nothing to pick up, then what to pass instead.
+      const idle = await client.callTool({ name: 'workflow_next_step', arguments: {} });
+      assert.equal(idle.isError, true);
+      assert.match(JSON.stringify(idle.content), /Nothing to do: no workflow is active in this project for a call without template_name, step_token or task_id to pick up; pass template_name to start a workflow/);
       const started = await opened.baton.startWorkflow('bug-fix', 'Fix the login crash');
       const res = await client.callTool({ name: 'workflow_next_step', arguments: {} });
       const sc = res.structuredContent as unknown as NextStepResponse;

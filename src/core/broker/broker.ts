@@ -238,7 +238,7 @@ export class Broker {
     if (activeTaskId) return { mode: 'claim', activeTaskId };
     throw new BatonError(
       'invalid_input',
-      'Nothing to do: pass template_name to start a workflow (see available-workflows://all), step_token with model_output_so_far to submit a step, or task_id to claim a ready step of a running workflow.',
+      'Nothing to do: no workflow is active in this project for a call without template_name, step_token or task_id to pick up; pass template_name to start a workflow (see available-workflows://all), step_token with model_output_so_far to submit a step, or task_id to claim a ready step of a running workflow.',
     );
   }
 
