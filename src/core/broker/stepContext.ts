@@ -1,6 +1,7 @@
 // The inline context an agent gets with its step (task, persona, guardrails); dependency artifacts are fitted later.
 import type { AgentDefinition, StepContext } from '../types.js';
 import { truncateUtf8, utf8Length } from '../utf8.js';
+import { fittingPrefix, jsonLength } from './jsonText.js';
 
 /** Inputs of `buildStepContext`. */
 export interface StepContextInput {
@@ -37,13 +38,14 @@ const POINTER_BYTES = 120;
 /** What the free texts of a context were before they were cut, and where each is whole. */
 const uncut = new WeakMap<StepContext, { task: string; feedback: string; executionId: string }>();
 
-/** `text` cut to `bytes` on a character boundary, saying where it is whole; as it is if it fits. */
+/**
+ * `text` cut to `bytes` on a character boundary, saying where it is whole; as it is if it fits. Bytes are counted as
+ * the JSON form writes them (a control character takes 6, as \u0000), never fewer than the text form's UTF-8 ones.
+ */
 function cut(text: string, bytes: number, whole: string): string {
-  if (text.length * 3 <= bytes) return text;
-  const size = utf8Length(text);
-  if (size <= bytes) return text;
-  const kept = truncateUtf8(text, bytes);
-  return `${kept}${CUT_MARKER}${utf8Length(kept)} of ${size} bytes; the whole text: ${whole}]`;
+  if (text.length <= bytes / 6 || jsonLength(text) <= bytes) return text;
+  const kept = text.slice(0, fittingPrefix(text, bytes)[0]);
+  return `${kept}${CUT_MARKER}${utf8Length(kept)} of ${utf8Length(text)} bytes; the whole text: ${whole}]`;
 }
 
 /** Whether the free texts of `ctx` are long enough that the step result may pass its budget for them. */
@@ -63,11 +65,11 @@ export function cutFreeText(ctx: StepContext, overBytes: number): boolean {
   for (const field of ['task_description', 'feedback'] as const) {
     const now = ctx[field];
     if (!now || over <= 0) continue;
-    const size = utf8Length(now);
+    const size = jsonLength(now);
     const original = field === 'task_description' ? src.task : src.feedback;
     // What is kept of the text: all of it, or (cut already) what comes before the pointer, which stays about as long.
     const marker = now === original ? -1 : now.lastIndexOf(CUT_MARKER);
-    const kept = marker >= 0 ? utf8Length(now.slice(0, marker)) : size;
+    const kept = marker >= 0 ? jsonLength(now.slice(0, marker)) : size;
     if (kept <= FREE_TEXT_MIN_BYTES) continue;
     // A first cut adds the pointer (~120 bytes): it is taken from the text too.
     const target = Math.max(FREE_TEXT_MIN_BYTES, kept - over - (marker >= 0 ? 0 : POINTER_BYTES));
@@ -75,7 +77,7 @@ export function cutFreeText(ctx: StepContext, overBytes: number): boolean {
       ? cut(src.task, target, `task_description in workflow-status://${src.executionId}`)
       : cut(src.feedback, target, `feedback in current-step://${src.executionId}`);
     if (next === now) continue;
-    over -= size - utf8Length(next);
+    over -= size - jsonLength(next);
     ctx[field] = next;
     changed = true;
   }

@@ -5,42 +5,13 @@ import { rememberJsonSize } from '../jsonSize.js';
 import { utf8Length } from '../utf8.js';
 import type { ArtifactHead } from './executionRepo.js';
 import { artifactsSection, okTextFrame, rememberText } from './stepText.js';
+import { fittingPrefix, jsonLength } from './jsonText.js';
 import { cutFreeText, freeTextIsLong } from './stepContext.js';
+
+export { fittingPrefix, jsonLength };
 
 /** Below this share an artifact is left out (the oldest first) rather than cut to a useless stub. */
 const MIN_ARTIFACT_BYTES = 160;
-
-/** Bytes `s` takes inside a JSON string, quotes excluded (at least its UTF-8 length). */
-export function jsonLength(s: string): number {
-  return utf8Length(JSON.stringify(s)) - 2;
-}
-
-/** Bytes the character at `i` takes inside a JSON string, and how many UTF-16 units it spans. */
-function charCost(s: string, i: number): [bytes: number, units: number] {
-  const c = s.charCodeAt(i);
-  if (c === 0x22 || c === 0x5c || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x08 || c === 0x0c) return [2, 1];
-  if (c < 0x20) return [6, 1];
-  if (c < 0x80) return [1, 1];
-  if (c < 0x800) return [2, 1];
-  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) return [4, 2];
-  return c >= 0xd800 && c <= 0xdfff ? [6, 1] : [3, 1]; // a lone surrogate is written as a \uXXXX escape
-}
-
-/**
- * The longest prefix of `s` (on a character boundary, so never inside a surrogate pair) that takes at most `bytes`
- * inside a JSON string, and so as UTF-8 text: its length and the bytes it takes.
- */
-export function fittingPrefix(s: string, bytes: number): [length: number, used: number] {
-  let used = 0;
-  let i = 0;
-  while (i < s.length) {
-    const [size, units] = charCost(s, i);
-    if (used + size > bytes) break;
-    used += size;
-    i += units;
-  }
-  return [i, used];
-}
 
 /**
  * Puts the dependency artifacts (`heads`, oldest first) into `res.context` so that both forms fit `budgetBytes`,
