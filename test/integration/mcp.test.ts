@@ -103,6 +103,9 @@ describe('MCP server on the real core (in memory)', () => {
     assert.match(text(await client.readResource({ uri: 'guardrails://active' })), /Guardrails/);
     const current = JSON.parse(text(await client.readResource({ uri: `current-step://${taskId}` })));
     assert.equal(current.execution_id, executionId);
+    // By execution id too, as a cut feedback's pointer (feedback in current-step://<execution_id>) reads it.
+    const currentByExec = JSON.parse(text(await client.readResource({ uri: `current-step://${executionId}` })));
+    assert.equal(currentByExec.task_id, taskId);
     const byExec = JSON.parse(text(await client.readResource({ uri: `workflow-status://${executionId}` })));
     assert.equal(byExec.steps.length, 4);
     assert.equal(byExec.status, 'completed');
