@@ -6,8 +6,8 @@ import { readDiscovery } from '../host/discovery.js';
 import { teamsOf } from '../host/worker/teams.js';
 import { TEAM_BACKENDS } from '../core/worker/workflowFile.js';
 import type { AgentDefinition } from '../core/worker/types.js';
-import { CliError, dbFlagFor, dbPathOf, flagsFor, parse } from './common.js';
-import { serveTeams, TEAM_OWNER_OPTIONS, workspaceOf } from './teamCommon.js';
+import { CliError, dbFlagFor, dbPathOf, flagsFor, parse, workspaceOf } from './common.js';
+import { serveTeams, TEAM_OWNER_OPTIONS } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
 import { NEW_USAGE } from './usage.js';
 

@@ -10,9 +10,9 @@ import { ownerAnswers } from '../host/proxy.js';
 import { teamsOf } from '../host/worker/teams.js';
 import type { TeamEvent } from '../core/worker/teamRunner.js';
 import { checkInstanceName, DEFAULT_INSTANCE } from '../core/worker/workflowVariables.js';
-import { CliError, dbFlagFor, dbPathOf, fileArgument, parse } from './common.js';
+import { CliError, dbFlagFor, dbPathOf, fileArgument, parse, workspaceOf } from './common.js';
 import { maxInvocationsOf } from './runCommand.js';
-import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile, workspaceOf } from './teamCommon.js';
+import { describeEvent, serveTeams, TEAM_OWNER_OPTIONS, warnAboutTeamFile } from './teamCommon.js';
 import { ownerTaking } from './ownDatabase.js';
 import { START_USAGE } from './usage.js';
 

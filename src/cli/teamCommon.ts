@@ -7,7 +7,7 @@ import type { teamsOf } from '../host/worker/teams.js';
 import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { checkWorkflowFile } from '../host/worker/openContext.js';
 import { ownerAnswers } from '../host/proxy.js';
-import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf, flagsFor, workspaceOf as projectWorkspace } from './common.js';
+import { CliError, CONTENT_OPTION, DB_OPTIONS, dbPathOf, flagsFor } from './common.js';
 import { printWarnings } from './warnings.js';
 import type { OwnerDbValues } from './ownDatabase.js';
 import { onStopSignal } from '../host/stopSignals.js';
@@ -30,11 +30,6 @@ export async function liveOwner(values: OwnerDbValues): Promise<DiscoveryInfo> {
 export function noTeamRunning(values: OwnerDbValues): CliError {
   const dbPath = dbPathOf(values);
   return new CliError(`no team is running: no Baton process owns ${dbPath}. Start a team with baton start FILE${flagsFor('baton start', dbPath, values.workspace)} (or baton run FILE${flagsFor('baton run', dbPath, values.workspace)})${values.db ? '' : ', or name the database of a running one with --db PATH'}`, 1, { db_path: dbPath });
-}
-
-/** The project folder of a team command. */
-export function workspaceOf(values: OwnerDbValues): string {
-  return projectWorkspace(values);
 }
 
 /** A channel entry as the spec's channel.md shows it. */
