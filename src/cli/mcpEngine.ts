@@ -10,7 +10,7 @@ import { createMcpServer } from '../mcp/createMcpServer.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
 import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
-import { readDiscovery } from '../host/discovery.js';
+import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -81,6 +81,13 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
   };
 }
 
+/** What an owner that lost its database (another process took it) logs as it hands its agent on. */
+const lostText = (dbPath: string) =>
+  `this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`;
+
+/** Whether the database's discovery file names another endpoint than `owner`'s now (runProxy's ownerMoved). */
+const movedFrom = (dbPath: string) => (owner: DiscoveryInfo) => readDiscovery(dbPath)?.url !== owner.url;
+
 /**
  * When another process takes the database from this owner (its lock file deleted meanwhile, see openStore's
  * lostLockError), what it holds in memory is not what is on disk any more: rather than answer its agent from that
@@ -94,7 +101,7 @@ function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOpt
   let forwarding: Promise<void> | null = null;
   opened.store.onOwnershipLost(() => {
     forwarding ??= (async () => {
-      log.error(`this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`);
+      log.error(lostText(dbPath));
       await closeStale().catch((ex: unknown) => log.warn(`closing the database this process lost failed: ${(ex as Error).message}`));
       // Not under the lock it lost: opening again takes the lock afresh.
       const open = () => becomeOwner({ ...options, lock: undefined, version: VERSION });
@@ -102,7 +109,7 @@ function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOpt
       try {
         await runProxy({
           resume: { why, ...front.session() }, log, downstream: front, downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options),
-          ownerMoved: (o) => readDiscovery(dbPath)?.url !== o.url,
+          ownerMoved: movedFrom(dbPath),
         });
       } catch (ex) {
         log.error(`forwarding after the database was lost failed: ${(ex as Error).message}`);
@@ -152,7 +159,7 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
     try {
       await runProxy({
         owner: info, log, downstream: stdio(), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options),
-        ownerMoved: (o) => readDiscovery(dbPath)?.url !== o.url,
+        ownerMoved: movedFrom(dbPath),
       });
       return 0;
     } catch (ex) {
@@ -210,7 +217,7 @@ async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwne
   };
   // Another process took the database from this one: the closed connection sends the proxy to the owner now.
   owner.opened.store.onOwnershipLost(() => {
-    log.error(`this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`);
+    log.error(lostText(dbPath));
     void close();
   });
   return { transport: proxySide, name: 'this process', pid: null, close };
