@@ -86,8 +86,7 @@ export function heading(line: SourceLine): { level: number; text: string } | und
 export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): { headings: Map<number, { level: number; text: string }>; underlines: Set<number> } {
   const headings = new Map<number, { level: number; text: string }>();
   const underlines = new Set<number>();
-  const fences = new Fences(lines);
-  const code = new Set(lines.filter((l) => fences.code(l)).map((l) => l.number));
+  const code = codeLineNumbers(lines);
   lines.forEach((line, i) => {
     if (code.has(line.number) || line.text.trim() === '' || heading(line) || listItem(line) || line.indent >= 4) return;
     const next = lines[i + 1];
@@ -103,6 +102,12 @@ export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): {
     if (bold && !/\*\*|__/.test(bold[1]!) && words.test(plain(bold[1]!))) headings.set(line.number, { level: 6, text: bold[1]!.trim() });
   });
   return { headings, underlines };
+}
+
+/** The numbers of the lines that are code, comment or front matter (Fences reads lines in order, so once). */
+export function codeLineNumbers(lines: readonly SourceLine[]): Set<number> {
+  const fences = new Fences(lines);
+  return new Set(lines.filter((l) => fences.code(l)).map((l) => l.number));
 }
 
 /**

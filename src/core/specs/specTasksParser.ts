@@ -1,7 +1,7 @@
 // The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import { codeLineNumbers, field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(${PHASE_NUMBER})(.*)$`, 'iu');
@@ -123,7 +123,7 @@ export class SpecTasksParser implements SourceParser {
     }
     // A phase with boxes and no `Task N` line is a checkbox list's (spec-kit's `- [ ] T001 …`): the `Task T003:` lines
     // of a parallel example elsewhere made the file look like this format. Another parser reads it.
-    const code = codeLines(lines);
+    const code = codeLineNumbers(lines);
     const boxed = phases.find((p, i) => p.tasks.length === 0 && hasIdBoxes(lines, code, p.line, phases[i + 1]?.line ?? Infinity));
     if (boxed) {
       throw parseError(path, boxed.line, `${boxed.label} "${boxed.name}" has checkbox items but no "Task N.M" line`, 'task lines under each phase heading', EXAMPLES.spec, true);
@@ -135,12 +135,6 @@ export class SpecTasksParser implements SourceParser {
     }
     return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
   }
-}
-
-/** The numbers of the lines that are code, comment or front matter (Fences reads lines in order, so once). */
-function codeLines(lines: SourceLine[]): Set<number> {
-  const f = new Fences(lines);
-  return new Set(lines.filter((l) => f.code(l)).map((l) => l.number));
 }
 
 /** A checkbox list's task: `T001 …`, `TASK-001 …`, `1.2 …` (a gate's `- [ ] All tests pass` is none). */
