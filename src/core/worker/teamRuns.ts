@@ -303,9 +303,10 @@ export class TeamRuns {
     const failing = this.deps.ports.store.all<{ agent: string }>("SELECT agent FROM team_agents WHERE execution_id = ? AND state = 'failed' ORDER BY rowid", [runId]);
     if (failing.length === 0) return [];
     const events = this.deps.ports.store.all<{ event_data: string }>(
-      "SELECT event_data FROM events WHERE execution_id = ? AND event_type = 'agent_state' ORDER BY id DESC", [runId]);
+      "SELECT event_data FROM events WHERE execution_id = ? AND event_type = 'agent_state' ORDER BY id DESC", [runId])
+      .map((e) => parseJson<{ agent?: unknown; state?: unknown; error?: unknown }>(e.event_data, {}));
     return failing.map(({ agent }) => {
-      const data = events.map((e) => parseJson<{ agent?: unknown; state?: unknown; error?: unknown }>(e.event_data, {})).find((d) => d.agent === agent && d.state === 'failed');
+      const data = events.find((d) => d.agent === agent && d.state === 'failed');
       return { agent, error: typeof data?.error === 'string' ? data.error : null };
     });
   }
