@@ -186,10 +186,10 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       return parseSource(SPEC_PARSERS, parser, text, file.relative);
     } catch (ex) {
       if (!BatonError.is(ex, 'source_parse_failed') || !COMPANION_FILE.test(file.relative)) throw ex;
-      const cut = Math.max(file.relative.lastIndexOf('/'), file.relative.lastIndexOf('\\')) + 1;
-      const beside = `${file.relative.slice(0, cut)}${TASKS_FILE_NAME}`;
-      const at = `${file.absolute.slice(0, Math.max(file.absolute.lastIndexOf('/'), file.absolute.lastIndexOf('\\')) + 1)}${TASKS_FILE_NAME}`;
-      if (!(await this.port.realPath(at))) throw ex;
+      // The tasks.md in the same folder (a path's last separator either way round: the core knows no node:path).
+      const tasksBeside = (path: string) => `${path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)}${TASKS_FILE_NAME}`;
+      const beside = tasksBeside(file.relative);
+      if (!(await this.port.realPath(tasksBeside(file.absolute)))) throw ex;
       const hint = `${file.relative} is not the spec's task list: start on the ${TASKS_FILE_NAME} beside it, "${beside}".`;
       throw new BatonError('source_parse_failed', `${hint} ${ex.message}`, { ...ex.details, tasks_file: beside, problem: `${String(ex.details.problem ?? 'no tasks')}; ${hint.replace(/\.$/, '')}` });
     }
