@@ -36,11 +36,11 @@ export function utf8Text(bytes: Buffer, path: string): string {
     if (!isUtf8(bytes.subarray(start, stop))) break;
     start = stop + 1;
   }
-  const problem = `it is not UTF-8 text (line ${line} has bytes that are not UTF-8); save it as UTF-8 and try again`;
+  const problem = `is not UTF-8 text (line ${line} has bytes that are not UTF-8); save it as UTF-8 and try again`;
   throw new BatonError(
     'source_parse_failed',
-    `${path} is not UTF-8 text (line ${line} has bytes that are not UTF-8); save it as UTF-8 and try again: Baton ticks its boxes by editing its text, which would change those bytes.`,
-    { path, file: path, line, problem },
+    `${path} ${problem}: Baton ticks its boxes by editing its text, which would change those bytes.`,
+    { path, file: path, line, problem: `it ${problem}` },
   );
 }
 
