@@ -2,6 +2,7 @@
 // command leaves no database behind; --json prints the failure as one {"error": {...}} object on stdout.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -130,7 +131,10 @@ describe('baton refusals of a command line', () => {
       assert.equal(existsSync(dirname(second.db)), false, 'no database, no folder for it');
       assert.equal(readDiscovery(first.db)?.pid, serve.pid, 'the first serve goes on');
     } finally {
+      // Waits for it to go: it writes its state folder on the way out, which would race the removal (ENOTEMPTY).
+      const exited = serve.exitCode === null && serve.signalCode === null ? once(serve, 'exit') : Promise.resolve();
       serve.kill();
+      await exited;
       rmSync(first.dir, { recursive: true, force: true });
       rmSync(second.dir, { recursive: true, force: true });
     }
