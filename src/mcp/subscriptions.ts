@@ -78,12 +78,26 @@ export function installSubscriptions(server: McpServer, baton: BatonApi, log: Lo
     subs.delete(req.params.uri);
     return {};
   });
+  // One call's events (a step completed, the next one ready, the run's status) come together, each touching the same
+  // URIs: they are gathered and each touched URI is sent once, on the microtask after them, which still goes out
+  // ahead of the call's answer. A client re-reads a resource on each update, so three updates were three reads.
+  const touched = new Set<string>();
+  const send = (): void => {
+    const uris = [...touched];
+    touched.clear();
+    if (!server.isConnected()) return;
+    for (const uri of uris) {
+      if (!subs.has(uri)) continue; // unsubscribed in between
+      server.server.sendResourceUpdated({ uri }).catch((ex: unknown) => log.debug(`resources/updated for ${uri} not sent`, ex));
+    }
+  };
   return baton.onEvent((event) => {
     if (event.type === 'content') onContent();
     if (!server.isConnected()) return;
     for (const [uri, sub] of subs) {
-      if (!eventTouches(sub, event)) continue;
-      server.server.sendResourceUpdated({ uri }).catch((ex: unknown) => log.debug(`resources/updated for ${uri} not sent`, ex));
+      if (!eventTouches(sub, event) || touched.has(uri)) continue;
+      if (touched.size === 0) queueMicrotask(send);
+      touched.add(uri);
     }
   });
 }
