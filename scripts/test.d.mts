@@ -10,7 +10,7 @@ export function main(
   hooks?: {
     install?: (need: TestNeed) => Promise<void>;
     installAgentClis?: () => Promise<unknown>;
-    run?: (files: string[], concurrency: number, tmp: string) => number;
+    run?: (files: string[], concurrency: number, tmp: string) => number | Promise<number>;
     scratch?: { make: () => string; remove: (dir: string) => void };
     failed?: (tmp: string) => string[];
     say?: (line: string) => void;

@@ -1,8 +1,9 @@
-// Runs the test files under test/ (or the folders given) with node's test runner and tsx. Before any test runs, it
-// installs what the chosen tests need: the editor host (Chromium, Node 24, code-server) for the editor tests, or only
-// Chromium for a browser test among the others (test/unit/webviewPanel.test.ts), and the real agent CLIs from npm
-// (agent-clis/) for a test that drives them; with everything present that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
-import { spawnSync } from 'node:child_process';
+// Runs the test files under test/ (or the folders given) with node's test runner and tsx. It installs what the chosen
+// tests need: the editor host (Chromium, Node 24, code-server) for the editor tests, while the other tests run, and
+// before those Chromium for a browser test among them (test/unit/webviewPanel.test.ts) and the real agent CLIs from npm
+// (agent-clis/) for a test that drives them; with everything present that is a few file checks. Node 20's `--test`
+// does not expand globs, so the files are listed here.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -56,10 +57,10 @@ const realScratch = {
 
 /**
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
- * time), with a scratch folder of the run's own as their temporary folder: the workspaces, databases, editors'
- * profiles and screenshots the tests and their child processes make there are removed when every test passed, and
- * kept (the run says where) when one failed, after the list of the failed tests (scripts/failedTests.mjs's lines), so
- * that the end of the output names them. `install`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones
+ * time, whose editor host installs while the rest run), with a scratch folder of the run's own as their temporary
+ * folder: the workspaces, databases, editors' profiles and screenshots the tests and their child processes make there
+ * are removed when every test passed, and kept (the run says where) when one failed, after the list of the failed
+ * tests (scripts/failedTests.mjs's lines), so that the end of the output names them. `install`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones
  * unless a test passes its own. Returns the exit status.
  */
 export async function main(
@@ -78,19 +79,31 @@ export async function main(
     say(`no test files under ${folders.join(', ')}`);
     return 1;
   }
+  const editorFiles = files.filter(isEditorTest);
+  const otherFiles = files.filter((f) => !isEditorTest(f));
+  // The editor host (code-server on Node 24: minutes on a fresh machine) installs while the other tests run, which
+  // need at most Chromium; the editor tests wait for it. An install that fails stops the run before any test, or,
+  // the editor host's, before the editor tests (the run fails, saying why).
+  let editorHost = Promise.resolve(null);
   try {
-    await install(testNeeds(files));
+    await install(otherFiles.length ? testNeeds(otherFiles) : 'editor-host');
+    if (otherFiles.length && editorFiles.length) editorHost = install('editor-host').then(() => null, (err) => err);
     if (needsAgentClis(files)) await installAgentClis();
   } catch (err) {
     say(err.message);
+    await editorHost; // not left half done by this process's exit
     return 1;
   }
   const tmp = scratch.make();
   let status = 0;
-  for (const [group, concurrency] of [[files.filter((f) => !isEditorTest(f)), 2], [files.filter(isEditorTest), 1]]) {
-    if (group.length === 0) continue;
-    const groupStatus = run(group, concurrency, tmp); // the editor tests run even when an earlier group failed
-    status ||= groupStatus;
+  if (otherFiles.length) status = await run(otherFiles, 2, tmp);
+  const hostFailed = await editorHost;
+  if (hostFailed) {
+    say(`the editor tests were not run: ${hostFailed.message}`);
+    status ||= 1;
+  } else if (editorFiles.length) {
+    const editorStatus = await run(editorFiles, 1, tmp); // the editor tests run even when the others failed
+    status ||= editorStatus;
   }
   if (status !== 0) {
     const lines = failed(tmp);
@@ -136,10 +149,10 @@ function readFailed(tmp) {
  * BATON_TEST_BUILT=1 and do not build again (a build while another file's child runs dist/cli.js could hand it a
  * half-written bundle).
  */
-function runGroup(files, concurrency, tmp) {
+async function runGroup(files, concurrency, tmp) {
   if (!built) {
-    const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (build.status !== 0) {
+    const build = await exitCode(spawn('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }), 'npm run build');
+    if (build !== 0) {
       log('npm run build failed; no test was run');
       return 1;
     }
@@ -154,12 +167,19 @@ function runGroup(files, concurrency, tmp) {
     `--test-reporter-destination=${join(tmp, `${FAILED_PREFIX}${++groupsRun}.txt`)}`,
   ];
   const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
-  const result = spawnSync(process.execPath, args, {
-    cwd: root,
-    stdio: 'inherit',
-    env: testEnv(tmp),
+  return exitCode(spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: testEnv(tmp) }), 'node --test');
+}
+
+/** `child`'s exit status (1 when it could not start, or was killed). Not spawnSync: an install going on meanwhile (the
+ * editor host's) needs this process's event loop. */
+function exitCode(child, what) {
+  return new Promise((resolve) => {
+    child.once('error', (err) => {
+      log(`${what} could not start: ${err.message}`);
+      resolve(1);
+    });
+    child.once('exit', (code) => resolve(code ?? 1));
   });
-  return result.status ?? 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) void main(process.argv.slice(2)).then((status) => process.exit(status));

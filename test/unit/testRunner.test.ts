@@ -1,7 +1,7 @@
-// Rule: the project's own test command installs what the chosen tests need before any of them runs — the editor host
-// for the editor tests, Chromium alone for a browser test among the others, the real agent CLIs for a test that drives
-// them, nothing for the rest — and a failed install
-// stops it with the install's message before any test runs; every group runs, and any failure fails the run.
+// Rule: the project's own test command installs what the chosen tests need before they run — Chromium for a browser
+// test, the real agent CLIs for a test that drives them, nothing for the rest, and the editor host for the editor
+// tests while the others run — and a failed install stops it with the install's message before the tests that need
+// it; every group runs, and any failure fails the run.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -53,16 +53,68 @@ describe('npm test', () => {
     assert.equal(testNeeds(findTests(['test/e2e/inHost.test.ts'])), 'editor-host');
   });
 
-  it('installs the editor host before the first test of a whole run, whose unit group has the browser test', async () => {
+  it('installs Chromium and the agent CLIs before the first test of a whole run, the editor host meanwhile', async () => {
     const { calls, status } = await record([]);
     assert.equal(status, 0);
-    assert.equal(calls[0], 'install editor-host');
-    assert.equal(calls[1], 'install agent-clis');
-    assert.equal(calls[2], 'make scratch');
-    assert.match(calls[3]!, /^run \d+ files × 2 with webviewPanel in \/scratch$/);
-    assert.match(calls[4]!, /^run \d+ files × 1 in \/scratch$/);
-    assert.equal(calls[5], 'remove /scratch', 'a passing run leaves no temporary files behind');
-    assert.equal(calls.length, 6);
+    assert.deepEqual(calls.slice(0, 4), ['install chromium', 'install editor-host', 'install agent-clis', 'make scratch']);
+    assert.match(calls[4]!, /^run \d+ files × 2 with webviewPanel in \/scratch$/);
+    assert.match(calls[5]!, /^run \d+ files × 1 in \/scratch$/);
+    assert.equal(calls[6], 'remove /scratch', 'a passing run leaves no temporary files behind');
+    assert.equal(calls.length, 7);
+  });
+
+  it('installs the editor host while the other tests run, and runs the editor tests once it is installed', async () => {
+    const calls: string[] = [];
+    let othersRan: () => void = () => undefined;
+    const othersDone = new Promise<void>((resolve) => (othersRan = resolve));
+    const status = await main([], {
+      say: (line: string) => void calls.push(`say ${line}`),
+      scratch: { make: () => '/scratch', remove: () => undefined },
+      install: async (need: TestNeed) => {
+        calls.push(`install ${need}`);
+        if (need !== 'editor-host') return;
+        await othersDone; // still installing while the other tests run
+        calls.push('installed editor-host');
+      },
+      installAgentClis: async () => void calls.push('install agent-clis'),
+      run: async (files, concurrency) => {
+        calls.push(`run ${concurrency === 1 ? 'editor' : 'others'}`);
+        if (concurrency === 2) setTimeout(othersRan, 10);
+        return 0;
+      },
+    });
+    assert.equal(status, 0);
+    assert.deepEqual(calls, ['install chromium', 'install editor-host', 'install agent-clis', 'run others', 'installed editor-host', 'run editor']);
+  });
+
+  it('runs the other tests when the editor host cannot be installed, then fails saying why, without the editor tests', async () => {
+    const calls: string[] = [];
+    const status = await main([], {
+      say: (line: string) => void calls.push(`say ${line}`),
+      scratch: { make: () => '/scratch', remove: () => assert.fail('a failed run keeps its files') },
+      failed: () => [],
+      install: async (need: TestNeed) => {
+        calls.push(`install ${need}`);
+        if (need === 'editor-host') throw new Error('editor host: npm install code-server failed (exit 1); see editor-host/install.log');
+      },
+      installAgentClis: async () => void calls.push('install agent-clis'),
+      run: async (files, concurrency) => {
+        calls.push(`run ${concurrency === 1 ? 'editor' : 'others'}`);
+        return 0;
+      },
+    });
+    assert.equal(status, 1);
+    assert.deepEqual(calls, [
+      'install chromium', 'install editor-host', 'install agent-clis', 'run others',
+      'say the editor tests were not run: editor host: npm install code-server failed (exit 1); see editor-host/install.log',
+      'say the tests\' temporary files (workspaces, databases, screenshots) are kept in /scratch',
+    ]);
+  });
+
+  it('installs the editor host first when only editor tests are chosen', async () => {
+    const { calls, status } = await record(['test/e2e']);
+    assert.equal(status, 0);
+    assert.deepEqual(calls.slice(0, 2), ['install editor-host', 'make scratch']);
   });
 
   it('installs only Chromium for the unit tests, and the agent CLIs (no editor) for the integration tests', async () => {
@@ -82,7 +134,7 @@ describe('npm test', () => {
   it('runs the editor tests even when an earlier group failed, reports the failure and keeps its temporary files', async () => {
     const { calls, status } = await record([], undefined, 1);
     assert.equal(status, 1);
-    assert.equal(calls.length, 6, calls.join('; '));
+    assert.equal(calls.filter((c) => c.startsWith('run ')).length, 2, calls.join('; '));
     assert.ok(!calls.some((c) => c.startsWith('remove')), 'a failed run keeps its workspaces and screenshots to look at');
     assert.equal(calls.at(-1), 'say the tests\' temporary files (workspaces, databases, screenshots) are kept in /scratch');
   });
