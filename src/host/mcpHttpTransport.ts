@@ -12,7 +12,7 @@ import {
   InitializeRequestSchema, isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type InitializeRequest, type JSONRPCMessage, type MessageExtraInfo,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine } from '../mcp/invalidMessage.js';
+import { batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, issueLine, requestIdOf } from '../mcp/invalidMessage.js';
 import { isAnswer, isRequest, toMessage } from '../mcp/jsonRpc.js';
 import { keepSseAlive, SSE_KEEP_ALIVE_MS } from './sseKeepAlive.js';
 import { GET_STREAM, SseReplay, type Cursor } from './sseReplay.js';
@@ -33,10 +33,13 @@ interface PendingPost {
   stream: number;
 }
 
-/** A JSON-RPC error reply with an HTTP status. */
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+/**
+ * A JSON-RPC error reply with an HTTP status, under the id of the request `body` carries when it is one (see
+ * requestIdOf), else under a null id as the SDK's transport answers.
+ */
+function rpcError(res: ServerResponse, status: number, code: number, message: string, body?: unknown): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: requestIdOf(body) ?? null }));
 }
 
 /**
@@ -64,10 +67,10 @@ export function accepts(header: string | undefined, type: string): boolean {
  * Refuses (400) a request after `initialize` whose MCP-Protocol-Version header names a version this server does not
  * speak, as the transport specification says for every such request (a POST, the GET stream, a DELETE); true if so.
  */
-function unsupportedVersion(req: IncomingMessage, res: ServerResponse): boolean {
+function unsupportedVersion(req: IncomingMessage, res: ServerResponse, body?: unknown): boolean {
   const version = req.headers['mcp-protocol-version'];
   if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-  rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+  rpcError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, body);
   return true;
 }
 
@@ -89,7 +92,7 @@ export function refuseWithoutSession(res: ServerResponse, method: string | undef
   }
   const invalid = method === 'POST' && !Array.isArray(body) && !toMessage(body) ? invalidMessage(body, schemaError(body)) : undefined;
   if (invalid) return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(invalid.answer));
-  rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id header of its answer with every request');
+  rpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id header of its answer with every request', body);
 }
 
 /** What the SDK's message schema says about a value it refuses. */
@@ -147,7 +150,7 @@ export class McpHttpTransport implements Transport {
 
   /** Serves one HTTP request of this session; `body` is the parsed JSON of a POST. */
   handle(req: IncomingMessage, res: ServerResponse, body?: unknown): void {
-    if (this.closed) return rpcError(res, 404, -32001, 'Session not found; initialize again');
+    if (this.closed) return rpcError(res, 404, -32001, 'Session not found; initialize again', body);
     if (req.method === 'POST') return this.post(req, res, body);
     if (unsupportedVersion(req, res)) return;
     if (req.method === 'GET') return this.get(req, res);
@@ -164,10 +167,10 @@ export class McpHttpTransport implements Transport {
     const json = accepts(req.headers.accept, 'application/json');
     const sseAccepted = accepts(req.headers.accept, 'text/event-stream');
     if (!json && !sseAccepted) {
-      return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept application/json or text/event-stream');
+      return rpcError(res, 406, -32000, 'Not Acceptable: Client must accept application/json or text/event-stream', body);
     }
     if ((req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') {
-      return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+      return rpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json', body);
     }
     if (Array.isArray(body)) {
       // The session's version decides: a header naming another version the server speaks is taken (the transport
@@ -190,15 +193,15 @@ export class McpHttpTransport implements Transport {
     if (messages.length === 0) return rpcError(res, 400, -32600, 'Invalid Request: empty batch');
     const initialize = messages.find((m): m is JSONRPCMessage & InitializeRequest => 'method' in m && m.method === 'initialize' && isInitializeRequest(m));
     if (initialize) {
-      if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized');
+      if (this.initialized) return rpcError(res, 400, -32600, 'Invalid Request: Server already initialized', body);
       if (messages.length > 1) return rpcError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.initialized = true;
       this.protocolVersion = initialize.params.protocolVersion;
       this.initializeId = (initialize as { id?: RequestId }).id;
       this.onInitialized(this.sessionId);
     } else {
-      if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized');
-      if (unsupportedVersion(req, res)) return;
+      if (!this.initialized) return rpcError(res, 400, -32000, 'Bad Request: Server not initialized', body);
+      if (unsupportedVersion(req, res, body)) return;
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isRequest);

@@ -10,7 +10,7 @@ import { BatonError } from '../core/errors.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { quoted } from '../mcp/inputErrors.js';
-import { limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
+import { limitText, MAX_MESSAGE_BYTES, requestIdOf, TOO_LARGE_FIX } from '../mcp/invalidMessage.js';
 import { connectServer } from '../mcp/jsonRpc.js';
 import { handleControl } from './controlOps.js';
 import { HOLDER_PID_HEADER } from './discovery.js';
@@ -264,7 +264,7 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       return existing.transport.handle(req, res, body);
     }
     if (sessionId !== undefined) {
-      return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: null });
+      return reply(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found; initialize again' }, id: requestIdOf(body) ?? null });
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return refuseWithoutSession(res, req.method, body);
     const server = options.createServer(grant === null ? undefined : grants.get(grant), holderPidOf(req));

@@ -20,6 +20,16 @@ export function limitText(bytes: number): string {
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 
 /**
+ * The id of `body` when it is one request (a method, and an id MCP allows): a refusal of the HTTP request that carried
+ * it answers under that id, so a client waiting on the id gets the error instead of an answer it cannot place.
+ */
+export function requestIdOf(body: unknown): string | number | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const m = body as { id?: unknown; method?: unknown };
+  return typeof m.method === 'string' && isRequestId(m.id) ? m.id : undefined;
+}
+
+/**
  * The refusal of a request whose id is already waiting for its answer (`where`: in this session, or earlier in its
  * batch): both answers would carry that id, the client would take the first for either, and a cancel of the id would
  * reach only one of them.
