@@ -10,7 +10,7 @@ import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest } from '@model
 import type { Log } from '../core/ports.js';
 import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catalog.js';
 import {
-  batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, TOO_LARGE_FIX,
+  batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, methodNotFound, TOO_LARGE_FIX,
 } from '../mcp/invalidMessage.js';
 
 /** What the client set up on its session: what a proxy replays to another server to carry the session on there. */
@@ -456,7 +456,7 @@ export class StdioFront implements Transport {
       // A method the server does not have gets its Method not found at once, as the server would answer it (Claude
       // Code asks `server/discover` before `initialize`, and waits for the answer): the engine is not needed for it.
       if (catalog.methods && !catalog.methods.includes(m.method)) {
-        void this.error(-32601, 'Method not found', m.id);
+        void this.error(-32601, methodNotFound(m.method, catalog.methods), m.id);
         return;
       }
     }

@@ -20,6 +20,7 @@ import {
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { batonMethods } from '../mcp/catalogBuilder.js';
+import { methodNotFound } from '../mcp/invalidMessage.js';
 import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
@@ -484,7 +485,9 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
    */
   const answerEarly = (request: JSONRPCRequest) => {
     if (request.method === 'ping') return toClient({ jsonrpc: '2.0', id: request.id, result: {} });
-    if (!batonMethods().has(request.method)) return toClient({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: 'Method not found' } });
+    if (!batonMethods().has(request.method)) {
+      return toClient({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: methodNotFound(request.method, [...batonMethods()]) } });
+    }
     // This process's own server (after a takeover) answers it as over stdio; during a takeover it waits for its end.
     const owner = up.owner;
     if (!owner || queue !== null) return forward(request);

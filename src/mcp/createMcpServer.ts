@@ -13,7 +13,7 @@ import { didYouMean } from '../core/suggest.js';
 import type { RunScope } from '../core/pipelines/runner.js';
 import type { Log } from '../core/ports.js';
 import { formatInputIssues, invalidArguments, quoted, specSchemeHint, unstorableInput, withoutRefusedNulls, withParsedJsonText } from './inputErrors.js';
-import { issueText, type Issue } from './invalidMessage.js';
+import { issueText, methodNotFound, type Issue } from './invalidMessage.js';
 import { plainToolCall, rpcError } from './jsonRpc.js';
 import { portableSchema } from './portableSchema.js';
 import { checkPromptRequests } from './promptRequests.js';
@@ -121,6 +121,11 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   });
   refuseCursors(server);
   answerMalformedParams(server); // last: it wraps every handler registered by now
+  // The SDK answers a method it has no handler for with a bare "Method not found": name the fix instead.
+  const methods = serverMethods(server);
+  server.server.fallbackRequestHandler = async (request) => {
+    throw rpcError(-32601, methodNotFound(request.method, methods));
+  };
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
     unsubscribe();

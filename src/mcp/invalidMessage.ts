@@ -20,6 +20,19 @@ export function limitText(bytes: number): string {
 export const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
 
 /**
+ * The message of Method not found (-32601) for a request of `method`, naming the fix: a notification sent with an id
+ * (a request of that name, which no server answers) is to go without one; any other method is not one of `methods`,
+ * the methods the server answers, which it lists.
+ */
+export function methodNotFound(method: string, methods: readonly string[]): string {
+  const shown = JSON.stringify(method.length > 80 ? `${method.slice(0, 80)}…` : method);
+  if (method.startsWith('notifications/')) {
+    return `Method not found: ${shown} is a notification; send it without an id (a notification gets no answer)`;
+  }
+  return `Method not found: ${shown} is not a method this server answers; its methods: ${methods.join(', ')}`;
+}
+
+/**
  * The id of `body` when it is one request (a method, and an id MCP allows): a refusal of the HTTP request that carried
  * it answers under that id, so a client waiting on the id gets the error instead of an answer it cannot place.
  */

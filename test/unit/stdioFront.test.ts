@@ -158,7 +158,8 @@ describe('the stdio front of baton mcp', () => {
     const w = wire();
     w.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: {} });
     await w.written(1);
-    assert.deepEqual(w.out[0], { jsonrpc: '2.0', id: 'd', error: { code: -32601, message: 'Method not found' } });
+    const message = 'Method not found: "server/discover" is not a method this server answers; its methods: ping, initialize, tools/list, tools/call, resources/list';
+    assert.deepEqual(w.out[0], { jsonrpc: '2.0', id: 'd', error: { code: -32601, message } });
     assert.equal(await settled(w.front.engineWanted), false, 'nothing asked for the engine');
     w.send({ jsonrpc: '2.0', method: 'notifications/whatever' });
     w.send({ jsonrpc: '2.0', id: 2, method: 'resources/list' });
