@@ -134,6 +134,8 @@ async function serveAsOwner(options: McpOptions, lock: HeldLock, log: Log, start
   let started: Promise<() => Promise<void>> | null = null;
   onShutdown(async (why) => {
     log.info(`stopping (${why})`);
+    // The client that closed stdin still reads the answers of the calls it sent before (a signal does not wait).
+    if (why.startsWith('stdin')) await front.answered();
     const stop = started && (await started.catch(() => null));
     if (stop) await stop();
     else lock.release();

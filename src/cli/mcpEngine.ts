@@ -144,6 +144,7 @@ export async function forwardMcp(options: McpOptions, front: StdioFront | null =
       const forwarding = forwardWhenLost(owner.opened, served, options, () => owner.close());
       onShutdown(async (why) => {
         log.info(`stopping (${why})`);
+        if (why.startsWith('stdin')) await served.answered(); // as serveAsOwner's: the calls sent before are answered
         const proxy = forwarding();
         if (proxy) return proxy;
         await server.close().catch(() => undefined);

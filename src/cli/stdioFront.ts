@@ -211,6 +211,17 @@ export class StdioFront implements Transport {
     return { initialize, initialized: this.seen.initialized, subscriptions: [...this.seen.subscriptions] };
   }
 
+  /**
+   * Resolves once every request read so far has its answer (or was cancelled), those held for the engine too: what an
+   * owner waits for when its client closes stdin, or the server's close would drop the answers of calls sent just
+   * before (the SDK aborts every request still running when its server closes).
+   */
+  async answered(): Promise<void> {
+    const open = () => (this.phase === 'early' ? this.held.some((line) => isRequest(peek(line)))
+      : this.phase === 'attached' && (this.inFlight.size > 0 || this.batches.size > 0));
+    while (open()) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   /** Whether the front answers the client itself still: no server or proxy has taken it over, nor is it closed. */
   get unattached(): boolean {
     return this.phase === 'early' || this.phase === 'failed';

@@ -1,0 +1,43 @@
+// Rule: a real `baton mcp` answers the requests its client writes just before closing stdin (in the same write, say)
+// before it exits on its own: a request there is answered and its work done (a workflow starts).
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { ensureBuilt, rawMcp, tempSetup } from '../fixtures/mcp/cliHarness.js';
+
+const T = { timeout: 60_000 };
+const INIT = { method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+describe('baton mcp: the last lines before stdin closes', () => {
+  const setups: Array<{ dir: string }> = [];
+  const kills: Array<() => void> = [];
+  before(() => ensureBuilt());
+  after(() => {
+    for (const kill of kills) kill();
+    for (const setup of setups) rmSync(setup.dir, { recursive: true, force: true });
+  });
+
+  /** A `baton mcp` with its session up and its engine loaded (a resources/list answered). */
+  async function started() {
+    const setup = tempSetup('baton-stdio-last-line-');
+    setups.push(setup);
+    const mcp = rawMcp(['--db', setup.db, '--workspace', setup.workspace]);
+    kills.push(() => mcp.child.kill('SIGKILL'));
+    const exited = new Promise<number | null>((resolve) => mcp.child.once('exit', (code) => resolve(code)));
+    mcp.send({ id: 1, ...INIT });
+    await mcp.answer(1);
+    mcp.send({ method: 'notifications/initialized' });
+    mcp.send({ id: 2, method: 'resources/list' });
+    await mcp.answer(2);
+    return { mcp, exited };
+  }
+
+  it('answers a request written with the end of stdin, and does its work', T, async () => {
+    const { mcp, exited } = await started();
+    const start = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'last line' } } };
+    mcp.child.stdin!.end(JSON.stringify(start) + '\n');
+    const answer = (await mcp.answer(3)).result as { structuredContent?: { status?: string } };
+    assert.equal(answer.structuredContent?.status, 'ok', JSON.stringify(answer).slice(0, 300));
+    assert.equal(await exited, 0);
+  });
+});
