@@ -157,6 +157,7 @@ export class StdioFront implements Transport {
     if (this.listening) return;
     this.listening = true;
     this.input.on('data', this.ondata);
+    this.input.prependListener('end', this.onend); // before the shutdown's: the last line goes to the server first
     this.input.on('error', this.onInputError);
     this.armGrace();
   }
@@ -262,6 +263,7 @@ export class StdioFront implements Transport {
     this.phase = 'closed';
     clearTimeout(this.grace);
     this.input.off('data', this.ondata);
+    this.input.off('end', this.onend);
     this.input.off('error', this.onInputError);
     if (this.input.listenerCount('data') === 0) this.input.pause();
     this.pieces = [];
@@ -287,22 +289,35 @@ export class StdioFront implements Transport {
       if (end === -1) return this.hold(chunk.subarray(start));
       this.hold(chunk.subarray(start, end));
       start = end + 1;
-      if (this.oversize) {
-        this.refuseOversize(this.oversize);
-        this.oversize = null;
-        continue;
-      }
-      // A byte order mark is not JSON, but RFC 8259 lets a parser ignore one, and encoders that write it (.NET's
-      // UTF8Encoding(true), PowerShell 5) put it before a client's first line: its initialize would never be answered.
-      const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
-      this.pieces = [];
-      this.pieceBytes = 0;
-      if (!/\S/.test(line)) continue; // a blank line is no message (the SDK's own transport skips it too)
-      if (this.phase === 'attached') this.dispatch(line);
-      else if (this.phase === 'failed') this.answerFailed(line);
-      else this.early(line);
+      this.endLine();
     }
   };
+
+  /**
+   * Stdin ended: a last line with no newline after it is still a message (the SDK's transport drops it, and a client
+   * that wrote its last request so, `printf` in a script, waited for an answer that never came).
+   */
+  private readonly onend = () => {
+    if (this.phase !== 'closed' && (this.pieceBytes > 0 || this.oversize)) this.endLine();
+  };
+
+  /** The line whose pieces are held is whole: it is taken as a message (or refused, over MAX_LINE). */
+  private endLine(): void {
+    if (this.oversize) {
+      this.refuseOversize(this.oversize);
+      this.oversize = null;
+      return;
+    }
+    // A byte order mark is not JSON, but RFC 8259 lets a parser ignore one, and encoders that write it (.NET's
+    // UTF8Encoding(true), PowerShell 5) put it before a client's first line: its initialize would never be answered.
+    const line = (this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces)).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+    this.pieces = [];
+    this.pieceBytes = 0;
+    if (!/\S/.test(line)) return; // a blank line is no message (the SDK's own transport skips it too)
+    if (this.phase === 'attached') this.dispatch(line);
+    else if (this.phase === 'failed') this.answerFailed(line);
+    else this.early(line);
+  }
 
   /** Holds a piece of the current line, or counts it (keeping its last bytes) once the line is over MAX_LINE. */
   private hold(piece: Buffer): void {
