@@ -128,6 +128,8 @@ export class StdioFront implements Transport {
   private readonly input: Readable;
   private readonly output: Writable;
   private listening = false;
+  /** Stdout failed: the client reads nothing more (see onOutputError). */
+  private outputFailed = false;
   private attachWhenStarted: ((line: string) => JSONRPCMessage) | null = null;
 
   constructor(private readonly options: StdioFrontOptions) {
@@ -159,6 +161,7 @@ export class StdioFront implements Transport {
     this.input.on('data', this.ondata);
     this.input.prependListener('end', this.onend); // before the shutdown's: the last line goes to the server first
     this.input.on('error', this.onInputError);
+    this.output.on('error', this.onOutputError);
     this.armGrace();
   }
 
@@ -270,6 +273,18 @@ export class StdioFront implements Transport {
     this.oversize = null;
     this.onclose?.();
   }
+
+  /**
+   * Stdout failed (EPIPE: the client closed its end, or died): nothing written reaches it any more. Unhandled, the
+   * error ended the process with a stack trace and no orderly stop (its discovery file left behind); stdin is ended
+   * instead, so the process stops as when its client closes stdin, and later answers are dropped.
+   */
+  private readonly onOutputError = (error: Error) => {
+    if (this.outputFailed) return;
+    this.outputFailed = true;
+    this.options.log.warn(`stdout: ${error.message}; the client reads no answers any more, so this process stops`);
+    this.input.destroy();
+  };
 
   private readonly onInputError = (error: Error) => {
     this.options.log.warn(`stdin: ${error.message}`);
@@ -542,7 +557,7 @@ export class StdioFront implements Transport {
 
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
     return new Promise((resolve) => {
-      if (this.output.write(JSON.stringify(message) + '\n')) resolve();
+      if (this.outputFailed || this.output.write(JSON.stringify(message) + '\n')) resolve();
       else this.output.once('drain', resolve);
     });
   }
