@@ -558,6 +558,20 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(shape(both), ['Setup [T001]', 'Core [T002]']);
   });
 
+  it('the spec format and a plain list read bold and setext phase headings as the checkbox lists do', () => {
+    const bold = '# Plan\n\n**Phase 1: Setup**\n- [ ] **Task 1.1**: a\n- [ ] **Task 1.2**: b\n\n**Phase 2: Core**\n- [ ] **Task 2.1**: c\n';
+    const spec = parse(bold);
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.phases.map((p) => `${p.label}|${p.name} [${p.tasks.map((t) => t.id).join(' ')}]|${p.line}`), ['Phase 1|Setup [1.1 1.2]|3', 'Phase 2|Core [2.1]|7']);
+    const setext = parse('Plan\n====\n\nPhase 1: Setup\n--------------\n**Goal:** Start\n- [ ] **Task 1.1**: a\n\nPhase 2: Core\n-------------\n- [ ] **Task 2.1**: c\n');
+    assert.equal(setext.parser, 'spec_tasks_parser');
+    assert.equal(setext.title, 'Plan');
+    assert.deepEqual(setext.phases.map((p) => `${p.name}|${p.description} [${p.tasks.map((t) => t.id).join(' ')}]`), ['Setup|Start [1.1]', 'Core| [2.1]']);
+    // A plan without a box: its bold phase headings are recognised, and their plain items are the tasks.
+    const plainList = parse('# Plan\n\n**Phase 1: Setup**\n- a\n- b\n\n**Phase 2: Core**\n- c\n');
+    assert.deepEqual(shape(plainList), ['Setup [1 2]', 'Core [1]']);
+  });
+
   it('an empty box is refused with its line, not read as a task named "Task 3"', () => {
     const text = '# Implementation Plan\n\n- [ ] 1. Set up\n  - [x] 1.1 Create dirs\n  - [ ]\n- [ ] 2. Build\n  - [ ] 2.1 Compile\n';
     assert.throws(() => parse(text, 'specs/a/tasks.md'), (ex: unknown) => BatonError.is(ex, 'source_parse_failed') && ex.details.line === 5 &&

@@ -6,7 +6,7 @@
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import {
-  field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings, type ListItem, type SourceLine,
+  field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings, type ListItem, type SourceLine,
 } from './markdown.js';
 import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
 
@@ -76,7 +76,8 @@ export class CheckboxTasksParser implements SourceParser {
   detect(text: string): number {
     const count = (text.match(/^[ \t]*(?:[-*+]|\d+[.)])[ \t]+\[[ xX\-~/]\]/gm) ?? []).length;
     if (count > 0) return count >= 2 ? 0.6 : 0.3;
-    return /^ {0,3}#{1,6}[ \t]+(?:[^\p{L}\p{N}\n]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(?:\d|N\b)/imu.test(text) ? 0.2 : 0;
+    const phases = /^ {0,3}#{1,6}[ \t]+(?:[^\p{L}\p{N}\n]*\s*)?(?:Phase|Stage|Milestone|Part)\s+(?:\d|N\b)/imu.test(text) || hasUnmarkedPhase(text, PHASE_LIKE);
+    return phases ? 0.2 : 0;
   }
 
   /** @inheritdoc */

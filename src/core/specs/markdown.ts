@@ -104,6 +104,12 @@ export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): {
   return { headings, underlines };
 }
 
+/** Whether `text` has a heading without `#` (setext, a bold line) that `words` reads as a phase: for a parser's detect. */
+export function hasUnmarkedPhase(text: string, words: RegExp): boolean {
+  const { headings } = unmarkedHeadings(splitLines(text), words);
+  return [...headings.values()].some((h) => words.test(plain(h.text)));
+}
+
 /** The numbers of the lines that are code, comment or front matter (Fences reads lines in order, so once). */
 export function codeLineNumbers(lines: readonly SourceLine[]): Set<number> {
   const fences = new Fences(lines);

@@ -1,7 +1,10 @@
 // The spec's tasks.md format: `### Phase N: Name` headings, a **Goal**, bold task lines with estimated time,
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
-import { codeLineNumbers, field, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, type SourceLine } from './markdown.js';
+import {
+  codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
+  type SourceLine,
+} from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(${PHASE_NUMBER})(.*)$`, 'iu');
@@ -51,9 +54,11 @@ export class SpecTasksParser implements SourceParser {
 
   /** Sure when it sees a phase heading and a `Task N.M` line (an item or a heading); never for a file without both. */
   detect(text: string): number {
-    const phases = /^ {0,3}#{1,6}[ \t]+[^\n]*?Phase\s+\d/im.test(text);
     const tasks = /^(?:[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[[ xX\-~/]\][ \t]+)?| {0,3}#{2,6}[ \t]+| {0,3}(?=\*\*|__))(?:\*\*|__)?Task\s+[\w.-]*\d/im.test(text);
-    return phases && tasks ? 0.9 : 0;
+    if (!tasks) return 0;
+    // A phase written as a setext heading or a bold line (`**Phase 1: Setup**`) too, as the checkbox parser reads them.
+    const phases = /^ {0,3}#{1,6}[ \t]+[^\n]*?Phase\s+\d/im.test(text) || hasUnmarkedPhase(text, PHASE_HEADING);
+    return phases ? 0.9 : 0;
   }
 
   /** @inheritdoc */
@@ -71,9 +76,10 @@ export class SpecTasksParser implements SourceParser {
       open = null;
     };
     const fences = new Fences(lines);
+    const unmarked = unmarkedHeadings(lines, PHASE_HEADING);
     for (const line of lines) {
-      if (fences.code(line)) continue;
-      const h = heading(line);
+      if (fences.code(line) || unmarked.underlines.has(line.number)) continue;
+      const h = heading(line) ?? unmarked.headings.get(line.number);
       if (h) {
         if (h.level === 1 && title === null) title = plain(h.text);
         while (under.length && under.at(-1)!.level >= h.level) under.pop();
