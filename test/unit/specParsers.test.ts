@@ -572,6 +572,22 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(shape(plainList), ['Setup [1 2]', 'Core [1]']);
   });
 
+  it('a plain "Phase N: Title" line on its own is a phase heading; a task, a sentence or code that says "Phase 2:" is not', () => {
+    const text = [
+      '# Plan', '', 'Phase 1: Setup', '- [ ] T001 a', '- [ ] T002 b, as Phase 2: says', 'Phase 2: Core', '- [ ] T003 c',
+      '  Phase 9: nested under T003', '', 'Phase 3.1 - Polish', '', '- [ ] T004 d', '', 'Phase 4: waits for the review.',
+      '- [ ] T005 e', '', '```', 'Phase 5: code', '```', '',
+    ].join('\n');
+    const p = parse(text);
+    assert.deepEqual(p.phases.map((ph) => `${ph.label}|${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]|${ph.line}`), [
+      'Phase 1|Setup [T001 T002]|3', 'Phase 2|Core [T003]|6', 'Phase 3.1|Polish [T004 T005]|10',
+    ]);
+    assert.equal(p.phases[0]!.tasks[1]!.name, 'b, as Phase 2: says');
+    const spec = parse('# Plan\n\nPhase 1: Setup\n**Goal:** Start\n- [ ] **Task 1.1**: a\n\nPhase 2 \u2013 Core\n- [ ] **Task 2.1**: c\n');
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.phases.map((ph) => `${ph.label}|${ph.name}|${ph.description} [${ph.tasks.map((t) => t.id).join(' ')}]`), ['Phase 1|Setup|Start [1.1]', 'Phase 2|Core| [2.1]']);
+  });
+
   it('an empty box is refused with its line, not read as a task named "Task 3"', () => {
     const text = '# Implementation Plan\n\n- [ ] 1. Set up\n  - [x] 1.1 Create dirs\n  - [ ]\n- [ ] 2. Build\n  - [ ] 2.1 Compile\n';
     assert.throws(() => parse(text, 'specs/a/tasks.md'), (ex: unknown) => BatonError.is(ex, 'source_parse_failed') && ex.details.line === 5 &&

@@ -79,9 +79,11 @@ export function heading(line: SourceLine): { level: number; text: string } | und
 
 /**
  * Headings written without `#`: a setext heading (a line of text over `===`, level 1, or `---`, level 2, with no blank
- * line between) and a line that is bold as a whole and starts with one of `words` followed by a number
- * (`**Phase 2: Core**`), which hand-written plans use as headings; that one is given level 6, so a `#` heading that
- * named the same phase before stays the phase. Keyed by line number; `underlines` are the `===` / `---` lines.
+ * line between); a line that is bold as a whole and starts with one of `words` followed by a number
+ * (`**Phase 2: Core**`), which hand-written plans use as headings; and a plain line `Phase 2: Core` at the left margin
+ * after a blank line, a heading or a list item (a task's own "… Phase 2: …" is in its list item; a paragraph's line
+ * is no heading). Those two are given level 6, so a `#` heading that named the same phase before stays the phase.
+ * Keyed by line number; `underlines` are the `===` / `---` lines.
  */
 export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): { headings: Map<number, { level: number; text: string }>; underlines: Set<number> } {
   const headings = new Map<number, { level: number; text: string }>();
@@ -100,6 +102,7 @@ export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): {
     }
     const bold = /^(?:\*\*|__)(.+?)(?:\*\*|__)[ \t]*:?[ \t]*$/.exec(line.text.trim());
     if (bold && !/\*\*|__/.test(bold[1]!) && words.test(plain(bold[1]!))) headings.set(line.number, { level: 6, text: bold[1]!.trim() });
+    else if ((alone || listItem(before!) !== undefined) && line.indent === 0 && PLAIN_PHASE.test(line.text.trim()) && words.test(line.text.trim())) headings.set(line.number, { level: 6, text: line.text.trim() });
   });
   return { headings, underlines };
 }
@@ -121,6 +124,13 @@ export function codeLineNumbers(lines: readonly SourceLine[]): Set<number> {
  * a range of them (`1-2`, `3.1 – 3.2`, `1 & 2`, `4 and 5`); followed by no letter or digit, so `Phase 2nd` is none.
  */
 export const PHASE_NUMBER = String.raw`\d+(?:\.\d+)*[a-z]?(?:(?:-|\s*[\u2013\u2014/&]\s*|\s+(?:and|to)\s+)\d+(?:\.\d+)*[a-z]?)?(?![\p{L}\p{N}])`;
+
+/**
+ * A plain line that is a phase heading as a whole: `Phase 2: Core`, `Phase 2 - Core`, `Phase 3.1: Setup`. A name after
+ * the number is required; a line that ends as a sentence does ("Phase 2: waits for the review.") or has no separator
+ * ("Phase 2 starts once 1 is merged") stays text.
+ */
+const PLAIN_PHASE = new RegExp(String.raw`^Phase\s+${PHASE_NUMBER}\s*(?:[:.\-\u2013\u2014]|\(.*?\)\s*[:.\-\u2013\u2014]?)\s*\S.*(?<![.!?])$`, 'iu');
 
 /**
  * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
