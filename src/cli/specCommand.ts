@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BatonError } from '../core/errors.js';
-import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
+import type { SpecPhaseResult, SpecStatus, SpecWarning } from '../core/specTypes.js';
 import { phaseNameShown, plural } from '../shared/labels.js';
 import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
@@ -35,12 +35,18 @@ async function sourcesHere(workspace: string): Promise<string> {
   return nameSources(found.map((source) => shellQuote(relative(process.cwd(), join(workspace, source)))));
 }
 
+/** What the parse found wrong in the file (a task id written twice), one line each. */
+function warningLines(source: string, warnings: SpecWarning[] | undefined): string[] {
+  return (warnings ?? []).map((w) => `⚠ ${source} line ${w.line}: ${w.message}`);
+}
+
 /** The text of `baton spec start`. */
 export function renderStarted(r: SpecPhaseResult, dbFlag: string): string {
   return [
     `Started spec workflow ${r.session_id} on ${r.source}: ${r.total_phases} phases, Phase 0 (read the spec) and ${r.total_phases - 1} from the file.`,
     `An agent takes Phase 0 with workflow_next_step({"task_id": "${r.session_id}"}), or with get_current_phase({"session_id": "${r.session_id}"}) when its Baton has the specs tools (--tools broker,specs).`,
     `Follow it with: baton spec status ${r.session_id}${dbFlag}`,
+    ...warningLines(r.source, r.warnings),
   ].join('\n');
 }
 
@@ -52,6 +58,7 @@ export function renderSpecStatus(s: SpecStatus, dbFlag: string): string {
   ];
   if (s.drift.state === 'drifted') lines.push(`⚠ ${s.source} changed since the workflow started (first at line ${s.drift.first_difference?.line}); the workflow keeps its snapshot.`);
   if (s.drift.state === 'missing') lines.push(`⚠ ${s.source} is missing; the workflow keeps its snapshot.`);
+  lines.push(...warningLines(s.source, s.warnings));
   for (const p of s.phases) {
     lines.push(`${MARK[p.status] ?? '?'} Phase ${p.phase}: ${phaseNameShown(p.name, p.source_label)} (${p.status}${p.human_signoff ? ', signed off by a person' : ''})`);
     // A box already ticked in tasks.md when the workflow started says so, as the tree and the agent's phase text do.

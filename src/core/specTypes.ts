@@ -76,6 +76,14 @@ export interface ParsedSpec {
   /** The document's first `#` heading, if any. */
   title: string | null;
   phases: SpecPhase[];
+  /** What looks wrong in a file that still runs (a task id written twice), by line; absent when nothing does. */
+  warnings?: SpecWarning[];
+}
+
+/** A note about a parsed tasks.md: the line to look at and what to change there. */
+export interface SpecWarning {
+  line: number;
+  message: string;
 }
 
 /** Whether the file still says what the snapshot says (checkbox marks and line endings aside). */
@@ -152,6 +160,8 @@ export interface SpecStatus {
   phases: SpecPhaseView[];
   drift: SourceDrift;
   write_backs: WriteBackRecord[];
+  /** What the parse found wrong in the file as it was when the workflow started; absent when nothing. */
+  warnings?: SpecWarning[];
 }
 
 /** A phase's content as the `specs` tools return it (the broker carries the same in `context.spec`). */
@@ -188,6 +198,8 @@ export interface SpecPhaseResult {
   approve_command?: string;
   /** Set when a start sent again with an earlier start's request key answers: the workflow that start created. */
   already_started?: true;
+  /** On a start: what the parse found wrong in the file, which runs as parsed (a task id written twice). */
+  warnings?: SpecWarning[];
 }
 
 /** The answer of `get_task`: the task rendered through task-template.md. */

@@ -588,6 +588,23 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(spec.phases.map((ph) => `${ph.label}|${ph.name}|${ph.description} [${ph.tasks.map((t) => t.id).join(' ')}]`), ['Phase 1|Setup|Start [1.1]', 'Phase 2|Core| [2.1]']);
   });
 
+  it('a task id written on two task lines is a warning naming both lines, in both formats; ids by position are none', () => {
+    const boxes = parse('# Plan\n\n## Phase 1: Setup\n- [ ] T001 a\n- [ ] T002 b\n## Phase 2: Core\n- [ ] T001 c\n- [ ] T003 d\n');
+    assert.deepEqual(shape(boxes), ['Setup [T001 T002]', 'Core [T001 T003]'], 'both tasks run');
+    assert.deepEqual(boxes.warnings, [{
+      line: 7,
+      message: 'task id T001 is written on lines 4 and 7: each is used, as a task of its own in file order (Baton hands tasks out by ' +
+        'position), but a dependency on T001 cannot say which it means. Give the task on line 7 an id of its own.',
+    }]);
+    const spec = parse('### Phase 1: X\n- [ ] **Task 1.1**: a\n- [ ] **Task 1.1**: b\n- [ ] **Task 1.1**: c\n- [ ] **Task 1.2**: d\n');
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.warnings?.map((w) => [w.line, /lines 2, 3 and 4:/.test(w.message), /the tasks on lines 3 and 4 ids of their own\.$/.test(w.message)]), [[3, true, true]]);
+    // Tasks numbered by their position (no id in the file) repeat "1" in each phase: no id is written twice.
+    assert.equal(parse('# Plan\n\n## Phase 1\n- [ ] a\n- [ ] b\n## Phase 2: Core\n- [ ] c\n').warnings, undefined);
+    assert.equal(parse('# Plan\n\n## Phase 1\n- a\n## Phase 2: Core\n- c\n').warnings, undefined);
+    assert.equal(parse(read('spec-kit.tasks.md')).warnings, undefined);
+  });
+
   it('an empty box is refused with its line, not read as a task named "Task 3"', () => {
     const text = '# Implementation Plan\n\n- [ ] 1. Set up\n  - [x] 1.1 Create dirs\n  - [ ]\n- [ ] 2. Build\n  - [ ] 2.1 Compile\n';
     assert.throws(() => parse(text, 'specs/a/tasks.md'), (ex: unknown) => BatonError.is(ex, 'source_parse_failed') && ex.details.line === 5 &&

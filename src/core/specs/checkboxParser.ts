@@ -8,7 +8,7 @@ import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from 
 import {
   field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings, type ListItem, type SourceLine,
 } from './markdown.js';
-import { defaultGate, parseError, type SourceParser } from './sourceParser.js';
+import { defaultGate, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
 
 /** A heading the items sit under. */
 interface Group {
@@ -93,8 +93,10 @@ export class CheckboxTasksParser implements SourceParser {
       throw parseError(path, blank.line, 'a checkbox with nothing after it', 'the task written after the box (or the line removed)', '- [ ] T001 Create the project structure');
     }
     for (const g of groups) nest(g.items);
+    // The lines of the items whose id the file writes (`T001`, `1.2`): a task numbered by its position has none.
+    const named = new Set(groups.flatMap((g) => g.items).filter((it) => it.id !== null).map((it) => it.line));
     intoPhases(groups);
-    if (!boxes) return plainPlan(groups, title, path, lines);
+    if (!boxes) return withWarnings(plainPlan(groups, title, path, lines), named);
     const finalGate = criteriaAfterTasks(groups);
     const withItems = groups.filter((g) => g.items.length > 0);
     // A phase heading with nothing at all under it is a slip, first, last or between (leaving it out would drop a
@@ -118,8 +120,14 @@ export class CheckboxTasksParser implements SourceParser {
       }
     }
     if (finalGate.length) phases[phases.length - 1] = { ...phases.at(-1)!, validation_gate: [...phases.at(-1)!.validation_gate, ...finalGate], gate_from_source: true };
-    return { parser: this.id, title, phases: phases.map(withGate) };
+    return withWarnings({ parser: this.id, title, phases: phases.map(withGate) }, named);
   }
+}
+
+/** The parsed file with a warning for each task id it writes twice (only ids on the `named` lines count). */
+function withWarnings(spec: ParsedSpec, named: Set<number>): ParsedSpec {
+  const warnings = repeatedIdWarnings(spec.phases.flatMap((p) => p.tasks).filter((t) => named.has(t.line)));
+  return warnings.length ? { ...spec, warnings } : spec;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The spec's SourceParser interface, the parse error with what an agent or person needs to fix the file, and the
 // choice of a parser by content.
 import { BatonError, echo } from '../errors.js';
-import type { ParsedSpec, SpecGateItem, SpecPhase } from '../specTypes.js';
+import type { ParsedSpec, SpecGateItem, SpecPhase, SpecTask, SpecWarning } from '../specTypes.js';
 
 /** Reads one format of tasks.md into phases and tasks. */
 export interface SourceParser {
@@ -23,6 +23,25 @@ export function parseError(path: string, line: number, problem: string, expected
     `Could not parse ${path}, line ${line}: ${problem}. Expected ${expected}, for example:\n${example}`,
     { file: path, line, problem, expected, example, ...(unrecognised ? { unrecognised: true } : {}) },
   );
+}
+
+/**
+ * One warning for each task id the file writes on two or more task lines (`T001` twice), naming every line. Baton
+ * hands tasks out by their position, so each of them runs; but "depends on T001" and a person looking for T001 find
+ * two. Only ids written in the file: a task numbered by its position is none.
+ */
+export function repeatedIdWarnings(tasks: ReadonlyArray<Pick<SpecTask, 'id' | 'line'>>): SpecWarning[] {
+  const lines = new Map<string, number[]>();
+  for (const t of tasks) lines.set(t.id, [...(lines.get(t.id) ?? []), t.line]);
+  return [...lines].filter(([, at]) => at.length > 1).map(([id, at]) => {
+    const and = (n: number[]) => (n.length === 1 ? String(n[0]) : `${n.slice(0, -1).join(', ')} and ${n.at(-1)}`);
+    const later = at.length === 2 ? `the task on line ${at[1]} an id of its own` : `the tasks on lines ${and(at.slice(1))} ids of their own`;
+    return {
+      line: at[1]!,
+      message: `task id ${id} is written on lines ${and(at)}: each is used, as a task of its own in file order (Baton hands tasks ` +
+        `out by position), but a dependency on ${id} cannot say which it means. Give ${later}.`,
+    };
+  });
 }
 
 /** The gate a phase gets when its source gives none. */

@@ -44,5 +44,6 @@ export function specStatus(
     source: snap.source_path, parser: snap.parser, title: snap.parsed.title,
     current_phase: current && exec.status !== 'completed' && exec.status !== 'failed' ? current.phase : null,
     total_phases: phases.length, phases, drift, write_backs: writeBacks,
+    ...(snap.parsed.warnings?.length ? { warnings: snap.parsed.warnings } : {}),
   };
 }

@@ -5,7 +5,7 @@ import {
   codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
   type SourceLine,
 } from './markdown.js';
-import { defaultGate, EXAMPLES, parseError, type SourceParser } from './sourceParser.js';
+import { defaultGate, EXAMPLES, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(${PHASE_NUMBER})(.*)$`, 'iu');
 /** What follows `Phase N` in a heading that links two phases (`Phase 1 → Phase 2`, `Phase 1 to Phase 2`). */
@@ -139,7 +139,8 @@ export class SpecTasksParser implements SourceParser {
     if (orphan) {
       throw parseError(path, orphan[1], `Task ${orphan[0]} is under no phase heading`, 'every task line under a phase heading', EXAMPLES.spec);
     }
-    return { parser: this.id, title, phases: phases.map((p) => finish(p, path)) };
+    const warnings = repeatedIdWarnings(phases.flatMap((p) => p.tasks));
+    return { parser: this.id, title, phases: phases.map((p) => finish(p, path)), ...(warnings.length ? { warnings } : {}) };
   }
 }
 

@@ -344,7 +344,8 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (started.earlier) return this.startedAgain(executionId, requestKey!, input, ctx);
     if (input.claim) await this.claim(executionId, ctx);
     if (hasMetadata(input)) await this.keepMetadata(executionId, input.metadata!);
-    return this.result(executionId);
+    const warnings = this.specRepo.get(executionId)?.parsed.warnings;
+    return { ...(await this.result(executionId)), ...(warnings?.length ? { warnings } : {}) };
   }
 
   /**

@@ -36,6 +36,7 @@ const phaseResult = z.looseObject({
   session_id: z.string(), workflow_type: z.string(), status: z.string(), current_phase: z.number().nullable(), total_phases: z.number(),
   source: z.string(), phase_content: z.looseObject({}).nullable(), human_message: z.string(),
   already_started: z.literal(true).optional().describe('A start sent again with the request key of an earlier one: the workflow that one started'),
+  warnings: z.array(z.object({ line: z.number(), message: z.string() })).optional().describe('On a start: what looks wrong in the tasks.md, which runs as parsed'),
 });
 const taskResult = z.looseObject({
   session_id: z.string(), phase: z.number(), task_number: z.number(), task_count: z.number(), task_id: z.string(), task_name: z.string(), task_content: z.string(),
@@ -55,6 +56,7 @@ export const SPEC_HINTS: Record<string, string> = {
 /** The text of a phase result: where the workflow stands and the phase's instructions and tasks. */
 function phaseText(r: SpecPhaseResult): string {
   const lines = [`session_id: ${r.session_id} · status: ${r.status} · phase ${r.current_phase ?? '-'} of ${r.total_phases - 1} · ${r.source}`, r.human_message];
+  for (const w of r.warnings ?? []) lines.push(`Warning: ${r.source} line ${w.line}: ${w.message}`);
   const c = r.phase_content;
   if (c) {
     lines.push('', c.phase_overview);
