@@ -168,6 +168,13 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     file: 'agentos-roadmap-numbered.md', done: 0, title: 'Product Roadmap',
     phases: ['MVP - Core Exercise & Workout Tools [1 2 3 4 5 6 7 8]', 'Nutrition & Tracking [9 10 11 12]', 'Advanced Features & Polish [13 14 15 16]'],
   },
+  // https://github.com/nprbst/speck/blob/3385699/specs/001-speck-core-project/tasks.md, hard-wrapped at 80 columns
+  // (prettier's proseWrap): task titles, `**Purpose**:`, `**Goal**:` and `**Checkpoint**:` go on to the next line.
+  {
+    file: 'speck-wrapped-fields.tasks.md', done: 19, title: 'Tasks: Upstream Sync & Transformation Pipeline',
+    phases: [`Setup (Shared Infrastructure) [${seq('T', 1, 9)}]`, `Foundational (Blocking Prerequisites) [${seq('T', 10, 17)}]`,
+      `User Story 1 - Transform Spec-Kit Release to Speck (Priority: P1) 🎯 MVP [T018 T019]`],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];
@@ -196,6 +203,15 @@ describe('spec parsers: tasks.md files written by others', () => {
       }
     });
   }
+
+  it('a field wrapped onto the next line keeps all of it: the phase\'s purpose and goal, its checkpoint and independent test', () => {
+    const [setup, foundation, story] = parse(read('speck-wrapped-fields.tasks.md'), 'tasks.md').phases;
+    assert.equal(setup!.description, 'Project initialization, directory structure, and development tooling');
+    assert.equal(foundation!.description, 'Core infrastructure and common utilities that ALL user story tasks depend on');
+    assert.deepEqual(foundation!.validation_gate.map((g) => g.text), ['Foundation ready - all common utilities implemented and tested - user story implementation can now begin']);
+    assert.equal(story!.description, "Implement the three-command upstream sync and transformation pipeline that enables maintainers to discover, pull, and transform spec-kit releases into Speck's Claude-native implementation");
+    assert.deepEqual(story!.validation_gate.map((g) => g.text), ['Run /speck.check-upstream, /speck.pull-upstream v1.0.0, /speck.transform-upstream, then verify:']);
+  });
 
   it('a criteria item after the tasks keeps its text: "T001-T020: …" is a range of tasks, not an id and a name', () => {
     const gate = parse(read('speckit-completion-checklist.tasks.md'), 'tasks.md').phases.at(-1)!.validation_gate.map((g) => g.text);

@@ -201,6 +201,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   let last: Item | null = null;
   let lastLine = 0; // the line `last`'s title or its last detail ended on
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
+  let wrapped: { line: number; add: (text: string) => void } | null = null; // the field whose paragraph may go on
   const named = new Map<string, number>(); // each phase label → the level of the heading that first named it
   const fences = new Fences(lines);
   const unmarked = unmarkedHeadings(lines, PHASE_LIKE);
@@ -229,6 +230,12 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     }
     const group = groups.at(-1)!;
     const item = listItem(line);
+    if (!item && wrapped?.line === line.number - 1 && !field(line.text)) {
+      // `**Checkpoint**: …` or `**Goal**: …` wrapped onto the next line: one paragraph, as Markdown shows it.
+      wrapped.add(plain(line.text));
+      wrapped.line = line.number;
+      continue;
+    }
     if (item?.checkbox && idOf(item.content) !== null) gateList = null; // `- [ ] 3. …`, `- [ ] T012 …`: tasks again
     if (gateList !== null && item && (gateList < 0 || item.indent <= gateList)) {
       // An item of the list after "**Acceptance Criteria:**" (below a phase's tasks): a gate item, not a task.
@@ -267,9 +274,15 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
       group.items.push(last);
       continue;
     }
-    if (f && GATE_LABELS.test(f.label) && f.value) group.gate.push({ text: plain(f.value), checkbox: null });
-    else if (f && (GATE_LABELS.test(f.label) || CRITERIA_LABELS.test(f.label)) && !f.value && group.items.length > 0) gateList = -1;
-    else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label)) group.description ||= plain(f.value);
+    if (f && GATE_LABELS.test(f.label) && f.value) {
+      const gate = { text: plain(f.value), checkbox: null };
+      group.gate.push(gate);
+      if (!item) wrapped = { line: line.number, add: (text) => void (gate.text = `${gate.text} ${text}`) };
+    } else if (f && (GATE_LABELS.test(f.label) || CRITERIA_LABELS.test(f.label)) && !f.value && group.items.length > 0) gateList = -1;
+    else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label) && !group.description) {
+      group.description = plain(f.value);
+      if (!item && group.description) wrapped = { line: line.number, add: (text) => void (group.description = `${group.description} ${text}`) };
+    }
   }
   return { title, groups };
 }
