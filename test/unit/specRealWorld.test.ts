@@ -175,6 +175,15 @@ const TABLE: Array<{ file: string; phases: string[]; done: number; title?: strin
     phases: [`Setup (Shared Infrastructure) [${seq('T', 1, 9)}]`, `Foundational (Blocking Prerequisites) [${seq('T', 10, 17)}]`,
       `User Story 1 - Transform Spec-Kit Release to Speck (Priority: P1) 🎯 MVP [T018 T019]`],
   },
+  // https://github.com/nprbst/speck/blob/3385699/specs/012-worktree-integration/tasks.md: `T005-TEST [P] [TEST] …` is
+  // the test of T005, written before it: an id of its own, its markers read.
+  {
+    file: 'speck-test-suffix-ids.tasks.md', done: 25, title: 'Tasks: Worktree Integration',
+    phases: [
+      'Setup (Shared Infrastructure + TDD) [T000 T001 T002 T003 T004 T004a T004b T004c]',
+      `Foundational (Blocking Prerequisites) [T005-TEST T008-TEST T010-TEST T012-TEST T016-TEST ${seq('T', 5, 16)}]`,
+    ],
+  },
   // A story template: each `Task N (AC: #)` is a phase over its one sub-task, which the file gives no id.
   { file: 'bmad-story.md', done: 0, title: 'Story {{epic_num}}.{{story_num}}: {{story_title}}', phases: ['(AC: #) [1]', '(AC: #) [1]'] },
 ];
@@ -211,6 +220,14 @@ describe('spec parsers: tasks.md files written by others', () => {
     assert.deepEqual(foundation!.validation_gate.map((g) => g.text), ['Foundation ready - all common utilities implemented and tested - user story implementation can now begin']);
     assert.equal(story!.description, "Implement the three-command upstream sync and transformation pipeline that enables maintainers to discover, pull, and transform spec-kit releases into Speck's Claude-native implementation");
     assert.deepEqual(story!.validation_gate.map((g) => g.text), ['Run /speck.check-upstream, /speck.pull-upstream v1.0.0, /speck.transform-upstream, then verify:']);
+  });
+
+  it('a test task written `T005-TEST [P] [TEST] …` keeps its id, its [P] and its tag, and repeats no id', () => {
+    const p = parse(read('speck-test-suffix-ids.tasks.md'), 'tasks.md');
+    const test = p.phases[1]!.tasks[0]!;
+    assert.deepEqual([test.id, test.parallel, test.tags, test.name], ['T005-TEST', true, ['TEST'], 'Write unit tests for config.ts (loadConfig, saveConfig, migrateConfig) in tests/unit/config.test.ts']);
+    assert.equal(p.phases.flatMap((ph) => ph.tasks).filter((t) => t.parallel).length, 17, 'every [P] of the file');
+    assert.equal(p.warnings, undefined, 'T005-TEST and T005 are two ids');
   });
 
   it('a criteria item after the tasks keeps its text: "T001-T020: …" is a range of tasks, not an id and a name', () => {

@@ -48,7 +48,8 @@ interface Item {
 const ID_FORMS = [
   // 1. Title, 1.1 Title; 10a. and 10a.1 for ones inserted later (a letter only before a dot: `3d model` is no id)
   /^(\d+(?:[a-z](?=\.))?(?:\.\d+(?:[a-z](?=\.))?)*)\.?\s+(.*)$/,
-  /^(T\d+[a-z]?)\b[:.]?\s*(.*)$/i, // T001 Title (spec-kit), T004a for one inserted later
+  // T001 Title (spec-kit), T004a for one inserted later, T005-TEST for the test of T005 (a range `T001-T020` is no id)
+  /^([Tt]\d+[a-zA-Z]?(?:-(?![Tt]\d)[A-Z][A-Z0-9]*)?)\b[:.]?\s*(.*)$/,
   /^((?:TASK|TSK|T)-\d+[a-z]?)\b[:.]?\s*(.*)$/i, // TASK-001 Title, T-001
   /^Task\s+(\d+(?:\.\d+)*)\s*[:.\-\u2013\u2014]?\s*(.*)$/i, // Task 3: Title
   /^#(\d+)\s*[:.\-\u2013\u2014]?\s*(.*)$/, // #12 Title
