@@ -230,6 +230,18 @@ describe('spec parsers: tasks.md files written by others', () => {
     assert.equal(p.warnings, undefined, 'T005-TEST and T005 are two ids');
   });
 
+  it('"(depends on T012, T013)" at the end of a spec-kit task is its dependencies, as a Dependencies field would be', () => {
+    const deps = (file: string) => Object.fromEntries(parse(read(file), file).phases.flatMap((ph) => ph.tasks).filter((t) => t.dependencies.length).map((t) => [t.id, t.dependencies.join(' ')]));
+    assert.deepEqual(deps('speckit-template.tasks.md'), { T014: 'T012 T013' });
+    assert.deepEqual(deps('speckit-tilde.tasks.md'), {
+      T138: 'T133 T134 T135 T136', T139: 'T134', T141: 'T138', T142: 'T111', T143: 'T028 T092', T145: 'T071', T146: 'T138 T139',
+    });
+    // The note stays in the title, which the agent reads as the file says it; a range is each id in it.
+    const range = parse('## Phase 1: Core\n- [ ] T007 Wire it up in src/app.ts (depends on T004\u2013T006; after T001)\n', 'tasks.md');
+    assert.deepEqual(range.phases[0]!.tasks[0]!.dependencies, ['T004', 'T005', 'T006', 'T001']);
+    assert.match(range.phases[0]!.tasks[0]!.name, /\(depends on T004\u2013T006; after T001\)$/);
+  });
+
   it('a criteria item after the tasks keeps its text: "T001-T020: …" is a range of tasks, not an id and a name', () => {
     const gate = parse(read('speckit-completion-checklist.tasks.md'), 'tasks.md').phases.at(-1)!.validation_gate.map((g) => g.text);
     assert.deepEqual(gate.slice(0, 3), ['T001-T020: 所有待创建方法的契约完成', 'T021-T022: 已有契约的测试补充完成', '所有契约测试在实现前失败']);

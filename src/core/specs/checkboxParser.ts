@@ -413,9 +413,30 @@ function itemTask(it: Item, number: number, ordinals = false): SpecTask {
     } else steps.push(f ? `${f.label[0]!.toUpperCase()}${f.label.slice(1)}: ${plain(f.value)}` : plain(d));
   }
   for (const child of it.children) task.acceptance_criteria.push(titleOf(child.content).name);
+  if (task.dependencies.length === 0) task.dependencies = inlineDependencies(task.name);
   task.description = steps.join('\n');
   if (task.acceptance_criteria.length === 0) task.acceptance_criteria = steps.filter((s) => !/^leverage:|^file:|^purpose:/i.test(s));
   return task;
+}
+
+/** A note in a task's title that names the tasks it waits for: `(depends on T012, T013)`, `(after T004–T006)`. */
+const DEPENDS_NOTE = /\((?:depends (?:on|upon)|requires|blocked by|after)\s+([^)]*)\)/gi;
+
+/**
+ * The ids a task's title says it depends on, as spec-kit writes them at the end of the title ("… in src/x.py (depends
+ * on T012, T013)"); a range `T004-T006` (or with an en dash) is each id in it. Words around the ids are left out
+ * ("(depends on T048: auth fix)" is T048).
+ */
+function inlineDependencies(title: string): string[] {
+  const ids: string[] = [];
+  for (const note of title.matchAll(DEPENDS_NOTE)) {
+    for (const m of note[1]!.matchAll(/\b(T)(\d+)([a-z]?)(?:\s*[-\u2013]\s*T(\d+)\b)?/g)) {
+      const [, t, from, letter, to] = m;
+      if (to === undefined || letter || Number(to) <= Number(from) || Number(to) - Number(from) > 100) ids.push(`${t}${from}${letter}`);
+      else for (let n = Number(from); n <= Number(to); n++) ids.push(`${t}${String(n).padStart(from!.length, '0')}`);
+    }
+  }
+  return [...new Set(ids)];
 }
 
 /**
