@@ -47,9 +47,28 @@ async function showParseError(s: Services, folder: string, ex: BatonError): Prom
   const open = 'Open File';
   const path = resolve(folder, file);
   const picked = await vscode.window.showErrorMessage(`Baton: ${workspaceRelative(folder, path) ?? path}:${line}: ${said}${example}.`, open);
-  if (picked !== open) return;
+  if (picked === open) await openAt(path, line);
+}
+
+/** Opens a file with the cursor at the start of a line (1-based). */
+async function openAt(path: string, line: number): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
   await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line - 1, 0, line - 1, 0) });
+}
+
+/**
+ * What the parse found wrong in a tasks.md that started all the same (a task id written twice): the first as
+ * `file:line: …` with a button that opens the file at that line, and every one of them in the log.
+ */
+async function showParseWarnings(s: Services, folder: string, source: string, executionId: string): Promise<void> {
+  const { warnings = [] } = await s.connection.specStatus(executionId);
+  if (!warnings.length) return;
+  for (const w of warnings) s.log.warn(`Baton: ${source}:${w.line}: ${w.message}`);
+  const first = warnings[0]!;
+  const more = warnings.length > 1 ? ` (${warnings.length - 1} more: Baton: Show Log)` : '';
+  const open = 'Open File';
+  const picked = await vscode.window.showWarningMessage(`Baton: ${source}:${first.line}: ${first.message}${more}`, open);
+  if (picked === open) await openAt(resolve(folder, source), first.line);
 }
 
 /** A message's first line, without a trailing full stop (the notification adds its own). */
@@ -84,6 +103,7 @@ export async function startSpecWorkflow(s: Services, arg?: unknown): Promise<str
   // Beside the tasks.md, which stays in view: its CodeLens and its ticks are part of what the person follows.
   ExecutionPanel.show(s.context, s.connection, started.execution_id, vscode.ViewColumn.Beside);
   s.tree.refresh();
+  void showParseWarnings(s, folder!, source, started.execution_id).catch((ex: unknown) => s.log.warn(`showing the warnings of ${source} failed`, ex));
   void vscode.window
     .showInformationMessage(
       `Baton: started a spec workflow on ${source} (Phase 0 and ${plural(started.total_phases - 1, 'phase')} from the file). Ask your agent to take it on; each phase passes its gate before the next opens.`,
