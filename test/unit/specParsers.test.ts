@@ -572,11 +572,11 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(shape(plainList), ['Setup [1 2]', 'Core [1]']);
   });
 
-  it('a plain "Phase N: Title" line on its own is a phase heading; a task, a sentence or code that says "Phase 2:" is not', () => {
+  it('a plain "Phase N: Title" line on its own is a phase heading; a task, a sentence, a link of phases or code is not', () => {
     const text = [
       '# Plan', '', 'Phase 1: Setup', '- [ ] T001 a', '- [ ] T002 b, as Phase 2: says', 'Phase 2: Core', '- [ ] T003 c',
       '  Phase 9: nested under T003', '', 'Phase 3.1 - Polish', '', '- [ ] T004 d', '', 'Phase 4: waits for the review.',
-      '- [ ] T005 e', '', '```', 'Phase 5: code', '```', '',
+      '- [ ] T005 e', '', '```', 'Phase 5: code', '```', '', 'Phase 2: Core \u2192 Phase 3.1: Polish', '',
     ].join('\n');
     const p = parse(text);
     assert.deepEqual(p.phases.map((ph) => `${ph.label}|${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]|${ph.line}`), [

@@ -127,10 +127,10 @@ export const PHASE_NUMBER = String.raw`\d+(?:\.\d+)*[a-z]?(?:(?:-|\s*[\u2013\u20
 
 /**
  * A plain line that is a phase heading as a whole: `Phase 2: Core`, `Phase 2 - Core`, `Phase 3.1: Setup`. A name after
- * the number is required; a line that ends as a sentence does ("Phase 2: waits for the review.") or has no separator
- * ("Phase 2 starts once 1 is merged") stays text.
+ * the number is required; a line that ends as a sentence does ("Phase 2: waits for the review."), has no separator
+ * ("Phase 2 starts once 1 is merged") or links phases ("Phase 1: Setup → Phase 2: Core") stays text.
  */
-const PLAIN_PHASE = new RegExp(String.raw`^Phase\s+${PHASE_NUMBER}\s*(?:[:.\-\u2013\u2014]|\(.*?\)\s*[:.\-\u2013\u2014]?)\s*\S.*(?<![.!?])$`, 'iu');
+const PLAIN_PHASE = new RegExp(String.raw`^Phase\s+${PHASE_NUMBER}\s*(?:[:.\-\u2013\u2014]|\(.*?\)\s*[:.\-\u2013\u2014]?)(?!.*(?:\bPhase\s+\d|\u2192|->|=>))\s*\S.*(?<![.!?])$`, 'iu');
 
 /**
  * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
