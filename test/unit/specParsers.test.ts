@@ -572,6 +572,18 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(shape(plainList), ['Setup [1 2]', 'Core [1]']);
   });
 
+  it('under a bold or plain phase line, the spec format\'s "#### Task 1.1: Name" and gate headings are that phase\'s', () => {
+    const text = '# Plan\n\n**Phase 1: Setup**\n\n#### Task 1.1: Create schema\n- **Estimated Time**: 1h\n\n#### Task 1.2: Seed\n\n' +
+      '#### Validation Gate\n- [ ] Seeded\n\nPhase 2: Core\n\n### Task 2.1: Build\n\n## Notes\n\n#### Task 9.9: An example, no task\n';
+    const p = parse(text);
+    assert.equal(p.parser, 'spec_tasks_parser');
+    assert.deepEqual(p.phases.map((ph) => `${ph.label}|${ph.name} [${ph.tasks.map((t) => `${t.id} ${t.name}`).join(', ')}]`), [
+      'Phase 1|Setup [1.1 Create schema, 1.2 Seed]', 'Phase 2|Core [2.1 Build]',
+    ]);
+    assert.equal(p.phases[0]!.tasks[0]!.estimated_time, '1h');
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['Seeded']);
+  });
+
   it('a plain "Phase N: Title" line on its own is a phase heading; a task, a sentence, a link of phases or code is not', () => {
     const text = [
       '# Plan', '', 'Phase 1: Setup', '- [ ] T001 a', '- [ ] T002 b, as Phase 2: says', 'Phase 2: Core', '- [ ] T003 c',

@@ -30,6 +30,14 @@ interface OpenPhase {
   task: OpenTask | null;
   /** The `### Task N: Name` heading the lines are under, whose `- [ ] N.1 …` items are its sub-tasks. */
   heading?: OpenTask | null;
+  /** Opened by a bold or plain line (`**Phase 1: Setup**`), whose `#### Task 1.1: …` headings are still its own. */
+  unmarked?: boolean;
+}
+
+/** A heading that is part of a phase whatever its level: a task (`Task 1.1: Name`), its tasks or its gate section. */
+function partOfPhase(text: string): boolean {
+  const label = text.replace(/:$/, '').toLowerCase();
+  return TASK_LINE.test(text) || GATE_LABELS.test(label) || label === 'tasks';
 }
 
 /**
@@ -105,9 +113,9 @@ export class SpecTasksParser implements SourceParser {
         }
         if (m) {
           close();
-          open = { phase: newPhase(phases.length + 1, m[1]!, m[2], line), level: h.level, mode: 'none', task: null };
+          open = { phase: newPhase(phases.length + 1, m[1]!, m[2], line), level: h.level, mode: 'none', task: null, unmarked: h.level === 6 && !heading(line) };
           if (!named.has(`Phase ${m[1]}`)) named.set(`Phase ${m[1]}`, { phase: (open as OpenPhase).phase, level: h.level });
-        } else if (open && h.level <= (open as OpenPhase).level) {
+        } else if (open && h.level <= (open as OpenPhase).level && !((open as OpenPhase).unmarked && partOfPhase(plain(h.text)))) {
           close();
         } else if (open) {
           const task = TASK_LINE.exec(plain(h.text));
