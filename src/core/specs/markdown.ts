@@ -107,7 +107,7 @@ export function unmarkedHeadings(lines: readonly SourceLine[], words: RegExp): {
   return { headings, underlines };
 }
 
-/** Whether `text` has a heading without `#` (setext, a bold line) that `words` reads as a phase: for a parser's detect. */
+/** Whether `text` has a heading without `#` (setext, bold, plain) that `words` reads as a phase: for a detect. */
 export function hasUnmarkedPhase(text: string, words: RegExp): boolean {
   const { headings } = unmarkedHeadings(splitLines(text), words);
   return [...headings.values()].some((h) => words.test(plain(h.text)));
