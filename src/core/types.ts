@@ -241,6 +241,8 @@ export interface SpecPhaseContext {
   validation_gate: string[];
   /** Phase 0 only: the phases that follow, one line each. */
   outline?: string[];
+  /** Phase 0 only: what the parse found wrong in the file (a task id written twice), the first few, one line each. */
+  warnings?: string[];
 }
 
 /** How the broker chose the step. */

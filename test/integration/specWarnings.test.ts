@@ -1,12 +1,15 @@
 // Rule: a tasks.md that runs but says something twice (a task id on two task lines) is started as parsed, and the
-// person and the agent are told where: `baton spec start` and `baton spec status` (the real CLI) and the start_workflow
-// tool's answer (the official MCP client over stdio) name both lines.
+// person and the agent are told where: `baton spec start` and `baton spec status` (the real CLI), the start_workflow
+// tool's answer (the official MCP client over stdio) and Phase 0 as workflow_next_step hands it out name both lines.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { renderResultText } from '../../src/core/broker/stepText.js';
+import type { NextStepResponse } from '../../src/core/types.js';
 import { ensureBuilt, runCli, startMcp, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { makeBaton } from '../helpers/coreHarness.js';
 
 // spec-kit's template as one version shipped it, its story phases twice (ids T005–T023 twice): see SOURCES.md.
 const fixture = join(__dirname, '..', 'fixtures', 'specs', 'others', 'speckit-template-duplicated.tasks.md');
@@ -51,5 +54,18 @@ describe('a task id written twice', () => {
       await session.client.close();
       rmSync(setup.dir, { recursive: true, force: true });
     }
+  });
+
+  it('Phase 0, as workflow_next_step hands it out, lists the first warnings and says where the rest are', async () => {
+    const { baton, workspace } = await makeBaton();
+    mkdirSync(join(workspace, 'specs'), { recursive: true });
+    copyFileSync(fixture, join(workspace, 'specs', 'tasks.md'));
+    const r = await baton.nextStep({ template_name: 'spec_execution_v1', source: 'specs/tasks.md' }) as NextStepResponse;
+    const warnings = r.context!.spec!.warnings!;
+    assert.deepEqual(warnings, [
+      'specs/tasks.md line 150: task id T005 is written on lines 63 and 150', 'specs/tasks.md line 151: task id T006 is written on lines 64 and 151',
+      'specs/tasks.md line 155: task id T007 is written on lines 65 and 155', '... 16 more (baton spec status lists them)',
+    ]);
+    assert.ok(renderResultText(r).includes(`## Warnings about specs/tasks.md\n${warnings.join('\n')}`), 'and in the text form');
   });
 });

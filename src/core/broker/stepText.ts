@@ -119,6 +119,7 @@ export function okTextFrame(res: NextStepResponse): { head: string; tail: string
 function specSection(spec: NonNullable<StepContext['spec']>): string[] {
   const out: string[] = [];
   if (spec.outline) out.push('', `## Phases that follow (${spec.source})`, spec.outline.join('\n'));
+  if (spec.warnings) out.push('', `## Warnings about ${spec.source}`, spec.warnings.join('\n'));
   if (spec.task_count) {
     out.push('', `## Tasks (${spec.tasks.length} of ${spec.task_count} listed)`);
     for (const t of spec.tasks) {

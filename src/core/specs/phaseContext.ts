@@ -14,6 +14,9 @@ const ARTIFACT_RESERVE = 360;
 const SPEC_GUARDRAILS = 2;
 const SPEC_PERSONA_CHARS = 140;
 
+/** How many of the file's warnings Phase 0 lists inline; `baton spec status` lists them all. */
+const INLINE_WARNINGS = 3;
+
 /** A task as listed inline: enough to work on it. */
 export function taskBrief(t: SpecTask): SpecTaskBrief {
   return {
@@ -31,6 +34,7 @@ export function phaseContext(snap: SpecSnapshot, phase: number, gate: string[], 
     return {
       source: snap.source_path, phase: 0, total_phases: total, phase_name: 'Read the spec and confirm scope', tasks: [], task_count: 0,
       validation_gate: gate, outline: snap.parsed.phases.map((p) => `Phase ${p.number}: ${phaseNameShown(p.name, sourceLabel(p))} (${plural(p.tasks.length, 'task')})`),
+      ...phaseZeroWarnings(snap),
     };
   }
   const p = snap.parsed.phases[phase - 1]!;
@@ -38,6 +42,18 @@ export function phaseContext(snap: SpecSnapshot, phase: number, gate: string[], 
     source: snap.source_path, phase, total_phases: total, phase_name: p.name, tasks: p.tasks.map(taskBrief), task_count: p.tasks.length,
     validation_gate: gate,
   };
+}
+
+/**
+ * The file's warnings as Phase 0 lists them, short (the message's first clause: "task id T005 is written on lines 63
+ * and 150"): the first few, then how many more and where to read them in full.
+ */
+function phaseZeroWarnings(snap: SpecSnapshot): { warnings?: string[] } {
+  const all = snap.parsed.warnings ?? [];
+  if (!all.length) return {};
+  const shown = all.slice(0, INLINE_WARNINGS).map((w) => `${snap.source_path} line ${w.line}: ${w.message.split(': ')[0]}`);
+  if (all.length > shown.length) shown.push(`... ${all.length - shown.length} more (baton spec status lists them)`);
+  return { warnings: shown };
 }
 
 /** How to read the tasks that did not fit. */
@@ -90,6 +106,7 @@ export function fitSpecContext(res: NextStepResponse, budget: number): void {
     spec.outline = [...spec.outline.slice(0, Math.max(1, Math.floor(n / 2) - 1)), `... ${n - Math.max(1, Math.floor(n / 2) - 1)} more phases`];
     if (n <= 2) break;
   }
+  if (spec.warnings && sizes(res) > limit) spec.warnings = [`The warnings about ${spec.source} did not fit: baton spec status lists them`];
   const ctx = res.context!;
   if (sizes(res) > limit && ctx.step_description.length > 200) {
     // A very long phase description: keep its head; the full text is in the tasks.md the phase names.
