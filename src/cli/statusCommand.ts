@@ -46,6 +46,8 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         return `  → baton approve ${e.execution_id}${dbFlag}${which}   or   baton reject ${e.execution_id}${dbFlag}${which} --feedback TEXT`;
       };
       const hint = waiting.map(decide);
+      // Why it failed, cut to a line (--json and the editor's panel have it whole).
+      if (e.error) hint.unshift(`  ✗ why it failed: ${shortReason(e.error, 100)}`);
       // A team whose agents' turns fail (a CLI not installed, one exiting at once) still reads running: say which, and why.
       for (const f of e.failing_agents ?? []) {
         hint.push(`  ✗ ${f.agent}@${e.instance ?? e.workflow ?? 'INSTANCE'}: its last turn failed${f.error ? `: ${shortReason(f.error)}` : ''}`);

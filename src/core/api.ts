@@ -201,6 +201,8 @@ export interface ExecutionSummary {
    * activity for more than 30 days, by the retention policy"); absent when it was not, or from an older owner.
    */
   cancel_reason?: string;
+  /** Why a failed (not cancelled) run failed, in full ("step build failed: …"); absent when not recorded. */
+  error?: string;
   /**
    * A pipeline run left unfinished by the Baton process that drove it, which ended: it goes on with resume. A team run
    * whose process ended (set by `baton status` reading the file with no owner): `baton stop @instance` ends it.

@@ -434,6 +434,7 @@ export class Baton implements BatonApi {
       ...(e.kind === 'worker' && typeof e.metadata.instance === 'string' ? { instance: e.metadata.instance } : {}),
       ...(e.kind === 'pipeline' && this.pipelines.isOrphaned(e) ? { orphaned: true } : {}),
       ...(facts.cancelled && cancelledText(e.metadata.cancelled) ? { cancel_reason: cancelledText(e.metadata.cancelled) } : {}),
+      ...(e.status === 'failed' && !facts.cancelled && e.error ? { error: e.error } : {}),
       ...this.failingAgents(e),
     };
   }

@@ -94,3 +94,12 @@ test('a cancelled run\'s steps say what the cancel did: the one under way stoppe
   const earlier = { ...summary!, steps: summary!.steps.map((s) => ({ step_name: s.step_name, status: s.status, agent_name: s.agent_name })) };
   assert.equal(renderStatus([earlier], '', false).split('\n')[1], '  \u2717 analyze-root-cause (failed, debugger)');
 });
+
+test('a failed run says why under its steps, in one line; a cancelled one keeps its reason in the head only', () => {
+  const base = { execution_id: 'e1', task_id: null, workflow: 'p', kind: 'pipeline', status: 'failed', progress: 0, current_step: null, started_at: '', updated_at: '', task_description: null };
+  const steps = [{ step_name: 'one', status: 'failed', agent_name: 'a' }];
+  const error = `step one: command exited with code 3: stderr: ${'x'.repeat(200)}\nat line 2`;
+  const text = renderStatus([{ ...base, steps, error } as never], '', false);
+  assert.equal(text, `e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: command exited with code 3: stderr: ${'x'.repeat(53)}…`);
+  assert.doesNotMatch(renderStatus([{ ...base, steps, cancelled: true, cancel_reason: 'by the editor' } as never], '', false), /why it failed/);
+});

@@ -881,7 +881,10 @@ export class Broker {
   private fail(exec: ExecutionRow, steps: StepState[], events: BatonEvent[]): TxResult {
     const { iso, ms } = this.now();
     const stuck = steps.filter((s) => !DONE_STEP.has(s.status)).map((s) => `${s.step_name} (${s.status})`);
-    this.repo.updateExecution(exec.execution_id, { status: 'failed', completed_at: iso, duration_ms: ms - Date.parse(exec.started_at), current_step: null }, iso);
+    const message = `No step can run any more: ${stuck.join(', ')} cannot complete, so execution ${exec.execution_id} failed.`;
+    this.repo.updateExecution(exec.execution_id, {
+      status: 'failed', completed_at: iso, duration_ms: ms - Date.parse(exec.started_at), current_step: null, error: message,
+    }, iso);
     if (exec.task_id) this.repo.setTaskStatus(exec.task_id, 'failed', iso);
     this.event(exec.execution_id, 'workflow_failed', { reason: 'no ready steps', incomplete: stuck });
     events.push({ type: 'execution', execution_id: exec.execution_id, task_id: exec.task_id, status: 'failed' });
@@ -889,7 +892,7 @@ export class Broker {
       response: {
         status: 'error', execution_id: exec.execution_id,
         error: {
-          code: 'workflow_failed', message: `No step can run any more: ${stuck.join(', ')} cannot complete, so execution ${exec.execution_id} failed.`,
+          code: 'workflow_failed', message,
           recovery: `read workflow-status://${exec.execution_id} for details and start a new workflow`,
         },
       },

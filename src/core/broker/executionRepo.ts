@@ -22,6 +22,8 @@ export interface ExecutionRow {
   completed_at: string | null;
   duration_ms: number | null;
   synthesis_output: string | null;
+  /** Why a failed run failed (a pipeline, the lifecycle tools, a team, the broker's dead end); null otherwise. */
+  error?: string | null;
   metadata: Record<string, unknown>;
 }
 

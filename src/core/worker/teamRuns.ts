@@ -143,6 +143,7 @@ export class TeamRuns {
       this.deps.repo.updateExecution(runId, {
         status, completed_at: now, duration_ms: Date.parse(now) - Date.parse(exec.started_at),
         ...(why !== null ? { metadata: withCancelledMark(exec.metadata, why, null, now) } : {}),
+        ...(outcome === 'failed' && reason ? { error: reason } : {}),
       }, now, exec.status);
       this.deps.ports.store.run("UPDATE team_agents SET state = 'stopped', updated_at = ? WHERE execution_id = ? AND state IN ('idle', 'running')", [now, runId]);
       const said = why !== null ? { cancelled: true, reason: why } : outcome === 'failed' && reason ? { error: reason } : {};

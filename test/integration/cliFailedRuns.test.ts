@@ -1,0 +1,56 @@
+// Rule: `baton status` says why a failed run failed: its error cut to one line in the text, whole in --json, for a
+// pipeline whose step failed (read from the file) and a run the lifecycle tools failed (read through the live owner).
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { ensureBuilt, pipelineSetup, runCli, startMcp, tempSetup, type CliSession } from '../fixtures/mcp/cliHarness.js';
+
+type Listed = { executions: Array<{ execution_id: string; status: string; error?: string }> };
+
+const FAILING = `name: failing
+agents:
+  - { id: a, runner: command, command: AGENT }
+workflow:
+  - { id: one, type: agent, agentId: a }
+`;
+
+const sessions: CliSession[] = [];
+const dirs: string[] = [];
+before(() => ensureBuilt());
+after(async () => {
+  for (const s of sessions) await s.client.close().catch(() => undefined);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+test('a pipeline whose step failed: status names the step and its error, --json has it whole', async () => {
+  // The agent's command fails with a long stderr: the text keeps one line of it.
+  const crash = ['node', '-e', `console.error('disk full ' + 'x'.repeat(200)); process.exit(3)`];
+  const w = pipelineSetup('baton-failed-pipe-', FAILING.replace('AGENT', JSON.stringify(crash)), 'unused');
+  dirs.push(w.dir);
+  const run = await runCli(['pipeline', 'run', 'p', '--input', 'go', '--db', w.db, '--workspace', w.workspace], { BATON_LOG_LEVEL: 'error' });
+  assert.equal(run.code, 1, run.stderr);
+  const text = await runCli(['status', '--all', '--db', w.db]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^ {2}✗ why it failed: step one: command exited with code 3: stderr: disk full x+…$/m);
+  const line = text.stdout.split('\n').find((l) => l.includes('why it failed'))!;
+  assert.ok(line.length <= 120, line);
+  const json = JSON.parse((await runCli(['status', '--all', '--json', '--db', w.db])).stdout) as Listed;
+  assert.equal(json.executions[0]!.status, 'failed');
+  assert.equal(json.executions[0]!.error, `step one: command exited with code 3: stderr: disk full ${'x'.repeat(200)}`);
+});
+
+test('a run the lifecycle tools moved to failed: status through the live owner shows the error it was given', async () => {
+  const setup = tempSetup('baton-failed-lifecycle-');
+  dirs.push(setup.dir);
+  const session = await startMcp(['--db', setup.db, '--workspace', setup.workspace, '--tools', 'lifecycle']);
+  sessions.push(session);
+  const tool = async (name: string, args: Record<string, unknown>) =>
+    (await session.client.callTool({ name, arguments: args })).structuredContent as { id: string };
+  const { id } = await tool('start_execution', { workflowName: 'bug-fix' });
+  await tool('transition_workflow_state', { executionId: id, newState: 'running' });
+  await tool('transition_workflow_state', { executionId: id, newState: 'failed', error: 'the build server is down' });
+  const text = await runCli(['status', '--all', '--db', setup.db]);
+  assert.match(text.stdout, new RegExp(`^${id} {2}bug-fix {2}failed .*\n(.*\n)* {2}✗ why it failed: the build server is down$`, 'm'));
+  const json = JSON.parse((await runCli(['status', '--all', '--json', '--db', setup.db])).stdout) as Listed;
+  assert.equal(json.executions.find((e) => e.execution_id === id)?.error, 'the build server is down');
+});
