@@ -85,6 +85,22 @@ describe('lifecycle tools: the complete lifecycle', () => {
   before(async () => { rig = await openLifecycle(); });
   after(() => rig.close());
 
+  it('an execution failed from pending never started: no startedAt and no duration; one failed while running keeps both', async () => {
+    const never = await rig.ok('start_execution', { workflowName: 'bug-fix' });
+    const ran = await rig.ok('start_execution', { workflowName: 'bug-fix' });
+    await rig.ok('transition_workflow_state', { executionId: ran.id, newState: 'running' });
+    rig.clock.advance(5_000);
+    for (const e of [never, ran]) await rig.ok('transition_workflow_state', { executionId: e.id, newState: 'failed', error: 'called off' });
+    const details = async (id: string) => (await rig.ok('get_execution_details', { executionId: id })).execution;
+    const duration = (id: string) => rig.store.get<{ duration_ms: number | null }>('SELECT duration_ms FROM executions WHERE execution_id = ?', [id])!.duration_ms;
+    const n = await details(never.id);
+    assert.deepEqual([n.state, n.startedAt, n.error, duration(never.id)], ['failed', null, 'called off', null]);
+    assert.ok(n.completedAt && n.createdAt);
+    const r = await details(ran.id);
+    assert.ok(r.startedAt);
+    assert.equal(duration(ran.id), 5_000);
+  });
+
   it('runs start → running → dependent steps → completed, visible in details, history, workflow-status:// and the editor list', async () => {
     const e = await rig.ok('start_execution', { workflowName: 'bug-fix', metadata: { ticket: 'BUG-1' }, timeoutMs: 3_600_000 });
     assert.equal(e.state, 'pending');

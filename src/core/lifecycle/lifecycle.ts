@@ -191,8 +191,9 @@ export class Lifecycle {
       fields.error = null;
     }
     if (TERMINAL_STATES.includes(to) && from !== to) {
-      const started = String(r.run_started_at ?? r.started_at);
-      Object.assign(fields, { completed_at: iso, duration_ms: ms - Date.parse(started), current_step: null, deadline_ms: null });
+      // One that ends from pending never ran: it has no duration.
+      const started = from === 'pending' ? null : String(r.run_started_at ?? r.started_at);
+      Object.assign(fields, { completed_at: iso, duration_ms: started === null ? null : ms - Date.parse(started), current_step: null, deadline_ms: null });
       if (to === 'completed') fields.progress = 100;
     }
     if (error !== undefined) fields.error = error;

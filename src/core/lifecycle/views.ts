@@ -21,7 +21,9 @@ export function toExecutionView(r: Raw, withPhases = false): WorkflowExecution {
     state: status,
     metadata: lifecycle ? ((meta.user as Record<string, unknown> | null | undefined) ?? null) : meta,
     timeoutMs: r.timeout_ms === null || r.timeout_ms === undefined ? null : Number(r.timeout_ms),
-    startedAt: str(r.run_started_at) ?? (status === 'pending' ? null : str(r.started_at)),
+    // A lifecycle execution runs from its first move to running: one failed from pending never started. Other kinds
+    // (no run_started_at) start as they are created.
+    startedAt: str(r.run_started_at) ?? (status === 'pending' || lifecycle ? null : str(r.started_at)),
     completedAt: str(r.completed_at),
     error: str(r.error),
     output: parseJson<unknown>(r.output, null),
