@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { BatonError } from '../core/errors.js';
 import type { SpecPhaseResult, SpecStatus, SpecWarning } from '../core/specTypes.js';
 import { phaseNameShown, plural } from '../shared/labels.js';
-import { nameSources, specSourcesIn } from '../core/specs/specWorkflows.js';
+import { nameSources, specSourcesIn, WRITE_TASKS_FILE } from '../core/specs/specWorkflows.js';
 import { nodeFileSystem } from '../host/nodePorts.js';
 import { specStartViaOwner, specStatusViaOwner } from '../host/controlClient.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, missingDatabase, parse, shellQuote, workspaceOf } from './common.js';
@@ -39,6 +39,9 @@ async function sourcesHere(workspace: string): Promise<string> {
 function warningLines(source: string, warnings: SpecWarning[] | undefined): string[] {
   return (warnings ?? []).map((w) => `⚠ ${source} line ${w.line}: ${w.message}`);
 }
+
+/** The way on when the workspace has no tasks.md: write one, then start on it. */
+const WRITE_ONE = `${WRITE_TASKS_FILE}, then baton spec start specs/FEATURE/tasks.md`;
 
 /** The text of `baton spec start`. */
 export function renderStarted(r: SpecPhaseResult, dbFlag: string): string {
@@ -90,13 +93,14 @@ export async function specCommand(args: string[]): Promise<number> {
     const workspace = workspaceOf(values);
     if (rest.length !== 1) {
       const found = rest.length ? '' : await sourcesHere(workspace);
-      throw new CliError(`spec start needs exactly one FILE (a tasks.md)${found && `; in this workspace: ${found}`}\n\n${SPEC_USAGE}`, 2);
+      const which = rest.length ? '' : found ? `; in this workspace: ${found}` : `; there is none in the workspace ${workspace}. ${WRITE_ONE}`;
+      throw new CliError(`spec start needs exactly one FILE (a tasks.md)${which}\n\n${SPEC_USAGE}`, 2);
     }
     const file = fileArgument(rest[0]!, values.workspace);
     // The core's own words ("pass the path relative to the workspace") fit an agent, not a path typed here.
     if (!existsSync(file)) {
       const found = await sourcesHere(workspace);
-      const message = `no file ${file}; ${found ? `tasks.md files in the workspace: ${found}` : `no tasks.md was found in the workspace ${workspace}`}`;
+      const message = `no file ${file}; ${found ? `tasks.md files in the workspace: ${found}` : `no tasks.md was found in the workspace ${workspace}. ${WRITE_ONE}`}`;
       throw new BatonError('source_not_found', message, { path: file, workspace });
     }
     const r = await withCore(

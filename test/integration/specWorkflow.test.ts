@@ -256,6 +256,37 @@ describe('baton spec without an owner', () => {
   });
 });
 
+describe('baton spec start on a path that is no task list', () => {
+  it('says how to write a tasks.md when the workspace has none, and names the ones it has for a file that is not one', async () => {
+    const setup = tempSetup('baton-spec-none-');
+    try {
+      mkdirSync(join(setup.workspace, 'specs'));
+      const write = /Write one, such as specs\/FEATURE\/tasks\.md holding a checkbox list \("- \[ \] 1\. Set up the project", a line per task\)/;
+      const missing = await runCli(['spec', 'start', 'nofile.md', '--db', setup.db], {}, setup.workspace);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, new RegExp(`no tasks\\.md was found in the workspace \\S+\\. ${write.source}, then baton spec start specs/FEATURE/tasks\\.md\n$`));
+      const none = await runCli(['spec', 'start', '--db', setup.db], {}, setup.workspace);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, new RegExp(`^baton: spec start needs exactly one FILE \\(a tasks\\.md\\); there is none in the workspace \\S+\\. ${write.source}`));
+      const folder = await runCli(['spec', 'start', 'specs', '--db', setup.db], {}, setup.workspace);
+      assert.equal(folder.code, 1);
+      assert.match(folder.stderr, new RegExp(`is a folder, not a file: .*No tasks\\.md was found .*\\. ${write.source}, and pass its path\\.\n$`));
+      assert.equal(existsSync(setup.db), false, 'nothing was started');
+      // One written as the error says starts; a README given in its place is refused naming it.
+      mkdirSync(join(setup.workspace, 'specs', 'login'));
+      writeFileSync(join(setup.workspace, 'specs', 'login', 'tasks.md'), '- [ ] 1. Set up the project\n');
+      writeFileSync(join(setup.workspace, 'README.md'), '# A project\n');
+      const readme = await runCli(['spec', 'start', 'README.md', '--db', setup.db], {}, setup.workspace);
+      assert.equal(readme.code, 1);
+      assert.match(readme.stderr, /^baton: Could not parse README\.md, line 1: [^]*\n\nOr start on the tasks\.md in the workspace: specs\/login\/tasks\.md\.\n$/);
+      const started = await runCli(['spec', 'start', 'specs/login/tasks.md', '--db', setup.db], {}, setup.workspace);
+      assert.equal(started.code, 0, started.stderr);
+    } finally {
+      rmSync(setup.dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the default tool list', () => {
   it('stays within 8 tools and 3k tokens of definitions; specs is off unless asked for', async () => {
     const setup = tempSetup('baton-spec-tools-');

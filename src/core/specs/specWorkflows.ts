@@ -87,6 +87,9 @@ export async function specSourcesIn(fs: FileSystem, workspace: string): Promise<
   return found;
 }
 
+/** How to make a tasks.md, for an error that found none: a file of one checkbox line is a spec of one task. */
+export const WRITE_TASKS_FILE = 'Write one, such as specs/FEATURE/tasks.md holding a checkbox list ("- [ ] 1. Set up the project", a line per task)';
+
 /** Found sources for a message: the first SOURCES_NAMED, comma-separated, and how many more. */
 export function nameSources(found: readonly string[]): string {
   const more = found.length > SOURCES_NAMED ? ` and ${found.length - SOURCES_NAMED} more` : '';
@@ -185,7 +188,8 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     try {
       return parseSource(SPEC_PARSERS, parser, text, file.relative);
     } catch (ex) {
-      if (!BatonError.is(ex, 'source_parse_failed') || !COMPANION_FILE.test(file.relative)) throw ex;
+      if (!BatonError.is(ex, 'source_parse_failed')) throw ex;
+      if (!COMPANION_FILE.test(file.relative)) throw await this.otherSources(ex, file.relative);
       // The tasks.md in the same folder (a path's last separator either way round: the core knows no node:path).
       const tasksBeside = (path: string) => `${path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)}${TASKS_FILE_NAME}`;
       const beside = tasksBeside(file.relative);
@@ -193,6 +197,18 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
       const hint = `${file.relative} is not the spec's task list: start on the ${TASKS_FILE_NAME} beside it, "${beside}".`;
       throw new BatonError('source_parse_failed', `${hint} ${ex.message}`, { ...ex.details, tasks_file: beside, problem: `${String(ex.details.problem ?? 'no tasks')}; ${hint.replace(/\.$/, '')}` });
     }
+  }
+
+  /**
+   * A file that is not a task list (a README, a design doc): its parse error, then the workspace's tasks.md files, the
+   * ones it may have meant. A tasks.md that does not parse keeps its error alone: it is the file to fix.
+   */
+  private async otherSources(ex: BatonError, relative: string): Promise<BatonError> {
+    if (isTasksFile(relative)) return ex;
+    const found = await this.sources();
+    if (found.length === 0) return ex;
+    const which = found.length === 1 ? `the ${TASKS_FILE_NAME} in the workspace` : `one of the ${TASKS_FILE_NAME} files in the workspace`;
+    return new BatonError('source_parse_failed', `${ex.message}\n\nOr start on ${which}: ${nameSources(found)}.`, { ...ex.details, sources: found.slice(0, SOURCES_NAMED) });
   }
 
   /** A phase or task template from the content folders (the workspace's `.baton/` first); `template_not_found` lists those that exist. */
@@ -502,7 +518,7 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     const found = await this.sources();
     const listed = found.length
       ? ` ${TASKS_FILE_NAME} files in the workspace: ${nameSources(found)}.`
-      : ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}).`;
+      : ` No ${TASKS_FILE_NAME} was found in the workspace root or its spec folders (${SPEC_FOLDERS.map((d) => `${d}/`).join(', ')}). ${WRITE_TASKS_FILE}, and pass its path.`;
     return new BatonError(reason, `${message(found)}${listed}`, { ...details, sources: found.slice(0, SOURCES_NAMED) });
   }
 
