@@ -19,15 +19,18 @@ export const ENGINE_OPTIONS = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** Usage lines of the engine settings. */
-export const ENGINE_USAGE = `  --tools GROUPS          comma-separated tool groups: broker, specs, lifecycle, content, memory, context, or all (default broker)
-  --rate-limits SPEC      on (default: per task 0.5/s burst 3, per agent 2/s burst 10), off, or rates like task=1/5,agent=4/20
+export const ENGINE_USAGE = `  --tools GROUPS          comma-separated tool groups: broker, specs, lifecycle, content, memory, context, or all
+                          (default broker)
+  --rate-limits SPEC      on (default: per task 0.5/s burst 3, per agent 2/s burst 10), off, or rates like
+                          task=1/5,agent=4/20
   --token-ttl MINUTES     lifetime of a step token, 1 to 525600 (a year), 1.5 for 90 s (default 10); refresh with
                           request "refresh_token"
   --stall-minutes N       report a running workflow idle this long as stalled, 1 to 525600 (default 30)
   --retention-days N      prune finished runs older than N days, about hourly (default 30; 0 keeps them by age)
   --retention-runs N      keep at most the newest N finished runs (default 1000; 0 keeps them by count)
-  --retention-idle-days N  cancel unfinished runs with no activity for N days, about hourly; they are then
-                          pruned as finished runs (default 30; 0 never cancels one)`;
+  --retention-idle-days N
+                          cancel unfinished runs with no activity for N days, about hourly; they are then pruned as
+                          finished runs (default 30; 0 never cancels one)`;
 
 /** Parsed engine settings. */
 export interface EngineSettings {

@@ -206,7 +206,7 @@ Options:
                           terminal
 ${DB_USAGE}
 ${CONTENT_USAGE}
-${USAGE_FOOTER.replace('2 usage error.', '2 usage error; 3 the run paused (budget, Ctrl-C) or the process running it ended, and can be resumed.')}`;
+${USAGE_FOOTER.replace('2 usage error.', '2 usage error;\n3 the run paused (budget, Ctrl-C) or the process running it ended, and can be resumed.')}`;
 
 /** Usage of `baton blueprint`. */
 export const BLUEPRINT_USAGE = `Usage: baton blueprint list [--json] [--workspace DIR] [--content DIR]
@@ -257,7 +257,7 @@ serve, baton mcp or a baton start); the other team commands reach it through its
 ${USAGE_FOOTER.split('\n').slice(2, -1).join('\n')}`;
 
 /** The exit codes of the team commands but run (which says what ends a run). */
-const TEAM_EXIT = 'Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the process that owns the database does not answer); 2 usage error.';
+const TEAM_EXIT = 'Exit codes: 0 done; 1 failed (e.g. no such team or agent, or the database\'s owner does not answer); 2 usage error.';
 
 /** Usage of `baton run`. */
 export const RUN_USAGE = `Usage: baton run FILE [--instance NAME] [--verbose] [--json] [--max-invocations N] [--db PATH] [--workspace DIR]
@@ -276,7 +276,8 @@ Options:
   --max-invocations N     stop after N agent turns in all (default 50), against agents that @mention each other forever
 ${CONTENT_USAGE}
 ${TEAM_DB}
-Exit codes: 0 every agent idle; 1 at the limit, a failed agent turn or setup command, stopped (Ctrl-C, baton stop), or a missing or invalid workflow file; 2 usage error.`;
+Exit codes: 0 every agent idle; 2 usage error; 1 a missing or invalid workflow file, a failed agent turn or setup
+command, the limit reached, or stopped (Ctrl-C, baton stop).`;
 
 /** Usage of `baton start`. */
 export const START_USAGE = `Usage: baton start FILE [--instance NAME] [--background] [--verbose] [--max-invocations N] [--db PATH]
@@ -294,7 +295,8 @@ Options:
   --max-invocations N     stop after N agent turns in all (default 50)
 ${CONTENT_USAGE}
 ${TEAM_DB}
-Exit codes: 0 done; 1 failed (e.g. a missing or invalid workflow file, a failed setup command, or no answer from the owner); 2 usage error.`;
+Exit codes: 0 done; 2 usage error; 1 failed (e.g. a missing or invalid workflow file, a failed setup command, or
+no answer from the owner).`;
 
 /** Usage of `baton stop`. */
 export const STOP_USAGE = `Usage: baton stop (agent@instance | @instance | NAME | --all) [--json] [--db PATH] [--workspace DIR]
