@@ -14,7 +14,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
-import { budgetOverrun, plural, statusText } from '../shared/labels.js';
+import { budgetOverrun, plural, shortReason, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import { numberFlag } from './numberFlag.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse, workspaceOf } from './common.js';
@@ -115,8 +115,9 @@ async function list(values: Values): Promise<number> {
   lines.push('Runs:');
   const db = dbFlagFor(dbPath);
   for (const r of runs) {
-    // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record).
+    // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record), or why it failed.
     const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
+      : r.error ? ` (${shortReason(r.error)})`
       : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})` : '';
     lines.push(`  ${r.runId}  ${r.system}  ${statusText(r.status, r.cancelled)}${why}  ${plural(r.usage?.tokens ?? 0, 'token')}  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);

@@ -1,5 +1,6 @@
-// Rule: `baton status` says why a failed run failed: its error cut to one line in the text, whole in --json, for a
-// pipeline whose step failed (read from the file) and a run the lifecycle tools failed (read through the live owner).
+// Rule: `baton status` (and `baton pipeline list`) say why a failed run failed: its error cut to one line in the text,
+// whole in --json, for a pipeline whose step failed (read from the file) and a run the lifecycle tools failed (read
+// through the live owner).
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -37,6 +38,11 @@ test('a pipeline whose step failed: status names the step and its error, --json 
   const json = JSON.parse((await runCli(['status', '--all', '--json', '--db', w.db])).stdout) as Listed;
   assert.equal(json.executions[0]!.status, 'failed');
   assert.equal(json.executions[0]!.error, `step one: command exited with code 3: stderr: disk full ${'x'.repeat(200)}`);
+  // baton pipeline list says it as well, beside the run's status.
+  const runs = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  assert.match(runs.stdout, /^ {2}\S+ {2}failing {2}failed \(step one: command exited with code 3: stderr: disk full x+…\) {2}0 tokens /m);
+  const listed = JSON.parse((await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace])).stdout) as { runs: Array<{ error?: string }> };
+  assert.equal(listed.runs[0]!.error, json.executions[0]!.error);
 });
 
 test('a run the lifecycle tools moved to failed: status through the live owner shows the error it was given', async () => {

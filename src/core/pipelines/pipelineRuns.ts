@@ -84,6 +84,8 @@ export interface PipelineRunSummary {
   orphaned?: boolean;
   /** Whether a person or agent cancelled it (its status is then `failed`); absent from an older owner. */
   cancelled?: boolean;
+  /** Why a failed (not cancelled) run failed, in full ("step one: command exited with code 3: …"); absent otherwise. */
+  error?: string;
 }
 
 /** One run as the editor's panel shows it: its system (the step graph), budget, spend and why it paused. */
@@ -522,10 +524,12 @@ export class PipelineRuns {
     return this.deps.repo.executions({ limit: 500 }).filter((e) => e.kind === 'pipeline').slice(0, limit).map((e) => {
       const meta = e.metadata as unknown as PipelineRunMeta;
       const agents = live.get(e.execution_id);
+      const cancelled = executionFacts(e).cancelled;
       return {
         runId: e.execution_id, system: e.template_name ?? '', status: e.status, currentStep: e.current_step, startedAt: e.started_at,
         updatedAt: e.updated_at, pauseReason: meta.pause_reason ?? null, usage: this.usage(e.execution_id).total, budget: meta.budget ?? null,
-        ...(agents ? { agents } : {}), orphaned: this.isOrphaned(e), cancelled: executionFacts(e).cancelled,
+        ...(agents ? { agents } : {}), orphaned: this.isOrphaned(e), cancelled,
+        ...(e.status === 'failed' && !cancelled && e.error ? { error: e.error } : {}),
       };
     });
   }
