@@ -55,6 +55,8 @@ const OWN_OPTIONS = ['--help', '--version'];
  */
 function unknownCommand(word: string, rest: string[], what = 'unknown command'): CliError {
   if (!word.startsWith('-')) {
+    // `baton version`, as many tools spell it: the version is an option here.
+    if (word === 'version' && rest.length === 0) return new CliError(`${what} "version": for Baton's version, baton --version`, 2);
     const near = didYouMean(word, [...Object.keys(COMMAND_USAGE), 'help'], (s) => s);
     return near ? new CliError(`${what} "${word}"${near}; see baton --help`, 2) : usageError(`${what} "${word}"`);
   }

@@ -157,6 +157,8 @@ describe('baton errors', () => {
     [['frobnicate'], /^baton: unknown command "frobnicate"\n\nUsage: baton <command>/],
     [['help', 'frobnicate'], /^baton: no help for unknown command "frobnicate"\n\nUsage: baton <command>/],
     [['statsu'], /^baton: unknown command "statsu" \(did you mean status\?\); see baton --help\n$/],
+    [['version'], /^baton: unknown command "version": for Baton's version, baton --version\n$/],
+    [['help', 'version'], /^baton: no help for unknown command "version": for Baton's version, baton --version\n$/],
     [['help', 'statsu'], /^baton: no help for unknown command "statsu" \(did you mean status\?\); see baton --help\n$/],
     [['--verison'], /^baton: unknown option --verison \(did you mean --version\?\); baton itself takes only -h, --help and -v, --version; a command's options come after the command \(see baton --help\)\n$/],
     [['--verbose'], /^baton: unknown option --verbose; it is an option of baton run and baton start: write it after the command \(see baton run --help\)\n$/],
