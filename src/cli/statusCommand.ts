@@ -36,7 +36,9 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
         // A step the run left unfinished when it ended (one a cancel stopped included) says so, as the editor does.
         const left = leftStepText(s.status, e.status, e.cancelled, s.stopped === true);
         if (left) return `  \u2013 ${s.step_name} (${left.replace(' (', ': ').replace(/\)$/, '')}, ${s.agent_name})`;
-        return `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})`;
+        // Why a step failed, unless the run's own reason already says it (a pipeline's "step one: …").
+        const why = s.error && !e.error?.includes(s.error) ? `: ${shortReason(s.error)}` : '';
+        return `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})${why}`;
       });
       // Every gate that waits gets its commands, also in a run whose other steps go on (a parallel workflow).
       const waiting = e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => s.step_name);

@@ -208,8 +208,11 @@ export interface ExecutionSummary {
    * whose process ended (set by `baton status` reading the file with no owner): `baton stop @instance` ends it.
    */
   orphaned?: boolean;
-  /** `stopped`: a step under way when the run was cancelled (the cancel failed it); absent from an older owner. */
-  steps: Array<{ step_name: string; status: StepStatus; agent_name: string; stopped?: true }>;
+  /**
+   * `stopped`: a step under way when the run was cancelled (the cancel failed it); absent from an older owner.
+   * `error`: why a failed step (not one a cancel stopped) failed, when that was recorded.
+   */
+  steps: Array<{ step_name: string; status: StepStatus; agent_name: string; stopped?: true; error?: string }>;
   /** For a team run (kind 'worker'): its instance; absent from an older owner. */
   instance?: string;
   /** For a running team run: its agents whose last turn failed, with why (null: not recorded); absent when none. */

@@ -1,6 +1,6 @@
 // Rule: `baton status` (and `baton pipeline list`) say why a failed run failed: its error cut to one line in the text,
 // whole in --json, for a pipeline whose step failed (read from the file) and a run the lifecycle tools failed (read
-// through the live owner).
+// through the live owner); a failed step says why beside it, also while its run goes on.
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -54,6 +54,13 @@ test('a run the lifecycle tools moved to failed: status through the live owner s
     (await session.client.callTool({ name, arguments: args })).structuredContent as { id: string };
   const { id } = await tool('start_execution', { workflowName: 'bug-fix' });
   await tool('transition_workflow_state', { executionId: id, newState: 'running' });
+  // A step that failed while the run goes on says why beside it.
+  const step = await tool('start_step', { executionId: id, stepName: 'analyze' });
+  await session.client.callTool({ name: 'complete_step', arguments: { stepId: step.id, error: 'cannot reproduce. Tried twice.' } });
+  const going = await runCli(['status', '--db', setup.db]);
+  assert.match(going.stdout, /^ {2}✗ analyze \(failed, unassigned\): cannot reproduce$/m);
+  const steps = (JSON.parse((await runCli(['status', '--json', '--db', setup.db])).stdout) as { executions: Array<{ steps: unknown[] }> }).executions[0]!.steps;
+  assert.deepEqual(steps, [{ step_name: 'analyze', status: 'failed', agent_name: 'unassigned', error: 'cannot reproduce. Tried twice.' }]);
   await tool('transition_workflow_state', { executionId: id, newState: 'failed', error: 'the build server is down' });
   const text = await runCli(['status', '--all', '--db', setup.db]);
   assert.match(text.stdout, new RegExp(`^${id} {2}bug-fix {2}failed .*\n(.*\n)* {2}✗ why it failed: the build server is down$`, 'm'));

@@ -102,4 +102,8 @@ test('a failed run says why under its steps, in one line; a cancelled one keeps 
   const text = renderStatus([{ ...base, steps, error } as never], '', false);
   assert.equal(text, `e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: command exited with code 3: stderr: ${'x'.repeat(53)}…`);
   assert.doesNotMatch(renderStatus([{ ...base, steps, cancelled: true, cancel_reason: 'by the editor' } as never], '', false), /why it failed/);
+  // A step's own reason shows beside it, unless the run's reason already says it.
+  const failedStep = [{ step_name: 'one', status: 'failed', agent_name: 'a', error: 'boom. More.' }];
+  assert.equal(renderStatus([{ ...base, steps: failedStep } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a): boom');
+  assert.equal(renderStatus([{ ...base, steps: failedStep, error: 'step one: boom. More.' } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: boom');
 });

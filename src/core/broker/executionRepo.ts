@@ -337,13 +337,13 @@ export class ExecutionRepo {
    * the running workflows' shapes out of their cache, which every call of theirs then read and parsed again.
    */
   stepList(executionId: string, cancelledAt: string | null = null): ExecutionSummary['steps'] {
-    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string; position: number; completed_at: string | null }>(
-      'SELECT step_name, status, agent_name, position, completed_at FROM steps WHERE execution_id = ?', [executionId],
+    const rows = this.store.all<{ step_name: string; status: StepStatus; agent_name: string; position: number; completed_at: string | null; error: string | null }>(
+      'SELECT step_name, status, agent_name, position, completed_at, error FROM steps WHERE execution_id = ?', [executionId],
     );
     rows.sort(byPosition);
     return rows.map((r) => (stoppedByCancel(r, cancelledAt)
       ? { step_name: r.step_name, status: r.status, agent_name: r.agent_name, stopped: true as const }
-      : { step_name: r.step_name, status: r.status, agent_name: r.agent_name }));
+      : { step_name: r.step_name, status: r.status, agent_name: r.agent_name, ...(r.status === 'failed' && r.error ? { error: r.error } : {}) }));
   }
 
   /** Keeps the step shapes of at most 256 executions, the oldest cached forgotten first. */
