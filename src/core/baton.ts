@@ -297,6 +297,12 @@ export class Baton implements BatonApi {
         if (d.step_name) throw new BatonError('step_not_found', `Execution ${exec.execution_id} has no step "${d.step_name}"; its steps: ${steps.map((s) => s.step_name).join(', ')}.`);
         if (waiting.length > 1) throw new BatonError('invalid_input', `Several steps wait for approval (${waiting.map((s) => s.step_name).join(', ')}); name one with step_name.`);
         const states = steps.length ? ` (${steps.map((s) => `${s.step_name}: ${s.status}`).join(', ')})` : ': it has no steps';
+        // A run that ended (the usual slip: an old id) will never wait again: say so, and where the waiting ones are.
+        if (TERMINAL_STATES.includes(exec.status)) {
+          const ended = executionFacts(exec).cancelled ? 'cancelled' : exec.status;
+          throw new BatonError('invalid_state', `Execution ${exec.execution_id} has ended (${ended}), so no step of it waits for approval any more${states}; `
+            + 'baton status lists the runs that wait for a decision (⏸).');
+        }
         throw new BatonError('invalid_state', `No step of execution ${exec.execution_id} is waiting for approval${states}.`);
       }
       if (step.status !== 'awaiting_approval') {

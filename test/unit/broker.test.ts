@@ -407,6 +407,12 @@ describe('broker: human gates', () => {
     const bare = await baton.lifecycle.startExecution({ workflowName: 'bug-fix' });
     await assert.rejects(baton.decide({ execution_id: bare.id, decision: 'approve' }),
       { message: `No step of execution ${bare.id} is waiting for approval: it has no steps.` });
+    // A run that ended says so, and where the runs that wait are.
+    await baton.cancel(r.execution_id!, 'not needed');
+    await assert.rejects(baton.decide({ execution_id: r.execution_id!, decision: 'approve' }), {
+      message: `Execution ${r.execution_id} has ended (cancelled), so no step of it waits for approval any more (analyze-root-cause: failed, `
+        + 'implement-fix: pending, write-tests: pending, review-code: pending); baton status lists the runs that wait for a decision (⏸).',
+    });
   });
 });
 
