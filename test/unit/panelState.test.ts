@@ -3,7 +3,7 @@
 // artifacts without content; findings from artifact metadata; the last 200 events (usage said as spend, not JSON; a
 // stopped step's reason as the panel says it); awaiting steps. At a gate, everything the agent submitted for the
 // waiting step (summary, findings, blockers, confidence, decisions, artifacts, references) is in the state before the
-// decision; the task as typed, and a cancelled execution, are told.
+// decision; the task as typed, a cancelled execution, and why a failed one failed, are told.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ArtifactRecord, CurrentStepResource, StepStatusView, TimelineEvent, WorkflowStatusResource } from '../../src/core/api.js';
@@ -209,4 +209,16 @@ test('the task as typed and a cancelled execution are in the state (cancelled fr
   assert.equal(buildPanelState(failed, null, [cancelledEvent], [], '').cancelled, true, 'an older owner: the timeline says so');
   assert.equal(buildPanelState(failed, null, [], [], '').cancelled, false, 'a failure is not a cancellation');
   assert.equal(buildPanelState(status, null, [], [], '').taskDescription, null);
+});
+
+test('a failed run says why: from transition_workflow_state\'s error, or a team run\'s, as from a workflow_failed event', () => {
+  const failed = { ...status, status: 'failed' as const };
+  const at = '2026-01-01T00:00:09Z';
+  const moved: TimelineEvent = { event_type: 'state_changed', event_data: { from: 'running', to: 'failed', error: 'the build server is down' }, created_at: at };
+  assert.equal(buildPanelState(failed, null, [moved], [], '').endReason, 'the build server is down');
+  const team: TimelineEvent = { event_type: 'team_finished', event_data: { status: 'failed', error: 'the kickoff could not be posted' }, created_at: at };
+  assert.equal(buildPanelState(failed, null, [team], [], '').endReason, 'the kickoff could not be posted');
+  // A move to another state says nothing of an end.
+  const paused: TimelineEvent = { event_type: 'state_changed', event_data: { from: 'running', to: 'paused', error: 'lunch' }, created_at: at };
+  assert.equal(buildPanelState(failed, null, [paused], [], '').endReason, null);
 });

@@ -211,13 +211,21 @@ function timeline(events: TimelineEvent[]): PanelTimelineEntry[] {
   });
 }
 
+/** Whether an event ended a run: a cancel, a failure, a lifecycle move to failed, a team run that failed. */
+function endsRun(e: TimelineEvent): boolean {
+  const data = typeof e.event_data === 'object' && e.event_data !== null ? e.event_data as Record<string, unknown> : {};
+  return e.event_type === 'workflow_cancelled' || e.event_type === 'workflow_failed'
+    || (e.event_type === 'state_changed' && data.to === 'failed') || (e.event_type === 'team_finished' && data.status === 'failed');
+}
+
 /**
  * Why a failed run ended, from its last end event: a cancelled one's who and why as the CLI says them ("by the
- * editor"), a failed one's `reason` (or `error`); null when it has not failed or no event says.
+ * editor"), a failed one's `reason` (or `error`, as `transition_workflow_state` and a team run record it); null when
+ * it has not failed or no event says.
  */
 function endReason(status: WorkflowStatusResource, events: TimelineEvent[]): string | null {
   if (status.status !== 'failed') return null;
-  const end = [...events].reverse().find((e) => e.event_type === 'workflow_cancelled' || e.event_type === 'workflow_failed');
+  const end = [...events].reverse().find(endsRun);
   if (end?.event_type === 'workflow_cancelled') return clip(cancelledText(end.event_data), DETAIL_CHARS) || null;
   const data = typeof end?.event_data === 'object' && end.event_data !== null ? end.event_data as Record<string, unknown> : {};
   const why = str(data.reason) ?? str(data.error);
