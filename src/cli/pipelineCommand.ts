@@ -14,7 +14,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
-import { budgetOverrun, plural, shortReason, statusText } from '../shared/labels.js';
+import { budgetOverrun, plural, reasonCut, shortReason, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import { numberFlag } from './numberFlag.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse, workspaceOf } from './common.js';
@@ -123,6 +123,10 @@ async function list(values: Values): Promise<number> {
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);
   }
   if (!runs.length) lines.push('  (none)');
+  // A failure reason above cut to its first sentence and next step: say where it is whole.
+  if (runs.some((r) => !(r.status === 'paused' && r.pauseReason) && r.error && reasonCut(r.error))) {
+    lines.push(`(A reason cut short here is whole in baton pipeline list --json${db}.)`);
+  }
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }

@@ -5,7 +5,7 @@ import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments, workspaceOf } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
-import { leftStepText, shortReason, taskLabel } from '../shared/labels.js';
+import { leftStepText, reasonCut, shortReason, taskLabel } from '../shared/labels.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
@@ -23,6 +23,12 @@ const QUIET_MS = DEFAULT_OPTIONS.tokenTtlMs;
  */
 export function renderStatus(executions: ExecutionSummary[], dbFlag = '', activeOnly = false, now = Date.now()): string {
   if (executions.length === 0) return activeOnly ? `No unfinished executions (baton status --all${dbFlag} lists the finished ones too).` : 'No executions.';
+  // Whether a reason below is cut short: a note under the listing then says where it is whole.
+  let cut = false;
+  const short = (reason: string, max?: number) => {
+    cut ||= reasonCut(reason, max);
+    return shortReason(reason, max);
+  };
   const blocks = executions
     .map((e) => {
       const task = taskLabel(e.task_description, 60);
@@ -30,14 +36,14 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       const what = e.kind === 'worker' ? `${e.workflow ?? 'team'}${e.instance ? `@${e.instance}` : ''}` : e.workflow ?? e.kind;
       const progress = e.kind === 'worker' ? 'team run' : `${e.progress}%`;
       // Who cancelled it and why, in short (the editor's panel and the agent's next call say it in full).
-      const state = e.cancelled ? `cancelled${e.cancel_reason ? ` (${shortReason(e.cancel_reason)})` : ''}` : e.status;
+      const state = e.cancelled ? `cancelled${e.cancel_reason ? ` (${short(e.cancel_reason)})` : ''}` : e.status;
       const head = `${e.execution_id}  ${what}  ${state}  ${progress}${e.current_step ? `  step: ${e.current_step}` : ''}${task ? `  "${task}"` : ''}`;
       const steps = e.steps.map((s) => {
         // A step the run left unfinished when it ended (one a cancel stopped included) says so, as the editor does.
         const left = leftStepText(s.status, e.status, e.cancelled, s.stopped === true);
         if (left) return `  \u2013 ${s.step_name} (${left.replace(' (', ': ').replace(/\)$/, '')}, ${s.agent_name})`;
         // Why a step failed, unless the run's own reason already says it (a pipeline's "step one: …").
-        const why = s.error && !e.error?.includes(s.error) ? `: ${shortReason(s.error)}` : '';
+        const why = s.error && !e.error?.includes(s.error) ? `: ${short(s.error)}` : '';
         return `  ${MARK[s.status] ?? '?'} ${s.step_name} (${s.status}, ${s.agent_name})${why}`;
       });
       // Every gate that waits gets its commands, also in a run whose other steps go on (a parallel workflow).
@@ -49,10 +55,10 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       };
       const hint = waiting.map(decide);
       // Why it failed, cut to a line (--json and the editor's panel have it whole).
-      if (e.error) hint.unshift(`  ✗ why it failed: ${shortReason(e.error, 100)}`);
+      if (e.error) hint.unshift(`  ✗ why it failed: ${short(e.error, 100)}`);
       // A team whose agents' turns fail (a CLI not installed, one exiting at once) still reads running: say which, and why.
       for (const f of e.failing_agents ?? []) {
-        hint.push(`  ✗ ${f.agent}@${e.instance ?? e.workflow ?? 'INSTANCE'}: its last turn failed${f.error ? `: ${shortReason(f.error)}` : ''}`);
+        hint.push(`  ✗ ${f.agent}@${e.instance ?? e.workflow ?? 'INSTANCE'}: its last turn failed${f.error ? `: ${short(f.error)}` : ''}`);
       }
       // Read with no owner: no process runs it (teams run only in the owner), but its agents may live on.
       if (e.kind === 'worker' && e.orphaned && !e.cancelled) {
@@ -69,7 +75,8 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
       return [head, ...steps, ...hint].join('\n');
     });
   // A blank line sets off an entry with steps under it; one-line entries (team runs) follow each other directly.
-  return blocks.reduce((text, block, i) => `${text}${block.includes('\n') || blocks[i - 1]!.includes('\n') ? '\n\n' : '\n'}${block}`);
+  const text = blocks.reduce((text, block, i) => `${text}${block.includes('\n') || blocks[i - 1]!.includes('\n') ? '\n\n' : '\n'}${block}`);
+  return cut ? `${text}\n\n(A reason cut short here is whole in baton status --json${dbFlag}.)` : text;
 }
 
 /** The line under a listing that left older executions out. */

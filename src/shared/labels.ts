@@ -15,14 +15,33 @@ export function statusText(status: string, cancelled = false): string {
   return cancelled && status === 'failed' ? 'cancelled' : status.replace(/_/g, ' ');
 }
 
+/** How a reason's next step opens ("… not found on PATH. Install …"): a verb that tells what to do. */
+const NEXT_STEP = /^(?:Install|Run|Set|Pass|Check|Use|Add|Start|Restart|Put|Give|Remove|Make|Try|Open|Stop|Edit|Fix|Create|Rename|Update|Upgrade)\b/;
+
 /**
- * A reason as one short line for a listing's status column: its first line, up to its first sentence's end (the rest
- * is the fix, which the full text keeps), at most `max` characters.
+ * A reason as one short line for a listing's status column: its first line, up to its first sentence's end, at most
+ * `max` characters, and then the next sentence when it says what to do ("Install …"), without its asides in brackets
+ * and at most `step` characters. The full text (--json, the editor's panel) keeps the rest.
  */
-export function shortReason(reason: string, max = 80): string {
+export function shortReason(reason: string, max = 80, step = 120): string {
   const line = reason.trim().split('\n')[0]!.trim();
-  const sentence = /^(.+?)\.\s+(?=[A-Z`(])/.exec(line)?.[1] ?? line.replace(/\.$/, '');
-  return sentence.length > max ? `${sentence.slice(0, max - 1).trimEnd()}…` : sentence;
+  const first = /^(.+?)\.\s+(?=[A-Z`(])/.exec(line);
+  const sentence = clip(first?.[1] ?? line.replace(/\.$/, ''), max);
+  const rest = first ? line.slice(first[0].length) : '';
+  if (!NEXT_STEP.test(rest)) return sentence;
+  // Up to its end or its first aside: "Install X from npm: `npm i -g x` (package x), or …" keeps the command.
+  const next = /^(.+?)(?:\s+\(|\.\s|\.?$)/.exec(rest)![1]!.replace(/[,;:]$/, '');
+  return `${sentence}. ${clip(next, step)}`;
+}
+
+/** `text` cut to `max` characters, an ellipsis marking the cut. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}\u2026` : text;
+}
+
+/** Whether shortReason(reason, max) left some of `reason` out (a listing then says where the whole reason is). */
+export function reasonCut(reason: string, max = 80): boolean {
+  return shortReason(reason, max) !== reason.trim().replace(/\.$/, '');
 }
 
 /** Step statuses a run can leave behind when it ends early: none of them will move again. */

@@ -1,8 +1,10 @@
 // Rule: `baton status` (and `baton pipeline list`) say why a failed run failed: its error cut to one line in the text,
 // whole in --json, for a pipeline whose step failed (read from the file) and a run the lifecycle tools failed (read
-// through the live owner); a failed step says why beside it, also while its run goes on.
+// through the live owner); a failed step says why beside it, also while its run goes on. An error that says what to do
+// next ("… not found on PATH. Install …") keeps that step, and a note says where the whole reason is.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ensureBuilt, pipelineSetup, runCli, startMcp, tempSetup, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
@@ -43,6 +45,23 @@ test('a pipeline whose step failed: status names the step and its error, --json 
   assert.match(runs.stdout, /^ {2}\S+ {2}failing {2}failed \(step one: command exited with code 3: stderr: disk full x+…\) {2}0 tokens /m);
   const listed = JSON.parse((await runCli(['pipeline', 'list', '--json', '--db', w.db, '--workspace', w.workspace])).stdout) as { runs: Array<{ error?: string }> };
   assert.equal(listed.runs[0]!.error, json.executions[0]!.error);
+});
+
+test('a pipeline whose agent CLI is missing: the one-line reason keeps how to install it and points at --json', async () => {
+  const file = 'name: missing\nagents:\n  - { id: a, runner: claude, modelConfig: { model: sonnet } }\nworkflow:\n  - { id: one, type: agent, agentId: a }\n';
+  const w = pipelineSetup('baton-failed-missing-', file, 'unused');
+  dirs.push(w.dir);
+  const bin = join(w.dir, 'empty-bin');
+  mkdirSync(bin);
+  const run = await runCli(['pipeline', 'run', 'p', '--input', 'go', '--db', w.db, '--workspace', w.workspace], { PATH: bin, BATON_LOG_LEVEL: 'error' });
+  assert.equal(run.code, 1, run.stderr);
+  const install = 'Install Claude Code from npm: `npm install -g @anthropic-ai/claude-code`';
+  const text = await runCli(['status', '--all', '--db', w.db]);
+  assert.ok(text.stdout.includes(`  ✗ why it failed: step one: claude: "claude" was not found on PATH. ${install}\n`), text.stdout);
+  assert.match(text.stdout, /\n\n\(A reason cut short here is whole in baton status --json --db \S+\.\)\n$/);
+  const runs = await runCli(['pipeline', 'list', '--db', w.db, '--workspace', w.workspace]);
+  assert.ok(runs.stdout.includes(`  failed (step one: claude: "claude" was not found on PATH. ${install})  0 tokens`), runs.stdout);
+  assert.match(runs.stdout, /^\(A reason cut short here is whole in baton pipeline list --json --db \S+\.\)$/m);
 });
 
 test('a run the lifecycle tools moved to failed: status through the live owner shows the error it was given', async () => {

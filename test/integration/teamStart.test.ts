@@ -246,13 +246,13 @@ test('start without --verbose shows an agent turn that failed (a command not ins
   assert.equal(isPidAlive(owner.child.pid!), true, 'the team keeps running');
   // list says the agent fails, and why in short (as idle, it looked fine); --json carries the whole reason.
   const listed = await w.cli(['list']);
-  assert.match(listed.stdout, /^b@default +broken\.yaml +failed \(command: "no-such-agent-cli" was not found on PATH\)$/m);
+  assert.match(listed.stdout, /^b@default +broken\.yaml +failed \(command: "no-such-agent-cli" was not found on PATH\. Check the agent's command: its first item must be a program on PATH or a path to an executable file\)$/m);
   const json = JSON.parse((await w.cli(['list', '--json'])).stdout) as Array<{ status: string; error?: string }>;
   assert.equal(json[0]!.status, 'failed');
   assert.match(json[0]!.error!, /^command: "no-such-agent-cli" was not found on PATH\. Check the agent's command/);
   // status says so under the run too, which still reads running (--json: failing_agents, with the whole reason).
   const status = await w.cli(['status']);
-  assert.match(status.stdout, /^\S+ {2}broken@default {2}running {2}team run\n {2}✗ b@default: its last turn failed: command: "no-such-agent-cli" was not found on PATH$/m);
+  assert.match(status.stdout, /^\S+ {2}broken@default {2}running {2}team run\n {2}✗ b@default: its last turn failed: command: "no-such-agent-cli" was not found on PATH\. Check the agent's command: [^\n]+ file$/m);
   const statusJson = JSON.parse((await w.cli(['status', '--json'])).stdout) as { executions: Array<{ failing_agents?: Array<{ agent: string; error: string }> }> };
   assert.equal(statusJson.executions[0]!.failing_agents?.[0]?.agent, 'b');
   assert.match(statusJson.executions[0]!.failing_agents![0]!.error, /^command: "no-such-agent-cli" was not found on PATH\. Check/);

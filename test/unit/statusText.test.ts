@@ -18,11 +18,13 @@ test('a listed execution shows its task, clipped to one line, and a cancelled on
   const text = renderStatus([{ ...base, task_description: `Fix the\nlogin ${'loop '.repeat(30)}`, cancelled: true } as never], '', false);
   assert.match(text, /^e1 {2}bug-fix {2}cancelled {2}20% {2}"Fix the login loop loop .{20,}\u2026"$/);
   assert.equal(renderStatus([{ ...base, task_description: null } as never], '', false), 'e1  bug-fix  failed  20%');
-  // Who cancelled it and why, in short: the first sentence, clipped.
+  // Who cancelled it and why, in short: the first sentence, clipped; a note says where the whole reason is.
   const why = `stopped by baton stop @pr-1. ${'More detail. '.repeat(5)}`;
-  assert.equal(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: why } as never], '', false), 'e1  bug-fix  cancelled (stopped by baton stop @pr-1)  20%');
+  const whole = '\n\n(A reason cut short here is whole in baton status --json.)';
+  assert.equal(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: why } as never], '', false), `e1  bug-fix  cancelled (stopped by baton stop @pr-1)  20%${whole}`);
   const long = 'x'.repeat(200);
-  assert.match(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: long } as never], '', false), /^e1 {2}bug-fix {2}cancelled \(x{79}\u2026\) {2}20%$/);
+  assert.match(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: long } as never], '', false), /^e1 {2}bug-fix {2}cancelled \(x{79}\u2026\) {2}20%\n\n\(A reason/);
+  assert.equal(renderStatus([{ ...base, task_description: null, cancelled: true, cancel_reason: 'by the editor.' } as never], '', false), 'e1  bug-fix  cancelled (by the editor)  20%');
 });
 
 test('a team run shows workflow@instance and "team run" in place of a progress it does not have; one-line entries are not spaced', () => {
@@ -99,11 +101,17 @@ test('a failed run says why under its steps, in one line; a cancelled one keeps 
   const base = { execution_id: 'e1', task_id: null, workflow: 'p', kind: 'pipeline', status: 'failed', progress: 0, current_step: null, started_at: '', updated_at: '', task_description: null };
   const steps = [{ step_name: 'one', status: 'failed', agent_name: 'a' }];
   const error = `step one: command exited with code 3: stderr: ${'x'.repeat(200)}\nat line 2`;
-  const text = renderStatus([{ ...base, steps, error } as never], '', false);
-  assert.equal(text, `e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: command exited with code 3: stderr: ${'x'.repeat(53)}…`);
+  const whole = '\n\n(A reason cut short here is whole in baton status --json --db x.db.)';
+  assert.equal(renderStatus([{ ...base, steps, error } as never], ' --db x.db', false), `e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: command exited with code 3: stderr: ${'x'.repeat(53)}…${whole}`);
   assert.doesNotMatch(renderStatus([{ ...base, steps, cancelled: true, cancel_reason: 'by the editor' } as never], '', false), /why it failed/);
   // A step's own reason shows beside it, unless the run's reason already says it.
   const failedStep = [{ step_name: 'one', status: 'failed', agent_name: 'a', error: 'boom. More.' }];
-  assert.equal(renderStatus([{ ...base, steps: failedStep } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a): boom');
-  assert.equal(renderStatus([{ ...base, steps: failedStep, error: 'step one: boom. More.' } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: boom');
+  assert.equal(renderStatus([{ ...base, steps: failedStep } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a): boom' + whole.replace(' --db x.db', ''));
+  assert.equal(renderStatus([{ ...base, steps: failedStep, error: 'step one: boom. More.' } as never], '', false), 'e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: step one: boom' + whole.replace(' --db x.db', ''));
+  // One that says what to do next keeps that step, without its asides in brackets.
+  const missing = 'claude: "claude" was not found on PATH. Install Claude Code from npm: `npm i -g x` (package x), or put it on PATH.';
+  assert.match(renderStatus([{ ...base, steps, error: missing } as never], '', false),
+    /\n {2}✗ why it failed: claude: "claude" was not found on PATH\. Install Claude Code from npm: `npm i -g x`\n\n\(A reason/);
+  const told = 'command: "x" was not found on PATH. Check the agent\'s command.';
+  assert.equal(renderStatus([{ ...base, steps, error: told } as never], '', false), `e1  p  failed  0%\n  ✗ one (failed, a)\n  ✗ why it failed: ${told.slice(0, -1)}`);
 });
