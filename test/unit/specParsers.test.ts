@@ -584,6 +584,21 @@ describe('spec parsers: phase headings as people write them', () => {
     assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['Seeded']);
   });
 
+  it('under a bold or plain phase line, the checkbox format\'s "#### Task 2.1 …" headings and their boxes are that phase\'s', () => {
+    const text = '# Plan\n\n**Phase 1: Setup**\n\n#### Task 1.1 Schema\n- [ ] T001 Create schema\n- [ ] T002 Seed\n\n' +
+      '**Checkpoint**: seeded\n\nPhase 2: Core\n\n#### Task 2.1 Build\n- [ ] T003 Build it\n\n#### Task 2.2: Wire\n- [ ] T004 Wire it\n';
+    const checkbox = (t: string) => parse(t, 'tasks.md', 'checkbox_tasks_parser');
+    const p = checkbox(text);
+    assert.deepEqual(p.phases.map((ph) => `${ph.label}|${ph.name} [${ph.tasks.map((t) => t.id).join(' ')}]`), [
+      'Phase 1|Setup [T001 T002]', 'Phase 2|Core [T003 T004]',
+    ]);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), ['seeded']);
+    // As with "### Phase N" headings; any other heading still ends the phase.
+    const marked = checkbox(text.replace('**Phase 1: Setup**', '### Phase 1: Setup').replace('Phase 2: Core', '### Phase 2: Core'));
+    assert.deepEqual(shape(marked), shape(p));
+    assert.deepEqual(shape(checkbox(`${text}\n#### Notes\n- [ ] T005 Later\n`)), ['Setup [T001 T002]', 'Core [T003 T004]', 'Notes [T005]']);
+  });
+
   it('a plain "Phase N: Title" line on its own is a phase heading; a task, a sentence, a link of phases or code is not', () => {
     const text = [
       '# Plan', '', 'Phase 1: Setup', '- [ ] T001 a', '- [ ] T002 b, as Phase 2: says', 'Phase 2: Core', '- [ ] T003 c',

@@ -6,7 +6,8 @@
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import {
-  field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings, type ListItem, type SourceLine,
+  field, hasUnmarkedPhase, heading, Fences, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
+  type ListItem, type SourceLine,
 } from './markdown.js';
 import { defaultGate, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
 
@@ -211,7 +212,10 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     const h = heading(line) ?? unmarked.headings.get(line.number);
     if (h) {
       if (h.level === 1 && title === null) title = plain(h.text);
-      while (open.length && open.at(-1)!.level >= h.level) open.pop();
+      // A bold or plain phase line (`**Phase 2: Core**`) reads as the deepest heading, but its `#### Task 2.1 …` and
+      // gate headings are still its own, as the spec format reads them.
+      const own = (g: Group) => g.phase !== null && g.level === 6 && unmarked.headings.has(g.line) && partOfPhase(plain(h.text));
+      while (open.length && open.at(-1)!.level >= h.level && !own(open.at(-1)!)) open.pop();
       let phase = PHASE_LIKE.exec(plain(h.text));
       // A heading deeper than the one that first named its phase is about that phase, not a phase of its own:
       // `### Phase 1 Tasks` under `## Phase 1: Setup`, `#### Phase 4 Testing` in a testing section, `### Phase 3.1 - 22

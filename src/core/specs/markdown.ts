@@ -132,6 +132,22 @@ export const PHASE_NUMBER = String.raw`\d+(?:\.\d+)*[a-z]?(?:(?:-|\s*[\u2013\u20
  */
 const PLAIN_PHASE = new RegExp(String.raw`^Phase\s+${PHASE_NUMBER}\s*(?:[:.\-\u2013\u2014]|\(.*?\)\s*[:.\-\u2013\u2014]?)(?!.*(?:\bPhase\s+\d|\u2192|->|=>))\s*\S.*(?<![.!?])$`, 'iu');
 
+/** A task named as such (`Task 1.1: Name`, `Task 3 - Name`): its id and its name. */
+export const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
+
+/** Labels of a heading that is a phase's gate section (`#### Validation Gate`, `### Checkpoint`). */
+const GATE_HEADINGS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when|independent test)$/;
+
+/**
+ * A heading (its plain text) that is part of the phase above it whatever its level: a task (`Task 1.1: Name`), its
+ * tasks or its gate section. Under a bold or plain phase line (`**Phase 2: Core**`, read as the deepest heading), a
+ * `#### Task 2.1 …` is still that phase's, where any other heading ends it.
+ */
+export function partOfPhase(text: string): boolean {
+  const label = text.replace(/:$/, '').toLowerCase();
+  return TASK_LINE.test(text) || GATE_HEADINGS.test(label) || label === 'tasks';
+}
+
 /**
  * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
  * before it (`Phase 1 (Week 1): Name`) goes after the name; empty when there is none.

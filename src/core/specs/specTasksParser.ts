@@ -2,15 +2,14 @@
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import {
-  codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, listItem, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
-  type SourceLine,
+  codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList,
+  TASK_LINE, unmarkedHeadings, type SourceLine,
 } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
 
 const PHASE_HEADING = new RegExp(String.raw`^(?:[^\p{L}\p{N}]*\s*)?Phase\s+(${PHASE_NUMBER})(.*)$`, 'iu');
 /** What follows `Phase N` in a heading that links two phases (`Phase 1 → Phase 2`, `Phase 1 to Phase 2`). */
 const DEPENDENCY_NOTE = /^\s*(?:\u2192|->|=>|\u21d2|to\s+phase\b)/iu;
-const TASK_LINE = /^Task\s+([\w.-]*\d[\w.-]*?)\s*(?:[:.)\-\u2013\u2014]\s*|\s+)(.*)$/i;
 const GATE_LABELS = /^(validation gate|gate|exit criteria|phase gate|definition of done|checkpoint|done when)$/;
 /** Gate labels that end a task read from a heading or a bold line (`Done when` there is the task's own criteria). */
 const PHASE_GATE_LABELS = /^(validation gate|phase gate|gate|exit criteria)$/;
@@ -32,12 +31,6 @@ interface OpenPhase {
   heading?: OpenTask | null;
   /** Opened by a bold or plain line (`**Phase 1: Setup**`), whose `#### Task 1.1: …` headings are still its own. */
   unmarked?: boolean;
-}
-
-/** A heading that is part of a phase whatever its level: a task (`Task 1.1: Name`), its tasks or its gate section. */
-function partOfPhase(text: string): boolean {
-  const label = text.replace(/:$/, '').toLowerCase();
-  return TASK_LINE.test(text) || GATE_LABELS.test(label) || label === 'tasks';
 }
 
 /**
