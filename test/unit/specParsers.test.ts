@@ -286,6 +286,22 @@ describe('spec parsers: a plan without boxes', () => {
 });
 
 describe('spec parsers: layouts found in real tasks.md files', () => {
+  it('Spec Kit\'s "**Independent Test**: … verify:" with a numbered list under it: the steps join the phase\'s gate', () => {
+    const p = parse([
+      '# Tasks: Login', '', '## Phase 3: User Story 1 - Sign in (Priority: P1)', '', '**Goal**: users sign in', '',
+      '**Independent Test**: Start the app and', 'verify:', '', '1. The login page loads', '2. A right password signs in',
+      '   - with the demo user', '', '- [ ] T010 [P] [US1] Contract test for login', '- [ ] T011 [US1] Build the form', '',
+      '**Checkpoint**: story 1 works', '', '## Phase 4: Polish', '', '**Independent Test**: verify:', '- [ ] T020 Docs', '',
+    ].join('\n'));
+    assert.equal(p.parser, 'checkbox_tasks_parser');
+    assert.deepEqual(shape(p), ['User Story 1 - Sign in (Priority: P1) [T010 T011]', 'Polish [T020]']);
+    assert.deepEqual(p.phases[0]!.validation_gate.map((g) => g.text), [
+      'Start the app and verify:', 'The login page loads', 'A right password signs in', 'story 1 works',
+    ]);
+    // A box after "verify:" is a task, not a step.
+    assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['verify:']);
+  });
+
   it('a checkbox list that a stray "Task 28" line makes look like the spec format is read as the checkbox list it is', () => {
     const p = parse('# Tasks\n\n## Phase 0: Prerequisites\n- [x] 0.1 Check the alias\n- [ ] 0.2 Ask for access\n\n## Phase 1: Build\n- [ ] 1.1 Build it\n\n## Review log\n- **Task 28 bundled phase (Agreed).** Split into two.\n');
     assert.equal(p.parser, 'checkbox_tasks_parser');

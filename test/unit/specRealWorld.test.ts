@@ -219,7 +219,13 @@ describe('spec parsers: tasks.md files written by others', () => {
     assert.equal(foundation!.description, 'Core infrastructure and common utilities that ALL user story tasks depend on');
     assert.deepEqual(foundation!.validation_gate.map((g) => g.text), ['Foundation ready - all common utilities implemented and tested - user story implementation can now begin']);
     assert.equal(story!.description, "Implement the three-command upstream sync and transformation pipeline that enables maintainers to discover, pull, and transform spec-kit releases into Speck's Claude-native implementation");
-    assert.deepEqual(story!.validation_gate.map((g) => g.text), ['Run /speck.check-upstream, /speck.pull-upstream v1.0.0, /speck.transform-upstream, then verify:']);
+    // The numbered list under its "… then verify:" is the rest of that gate.
+    assert.deepEqual(story!.validation_gate.map((g) => g.text), [
+      'Run /speck.check-upstream, /speck.pull-upstream v1.0.0, /speck.transform-upstream, then verify:',
+      'upstream/v1.0.0/ contains pristine upstream templates and bash scripts', 'upstream/releases.json tracks the v1.0.0 release metadata',
+      '.speck/scripts/ contains Bun TS equivalents with identical CLI behavior', '/speck.* commands exist and successfully call .speck/scripts/',
+      "Transformation report shows what changed and Claude's rationale",
+    ]);
   });
 
   it('a test task written `T005-TEST [P] [TEST] …` keeps its id, its [P] and its tag, and repeats no id', () => {

@@ -203,6 +203,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
   let last: Item | null = null;
   let lastLine = 0; // the line `last`'s title or its last detail ended on
   let gateList: number | null = null; // in a gate's list: the indent of its items (-1 before the first)
+  let gateSteps = false; // that list follows a gate's "… verify:" and is of steps, so a box there is a task again
   let wrapped: { line: number; add: (text: string) => void } | null = null; // the field whose paragraph may go on
   const named = new Map<string, number>(); // each phase label → the level of the heading that first named it
   const fences = new Fences(lines);
@@ -241,7 +242,7 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
       wrapped.line = line.number;
       continue;
     }
-    if (item?.checkbox && idOf(item.content) !== null) gateList = null; // `- [ ] 3. …`, `- [ ] T012 …`: tasks again
+    if (item?.checkbox && (idOf(item.content) !== null || gateSteps)) gateList = null; // `- [ ] T012 …`: tasks again
     if (gateList !== null && item && (gateList < 0 || item.indent <= gateList)) {
       // An item of the list after "**Acceptance Criteria:**" (below a phase's tasks): a gate item, not a task.
       gateList = item.indent;
@@ -282,8 +283,13 @@ function collect(lines: SourceLine[], plainItems: boolean): { title: string | nu
     if (f && GATE_LABELS.test(f.label) && f.value) {
       const gate = { text: plain(f.value), checkbox: null };
       group.gate.push(gate);
-      if (!item) wrapped = { line: line.number, add: (text) => void (gate.text = `${gate.text} ${text}`) };
-    } else if (f && (GATE_LABELS.test(f.label) || CRITERIA_LABELS.test(f.label)) && !f.value && group.items.length > 0) gateList = -1;
+      // "**Independent Test**: … verify:" (Spec Kit) with the steps listed under it: they are the gate's too.
+      const steps = () => {
+        if (gate.text.endsWith(':')) [gateList, gateSteps] = [-1, true];
+      };
+      steps();
+      if (!item) wrapped = { line: line.number, add: (text) => void ((gate.text = `${gate.text} ${text}`), steps()) };
+    } else if (f && (GATE_LABELS.test(f.label) || CRITERIA_LABELS.test(f.label)) && !f.value && group.items.length > 0) [gateList, gateSteps] = [-1, false];
     else if (f && /^(purpose|goal|objective|description|story|user story)$/.test(f.label) && !group.description) {
       group.description = plain(f.value);
       if (!item && group.description) wrapped = { line: line.number, add: (text) => void (group.description = `${group.description} ${text}`) };
