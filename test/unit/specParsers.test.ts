@@ -302,6 +302,21 @@ describe('spec parsers: layouts found in real tasks.md files', () => {
     assert.deepEqual(p.phases[1]!.validation_gate.map((g) => g.text), ['verify:']);
   });
 
+  it('"| done when: …" or "— done when: …" at the end of a task\'s line is its criterion, not part of its name', () => {
+    const p = parse([
+      '# Tasks', '', '## Phase 1: Setup', '- [ ] T001 [P] Contract test in tests/contract/test_login.py | done when: it fails before T003',
+      '- [ ] T002 Build the form \u2014 done when: the form posts', '- [ ] T003 Wire it -- done when it answers', '- [ ] T004 Keep when done', '',
+    ].join('\n'));
+    assert.equal(p.parser, 'checkbox_tasks_parser');
+    assert.deepEqual(p.phases[0]!.tasks.map((t) => [t.id, t.name, t.acceptance_criteria]), [
+      ['T001', 'Contract test in tests/contract/test_login.py', ['it fails before T003']], ['T002', 'Build the form', ['the form posts']],
+      ['T003', 'Wire it', ['it answers']], ['T004', 'Keep when done', []],
+    ]);
+    const spec = parse('# Plan\n## Phase 1: Setup\n- [ ] **Task 1.1**: Build it | done when: it builds\n- [ ] **Task 1.2**: Seed\n');
+    assert.equal(spec.parser, 'spec_tasks_parser');
+    assert.deepEqual(spec.phases[0]!.tasks.map((t) => [t.name, t.acceptance_criteria]), [['Build it', ['it builds']], ['Seed', []]]);
+  });
+
   it('a checkbox list that a stray "Task 28" line makes look like the spec format is read as the checkbox list it is', () => {
     const p = parse('# Tasks\n\n## Phase 0: Prerequisites\n- [x] 0.1 Check the alias\n- [ ] 0.2 Ask for access\n\n## Phase 1: Build\n- [ ] 1.1 Build it\n\n## Review log\n- **Task 28 bundled phase (Agreed).** Split into two.\n');
     assert.equal(p.parser, 'checkbox_tasks_parser');

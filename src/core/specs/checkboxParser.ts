@@ -6,7 +6,7 @@
 // all takes the plain list items under each phase heading as its tasks.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import {
-  field, hasUnmarkedPhase, heading, Fences, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
+  field, hasUnmarkedPhase, heading, Fences, inlineDoneWhen, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList, unmarkedHeadings,
   type ListItem, type SourceLine,
 } from './markdown.js';
 import { defaultGate, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
@@ -404,11 +404,14 @@ function titleOf(content: string): { name: string; parallel: boolean; tags: stri
 
 /** One item as a task: its nested lines are its fields, criteria and description; nested items are criteria too. */
 function itemTask(it: Item, number: number, ordinals = false): SpecTask {
-  const { name, parallel, tags } = titleOf(it.content);
+  const title = titleOf(it.content);
+  const { parallel, tags } = title;
+  const { name, criterion } = inlineDoneWhen(title.name);
   const task: SpecTask = {
     number, id: it.id ?? (ordinals ? it.ordinal : null) ?? String(number), name: name || `Task ${number}`, description: '', estimated_time: null, dependencies: [],
     acceptance_criteria: [], requirements: [], parallel, tags: it.optional ? [...tags, 'optional'] : tags, line: it.line, checkbox: it.checkbox, done_in_source: /[xX]/.test(it.checkbox?.mark ?? ''),
   };
+  if (criterion) task.acceptance_criteria.push(criterion);
   const steps: string[] = [];
   for (const d of it.details) {
     const f = detailField(d);

@@ -148,6 +148,15 @@ export function partOfPhase(text: string): boolean {
   return TASK_LINE.test(text) || GATE_HEADINGS.test(label) || label === 'tasks';
 }
 
+/** A task line's criterion written after its name: `… | done when: tests pass`, `… — done when: …`, `… -- done when …`. */
+const INLINE_DONE_WHEN = /\s+(?:\||[\u2013\u2014]|--?)\s*done when\s*:?\s+(\S.*)$/i;
+
+/** A task's name without the criterion written after it on its line (INLINE_DONE_WHEN), and that criterion. */
+export function inlineDoneWhen(name: string): { name: string; criterion: string | null } {
+  const m = INLINE_DONE_WHEN.exec(name);
+  return m ? { name: name.slice(0, m.index).trim(), criterion: m[1]!.trim() } : { name, criterion: null };
+}
+
 /**
  * The name in what follows a phase heading's number: `: Name`, ` – Name`, `. Name`, and a note in parentheses
  * before it (`Phase 1 (Week 1): Name`) goes after the name; empty when there is none.

@@ -2,7 +2,7 @@
 // dependencies and acceptance criteria, and a **Validation Gate** checklist per phase.
 import type { CheckboxRef, ParsedSpec, SpecGateItem, SpecPhase, SpecTask } from '../specTypes.js';
 import {
-  codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList,
+  codeLineNumbers, field, hasUnmarkedPhase, heading, Fences, inlineDoneWhen, listItem, partOfPhase, PHASE_NUMBER, phaseName, plain, splitLines, splitList,
   TASK_LINE, unmarkedHeadings, type SourceLine,
 } from './markdown.js';
 import { defaultGate, EXAMPLES, parseError, repeatedIdWarnings, type SourceParser } from './sourceParser.js';
@@ -301,9 +301,10 @@ function phaseField(open: OpenPhase, label: string, value: string): void {
 }
 
 function newTask(number: number, id: string, rest: string, line: SourceLine, checkbox: CheckboxRef | null, indent: number) {
+  const { name, criterion } = inlineDoneWhen(rest.replace(/^[*_:\s]+|[*_\s]+$/g, '').trim());
   return {
-    number, id: id.replace(/\.$/, ''), name: rest.replace(/^[*_:\s]+|[*_\s]+$/g, '').trim() || `Task ${id}`, description: '',
-    estimated_time: null, dependencies: [], acceptance_criteria: [], requirements: [], parallel: false, tags: [], line: line.number,
+    number, id: id.replace(/\.$/, ''), name: name || `Task ${id}`, description: '',
+    estimated_time: null, dependencies: [], acceptance_criteria: criterion ? [criterion] : [], requirements: [], parallel: false, tags: [], line: line.number,
     checkbox, done_in_source: checkbox ? /[xX]/.test(checkbox.mark) : false, indent, criteriaIndent: null as number | null,
   };
 }
