@@ -148,7 +148,7 @@ export function partOfPhase(text: string): boolean {
   return TASK_LINE.test(text) || GATE_HEADINGS.test(label) || label === 'tasks';
 }
 
-/** A task line's criterion written after its name: `… | done when: tests pass`, `… — done when: …`, `… -- done when …`. */
+/** A task line's criterion after its name: `… | done when: tests pass`, `… — done when: …`, `… -- done when …`. */
 const INLINE_DONE_WHEN = /\s+(?:\||[\u2013\u2014]|--?)\s*done when\s*:?\s+(\S.*)$/i;
 
 /** A task's name without the criterion written after it on its line (INLINE_DONE_WHEN), and that criterion. */
