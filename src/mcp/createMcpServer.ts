@@ -121,10 +121,10 @@ export function createMcpServer(baton: BatonApi, options: CreateMcpServerOptions
   });
   refuseCursors(server);
   answerMalformedParams(server); // last: it wraps every handler registered by now
-  // The SDK answers a method it has no handler for with a bare "Method not found": name the fix instead.
-  const methods = serverMethods(server);
+  // The SDK answers a method it has no handler for with a bare "Method not found": name the fix instead (the methods
+  // are listed when such a request comes, not on every session's start).
   server.server.fallbackRequestHandler = async (request) => {
-    throw rpcError(-32601, methodNotFound(request.method, methods));
+    throw rpcError(-32601, methodNotFound(request.method, serverMethods(server)));
   };
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
