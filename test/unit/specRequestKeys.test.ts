@@ -160,6 +160,17 @@ describe('start_workflow with a request key', () => {
     assert.deepEqual(keys(store), { 'k-bug': bug.execution_id, 'k-lc': lc.id });
   }));
 
+  it('the same key again answers with the spec\'s warnings too, as the first answer had them (a proxy resends a lost one)', () =>
+    onSpecWorkspace(async ({ baton, workspace }) => {
+      // spec-kit's template as one version shipped it: task ids T005–T023 on two lines each.
+      writeFileSync(join(workspace, SOURCE), readFileSync(join(__dirname, '..', 'fixtures', 'specs', 'others', 'speckit-template-duplicated.tasks.md'), 'utf8'));
+      const first = await baton.specs.start(START, { request_key: 'k-warn' });
+      assert.equal(first.warnings?.length, 19);
+      const again = await baton.specs.start(START, { request_key: 'k-warn' });
+      assert.equal(again.already_started, true);
+      assert.deepEqual(again.warnings, first.warnings);
+    }));
+
   it('without a key, or with another key: a workflow each', () => onSpecWorkspace(async ({ baton, store }) => {
     const a = await baton.specs.start(START, { request_key: 'k-a' });
     const b = await baton.specs.start(START, { request_key: 'k-b' });

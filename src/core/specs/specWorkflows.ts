@@ -360,8 +360,13 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (started.earlier) return this.startedAgain(executionId, requestKey!, input, ctx);
     if (input.claim) await this.claim(executionId, ctx);
     if (hasMetadata(input)) await this.keepMetadata(executionId, input.metadata!);
+    return this.withWarnings(executionId, await this.result(executionId));
+  }
+
+  /** `result` with the warnings of the execution's spec (a task id on two lines, …), when it has any. */
+  private withWarnings(executionId: string, result: SpecPhaseResult): SpecPhaseResult {
     const warnings = this.specRepo.get(executionId)?.parsed.warnings;
-    return { ...(await this.result(executionId)), ...(warnings?.length ? { warnings } : {}) };
+    return warnings?.length ? { ...result, warnings } : result;
   }
 
   /**
@@ -385,7 +390,8 @@ export class SpecWorkflows implements DynamicPhases, SpecApi {
     if (hasMetadata(input) && exec.metadata.start_metadata === undefined) await this.keepMetadata(executionId, input.metadata!);
     const r = await this.result(executionId);
     const note = `${keyStartedText(key)}, so no second one was started; here it is as it stands.`;
-    return { ...r, already_started: true, human_message: `${note} ${r.human_message}` };
+    // With the spec's warnings, as the first answer had them: a proxy sends a start again when that answer was lost.
+    return this.withWarnings(executionId, { ...r, already_started: true, human_message: `${note} ${r.human_message}` });
   }
 
   /** Hands the ready step of a spec execution to the caller (Phase 0 after a start, a phase after its approval). */
