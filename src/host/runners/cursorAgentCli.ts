@@ -9,7 +9,7 @@ import { deepMerge, serverName, type CliDefinition } from './cliRunner.js';
 export const cursorAgentCli: CliDefinition = {
   kind: 'cursor-agent',
   command: 'cursor-agent',
-  install: 'cursor-agent is not on npm: install the Cursor CLI with `curl https://cursor.com/install -fsS | bash` (see cursor.com/docs/cli/installation), and make sure ~/.local/bin is on PATH',
+  install: 'Install the Cursor CLI with `curl https://cursor.com/install -fsS | bash` (it is not on npm; see cursor.com/docs/cli/installation), and make sure ~/.local/bin is on PATH',
   plan(request, scratch, options) {
     let mcp: Record<string, unknown> = { ...options.config };
     if (request.mcp) {
