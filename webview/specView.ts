@@ -1,6 +1,7 @@
 // A spec workflow in the panel: the phase shown (the current one, or the one selected in the graph), its tasks with
-// their state, its validation gate with the evidence handed in, what the last refused submission lacked, and a notice
-// when tasks.md has drifted from the workflow's snapshot. Text only, stable data-testids for the end-to-end tests.
+// their state, its validation gate with the evidence handed in, what the last refused submission lacked, a notice
+// when tasks.md has drifted from the workflow's snapshot, and what its parse warned about. Text only, stable
+// data-testids for the end-to-end tests.
 import { plural, statusText } from '../src/shared/labels.js';
 import type { PanelSpec, PanelSpecPhase } from '../src/shared/protocol.js';
 import { h } from './dom.js';
@@ -18,6 +19,18 @@ function renderDrift(spec: PanelSpec): HTMLElement | null {
   return h('div', { class: 'spec-drift', 'data-testid': 'spec-drift', 'data-state': d.state },
     h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
     ` ${what} The workflow keeps following its snapshot; start a new one to work from the file as it is now.`);
+}
+
+/** What the parse of tasks.md warned about when the workflow started (it runs as parsed), or null when nothing. */
+function renderWarnings(spec: PanelSpec): HTMLElement | null {
+  if (!spec.warningCount) return null;
+  const more = spec.warningCount - spec.warnings.length;
+  return h('details', { class: 'spec-warnings', 'data-testid': 'spec-warnings' },
+    h('summary', {},
+      h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
+      ` ${plural(spec.warningCount, 'warning')} about ${spec.source}: the workflow runs it as parsed`),
+    h('ul', {}, ...spec.warnings.map((w) => h('li', {}, `line ${w.line}: ${w.message}`))),
+    more > 0 ? h('p', { class: 'dim' }, `${more} more: baton spec status lists them all.`) : null);
 }
 
 function renderTasks(phase: PanelSpecPhase): HTMLElement {
@@ -59,6 +72,7 @@ export function renderSpec(spec: PanelSpec, shownStep: string | null, run: Graph
     h('h2', { id: 'spec-heading', 'data-testid': 'spec-current' }, heading),
     h('p', { class: 'dim' }, `Spec workflow on ${spec.source} · ${spec.ticked} box${spec.ticked === 1 ? '' : 'es'} ticked in it so far`),
     renderDrift(spec),
+    renderWarnings(spec),
     spec.writeBackProblem ? h('p', { class: 'spec-problem', 'data-testid': 'spec-write-back' }, `Write-back: ${spec.writeBackProblem}`) : null,
     phase ? h('div', { class: 'spec-phase', 'data-testid': 'spec-phase', 'data-phase': phase.phase, 'data-status': phase.status },
       h('h3', {}, `${phase.title} · ${shownStatus(phase.status, run)}`),

@@ -143,6 +143,12 @@ export interface PanelSpec {
   /** Boxes ticked in tasks.md so far, and the last write-back's trouble if it had any. */
   ticked: number;
   writeBackProblem: string | null;
+  /**
+   * What the parse found wrong in tasks.md when the workflow started (a task id on two lines, …), which runs as parsed:
+   * the first few, and how many there are in all.
+   */
+  warnings: Array<{ line: number; message: string }>;
+  warningCount: number;
 }
 
 /** One node of a pipeline run's step graph: a step of the system (a container holds its children). */

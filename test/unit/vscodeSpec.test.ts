@@ -8,7 +8,7 @@ import type { ExecutionSummary } from '../../src/core/api.js';
 import type { SpecPhaseView, SpecStatus, SpecSummary, SpecTaskView } from '../../src/core/specTypes.js';
 import type { BatonSource } from '../../src/vscode/batonSource.js';
 import { loadPanelState } from '../../src/vscode/panels/panelController.js';
-import { buildPanelSpec } from '../../src/vscode/panels/panelSpec.js';
+import { buildPanelSpec, PANEL_WARNINGS_LIMIT } from '../../src/vscode/panels/panelSpec.js';
 import { isTasksFile, specLenses, workspaceRelative } from '../../src/vscode/specSources.js';
 import { statusBarView } from '../../src/vscode/statusBarText.js';
 import { phaseNodes, phaseTitle, specTaskNodes } from '../../src/vscode/views/specTreeModel.js';
@@ -105,6 +105,16 @@ describe('spec workflows in the panel', () => {
     assert.equal(p.phases[3]!.signoff, true);
     assert.deepEqual(p.drift, { state: 'in_sync', line: null, snapshot: null, current: null });
     assert.equal(p.writeBackProblem, null);
+    assert.deepEqual([p.warnings, p.warningCount], [[], 0]);
+  });
+
+  it('carries the parse\'s warnings, the first PANEL_WARNINGS_LIMIT of them clipped, and how many there are', () => {
+    const warnings = Array.from({ length: PANEL_WARNINGS_LIMIT + 3 }, (_, i) => ({ line: 10 + i, message: `task id T${i} is written on two lines ${'x'.repeat(400)}` }));
+    const p = buildPanelSpec(spec({ warnings }));
+    assert.equal(p.warningCount, PANEL_WARNINGS_LIMIT + 3);
+    assert.equal(p.warnings.length, PANEL_WARNINGS_LIMIT);
+    assert.equal(p.warnings[0]!.line, 10);
+    assert.ok(p.warnings[0]!.message.startsWith('task id T0 is written on two lines') && p.warnings[0]!.message.length === 300 && p.warnings[0]!.message.endsWith('…'));
   });
 
   it('reports drift at its first line, the boxes ticked, and a write-back that was refused', () => {

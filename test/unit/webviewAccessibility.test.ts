@@ -226,7 +226,7 @@ test('one live region says a gate and the run ending, and nothing while agents w
     assert.equal(await said(), 'review waits for your decision.');
     // The spec's tasks.md drifted from the workflow's snapshot: said once, when it starts to differ.
     const spec: PanelSpec = {
-      source: 'specs/cart/tasks.md', currentPhase: 1, phaseCount: 1, ticked: 0, writeBackProblem: null,
+      source: 'specs/cart/tasks.md', currentPhase: 1, phaseCount: 1, ticked: 0, writeBackProblem: null, warnings: [], warningCount: 0,
       drift: { state: 'drifted', line: 4, snapshot: '- [ ] 1.1 Multiply', current: '- [ ] 1.1 Multiply twice' },
       phases: [{ phase: 1, title: 'Phase 1/1: Fix', stepName: 'review', status: 'awaiting_approval', signoff: true, tasks: [], gate: [], missing: [] }],
     };

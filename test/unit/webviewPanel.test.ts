@@ -25,6 +25,7 @@ interface Loc {
   focus(): Promise<void>;
   press(key: string): Promise<void>;
   count(): Promise<number>;
+  nth(i: number): Loc;
   textContent(): Promise<string | null>;
   getAttribute(name: string): Promise<string | null>;
   waitFor(opts?: { state?: string; timeout?: number }): Promise<void>;
@@ -88,10 +89,15 @@ function endedFixture(cancelled: boolean): PanelState {
   return buildPanelState(status, null, [{ event_type: 'workflow_started', event_data: {}, created_at: '2026-01-01T00:00:00Z' }, end], [], '');
 }
 
-/** A spec workflow in Phase 1 of 2: one task current, one ticked in source, a gate item missing, tasks.md drifted. */
+/**
+ * A spec workflow in Phase 1 of 2: one task current, one ticked in source, a gate item missing, tasks.md drifted, and
+ * its parse's warnings, 2 of 12 listed.
+ */
 function specFixture(): PanelSpec {
   return {
     source: 'specs/cart/tasks.md', currentPhase: 1, phaseCount: 2, ticked: 0, writeBackProblem: null,
+    warnings: [{ line: 9, message: 'task id 1.1 is written on lines 4 and 9: each is used' }, { line: 10, message: 'task id 1.2 is written on lines 5 and 10: each is used' }],
+    warningCount: 12,
     drift: { state: 'drifted', line: 4, snapshot: '- [ ] 1.1 Multiply', current: '- [ ] 1.1 Multiply twice' },
     phases: [
       { phase: 0, title: 'Phase 0/2: Read the spec', stepName: 'phase-0', status: 'completed', signoff: false, tasks: [], gate: [{ text: 'Spec read', evidence: 'spec.md' }], missing: [] },
@@ -203,8 +209,16 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
     assert.match((await $('spec-gate').textContent()) ?? '', /Tests pass\s*Missing from the last submission\./);
     assert.match((await $('spec-missing').textContent()) ?? '', /lacked evidence for: Tests pass/);
     assert.match((await $('spec-drift').textContent()) ?? '', /changed since this workflow started \(first at line 4: "- \[ \] 1\.1 Multiply twice", was "- \[ \] 1\.1 Multiply"\)/);
-    await send({ type: 'panel/update', state: { ...fixture('running'), spec: { ...specFixture(), drift: { state: 'in_sync', line: null, snapshot: null, current: null } } } });
+    // The parse's warnings, folded under their count: the listed ones and how many more there are.
+    assert.match((await page.locator('[data-testid="spec-warnings"] summary').textContent()) ?? '', /12 warnings about specs\/cart\/tasks\.md: the workflow runs it as parsed/);
+    const items = page.locator('[data-testid="spec-warnings"] li');
+    assert.deepEqual([await items.nth(0).textContent(), await items.nth(1).textContent(), await items.count()], [
+      'line 9: task id 1.1 is written on lines 4 and 9: each is used', 'line 10: task id 1.2 is written on lines 5 and 10: each is used', 2,
+    ]);
+    assert.match((await $('spec-warnings').textContent()) ?? '', /10 more: baton spec status lists them all\./);
+    await send({ type: 'panel/update', state: { ...fixture('running'), spec: { ...specFixture(), warnings: [], warningCount: 0, drift: { state: 'in_sync', line: null, snapshot: null, current: null } } } });
     await page.locator('[data-testid="spec-drift"]').waitFor({ state: 'detached', timeout: 5_000 });
+    assert.equal(await $('spec-warnings').count(), 0, 'no warnings, no section');
     assert.equal(await $('spec-write-back').count(), 0);
     // A finished spec workflow counts its phases in words: "All 2 phases done", and a one-phase spec's "Its one phase".
     const finished = (n: number): PanelSpec => ({

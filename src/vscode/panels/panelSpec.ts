@@ -1,5 +1,5 @@
 // A spec workflow's status turned into the panel's plain JSON: phases with their tasks and gates (evidence included),
-// bounded, and the drift of tasks.md from its snapshot. Pure (no 'vscode'), unit-tested.
+// bounded, the drift of tasks.md from its snapshot and what its parse warned about. Pure (no 'vscode'), unit-tested.
 import type { SpecStatus } from '../../core/specTypes.js';
 import type { PanelSpec } from '../../shared/protocol.js';
 import { phaseTitle, taskState } from '../views/specTreeModel.js';
@@ -8,6 +8,8 @@ const TEXT_CHARS = 300;
 const EVIDENCE_CHARS = 2000;
 /** Tasks listed per phase (a 200-task phase stays readable and small). */
 export const PANEL_TASKS_LIMIT = 250;
+/** Parse warnings listed (the rest are counted; `baton spec status` lists them all). */
+export const PANEL_WARNINGS_LIMIT = 10;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -39,6 +41,8 @@ export function buildPanelSpec(spec: SpecStatus): PanelSpec {
       snapshot: d ? clip(d.snapshot, TEXT_CHARS) : null,
       current: d ? clip(d.current, TEXT_CHARS) : null,
     },
+    warnings: (spec.warnings ?? []).slice(0, PANEL_WARNINGS_LIMIT).map((w) => ({ line: w.line, message: clip(w.message, TEXT_CHARS) })),
+    warningCount: spec.warnings?.length ?? 0,
     ticked: spec.write_backs.reduce((n, w) => n + w.ticked, 0),
     writeBackProblem: last?.error ?? (last?.refused.length ? `${last.refused.length} box${last.refused.length === 1 ? '' : 'es'} not ticked: ${last.refused.map((r) => `line ${r.line}: ${r.reason}`).join('; ')}` : null),
   };
