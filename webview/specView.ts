@@ -21,16 +21,21 @@ function renderDrift(spec: PanelSpec): HTMLElement | null {
     ` ${what} The workflow keeps following its snapshot; start a new one to work from the file as it is now.`);
 }
 
+/** Whether the person opened the warnings: each update makes the section anew, which would fold them again. */
+let warningsOpen = false;
+
 /** What the parse of tasks.md warned about when the workflow started (it runs as parsed), or null when nothing. */
 function renderWarnings(spec: PanelSpec): HTMLElement | null {
   if (!spec.warningCount) return null;
   const more = spec.warningCount - spec.warnings.length;
-  return h('details', { class: 'spec-warnings', 'data-testid': 'spec-warnings' },
-    h('summary', {},
+  const section = h('details', { class: 'spec-warnings', 'data-testid': 'spec-warnings', open: warningsOpen },
+    h('summary', { 'data-testid': 'spec-warnings-toggle' },
       h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }),
       ` ${plural(spec.warningCount, 'warning')} about ${spec.source}: the workflow runs it as parsed`),
     h('ul', {}, ...spec.warnings.map((w) => h('li', {}, `line ${w.line}: ${w.message}`))),
     more > 0 ? h('p', { class: 'dim' }, `${more} more: baton spec status lists them all.`) : null);
+  section.addEventListener('toggle', () => (warningsOpen = section.open));
+  return section;
 }
 
 function renderTasks(phase: PanelSpecPhase): HTMLElement {

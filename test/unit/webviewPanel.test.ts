@@ -216,6 +216,13 @@ test('the panel page renders and talks the protocol under its CSP', { timeout: 6
       'line 9: task id 1.1 is written on lines 4 and 9: each is used', 'line 10: task id 1.2 is written on lines 5 and 10: each is used', 2,
     ]);
     assert.match((await $('spec-warnings').textContent()) ?? '', /10 more: baton spec status lists them all\./);
+    // Opened, they stay open through the next update, which makes the section anew.
+    assert.equal(await $('spec-warnings').getAttribute('open'), null, 'folded at first');
+    await $('spec-warnings-toggle').click();
+    await send({ type: 'panel/update', state: { ...fixture('running'), progress: 55, spec: specFixture() } });
+    for (const until = Date.now() + 5_000; (await $('progress').textContent()) !== '55%' && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await $('progress').textContent(), '55%', 'the update was rendered');
+    assert.equal(await $('spec-warnings').getAttribute('open'), '');
     await send({ type: 'panel/update', state: { ...fixture('running'), spec: { ...specFixture(), warnings: [], warningCount: 0, drift: { state: 'in_sync', line: null, snapshot: null, current: null } } } });
     await page.locator('[data-testid="spec-drift"]').waitFor({ state: 'detached', timeout: 5_000 });
     assert.equal(await $('spec-warnings').count(), 0, 'no warnings, no section');
