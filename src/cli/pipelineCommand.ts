@@ -14,7 +14,7 @@ import type { DiscoveryInfo } from '../host/discovery.js';
 import type { RunUsage } from '../core/pipelines/pipelineRuns.js';
 import { ZERO_USAGE, type TokenUsage } from '../core/pipelines/runner.js';
 import type { TimelineEvent, WorkflowStatusResource } from '../core/api.js';
-import { budgetOverrun, plural, reasonCut, shortReason, statusText } from '../shared/labels.js';
+import { budgetOverrun, cutReason, plural, statusText } from '../shared/labels.js';
 import { PIPELINE_USAGE } from './usage.js';
 import { numberFlag } from './numberFlag.js';
 import { CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, fileArgument, flagsFor, missingDatabase, parse, workspaceOf } from './common.js';
@@ -114,19 +114,22 @@ async function list(values: Values): Promise<number> {
   if (!systems.length) lines.push(`  (none in .baton/pipelines; make one with baton blueprint new NAME --from BLUEPRINT${flagsFor('baton blueprint', dbPath, values.workspace)})`);
   lines.push('Runs:');
   const db = dbFlagFor(dbPath);
+  let cut = false; // a failure reason below was cut to its first sentence and next step
   for (const r of runs) {
     // Why it paused, while it is paused (a run cancelled while paused keeps the reason in its record), or why it failed.
-    const why = r.status === 'paused' && r.pauseReason ? ` (${r.pauseReason})`
-      : r.error ? ` (${shortReason(r.error)})`
-      : r.orphaned ? ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})` : '';
+    let why = '';
+    if (r.status === 'paused' && r.pauseReason) why = ` (${r.pauseReason})`;
+    else if (r.error) {
+      const reason = cutReason(r.error);
+      cut ||= reason.cut;
+      why = ` (${reason.text})`;
+    } else if (r.orphaned) why = ` (the process running it ended; go on with baton pipeline resume ${r.runId}${db})`;
     lines.push(`  ${r.runId}  ${r.system}  ${statusText(r.status, r.cancelled)}${why}  ${plural(r.usage?.tokens ?? 0, 'token')}  $${(r.usage?.costUsd ?? 0).toFixed(4)}  ${r.startedAt}`);
     for (const a of r.agents ?? []) if (a.state === 'left running') lines.push(`      ${leftRunning(r, a, db)}`);
   }
   if (!runs.length) lines.push('  (none)');
-  // A failure reason above cut to its first sentence and next step: say where it is whole.
-  if (runs.some((r) => !(r.status === 'paused' && r.pauseReason) && r.error && reasonCut(r.error))) {
-    lines.push(`(A reason cut short here is whole in baton pipeline list --json${db}.)`);
-  }
+  // Say where a reason cut short above is whole.
+  if (cut) lines.push(`(A reason cut short here is whole in baton pipeline list --json${db}.)`);
   process.stdout.write(lines.join('\n') + '\n');
   return 0;
 }

@@ -5,7 +5,7 @@ import { statusViaOwner } from '../host/controlClient.js';
 import { cliLog, DB_OPTIONS, dbFlagFor, dbPathOf, missingDatabase, parse, refuseArguments, workspaceOf } from './common.js';
 import { withCore } from './withCore.js';
 import { STATUS_USAGE } from './usage.js';
-import { leftStepText, reasonCut, shortReason, taskLabel } from '../shared/labels.js';
+import { cutReason, leftStepText, taskLabel } from '../shared/labels.js';
 
 const MARK: Record<string, string> = {
   completed: '✓', running: '▶', awaiting_approval: '⏸', failed: '✗', skipped: '–', pending: '·', ready: '○',
@@ -26,8 +26,9 @@ export function renderStatus(executions: ExecutionSummary[], dbFlag = '', active
   // Whether a reason below is cut short: a note under the listing then says where it is whole.
   let cut = false;
   const short = (reason: string, max?: number) => {
-    cut ||= reasonCut(reason, max);
-    return shortReason(reason, max);
+    const r = cutReason(reason, max);
+    cut ||= r.cut;
+    return r.text;
   };
   const blocks = executions
     .map((e) => {

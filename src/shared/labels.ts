@@ -39,9 +39,10 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1).trimEnd()}\u2026` : text;
 }
 
-/** Whether shortReason(reason, max) left some of `reason` out (a listing then says where the whole reason is). */
-export function reasonCut(reason: string, max = 80): boolean {
-  return shortReason(reason, max) !== reason.trim().replace(/\.$/, '');
+/** shortReason(reason, max), and whether it left some of `reason` out (a listing then says where it is whole). */
+export function cutReason(reason: string, max = 80): { text: string; cut: boolean } {
+  const text = shortReason(reason, max);
+  return { text, cut: text !== reason.trim().replace(/\.$/, '') };
 }
 
 /** Step statuses a run can leave behind when it ends early: none of them will move again. */
