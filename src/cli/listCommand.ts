@@ -2,8 +2,7 @@
 import { existsSync } from 'node:fs';
 import { teamHost } from '../core/worker/host.js';
 import { callControl } from '../host/controlClient.js';
-import { readDiscovery } from '../host/discovery.js';
-import { ownerAnswers } from '../host/proxy.js';
+import { ownerAnswers, readDiscovery } from '../host/discovery.js';
 import type { AgentListing } from '../host/worker/teams.js';
 import { shortReason } from '../shared/labels.js';
 import { cliLog, dbPathOf, flagsFor, parse, refuseArguments, workspaceOf } from './common.js';

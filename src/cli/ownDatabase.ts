@@ -1,9 +1,8 @@
 // Where work that needs the database owner happens (a pipeline run, a team): in this process when it can own the
 // database, else in the live owner (the editor or another Baton process), which this process then asks and follows.
-import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { exitsWithin, ownerAnswers, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
 import { notTaken } from '../host/controlClient.js';
-import { exitsWithin, ownerAnswers } from '../host/proxy.js';
 import { cliLog, dbPathOf, openOrFindOwner, OWNER_START_MS, unreachableOwner, VERSION, workspaceOf } from './common.js';
 
 /** The database flags of a command that runs work in the owner (the pipeline and team commands). */

@@ -5,7 +5,7 @@ import { BatonError } from '../core/errors.js';
 import { pipelineHost } from '../core/pipelines/host.js';
 import type { PipelineRunView } from '../core/pipelines/pipelineRuns.js';
 import { callControl } from '../host/controlClient.js';
-import { exitsWithin } from '../host/proxy.js';
+import { exitsWithin } from '../host/discovery.js';
 import { cliLog, dbPathOf, workspaceOf } from './common.js';
 import { withCore } from './withCore.js';
 

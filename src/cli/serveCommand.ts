@@ -1,5 +1,5 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
-import { discoveryPath, readDiscovery } from '../host/discovery.js';
+import { discoveryPath, ownerAnswers, readDiscovery } from '../host/discovery.js';
 import { fetchWithin } from '../host/fetchWithin.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, notBatonHint, openOrFindOwner, OWNER_START_MS, parse, refuseArguments,
@@ -8,7 +8,6 @@ import {
 import { ENGINE_OPTIONS, engineSettings } from './engineOptions.js';
 import { numberFlag } from './numberFlag.js';
 import { becomeOwner, type Owner } from '../host/owner.js';
-import { ownerAnswers } from '../host/proxy.js';
 import { halted, ownerState } from '../host/silentOwner.js';
 import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';

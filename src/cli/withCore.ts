@@ -5,9 +5,8 @@ import { dirname } from 'node:path';
 import type { BatonApi } from '../core/api.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { ownerAnswers, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
 import { openBaton, type OpenedBaton } from '../host/openBaton.js';
-import { ownerAnswers } from '../host/proxy.js';
 import { journalPathOf } from '../store/dbPath.js';
 import { openOrFindOwner, unreachableOwner, type Ownership } from './common.js';
 

@@ -3,6 +3,7 @@ import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from '
 import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
+import { fetchWithin } from './fetchWithin.js';
 
 /** What `server.json` holds. */
 export interface DiscoveryInfo {
@@ -77,4 +78,26 @@ export function removeDiscovery(dbPath: string, pid: number): void {
   } catch {
     // missing or unreadable: nothing of ours to remove
   }
+}
+
+/** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
+export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Promise<boolean> {
+  try {
+    return await fetchWithin(new URL('/healthz', owner.url), {}, timeoutMs, async (res) => {
+      const body = (await res.json()) as { ok?: boolean; pid?: number };
+      return res.ok && body.ok === true && body.pid === owner.pid;
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` is gone now or within `ms`. */
+export async function exitsWithin(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isPidAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
 }

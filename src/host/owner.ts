@@ -4,7 +4,6 @@ import { discoveryPath, removeDiscovery, writeDiscovery } from './discovery.js';
 import { openBaton, type OpenedBaton } from './openBaton.js';
 import type { OwnerServer } from './ownerServer.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
-import { createMcpServer } from '../mcp/createMcpServer.js';
 import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { RetentionPolicy } from '../core/retention.js';
@@ -78,11 +77,12 @@ export function openAsOwner(options: OwnerOptions): Promise<OpenedBaton> {
 
 /**
  * The second half of `becomeOwner`: serves the opened core over HTTP and publishes the discovery file (`opened` stays
- * open if that fails). The HTTP stack is loaded only now: `baton mcp` answers its first calls on stdio meanwhile.
+ * open if that fails). The HTTP stack and the MCP server are loaded only now: `baton mcp` answers its first calls on
+ * stdio meanwhile, and a command that ends before it owns the database (a usage error) never builds their schemas.
  */
 export async function publishOwner(opened: OpenedBaton, options: OwnerOptions): Promise<Owner> {
   const { log } = options;
-  const { startOwnerServer } = await import('./ownerServer.js');
+  const [{ startOwnerServer }, { createMcpServer }] = await Promise.all([import('./ownerServer.js'), import('../mcp/createMcpServer.js')]);
   const endpoint: OwnerServer = await startOwnerServer({
     baton: opened.baton,
     createServer: (scope, holderPid) => createMcpServer(opened.baton, {

@@ -24,7 +24,7 @@ import { methodNotFound } from '../mcp/invalidMessage.js';
 import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
-import { HOLDER_PID_HEADER, isPidAlive, type DiscoveryInfo } from './discovery.js';
+import { exitsWithin, HOLDER_PID_HEADER, isPidAlive, ownerAnswers, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
 import { fetchWithin } from './fetchWithin.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
@@ -82,18 +82,6 @@ export interface ProxyOptions {
   ownerMoved?: (owner: DiscoveryInfo) => boolean;
 }
 
-/** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
-export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Promise<boolean> {
-  try {
-    return await fetchWithin(new URL('/healthz', owner.url), {}, timeoutMs, async (res) => {
-      const body = (await res.json()) as { ok?: boolean; pid?: number };
-      return res.ok && body.ok === true && body.pid === owner.pid;
-    });
-  } catch {
-    return false;
-  }
-}
-
 /** An upstream to the owner's Streamable HTTP endpoint. */
 export function httpUpstream(owner: DiscoveryInfo): Upstream {
   const transport = new StreamableHTTPClientTransport(new URL(owner.url), {
@@ -119,16 +107,6 @@ function noUpstream(): Upstream {
     close: async () => undefined,
   };
   return { transport, name: 'no process yet', pid: null, close: async () => undefined };
-}
-
-/** Whether `pid` is gone now or within `ms`. */
-export async function exitsWithin(pid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (isPidAlive(pid)) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
 }
 
 /** Whether a send was refused because the owner is stopping (503): the owner did not run it. */

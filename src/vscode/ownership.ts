@@ -159,8 +159,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     if (!trusted) this.log.info("workspace not trusted: the workspace's .baton/ agents, rules and workflows are not loaded");
     const { becomeOwner } = await import('../host/owner.js');
-    const { readDiscovery } = await import('../host/discovery.js');
-    const { ownerAnswers } = await import('../host/proxy.js');
+    const { ownerAnswers, readDiscovery } = await import('../host/discovery.js');
     const deadline = Date.now() + this.timing.takeoverMs;
     const holders = new HolderReader(this.timing.system);
     for (;;) {

@@ -332,7 +332,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
   /** Whether the owner answers /healthz as itself within `ms`. */
   private async probe(ms: number): Promise<boolean> {
     // Loaded with the connection already (it asked the same before it chose this owner).
-    const { ownerAnswers } = await import('../host/proxy.js');
+    const { ownerAnswers } = await import('../host/discovery.js');
     return ownerAnswers(this.owner, ms);
   }
 

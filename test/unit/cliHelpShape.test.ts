@@ -2,17 +2,33 @@
 // column, and it describes exactly the flags the command accepts: none it refuses, none it takes unsaid.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as engine from '../../src/cli/engine.js';
+import { blueprintCommand } from '../../src/cli/blueprintCommand.js';
+import { cancelCommand } from '../../src/cli/cancelCommand.js';
+import { decideCommand } from '../../src/cli/decideCommand.js';
+import { listCommand } from '../../src/cli/listCommand.js';
+import { newCommand } from '../../src/cli/newCommand.js';
+import { peekCommand } from '../../src/cli/peekCommand.js';
+import { pipelineCommand } from '../../src/cli/pipelineCommand.js';
+import { pruneCommand } from '../../src/cli/pruneCommand.js';
+import { releaseCommand } from '../../src/cli/releaseCommand.js';
+import { runCommand } from '../../src/cli/runCommand.js';
+import { sendCommand } from '../../src/cli/sendCommand.js';
+import { serveCommand } from '../../src/cli/serveCommand.js';
+import { specCommand } from '../../src/cli/specCommand.js';
+import { startCommand } from '../../src/cli/startCommand.js';
+import { statusCommand } from '../../src/cli/statusCommand.js';
+import { stopCommand } from '../../src/cli/stopCommand.js';
 import { mcpCommand } from '../../src/cli/mcpCommand.js';
 import { USAGE } from '../../src/cli/usage.js';
 
-// Each command as dist/cli.js dispatches it (main.ts runs itself on import, so the commands are called directly).
+// Each command as dist/cli.js dispatches it (main.ts runs itself on import, so the commands are called directly), from
+// its own module: the engine's lazy import would let the test runner's report of the previous test reach stdout while
+// `baton` below holds it.
 const RUN: Record<string, (args: string[]) => Promise<number>> = {
-  mcp: (a) => mcpCommand(a), serve: engine.serveCommand, status: engine.statusCommand, approve: (a) => engine.decideCommand('approve', a),
-  reject: (a) => engine.decideCommand('reject', a), cancel: engine.cancelCommand, release: engine.releaseCommand, prune: engine.pruneCommand,
-  pipeline: engine.pipelineCommand, blueprint: engine.blueprintCommand, spec: engine.specCommand, run: engine.runCommand,
-  start: engine.startCommand, stop: engine.stopCommand, list: engine.listCommand, send: engine.sendCommand, peek: engine.peekCommand,
-  new: engine.newCommand,
+  mcp: (a) => mcpCommand(a), serve: serveCommand, status: statusCommand, approve: (a) => decideCommand('approve', a),
+  reject: (a) => decideCommand('reject', a), cancel: cancelCommand, release: releaseCommand, prune: pruneCommand,
+  pipeline: pipelineCommand, blueprint: blueprintCommand, spec: specCommand, run: runCommand, start: startCommand,
+  stop: stopCommand, list: listCommand, send: sendCommand, peek: peekCommand, new: newCommand,
 };
 const COMMANDS = Object.keys(RUN);
 const WIDTH = 120;
