@@ -1,9 +1,11 @@
 // Rule: dist/cli.js, which every `baton` command starts with, loads nothing but Node's own modules (the engine,
 // dist/engine.js, comes later); the CLI's bundles are ASCII (V8 keeps them as one byte per character) and the engine
 // does not load esprima (which js-yaml would load from node_modules for a type Baton never uses). No bundle reads the
-// navigator global: VS Code's extension host logs a PendingMigrationError for each extension that does.
+// navigator global: VS Code's extension host logs a PendingMigrationError for each extension that does. A command that
+// serves no MCP client does not run the MCP layer's top-level code (zod and the SDK's schemas: a third of its start),
+// and one that answers and exits runs sql.js on V8's baseline WebAssembly compiler alone (see src/cli/wasmTiers.ts).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -44,6 +46,72 @@ describe('the CLI bundles', () => {
     const loaded = loadedFiles(['-e', `require(${JSON.stringify(ENGINE)})`]);
     assert.ok(loaded.includes(ENGINE));
     assert.deepEqual(loaded.filter((f) => /[\\/]node_modules[\\/]/.test(f)), []);
+  });
+});
+
+/**
+ * Whether a node process built zod's schemas before it exited: zod's core sets globalThis.__zod_globalConfig when its
+ * module runs, and the MCP layer (Baton's tool schemas, the SDK's protocol types) is all that uses zod.
+ */
+function ranZod(args: string[]): boolean {
+  const dir = tempSetup('baton-zod-').dir;
+  const report = join(dir, 'zod.json');
+  const hook = join(dir, 'hook.js');
+  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify('__zod_globalConfig' in globalThis)));\n`);
+  try {
+    spawnSync(process.execPath, ['--require', hook, ...args], { stdio: 'ignore', timeout: 30_000 });
+    return JSON.parse(readFileSync(report, 'utf8')) as boolean;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The V8 flags a run of dist/cli.js set at run time (node:v8's setFlagsFromString, recorded by a preloaded hook). */
+function flagsSet(args: string[]): string[] {
+  const dir = tempSetup('baton-flags-').dir;
+  const report = join(dir, 'flags.json');
+  const hook = join(dir, 'hook.js');
+  writeFileSync(hook, `const v8 = require('node:v8'); const set = v8.setFlagsFromString; const flags = [];
+v8.setFlagsFromString = (f) => (flags.push(f), set(f));
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(flags)));\n`);
+  try {
+    spawnSync(process.execPath, ['--require', hook, CLI, ...args], { stdio: 'ignore', timeout: 30_000 });
+    return JSON.parse(readFileSync(report, 'utf8')) as string[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the engine runs the modules of the command given', () => {
+  before(() => ensureBuilt());
+
+  it('commands that serve no MCP client build no MCP schemas (the catalog does), and those that exit skip V8\'s optimizing wasm tier', async () => {
+    const t = tempSetup('baton-lazy-');
+    try {
+      const session = await startMcp(['--db', t.db, '--workspace', t.workspace], 'lazy-test');
+      try {
+        const first = (await session.client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } })).structuredContent as { status: string };
+        assert.equal(first.status, 'ok');
+      } finally {
+        await session.client.close();
+      }
+      const db = ['--db', t.db, '--workspace', t.workspace];
+      for (const args of [['status', ...db], ['list', ...db], ['pipeline', 'list', ...db], ['status', '--help'], ['start', 'team.yaml', '--max-invocations', 'x']]) {
+        assert.equal(ranZod([CLI, ...args]), false, `baton ${args.join(' ')}`);
+      }
+      // The probe sees zod where it runs.
+      assert.equal(ranZod(['-e', `require(${JSON.stringify(ENGINE)}).buildCatalog('t').then(() => undefined)`]), true);
+      // Commands that answer and exit run sql.js on V8's baseline compiler alone; the servers and the commands that
+      // hold a run keep the optimizing one (checked where they stop early: their help, a usage error).
+      for (const args of [['status', ...db], ['list', ...db], ['approve', 'x', ...db], ['pipeline', 'list', ...db], ['spec', 'status', ...db]]) {
+        assert.deepEqual(flagsSet(args), ['--liftoff-only'], `baton ${args.join(' ')}`);
+      }
+      for (const args of [['serve', '--help'], ['mcp', '--help'], ['run', '--help'], ['start', 'team.yaml', '--max-invocations', 'x'], ['pipeline', 'run', ...db]]) {
+        assert.deepEqual(flagsSet(args), [], `baton ${args.join(' ')}`);
+      }
+    } finally {
+      rmSync(t.dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,0 +1,92 @@
+// Start of the `baton` commands a person or a script runs (the built dist/cli.js), against a bare `node -e 0` in the
+// same rounds, each round in a seeded random order: wall time to exit and the CPU the process used. `baton status`
+// and `baton list` read a database with one workflow; a usage error and a command's --help load the engine too.
+// Prints one JSON object. Env: BENCH_COMMAND_RUNS (15).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { rng, shuffled } from './benchKit.js';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 15);
+
+/** CPU time (user + system) of this process's children that have ended and been waited for, in ms (USER_HZ 100). */
+function childrenCpuMs(): number {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/** A database with one bug-fix workflow started, made by `baton mcp` as an agent would. */
+async function oneWorkflow(db: string, ws: string): Promise<void> {
+  const client = new Client({ name: 'bench-commands', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db, '--workspace', ws], stderr: 'ignore' }));
+  try {
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix', task_description: 'bench' } });
+    if ((res.structuredContent as { status?: string } | undefined)?.status !== 'ok') throw new Error(`create failed: ${JSON.stringify(res).slice(0, 300)}`);
+  } finally {
+    await client.close();
+  }
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-commands-'));
+  try {
+    const ws = join(dir, 'ws');
+    mkdirSync(ws);
+    const db = join(dir, 'baton.db');
+    await oneWorkflow(db, ws);
+    const on = ['--db', db, '--workspace', ws];
+    const cases: Record<string, { args: string[]; exit: number }> = {
+      node: { args: ['-e', '0'], exit: 0 },
+      version: { args: [CLI, '--version'], exit: 0 },
+      status: { args: [CLI, 'status', ...on], exit: 0 },
+      list: { args: [CLI, 'list', ...on], exit: 0 },
+      status_help: { args: [CLI, 'status', '--help'], exit: 0 },
+      usage_error: { args: [CLI, 'start', 'team.yaml', '--max-invocations', 'x'], exit: 2 },
+    };
+    const wall: Record<string, number[]> = {};
+    const cpu: Record<string, number[]> = {};
+    const rand = rng(10);
+    for (let round = -1; round < RUNS; round++) {
+      for (const name of shuffled(Object.keys(cases), rand)) {
+        const { args, exit } = cases[name]!;
+        const cpu0 = childrenCpuMs();
+        const t0 = performance.now();
+        let code = 0;
+        try {
+          execFileSync(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+        } catch (ex) {
+          code = (ex as { status?: number }).status ?? -1;
+        }
+        const ms = performance.now() - t0;
+        if (code !== exit) throw new Error(`${name}: exit ${code}, expected ${exit}`);
+        if (round < 0) continue; // the first round warms the file cache
+        (wall[name] ??= []).push(ms);
+        (cpu[name] ??= []).push(childrenCpuMs() - cpu0);
+      }
+    }
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const r = (x: number) => Math.round(x * 10) / 10;
+    const node = { wall: p50(wall.node!), cpu: mean(cpu.node!) };
+    const figures = Object.fromEntries(
+      Object.keys(cases).map((name) => {
+        const w = p50(wall[name]!);
+        const c = mean(cpu[name]!);
+        return [name, { wall_p50_ms: r(w), cpu_mean_ms: r(c), wall_over_node_ms: r(w - node.wall), cpu_over_node_ms: r(c - node.cpu) }];
+      }),
+    );
+    process.stdout.write(`${JSON.stringify({ bench: 'commands', runs: RUNS, commands: figures })}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((ex) => {
+  process.stderr.write(`${(ex as Error).stack ?? ex}\n`);
+  process.exit(1);
+});
