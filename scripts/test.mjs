@@ -169,7 +169,7 @@ async function runGroup(files, concurrency, tmp) {
   // The test files' processes run sql.js on V8's baseline WebAssembly compiler alone (the runner passes its V8 flags on
   // to them): a process that opened a database otherwise spends about a second of CPU recompiling sql.js's hot
   // functions with the optimizing compiler on background threads, and waits for those compiles before it exits, for
-  // code a test file would barely run. The `baton` commands the tests start choose as they do for users (wasmTiers.ts).
+  // code a test file would barely run. The Baton servers the tests start (dist/cli.js mcp, serve) keep both tiers.
   const args = ['--liftoff-only', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
   return exitCode(spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: testEnv(tmp) }), 'node --test');
 }

@@ -6,7 +6,7 @@ import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag, w
 import { mcpCommand } from './mcpCommand.js';
 import { nodeTooOld } from './nodeVersion.js';
 import { systemErrorText } from './systemError.js';
-import { startOnBaselineWasm } from './wasmTiers.js';
+import { baselineWasmOnly } from './wasmTiers.js';
 import {
   BLUEPRINT_USAGE, CANCEL_USAGE, DECIDE_USAGE, REJECT_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RELEASE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE, USAGE,
@@ -20,6 +20,9 @@ const loadEngine = () => {
   const tooOld = nodeTooOld();
   return tooOld ? Promise.reject(new CliError(tooOld, 1)) : import('./engine.js');
 };
+
+/** The commands that answer and exit, which run sql.js on V8's baseline compiler alone (see baselineWasmOnly). */
+const ANSWER_AND_EXIT = new Set(['status', 'approve', 'reject', 'cancel', 'release', 'prune', 'blueprint', 'spec', 'stop', 'list', 'ls', 'send', 'peek']);
 
 const COMMAND_USAGE: Record<string, string> = { mcp: MCP_USAGE, serve: SERVE_USAGE, status: STATUS_USAGE, approve: DECIDE_USAGE, reject: REJECT_USAGE, cancel: CANCEL_USAGE,
   release: RELEASE_USAGE,
@@ -101,7 +104,7 @@ function guardStdout(): void {
 /** Runs one command line; returns the exit code (or never returns while a server runs). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== undefined && Object.hasOwn(COMMAND_USAGE, command)) startOnBaselineWasm();
+  if (command !== undefined && ANSWER_AND_EXIT.has(command)) baselineWasmOnly();
   try {
     switch (command) {
       case '--version':

@@ -27,6 +27,7 @@ import { othersDone } from './othersDone.js';
 import { ownerTaking } from './ownDatabase.js';
 import { existsSync } from 'node:fs';
 import { onStopSignal } from '../host/stopSignals.js';
+import { baselineWasmOnly } from './wasmTiers.js';
 
 
 const RUN_OPTIONS = {
@@ -52,6 +53,7 @@ export async function pipelineCommand(args: string[]): Promise<number> {
   switch (sub) {
     case 'list':
       if (positionals.length) throw usage(`pipeline list takes no arguments (got "${positionals.join(' ')}")`);
+      baselineWasmOnly();
       return list(values);
     case 'run': {
       if (positionals.length !== 1) throw usage('pipeline run needs exactly one NAME or FILE');
@@ -63,6 +65,7 @@ export async function pipelineCommand(args: string[]): Promise<number> {
       return resume(positionals[0]!, values);
     case 'cancel':
       if (positionals.length !== 1) throw usage(`pipeline cancel needs exactly one RUN id (see baton pipeline list${dbFlagFor(dbPathOf(values))})`);
+      baselineWasmOnly();
       return cancel(positionals[0]!, values);
     default:
       throw usage(`unknown pipeline subcommand "${sub}" (expected list, run, resume or cancel)`);
