@@ -1,4 +1,6 @@
-// What the benchmarks share: a seeded PRNG and word list (every run builds the same data) and the p50/p95 summary.
+// What the benchmarks share: a seeded PRNG and word list (every run builds the same data), the p50/p95 summary and
+// processes' CPU time.
+import { readFileSync } from 'node:fs';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
 export function rng(seed: number): () => number {
@@ -48,3 +50,25 @@ export function stepOutput(step: string, i: number) {
     confidence: 0.9,
   };
 }
+
+/**
+ * Two consecutive CPU-time fields of /proc/<pid>/stat, summed, in ms (USER_HZ is 100 on Linux); null where /proc is not
+ * there. Counted from the field after the command name: 11 and 12 are utime and stime, 13 and 14 cutime and cstime.
+ */
+function procCpuMs(pid: number | 'self' | undefined, first: 11 | 13): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[first]) + Number(fields[first + 1])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system, all threads) a process has used, in ms. */
+export const cpuMs = (pid: number | undefined) => procCpuMs(pid, 11);
+
+/**
+ * CPU time of this process's children that have ended and been waited for, in ms. Read around a child run with
+ * execFileSync, it is that child's CPU.
+ */
+export const childrenCpuMs = () => procCpuMs('self', 13);

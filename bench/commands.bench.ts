@@ -3,22 +3,16 @@
 // and `baton list` read a database with one workflow; a usage error and a command's --help load the engine too.
 // Prints one JSON object. Env: BENCH_COMMAND_RUNS (15).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { rng, shuffled } from './benchKit.js';
+import { childrenCpuMs, rng, shuffled, stats } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RUNS = Number(process.env.BENCH_COMMAND_RUNS ?? 15);
-
-/** CPU time (user + system) of this process's children that have ended and been waited for, in ms (USER_HZ 100). */
-function childrenCpuMs(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[13]) + Number(fields[14])) * 10;
-}
 
 /** A database with one bug-fix workflow started, made by `baton mcp` as an agent would. */
 async function oneWorkflow(db: string, ws: string): Promise<void> {
@@ -30,6 +24,13 @@ async function oneWorkflow(db: string, ws: string): Promise<void> {
   } finally {
     await client.close();
   }
+}
+
+/** childrenCpuMs, or a failure that says why where there is no /proc: this bench reports CPU times. */
+function childCpuMs(): number {
+  const ms = childrenCpuMs();
+  if (ms === null) throw new Error('the commands bench reads its CPU times from /proc/self/stat, which is not here (Linux only)');
+  return ms;
 }
 
 async function main() {
@@ -54,7 +55,7 @@ async function main() {
     for (let round = -1; round < RUNS; round++) {
       for (const name of shuffled(Object.keys(cases), rand)) {
         const { args, exit } = cases[name]!;
-        const cpu0 = childrenCpuMs();
+        const cpu0 = childCpuMs();
         const t0 = performance.now();
         let code = 0;
         try {
@@ -66,17 +67,16 @@ async function main() {
         if (code !== exit) throw new Error(`${name}: exit ${code}, expected ${exit}`);
         if (round < 0) continue; // the first round warms the file cache
         (wall[name] ??= []).push(ms);
-        (cpu[name] ??= []).push(childrenCpuMs() - cpu0);
+        (cpu[name] ??= []).push(childCpuMs() - cpu0);
       }
     }
-    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    // The median of the wall times; the mean of the CPU times (counted in 10 ms ticks, too coarse for a median).
+    const of = (name: string) => ({ wall: stats(wall[name]!).p50_ms, cpu: stats(cpu[name]!).mean_ms });
+    const node = of('node');
     const r = (x: number) => Math.round(x * 10) / 10;
-    const node = { wall: p50(wall.node!), cpu: mean(cpu.node!) };
     const figures = Object.fromEntries(
       Object.keys(cases).map((name) => {
-        const w = p50(wall[name]!);
-        const c = mean(cpu[name]!);
+        const { wall: w, cpu: c } = of(name);
         return [name, { wall_p50_ms: r(w), cpu_mean_ms: r(c), wall_over_node_ms: r(w - node.wall), cpu_over_node_ms: r(c - node.cpu) }];
       }),
     );

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
-import { rng, shuffled, stepOutput } from './benchKit.js';
+import { childrenCpuMs, cpuMs, rng, shuffled, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -30,27 +30,6 @@ const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 20);
 const HTTP_CLIENTS = 16;
 const ENGINE_SECONDS = Number(process.env.BENCH_ENGINE_SECONDS ?? 8);
 
-/**
- * Two consecutive CPU-time fields of /proc/<pid>/stat, summed, in ms (USER_HZ is 100 on Linux); null where /proc is not
- * there. Counted from the field after the command name: 11 and 12 are utime and stime, 13 and 14 cutime and cstime.
- */
-function procCpuMs(pid: number | 'self' | undefined, first: 11 | 13): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[first]) + Number(fields[first + 1])) * 10;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU time (user + system, all threads) a process has used, in ms. */
-const cpuMs = (pid: number | undefined) => procCpuMs(pid, 11);
-
-/**
- * CPU time of this process's children that have ended and been waited for, in ms. Read around a child run with
- * execFileSync, it is that child's CPU.
- */
-const childrenCpuMs = () => procCpuMs('self', 13);
 
 /** Issue 10's targets, as ratios Baton / reference. */
 const TARGETS = {

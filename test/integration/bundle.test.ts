@@ -5,7 +5,7 @@
 // serves no MCP client does not run the MCP layer's top-level code (zod and the SDK's schemas: a third of its start),
 // and one that answers and exits runs sql.js on V8's baseline WebAssembly compiler alone (see src/cli/wasmTiers.ts).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -14,18 +14,28 @@ import { validOutput } from '../fixtures/mcp/badInput.js';
 
 const ENGINE = join(ROOT, 'dist', 'engine.js');
 
-/** The files a node process loaded through require() before it exited. */
-function loadedFiles(args: string[]): string[] {
+/**
+ * Runs node with `args` and a preloaded hook (`prelude`, then an exit handler that writes `expression` as JSON):
+ * what the expression was when the process exited, its exit status, and the hook's path.
+ */
+function exitReport<T>(expression: string, args: string[], prelude = ''): { value: T; status: number | null; hook: string } {
   const dir = tempSetup('baton-bundle-').dir;
-  const report = join(dir, 'loaded.json');
+  const report = join(dir, 'report.json');
   const hook = join(dir, 'hook.js');
-  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
+  writeFileSync(hook, `${prelude}process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(${expression})));\n`);
   try {
-    execFileSync(process.execPath, ['--require', hook, ...args], { stdio: ['ignore', 'ignore', 'ignore'] });
-    return (JSON.parse(readFileSync(report, 'utf8')) as string[]).filter((f) => f !== hook);
+    const { status } = spawnSync(process.execPath, ['--require', hook, ...args], { stdio: 'ignore', timeout: 30_000 });
+    return { value: JSON.parse(readFileSync(report, 'utf8')) as T, status, hook };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The files a node process loaded through require() before it exited (it must exit 0). */
+function loadedFiles(args: string[]): string[] {
+  const { value, status, hook } = exitReport<string[]>('Object.keys(require.cache)', args);
+  assert.equal(status, 0, `node ${args.join(' ')}`);
+  return value.filter((f) => f !== hook);
 }
 
 describe('the CLI bundles', () => {
@@ -54,32 +64,14 @@ describe('the CLI bundles', () => {
  * module runs, and the MCP layer (Baton's tool schemas, the SDK's protocol types) is all that uses zod.
  */
 function ranZod(args: string[]): boolean {
-  const dir = tempSetup('baton-zod-').dir;
-  const report = join(dir, 'zod.json');
-  const hook = join(dir, 'hook.js');
-  writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify('__zod_globalConfig' in globalThis)));\n`);
-  try {
-    spawnSync(process.execPath, ['--require', hook, ...args], { stdio: 'ignore', timeout: 30_000 });
-    return JSON.parse(readFileSync(report, 'utf8')) as boolean;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return exitReport<boolean>(`'__zod_globalConfig' in globalThis`, args).value;
 }
 
-/** The V8 flags a run of dist/cli.js set at run time (node:v8's setFlagsFromString, recorded by a preloaded hook). */
+/** The V8 flags a run of dist/cli.js set at run time (node:v8's setFlagsFromString, recorded by the hook). */
 function flagsSet(args: string[]): string[] {
-  const dir = tempSetup('baton-flags-').dir;
-  const report = join(dir, 'flags.json');
-  const hook = join(dir, 'hook.js');
-  writeFileSync(hook, `const v8 = require('node:v8'); const set = v8.setFlagsFromString; const flags = [];
-v8.setFlagsFromString = (f) => (flags.push(f), set(f));
-process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(flags)));\n`);
-  try {
-    spawnSync(process.execPath, ['--require', hook, CLI, ...args], { stdio: 'ignore', timeout: 30_000 });
-    return JSON.parse(readFileSync(report, 'utf8')) as string[];
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const record = `const v8 = require('node:v8'); const set = v8.setFlagsFromString; const flags = [];
+v8.setFlagsFromString = (f) => (flags.push(f), set(f));\n`;
+  return exitReport<string[]>('flags', [CLI, ...args], record).value;
 }
 
 describe('the engine runs the modules of the command given', () => {
