@@ -41,8 +41,11 @@ function loadedFiles(args: string[]): string[] {
 describe('the CLI bundles', () => {
   before(() => ensureBuilt());
 
-  it('dist/cli.js alone loads no other file', () => {
+  it('dist/cli.js alone loads no other file, nor for a command\'s help', () => {
     assert.deepEqual(loadedFiles([CLI, '--version']), [CLI]);
+    for (const args of [['status', '--help'], ['serve', '-h'], ['pipeline', 'run', '--help'], ['new', 'x', '--bogus', '--help']]) {
+      assert.deepEqual(loadedFiles([CLI, ...args]), [CLI], `baton ${args.join(' ')}`);
+    }
   });
 
   it('are ASCII', () => {
@@ -94,11 +97,11 @@ describe('the engine runs the modules of the command given', () => {
       // The probe sees zod where it runs.
       assert.equal(ranZod(['-e', `require(${JSON.stringify(ENGINE)}).buildCatalog('t').then(() => undefined)`]), true);
       // Commands that answer and exit run sql.js on V8's baseline compiler alone; the servers and the commands that
-      // hold a run keep the optimizing one (checked where they stop early: their help, a usage error).
+      // hold a run keep the optimizing one (checked where they stop early: a usage error, mcp's help).
       for (const args of [['status', ...db], ['list', ...db], ['approve', 'x', ...db], ['pipeline', 'list', ...db], ['spec', 'status', ...db]]) {
         assert.deepEqual(flagsSet(args), ['--liftoff-only'], `baton ${args.join(' ')}`);
       }
-      for (const args of [['serve', '--help'], ['mcp', '--help'], ['run', '--help'], ['start', 'team.yaml', '--max-invocations', 'x'], ['pipeline', 'run', ...db]]) {
+      for (const args of [['serve', '--port', 'x'], ['mcp', '--help'], ['run', '--bogus'], ['start', 'team.yaml', '--max-invocations', 'x'], ['pipeline', 'run', ...db]]) {
         assert.deepEqual(flagsSet(args), [], `baton ${args.join(' ')}`);
       }
     } finally {

@@ -132,6 +132,18 @@ describe('baton help texts', () => {
     }
   });
 
+  it('a command\'s -h or --help wins over a mistake on the same line, but not after --, where it is the program\'s', async () => {
+    const statusHelp = (await runCli(['status', '--help'])).stdout;
+    for (const args of [['status', '--bogus', '--help'], ['status', 'extra', '-h'], ['status', '--db', '--help']]) {
+      const r = await runCli(args);
+      assert.deepEqual([r.code, r.stderr, r.stdout], [0, '', statusHelp], `baton ${args.join(' ')}`);
+    }
+    const r = await runCli(['new', 'x', '--backend', 'nope', '--', 'prog', '--help']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^baton: --backend "nope" is not a backend: use one of /);
+  });
+
   it('the general usage names what each command takes, as its own help does: every subcommand, every stop and send target', async () => {
     const general = (await runCli(['--help'])).stdout;
     const line = (command: string) => general.split('\n').find((l) => l.startsWith(`  ${command} `)) ?? '';
