@@ -52,8 +52,8 @@ function help(topic: string[]): number {
 
 /**
  * Whether a command's `args` ask for its help (`-h` or `--help` before any `--`): main() prints it without loading the
- * engine, in half the time. A line that also holds a mistake gets the help (exit 0) rather than the mistake's usage error,
- * as with git.
+ * engine, in half the time. A line that also holds a mistake gets the help (exit 0) rather than the mistake's usage
+ * error, as with git.
  */
 function asksHelp(args: string[]): boolean {
   const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;

@@ -18,7 +18,7 @@ export function baselineWasmOnly(): void {
  * Lets V8 recompile sql.js's hot functions with its optimizing compiler on one background thread at a time, not on as
  * many as there are cores: for the servers and the commands that hold a run, which keep both tiers. On two cores the
  * compiles of a server's first seconds otherwise take both from the event loop, and the first tool call of
- * `baton mcp` was answered a quarter later (about 610 ms from the spawn instead of 465, on a database in use) for a
+ * `baton mcp` was answered a quarter later (about 600 ms from the spawn instead of 460, on a database in use) for a
  * fifth more CPU; the calls that follow run the same optimized code. Call it before the command opens a database.
  */
 export function optimizeOnOneThread(): void {
