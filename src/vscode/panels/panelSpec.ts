@@ -3,6 +3,7 @@
 import type { SpecStatus } from '../../core/specTypes.js';
 import type { PanelSpec } from '../../shared/protocol.js';
 import { phaseTitle, taskState } from '../views/specTreeModel.js';
+import { clip } from './panelState.js';
 
 const TEXT_CHARS = 300;
 const EVIDENCE_CHARS = 2000;
@@ -10,10 +11,6 @@ const EVIDENCE_CHARS = 2000;
 export const PANEL_TASKS_LIMIT = 250;
 /** Parse warnings listed (the rest are counted; `baton spec status` lists them all). */
 export const PANEL_WARNINGS_LIMIT = 10;
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /** The panel's view of a spec status. */
 export function buildPanelSpec(spec: SpecStatus): PanelSpec {

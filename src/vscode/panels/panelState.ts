@@ -19,7 +19,8 @@ const SUBMISSION_ITEMS_LIMIT = 100;
 const SUBMITTED_SUMMARY_CHARS = 4000;
 const TASK_CHARS = 1000;
 
-function clip(text: string, max: number): string {
+/** `text` cut to `max` characters, an ellipsis marking the cut (the panel's long texts: tasks, summaries, evidence). */
+export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
