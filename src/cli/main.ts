@@ -56,8 +56,13 @@ function help(topic: string[]): number {
  * error, as with git.
  */
 function asksHelp(args: string[]): boolean {
-  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  const own = ownArgs(args);
   return own.includes('--help') || own.includes('-h');
+}
+
+/** A command's `args` up to a `--`: what follows it belongs to the program `baton new` runs, not to the command. */
+function ownArgs(args: string[]): string[] {
+  return args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
 }
 
 /** baton's own options, which come before any command (`-h`, `-v` are their short forms). */
@@ -175,8 +180,7 @@ export async function main(argv: string[]): Promise<number> {
     // A script that asked for JSON gets its failure as JSON too (stdout), besides the words on stderr. A --json after
     // `--` is an argument of the program `baton new` runs, not this command's flag. A command that has no --json
     // refuses it on stderr alone: mcp's stdout is its client's JSON-RPC channel, and the others' is their text.
-    const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
-    if (own.includes('--json') && takesJson(command)) process.stdout.write(`${JSON.stringify(failureJson(said))}\n`);
+    if (ownArgs(rest).includes('--json') && takesJson(command)) process.stdout.write(`${JSON.stringify(failureJson(said))}\n`);
     return said.code;
   }
 }
