@@ -50,7 +50,7 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     const stop = async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT'); // what Ctrl-C does: start.mjs stops code-server's process group, then exits
-      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);
+      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000).unref())]);
       if (!stopped) child.kill('SIGTERM');
       await exited;
     };

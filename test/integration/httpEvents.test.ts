@@ -198,7 +198,7 @@ describe('owner /control read ops and /events for editor clients', () => {
     void client.closed.then(() => (ended = true));
     assert.equal(ended, false);
     await other.close();
-    await Promise.race([client.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('stream did not end')), 3000))]);
+    await Promise.race([client.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('stream did not end')), 3000).unref())]);
     client.dispose();
   });
 });

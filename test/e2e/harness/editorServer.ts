@@ -189,7 +189,7 @@ async function stopGroup(child: ChildProcess, scratch: string): Promise<void> {
   if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     killGroup(pid, 'SIGTERM');
-    const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 5000))]);
+    const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 5000).unref())]);
     if (timedOut) killGroup(pid, 'SIGKILL');
   }
   // Children that outlived the leader (extension host, file watcher) still carry the group id.
