@@ -1,6 +1,8 @@
 // Rule: every write the broker acknowledged survives SIGKILL at any instant, with one call in flight or several (their
 // records share syncs, and their writes reach SQLite after their answers), and the reopened database is consistent
-// (integrity check, one active token per running step, artifacts with their steps, each handed-out token usable).
+// (integrity check, one active token per running step, artifacts with their steps, each handed-out token usable). The
+// writer runs as the bundle runs the broker (built like dist/, sql.js patched: checkpoints copy-on-write), which also
+// spares each round tsx's start-up.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStore } from '../../src/store/sqlJsStore.js';
+import { bundleLikeDist } from '../../scripts/sqljsPatch.mjs';
 import { makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 const ROUNDS = 20;
@@ -15,9 +18,9 @@ const writer = join(__dirname, '..', 'fixtures', 'durability', 'brokerWriter.ts'
 
 interface Ack { op?: string; execution_id?: string; step?: string; status?: string; ready?: boolean; next?: string; token?: string }
 
-function runAndKill(dbPath: string, workspace: string, killAfterMs: number, inFlight: number): Promise<Ack[]> {
+function runAndKill(bundle: string, dbPath: string, workspace: string, killAfterMs: number, inFlight: number): Promise<Ack[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dbPath, workspace, String(inFlight)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, dbPath, workspace, String(inFlight)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const acks: Ack[] = [];
     let buffer = '';
     let stderr = '';
@@ -51,10 +54,11 @@ describe('broker durability under SIGKILL', () => {
     const workspace = makeWorkspace({ 'spec-example': SPEC_EXAMPLE_YAML });
     const acked: Ack[] = [];
     try {
+      const bundle = await bundleLikeDist(writer, mkdtempSync(join(dir, 'bundle-')));
       for (let round = 0; round < ROUNDS; round++) {
         // Every other round runs several workflows at once.
         const inFlight = round % 2 === 0 ? 1 : 2 + Math.floor(Math.random() * 7);
-        const got = await runAndKill(dbPath, workspace, 20 + Math.floor(Math.random() * 400), inFlight);
+        const got = await runAndKill(bundle, dbPath, workspace, 20 + Math.floor(Math.random() * 400), inFlight);
         acked.push(...got);
         const at = `round ${round} (${inFlight} in flight)`;
         const store = await openStore({ path: dbPath });
