@@ -118,12 +118,14 @@ export function sqlJsPatchPlugin() {
 
 /**
  * Bundles `entry` the way scripts/build.mjs bundles the CLI (sql.js patched) into `dir`, with sql-wasm.wasm and the
- * migrations beside it as dist/ has them; returns the bundle's path. For tests and benchmarks of what ships.
+ * migrations beside it as dist/ has them; returns the bundle's path. For tests and benchmarks of what ships. With
+ * `patchSqlJs: false`, sql.js stays as the sources load it (a child that runs like tsx would, without its start-up).
  * @param {string} entry
  * @param {string} dir
+ * @param {{ patchSqlJs?: boolean }} [options]
  * @returns {Promise<string>}
  */
-export async function bundleLikeDist(entry, dir) {
+export async function bundleLikeDist(entry, dir, { patchSqlJs = true } = {}) {
   const [{ build }, { copyFileSync, cpSync }, { createRequire }, { dirname, join }] = await Promise.all([
     import('esbuild'), import('node:fs'), import('node:module'), import('node:path'),
   ]);
@@ -131,7 +133,7 @@ export async function bundleLikeDist(entry, dir) {
   const outfile = join(dir, 'bundle.js');
   await build({
     entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error',
-    absWorkingDir: root, plugins: [sqlJsPatchPlugin()], external: ['esbuild'], // a bundle never builds bundles
+    absWorkingDir: root, plugins: patchSqlJs ? [sqlJsPatchPlugin()] : [], external: ['esbuild'], // a bundle never builds bundles
   });
   const sqlJs = createRequire(join(root, 'package.json')).resolve('sql.js');
   copyFileSync(join(dirname(sqlJs), 'sql-wasm.wasm'), join(dir, 'sql-wasm.wasm'));
