@@ -159,6 +159,17 @@ function originRefused(origin: string, port: number): string {
   return `Origin ${quoted(origin)} is not allowed: Baton's endpoint takes no calls from web pages but its own (http://127.0.0.1:${port}); a client that is not a browser sends no Origin header`;
 }
 
+/** A request body's JSON value; undefined when there is no body or it is not JSON. A byte order mark is not JSON, but
+ * RFC 8259 lets a parser ignore one, and some clients' encoders write it. */
+function jsonOf(raw: Buffer | null): unknown {
+  if (raw === null) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the body up to `limit` bytes; null when it is larger (the caller answers 413). */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -249,12 +260,8 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
         const message = `Request too large: the body is over ${limitText(limit)}, the most one message may be; ${TOO_LARGE_FIX}`;
         return reply(res, 413, { jsonrpc: '2.0', error: { code: -32600, message }, id: null });
       }
-      try {
-        // A byte order mark is not JSON, but RFC 8259 lets a parser ignore one, and some clients' encoders write it.
-        body = JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
-      } catch {
-        return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: body is not JSON' }, id: null });
-      }
+      body = jsonOf(raw);
+      if (body === undefined) return reply(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: body is not JSON' }, id: null });
     }
     const sessionId = req.headers['mcp-session-id'];
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
@@ -315,11 +322,11 @@ export async function startOwnerServer(options: OwnerServerOptions): Promise<Own
       // Nothing new starts while the calls in flight are answered; a forwarding `baton mcp` sends it to the next owner.
       // The request is read whole first: an answer before it, then the connection's close, can reach the client as a
       // reset instead of the 503.
-      await readBody(req, limit).catch(() => null);
+      const raw = await readBody(req, limit).catch(() => null);
       res.setHeader('retry-after', '1');
       res.setHeader('connection', 'close');
       if (path === '/control') return refuse(res, 503, 'owner_unreachable', `Baton process ${process.pid}, which owns the database, is stopping; run the command again in a moment`);
-      return reply(res, 503, { jsonrpc: '2.0', error: { code: -32001, message: STOPPING }, id: null });
+      return reply(res, 503, { jsonrpc: '2.0', error: { code: -32001, message: STOPPING }, id: requestIdOf(jsonOf(raw)) ?? null });
     }
     if (isOAuthPath(path)) {
       // An OAuth client refused for its token looks for a sign-in (mcp-remote, the MCP SDK's clients): no metadata

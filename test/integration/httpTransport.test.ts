@@ -277,10 +277,11 @@ describe('owner Streamable HTTP transport', () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: String(res.headers.connection), body }));
       });
       req.on('error', reject);
-      req.end(JSON.stringify(INIT));
+      req.end(JSON.stringify({ ...INIT, id: 'late-1' }));
     });
     assert.deepEqual([late.status, late.connection], [503, 'close']);
     assert.match(late.body, /Baton is stopping: this process no longer takes calls for its database; call again/);
+    assert.equal(JSON.parse(late.body).id, 'late-1', "the refusal answers the request's id, which a client matches it by");
     held.shift()!();
     assert.deepEqual((await call).content, [{ type: 'text', text: 'released' }]);
     await closed;
