@@ -124,9 +124,15 @@ async function installFor(need) {
   else if (need === 'chromium') ensureChromium({ log });
 }
 
-/** The environment of the test processes: built once (BATON_TEST_BUILT), with `tmp` as their temporary folder. */
+/**
+ * The environment of the test processes: built once (BATON_TEST_BUILT), with `tmp` as their temporary folder, and the
+ * Baton commands they start on V8's baseline WebAssembly compiler alone (BATON_WASM_TIERS=baseline, unless the run
+ * sets it: `BATON_WASM_TIERS=both npm test` runs the servers as shipped). The servers' optimizing compiles of their
+ * first seconds were about a quarter of the CPU of the test files that start servers, for calls a test makes a few of;
+ * the suite is CPU-bound on two cores. The benches run the servers as shipped.
+ */
 export function testEnv(tmp, env = process.env) {
-  return { ...env, BATON_TEST_BUILT: '1', TMPDIR: tmp };
+  return { ...env, BATON_TEST_BUILT: '1', TMPDIR: tmp, BATON_WASM_TIERS: env.BATON_WASM_TIERS ?? 'baseline' };
 }
 
 let built = false;
@@ -169,7 +175,7 @@ async function runGroup(files, concurrency, tmp) {
   // The test files' processes run sql.js on V8's baseline WebAssembly compiler alone (the runner passes its V8 flags on
   // to them): a process that opened a database otherwise spends about a second of CPU recompiling sql.js's hot
   // functions with the optimizing compiler on background threads, and waits for those compiles before it exits, for
-  // code a test file would barely run. The Baton servers the tests start (dist/cli.js mcp, serve) keep both tiers.
+  // code a test file would barely run. The Baton commands the tests start get the same through testEnv.
   const args = ['--liftoff-only', '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
   return exitCode(spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: testEnv(tmp) }), 'node --test');
 }

@@ -6,7 +6,7 @@ import { CliError, dbPathIn, exitWhenWritten, shellQuote, VERSION, withDbFlag, w
 import { mcpCommand } from './mcpCommand.js';
 import { nodeTooOld } from './nodeVersion.js';
 import { systemErrorText } from './systemError.js';
-import { baselineWasmOnly, optimizeOnOneThread } from './wasmTiers.js';
+import { baselineWasmAsked, baselineWasmOnly, optimizeOnOneThread } from './wasmTiers.js';
 import {
   BLUEPRINT_USAGE, CANCEL_USAGE, DECIDE_USAGE, REJECT_USAGE, LIST_USAGE, MCP_USAGE, NEW_USAGE, PEEK_USAGE, PIPELINE_USAGE, PRUNE_USAGE, RELEASE_USAGE, RUN_USAGE, SEND_USAGE, SERVE_USAGE, SPEC_USAGE, START_USAGE,
   STATUS_USAGE, STOP_USAGE, USAGE,
@@ -119,7 +119,8 @@ function guardStdout(): void {
 /** Runs one command line; returns the exit code (or never returns while a server runs). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== undefined && ANSWER_AND_EXIT.has(command)) baselineWasmOnly();
+  const warnTiers = (line: string) => process.stderr.write(`baton: warning: ${line}\n`);
+  if (baselineWasmAsked(process.env, warnTiers) || (command !== undefined && ANSWER_AND_EXIT.has(command))) baselineWasmOnly();
   else optimizeOnOneThread();
   try {
     if (command !== undefined && Object.hasOwn(COMMAND_USAGE, command) && asksHelp(rest)) return help([command]);

@@ -24,3 +24,21 @@ export function baselineWasmOnly(): void {
 export function optimizeOnOneThread(): void {
   setFlagsFromString('--wasm-num-compilation-tasks=1');
 }
+
+/** The environment variable that puts every command, the servers too, on V8's baseline WebAssembly compiler alone. */
+export const WASM_TIERS_ENV = 'BATON_WASM_TIERS';
+
+/**
+ * Whether BATON_WASM_TIERS asks for the baseline compiler alone in every command (`baseline`), or leaves each command
+ * its own choice (unset, empty or `both`). A server on the baseline compiler alone takes about a quarter less CPU
+ * over a short session (the optimizing compiles of its first seconds are not made) and serves fewer calls per second
+ * under load: for machines where the CPU of many short sessions counts more than throughput (the test suite sets it).
+ * Another value is reported through `warn` and ignored.
+ */
+export function baselineWasmAsked(env: NodeJS.ProcessEnv, warn: (line: string) => void): boolean {
+  const raw = env[WASM_TIERS_ENV];
+  const value = raw?.trim().toLowerCase();
+  if (value === 'baseline') return true;
+  if (value && value !== 'both') warn(`${WASM_TIERS_ENV}="${raw}" is not a choice; using both tiers (choices: baseline, both)`);
+  return false;
+}

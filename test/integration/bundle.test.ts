@@ -19,14 +19,14 @@ const ENGINE = join(ROOT, 'dist', 'engine.js');
  * Runs node with `args` and a preloaded hook (`prelude`, then an exit handler that writes `expression` as JSON):
  * what the expression was when the process exited, its exit status, and the hook's path.
  */
-function exitReport<T>(expression: string, args: string[], prelude = ''): { value: T; status: number | null; hook: string } {
+function exitReport<T>(expression: string, args: string[], prelude = '', env = process.env): { value: T; status: number | null; hook: string; stderr: string } {
   const dir = tempSetup('baton-bundle-').dir;
   const report = join(dir, 'report.json');
   const hook = join(dir, 'hook.js');
   writeFileSync(hook, `${prelude}process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(${expression})));\n`);
   try {
-    const { status } = spawnSync(process.execPath, ['--require', hook, ...args], { stdio: 'ignore', timeout: 30_000 });
-    return { value: JSON.parse(readFileSync(report, 'utf8')) as T, status, hook };
+    const { status, stderr } = spawnSync(process.execPath, ['--require', hook, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env, timeout: 30_000 });
+    return { value: JSON.parse(readFileSync(report, 'utf8')) as T, status, hook, stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -71,11 +71,23 @@ function ranZod(args: string[]): boolean {
   return exitReport<boolean>(`'__zod_globalConfig' in globalThis`, args).value;
 }
 
-/** The V8 flags a run of dist/cli.js set at run time (node:v8's setFlagsFromString, recorded by the hook). */
-function flagsSet(args: string[]): string[] {
+/**
+ * The V8 flags a run of dist/cli.js set at run time (node:v8's setFlagsFromString, recorded by the hook), and its
+ * stderr; with BATON_WASM_TIERS as `tiers` (unset when not given: the test runner sets it for the suite).
+ */
+function flagsAndStderr(args: string[], tiers?: string): { flags: string[]; stderr: string } {
   const record = `const v8 = require('node:v8'); const set = v8.setFlagsFromString; const flags = [];
 v8.setFlagsFromString = (f) => (flags.push(f), set(f));\n`;
-  return exitReport<string[]>('flags', [CLI, ...args], record).value;
+  const env = { ...process.env };
+  delete env.BATON_WASM_TIERS;
+  if (tiers !== undefined) env.BATON_WASM_TIERS = tiers;
+  const { value, stderr } = exitReport<string[]>('flags', [CLI, ...args], record, env);
+  return { flags: value, stderr };
+}
+
+/** The V8 flags a run of dist/cli.js set at run time, BATON_WASM_TIERS unset. */
+function flagsSet(args: string[]): string[] {
+  return flagsAndStderr(args).flags;
 }
 
 describe('the engine runs the modules of the command given', () => {
@@ -107,6 +119,17 @@ describe('the engine runs the modules of the command given', () => {
       for (const args of [['serve', '--port', 'x'], ['mcp', '--help'], ['run', '--bogus'], ['start', 'team.yaml', '--max-invocations', 'x'], ['pipeline', 'run', ...db]]) {
         assert.deepEqual(flagsSet(args), ['--wasm-num-compilation-tasks=1'], `baton ${args.join(' ')}`);
       }
+      // BATON_WASM_TIERS=baseline puts the servers on the baseline compiler too; `both` (any case) and empty are the
+      // default; another value is the default, said once on stderr with the choices.
+      for (const args of [['serve', '--port', 'x'], ['mcp', '--help'], ['status', ...db]]) {
+        assert.deepEqual(flagsAndStderr(args, ' Baseline ').flags, ['--liftoff-only'], `baton ${args.join(' ')}`);
+      }
+      for (const tiers of ['both', 'BOTH', '']) {
+        assert.deepEqual(flagsAndStderr(['mcp', '--help'], tiers), { flags: ['--wasm-num-compilation-tasks=1'], stderr: '' }, tiers);
+      }
+      const typo = flagsAndStderr(['mcp', '--help'], 'liftoff');
+      assert.deepEqual(typo.flags, ['--wasm-num-compilation-tasks=1']);
+      assert.equal(typo.stderr, 'baton: warning: BATON_WASM_TIERS="liftoff" is not a choice; using both tiers (choices: baseline, both)\n');
     } finally {
       rmSync(t.dir, { recursive: true, force: true });
     }

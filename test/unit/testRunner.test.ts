@@ -180,7 +180,13 @@ describe('npm test', () => {
 
   it('gives the tests and their child processes the run\'s scratch folder as their temporary folder', () => {
     const env = testEnv('/scratch', { PATH: '/usr/bin', TMPDIR: '/tmp' });
-    assert.deepEqual(env, { PATH: '/usr/bin', TMPDIR: '/scratch', BATON_TEST_BUILT: '1' });
+    assert.deepEqual(env, { PATH: '/usr/bin', TMPDIR: '/scratch', BATON_TEST_BUILT: '1', BATON_WASM_TIERS: 'baseline' });
+  });
+
+  it('starts the Baton commands on the baseline wasm compiler unless the run says otherwise', () => {
+    assert.equal(testEnv('/scratch', {}).BATON_WASM_TIERS, 'baseline');
+    assert.equal(testEnv('/scratch', { BATON_WASM_TIERS: 'both' }).BATON_WASM_TIERS, 'both');
+    assert.equal(testEnv('/scratch', { BATON_WASM_TIERS: '' }).BATON_WASM_TIERS, '');
   });
 
   it('stops before any test when the agent CLIs cannot be installed', async () => {
