@@ -1,6 +1,7 @@
 // Start of the `baton` commands a person or a script runs (the built dist/cli.js), against a bare `node -e 0` in the
 // same rounds, each round in a seeded random order: wall time to exit and the CPU the process used. `baton status`
 // and `baton list` read a database with one workflow; a usage error and a command's --help load the engine too.
+// Then a short `baton mcp` session (five calls) with BATON_WASM_TIERS both and baseline: its CPU and last answer.
 // Prints one JSON object. Env: BENCH_COMMAND_RUNS (15).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,42 @@ async function oneWorkflow(db: string, ws: string): Promise<void> {
   } finally {
     await client.close();
   }
+}
+
+/** What a short `baton mcp` session costs: CPU to its exit, and the time from the spawn to its last answer. */
+interface SessionCost {
+  cpu: number;
+  lastAnswer: number;
+}
+
+const SESSION_CALLS = 5;
+
+/**
+ * One `baton mcp` session as an agent's short turn makes it: spawn, a bug-fix create and continues (SESSION_CALLS
+ * calls), close; with BATON_WASM_TIERS as `tiers`. The CPU is the child's, read once it has exited.
+ */
+async function mcpSession(db: string, ws: string, tiers: string): Promise<SessionCost> {
+  const env = { ...(process.env as Record<string, string>), BATON_WASM_TIERS: tiers, BATON_LOG_LEVEL: 'warn' };
+  const cpu0 = childCpuMs();
+  const t0 = performance.now();
+  const client = new Client({ name: 'bench-session', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db, '--workspace', ws, '--rate-limits', 'off'], stderr: 'ignore', env }));
+  let lastAnswer = 0;
+  try {
+    let token: string | undefined;
+    for (let i = 0; i < SESSION_CALLS; i++) {
+      const args = token
+        ? { step_token: token, model_output_so_far: { summary: `step ${i} done`, artifacts: [{ type: 'markdown', title: `notes ${i}`, content: `# Notes ${i}` }], references: ['src/a.ts'], confidence: 0.9 } }
+        : { template_name: 'bug-fix', task_description: 'bench session' };
+      const res = (await client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent as { status?: string; new_step_token?: string };
+      if (res.status !== 'ok' && res.status !== 'awaiting_approval') throw new Error(`session call ${i}: ${JSON.stringify(res).slice(0, 300)}`);
+      token = res.status === 'ok' ? res.new_step_token : undefined;
+    }
+    lastAnswer = performance.now() - t0;
+  } finally {
+    await client.close();
+  }
+  return { cpu: childCpuMs() - cpu0, lastAnswer };
 }
 
 /** childrenCpuMs, or a failure that says why where there is no /proc: this bench reports CPU times. */
@@ -70,6 +107,15 @@ async function main() {
         (cpu[name] ??= []).push(childCpuMs() - cpu0);
       }
     }
+    // A short `baton mcp` session with both wasm tiers (the default) and with the baseline one alone, in alternating
+    // order, each setting on its own database (made by its first, uncounted, session).
+    const sessions: Record<string, SessionCost[]> = { both: [], baseline: [] };
+    for (let round = -1; round < RUNS; round++) {
+      for (const tiers of shuffled(Object.keys(sessions), rand)) {
+        const cost = await mcpSession(join(dir, `session-${tiers}.db`), ws, tiers);
+        if (round >= 0) sessions[tiers]!.push(cost);
+      }
+    }
     // The median of the wall times; the mean of the CPU times (counted in 10 ms ticks, too coarse for a median).
     const of = (name: string) => ({ wall: stats(wall[name]!).p50_ms, cpu: stats(cpu[name]!).mean_ms });
     const node = of('node');
@@ -80,7 +126,12 @@ async function main() {
         return [name, { wall_p50_ms: r(w), cpu_mean_ms: r(c), wall_over_node_ms: r(w - node.wall), cpu_over_node_ms: r(c - node.cpu) }];
       }),
     );
-    process.stdout.write(`${JSON.stringify({ bench: 'commands', runs: RUNS, commands: figures })}\n`);
+    const session = (tiers: string) => ({
+      cpu_mean_ms: r(stats(sessions[tiers]!.map((c) => c.cpu)).mean_ms),
+      last_answer_p50_ms: r(stats(sessions[tiers]!.map((c) => c.lastAnswer)).p50_ms),
+    });
+    const mcpSessions = { calls: SESSION_CALLS, both: session('both'), baseline: session('baseline') };
+    process.stdout.write(`${JSON.stringify({ bench: 'commands', runs: RUNS, commands: figures, mcp_session: mcpSessions })}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

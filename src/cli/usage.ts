@@ -47,8 +47,8 @@ owns it (creating it if needed) and also serves 127.0.0.1 HTTP for others; later
 (whose settings apply). If the owner exits while a forwarding process runs, that process takes over the
 database and the session goes on.
 No --json: stdout carries JSON-RPC only, so a refusal, as every log line, goes to stderr as text.
-BATON_WASM_TIERS=baseline runs sql.js on V8's baseline compiler alone: less CPU for a short session (0.4 s instead of
-0.67 for five calls), fewer calls/s under load (default: both tiers, the optimizing one on one background thread).
+BATON_WASM_TIERS=baseline runs sql.js on V8's baseline compiler alone: less CPU for a short session (about 40% over
+five calls), fewer calls/s under load (default: both tiers, the optimizing one on one background thread).
 
 Options:
 ${DB_USAGE}
