@@ -12,6 +12,11 @@ const benches = readdirSync(dir)
   .sort();
 const results: Record<string, unknown> = {};
 let failed = false;
+// The benches measure Baton's servers as shipped (the commands bench sets BATON_WASM_TIERS itself where it compares).
+if (process.env.BATON_WASM_TIERS !== undefined) {
+  process.stderr.write(`bench: BATON_WASM_TIERS=${process.env.BATON_WASM_TIERS} ignored: the benches run Baton as shipped\n`);
+  delete process.env.BATON_WASM_TIERS;
+}
 for (const file of benches) {
   // The previous bench's files (up to 100 MB) must reach the disk first, or their writeback lands in this
   // bench's fdatasync timings; then a moment for the machine to settle.

@@ -30,8 +30,8 @@ export const WASM_TIERS_ENV = 'BATON_WASM_TIERS';
 
 /**
  * Whether BATON_WASM_TIERS asks for the baseline compiler alone in every command (`baseline`), or leaves each command
- * its own choice (unset, empty or `both`). A server on the baseline compiler alone takes about a quarter less CPU
- * over a short session (the optimizing compiles of its first seconds are not made) and serves fewer calls per second
+ * its own choice (unset, empty or `both`). A server on the baseline compiler alone takes about 40% less CPU over a
+ * five-call session (the optimizing compiles of its first seconds are not made) and serves fewer calls per second
  * under load: for machines where the CPU of many short sessions counts more than throughput (the test suite sets it).
  * Another value is reported through `warn` and ignored.
  */
