@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { connectAgent } from './harness/agent.js';
 import { launchBrowser, type Browser, type Page } from './harness/browser.js';
 import { repoRoot } from './harness/editorServer.js';
+import { settlesAfter } from '../helpers/until.js';
 import { waitFor, Workbench } from './harness/workbench.js';
 
 const TASK = 'Fix cart total ignoring quantities';
@@ -50,7 +51,7 @@ describe('npm start', { timeout: 10 * 60_000 }, () => {
     const stop = async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT'); // what Ctrl-C does: start.mjs stops code-server's process group, then exits
-      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 15_000).unref())]);
+      const stopped = await Promise.race([exited.then(() => true), settlesAfter(15_000, false)]);
       if (!stopped) child.kill('SIGTERM');
       await exited;
     };

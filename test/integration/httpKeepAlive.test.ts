@@ -18,7 +18,7 @@ import { KEEP_ALIVE_COMMENT } from '../../src/host/sseKeepAlive.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { closeOwnerEndpoint, openOwnerEndpoint, type OwnerEndpoint } from '../helpers/ownerEndpoint.js';
 import { hearUpdates, network } from '../helpers/sseNetwork.js';
-import { until } from '../helpers/until.js';
+import { settlesAfter, until } from '../helpers/until.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
 import { CLI, ensureBuilt, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 
@@ -39,7 +39,6 @@ const T = { timeout: 60_000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Settles with `value` after `ms`, keeping no process alive meanwhile. */
-const settlesAfter = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(() => r(value), ms).unref());
 const comments = (body: string) => body.split(KEEP_ALIVE_COMMENT).length - 1;
 /** The seqs of the event ids in an SSE body (`<session>.<stream>.<seq>`), in order. */
 const seqs = (body: string) => [...body.matchAll(/^id: [^\n]*\.(\d+)$/gm)].map((m) => Number(m[1]));

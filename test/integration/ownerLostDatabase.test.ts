@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { lockPathOf } from '../../src/store/lock.js';
-import { until } from '../helpers/until.js';
+import { settlesAfter, until } from '../helpers/until.js';
 import { CLI, ensureBuilt, killAll, startMcp, tempSetup, waitFor, type CliSession } from '../fixtures/mcp/cliHarness.js';
 
 type Started = { status: string; task_id?: string; execution_id?: string };
@@ -136,7 +136,7 @@ describe('an owner whose database another process took', { skip: process.platfor
       b = await mcp(t.args);
       await waitFor(() => readDiscovery(t.db)?.pid === b.pid, 10_000, "the second owner's discovery file");
     });
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running'), 15_000).unref())]);
+    const code = await Promise.race([exited, settlesAfter(15_000, 'still running')]);
     assert.equal(code, 1, `stderr:\n${stderr}`);
     assert.match(stderr, /baton serve stops \(exit 1\): another process took .*Serve it again once that process stops/s);
     assert.equal(readDiscovery(t.db)?.pid, b.pid, "the new owner's discovery file is left alone");

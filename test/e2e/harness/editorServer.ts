@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureEditorHost, type EditorHostPaths } from '../../../scripts/editorHost.mjs';
+import { settlesAfter } from '../../helpers/until.js';
 
 export const repoRoot = join(__dirname, '..', '..', '..');
 export const extensionId = 'baton-dev.baton';
@@ -189,7 +190,7 @@ async function stopGroup(child: ChildProcess, scratch: string): Promise<void> {
   if (pid !== undefined && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     killGroup(pid, 'SIGTERM');
-    const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 5000).unref())]);
+    const timedOut = await Promise.race([exited.then(() => false), settlesAfter(5000, true)]);
     if (timedOut) killGroup(pid, 'SIGKILL');
   }
   // Children that outlived the leader (extension host, file watcher) still carry the group id.
