@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { childrenCpuMs, rng, shuffled, stats } from './benchKit.js';
+import { childrenCpuMs, rng, shuffled, stats, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -48,13 +48,17 @@ async function mcpSession(db: string, ws: string, tiers: string): Promise<Sessio
   let lastAnswer = 0;
   try {
     let token: string | undefined;
+    let step = '';
     for (let i = 0; i < SESSION_CALLS; i++) {
-      const args = token
-        ? { step_token: token, model_output_so_far: { summary: `step ${i} done`, artifacts: [{ type: 'markdown', title: `notes ${i}`, content: `# Notes ${i}` }], references: ['src/a.ts'], confidence: 0.9 } }
-        : { template_name: 'bug-fix', task_description: 'bench session' };
-      const res = (await client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent as { status?: string; new_step_token?: string };
+      const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i) } : { template_name: 'bug-fix', task_description: 'bench session' };
+      const res = (await client.callTool({ name: 'workflow_next_step', arguments: args })).structuredContent as {
+        status?: string;
+        new_step_token?: string;
+        next_step_contract?: { step_name: string };
+      };
       if (res.status !== 'ok' && res.status !== 'awaiting_approval') throw new Error(`session call ${i}: ${JSON.stringify(res).slice(0, 300)}`);
       token = res.status === 'ok' ? res.new_step_token : undefined;
+      step = res.next_step_contract?.step_name ?? '';
     }
     lastAnswer = performance.now() - t0;
   } finally {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { openStore } from '../src/store/sqlJsStore.js';
+import { stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -21,13 +22,6 @@ const TARGET_RATIO = 1.2;
 
 /** The floor: a bare SDK stdio server with one trivial tool. */
 const FLOOR = join(__dirname, 'floorServer.mjs');
-
-const OUTPUT = (step: string, i: number) => ({
-  summary: `Step ${step} done (${i}).`,
-  artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
-  references: ['src/example.ts'],
-  confidence: 0.9,
-});
 
 type Structured = { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
 
@@ -170,7 +164,7 @@ async function memory(dir: string) {
       step = b.next_step_contract!.step_name;
       continue;
     }
-    const b = await call({ step_token: token, model_output_so_far: OUTPUT(step, i++) });
+    const b = await call({ step_token: token, model_output_so_far: stepOutput(step, i++) });
     if (b.status === 'ok') {
       token = b.new_step_token;
       step = b.next_step_contract!.step_name;
