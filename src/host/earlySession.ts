@@ -3,7 +3,6 @@
 // outside a session, so a forwarding `baton mcp` sends them on a session of their own with the owner, which it closes
 // once the client's own session has begun and they are answered.
 import { randomUUID } from 'node:crypto';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
@@ -15,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
 import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
+import type { OwnerHttpTransport } from './ownerHttpTransport.js';
 import type { Upstream } from './proxy.js';
 
 /** Options of an EarlySession. */
@@ -95,7 +95,7 @@ export class EarlySession {
     const answer = await answered;
     if (!isJSONRPCResultResponse(answer)) throw new Error(`${upstream.name} refused a session: ${JSON.stringify(answer)}`);
     const version = (answer.result as { protocolVersion?: string }).protocolVersion;
-    if (version) (upstream.transport as Partial<StreamableHTTPClientTransport>).setProtocolVersion?.(version);
+    if (version) (upstream.transport as Partial<OwnerHttpTransport>).setProtocolVersion?.(version);
     await upstream.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 

@@ -5,28 +5,22 @@
 // sent before the client's initialize are answered as Baton's server answers them over stdio (see answerEarly).
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type ProgressToken,
-  type RequestId,
+import type {
+  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse, ProgressToken, RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { batonMethods } from '../mcp/catalogBuilder.js';
 import { methodNotFound } from '../mcp/invalidMessage.js';
-import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
+import { isRequest, progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { connectionRefused } from './controlClient.js';
 import { exitsWithin, HOLDER_PID_HEADER, isPidAlive, ownerAnswers, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
 import { fetchWithin } from './fetchWithin.js';
+import { OwnerHttpTransport } from './ownerHttpTransport.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
 import { halted, ownerState, SilenceCount, silentOwnerWays, type OwnerState } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
@@ -84,9 +78,7 @@ export interface ProxyOptions {
 
 /** An upstream to the owner's Streamable HTTP endpoint. */
 export function httpUpstream(owner: DiscoveryInfo): Upstream {
-  const transport = new StreamableHTTPClientTransport(new URL(owner.url), {
-    requestInit: { headers: { authorization: `Bearer ${owner.token}`, [HOLDER_PID_HEADER]: String(process.pid) } },
-  });
+  const transport = new OwnerHttpTransport(new URL(owner.url), { authorization: `Bearer ${owner.token}`, [HOLDER_PID_HEADER]: String(process.pid) });
   return {
     transport,
     name: `Baton process ${owner.pid}`,
@@ -108,6 +100,13 @@ function noUpstream(): Upstream {
   };
   return { transport, name: 'no process yet', pid: null, close: async () => undefined };
 }
+
+// What both sides hand over is checked already (the client's side by its transport, the owner's by
+// OwnerHttpTransport): messages are told apart by their keys here, not by the SDK's guards, which parse each one
+// with zod again (a call's request and answer went through them up to six times).
+const isResult = (m: JSONRPCMessage): m is JSONRPCResultResponse => 'result' in m;
+const isErrorAnswer = (m: JSONRPCMessage): m is JSONRPCErrorResponse => 'error' in m;
+const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
 
 /** Whether a send was refused because the owner is stopping (503): the owner did not run it. */
 function ownerStopping(ex: unknown): boolean {
@@ -264,8 +263,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       return;
     }
     const via = up;
-    const id = isJSONRPCRequest(message) ? message.id : undefined;
-    if (isJSONRPCRequest(message) && message.method === 'initialize') afterInitialize = [];
+    const id = isRequest(message) ? message.id : undefined;
+    if (isRequest(message) && message.method === 'initialize') afterInitialize = [];
     if (id !== undefined) {
       pending.set(id, message as JSONRPCRequest);
       sending.add(id);
@@ -352,7 +351,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   };
 
   const fromOwner = (message: JSONRPCMessage) => {
-    const answer = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
+    const answer = isResult(message) || isErrorAnswer(message);
     const own = answer && typeof message.id === 'string' ? message.id : undefined;
     const reply = own === undefined ? undefined : replies.get(own);
     if (answer && message.id !== undefined && !pending.has(message.id) && givenUp.delete(message.id)) {
@@ -367,7 +366,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       reply(message);
       return;
     }
-    if (isJSONRPCErrorResponse(message) && message.error.code === SESSION_CLOSED && message.id !== undefined && pending.has(message.id)) {
+    if (isErrorAnswer(message) && message.error.code === SESSION_CLOSED && message.id !== undefined && pending.has(message.id)) {
       // A call the owner's closing session could not answer: as for an owner that stopped (the session goes on here).
       answerLost(up, message.id);
       return;
@@ -381,8 +380,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
 
   // The SDK's Client does this after initialize; a raw pipe must too, or later requests lack the protocol header.
   const setProtocolVersion = (message: JSONRPCMessage) => {
-    const version = isJSONRPCResultResponse(message) ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
-    const t = up.transport as Partial<StreamableHTTPClientTransport>;
+    const version = isResult(message) ? (message.result as { protocolVersion?: string }).protocolVersion : undefined;
+    const t = up.transport as Partial<OwnerHttpTransport>;
     if (version && typeof t.setProtocolVersion === 'function') t.setProtocolVersion(version);
   };
 
@@ -446,7 +445,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
         log.error(`taking over after "${why}" failed: ${(ex as Error).message}`);
         const waiting = queue;
         queue = null;
-        for (const m of waiting) if (isJSONRPCRequest(m)) failRequest(m.id, `Baton lost the owner of its database and could not take over: ${(ex as Error).message}`);
+        for (const m of waiting) if (isRequest(m)) failRequest(m.id, `Baton lost the owner of its database and could not take over: ${(ex as Error).message}`);
         await shutdown('takeover failed');
         return;
       }
@@ -476,11 +475,11 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
   down.onmessage = (received: JSONRPCMessage) => {
     // A start gets a request key (unless its client gave it one), so that it can be sent again to the next owner if
     // this one stops before answering it.
-    const keyless = isJSONRPCRequest(received) && isKeyedStart(received) && carriedKey(received) === undefined;
+    const keyless = isRequest(received) && isKeyedStart(received) && carriedKey(received) === undefined;
     const message = keyless ? withRequestKey(received, randomUUID()) : received;
-    if (isJSONRPCRequest(message) && initialize === null && message.method !== 'initialize') return answerEarly(message);
-    if (isJSONRPCNotification(message) && initialize === null && early?.waiting) return early.send(message); // a cancel
-    if (isJSONRPCRequest(message)) {
+    if (isRequest(message) && initialize === null && message.method !== 'initialize') return answerEarly(message);
+    if (isNotification(message) && initialize === null && early?.waiting) return early.send(message); // a cancel
+    if (isRequest(message)) {
       if (message.method === 'initialize') {
         initialize = message;
         early?.end();
@@ -488,7 +487,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
       const uri = (message.params as { uri?: unknown } | undefined)?.uri;
       if (typeof uri === 'string' && message.method === 'resources/subscribe') subscriptions.add(uri);
       if (typeof uri === 'string' && message.method === 'resources/unsubscribe') subscriptions.delete(uri);
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/initialized') {
+    } else if (isNotification(message) && message.method === 'notifications/initialized') {
       initialized = message;
     }
     forward(message);

@@ -21,6 +21,24 @@ export function plainMessage(value: unknown): JSONRPCMessage | undefined {
   return value as JSONRPCMessage;
 }
 
+/**
+ * `value` as a message if it is a plain answer (a subset of what JSONRPCMessageSchema accepts as it is): a result that is
+ * an object (its `_meta`, if any, a plain one), or an error with an integer code, a message and perhaps data; no other
+ * keys anywhere zod would strip or refuse. Undefined sends it through the SDK's schemas.
+ */
+export function plainAnswer(value: unknown): JSONRPCMessage | undefined {
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return undefined;
+  for (const key in value) if (key !== 'jsonrpc' && key !== 'id' && key !== 'result' && key !== 'error') return undefined;
+  if ('result' in value) {
+    if ('error' in value || !isRequestId(value.id) || !isRecord(value.result)) return undefined;
+    return '_meta' in value.result && !plainMeta(value.result._meta) ? undefined : (value as JSONRPCMessage);
+  }
+  const error = value.error;
+  if (('id' in value && !isRequestId(value.id)) || !isRecord(error) || !Number.isSafeInteger(error.code) || typeof error.message !== 'string') return undefined;
+  for (const key in error) if (key !== 'code' && key !== 'message' && key !== 'data') return undefined;
+  return value as JSONRPCMessage;
+}
+
 /** Whether a request's `_meta` is a plain one the SDK's RequestMetaSchema accepts as it is (a task's goes to the schema). */
 function plainMeta(meta: unknown): boolean {
   return isRecord(meta) && !(RELATED_TASK_META_KEY in meta) && (!('progressToken' in meta) || isRequestId(meta.progressToken));

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { CallToolRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { deserializeLine, isAnswer, isRequest, plainMessage, plainToolCall, toMessage } from '../../src/mcp/jsonRpc.js';
+import { deserializeLine, isAnswer, isRequest, plainAnswer, plainMessage, plainToolCall, toMessage } from '../../src/mcp/jsonRpc.js';
 
 const call = { name: 'workflow_next_step', arguments: { step_token: 't', model_output_so_far: { summary: 's', artifacts: [{ type: 'a', content: 'x' }] } } };
 const lines = [
@@ -56,6 +56,47 @@ test('toMessage accepts exactly what JSONRPCMessageSchema accepts, with the same
     }
   }
   assert.equal(fast, 7, 'the seven plain requests and notifications take the fast path');
+});
+
+const answers = [
+  // answers the fast path takes
+  { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'x' }], structuredContent: { a: 1 } } },
+  { jsonrpc: '2.0', id: 'r', result: {} },
+  { jsonrpc: '2.0', id: 4, result: { _meta: { progressToken: 2, other: 'kept' }, tools: [] } },
+  { jsonrpc: '2.0', id: 4, error: { code: -32000, message: 'no' } },
+  { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error', data: { at: 1 } } },
+  // valid, but left to the schema (it strips the error's unknown key, or checks a task's _meta)
+  { jsonrpc: '2.0', id: 4, error: { code: -32000, message: 'no', extra: 1 } },
+  { jsonrpc: '2.0', id: 5, result: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't' } } } },
+  // invalid
+  { jsonrpc: '2.0', id: null, result: {} },
+  { jsonrpc: '2.0', result: {} },
+  { jsonrpc: '2.0', id: 1, result: [] },
+  { jsonrpc: '2.0', id: 1, result: null },
+  { jsonrpc: '2.0', id: 1, result: { _meta: 'no' } },
+  { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } },
+  { jsonrpc: '2.0', id: 1, result: {}, extra: 1 },
+  { jsonrpc: '1.0', id: 1, result: {} },
+  { jsonrpc: '2.0', id: 1.5, error: { code: 1, message: 'm' } },
+  { jsonrpc: '2.0', id: null, error: { code: 1, message: 'm' } },
+  { jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } },
+  { jsonrpc: '2.0', id: 1, error: { code: 1 } },
+  { jsonrpc: '2.0', id: 1, error: 'no' },
+];
+
+test('plainAnswer takes only answers JSONRPCMessageSchema accepts as they are; any other goes to the schema', () => {
+  let fast = 0;
+  for (const value of answers) {
+    const schema = JSONRPCMessageSchema.safeParse(value);
+    const ours = plainAnswer(value);
+    if (ours === undefined) continue;
+    fast++;
+    assert.ok(schema.success, `the fast path took what the schema refuses: ${JSON.stringify(value)}`);
+    assert.deepEqual(ours, schema.data, JSON.stringify(value));
+  }
+  assert.equal(fast, 5, 'the five plain results and errors take the fast path');
+  const notAnswers = lines.filter((v) => typeof v !== 'object' || v === null || !('result' in v || 'error' in v));
+  for (const value of notAnswers) assert.equal(plainAnswer(value), undefined, `not an answer: ${JSON.stringify(value)}`);
 });
 
 test('deserializeLine throws where the SDK deserializeMessage throws, and gives what it gives', () => {

@@ -1,0 +1,352 @@
+// The connection a forwarding `baton mcp` keeps to the owner's Streamable HTTP endpoint (see proxy.ts): the client side
+// of MCP's Streamable HTTP transport on node:http, with one keep-alive agent, in place of the SDK's
+// StreamableHTTPClientTransport. That one goes through fetch (undici, web streams, Headers and Response objects, and
+// zod for every message), which took about half of a forwarding process's CPU per call; a call through the proxy took
+// three times as long as the same call to an owning `baton mcp` (see docs/performance.md).
+//
+// It behaves as the SDK's transport does where the proxy relies on it: a POST per message, answered with JSON, an SSE
+// stream or 202; the session id the owner hands out and the negotiated protocol version go on every request after;
+// once `notifications/initialized` is accepted, a GET stream carries what the owner sends outside a call's answer,
+// and is opened again (Last-Event-ID, backing off) when it drops; a POST's SSE stream that drops after an event id and
+// before its answer is resumed the same way. Its failures have the SDK's shapes: an HTTP status as a
+// StreamableHTTPError (its code the status, its message the body), a failed connection as fetch's TypeError('fetch
+// failed') with the socket's error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an
+// AbortError. Redirects are not followed (an owner never redirects): a 3xx is an error like any other status.
+import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
+
+/** How a dropped GET stream is opened again: the SDK client's defaults (a retry the owner sends replaces the delay). */
+export interface Reconnection {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  growFactor: number;
+  maxRetries: number;
+}
+
+const DEFAULT_RECONNECTION: Reconnection = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
+
+/** Where a stream resumes and what it does with what it gets. */
+interface StreamOptions {
+  /** The last event id received on the stream (sent as Last-Event-ID). */
+  lastEventId?: string;
+  /** The id of the request whose answer a resumed POST stream carries (the answer gets it back). */
+  replayId?: RequestId;
+  onresumptiontoken?: (token: string) => void;
+}
+
+/** One event of an SSE stream. */
+interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export class OwnerHttpTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  private session: string | undefined;
+  private version: string | undefined;
+  private readonly agent = new Agent({ keepAlive: true });
+  /** Requests not yet finished (their answers' streams included): close() ends them. */
+  private readonly open = new Set<ClientRequest>();
+  private started = false;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** The delay before a stream is opened again, when the owner said one (an SSE `retry:` field). */
+  private serverRetryMs: number | undefined;
+
+  constructor(
+    private readonly url: URL,
+    /** Sent with every request: the owner's bearer token and the like. */
+    private readonly headers: Readonly<Record<string, string>>,
+    private readonly reconnection: Reconnection = DEFAULT_RECONNECTION,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.version;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.version = version;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('OwnerHttpTransport already started');
+    this.started = true;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    for (const req of this.open) req.destroy(aborted());
+    this.agent.destroy();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    try {
+      if (options?.resumptionToken) {
+        const replayId = isRequest(message) ? message.id : undefined;
+        this.openStream({ lastEventId: options.resumptionToken, replayId, onresumptiontoken: options.onresumptiontoken }).catch(() => undefined);
+        return;
+      }
+      const body = JSON.stringify(message);
+      const res = await this.exchange('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
+      const status = res.statusCode ?? 0;
+      if (!ok(status)) throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${await this.readText(res)}`);
+      if (status === 202) {
+        res.resume();
+        if (isInitialized(message)) this.openStream({}).catch(() => undefined);
+        return;
+      }
+      if (!hasRequest(message)) return void res.resume();
+      const type = mediaType(res.headers);
+      if (type === 'text/event-stream') {
+        // Resumed (should it drop before its answer), the stream's answer keeps the id of the request it answers.
+        const replayId = isRequest(message) ? message.id : undefined;
+        return this.readStream(res, false, { replayId, onresumptiontoken: options?.onresumptiontoken });
+      }
+      if (type !== 'application/json') {
+        res.resume();
+        throw new StreamableHTTPError(-1, `Unexpected content type: ${res.headers['content-type']}`);
+      }
+      const data = JSON.parse(await this.readText(res)) as unknown;
+      for (const value of Array.isArray(data) ? data : [data]) this.onmessage?.(toMessage(value));
+    } catch (ex) {
+      this.onerror?.(ex as Error);
+      throw ex;
+    }
+  }
+
+  /** Ends the session with a DELETE (an owner that does not allow it answers 405, which is fine). */
+  async terminateSession(): Promise<void> {
+    if (!this.session) return;
+    try {
+      const res = await this.exchange('DELETE', {});
+      res.resume();
+      const status = res.statusCode ?? 0;
+      if (!ok(status) && status !== 405) throw new StreamableHTTPError(status, `Failed to terminate session: ${res.statusMessage ?? status}`);
+      this.session = undefined;
+    } catch (ex) {
+      this.onerror?.(ex as Error);
+      throw ex;
+    }
+  }
+
+  /** Sends one request with the common headers; resolves with the answer's head, its body still to read. */
+  private exchange(method: string, headers: Record<string, string>, body?: string): Promise<IncomingMessage> {
+    if (this.closed) return Promise.reject(aborted());
+    const all: Record<string, string> = { ...headers };
+    if (this.session) all['mcp-session-id'] = this.session;
+    if (this.version) all['mcp-protocol-version'] = this.version;
+    Object.assign(all, this.headers);
+    if (body !== undefined) all['content-length'] = String(Buffer.byteLength(body));
+    return new Promise((resolve, reject) => {
+      const req = request(this.url, { method, headers: all, agent: this.agent }, (res) => {
+        const session = res.headers['mcp-session-id'];
+        if (typeof session === 'string' && session) this.session = session;
+        resolve(res);
+      });
+      this.open.add(req);
+      req.on('close', () => this.open.delete(req));
+      req.on('error', (ex) => reject(this.closed ? aborted() : fetchFailed(ex)));
+      req.end(body);
+    });
+  }
+
+  /** A whole answer's body as text; a connection that fails before its end fails as fetch's would (or as aborted). */
+  private readText(res: IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const failed = (ex: unknown) => reject(this.closed ? aborted() : fetchFailed(ex));
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      res.on('error', failed);
+      res.on('close', () => {
+        if (!res.complete) failed(new Error('the connection closed before the answer ended'));
+      });
+    });
+  }
+
+  /** Opens the GET stream (or resumes one at `lastEventId`); an owner without one answers 405, which is fine. */
+  private async openStream(options: StreamOptions): Promise<void> {
+    try {
+      const res = await this.exchange('GET', { accept: 'text/event-stream', ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}) });
+      const status = res.statusCode ?? 0;
+      if (!ok(status)) {
+        res.resume();
+        if (status === 405) return;
+        throw new StreamableHTTPError(status, `Failed to open SSE stream: ${res.statusMessage ?? status}`);
+      }
+      this.readStream(res, true, options);
+    } catch (ex) {
+      this.onerror?.(ex as Error);
+      throw ex;
+    }
+  }
+
+  /**
+   * Delivers a stream's messages as they come. A stream that ends before the answer it carries (a POST's, once it sent
+   * an event id), or the GET stream at any time, is opened again from its last event id, unless this transport closed.
+   */
+  private readStream(res: IncomingMessage, reconnectable: boolean, options: StreamOptions): void {
+    let lastEventId = options.lastEventId;
+    let primed = false;
+    let answered = false;
+    let ended = false;
+    const parser = new SseParser((event) => {
+      if (event.id !== undefined) {
+        lastEventId = event.id;
+        primed = true;
+        options.onresumptiontoken?.(event.id);
+      }
+      if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
+      try {
+        const message = toMessage(JSON.parse(event.data));
+        if ('result' in message || 'error' in message) {
+          answered = true;
+          if (options.replayId !== undefined) (message as { id: RequestId }).id = options.replayId;
+        }
+        this.onmessage?.(message);
+      } catch (ex) {
+        this.onerror?.(ex as Error);
+      }
+    }, (ms) => (this.serverRetryMs = ms));
+    const end = (failure?: Error) => {
+      if (ended) return;
+      ended = true;
+      if (failure && !this.closed) this.onerror?.(new Error(`SSE stream disconnected: ${failure.message}`));
+      if ((reconnectable || primed) && !answered && !this.closed) this.reconnect({ ...options, lastEventId }, 0);
+    };
+    res.setEncoding('utf8');
+    res.on('data', (text: string) => parser.push(text));
+    res.on('end', () => {
+      parser.end();
+      end();
+    });
+    res.on('error', (ex) => end(ex));
+    res.on('close', () => (res.complete ? end() : end(new Error('the connection closed mid-stream'))));
+  }
+
+  private reconnect(options: StreamOptions, attempt: number): void {
+    const { initialDelayMs, maxDelayMs, growFactor, maxRetries } = this.reconnection;
+    if (attempt >= maxRetries) {
+      this.onerror?.(new Error(`Maximum reconnection attempts (${maxRetries}) exceeded.`));
+      return;
+    }
+    const delay = this.serverRetryMs ?? Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.openStream(options).catch(() => {
+        if (!this.closed) this.reconnect(options, attempt + 1);
+      });
+    }, delay);
+    // The proxy's life is its client's: a retry waiting here does not keep the process up.
+    this.reconnectTimer.unref();
+  }
+}
+
+/**
+ * An incremental parser of the SSE format (WHATWG's event-stream): lines end with CRLF, LF or CR; `data` lines join
+ * with newlines; a comment (`:`) is skipped; a blank line dispatches what came before it, if anything did.
+ */
+export class SseParser {
+  private buffer = '';
+  private first = true;
+  private id: string | undefined;
+  private event: string | undefined;
+  private data: string[] = [];
+  private seen = false;
+
+  constructor(private readonly onEvent: (event: SseEvent) => void, private readonly onRetry: (ms: number) => void = () => undefined) {}
+
+  push(text: string): void {
+    if (this.first && text.length > 0) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.buffer += text;
+    let start = 0;
+    for (;;) {
+      const cr = this.buffer.indexOf('\r', start);
+      const lf = this.buffer.indexOf('\n', start);
+      const at = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (at === -1) break;
+      // A CR at the end of what came so far may be the first half of a CRLF: wait for the next chunk.
+      if (at === cr && at === this.buffer.length - 1) break;
+      this.line(this.buffer.slice(start, at));
+      start = at + (at === cr && this.buffer.charCodeAt(at + 1) === 0x0a ? 2 : 1);
+    }
+    this.buffer = this.buffer.slice(start);
+  }
+
+  /** The stream ended: a last line without its terminator is taken; an event without its blank line is dropped. */
+  end(): void {
+    if (this.buffer.endsWith('\r')) this.buffer = this.buffer.slice(0, -1);
+    if (this.buffer) this.line(this.buffer);
+    this.buffer = '';
+  }
+
+  private line(line: string): void {
+    if (line === '') return this.dispatch();
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    else if (field === 'id' && !value.includes('\0')) this.id = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) this.onRetry(Number(value));
+    else return;
+    this.seen = true;
+  }
+
+  private dispatch(): void {
+    if (this.seen) this.onEvent({ id: this.id, event: this.event, data: this.data.join('\n') });
+    this.id = undefined;
+    this.event = undefined;
+    this.data = [];
+    this.seen = false;
+  }
+}
+
+const ok = (status: number) => status >= 200 && status < 300;
+
+/** A message the owner sent, checked as the SDK's transport checks it (by hand for the plain ones, else by zod). */
+function toMessage(value: unknown): JSONRPCMessage {
+  return plainAnswer(value) ?? plainMessage(value) ?? JSONRPCMessageSchema.parse(value);
+}
+
+function isInitialized(message: JSONRPCMessage): boolean {
+  return 'method' in message && !('id' in message) && message.method === 'notifications/initialized';
+}
+
+/** Whether a message (or batch) holds a request: only a request's POST is answered with messages. */
+function hasRequest(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
+  return (Array.isArray(message) ? message : [message]).some((m) => 'method' in m && 'id' in m && m.id !== undefined);
+}
+
+/** The media type of an answer, without parameters or case (`application/json; charset=utf-8` → application/json). */
+function mediaType(headers: IncomingHttpHeaders): string {
+  return (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** A failed connection, as fetch reports one: TypeError('fetch failed'), the socket's error as its cause. */
+function fetchFailed(cause: unknown): TypeError {
+  return new TypeError('fetch failed', { cause });
+}
+
+/** What a request cut short by close() fails with, as an aborted fetch does. */
+function aborted(): Error {
+  return new DOMException('This operation was aborted', 'AbortError');
+}
