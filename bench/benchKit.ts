@@ -1,6 +1,7 @@
-// What the benchmarks share: a seeded PRNG and word list (every run builds the same data), the p50/p95 summary and
-// processes' CPU time.
+// What the benchmarks share: a seeded PRNG and word list (every run builds the same data), the p50/p95 summary,
+// processes' CPU time, and a bug-fix walker that times Baton's continues one at a time.
 import { readFileSync } from 'node:fs';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
 export function rng(seed: number): () => number {
@@ -48,6 +49,32 @@ export function stepOutput(step: string, i: number) {
     artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
     references: ['src/example.ts'],
     confidence: 0.9,
+  };
+}
+
+/** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
+export function batonWalker(client: Client) {
+  let token: string | null = null;
+  let step = '';
+  let i = 0;
+  return async function next(): Promise<number> {
+    for (;;) {
+      const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
+      const t0 = performance.now();
+      const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+      const ms = performance.now() - t0;
+      const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+      const continued = token !== null;
+      if (sc.status === 'ok') {
+        token = sc.new_step_token!;
+        step = sc.next_step_contract!.step_name;
+        if (continued) return ms;
+      } else if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
+        token = null;
+      } else {
+        throw new Error(`baton answered ${JSON.stringify(sc).slice(0, 300)}`);
+      }
+    }
   };
 }
 

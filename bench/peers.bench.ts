@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
-import { childrenCpuMs, cpuMs, rng, shuffled, stepOutput } from './benchKit.js';
+import { batonWalker, childrenCpuMs, cpuMs, rng, shuffled, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -130,32 +130,6 @@ async function stdioClient(command: string, args: string[], name: string): Promi
   const client = new Client({ name, version: '1' });
   await client.connect(new StdioClientTransport({ command, args, cwd: ROOT, stderr: 'ignore' }));
   return client;
-}
-
-/** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
-function batonWalker(client: Client) {
-  let token: string | null = null;
-  let step = '';
-  let i = 0;
-  return async function next(): Promise<number> {
-    for (;;) {
-      const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
-      const t0 = performance.now();
-      const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
-      const ms = performance.now() - t0;
-      const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
-      const continued = token !== null;
-      if (sc.status === 'ok') {
-        token = sc.new_step_token!;
-        step = sc.next_step_contract!.step_name;
-        if (continued) return ms;
-      } else if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
-        token = null;
-      } else {
-        throw new Error(`baton answered ${JSON.stringify(sc).slice(0, 300)}`);
-      }
-    }
-  };
 }
 
 /** midex's bug-fix continues one at a time (its own tool names and shapes, as compare-midex drives it). */

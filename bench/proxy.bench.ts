@@ -1,0 +1,90 @@
+// A call through a forwarding `baton mcp`: how agents reach Baton whenever another process owns the database (the
+// editor, `baton serve`, or the first agent's `baton mcp`). Bug-fix continues one at a time through `baton mcp`
+// forwarding to a `baton serve` owner, beside the same continues to a `baton mcp` that owns its own database, as lanes
+// in a seeded random order each round (a call is slower after a heavier one: the caches it finds), with the CPU each
+// process spends per call (/proc). Prints one JSON object.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { batonWalker, cpuMs, rng, shuffled, stats } from './benchKit.js';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const CALLS = Number(process.env.BENCH_PROXY_CALLS ?? 1000);
+const WARM_UP_MS = Number(process.env.BENCH_PROXY_WARM_UP_MS ?? 5000);
+/** A forwarded call's p50 against a call to an owning `baton mcp`: one more local hop, not a multiple. */
+const TARGET_RATIO_P50 = 2;
+
+async function mcpClient(dbPath: string, workspace: string): Promise<{ client: Client; pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: [CLI, 'mcp', '--db', dbPath, '--workspace', workspace, '--rate-limits', 'off'], cwd: ROOT, stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-proxy', version: '1' });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+async function serve(dir: string): Promise<{ child: ChildProcess; dbPath: string }> {
+  const dbPath = join(dir, 'owned', 'baton.db');
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', dbPath, '--workspace', dir, '--rate-limits', 'off'], { cwd: ROOT, stdio: 'ignore' });
+  const discovery = join(dir, 'owned', 'server.json');
+  for (const deadline = Date.now() + 20_000; !existsSync(discovery); ) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('baton serve did not publish its endpoint');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, dbPath };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-proxy-'));
+  const owner = await serve(dir);
+  const closing: Client[] = [];
+  try {
+    const forwarding = await mcpClient(owner.dbPath, dir);
+    closing.push(forwarding.client);
+    const discovery = JSON.parse(readFileSync(join(dir, 'owned', 'server.json'), 'utf8')) as { pid: number };
+    if (discovery.pid !== owner.child.pid) throw new Error(`the database is owned by process ${discovery.pid}, not by baton serve`);
+    const direct = await mcpClient(join(dir, 'direct', 'baton.db'), dir);
+    closing.push(direct.client);
+    const lanes = [
+      { name: 'direct', next: batonWalker(direct.client), ms: [] as number[] },
+      { name: 'forwarded', next: batonWalker(forwarding.client), ms: [] as number[] },
+    ];
+    // Warm-up: the sessions, the JIT, and sql.js's optimizing compiles on background threads (a few seconds of CPU
+    // after each start, which the figures per call would otherwise carry).
+    const warm = Date.now() + WARM_UP_MS;
+    for (let i = 0; i < 100 || Date.now() < warm; i++) for (const lane of lanes) await lane.next();
+    const pids = { direct: direct.pid, forwarding: forwarding.pid, owner: owner.child.pid };
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+    const rand = rng(0x9e0);
+    for (let i = 0; i < CALLS; i++) for (const lane of shuffled(lanes, rand)) lane.ms.push(await lane.next());
+    // Per timed continue: the untimed creates and gated submissions between them (2 calls in 5) are in it too, alike in
+    // both lanes.
+    const perCall = (k: keyof typeof pids) => {
+      const [a, b] = [before[k], cpuMs(pids[k])];
+      return a === null || a === undefined || b === null ? null : Math.round(((b - a) / CALLS) * 1000) / 1000;
+    };
+    const [d, f] = lanes.map((l) => stats(l.ms));
+    const ratio = Math.round((f!.p50_ms / d!.p50_ms) * 1000) / 1000;
+    const cpu = { direct_mcp: perCall('direct'), forwarding_mcp: perCall('forwarding'), owner_serve: perCall('owner') };
+    process.stdout.write(`${JSON.stringify({
+      calls_each: CALLS,
+      direct: d, forwarded: f,
+      forwarded_vs_direct: { p50: ratio, p95: Math.round((f!.p95_ms / d!.p95_ms) * 1000) / 1000, target_p50: `<= ${TARGET_RATIO_P50}`, met: ratio <= TARGET_RATIO_P50 },
+      cpu_ms_per_continue: cpu,
+    })}\n`);
+  } finally {
+    await Promise.all(closing.map((c) => c.close().catch(() => undefined)));
+    // baton serve checkpoints as it stops: wait for that before the folder goes.
+    await new Promise((res) => (owner.child.exitCode !== null ? res(null) : (owner.child.once('exit', res), owner.child.kill('SIGINT'))));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((ex: unknown) => {
+  process.stderr.write(`${(ex as Error).stack ?? String(ex)}\n`);
+  process.exit(1);
+});
