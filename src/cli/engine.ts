@@ -17,7 +17,7 @@ export const blueprintCommand = lazy(() => import('./blueprintCommand.js'), 'blu
 export const decideCommand = lazy(() => import('./decideCommand.js'), 'decideCommand');
 export const cancelCommand = lazy(() => import('./cancelCommand.js'), 'cancelCommand');
 export const pipelineCommand = lazy(() => import('./pipelineCommand.js'), 'pipelineCommand');
-export const forwardMcp = lazy(() => import('./mcpEngine.js'), 'forwardMcp');
+export const forwardMcp = lazy(() => import('./mcpForward.js'), 'forwardMcp');
 export const serveOwner = lazy(() => import('./mcpEngine.js'), 'serveOwner');
 export const serveCommand = lazy(() => import('./serveCommand.js'), 'serveCommand');
 export const specCommand = lazy(() => import('./specCommand.js'), 'specCommand');

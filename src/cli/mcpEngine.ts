@@ -7,10 +7,10 @@ import { becomeOwner, openAsOwner, publishOwner, type Owner } from '../host/owne
 import type { OpenedBaton } from '../host/openBaton.js';
 import { httpUpstream, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
-import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
 import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
+import { movedFrom } from './mcpForward.js';
 import type { HeldLock } from '../store/lock.js';
-import { exitsWithin, ownerAnswers, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { ownerAnswers } from '../host/discovery.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -85,9 +85,6 @@ export async function serveOwner(start: OwnerStart): Promise<() => Promise<void>
 const lostText = (dbPath: string) =>
   `this process no longer owns ${dbPath}, so it stops answering from its copy in memory; its agent's calls go to the database's owner from now on`;
 
-/** Whether the database's discovery file names another endpoint than `owner`'s now (runProxy's ownerMoved). */
-const movedFrom = (dbPath: string) => (owner: DiscoveryInfo) => readDiscovery(dbPath)?.url !== owner.url;
-
 /**
  * When another process takes the database from this owner (its lock file deleted meanwhile, see openStore's
  * lostLockError), what it holds in memory is not what is on disk any more: rather than answer its agent from that
@@ -122,79 +119,30 @@ function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOpt
 }
 
 /**
- * `baton mcp` when another process held the lock: forwards stdio to the owner it publishes. An owner that is exiting
- * releases the lock a moment later; then this process owns the database after all. `front` (see `ownerFront`) has
- * answered the client's handshake already: the proxy, or the server, is handed it when it starts. Returns 0 once the
- * forwarded session ended, or -1 when this process serves (it exits on its own).
+ * `baton mcp` found the lock free after all (the owner it forwarded to exited): it serves its client as the owner,
+ * through `served`, the front that took the client's stdio (see mcpForward.ts).
  */
-export async function forwardMcp(options: McpOptions, front: StdioFront | null = null): Promise<number> {
+export async function serveFound(owner: Owner, served: StdioFront, options: McpOptions): Promise<void> {
   const { dbPath, log, toolGroups } = options;
-  const open = () => becomeOwner({ ...options, version: VERSION });
-  const stdio = () => front ?? StdioFront.ready(log, deserializeLine);
-  front?.attachOnStart(deserializeLine);
-  // The calls a front holds are answered with why this process cannot serve them (it exits next).
-  const failed = (ex: Error): Error => (front?.fail(ex.message), ex);
-  for (let attempt = 1; ; attempt++) {
-    const found = await openOrFindOwner(dbPath, open, { log });
-    if ('lockedBy' in found) throw failed(unreachableOwner(dbPath, found.lockedBy, null));
-    if ('opened' in found) {
-      const owner = found.opened;
-      const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log, holderPid: process.pid });
-      const served = stdio();
-      const forwarding = forwardWhenLost(owner.opened, served, options, () => owner.close());
-      onShutdown(async (why) => {
-        log.info(`stopping (${why})`);
-        if (why.startsWith('stdin')) await served.answered(); // as serveAsOwner's: the calls sent before are answered
-        const proxy = forwarding();
-        if (proxy) return proxy;
-        await server.close().catch(() => undefined);
-        await owner.close();
-      }, log, true);
-      await connectServer(server, served);
-      log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
-      return -1;
-    }
-    const info = found.owner;
-    log.info(`database ${dbPath} is owned by process ${info.pid} (endpoint ${info.url})`);
-    if (attempt === 1) warnIgnored(options, log);
-    try {
-      await runProxy({
-        owner: info, log, downstream: stdio(), downstreamIsStdio: true, takeOver: () => takeOver(dbPath, open, options),
-        ownerMoved: movedFrom(dbPath),
-      });
-      return 0;
-    } catch (ex) {
-      if (!BatonError.is(ex, 'owner_unreachable')) throw ex;
-      // An owner that is stopping closes its endpoint before it releases the lock (its discovery file may still be
-      // read in between): once that process is gone, look again (nothing of the client's was read yet).
-      if (attempt >= OWNER_EXIT_ATTEMPTS || !(await exitsWithin(info.pid, OWNER_EXIT_WAIT_MS))) throw failed(unreachableOwner(dbPath, info.pid, info.url));
-      log.info(`process ${info.pid} exited before it answered; looking for the database's owner again`);
-    }
-  }
+  const server = createMcpServer(owner.opened.baton, { toolGroups, version: VERSION, log, holderPid: process.pid });
+  const forwarding = forwardWhenLost(owner.opened, served, options, () => owner.close());
+  onShutdown(async (why) => {
+    log.info(`stopping (${why})`);
+    if (why.startsWith('stdin')) await served.answered(); // as serveAsOwner's: the calls sent before are answered
+    const proxy = forwarding();
+    if (proxy) return proxy;
+    await server.close().catch(() => undefined);
+    await owner.close();
+  }, log, true);
+  await connectServer(server, served);
+  log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
 }
 
-/** A forwarding process serves the owner's tools with the owner's settings: the engine flags given here say so once. */
-function warnIgnored(options: McpOptions, log: Log): void {
-  const given = [
-    options.toolGroups.join(',') !== DEFAULT_TOOL_GROUPS.join(',') && '--tools',
-    options.rateLimits && '--rate-limits',
-    options.tokenTtlMs !== undefined && '--token-ttl',
-    options.stallMinutes !== undefined && '--stall-minutes',
-    options.retention?.days !== undefined && '--retention-days',
-    options.retention?.maxRuns !== undefined && '--retention-runs',
-    options.retention?.idleDays !== undefined && '--retention-idle-days',
-    options.contentDir !== undefined && '--content',
-  ].filter((flag): flag is string => typeof flag === 'string');
-  if (given.length === 0) return;
-  log.warn(`${given.join(', ')} ${given.length > 1 ? 'are' : 'is'} ignored here: this process forwards to the one that owns the database, whose tools and settings apply (set them there)`);
-}
-
-/** How often, and how long each time, `baton mcp` waits for an owner that does not answer to exit. */
-const OWNER_EXIT_ATTEMPTS = 3;
-const OWNER_EXIT_WAIT_MS = 5000;
+/** Opens the database as its owner, for a forwarding `baton mcp` that found the lock free (see mcpForward.ts). */
+export const becomeOwnerOf = (options: McpOptions) => becomeOwner({ ...options, version: VERSION });
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */
-async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {
+export async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {
   // Another forwarding process may be opening the database at the same moment: give it time to publish its endpoint.
   const deadline = Date.now() + 10_000;
   let found = await openOrFindOwner(dbPath, open, { log });

@@ -1,6 +1,6 @@
 // `baton serve`: own the database and serve only the 127.0.0.1 HTTP endpoint, until a signal.
 import { discoveryPath, ownerAnswers, readDiscovery } from '../host/discovery.js';
-import { fetchWithin } from '../host/fetchWithin.js';
+import { requestWithin } from '../host/requestWithin.js';
 import {
   CliError, cliLog, CONTENT_OPTION, DB_OPTIONS, dbFlagFor, dbPathOf, notBatonHint, openOrFindOwner, OWNER_START_MS, parse, refuseArguments,
   unreachableOwner, VERSION, workspaceOf, type Ownership,
@@ -107,7 +107,7 @@ function alreadyOwned(dbPath: string, ownerPid: number, endpoint: string | null)
 async function portHeldByBaton(ex: unknown, port: number, dbPath: string): Promise<CliError | null> {
   if ((ex as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) return null;
   const url = `http://127.0.0.1:${port}`;
-  const other = await fetchWithin(`${url}/healthz`, {}, 1000, async (res) => (res.ok ? ((await res.json()) as { ok?: unknown; pid?: unknown; database?: unknown }) : null))
+  const other = await requestWithin(`${url}/healthz`, {}, 1000, async (res) => (res.ok ? ((await res.json()) as { ok?: unknown; pid?: unknown; database?: unknown }) : null))
     .catch(() => null);
   if (other?.ok !== true || typeof other.pid !== 'number') return null;
   const database = typeof other.database === 'string' ? other.database : null;

@@ -5,7 +5,7 @@ import type { SpecPhaseResult, SpecStatus } from '../core/specTypes.js';
 import { BatonError, type ErrorReason } from '../core/errors.js';
 import { UNKNOWN_OP } from './controlOps.js';
 import type { DiscoveryInfo } from './discovery.js';
-import { fetchWithin } from './fetchWithin.js';
+import { connectionRefused, requestWithin, type HttpAnswer } from './requestWithin.js';
 import type { ControlRequest } from './ownerServer.js';
 
 /** The control URL of an owner whose MCP URL is `…/mcp`. */
@@ -28,10 +28,10 @@ export function isReadOp(op: ControlRequest['op']): boolean {
 /** Sends one control request; domain errors come back as BatonErrors with the owner's message. */
 export async function callControl(owner: DiscoveryInfo, request: ControlRequest, timeoutMs = 10_000): Promise<unknown> {
   type Body = { error?: { reason?: string; message?: string; details?: Record<string, unknown> } };
-  let res: Response;
+  let res: HttpAnswer;
   let body: Body;
   try {
-    [res, body] = await fetchWithin(controlUrl(owner.url), {
+    [res, body] = await requestWithin(controlUrl(owner.url), {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' },
       body: JSON.stringify(request),
@@ -62,19 +62,11 @@ export async function callControl(owner: DiscoveryInfo, request: ControlRequest,
   return body;
 }
 
-/** A failed fetch in words, with its cause (fetch says only "fetch failed"). */
+/** A failed request in words, with its cause (the error says only "fetch failed", as fetch's does). */
 function failure(ex: unknown): string {
   const cause = (ex as { cause?: { code?: unknown; message?: unknown } }).cause;
   const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : '';
   return `${(ex as Error).message}${detail ? `: ${detail}` : ''}`;
-}
-
-/** Whether a send failed because nothing listened any more (so the message was never received). */
-export function connectionRefused(ex: unknown): boolean {
-  for (let e = ex as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
-    if (e.code === 'ECONNREFUSED') return true;
-  }
-  return false;
 }
 
 /**

@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from '
 import { basename, dirname, join } from 'node:path';
 import { isPidAlive } from '../store/lock.js';
 import { makeDirs } from '../store/makeDirs.js';
-import { fetchWithin } from './fetchWithin.js';
+import { requestWithin } from './requestWithin.js';
 
 /** What `server.json` holds. */
 export interface DiscoveryInfo {
@@ -83,7 +83,7 @@ export function removeDiscovery(dbPath: string, pid: number): void {
 /** Whether the owner's endpoint answers /healthz as the process the discovery file names. */
 export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Promise<boolean> {
   try {
-    return await fetchWithin(new URL('/healthz', owner.url), {}, timeoutMs, async (res) => {
+    return await requestWithin(new URL('/healthz', owner.url), {}, timeoutMs, async (res) => {
       const body = (await res.json()) as { ok?: boolean; pid?: number };
       return res.ok && body.ok === true && body.pid === owner.pid;
     });

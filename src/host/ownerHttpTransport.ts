@@ -8,15 +8,15 @@
 // stream or 202; the session id the owner hands out and the negotiated protocol version go on every request after;
 // once `notifications/initialized` is accepted, a GET stream carries what the owner sends outside a call's answer,
 // and is opened again (Last-Event-ID, backing off) when it drops; a POST's SSE stream that drops after an event id and
-// before its answer is resumed the same way. Its failures have the SDK's shapes: an HTTP status as a
-// StreamableHTTPError (its code the status, its message the body), a failed connection as fetch's TypeError('fetch
-// failed') with the socket's error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an
-// AbortError. Redirects are not followed (an owner never redirects): a 3xx is an error like any other status.
+// before its answer is resumed the same way. Its failures have the SDK's shapes: an HTTP status as an OwnerHttpError
+// (the SDK's StreamableHTTPError's: its code the status, its message the body; a class of Baton's own, as the SDK's
+// comes with its client's OAuth modules), a failed connection as fetch's TypeError('fetch failed') with the socket's
+// error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an AbortError. Redirects are not followed (an owner never redirects): a 3xx is an error like any other status.
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
+import { fetchFailed } from './requestWithin.js';
 
 /** How a dropped GET stream is opened again: the SDK client's defaults (a retry the owner sends replaces the delay). */
 export interface Reconnection {
@@ -42,6 +42,13 @@ interface SseEvent {
   id?: string;
   event?: string;
   data: string;
+}
+
+/** An HTTP status the owner answered with: `code` is the status (-1: an answer of an unexpected media type). */
+export class OwnerHttpError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(`Streamable HTTP error: ${message}`);
+  }
 }
 
 export class OwnerHttpTransport implements Transport {
@@ -103,7 +110,7 @@ export class OwnerHttpTransport implements Transport {
       const body = JSON.stringify(message);
       const res = await this.exchange('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
       const status = res.statusCode ?? 0;
-      if (!ok(status)) throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${await this.readText(res)}`);
+      if (!ok(status)) throw new OwnerHttpError(status, `Error POSTing to endpoint: ${await this.readText(res)}`);
       if (status === 202) {
         res.resume();
         if (isInitialized(message)) this.openStream({}).catch(() => undefined);
@@ -118,7 +125,7 @@ export class OwnerHttpTransport implements Transport {
       }
       if (type !== 'application/json') {
         res.resume();
-        throw new StreamableHTTPError(-1, `Unexpected content type: ${res.headers['content-type']}`);
+        throw new OwnerHttpError(-1, `Unexpected content type: ${res.headers['content-type']}`);
       }
       const data = JSON.parse(await this.readText(res)) as unknown;
       for (const value of Array.isArray(data) ? data : [data]) this.onmessage?.(toMessage(value));
@@ -135,7 +142,7 @@ export class OwnerHttpTransport implements Transport {
       const res = await this.exchange('DELETE', {});
       res.resume();
       const status = res.statusCode ?? 0;
-      if (!ok(status) && status !== 405) throw new StreamableHTTPError(status, `Failed to terminate session: ${res.statusMessage ?? status}`);
+      if (!ok(status) && status !== 405) throw new OwnerHttpError(status, `Failed to terminate session: ${res.statusMessage ?? status}`);
       this.session = undefined;
     } catch (ex) {
       this.onerror?.(ex as Error);
@@ -186,7 +193,7 @@ export class OwnerHttpTransport implements Transport {
       if (!ok(status)) {
         res.resume();
         if (status === 405) return;
-        throw new StreamableHTTPError(status, `Failed to open SSE stream: ${res.statusMessage ?? status}`);
+        throw new OwnerHttpError(status, `Failed to open SSE stream: ${res.statusMessage ?? status}`);
       }
       this.readStream(res, true, options);
     } catch (ex) {
@@ -339,11 +346,6 @@ function hasRequest(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
 /** The media type of an answer, without parameters or case (`application/json; charset=utf-8` → application/json). */
 function mediaType(headers: IncomingHttpHeaders): string {
   return (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** A failed connection, as fetch reports one: TypeError('fetch failed'), the socket's error as its cause. */
-function fetchFailed(cause: unknown): TypeError {
-  return new TypeError('fetch failed', { cause });
 }
 
 /** What a request cut short by close() fails with, as an aborted fetch does. */

@@ -4,23 +4,22 @@
 // An owner that lives but stops answering (stopped, hung) does not hold calls for good (see checkOwner), and requests
 // sent before the client's initialize are answered as Baton's server answers them over stdio (see answerEarly).
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type {
   JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse, ProgressToken, RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { batonMethods } from '../mcp/catalogBuilder.js';
+import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { methodNotFound } from '../mcp/invalidMessage.js';
 import { isRequest, progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
-import { connectionRefused } from './controlClient.js';
 import { exitsWithin, HOLDER_PID_HEADER, isPidAlive, ownerAnswers, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
-import { fetchWithin } from './fetchWithin.js';
-import { OwnerHttpTransport } from './ownerHttpTransport.js';
+import { connectionRefused } from './requestWithin.js';
+import { OwnerHttpError, OwnerHttpTransport } from './ownerHttpTransport.js';
 import { didNotAnswer, ownerRefusal, ownerSilent, safeToSendAgain, stoppedBeforeAnswering } from './proxyAnswers.js';
 import { halted, ownerState, SilenceCount, silentOwnerWays, type OwnerState } from './silentOwner.js';
 import { onStopSignal } from './stopSignals.js';
@@ -110,12 +109,12 @@ const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method'
 
 /** Whether a send was refused because the owner is stopping (503): the owner did not run it. */
 function ownerStopping(ex: unknown): boolean {
-  return ex instanceof StreamableHTTPError && ex.code === 503;
+  return ex instanceof OwnerHttpError && ex.code === 503;
 }
 
 /** Whether a send was refused because the owner's session was gone (404): the owner did not run it. */
 function sessionGone(ex: unknown): boolean {
-  return ex instanceof StreamableHTTPError && ex.code === 404;
+  return ex instanceof OwnerHttpError && ex.code === 404;
 }
 
 /** A request as the log names it: "tools/call workflow_next_step (id 4)". */
@@ -154,6 +153,16 @@ async function firstAnswer(owner: DiscoveryInfo, silentLimitMs: number, log: Log
   }
 }
 
+/**
+ * The methods Baton's server answers: the build's catalog beside the bundle names them. Without one (run from source),
+ * a server is built to ask (mcp/catalogBuilder.ts, loaded only then: a forwarding process does not load the MCP
+ * server otherwise).
+ */
+async function serverMethods(): Promise<ReadonlySet<string>> {
+  const listed = readCatalog(join(__dirname, CATALOG_FILE))?.methods;
+  return listed ? new Set(listed) : (await import('../mcp/catalogBuilder.js')).batonMethods();
+}
+
 /** Forwards messages both ways until the client closes (or the owner goes and cannot be replaced); resolves then. */
 export async function runProxy(options: ProxyOptions): Promise<void> {
   const { owner, log, resume } = options;
@@ -163,6 +172,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     // Said once the owner answered: before, "forwarding" read as done when the owner then proved silent.
     log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
   }
+  const methods = await serverMethods();
   const down = options.downstream ?? new StdioServerTransport();
   let up = owner ? httpUpstream(owner) : noUpstream();
   // What a new owner needs to continue this client's session.
@@ -462,8 +472,8 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
    */
   const answerEarly = (request: JSONRPCRequest) => {
     if (request.method === 'ping') return toClient({ jsonrpc: '2.0', id: request.id, result: {} });
-    if (!batonMethods().has(request.method)) {
-      return toClient({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: methodNotFound(request.method, [...batonMethods()]) } });
+    if (!methods.has(request.method)) {
+      return toClient({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: methodNotFound(request.method, [...methods]) } });
     }
     // This process's own server (after a takeover) answers it as over stdio; during a takeover it waits for its end.
     const owner = up.owner;

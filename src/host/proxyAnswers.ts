@@ -1,8 +1,8 @@
 // What a forwarding `baton mcp` answers a call with when the owner did not: the owner's own refusal, or words that
 // say what happened and what the agent should do next (call again, or check first when calling again may do twice).
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { carriedKey, isKeyedStart } from '../mcp/requestKey.js';
+import { OwnerHttpError } from './ownerHttpTransport.js';
 import type { Upstream } from './proxy.js';
 import { capital, ownerState, silentOwnerWays, type OwnerState } from './silentOwner.js';
 
@@ -13,7 +13,7 @@ import { capital, ownerState, silentOwnerWays, type OwnerState } from './silentO
  * as the owner stopping).
  */
 export function ownerRefusal(ex: unknown): { code: number; message: string } | null {
-  if (!(ex instanceof StreamableHTTPError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500 || ex.code === 404) return null;
+  if (!(ex instanceof OwnerHttpError) || typeof ex.code !== 'number' || ex.code < 400 || ex.code >= 500 || ex.code === 404) return null;
   const body = ex.message.replace(/^Streamable HTTP error: Error POSTing to endpoint: /, '');
   try {
     const error = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } } | null)?.error;

@@ -4,11 +4,13 @@
 // navigator global: VS Code's extension host logs a PendingMigrationError for each extension that does. A command that
 // serves no MCP client does not run the MCP layer's top-level code (zod and the SDK's schemas: a third of its start),
 // and one that answers and exits runs sql.js on V8's baseline WebAssembly compiler alone, the others optimize it on one
-// background thread (see src/cli/wasmTiers.ts).
+// background thread (see src/cli/wasmTiers.ts). A forwarding `baton mcp` imports the proxy's modules, not the owner's,
+// until it must own the database, and reaches the owner without fetch (undici).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { build } from 'esbuild';
 import { before, describe, it } from 'node:test';
 import { CLI, ROOT, ensureBuilt, startMcp, tempSetup } from '../fixtures/mcp/cliHarness.js';
 import { validOutput } from '../fixtures/mcp/badInput.js';
@@ -19,13 +21,14 @@ const ENGINE = join(ROOT, 'dist', 'engine.js');
  * Runs node with `args` and a preloaded hook (`prelude`, then an exit handler that writes `expression` as JSON):
  * what the expression was when the process exited, its exit status, and the hook's path.
  */
-function exitReport<T>(expression: string, args: string[], prelude = '', env = process.env): { value: T; status: number | null; hook: string; stderr: string } {
+function exitReport<T>(expression: string, args: string[], prelude = '', env = process.env, input?: string): { value: T; status: number | null; hook: string; stderr: string } {
   const dir = tempSetup('baton-bundle-').dir;
   const report = join(dir, 'report.json');
   const hook = join(dir, 'hook.js');
   writeFileSync(hook, `${prelude}process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(${expression})));\n`);
   try {
-    const { status, stderr } = spawnSync(process.execPath, ['--require', hook, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env, timeout: 30_000 });
+    const stdio = [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] as const;
+    const { status, stderr } = spawnSync(process.execPath, ['--require', hook, ...args], { stdio: [...stdio], input, encoding: 'utf8', env, timeout: 30_000 });
     return { value: JSON.parse(readFileSync(report, 'utf8')) as T, status, hook, stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -131,6 +134,56 @@ describe('the engine runs the modules of the command given', () => {
       assert.deepEqual(typo.flags, ['--wasm-num-compilation-tasks=1']);
       assert.equal(typo.stderr, 'baton: warning: BATON_WASM_TIERS="liftoff" is not a choice; using both tiers (choices: baseline, both)\n');
     } finally {
+      rmSync(t.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a forwarding baton mcp', () => {
+  before(() => ensureBuilt());
+
+  it("imports the proxy's modules, not the owner's (the store, the core, the MCP server), and asks the owner without fetch", async () => {
+    // The modules src/cli/mcpForward.ts imports before it must own the database (mcpEngine.ts is imported only then).
+    const { metafile } = await build({ entryPoints: [join(ROOT, 'src', 'cli', 'mcpForward.ts')], bundle: true, platform: 'node', write: false, metafile: true, logLevel: 'silent' });
+    const inputs = metafile.inputs;
+    const reached = new Set<string>(['src/cli/mcpForward.ts']);
+    for (const stack = ['src/cli/mcpForward.ts']; stack.length > 0; ) {
+      for (const i of inputs[stack.pop()!]!.imports) if (i.kind !== 'dynamic-import' && !i.external && !reached.has(i.path)) stack.push((reached.add(i.path), i.path));
+    }
+    for (const owners of ['src/cli/mcpEngine.ts', 'src/host/owner.ts', 'src/core/baton.ts', 'src/store/sqlJsStore.ts', 'src/mcp/createMcpServer.ts']) {
+      assert.equal(reached.has(owners), false, `mcpForward.ts imports ${owners}`);
+    }
+    assert.ok(reached.has('src/host/proxy.ts'));
+    // Run: it forwards a call to the owner and exits when its client closes stdin, having loaded no undici.
+    const t = tempSetup('baton-forwarding-');
+    const owner = await startMcp(['--db', t.db, '--workspace', t.workspace], 'forwarding-owner');
+    try {
+      const discovery = join(dirname(t.db), 'server.json');
+      for (const deadline = Date.now() + 10_000; !existsSync(discovery); await new Promise((r) => setTimeout(r, 50))) {
+        assert.ok(Date.now() < deadline, 'the owner published no endpoint');
+      }
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'forwarding-test', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } } },
+      ].map((m) => `${JSON.stringify(m)}\n`).join('');
+      const report = exitReport<{ undici: boolean; forwarded: boolean }>(
+        `{ undici: process.moduleLoadList.some((m) => m.includes('undici')), forwarded: globalThis.__forwarded === true }`,
+        [CLI, 'mcp', '--db', t.db, '--workspace', t.workspace],
+        `const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  for (const line of String(chunk).split('\\n')) {
+    try { const m = JSON.parse(line); if (m.id === 2 && m.result?.structuredContent?.status === 'ok') globalThis.__forwarded = true; } catch {}
+  }
+  return write(chunk, ...rest);
+};\n`,
+        process.env, lines,
+      );
+      assert.equal(report.status, 0, report.stderr);
+      assert.match(report.stderr, /forwarding stdio to http/);
+      assert.deepEqual(report.value, { undici: false, forwarded: true });
+    } finally {
+      await owner.client.close();
       rmSync(t.dir, { recursive: true, force: true });
     }
   });

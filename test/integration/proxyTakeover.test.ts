@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OwnerHttpError } from '../../src/host/ownerHttpTransport.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Log } from '../../src/core/ports.js';
@@ -25,7 +25,7 @@ function stoppingOwner(): { upstream: Upstream; sent: string[] } {
     start: async () => undefined,
     send: async (message) => {
       sent.push((message as { method?: string }).method ?? '?');
-      throw new StreamableHTTPError(503, 'Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32001,"message":"Baton is stopping"},"id":null}');
+      throw new OwnerHttpError(503, 'Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32001,"message":"Baton is stopping"},"id":null}');
     },
     close: async () => undefined,
   };

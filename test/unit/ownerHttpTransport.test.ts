@@ -2,16 +2,15 @@
 // SDK's transport does where the proxy relies on it: the owner's headers, session id and protocol version on every
 // request; JSON, SSE (any line ending, split anywhere) and 202 answers; the GET stream opened once `initialized` is
 // accepted and opened again from its Last-Event-ID when it drops; a POST stream resumed the same way before its
-// answer; failures shaped as the SDK's (StreamableHTTPError with the status and the body, fetch's TypeError with the
-// socket's error as cause, AbortError on close); nothing is sent or retried after close.
+// answer; failures shaped as the SDK's (OwnerHttpError as its StreamableHTTPError, with the status and the body;
+// fetch's TypeError with the socket's error as cause; AbortError on close); nothing is sent or retried after close.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { OwnerHttpTransport, SseParser } from '../../src/host/ownerHttpTransport.js';
-import { connectionRefused } from '../../src/host/controlClient.js';
+import { OwnerHttpError, OwnerHttpTransport, SseParser } from '../../src/host/ownerHttpTransport.js';
+import { connectionRefused } from '../../src/host/requestWithin.js';
 import { ownerRefusal } from '../../src/host/proxyAnswers.js';
 import { until } from '../helpers/until.js';
 
@@ -192,7 +191,7 @@ test('a GET stream the owner does not offer (405) is no error; one refused other
       await until('a GET', () => o.seen.some((s) => s.method === 'GET'));
       await new Promise((r) => setTimeout(r, 30));
       assert.equal(errors.length, expected, `GET answered ${status}`);
-      if (expected) assert.ok(errors[0] instanceof StreamableHTTPError && errors[0].code === 500);
+      if (expected) assert.ok(errors[0] instanceof OwnerHttpError && errors[0].code === 500);
     } finally {
       await t.close();
       await o.close();
@@ -200,14 +199,14 @@ test('a GET stream the owner does not offer (405) is no error; one refused other
   }
 });
 
-test('an HTTP error is a StreamableHTTPError with the status, its body in the message as the proxy reads it', async () => {
+test('an HTTP error is an OwnerHttpError with the status, its body in the message as the proxy reads it', async () => {
   const refusal = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: no session' } };
   const o = await owner((_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(refusal)));
   const { t, errors } = transportTo(o.url);
   try {
     await t.start();
     const ex = await t.send(call(1)).then(() => assert.fail('sent'), (e: unknown) => e);
-    assert.ok(ex instanceof StreamableHTTPError);
+    assert.ok(ex instanceof OwnerHttpError);
     assert.equal(ex.code, 400);
     assert.deepEqual(ownerRefusal(ex), { code: -32600, message: 'Bad Request: no session' });
     assert.equal(errors[0], ex);
@@ -226,7 +225,7 @@ test('an answer of another media type is refused (code -1); a message that is no
   const { t, messages } = transportTo(o.url);
   try {
     await t.start();
-    await assert.rejects(t.send(call(1)), (e: unknown) => e instanceof StreamableHTTPError && e.code === -1 && /Unexpected content type: text\/plain/.test(e.message));
+    await assert.rejects(t.send(call(1)), (e: unknown) => e instanceof OwnerHttpError && e.code === -1 && /Unexpected content type: text\/plain/.test(e.message));
     await assert.rejects(t.send(call(2)));
     assert.deepEqual(messages, []);
   } finally {
