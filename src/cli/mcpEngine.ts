@@ -139,7 +139,7 @@ export async function serveFound(owner: Owner, served: StdioFront, options: McpO
 }
 
 /** Opens the database as its owner, for a forwarding `baton mcp` that found the lock free (see mcpForward.ts). */
-export const becomeOwnerOf = (options: McpOptions) => becomeOwner({ ...options, version: VERSION });
+export const becomeOwnerOf = (options: McpOptions & { lock?: HeldLock }) => becomeOwner({ ...options, version: VERSION });
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */
 export async function takeOver(dbPath: string, open: () => ReturnType<typeof becomeOwner>, { toolGroups, log }: McpOptions): Promise<Upstream> {

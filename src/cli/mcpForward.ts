@@ -11,6 +11,7 @@ import { deserializeLine } from '../mcp/jsonRpc.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
 import { openOrFindOwner, unreachableOwner } from './common.js';
 import type { McpOptions } from './mcpEngine.js';
+import { acquireLock, lockedError } from '../store/lock.js';
 import { StdioFront } from './stdioFront.js';
 
 /** The owner's side of `baton mcp` (the engine's store, core and MCP server), loaded when this process must own. */
@@ -27,7 +28,18 @@ export const movedFrom = (dbPath: string) => (owner: DiscoveryInfo) => readDisco
  */
 export async function forwardMcp(options: McpOptions, front: StdioFront | null = null): Promise<number> {
   const { dbPath, log } = options;
-  const open = async () => (await ownerSide()).becomeOwnerOf(options);
+  // The lock first: while another process holds it (the usual case), openOrFindOwner learns so without this process
+  // loading the owner's side.
+  const open = async () => {
+    const lock = acquireLock(dbPath);
+    if (!lock.acquired) throw lockedError(dbPath, lock.ownerPid);
+    try {
+      return await (await ownerSide()).becomeOwnerOf({ ...options, lock });
+    } catch (ex) {
+      lock.release();
+      throw ex;
+    }
+  };
   const stdio = () => front ?? StdioFront.ready(log, deserializeLine);
   front?.attachOnStart(deserializeLine);
   // The calls a front holds are answered with why this process cannot serve them (it exits next).

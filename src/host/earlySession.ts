@@ -3,17 +3,10 @@
 // outside a session, so a forwarding `baton mcp` sends them on a session of their own with the owner, which it closes
 // once the client's own session has begun and they are answered.
 import { randomUUID } from 'node:crypto';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  LATEST_PROTOCOL_VERSION,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Log } from '../core/ports.js';
-import { progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
+import { isAnswer, isRequest, progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
+import { sdkTypes } from '../mcp/sdkTypes.js';
 import type { OwnerHttpTransport } from './ownerHttpTransport.js';
 import type { Upstream } from './proxy.js';
 
@@ -48,7 +41,7 @@ export class EarlySession {
 
   /** Sends a message of the client's on this session (opened with the first). */
   send(message: JSONRPCMessage): void {
-    const request = isJSONRPCRequest(message) ? message : undefined;
+    const request = isRequest(message) ? message : undefined;
     if (request) this.pending.set(request.id, request);
     const ready = (this.ready ??= this.start());
     ready.then(() => this.upstream!.transport.send(message)).catch((ex: unknown) => {
@@ -91,16 +84,16 @@ export class EarlySession {
     await upstream.transport.start();
     const answered = new Promise<JSONRPCMessage>((resolve) => (this.initialized = resolve));
     const clientInfo = { name: 'baton-proxy', version: '1' };
-    await upstream.transport.send({ jsonrpc: '2.0', id: EARLY_INITIALIZE, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo } });
+    await upstream.transport.send({ jsonrpc: '2.0', id: EARLY_INITIALIZE, method: 'initialize', params: { protocolVersion: sdkTypes().LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo } });
     const answer = await answered;
-    if (!isJSONRPCResultResponse(answer)) throw new Error(`${upstream.name} refused a session: ${JSON.stringify(answer)}`);
+    if (!('result' in answer)) throw new Error(`${upstream.name} refused a session: ${JSON.stringify(answer)}`);
     const version = (answer.result as { protocolVersion?: string }).protocolVersion;
     if (version) (upstream.transport as Partial<OwnerHttpTransport>).setProtocolVersion?.(version);
     await upstream.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   }
 
   private fromOwner(message: JSONRPCMessage): void {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    if (isAnswer(message)) {
       if (message.id === EARLY_INITIALIZE) this.initialized?.(message);
       else if (message.id !== undefined && this.pending.delete(message.id)) this.options.toClient(message);
       this.closeIfDone();

@@ -14,8 +14,9 @@
 // error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an AbortError. Redirects are not followed (an owner never redirects): a 3xx is an error like any other status.
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
+import { sdkTypes } from '../mcp/sdkTypes.js';
 import { fetchFailed } from './requestWithin.js';
 
 /** How a dropped GET stream is opened again: the SDK client's defaults (a retry the owner sends replaces the delay). */
@@ -331,7 +332,7 @@ const ok = (status: number) => status >= 200 && status < 300;
 
 /** A message the owner sent, checked as the SDK's transport checks it (by hand for the plain ones, else by zod). */
 function toMessage(value: unknown): JSONRPCMessage {
-  return plainAnswer(value) ?? plainMessage(value) ?? JSONRPCMessageSchema.parse(value);
+  return plainAnswer(value) ?? plainMessage(value) ?? sdkTypes().JSONRPCMessageSchema.parse(value);
 }
 
 function isInitialized(message: JSONRPCMessage): boolean {

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type {
   JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse, ProgressToken, RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -173,7 +172,7 @@ export async function runProxy(options: ProxyOptions): Promise<void> {
     log.info(`forwarding ${!options.downstream || options.downstreamIsStdio ? 'stdio' : 'the client'} to ${owner.url}`);
   }
   const methods = await serverMethods();
-  const down = options.downstream ?? new StdioServerTransport();
+  const down = options.downstream ?? new (await import('@modelcontextprotocol/sdk/server/stdio.js')).StdioServerTransport();
   let up = owner ? httpUpstream(owner) : noUpstream();
   // What a new owner needs to continue this client's session.
   let initialize: JSONRPCRequest | null = resume?.initialize ?? null;

@@ -3,11 +3,15 @@
 // anything else (responses, tasks, odd ids, unknown keys) goes to the SDK's schemas, so what is accepted is exactly
 // what they accept.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCNotification, JSONRPCMessageSchema, RELATED_TASK_META_KEY, type JSONRPCMessage, type JSONRPCRequest, type ProgressToken,
+import type {
+  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCRequest, JSONRPCResultResponse, ProgressToken,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../core/pipelines/streams/streamParser.js';
 import { isRequestId } from './invalidMessage.js';
+import { sdkTypes } from './sdkTypes.js';
+
+/** The SDK's RELATED_TASK_META_KEY (a test keeps them equal): a request's `_meta` with it goes to the SDK's schema. */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
 
 /** `value` as a message if it is a plain request or notification (a subset of what JSONRPCMessageSchema accepts), else undefined. */
 export function plainMessage(value: unknown): JSONRPCMessage | undefined {
@@ -64,26 +68,26 @@ export function progressTokenOf(request: JSONRPCRequest): ProgressToken | undefi
 
 /** The progressToken a `notifications/progress` reports on; undefined for any other message. */
 export function progressReportedFor(message: JSONRPCMessage): ProgressToken | undefined {
-  if (!isJSONRPCNotification(message) || message.method !== 'notifications/progress') return undefined;
+  if (!('method' in message) || 'id' in message || message.method !== 'notifications/progress') return undefined;
   return (message.params as { progressToken?: ProgressToken } | undefined)?.progressToken;
 }
 
 /** `value` as a JSON-RPC message, or undefined if the SDK's schema refuses it. */
 export function toMessage(value: unknown): JSONRPCMessage | undefined {
-  return plainMessage(value) ?? (JSONRPCMessageSchema.safeParse(value).data as JSONRPCMessage | undefined);
+  return plainMessage(value) ?? (sdkTypes().JSONRPCMessageSchema.safeParse(value).data as JSONRPCMessage | undefined);
 }
 
 /** A stdio line as a JSON-RPC message; throws what the SDK's `deserializeMessage` throws for bad JSON or a bad message. */
 export function deserializeLine(line: string): JSONRPCMessage {
   const value = JSON.parse(line) as unknown;
-  return plainMessage(value) ?? JSONRPCMessageSchema.parse(value);
+  return plainMessage(value) ?? sdkTypes().JSONRPCMessageSchema.parse(value);
 }
 
 /** Whether a message (already validated) is a request: it has a method and an id. */
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
 
 /** Whether a message (already validated) is an answer: a result or an error. */
-export const isAnswer = (m: JSONRPCMessage): boolean => 'result' in m || 'error' in m;
+export const isAnswer = (m: JSONRPCMessage): m is JSONRPCResultResponse | JSONRPCErrorResponse => 'result' in m || 'error' in m;
 
 /**
  * A JSON-RPC error a request handler throws and the SDK forwards as is (an McpError's message would gain a second

@@ -215,6 +215,15 @@ function staleGuard(guard: string): boolean {
   return (pid === null || !isPidAlive(pid) || !mayBeBaton(pid)) && age > DEAD_TAKEOVER_MS;
 }
 
+/** The failure when the database at `path` is owned by the live Baton process `ownerPid` (store_locked). */
+export function lockedError(path: string, ownerPid: number): BatonError {
+  return new BatonError(
+    'store_locked',
+    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it. If process ${ownerPid} is not Baton (its pid was reused after a restart), delete ${lockPathOf(path)} and start again.`,
+    { ownerPid, path },
+  );
+}
+
 /** The failure when a stale lock could not be taken over in time: a young takeover guard held by a live process. */
 function stuckTakeover(lockPath: string): BatonError {
   const guard = guardPathOf(lockPath);

@@ -13,7 +13,7 @@ import { makeDirs } from './makeDirs.js';
 import {
   assertBatonDatabase, assertJournalOf, databaseIdOf, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq,
 } from './loading.js';
-import { acquireLock, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
+import { acquireLock, lockedError, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, readSchemaImage, schemaVersion } from './migrate.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
 
@@ -155,14 +155,6 @@ export async function openStore(options: OpenStoreOptions): Promise<SqlJsStore> 
   }
   if (access === 'read') return openReadOnly(SQL, path, newest, options, settings, migrations);
   return openFileStore(SQL, path, newest, options, settings, migrations, migrationsDir);
-}
-
-function lockedError(path: string, ownerPid: number): BatonError {
-  return new BatonError(
-    'store_locked',
-    `${path} is owned by Baton process ${ownerPid}; connect to it (it serves MCP, see server.json) or stop it. If process ${ownerPid} is not Baton (its pid was reused after a restart), delete ${lockPathOf(path)} and start again.`,
-    { ownerPid, path },
-  );
 }
 
 /** This process owned the database, and its lock file was deleted and another process took the database meanwhile. */

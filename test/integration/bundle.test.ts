@@ -5,7 +5,8 @@
 // serves no MCP client does not run the MCP layer's top-level code (zod and the SDK's schemas: a third of its start),
 // and one that answers and exits runs sql.js on V8's baseline WebAssembly compiler alone, the others optimize it on one
 // background thread (see src/cli/wasmTiers.ts). A forwarding `baton mcp` imports the proxy's modules, not the owner's,
-// until it must own the database, and reaches the owner without fetch (undici).
+// until it must own the database, reaches the owner without fetch (undici), and builds no zod schemas for plain
+// messages.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -142,7 +143,7 @@ describe('the engine runs the modules of the command given', () => {
 describe('a forwarding baton mcp', () => {
   before(() => ensureBuilt());
 
-  it("imports the proxy's modules, not the owner's (the store, the core, the MCP server), and asks the owner without fetch", async () => {
+  it("imports the proxy's modules, not the owner's (the store, the core, the MCP server); no fetch, no zod for plain messages", async () => {
     // The modules src/cli/mcpForward.ts imports before it must own the database (mcpEngine.ts is imported only then).
     const { metafile } = await build({ entryPoints: [join(ROOT, 'src', 'cli', 'mcpForward.ts')], bundle: true, platform: 'node', write: false, metafile: true, logLevel: 'silent' });
     const inputs = metafile.inputs;
@@ -167,8 +168,8 @@ describe('a forwarding baton mcp', () => {
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } } },
       ].map((m) => `${JSON.stringify(m)}\n`).join('');
-      const report = exitReport<{ undici: boolean; forwarded: boolean }>(
-        `{ undici: process.moduleLoadList.some((m) => m.includes('undici')), forwarded: globalThis.__forwarded === true }`,
+      const report = exitReport<{ undici: boolean; zod: boolean; forwarded: boolean }>(
+        `{ undici: process.moduleLoadList.some((m) => m.includes('undici')), zod: '__zod_globalConfig' in globalThis, forwarded: globalThis.__forwarded === true }`,
         [CLI, 'mcp', '--db', t.db, '--workspace', t.workspace],
         `const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
@@ -181,7 +182,7 @@ process.stdout.write = (chunk, ...rest) => {
       );
       assert.equal(report.status, 0, report.stderr);
       assert.match(report.stderr, /forwarding stdio to http/);
-      assert.deepEqual(report.value, { undici: false, forwarded: true });
+      assert.deepEqual(report.value, { undici: false, zod: false, forwarded: true });
     } finally {
       await owner.client.close();
       rmSync(t.dir, { recursive: true, force: true });

@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { CallToolRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { deserializeLine, isAnswer, isRequest, plainAnswer, plainMessage, plainToolCall, toMessage } from '../../src/mcp/jsonRpc.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema, RELATED_TASK_META_KEY as SDK_RELATED_TASK_META_KEY } from '@modelcontextprotocol/sdk/types.js';
+import {
+  deserializeLine, isAnswer, isRequest, plainAnswer, plainMessage, plainToolCall, RELATED_TASK_META_KEY, toMessage,
+} from '../../src/mcp/jsonRpc.js';
 
 const call = { name: 'workflow_next_step', arguments: { step_token: 't', model_output_so_far: { summary: 's', artifacts: [{ type: 'a', content: 'x' }] } } };
 const lines = [
@@ -97,6 +99,10 @@ test('plainAnswer takes only answers JSONRPCMessageSchema accepts as they are; a
   assert.equal(fast, 5, 'the five plain results and errors take the fast path');
   const notAnswers = lines.filter((v) => typeof v !== 'object' || v === null || !('result' in v || 'error' in v));
   for (const value of notAnswers) assert.equal(plainAnswer(value), undefined, `not an answer: ${JSON.stringify(value)}`);
+});
+
+test("the related-task key the fast path leaves to the schema is the SDK's", () => {
+  assert.equal(RELATED_TASK_META_KEY, SDK_RELATED_TASK_META_KEY);
 });
 
 test('deserializeLine throws where the SDK deserializeMessage throws, and gives what it gives', () => {
