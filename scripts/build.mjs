@@ -1,5 +1,6 @@
 // Builds dist/cli.js (lean: argument parsing and the stdio front of `baton mcp`), dist/engine.js (the rest of the CLI,
-// loaded by dist/cli.js when needed) and dist/extension.js with esbuild; copies sql.js's wasm and the migrations beside
+// loaded by dist/cli.js when needed), dist/forward.js (a forwarding `baton mcp`'s proxy) and dist/extension.js with
+// esbuild; copies sql.js's wasm and the migrations beside
 // them; and writes dist/mcp-catalog.json, the initialize and tools/list answers `baton mcp` gives before its engine loads.
 import { build as esbuild } from 'esbuild';
 import { copyFileSync, mkdirSync, chmodSync, readdirSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,18 @@ async function build(options) {
   for (const f of outputFiles) writeAtomic(f.path, f.contents);
 }
 
+/**
+ * A require() of the MCP SDK (src/mcp/sdkTypes.ts loads its schemas on first use that way) bundles the same ES module
+ * the imports do: by its "require" condition esbuild would take the SDK's CommonJS copy, and with it a second zod.
+ */
+const sdkRequireAsImport = {
+  name: 'baton-sdk-require-as-import',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\// }, (args) =>
+      args.kind === 'require-call' ? b.resolve(args.path, { kind: 'import-statement', resolveDir: args.resolveDir }) : undefined);
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -35,18 +48,21 @@ const common = {
   sourcemap: true,
   logLevel: 'warning',
   absWorkingDir: root,
-  plugins: [sqlJsPatchPlugin()],
+  plugins: [sqlJsPatchPlugin(), sdkRequireAsImport],
   // Node 21+ has a navigator global, and VS Code's extension host logs a PendingMigrationError when code reads it
   // (https://aka.ms/vscode-extensions/navigator): zod looks for Cloudflare in its userAgent, sql.js for a language.
   // These bundles run in Node only, where neither applies.
   define: { navigator: 'undefined', 'globalThis.navigator': 'undefined' },
 };
 
-/** dist/cli.js loads the engine with require('./engine.js'), a file of its own, when it needs it. */
+/**
+ * dist/cli.js loads the engine with require('./engine.js'), a file of its own, when it needs it, and a forwarding
+ * `baton mcp` its proxy with require('./forward.js'), which loads the engine only to own the database itself.
+ */
 const engineApart = {
   name: 'baton-engine-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/engine\.js$/ }, () => ({ path: './engine.js', external: true }));
+    b.onResolve({ filter: /^\.\/(engine|forward)\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -80,6 +96,7 @@ await Promise.all([
     supported: { 'dynamic-import': false },
   }),
   build({ ...cli, entryPoints: ['src/cli/engine.ts'], outfile: 'dist/engine.js' }),
+  build({ ...cli, entryPoints: ['src/cli/forward.ts'], outfile: 'dist/forward.js', plugins: [...cli.plugins, engineApart], supported: { 'dynamic-import': false } }),
   build({ ...common, entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   // The panel's browser code: one self-contained script loaded by the webview under a strict CSP.
   build({

@@ -43,7 +43,7 @@ if (vsceCount !== all.length) problems.push(`vsce reported ${vsceCount} files bu
 
 const required = [
   'package.json', /^readme\.md$/i, /^changelog\.md$/i, /^LICENSE(\.txt|\.md)?$/,
-  'dist/extension.js', 'dist/cli.js', 'dist/engine.js', 'dist/mcp-catalog.json', 'dist/content-cache.json', 'dist/sql-wasm.wasm', /^dist\/migrations\/\d+_\w+\.sql$/, 'dist/migrations/schema.db',
+  'dist/extension.js', 'dist/cli.js', 'dist/engine.js', 'dist/forward.js', 'dist/mcp-catalog.json', 'dist/content-cache.json', 'dist/sql-wasm.wasm', /^dist\/migrations\/\d+_\w+\.sql$/, 'dist/migrations/schema.db',
   'dist/webview/main.js', 'dist/codicons/codicon.css', 'dist/codicons/codicon.ttf',
   ...filesUnder('content'),
   ...filesUnder('media'),

@@ -17,8 +17,11 @@ export const blueprintCommand = lazy(() => import('./blueprintCommand.js'), 'blu
 export const decideCommand = lazy(() => import('./decideCommand.js'), 'decideCommand');
 export const cancelCommand = lazy(() => import('./cancelCommand.js'), 'cancelCommand');
 export const pipelineCommand = lazy(() => import('./pipelineCommand.js'), 'pipelineCommand');
-export const forwardMcp = lazy(() => import('./mcpForward.js'), 'forwardMcp');
 export const serveOwner = lazy(() => import('./mcpEngine.js'), 'serveOwner');
+// A forwarding `baton mcp` (dist/forward.js) that must own the database after all.
+export const becomeOwnerOf = lazy(() => import('./mcpEngine.js'), 'becomeOwnerOf');
+export const serveFound = lazy(() => import('./mcpEngine.js'), 'serveFound');
+export const takeOver = lazy(() => import('./mcpEngine.js'), 'takeOver');
 export const serveCommand = lazy(() => import('./serveCommand.js'), 'serveCommand');
 export const specCommand = lazy(() => import('./specCommand.js'), 'specCommand');
 export const statusCommand = lazy(() => import('./statusCommand.js'), 'statusCommand');

@@ -1,6 +1,7 @@
 // `baton mcp`: stdio MCP for an agent. The owner of the database serves it in process; otherwise it proxies to the owner.
 // This part runs before the engine is loaded: it takes the database's lock, answers the client's handshake from the
-// build-time catalog (stdioFront.ts) and only then loads the engine (dist/engine.js), which opens the database.
+// build-time catalog (stdioFront.ts) and only then loads the engine (dist/engine.js), which opens the database, or,
+// when another process holds the lock, the proxy (dist/forward.js).
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -21,6 +22,9 @@ import { capYoungGeneration } from './youngGeneration.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
+
+/** Loads the proxy of a forwarding `baton mcp`: dist/forward.js beside the bundle (src/cli/forward.ts from source). */
+const loadForward = () => import('./forward.js');
 
 /** What a failed start of `baton mcp` says: its words (stderr's, after "baton: ") and its exit code. */
 export interface StartFailure {
@@ -73,7 +77,7 @@ async function startMcp(args: string[], startup: Startup): Promise<number> {
     const front = (startup.front = ownerFront(options.dbPath, log));
     // Loading the engine holds the event loop: the handshake is answered first, as the owner's own front does.
     if (front) await front.engineWanted;
-    return (await loadEngine()).forwardMcp(options, front);
+    return (await loadForward()).forwardMcp(options, front);
   }
   await serveAsOwner(options, lock, log, startup);
   return -1;

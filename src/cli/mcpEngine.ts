@@ -8,9 +8,8 @@ import type { OpenedBaton } from '../host/openBaton.js';
 import { httpUpstream, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
-import { movedFrom } from './mcpForward.js';
 import type { HeldLock } from '../store/lock.js';
-import { ownerAnswers } from '../host/discovery.js';
+import { movedFrom, ownerAnswers } from '../host/discovery.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
 import { onShutdown } from './shutdown.js';
@@ -120,7 +119,7 @@ function forwardWhenLost(opened: OpenedBaton, front: StdioFront, options: McpOpt
 
 /**
  * `baton mcp` found the lock free after all (the owner it forwarded to exited): it serves its client as the owner,
- * through `served`, the front that took the client's stdio (see mcpForward.ts).
+ * through `served`, the front that took the client's stdio (see forward.ts).
  */
 export async function serveFound(owner: Owner, served: StdioFront, options: McpOptions): Promise<void> {
   const { dbPath, log, toolGroups } = options;
@@ -138,7 +137,7 @@ export async function serveFound(owner: Owner, served: StdioFront, options: McpO
   log.info(`serving MCP on stdio; owner of ${dbPath} (endpoint ${owner.endpoint.url}, discovery ${owner.discoveryFile})`);
 }
 
-/** Opens the database as its owner, for a forwarding `baton mcp` that found the lock free (see mcpForward.ts). */
+/** Opens the database as its owner, under the lock a forwarding `baton mcp` found free and took (see forward.ts). */
 export const becomeOwnerOf = (options: McpOptions & { lock?: HeldLock }) => becomeOwner({ ...options, version: VERSION });
 
 /** After the owner exited: own the database in this process (or forward to whichever process got there first). */

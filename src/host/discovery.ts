@@ -92,6 +92,9 @@ export async function ownerAnswers(owner: DiscoveryInfo, timeoutMs = 2000): Prom
   }
 }
 
+/** Whether the database's discovery file names another endpoint than `owner`'s now (runProxy's ownerMoved). */
+export const movedFrom = (dbPath: string) => (owner: DiscoveryInfo) => readDiscovery(dbPath)?.url !== owner.url;
+
 /** Whether `pid` is gone now or within `ms`. */
 export async function exitsWithin(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;

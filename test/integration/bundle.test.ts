@@ -4,9 +4,9 @@
 // navigator global: VS Code's extension host logs a PendingMigrationError for each extension that does. A command that
 // serves no MCP client does not run the MCP layer's top-level code (zod and the SDK's schemas: a third of its start),
 // and one that answers and exits runs sql.js on V8's baseline WebAssembly compiler alone, the others optimize it on one
-// background thread (see src/cli/wasmTiers.ts). A forwarding `baton mcp` imports the proxy's modules, not the owner's,
-// until it must own the database, reaches the owner without fetch (undici), and builds no zod schemas for plain
-// messages.
+// background thread (see src/cli/wasmTiers.ts). A forwarding `baton mcp` loads dist/forward.js, the proxy's modules,
+// not the engine, until it must own the database; it reaches the owner without fetch (undici) and builds no zod
+// schemas for plain messages.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { CLI, ROOT, ensureBuilt, startMcp, tempSetup } from '../fixtures/mcp/cli
 import { validOutput } from '../fixtures/mcp/badInput.js';
 
 const ENGINE = join(ROOT, 'dist', 'engine.js');
+const FORWARD = join(ROOT, 'dist', 'forward.js');
 
 /**
  * Runs node with `args` and a preloaded hook (`prelude`, then an exit handler that writes `expression` as JSON):
@@ -54,7 +55,7 @@ describe('the CLI bundles', () => {
   });
 
   it('are ASCII', () => {
-    for (const file of [CLI, ENGINE]) {
+    for (const file of [CLI, ENGINE, FORWARD]) {
       const bytes = readFileSync(file);
       assert.equal(bytes.findIndex((b) => b > 0x7f), -1, `${file} has a non-ASCII byte`);
     }
@@ -144,15 +145,15 @@ describe('a forwarding baton mcp', () => {
   before(() => ensureBuilt());
 
   it("imports the proxy's modules, not the owner's (the store, the core, the MCP server); no fetch, no zod for plain messages", async () => {
-    // The modules src/cli/mcpForward.ts imports before it must own the database (mcpEngine.ts is imported only then).
-    const { metafile } = await build({ entryPoints: [join(ROOT, 'src', 'cli', 'mcpForward.ts')], bundle: true, platform: 'node', write: false, metafile: true, logLevel: 'silent' });
+    // The modules src/cli/forward.ts (dist/forward.js) imports before it must own the database (then the engine).
+    const { metafile } = await build({ entryPoints: [join(ROOT, 'src', 'cli', 'forward.ts')], bundle: true, platform: 'node', write: false, metafile: true, logLevel: 'silent' });
     const inputs = metafile.inputs;
-    const reached = new Set<string>(['src/cli/mcpForward.ts']);
-    for (const stack = ['src/cli/mcpForward.ts']; stack.length > 0; ) {
+    const reached = new Set<string>(['src/cli/forward.ts']);
+    for (const stack = ['src/cli/forward.ts']; stack.length > 0; ) {
       for (const i of inputs[stack.pop()!]!.imports) if (i.kind !== 'dynamic-import' && !i.external && !reached.has(i.path)) stack.push((reached.add(i.path), i.path));
     }
     for (const owners of ['src/cli/mcpEngine.ts', 'src/host/owner.ts', 'src/core/baton.ts', 'src/store/sqlJsStore.ts', 'src/mcp/createMcpServer.ts']) {
-      assert.equal(reached.has(owners), false, `mcpForward.ts imports ${owners}`);
+      assert.equal(reached.has(owners), false, `forward.ts imports ${owners}`);
     }
     assert.ok(reached.has('src/host/proxy.ts'));
     // Run: it forwards a call to the owner and exits when its client closes stdin, having loaded no undici.
@@ -168,8 +169,8 @@ describe('a forwarding baton mcp', () => {
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } } },
       ].map((m) => `${JSON.stringify(m)}\n`).join('');
-      const report = exitReport<{ undici: boolean; zod: boolean; forwarded: boolean }>(
-        `{ undici: process.moduleLoadList.some((m) => m.includes('undici')), zod: '__zod_globalConfig' in globalThis, forwarded: globalThis.__forwarded === true }`,
+      const report = exitReport<{ files: string[]; undici: boolean; zod: boolean; forwarded: boolean }>(
+        `{ files: Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(join(ROOT, 'dist'))})), undici: process.moduleLoadList.some((m) => m.includes('undici')), zod: '__zod_globalConfig' in globalThis, forwarded: globalThis.__forwarded === true }`,
         [CLI, 'mcp', '--db', t.db, '--workspace', t.workspace],
         `const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
@@ -182,7 +183,7 @@ process.stdout.write = (chunk, ...rest) => {
       );
       assert.equal(report.status, 0, report.stderr);
       assert.match(report.stderr, /forwarding stdio to http/);
-      assert.deepEqual(report.value, { undici: false, zod: false, forwarded: true });
+      assert.deepEqual(report.value, { files: [CLI, FORWARD], undici: false, zod: false, forwarded: true });
     } finally {
       await owner.client.close();
       rmSync(t.dir, { recursive: true, force: true });

@@ -1,11 +1,12 @@
-// `baton mcp` when another process owns the database: forwards the client's stdio to that owner (host/proxy.ts). Its
-// imports are the proxy's alone: what it needs only to own the database itself (the owner exited before it was
-// reached, or while it forwarded: the engine's store, core and MCP server, mcpEngine.ts) is loaded then. A forwarding
-// process, every agent's but the first on a database (all of them with the editor open), took 86 MiB and 0.5 s of
-// CPU to start when it loaded all of it (see docs/performance.md).
+// `baton mcp` when another process owns the database: forwards the client's stdio to that owner (host/proxy.ts). A
+// bundle of its own (dist/forward.js, beside dist/cli.js, which loads it), whose imports are the proxy's alone: what
+// it needs only to own the database itself (the owner exited before it was reached, or while it forwarded: the
+// store, the core and the MCP server of dist/engine.js) is loaded then. A forwarding process, every agent's but the
+// first on a database (all of them with the editor open), took 86 MiB and 0.5 s of CPU to start when it loaded all of
+// it (see docs/performance.md).
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { exitsWithin, readDiscovery, type DiscoveryInfo } from '../host/discovery.js';
+import { exitsWithin, movedFrom } from '../host/discovery.js';
 import { runProxy } from '../host/proxy.js';
 import { deserializeLine } from '../mcp/jsonRpc.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
@@ -14,11 +15,11 @@ import type { McpOptions } from './mcpEngine.js';
 import { acquireLock, lockedError } from '../store/lock.js';
 import { StdioFront } from './stdioFront.js';
 
-/** The owner's side of `baton mcp` (the engine's store, core and MCP server), loaded when this process must own. */
-const ownerSide = () => import('./mcpEngine.js');
-
-/** Whether the database's discovery file names another endpoint than `owner`'s now (runProxy's ownerMoved). */
-export const movedFrom = (dbPath: string) => (owner: DiscoveryInfo) => readDiscovery(dbPath)?.url !== owner.url;
+/**
+ * The owner's side of `baton mcp` (the engine's store, core and MCP server), loaded when this process must own: from
+ * dist/engine.js beside this bundle (src/cli/engine.ts when run from source).
+ */
+const ownerSide = () => import('./engine.js');
 
 /**
  * `baton mcp` when another process held the lock: forwards stdio to the owner it publishes. An owner that is exiting
