@@ -10,9 +10,9 @@ import { exitsWithin, movedFrom } from '../host/discovery.js';
 import { runProxy } from '../host/proxy.js';
 import { deserializeLine } from '../mcp/jsonRpc.js';
 import { DEFAULT_TOOL_GROUPS } from '../mcp/toolGroups.js';
+import { acquireLock, lockedError } from '../store/lock.js';
 import { openOrFindOwner, unreachableOwner } from './common.js';
 import type { McpOptions } from './mcpEngine.js';
-import { acquireLock, lockedError } from '../store/lock.js';
 import { StdioFront } from './stdioFront.js';
 
 /**
