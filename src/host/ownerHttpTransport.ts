@@ -269,6 +269,8 @@ export class OwnerHttpTransport implements Transport {
  */
 export class SseParser {
   private buffer = '';
+  /** How much of `buffer` holds no line terminator (searched already). */
+  private scanned = 0;
   private first = true;
   private id: string | undefined;
   private event: string | undefined;
@@ -283,10 +285,14 @@ export class SseParser {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     this.buffer += text;
+    // Each character is looked at once: the search for each terminator goes on from where it stopped (in this chunk,
+    // or at the end of the unfinished line before it), so a long line over many chunks costs no rescans.
     let start = 0;
+    let cr = this.buffer.indexOf('\r', this.scanned);
+    let lf = this.buffer.indexOf('\n', this.scanned);
     for (;;) {
-      const cr = this.buffer.indexOf('\r', start);
-      const lf = this.buffer.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = this.buffer.indexOf('\r', start);
+      if (lf !== -1 && lf < start) lf = this.buffer.indexOf('\n', start);
       const at = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
       if (at === -1) break;
       // A CR at the end of what came so far may be the first half of a CRLF: wait for the next chunk.
@@ -295,6 +301,7 @@ export class SseParser {
       start = at + (at === cr && this.buffer.charCodeAt(at + 1) === 0x0a ? 2 : 1);
     }
     this.buffer = this.buffer.slice(start);
+    this.scanned = this.buffer.endsWith('\r') ? this.buffer.length - 1 : this.buffer.length;
   }
 
   /** The stream ended: a last line without its terminator is taken; an event without its blank line is dropped. */
@@ -302,6 +309,7 @@ export class SseParser {
     if (this.buffer.endsWith('\r')) this.buffer = this.buffer.slice(0, -1);
     if (this.buffer) this.line(this.buffer);
     this.buffer = '';
+    this.scanned = 0;
   }
 
   private line(line: string): void {

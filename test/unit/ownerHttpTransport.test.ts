@@ -128,6 +128,18 @@ test('the SSE parser takes an event split at any point, a CRLF split between chu
   }
 });
 
+test('the SSE parser takes a 4 MB event over 64 KB chunks, and many short lines in one chunk, whole and in order', () => {
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(4 * 1024 * 1024) } });
+  const text = `id: 1\ndata: ${big}\n\n${Array.from({ length: 2000 }, (_, i) => `data: ${i}\n\n`).join('')}`;
+  const events: Array<{ data: string }> = [];
+  const p = new SseParser((e) => events.push(e));
+  for (let at = 0; at < text.length; at += 64 * 1024) p.push(text.slice(at, at + 64 * 1024));
+  p.end();
+  assert.equal(events.length, 2001);
+  assert.equal(events[0]!.data, big);
+  assert.deepEqual(events.slice(1).map((e) => e.data), Array.from({ length: 2000 }, (_, i) => String(i)));
+});
+
 test('202 for initialized opens the GET stream; its messages are delivered, and a dropped stream resumes at its last id', async () => {
   let gets = 0;
   const o = await owner((req, res) => {
