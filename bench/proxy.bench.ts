@@ -2,7 +2,8 @@
 // editor, `baton serve`, or the first agent's `baton mcp`). Bug-fix continues one at a time through `baton mcp`
 // forwarding to a `baton serve` owner, beside the same continues to a `baton mcp` that owns its own database, as lanes
 // in a seeded random order each round (a call is slower after a heavier one: the caches it finds), with the CPU each
-// process spends per call (/proc). Prints one JSON object.
+// process spends per call (/proc); and a forwarding `baton mcp`'s start-up: spawn to `initialize` answered and to its
+// first call's answer, and its RSS then. Prints one JSON object.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const CALLS = Number(process.env.BENCH_PROXY_CALLS ?? 1000);
 const WARM_UP_MS = Number(process.env.BENCH_PROXY_WARM_UP_MS ?? 5000);
+const STARTS = Number(process.env.BENCH_PROXY_STARTS ?? 7);
 /** A forwarded call's p50 against a call to an owning `baton mcp`: one more local hop, not a multiple. */
 const TARGET_RATIO_P50 = 2;
 
@@ -25,6 +27,32 @@ async function mcpClient(dbPath: string, workspace: string): Promise<{ client: C
   const client = new Client({ name: 'bench-proxy', version: '1' });
   await client.connect(transport);
   return { client, pid: transport.pid! };
+}
+
+/**
+ * A forwarding `baton mcp` from its spawn: `initialize` answered (from the catalog), then `tools/list` and a first
+ * `workflow_next_step` (a create) forwarded to the owner; RSS once it has answered. STARTS spawns, one at a time.
+ */
+async function forwarderStarts(dbPath: string, workspace: string) {
+  const initialized: number[] = [];
+  const firstCall: number[] = [];
+  const rssMb: number[] = [];
+  for (let i = 0; i < STARTS; i++) {
+    const t0 = performance.now();
+    const { client, pid } = await mcpClient(dbPath, workspace);
+    initialized.push(performance.now() - t0);
+    await client.listTools();
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } });
+    firstCall.push(performance.now() - t0);
+    if ((res.structuredContent as { status?: string } | undefined)?.status !== 'ok') throw new Error(`the first call answered ${JSON.stringify(res).slice(0, 300)}`);
+    const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    if (rss) rssMb.push(Math.round(Number(rss) / 102.4) / 10);
+    await client.close();
+  }
+  const { n: _n, mean_ms: _m, ...init } = stats(initialized);
+  const { n: _n2, mean_ms: _m2, ...first } = stats(firstCall);
+  const medianRss = rssMb.sort((a, b) => a - b)[Math.floor(rssMb.length / 2)] ?? null;
+  return { starts: STARTS, initialized: init, first_call: first, rss_mb_after_first_call: medianRss };
 }
 
 async function serve(dir: string): Promise<{ child: ChildProcess; dbPath: string }> {
@@ -43,6 +71,7 @@ async function main(): Promise<void> {
   const owner = await serve(dir);
   const closing: Client[] = [];
   try {
+    const start_up = await forwarderStarts(owner.dbPath, dir);
     const forwarding = await mcpClient(owner.dbPath, dir);
     closing.push(forwarding.client);
     const discovery = JSON.parse(readFileSync(join(dir, 'owned', 'server.json'), 'utf8')) as { pid: number };
@@ -75,6 +104,7 @@ async function main(): Promise<void> {
       direct: d, forwarded: f,
       forwarded_vs_direct: { p50: ratio, p95: Math.round((f!.p95_ms / d!.p95_ms) * 1000) / 1000, target_p50: `<= ${TARGET_RATIO_P50}`, met: ratio <= TARGET_RATIO_P50 },
       cpu_ms_per_continue: cpu,
+      forwarding_start_up: start_up,
     })}\n`);
   } finally {
     await Promise.all(closing.map((c) => c.close().catch(() => undefined)));
