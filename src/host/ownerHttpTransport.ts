@@ -11,13 +11,14 @@
 // before its answer is resumed the same way. Its failures have the SDK's shapes: an HTTP status as an OwnerHttpError
 // (the SDK's StreamableHTTPError's: its code the status, its message the body; a class of Baton's own, as the SDK's
 // comes with its client's OAuth modules), a failed connection as fetch's TypeError('fetch failed') with the socket's
-// error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an AbortError. Redirects are not followed (an owner never redirects): a 3xx is an error like any other status.
+// error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an AbortError. Redirects are not
+// followed (an owner never redirects): a 3xx is an error like any other status.
 import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
+import { isAnswer, isNotification, isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
 import { sdkTypes } from '../mcp/sdkTypes.js';
-import { fetchFailed } from './requestWithin.js';
+import { bodyText, fetchFailed } from './requestWithin.js';
 
 /** How a dropped GET stream is opened again: the SDK client's defaults (a retry the owner sends replaces the delay). */
 export interface Reconnection {
@@ -111,7 +112,7 @@ export class OwnerHttpTransport implements Transport {
       const body = JSON.stringify(message);
       const res = await this.exchange('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
       const status = res.statusCode ?? 0;
-      if (!ok(status)) throw new OwnerHttpError(status, `Error POSTing to endpoint: ${await this.readText(res)}`);
+      if (!ok(status)) throw new OwnerHttpError(status, `Error POSTing to endpoint: ${await bodyText(res, this.failed)}`);
       if (status === 202) {
         res.resume();
         if (isInitialized(message)) this.openStream({}).catch(() => undefined);
@@ -128,7 +129,7 @@ export class OwnerHttpTransport implements Transport {
         res.resume();
         throw new OwnerHttpError(-1, `Unexpected content type: ${res.headers['content-type']}`);
       }
-      const data = JSON.parse(await this.readText(res)) as unknown;
+      const data = JSON.parse(await bodyText(res, this.failed)) as unknown;
       for (const value of Array.isArray(data) ? data : [data]) this.onmessage?.(toMessage(value));
     } catch (ex) {
       this.onerror?.(ex as Error);
@@ -151,6 +152,9 @@ export class OwnerHttpTransport implements Transport {
     }
   }
 
+  /** What a failed connection fails with: fetch's error, or an AbortError once this transport closed. */
+  private readonly failed = (cause: unknown): Error => (this.closed ? aborted() : fetchFailed(cause));
+
   /** Sends one request with the common headers; resolves with the answer's head, its body still to read. */
   private exchange(method: string, headers: Record<string, string>, body?: string): Promise<IncomingMessage> {
     if (this.closed) return Promise.reject(aborted());
@@ -167,22 +171,8 @@ export class OwnerHttpTransport implements Transport {
       });
       this.open.add(req);
       req.on('close', () => this.open.delete(req));
-      req.on('error', (ex) => reject(this.closed ? aborted() : fetchFailed(ex)));
+      req.on('error', (ex) => reject(this.failed(ex)));
       req.end(body);
-    });
-  }
-
-  /** A whole answer's body as text; a connection that fails before its end fails as fetch's would (or as aborted). */
-  private readText(res: IncomingMessage): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const failed = (ex: unknown) => reject(this.closed ? aborted() : fetchFailed(ex));
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      res.on('error', failed);
-      res.on('close', () => {
-        if (!res.complete) failed(new Error('the connection closed before the answer ended'));
-      });
     });
   }
 
@@ -221,7 +211,7 @@ export class OwnerHttpTransport implements Transport {
       if (!event.data || (event.event !== undefined && event.event !== 'message')) return;
       try {
         const message = toMessage(JSON.parse(event.data));
-        if ('result' in message || 'error' in message) {
+        if (isAnswer(message)) {
           answered = true;
           if (options.replayId !== undefined) (message as { id: RequestId }).id = options.replayId;
         }
@@ -343,14 +333,10 @@ function toMessage(value: unknown): JSONRPCMessage {
   return plainAnswer(value) ?? plainMessage(value) ?? sdkTypes().JSONRPCMessageSchema.parse(value);
 }
 
-function isInitialized(message: JSONRPCMessage): boolean {
-  return 'method' in message && !('id' in message) && message.method === 'notifications/initialized';
-}
+const isInitialized = (message: JSONRPCMessage) => isNotification(message) && message.method === 'notifications/initialized';
 
 /** Whether a message (or batch) holds a request: only a request's POST is answered with messages. */
-function hasRequest(message: JSONRPCMessage | JSONRPCMessage[]): boolean {
-  return (Array.isArray(message) ? message : [message]).some((m) => 'method' in m && 'id' in m && m.id !== undefined);
-}
+const hasRequest = (message: JSONRPCMessage | JSONRPCMessage[]) => (Array.isArray(message) ? message : [message]).some(isRequest);
 
 /** The media type of an answer, without parameters or case (`application/json; charset=utf-8` → application/json). */
 function mediaType(headers: IncomingHttpHeaders): string {

@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
-  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse, ProgressToken, RequestId,
+  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCRequest, JSONRPCResultResponse, ProgressToken, RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { BatonError } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { CATALOG_FILE, readCatalog } from '../mcp/catalog.js';
 import { methodNotFound } from '../mcp/invalidMessage.js';
-import { isRequest, progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
+import { isNotification, isRequest, progressReportedFor, progressTokenOf } from '../mcp/jsonRpc.js';
 import { carriedKey, isKeyedStart, withRequestKey } from '../mcp/requestKey.js';
 import { exitsWithin, HOLDER_PID_HEADER, isPidAlive, ownerAnswers, type DiscoveryInfo } from './discovery.js';
 import { EarlySession } from './earlySession.js';
@@ -104,7 +104,6 @@ function noUpstream(): Upstream {
 // with zod again (a call's request and answer went through them up to six times).
 const isResult = (m: JSONRPCMessage): m is JSONRPCResultResponse => 'result' in m;
 const isErrorAnswer = (m: JSONRPCMessage): m is JSONRPCErrorResponse => 'error' in m;
-const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
 
 /** Whether a send was refused because the owner is stopping (503): the owner did not run it. */
 function ownerStopping(ex: unknown): boolean {

@@ -6,7 +6,7 @@
 // the owner has closed meanwhile would fail a health check of an owner that answers. A failure has fetch's shape,
 // which the callers' messages name: TypeError('fetch failed') with the socket's error as its cause (ECONNREFUSED: the
 // request never reached a process), and a DOMException TimeoutError when nothing came within the limit.
-import { request, type ClientRequest } from 'node:http';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 
 /** The answer to a request: its status, then its body once (as text, or parsed as JSON). */
 export interface HttpAnswer {
@@ -36,15 +36,7 @@ export function requestWithin<T>(url: string | URL, ask: HttpAsk, ms: number, re
     const headers: Record<string, string> = { ...ask.headers };
     if (ask.body !== undefined) headers['content-length'] = String(Buffer.byteLength(ask.body));
     const req: ClientRequest = request(url, { method: ask.method ?? 'GET', headers, agent: false }, (res) => {
-      const body = new Promise<string>((ok, fail) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => ok(Buffer.concat(chunks).toString('utf8')));
-        res.on('error', (ex) => fail(fetchFailed(ex)));
-        res.on('close', () => {
-          if (!res.complete) fail(fetchFailed(new Error('the connection closed before the answer ended')));
-        });
-      });
+      const body = bodyText(res);
       body.catch(() => undefined); // read may not ask for it
       const status = res.statusCode ?? 0;
       const answer: HttpAnswer = { ok: status >= 200 && status < 300, status, text: () => body, json: async () => JSON.parse(await body) as unknown };
@@ -57,6 +49,22 @@ export function requestWithin<T>(url: string | URL, ask: HttpAsk, ms: number, re
     }, ms);
     req.on('error', (ex) => settle(() => reject(fetchFailed(ex))));
     req.end(ask.body);
+  });
+}
+
+/**
+ * An answer's whole body as text. A connection that fails before its end fails it with `failure` of the socket's error:
+ * by default as fetch's would.
+ */
+export function bodyText(res: IncomingMessage, failure: (cause: unknown) => unknown = fetchFailed): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', (ex) => reject(failure(ex)));
+    res.on('close', () => {
+      if (!res.complete) reject(failure(new Error('the connection closed before the answer ended')));
+    });
   });
 }
 

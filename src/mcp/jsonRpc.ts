@@ -4,7 +4,7 @@
 // what they accept.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
-  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCRequest, JSONRPCResultResponse, ProgressToken,
+  JSONRPCErrorResponse, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, JSONRPCResultResponse, ProgressToken,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRecord } from '../core/pipelines/streams/streamParser.js';
 import { isRequestId } from './invalidMessage.js';
@@ -68,7 +68,7 @@ export function progressTokenOf(request: JSONRPCRequest): ProgressToken | undefi
 
 /** The progressToken a `notifications/progress` reports on; undefined for any other message. */
 export function progressReportedFor(message: JSONRPCMessage): ProgressToken | undefined {
-  if (!('method' in message) || 'id' in message || message.method !== 'notifications/progress') return undefined;
+  if (!isNotification(message) || message.method !== 'notifications/progress') return undefined;
   return (message.params as { progressToken?: ProgressToken } | undefined)?.progressToken;
 }
 
@@ -85,6 +85,9 @@ export function deserializeLine(line: string): JSONRPCMessage {
 
 /** Whether a message (already validated) is a request: it has a method and an id. */
 export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest => 'method' in m && 'id' in m;
+
+/** Whether a message (already validated) is a notification: a method and no id. */
+export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification => 'method' in m && !('id' in m);
 
 /** Whether a message (already validated) is an answer: a result or an error. */
 export const isAnswer = (m: JSONRPCMessage): m is JSONRPCResultResponse | JSONRPCErrorResponse => 'result' in m || 'error' in m;
