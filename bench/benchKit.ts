@@ -1,6 +1,8 @@
 // What the benchmarks share: a seeded PRNG and word list (every run builds the same data), the p50/p95 summary,
-// processes' CPU time, and a bug-fix walker that times Baton's continues one at a time.
-import { readFileSync } from 'node:fs';
+// processes' CPU time, a bug-fix walker that times Baton's continues one at a time, and `baton serve` started.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
@@ -99,3 +101,28 @@ export const cpuMs = (pid: number | undefined) => procCpuMs(pid, 11);
  * execFileSync, it is that child's CPU.
  */
 export const childrenCpuMs = () => procCpuMs('self', 13);
+
+/**
+ * `baton serve` (dist/cli.js) on `dbPath`, the rate limits off, once it has published its endpoint (server.json beside
+ * the database): the process, and the URL, token and pid it published. It checkpoints as it stops (SIGINT or SIGTERM).
+ */
+export async function startServe(dbPath: string, workspace: string): Promise<{ child: ChildProcess; url: string; token: string; pid: number }> {
+  const root = join(__dirname, '..');
+  const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'serve', '--db', dbPath, '--workspace', workspace, '--rate-limits', 'off'], { cwd: root, stdio: 'ignore' });
+  const discovery = join(dirname(dbPath), 'server.json');
+  for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    if (child.exitCode !== null) throw new Error(`baton serve exited (${child.exitCode}) before it published its endpoint`);
+    if (existsSync(discovery)) {
+      try {
+        const { url, token, pid } = JSON.parse(readFileSync(discovery, 'utf8')) as { url: string; token: string; pid: number };
+        return { child, url, token, pid };
+      } catch {
+        // written but not complete yet
+      }
+    }
+    if (Date.now() > deadline) {
+      child.kill();
+      throw new Error('baton serve did not publish its endpoint within 20 s');
+    }
+  }
+}

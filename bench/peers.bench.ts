@@ -8,13 +8,13 @@
 // transport, the ceiling any server around it can reach. Prints one JSON object: every figure with its ratio and
 // issue 10's target.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
-import { batonWalker, childrenCpuMs, cpuMs, rng, shuffled, stepOutput } from './benchKit.js';
+import { batonWalker, childrenCpuMs, cpuMs, rng, shuffled, startServe, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -241,12 +241,10 @@ async function floorHttp(peers: string, dir: string) {
     children.push(floor);
     let floorUrl = '';
     floor.stdout!.on('data', (d: Buffer) => (floorUrl += d.toString()));
-    const serveDb = join(dir, 'serve', 'baton.db');
-    children.push(spawn(process.execPath, [CLI, 'serve', '--db', serveDb, '--workspace', dir, '--rate-limits', 'off'], { cwd: ROOT, stdio: 'ignore' }));
-    const discovery = join(dirname(serveDb), 'server.json');
-    const info = await waitFor('baton serve', () => (existsSync(discovery) ? (JSON.parse(readFileSync(discovery, 'utf8')) as { url: string; token: string }) : null));
+    const info = await startServe(join(dir, 'serve', 'baton.db'), dir);
+    children.push(info.child);
     await waitFor('the HTTP floor', () => (floorUrl.includes('\n') ? floorUrl.trim() : null));
-    const serverPid = new Map([[info.url, children[1]!.pid], [floorUrl.trim(), floor.pid]]);
+    const serverPid = new Map([[info.url, info.child.pid], [floorUrl.trim(), floor.pid]]);
     const load = (url: string, token: string, seconds: number) => {
       const cpu0 = cpuMs(serverPid.get(url));
       const driver0 = childrenCpuMs();

@@ -4,13 +4,12 @@
 // in a seeded random order each round (a call is slower after a heavier one: the caches it finds), with the CPU each
 // process spends per call (/proc); and a forwarding `baton mcp`'s start-up: spawn to `initialize` answered and to its
 // first call's answer, and its RSS then. Prints one JSON object.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { batonWalker, cpuMs, rng, shuffled, stats } from './benchKit.js';
+import { batonWalker, cpuMs, rng, shuffled, startServe, stats } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -55,27 +54,16 @@ async function forwarderStarts(dbPath: string, workspace: string) {
   return { starts: STARTS, initialized: init, first_call: first, rss_mb_after_first_call: medianRss };
 }
 
-async function serve(dir: string): Promise<{ child: ChildProcess; dbPath: string }> {
-  const dbPath = join(dir, 'owned', 'baton.db');
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', dbPath, '--workspace', dir, '--rate-limits', 'off'], { cwd: ROOT, stdio: 'ignore' });
-  const discovery = join(dir, 'owned', 'server.json');
-  for (const deadline = Date.now() + 20_000; !existsSync(discovery); ) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('baton serve did not publish its endpoint');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, dbPath };
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-proxy-'));
-  const owner = await serve(dir);
+  const dbPath = join(dir, 'owned', 'baton.db');
+  const owner = await startServe(dbPath, dir);
   const closing: Client[] = [];
   try {
-    const start_up = await forwarderStarts(owner.dbPath, dir);
-    const forwarding = await mcpClient(owner.dbPath, dir);
+    const start_up = await forwarderStarts(dbPath, dir);
+    const forwarding = await mcpClient(dbPath, dir);
     closing.push(forwarding.client);
-    const discovery = JSON.parse(readFileSync(join(dir, 'owned', 'server.json'), 'utf8')) as { pid: number };
-    if (discovery.pid !== owner.child.pid) throw new Error(`the database is owned by process ${discovery.pid}, not by baton serve`);
+    if (owner.pid !== owner.child.pid) throw new Error(`the database is owned by process ${owner.pid}, not by baton serve`);
     const direct = await mcpClient(join(dir, 'direct', 'baton.db'), dir);
     closing.push(direct.client);
     const lanes = [
