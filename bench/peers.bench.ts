@@ -277,9 +277,9 @@ async function floorHttp(peers: string, dir: string) {
       rounds.push(r % 2 === 0 ? { baton: first, floor: second } : { baton: second, floor: first });
     }
     const ratios = rounds.map((r) => round(r.baton.calls_per_s / r.floor.calls_per_s));
-    // The figure is the round whose ratio is the median, both its calls/s: the medians of each side taken apart can come
-    // from different rounds (the machine's speed drifts between them) and need not give the ratio (778 vs 1,004 at a
-    // median ratio of 1.03 in one run). Every round's pair is listed too.
+    // The figure is the round whose ratio is the median, both its calls/s: the medians of each side taken apart can
+    // come from different rounds (the machine's speed drifts between them) and need not give the ratio (778 vs 1,004
+    // at a median ratio of 1.03 in one run). Every round's pair is listed too.
     const middle = rounds[ratios.indexOf(median(ratios))]!;
     const fig = figure('floor_http_calls_per_s', middle.baton.calls_per_s, middle.floor.calls_per_s);
     return {
