@@ -20,6 +20,8 @@ const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const STDIO_CALLS = Number(process.env.BENCH_FLOOR_CALLS ?? 1500);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+// The HTTP figure is one round's (the median's): with none there is nothing to report, checked before the rest runs.
+if (!(HTTP_ROUNDS >= 1)) throw new Error(`BENCH_HTTP_ROUNDS must be 1 or more (got ${process.env.BENCH_HTTP_ROUNDS})`);
 /**
  * Each round starts a fresh load driver, whose 16 clients take about two seconds to connect, list the tools and warm
  * up their JIT: `baton serve`'s CPU, sampled each second of a 20 s round, was 40%, 78% and 90% busy in the first three
