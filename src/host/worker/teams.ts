@@ -76,6 +76,8 @@ export interface TeamInstance {
   dropped: number;
   listeners: Set<(event: TeamEvent) => void>;
   end: TeamEnd | null;
+  /** Settles once the team has ended and its outcome is recorded in the database. */
+  recorded: Promise<void>;
   /** Adds an agent to the running team (a standalone agent joining its channel). */
   join(name: string, def: AgentDefinition): void;
   /** Starts the loop (after the kickoff is posted). */
@@ -179,6 +181,7 @@ export class Teams {
     });
     const team: TeamInstance = {
       runId, instance, workflow: workflow.name!, source: req.workflow ? path : basename(path), runner, provider, events, dropped: 0, listeners, end: null,
+      recorded: Promise.resolve(),
       begin: () => undefined,
       join: (name, def) => {
         if (name in defs) throw new BatonError('invalid_state', `@${instance} already has an agent ${name}; pick another NAME`);
@@ -198,7 +201,7 @@ export class Teams {
       }, 1000);
       runner.notify();
     };
-    void runner.done.then(async (end) => {
+    team.recorded = runner.done.then(async (end) => {
       team.end = end;
       clearInterval(poll);
       for (const t of tokens.values()) t.revoke();
@@ -331,11 +334,15 @@ export class Teams {
     return { instance: team.instance, channel: await team.provider.readChannel(), document: await team.provider.readDocument(), agents: team.runner.states(), end: team.end };
   }
 
-  /** Stops every team and restores the project files (owner shutdown). */
+  /**
+   * Stops every team and restores the project files (owner shutdown); settles once every team's end is in the
+   * database, that of a team that ended just before too (its `end` is set before its outcome is written), so that the
+   * database is not closed under that write.
+   */
   async closeAll(): Promise<void> {
-    const running = [...this.instances.values()].filter((t) => !t.end);
-    for (const t of running) t.runner.stop('Baton is shutting down');
-    await Promise.all(running.map((t) => t.runner.done));
+    const all = [...this.instances.values()];
+    for (const t of all) if (!t.end) t.runner.stop('Baton is shutting down');
+    await Promise.all(all.map((t) => t.recorded));
     this.projectConfig.releaseAll();
   }
 }

@@ -1,0 +1,73 @@
+// Rule: an owner's shutdown (Teams.closeAll, before the database closes) settles only once every team's end is
+// recorded: a team it stops, and a team that ended just before (its `end` is set before its outcome is written), which
+// `baton start` sees as no team left running and so shuts down at once. Neither is left "running" in the database for
+// the next process to find as a team whose owner died.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { silentLog } from '../../src/core/ports.js';
+import { teamHost } from '../../src/core/worker/host.js';
+import type { TeamRuns } from '../../src/core/worker/teamRuns.js';
+import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
+import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
+import { attachTeams, type Teams } from '../../src/host/worker/teams.js';
+import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { until } from '../helpers/until.js';
+
+const AGENT = join(__dirname, '..', 'fixtures', 'teams', 'teamAgent.mjs');
+
+describe("an owner's shutdown waits for the teams' ends to be recorded", () => {
+  let workspace = '';
+  let opened: OpenedBaton;
+  let owner: OwnerServer;
+  let teams: Teams;
+  let runs: TeamRuns;
+
+  beforeEach(async () => {
+    workspace = mkdtempSync(join(tmpdir(), 'baton-team-shutdown-'));
+    // A silent agent takes its turn and exits: the team (started, not run) stays running until it is stopped.
+    writeFileSync(join(workspace, 'crew.yaml'), `name: crew
+agents:
+  quiet: { backend: command, command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(AGENT)}], system_prompt: x }
+kickoff: "@quiet look"
+`);
+    process.env.ROLE_quiet = 'silent';
+    opened = await openBaton({ dbPath: join(workspace, 'baton.db'), workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 });
+    owner = await startOwnerServer({ baton: opened.baton, log: silentLog, createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }) });
+    teams = attachTeams(opened.baton, { baton: opened.baton, endpoint: owner, dataDir: workspace, log: silentLog });
+    runs = teamHost(opened.baton)!.teams;
+  });
+  afterEach(async () => {
+    delete process.env.ROLE_quiet;
+    await owner.close();
+    await opened.close();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  /** A run's status and cancelled mark (a cancelled run is failed with the mark). */
+  const outcome = (runId: string) => [runs.summary(runId)?.status, runs.summary(runId)?.cancelled];
+
+  const started = async (instance: string) => {
+    const team = await teams.start({ file: 'crew.yaml', instance, mode: 'start', cwd: workspace });
+    await until('the agent to take its turn', () => team.runner.invocationCount === 1 && team.runner.states().quiet === 'idle');
+    return team;
+  };
+
+  it('a team the shutdown stops is recorded cancelled once closeAll settles', async () => {
+    const team = await started('one');
+    await teams.closeAll();
+    assert.deepEqual(outcome(team.runId), ['failed', true], 'recorded as cancelled');
+  });
+
+  it('a team that ended just before (stopped, its outcome not yet written) is recorded once closeAll settles', async () => {
+    const team = await started('two');
+    teams.stop('@two');
+    await team.runner.done; // its end is set, and the write of its outcome under way
+    assert.ok(team.end, 'the team has ended');
+    assert.deepEqual(teams.running(), [], 'no team is left running: baton start shuts down now');
+    await teams.closeAll();
+    assert.deepEqual(outcome(team.runId), ['failed', true], 'recorded as cancelled');
+  });
+});
