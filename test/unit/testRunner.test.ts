@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import failedTests from '../../scripts/failedTests.mjs';
-import { findTests, main, needsAgentClis, testEnv, testNeeds, type TestNeed } from '../../scripts/test.mjs';
+import { findTests, main, needsAgentClis, testEnv, testNeeds, typeScriptLoader, type TestNeed } from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
 async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
@@ -187,6 +187,11 @@ describe('npm test', () => {
     assert.equal(testEnv('/scratch', {}).BATON_WASM_TIERS, 'baseline');
     assert.equal(testEnv('/scratch', { BATON_WASM_TIERS: 'both' }).BATON_WASM_TIERS, 'both');
     assert.equal(testEnv('/scratch', { BATON_WASM_TIERS: '' }).BATON_WASM_TIERS, '');
+  });
+
+  it("loads TypeScript with the project's require hook where Node can require the .mjs scripts, with tsx otherwise", () => {
+    assert.deepEqual(typeScriptLoader({ require_module: true }), ['--require', join(__dirname, '..', '..', 'scripts', 'testLoader.cjs')]);
+    assert.deepEqual(typeScriptLoader({}), ['--import', 'tsx']);
   });
 
   it('stops before any test when the agent CLIs cannot be installed', async () => {
