@@ -10,7 +10,7 @@
 const Module = require('node:module');
 const { createHash } = require('node:crypto');
 const { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
-const { dirname, join, resolve } = require('node:path');
+const { dirname, isAbsolute, join, resolve } = require('node:path');
 
 const root = join(__dirname, '..');
 const cacheDir = join(root, 'node_modules', '.cache', 'baton-tests');
@@ -53,10 +53,10 @@ function compiled(filename) {
 
 Module._extensions['.ts'] = (module, filename) => module._compile(compiled(filename), filename);
 
-// TypeScript's own convention (module NodeNext): a relative `./x.js` in a .ts file names `./x.ts` when that exists.
+// TypeScript's own convention (module NodeNext): `./x.js` (or a path) in a .ts file names `./x.ts` when that exists.
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  if (request.endsWith('.js') && (request.startsWith('./') || request.startsWith('../')) && parent?.filename?.endsWith('.ts')) {
+  if (request.endsWith('.js') && (request.startsWith('./') || request.startsWith('../') || isAbsolute(request)) && parent?.filename?.endsWith('.ts')) {
     const ts = resolve(dirname(parent.filename), `${request.slice(0, -3)}.ts`);
     if (existsSync(ts)) return ts;
   }

@@ -1,7 +1,7 @@
 // Rule: the test files' TypeScript loader (scripts/testLoader.cjs) runs a .ts file as tsx did for these tests: its
-// `./x.js` imports find `./x.ts`, `import()` of a .ts module works (src loads modules lazily), .mjs scripts load,
-// types are erased, stack traces name the TypeScript lines, and a file changed since its last compile runs as it is
-// now, never from a stale cache.
+// imports of `./x.js` (or of a path to x.js) find `./x.ts`, `import()` of a .ts module works (src loads modules
+// lazily), .mjs scripts load, types are erased, stack traces name the TypeScript lines, and a file changed since its
+// last compile runs as it is now, never from a stale cache.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,14 +20,15 @@ describe('the test files\' TypeScript loader', () => {
   writeFileSync(join(dir, 'lazy.ts'), 'export const word: string = "lazy";\n');
   writeFileSync(join(dir, 'plain.mjs'), 'export const from = "mjs";\nexport default function twice(n) { return 2 * n; }\n');
 
-  it('resolves ./x.js to x.ts, imports a .ts module with import(), and loads a .mjs script', () => {
+  it('resolves ./x.js (or a path to x.js) to x.ts, imports a .ts module with import(), and loads a .mjs script', () => {
     writeFileSync(join(dir, 'main.ts'), [
       "import { square, type Shape } from './shape.js';",
+      `import { square as same } from ${JSON.stringify(join(dir, 'shape.js'))};`,
       "import twice, { from } from './plain.mjs';",
       'const sides = (s: Shape): number => s.sides;',
-      "void import('./lazy.js').then(({ word }) => console.log(sides(square), word, from, twice(sides(square))));",
+      "void import('./lazy.js').then(({ word }) => console.log(sides(square), word, from, twice(sides(square)), square === same));",
     ].join('\n'));
-    assert.equal(run('main.ts').trim(), '4 lazy mjs 8');
+    assert.equal(run('main.ts').trim(), '4 lazy mjs 8 true');
   });
 
   it('names the TypeScript line in a stack trace', () => {
