@@ -1,8 +1,8 @@
 // Runs the test files under test/ (or the folders given) with node's test runner and a TypeScript loader
-// (typeScriptLoader). It installs what the chosen tests need: the editor host (Chromium, Node 24, code-server) for the
-// editor tests, while the other tests run, and before those Chromium for a browser test among them
-// (test/unit/webviewPanel.test.ts) and the real agent CLIs from npm (agent-clis/) for a test that drives them; with
-// everything present that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
+// (typeScriptLoader). It installs what the chosen tests need: Chromium before a browser test among them
+// (test/unit/webviewPanel.test.ts), and while the other tests run the editor host (Chromium, Node 24, code-server) for
+// the editor tests and the real agent CLIs from npm (agent-clis/) for a test that drives them; with everything present
+// that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,11 +57,12 @@ const realScratch = {
 
 /**
  * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
- * time, whose editor host installs while the rest run), with a scratch folder of the run's own as their temporary
- * folder: the workspaces, databases, editors' profiles and screenshots the tests and their child processes make there
- * are removed when every test passed, and kept (the run says where) when one failed, after the list of the failed
- * tests (scripts/failedTests.mjs's lines), so that the end of the output names them. `install`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones
- * unless a test passes its own. Returns the exit status.
+ * time, whose editor host installs while the rest run, as the agent CLIs do), with a scratch folder of the run's own
+ * as their temporary folder: the workspaces, databases, editors' profiles and screenshots the tests and their child
+ * processes make there are removed when every test passed, and kept (the run says where) when one failed, after the
+ * list of the failed tests (scripts/failedTests.mjs's lines), so that the end of the output names them. `install`,
+ * `installAgentClis`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones unless a test passes its own.
+ * Returns the exit status.
  */
 export async function main(
   folders,
@@ -84,11 +85,15 @@ export async function main(
   // The editor host (code-server on Node 24: minutes on a fresh machine) installs while the other tests run, which
   // need at most Chromium; the editor tests wait for it. An install that fails stops the run before any test, or,
   // the editor host's, before the editor tests (the run fails, saying why).
+  // The agent CLIs (npm, half a minute on a fresh machine) install meanwhile too: the tests that drive them wait for
+  // that install in their own set-up (scripts/agentClis.mjs, one installer at a time), and one that failed fails the
+  // run, saying why, once the tests that did not need them have run.
   let editorHost = Promise.resolve(null);
+  let agentClis = Promise.resolve(null);
   try {
     await install(otherFiles.length ? testNeeds(otherFiles) : 'editor-host');
     if (otherFiles.length && editorFiles.length) editorHost = install('editor-host').then(() => null, (err) => err);
-    if (needsAgentClis(files)) await installAgentClis();
+    if (needsAgentClis(files)) agentClis = installAgentClis().then(() => null, (err) => err);
   } catch (err) {
     say(err.message);
     await editorHost; // not left half done by this process's exit
@@ -97,6 +102,11 @@ export async function main(
   const tmp = scratch.make();
   let status = 0;
   if (otherFiles.length) status = await run(otherFiles, 2, tmp);
+  const clisFailed = await agentClis;
+  if (clisFailed) {
+    say(`the agent CLIs' install failed (the tests that drive them tried again themselves): ${clisFailed.message}`);
+    status ||= 1;
+  }
   const hostFailed = await editorHost;
   if (hostFailed) {
     say(`the editor tests were not run: ${hostFailed.message}`);

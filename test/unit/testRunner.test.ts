@@ -53,7 +53,7 @@ describe('npm test', () => {
     assert.equal(testNeeds(findTests(['test/e2e/inHost.test.ts'])), 'editor-host');
   });
 
-  it('installs Chromium and the agent CLIs before the first test of a whole run, the editor host meanwhile', async () => {
+  it('installs Chromium before the first test of a whole run, the editor host and the agent CLIs meanwhile', async () => {
     const { calls, status } = await record([]);
     assert.equal(status, 0);
     assert.deepEqual(calls.slice(0, 4), ['install chromium', 'install editor-host', 'install agent-clis', 'make scratch']);
@@ -61,6 +61,29 @@ describe('npm test', () => {
     assert.match(calls[5]!, /^run \d+ files × 1 in \/scratch$/);
     assert.equal(calls[6], 'remove /scratch', 'a passing run leaves no temporary files behind');
     assert.equal(calls.length, 7);
+  });
+
+  it('runs the tests while the agent CLIs install, and waits for that install before it ends', async () => {
+    const calls: string[] = [];
+    let installed!: () => void;
+    const status = await main(['test/integration'], {
+      install: async () => void calls.push('install'),
+      installAgentClis: () => {
+        calls.push('install agent-clis: started');
+        return new Promise<void>((resolve) => (installed = () => {
+          calls.push('install agent-clis: done');
+          resolve();
+        }));
+      },
+      scratch: { make: () => '/scratch', remove: () => undefined },
+      run: () => {
+        calls.push('run');
+        setTimeout(() => installed(), 10); // the install ends while the tests run
+        return 0;
+      },
+    });
+    assert.equal(status, 0);
+    assert.deepEqual(calls, ['install', 'install agent-clis: started', 'run', 'install agent-clis: done']);
   });
 
   it('installs the editor host while the other tests run, and runs the editor tests once it is installed', async () => {
@@ -194,7 +217,7 @@ describe('npm test', () => {
     assert.deepEqual(typeScriptLoader({}), ['--import', 'tsx']);
   });
 
-  it('stops before any test when the agent CLIs cannot be installed', async () => {
+  it('runs the tests when the agent CLIs cannot be installed, then fails saying why', async () => {
     const calls: string[] = [];
     const status = await main(['test/integration'], {
       install: async () => void calls.push('install'),
@@ -202,13 +225,19 @@ describe('npm test', () => {
         calls.push('install agent-clis');
         throw new Error('agent CLIs: `npm install` failed (exit 1)');
       },
+      scratch: { make: () => '/scratch', remove: () => undefined },
+      failed: () => [],
+      say: (line: string) => void calls.push(`say ${line}`),
       run: () => {
         calls.push('run');
         return 0;
       },
     });
     assert.equal(status, 1);
-    assert.deepEqual(calls, ['install', 'install agent-clis']);
+    assert.deepEqual(calls.slice(0, 4), [
+      'install', 'install agent-clis', 'run',
+      "say the agent CLIs' install failed (the tests that drive them tried again themselves): agent CLIs: `npm install` failed (exit 1)",
+    ]);
   });
 
   it('stops before any test when the install fails, with a non-zero status', async () => {
