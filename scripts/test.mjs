@@ -83,11 +83,11 @@ export async function main(
   const editorFiles = files.filter(isEditorTest);
   const otherFiles = files.filter((f) => !isEditorTest(f));
   // The editor host (code-server on Node 24: minutes on a fresh machine) installs while the other tests run, which
-  // need at most Chromium; the editor tests wait for it. An install that fails stops the run before any test, or,
-  // the editor host's, before the editor tests (the run fails, saying why).
-  // The agent CLIs (npm, half a minute on a fresh machine) install meanwhile too: the tests that drive them wait for
-  // that install in their own set-up (scripts/agentClis.mjs, one installer at a time), and one that failed fails the
-  // run, saying why, once the tests that did not need them have run.
+  // need at most Chromium; the editor tests wait for it. Chromium's install failing stops the run before any test,
+  // the editor host's before the editor tests (the run fails, saying why). The agent CLIs (npm, half a minute on a
+  // fresh machine) install meanwhile too: the tests that drive them wait for that install in their own set-up
+  // (scripts/agentClis.mjs, one installer at a time), and one that failed fails the run, saying why, once the tests
+  // that did not need them have run.
   let editorHost = Promise.resolve(null);
   let agentClis = Promise.resolve(null);
   try {
@@ -191,9 +191,9 @@ async function runGroup(files, concurrency, tmp) {
 }
 
 /**
- * How the test files' processes load TypeScript: scripts/testLoader.cjs (a require hook: each process starts about
- * 0.35 s of CPU sooner than under tsx, whose ES module hooks start a thread of their own) where Node can require the
- * .mjs scripts the tests import, tsx otherwise (Node before 20.19 on the 20 line, or 22.12 on the 22 line).
+ * How the test files' processes load TypeScript: scripts/testLoader.cjs (a require hook: each process spends about
+ * 0.35 s less CPU on its start than under tsx, whose ES module hooks start a thread of their own) where Node can
+ * require the .mjs scripts the tests import, tsx otherwise (Node before 20.19 on the 20 line, or 22.12 on the 22 line).
  */
 export function typeScriptLoader(features = process.features) {
   return features.require_module ? ['--require', join(root, 'scripts', 'testLoader.cjs')] : ['--import', 'tsx'];
