@@ -3,30 +3,27 @@
 // `baton start` sees as no team left running and so shuts down at once. Neither is left "running" in the database for
 // the next process to find as a team whose owner died.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { silentLog } from '../../src/core/ports.js';
 import { teamHost } from '../../src/core/worker/host.js';
 import type { TeamRuns } from '../../src/core/worker/teamRuns.js';
-import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
-import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
 import { attachTeams, type Teams } from '../../src/host/worker/teams.js';
-import { createMcpServer } from '../../src/mcp/createMcpServer.js';
+import { closeOwnerEndpoint, openOwnerEndpoint, type OwnerEndpoint } from '../helpers/ownerEndpoint.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(__dirname, '..', 'fixtures', 'teams', 'teamAgent.mjs');
 
 describe("an owner's shutdown waits for the teams' ends to be recorded", () => {
+  let endpoint: OwnerEndpoint;
   let workspace = '';
-  let opened: OpenedBaton;
-  let owner: OwnerServer;
   let teams: Teams;
   let runs: TeamRuns;
 
   beforeEach(async () => {
-    workspace = mkdtempSync(join(tmpdir(), 'baton-team-shutdown-'));
+    endpoint = await openOwnerEndpoint('baton-team-shutdown-');
+    ({ workspace } = endpoint);
     // A silent agent takes its turn and exits: the team (started, not run) stays running until it is stopped.
     writeFileSync(join(workspace, 'crew.yaml'), `name: crew
 agents:
@@ -34,16 +31,13 @@ agents:
 kickoff: "@quiet look"
 `);
     process.env.ROLE_quiet = 'silent';
-    opened = await openBaton({ dbPath: join(workspace, 'baton.db'), workspace, rateLimits: false, log: silentLog, approvalWaitMs: 0 });
-    owner = await startOwnerServer({ baton: opened.baton, log: silentLog, createServer: () => createMcpServer(opened.baton, { toolGroups: ['broker'], version: 't', log: silentLog }) });
-    teams = attachTeams(opened.baton, { baton: opened.baton, endpoint: owner, dataDir: workspace, log: silentLog });
-    runs = teamHost(opened.baton)!.teams;
+    const { baton } = endpoint.opened;
+    teams = attachTeams(baton, { baton, endpoint: endpoint.owner, dataDir: workspace, log: silentLog });
+    runs = teamHost(baton)!.teams;
   });
   afterEach(async () => {
     delete process.env.ROLE_quiet;
-    await owner.close();
-    await opened.close();
-    rmSync(workspace, { recursive: true, force: true });
+    await closeOwnerEndpoint(endpoint);
   });
 
   /** A run's status and cancelled mark (a cancelled run is failed with the mark). */
