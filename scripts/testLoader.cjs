@@ -5,7 +5,7 @@
 // cores. The tests run as CommonJS (package.json has no "type"), so a require hook does: each .ts file is compiled by
 // esbuild (the build's own) to CommonJS, with `import()` turned into a require as the bundle does, a specifier `./x.js`
 // finds `./x.ts`, and stack traces name the TypeScript lines. Compiled files are kept in node_modules/.cache/
-// baton-tests, under a hash of the loader, esbuild, the file's path and its text.
+// baton-tests, under a hash of the loader, esbuild's version, tsconfig.json, the file's path and its text.
 'use strict';
 const Module = require('node:module');
 const { createHash } = require('node:crypto');
@@ -14,8 +14,9 @@ const { dirname, isAbsolute, join, resolve } = require('node:path');
 
 const root = join(__dirname, '..');
 const cacheDir = join(root, 'node_modules', '.cache', 'baton-tests');
-const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'));
-const esbuildVersion = JSON.parse(readFileSync(require.resolve('esbuild/package.json', { paths: [root] }), 'utf8')).version;
+const tsconfigText = readFileSync(join(root, 'tsconfig.json'), 'utf8');
+const tsconfig = JSON.parse(tsconfigText);
+const esbuildVersion = require('esbuild/package.json').version;
 const OPTIONS = {
   loader: 'ts',
   format: 'cjs',
@@ -26,7 +27,7 @@ const OPTIONS = {
   supported: { 'dynamic-import': false },
   tsconfigRaw: { compilerOptions: tsconfig.compilerOptions },
 };
-const salt = `${readFileSync(__filename, 'utf8')}\0${esbuildVersion}\0`;
+const salt = `${readFileSync(__filename, 'utf8')}\0${esbuildVersion}\0${tsconfigText}\0`;
 let esbuild;
 
 /** `filename`'s JavaScript: from the cache, or compiled now and kept (written whole, then renamed into place). */
@@ -38,7 +39,7 @@ function compiled(filename) {
   } catch {
     // not compiled yet
   }
-  esbuild ??= require(require.resolve('esbuild', { paths: [root] }));
+  esbuild ??= require('esbuild');
   const { code } = esbuild.transformSync(source, { ...OPTIONS, sourcefile: filename });
   try {
     mkdirSync(cacheDir, { recursive: true });
