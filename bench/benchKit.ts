@@ -59,7 +59,7 @@ export function batonWalker(client: Client) {
   let token: string | null = null;
   let step = '';
   let i = 0;
-  return async function next(): Promise<number> {
+  const next = async (): Promise<number> => {
     for (;;) {
       const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
       const t0 = performance.now();
@@ -70,7 +70,10 @@ export function batonWalker(client: Client) {
       if (sc.status === 'ok') {
         token = sc.new_step_token!;
         step = sc.next_step_contract!.step_name;
-        if (continued) return ms;
+        if (continued) {
+          next.startedAt = performance.timeOrigin + t0;
+          return ms;
+        }
       } else if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
         token = null;
       } else {
@@ -78,6 +81,9 @@ export function batonWalker(client: Client) {
       }
     }
   };
+  /** When the continue that `next` last timed was sent (epoch ms, as `performance.timeOrigin + performance.now()`). */
+  next.startedAt = 0;
+  return next;
 }
 
 /**

@@ -1,0 +1,171 @@
+// Where the time of a slow continue goes. Bug-fix continues one at a time over stdio to `baton mcp` (the SDK client, as
+// the peers bench), and calls to the durable floor (bench/floorServer.mjs with a file: append 1 KB, fdatasync) as a
+// second lane in a shuffled order each round, with bench/tailTrace.cjs in both servers recording when each request was
+// read and its answer written, their fdatasyncs and GCs. Each call's time splits into: to the server (sent -> read off stdin), in the
+// server (read -> answer written; of it, syncing and GC), and back (written -> the client's callTool resolved: the
+// pipe, the client's parse and checks); and, before the request was read, how long the server's event loop was busy
+// since its previous answer (the work a call leaves for after its answer). Figures are means per band of the
+// calls sorted by time (p40-60 is the middle, p95-99 the tail the peers bench's p95 falls in). Prints one JSON
+// object. Env: BENCH_TAIL_CALLS (1500), BENCH_TAIL_WARM_UP (100).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { batonWalker, rng, shuffled, stats, stepOutput } from './benchKit.js';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const CALLS = Number(process.env.BENCH_TAIL_CALLS ?? 1500);
+const WARM_UP = Number(process.env.BENCH_TAIL_WARM_UP ?? 100);
+const BANDS: [string, number, number][] = [['p40_60', 0.4, 0.6], ['p80_90', 0.8, 0.9], ['p90_95', 0.9, 0.95], ['p95_99', 0.95, 0.99], ['p99_100', 0.99, 1]];
+
+type TraceEvent = [kind: 'read' | 'write' | 'sync' | 'gc', at: number, ms: number, busyMs: number];
+
+interface Split {
+  total: number;
+  toServer: number;
+  inServer: number;
+  syncing: number;
+  gc: number;
+  back: number;
+  busyBefore: number;
+}
+
+/** The first event of `kind` at or after `from` (events sorted by time), by binary search then a scan. */
+function firstAfter(events: TraceEvent[], kind: TraceEvent[0], from: number): TraceEvent | undefined {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]![1] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < events.length; i++) if (events[i]![0] === kind) return events[i];
+  return undefined;
+}
+
+/** The last event of `kind` before `until`. */
+function lastBefore(events: TraceEvent[], kind: TraceEvent[0], until: number): TraceEvent | undefined {
+  let found: TraceEvent | undefined;
+  for (const e of events) {
+    if (e[1] >= until) break;
+    if (e[0] === kind) found = e;
+  }
+  return found;
+}
+
+/** One continue's split, or null when the trace does not hold its read and write (it cannot be placed). */
+function split(events: TraceEvent[], sentAt: number, ms: number): Split | null {
+  const end = sentAt + ms;
+  const read = firstAfter(events, 'read', sentAt);
+  if (!read || read[1] > end) return null;
+  const write = firstAfter(events, 'write', read[1]);
+  if (!write || write[1] > end) return null;
+  const previous = lastBefore(events, 'write', read[1]);
+  let syncing = 0;
+  let gc = 0;
+  for (const e of events) {
+    if (e[1] < read[1]) continue;
+    if (e[1] >= write[1]) break;
+    if (e[0] === 'sync') syncing += e[2];
+    else if (e[0] === 'gc') gc += e[2];
+  }
+  return {
+    total: ms, toServer: read[1] - sentAt, inServer: write[1] - read[1], syncing, gc, back: end - write[1],
+    busyBefore: previous ? read[3] - previous[3] : 0,
+  };
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+function bands(splits: Split[]) {
+  const sorted = [...splits].sort((a, b) => a.total - b.total);
+  return Object.fromEntries(BANDS.map(([name, from, to]) => {
+    const part = sorted.slice(Math.floor(from * sorted.length), Math.ceil(to * sorted.length));
+    const mean = (key: keyof Split) => round(part.reduce((sum, s) => sum + s[key], 0) / Math.max(1, part.length));
+    return [name, {
+      n: part.length, total_ms: mean('total'), to_server_ms: mean('toServer'), in_server_ms: mean('inServer'),
+      of_it_syncing_ms: mean('syncing'), of_it_gc_ms: mean('gc'), back_ms: mean('back'), busy_since_previous_answer_ms: mean('busyBefore'),
+    }];
+  }));
+}
+
+/** A server spawned over stdio with the trace hook, and the SDK client connected to it. */
+async function traced(name: string, dir: string, args: string[]) {
+  const trace = join(dir, `${name}-trace.json`);
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: ['--require', join(__dirname, 'tailTrace.cjs'), ...args],
+    cwd: ROOT, stderr: 'ignore', env: { ...(process.env as Record<string, string>), BATON_TAIL_TRACE: trace },
+  });
+  const client = new Client({ name: `bench-tail-${name}`, version: '1' });
+  await client.connect(transport);
+  const calls: [sentAt: number, ms: number][] = [];
+  return {
+    name, client, calls,
+    /** Closes the client, waits for the server to exit (it writes its trace then), and splits the calls' times. */
+    async splits(): Promise<Split[]> {
+      const pid = transport.pid;
+      await client.close();
+      for (let i = 0; i < 100 && pid !== null && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+      const events = (JSON.parse(readFileSync(trace, 'utf8')) as TraceEvent[]).sort((a, b) => a[1] - b[1]);
+      const found = calls.map(([at, ms]) => split(events, at, ms)).filter((s): s is Split => s !== null);
+      if (found.length < calls.length * 0.9) throw new Error(`${name}: only ${found.length} of ${calls.length} calls were found in the server's trace`);
+      return found;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-tail-'));
+  try {
+    const baton = await traced('baton', dir, [CLI, 'mcp', '--db', join(dir, 'baton.db'), '--workspace', dir, '--rate-limits', 'off']);
+    const floor = await traced('floor', dir, [join(__dirname, 'floorServer.mjs'), join(dir, 'floor.log')]);
+    const walk = batonWalker(baton.client);
+    const lanes = [
+      {
+        lane: baton,
+        next: async (): Promise<[number, number]> => {
+          const ms = await walk();
+          return [walk.startedAt, ms];
+        },
+      },
+      {
+        lane: floor,
+        next: async (): Promise<[number, number]> => {
+          const t0 = performance.now();
+          await floor.client.callTool({ name: 'write', arguments: stepOutput('floor', 0) });
+          return [performance.timeOrigin + t0, performance.now() - t0];
+        },
+      },
+    ];
+    for (let i = 0; i < WARM_UP; i++) for (const { next } of lanes) await next();
+    // A new order each round (a call is slower after a heavier server's call than after a light one's).
+    const rand = rng(0x7a11);
+    for (let i = 0; i < CALLS; i++) for (const { lane, next } of shuffled(lanes, rand)) lane.calls.push(await next());
+    const [b, f] = [stats(baton.calls.map(([, ms]) => ms)), stats(floor.calls.map(([, ms]) => ms))];
+    const ratio = (x: number, y: number) => Math.round((x / y) * 1000) / 1000;
+    const result: Record<string, unknown> = { baton_vs_floor: { p50: ratio(b.p50_ms, f.p50_ms), p95: ratio(b.p95_ms, f.p95_ms) } };
+    for (const { lane } of lanes) {
+      const splits = await lane.splits();
+      result[lane.name] = { calls: lane === baton ? b : f, placed: splits.length, bands: bands(splits) };
+    }
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+main().catch((ex: unknown) => {
+  process.stderr.write(`${(ex as Error).stack ?? String(ex)}\n`);
+  process.exit(1);
+});
