@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { typeScriptLoader } from '../../scripts/test.mjs';
 import { BatonError } from '../../src/core/errors.js';
 import { FileContextProvider } from '../../src/host/worker/fileContextProvider.js';
 import { contextProviderSuite, fakeClock } from '../helpers/contextProviderSuite.js';
@@ -114,7 +115,7 @@ describe('file provider: on disk', () => {
     await FileContextProvider.open({ dir, agents: ['a', 'b'] });
     const count = 40;
     const child = (name: string) => new Promise<void>((resolve, reject) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/appendChannelChild.ts', dir, name, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawn(process.execPath, [...typeScriptLoader(), 'test/helpers/appendChannelChild.ts', dir, name, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       c.stderr.on('data', (d: Buffer) => (err += d.toString()));
       c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child ${name} exited ${code}: ${err}`))));

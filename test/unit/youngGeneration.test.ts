@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { typeScriptLoader } from '../../scripts/test.mjs';
 import { YOUNG_GENERATION_BYTES } from '../../src/cli/youngGeneration.js';
 
 const CHILD = join(__dirname, '..', 'fixtures', 'heap', 'churn.ts');
 const largest = (...args: string[]) =>
-  (JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', CHILD, ...args], { encoding: 'utf8' })) as { largest: number }).largest;
+  (JSON.parse(execFileSync(process.execPath, [...typeScriptLoader(), CHILD, ...args], { encoding: 'utf8' })) as { largest: number }).largest;
 
 test('capYoungGeneration stops the young generation at its bound', () => {
   const uncapped = largest();
