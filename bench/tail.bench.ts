@@ -1,12 +1,12 @@
-// Where the time of a slow continue goes. Bug-fix continues one at a time over stdio to `baton mcp` (the SDK client, as
-// the peers bench), and calls to the durable floor (bench/floorServer.mjs with a file: append 1 KB, fdatasync) as a
-// second lane in a shuffled order each round, with bench/tailTrace.cjs in both servers recording when each request was
-// read and its answer written, their fdatasyncs and GCs. Each call's time splits into: to the server (sent -> read off stdin), in the
-// server (read -> answer written; of it, syncing and GC), and back (written -> the client's callTool resolved: the
-// pipe, the client's parse and checks); and, before the request was read, how long the server's event loop was busy
-// since its previous answer (the work a call leaves for after its answer). Figures are means per band of the
-// calls sorted by time (p40-60 is the middle, p95-99 the tail the peers bench's p95 falls in). Prints one JSON
-// object. Env: BENCH_TAIL_CALLS (1500), BENCH_TAIL_WARM_UP (100).
+// Where the time of a slow serial call goes. Bug-fix continues one at a time over stdio to `baton mcp` (the SDK
+// client, as the peers bench), and calls to the durable floor (bench/floorServer.mjs with a file: append 1 KB,
+// fdatasync) as a second lane, in a shuffled order each round, with bench/tailTrace.cjs in both servers recording when
+// each request was read and its answer written, their fdatasyncs and GCs. Each call's time splits into: the way in
+// (sent -> read off stdin), the server (read -> answer written; of it, syncing and GC), and the way back (written ->
+// the client's callTool resolved: the pipe, the client's parse and checks); and, before the request was read, how long
+// the server's event loop was busy since its previous answer (the work a call leaves for after its answer). Figures
+// are means per band of the calls sorted by time (p40-60 is the middle, p95-99 the tail the peers bench's p95 falls
+// in). Prints one JSON object. Env: BENCH_TAIL_CALLS (1500), BENCH_TAIL_WARM_UP (100).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,45 +32,37 @@ interface Split {
   busyBefore: number;
 }
 
-/** The first event of `kind` at or after `from` (events sorted by time), by binary search then a scan. */
-function firstAfter(events: TraceEvent[], kind: TraceEvent[0], from: number): TraceEvent | undefined {
+/** The index of the first event at or after `at` (events sorted by time). */
+function indexAt(events: TraceEvent[], at: number): number {
   let lo = 0;
   let hi = events.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (events[mid]![1] < from) lo = mid + 1;
+    if (events[mid]![1] < at) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < events.length; i++) if (events[i]![0] === kind) return events[i];
-  return undefined;
+  return lo;
 }
 
-/** The last event of `kind` before `until`. */
-function lastBefore(events: TraceEvent[], kind: TraceEvent[0], until: number): TraceEvent | undefined {
-  let found: TraceEvent | undefined;
-  for (const e of events) {
-    if (e[1] >= until) break;
-    if (e[0] === kind) found = e;
-  }
-  return found;
-}
-
-/** One continue's split, or null when the trace does not hold its read and write (it cannot be placed). */
+/** One call's split, or null when the trace does not hold its read and write (it cannot be placed). */
 function split(events: TraceEvent[], sentAt: number, ms: number): Split | null {
   const end = sentAt + ms;
-  const read = firstAfter(events, 'read', sentAt);
+  let r = indexAt(events, sentAt);
+  while (r < events.length && events[r]![0] !== 'read') r++;
+  const read = events[r];
   if (!read || read[1] > end) return null;
-  const write = firstAfter(events, 'write', read[1]);
-  if (!write || write[1] > end) return null;
-  const previous = lastBefore(events, 'write', read[1]);
+  let w = r + 1;
   let syncing = 0;
   let gc = 0;
-  for (const e of events) {
-    if (e[1] < read[1]) continue;
-    if (e[1] >= write[1]) break;
-    if (e[0] === 'sync') syncing += e[2];
-    else if (e[0] === 'gc') gc += e[2];
+  for (; w < events.length && events[w]![0] !== 'write'; w++) {
+    if (events[w]![0] === 'sync') syncing += events[w]![2];
+    else if (events[w]![0] === 'gc') gc += events[w]![2];
   }
+  const write = events[w];
+  if (!write || write[1] > end) return null;
+  let p = r - 1;
+  while (p >= 0 && events[p]![0] !== 'write') p--;
+  const previous = events[p];
   return {
     total: ms, toServer: read[1] - sentAt, inServer: write[1] - read[1], syncing, gc, back: end - write[1],
     busyBefore: previous ? read[3] - previous[3] : 0,

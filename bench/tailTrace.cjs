@@ -1,8 +1,9 @@
-// Loaded into the servers that bench/tail.bench.ts measures (`baton mcp` and the durable floor, node --require): what the server did around each call,
-// as epoch ms (performance.timeOrigin + performance.now(), comparable with the bench process's): when a request was
-// read off stdin ('data'), when its answer was written (stdout), each fdatasync (inline or on the thread pool) and each
-// GC, with the event loop's busy time at every read and write. Written as JSON to $BATON_TAIL_TRACE when the process
-// exits. It wraps stdin's emit, stdout's write and fs's fdatasync of this process only; it changes nothing they do.
+// Loaded into the servers that bench/tail.bench.ts measures (`baton mcp` and the durable floor, node --require): what
+// each did around a call, as epoch ms (performance.timeOrigin + performance.now(), comparable with the bench
+// process's): when a request was read off stdin ('data'), when its answer was written (stdout), each fdatasync (inline
+// or on the thread pool) and each GC, with the event loop's busy time at every read and write. Written as JSON to
+// $BATON_TAIL_TRACE when the process exits. It wraps stdin's emit, stdout's write and fs's fdatasync of this process
+// only; it changes nothing they do.
 'use strict';
 const fs = require('node:fs');
 const { PerformanceObserver, performance } = require('node:perf_hooks');
