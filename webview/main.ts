@@ -207,6 +207,42 @@ function queueTeamNews(executionId: string, messages: PanelTeamMessage[]): void 
   teamNews = { executionId, messages: [...messages], timer };
 }
 
+/**
+ * A press of a pointer in the panel holds back the re-rendering an update brings until the press ends (and its click
+ * has gone out), for at most HOLD_MS: a render replaces the nodes, and a click whose press and release land on
+ * different nodes is lost. An update arriving mid-click had eaten a click on an artifact.
+ */
+const HOLD_MS = 1000;
+let pressed = false;
+let held: ReturnType<typeof setTimeout> | null = null;
+
+function renderSoon(): void {
+  if (!pressed) {
+    render();
+    return;
+  }
+  // A press that never ends here (released outside the panel) holds the update back no longer than this.
+  held ??= setTimeout(renderHeld, HOLD_MS);
+}
+
+function renderHeld(): void {
+  if (held) clearTimeout(held);
+  held = null;
+  render();
+}
+
+function pressEnded(): void {
+  pressed = false;
+  if (!held) return;
+  clearTimeout(held);
+  held = setTimeout(renderHeld, 0); // after the click this release makes, which the browser dispatches next
+}
+
+document.addEventListener('pointerdown', () => (pressed = true), true);
+document.addEventListener('pointerup', pressEnded, true);
+document.addEventListener('pointercancel', pressEnded, true);
+window.addEventListener('blur', pressEnded);
+
 function receive(message: ToWebview): void {
   switch (message.type) {
     case 'panel/init':
@@ -219,7 +255,7 @@ function receive(message: ToWebview): void {
       pipeline.pending = false;
       team.pending = false;
       save();
-      render();
+      renderSoon();
       return;
     }
     case 'panel/error':
@@ -228,7 +264,7 @@ function receive(message: ToWebview): void {
       gate.pending = false;
       pipeline.pending = false;
       team.pending = false;
-      render();
+      renderSoon();
       return;
     default: {
       const never: never = message;
