@@ -47,7 +47,8 @@ function state(sent: number, total: number): PanelState {
   return { ...buildPanelState(status, null, [], records, ''), artifactsTotal: total };
 }
 
-test('a capped artifact list says how many are not listed and asks for more', { timeout: 60_000 }, async () => {
+/** The panel page in Chromium, what it posts to the editor, and a way to send it a message; closed after `fn`. */
+async function withPanelPage(fn: (p: { page: Page; posted: Array<Record<string, unknown>>; send: (m: unknown) => Promise<unknown> }) => Promise<void>) {
   const browser = await launchChromium<Browser>();
   const served = await servePanelPage(STUB);
   try {
@@ -56,6 +57,15 @@ test('a capped artifact list says how many are not listed and asks for more', { 
     await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
     const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as { postMessage(m: unknown, t: string): void }).postMessage(msg, '*'), m);
     await page.goto(served.url);
+    await fn({ page, posted, send });
+  } finally {
+    await browser.close();
+    served.close();
+  }
+}
+
+test('a capped artifact list says how many are not listed and asks for more', { timeout: 60_000 }, async () => {
+  await withPanelPage(async ({ page, posted, send }) => {
     const $ = (id: string) => page.locator(`[data-testid="${id}"]`);
     const deadline = Date.now() + 10_000;
     while (!posted.some((m) => m.type === 'panel/ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -75,21 +85,11 @@ test('a capped artifact list says how many are not listed and asks for more', { 
     await page.locator('#artifacts-heading:text("Artifacts (3)")').waitFor({ timeout: 10_000 });
     assert.equal(await page.locator('.artifact-list li').count(), 3);
     assert.equal(await $('artifacts-more').count(), 0, 'no button when all are listed');
-  } finally {
-    await browser.close();
-    served.close();
-  }
+  });
 });
 
 test('a click on an artifact opens it though an update arrives between its press and its release', { timeout: 60_000 }, async () => {
-  const browser = await launchChromium<Browser>();
-  const served = await servePanelPage(STUB);
-  try {
-    const page = await browser.newPage();
-    const posted: Array<Record<string, unknown>> = [];
-    await page.exposeFunction('__toHost', (m) => posted.push(m as Record<string, unknown>));
-    const send = (m: unknown) => page.evaluate((msg) => (globalThis as unknown as { postMessage(m: unknown, t: string): void }).postMessage(msg, '*'), m);
-    await page.goto(served.url);
+  await withPanelPage(async ({ page, posted, send }) => {
     const heading = () => page.locator('#artifacts-heading').textContent();
     await send({ type: 'panel/init', executionId: 'e1', state: state(3, 3) });
     const button = page.locator('[data-testid="artifact-a3"]');
@@ -112,8 +112,5 @@ test('a click on an artifact opens it though an update arrives between its press
     await send({ type: 'panel/update', state: state(3, 9) });
     await page.locator('#artifacts-heading:text("Artifacts (9)")').waitFor({ timeout: 5_000 });
     await page.mouse.up();
-  } finally {
-    await browser.close();
-    served.close();
-  }
+  });
 });
