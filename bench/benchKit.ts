@@ -54,6 +54,21 @@ export function stepOutput(step: string, i: number) {
   };
 }
 
+/**
+ * Waits until `pid` is gone (5 s at most): so that the next start on the same database finds it free, or the file a
+ * server writes as it exits is there.
+ */
+export async function gone(pid: number | null | undefined): Promise<void> {
+  for (let i = 0; pid && i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
 export function batonWalker(client: Client) {
   let token: string | null = null;

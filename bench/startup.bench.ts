@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { openStore } from '../src/store/sqlJsStore.js';
-import { stepOutput } from './benchKit.js';
+import { gone, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -29,18 +29,6 @@ function summary(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
   const r = (x: number) => Math.round(x * 10) / 10;
   return { n: s.length, p50_ms: r(s[Math.floor((s.length - 1) / 2)]!), min_ms: r(s[0]!), max_ms: r(s.at(-1)!) };
-}
-
-/** Waits until `pid` is gone, so the next start on the same database finds it free. */
-async function gone(pid: number | null | undefined): Promise<void> {
-  for (let i = 0; pid && i < 200; i++) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 interface StartTimes {

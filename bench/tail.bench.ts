@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { batonWalker, rng, shuffled, stats, stepOutput } from './benchKit.js';
+import { batonWalker, gone, rng, shuffled, stats, stepOutput } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -99,7 +99,7 @@ async function traced(name: string, dir: string, args: string[]) {
     async splits(): Promise<Split[]> {
       const pid = transport.pid;
       await client.close();
-      for (let i = 0; i < 100 && pid !== null && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+      await gone(pid);
       const events = (JSON.parse(readFileSync(trace, 'utf8')) as TraceEvent[]).sort((a, b) => a[1] - b[1]);
       const found = calls.map(([at, ms]) => split(events, at, ms)).filter((s): s is Split => s !== null);
       if (found.length < calls.length * 0.9) throw new Error(`${name}: only ${found.length} of ${calls.length} calls were found in the server's trace`);
@@ -145,15 +145,6 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { typeScriptLoader } from '../../scripts/test.mjs';
 import { BatonError } from '../../src/core/errors.js';
 import { FileContextProvider } from '../../src/host/worker/fileContextProvider.js';
+import { spawnTs } from '../fixtures/store/helpers.js';
 import { contextProviderSuite, fakeClock } from '../helpers/contextProviderSuite.js';
 
 const base = mkdtempSync(join(tmpdir(), 'baton-filectx-'));
@@ -115,9 +115,9 @@ describe('file provider: on disk', () => {
     await FileContextProvider.open({ dir, agents: ['a', 'b'] });
     const count = 40;
     const child = (name: string) => new Promise<void>((resolve, reject) => {
-      const c = spawn(process.execPath, [...typeScriptLoader(), 'test/helpers/appendChannelChild.ts', dir, name, String(count)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const c = spawnTs(join(__dirname, '..', 'helpers', 'appendChannelChild.ts'), [dir, name, String(count)]);
       let err = '';
-      c.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      c.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       c.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child ${name} exited ${code}: ${err}`))));
     });
     await Promise.all([child('a'), child('b')]);

@@ -1,8 +1,8 @@
 // Rule: the panel page lists the artifacts it was sent (newest first), heads the list with the run's count, and when
 // the run has more than were sent ends the list with a button that says how many are not listed and asks for more
 // (`panel/moreArtifacts`); a list that holds them all has no such button. A click on an artifact opens it though an
-// update arrives between its press and its release (the update is shown once the press ends, or after a second). Needs Chromium (`apt-get install -y
-// chromium`; .ci/run installs it) and playwright-core (a dev dependency).
+// update arrives between its press and its release (the update is shown once the press ends, or after a second).
+// Needs Chromium (`apt-get install -y chromium`; .ci/run installs it) and playwright-core (a dev dependency).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ArtifactRecord, WorkflowStatusResource } from '../../src/core/api.js';
