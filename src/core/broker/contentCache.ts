@@ -2,6 +2,7 @@
 import { getAgent, getTemplate, getTemplateById, listAgents, listRules, listTemplates } from '../content/contentRepo.js';
 import type { Store } from '../ports.js';
 import type { AgentDefinition, RuleDefinition, WorkflowTemplate } from '../types.js';
+import { deepFreeze } from './executionRepo.js';
 import { getTopForbiddenActions, parseGuardrails, renderGuardrailsMarkdown, type ParsedGuardrails } from './guardrails.js';
 
 /** Cached reads of content; call `invalidate()` after a sync. */
@@ -36,14 +37,17 @@ export class ContentCache {
     let template = this.templatesByName.get(name);
     if (!template) {
       template = getTemplate(this.store, name);
-      if (template) this.templatesByName.set(name, template);
+      if (template) this.templatesByName.set(name, withFrozenSteps(template));
     }
     return template;
   }
 
   /** A template by id, active or not (executions keep theirs). */
   templateById(id: number): (WorkflowTemplate & { id: number }) | undefined {
-    if (!this.templatesById.has(id)) this.templatesById.set(id, getTemplateById(this.store, id) ?? null);
+    if (!this.templatesById.has(id)) {
+      const template = getTemplateById(this.store, id);
+      this.templatesById.set(id, template ? withFrozenSteps(template) : null);
+    }
     return this.templatesById.get(id) ?? undefined;
   }
 
@@ -82,4 +86,14 @@ export class ContentCache {
   guardrailsMarkdown(): string {
     return (this.markdown ??= renderGuardrailsMarkdown(this.allRules()));
   }
+}
+
+/**
+ * `template` with its step definitions frozen: every create of the template stores them by reference (StepTexts.ref),
+ * which keeps a frozen value's JSON text and hash with it instead of serializing the definition again for each step of
+ * each run. Nothing changes a cached template's steps.
+ */
+function withFrozenSteps<T extends WorkflowTemplate>(template: T): T {
+  for (const step of template.steps) deepFreeze(step);
+  return template;
 }

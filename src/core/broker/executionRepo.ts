@@ -150,7 +150,7 @@ function toExecution(r: Raw): ExecutionRow {
 }
 
 /** Freezes `value` and everything in it: a stored text's value is shared by every step row that names it. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
