@@ -12,6 +12,7 @@ import { initializeResult, toolsListResult, type McpCatalog } from '../mcp/catal
 import {
   batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, methodNotFound, TOO_LARGE_FIX,
 } from '../mcp/invalidMessage.js';
+import { jsonTextOf } from '../mcp/jsonText.js';
 
 /** What the client set up on its session: what a proxy replays to another server to carry the session on there. */
 export interface FrontSession {
@@ -557,7 +558,9 @@ export class StdioFront implements Transport {
 
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
     return new Promise((resolve) => {
-      if (this.outputFailed || this.output.write(JSON.stringify(message) + '\n')) resolve();
+      // A message passed on as it came (an owner's answer, see jsonText.ts) is written as its text.
+      const text = (Array.isArray(message) ? undefined : jsonTextOf(message)) ?? JSON.stringify(message);
+      if (this.outputFailed || this.output.write(text + '\n')) resolve();
       else this.output.once('drain', resolve);
     });
   }

@@ -17,6 +17,7 @@ import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type Inco
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isAnswer, isNotification, isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
+import { keepJsonText } from '../mcp/jsonText.js';
 import { sdkTypes } from '../mcp/sdkTypes.js';
 import { bodyText, fetchFailed } from './requestWithin.js';
 
@@ -129,8 +130,16 @@ export class OwnerHttpTransport implements Transport {
         res.resume();
         throw new OwnerHttpError(-1, `Unexpected content type: ${res.headers['content-type']}`);
       }
-      const data = JSON.parse(await bodyText(res, this.failed)) as unknown;
-      for (const value of Array.isArray(data) ? data : [data]) this.onmessage?.(toMessage(value));
+      const text = await bodyText(res, this.failed);
+      const data = JSON.parse(text) as unknown;
+      if (Array.isArray(data)) {
+        for (const value of data) this.onmessage?.(toMessage(value));
+        return;
+      }
+      const answer = toMessage(data);
+      // Checked as it is (not a copy the SDK's schema made): a forwarding `baton mcp` writes the owner's text on.
+      if (answer === data) keepJsonText(answer, text);
+      this.onmessage?.(answer);
     } catch (ex) {
       this.onerror?.(ex as Error);
       throw ex;

@@ -169,10 +169,19 @@ describe('a forwarding baton mcp', () => {
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'workflow_next_step', arguments: { template_name: 'bug-fix' } } },
       ].map((m) => `${JSON.stringify(m)}\n`).join('');
-      const report = exitReport<{ files: string[]; undici: boolean; zod: boolean; forwarded: boolean }>(
-        `{ files: Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(join(ROOT, 'dist'))})), undici: process.moduleLoadList.some((m) => m.includes('undici')), zod: '__zod_globalConfig' in globalThis, forwarded: globalThis.__forwarded === true }`,
+      // The step result is written to the client as the owner wrote it: never serialized in this process (jsonText.ts,
+      // across its two bundles: the owner's transport in forward.js keeps the text, the stdio front in cli.js writes it).
+      const report = exitReport<{ files: string[]; undici: boolean; zod: boolean; forwarded: boolean; answersSerialized: number }>(
+        `{ files: Object.keys(require.cache).filter((f) => f.startsWith(${JSON.stringify(join(ROOT, 'dist'))})), undici: process.moduleLoadList.some((m) => m.includes('undici')), zod: '__zod_globalConfig' in globalThis, forwarded: globalThis.__forwarded === true, answersSerialized: globalThis.__answersSerialized }`,
         [CLI, 'mcp', '--db', t.db, '--workspace', t.workspace],
-        `const write = process.stdout.write.bind(process.stdout);
+        `const stringify = JSON.stringify;
+globalThis.__answersSerialized = 0;
+JSON.stringify = function (...args) {
+  const text = stringify.apply(this, args);
+  if (typeof text === 'string' && text.includes('"structuredContent"')) globalThis.__answersSerialized++;
+  return text;
+};
+const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
   for (const line of String(chunk).split('\\n')) {
     try { const m = JSON.parse(line); if (m.id === 2 && m.result?.structuredContent?.status === 'ok') globalThis.__forwarded = true; } catch {}
@@ -183,7 +192,7 @@ process.stdout.write = (chunk, ...rest) => {
       );
       assert.equal(report.status, 0, report.stderr);
       assert.match(report.stderr, /forwarding stdio to http/);
-      assert.deepEqual(report.value, { files: [CLI, FORWARD], undici: false, zod: false, forwarded: true });
+      assert.deepEqual(report.value, { files: [CLI, FORWARD], undici: false, zod: false, forwarded: true, answersSerialized: 0 });
     } finally {
       await owner.client.close();
       rmSync(t.dir, { recursive: true, force: true });
