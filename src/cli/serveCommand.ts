@@ -11,7 +11,7 @@ import { becomeOwner, type Owner } from '../host/owner.js';
 import { halted, ownerState } from '../host/silentOwner.js';
 import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';
-import { capYoungGeneration } from './youngGeneration.js';
+import { capYoungGeneration, scavengeAlone } from './youngGeneration.js';
 import { SERVE_USAGE } from './usage.js';
 
 /** Runs `baton serve`; returns 0 after --help, or -1 once it serves (it exits on a signal). */
@@ -25,6 +25,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const port = numberFlag(values.port, { flag: '--port', min: 0, max: 65535, maxWhy: '0: a free one', examples: ['8080'] }, SERVE_USAGE) ?? 0;
   const settings = engineSettings(values, SERVE_USAGE);
   capYoungGeneration();
+  scavengeAlone();
   const log = cliLog();
   const dbPath = dbPathOf(values);
   // A stop signal while another process holds the database ends the waiting: no more tries.
