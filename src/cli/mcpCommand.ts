@@ -18,7 +18,7 @@ import { nodeTooOld } from './nodeVersion.js';
 import { onShutdown } from './shutdown.js';
 import { StdioFront } from './stdioFront.js';
 import { MCP_USAGE } from './usage.js';
-import { capYoungGeneration, scavengeAlone } from './youngGeneration.js';
+import { tuneServerHeap } from './youngGeneration.js';
 
 /** Loads the engine: dist/engine.js beside the bundle (src/cli/engine.ts when run from source). */
 const loadEngine = () => import('./engine.js');
@@ -65,8 +65,7 @@ async function startMcp(args: string[], startup: Startup): Promise<number> {
   refuseArguments('mcp', positionals, MCP_USAGE);
   const settings = engineSettings(values, MCP_USAGE);
   startup.toolGroups = settings.toolGroups;
-  capYoungGeneration();
-  scavengeAlone();
+  tuneServerHeap();
   const log = cliLog();
   // On a Node too old for the engine the database is left alone: refused before the lock is taken.
   const tooOld = nodeTooOld();

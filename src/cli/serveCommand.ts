@@ -11,7 +11,7 @@ import { becomeOwner, type Owner } from '../host/owner.js';
 import { halted, ownerState } from '../host/silentOwner.js';
 import { missingFolders, removeCreated } from './withCore.js';
 import { onShutdown } from './shutdown.js';
-import { capYoungGeneration, scavengeAlone } from './youngGeneration.js';
+import { tuneServerHeap } from './youngGeneration.js';
 import { SERVE_USAGE } from './usage.js';
 
 /** Runs `baton serve`; returns 0 after --help, or -1 once it serves (it exits on a signal). */
@@ -24,8 +24,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   refuseArguments('serve', positionals, SERVE_USAGE);
   const port = numberFlag(values.port, { flag: '--port', min: 0, max: 65535, maxWhy: '0: a free one', examples: ['8080'] }, SERVE_USAGE) ?? 0;
   const settings = engineSettings(values, SERVE_USAGE);
-  capYoungGeneration();
-  scavengeAlone();
+  tuneServerHeap();
   const log = cliLog();
   const dbPath = dbPathOf(values);
   // A stop signal while another process holds the database ends the waiting: no more tries.

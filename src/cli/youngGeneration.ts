@@ -48,3 +48,12 @@ export function scavengeAlone(cores = availableParallelism()): boolean {
   setFlagsFromString('--no-parallel-scavenge');
   return true;
 }
+
+/**
+ * What a long-running Baton server (`baton mcp`, `baton serve`) sets for V8's young generation, at its start: capped
+ * (capYoungGeneration), and on a small machine scavenged on the main thread alone (scavengeAlone).
+ */
+export function tuneServerHeap(): void {
+  capYoungGeneration();
+  scavengeAlone();
+}
