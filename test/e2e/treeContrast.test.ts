@@ -100,7 +100,9 @@ describe('the tree status icons against the side bar in the default themes', { t
     const ws = demoWorkspace(parent);
     await seedRuns(ws);
     server = await startEditorServer({ kind: 'code-server', workspace: ws });
-    ({ browser, page, wb } = await openWorkbench(server));
+    // Tall enough for every row opened below: the tree draws only the rows in view, and a run listed last can put its
+    // pending steps (the icon checked below) past the bottom of a 900 px window.
+    ({ browser, page, wb } = await openWorkbench(server, { width: 1400, height: 1600 }));
     await wb.openActivity('Baton');
     // Open the runs (and their steps) and a workflow that has not run, so their icons are drawn.
     for (const label of ['bug-fix', 'security-audit']) {
