@@ -80,6 +80,7 @@ export function batonWalker(client: Client) {
       const t0 = performance.now();
       const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
       const ms = performance.now() - t0;
+      if (!res.structuredContent) throw new Error(`baton answered with no structured result: ${JSON.stringify(res).slice(0, 600)}`);
       const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
       const continued = token !== null;
       if (sc.status === 'ok') {
