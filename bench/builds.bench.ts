@@ -3,9 +3,9 @@
 // heavier one's: the caches it finds), with the CPU each server spends per call (/proc). Every round starts both
 // servers afresh on new databases, and the builds swap their places in the spawn order, so a round's JIT or an
 // unlucky minute falls on both alike. Paired figures are what to read: a few percent is within one lane's drift, and
-// a change that is real shows in most rounds. Then, in each round, each server alone with 16 bug-fix workflows in flight
-// on its connection for a few seconds (the builds one after the other, in the round's order): continues per second and
-// CPU per continue, where CPU decides.
+// a change that is real shows in most rounds. Then, in each round, each server alone with 16 bug-fix workflows in
+// flight on its connection for a few seconds (the builds one after the other, in the round's order): continues per
+// second and CPU per continue, where CPU decides.
 //
 // BATON_BENCH_BASE names the other build: a git revision (built in a scratch worktree that borrows this checkout's
 // node_modules) or a checkout whose dist/ is built. Without it the bench prints `{"bench":"builds","skipped":…}`.
@@ -45,7 +45,8 @@ function baseBuild(spec: string): Build {
   } catch {
     throw new Error(`BATON_BENCH_BASE=${spec} is neither a git revision of this checkout nor a folder with a built dist/cli.js`);
   }
-  const root = join(mkdtempSync(join(tmpdir(), 'baton-bench-builds-')), 'base');
+  const scratch = mkdtempSync(join(tmpdir(), 'baton-bench-builds-'));
+  const root = join(scratch, 'base');
   git('worktree', 'add', '--detach', root, commit);
   const remove = () => {
     try {
@@ -54,6 +55,7 @@ function baseBuild(spec: string): Build {
       rmSync(root, { recursive: true, force: true });
       git('worktree', 'prune');
     }
+    rmSync(scratch, { recursive: true, force: true });
   };
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
@@ -77,7 +79,7 @@ async function server(root: string, dir: string, name: string) {
   return { name, client, pid: transport.pid!, next: batonWalker(client), ms: [] as number[] };
 }
 
-/** One server with IN_FLIGHT workflows walked at once on its connection for INFLIGHT_MS: continues/s and CPU per continue. */
+/** A server with IN_FLIGHT workflows walked at once on its connection for INFLIGHT_MS: continues/s, CPU per continue. */
 async function inFlight(lane: Awaited<ReturnType<typeof server>>) {
   const walkers = Array.from({ length: IN_FLIGHT }, () => batonWalker(lane.client));
   let done = 0;
