@@ -3,7 +3,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
 export function rng(seed: number): () => number {
@@ -67,6 +68,20 @@ export async function gone(pid: number | null | undefined): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * `baton mcp` of the checkout at `root` (this one unless named) on `dbPath`, the rate limits off, with the SDK client
+ * connected to it: the client and the server's pid.
+ */
+export async function batonMcp(dbPath: string, workspace: string, name: string, root = join(__dirname, '..')): Promise<{ client: Client; pid: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath, args: [join(root, 'dist', 'cli.js'), 'mcp', '--db', dbPath, '--workspace', workspace, '--rate-limits', 'off'],
+    cwd: root, stderr: 'ignore',
+  });
+  const client = new Client({ name, version: '1' });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
 }
 
 /** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */

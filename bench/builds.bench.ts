@@ -16,9 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { batonWalker, cpuMs, gone, rng, shuffled, stats } from './benchKit.js';
+import { batonMcp, batonWalker, cpuMs, gone, rng, shuffled, stats } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const ROUNDS = Number(process.env.BENCH_BUILDS_ROUNDS ?? 5);
@@ -52,10 +50,10 @@ function baseBuild(spec: string): Build {
     try {
       git('worktree', 'remove', '--force', root);
     } catch {
-      rmSync(root, { recursive: true, force: true });
-      git('worktree', 'prune');
+      // git could not remove it: the folder goes below, and the prune forgets the worktree
     }
     rmSync(scratch, { recursive: true, force: true });
+    git('worktree', 'prune');
   };
   try {
     symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
@@ -67,17 +65,20 @@ function baseBuild(spec: string): Build {
   return { label: `${spec} (${commit.slice(0, 12)})`, root, remove };
 }
 
-/** `baton mcp` of the build at `root` on a new database in `dir`, the rate limits off. */
+/** `baton mcp` of the build at `root` on a new database in `dir`, as a lane of bug-fix continues. */
 async function server(root: string, dir: string, name: string) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(root, 'dist', 'cli.js'), 'mcp', '--db', join(dir, name, 'baton.db'), '--workspace', dir, '--rate-limits', 'off'],
-    cwd: root, stderr: 'ignore',
-  });
-  const client = new Client({ name: `bench-builds-${name}`, version: '1' });
-  await client.connect(transport);
-  return { name, client, pid: transport.pid!, next: batonWalker(client), ms: [] as number[] };
+  const { client, pid } = await batonMcp(join(dir, name, 'baton.db'), dir, `bench-builds-${name}`, root);
+  return { name, client, pid, next: batonWalker(client), ms: [] as number[] };
 }
+
+/** CPU per call that `pid` spent since `before` (its cpuMs then) over `calls` calls; null where /proc has no figure. */
+function cpuPerCall(pid: number, before: number | null, calls: number): number | null {
+  const after = cpuMs(pid);
+  return before === null || after === null ? null : r3((after - before) / calls);
+}
+
+/** `head` over `base`, or null when either is unknown. */
+const ratio = (head: number | null, base: number | null) => (head && base ? r3(head / base) : null);
 
 /** A server with IN_FLIGHT workflows walked at once on its connection for INFLIGHT_MS: continues/s, CPU per continue. */
 async function inFlight(lane: Awaited<ReturnType<typeof server>>) {
@@ -93,8 +94,7 @@ async function inFlight(lane: Awaited<ReturnType<typeof server>>) {
     }
   }));
   const seconds = (performance.now() - t0) / 1000;
-  const after = cpuMs(lane.pid);
-  return { calls_per_s: Math.round(done / seconds), cpu: before === null || after === null ? null : r3((after - before) / done) };
+  return { calls_per_s: Math.round(done / seconds), cpu: cpuPerCall(lane.pid, before, done) };
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -128,17 +128,14 @@ async function main(): Promise<void> {
         const before = lanes.map((l) => cpuMs(l.pid));
         const rand = rng(0xb17d + round);
         for (let i = 0; i < CALLS; i++) for (const lane of shuffled(lanes, rand)) lane.ms.push(await lane.next());
-        const cpu = lanes.map((l, i) => {
-          const [a, b] = [before[i], cpuMs(l.pid)];
-          return a === null || a === undefined || b === null ? null : r3((b - a) / CALLS);
-        });
+        const cpu = lanes.map((l, i) => cpuPerCall(l.pid, before[i]!, CALLS));
         const flights: Array<Awaited<ReturnType<typeof inFlight>>> = [];
         for (const lane of lanes) flights.push(await inFlight(lane));
         const byName = Object.fromEntries(lanes.map((l, i) => [l.name, { s: stats(l.ms), cpu: cpu[i]!, flight: flights[i]! }]));
         const [b, h] = [byName.base!, byName.head!];
         rounds.push({
-          p50: r3(h.s.p50_ms / b.s.p50_ms), p95: r3(h.s.p95_ms / b.s.p95_ms), cpu: b.cpu && h.cpu ? r3(h.cpu / b.cpu) : null,
-          inflight: r3(h.flight.calls_per_s / b.flight.calls_per_s), inflightCpu: b.flight.cpu && h.flight.cpu ? r3(h.flight.cpu / b.flight.cpu) : null,
+          p50: r3(h.s.p50_ms / b.s.p50_ms), p95: r3(h.s.p95_ms / b.s.p95_ms), cpu: ratio(h.cpu, b.cpu),
+          inflight: r3(h.flight.calls_per_s / b.flight.calls_per_s), inflightCpu: ratio(h.flight.cpu, b.flight.cpu),
         });
         last = {
           base: b.s, head: h.s, cpu_ms_per_call: { base: b.cpu, head: h.cpu },

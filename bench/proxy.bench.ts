@@ -7,26 +7,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { batonWalker, cpuMs, rng, shuffled, startServe, stats } from './benchKit.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { batonMcp, batonWalker, cpuMs, rng, shuffled, startServe, stats } from './benchKit.js';
 
-const ROOT = join(__dirname, '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
 const CALLS = Number(process.env.BENCH_PROXY_CALLS ?? 1000);
 const WARM_UP_MS = Number(process.env.BENCH_PROXY_WARM_UP_MS ?? 5000);
 const STARTS = Number(process.env.BENCH_PROXY_STARTS ?? 7);
 /** A forwarded call's p50 against a call to an owning `baton mcp`: one more local hop, not a multiple. */
 const TARGET_RATIO_P50 = 2;
 
-async function mcpClient(dbPath: string, workspace: string): Promise<{ client: Client; pid: number }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath, args: [CLI, 'mcp', '--db', dbPath, '--workspace', workspace, '--rate-limits', 'off'], cwd: ROOT, stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench-proxy', version: '1' });
-  await client.connect(transport);
-  return { client, pid: transport.pid! };
-}
+const mcpClient = (dbPath: string, workspace: string) => batonMcp(dbPath, workspace, 'bench-proxy');
 
 /**
  * A forwarding `baton mcp` from its spawn: `initialize` answered (from the catalog), then `tools/list` and a first
