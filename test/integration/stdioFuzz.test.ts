@@ -1,0 +1,169 @@
+// Rule: `baton mcp` on stdio takes thousands of requests made from its own schemas and mutated (wrong types, missing and
+// extra keys, NULs, lone surrogates, malformed percent-encoding, 5 KB strings, prototype keys, ids of both kinds, up to
+// 16 in flight) while real workflows run: every request gets exactly one answer, none an internal error or a
+// JavaScript error's words, stdout carries JSON only, stderr no stack, the server still answers a ping, it exits 0
+// when stdin ends, and `baton status` then reads the database. Seeded, so a failure is replayed by its seed.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { rawStdio } from '../fixtures/mcp/rawStdio.js';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: Json[]; anyOf?: Schema[] };
+type Tool = { name: string; inputSchema: Schema };
+
+/** A small deterministic generator (a linear congruential one) and what the fuzz draws from it. */
+function drawing(seed: number) {
+  let state = (seed * 2654435761) % 2147483647;
+  const rnd = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
+  return { rnd, pick };
+}
+
+const ODD: readonly Json[] = [
+  null, true, false, 0, -1, 1.5, 1e308, -0, '', ' ', '\u0000', '\ud800', 'a\udc00b', '\u202e', '%', '%zz', '%ED%A0%80', 'a%00b',
+  '../../etc/passwd', 'file:///etc/passwd', [], [1, 'a'], {}, { a: 1 }, JSON.parse('{"__proto__":{"polluted":1}}'),
+  { constructor: { prototype: { p: 1 } } }, '💥'.repeat(100), 'bug-fix', 'available-workflows://all', 'current-step://active',
+  Number.MAX_SAFE_INTEGER + 2, '2026-13-45T99:99:99Z', "'; DROP TABLE executions;--",
+];
+/** Words of a JavaScript or SQLite error that escaped into a refusal, or a stack's line. */
+const INTERNAL = /TypeError|ReferenceError|Cannot read prop|is not a function|RangeError|SQLITE_|Maximum call stack|\n\s+at \S/;
+
+function fuzz(seed: number, tools: Tool[], templates: string[], prompts: Array<{ name: string; arguments?: Array<{ name: string }> }>) {
+  const { rnd, pick } = drawing(seed);
+  const odd = (): Json => (rnd() < 0.1 ? 'x'.repeat(1 + Math.floor(rnd() * 5000)) : pick(ODD));
+  const text = () => String(odd()).slice(0, 300);
+  const fromSchema = (s: Schema | undefined, depth = 0): Json => {
+    if (!s || depth > 4 || rnd() < 0.12) return odd();
+    if (s.enum) return pick(s.enum);
+    if (s.anyOf) return fromSchema(pick(s.anyOf), depth + 1);
+    switch (Array.isArray(s.type) ? pick(s.type) : s.type) {
+      case 'string': return rnd() < 0.5 ? pick(['bug-fix', 'x', 'analyze-root-cause', 'done', '']) : String(odd());
+      case 'number': case 'integer': return pick([0, 1, 5, -3, 2.5, 1e9]);
+      case 'boolean': return rnd() < 0.5;
+      case 'array': return Array.from({ length: Math.floor(rnd() * 3) }, () => fromSchema(s.items, depth + 1));
+      default: {
+        const o: Record<string, Json> = {};
+        for (const [k, v] of Object.entries(s.properties ?? {})) if (rnd() < ((s.required ?? []).includes(k) ? 0.9 : 0.45)) o[k] = fromSchema(v, depth + 1);
+        if (rnd() < 0.1) o[pick(['extra', 'tempalte_name', '__proto__', 'constructor'])] = odd();
+        return o;
+      }
+    }
+  };
+  const tokens: string[] = [];
+  const executions: string[] = [];
+  const next = (tool: Tool): Json => {
+    const output = tool.inputSchema.properties?.model_output_so_far;
+    if (rnd() < 0.15) return { template_name: pick(['bug-fix', 'bug-fix', 'feature-implementation', 'no-such']), task_description: text() };
+    if (rnd() < 0.4 && tokens.length) {
+      const made = fromSchema(output);
+      // Always an output or another request: a token alone on a gated step waits for the person (25 s).
+      const submitted = rnd() < 0.6 || made === null || typeof made !== 'object' || Array.isArray(made)
+        ? { summary: `did ${text()}`, artifacts: rnd() < 0.7 ? [{ type: pick(['markdown', 'json', 'yaml', 'adr']), title: `Root cause: ${text()}`, content: String(odd()) }] : [], references: [], confidence: pick([0.9, 0.5, 1, 0]) }
+        : made;
+      const args: Record<string, Json> = { step_token: rnd() < 0.9 ? tokens[tokens.length - 1 - Math.floor(rnd() * Math.min(3, tokens.length))]! : pick(tokens), model_output_so_far: submitted };
+      if (rnd() < 0.15) args.request = pick(['refresh_token', 'get_task', 'reclaim']);
+      return args;
+    }
+    const args = fromSchema(tool.inputSchema);
+    if (args && typeof args === 'object' && !Array.isArray(args) && 'step_token' in args && !('model_output_so_far' in args) && !('request' in args)) args.request = 'refresh_token';
+    return args;
+  };
+  const request = (): [string, Json | undefined] => {
+    const r = rnd();
+    if (r < 0.55) {
+      // The broker's tool is most of what agents call: four in ten of the tool calls.
+      const tool = rnd() < 0.4 ? tools.find((t) => t.name === 'workflow_next_step')! : pick(tools);
+      const args = tool.name === 'workflow_next_step' ? next(tool) : fromSchema(tool.inputSchema);
+      if (executions.length && args && typeof args === 'object' && !Array.isArray(args) && 'execution_id' in (tool.inputSchema.properties ?? {}) && rnd() < 0.5) args.execution_id = pick(executions);
+      return ['tools/call', rnd() < 0.05 ? odd() : { name: rnd() < 0.05 ? String(odd()) : tool.name, arguments: args }];
+    }
+    if (r < 0.7) {
+      const hole = () => (executions.length && rnd() < 0.5 ? pick(executions) : String(odd()).slice(0, 50));
+      const uri = rnd() < 0.6 ? pick(templates).replace(/\{[^}]+\}/g, hole) : String(odd());
+      return [pick(['resources/read', 'resources/subscribe', 'resources/unsubscribe']), { uri }];
+    }
+    if (r < 0.8) {
+      const prompt = pick(prompts);
+      const argSchema: Schema = { type: 'object', properties: Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, { type: 'string' }])) };
+      return ['prompts/get', { name: rnd() < 0.9 ? prompt.name : String(odd()), arguments: fromSchema(argSchema) }];
+    }
+    if (r < 0.88) {
+      const ref: Json = rnd() < 0.5 ? { type: 'ref/prompt', name: pick(prompts).name } : { type: 'ref/resource', uri: pick(templates) };
+      return ['completion/complete', { ref, argument: { name: String(pick(['template_name', 'execution_id', 'x', odd()])), value: String(odd()).slice(0, 40) } }];
+    }
+    if (r < 0.92) return ['logging/setLevel', { level: pick(['debug', 'info', 'emergency', 'nope', odd()]) }];
+    return [pick(['ping', 'tools/list', 'resources/list', 'prompts/list', 'no/such/method', '', 'rpc.discover']), rnd() < 0.5 ? undefined : odd()];
+  };
+  /** Learns the tokens and executions a result hands out, so later requests reach deep into real workflows. */
+  const learn = (result: unknown) => {
+    const json = JSON.stringify(result);
+    for (const m of json.matchAll(/"new_step_token\\?":\\?"([A-Za-z0-9_.-]{20,})/g)) tokens.push(m[1]!);
+    for (const m of json.matchAll(/"execution_id\\?":\\?"([0-9a-f-]{36})/g)) executions.push(m[1]!);
+  };
+  return { rnd, request, learn, tokens, executions };
+}
+
+describe('baton mcp on stdio under schema-guided fuzzing', { timeout: 240_000 }, () => {
+  const setup = tempSetup('baton-stdio-fuzz-');
+  before(() => ensureBuilt());
+  after(() => rmSync(setup.dir, { recursive: true, force: true }));
+
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: one clean answer to each of 700 requests, the server alive, the database readable`, async () => {
+      const db = `${setup.dir}/fuzz-${seed}.db`;
+      const mcp = rawStdio(['--db', db, '--workspace', setup.workspace, '--tools', 'all', '--rate-limits', 'off']);
+      try {
+        await mcp.initialized();
+        mcp.send({ id: 'tools', method: 'tools/list' });
+        mcp.send({ id: 'templates', method: 'resources/templates/list' });
+        mcp.send({ id: 'prompts', method: 'prompts/list' });
+        const tools = (await mcp.answer('tools')).result.tools as Tool[];
+        const templates = ((await mcp.answer('templates')).result.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate);
+        const prompts = (await mcp.answer('prompts')).result.prompts;
+        const f = fuzz(seed, tools, templates, prompts);
+        const sent: Array<{ id: string | number; method: string; params: unknown }> = [];
+        const bad: string[] = [];
+        let results = 0;
+        let accepted = 0;
+        while (sent.length < 700) {
+          const batch: Array<string | number> = [];
+          for (let k = 1 + Math.floor(f.rnd() * (f.rnd() < 0.3 ? 16 : 2)); k > 0 && sent.length < 700; k--) {
+            const [method, params] = f.request();
+            const id = f.rnd() < 0.2 ? `s-${sent.length}` : 1000 + sent.length;
+            sent.push({ id, method, params });
+            batch.push(id);
+            mcp.send(params === undefined ? { id, method } : { id, method, params });
+          }
+          for (const id of batch) {
+            const answer = await mcp.answer(id, 20_000);
+            const what = `${JSON.stringify(sent.find((s) => s.id === id)).slice(0, 300)} → ${JSON.stringify(answer).slice(0, 500)}`;
+            const refusal = answer.error?.message ?? (answer.result?.isError ? JSON.stringify(answer.result.content) : '');
+            if (answer.error?.code === -32603 || INTERNAL.test(refusal)) bad.push(what);
+            if (answer.result) {
+              results++;
+              const call = sent.find((s) => s.id === id)!.params as { name?: string; arguments?: { model_output_so_far?: unknown } } | null;
+              if (call?.name === 'workflow_next_step' && call.arguments?.model_output_so_far && !answer.result.isError) accepted++;
+              f.learn(answer.result);
+            }
+          }
+        }
+        assert.deepEqual(bad, [], `seed ${seed}: internal errors`);
+        const twice = sent.filter((s) => mcp.answersTo(s.id).length !== 1);
+        assert.deepEqual(twice.map((s) => [s.id, mcp.answersTo(s.id).length]), [], 'each request answered exactly once');
+        assert.ok(f.tokens.length > 20 && f.executions.length > 20 && accepted > 5, `real workflows ran: ${f.tokens.length} tokens, ${f.executions.length} executions, ${accepted} steps submitted`);
+        assert.ok(results > 300 && results < 700, `both results and refusals: ${results} results`);
+        mcp.send({ id: 'last', method: 'ping' });
+        assert.deepEqual((await mcp.answer('last')).result, {});
+        assert.deepEqual(mcp.notJson, []);
+      } finally {
+        assert.equal(await mcp.close(), 0, mcp.stderr());
+      }
+      assert.doesNotMatch(mcp.stderr(), /\n\s+at \S|Uncaught|unhandled/i);
+      const status = await runCli(['status', '--db', db, '--all', '--json']);
+      assert.equal(status.code, 0, status.stderr);
+      assert.ok(JSON.parse(status.stdout), 'status reads the database');
+    });
+  }
+});
