@@ -1,12 +1,15 @@
-// Rule: `baton mcp` on stdio takes thousands of requests made from its own schemas and mutated (wrong types, missing and
-// extra keys, NULs, lone surrogates, malformed percent-encoding, 5 KB strings, prototype keys, ids of both kinds, up to
-// 16 in flight) while real workflows run: every request gets exactly one answer, none an internal error or a
-// JavaScript error's words, stdout carries JSON only, stderr no stack, the server still answers a ping, it exits 0
-// when stdin ends, and `baton status` then reads the database. Seeded, so a failure is replayed by its seed.
+// Rule: `baton mcp` on stdio and `baton serve` over HTTP take requests made from their own schemas and mutated (wrong
+// types, missing and extra keys, NULs, lone surrogates, malformed percent-encoding, 5 KB strings, prototype keys, ids
+// of both kinds, up to 16 in flight) while real workflows run: every request gets exactly one answer, none an internal
+// error or a JavaScript error's words (nor a 5xx), stdout carries JSON only, stderr no stack, the server still answers
+// a ping and exits 0, and `baton status` then reads the database. Seeded, so a failure is replayed by its seed.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensureBuilt, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { readDiscovery } from '../../src/host/discovery.js';
+import { CLI, ensureBuilt, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 import { rawStdio } from '../fixtures/mcp/rawStdio.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -105,65 +108,123 @@ function fuzz(seed: number, tools: Tool[], templates: string[], prompts: Array<{
   return { rnd, request, learn, tokens, executions };
 }
 
-describe('baton mcp on stdio under schema-guided fuzzing', { timeout: 240_000 }, () => {
-  const setup = tempSetup('baton-stdio-fuzz-');
+type Answer = { result?: Record<string, any>; error?: { code: number; message: string } };
+/** How the fuzz reaches a server: `call` sends one request and resolves with its answer. */
+type Transport = { call(id: string | number, method: string, params: Json | undefined): Promise<Answer> };
+
+/**
+ * 700 fuzzed requests of `seed`, up to 16 in flight, through `transport`: asserts no internal error and that real
+ * workflows ran; returns the requests sent.
+ */
+async function drive(seed: number, transport: Transport): Promise<Array<{ id: string | number; method: string; params: unknown }>> {
+  const list = async (method: string) => (await transport.call(`list-${method}`, method, undefined)).result!;
+  const tools = (await list('tools/list')).tools as Tool[];
+  const templates = ((await list('resources/templates/list')).resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate);
+  const prompts = (await list('prompts/list')).prompts;
+  const f = fuzz(seed, tools, templates, prompts);
+  const sent: Array<{ id: string | number; method: string; params: unknown }> = [];
+  const bad: string[] = [];
+  let results = 0;
+  let accepted = 0;
+  while (sent.length < 700) {
+    const batch: Array<Promise<void>> = [];
+    for (let k = 1 + Math.floor(f.rnd() * (f.rnd() < 0.3 ? 16 : 2)); k > 0 && sent.length < 700; k--) {
+      const [method, params] = f.request();
+      const id = f.rnd() < 0.2 ? `s-${sent.length}` : 1000 + sent.length;
+      sent.push({ id, method, params });
+      batch.push(transport.call(id, method, params).then((answer) => {
+        const refusal = answer.error?.message ?? (answer.result?.isError ? JSON.stringify(answer.result.content) : '');
+        if (answer.error?.code === -32603 || INTERNAL.test(refusal)) bad.push(`${JSON.stringify({ id, method, params }).slice(0, 300)} → ${JSON.stringify(answer).slice(0, 500)}`);
+        if (!answer.result) return;
+        results++;
+        const call = params as { name?: string; arguments?: { model_output_so_far?: unknown } } | null;
+        if (call?.name === 'workflow_next_step' && call.arguments?.model_output_so_far && !answer.result.isError) accepted++;
+        f.learn(answer.result);
+      }));
+    }
+    await Promise.all(batch);
+  }
+  assert.deepEqual(bad, [], `seed ${seed}: internal errors`);
+  assert.ok(f.tokens.length > 20 && f.executions.length > 20 && accepted > 5, `real workflows ran: ${f.tokens.length} tokens, ${f.executions.length} executions, ${accepted} steps submitted`);
+  assert.ok(results > 300 && results < 700, `both results and refusals: ${results} results`);
+  return sent;
+}
+
+/** `baton status` reads the database the fuzz wrote. */
+async function readable(db: string): Promise<void> {
+  const status = await runCli(['status', '--db', db, '--all', '--json']);
+  assert.equal(status.code, 0, status.stderr);
+  assert.ok(JSON.parse(status.stdout), 'status reads the database');
+}
+
+const STACK = /\n\s+at \S|Uncaught|unhandled/i;
+const SERVER_ARGS = ['--tools', 'all', '--rate-limits', 'off'];
+
+describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240_000 }, () => {
+  const setup = tempSetup('baton-fuzz-');
   before(() => ensureBuilt());
   after(() => rmSync(setup.dir, { recursive: true, force: true }));
 
-  for (const seed of [1, 2, 3]) {
-    it(`seed ${seed}: one clean answer to each of 700 requests, the server alive, the database readable`, async () => {
-      const db = `${setup.dir}/fuzz-${seed}.db`;
-      const mcp = rawStdio(['--db', db, '--workspace', setup.workspace, '--tools', 'all', '--rate-limits', 'off']);
+  for (const seed of [1, 2]) {
+    it(`stdio, seed ${seed}: one clean answer to each of 700 requests, JSON only on stdout, exit 0, the database readable`, async () => {
+      const db = join(setup.dir, `fuzz-${seed}.db`);
+      const mcp = rawStdio(['--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]);
       try {
         await mcp.initialized();
-        mcp.send({ id: 'tools', method: 'tools/list' });
-        mcp.send({ id: 'templates', method: 'resources/templates/list' });
-        mcp.send({ id: 'prompts', method: 'prompts/list' });
-        const tools = (await mcp.answer('tools')).result.tools as Tool[];
-        const templates = ((await mcp.answer('templates')).result.resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate);
-        const prompts = (await mcp.answer('prompts')).result.prompts;
-        const f = fuzz(seed, tools, templates, prompts);
-        const sent: Array<{ id: string | number; method: string; params: unknown }> = [];
-        const bad: string[] = [];
-        let results = 0;
-        let accepted = 0;
-        while (sent.length < 700) {
-          const batch: Array<string | number> = [];
-          for (let k = 1 + Math.floor(f.rnd() * (f.rnd() < 0.3 ? 16 : 2)); k > 0 && sent.length < 700; k--) {
-            const [method, params] = f.request();
-            const id = f.rnd() < 0.2 ? `s-${sent.length}` : 1000 + sent.length;
-            sent.push({ id, method, params });
-            batch.push(id);
+        const sent = await drive(seed, {
+          call: (id, method, params) => {
             mcp.send(params === undefined ? { id, method } : { id, method, params });
-          }
-          for (const id of batch) {
-            const answer = await mcp.answer(id, 20_000);
-            const what = `${JSON.stringify(sent.find((s) => s.id === id)).slice(0, 300)} → ${JSON.stringify(answer).slice(0, 500)}`;
-            const refusal = answer.error?.message ?? (answer.result?.isError ? JSON.stringify(answer.result.content) : '');
-            if (answer.error?.code === -32603 || INTERNAL.test(refusal)) bad.push(what);
-            if (answer.result) {
-              results++;
-              const call = sent.find((s) => s.id === id)!.params as { name?: string; arguments?: { model_output_so_far?: unknown } } | null;
-              if (call?.name === 'workflow_next_step' && call.arguments?.model_output_so_far && !answer.result.isError) accepted++;
-              f.learn(answer.result);
-            }
-          }
-        }
-        assert.deepEqual(bad, [], `seed ${seed}: internal errors`);
+            return mcp.answer(id, 20_000) as Promise<Answer>;
+          },
+        });
         const twice = sent.filter((s) => mcp.answersTo(s.id).length !== 1);
         assert.deepEqual(twice.map((s) => [s.id, mcp.answersTo(s.id).length]), [], 'each request answered exactly once');
-        assert.ok(f.tokens.length > 20 && f.executions.length > 20 && accepted > 5, `real workflows ran: ${f.tokens.length} tokens, ${f.executions.length} executions, ${accepted} steps submitted`);
-        assert.ok(results > 300 && results < 700, `both results and refusals: ${results} results`);
         mcp.send({ id: 'last', method: 'ping' });
         assert.deepEqual((await mcp.answer('last')).result, {});
         assert.deepEqual(mcp.notJson, []);
       } finally {
         assert.equal(await mcp.close(), 0, mcp.stderr());
       }
-      assert.doesNotMatch(mcp.stderr(), /\n\s+at \S|Uncaught|unhandled/i);
-      const status = await runCli(['status', '--db', db, '--all', '--json']);
-      assert.equal(status.code, 0, status.stderr);
-      assert.ok(JSON.parse(status.stdout), 'status reads the database');
+      assert.doesNotMatch(mcp.stderr(), STACK);
+      await readable(db);
     });
   }
+
+  it('HTTP (baton serve), seed 3: one clean answer to each of 700 POSTs, no 5xx, exit 0 on SIGTERM, the database readable', async () => {
+    const dir = join(setup.dir, 'serve');
+    mkdirSync(dir);
+    const db = join(dir, 'baton.db');
+    const serve = spawn(process.execPath, [CLI, 'serve', '--db', db, '--workspace', setup.workspace, ...SERVER_ARGS], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    serve.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
+    try {
+      const server = await waitFor(() => readDiscovery(db), 20_000, "baton serve's discovery file");
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.token}` };
+      const post = async (message: Record<string, unknown>): Promise<Answer> => {
+        const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...message }), signal: AbortSignal.timeout(20_000) });
+        const body = await res.text();
+        assert.ok(res.status < 500, `HTTP ${res.status} for ${JSON.stringify(message).slice(0, 300)}: ${body}`);
+        if (res.status === 202) return {};
+        const lines = res.headers.get('content-type')?.includes('text/event-stream')
+          ? body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Answer & { id?: unknown })
+          : [JSON.parse(body) as Answer & { id?: unknown }];
+        return lines.find((m) => m.id !== undefined) ?? assert.fail(`no answer to ${JSON.stringify(message).slice(0, 300)}: ${body}`);
+      };
+      const init = await fetch(server.url, {
+        method: 'POST', headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+      });
+      assert.equal(init.status, 200, await init.text());
+      Object.assign(headers, { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' });
+      assert.deepEqual(await post({ method: 'notifications/initialized' }), {});
+      await drive(3, { call: (id, method, params) => post(params === undefined ? { id, method } : { id, method, params }) });
+      assert.deepEqual((await post({ id: 'last', method: 'ping' })).result, {});
+    } finally {
+      serve.kill('SIGTERM');
+      assert.equal(await exited, 0, stderr);
+    }
+    assert.doesNotMatch(stderr, STACK);
+    await readable(db);
+  });
 });
