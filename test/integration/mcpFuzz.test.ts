@@ -4,13 +4,13 @@
 // error or a JavaScript error's words (nor a 5xx), stdout carries JSON only, stderr no stack, the server still answers
 // a ping and exits 0, and `baton status` then reads the database. Seeded, so a failure is replayed by its seed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { CLI, ensureBuilt, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 import { rawStdio } from '../fixtures/mcp/rawStdio.js';
+import { startNode } from '../helpers/processes.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: Json[]; anyOf?: Schema[] };
@@ -113,15 +113,17 @@ function fuzz(seed: number, tools: Tool[], templates: string[], prompts: Array<{
 }
 
 type Answer = { result?: Record<string, any>; error?: { code: number; message: string } };
+/** A JSON-RPC request without its `jsonrpc` (the transports add it); `params` left out when there are none. */
+type Request = { id: string | number; method: string; params?: Json };
 /** How the fuzz reaches a server: `call` sends one request and resolves with its answer. */
-type Transport = { call(id: string | number, method: string, params: Json | undefined): Promise<Answer> };
+type Transport = { call(request: Request): Promise<Answer> };
 
 /**
  * 700 fuzzed requests of `seed`, up to 16 in flight, through `transport`: asserts no internal error and that real
  * workflows ran; returns the requests sent.
  */
 async function drive(seed: number, transport: Transport): Promise<Array<{ id: string | number; method: string; params: unknown }>> {
-  const list = async (method: string) => (await transport.call(`list-${method}`, method, undefined)).result!;
+  const list = async (method: string) => (await transport.call({ id: `list-${method}`, method })).result!;
   const tools = (await list('tools/list')).tools as Tool[];
   const templates = ((await list('resources/templates/list')).resourceTemplates as Array<{ uriTemplate: string }>).map((t) => t.uriTemplate);
   const prompts = (await list('prompts/list')).prompts;
@@ -136,7 +138,7 @@ async function drive(seed: number, transport: Transport): Promise<Array<{ id: st
       const [method, params] = f.request();
       const id = f.rnd() < 0.2 ? `s-${sent.length}` : 1000 + sent.length;
       sent.push({ id, method, params });
-      batch.push(transport.call(id, method, params).then((answer) => {
+      batch.push(transport.call(params === undefined ? { id, method } : { id, method, params }).then((answer) => {
         const refusal = answer.error?.message ?? (answer.result?.isError ? JSON.stringify(answer.result.content) : '');
         if (answer.error?.code === -32603 || INTERNAL.test(refusal)) bad.push(`${JSON.stringify({ id, method, params }).slice(0, 300)} → ${JSON.stringify(answer).slice(0, 500)}`);
         if (!answer.result) return;
@@ -177,9 +179,9 @@ describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240
       try {
         await mcp.initialized();
         const sent = await drive(seed, {
-          call: (id, method, params) => {
-            mcp.send(params === undefined ? { id, method } : { id, method, params });
-            return mcp.answer(id, 20_000) as Promise<Answer>;
+          call: (request) => {
+            mcp.send(request);
+            return mcp.answer(request.id, 20_000) as Promise<Answer>;
           },
         });
         const twice = sent.filter((s) => mcp.answersTo(s.id).length !== 1);
@@ -200,10 +202,7 @@ describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240
     const dir = join(setup.dir, 'serve');
     mkdirSync(dir);
     const db = join(dir, 'baton.db');
-    const serve = spawn(process.execPath, [CLI, 'serve', '--db', db, '--workspace', setup.workspace, ...SERVER_ARGS], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    serve.stderr.on('data', (d: Buffer) => void (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
+    const serve = startNode([CLI, 'serve', '--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]);
     let code: number | null;
     try {
       const server = await waitFor(() => readDiscovery(db), 20_000, "baton serve's discovery file");
@@ -225,14 +224,14 @@ describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240
       assert.equal(init.status, 200, await init.text());
       Object.assign(headers, { 'mcp-session-id': init.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-06-18' });
       assert.deepEqual(await post({ method: 'notifications/initialized' }), {});
-      await drive(3, { call: (id, method, params) => post(params === undefined ? { id, method } : { id, method, params }) });
+      await drive(3, { call: post });
       assert.deepEqual((await post({ id: 'last', method: 'ping' })).result, {});
     } finally {
-      serve.kill('SIGTERM');
-      code = await exited;
+      serve.child.kill('SIGTERM');
+      code = await serve.exited;
     }
-    assert.equal(code, 0, stderr);
-    assert.doesNotMatch(stderr, STACK);
+    assert.equal(code, 0, serve.err());
+    assert.doesNotMatch(serve.err(), STACK);
     await readable(db);
   });
 });
