@@ -16,10 +16,14 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; items?: Schema; enum?: Json[]; anyOf?: Schema[] };
 type Tool = { name: string; inputSchema: Schema };
 
-/** A small deterministic generator (a linear congruential one) and what the fuzz draws from it. */
+/**
+ * A small deterministic generator (a linear congruential one, modulo 2^31) and what the fuzz draws from it. Its product
+ * is `Math.imul`'s: a double's loses the low bits the modulus keeps, and every seed fell into one cycle of 10,466 draws
+ * (seed 17 into one of 220).
+ */
 function drawing(seed: number) {
   let state = (seed * 2654435761) % 2147483647;
-  const rnd = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const rnd = () => (state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
   return { rnd, pick };
 }
