@@ -1,8 +1,9 @@
-// Rule: `baton mcp` on stdio and `baton serve` over HTTP take requests made from their own schemas and mutated (wrong
-// types, missing and extra keys, NULs, lone surrogates, malformed percent-encoding, 5 KB strings, prototype keys, ids
-// of both kinds, up to 16 in flight) while real workflows run: every request gets exactly one answer, none an internal
-// error or a JavaScript error's words (nor a 5xx), stdout carries JSON only, stderr no stack, the server still answers
-// a ping and exits 0, and `baton status` then reads the database. Seeded, so a failure is replayed by its seed.
+// Rule: `baton mcp` on stdio, `baton serve` over HTTP and a `baton mcp` that forwards to the owning `baton serve` take
+// requests made from their own schemas and mutated (wrong types, missing and extra keys, NULs, lone surrogates,
+// malformed percent-encoding, 5 KB strings, prototype keys, ids of both kinds, up to 16 in flight) while real workflows
+// run: every request gets exactly one answer, none an internal error or a JavaScript error's words (nor a 5xx), stdout
+// carries JSON only, stderr no stack, the server still answers a ping and exits 0, and `baton status` then reads the
+// database. Seeded, so a failure is replayed by its seed.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -175,41 +176,84 @@ describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240
   before(() => ensureBuilt());
   after(() => rmSync(setup.dir, { recursive: true, force: true }));
 
+  /** 700 fuzzed requests of `seed` to `mcp` on stdio: each answered once, JSON only on stdout, a ping after; its exit code. */
+  async function overStdio(mcp: ReturnType<typeof rawStdio>, seed: number): Promise<number | null> {
+    let code: number | null;
+    try {
+      await mcp.initialized();
+      const sent = await drive(seed, {
+        call: (request) => {
+          mcp.send(request);
+          return mcp.answer(request.id, 20_000) as Promise<Answer>;
+        },
+      });
+      const twice = sent.filter((s) => mcp.answersTo(s.id).length !== 1);
+      assert.deepEqual(twice.map((s) => [s.id, mcp.answersTo(s.id).length]), [], 'each request answered exactly once');
+      mcp.send({ id: 'last', method: 'ping' });
+      assert.deepEqual((await mcp.answer('last')).result, {});
+      assert.deepEqual(mcp.notJson, []);
+    } finally {
+      code = await mcp.close();
+    }
+    assert.doesNotMatch(mcp.stderr(), STACK);
+    return code;
+  }
+
+  /** `baton serve` on `db`, once its discovery file is written: the process, its endpoint and its token. */
+  async function serving(db: string) {
+    const serve = startNode([CLI, 'serve', '--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]);
+    try {
+      return { serve, server: await waitFor(() => readDiscovery(db), 20_000, "baton serve's discovery file") };
+    } catch (ex) {
+      serve.child.kill('SIGKILL');
+      throw ex;
+    }
+  }
+
+  /** Stops `baton serve` (SIGTERM); its exit code. */
+  function stop(serve: ReturnType<typeof startNode>): Promise<number | null> {
+    serve.child.kill('SIGTERM');
+    return serve.exited;
+  }
+
+  /** A `baton serve` that exited 0 without a stack on stderr. */
+  function cleanExit(serve: ReturnType<typeof startNode>, code: number | null): void {
+    assert.equal(code, 0, serve.err());
+    assert.doesNotMatch(serve.err(), STACK);
+  }
+
   for (const seed of [1, 2]) {
     it(`stdio, seed ${seed}: one clean answer to each of 700 requests, JSON only on stdout, exit 0, the database readable`, async () => {
       const db = join(setup.dir, `fuzz-${seed}.db`);
-      const mcp = rawStdio(['--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]);
-      let code: number | null;
-      try {
-        await mcp.initialized();
-        const sent = await drive(seed, {
-          call: (request) => {
-            mcp.send(request);
-            return mcp.answer(request.id, 20_000) as Promise<Answer>;
-          },
-        });
-        const twice = sent.filter((s) => mcp.answersTo(s.id).length !== 1);
-        assert.deepEqual(twice.map((s) => [s.id, mcp.answersTo(s.id).length]), [], 'each request answered exactly once');
-        mcp.send({ id: 'last', method: 'ping' });
-        assert.deepEqual((await mcp.answer('last')).result, {});
-        assert.deepEqual(mcp.notJson, []);
-      } finally {
-        code = await mcp.close();
-      }
-      assert.equal(code, 0, mcp.stderr());
-      assert.doesNotMatch(mcp.stderr(), STACK);
+      assert.equal(await overStdio(rawStdio(['--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]), seed), 0);
       await readable(db);
     });
   }
+
+  it('forwarded (baton mcp to the owning baton serve), seed 4: one clean answer to each of 700 requests, both exit 0', async () => {
+    const dir = join(setup.dir, 'forwarded');
+    mkdirSync(dir);
+    const db = join(dir, 'baton.db');
+    const { serve } = await serving(db);
+    let code: number | null;
+    try {
+      const forwarder = rawStdio(['--db', db, '--workspace', setup.workspace]);
+      assert.equal(await overStdio(forwarder, 4), 0, forwarder.stderr());
+      assert.match(forwarder.stderr(), /forwarding stdio to http:\/\/127\.0\.0\.1/, 'the calls went through the owner');
+    } finally {
+      code = await stop(serve);
+    }
+    cleanExit(serve, code);
+    await readable(db);
+  });
 
   it('HTTP (baton serve), seed 3: one clean answer to each of 700 POSTs, no 5xx, exit 0 on SIGTERM, the database readable', async () => {
     const dir = join(setup.dir, 'serve');
     mkdirSync(dir);
     const db = join(dir, 'baton.db');
-    const serve = startNode([CLI, 'serve', '--db', db, '--workspace', setup.workspace, ...SERVER_ARGS]);
+    const { serve, server } = await serving(db);
     let code: number | null;
     try {
-      const server = await waitFor(() => readDiscovery(db), 20_000, "baton serve's discovery file");
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${server.token}` };
       const post = async (message: Record<string, unknown>): Promise<Answer> => {
         const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...message }), signal: AbortSignal.timeout(20_000) });
@@ -231,11 +275,9 @@ describe('baton mcp and baton serve under schema-guided fuzzing', { timeout: 240
       await drive(3, { call: post });
       assert.deepEqual((await post({ id: 'last', method: 'ping' })).result, {});
     } finally {
-      serve.child.kill('SIGTERM');
-      code = await serve.exited;
+      code = await stop(serve);
     }
-    assert.equal(code, 0, serve.err());
-    assert.doesNotMatch(serve.err(), STACK);
+    cleanExit(serve, code);
     await readable(db);
   });
 });
