@@ -4,6 +4,7 @@ export function findTests(folders: string[]): string[];
 export function isEditorTest(file: string): boolean;
 export function testNeeds(files: string[], read?: (file: string) => string): TestNeed;
 export function needsAgentClis(files: string[], read?: (file: string) => string): boolean;
+export function othersConcurrency(cores?: number): number;
 export function testEnv(tmp: string, env?: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
 export function typeScriptLoader(features?: { require_module?: boolean }): string[];
 export function main(

@@ -5,7 +5,7 @@
 // that is a few file checks. Node 20's `--test` does not expand globs, so the files are listed here.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { ensureAgentClis } from './agentClis.mjs';
 import { ensureChromium, ensureEditorHost } from './editorHost.mjs';
@@ -49,6 +49,15 @@ export function needsAgentClis(files, read = (f) => readFileSync(join(root, f), 
   return files.some((f) => /from '[./]*\/scripts\/agentClis\.mjs'/.test(read(f)));
 }
 
+/**
+ * How many of the other tests' files run at a time: one more than the machine's cores. They wait part of the time
+ * (on their servers' timers, children and sockets): two at a time on two cores kept the machine busy 80% of the run
+ * (482 s), three at a time 93% (431 s).
+ */
+export function othersConcurrency(cores = availableParallelism()) {
+  return cores + 1;
+}
+
 /** The run's scratch folder, which the tests see as their temporary folder (TMPDIR), and its removal. */
 const realScratch = {
   make: () => mkdtempSync(join(tmpdir(), 'baton-test-')),
@@ -56,13 +65,13 @@ const realScratch = {
 };
 
 /**
- * Installs what the tests need, then runs them in two groups (the rest two at a time, then the editor tests one at a
- * time, whose editor host installs while the rest run, as the agent CLIs do), with a scratch folder of the run's own
- * as their temporary folder: the workspaces, databases, editors' profiles and screenshots the tests and their child
- * processes make there are removed when every test passed, and kept (the run says where) when one failed, after the
- * list of the failed tests (scripts/failedTests.mjs's lines), so that the end of the output names them. `install`,
- * `installAgentClis`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones unless a test passes its own.
- * Returns the exit status.
+ * Installs what the tests need, then runs them in two groups (the rest othersConcurrency() at a time, then the editor
+ * tests one at a time, whose editor host installs while the rest run, as the agent CLIs do), with a scratch folder of
+ * the run's own as their temporary folder: the workspaces, databases, editors' profiles and screenshots the tests and
+ * their child processes make there are removed when every test passed, and kept (the run says where) when one failed,
+ * after the list of the failed tests (scripts/failedTests.mjs's lines), so that the end of the output names them.
+ * `install`, `installAgentClis`, `run`, `scratch`, `failed` and `say` (stderr) are the real ones unless a test passes
+ * its own. Returns the exit status.
  */
 export async function main(
   folders,
@@ -101,7 +110,7 @@ export async function main(
   }
   const tmp = scratch.make();
   let status = 0;
-  if (otherFiles.length) status = await run(otherFiles, 2, tmp);
+  if (otherFiles.length) status = await run(otherFiles, othersConcurrency(), tmp);
   const clisFailed = await agentClis;
   if (clisFailed) {
     say(`the agent CLIs' install failed (the tests that drive them tried again themselves): ${clisFailed.message}`);

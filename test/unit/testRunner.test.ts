@@ -3,10 +3,20 @@
 // tests while the others run — and a failed install stops it with the install's message before the tests that need
 // it; every group runs, and any failure fails the run.
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import failedTests from '../../scripts/failedTests.mjs';
-import { findTests, main, needsAgentClis, testEnv, testNeeds, typeScriptLoader, type TestNeed } from '../../scripts/test.mjs';
+import {
+  findTests,
+  main,
+  needsAgentClis,
+  othersConcurrency,
+  testEnv,
+  testNeeds,
+  typeScriptLoader,
+  type TestNeed,
+} from '../../scripts/test.mjs';
 
 /** Runs main() with recording fakes: the calls in order, and the exit status. */
 async function record(folders: string[], installError?: Error, groupStatus = 0): Promise<{ calls: string[]; status: number }> {
@@ -47,6 +57,12 @@ describe('npm test', () => {
     assert.equal(testNeeds(['test/unit/a.test.ts'], () => 'no browser here'), 'nothing');
   });
 
+  it('runs the other tests one file more at a time than the machine has cores', () => {
+    assert.equal(othersConcurrency(2), 3);
+    assert.equal(othersConcurrency(1), 2);
+    assert.equal(othersConcurrency(), availableParallelism() + 1);
+  });
+
   it('takes a test file for itself, and a missing one for nothing', () => {
     assert.deepEqual(findTests(['test/unit/testRunner.test.ts']), [join('test', 'unit', 'testRunner.test.ts')]);
     assert.deepEqual(findTests(['test/unit/no-such.test.ts']), []);
@@ -57,7 +73,7 @@ describe('npm test', () => {
     const { calls, status } = await record([]);
     assert.equal(status, 0);
     assert.deepEqual(calls.slice(0, 4), ['install chromium', 'install editor-host', 'install agent-clis', 'make scratch']);
-    assert.match(calls[4]!, /^run \d+ files × 2 with webviewPanel in \/scratch$/);
+    assert.match(calls[4]!, new RegExp(`^run \\d+ files × ${othersConcurrency()} with webviewPanel in /scratch$`));
     assert.match(calls[5]!, /^run \d+ files × 1 in \/scratch$/);
     assert.equal(calls[6], 'remove /scratch', 'a passing run leaves no temporary files behind');
     assert.equal(calls.length, 7);
@@ -102,7 +118,7 @@ describe('npm test', () => {
       installAgentClis: async () => void calls.push('install agent-clis'),
       run: async (files, concurrency) => {
         calls.push(`run ${concurrency === 1 ? 'editor' : 'others'}`);
-        if (concurrency === 2) setTimeout(othersRan, 10);
+        if (concurrency !== 1) setTimeout(othersRan, 10);
         return 0;
       },
     });
