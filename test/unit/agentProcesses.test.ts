@@ -91,6 +91,19 @@ test('resume stops a proven agent\'s whole group, waits until it is gone, and re
   assert.match(stopped!.message, new RegExp(`^stopped the command agent worker of step work \\(pid ${agent.pid}\\), left running by the run's earlier process \\(pid ${process.pid}\\)$`));
 });
 
+test('a record naming a process group other than the agent\'s own is refused and nothing is signalled', linuxOnly, async () => {
+  const agent = await agentGroup();
+  const other = await agentGroup();
+  const record = { pid: agent.pid, pgid: other.pid, identity: processIdentity(agent.pid), command: 'node' };
+  await assert.rejects(processControl.stopGroup(record), new RegExp(`^Error: its process group is recorded as ${other.pid}, not its own pid ${agent.pid}; nothing was signalled$`));
+  assert.ok([agent.pid, agent.child, other.pid, other.child].every(alive), 'both groups live on');
+
+  const { baton, runId } = await runWithAgent(agent.pid, processIdentity(agent.pid));
+  baton.agentProcesses.track(runId, 'work', 'worker', 'command')!.onProcess({ ...record });
+  await assert.rejects(baton.pipelines.prepareResume(runId), /could not all be stopped \(.*process group is recorded as \d+, not its own pid \d+; nothing was signalled\); stop them by hand/);
+  assert.ok([agent.pid, agent.child, other.pid, other.child].every(alive), 'resume signalled neither group');
+});
+
 test('a pid that another process holds now (pid reused) is not signalled; its record is dropped', linuxOnly, async () => {
   const stranger = await agentGroup();
   const [, boot, start] = /^linux:(.+):(\d+)$/.exec(processIdentity(stranger.pid)!)!;

@@ -113,6 +113,9 @@ async function groupGone(pgid: number, withinMs: number): Promise<boolean> {
 }
 
 async function stopGroup(p: AgentProcess): Promise<void> {
+  // Runners record each agent as the leader of its own group (processRun.ts). A row that names another group was not
+  // written by Baton, and signalling it could reach anything: group 0 is this process's own, -1 every process.
+  if (p.pgid !== p.pid) throw new Error(`its process group is recorded as ${p.pgid}, not its own pid ${p.pid}; nothing was signalled`);
   // Proved again right before the signal. The group id is the agent's pid, which no other process can hold while it
   // lives: every process in the group is the agent's.
   if (check(p) !== 'same') return;
