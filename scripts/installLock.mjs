@@ -32,21 +32,30 @@ export async function takeInstallLock(lockDir, { label, waiting, maxWaitMs, log,
   }
 }
 
-/** Whether the lock's holder is gone (or never wrote its pid and the folder is older than 10 s). */
+/**
+ * Whether the lock's holder is gone (or never wrote its pid, whole, and the folder is older than 10 s). An empty pid
+ * file is one not written yet, not pid 0: signal 0 to pid 0 asks after this process's own group, which always lives.
+ */
 export function lockIsStale(lockDir) {
+  let pid;
   try {
-    process.kill(Number(readFileSync(join(lockDir, 'pid'), 'utf8')), 0);
-    return false;
+    const text = readFileSync(join(lockDir, 'pid'), 'utf8');
+    pid = /^\s*\d+\s*$/.test(text) ? Number(text) : 0;
   } catch (err) {
-    if (err.code === 'EPERM') return false;
-    // No pid file yet: stale only if the folder is old (the owner writes it right after mkdir).
-    if (err.code === 'ENOENT') {
-      try {
-        return Date.now() - statSync(lockDir).mtimeMs > 10_000;
-      } catch {
-        return true;
-      }
+    if (err.code !== 'ENOENT') return true;
+    pid = 0;
+  }
+  if (pid > 0) {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (err) {
+      return err.code !== 'EPERM';
     }
+  }
+  try {
+    return Date.now() - statSync(lockDir).mtimeMs > 10_000;
+  } catch {
     return true;
   }
 }

@@ -13,6 +13,22 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The pid a process wrote into `file` (a shell's `echo $$ > file`, or writeFileSync), once it is there: undefined while
+ * the file is missing or still empty (the shell's redirection creates it before echo writes). Never 0 or below:
+ * process.kill(0) would signal this process's own group, the test runner and CI with it, and -1 every process.
+ */
+export function readPid(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = /^\s*\d+\s*$/.test(text) ? Number(text) : 0;
+  return pid > 1 ? pid : undefined;
+}
+
 /** A started command: its output so far, and its exit code once it exits. */
 export interface Started {
   child: ChildProcessByStdio<null, Readable, Readable>;

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
-import { alive } from '../helpers/processes.js';
+import { alive, readPid } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'orphanAgent.js');
@@ -105,7 +105,7 @@ async function killedTeam(prefix: string): Promise<{ t: ReturnType<typeof tempSe
   });
   pids.push(owner.pid!);
   const exited = new Promise<number | null>((r) => owner.on('exit', (code) => r(code)));
-  const sleeper = Number(await until('the sleeping agent', () => existsSync(sleepPid) && readFileSync(sleepPid, 'utf8').trim(), 20_000));
+  const sleeper = await until('the sleeping agent', () => readPid(sleepPid), 20_000);
   pids.push(sleeper);
   // Recorded as it was spawned, well before it got to write its pid (it read its prompt and loaded its modules).
   await new Promise((r) => setTimeout(r, 300));

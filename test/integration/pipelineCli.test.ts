@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
+import { readPid } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
@@ -58,8 +59,7 @@ test('a run SIGKILLed mid-step resumes at that step; the completed step is never
   const run = startRun(['p', '--input', 'find the bug', '--db', w.db, '--workspace', w.workspace], env);
   const started = await until('run_started', () => run.lines.find((l) => l.type === 'run_started'), 20_000);
   const runId = String(started.runId);
-  await until('the slow agent', () => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000);
-  pids.push(Number(readFileSync(env.HANG_PID, 'utf8')));
+  pids.push(await until('the slow agent', () => readPid(env.HANG_PID), 20_000));
   assert.deepEqual(w.counter(), ['scout', 'slow']);
   run.child.kill('SIGKILL');
   assert.equal(await run.exited, null);
@@ -87,8 +87,7 @@ test('a run `baton pipeline cancel` ends reads cancelled: in the command driving
   const env = { ...w.env, HANG_AGENT: 'slow' };
   const run = startRun(['p', '--input', 'x', '--db', w.db, '--workspace', w.workspace], env);
   const runId = String((await until('run_started', () => run.lines.find((l) => l.type === 'run_started'), 20_000)).runId);
-  await until('the slow agent', () => existsSync(env.HANG_PID) && readFileSync(env.HANG_PID, 'utf8'), 20_000);
-  pids.push(Number(readFileSync(env.HANG_PID, 'utf8')));
+  pids.push(await until('the slow agent', () => readPid(env.HANG_PID), 20_000));
   const cancelled = await runCli(['pipeline', 'cancel', runId, '--db', w.db, '--workspace', w.workspace], env);
   assert.equal(cancelled.code, 0, cancelled.stderr);
   // Not "aborted: aborted": the run was cancelled, and by whom.

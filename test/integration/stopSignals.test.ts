@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { readDiscovery } from '../../src/host/discovery.js';
 import { CLI, ensureBuilt, killAll, pipelineSetup, ROOT, runCli, tempSetup } from '../fixtures/mcp/cliHarness.js';
-import { alive, startNode, type Started } from '../helpers/processes.js';
+import { alive, readPid, startNode, type Started } from '../helpers/processes.js';
 import { until } from '../helpers/until.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'pipelines', 'agent.js');
@@ -40,7 +40,7 @@ function startRun(w: ReturnType<typeof hangingPipeline>) {
 
 /** The agent a started run is waiting on (the hanging fixture's pid, once it wrote it). */
 async function agentOf(w: ReturnType<typeof hangingPipeline>): Promise<number> {
-  const agent = Number(await until('the agent', () => existsSync(w.env.HANG_PID) && readFileSync(w.env.HANG_PID, 'utf8'), 20_000));
+  const agent = await until('the agent', () => readPid(w.env.HANG_PID), 20_000);
   pids.push(agent);
   return agent;
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CLI, ensureBuilt, killAll, ROOT, runCli, tempSetup, waitFor } from '../fixtures/mcp/cliHarness.js';
 import { isPidAlive } from '../../src/store/lock.js';
+import { readPid } from '../helpers/processes.js';
 
 const AGENT = join(ROOT, 'test', 'fixtures', 'teams', 'teamAgent.mjs');
 const pids: number[] = [];
@@ -50,7 +51,7 @@ test('start, then list, send, peek and stop (an agent, then the instance) from o
   const w = workspace({ 'team.yaml': TEAM });
   const owner = w.start(['team.yaml', '--instance', 'inst']);
   await waitFor(() => owner.out().includes('started @inst'), 20_000, `start (${owner.err()})`);
-  const sleeper = Number(await waitFor(() => existsSync(w.env.SLEEP_PID!) && readFileSync(w.env.SLEEP_PID!, 'utf8'), 20_000, 'the sleeping agent'));
+  const sleeper = await waitFor(() => readPid(w.env.SLEEP_PID!), 20_000, 'the sleeping agent');
   const listed = await w.cli(['list', '--json']);
   assert.equal(listed.code, 0, listed.stderr);
   assert.deepEqual(JSON.parse(listed.stdout).map((a: { name: string; source: string; status: string }) => [a.name, a.source, a.status]), [['s@inst', 'team.yaml', 'running'], ['t@inst', 'team.yaml', 'idle']]);
@@ -143,8 +144,8 @@ kickoff: "@cx and @cu go"
   chmodSync(join(w.workspace, '.codex', 'config.toml'), 0o640);
   const owner = w.start(['team.yaml'], { PATH: `${bin}:${process.env.PATH}` });
   const cliPids = await waitFor(() => {
-    const files = ['codex', 'cursor-agent'].map((n) => join(w.dir, `${n}.pid`));
-    return files.every(existsSync) && files.map((f) => Number(readFileSync(f, 'utf8')));
+    const read = ['codex', 'cursor-agent'].map((n) => readPid(join(w.dir, `${n}.pid`)));
+    return read.every((pid) => pid !== undefined) && (read as number[]);
   }, 20_000, `both agents running (${owner.err()})`);
   pids.push(...cliPids);
   const codexConfig = readFileSync(join(w.workspace, '.codex', 'config.toml'), 'utf8');
@@ -155,7 +156,7 @@ kickoff: "@cx and @cu go"
   assert.doesNotMatch(codexConfig + JSON.stringify(cursorConfig), /[0-9a-f]{64}/, 'no token in the project files');
 
   process.kill(owner.child.pid!, 'SIGKILL');
-  for (const pid of cliPids) process.kill(pid, 'SIGKILL');
+  killAll(cliPids);
   await owner.exited;
   assert.notDeepEqual(readFileSync(join(w.workspace, '.codex', 'config.toml')), original);
 

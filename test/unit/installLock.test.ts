@@ -48,7 +48,7 @@ describe('install lock', () => {
     assert.deepEqual(lines, ['thing: someone installs it; waiting…']);
   });
 
-  it('takes over a lock whose holder is gone, or that never got its pid and is old', async () => {
+  it('takes over a lock whose holder is gone, or that never got its pid (or an empty pid file) and is old', async () => {
     const gone = fresh();
     mkdirSync(gone);
     writeFileSync(join(gone, 'pid'), String(deadPid()));
@@ -62,6 +62,15 @@ describe('install lock', () => {
     utimesSync(noPid, old, old);
     assert.equal(lockIsStale(noPid), true);
     (await takeInstallLock(noPid, options([])))();
+
+    // Created, not written yet (or its writer died in between): not pid 0, whose group is this process's own.
+    const emptyPid = fresh();
+    mkdirSync(emptyPid);
+    writeFileSync(join(emptyPid, 'pid'), '');
+    assert.equal(lockIsStale(emptyPid), false, 'an installer about to write its pid');
+    utimesSync(emptyPid, old, old);
+    assert.equal(lockIsStale(emptyPid), true, 'and never did');
+    (await takeInstallLock(emptyPid, options([])))();
   });
 
   it('gives up on a live holder after the time limit, naming the lock', async () => {
