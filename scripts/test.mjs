@@ -194,8 +194,10 @@ async function runGroup(files, concurrency, tmp) {
   // The test files' processes run sql.js on V8's baseline WebAssembly compiler alone (the runner passes its V8 flags on
   // to them): a process that opened a database otherwise spends about a second of CPU recompiling sql.js's hot
   // functions with the optimizing compiler on background threads, and waits for those compiles before it exits, for
-  // code a test file would barely run. The Baton commands the tests start get the same through testEnv.
-  const args = ['--liftoff-only', ...typeScriptLoader(), '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
+  // code a test file would barely run. The Baton commands the tests start get the same through testEnv. Each also loads
+  // scripts/testGuards.cjs: a test's process.kill of pid 0 or -1 fails that test instead of signalling the whole run.
+  const guards = ['--require', join(root, 'scripts', 'testGuards.cjs')];
+  const args = ['--liftoff-only', ...typeScriptLoader(), ...guards, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
   return exitCode(spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: testEnv(tmp) }), 'node --test');
 }
 

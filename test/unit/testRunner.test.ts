@@ -3,6 +3,8 @@
 // tests while the others run — and a failed install stops it with the install's message before the tests that need
 // it; every group runs, and any failure fails the run.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -231,6 +233,30 @@ describe('npm test', () => {
   it("loads TypeScript with the project's require hook where Node can require the .mjs scripts, with tsx otherwise", () => {
     assert.deepEqual(typeScriptLoader({ require_module: true }), ['--require', join(__dirname, '..', '..', 'scripts', 'testLoader.cjs')]);
     assert.deepEqual(typeScriptLoader({}), ['--import', 'tsx']);
+  });
+
+  it("makes a test file's process.kill of pid 0 or -1 throw, naming it, and still signals a child by its pid", async () => {
+    // In a process of its own group: were the guard to fail, its SIGKILL to group 0 would end that process only.
+    const script = `
+      const out = [];
+      for (const pid of [0, -1, '0']) {
+        try { process.kill(pid, 'SIGKILL'); out.push('signalled ' + pid); } catch (e) { out.push(e.message); }
+      }
+      const child = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+      child.on('exit', (code, signal) => { out.push('child ' + signal); console.log(JSON.stringify(out)); });
+      process.kill(child.pid, 'SIGTERM');`;
+    const guard = spawn(process.execPath, ['--require', join(__dirname, '..', '..', 'scripts', 'testGuards.cjs'), '-e', script], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    guard.stdout.on('data', (d: Buffer) => void (out += d.toString()));
+    const [code, signal] = await once(guard, 'exit');
+    assert.deepEqual([code, signal], [0, null]);
+    const own = "process.kill(0) would signal this process's own group (the test runner's, and CI's); the tests signal their children by pid (scripts/testGuards.cjs)";
+    assert.deepEqual(JSON.parse(out), [
+      own,
+      'process.kill(-1) would signal every process; the tests signal their children by pid (scripts/testGuards.cjs)',
+      own,
+      'child SIGTERM',
+    ]);
   });
 
   it('runs the tests when the agent CLIs cannot be installed, then fails saying why', async () => {
