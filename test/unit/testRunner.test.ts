@@ -248,7 +248,7 @@ describe('npm test', () => {
     const guard = spawn(process.execPath, ['--require', join(__dirname, '..', '..', 'scripts', 'testGuards.cjs'), '-e', script], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     guard.stdout.on('data', (d: Buffer) => void (out += d.toString()));
-    const [code, signal] = await once(guard, 'exit');
+    const [code, signal] = await once(guard, 'close');
     assert.deepEqual([code, signal], [0, null]);
     const own = "process.kill(0) would signal this process's own group (the test runner's, and CI's); the tests signal their children by pid (scripts/testGuards.cjs)";
     assert.deepEqual(JSON.parse(out), [
