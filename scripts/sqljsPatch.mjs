@@ -73,16 +73,19 @@ const RESIZE_HOOK = {
 /**
  * What the patches call: the string encoder, MEMFS_GROWTH's in-place growth of a file node's array to `need` bytes,
  * and RESIZE_HOOK's resize to `size` bytes (bytes past a file's length are always zero: every shrink cuts the buffer).
+ * A file's array may be a view of fixed length on a resizable buffer (a snapshot read straight into one, see
+ * src/store/snapshotRead.ts): resized in place, it is replaced by a view that follows the buffer's length.
  */
 const PRELUDE = `var batonUtf8=new TextEncoder(),batonUtf8Length=0,BATON_FILE_MAX=2147483648,
 batonByteLength=typeof Buffer=="function"&&typeof Buffer.byteLength=="function"?function(s){return Buffer.byteLength(s,"utf8")}:null;
 function batonGrow(node,need){var cur=node.Ua,buf=cur.buffer,size=Math.max(need,cur.length*2,256);
-if(buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);return}
+if(buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);batonTrack(node);return}
 var next;try{next=new Uint8Array(new ArrayBuffer(size,{maxByteLength:Math.max(size,BATON_FILE_MAX)}))}catch(e){next=new Uint8Array(size)}
 next.set(cur.subarray(0,node.Wa));node.Ua=next}
 function batonResize(node,size){var cur=node.Ua,buf=cur&&cur.buffer;
-if(buf&&buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);node.Wa=size;return}
+if(buf&&buf.resizable&&cur.byteOffset===0&&cur.length===buf.byteLength&&size<=buf.maxByteLength){buf.resize(size);batonTrack(node);node.Wa=size;return}
 var next=new Uint8Array(size);cur&&next.set(cur.subarray(0,Math.min(size,node.Wa)));node.Ua=next;node.Wa=size}
+function batonTrack(node){node.Ua.length!==node.Ua.buffer.byteLength&&(node.Ua=new Uint8Array(node.Ua.buffer))}
 `;
 
 /**

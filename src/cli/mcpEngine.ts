@@ -9,6 +9,7 @@ import { httpUpstream, runProxy, type Upstream } from '../host/proxy.js';
 import { createMcpServer } from '../mcp/createMcpServer.js';
 import { connectServer, deserializeLine } from '../mcp/jsonRpc.js';
 import type { HeldLock } from '../store/lock.js';
+import type { SnapshotRead } from '../store/snapshotRead.js';
 import { movedFrom, ownerAnswers } from '../host/discovery.js';
 import { openOrFindOwner, unreachableOwner, VERSION } from './common.js';
 import type { EngineSettings } from './engineOptions.js';
@@ -27,11 +28,15 @@ export interface McpOptions extends EngineSettings {
   log: Log;
 }
 
-/** What the owner needs beyond the options: the front, the lock the front took, and the wasm it started compiling. */
+/**
+ * What the owner needs beyond the options: the front, the lock the front took, the wasm it started compiling and the
+ * database file it started reading.
+ */
 export interface OwnerStart extends McpOptions {
   front: StdioFront;
   lock: HeldLock;
   wasm?: Promise<WebAssembly.Module>;
+  snapshot?: SnapshotRead;
 }
 
 /**

@@ -6,6 +6,7 @@ import { DEFAULT_RATE_LIMITS, type RateLimitConfig } from '../core/broker/rateLi
 import type { Clock, Log } from '../core/ports.js';
 import type { RetentionPolicy } from '../core/retention.js';
 import { isLiveBaton, type HeldLock } from '../store/lock.js';
+import type { SnapshotRead } from '../store/snapshotRead.js';
 import { readContentCache } from './contentCache.js';
 import { openStore, type SqlJsStore, type StoreAccess } from '../store/sqlJsStore.js';
 import { runnerFor } from './pipelines/runnerRegistry.js';
@@ -47,6 +48,8 @@ export interface OpenBatonOptions {
   lock?: HeldLock;
   /** sql.js's wasm, compiling since before the engine loaded. */
   wasm?: Promise<WebAssembly.Module>;
+  /** The database file, being read since the caller took `lock` (see openStore). */
+  snapshot?: SnapshotRead;
 }
 
 /** An open Baton and what to close. */
@@ -68,7 +71,7 @@ export async function openBaton(options: OpenBatonOptions): Promise<OpenedBaton>
   const log = options.log ?? stderrLog();
   const workspace = resolve(options.workspace ?? process.cwd());
   const readOnly = options.access === 'read';
-  const store = await openStore({ path: options.dbPath, log, durability: options.durability, access: options.access, lock: options.lock, wasmModule: options.wasm });
+  const store = await openStore({ path: options.dbPath, log, durability: options.durability, access: options.access, lock: options.lock, wasmModule: options.wasm, snapshot: options.snapshot });
   let baton: Baton;
   try {
     const overrides: Partial<BatonOptions> = {};

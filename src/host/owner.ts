@@ -8,6 +8,7 @@ import { assertToolGroups, type ToolGroup } from '../mcp/toolGroups.js';
 import type { RateLimitConfig } from '../core/broker/rateLimiter.js';
 import type { RetentionPolicy } from '../core/retention.js';
 import type { HeldLock } from '../store/lock.js';
+import type { SnapshotRead } from '../store/snapshotRead.js';
 import { dirname, join } from 'node:path';
 import { attachTeams } from './worker/teams.js';
 
@@ -34,6 +35,8 @@ export interface OwnerOptions {
   lock?: HeldLock;
   /** sql.js's wasm, compiling since before the engine loaded. */
   wasm?: Promise<WebAssembly.Module>;
+  /** The database file, being read since the caller took `lock` (`baton mcp` reads it while the engine loads). */
+  snapshot?: SnapshotRead;
 }
 
 /** A running owner. */
@@ -72,6 +75,7 @@ export function openAsOwner(options: OwnerOptions): Promise<OpenedBaton> {
     log: options.log,
     lock: options.lock,
     wasm: options.wasm,
+    snapshot: options.snapshot,
   });
 }
 

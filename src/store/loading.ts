@@ -1,6 +1,5 @@
 // Loading what is on disk at open: the sql.js runtime, the snapshot, and the journal to replay.
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import initSqlJs from 'sql.js';
@@ -52,16 +51,6 @@ function corruptDb(path: string, why: string): BatonError {
     `${path} is not a readable Baton database (${why}). Baton left it untouched: move it aside or restore a backup, then start Baton again.`,
     { path },
   );
-}
-
-/** The snapshot's bytes, read off the event loop (`baton mcp` keeps answering its client meanwhile); null if none. */
-export async function readSnapshotFile(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (ex) {
-    if ((ex as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw ex;
-  }
 }
 
 /**

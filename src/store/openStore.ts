@@ -11,10 +11,11 @@ import { JournalWriter } from './journalWriter.js';
 import { keepTornTail } from './keepTornTail.js';
 import { makeDirs } from './makeDirs.js';
 import {
-  assertBatonDatabase, assertJournalOf, databaseIdOf, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, readSnapshotFile, snapshotSeq,
+  assertBatonDatabase, assertJournalOf, databaseIdOf, defaultWasmPath, loadSnapshot, loadSqlJs, readJournal, snapshotSeq,
 } from './loading.js';
 import { acquireLock, lockedError, lockPathOf, readLockOwner, type HeldLock } from './lock.js';
 import { applyMigrations, defaultMigrationsDir, loadMigrations, readSchemaImage, schemaVersion } from './migrate.js';
+import { readSnapshotFile, type SnapshotRead } from './snapshotRead.js';
 import { SqlJsStore, type StoreSettings } from './sqlJsStore.js';
 
 const noop = () => undefined;
@@ -36,6 +37,11 @@ export interface OpenStoreOptions {
   wasmModule?: Promise<WebAssembly.Module>;
   /** The database's lock when the caller took it already (access 'create' or 'existing'); released like one taken here. */
   lock?: HeldLock;
+  /**
+   * The snapshot file, being read since the caller took `lock` (readSnapshotAhead): opening uses those bytes instead
+   * of reading the file again when it is the file opened here. Ignored without `lock`.
+   */
+  snapshot?: SnapshotRead;
   /** Checkpoint after this many journal records (default 1000). */
   checkpointRecords?: number;
   /** Checkpoint after this many journal bytes (default 8 MiB). */
@@ -264,7 +270,9 @@ async function openFileStore(
   try {
     const journalPath = journalOf(path);
     removeStaleTemps(path, journalPath);
-    const bytes = await readSnapshotFile(path);
+    // Read ahead only under the lock the caller took before it began (see readSnapshotAhead), and of this very file.
+    const ahead = options.lock && options.snapshot?.path === path ? options.snapshot.bytes : null;
+    const bytes = await (ahead ?? readSnapshotFile(path));
     const snapshot = bytes === null ? newDatabase(SQL, migrationsDir, newest, settings.log) : loadSnapshot(SQL, path, bytes);
     db = snapshot.db;
     assertBatonDatabase(db, path);

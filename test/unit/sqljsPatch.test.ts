@@ -2,10 +2,13 @@
 // how strings are encoded and how the in-memory file grows and shrinks), its database file node holds exactly the
 // committed database (what a snapshot is written from), and the patches still apply to the installed sql.js.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SqlJsStatic } from 'sql.js';
 import { patchSqlJs } from '../../scripts/sqljsPatch.mjs';
+import { readSnapshotFile } from '../../src/store/snapshotRead.js';
 import { loadSqlJs, patchedSqlJs, sqlJsFile } from '../helpers/sqlJs.js';
 
 const samples = [
@@ -73,6 +76,49 @@ test('a database shrunk by VACUUM gives its memory back in place and grows in pl
   assert.ok(patched.grown?.resizable && patched.shrunk.buffer === patched.grown, 'VACUUM shrank the same resizable buffer');
   assert.ok(patched.shrunk.bytes! < 3 * 1024 * 1024 && patched.shrunk.bytes === patched.shrunk.fileBytes, `the buffer is no larger than the file: ${patched.shrunk.bytes} bytes`);
   assert.equal(patched.regrown, patched.grown, 'and grew in place again');
+});
+
+test('a database opened from a file read onto a resizable buffer keeps that buffer, grows and shrinks it in place, with the bytes of the unpatched one', async () => {
+  type Node = { Ua: Uint8Array; Wa: number };
+  const dir = mkdtempSync(join(tmpdir(), 'baton-sqljs-file-'));
+  try {
+    const file = join(dir, 'baton.db');
+    const seed = new (await loadSqlJs()).Database();
+    seed.run('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)');
+    for (let i = 0; i < 300; i++) seed.run('INSERT INTO t (v) VALUES (?)', [`${i}:${'row text '.repeat(1200)}`]);
+    writeFileSync(file, seed.export());
+    seed.close();
+    const reopenGrowShrink = async (SQL: SqlJsStatic) => {
+      const bytes = (await readSnapshotFile(file))!;
+      const db = new SQL.Database(bytes) as InstanceType<SqlJsStatic['Database']> & { batonFileNode?(): Node };
+      const node = () => db.batonFileNode?.();
+      try {
+        db.exec('PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA synchronous = OFF');
+        const opened = node()?.Ua.buffer;
+        db.run('BEGIN');
+        for (let i = 0; i < 300; i++) db.run('INSERT INTO t (v) VALUES (?)', [`more ${i}:${'row text '.repeat(1200)}`]);
+        db.run('COMMIT');
+        const grown = { buffer: node()?.Ua.buffer, length: node()?.Ua.length };
+        db.run('DELETE FROM t WHERE k % 3 <> 0');
+        db.exec('PRAGMA journal_mode = TRUNCATE; PRAGMA temp_store = FILE; VACUUM; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY');
+        const shrunk = { buffer: node()?.Ua.buffer, length: node()?.Ua.length, fileBytes: node()?.Wa };
+        for (let i = 0; i < 200; i++) db.run('INSERT INTO t (v) VALUES (?)', [`again ${i}:${'grown again '.repeat(1000)}`]);
+        return { read: bytes.buffer, opened, grown, shrunk, regrown: node()?.Ua.buffer, check: db.exec('PRAGMA integrity_check')[0]!.values[0]![0], bytes: db.export() };
+      } finally {
+        db.close();
+      }
+    };
+    const [plain, patched] = [await reopenGrowShrink(await loadSqlJs()), await reopenGrowShrink(await patchedSqlJs())];
+    assert.equal((patched.read as ArrayBuffer & { resizable?: boolean }).resizable, true, 'readSnapshotFile reads onto a resizable buffer');
+    assert.equal(patched.opened, patched.read, 'the in-memory file is the bytes read, not a copy');
+    assert.ok(patched.grown.buffer === patched.read && patched.grown.length! > readFileSync(file).length, 'it grew in place');
+    assert.ok(patched.shrunk.buffer === patched.read && patched.shrunk.length === patched.shrunk.fileBytes, 'VACUUM shrank it in place, to the file');
+    assert.equal(patched.regrown, patched.read, 'and it grew in place again');
+    assert.equal(patched.check, 'ok');
+    assert.ok(Buffer.from(patched.bytes).equals(Buffer.from(plain.bytes)), 'the same bytes as the unpatched sql.js');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('patched and unpatched sql.js store the same bytes for every bound string', async () => {
