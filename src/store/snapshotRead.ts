@@ -1,6 +1,7 @@
 // Reading the snapshot file: at open, or ahead of it by a caller that holds the database's lock (`baton mcp` reads it
 // while the engine loads). Kept apart from loading.ts so that the thin front (dist/cli.js) loads no sql.js for it.
-import { closeSync, fstatSync, openSync, read } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { followLinks } from './dbPath.js';
 
 /** The most one read() moves on Linux. */
@@ -18,18 +19,30 @@ const FILE_MAX = 2 ** 31;
  */
 export function readSnapshotFile(path: string): Promise<Buffer | null> {
   let fd: number;
-  let size: number;
+  let size: number | null;
   try {
-    fd = openSync(path, 'r');
+    // Not blocking: opening a FIFO (a test's stand-in for a file still being written) would wait here for a writer.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (ex) {
     return (ex as NodeJS.ErrnoException).code === 'ENOENT' ? Promise.resolve(null) : Promise.reject(ex);
   }
   try {
-    size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    size = stats.isFile() ? stats.size : null;
   } catch (ex) {
     closeSync(fd);
     return Promise.reject(ex);
   }
+  if (size === null) {
+    // No regular file (a folder, a FIFO, a device): read as readFile reads, to its end, or refused as it refuses.
+    closeSync(fd);
+    return readFile(path).catch((ex: NodeJS.ErrnoException) => (ex.code === 'ENOENT' ? null : Promise.reject(ex)));
+  }
+  return readWhole(fd, size);
+}
+
+/** The `size` bytes of the regular file open as `fd` (fewer if it is shorter now), which it then closes. */
+function readWhole(fd: number, size: number): Promise<Buffer> {
   const bytes = resizableBuffer(size) ?? Buffer.allocUnsafeSlow(size);
   return new Promise((resolve, reject) => {
     const from = (offset: number): void => {

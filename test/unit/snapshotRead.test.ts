@@ -3,6 +3,8 @@
 // its caller took first, and only of the very file it opens, and a read that failed fails the open and frees the lock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireLock, readLockOwner, type HeldLock } from '../../src/store/lock.js';
@@ -43,6 +45,23 @@ test('the snapshot is read whole onto a resizable buffer; a missing one is null,
     assert.equal((await readSnapshotFile(t.db))!.length, 0);
     assert.equal(await readSnapshotFile(join(t.dir, 'missing.db')), null);
     await assert.rejects(readSnapshotFile(t.dir), { code: 'EISDIR' });
+  });
+});
+
+test('a FIFO is read to its end, and the read begins without waiting for its writer', { timeout: 20_000, skip: process.platform === 'win32' ? 'no mkfifo on Windows' : false }, async () => {
+  await withTempDir(async (t) => {
+    execFileSync('mkfifo', [t.db]);
+    const stamp = join(t.dir, 'writer-came');
+    const line = 'written after the read began ';
+    const content = line.repeat(5000);
+    // The writer comes 2 s later, noting when: a read that waited for it in its open would return only after that.
+    const writer = spawn(process.execPath, ['-e', `setTimeout(() => { const fs = require('fs'); fs.writeFileSync(${JSON.stringify(stamp)}, String(Date.now())); fs.writeFileSync(${JSON.stringify(t.db)}, ${JSON.stringify(line)}.repeat(5000)); }, 2000)`]);
+    const reading = readSnapshotAhead(t.db);
+    const returned = Date.now();
+    const bytes = await reading.bytes;
+    await once(writer, 'close');
+    assert.ok(returned < Number(readFileSync(stamp, 'utf8')), 'the read began before the writer came');
+    assert.equal(bytes!.toString(), content);
   });
 });
 
