@@ -56,10 +56,12 @@ test('a FIFO is read to its end, and the read begins without waiting for its wri
     const content = line.repeat(5000);
     // The writer comes 2 s later, noting when: a read that waited for it in its open would return only after that.
     const writer = spawn(process.execPath, ['-e', `setTimeout(() => { const fs = require('fs'); fs.writeFileSync(${JSON.stringify(stamp)}, String(Date.now())); fs.writeFileSync(${JSON.stringify(t.db)}, ${JSON.stringify(line)}.repeat(5000)); }, 2000)`]);
+    // Listened for now: the writer may exit, and its 'close' go by, before the read's last bytes are taken.
+    const writerClosed = once(writer, 'close');
     const reading = readSnapshotAhead(t.db);
     const returned = Date.now();
     const bytes = await reading.bytes;
-    await once(writer, 'close');
+    await writerClosed;
     assert.ok(returned < Number(readFileSync(stamp, 'utf8')), 'the read began before the writer came');
     assert.equal(bytes!.toString(), content);
   });
