@@ -230,7 +230,9 @@ async function openReadOnly(
   let db: Database | null = null;
   let store: SqlJsStore | null = null;
   try {
-    db = loadSnapshot(SQL, path).db;
+    // Read as an owner reads it (snapshotRead.ts): on a resizable buffer, so that a journal's replay that grows the
+    // database grows it in place instead of copying it whole.
+    db = loadSnapshot(SQL, path, await readSnapshotFile(path)).db;
     assertBatonDatabase(db, path);
     const version = schemaVersion(db);
     if (version > newest) throw newerVersionError(path, version, newest);

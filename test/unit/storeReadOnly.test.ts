@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { loadMigrations } from '../../src/store/migrate.js';
@@ -162,5 +162,18 @@ test("an owner that appears mid-read and moves the files makes 'read' answer sto
       child.stdin!.end();
       await exited;
     }
+  });
+});
+
+test("'read' of a folder or a non-SQLite file in the database's place refuses it, and leaves it as it was", async () => {
+  await withTempDir(async (t) => {
+    mkdirSync(t.db);
+    await assert.rejects(openStore({ path: t.db, access: 'read' }), (ex: unknown) => (ex as Error).message.includes('is a folder, not a database file'));
+    assert.deepEqual(readdirSync(t.dir), ['baton.db'], 'nothing created beside it');
+    rmdirSync(t.db);
+    writeFileSync(t.db, 'not a database, but long enough to be read as one: '.repeat(4));
+    const before = filesOf(t.dir);
+    await assert.rejects(openStore({ path: t.db, access: 'read' }), (ex: unknown) => BatonError.is(ex, 'store_corrupt') && ex.message.includes(t.db));
+    assertUnchanged(t.dir, before);
   });
 });
