@@ -90,7 +90,7 @@ describe('a forwarding baton mcp answers the handshake for its owner', () => {
     assert.equal(code, 1, fwd.stderr());
   });
 
-  it('an owner that dies before the forwarder reaches it (its initialize answered from the owner's catalog): the forwarder owns the database', async () => {
+  it("an owner that dies before the forwarder reaches it (its initialize answered from the owner's catalog): the forwarder owns the database", async () => {
     // The forwarder answers `initialize` from the owner's catalog, then waits for the rest of the handshake (100 ms)
     // before it loads its proxy: it is stopped within that wait, the owner is killed, and then it goes on. Killed once
     // the whole handshake was answered, the owner could be met by a proxy that had loaded meanwhile on a fast machine
