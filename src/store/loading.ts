@@ -54,10 +54,10 @@ function corruptDb(path: string, why: string): BatonError {
 }
 
 /**
- * Opens the snapshot at `path` (never modifying the file), or a new empty database if there is none. `bytes` are
- * the file's content when the caller read it already (null: no file).
+ * Opens the snapshot at `path` (never modifying the file) from `bytes`, the file's content as readSnapshotFile read it,
+ * or a new empty database if there is none (null).
  */
-export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | null = existsSync(path) ? readFileSync(path) : null): { db: Database; existed: boolean } {
+export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | null): { db: Database; existed: boolean } {
   if (bytes === null) return { db: new SQL.Database(), existed: false };
   if (bytes.length < 100 || !bytes.subarray(0, 16).equals(SQLITE_HEADER)) {
     throw corruptDb(path, bytes.length === 0 ? 'the file is empty' : 'no SQLite header');
