@@ -182,6 +182,21 @@ export interface StepRelease {
 }
 
 /** One execution in a status listing. */
+/** Which executions a listing holds: `limit` (50 by default) of the newest that pass the rest. */
+export interface ExecutionFilter {
+  /** Only those not finished. */
+  active_only?: boolean;
+  limit?: number;
+  /**
+   * Only these executions (at most MAX_LISTED_IDS; unknown ids are left out). The editor reads again only the runs
+   * that events named since its last reading, not every unfinished run.
+   */
+  ids?: readonly string[];
+}
+
+/** The most ids one listing takes. */
+export const MAX_LISTED_IDS = 1000;
+
 export interface ExecutionSummary {
   execution_id: string;
   task_id: string | null;
@@ -282,8 +297,8 @@ export interface BatonApi {
   connectionClosed?(sessionId: string): void;
   /** An execution's audit timeline, oldest first. */
   events(executionId: string): TimelineEvent[];
-  /** Executions, newest first (optionally only those not finished). */
-  listExecutions(filter?: { active_only?: boolean; limit?: number }): ExecutionSummary[];
+  /** Executions, newest first (optionally only those not finished, or only those of `ids`). */
+  listExecutions(filter?: ExecutionFilter): ExecutionSummary[];
   /** `persona://{agent}` markdown; `default` means supervisor. */
   persona(agent: string): string;
   /** `guardrails://active` markdown. */

@@ -1,8 +1,10 @@
 // The facade every face calls: broker, gates, resources, content sync, stall detection and the call log.
 import type {
   ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CallLogEntry, ContentApi, ContentReport, CurrentStepResource,
-  ExecutionSummary, GateDecision, StepRelease, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource, WorkflowStatusResource,
+  ExecutionFilter, ExecutionSummary, GateDecision, StepRelease, LifecycleApi, TimelineEvent, GateDecisionResult, ProjectContextResource,
+  WorkflowStatusResource,
 } from './api.js';
+import { MAX_LISTED_IDS } from './api.js';
 import { Broker, type BrokerDeps, type BrokerOptions } from './broker/broker.js';
 import { ContentCache } from './broker/contentCache.js';
 import { ExecutionRepo, stoppedByCancel, toArtifact, type ExecutionRow } from './broker/executionRepo.js';
@@ -426,8 +428,11 @@ export class Baton implements BatonApi {
   }
 
   /** @inheritdoc */
-  listExecutions(filter: { active_only?: boolean; limit?: number } = {}): ExecutionSummary[] {
-    return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50 }).map((e) => this.summaryOf(e));
+  listExecutions(filter: ExecutionFilter = {}): ExecutionSummary[] {
+    if (filter.ids && filter.ids.length > MAX_LISTED_IDS) {
+      throw new BatonError('invalid_input', `ids names ${filter.ids.length} executions; list at most ${MAX_LISTED_IDS} at a time (or leave ids out)`);
+    }
+    return this.repo.executions({ activeOnly: filter.active_only, limit: filter.limit ?? 50, ids: filter.ids }).map((e) => this.summaryOf(e));
   }
 
   /** One execution as listings show it. */

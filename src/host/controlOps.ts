@@ -15,7 +15,7 @@ import { isTeamOp, parseTeamOp, runTeamOp, TEAM_OPS, type TeamControlRequest } f
 /** A control request: the CLI's decide/status, and the reads and calls an editor client needs. */
 export type ControlRequest =
   | ({ op: 'decide' } & GateDecision)
-  | { op: 'status' | 'executions'; active_only?: boolean; limit?: number }
+  | { op: 'status' | 'executions'; active_only?: boolean; limit?: number; ids?: readonly string[] }
   | { op: 'current_step'; id?: string }
   | { op: 'workflow_status'; id?: string; artifacts?: boolean }
   | { op: 'events' | 'findings'; execution_id: string }
@@ -67,7 +67,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
   switch (req.op) {
     case 'status':
     case 'executions':
-      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit }) };
+      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit, ...(req.ids ? { ids: req.ids } : {}) }) };
     case 'workflow_status':
       return { result: baton.workflowStatus(req.id, req.artifacts === false ? { artifacts: false } : {}) };
     case 'current_step':
@@ -180,6 +180,15 @@ function requiredString(body: Record<string, unknown>, key: string): string {
   return body[key] as string;
 }
 
+/** The optional `ids` of an executions listing: execution ids (the core checks how many). */
+function idsField(body: Record<string, unknown>): { ids?: readonly string[] } {
+  if (body.ids === undefined) return {};
+  if (!Array.isArray(body.ids) || !body.ids.every((id) => typeof id === 'string')) {
+    throw new BatonError('invalid_input', 'ids must be an array of execution ids (strings), or left out to list the newest');
+  }
+  return { ids: body.ids as string[] };
+}
+
 /** A JSON object field (the broker and the artifact query check their own shapes). */
 function objectField<T>(body: Record<string, unknown>, key: string): T {
   const v = body[key];
@@ -193,7 +202,10 @@ const ARTIFACT_QUERY_TYPES = new Set(['recent', 'by_type', 'final', 'execution']
 function parseReadOp(body: Record<string, unknown>): ControlRequest | null {
   switch (body.op) {
     case 'executions':
-      return { op: 'executions', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined };
+      return {
+        op: 'executions', active_only: body.active_only === true, limit: typeof body.limit === 'number' ? body.limit : undefined,
+        ...idsField(body),
+      };
     case 'workflow_status':
       if (body.artifacts !== undefined && typeof body.artifacts !== 'boolean') {
         throw new BatonError('invalid_input', 'artifacts must be true or false (false: the steps\' artifacts are left out)');

@@ -1,7 +1,7 @@
 // What the editor's views need from Baton, all async so the same UI runs on the in-process core (owner) or on a
 // terminal owner's /control endpoint (client). No 'vscode' import: the panel protocol and unit tests use it too.
 import type {
-  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
+  ArtifactQuery, ArtifactRecord, ExecutionFilter, ArtifactsResource, AvailableWorkflowsResource, BatonApi, CurrentStepResource,
   ExecutionSummary, StepRelease, GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
@@ -27,7 +27,7 @@ export interface BatonSource {
   readonly mode: 'owner' | 'client';
   /** The owner's MCP endpoint (the URL and bearer token registered with the editor). */
   endpoint(): SourceEndpoint;
-  listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]>;
+  listExecutions(filter?: ExecutionFilter): Promise<ExecutionSummary[]>;
   /** `artifacts: false`: the steps' artifact lists are left out (the panel reads its capped list on its own). */
   workflowStatus(id: string, opts?: { artifacts?: boolean }): Promise<WorkflowStatusResource>;
   currentStep(id: string): Promise<CurrentStepResource>;
@@ -84,7 +84,7 @@ export class LocalSource implements BatonSource {
     return { ...this.ownerEndpoint };
   }
 
-  async listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]> {
+  async listExecutions(filter?: ExecutionFilter): Promise<ExecutionSummary[]> {
     return this.baton.listExecutions(filter);
   }
 

@@ -3,7 +3,7 @@
 // source is current and re-subscribes its listeners when ownership changes.
 import * as vscode from 'vscode';
 import type {
-  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
+  ArtifactQuery, ArtifactRecord, ExecutionFilter, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import { BatonError, errorMessage } from '../core/errors.js';
@@ -373,7 +373,7 @@ export class BatonConnection implements BatonSource, vscode.Disposable {
 
   // ---- BatonSource, delegated to the current source ----
 
-  async listExecutions(filter?: { active_only?: boolean; limit?: number }): Promise<ExecutionSummary[]> {
+  async listExecutions(filter?: ExecutionFilter): Promise<ExecutionSummary[]> {
     return (await this.ready()).listExecutions(filter);
   }
 

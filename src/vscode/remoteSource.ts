@@ -3,7 +3,7 @@
 // While connected, the owner is watched: one stopped later (Ctrl-Z, a debugger) or silent for long is reported at once,
 // and the calls waiting on it fail with the words the connection gives, rather than each waiting out its time limit.
 import type {
-  ArtifactQuery, ArtifactRecord, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
+  ArtifactQuery, ArtifactRecord, ExecutionFilter, ArtifactsResource, AvailableWorkflowsResource, CurrentStepResource, ExecutionSummary, StepRelease,
   GateDecision, GateDecisionResult, TimelineEvent, WorkflowStatusResource,
 } from '../core/api.js';
 import type { Finding } from '../core/lifecycleTypes.js';
@@ -149,7 +149,7 @@ export class RemoteSource implements BatonSource, OwnerControl {
     return this.owner.pid;
   }
 
-  async listExecutions(filter: { active_only?: boolean; limit?: number } = {}): Promise<ExecutionSummary[]> {
+  async listExecutions(filter: ExecutionFilter = {}): Promise<ExecutionSummary[]> {
     const body = (await this.call({ op: 'executions', ...filter })) as { executions: ExecutionSummary[] };
     return body.executions;
   }

@@ -6,6 +6,7 @@ import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import type { ExecutionSummary } from '../../src/core/api.js';
+import type { BatonEvent } from '../../src/core/types.js';
 import { BatonConnection } from '../../src/vscode/ownership.js';
 import { ALL_ACTIVE, RECENT_RUNS } from '../../src/vscode/runListing.js';
 import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
@@ -24,11 +25,11 @@ function run(i: number, status: ExecutionSummary['status']): ExecutionSummary {
 /** A connection over `runs` answering as the core does (newest first, `limit`, active_only), recording each listing. */
 function fakeConnection(runs: ExecutionSummary[]) {
   const asked: Array<{ active_only?: boolean; limit?: number }> = [];
-  const events = new Set<() => void>();
+  const events = new Set<(event: BatonEvent) => void>();
   const changes = new Set<() => void>();
   const fakes = {
     state: 'ready',
-    onEvent: (l: () => void) => (events.add(l), { dispose: () => void events.delete(l) }),
+    onEvent: (l: (event: BatonEvent) => void) => (events.add(l), { dispose: () => void events.delete(l) }),
     onDidChange: (l: () => void) => (changes.add(l), { dispose: () => void changes.delete(l) }),
     async listExecutions(f: { active_only?: boolean; limit?: number } = {}) {
       asked.push(f);
@@ -42,7 +43,8 @@ function fakeConnection(runs: ExecutionSummary[]) {
     templates: async () => [],
   };
   const connection = Object.assign(Object.create(BatonConnection.prototype) as BatonConnection, fakes);
-  return { connection, asked, event: () => events.forEach((l) => l()), change: () => changes.forEach((l) => l()) };
+  const stepped: BatonEvent = { type: 'step', execution_id: 'e1', step_name: 'review-code', status: 'awaiting_approval' };
+  return { connection, asked, event: () => events.forEach((l) => l(stepped)), change: () => changes.forEach((l) => l()) };
 }
 
 const ACTIVE = { active_only: true, limit: ALL_ACTIVE };

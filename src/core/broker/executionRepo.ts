@@ -408,10 +408,13 @@ export class ExecutionRepo {
     return r && toExecution(r);
   }
 
-  executions(filter: { activeOnly?: boolean; limit: number }): ExecutionRow[] {
-    const where = filter.activeOnly ? "WHERE status NOT IN ('completed','failed')" : '';
+  /** The newest `limit` executions, only unfinished ones with `activeOnly`, only those of `ids` when given. */
+  executions(filter: { activeOnly?: boolean; limit: number; ids?: readonly string[] }): ExecutionRow[] {
+    const terms = filter.activeOnly ? ["status NOT IN ('completed','failed')"] : [];
+    if (filter.ids) terms.push(`execution_id IN (${filter.ids.map(() => '?').join(',')})`);
+    const where = terms.length ? `WHERE ${terms.join(' AND ')}` : '';
     return this.store
-      .all<Raw>(`SELECT * FROM executions ${where} ORDER BY started_at DESC, rowid DESC LIMIT ?`, [filter.limit])
+      .all<Raw>(`SELECT * FROM executions ${where} ORDER BY started_at DESC, rowid DESC LIMIT ?`, [...(filter.ids ?? []), filter.limit])
       .map(toExecution);
   }
 

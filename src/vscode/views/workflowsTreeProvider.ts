@@ -44,9 +44,9 @@ export class WorkflowsTreeProvider implements vscode.TreeDataProvider<TreeNode>,
     this.subscriptions.push({ dispose: () => refreshed.dispose() }, this.changed);
   }
 
-  /** Re-reads everything now (the status bar too: they show one listing). */
+  /** Re-reads everything now (the status bar too: they show one listing), every unfinished run included. */
   refresh(): void {
-    this.runs.refresh();
+    this.runs.refresh({ whole: true });
   }
 
   /** Coalesces a burst of changes into one refresh (and a steady stream into one refresh per half second). */
