@@ -15,6 +15,7 @@ import { stoppedByCancel } from '../../src/core/broker/executionRepo.js';
 import { makeBaton } from '../helpers/coreHarness.js';
 import {
   artifactNodes, cancelQuestion, executionLabel, executionNodes, FINISHED_SHOWN, findingNodes, folderNodes, rootNodes, statusIcon, stepNodes, templateStepNodes,
+  UNFINISHED_SHOWN,
 } from '../../src/vscode/views/treeModel.js';
 
 const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -116,7 +117,7 @@ describe('tree model', () => {
     assert.deepEqual(executionNodes(list, nodes[2]!.ref, names).map((n) => n.label), ['adhoc · running · 50%']);
   });
 
-  it('lists every unfinished run and the newest finished ones of a workflow run hundreds of times, then a node to find the rest', () => {
+  it('lists the unfinished runs and the newest finished ones of a workflow run hundreds of times, then a node to find the rest', () => {
     const list = [
       ...Array.from({ length: 30 }, (_, i) => exec(`d${i}`, { status: 'completed', progress: 100 })),
       ...Array.from({ length: 40 }, (_, i) => exec(`r${i}`, { status: 'awaiting_approval' })),
@@ -135,6 +136,27 @@ describe('tree model', () => {
     assert.equal(more.at(-1)!.label, 'Older finished runs…', 'runs older than the listing are one click away too');
     assert.equal(rootNodes(workflows, list, true)[0]!.description, '40 active · 70+ runs', 'a count the listing stopped short of says so');
     assert.equal(executionNodes(list.slice(0, 3), { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix'])).length, 3, 'no node when all are shown');
+  });
+
+  it('lists the newest UNFINISHED_SHOWN unfinished runs of thousands waiting at their gates, then one node counting the rest', () => {
+    const list = [
+      ...Array.from({ length: 2500 }, (_, i) => exec(`r${i}`, { status: 'awaiting_approval' })),
+      ...Array.from({ length: 3 }, (_, i) => exec(`d${i}`, { status: 'completed', progress: 100 })),
+    ];
+    const nodes = executionNodes(list, { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']));
+    assert.deepEqual(nodes.slice(0, UNFINISHED_SHOWN).map((n) => n.id), list.slice(0, UNFINISHED_SHOWN).map((e) => `execution:${e.execution_id}`));
+    const more = nodes[UNFINISHED_SHOWN]!;
+    assert.deepEqual([more.id, more.label, more.description, more.command?.id, more.collapsible], [
+      'message:more-unfinished:bug-fix', `${2500 - UNFINISHED_SHOWN} more unfinished runs…`, 'find one with Show Execution',
+      'baton.showExecution', 'none',
+    ]);
+    assert.deepEqual(nodes.slice(UNFINISHED_SHOWN + 1).map((n) => n.id), ['execution:d0', 'execution:d1', 'execution:d2'], 'then the finished ones');
+    assert.equal(nodes.filter((n) => n.collapsible === 'expanded').length, 5);
+    const one = executionNodes(list.slice(0, UNFINISHED_SHOWN + 1), { kind: 'pipeline', name: 'p', path: null }, new Set(['bug-fix']));
+    assert.equal(one.length, 0, 'a pipeline group lists pipeline runs only');
+    const justOver = executionNodes(list.slice(0, UNFINISHED_SHOWN + 1), { kind: 'template', template: 'bug-fix' }, new Set(['bug-fix']));
+    assert.equal(justOver.at(-1)!.label, '1 more unfinished run…');
+    assert.equal(rootNodes(workflows, list)[0]!.description, '2500 active · 2503 runs', 'the workflow counts them all');
   });
 
   it('labels an execution "<workflow> · <status> · <progress>%" with its status icon and context value', () => {

@@ -40,7 +40,7 @@ export type NodeRef =
   | { kind: 'specTask'; execution_id: string; phase: number; task: number }
   | { kind: 'artifact'; execution_id: string; artifact_id: string; title: string | null; type: string }
   | { kind: 'finding'; execution_id: string; finding_id: string }
-  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' | 'older' | 'spec-phases' };
+  | { kind: 'message'; message: 'starting' | 'failed' | 'empty' | 'other-folder' | 'no-steps' | 'older' | 'more-unfinished' | 'spec-phases' };
 
 /** One tree node. */
 export interface TreeNode {
@@ -107,15 +107,18 @@ export const SPEC_OUTLINE = 'phases from a tasks.md';
 /** A message node (starting, failed, empty). */
 export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['message'], label: string, detail?: string, scope?: string): TreeNode {
   const icons = {
-    starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info', older: 'history', 'spec-phases': 'checklist',
+    starting: 'loading~spin', failed: 'error', empty: 'add', 'other-folder': 'info', 'no-steps': 'info', older: 'history',
+    'more-unfinished': 'ellipsis', 'spec-phases': 'checklist',
   } as const;
   const commands = {
     failed: { id: 'baton.showLog', title: 'Show Log' },
     empty: { id: 'baton.startWorkflow', title: 'Start Workflow…' },
     older: { id: 'baton.showExecution', title: 'Show Execution' },
+    'more-unfinished': { id: 'baton.showExecution', title: 'Show Execution' },
     'spec-phases': { id: 'baton.startSpecWorkflow', title: 'Start Spec Workflow from tasks.md...' },
   } as const;
-  const command = message === 'failed' || message === 'empty' || message === 'older' || message === 'spec-phases' ? commands[message] : undefined;
+  const command = message === 'failed' || message === 'empty' || message === 'older' || message === 'more-unfinished' || message === 'spec-phases'
+    ? commands[message] : undefined;
   return {
     id: scope ? `message:${message}:${scope}` : `message:${message}`, label, tooltip: detail, description: detail, icon: { id: icons[message] }, contextValue: 'message',
     collapsible: 'none', ref: { kind: 'message', message }, command,
@@ -201,9 +204,18 @@ export const EXPANDED_RUNS = 5;
 export const FINISHED_SHOWN = 20;
 
 /**
- * The executions under a template node (or under "Other executions"): every unfinished one, then the newest
- * FINISHED_SHOWN finished ones, then (if there are more, or `more` older runs were not listed) a node that opens Show
- * Execution to find the others. A workflow run hundreds of times lists a screenful, not hundreds of rows.
+ * How many unfinished runs a template (or group) lists, the newest; the rest are counted in one node that opens Show
+ * Execution (which offers every unfinished run), and the status bar counts them all. With thousands of runs waiting
+ * at their gates, every refresh sent thousands of rows to the window, whose rendering then took more of the two cores
+ * than the agents' calls.
+ */
+export const UNFINISHED_SHOWN = 100;
+
+/**
+ * The executions under a template node (or under "Other executions"): the newest UNFINISHED_SHOWN unfinished ones (and
+ * a node counting the others), then the newest FINISHED_SHOWN finished ones, then (if there are more, or `more` older
+ * runs were not listed) a node that opens Show Execution to find the others. A workflow run hundreds of times lists a
+ * screenful, not hundreds of rows.
  */
 export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, templateNames: Set<string>, more = false): TreeNode[] {
   const mine = parent.kind === 'template'
@@ -213,11 +225,19 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
   const unfinished = mine.filter((e) => !DONE.has(e.status));
   const finished = mine.filter((e) => DONE.has(e.status));
   const hidden = finished.length - FINISHED_SHOWN;
-  const nodes = [...unfinished, ...finished.slice(0, FINISHED_SHOWN)].map(executionNode);
+  const shown = unfinished.slice(0, UNFINISHED_SHOWN).map(executionNode);
   // The editor reads the steps of every expanded run on each refresh: with hundreds of runs under way that starved the
   // agents sharing the extension host (9,097 calls in 20 s fell to 506). The newest few open; the others on a click.
-  for (const n of nodes.slice(EXPANDED_RUNS)) if (n.collapsible === 'expanded') n.collapsible = 'collapsed';
+  for (const n of shown.slice(EXPANDED_RUNS)) n.collapsible = 'collapsed';
   const scope = parent.kind === 'template' ? parent.template : parent.kind === 'pipeline' ? `pipeline:${parent.name}` : 'other';
+  const moreUnfinished = unfinished.length - shown.length;
+  const nodes = [
+    ...shown,
+    ...(moreUnfinished > 0
+      ? [messageNode('more-unfinished', `${moreUnfinished} more unfinished ${moreUnfinished === 1 ? 'run' : 'runs'}…`, 'find one with Show Execution', scope)]
+      : []),
+    ...finished.slice(0, FINISHED_SHOWN).map(executionNode),
+  ];
   if (hidden > 0 || (more && finished.length > 0)) {
     const label = hidden > 0 ? `${hidden}${more ? '+' : ''} older finished ${hidden === 1 && !more ? 'run' : 'runs'}…` : 'Older finished runs…';
     nodes.push(messageNode('older', label, 'find one with Show Execution', scope));
