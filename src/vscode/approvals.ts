@@ -5,6 +5,7 @@ import type { ExecutionSummary } from '../core/api.js';
 import { gateMessage, plural, runName, statusText } from '../shared/labels.js';
 import { rejectWords, type RejectOutcome } from '../shared/rejectWords.js';
 import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, type GateUi } from './gateDecisions.js';
+import { GateNotes } from './gateNotes.js';
 import { pickStep, targetOf } from './pickers.js';
 import type { Services } from './services.js';
 
@@ -93,18 +94,40 @@ export async function rejectStep(s: Services, arg?: unknown): Promise<void> {
   if (gate) await rejectGate(s.connection, ui, gate);
 }
 
-/** Notifies once per gate when a step enters awaiting_approval, with Approve / Reject… / Show. */
+/**
+ * Notifies once per gate when a step enters awaiting_approval, with Approve / Reject… / Show; when gates come faster
+ * than a person reads them, a few a minute and then one notification counting the others (GateNotes).
+ */
 export function registerApprovalNotifications(s: Services): vscode.Disposable {
   const notified = new Set<string>();
+  const notes = new GateNotes<{ executionId: string; stepName: string }>(
+    (g) => void notify(s, g.executionId, g.stepName).catch((ex: unknown) => s.log.error('approval notification failed', ex)),
+    (count) => void notifyMany(s, count).catch((ex: unknown) => s.log.error('approval notification failed', ex)),
+  );
   const sub = s.connection.onEvent((e) => {
     if (e.type !== 'step') return;
     const key = `${e.execution_id}\u0000${e.step_name}`;
     if (e.status !== 'awaiting_approval') return void notified.delete(key);
     if (notified.has(key)) return;
     notified.add(key);
-    void notify(s, e.execution_id, e.step_name).catch((ex: unknown) => s.log.error('approval notification failed', ex));
+    notes.gate({ executionId: e.execution_id, stepName: e.step_name });
   });
-  return new vscode.Disposable(() => sub.dispose());
+  return new vscode.Disposable(() => {
+    sub.dispose();
+    notes.dispose();
+  });
+}
+
+/** One notification for `count` gates that came after the last one notified, with how many wait now. */
+async function notifyMany(s: Services, count: number): Promise<void> {
+  const waiting = (await s.runs.unfinished()).reduce((n, e) => n + e.steps.filter((st) => st.status === 'awaiting_approval').length, 0);
+  if (waiting === 0) return; // all decided meanwhile
+  const pick = await vscode.window.showInformationMessage(
+    `Baton: ${plural(count, 'more step')} reached ${count === 1 ? 'its gate' : 'their gates'}; ${waiting} await your approval in all.`,
+    'Approve…', 'Show',
+  );
+  if (pick === 'Approve…') await vscode.commands.executeCommand('baton.approveStep');
+  else if (pick === 'Show') await vscode.commands.executeCommand('workbench.view.extension.baton');
 }
 
 async function notify(s: Services, executionId: string, stepName: string): Promise<void> {
