@@ -181,7 +181,6 @@ export interface StepRelease {
   execution_status: ExecutionStatus;
 }
 
-/** One execution in a status listing. */
 /** Which executions a listing holds: `limit` (50 by default) of the newest that pass the rest. */
 export interface ExecutionFilter {
   /** Only those not finished. */
@@ -197,6 +196,7 @@ export interface ExecutionFilter {
 /** The most ids one listing takes. */
 export const MAX_LISTED_IDS = 1000;
 
+/** One execution in a status listing. */
 export interface ExecutionSummary {
   execution_id: string;
   task_id: string | null;
