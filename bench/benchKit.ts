@@ -1,10 +1,13 @@
 // What the benchmarks share: a seeded PRNG and word list (every run builds the same data), the p50/p95 summary,
-// processes' CPU time, a bug-fix walker that times Baton's continues one at a time, and `baton serve` started.
+// processes' CPU time, a bug-fix walker that times Baton's continues one at a time, bug-fix runs on an engine in process,
+// and `baton serve` started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Baton } from '../src/core/baton.js';
+import type { NextStepRequest, NextStepResponse } from '../src/core/types.js';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same sequence. */
 export function rng(seed: number): () => number {
@@ -53,6 +56,24 @@ export function stepOutput(step: string, i: number) {
     references: ['src/example.ts'],
     confidence: 0.9,
   };
+}
+
+/** Runs one bug-fix workflow on an engine in process to its gate. */
+export async function toGate(baton: Pick<Baton, 'nextStep'>, i: number): Promise<NextStepResponse> {
+  let res: NextStepResponse = await baton.nextStep({ template_name: 'bug-fix', task_description: `bench task ${i}` });
+  for (let n = 0; res.status === 'ok'; n++) {
+    res = await baton.nextStep({ step_token: res.new_step_token!, model_output_so_far: stepOutput(res.next_step_contract!.step_name, n) } as NextStepRequest);
+  }
+  if (res.status !== 'awaiting_approval') throw new Error(`expected the gate, got ${JSON.stringify(res).slice(0, 300)}`);
+  return res;
+}
+
+/** Runs one bug-fix workflow on an engine in process through its gate to task_closed: six calls. */
+export async function runOne(baton: Pick<Baton, 'nextStep' | 'decide'>, i: number): Promise<void> {
+  const res = await toGate(baton, i);
+  await baton.decide({ execution_id: res.execution_id!, decision: 'approve', by: 'bench' });
+  const closed = await baton.nextStep({ step_token: res.new_step_token! });
+  if (closed.status !== 'task_closed') throw new Error(`expected task_closed, got ${closed.status}`);
 }
 
 /**

@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { Baton } from '../src/core/baton.js';
 import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
-import type { NextStepRequest, NextStepResponse } from '../src/core/types.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
 import { SharedRunListing, WHOLE_LISTING, type RunListingSource, type WholeListing } from '../src/vscode/sharedRunListing.js';
-import { stats, stepOutput } from './benchKit.js';
+import { runOne, stats, toGate } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
 
 const UNFINISHED = Number(process.argv[2] ?? 2500);
@@ -26,24 +25,6 @@ const REFRESHES = 15;
 /** Read whole on every refresh: what the listing did before it read in parts. */
 const ALWAYS_WHOLE: WholeListing = { belowRuns: Number.POSITIVE_INFINITY, everyMs: 0 };
 const MODES = { whole: ALWAYS_WHOLE, parts: WHOLE_LISTING } as const;
-
-/** Runs one bug-fix workflow to its gate. */
-async function toGate(baton: Baton, i: number): Promise<NextStepResponse> {
-  let res: NextStepResponse = await baton.nextStep({ template_name: 'bug-fix', task_description: `bench task ${i}` });
-  for (let n = 0; res.status === 'ok'; n++) {
-    res = await baton.nextStep({ step_token: res.new_step_token!, model_output_so_far: stepOutput(res.next_step_contract!.step_name, n) } as NextStepRequest);
-  }
-  if (res.status !== 'awaiting_approval') throw new Error(`expected the gate, got ${JSON.stringify(res).slice(0, 300)}`);
-  return res;
-}
-
-/** Runs one bug-fix workflow through its gate to task_closed: six calls. */
-async function runOne(baton: Baton, i: number): Promise<void> {
-  const res = await toGate(baton, i);
-  await baton.decide({ execution_id: res.execution_id!, decision: 'approve', by: 'bench' });
-  const closed = await baton.nextStep({ step_token: res.new_step_token! });
-  if (closed.status !== 'task_closed') throw new Error(`expected task_closed, got ${closed.status}`);
-}
 
 /** The editor's connection to its own core (LocalSource's listing and event feed). */
 function localSource(baton: Baton): RunListingSource {

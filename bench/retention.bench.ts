@@ -11,10 +11,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Baton } from '../src/core/baton.js';
 import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
-import type { NextStepRequest, NextStepResponse } from '../src/core/types.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
-import { stats, stepOutput } from './benchKit.js';
+import { runOne, stats, toGate } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
 
 const RUNS = Number(process.argv[2] ?? process.env.BATON_BENCH_RETENTION_RUNS ?? 3000);
@@ -27,24 +26,6 @@ const MB = 1024 * 1024;
 function rssMb(): number {
   (globalThis as { gc?: () => void }).gc?.();
   return Math.round((process.memoryUsage().rss / MB) * 10) / 10;
-}
-
-/** Runs one bug-fix workflow to its gate. */
-async function toGate(baton: Baton, i: number): Promise<NextStepResponse> {
-  let res: NextStepResponse = await baton.nextStep({ template_name: 'bug-fix', task_description: `bench task ${i}` });
-  for (let n = 0; res.status === 'ok'; n++) {
-    res = await baton.nextStep({ step_token: res.new_step_token!, model_output_so_far: stepOutput(res.next_step_contract!.step_name, n) } as NextStepRequest);
-  }
-  if (res.status !== 'awaiting_approval') throw new Error(`expected the gate, got ${JSON.stringify(res).slice(0, 300)}`);
-  return res;
-}
-
-/** Runs one bug-fix workflow through its gate to task_closed. */
-async function runOne(baton: Baton, i: number): Promise<void> {
-  const res = await toGate(baton, i);
-  await baton.decide({ execution_id: res.execution_id!, decision: 'approve', by: 'bench' });
-  const closed = await baton.nextStep({ step_token: res.new_step_token! });
-  if (closed.status !== 'task_closed') throw new Error(`expected task_closed, got ${closed.status}`);
 }
 
 /** Runs `count` workflows, 16 at a time, to the end (or, `abandon`, to the gate nobody decides). */
