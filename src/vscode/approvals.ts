@@ -8,6 +8,7 @@ import { approveGate, decisionsSoFar, rejectGate, rejectionOf, type GateSeen, ty
 import { GateNotes } from './gateNotes.js';
 import { pickStep, targetOf } from './pickers.js';
 import type { Services } from './services.js';
+import { waitingGates } from './statusBarText.js';
 
 /** Asks for what a rejection needs: the agent's feedback (it redoes the step), or a pipeline review's reason. */
 function askFeedback(stepName: string, outcome: RejectOutcome): Thenable<string | undefined> {
@@ -120,7 +121,7 @@ export function registerApprovalNotifications(s: Services): vscode.Disposable {
 
 /** One notification for `count` gates that came after the last one notified, with how many wait now. */
 async function notifyMany(s: Services, count: number): Promise<void> {
-  const waiting = (await s.runs.unfinished()).reduce((n, e) => n + e.steps.filter((st) => st.status === 'awaiting_approval').length, 0);
+  const waiting = waitingGates(await s.runs.unfinished()).length;
   if (waiting === 0) return; // all decided meanwhile
   const pick = await vscode.window.showInformationMessage(
     `Baton: ${plural(count, 'more step')} reached ${count === 1 ? 'its gate' : 'their gates'}; ${waiting} await your approval in all.`,

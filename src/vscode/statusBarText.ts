@@ -52,6 +52,11 @@ function listed(runs: string[]): string {
   return rest > 0 ? `${runs.slice(0, TOOLTIP_GATES).join('; ')}; and ${rest} more` : runs.join('; ');
 }
 
+/** The steps of `runs` waiting for a person, each with its run, in the runs' order. */
+export function waitingGates(runs: ExecutionSummary[]): Array<{ e: ExecutionSummary; step: string }> {
+  return runs.flatMap((e) => e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => ({ e, step: s.step_name })));
+}
+
 /**
  * A gate waiting for a person wins; otherwise the most recently updated running execution. `spec` is the spec status
  * of the execution statusBarExecution picks, when that one is a spec workflow: the item then names its phase.
@@ -63,7 +68,7 @@ export function statusBarView(executions: ExecutionSummary[], spec?: SpecStatus)
     if (view) return view;
   }
   const active = activeOf(executions);
-  const waiting = active.flatMap((e) => e.steps.filter((s) => s.status === 'awaiting_approval').map((s) => ({ e, step: s.step_name })));
+  const waiting = waitingGates(active);
   const first = waiting[0];
   if (first) {
     // One gate is named; several are counted, so a second gate is never hidden behind the first. The item ends with the

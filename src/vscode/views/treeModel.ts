@@ -234,7 +234,7 @@ export function executionNodes(executions: ExecutionSummary[], parent: NodeRef, 
   const nodes = [
     ...shown,
     ...(moreUnfinished > 0
-      ? [messageNode('more-unfinished', `${moreUnfinished} more unfinished ${moreUnfinished === 1 ? 'run' : 'runs'}…`, 'find one with Show Execution', scope)]
+      ? [messageNode('more-unfinished', `${plural(moreUnfinished, 'more unfinished run')}…`, 'find one with Show Execution', scope)]
       : []),
     ...finished.slice(0, FINISHED_SHOWN).map(executionNode),
   ];
