@@ -153,8 +153,8 @@ export class SharedRunListing {
     if (named.length) {
       const asked = new Set(named);
       const runs = await this.source.listExecutions({ active_only: true, ids: named, limit: named.length });
-      if (runs.some((e) => !asked.has(e.execution_id))) return this.readWhole();
-      if (this.known !== known) return this.readWhole(); // the connection or the project changed meanwhile
+      // Read whole when a run came that was not asked for, or the connection changed meanwhile.
+      if (this.known !== known || runs.some((e) => !asked.has(e.execution_id))) return this.readWhole();
       const answered = new Map(runs.map((e) => [e.execution_id, e]));
       for (const id of named) {
         const e = answered.get(id);
