@@ -14,6 +14,7 @@ import { DEFAULT_RATE_LIMITS } from '../src/core/broker/rateLimiter.js';
 import { silentLog } from '../src/core/ports.js';
 import { nodeCrypto, nodeFileSystem, randomIds } from '../src/host/nodePorts.js';
 import { openStore } from '../src/store/sqlJsStore.js';
+import { LocalSource } from '../src/vscode/batonSource.js';
 import { SharedRunListing, WHOLE_LISTING, type RunListingSource, type WholeListing } from '../src/vscode/sharedRunListing.js';
 import { runOne, stats, toGate } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
@@ -26,13 +27,9 @@ const REFRESHES = 15;
 const ALWAYS_WHOLE: WholeListing = { belowRuns: Number.POSITIVE_INFINITY, everyMs: 0 };
 const MODES = { whole: ALWAYS_WHOLE, parts: WHOLE_LISTING } as const;
 
-/** The editor's connection to its own core (LocalSource's listing and event feed). */
+/** The editor's connection to its own core: its LocalSource (whose connection never changes here). */
 function localSource(baton: Baton): RunListingSource {
-  return {
-    listExecutions: async (f) => baton.listExecutions(f),
-    onEvent: (l) => ({ dispose: baton.onEvent(l) }),
-    onDidChange: () => ({ dispose: () => undefined }),
-  };
+  return Object.assign(new LocalSource(baton, { url: 'http://127.0.0.1:1/mcp', token: 'bench' }), { onDidChange: () => ({ dispose: () => undefined }) });
 }
 
 /** A listing in `mode` with the tree and the status bar asking for it on each refresh; the time they spend reading. */
