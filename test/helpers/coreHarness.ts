@@ -65,6 +65,14 @@ export function okStep(r: NextStepResponse): { step: string; token: string } {
   return { step: r.next_step_contract!.step_name, token: r.new_step_token! };
 }
 
+/** Starts a bug-fix run and submits each step until its gate; the gate's answer (status awaiting_approval, or thrown). */
+export async function runToGate(baton: Baton, taskDescription?: string): Promise<NextStepResponse> {
+  let r = await baton.nextStep({ template_name: 'bug-fix', ...(taskDescription === undefined ? {} : { task_description: taskDescription }) });
+  while (r.status === 'ok') r = await baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(r.next_step_contract!.step_name) });
+  if (r.status !== 'awaiting_approval') throw new Error(`expected the gate, got ${JSON.stringify(r, null, 2)}`);
+  return r;
+}
+
 /** A workflow of one ungated step (`one`): a run of it finishes with one call after the claim. */
 export const ONE_STEP_YAML = `name: one
 description: One step

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { resultText } from '../../src/core/broker/stepText.js';
 import { executionFacts, submittedOutput } from '../../src/core/broker/submittedOutput.js';
-import { makeBaton, makeWorkspace, okStep, output, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+import { makeBaton, makeWorkspace, okStep, output, runToGate, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
   it('runs every step with artifacts, stops at the gate, and closes with final artifacts and a synthesis', async () => {
@@ -328,8 +328,7 @@ describe('broker: parallel claims', () => {
 describe('broker: human gates', () => {
   async function toGate() {
     const h = await makeBaton();
-    let r = await h.baton.nextStep({ template_name: 'bug-fix' });
-    while (r.status === 'ok') r = await h.baton.nextStep({ step_token: r.new_step_token!, model_output_so_far: output(r.next_step_contract!.step_name) });
+    const r = await runToGate(h.baton);
     assert.equal(r.status, 'awaiting_approval');
     return { ...h, waitToken: r.new_step_token!, exec: r.execution_id! };
   }

@@ -5,13 +5,12 @@
 import '../helpers/fakeVscode.js'; // first: the files below import 'vscode'
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import type { Baton } from '../../src/core/baton.js';
 import { BatonError } from '../../src/core/errors.js';
 import { registerApprovalNotifications } from '../../src/vscode/approvals.js';
 import { LocalSource } from '../../src/vscode/batonSource.js';
 import type { Services } from '../../src/vscode/services.js';
 import { SharedRunListing } from '../../src/vscode/sharedRunListing.js';
-import { makeBaton, okStep, output } from '../helpers/coreHarness.js';
+import { makeBaton, runToGate } from '../helpers/coreHarness.js';
 import { fakeVscode, fakeWindow } from '../helpers/fakeVscode.js';
 
 async function editor() {
@@ -28,15 +27,6 @@ async function editor() {
   const runs = new SharedRunListing(connection);
   const s = { connection, runs, log: { error: (_m: string, ex: unknown) => void errors.push(ex) } } as unknown as Services;
   return { baton, s, runs, errors };
-}
-
-/** Starts a bug-fix run and takes it to its gate (review-code). */
-async function toGate(baton: Baton, task: string): Promise<string> {
-  let r = await baton.nextStep({ template_name: 'bug-fix', task_description: task });
-  const id = r.execution_id!;
-  while (r.status === 'ok') r = await baton.nextStep({ step_token: okStep(r).token, model_output_so_far: output('done') });
-  assert.equal(r.status, 'awaiting_approval');
-  return id;
 }
 
 /** Lets the notifications' reads and awaits run (setImmediate is not mocked). */
@@ -56,7 +46,7 @@ describe('gate notifications in the editor', () => {
   it('five gates at once: three notifications, then one counting the other two and all that wait', async () => {
     const { baton, s, runs, errors } = await editor();
     const sub = registerApprovalNotifications(s);
-    for (let i = 0; i < 5; i++) await toGate(baton, `task ${i}`);
+    for (let i = 0; i < 5; i++) await runToGate(baton, `task ${i}`);
     await settle();
     assert.deepEqual(fakeWindow.shown.map((m) => m.items), [['Approve', 'Reject…', 'Show'], ['Approve', 'Reject…', 'Show'], ['Approve', 'Reject…', 'Show']]);
     assert.match(fakeWindow.shown[0]!.message, /^Baton: review-code of bug-fix “task 0” awaits your approval/);
@@ -76,13 +66,13 @@ describe('gate notifications in the editor', () => {
     const { baton, s, runs } = await editor();
     const sub = registerApprovalNotifications(s);
     for (let i = 0; i < 4; i++) {
-      await toGate(baton, `slow ${i}`);
+      await runToGate(baton, `slow ${i}`);
       await settle();
       mock.timers.tick(30_000);
     }
     assert.equal(fakeWindow.shown.length, 4, 'one each');
     // Four more at once, one slow one still in the last minute: two notified, two held...
-    for (let i = 0; i < 4; i++) await toGate(baton, `fast ${i}`);
+    for (let i = 0; i < 4; i++) await runToGate(baton, `fast ${i}`);
     await settle();
     const held = fakeWindow.shown.length;
     assert.equal(held, 6);
