@@ -4,7 +4,8 @@
 // each request was read and its answer written, their fdatasyncs and GCs. Each call's time splits into: the way in
 // (sent -> read off stdin), the server (read -> answer written; of it, syncing and GC), and the way back (written ->
 // the client's callTool resolved: the pipe, the client's parse and checks); and, before the request was read, how long
-// the server's event loop was busy since its previous answer (the work a call leaves for after its answer). Figures
+// the server's event loop was busy since its previous answer (the work a call leaves for after its answer); Baton's
+// time in the server splits further by its trace points (Phases below). Figures
 // are means per band of the calls sorted by time (p40-60 is the middle, p95-99 the tail the peers bench's p95 falls
 // in). Prints one JSON object. Env: BENCH_TAIL_CALLS (1500), BENCH_TAIL_WARM_UP (100).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +21,30 @@ const CALLS = Number(process.env.BENCH_TAIL_CALLS ?? 1500);
 const WARM_UP = Number(process.env.BENCH_TAIL_WARM_UP ?? 100);
 const BANDS: [string, number, number][] = [['p40_60', 0.4, 0.6], ['p80_90', 0.8, 0.9], ['p90_95', 0.9, 0.95], ['p95_99', 0.95, 0.99], ['p99_100', 0.99, 1]];
 
-type TraceEvent = [kind: 'read' | 'write' | 'sync' | 'gc', at: number, ms: number, busyMs: number];
+type TracePoint = 'call' | 'transaction' | 'transaction-end' | 'flush' | 'send';
+type TraceEvent = [kind: 'read' | 'write' | 'sync' | 'gc' | TracePoint, at: number, ms: number, busyMs: number];
+
+/**
+ * Where a Baton call's time in the server went, from its trace points (src/shared/tracePoints.ts), in ms: stdin's read
+ * to the tool call's handler (the line's parse, the SDK's dispatch), to the engine's transaction (input checks, the
+ * token's signature), the transaction (reads, decisions, the writes recorded, the result built), to the journal's flush,
+ * the flush up to its sync (the record's encoding, the lock's check, the write), the sync, from it to the answer's send
+ * (the promises it settles, the call log's entry), and the answer's serialization up to stdout's write.
+ */
+interface Phases {
+  dispatch: number;
+  checks: number;
+  transaction: number;
+  toFlush: number;
+  journalWrite: number;
+  sync: number;
+  release: number;
+  serialize: number;
+}
+const PHASES: Array<[keyof Phases, string]> = [
+  ['dispatch', 'dispatch_ms'], ['checks', 'checks_ms'], ['transaction', 'transaction_ms'], ['toFlush', 'to_flush_ms'],
+  ['journalWrite', 'journal_write_ms'], ['sync', 'sync_ms'], ['release', 'release_ms'], ['serialize', 'serialize_ms'],
+];
 
 interface Split {
   total: number;
@@ -30,6 +54,8 @@ interface Split {
   gc: number;
   back: number;
   busyBefore: number;
+  /** Null where the trace has no points for the call (the floor) or not all of them (a call that wrote nothing). */
+  phases: Phases | null;
 }
 
 /** The index of the first event at or after `at` (events sorted by time). */
@@ -65,7 +91,28 @@ function split(events: TraceEvent[], sentAt: number, ms: number): Split | null {
   const previous = events[p];
   return {
     total: ms, toServer: read[1] - sentAt, inServer: write[1] - read[1], syncing, gc, back: end - write[1],
-    busyBefore: previous ? read[3] - previous[3] : 0,
+    busyBefore: previous ? read[3] - previous[3] : 0, phases: phasesOf(events, r, w),
+  };
+}
+
+/** The phases of the call read at `events[r]` and answered at `events[w]`: each point the first after the one before. */
+function phasesOf(events: TraceEvent[], r: number, w: number): Phases | null {
+  let i = r;
+  const next = (kind: TraceEvent[0]): TraceEvent | null => {
+    while (++i < w) if (events[i]![0] === kind) return events[i]!;
+    return null;
+  };
+  const call = next('call');
+  const tx = call && next('transaction');
+  const txEnd = tx && next('transaction-end');
+  const flush = txEnd && next('flush');
+  const sync = flush && next('sync');
+  const send = sync && next('send');
+  if (!send) return null;
+  const [read, write, synced] = [events[r]!, events[w]!, sync[1] + sync[2]];
+  return {
+    dispatch: call[1] - read[1], checks: tx[1] - call[1], transaction: txEnd[1] - tx[1], toFlush: flush[1] - txEnd[1],
+    journalWrite: sync[1] - flush[1], sync: sync[2], release: send[1] - synced, serialize: write[1] - send[1],
   };
 }
 
@@ -75,10 +122,14 @@ function bands(splits: Split[]) {
   const sorted = [...splits].sort((a, b) => a.total - b.total);
   return Object.fromEntries(BANDS.map(([name, from, to]) => {
     const part = sorted.slice(Math.floor(from * sorted.length), Math.ceil(to * sorted.length));
-    const mean = (key: keyof Split) => round(part.reduce((sum, s) => sum + s[key], 0) / Math.max(1, part.length));
+    const mean = (key: Exclude<keyof Split, 'phases'>) => round(part.reduce((sum, s) => sum + s[key], 0) / Math.max(1, part.length));
+    const phased = part.flatMap((s) => (s.phases ? [s.phases] : []));
+    const phaseMean = (key: keyof Phases) => round(phased.reduce((sum, p) => sum + p[key], 0) / phased.length);
     return [name, {
       n: part.length, total_ms: mean('total'), to_server_ms: mean('toServer'), in_server_ms: mean('inServer'),
       of_it_syncing_ms: mean('syncing'), of_it_gc_ms: mean('gc'), back_ms: mean('back'), busy_since_previous_answer_ms: mean('busyBefore'),
+      // Baton's calls: the phases of the server's time (means over the band's calls that have them all).
+      ...(phased.length ? { phases: { n: phased.length, ...Object.fromEntries(PHASES.map(([key, label]) => [label, phaseMean(key)])) } } : {}),
     }];
   }));
 }

@@ -1,7 +1,8 @@
 // Loaded into the servers that bench/tail.bench.ts measures (`baton mcp` and the durable floor, node --require): what
 // each did around a call, as epoch ms (performance.timeOrigin + performance.now(), comparable with the bench
 // process's): when a request was read off stdin ('data'), when its answer was written (stdout), each fdatasync (inline
-// or on the thread pool) and each GC, with the event loop's busy time at every read and write. Written as JSON to
+// or on the thread pool) and each GC, with the event loop's busy time at every read and write, and Baton's trace points
+// (src/shared/tracePoints.ts: where its transaction, journal flush and answer start). Written as JSON to
 // $BATON_TAIL_TRACE when the process exits. It wraps stdin's emit, stdout's write and fs's fdatasync of this process
 // only; it changes nothing they do.
 'use strict';
@@ -51,6 +52,9 @@ if (out) {
     events.push(['write', now(), 0, busy()]);
     return write.apply(this, args);
   };
+
+  // Baton's own points on a call's path (src/shared/tracePoints.ts), which it reads from this symbol as it loads.
+  globalThis[Symbol.for('baton.tracePoint')] = (name) => events.push([name, now(), 0, 0]);
 
   process.on('exit', () => fs.writeFileSync(out, JSON.stringify(events)));
 }

@@ -13,6 +13,7 @@ import {
   batchesAllowed, batchRefusal, idInUse, invalidMessage, isRequestId, limitText, MAX_MESSAGE_BYTES, methodNotFound, TOO_LARGE_FIX,
 } from '../mcp/invalidMessage.js';
 import { jsonTextOf } from '../mcp/jsonText.js';
+import { tracePoint } from '../shared/tracePoints.js';
 
 /** What the client set up on its session: what a proxy replays to another server to carry the session on there. */
 export interface FrontSession {
@@ -557,6 +558,7 @@ export class StdioFront implements Transport {
   }
 
   private write(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
+    tracePoint?.('send');
     return new Promise((resolve) => {
       // A message passed on as it came (an owner's answer, see jsonText.ts) is written as its text.
       const text = (Array.isArray(message) ? undefined : jsonTextOf(message)) ?? JSON.stringify(message);

@@ -29,6 +29,7 @@ import { registerContextTools } from './tools/contextTools.js';
 import { registerLifecycleTools } from './tools/lifecycleTools.js';
 import { registerMemoryTools } from './tools/memoryTools.js';
 import { registerSpecTools } from './tools/specTools.js';
+import { tracePoint } from '../shared/tracePoints.js';
 
 /** Options of `createMcpServer`. */
 export interface CreateMcpServerOptions {
@@ -185,6 +186,7 @@ function wrapToolCalls(
   }
   const handle = async (request: CallToolRequest, extra: ToolCallExtra): Promise<CallToolResult> => {
     const started = performance.now();
+    tracePoint?.('call');
     const spec = byName.get(request.params.name);
     const name = spec?.name ?? request.params.name;
     const args = request.params.arguments ?? {};

@@ -4,6 +4,7 @@ import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { commitReplaceSync, writeTempSync } from './durableFile.js';
 import { encodeFrame, encodeHeaderFrame, type JournalFile } from './journal.js';
+import { tracePoint } from '../shared/tracePoints.js';
 
 /** A promise with its settle functions. */
 export interface Deferred {
@@ -151,6 +152,7 @@ export class JournalWriter {
   flush(inline = false): void {
     const group = this.group;
     if (!group || this.syncing) return;
+    tracePoint?.('flush');
     // Several calls, a call behind a sync in flight, or only background records (nobody waits): the thread pool.
     const concurrent = !inline && (this.waited !== 1 || this.groupBehind);
     const items = this.queue;

@@ -13,6 +13,7 @@ import { deferred, type Deferred, type JournalWriter } from './journalWriter.js'
 import { databaseIdOf } from './loading.js';
 import { makeDirs } from './makeDirs.js';
 import type { OpenStoreOptions } from './openStore.js';
+import { tracePoint } from '../shared/tracePoints.js';
 
 /** The first wait after a failed automatic checkpoint, and the longest. */
 const CHECKPOINT_RETRY_MS = 5_000;
@@ -357,8 +358,10 @@ export class SqlJsStore implements Store {
     this.depth = 1;
     this.statementFailed = false;
     let result: T;
+    tracePoint?.('transaction');
     try {
       result = fn();
+      tracePoint?.('transaction-end');
       if (isThenable(result)) throw new Error('transaction() needs a synchronous function; its writes must not span an await');
     } catch (ex) {
       this.abort(ex);
