@@ -10,7 +10,12 @@ export const GATE_PROGRESS_MS = 5_000;
 /** The GateWait of one tools/call, and `stop` for when the call returns (no progress goes out after the answer). */
 export function gateWait(extra: ToolCallExtra | undefined, everyMs: number): { wait: GateWait; stop: () => void } {
   let timer: ReturnType<typeof setInterval> | undefined;
-  const wait: GateWait = { signal: extra?.signal };
+  // The signal is read only when a call waits on a gate: a request's is made when first read (jsonRpc.ts callDirectly).
+  const wait: GateWait = {
+    get signal() {
+      return extra?.signal;
+    },
+  };
   const progressToken = extra?._meta?.progressToken;
   if (extra && progressToken !== undefined) {
     wait.onWait = ({ step_name, wait_ms }) => {
