@@ -67,7 +67,7 @@ async function runControl(baton: BatonApi, req: ControlRequest, log: Log): Promi
   switch (req.op) {
     case 'status':
     case 'executions':
-      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit, ...(req.ids ? { ids: req.ids } : {}) }) };
+      return { executions: baton.listExecutions({ active_only: req.active_only, limit: req.limit, ids: req.ids }) };
     case 'workflow_status':
       return { result: baton.workflowStatus(req.id, req.artifacts === false ? { artifacts: false } : {}) };
     case 'current_step':

@@ -117,8 +117,8 @@ export function messageNode(message: Extract<NodeRef, { kind: 'message' }>['mess
     'more-unfinished': { id: 'baton.showExecution', title: 'Show Execution' },
     'spec-phases': { id: 'baton.startSpecWorkflow', title: 'Start Spec Workflow from tasks.md...' },
   } as const;
-  const command = message === 'failed' || message === 'empty' || message === 'older' || message === 'more-unfinished' || message === 'spec-phases'
-    ? commands[message] : undefined;
+  // The messages with a command are those of the table above.
+  const command = message in commands ? commands[message as keyof typeof commands] : undefined;
   return {
     id: scope ? `message:${message}:${scope}` : `message:${message}`, label, tooltip: detail, description: detail, icon: { id: icons[message] }, contextValue: 'message',
     collapsible: 'none', ref: { kind: 'message', message }, command,
