@@ -686,7 +686,7 @@ export class Baton implements BatonApi {
         store.run(callLogInsert(batch.length), batch.flat());
       }
       if (prune) store.run('DELETE FROM call_log WHERE id <= (SELECT MAX(id) FROM call_log) - ?', [this.options.callLogRetention]);
-    }, { background: true }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
+    }, { background: true, unwatched: true }).catch((ex: unknown) => this.ports.log.error('call log write failed', ex));
   }
 
   /** Call-log rows, newest first (for diagnostics and tests). */

@@ -44,6 +44,13 @@ export interface Store {
    * leave it out are never trusted by such a cache.
    */
   rollbacks?(): number;
+  /**
+   * How many writes the store has taken so far: each write statement (run or deferred) and each undo. Reads leave it
+   * as it is, so rows read when it stood at one count are still what a read would give while it stays there (see
+   * ExecutionRepo.speculate). Writes in a transaction marked `unwatched` are not counted. Stores that leave it out are
+   * never read ahead.
+   */
+  changes?(): number;
 }
 
 /** What `Store.compact` did: the database's size before and after, in bytes. */
@@ -59,6 +66,11 @@ export interface TransactionOptions {
    * second on their own, instead of costing a disk sync of their own right away.
    */
   background?: boolean;
+  /**
+   * Its writes go to tables nothing reads ahead of a call (the call log): `changes()` does not count them, so they do
+   * not throw away what was read ahead.
+   */
+  unwatched?: boolean;
 }
 
 /** Time, injected so tests can move it by hand. */

@@ -116,6 +116,10 @@ export class SqlJsStore implements Store {
   private batchRedos = 0;
   /** Writes undone so far (see `rollbacks`). */
   private rollbackCount = 0;
+  /** Write statements taken so far, run or deferred, but those of `unwatched` transactions (see `changes`). */
+  private writeCount = 0;
+  /** The open transaction is `unwatched`: its writes are not counted. */
+  private unwatched = false;
   /**
    * A checkpoint is scheduled or running. While one runs (its snapshot is written while calls go on), the journal it
    * is about to compact must not look due for another: that one would rewrite the whole database for the few records
@@ -268,6 +272,7 @@ export class SqlJsStore implements Store {
   run(sql: string, params?: SqlParams): number {
     if (this.depth === 0) throw new Error(`Store.run() called outside transaction(): ${sql}`);
     if (this.readOnly) throw this.readOnlyError();
+    if (!this.unwatched) this.writeCount++;
     if (this.deferring) {
       // Journaled now, with the transaction; the parameters are copied, as their encoding is, against later changes.
       this.pending.push(encodeStatement(sql, params, true));
@@ -356,6 +361,7 @@ export class SqlJsStore implements Store {
     // journal (and RELEASE frees it), 5-10% of the engine's CPU per call. A failure that may have changed anything
     // rolls the batch back and redoes the transactions released into it (`abort`); most change nothing.
     this.depth = 1;
+    this.unwatched = options?.unwatched === true;
     this.statementFailed = false;
     let result: T;
     tracePoint?.('transaction');
@@ -368,6 +374,7 @@ export class SqlJsStore implements Store {
       return Promise.reject(ex);
     }
     this.depth = 0;
+    this.unwatched = false;
     this.deferring = false;
     const statements = this.pending;
     this.pending = [];
@@ -498,6 +505,11 @@ export class SqlJsStore implements Store {
     return this.rollbackCount;
   }
 
+  /** @inheritdoc Every undo counts, whatever it undid. */
+  changes(): number {
+    return this.writeCount + this.rollbackCount;
+  }
+
   stats(): StoreStats {
     const j = this.durable?.journal;
     return { journalRecords: j?.records ?? 0, journalBytes: j?.bytes ?? 0, lastSeq: j?.lastSeq ?? 0, checkpoints: this.checkpoints, batchRedos: this.batchRedos };
@@ -540,6 +552,7 @@ export class SqlJsStore implements Store {
 
   /** @internal The raw database, for migrations at open. */
   get database(): Database {
+    this.writeCount++; // whoever takes it may write
     this.commitBatch();
     return this.db;
   }
@@ -635,6 +648,7 @@ export class SqlJsStore implements Store {
       this.loseBatch();
     }
     this.depth = 0;
+    this.unwatched = false;
     this.pending = [];
     this.settleNested(null, { error: ex });
   }
@@ -837,6 +851,7 @@ export class SqlJsStore implements Store {
     if (this.failure) throw this.failure;
     const seq = j.lastSeq;
     const journalOffset = j.size();
+    // Not counted in changes(): the mark is in meta, which no read ahead of a call reads, and the rows stay as they are.
     this.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('journal_seq', ?)", [String(seq)]);
     // Not journaled, like journal_seq: the snapshot is where the id lives (journal headers name it once it is there).
     let databaseId = databaseIdOf(this.db);

@@ -92,6 +92,9 @@ const FINISHED = new Set(['completed', 'failed']);
 const DONE_STEP = new Set(['completed', 'skipped']);
 const BUSY_STEP = new Set(['running', 'awaiting_approval', 'failed']);
 
+/** Ready steps whose rows a read ahead of a submission reads at most (see Broker.readAheadOf). */
+const READ_AHEAD_STEPS = 4;
+
 /** Tokens whose connection the broker remembers for request `reclaim` (the newest). */
 const HANDED_KEPT = 10_000;
 
@@ -156,6 +159,64 @@ export class Broker {
    * nothing), unless they are refused: a refused call spends its token, so hammering with bad tokens is slowed down.
    */
   async nextStep(req: NextStepRequest, ctx: CallContext = {}, wait?: GateWait): Promise<NextStepResponse> {
+    this.inFlight++;
+    const started = ++this.started;
+    try {
+      const res = await this.handle(req, ctx, wait);
+      // A call no other overlapped: the agent's next call is most likely the submission of the step it got.
+      if (res.status === 'ok' && res.new_step_token && this.started === started) this.readAheadSoon(res.new_step_token, started);
+      return res;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Calls under way, and calls started so far. */
+  private inFlight = 0;
+  private started = 0;
+  private readAheadTimer: NodeJS.Immediate | null = null;
+
+  /**
+   * On the turn after the answer, unless another call has started since: reads what submitting `token`'s step will
+   * read (`speculate`), in the gap before the agent's next call. Calls that overlap read nothing ahead: the writes of
+   * one would make another's rows stale, and the reading would take processor time they need.
+   */
+  private readAheadSoon(token: string, started: number): void {
+    if (this.readAheadTimer) clearImmediate(this.readAheadTimer);
+    this.readAheadTimer = setImmediate(() => {
+      this.readAheadTimer = null;
+      if (this.inFlight !== 0 || this.started !== started) return;
+      try {
+        this.readAheadOf(token);
+      } catch {
+        // Nothing is lost: the call reads for itself (a store closed right after the answer, say).
+      }
+    });
+  }
+
+  /** Reads, through the repository, what submitting the step `token` hands out reads first (see continueInTx, readAhead). */
+  private readAheadOf(token: string): void {
+    const p = this.tokens.signedPayload(token);
+    if (!p) return;
+    const repo = this.repo;
+    repo.speculate(() => {
+      const exec = repo.execution(p.execution_id);
+      const tok = repo.token(p.nonce);
+      const step = repo.step(p.execution_id, p.step_name);
+      if (!exec || tok?.state !== 'active' || step?.status !== 'running') return;
+      if (step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false) return;
+      // The steps ready once this one completes (one, unless the workflow branches): their rows and artifacts' heads.
+      const steps = repo.stepStates(exec.execution_id).map((s) => (s.step_name === step.step_name ? { ...s, status: 'completed' as const } : s));
+      const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
+      const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
+      for (const ready of computeReadySet(steps.map(toSelectable), completed, busy).slice(0, READ_AHEAD_STEPS)) {
+        const row = repo.step(exec.execution_id, ready.name);
+        if (row) repo.artifactHeads(exec.execution_id, row.dependencies, this.options.inlineBudgetBytes);
+      }
+    });
+  }
+
+  private async handle(req: NextStepRequest, ctx: CallContext, wait?: GateWait): Promise<NextStepResponse> {
     let buckets: DrawnBucket[] | undefined;
     let mode: 'create' | 'continue' | 'refresh' | 'claim' | 'task' | 'reclaim' | undefined;
     const draw = () => (buckets = this.buckets.draw(this.rateKeys(req, ctx, mode!), this.now().ms));
