@@ -178,7 +178,7 @@ describe('broker: reading ahead of the next submission', () => {
     await store.close();
   });
 
-  it('reads nothing ahead for calls that overlap, or for an answer with no step', async () => {
+  it('reads nothing ahead for calls that overlap, and reads ahead again once calls come one at a time', async () => {
     const { baton, store } = await makeBaton();
     const [a, b] = await Promise.all([baton.nextStep({ template_name: 'bug-fix' }), baton.nextStep({ template_name: 'bug-fix' })]);
     await turn();
@@ -189,6 +189,7 @@ describe('broker: reading ahead of the next submission', () => {
     okStep(await baton.nextStep({ step_token: okStep(b).token, model_output_so_far: output('b') }));
     assert.equal(reads.get(TOKEN_READ), 1, 'nor the second: a call came in between');
 
+    // A refused call between (it hands out nothing, so nothing is read ahead of it) does not stop the next one's.
     const bad = await baton.nextStep({ step_token: 'not.a-token' });
     assert.equal(bad.status, 'error');
     await turn();
