@@ -178,6 +178,23 @@ describe('broker: reading ahead of the next submission', () => {
     await store.close();
   });
 
+  it('reads nothing ahead, and throws nothing, when the store is closed right after the answer', async () => {
+    const { baton, store } = await makeBaton();
+    const uncaught: unknown[] = [];
+    const onUncaught = (ex: unknown) => uncaught.push(ex);
+    process.on('uncaughtException', onUncaught);
+    try {
+      okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+      store.dispose(); // before the turn on which the read ahead would run
+      await turn();
+      await turn();
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    assert.deepEqual(uncaught, []);
+    assert.throws(() => store.get('SELECT 1'), /store is closed/, 'the reads ahead would have failed');
+  });
+
   it('reads nothing ahead for calls that overlap, and reads ahead again once calls come one at a time', async () => {
     const { baton, store } = await makeBaton();
     const [a, b] = await Promise.all([baton.nextStep({ template_name: 'bug-fix' }), baton.nextStep({ template_name: 'bug-fix' })]);
