@@ -174,7 +174,6 @@ export class Broker {
   /** Calls under way, and calls started so far. */
   private inFlight = 0;
   private started = 0;
-  private readAheadTimer: NodeJS.Immediate | null = null;
 
   /**
    * On the turn after the answer, unless another call has started since: reads what submitting `token`'s step will
@@ -182,9 +181,8 @@ export class Broker {
    * one would make another's rows stale, and the reading would take processor time they need.
    */
   private readAheadSoon(token: string, started: number): void {
-    if (this.readAheadTimer) clearImmediate(this.readAheadTimer);
-    this.readAheadTimer = setImmediate(() => {
-      this.readAheadTimer = null;
+    setImmediate(() => {
+      // A read ahead scheduled before a later call's answer finds that call started since, and reads nothing.
       if (this.inFlight !== 0 || this.started !== started) return;
       try {
         this.readAheadOf(token);
@@ -204,12 +202,10 @@ export class Broker {
       const tok = repo.token(p.nonce);
       const step = repo.step(p.execution_id, p.step_name);
       if (!exec || tok?.state !== 'active' || step?.status !== 'running') return;
-      if (step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false) return;
+      if (gatedStep(step)) return;
       // The steps ready once this one completes (one, unless the workflow branches): their rows and artifacts' heads.
       const steps = repo.stepStates(exec.execution_id).map((s) => (s.step_name === step.step_name ? { ...s, status: 'completed' as const } : s));
-      const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
-      const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
-      for (const ready of computeReadySet(steps.map(toSelectable), completed, busy).slice(0, READ_AHEAD_STEPS)) {
+      for (const ready of readySteps(steps).slice(0, READ_AHEAD_STEPS)) {
         const row = repo.step(exec.execution_id, ready.name);
         if (row) repo.artifactHeads(exec.execution_id, row.dependencies, this.options.inlineBudgetBytes);
       }
@@ -608,7 +604,7 @@ export class Broker {
 
   private submit(exec: ExecutionRow, step: StepRow, tok: TokenRow, output: ModelOutput, req: NextStepRequest, ctx: CallContext): TxResult {
     const { iso, ms } = this.now();
-    const gated = step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
+    const gated = gatedStep(step);
     const hints = withFields(req, { last_agent: step.agent_name });
     // What handing out the next step reads, read now (this step's writes patched in): this step's writes and the
     // hand-out's then all come after the call's last read, and reach SQLite after the answer (Store.deferWrites).
@@ -751,9 +747,7 @@ export class Broker {
    * `focus` adds paths to those of the completed steps' outputs (a submission not written yet).
    */
   private pick(exec: ExecutionRow, steps: StepState[], hints: NextStepRequest & { last_agent?: string }, ctx: CallContext, focus: string[] = []): NextPick | undefined {
-    const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
-    const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
-    const ready = computeReadySet(steps.map(toSelectable), completed, busy);
+    const ready = readySteps(steps);
     if (ready.length === 0) return undefined;
     // Focus paths only matter when several candidates compete and one of them has path patterns.
     const needsFocus = ready.length > 1 && ready.some((r) => r.path_patterns.length > 0);
@@ -1045,6 +1039,18 @@ function storedAsIs(text: string): boolean {
 
 /** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
 const LONE_SURROGATE_OR_NUL = /[\p{Cs}\0]/u;
+
+/** The steps ready to hand out, with `steps` as they stand: their dependencies done, none of them busy. */
+function readySteps(steps: StepState[]): SelectableStep[] {
+  const completed = new Set(steps.filter((s) => DONE_STEP.has(s.status)).map((s) => s.step_name));
+  const busy = new Set(steps.filter((s) => BUSY_STEP.has(s.status)).map((s) => s.step_name));
+  return computeReadySet(steps.map(toSelectable), completed, busy);
+}
+
+/** Whether a person approves `step` once it is submitted (its contract says, else its definition). */
+function gatedStep(step: StepRow): boolean {
+  return step.contract?.human_gate_required ?? step.metadata.definition?.human_gate ?? false;
+}
 
 function toSelectable(s: StepState): SelectableStep {
   return { name: s.step_name, dependencies: s.dependencies, agent_name: s.agent_name, path_patterns: s.path_patterns, tags: s.tags };
