@@ -48,11 +48,20 @@ export function stats(samples: number[]) {
   return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
 }
 
+/**
+ * The size of the markdown artifact each bench step hands in with BENCH_ARTIFACT_BYTES (a real agent's notes run to a
+ * few KB, which the next steps' results then cut to fit their budget); unset, the peers' load drivers' small one. For
+ * the builds bench (two builds of Baton): the peers' own drivers keep their small artifacts.
+ */
+const ARTIFACT_BYTES = Number(process.env.BENCH_ARTIFACT_BYTES ?? 0);
+const NOTES = 'The retry loop in `src/net/client.ts` keeps a request\'s old "deadline" when the socket closes mid-write, so it times out twice.\n';
+
 /** What a bug-fix step hands in, as the peers' load drivers send it (a summary, a small markdown artifact, a reference). */
 export function stepOutput(step: string, i: number) {
+  const content = `# ${step}\n\nFindings for ${step}, round ${i}.`;
   return {
     summary: `Step ${step} done (${i}).`,
-    artifacts: [{ type: 'markdown', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i}.` }],
+    artifacts: [{ type: 'markdown', title: `${step} notes`, content: ARTIFACT_BYTES > content.length ? `${content}\n\n${NOTES.repeat(Math.ceil(ARTIFACT_BYTES / NOTES.length))}`.slice(0, ARTIFACT_BYTES) : content }],
     references: ['src/example.ts'],
     confidence: 0.9,
   };

@@ -11,7 +11,8 @@
 // node_modules) or a checkout whose dist/ is built. Without it the bench prints `{"bench":"builds","skipped":…}`.
 // `npm run bench -- builds` builds this checkout first. BENCH_BUILDS_ROUNDS (5), BENCH_BUILDS_CALLS (1000 per build
 // and round), BENCH_BUILDS_WARM_UP_MS (3000) and BENCH_BUILDS_INFLIGHT_MS (4000 per build and round) set the run's
-// length. Prints one JSON object.
+// length. BENCH_ARTIFACT_BYTES (see benchKit.ts's stepOutput) makes each step's artifact that many bytes of markdown, as
+// a real agent's notes are. Prints one JSON object.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

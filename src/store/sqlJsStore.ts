@@ -78,6 +78,11 @@ const IDLE_CHECKPOINT_ANY_SIZE = 8 * 1024 * 1024;
 
 // Dynamic SQL (e.g. IN lists of varying length) must not grow the cache without bound.
 const STATEMENT_CACHE_LIMIT = 500;
+/**
+ * How long a batch of transactions stays open in SQLite before its commit copies its pages into the in-memory file
+ * (see `batchTimer`): calls one at a time come every millisecond or two, so a batch takes in a few of them.
+ */
+export const BATCH_WINDOW_MS = 10;
 
 /** The sql.js Store. Reads are synchronous; a transaction's promise resolves once its journal record is on disk. */
 export class SqlJsStore implements Store {
@@ -141,13 +146,12 @@ export class SqlJsStore implements Store {
   /** Looks at the lock file while no write does (see OpenStoreOptions.ownershipCheckMs). */
   private ownershipTimer: NodeJS.Timeout | null = null;
   /**
-   * Group commit into sql.js's in-memory file: the transactions of one turn of the event loop (and of the next, see
-   * `deferCommitBound`) run one after another in one SQLite transaction, committed once (`commitBatch`).
-   * Durability is the journal's, so this only decides when pages are copied into the in-memory file; pages that
-   * several transactions change (page 1, index and table tails) are then copied once per batch instead of once per
-   * transaction. A batch is open while its commit is scheduled.
+   * Group commit into sql.js's in-memory file: the transactions of BATCH_WINDOW_MS from the first run one after another
+   * in one SQLite transaction, committed once (`commitBatch`). Durability is the journal's, so this only decides when
+   * pages are copied into the in-memory file; pages that several transactions change (page 1, index and table tails)
+   * are then copied once per batch instead of once per transaction. A batch is open while its commit is scheduled.
    */
-  private batchTimer: NodeJS.Immediate | null = null;
+  private batchTimer: NodeJS.Timeout | null = null;
   /** The statements of each transaction released into the open batch, to redo them if SQLite loses the batch. */
   private batchRecords: string[][] = [];
   /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
@@ -159,14 +163,6 @@ export class SqlJsStore implements Store {
   };
   /** The batch's commit waits for an answer (see commitBatchBound); `batchTimer` keeps the batch open meanwhile. */
   private commitWaits = false;
-  /**
-   * The batch's commit is scheduled from the check phase of the turn its first transaction ran in, so it runs on the
-   * turn after: the journal's flush (scheduled in that first turn) and the answers it releases go out before the pages
-   * are copied, and calls arriving meanwhile join the batch.
-   */
-  private readonly deferCommitBound = () => {
-    this.batchTimer = setImmediate(this.commitBatchBound);
-  };
   /** The look at the journal after its flushes (`afterFlush`), scheduled for the next turn. */
   private afterFlushSoon: NodeJS.Immediate | null = null;
   private readonly afterFlushBound = () => {
@@ -355,7 +351,7 @@ export class SqlJsStore implements Store {
     if (this.failure) return Promise.reject(this.failure);
     if (!this.batchTimer) {
       this.exec('BEGIN');
-      this.batchTimer = setImmediate(this.deferCommitBound);
+      this.batchTimer = setTimeout(this.commitBatchBound, BATCH_WINDOW_MS);
     }
     // No savepoint of its own: under one, SQLite copies every page the transaction first changes into a statement
     // journal (and RELEASE frees it), 5-10% of the engine's CPU per call. A failure that may have changed anything
@@ -388,7 +384,7 @@ export class SqlJsStore implements Store {
       const soon = () => {
         this.deferredUnanswered--;
         this.applySoon ??= setImmediate(this.applySoonBound);
-        if (this.commitWaits && this.batchTimer) this.batchTimer = setImmediate(this.commitBatchBound);
+        if (this.commitWaits && this.batchTimer) this.batchTimer = setTimeout(this.commitBatchBound, 0);
         this.commitWaits = false;
       };
       if (done) done.then(soon, soon);
@@ -484,7 +480,7 @@ export class SqlJsStore implements Store {
     this.closed = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.ownershipTimer) clearInterval(this.ownershipTimer);
-    if (this.batchTimer) clearImmediate(this.batchTimer);
+    this.cancelBatchCommit();
     if (this.afterFlushSoon) clearImmediate(this.afterFlushSoon);
     if (this.applySoon) clearImmediate(this.applySoon);
     // Deferred writes not run yet are in the journal: the next open replays them.
@@ -662,8 +658,7 @@ export class SqlJsStore implements Store {
       // A failure there lost the batch and redid it, committed: nothing is open any more.
       if (!this.batchTimer) return;
     }
-    clearImmediate(this.batchTimer);
-    this.batchTimer = null;
+    this.cancelBatchCommit();
     if (this.closed) return;
     try {
       this.exec('COMMIT');
@@ -673,13 +668,18 @@ export class SqlJsStore implements Store {
     }
   }
 
+  /** Drops the batch's scheduled commit. */
+  private cancelBatchCommit(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+  }
+
   private loseBatch(): void {
     // The redo runs every record of the batch, the deferred writes' included.
     this.commitWaits = false;
     this.deferred = [];
     this.rollbackCount++;
-    if (this.batchTimer) clearImmediate(this.batchTimer);
-    this.batchTimer = null;
+    this.cancelBatchCommit();
     this.rollbackQuietly();
     this.redoBatch();
   }

@@ -1,5 +1,5 @@
-// Rule: the transactions of one turn of the event loop are committed into sql.js's in-memory file together, and
-// that changes nothing a caller can see: a failing transaction undoes only its own writes, a batch SQLite throws
+// Rule: the transactions of BATCH_WINDOW_MS from the first (turns of the event loop apart) are committed into sql.js's
+// in-memory file together, and that changes nothing a caller can see: a failing transaction undoes only its own writes, a batch SQLite throws
 // away is redone from its journal records, checkpoints hold every transaction committed before them, and a store
 // that cannot redo a lost batch refuses further writes instead of going on without them.
 import { test } from 'node:test';
@@ -7,12 +7,15 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
-import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
+import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
+const nextTurn = () => new Promise((r) => setImmediate(r));
+/** Until the open batch's commit is past (it is due BATCH_WINDOW_MS after the batch's first transaction). */
+const batchCommitted = () => new Promise((r) => setTimeout(r, BATCH_WINDOW_MS + 1));
 /** A trigger that throws SQLite's whole transaction away (RAISE(ROLLBACK)) when an event named 'lose-batch' is inserted. */
 const addBatchLoser = (s: SqlJsStore) =>
   s.transaction(() => {
@@ -77,11 +80,8 @@ test('a transaction is answered before its batch is committed: a transaction rig
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db });
     await addBatchLoser(s);
-    // Every insert SQLite runs calls back here, the redo of a lost batch included.
-    const inserted: string[] = [];
-    s.registerFunction('seen', (id: string) => (inserted.push(id), 0));
-    await s.transaction(() => s.run('CREATE TRIGGER seen_insert AFTER INSERT ON events BEGIN SELECT seen(NEW.event_id); END'));
-    await new Promise((r) => setTimeout(r, 5)); // that batch is committed
+    const inserted = await watchInserts(s);
+    await batchCommitted();
     await s.transaction(() => insertEvent(s, 'a')); // answered once its journal record is on disk
     // Straight after the answer, the batch of 'a' is still open: this one joins it and makes SQLite throw it away.
     await assert.rejects(s.transaction(() => insertEvent(s, 'lose-batch')), /batch lost on purpose/);
@@ -90,6 +90,39 @@ test('a transaction is answered before its batch is committed: a transaction rig
     await s.transaction(() => insertEvent(s, 'b'));
     assert.deepEqual(ids(s), ['a', 'b']);
     await s.close();
+  });
+});
+
+test('a batch stays open BATCH_WINDOW_MS from its first transaction: transactions turns apart are redone together when it is lost, one committed when the window passed is not', async (t) => {
+  await withTempDir(async (dir) => {
+    const s = await openStore({ path: dir.db });
+    await addBatchLoser(s);
+    const inserted = await watchInserts(s);
+    await batchCommitted();
+    // The window's end comes when the test says (the journal's flushes and the turns between calls are not mocked).
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      await s.transaction(() => insertEvent(s, 'a'));
+      for (let i = 0; i < 5; i++) await nextTurn();
+      await s.transaction(() => insertEvent(s, 'b'));
+      await assert.rejects(s.transaction(() => insertEvent(s, 'lose-batch')), /batch lost on purpose/);
+      assert.deepEqual(inserted, ['a', 'b', 'a', 'b'], 'a and b, turns apart, were in one batch: both redone');
+      await s.transaction(() => insertEvent(s, 'c'));
+      t.mock.timers.tick(BATCH_WINDOW_MS - 1);
+      await s.transaction(() => insertEvent(s, 'd'));
+      t.mock.timers.tick(1); // the window has passed: c and d are committed
+      await s.transaction(() => insertEvent(s, 'e'));
+      await assert.rejects(s.transaction(() => insertEvent(s, 'lose-batch')), /batch lost on purpose/);
+      assert.deepEqual(inserted, ['a', 'b', 'a', 'b', 'c', 'd', 'e', 'e'], 'only e, in a batch of its own, is redone');
+    } finally {
+      t.mock.timers.reset();
+    }
+    assert.deepEqual(ids(s), ['a', 'b', 'c', 'd', 'e']);
+    const image = crashImage(dir.dir);
+    await s.close();
+    const reopened = await openStore({ path: image.db, functions: { seen: (_id: string) => 0 } });
+    assert.deepEqual(ids(reopened), ['a', 'b', 'c', 'd', 'e']);
+    await reopened.close();
   });
 });
 

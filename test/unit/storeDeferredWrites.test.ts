@@ -8,13 +8,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Log } from '../../src/core/ports.js';
 import { scanJournal } from '../../src/store/journal.js';
-import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, withTempDir } from '../fixtures/store/helpers.js';
+import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
 const nextTurn = () => new Promise((r) => setImmediate(r));
+/** Until the open batch's commit is past (it is due BATCH_WINDOW_MS after the batch's first transaction). */
+const batchCommitted = () => new Promise((r) => setTimeout(r, BATCH_WINDOW_MS + 1));
 
 /** A log that keeps its errors. */
 function keptLog(): Log & { errors: string[] } {
@@ -22,15 +24,7 @@ function keptLog(): Log & { errors: string[] } {
   return { errors, debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) };
 }
 
-/** Counts what SQLite runs: every insert into events calls `seen` (the redo of a lost batch and a replay included). */
-async function watchInserts(s: SqlJsStore): Promise<string[]> {
-  const inserted: string[] = [];
-  s.registerFunction('seen', (id: string) => (inserted.push(id), 0));
-  await s.transaction(() => s.run('CREATE TRIGGER seen_insert AFTER INSERT ON events BEGIN SELECT seen(NEW.event_id); END'));
-  return inserted;
-}
-
-/** A crash image's store, with the function the trigger above calls. */
+/** A crash image's store, with the function watchInserts's trigger calls. */
 const reopen = (db: string) => openStore({ path: db, functions: { seen: (_id: string) => 0 } });
 
 test('deferred writes are journaled with their transaction, run after its answer in order, and any read runs them first', async () => {
@@ -206,8 +200,7 @@ test('a released deferred write whose failure throws SQLite\'s transaction away 
     // RAISE(ROLLBACK) ends the whole SQLite transaction: skipping the write would leave the batch's other writes out.
     await s.transaction(() =>
       s.run("CREATE TRIGGER lose_batch BEFORE INSERT ON events WHEN NEW.event_id = 'lose-batch' BEGIN SELECT RAISE(ROLLBACK, 'batch lost on purpose'); END"));
-    await nextTurn();
-    await nextTurn();
+    await batchCommitted(); // the trigger's batch: the next one holds a and b alone
     const a = s.transaction(() => insertEvent(s, 'a'));
     const b = s.transaction(() => {
       s.deferWrites();
