@@ -1,21 +1,19 @@
 // Rule: the transactions of BATCH_WINDOW_MS from the first (turns of the event loop apart) are committed into sql.js's
-// in-memory file together, and that changes nothing a caller can see: a failing transaction undoes only its own writes, a batch SQLite throws
-// away is redone from its journal records, checkpoints hold every transaction committed before them, and a store
-// that cannot redo a lost batch refuses further writes instead of going on without them.
+// in-memory file together, and that changes nothing a caller can see: a failing transaction undoes only its own
+// writes, a batch SQLite throws away is redone from its journal records, checkpoints hold every transaction committed
+// before them, and a store that cannot redo a lost batch refuses further writes instead of going on without them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { batchCommitted, crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
 const nextTurn = () => new Promise((r) => setImmediate(r));
-/** Until the open batch's commit is past (it is due BATCH_WINDOW_MS after the batch's first transaction). */
-const batchCommitted = () => new Promise((r) => setTimeout(r, BATCH_WINDOW_MS + 1));
 /** A trigger that throws SQLite's whole transaction away (RAISE(ROLLBACK)) when an event named 'lose-batch' is inserted. */
 const addBatchLoser = (s: SqlJsStore) =>
   s.transaction(() => {

@@ -8,15 +8,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Log } from '../../src/core/ports.js';
 import { scanJournal } from '../../src/store/journal.js';
-import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { batchCommitted, crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
 const nextTurn = () => new Promise((r) => setImmediate(r));
-/** Until the open batch's commit is past (it is due BATCH_WINDOW_MS after the batch's first transaction). */
-const batchCommitted = () => new Promise((r) => setTimeout(r, BATCH_WINDOW_MS + 1));
 
 /** A log that keeps its errors. */
 function keptLog(): Log & { errors: string[] } {
