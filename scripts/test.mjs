@@ -157,6 +157,11 @@ export function testEnv(tmp, env = process.env) {
 let built = false;
 let groupsRun = 0;
 const FAILED_PREFIX = 'failed-tests-';
+/**
+ * How long one test file may run (node's --test-timeout bounds each file's process when files run in processes of
+ * their own): the longest take a few minutes; the whole suite on a slow machine about twenty.
+ */
+const TEST_TIMEOUT_MS = 20 * 60_000;
 
 /** The lines scripts/failedTests.mjs wrote into `tmp` for the groups run, in order; none when there are none. */
 function readFailed(tmp) {
@@ -197,7 +202,9 @@ async function runGroup(files, concurrency, tmp) {
   // code a test file would barely run. The Baton commands the tests start get the same through testEnv. Each also loads
   // scripts/testGuards.cjs: a test's process.kill of pid 0 or -1 fails that test instead of signalling the whole run.
   const guards = ['--require', join(root, 'scripts', 'testGuards.cjs')];
-  const args = ['--liftoff-only', ...typeScriptLoader(), ...guards, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files];
+  // A test file that waits for something that never comes fails, named, after TEST_TIMEOUT_MS, instead of holding the
+  // whole run (and CI) until something outside kills it: one that awaited a request the server had closed under it did.
+  const args = ['--liftoff-only', ...typeScriptLoader(), ...guards, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${TEST_TIMEOUT_MS}`, ...reporters, ...files];
   return exitCode(spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: testEnv(tmp) }), 'node --test');
 }
 
