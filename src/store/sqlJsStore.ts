@@ -649,7 +649,7 @@ export class SqlJsStore implements Store {
     this.settleNested(null, { error: ex });
   }
 
-  /** Commits the open batch into the in-memory file: on the next turn, or first thing before a snapshot or export. */
+  /** Commits the open batch into the in-memory file: when its window ends, or first before a snapshot or export. */
   private commitBatch(): void {
     if (!this.batchTimer) return;
     this.commitWaits = false;

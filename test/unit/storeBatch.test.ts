@@ -8,12 +8,11 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { batchCommitted, crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { batchCommitted, crashImage, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
-const nextTurn = () => new Promise((r) => setImmediate(r));
 /** A trigger that throws SQLite's whole transaction away (RAISE(ROLLBACK)) when an event named 'lose-batch' is inserted. */
 const addBatchLoser = (s: SqlJsStore) =>
   s.transaction(() => {

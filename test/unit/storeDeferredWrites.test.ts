@@ -9,12 +9,11 @@ import { readFileSync } from 'node:fs';
 import type { Log } from '../../src/core/ports.js';
 import { scanJournal } from '../../src/store/journal.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { batchCommitted, crashImage, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { batchCommitted, crashImage, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
-const nextTurn = () => new Promise((r) => setImmediate(r));
 
 /** A log that keeps its errors. */
 function keptLog(): Log & { errors: string[] } {
