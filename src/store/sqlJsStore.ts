@@ -83,6 +83,11 @@ const STATEMENT_CACHE_LIMIT = 500;
  * (see `batchTimer`): calls one at a time come every millisecond or two, so a batch takes in a few of them.
  */
 export const BATCH_WINDOW_MS = 10;
+/**
+ * How long a batch's commit gives way to answers still on their way (see `commitBatchBound`): under a steady stream
+ * of calls a new answer is always due, so without a bound the batch, and what a lost batch redoes, would grow.
+ */
+export const BATCH_MAX_MS = 50;
 
 /** The sql.js Store. Reads are synchronous; a transaction's promise resolves once its journal record is on disk. */
 export class SqlJsStore implements Store {
@@ -156,12 +161,19 @@ export class SqlJsStore implements Store {
   private batchRecords: string[][] = [];
   /** Set when a lost batch could not be redone: the in-memory database lacks acknowledged writes (the journal has them). */
   private failure: BatonError | null = null;
+  /** When the open batch began (Date.now()): its commit gives way to answers for BATCH_MAX_MS at most. */
+  private batchOpenedAt = 0;
   private readonly commitBatchBound = () => {
-    // Not before the answers of the transactions whose deferred writes it would run: the next answer re-arms it.
-    if (this.deferredUnanswered > 0 && this.deferred.length) this.commitWaits = true;
-    else this.commitBatch();
+    // Not before the answers of the transactions whose deferred writes it would run (the next answer re-arms it), and
+    // not later than BATCH_MAX_MS after the batch began: then those writes run ahead of answers still waiting for
+    // their sync.
+    const age = Date.now() - this.batchOpenedAt;
+    if (this.deferredUnanswered > 0 && this.deferred.length && age < BATCH_MAX_MS) {
+      this.commitWaits = true;
+      this.batchTimer = setTimeout(this.commitBatchBound, BATCH_MAX_MS - age);
+    } else this.commitBatch();
   };
-  /** The batch's commit waits for an answer (see commitBatchBound); `batchTimer` keeps the batch open meanwhile. */
+  /** The batch's commit waits for an answer (see commitBatchBound); `batchTimer` is its deadline meanwhile. */
   private commitWaits = false;
   /** The look at the journal after its flushes (`afterFlush`), scheduled for the next turn. */
   private afterFlushSoon: NodeJS.Immediate | null = null;
@@ -352,6 +364,7 @@ export class SqlJsStore implements Store {
     if (!this.batchTimer) {
       this.exec('BEGIN');
       this.batchTimer = setTimeout(this.commitBatchBound, BATCH_WINDOW_MS);
+      this.batchOpenedAt = Date.now();
     }
     // No savepoint of its own: under one, SQLite copies every page the transaction first changes into a statement
     // journal (and RELEASE frees it), 5-10% of the engine's CPU per call. A failure that may have changed anything
@@ -384,7 +397,10 @@ export class SqlJsStore implements Store {
       const soon = () => {
         this.deferredUnanswered--;
         this.applySoon ??= setImmediate(this.applySoonBound);
-        if (this.commitWaits && this.batchTimer) this.batchTimer = setTimeout(this.commitBatchBound, 0);
+        if (this.commitWaits && this.batchTimer) {
+          clearTimeout(this.batchTimer);
+          this.batchTimer = setTimeout(this.commitBatchBound, 0);
+        }
         this.commitWaits = false;
       };
       if (done) done.then(soon, soon);

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
-import { BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { batchCommitted, crashImage, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { BATCH_MAX_MS, BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
+import { batchCommitted, crashImage, journalProbe, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
@@ -119,6 +119,99 @@ test('a batch stays open BATCH_WINDOW_MS from its first transaction: transaction
     await s.close();
     const reopened = await openStore({ path: image.db, functions: { seen: (_id: string) => 0 } });
     assert.deepEqual(ids(reopened), ['a', 'b', 'c', 'd', 'e']);
+    await reopened.close();
+  });
+});
+
+test('under a steady stream of answers a batch still commits BATCH_MAX_MS after it began: its commit gives way to answers no longer than that', async (t) => {
+  await withTempDir(async (dir) => {
+    // Calls come two at a time, so their records sync together on the thread pool, where the probe holds them.
+    const probe = journalProbe();
+    const s = await openStore({ path: dir.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
+    const inserted = await watchInserts(s);
+    await batchCommitted();
+    const batched = () => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
+    // Each call's write runs in SQLite after its answer (as a continue's writes do).
+    const call = (id: string) => s.transaction(() => {
+      s.deferWrites();
+      insertEvent(s, id);
+    });
+    const written: string[] = [];
+    const pair = () => {
+      const ids = [written.length, written.length + 1].map((n) => `c${String(n).padStart(2, '0')}`);
+      written.push(...ids);
+      return Promise.all(ids.map(call));
+    };
+    probe.hold = true;
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+    try {
+      let answers = pair();
+      for (let age = BATCH_WINDOW_MS; ; age += BATCH_WINDOW_MS) {
+        while (probe.waiting === 0) await nextTurn();
+        t.mock.timers.tick(BATCH_WINDOW_MS); // the commit is due: answers are on their way
+        if (age >= BATCH_MAX_MS) break;
+        const next = pair(); // the next two calls come before those answers
+        probe.release();
+        await answers; // each answer re-arms the commit, which finds the next calls' answers on their way
+        t.mock.timers.tick(0);
+        answers = next;
+        assert.equal(batched(), written.length, `${age} ms: the commit gave way to the answers of ${written.slice(-2).join(' and ')}`);
+        await nextTurn(); // the answered calls' writes run
+      }
+      assert.equal(batched(), 0, `${BATCH_MAX_MS} ms: committed with the answers of ${written.slice(-2).join(' and ')} still on their way`);
+      assert.equal(probe.waiting, 1);
+      probe.release();
+      await answers;
+    } finally {
+      t.mock.timers.reset();
+      probe.hold = false;
+      probe.release();
+    }
+    await nextTurn();
+    assert.deepEqual(inserted, written, 'each write ran once');
+    assert.deepEqual(ids(s), written);
+    const image = crashImage(dir.dir);
+    await s.close();
+    const reopened = await openStore({ path: image.db, functions: { seen: (_id: string) => 0 } });
+    assert.deepEqual(ids(reopened), written);
+    await reopened.close();
+  });
+});
+
+test('a commit that waits for answers whose sync is slow still comes BATCH_MAX_MS after the batch began', async (t) => {
+  await withTempDir(async (dir) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: dir.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
+    await batchCommitted();
+    const batched = () => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
+    const call = (id: string) => s.transaction(() => {
+      s.deferWrites();
+      insertEvent(s, id);
+    });
+    probe.hold = true;
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+    try {
+      const answers = Promise.all(['a', 'b'].map(call));
+      while (probe.waiting === 0) await nextTurn();
+      t.mock.timers.tick(BATCH_WINDOW_MS);
+      assert.equal(batched(), 2, 'the commit gives way to the answers on their way');
+      t.mock.timers.tick(BATCH_MAX_MS - BATCH_WINDOW_MS - 1);
+      assert.equal(batched(), 2, 'still, as long as the batch is younger than BATCH_MAX_MS');
+      t.mock.timers.tick(1);
+      assert.equal(batched(), 0, 'committed with the answers still waiting for their sync');
+      assert.equal(probe.waiting, 1);
+      probe.release();
+      await answers;
+    } finally {
+      t.mock.timers.reset();
+      probe.hold = false;
+      probe.release();
+    }
+    assert.deepEqual(ids(s), ['a', 'b']);
+    const image = crashImage(dir.dir);
+    await s.close();
+    const reopened = await openStore({ path: image.db });
+    assert.deepEqual(ids(reopened), ['a', 'b']);
     await reopened.close();
   });
 });
