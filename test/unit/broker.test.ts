@@ -60,6 +60,43 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.ok(timeline.includes('gate_approved') && timeline.at(-1) === 'workflow_completed');
   });
 
+  it("keeps each artifact's content once, in the artifacts table: a step's output names its artifacts by id and size", async () => {
+    const { baton, store } = await makeBaton();
+    const notes = `# Notes\n\n${'é'.repeat(3000)}`;
+    const first = await baton.nextStep({ template_name: 'bug-fix', task_description: 'Login fails with 500' });
+    const executionId = first.execution_id!;
+    const sent = output('found it', 'root cause', { artifacts: [{ type: 'markdown', title: 'root cause', content: notes, description: 'why', metadata: { lines: 3 } }] });
+    const second = await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: sent });
+    const row = store.get<{ output: string }>('SELECT output FROM steps WHERE execution_id = ? AND step_name = ?', [executionId, 'analyze-root-cause'])!;
+    const stored = JSON.parse(row.output) as { summary: string; artifacts: Array<Record<string, unknown>> };
+    const [artifact] = baton.artifacts({ type: 'execution', execution_id: executionId, limit: 10 }).artifacts;
+    assert.equal(stored.summary, 'found it');
+    assert.deepEqual(stored.artifacts, [
+      { artifact_id: artifact!.artifact_id, type: 'markdown', title: 'root cause', description: 'why', metadata: { lines: 3 }, content_size_bytes: Buffer.byteLength(notes) },
+    ]);
+    assert.ok(row.output.length < 400, `the row holds no content (${row.output.length} characters)`);
+    assert.equal(artifact!.content, notes, 'the artifact keeps the content whole');
+    assert.equal(second.context!.dependency_artifacts[0]!.artifact_id, artifact!.artifact_id, 'the next step still gets it inline');
+    const details = baton.lifecycle.details({ executionId });
+    const shown = details.steps!.find((st) => st.stepName === 'analyze-root-cause')!.output as typeof stored;
+    assert.equal(shown.artifacts[0]!.artifact_id, artifact!.artifact_id, "get_execution_details names the artifact; its artifacts list has the content");
+  });
+
+  it('reads a step output stored with its artifacts inline (written by an earlier version) at the gate and in the synthesis', async () => {
+    const { baton, store } = await makeBaton();
+    const r = await runToGate(baton);
+    const executionId = r.execution_id!;
+    const inline = JSON.stringify({ ...output('reviewed', 'review notes'), findings: [] });
+    await store.transaction(() => store.run('UPDATE steps SET output = ? WHERE execution_id = ? AND step_name = ?', [inline, executionId, 'review-code']));
+    const gate = baton.currentStep(executionId).active_steps.find((a) => a.step_name === 'review-code')!;
+    assert.deepEqual(gate.submitted?.artifacts, [{ type: 'markdown', title: 'review notes' }]);
+    assert.equal(gate.submitted?.summary, 'reviewed');
+    await baton.decide({ execution_id: executionId, decision: 'approve', by: 'test' });
+    const closed = await baton.nextStep({ step_token: r.new_step_token! });
+    assert.equal(closed.status, 'task_closed');
+    assert.match(closed.synthesis!.outcome_summary!, /\n\nreviewed\n/);
+  });
+
   it('loads a workflow file linked into .baton/workflows (a link to a file is that file; a broken link is skipped)', async () => {
     const workspace = makeWorkspace();
     mkdirSync(join(workspace, 'shared'));

@@ -22,6 +22,7 @@ import { computeReadySet, scoreParallelCandidates, type SelectableStep } from '.
 import { buildStepContext } from './stepContext.js';
 import { fitStepResult } from './stepResult.js';
 import { defaultTaskDescription } from './stepText.js';
+import { storedOutput } from './submittedOutput.js';
 import { buildSynthesis } from './synthesis.js';
 import { isMoving } from '../stateMachine.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
@@ -632,9 +633,10 @@ export class Broker {
     const events: BatonEvent[] = [];
     if (output.artifacts.length) events.push({ type: 'artifact', execution_id: exec.execution_id, artifact_id: '*', is_final: false });
     const duration = step.started_at ? ms - Date.parse(step.started_at) : null;
+    const stored = storedOutput(output, artifactIds);
     if (gated) {
       this.repo.updateStep(exec.execution_id, step.step_name, {
-        status: 'awaiting_approval', output, outcome_summary: output.summary, feedback: null, token_nonce: null,
+        status: 'awaiting_approval', output: stored, outcome_summary: output.summary, feedback: null, token_nonce: null,
       });
       this.event(exec.execution_id, 'step_submitted_for_approval', { step_name: step.step_name, artifacts: output.artifacts.length });
       events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'awaiting_approval' });
@@ -645,7 +647,7 @@ export class Broker {
       return { response: withFields(response, { progress }), events };
     }
     this.repo.updateStep(exec.execution_id, step.step_name, {
-      status: 'completed', output, outcome_summary: output.summary, token_nonce: null, completed_at: iso, duration_ms: duration,
+      status: 'completed', output: stored, outcome_summary: output.summary, token_nonce: null, completed_at: iso, duration_ms: duration,
     });
     this.event(exec.execution_id, 'step_completed', { step_name: step.step_name, artifacts: output.artifacts.length, confidence: output.confidence });
     events.push({ type: 'step', execution_id: exec.execution_id, step_name: step.step_name, status: 'completed' });

@@ -1,7 +1,9 @@
-// The output a step handed in, as the gate shows it to a person, and the execution facts listings carry (the task as
-// typed, whether it was cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
+// The output a step handed in, as its row keeps it (its artifacts named, their contents in the artifacts table) and as
+// the gate shows it to a person, and the execution facts listings carry (the task as typed, whether it was cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
 import type { SubmittedOutput } from '../api.js';
-import type { DecisionInput, FindingInput } from '../types.js';
+import type { DecisionInput, FindingInput, ModelOutput } from '../types.js';
+import { utf8Length } from '../utf8.js';
+import { withFields } from '../withFields.js';
 import { IDLE_CANCELLED_BY } from '../retention.js';
 import type { ExecutionRow } from './executionRepo.js';
 
@@ -15,6 +17,31 @@ function records(v: unknown): Record<string, unknown>[] {
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** An artifact as a step's stored output names it: its content is kept once, in the artifacts table (`artifact_id`). */
+export interface StoredArtifactRef {
+  artifact_id: string;
+  type: string;
+  title: string;
+  content_size_bytes: number;
+  description?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A submitted output as the step's row keeps it: each artifact named by its id and size, without its content, which
+ * the artifacts table holds (a 6 KB artifact journaled, stored and read back once, not twice). Rows written by
+ * earlier versions keep the contents inline; readers take both.
+ */
+export function storedOutput(output: ModelOutput, artifactIds: readonly string[]): Omit<ModelOutput, 'artifacts'> & { artifacts: StoredArtifactRef[] } {
+  const artifacts = output.artifacts.map((a, i) => {
+    const ref: StoredArtifactRef = { artifact_id: artifactIds[i]!, type: a.type, title: a.title, content_size_bytes: utf8Length(a.content) };
+    if (a.description !== undefined) ref.description = a.description;
+    if (a.metadata !== undefined) ref.metadata = a.metadata;
+    return ref;
+  });
+  return withFields(output, { artifacts });
 }
 
 /** A stored step output (ModelOutput JSON) as the gate shows it, artifact contents left out; null when there is none. */
