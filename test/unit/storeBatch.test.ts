@@ -1,8 +1,9 @@
 // Rule: the transactions of BATCH_WINDOW_MS from the first (turns of the event loop apart) are committed into sql.js's
-// in-memory file together, and that changes nothing a caller can see: a failing transaction undoes only its own
-// writes, a batch SQLite throws away is redone from its journal records, checkpoints hold every transaction committed
-// before them, and a store that cannot redo a lost batch refuses further writes instead of going on without them.
-import { test } from 'node:test';
+// in-memory file together, never later than BATCH_MAX_MS after it (answers on their way or not), and that changes
+// nothing a caller can see: a failing transaction undoes only its own writes, a batch SQLite throws away is redone
+// from its journal records, checkpoints hold every transaction committed before them, and a store that cannot redo a
+// lost batch refuses further writes instead of going on without them.
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,14 @@ import { batchCommitted, crashImage, journalProbe, nextTurn, watchInserts, withT
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
+/** Transactions released into the open batch and not yet committed into sql.js's file. */
+const batched = (s: SqlJsStore) => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
+/** A transaction whose write runs in SQLite after its answer, as a continue's writes do (Store.deferWrites). */
+const deferredInsert = (s: SqlJsStore, id: string) =>
+  s.transaction(() => {
+    s.deferWrites();
+    insertEvent(s, id);
+  });
 /** A trigger that throws SQLite's whole transaction away (RAISE(ROLLBACK)) when an event named 'lose-batch' is inserted. */
 const addBatchLoser = (s: SqlJsStore) =>
   s.transaction(() => {
@@ -123,45 +132,22 @@ test('a batch stays open BATCH_WINDOW_MS from its first transaction: transaction
   });
 });
 
-test('under a steady stream of answers a batch still commits BATCH_MAX_MS after it began: its commit gives way to answers no longer than that', async (t) => {
+/**
+ * Runs `fn` on a store whose journal holds its thread-pool syncs until `probe.release()` (calls that come together
+ * sync there), under mocked timers and Date. `fn` returns the events it inserted: the store, and its crash image,
+ * must hold them, each run once.
+ */
+async function withHeldSyncs(t: TestContext, fn: (s: SqlJsStore, probe: ReturnType<typeof journalProbe>) => Promise<string[]>): Promise<void> {
   await withTempDir(async (dir) => {
-    // Calls come two at a time, so their records sync together on the thread pool, where the probe holds them.
     const probe = journalProbe();
     const s = await openStore({ path: dir.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
     const inserted = await watchInserts(s);
     await batchCommitted();
-    const batched = () => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
-    // Each call's write runs in SQLite after its answer (as a continue's writes do).
-    const call = (id: string) => s.transaction(() => {
-      s.deferWrites();
-      insertEvent(s, id);
-    });
-    const written: string[] = [];
-    const pair = () => {
-      const ids = [written.length, written.length + 1].map((n) => `c${String(n).padStart(2, '0')}`);
-      written.push(...ids);
-      return Promise.all(ids.map(call));
-    };
     probe.hold = true;
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
+    let written: string[];
     try {
-      let answers = pair();
-      for (let age = BATCH_WINDOW_MS; ; age += BATCH_WINDOW_MS) {
-        while (probe.waiting === 0) await nextTurn();
-        t.mock.timers.tick(BATCH_WINDOW_MS); // the commit is due: answers are on their way
-        if (age >= BATCH_MAX_MS) break;
-        const next = pair(); // the next two calls come before those answers
-        probe.release();
-        await answers; // each answer re-arms the commit, which finds the next calls' answers on their way
-        t.mock.timers.tick(0);
-        answers = next;
-        assert.equal(batched(), written.length, `${age} ms: the commit gave way to the answers of ${written.slice(-2).join(' and ')}`);
-        await nextTurn(); // the answered calls' writes run
-      }
-      assert.equal(batched(), 0, `${BATCH_MAX_MS} ms: committed with the answers of ${written.slice(-2).join(' and ')} still on their way`);
-      assert.equal(probe.waiting, 1);
-      probe.release();
-      await answers;
+      written = await fn(s, probe);
     } finally {
       t.mock.timers.reset();
       probe.hold = false;
@@ -176,45 +162,52 @@ test('under a steady stream of answers a batch still commits BATCH_MAX_MS after 
     assert.deepEqual(ids(reopened), written);
     await reopened.close();
   });
-});
+}
 
-test('a commit that waits for answers whose sync is slow still comes BATCH_MAX_MS after the batch began', async (t) => {
-  await withTempDir(async (dir) => {
-    const probe = journalProbe();
-    const s = await openStore({ path: dir.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
-    await batchCommitted();
-    const batched = () => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
-    const call = (id: string) => s.transaction(() => {
-      s.deferWrites();
-      insertEvent(s, id);
-    });
-    probe.hold = true;
-    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
-    try {
-      const answers = Promise.all(['a', 'b'].map(call));
+test('under a steady stream of answers a batch still commits BATCH_MAX_MS after it began: its commit gives way to answers no longer than that', (t) =>
+  withHeldSyncs(t, async (s, probe) => {
+    // Calls come two at a time, each pair before the last pair's answers; each call's write runs after its answer.
+    const written: string[] = [];
+    const pair = () => {
+      const ids = [written.length, written.length + 1].map((n) => `c${String(n).padStart(2, '0')}`);
+      written.push(...ids);
+      return Promise.all(ids.map((id) => deferredInsert(s, id)));
+    };
+    let answers = pair();
+    for (let age = BATCH_WINDOW_MS; ; age += BATCH_WINDOW_MS) {
       while (probe.waiting === 0) await nextTurn();
-      t.mock.timers.tick(BATCH_WINDOW_MS);
-      assert.equal(batched(), 2, 'the commit gives way to the answers on their way');
-      t.mock.timers.tick(BATCH_MAX_MS - BATCH_WINDOW_MS - 1);
-      assert.equal(batched(), 2, 'still, as long as the batch is younger than BATCH_MAX_MS');
-      t.mock.timers.tick(1);
-      assert.equal(batched(), 0, 'committed with the answers still waiting for their sync');
-      assert.equal(probe.waiting, 1);
+      t.mock.timers.tick(BATCH_WINDOW_MS); // the commit is due: answers are on their way
+      if (age >= BATCH_MAX_MS) break;
+      const next = pair(); // the next two calls come before those answers
       probe.release();
-      await answers;
-    } finally {
-      t.mock.timers.reset();
-      probe.hold = false;
-      probe.release();
+      await answers; // each answer re-arms the commit, which finds the next calls' answers on their way
+      t.mock.timers.tick(0);
+      answers = next;
+      assert.equal(batched(s), written.length, `${age} ms: the commit gave way to the answers of ${written.slice(-2).join(' and ')}`);
+      await nextTurn(); // the answered calls' writes run
     }
-    assert.deepEqual(ids(s), ['a', 'b']);
-    const image = crashImage(dir.dir);
-    await s.close();
-    const reopened = await openStore({ path: image.db });
-    assert.deepEqual(ids(reopened), ['a', 'b']);
-    await reopened.close();
-  });
-});
+    assert.equal(batched(s), 0, `${BATCH_MAX_MS} ms: committed with the answers of ${written.slice(-2).join(' and ')} still on their way`);
+    assert.equal(probe.waiting, 1);
+    probe.release();
+    await answers;
+    return written;
+  }));
+
+test('a commit that waits for answers whose sync is slow still comes BATCH_MAX_MS after the batch began', (t) =>
+  withHeldSyncs(t, async (s, probe) => {
+    const answers = Promise.all(['a', 'b'].map((id) => deferredInsert(s, id)));
+    while (probe.waiting === 0) await nextTurn();
+    t.mock.timers.tick(BATCH_WINDOW_MS);
+    assert.equal(batched(s), 2, 'the commit gives way to the answers on their way');
+    t.mock.timers.tick(BATCH_MAX_MS - BATCH_WINDOW_MS - 1);
+    assert.equal(batched(s), 2, 'still, as long as the batch is younger than BATCH_MAX_MS');
+    t.mock.timers.tick(1);
+    assert.equal(batched(s), 0, 'committed with the answers still waiting for their sync');
+    assert.equal(probe.waiting, 1);
+    probe.release();
+    await answers;
+    return ['a', 'b'];
+  }));
 
 test('a failing transaction that changed nothing leaves its batch as it is; one that changed something rolls the batch back and redoes the others', async () => {
   await withTempDir(async (t) => {

@@ -1,5 +1,6 @@
 // The output a step handed in, as its row keeps it (its artifacts named, their contents in the artifacts table) and as
-// the gate shows it to a person, and the execution facts listings carry (the task as typed, whether it was cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
+// the gate shows it to a person, and the execution facts listings carry (the task as typed, whether it was
+// cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
 import type { SubmittedOutput } from '../api.js';
 import type { DecisionInput, FindingInput, ModelOutput } from '../types.js';
 import { utf8Length } from '../utf8.js';
