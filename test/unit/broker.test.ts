@@ -82,6 +82,20 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.equal(shown.artifacts[0]!.artifact_id, artifact!.artifact_id, "get_execution_details names the artifact; its artifacts list has the content");
   });
 
+  it("keeps a content SQLite would not give back as it is (a NUL, a lone surrogate) in the step's output too, whole", async () => {
+    for (const content of ['before\0after', 'lone \ud800 half']) {
+      const { baton, store } = await makeBaton();
+      const first = await baton.nextStep({ template_name: 'bug-fix' });
+      await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('found it', 'odd', { artifacts: [{ type: 'markdown', title: 'odd', content }] }) });
+      const row = store.get<{ output: string }>('SELECT output FROM steps WHERE execution_id = ? AND step_name = ?', [first.execution_id!, 'analyze-root-cause'])!;
+      const [ref] = (JSON.parse(row.output) as { artifacts: Array<Record<string, unknown>> }).artifacts;
+      assert.equal(ref!.content, content, JSON.stringify(content));
+      assert.equal(ref!.content_size_bytes, Buffer.byteLength(content));
+      const shown = baton.lifecycle.details({ executionId: first.execution_id! }).steps!.find((st) => st.stepName === 'analyze-root-cause')!;
+      assert.equal((shown.output as { artifacts: Array<{ content?: string }> }).artifacts[0]!.content, content);
+    }
+  });
+
   it('reads a step output stored with its artifacts inline (written by an earlier version) at the gate and in the synthesis', async () => {
     const { baton, store } = await makeBaton();
     const r = await runToGate(baton);

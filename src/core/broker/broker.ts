@@ -22,7 +22,7 @@ import { computeReadySet, scoreParallelCandidates, type SelectableStep } from '.
 import { buildStepContext } from './stepContext.js';
 import { fitStepResult } from './stepResult.js';
 import { defaultTaskDescription } from './stepText.js';
-import { storedOutput } from './submittedOutput.js';
+import { storedAsIs, storedOutput } from './submittedOutput.js';
 import { buildSynthesis } from './synthesis.js';
 import { isMoving } from '../stateMachine.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
@@ -1033,14 +1033,6 @@ export class Broker {
 function parseSynthesis(json: string | null): { outcome_summary: string; model_output: unknown; artifact_id: string } | undefined {
   return json ? (JSON.parse(json) as { outcome_summary: string; model_output: unknown; artifact_id: string }) : undefined;
 }
-
-/** Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is re-encoded) without a NUL (the read stops there). */
-function storedAsIs(text: string): boolean {
-  return !LONE_SURROGATE_OR_NUL.test(text);
-}
-
-/** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
-const LONE_SURROGATE_OR_NUL = /[\p{Cs}\0]/u;
 
 /** The steps ready to hand out, with `steps` as they stand: their dependencies done, none of them busy. */
 function readySteps(steps: StepState[]): SelectableStep[] {

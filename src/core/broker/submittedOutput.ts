@@ -28,22 +28,37 @@ export interface StoredArtifactRef {
   content_size_bytes: number;
   description?: string;
   metadata?: Record<string, unknown>;
+  /** Only a content SQLite would not give back as it is (a NUL, a lone surrogate): JSON keeps it whole. */
+  content?: string;
 }
 
 /**
  * A submitted output as the step's row keeps it: each artifact named by its id and size, without its content, which
- * the artifacts table holds (a 6 KB artifact journaled, stored and read back once, not twice). Rows written by
- * earlier versions keep the contents inline; readers take both.
+ * the artifacts table holds (a 6 KB artifact journaled, stored and read back once, not twice). A content SQLite would
+ * not give back as it is (see storedAsIs) stays in the output too, where JSON keeps it whole. Rows written by earlier
+ * versions keep every content inline; readers take both.
  */
 export function storedOutput(output: ModelOutput, artifactIds: readonly string[]): Omit<ModelOutput, 'artifacts'> & { artifacts: StoredArtifactRef[] } {
   const artifacts = output.artifacts.map((a, i) => {
     const ref: StoredArtifactRef = { artifact_id: artifactIds[i]!, type: a.type, title: a.title, content_size_bytes: utf8Length(a.content) };
     if (a.description !== undefined) ref.description = a.description;
     if (a.metadata !== undefined) ref.metadata = a.metadata;
+    if (!storedAsIs(a.content)) ref.content = a.content;
     return ref;
   });
   return withFields(output, { artifacts });
 }
+
+/**
+ * Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is re-encoded) without a NUL (the
+ * read stops there).
+ */
+export function storedAsIs(text: string): boolean {
+  return !LONE_SURROGATE_OR_NUL.test(text);
+}
+
+/** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
+const LONE_SURROGATE_OR_NUL = /[\p{Cs}\0]/u;
 
 /** A stored step output (ModelOutput JSON) as the gate shows it, artifact contents left out; null when there is none. */
 export function submittedOutput(output: unknown): SubmittedOutput | null {
