@@ -9,13 +9,11 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatonError } from '../../src/core/errors.js';
 import { BATCH_MAX_MS, BATCH_WINDOW_MS, openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { batchCommitted, crashImage, journalProbe, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { batchCommitted, batched, crashImage, journalProbe, nextTurn, reopenWatched, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY event_id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
   s.run("INSERT INTO events (event_id, event_type, created_at) VALUES (?, 'test', '2026-01-01')", [id]);
-/** Transactions released into the open batch and not yet committed into sql.js's file. */
-const batched = (s: SqlJsStore) => (s as unknown as { batchRecords: unknown[] }).batchRecords.length;
 /** A transaction whose write runs in SQLite after its answer, as a continue's writes do (Store.deferWrites). */
 const deferredInsert = (s: SqlJsStore, id: string) =>
   s.transaction(() => {
@@ -126,7 +124,7 @@ test('a batch stays open BATCH_WINDOW_MS from its first transaction: transaction
     assert.deepEqual(ids(s), ['a', 'b', 'c', 'd', 'e']);
     const image = crashImage(dir.dir);
     await s.close();
-    const reopened = await openStore({ path: image.db, functions: { seen: (_id: string) => 0 } });
+    const reopened = await reopenWatched(image.db);
     assert.deepEqual(ids(reopened), ['a', 'b', 'c', 'd', 'e']);
     await reopened.close();
   });
@@ -158,7 +156,7 @@ async function withHeldSyncs(t: TestContext, fn: (s: SqlJsStore, probe: ReturnTy
     assert.deepEqual(ids(s), written);
     const image = crashImage(dir.dir);
     await s.close();
-    const reopened = await openStore({ path: image.db, functions: { seen: (_id: string) => 0 } });
+    const reopened = await reopenWatched(image.db);
     assert.deepEqual(ids(reopened), written);
     await reopened.close();
   });

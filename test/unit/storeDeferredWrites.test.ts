@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Log } from '../../src/core/ports.js';
 import { scanJournal } from '../../src/store/journal.js';
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
-import { batchCommitted, crashImage, nextTurn, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
+import { batchCommitted, batched, crashImage, nextTurn, reopenWatched, watchInserts, withTempDir } from '../fixtures/store/helpers.js';
 
 const ids = (s: SqlJsStore) => s.all<{ event_id: string }>('SELECT event_id FROM events ORDER BY id').map((r) => r.event_id);
 const insertEvent = (s: SqlJsStore, id: string) =>
@@ -20,9 +20,6 @@ function keptLog(): Log & { errors: string[] } {
   const errors: string[] = [];
   return { errors, debug() {}, info() {}, warn() {}, error: (m: string) => void errors.push(m) };
 }
-
-/** A crash image's store, with the function watchInserts's trigger calls. */
-const reopen = (db: string) => openStore({ path: db, functions: { seen: (_id: string) => 0 } });
 
 test('deferred writes are journaled with their transaction, run after its answer in order, and any read runs them first', async () => {
   await withTempDir(async (t) => {
@@ -45,7 +42,7 @@ test('deferred writes are journaled with their transaction, run after its answer
     assert.deepEqual(inserted, ['a', 'b', 'c'], 'run on the turn after the answer');
     // The batch's commit, which waited for that answer, follows: nothing is left to redo.
     await nextTurn();
-    assert.equal((s as unknown as { batchRecords: unknown[] }).batchRecords.length, 0, 'the batch was committed');
+    assert.equal(batched(s), 0, 'the batch was committed');
 
     // Released and not yet run: a read outside any transaction runs them first.
     await s.transaction(() => {
@@ -62,7 +59,7 @@ test('deferred writes are journaled with their transaction, run after its answer
     assert.deepEqual(inserted, ['a', 'b', 'c', 'd', 'e']);
 
     const image = crashImage(t.dir);
-    const reopened = await reopen(image.db);
+    const reopened = await reopenWatched(image.db);
     assert.deepEqual(ids(reopened), ['a', 'b', 'c', 'd', 'e']);
     assert.equal(reopened.get<{ event_type: string }>("SELECT event_type FROM events WHERE event_id = 'e'")?.event_type, 'later');
     await reopened.close();
@@ -129,7 +126,7 @@ test('a transaction that fails after deferring writes leaves none of them, in me
     assert.deepEqual(inserted, ['a']);
     assert.deepEqual(ids(s), ['a']);
     const image = crashImage(t.dir);
-    const reopened = await reopen(image.db);
+    const reopened = await reopenWatched(image.db);
     assert.deepEqual(ids(reopened), ['a']);
     await reopened.close();
     await s.close();

@@ -6,7 +6,6 @@ import type {
   BatonEvent, CallContext, GateWait, ModelOutput, NextStepRequest, NextStepResponse, SelectionInfo, StepDefinition,
 } from '../types.js';
 import { earlierStart, keyStartedText, requestKeyMark } from '../requestKeys.js';
-import { utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { contractFor, stepHumanMessage } from './contract.js';
 import type { ContentCache } from './contentCache.js';
@@ -22,7 +21,7 @@ import { computeReadySet, scoreParallelCandidates, type SelectableStep } from '.
 import { buildStepContext } from './stepContext.js';
 import { fitStepResult } from './stepResult.js';
 import { defaultTaskDescription } from './stepText.js';
-import { storedAsIs, storedOutput } from './submittedOutput.js';
+import { storedAsIs, storedOutput, type StoredOutput } from './submittedOutput.js';
 import { buildSynthesis } from './synthesis.js';
 import { isMoving } from '../stateMachine.js';
 import { awaitingResponse, readCurrent, TokenLedger } from './tokenLedger.js';
@@ -611,7 +610,8 @@ export class Broker {
     // hand-out's then all come after the call's last read, and reach SQLite after the answer (Store.deferWrites).
     const ids = this.deps.ports.ids;
     const artifactIds = output.artifacts.map(() => ids.orderedUuid());
-    const ahead = gated ? undefined : this.readAhead(exec, step, output, artifactIds, hints, ctx);
+    const stored = storedOutput(output, artifactIds);
+    const ahead = gated ? undefined : this.readAhead(exec, step, output, stored, artifactIds, hints, ctx);
     if (ahead) this.deps.ports.store.deferWrites?.();
     // The token was read active in this transaction (tokens.check), so its close cannot lose a race here, deferred or not.
     if (tok.state !== 'active' || !this.repo.closeToken(tok.nonce, 'consumed', iso)) {
@@ -633,7 +633,6 @@ export class Broker {
     const events: BatonEvent[] = [];
     if (output.artifacts.length) events.push({ type: 'artifact', execution_id: exec.execution_id, artifact_id: '*', is_final: false });
     const duration = step.started_at ? ms - Date.parse(step.started_at) : null;
-    const stored = storedOutput(output, artifactIds);
     if (gated) {
       this.repo.updateStep(exec.execution_id, step.step_name, {
         status: 'awaiting_approval', output: stored, outcome_summary: output.summary, feedback: null, token_nonce: null,
@@ -660,10 +659,12 @@ export class Broker {
    * ready then (closing, waiting and failing read as they write).
    */
   private readAhead(
-    exec: ExecutionRow, step: StepRow, output: ModelOutput, artifactIds: string[], hints: NextStepRequest & { last_agent?: string }, ctx: CallContext,
+    exec: ExecutionRow, step: StepRow, output: ModelOutput, stored: StoredOutput, artifactIds: string[], hints: NextStepRequest & { last_agent?: string },
+    ctx: CallContext,
   ): ReadAhead | undefined {
-    // Texts SQLite would give back otherwise than they are (cut at a NUL, a lone surrogate re-encoded) are read back.
-    if (!output.artifacts.every((a) => storedAsIs(a.content) && storedAsIs(a.title ?? ''))) return undefined;
+    // Texts SQLite would give back otherwise than they are (cut at a NUL, a lone surrogate re-encoded) are read back:
+    // the stored output keeps such a content (storedOutput looked at each), and a title is looked at here.
+    if (!stored.artifacts.every((a) => a.content === undefined && storedAsIs(a.title))) return undefined;
     const steps = this.repo.stepStates(exec.execution_id);
     for (const s of steps) if (s.step_name === step.step_name) s.status = 'completed';
     const next = this.pick(exec, steps, hints, ctx, output.references ?? []);
@@ -674,7 +675,7 @@ export class Broker {
     if (row.dependencies.includes(step.step_name)) {
       output.artifacts.forEach((a, i) => heads.push({
         artifact_id: artifactIds[i]!, step_name: step.step_name, type: a.type, title: a.title ?? null,
-        content: headOf(a.content, this.options.inlineBudgetBytes), content_size_bytes: utf8Length(a.content),
+        content: headOf(a.content, this.options.inlineBudgetBytes), content_size_bytes: stored.artifacts[i]!.content_size_bytes,
       }));
     }
     return { steps, next, row, heads, metadata: next.parallel ? this.repo.execution(exec.execution_id)!.metadata : undefined };

@@ -32,13 +32,16 @@ export interface StoredArtifactRef {
   content?: string;
 }
 
+/** A submitted output as the step's row keeps it (see storedOutput). */
+export type StoredOutput = Omit<ModelOutput, 'artifacts'> & { artifacts: StoredArtifactRef[] };
+
 /**
  * A submitted output as the step's row keeps it: each artifact named by its id and size, without its content, which
  * the artifacts table holds (a 6 KB artifact journaled, stored and read back once, not twice). A content SQLite would
  * not give back as it is (see storedAsIs) stays in the output too, where JSON keeps it whole. Rows written by earlier
  * versions keep every content inline; readers take both.
  */
-export function storedOutput(output: ModelOutput, artifactIds: readonly string[]): Omit<ModelOutput, 'artifacts'> & { artifacts: StoredArtifactRef[] } {
+export function storedOutput(output: ModelOutput, artifactIds: readonly string[]): StoredOutput {
   const artifacts = output.artifacts.map((a, i) => {
     const ref: StoredArtifactRef = { artifact_id: artifactIds[i]!, type: a.type, title: a.title, content_size_bytes: utf8Length(a.content) };
     if (a.description !== undefined) ref.description = a.description;
