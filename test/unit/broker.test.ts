@@ -82,8 +82,8 @@ describe('broker: the bug-fix workflow end to end', () => {
     assert.equal(shown.artifacts[0]!.artifact_id, artifact!.artifact_id, "get_execution_details names the artifact; its artifacts list has the content");
   });
 
-  it("keeps a content SQLite would not give back as it is (a NUL, a lone surrogate) in the step's output too, whole", async () => {
-    for (const content of ['before\0after', 'lone \ud800 half']) {
+  it("keeps a content SQLite would not give back as it is (a lone surrogate) in the step's output too, whole", async () => {
+    for (const content of ['lone \ud800 half', 'half \udc00 alone']) {
       const { baton, store } = await makeBaton();
       const first = await baton.nextStep({ template_name: 'bug-fix' });
       await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('found it', 'odd', { artifacts: [{ type: 'markdown', title: 'odd', content }] }) });
@@ -93,6 +93,28 @@ describe('broker: the bug-fix workflow end to end', () => {
       assert.equal(ref!.content_size_bytes, Buffer.byteLength(content));
       const shown = baton.lifecycle.details({ executionId: first.execution_id! }).steps!.find((st) => st.stepName === 'analyze-root-cause')!;
       assert.equal((shown.output as { artifacts: Array<{ content?: string }> }).artifacts[0]!.content, content);
+    }
+  });
+
+  it('shows a content with a NUL whole wherever a head of it is read (SQLite\'s substr stops at a NUL; a column read does not)', async () => {
+    for (const content of ['before\0after', `${'x'.repeat(5000)}\0${'y'.repeat(100)}`, `\0${'z'.repeat(6000)}`]) {
+      const label = `${content.length} characters, a NUL at ${content.indexOf('\0')}`;
+      const { baton } = await makeBaton();
+      const first = await baton.nextStep({ template_name: 'bug-fix' });
+      const executionId = first.execution_id!;
+      const second = await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('found it', 'odd', { artifacts: [{ type: 'markdown', title: 'odd', content }] }) });
+      // The next step's inline head: the whole content when it fits the budget, else a head of the text beyond the NUL.
+      const inline = second.context!.dependency_artifacts[0]!;
+      assert.equal(inline.content, content.slice(0, inline.content.length), `${label}: the head is the content's own`);
+      assert.ok(inline.content.length >= Math.min(content.length, 500), `${label}: the head is as long as the budget lets it be, NUL or not (${inline.content.length} characters)`);
+      assert.equal(inline.truncated, inline.content.length < content.length, `${label}: truncated says whether it was cut`);
+      // get_execution_details: a content over 4 KB is read by its head (substr) too.
+      const [shown] = baton.lifecycle.details({ executionId, includeArtifacts: true }).artifacts!;
+      assert.equal(shown!.content, content, `${label}: get_execution_details shows it whole`);
+      assert.equal('truncated' in shown!, false, label);
+      // SQLite gives it back whole, so the step's output names it without keeping it a second time.
+      const step = baton.lifecycle.details({ executionId }).steps!.find((st) => st.stepName === 'analyze-root-cause')!;
+      assert.deepEqual((step.output as { artifacts: Array<Record<string, unknown>> }).artifacts.map((a) => [a.artifact_id, 'content' in a]), [[shown!.id, false]], label);
     }
   });
 

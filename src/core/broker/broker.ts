@@ -662,7 +662,7 @@ export class Broker {
     exec: ExecutionRow, step: StepRow, output: ModelOutput, stored: StoredOutput, artifactIds: string[], hints: NextStepRequest & { last_agent?: string },
     ctx: CallContext,
   ): ReadAhead | undefined {
-    // Texts SQLite would give back otherwise than they are (cut at a NUL, a lone surrogate re-encoded) are read back:
+    // Texts SQLite would give back otherwise than they are (a lone surrogate re-encoded) are read back:
     // the stored output keeps such a content (storedOutput looked at each), and a title is looked at here.
     if (!stored.artifacts.every((a) => a.content === undefined && storedAsIs(a.title))) return undefined;
     const steps = this.repo.stepStates(exec.execution_id);

@@ -122,6 +122,15 @@ function readThrough<T>(cache: Map<string, T>, key: string, read: () => T | unde
 }
 
 /**
+ * Whether a head that SQLite's `substr(content, 1, askedChars)` gave back was stopped by a NUL in the content. SQLite's
+ * text functions stop at a NUL, while a read of the column gives the whole text: a head shorter than asked (fewer UTF-16
+ * units, so fewer characters) that is smaller than the content's `sizeBytes` (UTF-8) did not reach the content's end.
+ */
+export function stoppedAtNul(head: string, askedChars: number, sizeBytes: number): boolean {
+  return head.length < askedChars && utf8Length(head) < sizeBytes;
+}
+
+/**
  * The first `maxChars` characters of a well-formed `text` as SQLite's substr counts them (code points), so as
  * `artifactHeads` reads a stored text back: a surrogate pair is one character.
  */
@@ -669,7 +678,15 @@ export class ExecutionRepo {
         [maxChars, executionId, ...stepNames],
       )
       .sort(byId)
-      .map((r) => ({ artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title, content: r.content, content_size_bytes: r.content_size_bytes }));
+      .map((r) => ({
+        artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title, content_size_bytes: r.content_size_bytes,
+        content: stoppedAtNul(r.content, maxChars, r.content_size_bytes) ? headOf(this.artifactContent(r.id), maxChars) : r.content,
+      }));
+  }
+
+  /** The whole content of the artifact whose row is `id` (a column read is not stopped by a NUL). */
+  artifactContent(id: number): string {
+    return String(this.store.get<{ content: string }>('SELECT content FROM artifacts WHERE id = ?', [id])?.content ?? '');
   }
 
   artifactById(artifactId: string): ArtifactRecord | undefined {

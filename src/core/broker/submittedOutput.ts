@@ -28,7 +28,7 @@ export interface StoredArtifactRef {
   content_size_bytes: number;
   description?: string;
   metadata?: Record<string, unknown>;
-  /** Only a content SQLite would not give back as it is (a NUL, a lone surrogate): JSON keeps it whole. */
+  /** Only a content SQLite would not give back as it is (a lone surrogate): JSON keeps it whole. */
   content?: string;
 }
 
@@ -53,15 +53,15 @@ export function storedOutput(output: ModelOutput, artifactIds: readonly string[]
 }
 
 /**
- * Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is re-encoded) without a NUL (the
- * read stops there).
+ * Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is stored as U+FFFD). A NUL is
+ * stored and read back whole (only SQLite's text functions stop there: see stoppedAtNul).
  */
 export function storedAsIs(text: string): boolean {
-  return !LONE_SURROGATE_OR_NUL.test(text);
+  return !LONE_SURROGATE.test(text);
 }
 
 /** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
-const LONE_SURROGATE_OR_NUL = /[\p{Cs}\0]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A stored step output (ModelOutput JSON) as the gate shows it, artifact contents left out; null when there is none. */
 export function submittedOutput(output: unknown): SubmittedOutput | null {
