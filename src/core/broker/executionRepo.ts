@@ -685,7 +685,7 @@ export class ExecutionRepo {
   }
 
   /** The whole content of the artifact whose row is `id` (a column read is not stopped by a NUL). */
-  artifactContent(id: number): string {
+  private artifactContent(id: number): string {
     return String(this.store.get<{ content: string }>('SELECT content FROM artifacts WHERE id = ?', [id])?.content ?? '');
   }
 
