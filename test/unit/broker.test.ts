@@ -103,7 +103,7 @@ describe('broker: the bug-fix workflow end to end', () => {
       const first = await baton.nextStep({ template_name: 'bug-fix' });
       const executionId = first.execution_id!;
       const second = await baton.nextStep({ step_token: okStep(first).token, model_output_so_far: output('found it', 'odd', { artifacts: [{ type: 'markdown', title: 'odd', content }] }) });
-      // The next step's inline head: the whole content when it fits the budget, else a head of the text beyond the NUL.
+      // The next step's inline copy: the whole content when it fits the budget, else as long a head as fits, NUL or not.
       const inline = second.context!.dependency_artifacts[0]!;
       assert.equal(inline.content, content.slice(0, inline.content.length), `${label}: the head is the content's own`);
       assert.ok(inline.content.length >= Math.min(content.length, 500), `${label}: the head is as long as the budget lets it be, NUL or not (${inline.content.length} characters)`);

@@ -290,7 +290,9 @@ export class Records {
       else if (left > 0 && r.empty !== 1) {
         read = String(this.store.get<{ c: string }>('SELECT substr(content, 1, ?) AS c FROM artifacts WHERE id = ?', [left + 1, Number(r.id)])!.c);
         // substr stops at a NUL: the content is read whole then, and cut here as substr would have.
-        if (stoppedAtNul(read, left + 1, Number(r.content_size_bytes))) read = headOf(String(this.store.get<{ c: string }>('SELECT content AS c FROM artifacts WHERE id = ?', [Number(r.id)])!.c), left + 1);
+        if (stoppedAtNul(read, left + 1, Number(r.content_size_bytes))) {
+          read = headOf(String(this.store.get<{ c: string }>('SELECT content AS c FROM artifacts WHERE id = ?', [Number(r.id)])!.c), left + 1);
+        }
       }
       let [length, used] = fittingPrefix(read, left);
       // base64 is ASCII (a character is a byte); a cut ends on a whole quantum of 4 characters.
