@@ -122,12 +122,14 @@ function readThrough<T>(cache: Map<string, T>, key: string, read: () => T | unde
 }
 
 /**
- * Whether a head that SQLite's `substr(content, 1, askedChars)` gave back was stopped by a NUL in the content. SQLite's
- * text functions stop at a NUL, while a read of the column gives the whole text: a head shorter than asked (fewer UTF-16
- * units, so fewer characters) that is smaller than the content's `sizeBytes` (UTF-8) did not reach the content's end.
+ * The head of artifact row `id`'s content as SQLite's `substr(content, 1, askedChars)` gave it back (`head`), or, where
+ * a NUL in the content stopped it, the same head cut from the whole content. SQLite's text functions stop at a NUL,
+ * while a read of the column gives the whole text: a head shorter than asked (fewer UTF-16 units, so fewer characters)
+ * that is smaller than the content's `sizeBytes` (UTF-8) did not reach the content's end.
  */
-export function stoppedAtNul(head: string, askedChars: number, sizeBytes: number): boolean {
-  return head.length < askedChars && utf8Length(head) < sizeBytes;
+export function headPastNul(store: Store, id: number, head: string, askedChars: number, sizeBytes: number): string {
+  if (head.length >= askedChars || utf8Length(head) >= sizeBytes) return head;
+  return headOf(String(store.get<{ content: string }>('SELECT content FROM artifacts WHERE id = ?', [id])?.content ?? ''), askedChars);
 }
 
 /**
@@ -680,13 +682,8 @@ export class ExecutionRepo {
       .sort(byId)
       .map((r) => ({
         artifact_id: r.artifact_id, step_name: r.step_name, type: r.artifact_type, title: r.title, content_size_bytes: r.content_size_bytes,
-        content: stoppedAtNul(r.content, maxChars, r.content_size_bytes) ? headOf(this.artifactContent(r.id), maxChars) : r.content,
+        content: headPastNul(this.store, r.id, r.content, maxChars, r.content_size_bytes),
       }));
-  }
-
-  /** The whole content of the artifact whose row is `id` (a column read is not stopped by a NUL). */
-  private artifactContent(id: number): string {
-    return String(this.store.get<{ content: string }>('SELECT content FROM artifacts WHERE id = ?', [id])?.content ?? '');
   }
 
   artifactById(artifactId: string): ArtifactRecord | undefined {

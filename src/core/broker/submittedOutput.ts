@@ -54,7 +54,7 @@ export function storedOutput(output: ModelOutput, artifactIds: readonly string[]
 
 /**
  * Whether SQLite gives `text` back as it is: well-formed UTF-16 (a lone surrogate is stored as U+FFFD). A NUL is
- * stored and read back whole (only SQLite's text functions stop there: see stoppedAtNul).
+ * stored and read back whole (only SQLite's text functions stop there: see headPastNul).
  */
 export function storedAsIs(text: string): boolean {
   return !LONE_SURROGATE.test(text);

@@ -1,7 +1,7 @@
 // Logging and query tools: idempotent execution logs, immutable artifacts (text or base64 binary), findings with
 // project/global scope and ranked full-text search, execution history and details.
 import { utf8Length } from '../utf8.js';
-import { headOf, stoppedAtNul } from '../broker/executionRepo.js';
+import { headPastNul } from '../broker/executionRepo.js';
 import { fittingPrefix } from '../broker/stepResult.js';
 import { BatonError, echo, errorMessage } from '../errors.js';
 import type { SqlValue } from '../ports.js';
@@ -289,10 +289,7 @@ export class Records {
       if (typeof r.small === 'string') read = r.small;
       else if (left > 0 && r.empty !== 1) {
         read = String(this.store.get<{ c: string }>('SELECT substr(content, 1, ?) AS c FROM artifacts WHERE id = ?', [left + 1, Number(r.id)])!.c);
-        // substr stops at a NUL: the content is read whole then, and cut here as substr would have.
-        if (stoppedAtNul(read, left + 1, Number(r.content_size_bytes))) {
-          read = headOf(String(this.store.get<{ c: string }>('SELECT content AS c FROM artifacts WHERE id = ?', [Number(r.id)])!.c), left + 1);
-        }
+        read = headPastNul(this.store, Number(r.id), read, left + 1, Number(r.content_size_bytes));
       }
       let [length, used] = fittingPrefix(read, left);
       // base64 is ASCII (a character is a byte); a cut ends on a whole quantum of 4 characters.
