@@ -8,6 +8,7 @@ import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
 import { FRAME_MAGIC_BYTES, scanJournal, type JournalRecord } from './journal.js';
 import { schemaVersion } from './migrate.js';
+import { registerSchemaFunctions } from './schemaFunctions.js';
 
 const runtimes = new Map<string, Promise<SqlJsStatic>>();
 
@@ -65,6 +66,8 @@ export function loadSnapshot(SQL: SqlJsStatic, path: string, bytes: Buffer | nul
   const db = new SQL.Database(bytes);
   let problem: string | undefined;
   try {
+    // The check reads the full-text indexes' texts back through the schema's own functions (014_fts_past_nul.sql).
+    registerSchemaFunctions(db);
     // Every page's structure (about 90 ms for 70 MB): a damaged page is refused here, not met by some later query,
     // and never copied into the next snapshot by a checkpoint.
     const rows = db.exec('PRAGMA quick_check(5)')[0]?.values ?? [];
