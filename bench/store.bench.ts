@@ -1,14 +1,19 @@
 // Store benchmark: the cost of a small durable write at 1 MB and at 100 MB (it must not grow with
-// the database), the time to open a 100 MB database and replay ~1000 journal records, and how long a checkpoint of
-// it blocks the event loop. Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js
+// the database), the time to open a 100 MB database and replay ~1000 journal records, how long a checkpoint of
+// it blocks the event loop, and the time to open a database of 100,000 findings (its page check against SQLite's
+// check of the whole file, which also re-reads every full-text index). Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js
 // patched: copy-on-write snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultWasmPath, loadSqlJs } from '../src/store/loading.js';
+import { registerSchemaFunctions } from '../src/store/schemaFunctions.js';
 import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
+import { stats, wordSource } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
 
 const MB = 1024 * 1024;
+const FINDINGS = Number(process.env.BENCH_FINDINGS ?? 100_000);
 const noAutoCheckpoint = { checkpointRecords: 1e9, checkpointBytes: 1e12, idleCheckpointMs: 3_600_000 };
 
 function percentile(sorted: number[], p: number): number {
@@ -39,6 +44,51 @@ async function smallWrite(store: SqlJsStore): Promise<number> {
     store.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('bench_last', ?)", [String(n)]);
   });
   return (performance.now() - start) * 1000;
+}
+
+/**
+ * A database of FINDINGS findings of 25 words each, checkpointed: the time to open it (median of three), and the time
+ * SQLite's page check of the whole file takes on it (`PRAGMA quick_check`, which also has each FTS4 index read every
+ * row back and tokenize it again; what an open ran before 2026-12-07), against which the open's per-table check runs.
+ */
+async function openWithFindings(dir: string) {
+  const path = join(dir, 'findings', 'baton.db');
+  const store = await openStore({ path, ...noAutoCheckpoint });
+  const { pick, words } = wordSource(7);
+  const severities = ['info', 'low', 'medium', 'high', 'critical'];
+  for (let done = 0; done < FINDINGS; done += 5000) {
+    await store.transaction(() => {
+      for (let i = done; i < Math.min(FINDINGS, done + 5000); i++) {
+        store.run(
+          `INSERT INTO findings (finding_id, project_id, scope, severity, category, title, description, tags, created_at)
+           VALUES (?, NULL, 'project', ?, 'reliability', ?, ?, '["bench"]', '2026-01-01T00:00:00Z')`,
+          [`f-${i}`, pick(severities), words(5), words(25)],
+        );
+      }
+    });
+  }
+  await store.close();
+  const opens: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    const s = await openStore({ path, ...noAutoCheckpoint });
+    opens.push(performance.now() - start);
+    await s.close();
+  }
+  const SQL = await loadSqlJs(defaultWasmPath());
+  const db = new SQL.Database(readFileSync(path));
+  registerSchemaFunctions(db);
+  const start = performance.now();
+  const verdict = db.exec('PRAGMA quick_check(5)')[0]?.values[0]?.[0];
+  const wholeCheckMs = performance.now() - start;
+  db.close();
+  return {
+    findings: FINDINGS,
+    db_bytes: statSync(path).size,
+    open_ms: stats(opens).p50_ms,
+    whole_file_quick_check_ms: Math.round(wholeCheckMs),
+    whole_file_quick_check_says: verdict,
+  };
 }
 
 function rawFdatasyncUs(dir: string): number {
@@ -110,6 +160,7 @@ async function main(): Promise<void> {
     const replayed = reopened.stats().lastSeq;
     reopened.dispose();
     await small.close();
+    const findings = await openWithFindings(root);
 
     const p50Small = percentile(smallTimes, 0.5);
     const p50Big = percentile(bigTimes, 0.5);
@@ -132,6 +183,7 @@ async function main(): Promise<void> {
       checkpoint_100mb_ms: Math.round(checkpointMs),
       checkpoint_100mb_event_loop_block_ms: Math.round(maxGap),
       fill_ms: Math.round(fillMs),
+      open_with_findings: findings,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

@@ -67,6 +67,59 @@ test('a snapshot with damaged pages is refused as store_corrupt and left untouch
   });
 });
 
+/** A database of findings (their full-text index with them) and a freelist, checkpointed and closed; its bytes. */
+async function findingsImage(path: string): Promise<Buffer> {
+  const s = await openStore({ path });
+  await s.transaction(() => {
+    for (let i = 0; i < 300; i++) {
+      s.run(
+        "INSERT INTO findings (finding_id, scope, severity, category, title, description, tags, created_at) VALUES (?, 'project', 'low', 'notes', ?, ?, '[]', 'x')",
+        [`f${i}`, `finding ${i}`, `words of finding ${i} `.repeat(40)],
+      );
+    }
+  });
+  await s.transaction(() => s.run("DELETE FROM findings WHERE finding_id > 'f1'"));
+  await s.checkpoint();
+  await s.close();
+  return readFileSync(path);
+}
+
+test('the page check refuses damage in a full-text index and in the freelist, and passes the intact file', async () => {
+  await withTempDir(async (t) => {
+    const bytes = await findingsImage(t.db);
+    const SQL = await loadSqlJs(defaultWasmPath());
+    const db = new SQL.Database(bytes);
+    const root = Number(db.exec("SELECT rootpage FROM sqlite_schema WHERE name = 'findings_fts_segdir'")[0]!.values[0]![0]);
+    db.close();
+    const page = bytes.readUInt16BE(16);
+    const trunk = bytes.readUInt32BE(32);
+    assert.ok(trunk > 0 && bytes.readUInt32BE(36) > 10, 'the deletes left a freelist');
+    // Each damage, and what the refusal says of it.
+    const damaged: Array<[string, (b: Buffer) => unknown, RegExp]> = [
+      // The b-tree page header of the index's segment directory overwritten (a stray write).
+      ['index', (b) => b.fill(0xa5, (root - 1) * page, (root - 1) * page + 16), /\((its pages are damaged: .+|database disk image is malformed)\)/s],
+      // The freelist's first trunk page claims more leaves than a page can hold.
+      ['freelist', (b) => b.writeUInt32BE(99_999, (trunk - 1) * page + 4), new RegExp(`\\(its pages are damaged: Freelist: freelist leaf count too big on page ${trunk}\\)`)],
+    ];
+    for (const [what, damage, says] of damaged) {
+      const copy = Buffer.from(bytes);
+      damage(copy);
+      writeFileSync(t.db, copy);
+      await assert.rejects(openStore({ path: t.db, access: 'read' }), (ex: unknown) => {
+        assert.ok(BatonError.is(ex, 'store_corrupt'), `${what}: ${String(ex)}`);
+        assert.match(ex.message, /is not a readable Baton database \(.+\)\. Baton left it untouched/s, what);
+        assert.match(ex.message, says, what);
+        return true;
+      });
+      assert.deepEqual(readFileSync(t.db), copy, `${what}: left untouched`);
+    }
+    writeFileSync(t.db, bytes);
+    const intact = await openStore({ path: t.db, access: 'read' });
+    assert.equal(intact.get<{ n: number }>("SELECT count(*) AS n FROM findings_fts WHERE findings_fts MATCH 'words'")!.n, 2);
+    intact.dispose();
+  });
+});
+
 test("another program's SQLite database is refused and left untouched, owned or only read", async () => {
   await withTempDir(async (t) => {
     const SQL = await loadSqlJs(defaultWasmPath());
