@@ -1,8 +1,8 @@
-// Store benchmark: the cost of a small durable write at 1 MB and at 100 MB (it must not grow with
-// the database), the time to open a 100 MB database and replay ~1000 journal records, how long a checkpoint of
-// it blocks the event loop, and the time to open a database of 100,000 findings (its page check against SQLite's
-// check of the whole file, which also re-reads every full-text index). Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js
-// patched: copy-on-write snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
+// Store benchmark: the cost of a small durable write at 1 MB and at 100 MB (it must not grow with the database), the
+// time to open a 100 MB database and replay ~1000 journal records, how long a checkpoint of it blocks the event loop,
+// and the time to open a database of 100,000 findings (beside SQLite's check of the whole file, which also re-reads
+// every full-text index). Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js patched:
+// copy-on-write snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

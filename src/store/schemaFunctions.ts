@@ -1,6 +1,6 @@
 // The SQL functions Baton's schema itself calls (in triggers and views), registered on every connection that runs the
-// migrations, checks the pages (quick_check reads the views) or writes the database: without them those statements
-// fail with "no such function".
+// migrations or writes the database: without them those statements fail with "no such function". (SQLite's check of
+// a whole file reads the views too; the open's page check, per table, does not: loading.ts.)
 import type { Database } from 'sql.js';
 
 /**

@@ -1,7 +1,7 @@
 // Rule: a finding's or a memory entry's words after a NUL (U+0000) are found by search, as are the words before it:
 // on a new database, on one that held such rows before migration 014, and after a reopen replays the journal. An
 // update or a delete leaves no word of the old text behind, and the texts read back whole. Another SQLite, without
-// Baton's SQL functions, still reads and searches the file.
+// Baton's SQL functions, still reads and searches the file, as the open's page check does without them.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,9 +74,9 @@ describe('full-text search past a NUL', () => {
     assert.equal(baton.memory.search(scope, { query: 'zebra' }).total, 0);
     assert.equal(baton.memory.search(scope, { query: 'okapi' }).total, 1);
 
-    const exec = await baton.lifecycle.storeFinding({ executionId: runId, severity: 'info', category: 'notes', title: 'cut\0title', description: 'binary output\0then the marmot' });
-    assert.deepEqual(baton.lifecycle.queryFindings({ searchText: 'marmot' }).findings.map((f) => f.id), [exec.id]);
-    assert.deepEqual(baton.lifecycle.queryFindings({ searchText: 'title' }).findings.map((f) => f.id), [exec.id]);
+    const finding = await baton.lifecycle.storeFinding({ executionId: runId, severity: 'info', category: 'notes', title: 'cut\0title', description: 'binary output\0then the marmot' });
+    assert.deepEqual(baton.lifecycle.queryFindings({ searchText: 'marmot' }).findings.map((f) => f.id), [finding.id]);
+    assert.deepEqual(baton.lifecycle.queryFindings({ searchText: 'title' }).findings.map((f) => f.id), [finding.id]);
     assert.equal(baton.lifecycle.queryFindings({ searchText: 'marmot' }).findings[0]!.description, 'binary output\0then the marmot');
     assertIndexWhole(store);
   });
@@ -85,7 +85,7 @@ describe('full-text search past a NUL', () => {
     const dir = tempDir('baton-fts-nul-');
     const v13 = tempDir('baton-v13-');
     const db = join(dir, 'baton.db');
-    for (const m of loadMigrations(realMigrations).filter((x) => x.version <= 13)) copyFileSync(join(realMigrations, `${m.name}`), join(v13, m.name));
+    for (const m of loadMigrations(realMigrations).filter((x) => x.version <= 13)) copyFileSync(join(realMigrations, m.name), join(v13, m.name));
     const old = await openStore({ path: db, migrationsDir: v13, durability: 'write' });
     await old.transaction(() => {
       insertFinding(old, 'f-old', 'old', 'kept\0hidden heron');
@@ -118,14 +118,16 @@ describe('full-text search past a NUL', () => {
     assert.deepEqual(hits(store, 'memory_fts', 'ibis OR unseen'), []);
     assert.deepEqual(hits(store, 'memory_fts', 'skua'), [mOld]);
     assertIndexWhole(store);
-    await store.close();
+    // Gone without a checkpoint, as in a crash: the writes since the migration's checkpoint are only in the journal,
+    // and the reopen replays them through the triggers.
+    assert.ok(store.stats().journalRecords > 0);
+    store.dispose();
 
-    // The writes since the migration's checkpoint are in the journal: the reopen replays them through the triggers.
     const again = await openStore({ path: db, durability: 'write' });
     try {
       const fNew = again.get<{ id: number }>("SELECT id FROM findings WHERE finding_id = 'f-new'")!.id;
       assert.deepEqual(hits(again, 'findings_fts', 'gannet'), [fNew]);
-      assert.deepEqual(hits(again, 'memory_fts', 'puffin').length, 1);
+      assert.equal(hits(again, 'memory_fts', 'puffin').length, 1);
       assert.deepEqual(hits(again, 'findings_fts', 'tern'), [fOld]);
       await again.transaction(() => {
         again.run('DELETE FROM findings WHERE id = ?', [fNew]);
