@@ -7,7 +7,6 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultWasmPath, loadSqlJs } from '../src/store/loading.js';
-import { registerSchemaFunctions } from '../src/store/schemaFunctions.js';
 import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
 import { stats, wordSource } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
@@ -77,7 +76,6 @@ async function openWithFindings(dir: string) {
   }
   const SQL = await loadSqlJs(defaultWasmPath());
   const db = new SQL.Database(readFileSync(path));
-  registerSchemaFunctions(db);
   const start = performance.now();
   const verdict = db.exec('PRAGMA quick_check(5)')[0]?.values[0]?.[0];
   const wholeCheckMs = performance.now() - start;

@@ -5,7 +5,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
-import { registerSchemaFunctions } from './schemaFunctions.js';
 
 /** One migration file. */
 export interface Migration {
@@ -79,7 +78,6 @@ export function schemaVersion(db: Database): number {
 export function applyMigrations(db: Database, migrations: readonly Migration[]): number {
   const current = schemaVersion(db);
   let applied = 0;
-  if (migrations.some((m) => m.version > current)) registerSchemaFunctions(db);
   for (const m of migrations) {
     if (m.version <= current) continue;
     db.exec('BEGIN');

@@ -12,7 +12,6 @@ import { decodeParams, encodeStatement, failedOfTheMoment, type JournalRecord, t
 import { deferred, type Deferred, type JournalWriter } from './journalWriter.js';
 import { databaseIdOf } from './loading.js';
 import { makeDirs } from './makeDirs.js';
-import { SCHEMA_FUNCTIONS } from './schemaFunctions.js';
 import type { OpenStoreOptions } from './openStore.js';
 import { tracePoint } from '../shared/tracePoints.js';
 
@@ -96,8 +95,7 @@ export class SqlJsStore implements Store {
   /** Opened with access 'read': writes are refused and nothing is ever written to the file. */
   readonly readOnly: boolean;
   private readonly cache = new Map<string, Cached>();
-  /** The SQL functions this connection has: the schema's own (its triggers and views call them) and registered ones. */
-  private readonly functions = new Map<string, (...args: any[]) => any>(Object.entries(SCHEMA_FUNCTIONS));
+  private readonly functions = new Map<string, (...args: any[]) => any>();
   private depth = 0;
   private pending: string[] = [];
   /**
