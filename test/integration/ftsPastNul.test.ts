@@ -53,10 +53,11 @@ function insertMemory(store: SqlJsStore, id: string, key: string, value: string)
 }
 
 describe('full-text search past a NUL', () => {
-  it("gives the tokenizer the words of a text with its NULs as spaces, whatever else the text holds", async () => {
+  it('gives the tokenizer the words of a text with its NULs as spaces, whatever else the text holds', async () => {
     const { store } = await makeBaton();
-    const tokens = (sql: string, text: string) =>
-      store.all<{ token: string; position: number }>(`SELECT token, position FROM baton_tok WHERE input = ${sql} ORDER BY position`, [text]).map((r) => `${r.position}:${r.token}`);
+    /** The tokenizer's words of `text`, with their positions. */
+    const tokens = (text: string) =>
+      store.all<{ token: string; position: number }>('SELECT token, position FROM baton_tok WHERE input = ? ORDER BY position', [text]).map((r) => `${r.position}:${r.token}`);
     // The view's own expression for a column, read from the schema, applied to a bound text.
     const view = store.get<{ sql: string }>("SELECT sql FROM sqlite_schema WHERE name = 'memory_fts_text'")!.sql;
     const expr = /AS rowid,\s*(CASE WHEN .*? END) AS key,/s.exec(view)![1]!.replaceAll('key', '?');
@@ -75,10 +76,10 @@ describe('full-text search past a NUL', () => {
       samples.push(Array.from({ length: 1 + rand(12) }, () => (rand(2) ? specials[rand(specials.length)]! : ['alpha', 'b2', 'Zeta', 'u0000', 'n'][rand(5)]!)).join('') + '\0');
     }
     for (const text of samples) {
-      assert.deepEqual(mapped(text), tokens('?', text.replaceAll('\0', ' ')), JSON.stringify(text));
+      assert.deepEqual(mapped(text), tokens(text.replaceAll('\0', ' ')), JSON.stringify(text));
     }
     // A text without a NUL is given as it is.
-    assert.deepEqual(mapped('plain "text" with\nlines'), tokens('?', 'plain "text" with\nlines'));
+    assert.deepEqual(mapped('plain "text" with\nlines'), tokens('plain "text" with\nlines'));
   });
 
   it('finds a finding and a memory entry by the words after a NUL, on a new database', async () => {
