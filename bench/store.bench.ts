@@ -1,12 +1,15 @@
 // Store benchmark: the cost of a small durable write at 1 MB and at 100 MB (it must not grow with the database), the
 // time to open a 100 MB database and replay ~1000 journal records, how long a checkpoint of it blocks the event loop,
-// and the time to open a database of 100,000 findings (beside SQLite's check of the whole file, which also re-reads
-// every full-text index). Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js patched:
-// copy-on-write snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+// the time to open a database of 100,000 findings (beside SQLite's check of the whole file, which also re-reads
+// every full-text index), and the first open of those findings in a file one schema version older (an upgrade).
+// Measures the store as it ships: this file re-runs itself bundled like dist/ (sql.js patched: copy-on-write
+// snapshots). Prints one JSON object. Run: node --import tsx bench/store.bench.ts
+import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { SqlValue } from 'sql.js';
 import { defaultWasmPath, loadSqlJs } from '../src/store/loading.js';
+import { applyMigrations, defaultMigrationsDir, loadMigrations } from '../src/store/migrate.js';
 import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
 import { stats, wordSource } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
@@ -45,27 +48,32 @@ async function smallWrite(store: SqlJsStore): Promise<number> {
   return (performance.now() - start) * 1000;
 }
 
+const FINDING_SQL = `INSERT INTO findings (finding_id, project_id, scope, severity, category, title, description, tags, created_at)
+  VALUES (?, NULL, 'project', ?, 'reliability', ?, ?, '["bench"]', '2026-01-01T00:00:00Z')`;
+
+/** Writes FINDINGS findings of 25 words each, 5,000 to a transaction, the same ones on every call. */
+async function writeFindings(transaction: (write: () => void) => Promise<unknown> | void, run: (sql: string, params: SqlValue[]) => unknown) {
+  const { pick, words } = wordSource(7);
+  const severities = ['info', 'low', 'medium', 'high', 'critical'];
+  for (let done = 0; done < FINDINGS; done += 5000) {
+    await transaction(() => {
+      for (let i = done; i < Math.min(FINDINGS, done + 5000); i++) run(FINDING_SQL, [`f-${i}`, pick(severities), words(5), words(25)]);
+    });
+  }
+}
+
 /**
  * A database of FINDINGS findings of 25 words each, checkpointed: the time to open it (median of three), and the time
  * SQLite's page check of the whole file takes on it (`PRAGMA quick_check`, which also has each FTS4 index read every
  * row back and tokenize it again; what an open ran before 2026-12-07), against which the open's per-table check runs.
+ * Then the first open of the same findings in a file one schema version older: what a user with that many findings
+ * waits for once, the first time an upgraded Baton opens their database (the newest migration on their rows, then the
+ * checkpoint that keeps it).
  */
 async function openWithFindings(dir: string) {
   const path = join(dir, 'findings', 'baton.db');
   const store = await openStore({ path, ...noAutoCheckpoint });
-  const { pick, words } = wordSource(7);
-  const severities = ['info', 'low', 'medium', 'high', 'critical'];
-  for (let done = 0; done < FINDINGS; done += 5000) {
-    await store.transaction(() => {
-      for (let i = done; i < Math.min(FINDINGS, done + 5000); i++) {
-        store.run(
-          `INSERT INTO findings (finding_id, project_id, scope, severity, category, title, description, tags, created_at)
-           VALUES (?, NULL, 'project', ?, 'reliability', ?, ?, '["bench"]', '2026-01-01T00:00:00Z')`,
-          [`f-${i}`, pick(severities), words(5), words(25)],
-        );
-      }
-    });
-  }
+  await writeFindings(store.transaction.bind(store), store.run.bind(store));
   await store.close();
   const opens: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -80,12 +88,41 @@ async function openWithFindings(dir: string) {
   const verdict = db.exec('PRAGMA quick_check(5)')[0]?.values[0]?.[0];
   const wholeCheckMs = performance.now() - start;
   db.close();
+
+  const migrations = loadMigrations(defaultMigrationsDir());
+  const newest = migrations[migrations.length - 1]!;
+  const older = new SQL.Database();
+  applyMigrations(older, migrations.slice(0, -1));
+  await writeFindings(
+    (write) => {
+      older.run('BEGIN');
+      write();
+      older.run('COMMIT');
+    },
+    (sql, params) => older.run(sql, params),
+  );
+  const olderBytes = older.export();
+  older.close();
+  const upgrades: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const upgradePath = join(dir, `upgrade-${i}`, 'baton.db');
+    mkdirSync(dirname(upgradePath));
+    writeFileSync(upgradePath, olderBytes);
+    const upgradeStart = performance.now();
+    const s = await openStore({ path: upgradePath, ...noAutoCheckpoint });
+    upgrades.push(performance.now() - upgradeStart);
+    const version = s.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")?.value;
+    await s.close();
+    if (Number(version) !== newest.version) throw new Error(`the upgrade left schema version ${version}, not ${newest.version}`);
+  }
   return {
     findings: FINDINGS,
     db_bytes: statSync(path).size,
     open_ms: stats(opens).p50_ms,
     whole_file_quick_check_ms: Math.round(wholeCheckMs),
     whole_file_quick_check_says: verdict,
+    upgrade_migration: newest.name,
+    upgrade_open_ms: stats(upgrades).p50_ms,
   };
 }
 
