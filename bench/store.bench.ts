@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SqlValue } from 'sql.js';
 import { defaultWasmPath, loadSqlJs } from '../src/store/loading.js';
-import { applyMigrations, defaultMigrationsDir, loadMigrations } from '../src/store/migrate.js';
+import { applyMigrations, defaultMigrationsDir, loadMigrations, schemaVersion } from '../src/store/migrate.js';
 import { openStore, type SqlJsStore } from '../src/store/sqlJsStore.js';
 import { stats, wordSource } from './benchKit.js';
 import { benchBundled } from './bundledBench.js';
@@ -111,9 +111,9 @@ async function openWithFindings(dir: string) {
     const upgradeStart = performance.now();
     const s = await openStore({ path: upgradePath, ...noAutoCheckpoint });
     upgrades.push(performance.now() - upgradeStart);
-    const version = s.get<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'")?.value;
+    const version = schemaVersion(s.database);
     await s.close();
-    if (Number(version) !== newest.version) throw new Error(`the upgrade left schema version ${version}, not ${newest.version}`);
+    if (version !== newest.version) throw new Error(`the upgrade left schema version ${version}, not ${newest.version}`);
   }
   return {
     findings: FINDINGS,
