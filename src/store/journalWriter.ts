@@ -261,10 +261,12 @@ export class JournalWriter {
 
   /**
    * Drops the records a durable snapshot now holds (up to `seq`, before byte `offset`) and keeps
-   * the ones written since. The kept tail goes to a synced temp file renamed over the journal.
+   * the ones written since. The kept tail goes to a synced temp file renamed over the journal. Returns the removal of
+   * the old journal's blocks, which goes on off the event loop (see commitReplaceSync); null when there is none.
    */
-  compact(offset: number, seq: number): void {
+  compact(offset: number, seq: number): Promise<void> | null {
     const tailLength = this.file.size() - offset;
+    let removal: Promise<void> | null = null;
     if (tailLength === 0) {
       try {
         this.file.truncate(0);
@@ -278,7 +280,7 @@ export class JournalWriter {
       const temp = writeTempSync(this.path, this.databaseId === null ? tail : Buffer.concat([encodeHeaderFrame(seq, this.databaseId), tail]));
       try {
         this.file.close();
-        commitReplaceSync(temp, this.path);
+        removal = commitReplaceSync(temp, this.path);
         this.file = this.openFile(this.path);
       } catch (ex) {
         throw this.fail(ex);
@@ -286,6 +288,7 @@ export class JournalWriter {
     }
     this.records = this.lastSeq - seq;
     this.bytes = tailLength;
+    return removal;
   }
 
   /** Closes the file (once a sync in flight completes). */

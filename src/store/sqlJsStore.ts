@@ -901,8 +901,10 @@ export class SqlJsStore implements Store {
     await j.drain();
     j.assertOwned(); // the journal must stay exactly as it was acknowledged
     // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
-    j.compact(journalOffset, seq);
+    const removal = j.compact(journalOffset, seq);
     this.checkpoints++;
+    // The old journal's blocks are freed on the thread pool; the checkpoint is done once they are (calls go on).
+    await removal;
   }
 
   /** The patched sql.js's in-memory database file (scripts/sqljsPatch.mjs), if the build patched it in. */

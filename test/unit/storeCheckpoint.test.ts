@@ -2,7 +2,7 @@
 // writes that arrive while the snapshot is being written — and runs on size, on idle and on close.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,6 +56,29 @@ test('writes that arrive during a checkpoint stay in the journal and survive a c
     await s.close();
     const r = await openStore({ path: crash.db });
     assert.equal(keys(r).length, 30);
+    await r.close();
+  });
+});
+
+test('a checkpoint that keeps writes made during it replaces the journal, and once it resolves the old one has no name left', async () => {
+  await withTempDir(async (t) => {
+    const s = await openStore({ path: t.db, idleCheckpointMs: 60_000 });
+    await put(s, 'before', '1');
+    const old = openSync(t.journal, 'r');
+    try {
+      await checkpointWithWritesDuring(s, 30);
+      assert.ok(s.stats().journalRecords > 0, 'some writes landed after the snapshot was taken');
+      assert.notEqual(statSync(t.journal).ino, fstatSync(old).ino, 'a new journal file holds the kept tail');
+      assert.equal(fstatSync(old).nlink, 0, 'the old journal, and its second name, removed');
+      assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp file left');
+    } finally {
+      closeSync(old);
+    }
+    const crash = crashImage(t.dir);
+    await s.close();
+    const r = await openStore({ path: crash.db });
+    assert.equal(keys(r).length, 30);
+    assert.equal(r.get<{ value: string }>("SELECT value FROM meta WHERE key = 'before'")?.value, '1');
     await r.close();
   });
 });
