@@ -186,6 +186,8 @@ async function main(): Promise<void> {
       server_rss_mib: { first: start.server_rss_mib, last: end.server_rss_mib },
       windows,
     })}\n`);
+    // As ../shared/peers/load.mjs: a call refused or a step handed to two clients fails the bench (its figures printed).
+    if (errors > 0 || doubleClaims > 0) process.exitCode = 1;
   } finally {
     // baton serve checkpoints as it stops: wait for that before the folder goes.
     await new Promise((res) => (serve.child.exitCode !== null ? res(null) : (serve.child.once('exit', res), serve.child.kill())));
