@@ -40,12 +40,16 @@ export function wordSource(seed: number) {
   return { rand, pick, vocab, words };
 }
 
+/** The `q` quantile (nearest rank) of samples sorted in ascending order; NaN when there are none. */
+export function atQuantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
 /** p50/p95/mean of samples in milliseconds, rounded to microseconds. */
 export function stats(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { n: s.length, p50_ms: r(at(0.5)), p95_ms: r(at(0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
+  return { n: s.length, p50_ms: r(atQuantile(s, 0.5)), p95_ms: r(atQuantile(s, 0.95)), mean_ms: r(s.reduce((a, b) => a + b, 0) / s.length) };
 }
 
 /**
@@ -168,6 +172,18 @@ export const cpuMs = (pid: number | undefined) => procCpuMs(pid, 11);
  * execFileSync, it is that child's CPU.
  */
 export const childrenCpuMs = () => procCpuMs('self', 13);
+
+/**
+ * Signals `child` (SIGTERM unless named) and resolves once it has exited; at once if it already has. A `baton serve`
+ * checkpoints as it stops, so its folder must stay until then.
+ */
+export function stopped(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
 
 /**
  * `baton serve` (dist/cli.js) on `dbPath`, the rate limits off, once it has published its endpoint (server.json beside

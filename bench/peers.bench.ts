@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
-import { batonWalker, childrenCpuMs, cpuMs, rng, shuffled, startServe, stepOutput } from './benchKit.js';
+import { atQuantile, batonWalker, childrenCpuMs, cpuMs, rng, shuffled, startServe, stepOutput, stopped } from './benchKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -64,10 +64,7 @@ function figure(name: TargetName, baton: number, reference: number): Figure {
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
-const quantile = (a: number[], q: number) => {
-  const s = [...a].sort((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
-};
+const quantile = (a: number[], q: number) => atQuantile([...a].sort((x, y) => x - y), q);
 const median = (a: number[]) => quantile(a, 0.5);
 
 /** The peers folder: $BATON_PEERS_DIR, else `shared/peers` beside this checkout or one of its parents. */
@@ -300,7 +297,7 @@ async function floorHttp(peers: string, dir: string) {
     };
   } finally {
     // baton serve checkpoints as it stops: wait for that before the folder goes.
-    await Promise.all(children.map((c) => new Promise((res) => (c.exitCode !== null || c.signalCode !== null ? res(null) : (c.once('exit', res), c.kill())))));
+    await Promise.all(children.map((c) => stopped(c)));
   }
 }
 

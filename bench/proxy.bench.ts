@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { batonMcp, batonWalker, cpuMs, rng, shuffled, startServe, stats } from './benchKit.js';
+import { batonMcp, batonWalker, cpuMs, rng, shuffled, startServe, stats, stopped } from './benchKit.js';
 
 const CALLS = Number(process.env.BENCH_PROXY_CALLS ?? 1000);
 const WARM_UP_MS = Number(process.env.BENCH_PROXY_WARM_UP_MS ?? 5000);
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(closing.map((c) => c.close().catch(() => undefined)));
     // baton serve checkpoints as it stops: wait for that before the folder goes.
-    await new Promise((res) => (owner.child.exitCode !== null ? res(null) : (owner.child.once('exit', res), owner.child.kill('SIGINT'))));
+    await stopped(owner.child, 'SIGINT');
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cpuMs, startServe, stepOutput } from './benchKit.js';
+import { atQuantile, cpuMs, startServe, stepOutput, stopped } from './benchKit.js';
 
 const CLIENTS = 16;
 const WINDOW_S = 10;
@@ -64,11 +64,7 @@ function procMib(pid: number, field: string): number | null {
 }
 
 function medianOf(xs: number[]): number | null {
-  return xs.length ? quantile([...xs].sort((a, b) => a - b), 0.5) : null;
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
+  return xs.length ? atQuantile([...xs].sort((a, b) => a - b), 0.5) : null;
 }
 
 async function main(): Promise<void> {
@@ -128,9 +124,9 @@ async function main(): Promise<void> {
         end_s: Math.round((Date.now() - t0) / 1000),
         calls: sorted.length,
         calls_per_s: Math.round(sorted.length / WINDOW_S),
-        p50_ms: round(quantile(sorted, 0.5)),
-        p95_ms: round(quantile(sorted, 0.95)),
-        p99_ms: round(quantile(sorted, 0.99)),
+        p50_ms: round(atQuantile(sorted, 0.5)),
+        p95_ms: round(atQuantile(sorted, 0.95)),
+        p99_ms: round(atQuantile(sorted, 0.99)),
         max_ms: round(sorted.at(-1) ?? NaN),
         server_cpu_ms_per_call: cpu0 !== null && cpu1 !== null && sorted.length ? round((cpu1 - cpu0) / sorted.length) : null,
         server_rss_mib: procMib(serve.pid, 'VmRSS'),
@@ -190,7 +186,7 @@ async function main(): Promise<void> {
     if (errors > 0 || doubleClaims > 0) process.exitCode = 1;
   } finally {
     // baton serve checkpoints as it stops: wait for that before the folder goes.
-    await new Promise((res) => (serve.child.exitCode !== null ? res(null) : (serve.child.once('exit', res), serve.child.kill())));
+    await stopped(serve.child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

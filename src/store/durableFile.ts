@@ -106,11 +106,7 @@ export function writeTempSync(path: string, data: Uint8Array): string {
       closeSync(fd);
     }
   } catch (ex) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // the temp file may not exist; the original error is what matters
-    }
+    removeQuietly(temp); // it may not exist; the original error is what matters
     throw ex;
   }
   return temp;
@@ -142,7 +138,7 @@ export function commitReplaceSync(temp: string, path: string): Promise<void> | n
   return linked ? unlink(aside).catch(() => undefined) : null;
 }
 
-/** Removes `path` if it can; one left behind is a temp the next open removes. */
+/** Removes the temp `path` if it can; one left behind is removed by the next open. */
 function removeQuietly(path: string): void {
   try {
     unlinkSync(path);
