@@ -93,23 +93,84 @@ export async function replaceFileDurable(path: string, source: SnapshotSource, r
   fsyncDirSync(dirname(path));
 }
 
-/** Writes `data` to a synced temp file beside `path`; returns the temp path for `commitReplace`. */
-export function writeTempSync(path: string, data: Uint8Array): string {
-  const temp = tempPathOf(path);
-  try {
-    const fd = openTempFor(path, temp);
-    try {
-      let done = 0;
-      while (done < data.length) done += writeSync(fd, data, done, data.length - done);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+/**
+ * A temp file beside `target` that is to replace it (commitReplaceSync), written in pieces at its end: on the thread
+ * pool while the caller's calls go on, then the last piece inline. On any failure the caller discards it.
+ */
+export class TempFile {
+  private written = 0;
+
+  private constructor(
+    readonly path: string,
+    private fd: number | null,
+  ) {}
+
+  /** Opens a new temp file for `target`, with `target`'s permission bits (see openTempFor). */
+  static open(target: string): TempFile {
+    const temp = tempPathOf(target);
+    return new TempFile(temp, openTempFor(target, temp));
+  }
+
+  /** Appends `data` on the thread pool. */
+  async append(data: Uint8Array): Promise<void> {
+    const fd = this.openFd();
+    for (let done = 0; done < data.length; ) {
+      done += (await writeAsync(fd, data, done, data.length - done, this.written + done)).bytesWritten;
     }
+    this.written += data.length;
+  }
+
+  /** Appends `data` inline. */
+  appendSync(data: Uint8Array): void {
+    const fd = this.openFd();
+    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, this.written + done);
+    this.written += data.length;
+  }
+
+  /** fdatasync on the thread pool: what is written so far is on disk, and the inline sync at the end waits less. */
+  async syncAsync(): Promise<void> {
+    await fdatasyncAsync(this.openFd());
+  }
+
+  /** fsyncs and closes the file inline; returns its path for commitReplaceSync. */
+  finishSync(): string {
+    const fd = this.openFd();
+    fsyncSync(fd);
+    this.fd = null;
+    closeSync(fd);
+    return this.path;
+  }
+
+  /** Closes the file if open and removes it if it can (one left behind is removed by the next open). */
+  discard(): void {
+    if (this.fd !== null) {
+      const fd = this.fd;
+      this.fd = null;
+      try {
+        closeSync(fd);
+      } catch {
+        // the error that made the caller discard it is the one it reports
+      }
+    }
+    removeQuietly(this.path);
+  }
+
+  private openFd(): number {
+    if (this.fd === null) throw new Error(`temp file ${this.path} is closed`);
+    return this.fd;
+  }
+}
+
+/** Writes `data` to a synced temp file beside `path`; returns the temp path for `commitReplaceSync`. */
+export function writeTempSync(path: string, data: Uint8Array): string {
+  const temp = TempFile.open(path);
+  try {
+    temp.appendSync(data);
+    return temp.finishSync();
   } catch (ex) {
-    removeQuietly(temp); // it may not exist; the original error is what matters
+    temp.discard(); // the original error is what matters
     throw ex;
   }
-  return temp;
 }
 
 /**

@@ -7,11 +7,14 @@
 // A journal written since it was last empty opens with a header frame: {"s": the snapshot's seq, "g": the same,
 // "q": [], "db": the database's id (see databaseIdOf)}. A Baton that knows no header reads it as an empty record at or
 // before its snapshot's seq, which it skips; a journal without one (older Baton wrote it) has no identity to check.
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, read, readSync, statSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
 import { fsyncDirSync } from './durableFile.js';
+
+const readAsync = promisify(read);
 
 export const FRAME_MAGIC = 0x314a5242; // 'BJR1' little-endian
 export const FRAME_HEADER = 12;
@@ -48,6 +51,8 @@ export interface JournalFile {
   syncAsync(done: (error: Error | null) => void): void;
   truncate(length: number): void;
   read(offset: number, length: number): Buffer;
+  /** Reads on the thread pool; close() waits for the reads in flight. Absent: the writer reads inline. */
+  readAsync?(offset: number, length: number): Promise<Buffer>;
   close(): void;
   /** Whether the file was deleted while open (its folder removed, say): what is written to it then is lost. */
   unlinked?(): boolean;
@@ -69,6 +74,9 @@ export function openNodeJournalFile(path: string): JournalFile {
   const fd = openOrCreate(path);
   let end = fstatSync(fd).size;
   let allocated = end;
+  /** Reads in flight on the thread pool, and whether the file is to be closed once they are done. */
+  let reading = 0;
+  let closed = false;
   const writeAll = (data: Uint8Array, at: number) => {
     let done = 0;
     while (done < data.length) done += writeSync(fd, data, done, data.length - done, at + done);
@@ -113,7 +121,25 @@ export function openNodeJournalFile(path: string): JournalFile {
       }
       return buf;
     },
-    close: () => closeSync(fd),
+    async readAsync(offset, length) {
+      if (closed) throw new Error(`journal ${path} is closed`);
+      reading++;
+      try {
+        const buf = Buffer.allocUnsafe(length);
+        for (let done = 0; done < length; ) {
+          const n = (await readAsync(fd, buf, done, length - done, offset + done)).bytesRead;
+          if (n === 0) throw new Error(`journal ${path}: unexpected end of file at ${offset + done}`);
+          done += n;
+        }
+        return buf;
+      } finally {
+        if (--reading === 0 && closed) closeSync(fd);
+      }
+    },
+    close() {
+      closed = true;
+      if (reading === 0) closeSync(fd); // else the last read in flight closes it: its fd must not be reused meanwhile
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // checkpoint. A failed write or fdatasync stops all further writes (store_failed).
 import { BatonError, errorMessage } from '../core/errors.js';
 import type { Log } from '../core/ports.js';
-import { commitReplaceSync, writeTempSync } from './durableFile.js';
+import { commitReplaceSync, TempFile } from './durableFile.js';
 import { encodeFrame, encodeHeaderFrame, type JournalFile } from './journal.js';
 import { tracePoint } from '../shared/tracePoints.js';
 
@@ -33,6 +33,23 @@ const FIXES: Record<string, string> = {
   EROFS: 'Remount the file system read-write, or move the database (--db)',
   EIO: 'Check the disk: it reported an I/O error',
 };
+
+/**
+ * A compaction's copy of the journal's tail: the records after byte `offset` (those after the snapshot's `seq`), of
+ * which `copied` bytes are in `temp` (null: none yet). Discard `temp` when the compaction is given up.
+ */
+export interface TailCopy {
+  offset: number;
+  seq: number;
+  copied: number;
+  temp: TempFile | null;
+}
+
+/** The most a compaction copies per round on the thread pool, and the most it leaves for its inline copy. */
+const COPY_STEP = 8 * 1024 * 1024;
+const COPY_INLINE = 64 * 1024;
+/** Rounds at most: calls that write faster than the copy runs leave the rest to the inline copy. */
+const COPY_ROUNDS = 16;
 
 /** How long a background record may wait for a group to ride with before it is flushed on its own. */
 export const BACKGROUND_FLUSH_MS = 1000;
@@ -260,14 +277,48 @@ export class JournalWriter {
   }
 
   /**
-   * Drops the records a durable snapshot now holds (up to `seq`, before byte `offset`) and keeps
-   * the ones written since. The kept tail goes to a synced temp file renamed over the journal. Returns the removal of
-   * the old journal's blocks, which goes on off the event loop (see commitReplaceSync); null when there is none.
+   * Starts the compaction that drops the records a durable snapshot now holds (up to `seq`, before byte `offset`):
+   * copies the records written since to the temp file that is to replace the journal, on the thread pool, while calls
+   * go on writing more. Each round copies what the last one left (at most COPY_STEP bytes), until no more than
+   * COPY_INLINE is left for `compact` to copy inline; the copy is then synced. A failure leaves the journal as it was.
    */
-  compact(offset: number, seq: number): Promise<void> | null {
-    const tailLength = this.file.size() - offset;
+  async copyTail(offset: number, seq: number): Promise<TailCopy> {
+    const copy: TailCopy = { offset, seq, copied: 0, temp: null };
+    try {
+      for (let round = 0; round < COPY_ROUNDS; round++) {
+        this.assertOwned();
+        const from = offset + copy.copied;
+        const length = Math.min(this.file.size() - from, COPY_STEP);
+        if (length <= COPY_INLINE) break;
+        copy.temp ??= this.tailFile(seq);
+        const data = this.file.readAsync ? await this.file.readAsync(from, length) : this.file.read(from, length);
+        await copy.temp.append(data);
+        copy.copied += length;
+      }
+      await copy.temp?.syncAsync();
+    } catch (ex) {
+      copy.temp?.discard();
+      throw ex;
+    }
+    return copy;
+  }
+
+  /**
+   * Ends the compaction `copyTail` started (call with nothing queued or syncing, see drain): copies the last records
+   * inline, syncs the temp file and renames it over the journal. Returns the removal of the old journal's blocks, which
+   * goes on off the event loop (see commitReplaceSync); null when there is none. A failure before the rename leaves
+   * the journal as it was; one after it stops all writes.
+   */
+  compact(copy: TailCopy): Promise<void> | null {
+    const tailLength = this.file.size() - copy.offset;
+    if (tailLength < copy.copied) {
+      // Only a failed write cuts the journal back, and that stops all writes (assertOwned throws it) before this.
+      copy.temp?.discard();
+      throw new Error(`journal ${this.path} is shorter than the tail copied from it`);
+    }
     let removal: Promise<void> | null = null;
     if (tailLength === 0) {
+      // Nothing written since the snapshot (so nothing copied): the journal is emptied in place.
       try {
         this.file.truncate(0);
         this.file.sync();
@@ -275,20 +326,39 @@ export class JournalWriter {
         throw this.fail(ex);
       }
     } else {
-      // A failure here leaves the old journal in place, which is still correct.
-      const tail = this.file.read(offset, tailLength);
-      const temp = writeTempSync(this.path, this.databaseId === null ? tail : Buffer.concat([encodeHeaderFrame(seq, this.databaseId), tail]));
+      let temp: TempFile | null = copy.temp;
+      let path: string;
+      try {
+        temp ??= this.tailFile(copy.seq);
+        if (tailLength > copy.copied) temp.appendSync(this.file.read(copy.offset + copy.copied, tailLength - copy.copied));
+        path = temp.finishSync();
+      } catch (ex) {
+        temp?.discard();
+        throw ex;
+      }
       try {
         this.file.close();
-        removal = commitReplaceSync(temp, this.path);
+        removal = commitReplaceSync(path, this.path);
         this.file = this.openFile(this.path);
       } catch (ex) {
         throw this.fail(ex);
       }
     }
-    this.records = this.lastSeq - seq;
+    this.records = this.lastSeq - copy.seq;
     this.bytes = tailLength;
     return removal;
+  }
+
+  /** The temp file of a compacted journal, opened with the header naming the database (see journal.ts). */
+  private tailFile(seq: number): TempFile {
+    const temp = TempFile.open(this.path);
+    try {
+      if (this.databaseId !== null) temp.appendSync(encodeHeaderFrame(seq, this.databaseId));
+    } catch (ex) {
+      temp.discard();
+      throw ex;
+    }
+    return temp;
   }
 
   /** Closes the file (once a sync in flight completes). */

@@ -897,11 +897,19 @@ export class SqlJsStore implements Store {
       snapshot.close();
     }
     j.databaseId = databaseId;
-    // Writes made while the snapshot was written are past `journalOffset`; flush the last of them.
-    await j.drain();
-    j.assertOwned(); // the journal must stay exactly as it was acknowledged
+    // Writes made while the snapshot was written are past `journalOffset`: most are copied to the next journal file
+    // off the event loop, calls going on; then the last of them are flushed and copied inline.
+    const tail = await j.copyTail(journalOffset, seq);
+    try {
+      if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+      await j.drain();
+      j.assertOwned(); // the journal must stay exactly as it was acknowledged
+    } catch (ex) {
+      tail.temp?.discard();
+      throw ex;
+    }
     // Nothing awaits between the drain and here, so no sync is in flight on the file compaction replaces.
-    const removal = j.compact(journalOffset, seq);
+    const removal = j.compact(tail);
     this.checkpoints++;
     // The old journal's blocks are freed on the thread pool; the checkpoint is done once they are (calls go on).
     await removal;

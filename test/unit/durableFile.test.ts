@@ -1,10 +1,11 @@
 // Rule: a file replaced by commitReplaceSync is at its path whole and synced when the call returns; the file it replaced
 // keeps a second name until the returned removal, so that its blocks are freed off the caller's thread; a failure
-// leaves the old file as it was and no second name behind. A snapshot synced in steps as it is written is whole.
+// leaves the old file as it was and no second name behind. A snapshot synced in steps as it is written is whole; so is
+// a temp file written in pieces, on the thread pool and inline, and one discarded leaves nothing behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { commitReplaceSync, replaceFileDurable, writeTempSync } from '../../src/store/durableFile.js';
+import { commitReplaceSync, replaceFileDurable, TempFile, writeTempSync } from '../../src/store/durableFile.js';
 import { bufferSnapshot } from '../../src/store/fileSnapshot.js';
 import { withTempDir } from '../fixtures/store/helpers.js';
 
@@ -65,5 +66,37 @@ test('replaceFileDurable writes a snapshot larger than its sync step whole, over
     assert.ok(renamed);
     assert.ok(readFileSync(t.db).equals(bytes), 'the file holds the snapshot byte for byte');
     assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp file left');
+  });
+});
+
+test('a TempFile written on the thread pool and then inline holds its pieces in order, synced, once finished', async () => {
+  await withTempDir(async (t) => {
+    writeFileSync(t.journal, 'old records');
+    const temp = TempFile.open(t.journal);
+    const big = Buffer.alloc(2 * 1024 * 1024 + 3, 0xab);
+    await temp.append(Buffer.from('head|'));
+    await temp.append(big);
+    await temp.syncAsync();
+    temp.appendSync(Buffer.from('|tail'));
+    const path = temp.finishSync();
+    assert.ok(readFileSync(path).equals(Buffer.concat([Buffer.from('head|'), big, Buffer.from('|tail')])));
+    assert.throws(() => temp.appendSync(Buffer.from('more')), /is closed/);
+    await commitReplaceSync(path, t.journal);
+    assert.equal(readFileSync(t.journal).length, big.length + 10);
+    assert.deepEqual(others(t.dir), []);
+  });
+});
+
+test('a discarded TempFile is closed and removed, whether or not it was finished', async () => {
+  await withTempDir(async (t) => {
+    const open = TempFile.open(t.journal);
+    await open.append(Buffer.from('half a journal'));
+    open.discard();
+    await assert.rejects(open.append(Buffer.from('x')), /is closed/);
+    const finished = TempFile.open(t.journal);
+    finished.appendSync(Buffer.from('whole'));
+    finished.finishSync();
+    finished.discard();
+    assert.deepEqual(readdirSync(t.dir), [], 'both removed');
   });
 });

@@ -83,6 +83,78 @@ test('a checkpoint that keeps writes made during it replaces the journal, and on
   });
 });
 
+/**
+ * Checkpoints a store with a 16 MB snapshot while 100 KB records are written, one per turn, until the compaction's copy
+ * of the journal's tail (held by `probe.holdReads`) has started; returns the checkpoint and the keys written.
+ */
+async function checkpointUntilTailCopy(s: SqlJsStore, dbPath: string, probe: ReturnType<typeof journalProbe>): Promise<{ checkpoint: Promise<void>; written: string[] }> {
+  await largeDatabase(s, dbPath, 16, 1_000_000, 16_000_000);
+  probe.holdReads = true;
+  let settled = false;
+  const checkpoint = s.checkpoint().finally(() => (settled = true));
+  checkpoint.catch(() => undefined);
+  const written: string[] = [];
+  const writes: Promise<unknown>[] = [];
+  while (probe.readsWaiting === 0) {
+    assert.ok(!settled, 'the checkpoint ended without copying the tail on the thread pool');
+    const key = `k${String(written.length).padStart(4, '0')}`;
+    written.push(key);
+    writes.push(put(s, key, 'v'.repeat(100_000)));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(writes);
+  return { checkpoint, written };
+}
+
+test('a large kept tail is copied to the next journal on the thread pool while writes go on; the rest inline; nothing is lost', async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
+    const old = openSync(t.journal, 'r');
+    try {
+      const { checkpoint, written } = await checkpointUntilTailCopy(s, t.db, probe);
+      // The copy waits, and writes are still answered meanwhile: they go to the old journal, and are copied inline.
+      for (let i = 0; i < 3; i++) {
+        const key = `k${String(written.length).padStart(4, '0')}`;
+        written.push(key);
+        await put(s, key, 'w'.repeat(30_000));
+      }
+      assert.equal(statSync(t.journal).ino, fstatSync(old).ino, 'the journal is not replaced before the copy is done');
+      assert.ok(readdirSync(t.dir).some((f) => f.startsWith('baton.journal.tmp-')), "the next journal's temp file is open");
+      probe.releaseReads();
+      await checkpoint;
+      assert.notEqual(statSync(t.journal).ino, fstatSync(old).ino, 'a new journal file holds the kept tail');
+      assert.equal(fstatSync(old).nlink, 0, 'the old journal has no name left');
+      assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp file left');
+      const crash = crashImage(t.dir);
+      await s.close();
+      const r = await openStore({ path: crash.db });
+      assert.deepEqual(keys(r), written);
+      const lengths = r.all<{ n: number }>("SELECT length(value) AS n FROM meta WHERE key LIKE 'k%' ORDER BY key").map((row) => row.n);
+      assert.deepEqual(lengths, written.map((_, i) => (i < written.length - 3 ? 100_000 : 30_000)));
+      await r.close();
+    } finally {
+      closeSync(old);
+    }
+  });
+});
+
+test("a store disposed while its journal's tail is copied keeps the old journal whole and leaves no temp file", async () => {
+  await withTempDir(async (t) => {
+    const probe = journalProbe();
+    const s = await openStore({ path: t.db, openJournalFile: probe.open, idleCheckpointMs: 60_000 });
+    const { checkpoint, written } = await checkpointUntilTailCopy(s, t.db, probe);
+    s.dispose();
+    probe.releaseReads();
+    await assert.rejects(checkpoint, /closed/);
+    assert.deepEqual(readdirSync(t.dir).filter((f) => f.includes('.tmp')), [], 'no temp file left');
+    // The new snapshot is in place; the old journal still holds the writes made while it was written.
+    const r = await openStore({ path: t.db });
+    assert.deepEqual(keys(r), written);
+    await r.close();
+  });
+});
+
 test('a checkpoint runs by itself after checkpointRecords records and when idle', async () => {
   await withTempDir(async (t) => {
     const s = await openStore({ path: t.db, checkpointRecords: 10, checkpointRatio: 0, idleCheckpointMs: 100 });

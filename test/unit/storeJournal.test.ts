@@ -9,6 +9,8 @@ import { openNodeJournalFile, scanJournal, type JournalFile } from '../../src/st
 import { openStore, type SqlJsStore } from '../../src/store/sqlJsStore.js';
 import { crashImage, journalProbe, runToEnd, spawnTs, storeChildScript, withTempDir } from '../fixtures/store/helpers.js';
 
+/** The zeros a journal file is grown by ahead of its records (see journal.ts). */
+const PREALLOCATED_ZEROS = 1024 * 1024;
 const noCheckpoints = { idleCheckpointMs: 60_000, checkpointRecords: 1_000_000 };
 const put = (s: SqlJsStore, key: string, value: string) =>
   s.transaction(() => s.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, value]));
@@ -82,6 +84,26 @@ test('the preallocated zeros after the last record are not a torn write', async 
     assert.equal(value(r, 'a'), '1');
     assert.deepEqual(log.warnings, []);
     await r.close();
+  });
+});
+
+test('a journal file reads on the thread pool; closed with a read in flight, the read completes and later ones are refused', async () => {
+  await withTempDir(async (t) => {
+    const f = openNodeJournalFile(t.journal);
+    const bytes = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE(i, i);
+    f.append(bytes);
+    assert.ok((await f.readAsync!(4096, 1_000_000)).equals(bytes.subarray(4096, 1_004_096)));
+    const inFlight = f.readAsync!(0, bytes.length);
+    f.close(); // its fd stays open until the read is done, so that no other file gets its number meanwhile
+    assert.ok((await inFlight).equals(bytes));
+    await assert.rejects(f.readAsync!(0, 10), /journal .* is closed/);
+    const again = openNodeJournalFile(t.journal);
+    try {
+      await assert.rejects(again.readAsync!(bytes.length + PREALLOCATED_ZEROS, 10), /unexpected end of file/);
+    } finally {
+      again.close();
+    }
   });
 });
 
