@@ -69,7 +69,7 @@ test('replaceFileDurable writes a snapshot larger than its sync step whole, over
   });
 });
 
-test('a TempFile written on the thread pool and then inline holds its pieces in order, synced, once finished', async () => {
+test('a TempFile written on the thread pool and then inline holds its pieces in order once finished, and takes no more', async () => {
   await withTempDir(async (t) => {
     writeFileSync(t.journal, 'old records');
     const temp = TempFile.open(t.journal);

@@ -113,12 +113,19 @@ test('a large kept tail is copied to the next journal on the thread pool while w
     const old = openSync(t.journal, 'r');
     try {
       const { checkpoint, written } = await checkpointUntilTailCopy(s, t.db, probe);
-      // The copy waits, and writes are still answered meanwhile: they go to the old journal, and are copied inline.
-      for (let i = 0; i < 3; i++) {
+      const write = async (bytes: number) => {
         const key = `k${String(written.length).padStart(4, '0')}`;
         written.push(key);
-        await put(s, key, 'w'.repeat(30_000));
-      }
+        await put(s, key, 'w'.repeat(bytes));
+      };
+      // The copy's first round waits, and writes are still answered meanwhile: they go to the old journal.
+      await write(100_000);
+      // Its next round, for what came meanwhile (over 64 KiB), waits too; what comes during that one (under 64 KiB in
+      // all) is left to the inline copy.
+      probe.releaseReads();
+      probe.holdReads = true;
+      await until(() => probe.readsWaiting === 1, () => 'the copy did not start a second round');
+      for (let i = 0; i < 3; i++) await write(15_000);
       assert.equal(statSync(t.journal).ino, fstatSync(old).ino, 'the journal is not replaced before the copy is done');
       assert.ok(readdirSync(t.dir).some((f) => f.startsWith('baton.journal.tmp-')), "the next journal's temp file is open");
       probe.releaseReads();
@@ -131,7 +138,7 @@ test('a large kept tail is copied to the next journal on the thread pool while w
       const r = await openStore({ path: crash.db });
       assert.deepEqual(keys(r), written);
       const lengths = r.all<{ n: number }>("SELECT length(value) AS n FROM meta WHERE key LIKE 'k%' ORDER BY key").map((row) => row.n);
-      assert.deepEqual(lengths, written.map((_, i) => (i < written.length - 3 ? 100_000 : 30_000)));
+      assert.deepEqual(lengths, written.map((_, i) => (i < written.length - 3 ? 100_000 : 15_000)));
       await r.close();
     } finally {
       closeSync(old);
