@@ -61,6 +61,16 @@ function openTempFor(path: string, temp: string): number {
   return fd;
 }
 
+/** Writes all of `data` at byte `at` of `fd`, inline. */
+export function writeFullySync(fd: number, data: Uint8Array, at: number): void {
+  for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, at + done);
+}
+
+/** Writes all of `data` at byte `at` of `fd`, on the thread pool. */
+async function writeFully(fd: number, data: Uint8Array, at: number): Promise<void> {
+  for (let done = 0; done < data.length; ) done += (await writeAsync(fd, data, done, data.length - done, at + done)).bytesWritten;
+}
+
 /**
  * Atomically and durably replaces `path` with the snapshot `source` (multi-MB databases). The chunks are written
  * and synced on the thread pool; the event loop only reads each chunk from `source`. `renamed` is called as soon as
@@ -73,9 +83,7 @@ export async function replaceFileDurable(path: string, source: SnapshotSource, r
     fd = openTempFor(path, temp);
     for (let offset = 0; offset < source.size; ) {
       const chunk = source.read(offset, Math.min(SNAPSHOT_CHUNK, source.size - offset));
-      for (let done = 0; done < chunk.length; ) {
-        done += (await writeAsync(fd, chunk, done, chunk.length - done, offset + done)).bytesWritten;
-      }
+      await writeFully(fd, chunk, offset);
       offset += chunk.length;
       if (offset % SYNC_EVERY === 0 && offset < source.size) await fdatasyncAsync(fd);
     }
@@ -113,17 +121,13 @@ export class TempFile {
 
   /** Appends `data` on the thread pool. */
   async append(data: Uint8Array): Promise<void> {
-    const fd = this.openFd();
-    for (let done = 0; done < data.length; ) {
-      done += (await writeAsync(fd, data, done, data.length - done, this.written + done)).bytesWritten;
-    }
+    await writeFully(this.openFd(), data, this.written);
     this.written += data.length;
   }
 
   /** Appends `data` inline. */
   appendSync(data: Uint8Array): void {
-    const fd = this.openFd();
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, this.written + done);
+    writeFullySync(this.openFd(), data, this.written);
     this.written += data.length;
   }
 

@@ -7,12 +7,12 @@
 // A journal written since it was last empty opens with a header frame: {"s": the snapshot's seq, "g": the same,
 // "q": [], "db": the database's id (see databaseIdOf)}. A Baton that knows no header reads it as an empty record at or
 // before its snapshot's seq, which it skips; a journal without one (older Baton wrote it) has no identity to check.
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, read, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, openSync, read, readSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { SqlParams, SqlValue } from '../core/ports.js';
-import { fsyncDirSync } from './durableFile.js';
+import { fsyncDirSync, writeFullySync } from './durableFile.js';
 
 const readAsync = promisify(read);
 
@@ -77,19 +77,15 @@ export function openNodeJournalFile(path: string): JournalFile {
   /** Reads in flight on the thread pool, and whether the file is to be closed once they are done. */
   let reading = 0;
   let closed = false;
-  const writeAll = (data: Uint8Array, at: number) => {
-    let done = 0;
-    while (done < data.length) done += writeSync(fd, data, done, data.length - done, at + done);
-  };
   return {
     size: () => end,
     append(data) {
-      writeAll(data, end);
+      writeFullySync(fd, data, end);
       end += data.length;
       if (end > allocated) {
         zeros ??= Buffer.alloc(PREALLOCATE);
         try {
-          writeAll(zeros, end);
+          writeFullySync(fd, zeros, end);
           allocated = end + zeros.length;
         } catch {
           // Only a saving: a full disk or a file-size limit fails the next record's own write, not this one's.

@@ -875,6 +875,11 @@ export class SqlJsStore implements Store {
       databaseId = randomInt(1, 2 ** 31);
       this.db.exec(`PRAGMA user_version = ${databaseId}`);
     }
+    // Disposed meanwhile (its lock released: another process may own the files now): the checkpoint stops, its temp
+    // files go, and nothing is renamed.
+    const assertOpen = () => {
+      if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+    };
     // Taken now, before any other call can write: the database exactly as of `seq`, however long the write takes.
     const snapshot = this.snapshot();
     this.dirty = false;
@@ -882,9 +887,8 @@ export class SqlJsStore implements Store {
       assertRoomFor(d.path, snapshot.size);
       await replaceFileDurable(d.path, {
         size: snapshot.size,
-        // Disposed meanwhile (its lock released: another process may own the file now): the temp goes, no rename.
         read: (offset, length) => {
-          if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+          assertOpen();
           j.assertOwned(); // up to the last chunk, written just before the rename
           return snapshot.read(offset, length);
         },
@@ -901,7 +905,7 @@ export class SqlJsStore implements Store {
     // off the event loop, calls going on; then the last of them are flushed and copied inline.
     const tail = await j.copyTail(journalOffset, seq);
     try {
-      if (this.closed) throw new Error(`store ${d.path} was closed while its checkpoint was being written`);
+      assertOpen();
       await j.drain();
       j.assertOwned(); // the journal must stay exactly as it was acknowledged
     } catch (ex) {
