@@ -56,6 +56,7 @@ function openTempFor(path: string, temp: string): number {
     if (mode !== 0o600) fchmodSync(fd, mode);
   } catch (ex) {
     closeSync(fd);
+    removeQuietly(temp); // made here: not left for the next open
     throw ex;
   }
   return fd;
