@@ -170,18 +170,38 @@ function jsonOf(raw: Buffer | null): unknown {
   }
 }
 
-/** Reads the body up to `limit` bytes; null when it is larger (the caller answers 413). */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+/**
+ * Reads the body up to `limit` bytes; null when it is larger (the caller answers 413), and the request is destroyed
+ * then, as its connection would carry the rest. Rejects when the client hangs up before the body's end. Read with the
+ * stream's own events: its async iterator had cost a POST as much CPU as parsing a step's JSON body.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settled = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      settled();
+      req.destroy();
+      resolve(null);
+    };
+    const onEnd = () => {
+      settled();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (ex: Error) => {
+      settled();
+      reject(ex);
+    };
+    const onClose = () => onError(new Error('the client closed the connection before the end of its request body'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /**
