@@ -49,6 +49,22 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
  */
 export function accepts(header: string | undefined, type: string): boolean {
   if (!header) return false;
+  let seen = acceptsSeen.get(type);
+  if (!seen) acceptsSeen.set(type, (seen = new Map()));
+  let taken = seen.get(header);
+  if (taken === undefined) {
+    // A client sends the same Accept header on every request: each is read once (a few headers for as many clients).
+    if (seen.size >= ACCEPTS_SEEN_LIMIT) seen.clear();
+    seen.set(header, (taken = acceptsType(header, type)));
+  }
+  return taken;
+}
+
+/** The Accept headers read so far, by the media type asked of them, with the answer; at most this many per type. */
+const acceptsSeen = new Map<string, Map<string, boolean>>();
+const ACCEPTS_SEEN_LIMIT = 64;
+
+function acceptsType(header: string, type: string): boolean {
   let rank = -1;
   let q = 1;
   for (const part of header.split(',')) {
