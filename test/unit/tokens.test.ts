@@ -169,3 +169,19 @@ test('the ledger skips the HMAC only for its own tokens, unaltered; expiry still
   throwsReason(() => ledger.verify(token, now), 'token_expired', /refresh_token/);
   assert.equal(ledger.verify(token, now, { allowExpired: true }).nonce, 'nonce-x');
 });
+
+test('the HMAC that signs tokens is createHmac\'s, for any key and message (tokens signed before still verify)', () => {
+  const keys = ['', 'k', SECRET, 'a'.repeat(63), 'b'.repeat(64), 'c'.repeat(65), 'd'.repeat(200), 'clé ünïcødé 🔑', '\uD800 lone'];
+  const messages = ['', 'abc.def', b64(JSON.stringify(payload)), 'é'.repeat(1400), 'x'.repeat(1300), 'y'.repeat(5000), '🎉'.repeat(700), '\uDC00 lone \uD83D'];
+  // Keys alternate so that the kept key changes between calls, and each message comes twice under one key (kept).
+  for (const message of messages) {
+    for (const key of keys) {
+      const expected = createHmac('sha256', key).update(message).digest('base64url');
+      assert.equal(nodeCrypto.hmacSha256(key, message), expected, `key ${JSON.stringify(key)}, message of ${message.length}`);
+      assert.equal(nodeCrypto.hmacSha256(key, message), expected);
+    }
+  }
+  // A short message after a long one under the same key reads none of the longer one's bytes.
+  assert.equal(nodeCrypto.hmacSha256(SECRET, 'z'.repeat(1000)), sign('z'.repeat(1000)));
+  assert.equal(nodeCrypto.hmacSha256(SECRET, 'z'), sign('z'));
+});
