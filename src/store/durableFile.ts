@@ -166,24 +166,13 @@ export class TempFile {
   }
 }
 
-/** Writes `data` to a synced temp file beside `path`; returns the temp path for `commitReplaceSync`. */
-export function writeTempSync(path: string, data: Uint8Array): string {
-  const temp = TempFile.open(path);
-  try {
-    temp.appendSync(data);
-    return temp.finishSync();
-  } catch (ex) {
-    temp.discard(); // the original error is what matters
-    throw ex;
-  }
-}
-
 /**
- * Renames a temp file from `writeTempSync` over `path` and syncs the folder. A rename over a file's last name frees
- * its blocks before it returns, on the caller's thread (100 ms for 300 MB on ext4: the journal a checkpoint compacts
- * is most of that size on a large database), so the file it replaces gets a second name first (a hard link, where the
- * file system has them) and the rename only drops a name. Returns the removal of that second name, on the thread pool,
- * which always resolves (a name it could not remove is a temp the next open removes); null where none was made.
+ * Renames a finished temp file (TempFile.finishSync) over `path` and syncs the folder. A rename over a file's last
+ * name frees its blocks before it returns, on the caller's thread (100 ms for 300 MB on ext4: the journal a checkpoint
+ * compacts is most of that size on a large database), so the file it replaces gets a second name first (a hard link,
+ * where the file system has them) and the rename only drops a name. Returns the removal of that second name, on the
+ * thread pool, which always resolves (a name it could not remove is a temp the next open removes); null where none was
+ * made.
  */
 export function commitReplaceSync(temp: string, path: string): Promise<void> | null {
   const aside = tempPathOf(path);

@@ -5,18 +5,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { commitReplaceSync, replaceFileDurable, TempFile, writeTempSync } from '../../src/store/durableFile.js';
+import { commitReplaceSync, replaceFileDurable, TempFile } from '../../src/store/durableFile.js';
 import { bufferSnapshot } from '../../src/store/fileSnapshot.js';
 import { withTempDir } from '../fixtures/store/helpers.js';
 
 const others = (dir: string) => readdirSync(dir).filter((f) => f !== 'baton.journal').sort();
+
+/** A synced temp file for `target` holding `data`, closed: what a compaction hands commitReplaceSync. */
+function finishedTemp(target: string, data: Buffer): string {
+  const temp = TempFile.open(target);
+  temp.appendSync(data);
+  return temp.finishSync();
+}
 
 test('commitReplaceSync puts the new file in place; the old one keeps a second name until the removal it returns', async () => {
   await withTempDir(async (t) => {
     writeFileSync(t.journal, 'old records');
     const old = openSync(t.journal, 'r');
     try {
-      const temp = writeTempSync(t.journal, Buffer.from('the kept tail'));
+      const temp = finishedTemp(t.journal, Buffer.from('the kept tail'));
       const removal = commitReplaceSync(temp, t.journal);
       assert.equal(readFileSync(t.journal, 'utf8'), 'the kept tail');
       // The rename dropped one of the old file's two names; the other is being removed on the thread pool.
@@ -32,7 +39,7 @@ test('commitReplaceSync puts the new file in place; the old one keeps a second n
 
 test('commitReplaceSync with no file at the path yet renames the temp into place and has nothing to remove', async () => {
   await withTempDir(async (t) => {
-    const temp = writeTempSync(t.journal, Buffer.from('first'));
+    const temp = finishedTemp(t.journal, Buffer.from('first'));
     assert.equal(commitReplaceSync(temp, t.journal), null);
     assert.equal(readFileSync(t.journal, 'utf8'), 'first');
     assert.deepEqual(others(t.dir), []);
