@@ -83,6 +83,13 @@ test('a checkpoint that keeps writes made during it replaces the journal, and on
   });
 });
 
+/** The next key in written order, added to `written`. */
+function nextKey(written: string[]): string {
+  const key = `k${String(written.length).padStart(4, '0')}`;
+  written.push(key);
+  return key;
+}
+
 /**
  * Checkpoints a store with a 16 MB snapshot while 100 KB records are written, one per turn, until the compaction's copy
  * of the journal's tail (held by `probe.holdReads`) has started; returns the checkpoint and the keys written.
@@ -97,9 +104,7 @@ async function checkpointUntilTailCopy(s: SqlJsStore, dbPath: string, probe: Ret
   const writes: Promise<unknown>[] = [];
   while (probe.readsWaiting === 0) {
     assert.ok(!settled, 'the checkpoint ended without copying the tail on the thread pool');
-    const key = `k${String(written.length).padStart(4, '0')}`;
-    written.push(key);
-    writes.push(put(s, key, 'v'.repeat(100_000)));
+    writes.push(put(s, nextKey(written), 'v'.repeat(100_000)));
     await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(writes);
@@ -113,11 +118,7 @@ test('a large kept tail is copied to the next journal on the thread pool while w
     const old = openSync(t.journal, 'r');
     try {
       const { checkpoint, written } = await checkpointUntilTailCopy(s, t.db, probe);
-      const write = async (bytes: number) => {
-        const key = `k${String(written.length).padStart(4, '0')}`;
-        written.push(key);
-        await put(s, key, 'w'.repeat(bytes));
-      };
+      const write = (bytes: number) => put(s, nextKey(written), 'w'.repeat(bytes));
       // The copy's first round waits, and writes are still answered meanwhile: they go to the old journal.
       await write(100_000);
       // Its next round, for what came meanwhile (over 64 KiB), waits too; what comes during that one (under 64 KiB in
