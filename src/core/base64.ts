@@ -107,11 +107,27 @@ export function encodeBase64Url(text: string): string {
   return encodeWith(scratch.subarray(0, written), URL_SAFE, false);
 }
 
+/** Base64url without padding (RFC 4648 §5) of `bytes`. */
+export function encodeBase64UrlBytes(bytes: Uint8Array): string {
+  return encodeWith(bytes, URL_SAFE, false);
+}
+
+/** The bytes of unpadded base64url `part`, or null when it is not valid base64url. */
+export function decodeBase64UrlBytes(part: string): Uint8Array | null {
+  if (!BASE64URL.test(part) || part.length % 4 === 1) return null;
+  return decodeChars(part, Math.floor((part.length * 3) / 4));
+}
+
 /** The UTF-8 text of unpadded base64url `part`, or null when it is not valid base64url or valid UTF-8. */
 export function decodeBase64Url(part: string): string | null {
-  if (!BASE64URL.test(part) || part.length % 4 === 1) return null;
+  const bytes = decodeBase64UrlBytes(part);
+  return bytes === null ? null : strictUtf8(bytes);
+}
+
+/** The text of UTF-8 `bytes`, or null when they are not valid UTF-8. */
+export function strictUtf8(bytes: Uint8Array): string | null {
   try {
-    return STRICT_UTF8.decode(decodeChars(part, Math.floor((part.length * 3) / 4)));
+    return STRICT_UTF8.decode(bytes);
   } catch {
     return null;
   }

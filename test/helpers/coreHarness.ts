@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Baton, type BatonOptions } from '../../src/core/baton.js';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
+import { decodeTokenUnverified, signToken, type TokenPayload } from '../../src/core/broker/tokens.js';
 import { silentLog, type Clock } from '../../src/core/ports.js';
 import type { ModelOutput, NextStepResponse } from '../../src/core/types.js';
 import { bundledContentDir } from '../../src/host/openBaton.js';
@@ -63,6 +64,13 @@ export function output(summary: string, artifactTitle = `${summary} artifact`, e
 export function okStep(r: NextStepResponse): { step: string; token: string } {
   if (r.status !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(r, null, 2)}`);
   return { step: r.next_step_contract!.step_name, token: r.new_step_token! };
+}
+
+/** `token` with its payload changed by `fields` and its signature kept: what a client that alters a token sends. */
+export function tamperedToken(token: string, fields: Partial<TokenPayload>): string {
+  const [, sig] = token.split('.');
+  const [body] = signToken(nodeCrypto, 'any secret', { ...(decodeTokenUnverified(token) as TokenPayload), ...fields }).split('.');
+  return `${body}.${sig}`;
 }
 
 /** Starts a bug-fix run and submits each step until its gate; the gate's answer (status awaiting_approval, or thrown). */

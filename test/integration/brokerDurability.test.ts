@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeTokenUnverified, type TokenPayload } from '../../src/core/broker/tokens.js';
 import { openStore } from '../../src/store/sqlJsStore.js';
 import { bundleLikeDist } from '../../scripts/sqljsPatch.mjs';
 import { makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
@@ -87,7 +88,7 @@ describe('broker durability under SIGKILL', () => {
           // a later submission with it reached the disk before the kill (its answer did not get out), completing it.
           const last = new Map(got.filter((a) => a.token).map((a) => [a.execution_id!, a]));
           for (const a of last.values()) {
-            const nonce = (JSON.parse(Buffer.from(a.token!.split('.')[0]!, 'base64url').toString()) as { nonce: string }).nonce;
+            const { nonce } = decodeTokenUnverified(a.token!) as TokenPayload;
             const token = store.get<{ step_name: string; state: string }>('SELECT step_name, state FROM step_tokens WHERE nonce = ?', [nonce]);
             const step = store.get<{ status: string }>('SELECT status FROM steps WHERE execution_id = ? AND step_name = ?', [a.execution_id!, a.next!]);
             assert.equal(token?.step_name, a.next, `${at}: the token handed out for ${a.next} of ${a.execution_id} is on disk`);

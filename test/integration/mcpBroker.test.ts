@@ -8,7 +8,7 @@ import { silentLog } from '../../src/core/ports.js';
 import type { NextStepResponse } from '../../src/core/types.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { createMcpServer } from '../../src/mcp/createMcpServer.js';
-import { FakeClock, makeWorkspace, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+import { FakeClock, makeWorkspace, SPEC_EXAMPLE_YAML, tamperedToken } from '../helpers/coreHarness.js';
 
 const out = (s: string) => ({ summary: s, artifacts: [{ type: 'markdown', title: s, content: `# ${s}` }], references: [], confidence: 0.9 });
 
@@ -45,8 +45,7 @@ describe('broker through an MCP client', () => {
     const a = (await call({ template_name: 'spec-example' })).sc;
     const b = (await call({ template_name: 'spec-example' })).sc;
     await expectError({ step_token: 'garbage', model_output_so_far: out('x') }, 'token_malformed', /new_step_token/);
-    const [body, sig] = a.new_step_token!.split('.');
-    const tampered = `${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), step_name: 'review-code' })).toString('base64url')}.${sig}`;
+    const tampered = tamperedToken(a.new_step_token!, { step_name: 'review-code' });
     await expectError({ step_token: tampered, model_output_so_far: out('x') }, 'token_forged', /new_step_token|current-step/);
     await expectError({ step_token: a.new_step_token, task_id: b.execution_id, model_output_so_far: out('x') }, 'token_wrong_execution', /drop task_id|belongs/);
     const next = (await call({ step_token: a.new_step_token, model_output_so_far: out('a') })).sc;

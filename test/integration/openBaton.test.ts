@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeTokenUnverified, type TokenPayload } from '../../src/core/broker/tokens.js';
 import { silentLog } from '../../src/core/ports.js';
 import { openBaton } from '../../src/host/openBaton.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
@@ -18,7 +19,7 @@ describe('openBaton', () => {
       const paths = opened.store.all<{ path: string }>('SELECT path FROM projects ORDER BY id').map((r) => r.path);
       assert.deepEqual(paths, [first, second]);
       const r = await opened.baton.nextStep({ template_name: 'bug-fix' });
-      const payload = JSON.parse(Buffer.from(r.new_step_token!.split('.')[0]!, 'base64url').toString()) as { issued_at: number; expires_at: number };
+      const payload = decodeTokenUnverified(r.new_step_token!) as TokenPayload;
       assert.equal(payload.expires_at - payload.issued_at, 90_000);
     } finally {
       await opened.close();

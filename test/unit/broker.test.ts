@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/core/broker/rateLimiter.js';
 import { resultText } from '../../src/core/broker/stepText.js';
 import { executionFacts, submittedOutput } from '../../src/core/broker/submittedOutput.js';
-import { makeBaton, makeWorkspace, okStep, output, runToGate, SPEC_EXAMPLE_YAML } from '../helpers/coreHarness.js';
+import { makeBaton, makeWorkspace, okStep, output, runToGate, SPEC_EXAMPLE_YAML, tamperedToken } from '../helpers/coreHarness.js';
 
 describe('broker: the bug-fix workflow end to end', () => {
   it('runs every step with artifacts, stops at the gate, and closes with final artifacts and a synthesis', async () => {
@@ -278,10 +278,7 @@ describe('broker: tokens', () => {
   it('refuses a tampered, a malformed and a foreign-secret token', async () => {
     const { baton } = await makeBaton();
     const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
-    const [body, sig] = token.split('.');
-    const payload = JSON.parse(Buffer.from(body!, 'base64url').toString());
-    payload.step_name = 'review-code';
-    const tampered = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`;
+    const tampered = tamperedToken(token, { step_name: 'review-code' });
     assert.equal((await baton.nextStep({ step_token: tampered, model_output_so_far: output('x') })).error?.code, 'token_forged');
     assert.equal((await baton.nextStep({ step_token: 'not-a-token', model_output_so_far: output('x') })).error?.code, 'token_malformed');
     const other = await makeBaton();

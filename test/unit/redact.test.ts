@@ -6,6 +6,10 @@ import { signToken } from '../../src/core/broker/tokens.js';
 import { nodeCrypto } from '../../src/host/nodePorts.js';
 
 const stepToken = signToken(nodeCrypto, 's', { execution_id: 'e', step_name: 'implement-fix', issued_at: 1, expires_at: 2, nonce: 'n' });
+/** A compact step token, as Baton issues them (UUID ids), with a one-byte step name: the shortest there is. */
+const compactToken = signToken(nodeCrypto, 's', {
+  execution_id: '0b5c4b57-8a3e-4d1c-9f2e-6a7b8c9d0e1f', step_name: 'x', issued_at: 1, expires_at: 2, nonce: '01a25215-aaf9-74a5-b02a-fbf0e67c208e',
+});
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd==\n-----END RSA PRIVATE KEY-----';
 
@@ -27,6 +31,8 @@ const positives: Array<[string, string, string?]> = [
   ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtnFEMI', 'aws_secret_access_key = [REDACTED:aws_secret]'],
   [`jwt ${jwt} end`, 'dozjgNryP4J3', 'jwt [REDACTED:jwt] end'],
   [`token was ${stepToken}.`, stepToken, 'token was [REDACTED:step_token].'],
+  [`token was ${compactToken}.`, compactToken, 'token was [REDACTED:step_token].'],
+  [`{"step_token":"${compactToken}"}`, compactToken, '{"step_token":"[REDACTED:step_token]"}'],
   [`before\n${pem}\nafter`, 'MIIEowIBAAKCAQEA1234', 'before\n[REDACTED:private_key]\nafter'],
   ['-----BEGIN PRIVATE KEY-----\nMIIEvgIBADAN truncated', 'MIIEvgIBADAN', '[REDACTED:private_key]'],
   ['postgres://admin:hunter2@db.local:5432/app', 'hunter2', 'postgres://admin:[REDACTED]@db.local:5432/app'],
@@ -54,7 +60,7 @@ for (const [input, secret, expected] of positives) {
 test('every secret sample passes the quick pre-check, so no rule is skipped for it', () => {
   for (const [input] of positives) assert.ok(SECRET_HINT.test(input), input);
   // Each sample with its surroundings cut to the bare secret, as the rules match it.
-  for (const bare of [stepToken, jwt, pem, 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', 'rk_test_abcdefghijklmnop1234', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789',
+  for (const bare of [stepToken, compactToken, jwt, pem, 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', 'rk_test_abcdefghijklmnop1234', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789',
     'xoxp-1234567890', 'Set-Cookie: a', 'proxy-authorization: x', 'x-api-key: k', '"token" : "v"', 'A=1', 'ftp://u:p@h']) {
     assert.ok(SECRET_HINT.test(bare), bare);
   }

@@ -185,3 +185,107 @@ test('the HMAC that signs tokens is createHmac\'s, for any key and message (toke
   assert.equal(nodeCrypto.hmacSha256(SECRET, 'z'.repeat(1000)), sign('z'.repeat(1000)));
   assert.equal(nodeCrypto.hmacSha256(SECRET, 'z'), sign('z'));
 });
+
+// The compact form: every token Baton issues (its execution ids and nonces are UUIDs, its times whole milliseconds).
+const uuidPayload: TokenPayload = {
+  execution_id: 'd31fef47-3b95-46b4-aabc-885542ebde10',
+  step_name: 'implement-fix',
+  issued_at: 1_796_673_481_466,
+  expires_at: 1_796_674_081_466,
+  nonce: '01a25215-aaf9-74a5-b02a-fbf0e67c208e',
+};
+/** A body signed with SECRET as it is (no encoding). */
+const signedRaw = (body: string) => `${body}.${sign(body)}`;
+/** `btk1` and the base64url of `bytes`, signed. */
+const signedCompact = (bytes: Buffer) => signedRaw(`btk1${bytes.toString('base64url')}`);
+/** The compact payload's bytes for `p`, laid out by hand. */
+function compactBytes(p: TokenPayload, flags = p.wait ? 1 : 0): Buffer {
+  const time = (ms: number) => Buffer.from(ms.toString(16).padStart(12, '0'), 'hex');
+  const uuid = (id: string) => Buffer.from(id.replace(/-/g, ''), 'hex');
+  return Buffer.concat([Buffer.from([flags]), uuid(p.execution_id), uuid(p.nonce), time(p.issued_at), time(p.expires_at), Buffer.from(p.step_name, 'utf8')]);
+}
+
+test('a payload of UUIDs and whole milliseconds signs compact: btk1, its bytes in base64url, the HMAC of that text', () => {
+  const token = signToken(nodeCrypto, SECRET, uuidPayload);
+  const [body, sig] = token.split('.') as [string, string];
+  assert.equal(body, `btk1${compactBytes(uuidPayload).toString('base64url')}`);
+  assert.equal(sig, sign(body));
+  assert.equal(token.length, 126, 'a bug-fix step token: 126 characters, where its JSON form has 268');
+  assert.equal(signToken(nodeCrypto, SECRET, uuidPayload), token, 'the same payload gives the same token');
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, uuidPayload.issued_at), uuidPayload);
+  assert.deepEqual(decodeTokenUnverified(token), uuidPayload);
+});
+
+test('compact tokens carry the wait mark, any step name in UTF-8 and the whole range of times', () => {
+  for (const p of [
+    { ...uuidPayload, wait: true as const },
+    { ...uuidPayload, step_name: 'überprüfen-✓-步骤 🙂' },
+    { ...uuidPayload, step_name: 'x' },
+    { ...uuidPayload, step_name: 's'.repeat(500) },
+    { ...uuidPayload, issued_at: 0, expires_at: 2 ** 48 - 1 },
+    { ...uuidPayload, issued_at: 2 ** 32 - 1, expires_at: 2 ** 32 },
+  ]) {
+    const token = signToken(nodeCrypto, SECRET, p);
+    assert.ok(token.startsWith('btk1'), token);
+    assert.equal(token.split('.')[0], `btk1${compactBytes(p).toString('base64url')}`);
+    assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 0, { allowExpired: true }), p);
+  }
+});
+
+test('a payload with no compact form signs as JSON, and verifies', () => {
+  for (const p of [
+    payload,
+    { ...uuidPayload, execution_id: uuidPayload.execution_id.toUpperCase() }, // would come back in lowercase
+    { ...uuidPayload, nonce: `${uuidPayload.nonce}0` },
+    { ...uuidPayload, execution_id: uuidPayload.execution_id.replace(/-/g, '') },
+    { ...uuidPayload, issued_at: 1.5 },
+    { ...uuidPayload, issued_at: -1 },
+    { ...uuidPayload, expires_at: 2 ** 48 },
+    { ...uuidPayload, step_name: 'lone \uD800 surrogate' }, // no UTF-8 form to come back from
+  ]) {
+    const token = signToken(nodeCrypto, SECRET, p);
+    const [body] = token.split('.') as [string, string];
+    assert.equal(body, b64(JSON.stringify(p)), JSON.stringify(p));
+    assert.deepEqual(verifyToken(nodeCrypto, SECRET, token, 0, { allowExpired: true }), p);
+  }
+});
+
+test('a JSON token of a compact-able payload (signed before compact tokens) still verifies, to the same payload', () => {
+  const old = signedBody(JSON.stringify(uuidPayload));
+  assert.deepEqual(verifyToken(nodeCrypto, SECRET, old, uuidPayload.issued_at), uuidPayload);
+  assert.notEqual(old, signToken(nodeCrypto, SECRET, uuidPayload));
+});
+
+test('a compact token altered anywhere is forged', () => {
+  const token = signToken(nodeCrypto, SECRET, uuidPayload);
+  const [, sig] = token.split('.') as [string, string];
+  const altered = (p: TokenPayload, flags?: number) => `btk1${compactBytes(p, flags).toString('base64url')}.${sig}`;
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, altered({ ...uuidPayload, wait: true }), 1), 'token_forged');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, altered({ ...uuidPayload, step_name: 'deploy-production' }), 1), 'token_forged');
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, altered({ ...uuidPayload, expires_at: uuidPayload.expires_at + 1 }), 1), 'token_forged');
+  const other = { ...uuidPayload, nonce: '01a25215-aaf9-74a5-b02a-fbf0e67c208f' };
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, altered(other), 1), 'token_forged', /current-step:\/\/d31fef47-3b95-46b4-aabc-885542ebde10/);
+  throwsReason(() => verifyToken(nodeCrypto, 'other-secret', token, 1), 'token_forged');
+  // The same bytes in another base64url spelling (a bit the last character does not use, set) is another text: forged.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const body = token.split('.')[0]!;
+  const respelled = body.slice(0, -1) + alphabet[alphabet.indexOf(body.at(-1)!) ^ 1];
+  assert.deepEqual(Buffer.from(respelled.slice(4), 'base64url'), Buffer.from(body.slice(4), 'base64url'));
+  throwsReason(() => verifyToken(nodeCrypto, SECRET, `${respelled}.${sig}`, 1), 'token_forged');
+});
+
+const compactMalformed: Array<[string, string]> = [
+  ['the prefix alone', signedRaw('btk1')],
+  ['no step name', signedCompact(compactBytes(uuidPayload).subarray(0, 45))],
+  ['cut inside the times', signedCompact(compactBytes(uuidPayload).subarray(0, 40))],
+  ['an unknown flag', signedCompact(compactBytes(uuidPayload, 2))],
+  ['a step name that is not UTF-8', signedCompact(Buffer.concat([compactBytes(uuidPayload).subarray(0, 45), Buffer.from([0xc3, 0x28])]))],
+  ['a length no base64url has', signedRaw(`btk1${compactBytes(uuidPayload).toString('base64url')}A`.slice(0, 4 + 4 * 16 + 1))],
+];
+
+for (const [name, token] of compactMalformed) {
+  test(`malformed compact token: ${name}`, () => {
+    throwsReason(() => verifyToken(nodeCrypto, SECRET, token, 1), 'token_malformed', /new_step_token.*current-step:\/\//);
+    assert.equal(decodeTokenUnverified(token), null);
+  });
+}

@@ -63,8 +63,9 @@ const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) 
   // scheme://user:password@host → keep the user.
   [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/?#@]+):([^\s/?#@]+)@/gi, (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`],
   [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, tag('jwt')],
-  // Baton step tokens: base64url JSON object + '.' + 43-char HMAC-SHA256.
+  // Baton step tokens: base64url JSON object, or `btk1` and the compact payload, + '.' + 43-char HMAC-SHA256.
   [/\beyJ[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, tag('step_token')],
+  [/\bbtk1[A-Za-z0-9_-]{62,}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, tag('step_token')],
   [/\bsk-ant-[A-Za-z0-9_-]{20,}/g, tag('anthropic_key')],
   [/\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, tag('openai_key')],
   [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}/g, tag('github_token')],
@@ -94,7 +95,7 @@ const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) 
  * returned after this one scan instead of sixteen. It must stay a superset of the rules: a rule added
  * above needs its required substring here (redact.test.ts checks every rule's samples against it).
  */
-export const SECRET_HINT = /-----BEGIN|:\/\/[^\s:/?#@]+:|eyJ|sk-|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|xox[abposr]-|AIza|AKIA|ASIA|aws_secret|bearer|authorization|cookie|x-api-key|"\s*:|=/i;
+export const SECRET_HINT = /-----BEGIN|:\/\/[^\s:/?#@]+:|eyJ|btk1|sk-|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|xox[abposr]-|AIza|AKIA|ASIA|aws_secret|bearer|authorization|cookie|x-api-key|"\s*:|=/i;
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 
