@@ -97,7 +97,7 @@ function jsonBody(payload: TokenPayload): string {
 /**
  * `btk1` and the base64url of the payload's bytes: a flags byte (1: a wait token), the execution's and the nonce's
  * UUIDs (16 bytes each), the issue and expiry times (48-bit unsigned milliseconds, big-endian), then the step's name in
- * UTF-8. A third the length of the JSON form (126 characters for a bug-fix step, against 268): an agent copies the
+ * UTF-8. Under half the length of the JSON form (126 characters for a bug-fix step, against 268): an agent copies the
  * token into every call it makes, and reads it in every answer twice. Null when the payload has no such form.
  */
 function compactBody(p: TokenPayload): string | null {

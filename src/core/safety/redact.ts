@@ -91,8 +91,8 @@ const TEXT_RULES: Array<[RegExp, string | ((match: string, ...groups: string[]) 
 
 /**
  * Text in which no rule of TEXT_RULES can match, because it has none of the substrings every rule needs
- * ("-----BEGIN", "://user:", "eyJ", a key prefix, "bearer", a header name, a JSON `"name":` or an `=`), is
- * returned after this one scan instead of sixteen. It must stay a superset of the rules: a rule added
+ * ("-----BEGIN", "://user:", "eyJ", "btk1", a key prefix, "bearer", a header name, a JSON `"name":` or an `=`), is
+ * returned after this one scan instead of every rule's. It must stay a superset of the rules: a rule added
  * above needs its required substring here (redact.test.ts checks every rule's samples against it).
  */
 export const SECRET_HINT = /-----BEGIN|:\/\/[^\s:/?#@]+:|eyJ|btk1|sk-|[sr]k_(?:live|test)_|gh[pousr]_|github_pat_|xox[abposr]-|AIza|AKIA|ASIA|aws_secret|bearer|authorization|cookie|x-api-key|"\s*:|=/i;
