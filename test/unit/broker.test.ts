@@ -278,6 +278,7 @@ describe('broker: tokens', () => {
   it('refuses a tampered, a malformed and a foreign-secret token', async () => {
     const { baton } = await makeBaton();
     const { token } = okStep(await baton.nextStep({ template_name: 'bug-fix' }));
+    assert.match(token, /^btk1[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'Baton issues its tokens in the compact form');
     const tampered = tamperedToken(token, { step_name: 'review-code' });
     assert.equal((await baton.nextStep({ step_token: tampered, model_output_so_far: output('x') })).error?.code, 'token_forged');
     assert.equal((await baton.nextStep({ step_token: 'not-a-token', model_output_so_far: output('x') })).error?.code, 'token_malformed');
