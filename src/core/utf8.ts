@@ -50,3 +50,15 @@ export function truncateUtf8(s: string, bytes: number): string {
   }
   return s;
 }
+
+/** String.prototype.isWellFormed where the host has it (Node 20 does; ES2022's types do not name it). */
+const nativeWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
+/**
+ * Whether `s` is well-formed UTF-16: no lone half of a surrogate pair, so that its UTF-8 gives it back as it is
+ * (TextEncoder and SQLite make a lone half U+FFFD).
+ */
+export function isWellFormed(s: string): boolean {
+  if (nativeWellFormed) return nativeWellFormed.call(s);
+  return !/\p{Cs}/u.test(s); // in `u` mode a pair is one code point: only a lone half matches
+}

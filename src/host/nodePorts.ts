@@ -4,6 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { BatonError } from '../core/errors.js';
+import { HEX_BYTES } from '../core/hex.js';
 import type { Clock, Crypto, FileEntry, FileSystem, Ids, Log } from '../core/ports.js';
 
 /** The real clock. */
@@ -13,7 +14,6 @@ export const systemClock: Clock = { now: () => Date.now() };
 const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolAt = POOL_BYTES;
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /**
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits. Ids made later sort later, so the
@@ -28,12 +28,12 @@ export function uuidV7(now = Date.now()): string {
   const r = poolAt;
   poolAt += 10;
   const hi = Math.floor(now / 0x10000); // the top 32 of the 48 bits
-  const t = HEX[(hi >>> 24) & 0xff]! + HEX[(hi >>> 16) & 0xff]! + HEX[(hi >>> 8) & 0xff]! + HEX[hi & 0xff]!;
-  const lo = HEX[(now >>> 8) & 0xff]! + HEX[now & 0xff]!;
-  const ver = HEX[0x70 | (pool[r]! & 0x0f)]! + HEX[pool[r + 1]!]!;
-  const variant = HEX[0x80 | (pool[r + 2]! & 0x3f)]! + HEX[pool[r + 3]!]!;
+  const t = HEX_BYTES[(hi >>> 24) & 0xff]! + HEX_BYTES[(hi >>> 16) & 0xff]! + HEX_BYTES[(hi >>> 8) & 0xff]! + HEX_BYTES[hi & 0xff]!;
+  const lo = HEX_BYTES[(now >>> 8) & 0xff]! + HEX_BYTES[now & 0xff]!;
+  const ver = HEX_BYTES[0x70 | (pool[r]! & 0x0f)]! + HEX_BYTES[pool[r + 1]!]!;
+  const variant = HEX_BYTES[0x80 | (pool[r + 2]! & 0x3f)]! + HEX_BYTES[pool[r + 3]!]!;
   let node = '';
-  for (let i = r + 4; i < r + 10; i++) node += HEX[pool[i]!]!;
+  for (let i = r + 4; i < r + 10; i++) node += HEX_BYTES[pool[i]!]!;
   return `${t}-${lo}-${ver}-${variant}-${node}`;
 }
 

@@ -2,6 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import { closestName, didYouMean } from '../core/suggest.js';
+import { isWellFormed } from '../core/utf8.js';
 
 /** A string as JSON, cut to `max` characters with an ellipsis: an echo of a client's input in an error stays short. */
 export function quoted(value: string, max = 80): string {
@@ -168,13 +169,6 @@ export function misspeltKeys(value: unknown, path: string, known: readonly strin
     if (close !== undefined) out.push(`unknown field ${path}.${key} (did you mean '${close}'?)`);
   }
   return out;
-}
-
-/** A string UTF-8 can hold: no lone half of a UTF-16 surrogate pair (SQLite's text is UTF-8; one becomes U+FFFD). */
-const wellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
-function isWellFormed(s: string): boolean {
-  if (wellFormed) return wellFormed.call(s);
-  return !/\p{Surrogate}/u.test(s); // with the u flag only a lone half matches
 }
 
 /** A value met in a walk, linked to its parent: only the reported field's path is built (copies grow as depth²). */

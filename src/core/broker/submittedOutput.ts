@@ -3,7 +3,7 @@
 // cancelled). Reads stored JSON defensively: rows written by older versions may lack fields.
 import type { SubmittedOutput } from '../api.js';
 import type { DecisionInput, FindingInput, ModelOutput } from '../types.js';
-import { utf8Length } from '../utf8.js';
+import { isWellFormed, utf8Length } from '../utf8.js';
 import { withFields } from '../withFields.js';
 import { IDLE_CANCELLED_BY } from '../retention.js';
 import type { ExecutionRow } from './executionRepo.js';
@@ -57,11 +57,8 @@ export function storedOutput(output: ModelOutput, artifactIds: readonly string[]
  * stored and read back whole (only SQLite's text functions stop there: see headPastNul).
  */
 export function storedAsIs(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+  return isWellFormed(text);
 }
-
-/** In `u` mode a pair is one code point: `\p{Cs}` matches only a surrogate without its other half. */
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A stored step output (ModelOutput JSON) as the gate shows it, artifact contents left out; null when there is none. */
 export function submittedOutput(output: unknown): SubmittedOutput | null {

@@ -1,7 +1,9 @@
 // Step tokens: HMAC-SHA256 signed, expiring, so the server (not the prompt) decides who may act on a step.
 import { BatonError } from '../errors.js';
 import { BASE64URL, decodeBase64Url, decodeBase64UrlBytes, encodeBase64Url, encodeBase64UrlBytes, strictUtf8 } from '../base64.js';
+import { HEX_BYTES } from '../hex.js';
 import type { Crypto } from '../ports.js';
+import { isWellFormed } from '../utf8.js';
 
 /** What a step token carries. Times are Unix milliseconds. */
 export interface TokenPayload {
@@ -65,11 +67,8 @@ export const COMPACT_PREFIX = 'btk1';
 const COMPACT_FIXED = 1 + 16 + 16 + 6 + 6;
 const FLAG_WAIT = 1;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** A surrogate without its pair: such a text has no UTF-8 form to round-trip through. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const TIME_LIMIT = 2 ** 48;
 const UTF8 = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /**
  * Signs `payload`: body + '.' + base64url(HMAC-SHA256(secret, body)). The body is compact where the payload allows it
@@ -102,7 +101,8 @@ function jsonBody(payload: TokenPayload): string {
  */
 function compactBody(p: TokenPayload): string | null {
   if (!UUID.test(p.execution_id) || !UUID.test(p.nonce) || !isTime(p.issued_at) || !isTime(p.expires_at)) return null;
-  if (p.step_name === '' || LONE_SURROGATE.test(p.step_name)) return null;
+  // A lone surrogate has no UTF-8 form to come back from.
+  if (p.step_name === '' || !isWellFormed(p.step_name)) return null;
   const name = UTF8.encode(p.step_name);
   const bytes = new Uint8Array(COMPACT_FIXED + name.length);
   bytes[0] = p.wait ? FLAG_WAIT : 0;
@@ -149,7 +149,7 @@ function nibble(code: number): number {
 
 function getUuid(bytes: Uint8Array, at: number): string {
   let out = '';
-  for (let i = 0; i < 16; i++) out += (i === 4 || i === 6 || i === 8 || i === 10 ? '-' : '') + HEX[bytes[at + i]!];
+  for (let i = 0; i < 16; i++) out += (i === 4 || i === 6 || i === 8 || i === 10 ? '-' : '') + HEX_BYTES[bytes[at + i]!];
   return out;
 }
 
