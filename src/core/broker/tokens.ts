@@ -63,8 +63,13 @@ function parseJson(text: string): unknown {
  * meet; the prefix also lets the call log's redaction tell a step token from other text.
  */
 export const COMPACT_PREFIX = 'btk1';
+/** Where each field starts in the compact payload, after its flags byte: two UUIDs (16 bytes), two times (6 bytes). */
+const AT_EXECUTION = 1;
+const AT_NONCE = AT_EXECUTION + 16;
+const AT_ISSUED = AT_NONCE + 16;
+const AT_EXPIRES = AT_ISSUED + 6;
 /** The compact payload's bytes before the step's name: the flags, the two UUIDs and the two times. */
-const COMPACT_FIXED = 1 + 16 + 16 + 6 + 6;
+const COMPACT_FIXED = AT_EXPIRES + 6;
 const FLAG_WAIT = 1;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TIME_LIMIT = 2 ** 48;
@@ -106,10 +111,10 @@ function compactBody(p: TokenPayload): string | null {
   const name = UTF8.encode(p.step_name);
   const bytes = new Uint8Array(COMPACT_FIXED + name.length);
   bytes[0] = p.wait ? FLAG_WAIT : 0;
-  putUuid(bytes, 1, p.execution_id);
-  putUuid(bytes, 17, p.nonce);
-  putTime(bytes, 33, p.issued_at);
-  putTime(bytes, 39, p.expires_at);
+  putUuid(bytes, AT_EXECUTION, p.execution_id);
+  putUuid(bytes, AT_NONCE, p.nonce);
+  putTime(bytes, AT_ISSUED, p.issued_at);
+  putTime(bytes, AT_EXPIRES, p.expires_at);
   bytes.set(name, COMPACT_FIXED);
   return COMPACT_PREFIX + encodeBase64UrlBytes(bytes);
 }
@@ -121,11 +126,11 @@ function decodeCompact(body: string): TokenPayload | null {
   const step_name = strictUtf8(bytes.subarray(COMPACT_FIXED));
   if (step_name === null) return null;
   return {
-    execution_id: getUuid(bytes, 1),
+    execution_id: getUuid(bytes, AT_EXECUTION),
     step_name,
-    issued_at: getTime(bytes, 33),
-    expires_at: getTime(bytes, 39),
-    nonce: getUuid(bytes, 17),
+    issued_at: getTime(bytes, AT_ISSUED),
+    expires_at: getTime(bytes, AT_EXPIRES),
+    nonce: getUuid(bytes, AT_NONCE),
     ...(bytes[0] === FLAG_WAIT ? { wait: true as const } : {}),
   };
 }
