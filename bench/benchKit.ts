@@ -118,31 +118,48 @@ export async function batonMcp(dbPath: string, workspace: string, name: string, 
   return { client, pid: transport.pid! };
 }
 
-/** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
-export function batonWalker(client: Client) {
+/** What a walker's call was: a run's first call, a step-to-step continue, or the call that ends a run (or leaves it at a gate). */
+export type StepKind = 'create' | 'continue' | 'end';
+
+/**
+ * Baton's bug-fix workflow through `client`, one call at a time: `step()` makes the next call (a create, or a continue
+ * with the step's output) and returns its kind, when it was sent (`performance.now()`) and how long it took; a run left
+ * at its gate is followed by a new one. Anything but a step, a gate or a closed run throws with Baton's answer.
+ */
+export function batonSteps(client: Client) {
   let token: string | null = null;
   let step = '';
   let i = 0;
+  return async (): Promise<{ kind: StepKind; t0: number; ms: number }> => {
+    const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
+    const t0 = performance.now();
+    const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
+    const ms = performance.now() - t0;
+    if (!res.structuredContent) throw new Error(`baton answered with no structured result: ${JSON.stringify(res).slice(0, 600)}`);
+    const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
+    const kind = token === null ? 'create' : 'continue';
+    if (sc.status === 'ok') {
+      token = sc.new_step_token!;
+      step = sc.next_step_contract!.step_name;
+      return { kind, t0, ms };
+    }
+    if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
+      token = null;
+      return { kind: 'end', t0, ms };
+    }
+    throw new Error(`baton answered ${JSON.stringify(sc).slice(0, 300)}`);
+  };
+}
+
+/** Baton's bug-fix continues one at a time: `next()` times one step-to-step continue (creates and gates untimed). */
+export function batonWalker(client: Client) {
+  const step = batonSteps(client);
   const next = async (): Promise<number> => {
     for (;;) {
-      const args = token ? { step_token: token, model_output_so_far: stepOutput(step, i++) } : { template_name: 'bug-fix' };
-      const t0 = performance.now();
-      const res = await client.callTool({ name: 'workflow_next_step', arguments: args });
-      const ms = performance.now() - t0;
-      if (!res.structuredContent) throw new Error(`baton answered with no structured result: ${JSON.stringify(res).slice(0, 600)}`);
-      const sc = res.structuredContent as { status: string; new_step_token?: string; next_step_contract?: { step_name: string } };
-      const continued = token !== null;
-      if (sc.status === 'ok') {
-        token = sc.new_step_token!;
-        step = sc.next_step_contract!.step_name;
-        if (continued) {
-          next.startedAt = performance.timeOrigin + t0;
-          return ms;
-        }
-      } else if (sc.status === 'awaiting_approval' || sc.status === 'task_closed') {
-        token = null;
-      } else {
-        throw new Error(`baton answered ${JSON.stringify(sc).slice(0, 300)}`);
+      const r = await step();
+      if (r.kind === 'continue') {
+        next.startedAt = performance.timeOrigin + r.t0;
+        return r.ms;
       }
     }
   };

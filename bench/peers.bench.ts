@@ -9,12 +9,13 @@
 // issue 10's target.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bundleLikeDist } from '../scripts/sqljsPatch.mjs';
 import { atQuantile, batonWalker, childrenCpuMs, cpuMs, rng, shuffled, startServe, stepOutput, stopped } from './benchKit.js';
+import { midexBuilt, midexSkipped, midexWalker, peersDir } from './midexKit.js';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -67,32 +68,10 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 const quantile = (a: number[], q: number) => atQuantile([...a].sort((x, y) => x - y), q);
 const median = (a: number[]) => quantile(a, 0.5);
 
-/** The peers folder: $BATON_PEERS_DIR, else `shared/peers` beside this checkout or one of its parents. */
-function peersDir(): string | null {
-  if (process.env.BATON_PEERS_DIR) return resolve(process.env.BATON_PEERS_DIR);
-  for (let dir = resolve(ROOT, '..'); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'shared', 'peers', 'compare-midex'))) return join(dir, 'shared', 'peers');
-    if (dirname(dir) === dir) return null;
-  }
-}
-
 // ---- midex -------------------------------------------------------------------------------------------------
 
-/** Where midex-setup.sh builds midex. */
-const midexDir = () => process.env.MIDEX_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'baton-peers', 'midex');
-
-/** Whether a finished midex build is there. */
-function midexBuilt(): boolean {
-  return existsSync(join(midexDir(), '.peers-stamp')) && existsSync(join(midexDir(), 'server', 'dist', 'mcp', 'server.js'));
-}
-
 function compareMidex(peers: string) {
-  if (!midexBuilt()) {
-    return {
-      skipped: 'midex is not set up on this machine',
-      setup: `MIDEX_MIRROR=<a clone or git mirror of scscodes/midex> ${join(peers, 'midex-setup.sh')}   (once, a few minutes), then npm run bench -- peers`,
-    };
-  }
+  if (!midexBuilt()) return midexSkipped(peers, 'peers');
   const run = spawnSync(join(peers, 'compare-midex'), [], { cwd: ROOT, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
   const out = `${run.stdout ?? ''}`;
   const num = (re: RegExp): number[] | null => {
@@ -129,46 +108,6 @@ async function stdioClient(command: string, args: string[], name: string): Promi
   const client = new Client({ name, version: '1' });
   await client.connect(new StdioClientTransport({ command, args, cwd: ROOT, stderr: 'ignore' }));
   return client;
-}
-
-/** midex's bug-fix continues one at a time (its own tool names and shapes, as compare-midex drives it). */
-async function midexWalker(dir: string): Promise<{ client: Client; next: () => Promise<number> }> {
-  const db = join(dir, 'midex.db');
-  execFileSync(process.execPath, [join(peersDir()!, 'midex-seed.mjs'), midexDir(), db], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
-  const client = new Client({ name: 'peers-midex', version: '1' });
-  await client.connect(new StdioClientTransport({
-    command: process.execPath, args: [join(midexDir(), 'server', 'dist', 'mcp', 'server.js')], cwd: dir, stderr: 'ignore',
-    env: { ...(process.env as Record<string, string>), MIDEX_DB_PATH: db },
-  }));
-  const names = (await client.listTools()).tools.map((t) => t.name);
-  const nextName = names.find((n) => /next_step/.test(n))!;
-  const startName = names.find((n) => /^workflow[._]start$/.test(n))!;
-  let token: string | null = null;
-  let step = '';
-  let i = 0;
-  const next = async (): Promise<number> => {
-    for (;;) {
-      const args = token
-        ? { name: nextName, arguments: { token, output: { summary: `Step ${step} done (${i}).`, artifacts: [{ type: 'report', title: `${step} notes`, content: `# ${step}\n\nFindings for ${step}, round ${i++}.` }] } } }
-        : { name: startName, arguments: { workflow_name: 'bug-fix' } };
-      const t0 = performance.now();
-      const res = await client.callTool(args);
-      const ms = performance.now() - t0;
-      const text = (res.content as Array<{ type: string; text?: string }>).find((c) => c.type === 'text')?.text ?? '{}';
-      const b = (res.structuredContent ?? JSON.parse(text)) as { success?: boolean; new_token?: string; step_name?: string };
-      const continued = token !== null;
-      if (b.success === true && b.new_token && b.step_name) {
-        token = b.new_token;
-        step = b.step_name;
-        if (continued) return ms;
-      } else if (b.success === true) {
-        token = null;
-      } else {
-        throw new Error(`midex answered ${text.slice(0, 300)}`);
-      }
-    }
-  };
-  return { client, next };
 }
 
 async function floorStdio(peers: string, dir: string) {
