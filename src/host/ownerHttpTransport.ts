@@ -1,8 +1,9 @@
 // The connection a forwarding `baton mcp` keeps to the owner's Streamable HTTP endpoint (see proxy.ts): the client side
-// of MCP's Streamable HTTP transport on node:http, with one keep-alive agent, in place of the SDK's
+// of MCP's Streamable HTTP transport over kept-alive sockets (keptAliveClient.ts), in place of the SDK's
 // StreamableHTTPClientTransport. That one goes through fetch (undici, web streams, Headers and Response objects, and
 // zod for every message), which took about half of a forwarding process's CPU per call; a call through the proxy took
-// three times as long as the same call to an owning `baton mcp` (see docs/performance.md).
+// three times as long as the same call to an owning `baton mcp` (see docs/performance.md). node:http's ClientRequest,
+// used next, still took twice the CPU of the exchange it makes.
 //
 // It behaves as the SDK's transport does where the proxy relies on it: a POST per message, answered with JSON, an SSE
 // stream or 202; the session id the owner hands out and the negotiated protocol version go on every request after;
@@ -13,12 +14,13 @@
 // comes with its client's OAuth modules), a failed connection as fetch's TypeError('fetch failed') with the socket's
 // error as its cause (ECONNREFUSED and the like), and a send cut short by close() as an AbortError. Redirects are not
 // followed (an owner never redirects): a 3xx is an error like any other status.
-import { Agent, request, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isAnswer, isNotification, isRequest, plainAnswer, plainMessage } from '../mcp/jsonRpc.js';
 import { keepJsonText } from '../mcp/jsonText.js';
 import { sdkTypes } from '../mcp/sdkTypes.js';
+import { KeptAliveClient, type KeptAliveAnswer } from './keptAliveClient.js';
 import { bodyText, fetchFailed } from './requestWithin.js';
 
 /** How a dropped GET stream is opened again: the SDK client's defaults (a retry the owner sends replaces the delay). */
@@ -61,9 +63,8 @@ export class OwnerHttpTransport implements Transport {
 
   private session: string | undefined;
   private version: string | undefined;
-  private readonly agent = new Agent({ keepAlive: true });
-  /** Requests not yet finished (their answers' streams included): close() ends them. */
-  private readonly open = new Set<ClientRequest>();
+  /** The owner's sockets: close() ends the requests in flight on them (their answers' streams included). */
+  private readonly client: KeptAliveClient;
   private started = false;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -75,7 +76,9 @@ export class OwnerHttpTransport implements Transport {
     /** Sent with every request: the owner's bearer token and the like. */
     private readonly headers: Readonly<Record<string, string>>,
     private readonly reconnection: Reconnection = DEFAULT_RECONNECTION,
-  ) {}
+  ) {
+    this.client = new KeptAliveClient(url);
+  }
 
   get sessionId(): string | undefined {
     return this.session;
@@ -98,8 +101,7 @@ export class OwnerHttpTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    for (const req of this.open) req.destroy(aborted());
-    this.agent.destroy();
+    this.client.destroy(aborted());
     this.onclose?.();
   }
 
@@ -165,24 +167,20 @@ export class OwnerHttpTransport implements Transport {
   private readonly failed = (cause: unknown): Error => (this.closed ? aborted() : fetchFailed(cause));
 
   /** Sends one request with the common headers; resolves with the answer's head, its body still to read. */
-  private exchange(method: string, headers: Record<string, string>, body?: string): Promise<IncomingMessage> {
+  private exchange(method: string, headers: Record<string, string>, body?: string): Promise<KeptAliveAnswer> {
     if (this.closed) return Promise.reject(aborted());
     const all: Record<string, string> = { ...headers };
     if (this.session) all['mcp-session-id'] = this.session;
     if (this.version) all['mcp-protocol-version'] = this.version;
     Object.assign(all, this.headers);
-    if (body !== undefined) all['content-length'] = String(Buffer.byteLength(body));
-    return new Promise((resolve, reject) => {
-      const req = request(this.url, { method, headers: all, agent: this.agent }, (res) => {
+    return this.client.request(method, all, body).then(
+      (res) => {
         const session = res.headers['mcp-session-id'];
         if (typeof session === 'string' && session) this.session = session;
-        resolve(res);
-      });
-      this.open.add(req);
-      req.on('close', () => this.open.delete(req));
-      req.on('error', (ex) => reject(this.failed(ex)));
-      req.end(body);
-    });
+        return res;
+      },
+      (ex: unknown) => Promise.reject(this.failed(ex)),
+    );
   }
 
   /** Opens the GET stream (or resumes one at `lastEventId`); an owner without one answers 405, which is fine. */
@@ -206,7 +204,7 @@ export class OwnerHttpTransport implements Transport {
    * Delivers a stream's messages as they come. A stream that ends before the answer it carries (a POST's, once it sent
    * an event id), or the GET stream at any time, is opened again from its last event id, unless this transport closed.
    */
-  private readStream(res: IncomingMessage, reconnectable: boolean, options: StreamOptions): void {
+  private readStream(res: KeptAliveAnswer, reconnectable: boolean, options: StreamOptions): void {
     let lastEventId = options.lastEventId;
     let primed = false;
     let answered = false;

@@ -6,7 +6,8 @@
 // the owner has closed meanwhile would fail a health check of an owner that answers. A failure has fetch's shape,
 // which the callers' messages name: TypeError('fetch failed') with the socket's error as its cause (ECONNREFUSED: the
 // request never reached a process), and a DOMException TimeoutError when nothing came within the limit.
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** The answer to a request: its status, then its body once (as text, or parsed as JSON). */
 export interface HttpAnswer {
@@ -56,7 +57,7 @@ export function requestWithin<T>(url: string | URL, ask: HttpAsk, ms: number, re
  * An answer's whole body as text. A connection that fails before its end fails it with `failure` of the socket's error:
  * by default as fetch's would.
  */
-export function bodyText(res: IncomingMessage, failure: (cause: unknown) => unknown = fetchFailed): Promise<string> {
+export function bodyText(res: Readable & { readonly complete: boolean }, failure: (cause: unknown) => unknown = fetchFailed): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
