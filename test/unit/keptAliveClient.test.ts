@@ -41,6 +41,21 @@ async function rawServer(onRequest: (socket: Socket, request: string) => void) {
   };
 }
 
+/** Runs `fn` with a raw server answering by `onRequest` and a client of it; both closed after, however `fn` ends. */
+async function withServer(
+  onRequest: (socket: Socket, request: string) => void,
+  fn: (server: Awaited<ReturnType<typeof rawServer>>, client: KeptAliveClient) => Promise<void>,
+): Promise<void> {
+  const server = await rawServer(onRequest);
+  const client = new KeptAliveClient(server.url);
+  try {
+    await fn(server, client);
+  } finally {
+    client.destroy(new Error('done'));
+    await server.close();
+  }
+}
+
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const body = (res: KeptAliveAnswer) => bodyText(res, (cause) => cause);
 
@@ -77,100 +92,75 @@ test('each kind of answer is read whole, split at every byte, and the socket is 
 
 test('the request: method, path and query, host, headers, the body with its length, keep-alive', async () => {
   const requests: string[] = [];
-  const server = await rawServer((socket, request) => {
+  await withServer((socket, request) => {
     requests.push(request);
     socket.write('HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n');
+  }, async (server, client) => {
+  const res = await client.request('POST', { authorization: 'Bearer t', 'mcp-session-id': 'abc' }, '{"é":1}');
+  assert.equal(res.statusCode, 202);
+  assert.equal(res.statusMessage, 'Accepted');
+  assert.equal(await body(res), '');
+  assert.equal(requests[0], `POST /mcp?x=1 HTTP/1.1\r\nhost: ${server.url.host}\r\nauthorization: Bearer t\r\nmcp-session-id: abc\r\ncontent-length: 8\r\nconnection: keep-alive\r\n\r\n{"é":1}`.replace('é', '\u00c3\u00a9'));
+  await client.request('GET', { accept: 'text/event-stream' }).then(body);
+  assert.match(requests[1]!, /^GET \/mcp\?x=1 HTTP\/1\.1\r\n[^]*accept: text\/event-stream\r\n/);
+  assert.doesNotMatch(requests[1]!, /content-length/);
   });
-  const client = new KeptAliveClient(server.url);
-  try {
-    const res = await client.request('POST', { authorization: 'Bearer t', 'mcp-session-id': 'abc' }, '{"é":1}');
-    assert.equal(res.statusCode, 202);
-    assert.equal(res.statusMessage, 'Accepted');
-    assert.equal(await body(res), '');
-    assert.equal(requests[0], `POST /mcp?x=1 HTTP/1.1\r\nhost: ${server.url.host}\r\nauthorization: Bearer t\r\nmcp-session-id: abc\r\ncontent-length: 8\r\nconnection: keep-alive\r\n\r\n{"é":1}`.replace('é', '\u00c3\u00a9'));
-    await client.request('GET', { accept: 'text/event-stream' }).then(body);
-    assert.match(requests[1]!, /^GET \/mcp\?x=1 HTTP\/1\.1\r\n[^]*accept: text\/event-stream\r\n/);
-    assert.doesNotMatch(requests[1]!, /content-length/);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
 });
 
 test('headers are lower-cased and repeated ones joined; an answer to be closed, or one read to the end, frees no socket', async () => {
   let n = 0;
-  const server = await rawServer((socket) => {
+  await withServer((socket) => {
     n++;
     if (n === 1) socket.write('HTTP/1.1 200 OK\r\nX-A: 1\r\nx-a: 2\r\nConnection: close\r\ncontent-length: 1\r\n\r\n1');
     else if (n === 2) socket.end('HTTP/1.1 200 OK\r\n\r\nto the end, however long');
     else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 1\r\n\r\n3');
+  }, async (server, client) => {
+  const first = await client.request('GET', {});
+  assert.deepEqual([first.headers['x-a'], await body(first)], ['1, 2', '1']);
+  const second = await client.request('GET', {});
+  assert.equal(await body(second), 'to the end, however long');
+  assert.equal(second.complete, true);
+  assert.equal(await body(await client.request('GET', {})), '3');
+  assert.equal(server.sockets.length, 3);
   });
-  const client = new KeptAliveClient(server.url);
-  try {
-    const first = await client.request('GET', {});
-    assert.deepEqual([first.headers['x-a'], await body(first)], ['1, 2', '1']);
-    const second = await client.request('GET', {});
-    assert.equal(await body(second), 'to the end, however long');
-    assert.equal(second.complete, true);
-    assert.equal(await body(await client.request('GET', {})), '3');
-    assert.equal(server.sockets.length, 3);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
 });
 
 test('a kept socket the server closes leaves the pool: the next request opens another', async () => {
-  const server = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
-  const client = new KeptAliveClient(server.url);
-  try {
-    assert.equal(await body(await client.request('GET', {})), 'ok');
-    server.sockets[0]!.end();
-    await pause(50);
-    assert.equal(await body(await client.request('GET', {})), 'ok');
-    assert.equal(server.sockets.length, 2);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
+  await withServer((socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'), async (server, client) => {
+  assert.equal(await body(await client.request('GET', {})), 'ok');
+  server.sockets[0]!.end();
+  await pause(50);
+  assert.equal(await body(await client.request('GET', {})), 'ok');
+  assert.equal(server.sockets.length, 2);
+  });
 });
 
 test('concurrent requests go on sockets of their own, each answered', async () => {
-  const server = await rawServer((socket, request) => {
+  await withServer((socket, request) => {
     const id = /x-id: (\d+)/.exec(request)![1]!;
     setTimeout(() => socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${id.length}\r\n\r\n${id}`), 30 - Number(id) * 5);
+  }, async (server, client) => {
+  const answers = await Promise.all([1, 2, 3].map(async (i) => body(await client.request('GET', { 'x-id': String(i) }))));
+  assert.deepEqual(answers, ['1', '2', '3']);
+  assert.equal(server.sockets.length, 3);
   });
-  const client = new KeptAliveClient(server.url);
-  try {
-    const answers = await Promise.all([1, 2, 3].map(async (i) => body(await client.request('GET', { 'x-id': String(i) }))));
-    assert.deepEqual(answers, ['1', '2', '3']);
-    assert.equal(server.sockets.length, 3);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
 });
 
 test('a connection that drops fails the request before the head (ECONNRESET) and the body after it', async () => {
   let n = 0;
-  const server = await rawServer((socket) => {
+  await withServer((socket) => {
     n++;
     if (n === 1) socket.destroy();
     else {
       socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel');
       setTimeout(() => socket.destroy(), 20);
     }
+  }, async (server, client) => {
+  await assert.rejects(client.request('POST', {}, '{}'), (ex: NodeJS.ErrnoException) => ex.code === 'ECONNRESET');
+  const res = await client.request('POST', {}, '{}');
+  await assert.rejects(body(res), (ex: NodeJS.ErrnoException) => ex.code === 'ECONNRESET');
+  assert.equal(res.complete, false);
   });
-  const client = new KeptAliveClient(server.url);
-  try {
-    await assert.rejects(client.request('POST', {}, '{}'), (ex: NodeJS.ErrnoException) => ex.code === 'ECONNRESET');
-    const res = await client.request('POST', {}, '{}');
-    await assert.rejects(body(res), (ex: NodeJS.ErrnoException) => ex.code === 'ECONNRESET');
-    assert.equal(res.complete, false);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
 });
 
 test('a refused connection fails with ECONNREFUSED', async () => {
@@ -219,18 +209,13 @@ test('a malformed answer fails without a guess, and bytes sent with no request i
 
 test('a header with CR or LF is refused before anything is sent; a URL other than http: at once', async () => {
   const requests: string[] = [];
-  const server = await rawServer((_socket, request) => requests.push(request));
-  const client = new KeptAliveClient(server.url);
-  try {
-    await assert.rejects(client.request('GET', { authorization: 'Bearer x\r\nx-evil: 1' }), TypeError);
-    await assert.rejects(client.request('GET', { 'bad\nname': 'v' }), TypeError);
-    await pause(30);
-    assert.deepEqual(requests, []);
-    assert.throws(() => new KeptAliveClient(new URL('https://127.0.0.1/mcp')), /plain HTTP only/);
-  } finally {
-    client.destroy(new Error('done'));
-    await server.close();
-  }
+  await withServer((_socket, request) => requests.push(request), async (server, client) => {
+  await assert.rejects(client.request('GET', { authorization: 'Bearer x\r\nx-evil: 1' }), TypeError);
+  await assert.rejects(client.request('GET', { 'bad\nname': 'v' }), TypeError);
+  await pause(30);
+  assert.deepEqual(requests, []);
+  assert.throws(() => new KeptAliveClient(new URL('https://127.0.0.1/mcp')), /plain HTTP only/);
+  });
 });
 
 test('destroy() fails the requests in flight and their bodies with its reason, and every later request', async () => {
