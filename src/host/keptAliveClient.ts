@@ -6,7 +6,8 @@
 // An answer is a Readable with the fields of node:http's IncomingMessage that its readers use (statusCode,
 // statusMessage, headers, complete), so the transport reads both alike: its body ends with 'end' once whole (then
 // `complete`), or fails with 'error' and 'close' when the connection drops before that. A socket goes back to the pool
-// only after an answer read to its end that did not ask to close; one the server closes while idle leaves the pool.
+// only after an answer read to its end that did not ask to close (and, kept there, holds no process up, as node:http's
+// Agent's free sockets do not); one the server closes while idle leaves the pool.
 // Failures are the socket's errors as node:http gives them (ECONNREFUSED, ECONNRESET for a connection closed before
 // the answer's head).
 import type { IncomingHttpHeaders } from 'node:http';
@@ -63,6 +64,7 @@ class Connection {
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
       this.state = 'head';
+      this.socket.ref();
       this.socket.write(body === undefined ? head : head + body);
     });
   }
@@ -184,8 +186,10 @@ class Connection {
     this.state = 'idle';
     answer.complete = true;
     answer.push(null);
-    if (this.keepAlive) this.released(this);
-    else this.socket.destroy();
+    if (!this.keepAlive) return void this.socket.destroy();
+    // As node:http's Agent does with a free socket: one kept for the next request does not keep the process alive.
+    this.socket.unref();
+    this.released(this);
   }
 
   private closed(): void {

@@ -135,6 +135,26 @@ test('a kept socket the server closes leaves the pool: the next request opens an
   });
 });
 
+test('a socket in use holds the process up; one kept for the next request does not, as node:http\'s free sockets', async () => {
+  const holding = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+  const slow = (socket: Socket) => {
+    socket.unref(); // the server's side is not what is counted
+    socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n');
+    setTimeout(() => socket.write('ok'), 50);
+  };
+  await pause(50); // the sockets of the tests before are closed by now
+  await withServer(slow, async (server, client) => {
+    const before = holding();
+    for (let i = 0; i < 2; i++) {
+      const res = await client.request('GET', {});
+      assert.equal(holding(), before + 1, 'the socket in use');
+      assert.equal(await body(res), 'ok');
+      assert.equal(holding(), before, 'the socket kept');
+    }
+    assert.equal(server.sockets.length, 1);
+  });
+});
+
 test('concurrent requests go on sockets of their own, each answered', async () => {
   await withServer((socket, request) => {
     const id = /x-id: (\d+)/.exec(request)![1]!;
