@@ -29,9 +29,8 @@ for (const [name, v] of [['BENCH_AGENTS', AGENTS], ['BENCH_AGENTS_ROUNDS', ROUND
 type Step = () => Promise<{ kind: StepKind; ms: number }>;
 
 interface Agent {
-  client: Client;
   /** Makes a new walker: after a failed call the agent leaves its run and starts another. */
-  walker: () => Step | Promise<Step>;
+  walker: () => Step;
   step: Step;
 }
 
@@ -72,7 +71,7 @@ async function round(side: Side, ms: number, counted: boolean): Promise<void> {
           const message = String((ex as Error).message ?? ex).slice(0, 200);
           side.errors.set(message, (side.errors.get(message) ?? 0) + 1);
         }
-        agent.step = await agent.walker();
+        agent.step = agent.walker();
       }
       if (THINK_MS > 0) await new Promise((resolve) => setTimeout(resolve, THINK_MS));
     }
@@ -113,7 +112,7 @@ async function main(): Promise<void> {
   try {
     if (owner.pid !== owner.child.pid) throw new Error(`the database is owned by process ${owner.pid}, not by baton serve`);
     for (let i = 0; i < AGENTS; i++) agents.push(await batonMcp(dbPath, dir, `bench-agent-${i}`));
-    const baton = newSide('baton', agents.map(({ client }) => ({ client, walker: () => batonSteps(client), step: batonSteps(client) })),
+    const baton = newSide('baton', agents.map(({ client }) => ({ walker: () => batonSteps(client), step: batonSteps(client) })),
       () => ({ owner: [owner.child.pid!], forwarders: agents.map((a) => a.pid) }));
     const peers = peersDir();
     let midex: Side | null = null;
@@ -125,7 +124,7 @@ async function main(): Promise<void> {
       for (const { client } of midexAgents) {
         // midex's walker leaves a run whose call failed by itself: the next call starts another.
         const step = await midexSteps(client);
-        sideAgents.push({ client, walker: () => step, step });
+        sideAgents.push({ walker: () => step, step });
       }
       midex = newSide('midex', sideAgents, () => ({ servers: midexAgents.map((a) => a.pid) }));
     }

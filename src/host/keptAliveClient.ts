@@ -218,18 +218,21 @@ export class KeptAliveClient {
   private readonly all = new Set<Connection>();
   private readonly host: string;
   private readonly port: number;
+  /** What follows the method in every request's head: the target, the version and the Host header. */
+  private readonly target: string;
   private destroyed: Error | undefined;
 
-  constructor(private readonly url: URL) {
+  constructor(url: URL) {
     if (url.protocol !== 'http:') throw new TypeError(`KeptAliveClient speaks plain HTTP only, not ${url.protocol}`);
     this.host = url.hostname.replace(/^\[|\]$/g, '');
     this.port = Number(url.port) || 80;
+    this.target = ` ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
   }
 
   /** Sends `method` to the URL's path with `headers` (and `body`, with its length); resolves with the answer's head. */
   request(method: string, headers: Readonly<Record<string, string>>, body?: string): Promise<KeptAliveAnswer> {
     if (this.destroyed) return Promise.reject(this.destroyed);
-    let head = `${method} ${this.url.pathname}${this.url.search} HTTP/1.1\r\nhost: ${this.url.host}\r\n`;
+    let head = method + this.target;
     for (const [name, value] of Object.entries(headers)) {
       if (FORBIDDEN_IN_HEAD.test(name) || FORBIDDEN_IN_HEAD.test(value)) {
         return Promise.reject(new TypeError(`Invalid character in header content ["${name}"]`));

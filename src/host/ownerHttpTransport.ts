@@ -72,7 +72,7 @@ export class OwnerHttpTransport implements Transport {
   private serverRetryMs: number | undefined;
 
   constructor(
-    private readonly url: URL,
+    url: URL,
     /** Sent with every request: the owner's bearer token and the like. */
     private readonly headers: Readonly<Record<string, string>>,
     private readonly reconnection: Reconnection = DEFAULT_RECONNECTION,
