@@ -7,7 +7,11 @@
 // statusMessage, headers, complete), so the transport reads both alike: its body ends with 'end' once whole (then
 // `complete`), or fails with 'error' and 'close' when the connection drops before that. A socket goes back to the pool
 // only after an answer read to its end that did not ask to close (and, kept there, holds no process up, as node:http's
-// Agent's free sockets do not); one the server closes while idle leaves the pool.
+// Agent's free sockets do not); one the server closes while idle leaves the pool. A server's `Keep-Alive: timeout=N`
+// hint is kept as node:http's Agent keeps it: an idle socket is closed, and not reused, after N s less one (none is kept
+// for N <= 1), so a request never goes out on a connection the server is closing for idleness (it would be reset
+// unread, and the client could not tell whether the call ran). Without a hint, an idle socket stays until either side
+// closes it.
 // Failures are the socket's errors as node:http gives them (ECONNREFUSED, ECONNRESET for a connection closed before
 // the answer's head).
 import type { IncomingHttpHeaders } from 'node:http';
@@ -32,6 +36,18 @@ const MAX_LINE_BYTES = 64 * 1024;
 const EMPTY: Buffer = Buffer.alloc(0);
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 const FORBIDDEN_IN_HEAD = /[\r\n\0]/;
+const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout\s*=\s*(\d{1,9})\b/i;
+/** How much sooner than a server's Keep-Alive hint an idle socket is closed (node:http's agentKeepAliveTimeoutBuffer). */
+const KEEP_ALIVE_MARGIN_MS = 1000;
+
+/**
+ * How long, in ms, a socket may stay idle by the answer's Keep-Alive header: Infinity without a timeout hint, 0 (do
+ * not keep it) for a hint within the margin.
+ */
+export function idleLimitMs(keepAlive: string | undefined): number {
+  const hint = keepAlive === undefined ? undefined : KEEP_ALIVE_TIMEOUT.exec(keepAlive)?.[1];
+  return hint === undefined ? Infinity : Math.max(0, Number(hint) * 1000 - KEEP_ALIVE_MARGIN_MS);
+}
 
 type State = 'idle' | 'head' | 'length' | 'size' | 'chunk' | 'chunk-end' | 'trailers' | 'eof';
 
@@ -50,6 +66,11 @@ class Connection {
   private answer: KeptAliveAnswer | null = null;
   private waiting: { resolve: (a: KeptAliveAnswer) => void; reject: (ex: Error) => void } | null = null;
   private failure: Error | undefined;
+  /** How long the socket may stay idle after the current answer (its Keep-Alive hint). */
+  private idleMs = Infinity;
+  /** While kept idle: when it stops being reusable (performance.now()), and the timer that closes it then. */
+  private idleUntil = Infinity;
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(host: string, port: number, private readonly released: (c: Connection) => void, private readonly lost: (c: Connection) => void) {
     this.socket = connect({ host, port });
@@ -64,6 +85,10 @@ class Connection {
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
       this.state = 'head';
+      if (this.idleTimer) {
+        clearTimeout(this.idleTimer);
+        this.idleTimer = null;
+      }
       this.socket.ref();
       this.socket.write(body === undefined ? head : head + body);
     });
@@ -164,7 +189,8 @@ class Connection {
     }
     answer.headers = headers;
     const connection = (headers.connection ?? '').toLowerCase();
-    this.keepAlive = status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive');
+    this.idleMs = idleLimitMs(headers['keep-alive']);
+    this.keepAlive = (status[1] === '1' ? !connection.includes('close') : connection.includes('keep-alive')) && this.idleMs > 0;
     const length = headers['content-length'];
     if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) this.state = 'size';
     else if (code === 204 || code === 304 || code === 101) [this.state, this.remaining] = ['length', 0];
@@ -189,10 +215,24 @@ class Connection {
     if (!this.keepAlive) return void this.socket.destroy();
     // As node:http's Agent does with a free socket: one kept for the next request does not keep the process alive.
     this.socket.unref();
+    this.idleUntil = performance.now() + this.idleMs;
+    if (this.idleMs !== Infinity) this.idleTimer = setTimeout(() => this.socket.destroy(), this.idleMs).unref();
     this.released(this);
   }
 
+  /**
+   * Whether the socket can carry a request now: not closed, and kept idle for less than its hint allows (checked here
+   * too, as a busy event loop runs the closing timer late).
+   */
+  reusable(): boolean {
+    if (this.socket.destroyed || !this.socket.writable) return false;
+    if (performance.now() < this.idleUntil) return true;
+    this.socket.destroy();
+    return false;
+  }
+
   private closed(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.lost(this);
     const failure = this.failure ?? hangUp('socket hang up');
     if (this.waiting) {
@@ -242,7 +282,7 @@ export class KeptAliveClient {
     if (body !== undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n`;
     head += 'connection: keep-alive\r\n\r\n';
     let connection = this.idle.pop();
-    while (connection && (connection.socket.destroyed || !connection.socket.writable)) connection = this.idle.pop();
+    while (connection && !connection.reusable()) connection = this.idle.pop();
     if (!connection) {
       connection = new Connection(this.host, this.port, (c) => this.idle.push(c), (c) => this.forget(c));
       this.all.add(connection);

@@ -16,6 +16,7 @@ import { createMcpServer } from '../../src/mcp/createMcpServer.js';
 import { makeWorkspace } from '../helpers/coreHarness.js';
 import { until } from '../helpers/until.js';
 import { silentLog } from '../../src/core/ports.js';
+import { HOLDER_PID_HEADER } from '../../src/host/discovery.js';
 import { openBaton, type OpenedBaton } from '../../src/host/openBaton.js';
 import { startOwnerServer, type OwnerServer } from '../../src/host/ownerServer.js';
 import { closeOwnerEndpoint, openOwnerEndpoint } from '../helpers/ownerEndpoint.js';
@@ -24,7 +25,7 @@ const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVe
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 const call = (id: number, name = 'echo') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
-interface Reply { status: number; type: string; session: string; connection: string; body: string }
+interface Reply { status: number; type: string; session: string; connection: string; keepAlive: string; body: string }
 
 /** Releases the calls of the 'hold' tool that wait. */
 const held: Array<() => void> = [];
@@ -59,7 +60,7 @@ describe('owner Streamable HTTP transport', () => {
         let body = '';
         res.on('data', (d) => (body += d));
         res.on('end', () => resolve({
-          status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: String(res.headers['mcp-session-id'] ?? ''), connection: String(res.headers.connection ?? ''), body,
+          status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), session: String(res.headers['mcp-session-id'] ?? ''), connection: String(res.headers.connection ?? ''), keepAlive: String(res.headers['keep-alive'] ?? ''), body,
         }));
       });
       req.on('error', reject);
@@ -195,6 +196,13 @@ describe('owner Streamable HTTP transport', () => {
     assert.equal(r.connection, 'close');
     const kept = await raw({ headers: { ...headers, accept: 'text/event-stream' }, body: call(25) });
     assert.equal(kept.connection, 'keep-alive', 'HTTP/1.1 keeps it open otherwise');
+  });
+
+  it("tells a forwarding baton mcp (its requests name its pid) to keep an idle connection 4 minutes, and other clients 5 s", async () => {
+    const headers = await session();
+    // The owner keeps one for 5 minutes (keepAliveTimeout): each hint leaves a margin for an owner busy for seconds.
+    assert.equal((await raw({ headers, body: call(26) })).keepAlive, 'timeout=5');
+    assert.equal((await raw({ headers: { ...headers, [HOLDER_PID_HEADER]: String(process.pid) }, body: call(27) })).keepAlive, 'timeout=240');
   });
 
   it('refuses what the specification refuses', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { test } from 'node:test';
-import { KeptAliveClient, type KeptAliveAnswer } from '../../src/host/keptAliveClient.js';
+import { idleLimitMs, KeptAliveClient, type KeptAliveAnswer } from '../../src/host/keptAliveClient.js';
 import { bodyText } from '../../src/host/requestWithin.js';
 
 /** A TCP server on a free port: `onRequest` gets each request's raw head and body and the socket to answer on. */
@@ -132,6 +132,56 @@ test('a kept socket the server closes leaves the pool: the next request opens an
   await pause(50);
   assert.equal(await body(await client.request('GET', {})), 'ok');
   assert.equal(server.sockets.length, 2);
+  });
+});
+
+test("the server's Keep-Alive hint, as node:http's Agent reads it: N s less one, none within that margin, no limit without", () => {
+  assert.equal(idleLimitMs(undefined), Infinity);
+  assert.equal(idleLimitMs('timeout=5'), 4000);
+  assert.equal(idleLimitMs('timeout=240, max=1000'), 239_000);
+  assert.equal(idleLimitMs('max=10,timeout=3'), 2000);
+  assert.equal(idleLimitMs('Timeout = 2'), 1000);
+  assert.equal(idleLimitMs('timeout=1'), 0);
+  assert.equal(idleLimitMs('timeout=0'), 0);
+  assert.equal(idleLimitMs('max=5'), Infinity);
+  assert.equal(idleLimitMs('mytimeout=5'), Infinity);
+  assert.equal(idleLimitMs('timeout=soon'), Infinity);
+});
+
+test('a socket is kept idle only as long as the hint allows: closed by the client after it, and never reused late', async () => {
+  let hint = 'timeout=2';
+  await withServer((socket) => socket.write(`HTTP/1.1 200 OK\r\nkeep-alive: ${hint}\r\ncontent-length: 2\r\n\r\nok`), async (server, client) => {
+    const call = async () => assert.equal(await body(await client.request('GET', {})), 'ok');
+    await call();
+    await call();
+    assert.equal(server.sockets.length, 1, 'reused within the hint');
+    await pause(800);
+    assert.equal(server.sockets[0]!.destroyed, false, 'kept while within the hint');
+    await pause(500);
+    // The server closes no socket itself here: the client did, about 1 s after the answer.
+    assert.equal(server.sockets[0]!.destroyed, true, 'closed by the client once idle past the hint less 1 s');
+    await call();
+    assert.equal(server.sockets.length, 2);
+    // An event loop busy past the limit runs the closing timer late: the socket is still not reused.
+    const until = performance.now() + 1100;
+    while (performance.now() < until) { /* busy */ }
+    await call();
+    assert.equal(server.sockets.length, 3, 'a socket idle past its limit is not reused, however late its timer');
+    // A hint of 1 s leaves no margin: no socket is kept (the first call below goes on the one kept after the last).
+    hint = 'timeout=1';
+    await call();
+    await call();
+    await call();
+    assert.equal(server.sockets.length, 5);
+  });
+});
+
+test('without a hint, an idle socket is kept until the server closes it', async () => {
+  await withServer((socket) => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'), async (server, client) => {
+    assert.equal(await body(await client.request('GET', {})), 'ok');
+    await pause(1200);
+    assert.equal(await body(await client.request('GET', {})), 'ok');
+    assert.equal(server.sockets.length, 1);
   });
 });
 
