@@ -1,5 +1,5 @@
 // Test harness: the real core on an in-memory sql.js store with a hand-moved clock.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Baton, type BatonOptions } from '../../src/core/baton.js';
@@ -23,9 +23,17 @@ export class FakeClock implements Clock {
   }
 }
 
-/** A workspace folder with extra workflow YAML files under `.baton/workflows/`. */
+/** The workspace folders this test process made: removed when it exits (a suite run made about a hundred). */
+const workspaces: string[] = [];
+
+/** A workspace folder with extra workflow YAML files under `.baton/workflows/`; removed when the process exits. */
 export function makeWorkspace(workflows: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'baton-ws-'));
+  if (workspaces.push(dir) === 1) {
+    process.once('exit', () => {
+      for (const made of workspaces) rmSync(made, { recursive: true, force: true });
+    });
+  }
   mkdirSync(join(dir, '.baton', 'workflows'), { recursive: true });
   for (const [name, yaml] of Object.entries(workflows)) writeFileSync(join(dir, '.baton', 'workflows', `${name}.yaml`), yaml);
   return dir;
