@@ -70,9 +70,18 @@ const median = (a: number[]) => quantile(a, 0.5);
 
 // ---- midex -------------------------------------------------------------------------------------------------
 
-function compareMidex(peers: string) {
+/**
+ * Runs compare-midex with a temp folder inside `dir` (removed with it, when the bench ends). Its script stops its
+ * `baton mcp` and removes its scratch folder at once, and that Baton's checkpoint on the way out makes the folder
+ * again, as Baton does for a database folder deleted under it: 65 MB left in the system's temp folder by each run.
+ */
+function compareMidex(peers: string, dir: string) {
   if (!midexBuilt()) return midexSkipped(peers, 'peers');
-  const run = spawnSync(join(peers, 'compare-midex'), [], { cwd: ROOT, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const temp = join(dir, 'compare-midex');
+  mkdirSync(temp);
+  const run = spawnSync(join(peers, 'compare-midex'), [], {
+    cwd: ROOT, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, TMPDIR: temp },
+  });
   const out = `${run.stdout ?? ''}`;
   const num = (re: RegExp): number[] | null => {
     const m = out.match(re);
@@ -296,7 +305,7 @@ async function main() {
   }
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-peers-'));
   try {
-    const midex = compareMidex(peers);
+    const midex = compareMidex(peers, dir);
     const floor_stdio = await floorStdio(peers, dir);
     const floor_http = await floorHttp(peers, dir);
     const midexInflight = 'inflight' in midex && midex.inflight ? midex.inflight.calls_per_s.reference : null;
